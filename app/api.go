@@ -1,0 +1,159 @@
+package app
+
+// This file declares the surface of the app layer that the inbound adapters
+// (MCP, REST, WebSocket, cmd) use: requests, results and the Service
+// methods. Bodies live beside it, one use case per file.
+
+import (
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Scope names the graph a request is about. A project is named by the
+// session's project or by ProjectPath (absolute); naming two different
+// projects is an invalid request. Level may be empty where the use case
+// allows it (delete, read by id: both graphs are tried).
+type Scope struct {
+	SessionID   string
+	ProjectPath string
+	Level       domain.Level
+}
+
+// ReadRequest is kg_read: start or continue a session, and read memory.
+type ReadRequest struct {
+	CWD       string       // absolute project root; starts a session when SessionID is empty
+	SessionID string       // continue this session
+	IDs       []string     // read these nodes by id; empty = the full read
+	Level     domain.Level // restricts a read by id; empty = both graphs
+}
+
+// ReadResult is the outcome of a read.
+type ReadResult struct {
+	SessionID  string
+	NewSession bool
+	Full       *FullRead  // the full read, when no ids were asked for
+	Nodes      []NodeRead // reads by id, in request order (an id in both graphs: user first)
+}
+
+// FullRead is the full read of the user graph and the session's project.
+type FullRead struct {
+	User    GraphView
+	Project *GraphView // nil when the session has no project
+}
+
+// GraphView is the full-read view of one graph.
+type GraphView struct {
+	Key  domain.GraphKey
+	Name string // the project folder's base name; "" for the user graph
+	View domain.View
+}
+
+// NodeRead is one node read by id.
+type NodeRead struct {
+	Level   domain.Level
+	Project string // project path for project-level nodes
+	Node    *domain.Node
+	WasTier domain.Tier
+	Rescued []string
+	Out, In []EdgeEnd
+	// RecallNotSaved is set when the read promoted the node but that write
+	// could not be made durable: the content is shown, the tiers reverted.
+	RecallNotSaved string
+}
+
+// EdgeEnd is an edge seen from one of its ends, with the other end's tier
+// when it names a node (of this graph, or of the user graph from a project).
+type EdgeEnd struct {
+	Edge       *domain.Edge
+	Other      string
+	OtherTier  *domain.Tier // nil: a reference (file, URL, unknown id)
+	OtherLevel domain.Level // level of the graph the other end was found in
+}
+
+// SearchRequest is kg_search.
+type SearchRequest struct {
+	Query       string
+	SessionID   string
+	ProjectPath string
+	Level       domain.Level // empty: user graph and the project graph(s)
+	Limit       int          // 0: default 20; at most 100
+}
+
+// Hit is one search result.
+type Hit struct {
+	Level   domain.Level
+	Project string // project path, for project-level hits
+	Node    *domain.Node
+	Score   float64
+}
+
+// PutNodeResult is the outcome of kg_put_node.
+type PutNodeResult struct {
+	Level      domain.Level
+	Project    string
+	Node       *domain.Node
+	Compaction domain.Moves // what the compaction run this write triggered moved
+}
+
+// PutEdgeResult is the outcome of kg_put_edge.
+type PutEdgeResult struct {
+	Level      domain.Level
+	Project    string
+	Edge       *domain.Edge
+	Compaction domain.Moves
+}
+
+// DeleteNodeResult is the outcome of kg_delete_node.
+type DeleteNodeResult struct {
+	Level        domain.Level
+	Project      string
+	ID           string
+	EdgesDeleted int
+}
+
+// DeleteEdgeResult is the outcome of kg_delete_edge. A missing edge is not
+// an error: Deleted is false.
+type DeleteEdgeResult struct {
+	Level   domain.Level
+	Project string
+	Key     domain.EdgeKey
+	Deleted bool
+}
+
+// SyncResult is what kg_sync reports: per graph, the changes made by others
+// since the session's watermark.
+type SyncResult struct {
+	User        domain.SyncReport
+	Project     *domain.SyncReport // nil when the session has no project
+	ProjectPath string
+}
+
+// Empty reports whether nothing changed.
+func (r SyncResult) Empty() bool {
+	empty := func(s domain.SyncReport) bool {
+		return len(s.Items) == 0 && s.Archived == 0 && s.Restored == 0 && s.Orphaned == 0 && s.Pruned == 0
+	}
+	return empty(r.User) && (r.Project == nil || empty(*r.Project))
+}
+
+// SessionStats is /api/sessions/{id}/stats.
+type SessionStats struct {
+	Session   ports.Session
+	UserGraph domain.Stats
+	Project   *domain.Stats
+}
+
+// Health is what /health reports of the app.
+type Health struct {
+	ActiveSessions int
+	LoadedGraphs   int
+	Problems       []string // graphs that could not be loaded, by name
+}
+
+// ProjectInfo is one entry of /api/projects.
+type ProjectInfo struct {
+	Slug        string
+	ProjectPath string
+	Stats       domain.Stats
+	LastChange  domain.Micros
+}

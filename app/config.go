@@ -1,0 +1,70 @@
+package app
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Config holds the settings of the app layer.
+type Config struct {
+	Policy              domain.Policy
+	SessionTTL          domain.Micros // sessions expire after this long without activity (KG_SESSION_TTL)
+	MaxSessions         int           // live sessions at most; one more expires the least recently active
+	MaintenanceInterval time.Duration // KG_SAVE_INTERVAL
+}
+
+// Defaults of the app settings.
+const (
+	DefaultSessionTTL          = 24 * 3600 * domain.Second
+	DefaultMaxSessions         = 10_000
+	DefaultMaintenanceInterval = 30 * time.Second
+)
+
+// DefaultConfig returns the defaults of the spec.
+func DefaultConfig() Config {
+	return Config{
+		Policy:              domain.DefaultPolicy(),
+		SessionTTL:          DefaultSessionTTL,
+		MaxSessions:         DefaultMaxSessions,
+		MaintenanceInterval: DefaultMaintenanceInterval,
+	}
+}
+
+// Deps are the ports the app talks out through.
+type Deps struct {
+	Graphs   ports.GraphRepository
+	Sessions ports.SessionRepository
+	Clock    ports.Clock
+	Events   ports.Events
+	Paths    ports.PathResolver
+	Log      *slog.Logger
+}
+
+// The Service methods the inbound adapters use (bodies in the files beside
+// this one; one use case per file):
+//
+//	func New(cfg Config, deps Deps) (*Service, error)             // loads sessions and the user graph
+//	func (s *Service) Run(ctx context.Context)                     // maintenance loop; returns when ctx is done
+//	func (s *Service) Close(ctx context.Context) error             // make pending writes durable, save sessions
+//	func (s *Service) Read(ctx, ReadRequest) (ReadResult, error)   // kg_read
+//	func (s *Service) ReadNode(ctx, Scope, id string) (NodeRead, error) // GET /api/nodes/{level}/{id}; Scope.Level required
+//	func (s *Service) Search(ctx, SearchRequest) ([]Hit, error)
+//	func (s *Service) PutNode(ctx, Scope, domain.NodeInput) (PutNodeResult, error)
+//	func (s *Service) PutEdge(ctx, Scope, domain.EdgeInput) (PutEdgeResult, error)
+//	func (s *Service) DeleteNode(ctx, Scope, id string) (DeleteNodeResult, error) // Level "": user, then project; in both: error
+//	func (s *Service) DeleteEdge(ctx, Scope, domain.EdgeKey) (DeleteEdgeResult, error)
+//	func (s *Service) Sync(ctx, sessionID string) (SyncResult, error)
+//	func (s *Service) SaveProgress(ctx, Scope, task string, state domain.RawJSON) error
+//	func (s *Service) LoadProgress(ctx, Scope, task string) (domain.RawJSON, bool, error)
+//	func (s *Service) RegisterSession(ctx, projectPath string) (ports.Session, error)
+//	func (s *Service) SessionStats(ctx, id string) (SessionStats, error)
+//	func (s *Service) Health(ctx) Health
+//	func (s *Service) Projects(ctx) ([]ProjectInfo, error)
+//	func (s *Service) CompactionPlan(ctx, Scope) (domain.Moves, error) // what a run would do now
+//	func (s *Service) Compact(ctx, Scope) (domain.Moves, error)        // one run now
+//
+// Every error is a *domain.Error (or wraps one) whose Kind the adapters map
+// in one table; anything else is a bug and maps to internal.

@@ -1,0 +1,237 @@
+package domain
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// GraphData is the whole stored state of one graph, in the form storage
+// adapters read and write. It holds no index; Restore builds those.
+type GraphData struct {
+	Schema         int // the schema the data was stored with; 0 or 1 = the replaced server's
+	Seq            uint64
+	ProjectPath    string
+	Nodes          []Node
+	Edges          []Edge
+	NodeTombstones map[string]Tombstone
+	EdgeTombstones map[EdgeKey]Tombstone
+	Progress       map[string]RawJSON
+	Meta           map[string]RawJSON // unknown _meta keys
+}
+
+// SchemaVersion is the graph schema kg writes.
+const SchemaVersion = 2
+
+// RestoreOptions tune Restore.
+type RestoreOptions struct {
+	// MinSeq raises the graph's seq to at least this value before entries
+	// without a seq are numbered: the highest watermark any live session
+	// holds for this graph, so that no seq a session has seen is reused.
+	MinSeq uint64
+}
+
+// Restore builds a graph from stored data. It accepts what the replaced
+// server wrote: nodes without version entries get version 1, and entries
+// without a seq (schema 1) take the next seqs in timestamp order, ties by
+// key. When two nodes claim one id, the higher version wins (ties: the one
+// that comes first in data.Nodes) and the loser is reported in the returned
+// notes, one line each, for the caller to log. The restored graph is
+// checkpointed: Pending is empty unless the upgrade changed something that
+// must be written back.
+func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string) {
+	g := NewGraph(key)
+	if data.ProjectPath != "" {
+		g.projectPath = data.ProjectPath
+	}
+	maps.Copy(g.meta, data.Meta)
+	maps.Copy(g.progress, data.Progress)
+	maps.Copy(g.nodeTombs, data.NodeTombstones)
+	maps.Copy(g.edgeTombs, data.EdgeTombstones)
+
+	var notes []string
+	upgraded := false
+	for i := range data.Nodes {
+		n := data.Nodes[i] // copy: the graph owns its nodes
+		if n.Version.V == 0 {
+			n.Version.V = 1
+			upgraded = true
+		}
+		if old, dup := g.nodes[n.ID]; dup {
+			if n.Version.V > old.Version.V {
+				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, n.Version.V, old.Version.V))
+				g.putNode(n.ID, old, true, &n)
+			} else {
+				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, old.Version.V, n.Version.V))
+			}
+			upgraded = true
+			continue
+		}
+		g.putNode(n.ID, nil, false, &n)
+	}
+	for i := range data.Edges {
+		e := data.Edges[i]
+		if e.Version.V == 0 {
+			e.Version.V = 1
+			upgraded = true
+		}
+		k := e.Key()
+		if old, dup := g.edges[k]; dup {
+			notes = append(notes, fmt.Sprintf("edge %s: stored twice; kept one", k))
+			upgraded = true
+			if e.Version.V <= old.Version.V {
+				continue
+			}
+		}
+		_, had := g.edges[k]
+		g.putEdge(k, had, &e)
+	}
+	// A live node and its tombstone cannot both stand: the node wins.
+	for id := range g.nodeTombs {
+		if _, ok := g.nodes[id]; ok {
+			delete(g.nodeTombs, id)
+			upgraded = true
+		}
+	}
+	for k := range g.edgeTombs {
+		if _, ok := g.edges[k]; ok {
+			delete(g.edgeTombs, k)
+			upgraded = true
+		}
+	}
+
+	g.seq = max(data.Seq, opt.MinSeq)
+	for _, n := range g.nodes {
+		g.seq = max(g.seq, n.Version.Seq, n.TierSeq)
+	}
+	for _, e := range g.edges {
+		g.seq = max(g.seq, e.Version.Seq)
+	}
+	for _, t := range g.nodeTombs {
+		g.seq = max(g.seq, t.Seq)
+	}
+	for _, t := range g.edgeTombs {
+		g.seq = max(g.seq, t.Seq)
+	}
+	if g.numberUnsequenced() {
+		upgraded = true
+	}
+	if data.Schema < SchemaVersion || g.seq != data.Seq {
+		upgraded = true
+	}
+
+	g.Checkpoint()
+	if upgraded {
+		g.pending.Meta = true
+		// Everything may have been renumbered: let per-item backends
+		// rewrite every item once.
+		for id := range g.nodes {
+			g.pending.Nodes[id] = struct{}{}
+		}
+		for k := range g.edges {
+			g.pending.Edges[k] = struct{}{}
+		}
+		for id := range g.nodeTombs {
+			g.pending.NodeTombstones[id] = struct{}{}
+		}
+		for k := range g.edgeTombs {
+			g.pending.EdgeTombstones[k] = struct{}{}
+		}
+	}
+	return g, notes
+}
+
+// numberUnsequenced gives the entries without a seq (schema 1) the next seqs
+// in timestamp order, ties by key ("node:<id>" before "edge:…", as the keys
+// sort in the file). It reports whether it numbered any.
+func (g *Graph) numberUnsequenced() bool {
+	type entry struct {
+		ts   Micros
+		key  string
+		node string
+		edge EdgeKey
+		kind undoKind
+	}
+	var todo []entry
+	for id, n := range g.nodes {
+		if n.Version.Seq == 0 {
+			todo = append(todo, entry{ts: n.Version.TS, key: "node:" + id, node: id, kind: undoNode})
+		}
+	}
+	for k, e := range g.edges {
+		if e.Version.Seq == 0 {
+			todo = append(todo, entry{ts: e.Version.TS, key: "edge:" + k.From + "->" + k.To + ":" + k.Rel, edge: k, kind: undoEdge})
+		}
+	}
+	for id, t := range g.nodeTombs {
+		if t.Seq == 0 {
+			todo = append(todo, entry{ts: t.TS, key: "node:" + id, node: id, kind: undoNodeTomb})
+		}
+	}
+	for k, t := range g.edgeTombs {
+		if t.Seq == 0 {
+			todo = append(todo, entry{ts: t.TS, key: "edge:" + k.From + "->" + k.To + ":" + k.Rel, edge: k, kind: undoEdgeTomb})
+		}
+	}
+	if len(todo) == 0 {
+		return false
+	}
+	slices.SortFunc(todo, func(a, b entry) int {
+		if a.ts != b.ts {
+			if a.ts < b.ts {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpString(a.key, b.key); c != 0 {
+			return c
+		}
+		return int(a.kind) - int(b.kind)
+	})
+	for _, e := range todo {
+		g.seq++
+		switch e.kind {
+		case undoNode:
+			n := g.nodes[e.node].clone()
+			n.Version.Seq = g.seq
+			g.nodes[e.node] = n // tier and costs unchanged: no index update needed
+		case undoEdge:
+			ed := g.edges[e.edge].clone()
+			ed.Version.Seq = g.seq
+			g.edges[e.edge] = ed
+		case undoNodeTomb:
+			t := g.nodeTombs[e.node]
+			t.Seq = g.seq
+			g.nodeTombs[e.node] = t
+		case undoEdgeTomb:
+			t := g.edgeTombs[e.edge]
+			t.Seq = g.seq
+			g.edgeTombs[e.edge] = t
+		}
+	}
+	return true
+}
+
+// Data returns the whole state of the graph: nodes sorted by id, edges by
+// (from, rel, to). Nodes and edges are copies; their slices and maps are
+// shared and must not be modified.
+func (g *Graph) Data() GraphData {
+	d := GraphData{
+		Schema:         SchemaVersion,
+		Seq:            g.seq,
+		ProjectPath:    g.projectPath,
+		Nodes:          make([]Node, 0, len(g.nodes)),
+		Edges:          make([]Edge, 0, len(g.edges)),
+		NodeTombstones: maps.Clone(g.nodeTombs),
+		EdgeTombstones: maps.Clone(g.edgeTombs),
+		Progress:       maps.Clone(g.progress),
+		Meta:           maps.Clone(g.meta),
+	}
+	for _, n := range g.Nodes() {
+		d.Nodes = append(d.Nodes, *n)
+	}
+	for _, e := range g.Edges() {
+		d.Edges = append(d.Edges, *e)
+	}
+	return d
+}

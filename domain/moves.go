@@ -1,0 +1,45 @@
+package domain
+
+// Move is one tier change made by compaction or pruning, with the facts
+// that decided it — what the dry-run plan, the compacted event and the web
+// page show.
+type Move struct {
+	ID       string
+	From, To Tier
+	Pruned   bool   // permanently deleted (To is meaningless)
+	Pass     string // "archive", "resurrect", "archive-for-swap", "orphan", "prune"
+	Rank     *Rank  // the scores the decision used; nil for orphan and prune
+	Reason   string // one line for a person, e.g. "lowest score 0.1650; estimate 4120 > max 4000"
+}
+
+// Moves is the outcome of one compaction run (or one pruning pass).
+type Moves struct {
+	Archived []string // in the order archived, net of undone swaps
+	Restored []string // archived before this run, made active by pass 1b
+	Orphaned []string
+	Pruned   []string
+	Steps    []Move // every kept move, in the order made
+
+	EstimateBefore, EstimateAfter int
+	// OverBudget is true when the run ends with the estimate above max:
+	// what is left is in grace, or shown edges between artifacts.
+	OverBudget bool
+}
+
+// Empty reports whether the run moved nothing.
+func (m Moves) Empty() bool {
+	return len(m.Archived) == 0 && len(m.Restored) == 0 && len(m.Orphaned) == 0 && len(m.Pruned) == 0
+}
+
+// Rank is why a node ranks where it does in compaction: its percentiles in a
+// population, its score and its grace.
+type Rank struct {
+	ID             string
+	Recency        Micros // max(last write, last read)
+	Connectedness  int    // 66 × in + 33 × out, edges from/to active nodes
+	PRecency       float64
+	PConnectedness float64
+	Score          float64
+	Eligible       bool   // not orphaned and past grace
+	GraceLeft      Micros // 0 when past grace
+}

@@ -1,0 +1,263 @@
+package domain
+
+import "fmt"
+
+// Stamp says when and by whom a change is made: one clock read per change,
+// taken by the caller, and the session that made it (empty for none).
+type Stamp struct {
+	Now     Micros
+	Session string
+}
+
+// NodeInput is a client's put of a node. A nil Notes or Touches means
+// "omitted: keep what is stored"; a non-nil empty list clears it.
+type NodeInput struct {
+	ID              string
+	Gist            string
+	Notes           []string
+	Touches         []string
+	ExpectedVersion *uint64 // when set, the node must be at this version (0: must not exist)
+}
+
+// Validate checks every field of the input against model.md and returns the
+// input with its gist trimmed.
+func (in NodeInput) Validate() (NodeInput, error) {
+	if err := ValidateID("id", in.ID); err != nil {
+		return in, err
+	}
+	gist, err := NormalizeGist(in.Gist)
+	if err != nil {
+		return in, err
+	}
+	in.Gist = gist
+	if err := ValidateNotes("notes", in.Notes); err != nil {
+		return in, err
+	}
+	if err := ValidateTouches("touches", in.Touches); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// NodeVersion returns the version a node is at: its version if it exists,
+// the version kept by its tombstone if it was deleted, else 0.
+func (g *Graph) NodeVersion(id string) uint64 {
+	if n, ok := g.nodes[id]; ok {
+		return n.Version.V
+	}
+	if t, ok := g.nodeTombs[id]; ok {
+		return t.V
+	}
+	return 0
+}
+
+// PutNode creates a node or merges in into the existing one, and makes it
+// active. A rejected input changes nothing.
+func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
+	in, err := in.Validate()
+	if err != nil {
+		return nil, err
+	}
+	cur := g.NodeVersion(in.ID)
+	if in.ExpectedVersion != nil && *in.ExpectedVersion != cur {
+		return nil, &Error{Kind: KindConflict, Field: "expected_version",
+			Msg: fmt.Sprintf("node %q is at version %d, not %d; read it and retry", in.ID, cur, *in.ExpectedVersion)}
+	}
+	var n *Node
+	if old, ok := g.nodes[in.ID]; ok {
+		n = old.clone()
+	} else {
+		n = &Node{ID: in.ID, Created: at.Now}
+	}
+	n.Gist = in.Gist
+	if in.Notes != nil {
+		n.Notes = cloneStrings(in.Notes)
+	}
+	if in.Touches != nil {
+		n.Touches = cloneStrings(in.Touches)
+	}
+	n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
+	n.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	if _, ok := g.nodeTombs[in.ID]; ok {
+		g.setNodeTomb(in.ID, nil)
+	}
+	g.setNode(in.ID, n)
+	return n, nil
+}
+
+// EdgeInput is a client's put of an edge. A nil Notes keeps the stored
+// notes; a non-nil empty list clears them.
+type EdgeInput struct {
+	From, To, Rel string
+	Notes         []string
+}
+
+// Key returns the identity of the edge.
+func (in EdgeInput) Key() EdgeKey { return EdgeKey{in.From, in.To, in.Rel} }
+
+// Validate checks every field of the input against model.md.
+func (in EdgeInput) Validate() error {
+	if err := ValidateEnd("from", in.From); err != nil {
+		return err
+	}
+	if err := ValidateEnd("to", in.To); err != nil {
+		return err
+	}
+	if err := ValidateRel("rel", in.Rel); err != nil {
+		return err
+	}
+	return ValidateNotes("notes", in.Notes)
+}
+
+// PutEdge creates or updates the edge (from, to, rel). Its ends need not
+// exist.
+func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	k := in.Key()
+	var e *Edge
+	var cur uint64
+	if old, ok := g.edges[k]; ok {
+		e = old.clone()
+		cur = old.Version.V
+	} else {
+		e = &Edge{From: k.From, To: k.To, Rel: k.Rel}
+		if t, ok := g.edgeTombs[k]; ok {
+			cur = t.V
+		}
+	}
+	if in.Notes != nil {
+		e.Notes = cloneStrings(in.Notes)
+	}
+	e.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	if _, ok := g.edgeTombs[k]; ok {
+		g.setEdgeTomb(k, nil)
+	}
+	g.setEdge(k, e)
+	return e, nil
+}
+
+// DeleteNode deletes the node and the edges of this graph that touch it,
+// leaving a tombstone for each. It returns the number of edges deleted.
+func (g *Graph) DeleteNode(id string, at Stamp) (int, error) {
+	if _, ok := g.nodes[id]; !ok {
+		return 0, NotFoundf("id", "node %q not found in %s graph", id, g.key.Level)
+	}
+	return g.removeNode(id, at, false), nil
+}
+
+// removeNode deletes a node and its edges, leaving tombstones.
+func (g *Graph) removeNode(id string, at Stamp, pruned bool) int {
+	edges := g.EdgesOf(id) // sorted: deterministic seqs
+	for _, e := range edges {
+		g.removeEdge(e, at, pruned)
+	}
+	n := g.nodes[id]
+	g.setNodeTomb(id, &Tombstone{V: n.Version.V, TS: at.Now, Session: at.Session, Seq: g.nextSeq(), Pruned: pruned})
+	g.setNode(id, nil)
+	return len(edges)
+}
+
+func (g *Graph) removeEdge(e *Edge, at Stamp, pruned bool) {
+	k := e.Key()
+	g.setEdgeTomb(k, &Tombstone{V: e.Version.V, TS: at.Now, Session: at.Session, Seq: g.nextSeq(), Pruned: pruned})
+	g.setEdge(k, nil)
+}
+
+// DeleteEdge deletes the edge with key k. It reports whether it existed; a
+// missing edge is not an error.
+func (g *Graph) DeleteEdge(k EdgeKey, at Stamp) bool {
+	e, ok := g.edges[k]
+	if !ok {
+		return false
+	}
+	g.removeEdge(e, at, false)
+	return true
+}
+
+// SetProgress stores the state of a task whole, replacing what was there.
+func (g *Graph) SetProgress(task string, state RawJSON) error {
+	if err := ValidateID("task_id", task); err != nil {
+		return err
+	}
+	if err := ValidateProgressState("state", state); err != nil {
+		return err
+	}
+	g.setProgress(task, append(RawJSON(nil), state...))
+	return nil
+}
+
+// Recall is what reading a node by id did.
+type Recall struct {
+	Node    *Node
+	WasTier Tier     // the tier before the read
+	Rescued []string // orphaned neighbours made archived again, sorted
+}
+
+// Promoted reports whether the read brought the node back to active.
+func (r Recall) Promoted() bool { return r.WasTier != Active }
+
+// RecallNode reads the node with id: it stamps the read time and, if the node
+// was archived or orphaned, makes it active (a write: its version and seq
+// advance) and makes each orphaned neighbour archived again (chain rescue, a
+// tier change). For an active node only the read stamp changes.
+func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
+	old, ok := g.nodes[id]
+	if !ok {
+		return Recall{}, NotFoundf("id", "node %q not found in %s graph", id, g.key.Level)
+	}
+	r := Recall{WasTier: old.Tier}
+	n := old.clone()
+	n.LastRead = at.Now
+	if old.Tier != Active {
+		n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
+		n.Version = Version{V: old.Version.V + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	}
+	g.setNode(id, n)
+	r.Node = n
+	if old.Tier == Active {
+		return r, nil
+	}
+	for _, e := range g.EdgesOf(id) { // sorted: deterministic seqs
+		other := e.To
+		if other == id {
+			other = e.From
+		}
+		if nb, ok := g.nodes[other]; ok && nb.Tier == Orphaned {
+			g.setTier(other, Archived, at.Now)
+			r.Rescued = append(r.Rescued, other)
+		}
+	}
+	return r, nil
+}
+
+// StampRead records that the node with id was read at t without any other
+// change (the read of an active node). It does nothing for a missing node or
+// an older stamp.
+func (g *Graph) StampRead(id string, t Micros) {
+	n, ok := g.nodes[id]
+	if !ok || n.LastRead >= t {
+		return
+	}
+	c := n.clone()
+	c.LastRead = t
+	g.setNode(id, c)
+}
+
+// setTier moves a node to tier as compaction or chain rescue does: the tier
+// change takes a seq, recorded as the node's TierSeq, and no new version.
+func (g *Graph) setTier(id string, tier Tier, now Micros) {
+	n := g.nodes[id].clone()
+	n.Tier = tier
+	n.OrphanedAt = 0
+	if tier == Orphaned {
+		n.OrphanedAt = now
+	}
+	n.TierSeq = g.nextSeq()
+	g.setNode(id, n)
+}
+
+func cloneStrings(s []string) []string {
+	return append(make([]string, 0, len(s)), s...)
+}

@@ -1,0 +1,42 @@
+package domain
+
+// Policy holds the compaction settings of compaction.md.
+type Policy struct {
+	MaxTokens     int    // token budget per graph (KG_MAX_TOKENS)
+	EstimateNotes bool   // count notes in the estimate (KG_ESTIMATE_NOTES)
+	Grace         Micros // creation grace: younger nodes are never archived (KG_GRACE_PERIOD_DAYS)
+	OrphanGrace   Micros // how long a node stays orphaned before pruning (KG_ORPHAN_GRACE_DAYS)
+	TombstoneTTL  Micros // how long tombstones are kept
+}
+
+// Compaction defaults.
+const (
+	DefaultMaxTokens       = 4000
+	DefaultGraceDays       = 5
+	DefaultOrphanGraceDays = 365
+	TombstoneTTLDays       = 30
+	// ResurrectionMargin is how much better a node archived earlier must
+	// score than one archived now for the two to swap (pass 1b).
+	ResurrectionMargin = 0.05
+)
+
+// DefaultPolicy returns the defaults of compaction.md.
+func DefaultPolicy() Policy {
+	return Policy{
+		MaxTokens:    DefaultMaxTokens,
+		Grace:        Days(DefaultGraceDays),
+		OrphanGrace:  Days(DefaultOrphanGraceDays),
+		TombstoneTTL: Days(TombstoneTTLDays),
+	}
+}
+
+// Target is the estimate a run that archives brings the graph down to:
+// floor(0.8 × max), in integer arithmetic so no float rounding can move it.
+func (p Policy) Target() int { return p.MaxTokens * 8 / 10 }
+
+// ArchivedBudget is the token budget of the archived id lines:
+// floor(0.30 × max).
+func (p Policy) ArchivedBudget() int { return p.MaxTokens * 3 / 10 }
+
+// Estimate is the token estimate of g under this policy.
+func (p Policy) Estimate(g *Graph) int { return g.Stats().Estimate(p.EstimateNotes) }

@@ -1,0 +1,45 @@
+package domain
+
+// View is what the full read shows of one graph, in the order it shows it.
+type View struct {
+	Active   []*Node  // active nodes by creation time, then id
+	Archived []string // archived (not orphaned) ids, by id
+	Edges    []*Edge  // shown edges by (from, rel, to)
+	Health   Health
+}
+
+// Health is the one-line summary of a graph in the full read:
+// "12 nodes, 9 edges, 2 unconnected (17%), avg 0.8 edges/node, ~2310/4000 tokens".
+type Health struct {
+	Active, Archived, Orphaned int
+	Nodes                      int     // active nodes: what the read shows in full
+	Edges                      int     // shown edges
+	Unconnected                int     // active nodes with no shown edge
+	AvgEdgesPerNode            float64 // 2 × shown edges between active nodes' ends / active nodes
+	Estimate, MaxTokens        int
+	OverBudget                 bool
+}
+
+// SearchHit is one result of Search.
+type SearchHit struct {
+	Node  *Node
+	Score float64 // reciprocal-rank-fusion score
+}
+
+// SyncItem is one change reported by ChangesSince.
+type SyncItem struct {
+	Seq     uint64
+	Node    *Node    // an upserted node (current content)
+	Edge    *Edge    // an upserted edge (current content)
+	Deleted bool     // a deletion: NodeID or EdgeKey names the item
+	NodeID  string   // for a deleted node
+	EdgeKey *EdgeKey // for a deleted edge
+}
+
+// SyncReport is what changed in one graph within a seq range.
+type SyncReport struct {
+	Items []SyncItem // by seq
+	// Compaction counts the tier changes (TierSeq in range) by the node's
+	// current tier, and pruned node tombstones in range.
+	Archived, Restored, Orphaned, Pruned int
+}

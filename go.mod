@@ -1,0 +1,3 @@
+module github.com/kg-memory/kg
+
+go 1.26

@@ -1,0 +1,36 @@
+package ports
+
+import "github.com/kg-memory/kg/domain"
+
+// Event types (sync.md, Live events).
+const (
+	EventNodeUpdated  = "node_updated"
+	EventEdgeUpdated  = "edge_updated"
+	EventNodeDeleted  = "node_deleted"
+	EventEdgeDeleted  = "edge_deleted"
+	EventNodeRecalled = "node_recalled"
+	EventCompacted    = "compacted"
+)
+
+// Event is one committed change, published after it is durable.
+type Event struct {
+	Type          string
+	Level         domain.Level
+	Project       string // project path; empty for user-level events
+	Seq           uint64
+	SourceSession string // empty when no session made it (REST, maintenance)
+
+	Node         *domain.Node    // node_updated, node_recalled
+	Edge         *domain.Edge    // edge_updated
+	NodeID       string          // node_deleted
+	EdgeKey      *domain.EdgeKey // edge_deleted
+	EdgesDeleted int             // node_deleted
+	Rescued      []string        // node_recalled
+	Compaction   *domain.Moves   // compacted
+}
+
+// Events receives committed changes. Publish must never block a write: a
+// slow subscriber is dropped rather than waited for.
+type Events interface {
+	Publish(ev Event)
+}

@@ -1,0 +1,43 @@
+package ports
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// GraphRepository loads and durably commits graphs.
+//
+// Implementations must be safe for concurrent use across different graphs;
+// calls for one graph are serialised by the caller (the app's store holds a
+// per-graph committer), so an implementation never sees two Commits of the
+// same graph at once.
+type GraphRepository interface {
+	// Load returns the stored state of the graph named by key.
+	//   - A graph never stored returns empty data (no nodes, Seq 0) and nil.
+	//   - A damaged graph that could be recovered from its previous good
+	//     version returns that version and nil (the adapter logs the damage
+	//     and keeps the damaged copy).
+	//   - A graph that cannot be loaded at all returns an error whose
+	//     domain.KindOf is domain.KindUnavailable and whose message names
+	//     the file or item at fault.
+	Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error)
+
+	// Commit durably stores the changes named by cs, reading their current
+	// values from g; g is not modified during the call. It returns nil only
+	// once the change is durable (fsync'd, or a committed transaction). On
+	// error nothing acknowledged before is lost and the stored graph is
+	// either the old or the new version; the error's kind is
+	// domain.KindUnavailable. An empty cs with cs.Meta false may be a no-op.
+	Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error
+
+	// List returns every stored project graph, sorted by slug. The user
+	// graph is not listed.
+	List(ctx context.Context) ([]StoredGraph, error)
+}
+
+// StoredGraph describes one stored project graph.
+type StoredGraph struct {
+	Key  domain.GraphKey
+	Slug string // the folder or bucket name the graph is stored under
+}
