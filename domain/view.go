@@ -22,6 +22,7 @@ type Health struct {
 
 // SearchHit is one result of Search.
 type SearchHit struct {
+	Key   GraphKey // the graph the node was found in
 	Node  *Node
 	Score float64 // reciprocal-rank-fusion score
 }
