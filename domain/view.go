@@ -15,7 +15,7 @@ type Health struct {
 	Nodes                      int     // active nodes: what the read shows in full
 	Edges                      int     // shown edges
 	Unconnected                int     // active nodes with no shown edge
-	AvgEdgesPerNode            float64 // 2 × shown edges between active nodes' ends / active nodes
+	AvgEdgesPerNode            float64 // shown-edge ends that are active nodes / active nodes (0 when none)
 	Estimate, MaxTokens        int
 	OverBudget                 bool
 }

@@ -1,0 +1,123 @@
+package domain
+
+import "slices"
+
+// ChangesSince reports what changed in the graph in the seq range
+// (from, to] for a session's kg_sync (sync.md).
+//
+// Items holds every node and edge whose version entry has a seq in the
+// range, with its current content, and every deletion whose tombstone has a
+// seq in the range, sorted by seq. Changes made by the session exclude are
+// left out, so a session never hears of its own writes; changes made
+// without a session (REST, the system) are always reported. An empty
+// exclude leaves nothing out. Deletions by pruning are never items: they
+// are counted in Pruned.
+//
+// The compaction counts cover the same range, without regard to sessions
+// (compaction belongs to none): the nodes whose TierSeq is in the range,
+// counted by their current tier (Archived; Restored = now active; Orphaned),
+// and the pruned node tombstones. A node whose tier changed twice in the
+// range counts once, by where it ended.
+//
+// The cost is one pass over the nodes, edges and tombstones, O(N + E + T),
+// plus sorting what is reported.
+func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
+	var r SyncReport
+	in := func(seq uint64) bool { return seq > from && seq <= to }
+	report := func(session string) bool { return session == "" || session != exclude }
+
+	for _, n := range g.nodes {
+		if in(n.Version.Seq) && report(n.Version.Session) {
+			r.Items = append(r.Items, SyncItem{Seq: n.Version.Seq, Node: n})
+		}
+		if in(n.TierSeq) {
+			switch n.Tier {
+			case Active:
+				r.Restored++
+			case Archived:
+				r.Archived++
+			case Orphaned:
+				r.Orphaned++
+			}
+		}
+	}
+	for _, e := range g.edges {
+		if in(e.Version.Seq) && report(e.Version.Session) {
+			r.Items = append(r.Items, SyncItem{Seq: e.Version.Seq, Edge: e})
+		}
+	}
+	for id, t := range g.nodeTombs {
+		switch {
+		case !in(t.Seq):
+		case t.Pruned:
+			r.Pruned++
+		case report(t.Session):
+			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, NodeID: id})
+		}
+	}
+	for k, t := range g.edgeTombs {
+		if in(t.Seq) && !t.Pruned && report(t.Session) {
+			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, EdgeKey: &k})
+		}
+	}
+	slices.SortFunc(r.Items, cmpSyncItem)
+	return r
+}
+
+// cmpSyncItem orders sync items by seq. Seqs are unique in a graph built by
+// this package; the tie-breaks (nodes before edges, then by name) only make
+// the order total for data restored from a file someone edited.
+func cmpSyncItem(a, b SyncItem) int {
+	if c := cmpUint64(a.Seq, b.Seq); c != 0 {
+		return c
+	}
+	ka, na := a.itemName()
+	kb, nb := b.itemName()
+	if ka != kb {
+		return ka - kb
+	}
+	return cmpString(na, nb)
+}
+
+// itemName returns the kind (0 node, 1 edge) and the name of the item.
+func (it SyncItem) itemName() (int, string) {
+	switch {
+	case it.Node != nil:
+		return 0, it.Node.ID
+	case it.Edge != nil:
+		return 1, it.Edge.Key().String()
+	case it.EdgeKey != nil:
+		return 1, it.EdgeKey.String()
+	}
+	return 0, it.NodeID
+}
+
+// SeqAt returns the highest seq among the version entries and tombstones of
+// the graph whose time is at or before ts, or 0 when there is none. It is
+// the starting watermark of a session carried over from the replaced
+// server, which recorded times instead of seqs (sync.md). Tier changes have
+// no time and do not count.
+func (g *Graph) SeqAt(ts Micros) uint64 {
+	var seq uint64
+	for _, n := range g.nodes {
+		if n.Version.TS <= ts {
+			seq = max(seq, n.Version.Seq)
+		}
+	}
+	for _, e := range g.edges {
+		if e.Version.TS <= ts {
+			seq = max(seq, e.Version.Seq)
+		}
+	}
+	for _, t := range g.nodeTombs {
+		if t.TS <= ts {
+			seq = max(seq, t.Seq)
+		}
+	}
+	for _, t := range g.edgeTombs {
+		if t.TS <= ts {
+			seq = max(seq, t.Seq)
+		}
+	}
+	return seq
+}

@@ -1,0 +1,249 @@
+package domain
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// syncLines renders a report's items as "seq kind name" lines.
+func syncLines(r SyncReport) []string {
+	out := []string{}
+	for _, it := range r.Items {
+		var s string
+		switch {
+		case it.Node != nil:
+			s = "node " + it.Node.ID
+		case it.Edge != nil:
+			s = "edge " + it.Edge.Key().String()
+		case it.Deleted && it.EdgeKey != nil:
+			s = "deleted edge " + it.EdgeKey.String()
+		case it.Deleted:
+			s = "deleted node " + it.NodeID
+		default:
+			s = "?"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// syncGraph builds a graph with changes by sessions "A", "B" and none:
+//
+//	seq 1 A  put a
+//	seq 2 B  put b
+//	seq 3 -  put c
+//	seq 4 B  put edge a --uses--> b
+//	seq 5 A  put edge b --uses--> c
+//	seq 6 B  delete edge a --uses--> b
+//	seq 7 B  put d
+//	seq 8 B  delete b: edge b --uses--> c (seq 8), node b (seq 9)
+//	seq 10 - put e
+func syncGraph(t *testing.T) *Graph {
+	t.Helper()
+	g := NewGraph(UserGraph)
+	corePutAt(t, g, coreAt(10, "A"), "a", "gist a", nil, nil)
+	corePutAt(t, g, coreAt(20, "B"), "b", "gist b", nil, nil)
+	corePutAt(t, g, coreAt(30, ""), "c", "gist c", nil, nil)
+	coreEdge(t, g, coreAt(40, "B"), "a", "uses", "b")
+	coreEdge(t, g, coreAt(50, "A"), "b", "uses", "c")
+	if !g.DeleteEdge(EdgeKey{"a", "b", "uses"}, coreAt(60, "B")) {
+		t.Fatal("DeleteEdge: edge missing")
+	}
+	corePutAt(t, g, coreAt(70, "B"), "d", "gist d", nil, nil)
+	if _, err := g.DeleteNode("b", coreAt(80, "B")); err != nil {
+		t.Fatal(err)
+	}
+	corePutAt(t, g, coreAt(100, ""), "e", "gist e", nil, nil)
+	if g.Seq() != 10 {
+		t.Fatalf("setup: seq = %d, want 10", g.Seq())
+	}
+	return g
+}
+
+func TestChangesSince(t *testing.T) {
+	g := syncGraph(t)
+	tests := []struct {
+		name     string
+		from, to uint64
+		exclude  string
+		want     []string
+	}{
+		{
+			name: "everything for nobody in particular",
+			from: 0, to: 10, exclude: "",
+			want: []string{"node a", "node c", "deleted edge a --uses--> b", "node d",
+				"deleted edge b --uses--> c", "deleted node b", "node e"},
+		},
+		{
+			name: "session A does not hear of its own writes",
+			from: 0, to: 10, exclude: "A",
+			want: []string{"node c", "deleted edge a --uses--> b", "node d",
+				"deleted edge b --uses--> c", "deleted node b", "node e"},
+		},
+		{
+			name: "session B hears of A's writes and of writes without a session",
+			from: 0, to: 10, exclude: "B",
+			want: []string{"node a", "node c", "node e"},
+		},
+		{
+			name: "from is exclusive and to inclusive",
+			from: 3, to: 7, exclude: "",
+			want: []string{"deleted edge a --uses--> b", "node d"},
+		},
+		{
+			name: "changes after to are not reported yet",
+			from: 0, to: 2, exclude: "",
+			want: []string{"node a"},
+		},
+		{
+			name: "empty range",
+			from: 10, to: 10, exclude: "",
+			want: []string{},
+		},
+		{
+			name: "an unknown session hears everything",
+			from: 0, to: 10, exclude: "Z",
+			want: []string{"node a", "node c", "deleted edge a --uses--> b", "node d",
+				"deleted edge b --uses--> c", "deleted node b", "node e"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := g.ChangesSince(tc.from, tc.to, tc.exclude)
+			if diff := cmp.Diff(tc.want, syncLines(r)); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+			for i := 1; i < len(r.Items); i++ {
+				if r.Items[i-1].Seq >= r.Items[i].Seq {
+					t.Errorf("items not sorted by seq: %d then %d", r.Items[i-1].Seq, r.Items[i].Seq)
+				}
+			}
+			if r.Archived+r.Restored+r.Orphaned+r.Pruned != 0 {
+				t.Errorf("compaction counts = %+v, want none", r)
+			}
+		})
+	}
+}
+
+func TestChangesSinceReportsCurrentContent(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil) // seq 1
+	corePutAt(t, g, coreAt(2, "A"), "n", "second", nil, nil)
+	r := g.ChangesSince(0, g.Seq(), "B")
+	if len(r.Items) != 1 || r.Items[0].Node.Gist != "second" || r.Items[0].Seq != 2 {
+		t.Fatalf("items = %+v, want node n at seq 2 with gist \"second\"", r.Items)
+	}
+	// A node re-created after its deletion is an upsert, not a deletion.
+	if _, err := g.DeleteNode("n", coreAt(3, "A")); err != nil {
+		t.Fatal(err)
+	}
+	corePutAt(t, g, coreAt(4, "A"), "n", "third", nil, nil)
+	if diff := cmp.Diff([]string{"node n"}, syncLines(g.ChangesSince(0, g.Seq(), ""))); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
+func TestChangesSinceCompaction(t *testing.T) {
+	g := NewGraph(UserGraph)
+	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
+		corePutAt(t, g, coreAt(1, "A"), id, "gist", nil, nil)
+	}
+	coreEdge(t, g, coreAt(1, "A"), "c", "rel", "d")
+	base := g.Seq() // 7
+	g.setTier("a", Archived, 5)
+	g.setTier("b", Orphaned, 5)
+	g.setTier("c", Archived, 5)
+	g.setTier("c", Active, 5) // archived then restored in the range: counts once, as restored
+	g.setTier("d", Orphaned, 5)
+	g.removeNode("d", coreAt(6, ""), true)   // pruned with its edge
+	g.removeNode("e", coreAt(6, "B"), false) // a client's deletion
+	mid := g.Seq()
+	g.setTier("f", Archived, 7)
+
+	tests := []struct {
+		name      string
+		from, to  uint64
+		wantItems []string
+		want      SyncReport
+	}{
+		{
+			name: "moves and pruning in range",
+			from: base, to: mid,
+			wantItems: []string{"deleted node e"},
+			want:      SyncReport{Archived: 1, Restored: 1, Orphaned: 1, Pruned: 1},
+		},
+		{
+			name: "a move after to is not counted",
+			from: mid, to: mid,
+			wantItems: []string{},
+		},
+		{
+			name: "a later range counts only its moves",
+			from: mid, to: g.Seq(),
+			wantItems: []string{},
+			want:      SyncReport{Archived: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := g.ChangesSince(tc.from, tc.to, "A")
+			if diff := cmp.Diff(tc.wantItems, syncLines(r)); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+			r.Items = nil
+			if diff := cmp.Diff(tc.want, r); diff != "" {
+				t.Errorf("counts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestChangesSinceRecall(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePutAt(t, g, coreAt(1, "A"), "hub", "gist", nil, nil)
+	corePutAt(t, g, coreAt(1, "A"), "leaf", "gist", nil, nil)
+	coreEdge(t, g, coreAt(1, "A"), "hub", "rel", "leaf")
+	g.setTier("hub", Archived, 2)
+	g.setTier("leaf", Orphaned, 2)
+	base := g.Seq()
+	if _, err := g.RecallNode("hub", coreAt(3, "B")); err != nil {
+		t.Fatal(err)
+	}
+	r := g.ChangesSince(base, g.Seq(), "A")
+	if diff := cmp.Diff([]string{"node hub"}, syncLines(r)); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if r.Archived != 1 || r.Restored != 0 || r.Orphaned != 0 {
+		t.Errorf("counts = %+v, want the rescued leaf as 1 archived", r)
+	}
+	if got := g.ChangesSince(base, g.Seq(), "B"); len(got.Items) != 0 || got.Archived != 1 {
+		t.Errorf("for the reader: %+v, want no items and 1 archived", got)
+	}
+}
+
+func TestSeqAt(t *testing.T) {
+	g := syncGraph(t)
+	// After syncGraph: live a(seq 1, ts 10), c(3, 30), d(7, 70), e(10, 100);
+	// tombstones edge a-b (6, 60), edge b-c (8, 80), node b (9, 80).
+	g.setTier("a", Archived, 200) // a tier change has no time: never counts
+	tests := []struct {
+		name string
+		ts   Micros
+		want uint64
+	}{
+		{"before everything", 9, 0},
+		{"exactly at the first change", 10, 1},
+		{"between changes", 55, 3},
+		{"a tombstone counts", 60, 6},
+		{"the highest seq at one time", 80, 9},
+		{"after everything", 1000, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := g.SeqAt(tc.ts); got != tc.want {
+				t.Errorf("SeqAt(%d) = %d, want %d", tc.ts, got, tc.want)
+			}
+		})
+	}
+}
