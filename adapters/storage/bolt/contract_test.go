@@ -1,0 +1,25 @@
+package bolt_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/kg-memory/kg/adapters/storage/bolt"
+	"github.com/kg-memory/kg/ports/porttest"
+)
+
+// backend opens a Store on dir for the contract suites.
+var backend = porttest.Backend{Name: "bolt", Open: func(t testing.TB, dir string) porttest.Opened {
+	t.Helper()
+	s, err := bolt.Open(t.Context(), dir, bolt.Options{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return porttest.Opened{Graphs: s, Sessions: s, InjectFault: s.InjectFault, Close: func() error {
+		// bbolt's own consistency check after every case, then close
+		// whatever it found.
+		return errors.Join(s.Check(), s.Close())
+	}}
+}}
+
+func TestContract(t *testing.T) { porttest.Run(t, backend) }

@@ -1,0 +1,4 @@
+package bolt
+
+// SlugOf exposes slugOf to the external tests.
+var SlugOf = slugOf

@@ -1,0 +1,426 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Keys of the meta sub-bucket. Unknown metadata keys are stored under
+// metaExtraPrefix + name so they can never collide with kg's own.
+var (
+	metaSeq         = []byte("seq")
+	metaSchema      = []byte("schema")
+	metaProjectPath = []byte("project_path")
+	metaSlug        = []byte("slug")
+)
+
+const metaExtraPrefix = "x:"
+
+var graphSubs = [][]byte{subNodes, subEdges, subNodeTombs, subEdgeTombs, subProgress, subMeta}
+
+// graphBucket returns the bucket of the graph named by key, or nil when it
+// was never stored.
+func graphBucket(tx *bbolt.Tx, key domain.GraphKey) *bbolt.Bucket {
+	if key.Level == domain.LevelUser {
+		return tx.Bucket(bucketUser)
+	}
+	return tx.Bucket(bucketProjects).Bucket([]byte(key.Project))
+}
+
+// Load reads every item of the graph. An item that does not decode makes
+// this graph unavailable (the error names the graph and the item); every
+// other graph stays readable.
+func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.GraphData{}, domain.Unavailable(err, "load %s graph", key)
+	}
+	if err := validKey(key); err != nil {
+		return domain.GraphData{}, err
+	}
+	var d domain.GraphData
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		b := graphBucket(tx, key)
+		if b == nil || b.Bucket(subMeta) == nil {
+			d = domain.GraphData{ProjectPath: key.Project}
+			return nil
+		}
+		var err error
+		d, err = readGraph(b)
+		return err
+	})
+	if err != nil {
+		s.log.Error("bolt: graph cannot be loaded", "graph", key.String(), "file", s.path, "err", err)
+		return domain.GraphData{}, domain.Unavailable(err, "%s graph in %s cannot be loaded: %v", key, s.path, err)
+	}
+	return d, nil
+}
+
+// readGraph decodes a graph bucket. Every value is decoded (and so copied)
+// inside the transaction; nothing returned points into the mmap.
+func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
+	d := domain.GraphData{
+		NodeTombstones: map[string]domain.Tombstone{},
+		EdgeTombstones: map[domain.EdgeKey]domain.Tombstone{},
+		Progress:       map[string]domain.RawJSON{},
+		Meta:           map[string]domain.RawJSON{},
+	}
+	meta := b.Bucket(subMeta)
+	err := meta.ForEach(func(k, v []byte) error {
+		var err error
+		switch {
+		case bytes.Equal(k, metaSeq):
+			d.Seq, err = strconv.ParseUint(string(v), 10, 64)
+		case bytes.Equal(k, metaSchema):
+			d.Schema, err = strconv.Atoi(string(v))
+		case bytes.Equal(k, metaProjectPath):
+			d.ProjectPath = string(v)
+		case bytes.HasPrefix(k, []byte(metaExtraPrefix)):
+			d.Meta[string(k[len(metaExtraPrefix):])] = bytes.Clone(v)
+		}
+		if err != nil {
+			return fmt.Errorf("meta %q: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	if nb := b.Bucket(subNodes); nb != nil {
+		d.Nodes = make([]domain.Node, 0, nb.Stats().KeyN)
+		err = nb.ForEach(func(k, v []byte) error {
+			n, err := decodeNode(v)
+			if err != nil {
+				return fmt.Errorf("node %q: %w", k, err)
+			}
+			d.Nodes = append(d.Nodes, n)
+			return nil
+		})
+		if err != nil {
+			return d, err
+		}
+	}
+	err = forEach(b, subEdges, func(k, v []byte) error {
+		e, err := decodeEdge(v)
+		if err != nil {
+			return fmt.Errorf("edge %q: %w", k, err)
+		}
+		d.Edges = append(d.Edges, e)
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	err = forEach(b, subNodeTombs, func(k, v []byte) error {
+		t, _, err := decodeTomb(v)
+		if err != nil {
+			return fmt.Errorf("node tombstone %q: %w", k, err)
+		}
+		d.NodeTombstones[string(k)] = t
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	err = forEach(b, subEdgeTombs, func(k, v []byte) error {
+		t, ek, err := decodeTomb(v)
+		if err != nil {
+			return fmt.Errorf("edge tombstone %q: %w", k, err)
+		}
+		d.EdgeTombstones[ek] = t
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	err = forEach(b, subProgress, func(k, v []byte) error {
+		if !json.Valid(v) {
+			return fmt.Errorf("progress %q: not valid JSON", k)
+		}
+		d.Progress[string(k)] = bytes.Clone(v)
+		return nil
+	})
+	return d, err
+}
+
+func forEach(b *bbolt.Bucket, sub []byte, fn func(k, v []byte) error) error {
+	if sb := b.Bucket(sub); sb != nil {
+		return sb.ForEach(fn)
+	}
+	return nil
+}
+
+// Commit writes the items named by cs, reading their values from g (present
+// → put, absent → delete), and the metadata when cs.Meta, in one
+// transaction. It costs O(len(cs)) item writes whatever the size of g.
+func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "save %s graph", key)
+	}
+	if err := validKey(key); err != nil {
+		return err
+	}
+	if cs.Empty() {
+		return nil
+	}
+	var c counter
+	err := s.db.Update(func(tx *bbolt.Tx) error {
+		b, err := openGraphBucket(tx, key)
+		if err != nil {
+			return err
+		}
+		if err := writeItems(b, &c, g, cs); err != nil {
+			return err
+		}
+		if cs.Meta || b.Bucket(subMeta).Get(metaSeq) == nil {
+			if err := writeMeta(tx, b, &c, key, g); err != nil {
+				return err
+			}
+		}
+		// The fault comes last, after real writes, so the rollback path is
+		// the one a failing disk takes.
+		return s.injected()
+	})
+	if err != nil {
+		return domain.Unavailable(err, "save %s graph to %s", key, s.path)
+	}
+	s.record(c)
+	return nil
+}
+
+// openGraphBucket returns the bucket of the graph, creating it and its
+// sub-buckets on its first commit.
+func openGraphBucket(tx *bbolt.Tx, key domain.GraphKey) (*bbolt.Bucket, error) {
+	var b *bbolt.Bucket
+	var err error
+	if key.Level == domain.LevelUser {
+		b = tx.Bucket(bucketUser)
+	} else if b, err = tx.Bucket(bucketProjects).CreateBucketIfNotExists([]byte(key.Project)); err != nil {
+		return nil, err
+	}
+	for _, sub := range graphSubs {
+		if b.Bucket(sub) != nil {
+			continue
+		}
+		if _, err := b.CreateBucket(sub); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
+	nodes, edges := b.Bucket(subNodes), b.Bucket(subEdges)
+	ntombs, etombs, progress := b.Bucket(subNodeTombs), b.Bucket(subEdgeTombs), b.Bucket(subProgress)
+	for id := range cs.Nodes {
+		n, ok := g.Node(id)
+		if !ok {
+			if err := c.del(nodes, []byte(id)); err != nil {
+				return fmt.Errorf("node %q: %w", id, err)
+			}
+			continue
+		}
+		v, err := encodeNode(n)
+		if err == nil {
+			err = c.put(nodes, []byte(id), v)
+		}
+		if err != nil {
+			return fmt.Errorf("node %q: %w", id, err)
+		}
+	}
+	for k := range cs.Edges {
+		e, ok := g.Edge(k)
+		if !ok {
+			if err := c.del(edges, edgeKey(k)); err != nil {
+				return fmt.Errorf("edge %s: %w", k, err)
+			}
+			continue
+		}
+		v, err := encodeEdge(e)
+		if err == nil {
+			err = c.put(edges, edgeKey(k), v)
+		}
+		if err != nil {
+			return fmt.Errorf("edge %s: %w", k, err)
+		}
+	}
+	for id := range cs.NodeTombstones {
+		t, ok := g.NodeTombstone(id)
+		if !ok {
+			if err := c.del(ntombs, []byte(id)); err != nil {
+				return fmt.Errorf("node tombstone %q: %w", id, err)
+			}
+			continue
+		}
+		v, err := encodeTomb(t, nil)
+		if err == nil {
+			err = c.put(ntombs, []byte(id), v)
+		}
+		if err != nil {
+			return fmt.Errorf("node tombstone %q: %w", id, err)
+		}
+	}
+	for k := range cs.EdgeTombstones {
+		t, ok := g.EdgeTombstone(k)
+		if !ok {
+			if err := c.del(etombs, edgeKey(k)); err != nil {
+				return fmt.Errorf("edge tombstone %s: %w", k, err)
+			}
+			continue
+		}
+		v, err := encodeTomb(t, &k)
+		if err == nil {
+			err = c.put(etombs, edgeKey(k), v)
+		}
+		if err != nil {
+			return fmt.Errorf("edge tombstone %s: %w", k, err)
+		}
+	}
+	for task := range cs.Progress {
+		st, ok := g.Progress(task)
+		var err error
+		switch {
+		case !ok:
+			err = c.del(progress, []byte(task))
+		case !json.Valid(st):
+			err = fmt.Errorf("not valid JSON")
+		default:
+			err = c.put(progress, []byte(task), st)
+		}
+		if err != nil {
+			return fmt.Errorf("progress %q: %w", task, err)
+		}
+	}
+	return nil
+}
+
+// writeMeta stores seq, schema, project path and the unknown metadata.
+// Values that did not change are not written, so an ordinary commit writes
+// only the seq.
+func writeMeta(tx *bbolt.Tx, b *bbolt.Bucket, c *counter, key domain.GraphKey, g *domain.Graph) error {
+	meta := b.Bucket(subMeta)
+	putIfChanged := func(k, v []byte) error {
+		if old := meta.Get(k); old != nil && bytes.Equal(old, v) {
+			return nil
+		}
+		return c.put(meta, k, v)
+	}
+	if err := putIfChanged(metaSeq, strconv.AppendUint(nil, g.Seq(), 10)); err != nil {
+		return err
+	}
+	if err := putIfChanged(metaSchema, strconv.AppendInt(nil, domain.SchemaVersion, 10)); err != nil {
+		return err
+	}
+	if err := putIfChanged(metaProjectPath, []byte(g.ProjectPath())); err != nil {
+		return err
+	}
+	if key.Level == domain.LevelProject && meta.Get(metaSlug) == nil {
+		slug, err := claimSlug(tx, key)
+		if err != nil {
+			return err
+		}
+		if err := c.put(meta, metaSlug, []byte(slug)); err != nil {
+			return err
+		}
+	}
+	names := g.MetaNames()
+	for _, name := range names {
+		v, _ := g.Meta(name)
+		if err := putIfChanged([]byte(metaExtraPrefix+name), v); err != nil {
+			return fmt.Errorf("meta %q: %w", name, err)
+		}
+	}
+	// Drop unknown keys the graph no longer has. Collected first: a bucket
+	// must not change under its own cursor.
+	var gone [][]byte
+	cur := meta.Cursor()
+	prefix := []byte(metaExtraPrefix)
+	for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
+		if _, ok := slices.BinarySearch(names, string(k[len(prefix):])); !ok {
+			gone = append(gone, bytes.Clone(k))
+		}
+	}
+	for _, k := range gone {
+		if err := c.del(meta, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// List returns every stored project graph with the slug recorded at its
+// first commit, sorted by slug.
+func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, domain.Unavailable(err, "list graphs")
+	}
+	var out []ports.StoredGraph
+	err := s.db.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketProjects).ForEachBucket(func(k []byte) error {
+			meta := tx.Bucket(bucketProjects).Bucket(k).Bucket(subMeta)
+			if meta == nil {
+				return nil
+			}
+			out = append(out, ports.StoredGraph{
+				Key:  domain.ProjectGraph(string(k)),
+				Slug: string(meta.Get(metaSlug)),
+			})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, domain.Unavailable(err, "list graphs in %s", s.path)
+	}
+	slices.SortFunc(out, func(a, b ports.StoredGraph) int {
+		if c := cmpStr(a.Slug, b.Slug); c != 0 {
+			return c
+		}
+		return cmpStr(a.Key.Project, b.Key.Project)
+	})
+	return out, nil
+}
+
+// claimSlug picks the slug of a project at its first commit, inside the
+// writing transaction so two projects cannot claim one name: the slug when
+// no other project holds it, else <slug>-<hash> (storage.md, Project slugs;
+// there are no folders named by raw name in a bolt file).
+func claimSlug(tx *bbolt.Tx, key domain.GraphKey) (string, error) {
+	slug, hash := slugOf(key.Project)
+	taken := false
+	projects := tx.Bucket(bucketProjects)
+	err := projects.ForEachBucket(func(k []byte) error {
+		if string(k) == key.Project {
+			return nil
+		}
+		if meta := projects.Bucket(k).Bucket(subMeta); meta != nil && string(meta.Get(metaSlug)) == slug {
+			taken = true
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if taken {
+		return slug + "-" + hash, nil
+	}
+	return slug, nil
+}
+
+func validKey(key domain.GraphKey) error {
+	switch {
+	case key.Level == domain.LevelUser && key.Project == "":
+		return nil
+	case key.Level == domain.LevelProject && filepath.IsAbs(key.Project):
+		return nil
+	}
+	return domain.Invalidf("graph", "not a valid graph key: %s", key)
+}

@@ -1,0 +1,202 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+var (
+	_ ports.GraphRepository   = (*Store)(nil)
+	_ ports.SessionRepository = (*Store)(nil)
+)
+
+// FileName is the name of the database file inside the storage root.
+const FileName = "kg.db"
+
+// DefaultTimeout is how long Open waits for the file lock held by another
+// process before it gives up.
+const DefaultTimeout = time.Second
+
+// formatVersion is the layout of the buckets, recorded in the kg bucket so a
+// later layout can be migrated on purpose.
+const formatVersion = "1"
+
+// Top-level buckets and the sub-buckets of every graph bucket.
+var (
+	bucketKG       = []byte("kg")
+	bucketUser     = []byte("user")
+	bucketProjects = []byte("projects")
+	bucketSessions = []byte("sessions")
+
+	subNodes     = []byte("nodes")
+	subEdges     = []byte("edges")
+	subNodeTombs = []byte("node_tombstones")
+	subEdgeTombs = []byte("edge_tombstones")
+	subProgress  = []byte("progress")
+	subMeta      = []byte("meta")
+
+	keyFormat = []byte("format")
+)
+
+// Options tune Open. The zero value is valid.
+type Options struct {
+	// Timeout bounds the wait for the file lock; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Logger receives what the store notices; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Stats counts what the store wrote since it was opened, for metrics and
+// for tests that check a commit writes only what changed.
+type Stats struct {
+	Commits uint64 // committed transactions of Commit and SaveSessions
+	Puts    uint64 // items written by committed transactions
+	Deletes uint64 // items deleted by committed transactions
+}
+
+// Store keeps every graph and the sessions of one root in a bbolt file. It
+// implements ports.GraphRepository and ports.SessionRepository.
+type Store struct {
+	db   *bbolt.DB
+	path string
+	log  *slog.Logger
+
+	faultMu sync.Mutex
+	fault   error
+
+	commits, puts, deletes atomic.Uint64
+}
+
+// Open opens or creates <root>/kg.db (mode 0600). When another process
+// holds the file it fails after opt.Timeout with an unavailable error that
+// says so, instead of waiting for ever.
+func Open(ctx context.Context, root string, opt Options) (*Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, domain.Unavailable(err, "open bolt store")
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, domain.Unavailable(err, "create storage root %s", root)
+	}
+	path := filepath.Join(root, FileName)
+	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opt.Timeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, domain.Unavailable(err, "%s is locked by another process (waited %s): is another kg server running on this root?", path, opt.Timeout)
+	}
+	if err != nil {
+		return nil, domain.Unavailable(err, "open %s", path)
+	}
+	s := &Store{db: db, path: path, log: opt.Logger}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		kg, err := tx.CreateBucketIfNotExists(bucketKG)
+		if err != nil {
+			return err
+		}
+		switch v := kg.Get(keyFormat); {
+		case v == nil:
+			if err := kg.Put(keyFormat, []byte(formatVersion)); err != nil {
+				return err
+			}
+		case string(v) != formatVersion:
+			return fmt.Errorf("layout version %q, this kg reads %q", v, formatVersion)
+		}
+		for _, b := range [][]byte{bucketUser, bucketProjects, bucketSessions} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, domain.Unavailable(err, "initialise %s", path)
+	}
+	return s, nil
+}
+
+// Close releases the file and its lock.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return domain.Unavailable(err, "close %s", s.path)
+	}
+	return nil
+}
+
+// Path returns the path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Stats returns the counts of committed writes since Open.
+func (s *Store) Stats() Stats {
+	return Stats{Commits: s.commits.Load(), Puts: s.puts.Load(), Deletes: s.deletes.Load()}
+}
+
+// InjectFault makes every following Commit and SaveSessions fail with err,
+// after it has written its items, from inside the transaction, so bbolt
+// rolls the transaction back as it would on a real write error. A nil err
+// removes the fault. This is how the contract tests produce a failing disk.
+func (s *Store) InjectFault(err error) {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	s.fault = err
+}
+
+func (s *Store) injected() error {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	return s.fault
+}
+
+// Check runs bbolt's consistency check of the whole file and returns the
+// problems found, if any. Tests call it after each case.
+func (s *Store) Check() error {
+	return s.db.View(func(tx *bbolt.Tx) error {
+		// Drain the channel: the checker goroutine blocks until every
+		// error has been received.
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// counter counts the writes of one transaction; they are added to the
+// store's totals only once the transaction has committed.
+type counter struct{ puts, deletes uint64 }
+
+func (c *counter) put(b *bbolt.Bucket, k, v []byte) error {
+	c.puts++
+	return b.Put(k, v)
+}
+
+func (c *counter) del(b *bbolt.Bucket, k []byte) error {
+	if b.Get(k) == nil {
+		return nil // nothing stored: no write
+	}
+	c.deletes++
+	return b.Delete(k)
+}
+
+func (s *Store) record(c counter) {
+	s.commits.Add(1)
+	s.puts.Add(c.puts)
+	s.deletes.Add(c.deletes)
+}
