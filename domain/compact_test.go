@@ -1,0 +1,436 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// cpN describes a node of a hand-built test graph.
+type cpN struct {
+	id         string
+	gist       int    // gist length in chars; 0 means 20 (cost 20 + 5 = 25 tokens)
+	notes      []int  // note lengths
+	ts, read   Micros // last write, last read
+	created    Micros // 0: old
+	tier       Tier
+	orphanedAt Micros
+}
+
+// cpE is an edge of a hand-built test graph, rel "r" unless given.
+type cpE struct{ from, to string }
+
+const cpNow = 100 * Day
+
+// cpGraph builds a checkpointed graph through Restore, as a backend would.
+func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *Graph {
+	t.Helper()
+	var d GraphData
+	d.Schema = SchemaVersion
+	seq := uint64(0)
+	for _, n := range nodes {
+		gl := n.gist
+		if gl == 0 {
+			gl = 20
+		}
+		var notes []string
+		for _, l := range n.notes {
+			notes = append(notes, strings.Repeat("n", l))
+		}
+		seq++
+		d.Nodes = append(d.Nodes, Node{
+			ID: n.id, Gist: strings.Repeat("g", gl), Notes: notes,
+			Tier: n.tier, Created: n.created, LastRead: n.read, OrphanedAt: n.orphanedAt,
+			Version: Version{V: 1, TS: n.ts, Seq: seq},
+		})
+	}
+	for _, e := range edges {
+		seq++
+		d.Edges = append(d.Edges, Edge{From: e.from, To: e.to, Rel: "r", Version: Version{V: 1, TS: 1, Seq: seq}})
+	}
+	d.Seq = seq
+	g, notes := Restore(GraphKey{Level: LevelUser}, d, RestoreOptions{})
+	if len(notes) != 0 {
+		t.Fatalf("Restore notes: %v", notes)
+	}
+	g.Checkpoint()
+	return g
+}
+
+// tiers returns the tier of every node.
+func tiers(g *Graph) map[string]Tier {
+	m := map[string]Tier{}
+	for id, n := range g.nodes {
+		m[id] = n.Tier
+	}
+	return m
+}
+
+// line returns n old active nodes n1…n<n> with last writes 1…n and the
+// default 25-token cost, so with no edges their rank order is n1, n2, ….
+func line(n int, mod func(i int, c *cpN)) []cpN {
+	var ns []cpN
+	for i := 1; i <= n; i++ {
+		c := cpN{id: "n" + string(rune('0'+i)), ts: Micros(i)}
+		if mod != nil {
+			mod(i, &c)
+		}
+		ns = append(ns, c)
+	}
+	return ns
+}
+
+type stepSummary struct {
+	ID   string
+	Pass string
+	To   Tier
+}
+
+func summarize(m Moves) []stepSummary {
+	var s []stepSummary
+	for _, st := range m.Steps {
+		s = append(s, stepSummary{st.ID, st.Pass, st.To})
+	}
+	return s
+}
+
+// TestCompactWorkedCases checks each rule of a run on a graph small enough to
+// compute by hand. Unless a case says otherwise a node costs 25 tokens and an
+// edge 15.
+func TestCompactWorkedCases(t *testing.T) {
+	tests := []struct {
+		name   string
+		nodes  []cpN
+		edges  []cpE
+		policy Policy
+
+		wantSteps  []stepSummary
+		wantBefore int
+		wantAfter  int
+		wantOver   bool
+	}{
+		{
+			// 125 > max 100: archive n1 (→100, still > target 80), n2 (→75).
+			name:       "pass 1 archives in rank order and stops at the target",
+			nodes:      line(5, nil),
+			policy:     Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			name:       "at max is within budget",
+			nodes:      line(4, nil),
+			policy:     Policy{MaxTokens: 100},
+			wantBefore: 100, wantAfter: 100,
+		},
+		{
+			// 90: above the target 80 but not above max: the hysteresis band.
+			name:       "between target and max nothing moves",
+			nodes:      line(3, func(i int, c *cpN) { c.gist = 40 }), // 30 each
+			policy:     Policy{MaxTokens: 100},
+			wantBefore: 90, wantAfter: 90,
+		},
+		{
+			// n1, n2 are in grace: pass 1 skips them although they rank first.
+			name:       "nodes in grace are never archived",
+			nodes:      line(5, func(i int, c *cpN) { c.created = cpNow - Day*Micros(i) }),
+			policy:     Policy{MaxTokens: 100, Grace: 3 * Day}, // n1 (1 day old), n2 (2 days) in grace
+			wantSteps:  []stepSummary{{"n3", PassArchive, Archived}, {"n4", PassArchive, Archived}},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// Only n6 is past grace: 150 → 125, still over max.
+			name: "grace alone keeps the graph over budget",
+			nodes: line(6, func(i int, c *cpN) {
+				if i < 6 {
+					c.created = cpNow
+				}
+			}),
+			policy:     Policy{MaxTokens: 100, Grace: 1},
+			wantSteps:  []stepSummary{{"n6", PassArchive, Archived}},
+			wantBefore: 150, wantAfter: 125, wantOver: true,
+		},
+		{
+			// a, b, c equal recency; conn a 33, c 66, b 99 → a first.
+			// 75 + 4 edges = 135. Archive a: −25 and a→x.go (archived→file)
+			// is hidden: −15 → 95, but a→b (archived→active) stays shown.
+			// Archive c: −25, b→c stays shown → 70.
+			name:       "archiving hides only the edges left without an active end",
+			nodes:      []cpN{{id: "a", ts: 1}, {id: "b", ts: 1}, {id: "c", ts: 1}},
+			edges:      []cpE{{"a", "b"}, {"b", "c"}, {"a", "x.go"}, {"x.go", "y.go"}},
+			policy:     Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"a", PassArchive, Archived}, {"c", PassArchive, Archived}},
+			wantBefore: 135, wantAfter: 70,
+		},
+		{
+			// 25 + 7 × 15 = 130: archiving a leaves 105 of edges between
+			// files, which no archiving can hide.
+			name:       "shown edges between artifacts alone exceed the budget",
+			nodes:      []cpN{{id: "a"}},
+			edges:      []cpE{{"f1", "g"}, {"f2", "g"}, {"f3", "g"}, {"f4", "g"}, {"f5", "g"}, {"f6", "g"}, {"f7", "g"}},
+			policy:     Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"a", PassArchive, Archived}},
+			wantBefore: 130, wantAfter: 105, wantOver: true,
+		},
+		{
+			// A 20-char gist and two 40-char notes: 25 tokens by gist, 45
+			// with notes. 3 × 25 = 75 is within 100.
+			name:       "notes not in the estimate by default",
+			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
+			policy:     Policy{MaxTokens: 100},
+			wantBefore: 75, wantAfter: 75,
+		},
+		{
+			// 3 × 45 = 135 > 100: archive n1 (90), n2 (45).
+			name:       "KG_ESTIMATE_NOTES charges the notes",
+			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
+			policy:     Policy{MaxTokens: 100, EstimateNotes: true},
+			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			wantBefore: 135, wantAfter: 45,
+		},
+		{
+			// An orphaned node costs nothing, however long, and hides its
+			// edges, even to active nodes.
+			name:       "orphaned nodes and their edges are free",
+			nodes:      []cpN{{id: "a"}, {id: "big", gist: 1000, tier: Orphaned, orphanedAt: 1}},
+			edges:      []cpE{{"a", "big"}, {"big", "a"}},
+			policy:     Policy{MaxTokens: 100},
+			wantBefore: 25, wantAfter: 25,
+		},
+		{
+			// Pass 1: n1 (→100), n2 (→75). Pass 1b population: n1…n5 and p,
+			// no edges so pc = 0.5 for all; recency pr n1 0, n2 .2, n3 .4,
+			// n4 .6, n5 .8, p 1. j = n1, score(p) − score(n1) = 0.33 ≥ 0.05:
+			// p comes back (→100 > 80), so n3, next in rank order, is
+			// archived for it (→75). Then j = n2 but no p is left.
+			name:   "pass 1b swap kept",
+			nodes:  append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}),
+			policy: Policy{MaxTokens: 100},
+			wantSteps: []stepSummary{
+				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived},
+				{"p", PassResurrect, Active}, {"n3", PassArchiveForSwap, Archived},
+			},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// As above, but n3…n5 are in grace: nothing can be archived to
+			// make room for p, so the swap is undone and pass 1b stops.
+			name: "pass 1b swap undone when it cannot fit",
+			nodes: append(line(5, func(i int, c *cpN) {
+				if i >= 3 {
+					c.created = cpNow
+				}
+			}), cpN{id: "p", ts: 10, tier: Archived}),
+			policy:     Policy{MaxTokens: 100, Grace: Day},
+			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// p ties n1 exactly (same recency, no edges): below the margin.
+			name:       "pass 1b needs the margin",
+			nodes:      append(line(5, nil), cpN{id: "p", ts: 1, tier: Archived}),
+			policy:     Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// Within budget: a recent archived node is not restored, because
+			// pass 1b runs only after pass 1 archived something.
+			name:       "no resurrection without pass 1",
+			nodes:      append(line(4, nil), cpN{id: "p", ts: 10, tier: Archived}),
+			policy:     Policy{MaxTokens: 100},
+			wantBefore: 100, wantAfter: 100,
+		},
+		{
+			// Archived budget floor(0.3 × 130) = 39 → 7 ids. 10 archived: orphan
+			// 3. Edges to active nodes: a1 2, a2 1, a3 1, a9 1, the rest 0.
+			// Among the zeros by recency then id: a5, a6, a7 (5), a4 (10), …;
+			// a9 has the oldest recency but an edge to an active node.
+			// Estimate: h1 + h2 = 50, five shown edges = 75 → 125 ≤ 130.
+			name: "pass 2 orphans the fewest edges first, then oldest, then lowest id",
+			nodes: []cpN{
+				{id: "h1", ts: 50}, {id: "h2", ts: 50},
+				{id: "a1", ts: 1, tier: Archived}, {id: "a2", ts: 1, tier: Archived},
+				{id: "a3", ts: 1, tier: Archived}, {id: "a4", ts: 10, tier: Archived},
+				{id: "a5", ts: 5, tier: Archived}, {id: "a6", ts: 5, tier: Archived},
+				{id: "a7", ts: 5, tier: Archived}, {id: "a8", ts: 20, tier: Archived},
+				{id: "a9", ts: 0, tier: Archived}, {id: "a10", ts: 30, tier: Archived},
+			},
+			edges:  []cpE{{"a1", "h1"}, {"h1", "a1"}, {"a2", "h1"}, {"a3", "h2"}, {"a9", "h2"}, {"a6", "a7"}, {"a8", "file"}},
+			policy: Policy{MaxTokens: 130},
+			wantSteps: []stepSummary{
+				{"a5", PassOrphan, Orphaned}, {"a6", PassOrphan, Orphaned}, {"a7", PassOrphan, Orphaned},
+			},
+			wantBefore: 125, wantAfter: 125,
+		},
+		{
+			// Pass 1 archives n1, n2 (→75); with 5 archived earlier that is 7
+			// ids = 35 > budget 30: one goes. All have 0 edges and n1 ties
+			// o1…o5 on recency (1), so the lowest id goes: n1, archived in
+			// this very run. (The o's tie n1's score: no resurrection.)
+			name: "pass 2 counts the nodes archived in this run",
+			nodes: append(line(5, nil),
+				cpN{id: "o1", ts: 1, tier: Archived}, cpN{id: "o2", ts: 1, tier: Archived},
+				cpN{id: "o3", ts: 1, tier: Archived}, cpN{id: "o4", ts: 1, tier: Archived},
+				cpN{id: "o5", ts: 1, tier: Archived}),
+			policy: Policy{MaxTokens: 100},
+			wantSteps: []stepSummary{
+				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}, {"n1", PassOrphan, Orphaned},
+			},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// h costs 20 (1-char gist); a01…a25 are archived, each with one
+			// edge to h: 20 + 25 × 15 = 395 ≤ max 400. Archived budget 120 →
+			// 24 ids: a01, the oldest, is orphaned and its edge hidden (−15).
+			name:       "orphaning hides edges to active nodes",
+			nodes:      orphanFan(25),
+			edges:      fanEdges(25),
+			policy:     Policy{MaxTokens: 400},
+			wantSteps:  []stepSummary{{"a01", PassOrphan, Orphaned}},
+			wantBefore: 395, wantAfter: 380,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := cpGraph(t, tt.nodes, tt.edges)
+			before := tiers(g)
+			seq := g.Seq()
+			plan := PlanCompaction(g, cpNow, tt.policy)
+			m := g.Compact(cpNow, tt.policy)
+			if diff := cmp.Diff(plan, m); diff != "" {
+				t.Errorf("plan and run differ (-plan +run):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantSteps, summarize(m)); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+			if m.EstimateBefore != tt.wantBefore || m.EstimateAfter != tt.wantAfter || m.OverBudget != tt.wantOver {
+				t.Errorf("estimate %d → %d over %v, want %d → %d over %v",
+					m.EstimateBefore, m.EstimateAfter, m.OverBudget, tt.wantBefore, tt.wantAfter, tt.wantOver)
+			}
+			if got := tt.policy.Estimate(g); got != m.EstimateAfter {
+				t.Errorf("graph estimate after the run %d, moves say %d", got, m.EstimateAfter)
+			}
+			// The graph's tiers are the plan's: the last move of each node.
+			want := before
+			for _, st := range m.Steps {
+				want[st.ID] = st.To
+			}
+			if diff := cmp.Diff(want, tiers(g)); diff != "" {
+				t.Errorf("tiers (-want +got):\n%s", diff)
+			}
+			// One seq per node that changed tier, none for the rest.
+			changed := 0
+			for id, tr := range tiers(g) {
+				n := g.nodes[id]
+				if tr != before[id] || n.TierSeq > seq {
+					changed++
+					if n.TierSeq <= seq || n.Version.V != 1 {
+						t.Errorf("%s: TierSeq %d (seq before %d), version %d; want a new TierSeq and version 1", id, n.TierSeq, seq, n.Version.V)
+					}
+				}
+				if tr == Orphaned && before[id] != Orphaned && n.OrphanedAt != cpNow {
+					t.Errorf("%s: orphaned at %d, want now %d", id, n.OrphanedAt, cpNow)
+				}
+			}
+			if g.Seq() != seq+uint64(changed) {
+				t.Errorf("seq %d → %d for %d changed nodes", seq, g.Seq(), changed)
+			}
+			if again := g.Compact(cpNow, tt.policy); !again.Empty() {
+				t.Errorf("second run moved %v", summarize(again))
+			}
+		})
+	}
+}
+
+// TestCompactMovesExplainThemselves checks that every move carries the
+// numbers that decided it.
+func TestCompactMovesExplainThemselves(t *testing.T) {
+	g := cpGraph(t, append(line(5, nil),
+		cpN{id: "p", ts: 10, tier: Archived},
+		cpN{id: "o1", ts: 2, tier: Archived}, cpN{id: "o2", ts: 3, tier: Archived},
+		cpN{id: "o3", ts: 4, tier: Archived}, cpN{id: "o4", ts: 5, tier: Archived}), nil)
+	m := g.Compact(cpNow, Policy{MaxTokens: 100})
+	want := map[string][]string{
+		PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
+		PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
+		PassArchiveForSwap: {"score 0.", "target 80", "after restoring "},
+		PassOrphan:         {"edges to active nodes", "archived budget 30"},
+	}
+	seen := map[string]bool{}
+	for _, st := range m.Steps {
+		seen[st.Pass] = true
+		for _, s := range want[st.Pass] {
+			if st.Pass == PassArchive && st.ID != "n1" && strings.HasPrefix(s, "estimate") {
+				continue // later archive steps start from a lower estimate
+			}
+			if !strings.Contains(st.Reason, s) {
+				t.Errorf("%s %s: reason %q lacks %q", st.Pass, st.ID, st.Reason, s)
+			}
+		}
+		if (st.Rank == nil) != (st.Pass == PassOrphan) {
+			t.Errorf("%s %s: rank %v; want a rank exactly for the scored passes", st.Pass, st.ID, st.Rank)
+		}
+	}
+	for pass := range want {
+		if !seen[pass] {
+			t.Errorf("no %s step in %v", pass, summarize(m))
+		}
+	}
+}
+
+// TestCompactWithinBudgetAllocatesNothing checks the O(1) path: a run on a
+// graph within both budgets reads the kept counts and returns.
+func TestCompactWithinBudgetAllocatesNothing(t *testing.T) {
+	g := cpGraph(t, line(3, nil), []cpE{{"n1", "n2"}})
+	p := DefaultPolicy()
+	allocs := testing.AllocsPerRun(100, func() {
+		if m := g.Compact(cpNow, p); !m.Empty() {
+			t.Fatalf("moved %v", summarize(m))
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a run within budget allocated %v times", allocs)
+	}
+}
+
+// TestCompactRollback checks that the tier changes of a run are journaled: a
+// rollback returns every node to its tier.
+func TestCompactRollback(t *testing.T) {
+	g := cpGraph(t, append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}), nil)
+	before := g.Data()
+	m := g.Compact(cpNow, Policy{MaxTokens: 100})
+	if m.Empty() {
+		t.Fatal("the run moved nothing")
+	}
+	if len(g.Pending().Nodes) != 4 {
+		t.Errorf("pending nodes %v, want the 4 moved", g.Pending().Nodes)
+	}
+	g.Rollback()
+	after := g.Data()
+	after.Seq = before.Seq // the counter never goes back
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("after rollback (-before +after):\n%s", diff)
+	}
+}
+
+// orphanFan is an active hub h of 20 tokens and n archived nodes a01…
+// with last writes 1, 2, 2, ….
+func orphanFan(n int) []cpN {
+	ns := []cpN{{id: "h", gist: 1, ts: 9}}
+	for i := 1; i <= n; i++ {
+		ns = append(ns, cpN{id: fmt.Sprintf("a%02d", i), ts: Micros(min(i, 2)), tier: Archived})
+	}
+	return ns
+}
+
+// fanEdges joins each of a01… to h.
+func fanEdges(n int) []cpE {
+	var es []cpE
+	for i := 1; i <= n; i++ {
+		es = append(es, cpE{fmt.Sprintf("a%02d", i), "h"})
+	}
+	return es
+}

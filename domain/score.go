@@ -1,0 +1,192 @@
+package domain
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Connectedness weights in integer hundredths: the seed's 0.66 × in +
+// 0.33 × out, scaled so that equal values tie exactly (compaction.md).
+const (
+	inWeight  = 66
+	outWeight = 33
+)
+
+// Score weights (compaction.md). They are applied as
+// float64(0.33*pr) + float64(0.66*pc): the explicit conversions forbid the
+// compiler to fuse the multiply and the add, which would change the last bit
+// of a score on some platforms and with it a tie.
+const (
+	recencyWeight       = 0.33
+	connectednessWeight = 0.66
+)
+
+// combineScore is the score of a node from its two percentiles.
+func combineScore(pr, pc float64) float64 {
+	return float64(recencyWeight*pr) + float64(connectednessWeight*pc)
+}
+
+// graceLeft returns how long a node created at created still has before
+// it may be archived at now; 0 when past grace. A node with no
+// created time counts as old.
+func graceLeft(created, now, grace Micros) Micros {
+	if created == 0 {
+		return 0
+	}
+	if age := now - created; age < grace {
+		return grace - age
+	}
+	return 0
+}
+
+// percentiles returns the tie-aware percentile of each value among vals:
+// p = (less + (equal-1)/2) / (N-1), with 0.5 for a population of one. Equal
+// values get equal percentiles whatever their order in vals. It sorts a copy
+// of the positions, so it costs O(N log N).
+func percentiles[T cmp.Ordered](vals []T) []float64 {
+	n := len(vals)
+	ps := make([]float64, n)
+	if n == 1 {
+		ps[0] = 0.5
+	}
+	if n <= 1 {
+		return ps
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(vals[a], vals[b]) })
+	denom := float64(n - 1)
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && vals[order[hi]] == vals[order[lo]] {
+			hi++
+		}
+		// less = lo values below, equal = hi-lo values in the group.
+		// The numerator is formed first, then divided, as the spec says.
+		p := (float64(lo) + float64(hi-lo-1)/2) / denom
+		for _, i := range order[lo:hi] {
+			ps[i] = p
+		}
+		lo = hi
+	}
+	return ps
+}
+
+// cmpRank is the rank order of compaction.md, lowest (first archived)
+// first: score ascending, then recency ascending, then id ascending.
+func cmpRank(a, b *Rank) int {
+	if c := cmp.Compare(a.Score, b.Score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Recency, b.Recency); c != 0 {
+		return c
+	}
+	return cmpString(a.ID, b.ID)
+}
+
+// cmpRestore is the order in which pass 1b picks nodes to restore: highest
+// score first, ties by higher recency, then lower id. It is not the reverse
+// of the rank order, whose last tie-break is the higher id.
+func cmpRestore(a, b *Rank) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Recency, a.Recency); c != 0 {
+		return c
+	}
+	return cmpString(a.ID, b.ID)
+}
+
+// scorePopulation fills the percentiles and scores of ranks, whose ID,
+// Recency and Connectedness must already be set: the population is exactly
+// the given ranks.
+func scorePopulation(ranks []Rank) {
+	rec := make([]Micros, len(ranks))
+	con := make([]int, len(ranks))
+	for i := range ranks {
+		rec[i] = ranks[i].Recency
+		con[i] = ranks[i].Connectedness
+	}
+	pr := percentiles(rec)
+	pc := percentiles(con)
+	for i := range ranks {
+		ranks[i].PRecency = pr[i]
+		ranks[i].PConnectedness = pc[i]
+		ranks[i].Score = combineScore(pr[i], pc[i])
+	}
+}
+
+// connectedness is 66 × in + 33 × out for the node id, where in counts the
+// edges x → id whose x is an active node and out the edges id → y whose y is
+// an active node; active says whether an end is an active node of the graph
+// (edges to references, to other tiers and across levels count 0). It costs
+// O(degree) through the adjacency index.
+func (g *Graph) connectedness(id string, active func(end string) bool) int {
+	c := 0
+	for k := range g.in[id] {
+		if active(k.From) {
+			c += inWeight
+		}
+	}
+	for k := range g.out[id] {
+		if active(k.To) {
+			c += outWeight
+		}
+	}
+	return c
+}
+
+// activeNode reports whether end names an active node of g.
+func (g *Graph) activeNode(end string) bool {
+	n, ok := g.nodes[end]
+	return ok && n.Tier == Active
+}
+
+// Ranks explains where every node of g stands in compaction at now: the
+// figures a person needs to see why pass 1 would archive one node before
+// another. The population of the percentiles is the one pass 1 uses, the
+// active eligible nodes; only their entries carry percentiles and a score.
+// Every other node (active in grace, archived, orphaned) has an entry with
+// its recency, connectedness, eligibility and, while in grace, the time left.
+func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
+	out := make(map[string]Rank, len(g.nodes))
+	var pop []Rank
+	for id, n := range g.nodes {
+		r := Rank{
+			ID:            id,
+			Recency:       n.Recency(),
+			Connectedness: g.connectedness(id, g.activeNode),
+			GraceLeft:     graceLeft(n.Created, now, p.Grace),
+		}
+		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
+		if r.Eligible && n.Tier == Active {
+			pop = append(pop, r)
+			continue
+		}
+		out[id] = r
+	}
+	scorePopulation(pop)
+	for _, r := range pop {
+		out[r.ID] = r
+	}
+	return out
+}
+
+// RankOrder returns the ids of ranks that carry a score (the population of
+// Ranks) in rank order, the order in which pass 1 would archive them.
+func RankOrder(ranks map[string]Rank, g *Graph) []string {
+	pop := make([]*Rank, 0, len(ranks))
+	for id, r := range ranks {
+		if n, ok := g.nodes[id]; ok && n.Tier == Active && r.Eligible {
+			pop = append(pop, &r)
+		}
+	}
+	slices.SortFunc(pop, cmpRank)
+	ids := make([]string, len(pop))
+	for i, r := range pop {
+		ids[i] = r.ID
+	}
+	return ids
+}

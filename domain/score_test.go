@@ -1,0 +1,185 @@
+package domain
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPercentiles(t *testing.T) {
+	tests := []struct {
+		name string
+		vals []int
+		want []float64
+	}{
+		{"empty population", nil, []float64{}},
+		{"one value is the median", []int{7}, []float64{0.5}},
+		{"distinct values spread from 0 to 1", []int{1, 2, 3}, []float64{0, 0.5, 1}},
+		{"distinct values in any order", []int{3, 1, 2}, []float64{1, 0, 0.5}},
+		{"all equal share the middle", []int{5, 5, 5}, []float64{0.5, 0.5, 0.5}},
+		// N-1 = 3. The two 1s: less 0, equal 2 → 0.5/3. The 2: less 2 → 2/3.
+		{"ties at the bottom", []int{1, 1, 2, 3}, []float64{0.5 / 3, 0.5 / 3, 2.0 / 3, 1}},
+		// The two 3s: less 2, equal 2 → 2.5/3, whatever their positions.
+		{"interleaved ties", []int{3, 1, 3, 1}, []float64{2.5 / 3, 0.5 / 3, 2.5 / 3, 0.5 / 3}},
+		// Two equal of two: (0 + 1/2) / 1.
+		{"a pair that ties", []int{4, 4}, []float64{0.5, 0.5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := percentiles(tt.vals)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("percentiles(%v) (-want +got):\n%s", tt.vals, diff)
+			}
+		})
+	}
+}
+
+func TestCombineScore(t *testing.T) {
+	tests := []struct {
+		name   string
+		pr, pc float64
+		want   float64
+	}{
+		{"both lowest", 0, 0, 0},
+		{"recency only", 1, 0, 0.33},
+		{"connectedness only", 0, 1, 0.66},
+		{"median of both", 0.5, 0.5, 0.495},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := combineScore(tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("combineScore(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRankOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Rank
+		want int // cmpRank(a, b)
+	}{
+		{"lower score first", Rank{ID: "z", Score: 0.1, Recency: 9}, Rank{ID: "a", Score: 0.2, Recency: 1}, -1},
+		{"equal score: older recency first", Rank{ID: "z", Score: 0.2, Recency: 1}, Rank{ID: "a", Score: 0.2, Recency: 2}, -1},
+		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.2, Recency: 1}, Rank{ID: "b", Score: 0.2, Recency: 1}, -1},
+		{"byte order of ids", Rank{ID: "Z", Score: 0.2}, Rank{ID: "a", Score: 0.2}, -1},
+		{"same rank", Rank{ID: "a", Score: 0.2, Recency: 1}, Rank{ID: "a", Score: 0.2, Recency: 1}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cmpRank(&tt.a, &tt.b); got != tt.want {
+				t.Errorf("cmpRank(a, b) = %d, want %d", got, tt.want)
+			}
+			if got := cmpRank(&tt.b, &tt.a); got != -tt.want {
+				t.Errorf("cmpRank(b, a) = %d, want %d", got, -tt.want)
+			}
+		})
+	}
+}
+
+func TestRestoreOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Rank
+	}{
+		{"higher score first", Rank{ID: "z", Score: 0.9}, Rank{ID: "a", Score: 0.8, Recency: 9}},
+		{"equal score: higher recency first", Rank{ID: "z", Score: 0.9, Recency: 2}, Rank{ID: "a", Score: 0.9, Recency: 1}},
+		// Not the reverse of the rank order: the id tie-break stays ascending.
+		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.9, Recency: 1}, Rank{ID: "b", Score: 0.9, Recency: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cmpRestore(&tt.a, &tt.b); got != -1 {
+				t.Errorf("cmpRestore(a, b) = %d, want -1", got)
+			}
+		})
+	}
+}
+
+func TestGraceLeft(t *testing.T) {
+	const now = 100 * Day
+	tests := []struct {
+		name           string
+		created, grace Micros
+		want           Micros
+	}{
+		{"no created time counts as old", 0, 5 * Day, 0},
+		{"exactly at the end of grace is past it", now - 5*Day, 5 * Day, 0},
+		{"one microsecond short", now - 5*Day + 1, 5 * Day, 1},
+		{"created now", now, 5 * Day, 5 * Day},
+		{"grace 0 means never in grace", now, 0, 0},
+		{"long past grace", now - 50*Day, 5 * Day, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := graceLeft(tt.created, now, tt.grace); got != tt.want {
+				t.Errorf("graceLeft(%d, %d, %d) = %d, want %d", tt.created, now, tt.grace, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRanks works one population by hand:
+//
+//	a: ts 100, read 300; in e→a (66), out a→b (33), a→file (0)  → conn 99,  rec 300
+//	b: ts 200;           in a→b, c→b (132), out b→d archived (0) → conn 132, rec 200
+//	c: ts 200;           out c→b (33)                            → conn 33,  rec 200
+//	d: archived; e: in grace — not in the population.
+//
+// Recency percentiles (N=3): b, c tie at (0+0.5)/2 = 0.25, a = 1.
+// Connectedness: c 0, a 0.5, b 1.
+// Scores: a = 0.33 + 0.33 = 0.66, b = 0.0825 + 0.66 = 0.7425, c = 0.0825.
+func TestRanks(t *testing.T) {
+	const now = 100 * Day
+	g := cpGraph(t, []cpN{
+		{id: "a", ts: 100, read: 300},
+		{id: "b", ts: 200},
+		{id: "c", ts: 200},
+		{id: "d", ts: 50, tier: Archived},
+		{id: "e", ts: 400, created: now - 1},
+	}, []cpE{{"a", "b"}, {"c", "b"}, {"b", "d"}, {"a", "src/file.go"}, {"e", "a"}})
+	p := Policy{MaxTokens: 1000, Grace: 10}
+	got := Ranks(g, now, p)
+	want := map[string]Rank{
+		"a": {ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true},
+		"b": {ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true},
+		"c": {ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true},
+		"d": {ID: "d", Recency: 50, Connectedness: 66, Eligible: true},
+		"e": {ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Ranks (-want +got):\n%s", diff)
+	}
+	for id, score := range map[string]float64{"a": 0.66, "b": 0.7425, "c": 0.0825} {
+		if math.Abs(got[id].Score-score) > 1e-12 {
+			t.Errorf("score of %s = %v, want %v", id, got[id].Score, score)
+		}
+	}
+	if diff := cmp.Diff([]string{"c", "a", "b"}, RankOrder(got, g)); diff != "" {
+		t.Errorf("RankOrder (-want +got):\n%s", diff)
+	}
+}
+
+// TestConnectednessCountsActiveNodesOnly checks which edges count: only those
+// whose other end is an active node of the same graph.
+func TestConnectednessCountsActiveNodesOnly(t *testing.T) {
+	g := cpGraph(t, []cpN{
+		{id: "n"},
+		{id: "act"},
+		{id: "arc", tier: Archived},
+		{id: "orph", tier: Orphaned, orphanedAt: 1},
+	}, []cpE{
+		{"act", "n"}, {"n", "act"}, // 66 + 33
+		{"arc", "n"}, {"n", "arc"}, // archived: 0
+		{"orph", "n"}, {"n", "orph"}, // orphaned: 0
+		{"n", "docs/x.md"}, {"https://x.test/y", "n"}, // references: 0
+		{"user-node", "n"}, // a user-graph id seen from a project graph is a reference: 0
+		{"n", "n"},         // a self-loop of an active node counts both ways
+	})
+	want := 66 + 33 + 66 + 33
+	if got := g.connectedness("n", g.activeNode); got != want {
+		t.Errorf("connectedness(n) = %d, want %d", got, want)
+	}
+}
