@@ -142,8 +142,9 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 }
 
 // numberUnsequenced gives the entries without a seq (schema 1) the next seqs
-// in timestamp order, ties by key ("node:<id>" before "edge:…", as the keys
-// sort in the file). It reports whether it numbered any.
+// in timestamp order, ties by key in byte order, as the keys sort in the
+// file ("edge:<from>-><to>:<rel>" before "node:<id>"). It reports whether it
+// numbered any.
 func (g *Graph) numberUnsequenced() bool {
 	type entry struct {
 		ts   Micros

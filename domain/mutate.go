@@ -1,6 +1,9 @@
 package domain
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Stamp says when and by whom a change is made: one clock read per change,
 // taken by the caller, and the session that made it (empty for none).
@@ -219,15 +222,22 @@ func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
 	if old.Tier == Active {
 		return r, nil
 	}
-	for _, e := range g.EdgesOf(id) { // sorted: deterministic seqs
-		other := e.To
+	for _, k := range g.incident(id) {
+		other := k.To
 		if other == id {
-			other = e.From
+			other = k.From
 		}
 		if nb, ok := g.nodes[other]; ok && nb.Tier == Orphaned {
-			g.setTier(other, Archived, at.Now)
 			r.Rescued = append(r.Rescued, other)
 		}
+	}
+	// Rescue in id order: the list is documented as sorted, and the
+	// rescue seqs then follow it whatever the order of the edges.
+	// Two edges may join the same neighbour: Compact drops the repeat.
+	slices.Sort(r.Rescued)
+	r.Rescued = slices.Compact(r.Rescued)
+	for _, other := range r.Rescued {
+		g.setTier(other, Archived, at.Now)
 	}
 	return r, nil
 }

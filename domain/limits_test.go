@@ -1,0 +1,364 @@
+package domain
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkErr asserts err is an invalid-argument *Error with message msg and,
+// when limit is not 0, that limit.
+func checkErr(t *testing.T, err error, msg string, limit int) {
+	t.Helper()
+	if msg == "" {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("no error, want %q", msg)
+	}
+	if err.Error() != msg {
+		t.Errorf("error = %q, want %q", err, msg)
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %T is not a *domain.Error", err)
+	}
+	if e.Kind != KindInvalid {
+		t.Errorf("kind = %q, want invalid", e.Kind)
+	}
+	if e.Limit != limit {
+		t.Errorf("limit = %d, want %d", e.Limit, limit)
+	}
+}
+
+const badPattern = "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'"
+
+func TestValidateID(t *testing.T) {
+	tests := []struct {
+		name, id, msg string
+		limit         int
+	}{
+		{name: "kebab-case", id: "auth-token-refresh"},
+		{name: "dots and underscores", id: "v1.2_final"},
+		{name: "one char", id: "a"},
+		{name: "at the limit", id: strings.Repeat("a", MaxIDLen)},
+		{name: "empty", id: "", msg: "id: must not be empty"},
+		{name: "over the limit", id: strings.Repeat("a", MaxIDLen+1), msg: "id: 129 chars, limit 128", limit: MaxIDLen},
+		{name: "slash", id: "a/b", msg: `id: "a/b" ` + badPattern},
+		{name: "leading dash", id: "-a", msg: `id: "-a" ` + badPattern},
+		{name: "space", id: "a b", msg: `id: "a b" ` + badPattern},
+		{name: "non-ASCII letter", id: "café", msg: `id: "café" ` + badPattern},
+		{name: "NUL", id: "a\x00", msg: "id: must not contain NUL"},
+		{name: "invalid UTF-8", id: "a\xc3", msg: "id: must be valid UTF-8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateID("id", tc.id), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestValidateRel(t *testing.T) {
+	tests := []struct {
+		name, rel, msg string
+		limit          int
+	}{
+		{name: "plain", rel: "depends-on"},
+		{name: "at the limit", rel: strings.Repeat("r", MaxRelLen)},
+		{name: "over the limit", rel: strings.Repeat("r", MaxRelLen+1), msg: "rel: 65 chars, limit 64", limit: MaxRelLen},
+		{name: "empty", rel: "", msg: "rel: must not be empty"},
+		{name: "arrow", rel: "->", msg: `rel: "->" ` + badPattern},
+		{name: "NUL", rel: "\x00", msg: "rel: must not contain NUL"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateRel("rel", tc.rel), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestValidateEnd(t *testing.T) {
+	tests := []struct {
+		name, end, msg string
+		limit          int
+	}{
+		{name: "node id", end: "auth-module"},
+		{name: "file path", end: "src/auth/refresh.py"},
+		{name: "URL", end: "https://example.com/a?b=c"},
+		{name: "inner spaces", end: "My Documents/notes.txt"},
+		{name: "long id-like reference", end: strings.Repeat("a", MaxIDLen+1)},
+		{name: "reference at the limit, in code points", end: strings.Repeat("é", MaxRefLen)},
+		{name: "reference over the limit", end: strings.Repeat("é", MaxRefLen+1), msg: "to: 513 chars, limit 512", limit: MaxRefLen},
+		{name: "empty", end: "", msg: "to: must not be empty"},
+		{name: "control character", end: "a\tb", msg: "to: must not contain control characters"},
+		{name: "leading space", end: " a", msg: "to: must not start or end with white space"},
+		{name: "trailing space", end: "a.go ", msg: "to: must not start or end with white space"},
+		{name: "NUL", end: "a\x00", msg: "to: must not contain NUL"},
+		{name: "invalid UTF-8", end: "\xff", msg: "to: must be valid UTF-8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateEnd("to", tc.end), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestNormalizeGist(t *testing.T) {
+	tests := []struct {
+		name, gist, want, msg string
+		limit                 int
+	}{
+		{name: "plain", gist: "JWT refresh uses a sliding window", want: "JWT refresh uses a sliding window"},
+		{name: "trimmed", gist: "  \t padded \n", want: "padded"},
+		{name: "at the limit after trimming", gist: " " + strings.Repeat("g", MaxGistLen) + " ", want: strings.Repeat("g", MaxGistLen)},
+		{name: "limit counts code points", gist: strings.Repeat("ü", MaxGistLen), want: strings.Repeat("ü", MaxGistLen)},
+		{name: "the spec's example", gist: strings.Repeat("g", 1204), msg: "gist: 1204 chars, limit 1000", limit: MaxGistLen},
+		{name: "one over", gist: strings.Repeat("ü", MaxGistLen+1), msg: "gist: 1001 chars, limit 1000", limit: MaxGistLen},
+		{name: "empty", gist: "", msg: "gist: must not be empty"},
+		{name: "blank", gist: " \n\t ", msg: "gist: must not be empty"},
+		{name: "two lines", gist: "first\nsecond", msg: "gist: must be one line; put details in notes"},
+		{name: "carriage return", gist: "first\rsecond", msg: "gist: must be one line; put details in notes"},
+		{name: "NUL", gist: "a\x00b", msg: "gist: must not contain NUL"},
+		{name: "invalid UTF-8", gist: "a\xffb", msg: "gist: must be valid UTF-8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := NormalizeGist(tc.gist)
+			checkErr(t, err, tc.msg, tc.limit)
+			if got != tc.want {
+				t.Errorf("gist = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateNotes(t *testing.T) {
+	many := func(n int, s string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = s
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		notes []string
+		msg   string
+		limit int
+	}{
+		{name: "nil"},
+		{name: "empty list", notes: []string{}},
+		{name: "multi-line note", notes: []string{"line one\nline two"}},
+		{name: "at both limits", notes: many(MaxNotes, strings.Repeat("n", MaxNoteLen))},
+		{name: "too many", notes: many(MaxNotes+1, "n"), msg: "notes: 51 items, limit 50", limit: MaxNotes},
+		{name: "one too long", notes: []string{"ok", "ok", "ok", strings.Repeat("ñ", MaxNoteLen+1)}, msg: "notes[3]: 4001 chars, limit 4000", limit: MaxNoteLen},
+		{name: "empty note", notes: []string{""}, msg: "notes[0]: must not be empty"},
+		{name: "NUL", notes: []string{"ok", "\x00"}, msg: "notes[1]: must not contain NUL"},
+		{name: "invalid UTF-8", notes: []string{"\xc0"}, msg: "notes[0]: must be valid UTF-8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateNotes("notes", tc.notes), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestValidateTouches(t *testing.T) {
+	many := make([]string, MaxTouches+1)
+	for i := range many {
+		many[i] = "f.go"
+	}
+	tests := []struct {
+		name    string
+		touches []string
+		msg     string
+		limit   int
+	}{
+		{name: "paths", touches: []string{"src/a.go", "docs/My File.md"}},
+		{name: "at both limits", touches: append(many[:MaxTouches:MaxTouches], strings.Repeat("t", MaxTouchLen))[1:]},
+		{name: "too many", touches: many, msg: "touches: 51 items, limit 50", limit: MaxTouches},
+		{name: "too long", touches: []string{strings.Repeat("t", MaxTouchLen+1)}, msg: "touches[0]: 513 chars, limit 512", limit: MaxTouchLen},
+		{name: "empty", touches: []string{"a", ""}, msg: "touches[1]: must not be empty"},
+		{name: "control character", touches: []string{"a\nb"}, msg: "touches[0]: must not contain control characters"},
+		{name: "NUL", touches: []string{"\x00"}, msg: "touches[0]: must not contain NUL"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateTouches("touches", tc.touches), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestValidateProgressState(t *testing.T) {
+	big := `{"k":"` + strings.Repeat("x", MaxProgressBytes-7) + `"}` // 1 byte over
+	tests := []struct {
+		name, state, msg string
+		limit            int
+	}{
+		{name: "object", state: `{"step":3,"done":["a"]}`},
+		{name: "empty object", state: `{}`},
+		{name: "at the limit", state: big[:len(big)-3] + `"}`},
+		{name: "over the limit", state: big, msg: "state: 65537 bytes, limit 65536", limit: MaxProgressBytes},
+		{name: "array", state: `[1,2]`, msg: "state: must be a JSON object"},
+		{name: "null", state: `null`, msg: "state: must be a JSON object"},
+		{name: "string", state: `"s"`, msg: "state: must be a JSON object"},
+		{name: "not JSON", state: `{step:3}`, msg: "state: must be a JSON object"},
+		{name: "empty", state: ``, msg: "state: must be a JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateProgressState("state", []byte(tc.state)), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestValidateQuery(t *testing.T) {
+	tests := []struct {
+		name, q, msg string
+		limit        int
+	}{
+		{name: "words", q: "auth token"},
+		{name: "at the limit", q: strings.Repeat("q", MaxQueryLen)},
+		{name: "over the limit", q: strings.Repeat("q", MaxQueryLen+1), msg: "query: 1001 chars, limit 1000", limit: MaxQueryLen},
+		{name: "empty", q: "", msg: "query: must not be empty"},
+		{name: "blank", q: "  ", msg: "query: must not be empty"},
+		{name: "NUL", q: "\x00", msg: "query: must not contain NUL"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateQuery("query", tc.q), tc.msg, tc.limit)
+		})
+	}
+}
+
+// seededGraph returns a checkpointed graph with a node, an edge, a deleted
+// node and a progress entry, so a rejected write has things to disturb.
+func seededGraph(t *testing.T) *Graph {
+	t.Helper()
+	g := NewGraph(ProjectGraph("/work/app"))
+	corePutAt(t, g, coreAt(1, "s"), "keep", "kept gist", []string{"a note"}, []string{"a.go"})
+	corePutAt(t, g, coreAt(2, "s"), "gone", "to delete", nil, nil)
+	coreEdge(t, g, coreAt(3, "s"), "keep", "uses", "a.go")
+	if _, err := g.DeleteNode("gone", coreAt(4, "s")); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetProgress("task", RawJSON(`{"step":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	g.Checkpoint()
+	return g
+}
+
+// assertUntouched fails when g differs from before, when anything is
+// pending, or when a seq was handed out.
+func assertUntouched(t *testing.T, g *Graph, before GraphData, beforeStats Stats) {
+	t.Helper()
+	if diff := cmp.Diff(before, g.Data()); diff != "" {
+		t.Errorf("a rejected write changed the graph (-before +after):\n%s", diff)
+	}
+	if !g.Pending().Empty() {
+		t.Errorf("a rejected write left pending changes: %+v", g.Pending())
+	}
+	if g.Stats() != beforeStats {
+		t.Errorf("stats = %+v, want %+v", g.Stats(), beforeStats)
+	}
+}
+
+func TestRejectedWritesChangeNothing(t *testing.T) {
+	v1, v9 := uint64(1), uint64(9)
+	tests := []struct {
+		name  string
+		write func(g *Graph) error
+		msg   string
+		kind  Kind
+	}{
+		{"bad id", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "a/b", Gist: "g"}, coreAt(9, "x"))
+			return err
+		}, `id: "a/b" ` + badPattern, KindInvalid},
+		{"long gist on an existing node", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "keep", Gist: strings.Repeat("g", 1204)}, coreAt(9, "x"))
+			return err
+		}, "gist: 1204 chars, limit 1000", KindInvalid},
+		{"multi-line gist", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "new", Gist: "a\nb"}, coreAt(9, "x"))
+			return err
+		}, "gist: must be one line; put details in notes", KindInvalid},
+		{"too many notes", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "g", Notes: make([]string, MaxNotes+1)}, coreAt(9, "x"))
+			return err
+		}, "notes: 51 items, limit 50", KindInvalid},
+		{"bad touch", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "g", Touches: []string{"ok", "a\x01"}}, coreAt(9, "x"))
+			return err
+		}, "touches[1]: must not contain control characters", KindInvalid},
+		{"version conflict", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "g", ExpectedVersion: &v9}, coreAt(9, "x"))
+			return err
+		}, `expected_version: node "keep" is at version 1, not 9; read it and retry`, KindConflict},
+		{"create-only on a deleted node", func(g *Graph) error {
+			v0 := uint64(0)
+			_, err := g.PutNode(NodeInput{ID: "gone", Gist: "g", ExpectedVersion: &v0}, coreAt(9, "x"))
+			return err
+		}, `expected_version: node "gone" is at version 1, not 0; read it and retry`, KindConflict},
+		{"validation comes before the version check", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "", ExpectedVersion: &v1}, coreAt(9, "x"))
+			return err
+		}, "gist: must not be empty", KindInvalid},
+		{"bad edge end", func(g *Graph) error {
+			_, err := g.PutEdge(EdgeInput{From: "keep", To: " a.go", Rel: "uses"}, coreAt(9, "x"))
+			return err
+		}, "to: must not start or end with white space", KindInvalid},
+		{"bad from", func(g *Graph) error {
+			_, err := g.PutEdge(EdgeInput{From: "", To: "keep", Rel: "uses"}, coreAt(9, "x"))
+			return err
+		}, "from: must not be empty", KindInvalid},
+		{"long rel", func(g *Graph) error {
+			_, err := g.PutEdge(EdgeInput{From: "keep", To: "a.go", Rel: strings.Repeat("r", 65)}, coreAt(9, "x"))
+			return err
+		}, "rel: 65 chars, limit 64", KindInvalid},
+		{"long edge note", func(g *Graph) error {
+			_, err := g.PutEdge(EdgeInput{From: "keep", To: "a.go", Rel: "uses", Notes: []string{strings.Repeat("n", 4001)}}, coreAt(9, "x"))
+			return err
+		}, "notes[0]: 4001 chars, limit 4000", KindInvalid},
+		{"bad task id", func(g *Graph) error {
+			return g.SetProgress("a b", RawJSON(`{}`))
+		}, `task_id: "a b" ` + badPattern, KindInvalid},
+		{"progress not an object", func(g *Graph) error {
+			return g.SetProgress("task", RawJSON(`[1]`))
+		}, "state: must be a JSON object", KindInvalid},
+		{"delete a missing node", func(g *Graph) error {
+			_, err := g.DeleteNode("gone", coreAt(9, "x"))
+			return err
+		}, `id: node "gone" not found in project graph`, KindNotFound},
+		{"recall a missing node", func(g *Graph) error {
+			_, err := g.RecallNode("nope", coreAt(9, "x"))
+			return err
+		}, `id: node "nope" not found in project graph`, KindNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := seededGraph(t)
+			before, stats, seq := g.Data(), g.Stats(), g.Seq()
+			err := tc.write(g)
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.msg)
+			}
+			if err.Error() != tc.msg {
+				t.Errorf("error = %q, want %q", err, tc.msg)
+			}
+			if KindOf(err) != tc.kind {
+				t.Errorf("kind = %q, want %q", KindOf(err), tc.kind)
+			}
+			if g.Seq() != seq {
+				t.Errorf("seq moved from %d to %d", seq, g.Seq())
+			}
+			assertUntouched(t, g, before, stats)
+		})
+	}
+}
