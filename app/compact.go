@@ -1,0 +1,35 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Compact is POST /api/compaction/run: one compaction run of the graph
+// named by the scope now, through the write path, returning the moves made.
+func (s *Service) Compact(ctx context.Context, sc Scope) (domain.Moves, error) {
+	t, err := s.resolve(sc)
+	if err != nil {
+		return domain.Moves{}, err
+	}
+	k, err := t.key(sc.Level)
+	if err != nil {
+		return domain.Moves{}, err
+	}
+	e, err := s.store.get(ctx, k)
+	if err != nil {
+		return domain.Moves{}, err
+	}
+	var moves domain.Moves
+	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		m, evs := s.compactRun(g, at)
+		moves = m
+		return evs, nil
+	})
+	if err != nil {
+		return domain.Moves{}, err
+	}
+	return moves, nil
+}

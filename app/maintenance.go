@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Run is the maintenance loop: every MaintenanceInterval it runs one tick.
+// It returns when ctx is done.
+func (s *Service) Run(ctx context.Context) {
+	tk := time.NewTicker(s.cfg.MaintenanceInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+			s.tick(ctx)
+		}
+	}
+}
+
+// tick does the maintenance duties once: for every loaded graph, the
+// pending read stamps, a compaction run, pruning and tombstone expiry, as
+// one write through the committer; then session expiry and the session
+// save. The failure of one graph is logged and does not stop the others.
+func (s *Service) tick(ctx context.Context) {
+	for _, e := range s.store.loaded() {
+		if err := s.maintain(ctx, e); err != nil {
+			s.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
+		}
+	}
+	if n := s.sessions.expire(s.clock.Now()); n > 0 {
+		s.log.Info("sessions expired", "count", n)
+	}
+	if err := s.sessions.save(ctx); err != nil {
+		s.log.Error("saving sessions failed; will retry next tick", "err", err)
+	}
+}
+
+// maintain is the maintenance write of one graph. The read stamps go out
+// with it because every batch applies them first.
+func (s *Service) maintain(ctx context.Context, e *graphEntry) error {
+	return s.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		m := g.Compact(at.Now, s.cfg.Policy)
+		pm := g.Prune(at, s.cfg.Policy)
+		m.Pruned = append(m.Pruned, pm.Pruned...)
+		m.Steps = append(m.Steps, pm.Steps...)
+		expired := g.ExpireTombstones(at.Now, s.cfg.Policy)
+		if expired > 0 || !m.Empty() {
+			s.log.Info("maintenance", "graph", e.key.String(), "archived", len(m.Archived), "restored", len(m.Restored),
+				"orphaned", len(m.Orphaned), "pruned", len(m.Pruned), "tombstones_expired", expired)
+		}
+		if m.Empty() {
+			return nil, nil
+		}
+		ev := eventBase(ports.EventCompacted, e.key, g.Seq(), "")
+		ev.Compaction = &m
+		return []ports.Event{ev}, nil
+	})
+}

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// progressKey resolves the graph of a kg_progress call: the user graph by
+// default.
+func (s *Service) progressKey(sc Scope) (target, domain.GraphKey, error) {
+	t, err := s.resolve(sc)
+	if err != nil {
+		return t, domain.GraphKey{}, err
+	}
+	level := sc.Level
+	if level == "" {
+		level = domain.LevelUser
+	}
+	k, err := t.key(level)
+	return t, k, err
+}
+
+// SaveProgress is kg_progress with a state: it stores the state of task
+// whole, replacing what was there, and returns once it is durable. The
+// project level loads the project graph first.
+func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state domain.RawJSON) error {
+	t, k, err := s.progressKey(sc)
+	if err != nil {
+		return err
+	}
+	if err := domain.ValidateID("task_id", task); err != nil {
+		return err
+	}
+	if err := domain.ValidateProgressState("state", state); err != nil {
+		return err
+	}
+	e, err := s.store.get(ctx, k)
+	if err != nil {
+		return err
+	}
+	return s.store.write(ctx, e, t.session, func(g *domain.Graph, _ domain.Stamp) ([]ports.Event, error) {
+		return nil, g.SetProgress(task, state)
+	})
+}
+
+// LoadProgress is kg_progress without a state: the stored state of task,
+// and whether there is one.
+func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (domain.RawJSON, bool, error) {
+	_, k, err := s.progressKey(sc)
+	if err != nil {
+		return nil, false, err
+	}
+	e, err := s.store.get(ctx, k)
+	if err != nil {
+		return nil, false, err
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	p, ok := e.g.Progress(task)
+	return append(domain.RawJSON(nil), p...), ok, nil
+}

@@ -1,0 +1,74 @@
+package app
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// Projects is GET /api/projects: every stored project graph and every
+// loaded one not stored yet, with counts per tier and the time of the last
+// change. A stored graph that is not loaded is read for its counts but not
+// loaded into the store: listing must not run compaction on every project.
+func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
+	stored, err := s.graphs.List(ctx)
+	if err != nil {
+		return nil, wrapErr(err, "list projects")
+	}
+	loaded := map[domain.GraphKey]*graphEntry{}
+	for _, e := range s.store.loaded() {
+		if e.key.Level == domain.LevelProject {
+			loaded[e.key] = e
+		}
+	}
+	var out []ProjectInfo
+	info := func(k domain.GraphKey, slug string) {
+		pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
+		if e, ok := loaded[k]; ok {
+			e.mu.RLock()
+			pi.Stats, pi.LastChange = e.g.Stats(), lastChange(e.g.Data())
+			e.mu.RUnlock()
+		} else {
+			data, err := s.graphs.Load(ctx, k)
+			if err != nil {
+				s.log.Warn("project listed without counts", "graph", k.String(), "err", err)
+			} else {
+				g, _ := domain.Restore(k, data, domain.RestoreOptions{})
+				pi.Stats, pi.LastChange = g.Stats(), lastChange(data)
+			}
+		}
+		out = append(out, pi)
+	}
+	for _, sg := range stored {
+		info(sg.Key, sg.Slug)
+		delete(loaded, sg.Key)
+	}
+	rest := make([]domain.GraphKey, 0, len(loaded))
+	for k := range loaded {
+		rest = append(rest, k)
+	}
+	slices.SortFunc(rest, cmpKey)
+	for _, k := range rest {
+		info(k, "") // not saved yet: it has no folder
+	}
+	return out, nil
+}
+
+// lastChange is the time of the latest change recorded in d.
+func lastChange(d domain.GraphData) domain.Micros {
+	var t domain.Micros
+	for _, n := range d.Nodes {
+		t = max(t, n.Version.TS)
+	}
+	for _, e := range d.Edges {
+		t = max(t, e.Version.TS)
+	}
+	for _, tb := range d.NodeTombstones {
+		t = max(t, tb.TS)
+	}
+	for _, tb := range d.EdgeTombstones {
+		t = max(t, tb.TS)
+	}
+	return t
+}

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// PutEdge is kg_put_edge: it upserts the edge (from, to, rel) in the graph
+// named by the scope, runs compaction as part of the same write, and
+// returns once both are durable. The ends need not exist.
+func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (PutEdgeResult, error) {
+	t, err := s.resolve(sc)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
+	k, err := t.key(sc.Level)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
+	if err := in.Validate(); err != nil {
+		return PutEdgeResult{}, err
+	}
+	e, err := s.store.get(ctx, k)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
+	res := PutEdgeResult{Level: k.Level, Project: k.Project}
+	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		ed, err := g.PutEdge(in, at)
+		if err != nil {
+			return nil, err
+		}
+		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
+		ev.Edge = ed
+		res.Edge = ed
+		moves, cev := s.compactRun(g, at)
+		res.Compaction = moves
+		return append([]ports.Event{ev}, cev...), nil
+	})
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
+	return res, nil
+}

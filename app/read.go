@@ -1,0 +1,123 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Read is kg_read: it starts a session (cwd, no session id) or continues
+// one, then returns the full read of the user graph and the session's
+// project graph, or the nodes asked for by id.
+func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
+	var res ReadResult
+	if req.Level != "" {
+		if _, err := domain.ParseLevel("level", string(req.Level)); err != nil {
+			return res, err
+		}
+	}
+	var sess ports.Session
+	var err error
+	switch {
+	case req.SessionID != "":
+		if sess, err = s.sessions.touch(req.SessionID, s.clock.Now()); err != nil {
+			return res, err
+		}
+		if req.CWD != "" {
+			p, err := s.canonical("cwd", req.CWD)
+			if err != nil {
+				return res, err
+			}
+			if p != sess.ProjectPath {
+				bound := sess.ProjectPath
+				if bound == "" {
+					bound = "no project"
+				}
+				return res, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
+			}
+		}
+	case req.CWD != "":
+		p, err := s.canonical("cwd", req.CWD)
+		if err != nil {
+			return res, err
+		}
+		if sess, err = s.newSession(ctx, p); err != nil {
+			return res, err
+		}
+		if sess, err = s.sessions.touch(sess.ID, s.clock.Now()); err != nil {
+			return res, err
+		}
+		res.NewSession = true
+	default:
+		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
+	}
+	res.SessionID = sess.ID
+	t := target{session: sess.ID, project: sess.ProjectPath}
+
+	if len(req.IDs) == 0 {
+		full, err := s.fullRead(ctx, t)
+		if err != nil {
+			return res, err
+		}
+		res.Full = &full
+		return res, nil
+	}
+	keys := t.keys()
+	if req.Level != "" {
+		k, err := t.key(req.Level)
+		if err != nil {
+			return res, err
+		}
+		keys = []domain.GraphKey{k}
+	}
+	for _, id := range req.IDs {
+		found := false
+		for _, k := range keys {
+			e, err := s.store.get(ctx, k)
+			if err != nil {
+				return res, err
+			}
+			rd, ok, err := s.readByID(ctx, e, t.session, id)
+			if err != nil {
+				return res, err
+			}
+			if ok {
+				res.Nodes = append(res.Nodes, rd)
+				found = true
+			}
+		}
+		if !found {
+			return res, nodeNotFound(id, req.Level)
+		}
+	}
+	return res, nil
+}
+
+// nodeNotFound is the error for an id found in none of the graphs looked in.
+func nodeNotFound(id string, level domain.Level) error {
+	if level == "" {
+		return domain.NotFoundf("id", "node %q not found in user or project graph", id)
+	}
+	return domain.NotFoundf("id", "node %q not found in %s graph", id, level)
+}
+
+// fullRead returns the view of the user graph and of the target's project.
+func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
+	var full FullRead
+	for _, k := range t.keys() {
+		e, err := s.store.get(ctx, k)
+		if err != nil {
+			return full, err
+		}
+		e.mu.RLock()
+		gv := GraphView{Key: k, Name: projectName(k.Project), View: e.g.View(s.cfg.Policy)}
+		e.mu.RUnlock()
+		if k.Level == domain.LevelUser {
+			full.User = gv
+		} else {
+			full.Project = &gv
+		}
+	}
+	return full, nil
+}

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// readByID reads the node id of one graph (compaction.md, Reading a node by
+// id). It reports false when the graph has no such node.
+//
+// An active node is read under the read lock and its read stamp is left for
+// the graph's next batch or tick, so the read never waits on disk. An
+// archived or orphaned node is promoted (and its orphaned neighbours
+// rescued) by a write through the committer, without a compaction run; the
+// read returns once that write is durable. If it cannot be saved the tiers
+// revert and the read still returns the node, with RecallNotSaved set.
+func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id string) (NodeRead, bool, error) {
+	now := s.clock.Now()
+	e.mu.RLock()
+	n, ok := e.g.Node(id)
+	if !ok {
+		e.mu.RUnlock()
+		return NodeRead{}, false, nil
+	}
+	if n.Tier == domain.Active {
+		c := *n
+		c.LastRead = max(c.LastRead, now)
+		rd := s.nodeRead(e, &c, domain.Active)
+		e.mu.RUnlock()
+		s.store.stamp(e, id, now)
+		s.userTiers(ctx, &rd)
+		return rd, true, nil
+	}
+	e.mu.RUnlock()
+
+	var rec domain.Recall
+	err := s.store.write(ctx, e, session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		r, err := g.RecallNode(id, at)
+		if err != nil {
+			return nil, err
+		}
+		rec = r
+		if !r.Promoted() { // promoted by another read meanwhile
+			return nil, nil
+		}
+		ev := eventBase(ports.EventNodeRecalled, g.Key(), r.Node.Version.Seq, at.Session)
+		ev.Node, ev.Rescued = r.Node, r.Rescued
+		return []ports.Event{ev}, nil
+	})
+	switch {
+	case err == nil:
+		e.mu.RLock()
+		rd := s.nodeRead(e, rec.Node, rec.WasTier)
+		e.mu.RUnlock()
+		rd.Rescued = rec.Rescued
+		s.userTiers(ctx, &rd)
+		return rd, true, nil
+	case domain.KindOf(err) == domain.KindNotFound: // deleted meanwhile
+		return NodeRead{}, false, nil
+	case domain.KindOf(err) != domain.KindUnavailable:
+		return NodeRead{}, false, err
+	}
+	e.mu.RLock()
+	cur, ok := e.g.Node(id)
+	if !ok {
+		e.mu.RUnlock()
+		return NodeRead{}, false, nil
+	}
+	rd := s.nodeRead(e, cur, cur.Tier)
+	e.mu.RUnlock()
+	rd.RecallNotSaved = fmt.Sprintf("the recall of this node could not be saved (%v); it stays %s", err, cur.Tier)
+	s.userTiers(ctx, &rd)
+	return rd, true, nil
+}
+
+// nodeRead builds the read of node n of e's graph with its edges in and
+// out. The caller holds e's read lock.
+func (s *Service) nodeRead(e *graphEntry, n *domain.Node, was domain.Tier) NodeRead {
+	g := e.g
+	rd := NodeRead{Level: e.key.Level, Project: e.key.Project, Node: n, WasTier: was}
+	end := func(ed *domain.Edge, other string) EdgeEnd {
+		ee := EdgeEnd{Edge: ed, Other: other}
+		if o, ok := g.Node(other); ok {
+			t := o.Tier
+			ee.OtherTier, ee.OtherLevel = &t, e.key.Level
+		}
+		return ee
+	}
+	for _, ed := range g.EdgesOf(n.ID) {
+		if ed.From == n.ID {
+			rd.Out = append(rd.Out, end(ed, ed.To))
+		}
+		if ed.To == n.ID {
+			rd.In = append(rd.In, end(ed, ed.From))
+		}
+	}
+	return rd
+}
+
+// userTiers fills in the tier of edge ends of a project node that name a
+// node of the user graph (cross-level edges). It takes the user graph's
+// read lock on its own, never while holding a project graph's lock, so
+// locks are always taken user graph first.
+func (s *Service) userTiers(ctx context.Context, rd *NodeRead) {
+	if rd.Level != domain.LevelProject {
+		return
+	}
+	e, err := s.store.get(ctx, domain.UserGraph)
+	if err != nil {
+		return // the ends stay references
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, ends := range [][]EdgeEnd{rd.Out, rd.In} {
+		for i := range ends {
+			if ends[i].OtherTier != nil {
+				continue
+			}
+			if o, ok := e.g.Node(ends[i].Other); ok {
+				t := o.Tier
+				ends[i].OtherTier, ends[i].OtherLevel = &t, domain.LevelUser
+			}
+		}
+	}
+}

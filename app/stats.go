@@ -1,0 +1,34 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// SessionStats is GET /api/sessions/{id}/stats: the session's record and
+// the sizes of its graphs. Looking does not count as an operation of the
+// session.
+func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, error) {
+	sess, err := s.sessions.lookup(id, s.clock.Now())
+	if err != nil {
+		return SessionStats{}, err
+	}
+	res := SessionStats{Session: sess}
+	t := target{session: sess.ID, project: sess.ProjectPath}
+	for _, k := range t.keys() {
+		e, err := s.store.get(ctx, k)
+		if err != nil {
+			return SessionStats{}, err
+		}
+		e.mu.RLock()
+		st := e.g.Stats()
+		e.mu.RUnlock()
+		if k.Level == domain.LevelUser {
+			res.UserGraph = st
+		} else {
+			res.Project = &st
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,44 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// Sync is kg_sync: for the user graph and the session's project graph it
+// reports the changes made by others in (watermark, durable seq], then
+// moves the watermark to the durable seq. Only Sync moves a watermark, so a
+// session's own writes never hide the changes others made before them.
+func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error) {
+	sess, err := s.sessions.touch(sessionID, s.clock.Now())
+	if err != nil {
+		return SyncResult{}, err
+	}
+	t := target{session: sess.ID, project: sess.ProjectPath}
+	res := SyncResult{ProjectPath: sess.ProjectPath}
+	for _, k := range t.keys() {
+		e, err := s.store.get(ctx, k)
+		if err != nil {
+			return SyncResult{}, err
+		}
+		e.mu.RLock()
+		from, err := s.sessions.watermark(sess.ID, k, e.g.SeqAt)
+		to := e.g.DurableSeq()
+		var rep domain.SyncReport
+		if err == nil && to > from {
+			rep = e.g.ChangesSince(from, to, sess.ID)
+		}
+		e.mu.RUnlock()
+		if err != nil {
+			return SyncResult{}, err
+		}
+		s.sessions.advance(sess.ID, k, to)
+		if k.Level == domain.LevelUser {
+			res.User = rep
+		} else {
+			res.Project = &rep
+		}
+	}
+	return res, nil
+}
