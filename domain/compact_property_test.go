@@ -1,0 +1,379 @@
+package domain
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// The properties at the end of compaction.md, checked on small random
+// graphs. The graphs are small on purpose: few distinct times and few nodes
+// make ties, shared edges and grace boundaries common, which is where the
+// rules are subtle. rapid's default of 100 cases per property keeps the whole
+// file well under a second.
+
+const propNow = 100 * Day
+
+// propTimes are the times nodes are created, written and read at: few, so
+// that recencies tie and grace boundaries are hit exactly.
+var propTimes = []Micros{0, 1, Day, 90 * Day, 95 * Day, 99 * Day, propNow}
+
+func propID(i int) string { return fmt.Sprintf("n%02d", i) }
+
+// propEnds are the strings edges join: node ids (some never created) and
+// references.
+func propEnd(t *rapid.T, label string) string {
+	if rapid.IntRange(0, 4).Draw(t, label+"-kind") == 0 {
+		return rapid.SampledFrom([]string{"src/a.go", "src/b.go", "https://x.test/doc"}).Draw(t, label+"-ref")
+	}
+	return propID(rapid.IntRange(0, 24).Draw(t, label+"-id"))
+}
+
+// genData draws the stored data of a graph in every tier.
+func genData(t *rapid.T) GraphData {
+	d := GraphData{Schema: SchemaVersion}
+	ids := rapid.SliceOfNDistinct(rapid.IntRange(0, 24), 0, 20, rapid.ID[int]).Draw(t, "ids")
+	seq := uint64(0)
+	for _, i := range ids {
+		id := propID(i)
+		seq++
+		n := Node{
+			ID:       id,
+			Gist:     strings.Repeat("g", rapid.IntRange(1, 60).Draw(t, id+"-gist")),
+			Created:  rapid.SampledFrom(propTimes).Draw(t, id+"-created"),
+			LastRead: rapid.SampledFrom(propTimes).Draw(t, id+"-read"),
+			Tier:     rapid.SampledFrom([]Tier{Active, Active, Active, Archived, Archived, Orphaned}).Draw(t, id+"-tier"),
+			Version:  Version{V: 1, TS: rapid.SampledFrom(propTimes).Draw(t, id+"-ts"), Seq: seq},
+		}
+		for range rapid.IntRange(0, 2).Draw(t, id+"-notes") {
+			n.Notes = append(n.Notes, strings.Repeat("n", rapid.IntRange(1, 40).Draw(t, id+"-note")))
+		}
+		if n.Tier == Orphaned {
+			n.OrphanedAt = rapid.SampledFrom([]Micros{1, 50 * Day, 99 * Day}).Draw(t, id+"-orphaned")
+		}
+		d.Nodes = append(d.Nodes, n)
+	}
+	seen := map[EdgeKey]bool{}
+	for range rapid.IntRange(0, 40).Draw(t, "edges") {
+		k := EdgeKey{propEnd(t, "from"), propEnd(t, "to"), rapid.SampledFrom([]string{"r", "s"}).Draw(t, "rel")}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		seq++
+		d.Edges = append(d.Edges, Edge{From: k.From, To: k.To, Rel: k.Rel, Version: Version{V: 1, TS: 1, Seq: seq}})
+	}
+	d.Seq = seq
+	return d
+}
+
+func genPolicy(t *rapid.T) Policy {
+	return Policy{
+		MaxTokens:     rapid.IntRange(0, 500).Draw(t, "max"),
+		EstimateNotes: rapid.Bool().Draw(t, "notes"),
+		Grace:         rapid.SampledFrom([]Micros{0, Day, 5 * Day, 10 * Day}).Draw(t, "grace"),
+		OrphanGrace:   rapid.SampledFrom([]Micros{0, Day, 365 * Day}).Draw(t, "orphan-grace"),
+		TombstoneTTL:  30 * Day,
+	}
+}
+
+func restoreData(t *rapid.T, d GraphData) *Graph {
+	g, _ := Restore(GraphKey{Level: LevelUser}, d, RestoreOptions{})
+	g.Checkpoint()
+	assertStats(t, g)
+	return g
+}
+
+// genGraph draws a graph and a policy.
+func genGraph(t *rapid.T) (*Graph, GraphData, Policy) {
+	d := genData(t)
+	return restoreData(t, d), d, genPolicy(t)
+}
+
+// cpRecomputeStats computes a graph's Stats from scratch, straight from the
+// definitions of compaction.md, sharing no code with the incremental path.
+func cpRecomputeStats(g *Graph) Stats {
+	var s Stats
+	for _, n := range g.nodes {
+		switch n.Tier {
+		case Active:
+			s.Active++
+			gl := utf8.RuneCountInString(n.Gist)
+			nl := gl
+			for _, note := range n.Notes {
+				nl += utf8.RuneCountInString(note)
+			}
+			s.GistCost += gl / 4
+			s.NotesCost += nl / 4
+		case Archived:
+			s.Archived++
+		case Orphaned:
+			s.Orphaned++
+		}
+	}
+	for k := range g.edges {
+		s.Edges++
+		from, fromNode := g.nodes[k.From]
+		to, toNode := g.nodes[k.To]
+		switch {
+		case fromNode && from.Tier == Orphaned, toNode && to.Tier == Orphaned:
+		case fromNode && from.Tier == Active, toNode && to.Tier == Active:
+			s.ShownEdges++
+		case !fromNode && !toNode:
+			s.ShownEdges++
+		}
+	}
+	return s
+}
+
+// assertStats checks the incremental counts and adjacency index against ones
+// computed from scratch.
+func assertStats(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, g *Graph) {
+	t.Helper()
+	if diff := cmp.Diff(cpRecomputeStats(g), g.Stats()); diff != "" {
+		t.Fatalf("incremental stats differ from recomputed (-scratch +kept):\n%s", diff)
+	}
+	out, in := map[string]map[EdgeKey]struct{}{}, map[string]map[EdgeKey]struct{}{}
+	for k := range g.edges {
+		addIndex(out, k.From, k)
+		addIndex(in, k.To, k)
+	}
+	if diff := cmp.Diff(out, g.out); diff != "" {
+		t.Fatalf("out index differs (-scratch +kept):\n%s", diff)
+	}
+	if diff := cmp.Diff(in, g.in); diff != "" {
+		t.Fatalf("in index differs (-scratch +kept):\n%s", diff)
+	}
+}
+
+func TestCompactPropDeterministicOnShuffledCopy(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, d, p := genGraph(t)
+		shuffled := d
+		shuffled.Nodes = rapid.Permutation(d.Nodes).Draw(t, "node-order")
+		shuffled.Edges = rapid.Permutation(d.Edges).Draw(t, "edge-order")
+		h := restoreData(t, shuffled)
+		if diff := cmp.Diff(Ranks(g, propNow, p), Ranks(h, propNow, p)); diff != "" {
+			t.Fatalf("ranks differ (-original +shuffled):\n%s", diff)
+		}
+		mg, mh := g.Compact(propNow, p), h.Compact(propNow, p)
+		if diff := cmp.Diff(mg, mh); diff != "" {
+			t.Fatalf("moves differ (-original +shuffled):\n%s", diff)
+		}
+		if diff := cmp.Diff(g.Data(), h.Data()); diff != "" {
+			t.Fatalf("graphs differ after the run (-original +shuffled):\n%s", diff)
+		}
+	})
+}
+
+// allInGrace reports whether every active node of g is in grace.
+func allInGrace(g *Graph, p Policy) bool {
+	for _, n := range g.nodes {
+		if n.Tier == Active && graceLeft(n.Created, propNow, p.Grace) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCompactPropReachesTarget(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		m := g.Compact(propNow, p)
+		after := p.Estimate(g)
+		if m.EstimateBefore > p.MaxTokens && after > p.Target() && !allInGrace(g, p) {
+			// Whatever is left over the target is in grace or is edges
+			// between artifacts; an eligible active node means pass 1
+			// stopped early.
+			t.Fatalf("estimate %d → %d, target %d, max %d, with eligible active nodes left; moves %v",
+				m.EstimateBefore, after, p.Target(), p.MaxTokens, summarize(m))
+		}
+		if m.EstimateBefore <= p.MaxTokens && after > m.EstimateBefore {
+			t.Fatalf("a run within max raised the estimate %d → %d", m.EstimateBefore, after)
+		}
+		if m.OverBudget != (after > p.MaxTokens) {
+			t.Fatalf("OverBudget %v with estimate %d, max %d", m.OverBudget, after, p.MaxTokens)
+		}
+	})
+}
+
+func TestCompactPropGraceAndOrphans(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		m := g.Compact(propNow, p)
+		for _, st := range m.Steps {
+			if st.To != Archived {
+				continue
+			}
+			if n := g.nodes[st.ID]; graceLeft(n.Created, propNow, p.Grace) != 0 {
+				t.Fatalf("%s archived in grace (created %d, grace %d)", st.ID, n.Created, p.Grace)
+			}
+			if st.From != Active {
+				t.Fatalf("%s archived from %s", st.ID, st.From)
+			}
+		}
+		// Orphaned nodes and every edge touching one cost nothing.
+		for k := range g.edges {
+			for _, end := range []string{k.From, k.To} {
+				if n, ok := g.nodes[end]; ok && n.Tier == Orphaned && g.Shown(k) {
+					t.Fatalf("edge %s of orphaned %s is shown", k, end)
+				}
+			}
+		}
+		assertStats(t, g)
+		if m.EstimateAfter != p.Estimate(g) {
+			t.Fatalf("moves say estimate %d, graph says %d", m.EstimateAfter, p.Estimate(g))
+		}
+	})
+}
+
+func TestCompactPropArchivedBudget(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		g.Compact(propNow, p)
+		if a := g.Stats().Archived; ArchivedIDTokens*a > p.ArchivedBudget() {
+			t.Fatalf("%d archived ids cost %d > archived budget %d", a, ArchivedIDTokens*a, p.ArchivedBudget())
+		}
+	})
+}
+
+func TestCompactPropWithinBudgetMovesNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		m := g.Compact(propNow, p)
+		if m.EstimateBefore > p.MaxTokens {
+			return
+		}
+		for _, st := range m.Steps {
+			if st.Pass != PassOrphan {
+				t.Fatalf("within budget (%d ≤ %d) but %s %s", m.EstimateBefore, p.MaxTokens, st.Pass, st.ID)
+			}
+		}
+	})
+}
+
+func TestCompactPropIdempotent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		g.Compact(propNow, p)
+		g.Checkpoint()
+		before := g.Data()
+		if m := g.Compact(propNow, p); !m.Empty() {
+			t.Fatalf("second run moved %v", summarize(m))
+		}
+		if diff := cmp.Diff(before, g.Data()); diff != "" {
+			t.Fatalf("second run changed the graph:\n%s", diff)
+		}
+		if !g.Pending().Empty() {
+			t.Fatalf("second run left pending changes %+v", g.Pending())
+		}
+	})
+}
+
+func TestCompactPropPlanEqualsRun(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		before, seq, pending := g.Data(), g.Seq(), g.Pending().Size()
+		plan := PlanCompaction(g, propNow, p)
+		if diff := cmp.Diff(before, g.Data()); diff != "" || g.Seq() != seq || g.Pending().Size() != pending {
+			t.Fatalf("PlanCompaction changed the graph:\n%s", diff)
+		}
+		if diff := cmp.Diff(plan, g.Compact(propNow, p)); diff != "" {
+			t.Fatalf("plan and run differ (-plan +run):\n%s", diff)
+		}
+	})
+}
+
+func TestCompactPropTierChangesOnceInPassesOneAndOneB(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		m := g.Compact(propNow, p)
+		seen := map[string]string{}
+		for _, st := range m.Steps {
+			if st.Pass == PassOrphan {
+				continue
+			}
+			if prev, ok := seen[st.ID]; ok {
+				t.Fatalf("%s moved twice in passes 1/1b: %s then %s", st.ID, prev, st.Pass)
+			}
+			seen[st.ID] = st.Pass
+		}
+		if len(m.Restored) > 0 && m.EstimateAfter > p.Target() {
+			t.Fatalf("restored %v but ended at %d > target %d", m.Restored, m.EstimateAfter, p.Target())
+		}
+	})
+}
+
+// TestStatsPropIncremental drives a graph through random writes, reads,
+// compaction, pruning, checkpoints and rollbacks, and checks after every
+// step that the incrementally kept counts and index equal a recomputation.
+func TestStatsPropIncremental(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := restoreData(t, genData(t))
+		p := genPolicy(t)
+		now := propNow
+		at := func() Stamp { now += Day / 4; return Stamp{Now: now, Session: "s"} }
+		existing := func(label string) (string, bool) {
+			ns := g.Nodes()
+			if len(ns) == 0 {
+				return "", false
+			}
+			return rapid.SampledFrom(ns).Draw(t, label).ID, true
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"put": func(t *rapid.T) {
+				in := NodeInput{ID: propID(rapid.IntRange(0, 24).Draw(t, "id")),
+					Gist: strings.Repeat("w", rapid.IntRange(1, 80).Draw(t, "gist"))}
+				if rapid.Bool().Draw(t, "with-notes") {
+					in.Notes = []string{strings.Repeat("n", rapid.IntRange(1, 50).Draw(t, "note"))}
+				}
+				if _, err := g.PutNode(in, at()); err != nil {
+					t.Fatal(err)
+				}
+			},
+			"edge": func(t *rapid.T) {
+				in := EdgeInput{From: propEnd(t, "from"), To: propEnd(t, "to"), Rel: "r"}
+				if _, err := g.PutEdge(in, at()); err != nil {
+					t.Fatal(err)
+				}
+			},
+			"delete-node": func(t *rapid.T) {
+				if id, ok := existing("victim"); ok {
+					if _, err := g.DeleteNode(id, at()); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			"delete-edge": func(t *rapid.T) {
+				es := g.Edges()
+				if len(es) > 0 {
+					g.DeleteEdge(rapid.SampledFrom(es).Draw(t, "edge").Key(), at())
+				}
+			},
+			"recall": func(t *rapid.T) {
+				if id, ok := existing("read"); ok {
+					if _, err := g.RecallNode(id, at()); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			"compact": func(t *rapid.T) { g.Compact(at().Now, p) },
+			"prune":   func(t *rapid.T) { g.Prune(at(), p) },
+			"expire":  func(t *rapid.T) { g.ExpireTombstones(at().Now, p) },
+			"checkpoint": func(t *rapid.T) {
+				g.Checkpoint()
+			},
+			"rollback": func(t *rapid.T) {
+				g.Rollback()
+			},
+			"": func(t *rapid.T) { assertStats(t, g) },
+		})
+	})
+}
