@@ -23,3 +23,7 @@ var backend = porttest.Backend{Name: "bolt", Open: func(t testing.TB, dir string
 }}
 
 func TestContract(t *testing.T) { porttest.Run(t, backend) }
+
+// TestCrash kills a writing child process with SIGKILL and checks that every
+// acknowledged write survived (porttest.RunCrash).
+func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 15) }
