@@ -1,0 +1,22 @@
+package jsonfile
+
+import (
+	"testing"
+
+	"github.com/kg-memory/kg/ports/porttest"
+)
+
+// backend opens a Store on dir through a testFS, whose faults are the
+// suite's InjectFault.
+var backend = porttest.Backend{Name: "json", Open: func(t testing.TB, dir string) porttest.Opened {
+	tfs := &testFS{root: dir}
+	s, err := Open(dir, Options{FS: tfs})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return porttest.Opened{Graphs: s, Sessions: s, Close: func() error { return nil }, InjectFault: tfs.setFault}
+}}
+
+func TestContract(t *testing.T) { porttest.Run(t, backend) }
+
+func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 60) }

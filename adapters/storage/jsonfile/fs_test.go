@@ -1,0 +1,120 @@
+package jsonfile
+
+import (
+	"io/fs"
+	"path/filepath"
+	"sync"
+)
+
+// testFS wraps the real file system: it fails write operations chosen by
+// fail, and records every write operation in order.
+type testFS struct {
+	OS
+	root string
+
+	mu   sync.Mutex
+	fail func(op, name string) error
+	ops  []string
+}
+
+func (f *testFS) check(op, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rel, err := filepath.Rel(f.root, name)
+	if err != nil {
+		rel = name
+	}
+	f.ops = append(f.ops, op+" "+rel)
+	if f.fail != nil {
+		if err := f.fail(op, rel); err != nil {
+			f.ops[len(f.ops)-1] += " FAILED"
+			return err
+		}
+	}
+	return nil
+}
+
+// setFault makes every write operation fail with err; nil clears it.
+func (f *testFS) setFault(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err == nil {
+		f.fail = nil
+		return
+	}
+	f.fail = func(string, string) error { return err }
+}
+
+func (f *testFS) takeOps() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ops := f.ops
+	f.ops = nil
+	return ops
+}
+
+type testFile struct {
+	File
+	fs   *testFS
+	name string
+}
+
+func (w testFile) Write(p []byte) (int, error) {
+	if err := w.fs.check("write", w.name); err != nil {
+		return 0, err
+	}
+	return w.File.Write(p)
+}
+
+func (w testFile) Sync() error {
+	if err := w.fs.check("fsync", w.name); err != nil {
+		return err
+	}
+	return w.File.Sync()
+}
+
+func (f *testFS) Create(name string) (File, error) {
+	if err := f.check("create", name); err != nil {
+		return nil, err
+	}
+	w, err := f.OS.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return testFile{w, f, name}, nil
+}
+
+func (f *testFS) Rename(o, n string) error {
+	if err := f.check("rename", o+" -> "+n); err != nil {
+		return err
+	}
+	return f.OS.Rename(o, n)
+}
+
+func (f *testFS) Link(o, n string) error {
+	if err := f.check("link", o+" -> "+n); err != nil {
+		return err
+	}
+	return f.OS.Link(o, n)
+}
+
+func (f *testFS) Remove(name string) error {
+	if err := f.check("remove", name); err != nil {
+		return err
+	}
+	return f.OS.Remove(name)
+}
+
+func (f *testFS) Mkdir(name string, perm fs.FileMode) error {
+	if err := f.check("mkdir", name); err != nil {
+		return err
+	}
+	return f.OS.Mkdir(name, perm)
+}
+
+func (f *testFS) SyncDir(name string) error {
+	if err := f.check("fsyncdir", name); err != nil {
+		return err
+	}
+	return f.OS.SyncDir(name)
+}

@@ -1,0 +1,330 @@
+package jsonfile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// MaxSlugLen is the longest slug, in characters (storage.md).
+const MaxSlugLen = 55
+
+// Slug returns the folder name a project key gets when nothing else is
+// there: the last element of the key with each run of characters outside
+// [A-Za-z0-9._-] replaced by "-", leading "." and "-" removed, at most 55
+// characters, "project" if nothing is left.
+func Slug(key string) string {
+	raw := rawName(key)
+	var b strings.Builder
+	dash := false
+	for _, r := range raw {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.TrimLeft(b.String(), ".-")
+	if len(s) > MaxSlugLen {
+		s = s[:MaxSlugLen] // ASCII only: bytes are characters
+	}
+	if s == "" {
+		return "project"
+	}
+	return s
+}
+
+// Hash returns the first 8 hex digits of the sha256 of the project key.
+func Hash(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])[:8]
+}
+
+// rawName is the last element of the project key, as the replaced server
+// named folders.
+func rawName(key string) string {
+	return filepath.Base(filepath.Clean(key))
+}
+
+// validFolder reports whether name can be one folder under projects/.
+func validFolder(name string) bool {
+	return name != "" && name != "." && name != ".." && len(name) <= 255 &&
+		!strings.ContainsAny(name, "/\\\x00")
+}
+
+func (s *Store) projectsDir() string { return filepath.Join(s.root, "projects") }
+
+func (s *Store) folderFile(name string) file {
+	return file{dir: filepath.Join(s.projectsDir(), name), stem: "graph"}
+}
+
+// errNoFolder: the project has no folder yet, so its graph is empty.
+var errNoFolder = errors.New("no folder")
+
+// graphTarget is where a graph is written. done must be called after the
+// write: it releases the root-wide lock taken for a first save and, on
+// success, records the claim.
+type graphTarget struct {
+	file
+	done func(error)
+}
+
+// graphFile finds the file of the graph named by key. For a project not yet
+// known to own a folder it looks the folder up under the root-wide lock;
+// with claim (a save) it keeps that lock until done, creating the folder,
+// so that two projects can never claim one folder.
+func (s *Store) graphFile(ctx context.Context, key domain.GraphKey, claim bool) (graphTarget, error) {
+	noop := func(error) {}
+	if key.Level == domain.LevelUser {
+		return graphTarget{file{dir: s.root, stem: "user"}, noop}, nil
+	}
+	p := key.Project
+	if p == "" {
+		return graphTarget{}, domain.Invalidf("project", "a project graph needs a project path")
+	}
+	s.mu.Lock()
+	name, ok := s.folders[p]
+	s.mu.Unlock()
+	if ok {
+		return graphTarget{s.folderFile(name), noop}, nil
+	}
+
+	s.claimMu.Lock()
+	unlock := true
+	defer func() {
+		if unlock {
+			s.claimMu.Unlock()
+		}
+	}()
+	name, exists, owned, err := s.lookup(ctx, p)
+	if err != nil {
+		return graphTarget{}, err
+	}
+	f := s.folderFile(name)
+	if err := s.under(f.path()); err != nil {
+		return graphTarget{}, domain.Unavailable(err, "project %s", p)
+	}
+	if owned {
+		s.remember(p, name)
+		return graphTarget{f, noop}, nil
+	}
+	if !claim {
+		if !exists {
+			return graphTarget{}, errNoFolder
+		}
+		return graphTarget{f, noop}, nil
+	}
+	if err := s.mkdirs(f.dir); err != nil {
+		return graphTarget{}, domain.Unavailable(err, "create %s: %v", f.dir, err)
+	}
+	unlock = false
+	return graphTarget{f, func(err error) {
+		if err == nil {
+			s.remember(p, name)
+		}
+		s.claimMu.Unlock()
+	}}, nil
+}
+
+func (s *Store) remember(p, name string) {
+	s.mu.Lock()
+	s.folders[p] = name
+	s.mu.Unlock()
+}
+
+// lookup finds the folder of project p (storage.md, Project slugs), in
+// order: (a) a folder named exactly the raw name that p owns or nobody
+// owns; (b) the slug, if p owns it; (c) <slug>-<hash> if it exists; else a
+// new folder: the slug if free, otherwise <slug>-<hash>. A new folder that
+// an alias points to from an old folder with a graph takes that graph over.
+// It reports whether the folder exists and whether p already owns it.
+func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owned bool, err error) {
+	raw, slug := rawName(p), Slug(p)
+	hashed := slug + "-" + Hash(p)
+	if validFolder(raw) && s.isDir(raw) {
+		owner, err := s.owner(ctx, raw)
+		if err != nil {
+			return "", false, false, err
+		}
+		if owner == p || owner == "" {
+			return raw, true, owner == p, nil
+		}
+	}
+	if slug != raw && s.isDir(slug) {
+		owner, err := s.owner(ctx, slug)
+		if err != nil {
+			return "", false, false, err
+		}
+		if owner == p {
+			return slug, true, true, nil
+		}
+	}
+	if s.isDir(hashed) {
+		owner, err := s.owner(ctx, hashed)
+		if err != nil {
+			return "", false, false, err
+		}
+		return hashed, true, owner == p, nil
+	}
+	name = slug
+	if s.isDir(slug) {
+		name = hashed
+	}
+	moved, err := s.applyAlias(ctx, p, name)
+	if err != nil {
+		return "", false, false, err
+	}
+	return name, moved, moved, nil
+}
+
+func (s *Store) isDir(name string) bool {
+	fi, err := s.fs.Stat(filepath.Join(s.projectsDir(), name))
+	return err == nil && fi.IsDir()
+}
+
+// owner returns the project path recorded in the folder's graph, "" when
+// the folder has no graph or the graph names no project. A graph that
+// cannot be read makes the owner unknown: an unavailable error, since
+// guessing could hand one project's graph to another.
+func (s *Store) owner(ctx context.Context, name string) (string, error) {
+	f := s.folderFile(name)
+	var owner string
+	err := s.load(ctx, f, func(b []byte) error {
+		var m struct {
+			Meta struct {
+				ProjectPath *string `json:"project_path"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		owner = ""
+		if m.Meta.ProjectPath != nil {
+			owner = *m.Meta.ProjectPath
+		}
+		return nil
+	})
+	if errors.Is(err, errMissing) {
+		return "", nil
+	}
+	if err != nil {
+		return "", domain.Unavailable(err, "cannot tell which project owns %s: %v", f.dir, err)
+	}
+	return owner, nil
+}
+
+// applyAlias honours aliases.json for a project whose folder name has no
+// graph: if an alias points to name from an old folder that has one, the
+// old folder is moved to name and its project path rewritten to p. The
+// alias is kept. It reports whether it moved a folder.
+func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
+	aliases, err := s.aliases(ctx)
+	if err != nil || len(aliases) == 0 {
+		return false, err
+	}
+	for old, target := range aliases {
+		if target != name || old == name || !validFolder(old) || !s.isDir(old) {
+			continue
+		}
+		from, to := s.folderFile(old), s.folderFile(name)
+		if err := s.under(from.path()); err != nil {
+			return false, domain.Unavailable(err, "aliases.json")
+		}
+		var d domain.GraphData
+		err := s.load(ctx, from, func(b []byte) error {
+			got, _, err := decodeGraph(b)
+			d = got
+			return err
+		})
+		if errors.Is(err, errMissing) {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if s.isDir(name) {
+			// An empty folder left behind; rename cannot replace a
+			// folder that has files, and this one has no graph.
+			if err := s.fs.Remove(to.dir); err != nil {
+				return false, domain.Unavailable(err, "alias %s → %s: folder %s is in the way: %v", old, name, to.dir, err)
+			}
+		}
+		if err := s.fs.Rename(from.dir, to.dir); err != nil {
+			return false, domain.Unavailable(err, "alias %s → %s: move folder: %v", old, name, err)
+		}
+		if err := s.fs.SyncDir(s.projectsDir()); err != nil {
+			return false, domain.Unavailable(err, "alias %s → %s: %v", old, name, err)
+		}
+		d.ProjectPath = p
+		if err := s.writeAtomic(ctx, to, encodeGraph(d)); err != nil {
+			return false, domain.Unavailable(err, "alias %s → %s: rewrite project path: %v", old, name, err)
+		}
+		s.log.Info("storage: project folder moved by alias", "from", old, "to", name, "project", p)
+		return true, nil
+	}
+	return false, nil
+}
+
+// aliases reads aliases.json ({"old-slug": "new-slug"}); missing is none.
+func (s *Store) aliases(ctx context.Context) (map[string]string, error) {
+	var m map[string]string
+	err := s.load(ctx, file{dir: s.root, stem: "aliases"}, func(b []byte) error {
+		return json.Unmarshal(b, &m)
+	})
+	if errors.Is(err, errMissing) {
+		return nil, nil
+	}
+	return m, err
+}
+
+// List implements ports.GraphRepository: every folder under projects/
+// whose graph names its project, sorted by folder name. A folder whose
+// owner cannot be read is logged and skipped, so the others stay listed.
+func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
+	entries, err := s.fs.ReadDir(s.projectsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, domain.Unavailable(err, "list %s: %v", s.projectsDir(), err)
+	}
+	var out []ports.StoredGraph
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() || !validFolder(e.Name()) {
+			continue
+		}
+		owner, err := s.owner(ctx, e.Name())
+		if err != nil {
+			s.log.Error("storage: project folder skipped", "folder", e.Name(), "err", err)
+			continue
+		}
+		if owner == "" {
+			continue
+		}
+		if seen[owner] {
+			s.log.Warn("storage: two folders claim one project; listing the first", "project", owner, "folder", e.Name())
+			continue
+		}
+		seen[owner] = true
+		out = append(out, ports.StoredGraph{Key: domain.ProjectGraph(owner), Slug: e.Name()})
+	}
+	return out, nil
+}
+
+// String describes the store for logs.
+func (s *Store) String() string { return fmt.Sprintf("jsonfile.Store(%s)", s.root) }

@@ -1,0 +1,318 @@
+package jsonfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+var (
+	_ ports.GraphRepository   = (*Store)(nil)
+	_ ports.SessionRepository = (*Store)(nil)
+)
+
+// Options tune a Store. The zero value is the real file system, no logging
+// and the system clock.
+type Options struct {
+	// FS is the file-system layer; nil means the real OS.
+	FS FS
+	// Logger receives damage reports and recoveries; nil discards them.
+	Logger *slog.Logger
+	// Now names the .corrupt-<unix time> copies of damaged files; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+// Store keeps graphs and sessions as JSON files under one root folder, in
+// the layout of the replaced server (storage.md).
+type Store struct {
+	root string
+	fs   FS
+	log  *slog.Logger
+	now  func() time.Time
+
+	// claimMu is the root-wide lock under which a project's folder is
+	// looked up and, at its first save, claimed; aliases are applied
+	// under it too.
+	claimMu sync.Mutex
+	mu      sync.Mutex        // guards folders
+	folders map[string]string // project path → folder it owns
+
+	sessMu sync.Mutex // one sessions.json writer at a time
+}
+
+// Open returns a store on root, an absolute folder, creating it if needed.
+// It does not take the root's .lock; the caller (rootdir) does.
+func Open(root string, opt Options) (*Store, error) {
+	if !filepath.IsAbs(root) {
+		return nil, domain.Invalidf("root", "%q must be an absolute path", root)
+	}
+	s := &Store{root: filepath.Clean(root), fs: opt.FS, log: opt.Logger, now: opt.Now, folders: map[string]string{}}
+	if s.fs == nil {
+		s.fs = OS{}
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if _, err := s.fs.Stat(s.root); errors.Is(err, fs.ErrNotExist) {
+		if err := s.mkdirs(s.root); err != nil {
+			return nil, domain.Unavailable(err, "create storage root %s", s.root)
+		}
+	} else if err != nil {
+		return nil, domain.Unavailable(err, "open storage root %s", s.root)
+	}
+	return s, nil
+}
+
+// Root returns the root folder.
+func (s *Store) Root() string { return s.root }
+
+// file names one stored file by its folder and stem: <dir>/<stem>.json,
+// with <stem>.prev, <stem>.tmp and <stem>.corrupt-<unix time> beside it.
+type file struct {
+	dir, stem string
+}
+
+func (f file) path() string { return filepath.Join(f.dir, f.stem+".json") }
+func (f file) prev() string { return filepath.Join(f.dir, f.stem+".prev") }
+func (f file) tmp() string  { return filepath.Join(f.dir, f.stem+".tmp") }
+
+// under checks that p lies inside the root: no input names a file, but a
+// folder name read from disk (aliases.json) could try to.
+func (s *Store) under(p string) error {
+	rel, err := filepath.Rel(s.root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("path %q is outside the storage root %s", p, s.root)
+	}
+	return nil
+}
+
+// mkdirs creates dir and any missing parents, then fsyncs each created
+// folder and its parents up to the root, so that a file acknowledged in it
+// cannot vanish with its folder in a power cut.
+func (s *Store) mkdirs(dir string) error {
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := s.fs.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		created = append(created, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if len(created) == 0 {
+		return nil
+	}
+	for i := len(created) - 1; i >= 0; i-- {
+		if err := s.fs.Mkdir(created[i], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	// Sync from the deepest created folder up to the root (or, when the
+	// root itself was created, its parent).
+	stop := s.root
+	if created[len(created)-1] == s.root || strings.HasPrefix(s.root, created[len(created)-1]) {
+		stop = filepath.Dir(created[len(created)-1])
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if err := s.fs.SyncDir(d); err != nil {
+			return err
+		}
+		if d == stop || filepath.Dir(d) == d {
+			return nil
+		}
+	}
+}
+
+// writeAtomic durably replaces f with data: write <stem>.tmp, fsync it,
+// keep the current file as <stem>.prev by a hard link, rename the tmp over
+// the file, fsync the folder. A crash at any step leaves the old or the
+// new file whole.
+func (s *Store) writeAtomic(ctx context.Context, f file, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.under(f.path()); err != nil {
+		return err
+	}
+	tmp := f.tmp()
+	w, err := s.fs.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	if err == nil {
+		err = w.Sync()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = s.fs.Remove(tmp) // best effort: a stale tmp is overwritten next time
+		return err
+	}
+	// The previous version is kept by a hard link, never a copy: a crash
+	// cannot leave a half-written .prev.
+	if _, err := s.fs.Stat(f.path()); err == nil {
+		if err := s.fs.Remove(f.prev()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			_ = s.fs.Remove(tmp)
+			return err
+		}
+		if err := s.fs.Link(f.path(), f.prev()); err != nil {
+			_ = s.fs.Remove(tmp)
+			return err
+		}
+	}
+	if err := s.fs.Rename(tmp, f.path()); err != nil {
+		_ = s.fs.Remove(tmp)
+		return err
+	}
+	return s.fs.SyncDir(f.dir)
+}
+
+// errMissing reports that neither a file nor its .prev exists.
+var errMissing = errors.New("missing")
+
+// load reads f and decodes it with decode, recovering from damage: a
+// missing file falls back to its .prev; a file that does not decode falls
+// back to its .prev, and is kept as <stem>.corrupt-<unix time>. It returns
+// errMissing when neither exists, and an unavailable error naming the file
+// when nothing loads.
+func (s *Store) load(ctx context.Context, f file, decode func([]byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "read %s", f.path())
+	}
+	b, err := s.fs.ReadFile(f.path())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		pb, perr := s.fs.ReadFile(f.prev())
+		if errors.Is(perr, fs.ErrNotExist) {
+			return errMissing
+		}
+		if perr == nil {
+			perr = decode(pb)
+		}
+		if perr != nil {
+			return domain.Unavailable(perr, "%s is missing and %s does not load: %v", f.path(), f.prev(), perr)
+		}
+		s.log.Warn("storage: file missing, loaded its previous version", "file", f.path(), "prev", f.prev())
+		return nil
+	case err != nil:
+		return domain.Unavailable(err, "read %s: %v", f.path(), err)
+	}
+	derr := decode(b)
+	if derr == nil {
+		return nil
+	}
+	pb, perr := s.fs.ReadFile(f.prev())
+	if perr == nil {
+		perr = decode(pb)
+	}
+	if perr != nil {
+		s.log.Error("storage: file is damaged and has no loadable previous version", "file", f.path(), "err", derr, "prev_err", perr)
+		return domain.Unavailable(derr, "%s is damaged (%v) and %s does not load", f.path(), derr, f.prev())
+	}
+	kept, kerr := s.keepCorrupt(f)
+	s.log.Error("storage: file is damaged; loaded its previous version", "file", f.path(), "err", derr, "kept_as", kept, "keep_err", kerr)
+	if kerr != nil {
+		// The damaged file still sits where the next save would make it
+		// the .prev, replacing the good one: refuse rather than risk that.
+		return domain.Unavailable(kerr, "%s is damaged (%v) and could not be set aside", f.path(), derr)
+	}
+	return nil
+}
+
+// keepCorrupt moves a damaged file aside as <stem>.corrupt-<unix time>,
+// never overwriting an earlier one.
+func (s *Store) keepCorrupt(f file) (string, error) {
+	base := filepath.Join(f.dir, f.stem+".corrupt-"+strconv.FormatInt(s.now().Unix(), 10))
+	name := base
+	for i := 2; ; i++ {
+		err := s.fs.Link(f.path(), name)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return "", err
+		}
+		name = base + "-" + strconv.Itoa(i)
+	}
+	if err := s.fs.Remove(f.path()); err != nil {
+		return name, err
+	}
+	return name, s.fs.SyncDir(f.dir)
+}
+
+// Load implements ports.GraphRepository.
+func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
+	f, err := s.graphFile(ctx, key, false)
+	if errors.Is(err, errNoFolder) {
+		return domain.GraphData{ProjectPath: key.Project}, nil
+	}
+	if err != nil {
+		return domain.GraphData{}, err
+	}
+	var d domain.GraphData
+	err = s.load(ctx, f.file, func(b []byte) error {
+		got, notes, err := decodeGraph(b)
+		if err != nil {
+			return err
+		}
+		for _, n := range notes {
+			s.log.Warn("storage: "+n, "file", f.path())
+		}
+		d = got
+		return nil
+	})
+	if errors.Is(err, errMissing) {
+		return domain.GraphData{ProjectPath: key.Project}, nil
+	}
+	if err != nil {
+		return domain.GraphData{}, err
+	}
+	if key.Level == domain.LevelProject {
+		d.ProjectPath = key.Project
+	}
+	return d, nil
+}
+
+// Commit implements ports.GraphRepository: it rewrites the graph's file from
+// g, whatever cs names.
+func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, _ domain.ChangeSet) error {
+	d := g.Data()
+	if key.Level == domain.LevelProject {
+		// The folder's owner is the project the graph is stored for.
+		d.ProjectPath = key.Project
+	}
+	data := encodeGraph(d)
+	f, err := s.graphFile(ctx, key, true)
+	if err != nil {
+		if domain.KindOf(err) == domain.KindUnavailable {
+			return err
+		}
+		return domain.Unavailable(err, "save %s graph: %v", key, err)
+	}
+	err = s.writeAtomic(ctx, f.file, data)
+	f.done(err)
+	if err != nil {
+		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
+	}
+	return nil
+}
