@@ -102,6 +102,9 @@ func (g *Graph) ProjectPath() string { return g.projectPath }
 // is moved to a new path.
 func (g *Graph) SetProjectPath(p string) {
 	if g.projectPath != p {
+		// Journaled like any change, so that Rollback of a failed save
+		// also takes the path back to what is on disk.
+		g.journal = append(g.journal, undo{kind: undoProjectPath, id: g.projectPath})
 		g.projectPath = p
 		g.pending.Meta = true
 	}
@@ -289,6 +292,7 @@ const (
 	undoNodeTomb
 	undoEdgeTomb
 	undoProgress
+	undoProjectPath // id holds the path before the change
 )
 
 // undo records what one primitive replaced.
@@ -501,6 +505,8 @@ func (g *Graph) Rollback() {
 			} else {
 				delete(g.progress, u.id)
 			}
+		case undoProjectPath:
+			g.projectPath = u.id
 		}
 	}
 	g.journal = g.journal[:0]
