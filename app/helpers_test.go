@@ -254,3 +254,13 @@ func sameIDs(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s = %v, want %v", what, got, want)
 	}
 }
+
+var errAny = errors.New("injected fault")
+
+// evs returns the events of type typ once every committer is idle: events
+// go out after the callers are acknowledged, so a caller may return before
+// its events are published.
+func (e *env) evs(typ string) []ports.Event {
+	e.svc.store.running.Wait()
+	return e.events.ofType(typ)
+}

@@ -48,7 +48,7 @@ func TestReadByIDPromotesAndRescues(t *testing.T) {
 	if a.Tier != domain.Active || a.Version.V != 3 || b.Tier != domain.Archived {
 		t.Errorf("stored a: %s v%d, b: %s; want a active v3, b archived", a.Tier, a.Version.V, b.Tier)
 	}
-	evs := e.events.ofType(ports.EventNodeRecalled)
+	evs := e.evs(ports.EventNodeRecalled)
 	if len(evs) != 1 || evs[0].SourceSession != sid || evs[0].Node.ID != "a" || len(evs[0].Rescued) != 1 {
 		t.Errorf("node_recalled events = %+v", evs)
 	}
@@ -73,7 +73,7 @@ func TestReadByIDRecallSaveFailure(t *testing.T) {
 	if rd.RecallNotSaved == "" || rd.Node.Gist != "archived one" || rd.Node.Tier != domain.Archived {
 		t.Errorf("read = tier %s, note %q; want the content, archived, with a note", rd.Node.Tier, rd.RecallNotSaved)
 	}
-	if len(e.events.ofType(ports.EventNodeRecalled)) != 0 {
+	if len(e.evs(ports.EventNodeRecalled)) != 0 {
 		t.Error("node_recalled published for a recall that was not saved")
 	}
 	full, _ := e.svc.Read(e.ctx, ReadRequest{SessionID: sid})
@@ -125,7 +125,7 @@ func TestReadNode(t *testing.T) {
 	if rd.WasTier != domain.Archived || rd.Node.Tier != domain.Active {
 		t.Errorf("REST read: was %s now %s, want a recall", rd.WasTier, rd.Node.Tier)
 	}
-	if evs := e.events.ofType(ports.EventNodeRecalled); len(evs) != 1 || evs[0].SourceSession != "" {
+	if evs := e.evs(ports.EventNodeRecalled); len(evs) != 1 || evs[0].SourceSession != "" {
 		t.Errorf("events = %+v, want one without a session", evs)
 	}
 
