@@ -1,0 +1,117 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+func TestRegisterSession(t *testing.T) {
+	e := newEnv(t)
+	w := e.session(projA)
+	e.put(project(w), "n", "makes the project's durable seq move")
+
+	s, err := e.svc.RegisterSession(e.ctx, projA+"/sub/..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ProjectPath != projA || s.Start != e.clock.Now() {
+		t.Errorf("session = %+v, want bound to %s, started now", s, projA)
+	}
+	if got := s.Synced[domain.ProjectGraph(projA)]; got == 0 {
+		t.Error("first project watermark is 0, want the graph's durable seq")
+	}
+	if _, ok := s.Synced[domain.UserGraph]; !ok {
+		t.Error("no user watermark")
+	}
+	_, err = e.svc.RegisterSession(e.ctx, "relative")
+	if de := wantKind(t, err, domain.KindInvalid, "project_path"); de.Error() != "project_path: must be an absolute path" {
+		t.Errorf("message %q", de.Error())
+	}
+}
+
+func TestRegisterSessionFailsWhenItCannotBeSaved(t *testing.T) {
+	e := newEnv(t)
+	e.store.InjectFault(func(op string) error {
+		if op == "save-sessions" {
+			return errAny
+		}
+		return nil
+	})
+	_, err := e.svc.RegisterSession(e.ctx, "")
+	wantKind(t, err, domain.KindUnavailable, "")
+	if h := e.svc.Health(e.ctx); h.ActiveSessions != 0 {
+		t.Errorf("%d sessions live after a failed registration", h.ActiveSessions)
+	}
+}
+
+func TestSessionExpiresAfterTTL(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.SessionTTL = 3600 * domain.Second })
+	sid := e.session("")
+	e.clock.Advance(59 * time.Minute)
+	if _, err := e.svc.Sync(e.ctx, sid); err != nil {
+		t.Fatalf("session used within its TTL: %v", err)
+	}
+	e.clock.Advance(61 * time.Minute)
+	_, err := e.svc.Sync(e.ctx, sid)
+	wantKind(t, err, domain.KindNotFound, "session_id")
+	_, err = e.svc.PutNode(e.ctx, user(sid), domain.NodeInput{ID: "x", Gist: "y"})
+	wantKind(t, err, domain.KindNotFound, "session_id")
+}
+
+func TestSessionCapExpiresLeastRecentlyActive(t *testing.T) {
+	e := newEnv(t, func(c *Config) { c.MaxSessions = 2 })
+	s1 := e.session("")
+	e.clock.Advance(time.Second)
+	s2 := e.session("")
+	e.clock.Advance(time.Second)
+	if _, err := e.svc.Sync(e.ctx, s1); err != nil { // s1 is now the more recently active
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Second)
+	s3 := e.session("")
+	if _, err := e.svc.SessionStats(e.ctx, s2); domain.KindOf(err) != domain.KindNotFound {
+		t.Errorf("least recently active session still live: %v", err)
+	}
+	for _, id := range []string{s1, s3} {
+		if _, err := e.svc.SessionStats(e.ctx, id); err != nil {
+			t.Errorf("session %s: %v", id, err)
+		}
+	}
+	if h := e.svc.Health(e.ctx); h.ActiveSessions != 2 {
+		t.Errorf("%d live sessions, want 2", h.ActiveSessions)
+	}
+}
+
+func TestSessionActivityIsSavedByTheTickNotPerRequest(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session("")
+	e.put(user(sid), "a", "b")
+	stored, _ := e.store.LoadSessions(e.ctx)
+	if got := stored[sid].OpCount; got != 0 {
+		t.Errorf("op count stored after one request = %d, want 0 until the tick", got)
+	}
+	e.svc.tick(e.ctx)
+	stored, _ = e.store.LoadSessions(e.ctx)
+	if got := stored[sid].OpCount; got != 1 {
+		t.Errorf("op count stored after the tick = %d, want 1", got)
+	}
+}
+
+func TestSessionStats(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(projA)
+	e.put(project(sid), "p", "one")
+	e.put(user(sid), "u1", "one")
+	e.put(user(sid), "u2", "two")
+	st, err := e.svc.SessionStats(e.ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Session.ID != sid || st.Session.OpCount != 3 || st.UserGraph.Active != 2 || st.Project == nil || st.Project.Active != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	_, err = e.svc.SessionStats(e.ctx, "nope")
+	wantKind(t, err, domain.KindNotFound, "session_id")
+}
