@@ -1,0 +1,333 @@
+package jsonfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+	"github.com/kg-memory/kg/ports/porttest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// golden compares got with testdata/golden/name, or rewrites it with
+// -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs from the golden file (-want +got):\n%s", name, diff)
+	}
+}
+
+// canonical re-renders a JSON document with sorted keys and two-space
+// indent, numbers kept verbatim: what every file kg writes must already be.
+func canonical(t *testing.T, b []byte) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("written file does not parse: %v", err)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func TestEncodeRichGraph(t *testing.T) {
+	d := porttest.RichData("/home/dev/kg")
+	b := encodeGraph(d)
+	if diff := cmp.Diff(string(canonical(t, b)), string(b)); diff != "" {
+		t.Errorf("not sorted two-space JSON (-canonical +written):\n%s", diff)
+	}
+	golden(t, "rich.json", b)
+
+	got, notes, err := decodeGraph(b)
+	if err != nil || len(notes) > 0 {
+		t.Fatalf("decode: %v %q", err, notes)
+	}
+	want, _ := domain.Restore(domain.ProjectGraph("/home/dev/kg"), d, domain.RestoreOptions{})
+	back, _ := domain.Restore(domain.ProjectGraph("/home/dev/kg"), got, domain.RestoreOptions{})
+	if diff := cmp.Diff(want.Data(), back.Data(), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("decode(encode(d)) differs (-want +got):\n%s", diff)
+	}
+}
+
+// copyTree copies a testdata folder to a fresh root.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestReadsReplacedServerFiles(t *testing.T) {
+	root := copyTree(t, "testdata/schema1")
+	s, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	d, err := s.Load(ctx, domain.UserGraph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, notes := domain.Restore(domain.UserGraph, d, domain.RestoreOptions{})
+	if len(notes) > 0 {
+		t.Errorf("restore notes: %q", notes)
+	}
+	tests := []struct {
+		id       string
+		tier     domain.Tier
+		created  domain.Micros
+		lastRead domain.Micros
+		version  domain.Version
+	}{
+		{"prefers-tabs", domain.Active, 1716400000_120000, 1716400500_300000, domain.Version{V: 3, TS: 1716400400_500000, Session: "a1b2c3d4", Seq: 5}},
+		{"old-lesson", domain.Archived, 1716000000_000000, 0, domain.Version{V: 1, TS: 1716000000_000000, Seq: 3}},
+		{"faded", domain.Orphaned, 0, 0, domain.Version{V: 1, Seq: 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.id, func(t *testing.T) {
+			n, ok := g.Node(tc.id)
+			if !ok {
+				t.Fatalf("node %q missing", tc.id)
+			}
+			if n.Tier != tc.tier || n.Created != tc.created || n.LastRead != tc.lastRead {
+				t.Errorf("tier %v created %d read %d; want %v %d %d", n.Tier, n.Created, n.LastRead, tc.tier, tc.created, tc.lastRead)
+			}
+			if tc.version.Seq == 0 {
+				tc.version.Seq = n.Version.Seq // numbered by Restore; only its presence matters
+			}
+			if n.Version != tc.version {
+				t.Errorf("version %+v, want %+v", n.Version, tc.version)
+			}
+		})
+	}
+	if n, _ := g.Node("prefers-tabs"); string(n.Extra["_useful_ts"]) != `[1716400500.3,1716400600]` {
+		t.Errorf("unknown field _useful_ts = %s", n.Extra["_useful_ts"])
+	}
+	if n, _ := g.Node("faded"); n.OrphanedAt != 1716401000_000000 {
+		t.Errorf("orphaned at %d", n.OrphanedAt)
+	}
+	if g.EdgeCount() != 2 {
+		t.Errorf("edges = %d, want 2 (one ending in a file path)", g.EdgeCount())
+	}
+	if e, ok := g.Edge(domain.EdgeKey{From: "prefers-tabs", To: "old-lesson", Rel: "refines"}); !ok || e.Version.V != 1 || e.Version.TS != 1716400450_250000 {
+		t.Errorf("edge version = %+v", e)
+	}
+	if tomb, ok := g.NodeTombstone("gone"); !ok || tomb.V != 2 || tomb.Seq == 0 {
+		t.Errorf("tombstone = %+v, %v", tomb, ok)
+	}
+	if m, ok := g.Meta("compaction_stats"); !ok || string(m) != `{"runs":12}` {
+		t.Errorf("unknown _meta key = %s, %v", m, ok)
+	}
+	if p, ok := g.Progress("refactor"); !ok || string(p) != `{"step":2,"of":5}` {
+		t.Errorf("progress = %s", p)
+	}
+	if g.Seq() == 0 || len(g.Pending().Nodes) == 0 {
+		t.Errorf("schema 1 graph not upgraded: seq %d, pending %+v", g.Seq(), g.Pending())
+	}
+
+	list, err := s.List(ctx)
+	if err != nil || len(list) != 1 || list[0] != (ports.StoredGraph{Key: domain.ProjectGraph("/home/dev/api"), Slug: "api"}) {
+		t.Errorf("List = %+v, %v", list, err)
+	}
+	pd, err := s.Load(ctx, domain.ProjectGraph("/home/dev/api"))
+	if err != nil || len(pd.Nodes) != 1 || pd.Nodes[0].Touches[0] != "server.go" {
+		t.Errorf("project graph = %+v, %v", pd, err)
+	}
+
+	ss, err := s.LoadSessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ports.Session{ID: "a1b2c3d4", ProjectPath: "/home/dev/api", Start: 1716400000_000000, LastActivity: 1716400900_123456,
+		OpCount: 7, LastSyncedTS: 1716400800_000000, Extra: map[string]domain.RawJSON{"promoted_ids": domain.RawJSON(`["x"]`)}}
+	if diff := cmp.Diff(want, ss["a1b2c3d4"]); diff != "" {
+		t.Errorf("session (-want +got):\n%s", diff)
+	}
+
+	// The next save writes schema 2.
+	if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "user.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "schema1-user-upgraded.json", b)
+	if err := s.SaveSessions(ctx, ss); err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(filepath.Join(root, "sessions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sessions.json", b)
+	if _, err := os.Stat(filepath.Join(root, "user.prev")); err != nil {
+		t.Errorf("the replaced file was not kept as user.prev: %v", err)
+	}
+}
+
+func TestParseMicros(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     domain.Micros
+	}{
+		{"six decimals", "1716400000.120000", 1716400000_120000},
+		{"integer", "1716400000", 1716400000_000000},
+		{"one decimal", "1716400000.5", 1716400000_500000},
+		{"rounds down", "1716400000.1234564", 1716400000_123456},
+		{"rounds up", "1716400000.1234565", 1716400000_123457},
+		{"rounds up into seconds", "1.9999996", 2_000000},
+		{"exponent", "1.7164e9", 1716400000_000000},
+		{"negative", "-1.5", -1_500000},
+		{"zero", "0.000000", 0},
+		{"null", "null", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseMicros(json.RawMessage(tc.in))
+			if err != nil || got != tc.want {
+				t.Errorf("parseMicros(%s) = %d, %v; want %d", tc.in, got, err, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{`"1"`, `true`, `{}`, `1e400`} {
+		if _, err := parseMicros(json.RawMessage(bad)); err == nil {
+			t.Errorf("parseMicros(%s) accepted", bad)
+		}
+	}
+}
+
+func TestMicrosWriteSixDecimals(t *testing.T) {
+	tests := []struct {
+		in   domain.Micros
+		want string
+	}{
+		{1716400000_120000, "1716400000.120000"},
+		{0, "0.000000"},
+		{7, "0.000007"},
+		{-1_500000, "-1.500000"},
+	}
+	for _, tc := range tests {
+		e := &enc{}
+		e.micros(tc.in)
+		if string(e.b) != tc.want {
+			t.Errorf("micros(%d) = %s, want %s", tc.in, e.b, tc.want)
+		}
+	}
+}
+
+func TestEdgeKeys(t *testing.T) {
+	k := func(f, to, r string) domain.EdgeKey { return domain.EdgeKey{From: f, To: to, Rel: r} }
+	tests := []struct {
+		name string
+		in   []domain.EdgeKey
+		want []string
+	}{
+		{"plain", []domain.EdgeKey{k("b", "c", "r"), k("a", "b", "r")}, []string{"a->b:r", "b->c:r"}},
+		{"collision numbered in (from, to, rel) order",
+			[]domain.EdgeKey{k("a->b", "c", "r"), k("a", "b->c", "r")}, []string{"a->b->c:r", "a->b->c:r#2"}},
+		{"three-way collision", []domain.EdgeKey{k("a->b->c", "d", "r"), k("a->b", "c->d", "r"), k("a", "b->c->d", "r")},
+			[]string{"a->b->c->d:r", "a->b->c->d:r#2", "a->b->c->d:r#3"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, ke := range edgeKeys(tc.in) {
+				got = append(got, ke.key)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := edgeKeys([]domain.EdgeKey{k("a->b", "c", "r"), k("a", "b->c", "r")}); got[0].k.From != "a" {
+		t.Errorf("first of a collision is %+v, want the smaller from", got[0].k)
+	}
+}
+
+func TestDecodeRejectsWrongTypes(t *testing.T) {
+	tests := []struct{ name, file, wantIn string }{
+		{"gist a number", `{"nodes": {"n1": {"id": "n1", "gist": 3}}}`, `node "n1": field gist`},
+		{"notes a string", `{"nodes": {"n1": {"gist": "g", "notes": "x"}}}`, `node "n1": field notes`},
+		{"archived a string", `{"nodes": {"n1": {"gist": "g", "_archived": "yes"}}}`, `node "n1": field _archived`},
+		{"time a string", `{"nodes": {"n1": {"gist": "g", "_created_ts": "now"}}}`, `node "n1": field _created_ts`},
+		{"edge without from", `{"edges": {"k": {"to": "b", "rel": "r"}}}`, `edge "k": field from`},
+		{"nodes a list", `{"nodes": []}`, `nodes`},
+		{"truncated", `{"nodes": {"n1": {"gist": "g"`, `unexpected end`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := decodeGraph([]byte(tc.file))
+			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.wantIn)) {
+				t.Errorf("decode error = %v, want one containing %q", err, tc.wantIn)
+			}
+		})
+	}
+}
+
+func TestNodeIDFromFieldElseKey(t *testing.T) {
+	d, _, err := decodeGraph([]byte(`{"nodes": {
+		"a": {"id": "same", "gist": "first by key"},
+		"b": {"id": "same", "gist": "second by key"},
+		"c": {"id": "", "gist": "empty id: key"},
+		"d": {"gist": "no id: key"}},
+		"_meta": {"versions": {"node:same": {"v": 2, "ts": 1}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, notes := domain.Restore(domain.UserGraph, d, domain.RestoreOptions{})
+	if n, ok := g.Node("same"); !ok || n.Gist != "first by key" {
+		t.Errorf("duplicate id kept %+v, want the first map key", n)
+	}
+	if len(notes) != 1 {
+		t.Errorf("notes = %q, want one about the duplicate", notes)
+	}
+	for _, id := range []string{"c", "d"} {
+		if _, ok := g.Node(id); !ok {
+			t.Errorf("node %q (id from map key) missing", id)
+		}
+	}
+}
