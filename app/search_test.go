@@ -1,0 +1,65 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+func hitIDs(hs []Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = string(h.Level) + ":" + h.Project + ":" + h.Node.ID
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	e := newEnv(t)
+	a := e.session(projA)
+	b := e.session(projB)
+	e.put(user(a), "u-cache", "cache in the user graph")
+	e.put(project(a), "a-cache", "cache in project a")
+	e.put(project(b), "b-cache", "cache in project b")
+	e.put(project(b), "b-other", "unrelated")
+	e.restart() // nothing but the user graph loaded
+	a2 := e.session("")
+
+	// A session of project A: its project graph is loaded for the search.
+	hs, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", ProjectPath: projA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "project A search", hitIDs(hs), []string{"project:" + projA + ":a-cache", "user::u-cache"})
+
+	// Without a session or project: the user graph and every loaded project.
+	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "global search", hitIDs(hs), []string{"project:" + projA + ":a-cache", "user::u-cache"})
+
+	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache", SessionID: a2, Level: domain.LevelUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "user-level search", hitIDs(hs), []string{"user::u-cache"})
+
+	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache", ProjectPath: projB, Level: domain.LevelProject, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "project B search", hitIDs(hs), []string{"project:" + projB + ":b-cache"})
+}
+
+func TestSearchErrors(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.svc.Search(e.ctx, SearchRequest{Query: "  "})
+	wantKind(t, err, domain.KindInvalid, "query")
+	_, err = e.svc.Search(e.ctx, SearchRequest{Query: "x", Limit: -1})
+	wantKind(t, err, domain.KindInvalid, "limit")
+	_, err = e.svc.Search(e.ctx, SearchRequest{Query: "x", SessionID: "nope"})
+	wantKind(t, err, domain.KindNotFound, "session_id")
+	_, err = e.svc.Search(e.ctx, SearchRequest{Query: "x", Level: domain.LevelProject})
+	wantKind(t, err, domain.KindInvalid, "project_path")
+}
