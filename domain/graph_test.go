@@ -6,18 +6,26 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// failer is what the helpers need of a test: *testing.T, *testing.B and
+// *rapid.T all have it.
+type failer interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // coreAt is the stamp of a change made at now by session.
 func coreAt(now Micros, session string) Stamp { return Stamp{Now: now, Session: session} }
 
 // corePut puts a node at time 1 without a session and fails the test on
 // error.
-func corePut(t testing.TB, g *Graph, id, gist string, notes, touches []string) *Node {
+func corePut(t failer, g *Graph, id, gist string, notes, touches []string) *Node {
 	t.Helper()
 	return corePutAt(t, g, coreAt(1, ""), id, gist, notes, touches)
 }
 
 // corePutAt puts a node with stamp at and fails the test on error.
-func corePutAt(t testing.TB, g *Graph, at Stamp, id, gist string, notes, touches []string) *Node {
+func corePutAt(t failer, g *Graph, at Stamp, id, gist string, notes, touches []string) *Node {
 	t.Helper()
 	n, err := g.PutNode(NodeInput{ID: id, Gist: gist, Notes: notes, Touches: touches}, at)
 	if err != nil {
@@ -27,7 +35,7 @@ func corePutAt(t testing.TB, g *Graph, at Stamp, id, gist string, notes, touches
 }
 
 // coreEdge puts an edge with stamp at and fails the test on error.
-func coreEdge(t testing.TB, g *Graph, at Stamp, from, rel, to string) *Edge {
+func coreEdge(t failer, g *Graph, at Stamp, from, rel, to string) *Edge {
 	t.Helper()
 	e, err := g.PutEdge(EdgeInput{From: from, To: to, Rel: rel}, at)
 	if err != nil {
@@ -78,7 +86,7 @@ func scratchStats(g *Graph) Stats {
 
 // checkIndexes fails the test when the stats or the adjacency index of g
 // differ from what its data says.
-func checkIndexes(t testing.TB, g *Graph) {
+func checkIndexes(t failer, g *Graph) {
 	t.Helper()
 	if got, want := g.Stats(), scratchStats(g); got != want {
 		t.Errorf("stats = %+v, from scratch %+v", got, want)
