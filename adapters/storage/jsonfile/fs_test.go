@@ -3,6 +3,7 @@ package jsonfile
 import (
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -20,10 +21,7 @@ type testFS struct {
 func (f *testFS) check(op, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	rel, err := filepath.Rel(f.root, name)
-	if err != nil {
-		rel = name
-	}
+	rel := f.rel(name)
 	f.ops = append(f.ops, op+" "+rel)
 	if f.fail != nil {
 		if err := f.fail(op, rel); err != nil {
@@ -32,6 +30,18 @@ func (f *testFS) check(op, name string) error {
 		}
 	}
 	return nil
+}
+
+// rel names a path (or "a -> b" pair) relative to the root.
+func (f *testFS) rel(name string) string {
+	if a, b, ok := strings.Cut(name, " -> "); ok {
+		return f.rel(a) + " -> " + f.rel(b)
+	}
+	r, err := filepath.Rel(f.root, name)
+	if err != nil {
+		return name
+	}
+	return r
 }
 
 // setFault makes every write operation fail with err; nil clears it.

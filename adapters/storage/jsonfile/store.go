@@ -210,6 +210,7 @@ func (s *Store) load(ctx context.Context, f file, decode func([]byte) error) err
 			perr = decode(pb)
 		}
 		if perr != nil {
+			s.log.Error("storage: file is missing and its previous version does not load", "file", f.path(), "prev_err", perr)
 			return domain.Unavailable(perr, "%s is missing and %s does not load: %v", f.path(), f.prev(), perr)
 		}
 		s.log.Warn("storage: file missing, loaded its previous version", "file", f.path(), "prev", f.prev())
