@@ -1,0 +1,47 @@
+package http
+
+import (
+	"net/http"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// health serves GET /health and GET /api/health.
+type health struct {
+	cfg Config
+	svc Service
+}
+
+// healthBody is the JSON of the health check (http.md).
+type healthBody struct {
+	Status         string   `json:"status"` // "ok", or "degraded" when a graph could not be loaded
+	Version        string   `json:"version"`
+	Transport      string   `json:"transport"`
+	Storage        string   `json:"storage"`
+	ActiveSessions int      `json:"active_sessions"`
+	LoadedGraphs   int      `json:"loaded_graphs"`
+	UptimeS        int64    `json:"uptime_s"`
+	Problems       []string `json:"problems,omitempty"`
+}
+
+// ServeHTTP answers 200 with the health body, degraded or not: the server
+// itself is up, and a monitor reads status.
+func (h *health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a := h.svc.Health(r.Context())
+	body := healthBody{
+		Status:         "ok",
+		Version:        h.cfg.Version,
+		Transport:      "streamable-http",
+		Storage:        h.cfg.Storage,
+		ActiveSessions: a.ActiveSessions,
+		LoadedGraphs:   a.LoadedGraphs,
+		Problems:       a.Problems,
+	}
+	if len(a.Problems) > 0 {
+		body.Status = "degraded"
+	}
+	if h.cfg.Clock != nil {
+		body.UptimeS = int64(max(0, h.cfg.Clock.Now()-h.cfg.Started) / domain.Second)
+	}
+	writeJSON(w, http.StatusOK, body)
+}

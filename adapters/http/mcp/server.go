@@ -1,0 +1,41 @@
+package mcp
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// New returns the MCP endpoint: the kg tools on mcp-go's Streamable HTTP
+// transport in stateless mode. version is the binary's version, reported as
+// the server version. Mount it at "/" behind the security middleware of
+// the http adapter.
+func New(version string, svc Service, log *slog.Logger) http.Handler {
+	t := &tools{svc: svc, log: log}
+	s := server.NewMCPServer("kg", version,
+		// The tool list never changes while the server runs.
+		server.WithToolCapabilities(false),
+		// A panic in a tool is a bug: answer it as a JSON-RPC error rather
+		// than dropping the connection.
+		server.WithRecovery(),
+	)
+	runs := t.runs()
+	for _, decl := range declarations() {
+		body, ok := runs[decl.Name]
+		if !ok {
+			panic("mcp: tool " + decl.Name + " has no handler") // a bug caught by every test
+		}
+		s.AddTool(decl, t.handler(decl.Name, body))
+	}
+	return server.NewStreamableHTTPServer(s,
+		server.WithStateLess(true),
+		// No server-sent stream in stateless mode: GET is 405 (mcp.md).
+		server.WithDisableStreaming(true),
+		// The http adapter checks Host against its own allow-list (with the
+		// configured extra hosts) before this handler runs; mcp-go's own
+		// loopback check would refuse those extra hosts.
+		server.WithDisableLocalhostProtection(true),
+		server.WithStreamableHTTPLogger(log),
+	)
+}

@@ -1,0 +1,131 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// post sends one JSON-RPC message with no session header and no prior
+// initialize, as a stateless client does.
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+func TestStatelessTransport(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name       string
+		body       string
+		wantStatus int
+		wantInBody string
+	}{
+		{"tools/list without initialize", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 200, `"kg_read"`},
+		{"tools/call without initialize", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"kg_read","arguments":{"cwd":"/p/a"}}}`, 200, `USER GRAPH`},
+		{"initialize", `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 200, `"name":"kg"`},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 202, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := post(t, e.url, tc.body)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.wantStatus, body)
+			}
+			if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+				t.Errorf("Mcp-Session-Id %q issued in stateless mode", sid)
+			}
+			if tc.wantStatus != 200 {
+				return
+			}
+			if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				t.Errorf("Content-Type %q, want a single JSON body", ct)
+			}
+			if !strings.Contains(string(body), tc.wantInBody) {
+				t.Errorf("body lacks %s: %s", tc.wantInBody, body)
+			}
+		})
+	}
+}
+
+func TestInitializeAnnouncesKgAndStaticTools(t *testing.T) {
+	e := newEnv(t)
+	resp := post(t, e.url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	var msg struct {
+		Result struct {
+			ServerInfo   struct{ Name, Version string } `json:"serverInfo"`
+			Capabilities struct {
+				Tools *struct {
+					ListChanged *bool `json:"listChanged"`
+				} `json:"tools"`
+			} `json:"capabilities"`
+		} `json:"result"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+		t.Fatal(err)
+	}
+	r := msg.Result
+	if r.ServerInfo.Name != "kg" || r.ServerInfo.Version != "1.2.3-test" {
+		t.Errorf("serverInfo %+v, want kg 1.2.3-test", r.ServerInfo)
+	}
+	// mcp-go leaves a false listChanged out ("tools":{}), which means the
+	// same to a client: the list never changes.
+	if r.Capabilities.Tools == nil || (r.Capabilities.Tools.ListChanged != nil && *r.Capabilities.Tools.ListChanged) {
+		t.Errorf("tools capability %+v, want tools with listChanged false", r.Capabilities.Tools)
+	}
+}
+
+func TestToolsListOverClient(t *testing.T) {
+	e := newEnv(t)
+	res, err := e.client(t).ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.OutputSchema.Type != "object" {
+			t.Errorf("%s: no output schema", tool.Name)
+		}
+	}
+	want := "kg_delete_edge kg_delete_node kg_progress kg_put_edge kg_put_node kg_read kg_search kg_sync"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("tools %s, want %s", got, want)
+	}
+}
+
+func TestBadArgumentsAreToolErrorsNotProtocolErrors(t *testing.T) {
+	e := newEnv(t)
+	resp := post(t, e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_search","arguments":{"query":7}}}`)
+	body, _ := io.ReadAll(resp.Body)
+	var msg struct {
+		Result *mcpgo.CallToolResult `json:"result"`
+		Error  any                   `json:"error"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Error != nil || msg.Result == nil || !msg.Result.IsError {
+		t.Fatalf("want an isError result, got %s", body)
+	}
+	if got := msg.Result.Content[0].(mcpgo.TextContent).Text; got != "Error: query: must be a string" {
+		t.Errorf("text %q", got)
+	}
+}

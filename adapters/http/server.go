@@ -1,0 +1,68 @@
+package http
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/kg-memory/kg/adapters/http/mcp"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Config holds the settings of the HTTP side.
+type Config struct {
+	Version        string   // the binary's version, reported by /health and MCP
+	Storage        string   // "json" or "bolt", reported by /health
+	AllowedHosts   []string // Host values allowed beyond loopback: "name" (any port) or "name:port" (KG_ALLOWED_HOSTS)
+	AllowedOrigins []string // Origins allowed beyond the server's own, e.g. "http://localhost:5173" (KG_ALLOWED_ORIGINS)
+	AuthToken      string   // when set, every request needs "Authorization: Bearer <token>" (KG_AUTH_TOKEN)
+
+	// Clock and Started give the uptime /health reports; they are passed in
+	// so that tests control it.
+	Clock   ports.Clock
+	Started domain.Micros
+}
+
+// Service is what the HTTP side needs of the app: the tools' use cases and
+// the health report. *app.Service implements it.
+type Service interface {
+	mcp.Service
+	Health(ctx context.Context) app.Health
+}
+
+// NewServer returns the one handler of the HTTP side: the chi router with
+// its security middleware, serving MCP at "/" and the health check at
+// /health and /api/health. Anything else is 404.
+func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
+	r := chi.NewRouter()
+	r.Use(
+		logRequests(log),
+		middleware.Recoverer,
+		checkHost(cfg.AllowedHosts),
+		rejectCrossSite,
+		checkOrigin(cfg.AllowedOrigins),
+		requireToken(cfg.AuthToken),
+	)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
+	})
+
+	h := &health{cfg: cfg, svc: svc}
+	r.Get("/health", h.ServeHTTP)
+	r.Get("/api/health", h.ServeHTTP)
+
+	// MCP answers POST only; chi answers GET and DELETE (and any other
+	// method) with 405, as stateless Streamable HTTP has no server stream
+	// and no session to delete.
+	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log).ServeHTTP)
+
+	// Later: r.Route("/api", …) for REST (with limitBody, and a larger
+	// limit for POST /api/import), r.Get("/ws", …), r.Get("/metrics", …)
+	// and r.Mount("/ui", …), each behind the same middleware.
+	return r
+}
