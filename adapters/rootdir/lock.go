@@ -1,0 +1,93 @@
+package rootdir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// LockName is the lock file's name under the root.
+const LockName = ".lock"
+
+// Lock is the held exclusive lock on a root.
+type Lock struct {
+	f *os.File
+}
+
+// Holder describes the process that holds a root's lock, as it wrote
+// itself into the lock file.
+type Holder struct {
+	PID  int
+	Addr string
+}
+
+// Acquire takes the exclusive lock on <root>/.lock without waiting and
+// writes this process's pid and listen address into it. If another process
+// holds it, Acquire fails at once with an error of kind unavailable naming
+// the holder's pid and address.
+func Acquire(root, addr string) (*Lock, error) {
+	path := filepath.Join(root, LockName)
+	// No O_TRUNC: until the lock is ours the content is the holder's.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, domain.Unavailable(err, "open %s: %v", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		h := readHolder(path)
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, domain.Unavailable(err, "another kg server holds %s (pid %d, listening on %s); stop it or use another storage root",
+				path, h.PID, orUnknown(h.Addr))
+		}
+		return nil, domain.Unavailable(err, "lock %s: %v", path, err)
+	}
+	content := strconv.Itoa(os.Getpid()) + " " + addr + "\n"
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(content), 0)
+		if err != nil {
+			_ = f.Close()
+			return nil, domain.Unavailable(err, "write %s: %v", path, err)
+		}
+	}
+	return &Lock{f: f}, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown address"
+	}
+	return s
+}
+
+// ReadHolder returns what the lock file of root says about its holder.
+func ReadHolder(root string) Holder { return readHolder(filepath.Join(root, LockName)) }
+
+func readHolder(path string) Holder {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Holder{}
+	}
+	pid, addr, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	n, _ := strconv.Atoi(pid)
+	return Holder{PID: n, Addr: addr}
+}
+
+// Release gives the lock up. The file stays: removing it would race a
+// process that has just opened it.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := l.f.Close() // closing the descriptor releases the flock
+	l.f = nil
+	if err != nil {
+		return fmt.Errorf("release lock: %w", err)
+	}
+	return nil
+}
