@@ -1,0 +1,88 @@
+package migrations
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"reflect"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Copy makes every graph of from (the user graph and each listed project)
+// and every session of from present in to, losslessly: a graph loaded back
+// from to restores to the same data as from's. It never writes to from.
+//
+// A graph of from replaces the graph of the same key in to whole (items only
+// to has are deleted), so a second run changes nothing (and, finding the graphs equal, writes
+// nothing). Graphs that only to
+// has are left alone and reported as unchanged. Sessions are merged by id,
+// from's winning. Neither backend may be in use by a server meanwhile; the
+// caller holds the roots' locks.
+func Copy(ctx context.Context, from, to Backend, log *slog.Logger) (Result, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var res Result
+	sessions, err := from.LoadSessions(ctx)
+	if err != nil {
+		return res, err
+	}
+	keys, err := storedKeys(ctx, from, sessions)
+	if err != nil {
+		return res, err
+	}
+	for _, key := range keys {
+		src, err := from.Load(ctx, key)
+		if err != nil {
+			return res, err
+		}
+		dst, err := to.Load(ctx, key)
+		if err != nil {
+			return res, err
+		}
+		if isEmpty(src) {
+			res.unchanged(key.String())
+			continue
+		}
+		g, notes := domain.Restore(key, src, domain.RestoreOptions{MinSeq: minSeq(sessions, key)})
+		res.note(log, key.String(), notes...)
+		if !isEmpty(dst) {
+			if have, _ := domain.Restore(key, dst, domain.RestoreOptions{}); reflect.DeepEqual(have.Data(), g.Data()) {
+				res.unchanged(key.String())
+				continue
+			}
+		}
+		cs := FullChangeSet(g)
+		// Items only the destination has are named too: absent from g,
+		// a per-item backend deletes them.
+		addItems(&cs, dst)
+		if err := to.Commit(ctx, key, g, cs); err != nil {
+			return res, err
+		}
+		res.changed(key.String())
+	}
+	if len(sessions) == 0 {
+		res.unchanged("sessions")
+		return res, nil
+	}
+	existing, err := to.LoadSessions(ctx)
+	if err != nil {
+		return res, err
+	}
+	merged := maps.Clone(existing)
+	if merged == nil {
+		merged = map[string]ports.Session{}
+	}
+	maps.Copy(merged, sessions)
+	if reflect.DeepEqual(merged, existing) {
+		res.unchanged("sessions")
+		return res, nil
+	}
+	if err := to.SaveSessions(ctx, merged); err != nil {
+		return res, err
+	}
+	res.changed("sessions")
+	return res, nil
+}

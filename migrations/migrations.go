@@ -1,0 +1,133 @@
+package migrations
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Backend is one storage backend seen through the ports: the graphs and the
+// sessions of one root.
+type Backend interface {
+	ports.GraphRepository
+	ports.SessionRepository
+}
+
+// Result says what a step did, so that a second run can be shown to be a
+// no-op and the command can print it.
+type Result struct {
+	// Changed names every graph (GraphKey.String()) and "sessions" that the
+	// step wrote.
+	Changed []string
+	// Unchanged names what the step looked at and left as it was.
+	Unchanged []string
+	// Notes are what the step noticed and the user should know (duplicate
+	// ids resolved, legacy entries skipped), one line each.
+	Notes []string
+}
+
+func (r *Result) changed(what string)   { r.Changed = append(r.Changed, what) }
+func (r *Result) unchanged(what string) { r.Unchanged = append(r.Unchanged, what) }
+
+func (r *Result) note(log *slog.Logger, what string, notes ...string) {
+	for _, n := range notes {
+		log.Warn("migrations: "+n, "graph", what)
+		r.Notes = append(r.Notes, what+": "+n)
+	}
+}
+
+// FullChangeSet names every item of g and its metadata: committing it
+// writes the whole graph, on any backend (a per-item backend otherwise
+// writes only what Pending names).
+func FullChangeSet(g *domain.Graph) domain.ChangeSet {
+	cs := emptyChangeSet()
+	cs.Meta = true
+	addItems(&cs, g.Data())
+	return cs
+}
+
+func emptyChangeSet() domain.ChangeSet {
+	return domain.ChangeSet{
+		Nodes:          map[string]struct{}{},
+		Edges:          map[domain.EdgeKey]struct{}{},
+		NodeTombstones: map[string]struct{}{},
+		EdgeTombstones: map[domain.EdgeKey]struct{}{},
+		Progress:       map[string]struct{}{},
+	}
+}
+
+// addItems names every item of d in cs.
+func addItems(cs *domain.ChangeSet, d domain.GraphData) {
+	for _, n := range d.Nodes {
+		cs.Nodes[n.ID] = struct{}{}
+	}
+	for _, e := range d.Edges {
+		cs.Edges[e.Key()] = struct{}{}
+	}
+	for id := range d.NodeTombstones {
+		cs.NodeTombstones[id] = struct{}{}
+	}
+	for k := range d.EdgeTombstones {
+		cs.EdgeTombstones[k] = struct{}{}
+	}
+	for k := range d.Progress {
+		cs.Progress[k] = struct{}{}
+	}
+}
+
+// storedKeys returns the user graph and every listed project graph, then
+// the projects named by sessions that List does not know (a graph of the
+// replaced server may not record its project path), without duplicates.
+func storedKeys(ctx context.Context, graphs ports.GraphRepository, sessions map[string]ports.Session) ([]domain.GraphKey, error) {
+	list, err := graphs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := []domain.GraphKey{domain.UserGraph}
+	seen := map[domain.GraphKey]bool{domain.UserGraph: true}
+	for _, sg := range list {
+		if !seen[sg.Key] {
+			seen[sg.Key] = true
+			keys = append(keys, sg.Key)
+		}
+	}
+	var extra []domain.GraphKey
+	for _, s := range sessions {
+		k := domain.ProjectGraph(s.ProjectPath)
+		if s.ProjectPath != "" && !seen[k] {
+			seen[k] = true
+			extra = append(extra, k)
+		}
+	}
+	slices.SortFunc(extra, func(a, b domain.GraphKey) int { return cmpStr(a.Project, b.Project) })
+	return append(keys, extra...), nil
+}
+
+// minSeq is the highest watermark any session holds for key: a restored
+// graph must not hand out a seq a session has already seen (sync.md).
+func minSeq(sessions map[string]ports.Session, key domain.GraphKey) uint64 {
+	var m uint64
+	for _, s := range sessions {
+		m = max(m, s.Synced[key])
+	}
+	return m
+}
+
+// isEmpty reports whether d holds nothing: a graph that was never stored.
+func isEmpty(d domain.GraphData) bool {
+	return d.Seq == 0 && len(d.Nodes) == 0 && len(d.Edges) == 0 && len(d.NodeTombstones) == 0 &&
+		len(d.EdgeTombstones) == 0 && len(d.Progress) == 0 && len(d.Meta) == 0
+}
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,51 @@
+package migrations
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// UpgradeSchema rewrites every stored graph of b that is older than
+// domain.SchemaVersion (the replaced server's schema 1) as the current
+// schema: it loads the graph, upgrades it in memory with domain.Restore
+// (version 1 for unversioned items, seqs in timestamp order) and commits
+// every item. Graphs already at the current schema, and graphs never
+// stored, are left alone, so a second run writes nothing.
+//
+// Reading schema 1 is the backend's job (jsonfile accepts it); this step
+// only makes the upgrade permanent instead of waiting for each graph's next
+// write.
+func UpgradeSchema(ctx context.Context, b Backend, log *slog.Logger) (Result, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var res Result
+	sessions, err := b.LoadSessions(ctx)
+	if err != nil {
+		return res, err
+	}
+	keys, err := storedKeys(ctx, b, sessions)
+	if err != nil {
+		return res, err
+	}
+	for _, key := range keys {
+		d, err := b.Load(ctx, key)
+		if err != nil {
+			return res, err
+		}
+		if d.Schema >= domain.SchemaVersion || isEmpty(d) {
+			res.unchanged(key.String())
+			continue
+		}
+		g, notes := domain.Restore(key, d, domain.RestoreOptions{MinSeq: minSeq(sessions, key)})
+		res.note(log, key.String(), notes...)
+		if err := b.Commit(ctx, key, g, FullChangeSet(g)); err != nil {
+			return res, err
+		}
+		log.Info("migrations: graph upgraded", "graph", key.String(), "from_schema", d.Schema, "to_schema", domain.SchemaVersion)
+		res.changed(key.String())
+	}
+	return res, nil
+}
