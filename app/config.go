@@ -47,6 +47,7 @@ type Deps struct {
 // this one; one use case per file):
 //
 //	func New(cfg Config, deps Deps) (*Service, error)             // loads sessions and the user graph
+//	func Open(ctx, Config, Deps) (*Service, error)                 // New with a context for the start-up I/O
 //	func (s *Service) Run(ctx context.Context)                     // maintenance loop; returns when ctx is done
 //	func (s *Service) Close(ctx context.Context) error             // make pending writes durable, save sessions
 //	func (s *Service) Read(ctx, ReadRequest) (ReadResult, error)   // kg_read

@@ -71,7 +71,8 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	}
 	rd := s.nodeRead(e, cur, cur.Tier)
 	e.mu.RUnlock()
-	rd.RecallNotSaved = fmt.Sprintf("the recall of this node could not be saved (%v); it stays %s", err, cur.Tier)
+	s.log.Warn("recall not saved", "graph", e.key.String(), "err", err)
+	rd.RecallNotSaved = fmt.Sprintf("the recall could not be saved (the %s is unavailable); the node stays %s", graphName(e.key), cur.Tier)
 	s.userTiers(ctx, &rd)
 	return rd, true, nil
 }

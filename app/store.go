@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 
@@ -192,6 +191,3 @@ func (st *store) stamp(e *graphEntry, id string, t domain.Micros) {
 
 // errClosed is what a write gets once Close has begun.
 var errClosed = &domain.Error{Kind: domain.KindUnavailable, Msg: "the server is shutting down; retry once it is back"}
-
-// isClosed reports whether err is the shutdown refusal.
-func isClosed(err error) bool { return errors.Is(err, errClosed) }
