@@ -92,6 +92,8 @@ func TestReadWithoutProjectHasNoProjectView(t *testing.T) {
 	}
 	_, err = e.svc.Read(e.ctx, ReadRequest{SessionID: sid, IDs: []string{"x"}, Level: domain.LevelProject})
 	wantKind(t, err, domain.KindInvalid, "session_id")
+	_, err = e.svc.Read(e.ctx, ReadRequest{SessionID: sid, CWD: projA})
+	wantKind(t, err, domain.KindInvalid, "cwd")
 }
 
 func TestReadByIDInBothGraphsReturnsBothUserFirst(t *testing.T) {
