@@ -34,7 +34,7 @@ type rule struct {
 // rules are matched in order; the first whose prefix matches applies.
 var rules = []rule{
 	{prefix: "domain", description: "standard library only"},
-	{prefix: "ports/porttest", mayImport: []string{"domain", "ports"}, description: "domain and ports"},
+	{prefix: "ports/porttest", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports and test libraries"},
 	{prefix: "ports", mayImport: []string{"domain"}, description: "domain"},
 	{prefix: "app", mayImport: []string{"domain", "ports"}, description: "domain and ports"},
 	{prefix: "adapters/storage/", mayImport: []string{"domain", "ports"}, thirdParty: true,
