@@ -32,7 +32,7 @@ type RestoreOptions struct {
 }
 
 // Restore builds a graph from stored data. It accepts what the replaced
-// server wrote: nodes without version entries get version 1, and entries
+// server wrote: nodes without version entries get version 1 (written at their creation time), and entries
 // without a seq (schema 1) take the next seqs in timestamp order, ties by
 // key. When two nodes claim one id, the higher version wins (ties: the one
 // that comes first in data.Nodes) and the loser is reported in the returned
@@ -54,7 +54,13 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 	for i := range data.Nodes {
 		n := data.Nodes[i] // copy: the graph owns its nodes
 		if n.Version.V == 0 {
+			// No version entry (the replaced server did not always write
+			// one): the node has been written once, at creation as far as
+			// anyone knows, so its recency is not reset to the epoch.
 			n.Version.V = 1
+			if n.Version.TS == 0 {
+				n.Version.TS = n.Created
+			}
 			upgraded = true
 		}
 		if old, dup := g.nodes[n.ID]; dup {
