@@ -1,0 +1,170 @@
+package mcp
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+func TestHealthLine(t *testing.T) {
+	tests := []struct {
+		name string
+		h    domain.Health
+		want string
+	}{
+		{"empty", domain.Health{MaxTokens: 4000}, "HEALTH: 0 nodes, 0 edges, 0 unconnected (0%), avg 0 edges/node, ~0/4000 tokens"},
+		{"the example of mcp.md", domain.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
+			"HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8 edges/node, ~2310/4000 tokens"},
+		{"rounds the average", domain.Health{Nodes: 3, Edges: 2, AvgEdgesPerNode: 4.0 / 3, Estimate: 90, MaxTokens: 4000},
+			"HEALTH: 3 nodes, 2 edges, 0 unconnected (0%), avg 1.3 edges/node, ~90/4000 tokens"},
+		{"over budget", domain.Health{Nodes: 1, Unconnected: 1, Estimate: 5000, MaxTokens: 4000, OverBudget: true},
+			"HEALTH: 1 nodes, 0 edges, 1 unconnected (100%), avg 0 edges/node, ~5000/4000 tokens (over budget: what is left is new, in its grace period)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := healthLine(tc.h); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// exampleRead is the full read of mcp.md's example, more or less.
+func exampleRead() app.FullRead {
+	n := func(id, gist string) *domain.Node { return &domain.Node{ID: id, Gist: gist} }
+	e := func(from, rel, to string) *domain.Edge { return &domain.Edge{From: from, Rel: rel, To: to} }
+	return app.FullRead{
+		User: app.GraphView{Key: domain.UserGraph, View: domain.View{
+			Active:   []*domain.Node{n("auth-token-refresh", "JWT refresh uses sliding window; silent failure if session expired"), n("auth-module", "wraps the IdP")},
+			Archived: []string{"old-build-notes"},
+			Edges:    []*domain.Edge{e("auth-module", "requires-init", "session-handler"), e("auth-token-refresh", "touches", "src/auth/refresh.py")},
+			Health:   domain.Health{Active: 2, Archived: 1, Orphaned: 4, Nodes: 2, Edges: 2, Unconnected: 0, AvgEdgesPerNode: 1, Estimate: 93, MaxTokens: 4000},
+		}},
+		Project: &app.GraphView{Key: domain.ProjectGraph("/src/my-app"), Name: "my-app", View: domain.View{
+			Health: domain.Health{MaxTokens: 4000},
+		}},
+	}
+}
+
+func TestRenderFullReadGolden(t *testing.T) {
+	gs := fitFullRead(exampleRead(), "3fa29c0d1e7b4a55", maxReadChars)
+	golden(t, "render/full_read.txt", []byte(renderFullRead(gs, "3fa29c0d1e7b4a55")+"\n"))
+}
+
+// bigRead is a user graph whose archived ids and edges to archived nodes
+// alone go far past the cap.
+func bigRead(archived, edgesToArchived int) app.FullRead {
+	v := domain.View{Health: domain.Health{MaxTokens: 4000}}
+	for i := range 50 {
+		v.Active = append(v.Active, &domain.Node{ID: fmt.Sprintf("active-%02d", i), Gist: strings.Repeat("g", 200)})
+	}
+	for i := range archived {
+		v.Archived = append(v.Archived, fmt.Sprintf("archived-node-with-a-long-name-%05d", i))
+	}
+	v.Edges = append(v.Edges, &domain.Edge{From: "active-00", Rel: "uses", To: "active-01"})
+	for i := range edgesToArchived {
+		v.Edges = append(v.Edges, &domain.Edge{From: "active-02", Rel: "recalls", To: v.Archived[i%len(v.Archived)]})
+	}
+	v.Health.Active, v.Health.Archived, v.Health.Nodes, v.Health.Edges = len(v.Active), len(v.Archived), len(v.Active), len(v.Edges)
+	return app.FullRead{User: app.GraphView{Key: domain.UserGraph, View: v}}
+}
+
+func TestFullReadCap(t *testing.T) {
+	tests := []struct {
+		name                    string
+		archived, edges         int
+		wantArchived, wantEdges bool // whether some are left out
+	}{
+		{"fits", 10, 10, false, false},
+		{"archived ids go first", 1500, 5, true, false},
+		{"then edges to archived nodes", 5, 2000, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := bigRead(tc.archived, tc.edges)
+			gs := fitFullRead(fr, "s", maxReadChars)
+			text := renderFullRead(gs, "s")
+			if n := utf8.RuneCountInString(text); n > maxReadChars {
+				t.Errorf("%d characters, over the cap", n)
+			}
+			g := gs[0]
+			if (g.archivedOmitted > 0) != tc.wantArchived || (g.edgesOmitted > 0) != tc.wantEdges {
+				t.Errorf("omitted %d archived, %d edges", g.archivedOmitted, g.edgesOmitted)
+			}
+			if g.edgesOmitted > 0 && g.archivedOmitted != tc.archived {
+				t.Errorf("edges dropped while %d archived ids remain", tc.archived-g.archivedOmitted)
+			}
+			for _, n := range fr.User.View.Active {
+				if !strings.Contains(text, "  "+n.ID+": "+n.Gist) {
+					t.Fatalf("active gist %s dropped", n.ID)
+				}
+			}
+			if !strings.Contains(text, "active-00 --uses--> active-01") {
+				t.Error("an edge between active nodes was dropped")
+			}
+			if tc.wantArchived {
+				mustContain(t, text, fmt.Sprintf("(%d archived ids and %s left out to stay under 40000 characters; kg_search finds them)",
+					g.archivedOmitted, plural(g.edgesOmitted, "edge to archived nodes", "edges to archived nodes")))
+			} else {
+				mustNotContain(t, text, "left out")
+			}
+			out := graphOutput(g)
+			if len(out.Archived)+out.ArchivedOmitted != tc.archived || len(out.Edges)+out.EdgesOmitted != tc.edges+1 {
+				t.Errorf("structured counts %d+%d, %d+%d", len(out.Archived), out.ArchivedOmitted, len(out.Edges), out.EdgesOmitted)
+			}
+			if len(fr.User.View.Archived) != tc.archived || len(fr.User.View.Edges) != tc.edges+1 {
+				t.Error("fitting changed the app's view")
+			}
+		})
+	}
+}
+
+func TestRenderResults(t *testing.T) {
+	key := domain.EdgeKey{From: "a", To: "b", Rel: "uses"}
+	tests := []struct {
+		name, got, want string
+	}{
+		{"put node", renderPutNode(app.PutNodeResult{Level: domain.LevelProject, Node: &domain.Node{ID: "x", Version: domain.Version{V: 3}}}),
+			`Node "x" saved to project graph (v3)`},
+		{"put node with compaction", renderPutNode(app.PutNodeResult{Level: domain.LevelUser, Node: &domain.Node{ID: "x", Version: domain.Version{V: 1}},
+			Compaction: domain.Moves{Archived: []string{"p", "q"}, Orphaned: []string{"r"}}}),
+			"Node \"x\" saved to user graph (v1)\nCompaction: archived p, q; orphaned r"},
+		{"put edge", renderPutEdge(app.PutEdgeResult{Level: domain.LevelUser, Edge: &domain.Edge{From: "a", To: "b", Rel: "uses"}}),
+			"Edge a --uses--> b saved to user graph"},
+		{"delete edge", renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelUser, Key: key, Deleted: true}), "Edge a --uses--> b deleted from user graph"},
+		{"edge not found", renderDeleteEdge(app.DeleteEdgeResult{Key: key}), "Edge not found: a --uses--> b"},
+		{"no progress", renderProgress("t", domain.LevelUser, nil, false), `No progress found for task "t"`},
+		{"progress", renderProgress("t", domain.LevelProject, domain.RawJSON(`{"a":1}`), true), "Progress of task \"t\" (project graph):\n{\n  \"a\": 1\n}"},
+		{"sync empty", renderSync(app.SyncResult{}), "No updates from other sessions"},
+		{"sync", renderSync(app.SyncResult{
+			User: domain.SyncReport{Items: []domain.SyncItem{
+				{Node: &domain.Node{ID: "n1", Gist: "g1", Tier: domain.Archived}},
+				{Node: &domain.Node{ID: "n2", Gist: "secret", Tier: domain.Orphaned}},
+				{Edge: &domain.Edge{From: "a", To: "b", Rel: "uses"}},
+				{Deleted: true, NodeID: "gone"},
+				{Deleted: true, EdgeKey: &key},
+			}, Archived: 1, Pruned: 2},
+			Project:     &domain.SyncReport{},
+			ProjectPath: "/src/my-app",
+		}), "USER GRAPH: 2 nodes and 1 edge updated, 1 node and 1 edge deleted\n" +
+			"  node n1 [archived]: g1\n  node n2 [orphaned]\n  edge a --uses--> b\n  deleted node gone\n  deleted edge a --uses--> b\n" +
+			"  compaction: 1 archived, 0 restored, 0 orphaned, 2 pruned"},
+		{"sync project only", renderSync(app.SyncResult{Project: &domain.SyncReport{Restored: 1}, ProjectPath: "/src/my-app"}),
+			"PROJECT GRAPH (my-app): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: 0 archived, 1 restored, 0 orphaned, 0 pruned"},
+		{"search none", renderSearch("q", nil), `No nodes match "q"`},
+		{"search", renderSearch("tok", []app.Hit{{Level: domain.LevelProject, Project: "/src/my-app", Score: 1.0 / 60,
+			Node: &domain.Node{ID: "x", Gist: "g", Tier: domain.Archived, Notes: []string{"n"}}}}),
+			"1 node found for \"tok\" (kg_read with id shows one in full and restores it):\n  [project my-app] x (archived, score 0.0167): g\n    - n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", tc.got, tc.want)
+			}
+		})
+	}
+}
