@@ -1,0 +1,170 @@
+package domain_test
+
+import (
+	"fmt"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// at is the stamp of a change at time now (Unix microseconds) by session.
+func at(now domain.Micros, session string) domain.Stamp {
+	return domain.Stamp{Now: now, Session: session}
+}
+
+func ExampleNewGraph() {
+	g := domain.NewGraph(domain.UserGraph)
+	n, err := g.PutNode(domain.NodeInput{
+		ID:    "prefer-table-tests",
+		Gist:  "  Table tests with named cases; got/want messages  ",
+		Notes: []string{"Reviewers asked for it twice."},
+	}, at(1_700_000_000_000_000, "3fa29c0d1e7b4a55"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s v%d %s: %s\n", n.ID, n.Version.V, n.Tier, n.Gist)
+
+	// A rejected write says what is wrong and changes nothing.
+	_, err = g.PutNode(domain.NodeInput{ID: "two-lines", Gist: "first\nsecond"}, at(2, ""))
+	fmt.Println(err, "/", g.NodeCount(), "node")
+	// Output:
+	// prefer-table-tests v1 active: Table tests with named cases; got/want messages
+	// gist: must be one line; put details in notes / 1 node
+}
+
+func ExampleGraph_PutEdge() {
+	g := domain.NewGraph(domain.ProjectGraph("/home/me/app"))
+	if _, err := g.PutNode(domain.NodeInput{ID: "auth-refresh", Gist: "JWT refresh uses a sliding window"}, at(1, "")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// An end need not be a node: here it is a file.
+	e, err := g.PutEdge(domain.EdgeInput{From: "auth-refresh", To: "src/auth/refresh.go", Rel: "touches"}, at(2, ""))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(e.Key(), "v", e.Version.V, "seq", e.Version.Seq)
+	fmt.Println("shown:", g.Shown(e.Key()), "estimate:", g.Stats().Estimate(false))
+	// Output:
+	// auth-refresh --touches--> src/auth/refresh.go v 1 seq 2
+	// shown: true estimate: 43
+}
+
+func ExampleGraph_RecallNode() {
+	// A graph as loaded from disk: "old" was archived by compaction and its
+	// neighbour "older" orphaned.
+	g, _ := domain.Restore(domain.UserGraph, domain.GraphData{
+		Schema: domain.SchemaVersion,
+		Seq:    4,
+		Nodes: []domain.Node{
+			{ID: "old", Gist: "archived insight", Tier: domain.Archived, Version: domain.Version{V: 1, Seq: 1}},
+			{ID: "older", Gist: "orphaned insight", Tier: domain.Orphaned, OrphanedAt: 5, Version: domain.Version{V: 1, Seq: 2}},
+		},
+		Edges: []domain.Edge{{From: "older", To: "old", Rel: "explains", Version: domain.Version{V: 1, Seq: 3}}},
+	}, domain.RestoreOptions{})
+
+	r, err := g.RecallNode("old", at(10, "reader"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	older, _ := g.Node("older")
+	fmt.Println("promoted:", r.Promoted(), "from", r.WasTier, "to", r.Node.Tier, "v", r.Node.Version.V)
+	fmt.Println("rescued:", r.Rescued, "now", older.Tier)
+	// Output:
+	// promoted: true from archived to active v 2
+	// rescued: [older] now archived
+}
+
+func ExampleSearch() {
+	user := domain.NewGraph(domain.UserGraph)
+	project := domain.NewGraph(domain.ProjectGraph("/home/me/app"))
+	for _, n := range []struct {
+		g         *domain.Graph
+		id, gist  string
+		notes     []string
+		createdAt domain.Micros
+	}{
+		{user, "cache-invalidation", "Invalidate the cache on write, never on read", nil, 1},
+		{project, "cache-keys", "Cache keys include the tenant id", []string{"A cache miss costs 40 ms."}, 2},
+		{project, "logging", "Structured logs only", nil, 3},
+	} {
+		if _, err := n.g.PutNode(domain.NodeInput{ID: n.id, Gist: n.gist, Notes: n.notes}, at(n.createdAt, "")); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	hits, err := domain.Search([]*domain.Graph{user, project}, "Cache write", 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, h := range hits {
+		fmt.Printf("%.4f %s %s [%s]\n", h.Score, h.Key.Level, h.Node.ID, h.Node.Tier)
+	}
+	// Output:
+	// 0.0331 user cache-invalidation [active]
+	// 0.0167 project cache-keys [active]
+}
+
+func ExampleGraph_View() {
+	g := domain.NewGraph(domain.UserGraph)
+	for i, id := range []string{"auth-module", "session-handler", "lonely"} {
+		if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: "gist of " + id}, at(domain.Micros(i), "")); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	if _, err := g.PutEdge(domain.EdgeInput{From: "auth-module", To: "session-handler", Rel: "requires-init"}, at(5, "")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	v := g.View(domain.DefaultPolicy())
+	for _, n := range v.Active {
+		fmt.Printf("  %s: %s\n", n.ID, n.Gist)
+	}
+	for _, e := range v.Edges {
+		fmt.Println(" ", e.Key())
+	}
+	h := v.Health
+	fmt.Printf("HEALTH: %d nodes, %d edges, %d unconnected, avg %.1f edges/node, ~%d/%d tokens\n",
+		h.Nodes, h.Edges, h.Unconnected, h.AvgEdgesPerNode, h.Estimate, h.MaxTokens)
+	// Output:
+	//   auth-module: gist of auth-module
+	//   session-handler: gist of session-handler
+	//   lonely: gist of lonely
+	//   auth-module --requires-init--> session-handler
+	// HEALTH: 3 nodes, 1 edges, 1 unconnected, avg 0.7 edges/node, ~87/4000 tokens
+}
+
+func ExampleGraph_ChangesSince() {
+	g := domain.NewGraph(domain.UserGraph)
+	watermark := g.DurableSeq() // session "me" starts here
+	mustPut := func(id, session string) {
+		if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: "gist of " + id}, at(1, session)); err != nil {
+			panic(err)
+		}
+	}
+	mustPut("mine", "me")
+	mustPut("theirs", "them")
+	mustPut("doomed", "them")
+	if _, err := g.DeleteNode("doomed", at(2, "them")); err != nil {
+		fmt.Println(err)
+		return
+	}
+	g.Checkpoint() // saved: durable up to here
+
+	r := g.ChangesSince(watermark, g.DurableSeq(), "me")
+	for _, it := range r.Items {
+		switch {
+		case it.Deleted:
+			fmt.Println(it.Seq, "deleted node", it.NodeID)
+		case it.Node != nil:
+			fmt.Println(it.Seq, "node", it.Node.ID)
+		}
+	}
+	// Output:
+	// 2 node theirs
+	// 4 deleted node doomed
+}
