@@ -31,7 +31,8 @@ func failure(ctx context.Context, log *slog.Logger, tool string, err error) (*mc
 		return errorResult(msg), nil
 	case domain.KindUnavailable:
 		log.LogAttrs(ctx, slog.LevelWarn, "tool failed", slog.String("tool", tool), slog.Any("err", err))
-		return errorResult(msg + "; nothing was changed, retry later"), nil
+		// The app's message says what could not be done and to retry.
+		return errorResult(msg), nil
 	default:
 		log.LogAttrs(ctx, slog.LevelError, "tool failed with an internal error",
 			slog.String("tool", tool), slog.Any("err", err))
