@@ -173,3 +173,47 @@ func TestStatsEstimate(t *testing.T) {
 		t.Errorf("estimate with notes = %d", got)
 	}
 }
+
+func TestNames(t *testing.T) {
+	tests := []struct {
+		name, got, want string
+	}{
+		{"user key", UserGraph.String(), "user"},
+		{"project key", ProjectGraph("/home/me/app").String(), "project:/home/me/app"},
+		{"active", Active.String(), "active"},
+		{"archived", Archived.String(), "archived"},
+		{"orphaned", Orphaned.String(), "orphaned"},
+		{"unknown tier", Tier(7).String(), "tier(7)"},
+		{"edge key", EdgeKey{From: "a", To: "b.go", Rel: "touches"}.String(), "a --touches--> b.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCmpGraphKey(t *testing.T) {
+	user, pa, pb := UserGraph, ProjectGraph("/a"), ProjectGraph("/b")
+	tests := []struct {
+		name string
+		a, b GraphKey
+		want int
+	}{
+		{"user before project", user, pa, -1},
+		{"project after user", pb, user, 1},
+		{"projects by path", pa, pb, -1},
+		{"same project", pb, pb, 0},
+		{"same user", user, user, 0},
+		{"unknown levels by name", GraphKey{Level: "team"}, pa, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cmpGraphKey(tc.a, tc.b); got != tc.want {
+				t.Errorf("cmpGraphKey(%v, %v) = %d, want %d", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -359,6 +360,65 @@ func TestRejectedWritesChangeNothing(t *testing.T) {
 				t.Errorf("seq moved from %d to %d", seq, g.Seq())
 			}
 			assertUntouched(t, g, before, stats)
+		})
+	}
+}
+
+func TestErrorKinds(t *testing.T) {
+	cause := errors.New("disk full")
+	tests := []struct {
+		name     string
+		err      error
+		wantMsg  string
+		wantKind Kind
+	}{
+		{"invalid", Invalidf("level", "%q is bad", "x"), `level: "x" is bad`, KindInvalid},
+		{"not found", NotFoundf("id", "node %q not found", "n"), `id: node "n" not found`, KindNotFound},
+		{"conflict", Conflictf("expected_version", "at %d", 3), "expected_version: at 3", KindConflict},
+		{"unavailable, without a field", Unavailable(cause, "could not save %s", "user"), "could not save user", KindUnavailable},
+		{"wrapped", fmt.Errorf("saving: %w", Invalidf("f", "bad")), "saving: f: bad", KindInvalid},
+		{"foreign error", cause, "disk full", KindInternal},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.err.Error() != tc.wantMsg {
+				t.Errorf("message = %q, want %q", tc.err, tc.wantMsg)
+			}
+			if KindOf(tc.err) != tc.wantKind {
+				t.Errorf("kind = %q, want %q", KindOf(tc.err), tc.wantKind)
+			}
+		})
+	}
+	if !errors.Is(Unavailable(cause, "x"), cause) {
+		t.Error("Unavailable does not unwrap to its cause")
+	}
+}
+
+func TestParseLevel(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Level
+		wantErr string
+	}{
+		{"user", LevelUser, ""},
+		{"project", LevelProject, ""},
+		{"bogus", "", `level: "bogus" is not one of user, project`},
+		{"User", "", `level: "User" is not one of user, project`},
+		{"", "", `level: "" is not one of user, project`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseLevel("level", tc.in)
+			if got != tc.want {
+				t.Errorf("level = %q, want %q", got, tc.want)
+			}
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Errorf("unexpected error %v", err)
+				}
+				return
+			}
+			checkErr(t, err, tc.wantErr, 0)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -226,7 +227,8 @@ func TestSeqAt(t *testing.T) {
 	g := syncGraph(t)
 	// After syncGraph: live a(seq 1, ts 10), c(3, 30), d(7, 70), e(10, 100);
 	// tombstones edge a-b (6, 60), edge b-c (8, 80), node b (9, 80).
-	g.setTier("a", Archived, 200) // a tier change has no time: never counts
+	coreEdge(t, g, coreAt(90, "B"), "c", "uses", "d") // seq 11
+	g.setTier("a", Archived, 200)                     // a tier change has no time: never counts
 	tests := []struct {
 		name string
 		ts   Micros
@@ -237,7 +239,8 @@ func TestSeqAt(t *testing.T) {
 		{"between changes", 55, 3},
 		{"a tombstone counts", 60, 6},
 		{"the highest seq at one time", 80, 9},
-		{"after everything", 1000, 10},
+		{"a live edge counts", 95, 11},
+		{"after everything, but not the tier change (seq 12)", 1000, 11},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,5 +248,30 @@ func TestSeqAt(t *testing.T) {
 				t.Errorf("SeqAt(%d) = %d, want %d", tc.ts, got, tc.want)
 			}
 		})
+	}
+}
+
+// The tie-breaks of the item order only matter for data edited by hand,
+// where two items may claim one seq; the order must still be total.
+func TestCmpSyncItemTies(t *testing.T) {
+	n := &Node{ID: "n"}
+	e := &Edge{From: "a", To: "b", Rel: "r"}
+	k := EdgeKey{"a", "c", "r"}
+	items := []SyncItem{
+		{Seq: 5, EdgeKey: &k, Deleted: true},
+		{Seq: 5, Edge: e},
+		{Seq: 5, NodeID: "m", Deleted: true},
+		{Seq: 5, Node: n},
+		{Seq: 4, Node: &Node{ID: "z"}},
+	}
+	slices.SortFunc(items, cmpSyncItem)
+	var got []string
+	for _, it := range items {
+		_, name := it.itemName()
+		got = append(got, name)
+	}
+	want := []string{"z", "m", "n", "a --r--> b", "a --r--> c"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }
