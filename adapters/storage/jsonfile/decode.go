@@ -15,9 +15,11 @@ import (
 // fileGraph is the top level of a graph file. Unknown top-level keys are
 // not kept: neither the replaced server nor kg writes any.
 type fileGraph struct {
-	Nodes map[string]json.RawMessage `json:"nodes"`
-	Edges map[string]json.RawMessage `json:"edges"`
-	Meta  map[string]json.RawMessage `json:"_meta"`
+	// Items are decoded to field maps in the same pass as the file, which
+	// saves re-scanning every item (Load of a 100k-node graph).
+	Nodes map[string]map[string]json.RawMessage `json:"nodes"`
+	Edges map[string]map[string]json.RawMessage `json:"edges"`
+	Meta  map[string]json.RawMessage            `json:"_meta"`
 }
 
 // fileEntry is a version entry or a tombstone. TS is raw so that seconds
@@ -222,10 +224,9 @@ func wrongType(item, field, want string) error {
 	return fmt.Errorf("%s: field %s: want %s", item, field, want)
 }
 
-func decodeNode(key string, r json.RawMessage) (domain.Node, error) {
+func decodeNode(key string, m map[string]json.RawMessage) (domain.Node, error) {
 	item := fmt.Sprintf("node %q", key)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(r, &m); err != nil || m == nil {
+	if m == nil {
 		return domain.Node{}, wrongType(item, "(value)", "an object")
 	}
 	n := domain.Node{ID: key}
@@ -305,10 +306,9 @@ func setExtra(m map[string]domain.RawJSON, k string, v json.RawMessage) map[stri
 	return m
 }
 
-func decodeEdge(key string, r json.RawMessage) (domain.Edge, error) {
+func decodeEdge(key string, m map[string]json.RawMessage) (domain.Edge, error) {
 	item := fmt.Sprintf("edge %q", key)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(r, &m); err != nil || m == nil {
+	if m == nil {
 		return domain.Edge{}, wrongType(item, "(value)", "an object")
 	}
 	var e domain.Edge
