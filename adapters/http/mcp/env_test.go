@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/paths"
@@ -56,7 +57,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	e.svc = svc
-	srv := httptest.NewServer(New("1.2.3-test", svc, log))
+	srv := httptest.NewServer(newHandler("1.2.3-test", svc, log, server.WithOutputSchemaValidation()))
 	t.Cleanup(func() {
 		srv.Close()
 		if err := svc.Close(context.Background()); err != nil {

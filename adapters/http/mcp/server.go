@@ -12,14 +12,23 @@ import (
 // the server version. Mount it at "/" behind the security middleware of
 // the http adapter.
 func New(version string, svc Service, log *slog.Logger) http.Handler {
+	return newHandler(version, svc, log)
+}
+
+// newHandler is New with extra mcp-go options. The tests add output-schema
+// validation, so that every result they see is checked against its tool's
+// outputSchema; production leaves it off, because a write that succeeded
+// must not be reported as failed over a schema slip.
+func newHandler(version string, svc Service, log *slog.Logger, extra ...server.ServerOption) http.Handler {
 	t := &tools{svc: svc, log: log}
-	s := server.NewMCPServer("kg", version,
+	opts := append([]server.ServerOption{
 		// The tool list never changes while the server runs.
 		server.WithToolCapabilities(false),
 		// A panic in a tool is a bug: answer it as a JSON-RPC error rather
 		// than dropping the connection.
 		server.WithRecovery(),
-	)
+	}, extra...)
+	s := server.NewMCPServer("kg", version, opts...)
 	runs := t.runs()
 	for _, decl := range declarations() {
 		body, ok := runs[decl.Name]
