@@ -217,3 +217,21 @@ func TestCmpGraphKey(t *testing.T) {
 		})
 	}
 }
+
+func TestCmpEdgeKeyAgreesWithLess(t *testing.T) {
+	keys := []EdgeKey{{"a", "b", "r"}, {"a", "b", "s"}, {"a", "c", "r"}, {"b", "a", "a"}, {"a", "a", "s"}, {"", "", ""}}
+	for _, x := range keys {
+		for _, y := range keys {
+			want := 0
+			switch {
+			case x.Less(y):
+				want = -1
+			case y.Less(x):
+				want = 1
+			}
+			if got := cmpEdgeKey(x, y); got != want {
+				t.Errorf("cmpEdgeKey(%v, %v) = %d, Less says %d", x, y, got, want)
+			}
+		}
+	}
+}

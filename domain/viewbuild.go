@@ -60,7 +60,9 @@ func (g *Graph) View(p Policy) View {
 		countEnd(k.From)
 		countEnd(k.To)
 	}
-	sortEdges(v.Edges)
+	slices.SortFunc(v.Edges, func(a, b *Edge) int {
+		return cmpEdgeKey(EdgeKey{a.From, a.To, a.Rel}, EdgeKey{b.From, b.To, b.Rel})
+	})
 
 	est := p.Estimate(g)
 	v.Health = Health{
