@@ -330,6 +330,12 @@ func TestRejectedWritesChangeNothing(t *testing.T) {
 		{"bad task id", func(g *Graph) error {
 			return g.SetProgress("a b", RawJSON(`{}`))
 		}, `task_id: "a b" ` + badPattern, KindInvalid},
+		{"long task id", func(g *Graph) error {
+			return g.SetProgress(strings.Repeat("t", MaxIDLen+1), RawJSON(`{}`))
+		}, "task_id: 129 chars, limit 128", KindInvalid},
+		{"progress too big", func(g *Graph) error {
+			return g.SetProgress("task", RawJSON(`{"k":"`+strings.Repeat("x", MaxProgressBytes)+`"}`))
+		}, "state: 65544 bytes, limit 65536", KindInvalid},
 		{"progress not an object", func(g *Graph) error {
 			return g.SetProgress("task", RawJSON(`[1]`))
 		}, "state: must be a JSON object", KindInvalid},
