@@ -1,0 +1,364 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// Config is everything `kg serve` is told: the settings of operations.md's
+// Configuration table, parsed and checked.
+type Config struct {
+	Host           string
+	Port           int // 0: the system picks a free port
+	Root           string
+	Storage        string // "json" or "bolt"
+	App            app.Config
+	AuthToken      string
+	AllowedHosts   []string
+	AllowedOrigins []string
+	LogLevel       slog.Level
+	LogFormat      string // "text" or "json"
+}
+
+// Addr is the address to listen on, host:port.
+func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) }
+
+// usageError is a bad command line or setting: the program stops with exit
+// status 2 and the message, which names the setting and what it accepts.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// setting is one row of the Configuration table. Every value arrives as a
+// string, from the flag, the environment or the default, and one parse
+// function checks it whatever its source, so the three cannot disagree.
+type setting struct {
+	flag, env string
+	def       string // "" for none
+	isBool    bool   // --flag alone means true
+	usage     string
+	parse     func(c *Config, v string) error // the error says what is accepted
+}
+
+// settings lists the table of operations.md, in its order.
+func settings(home func() (string, error)) []setting {
+	return []setting{
+		{flag: "host", env: "KG_HTTP_HOST", def: "127.0.0.1",
+			usage: "`address` to listen on; anything but loopback needs --auth-token",
+			parse: func(c *Config, v string) error {
+				h := strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+				if h == "" || strings.ContainsAny(h, "/ ") || (strings.Contains(h, ":") && net.ParseIP(h) == nil) {
+					return errors.New("want a host name or IP address without a port, e.g. 127.0.0.1")
+				}
+				c.Host = h
+				return nil
+			}},
+		{flag: "port", env: "KG_HTTP_PORT", def: "8765",
+			usage: "TCP `port` to listen on (0: any free port)",
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 65535 {
+					return errors.New("want a port number from 0 to 65535")
+				}
+				c.Port = n
+				return nil
+			}},
+		{flag: "storage-root", env: "KG_STORAGE_ROOT", def: "~/.knowledge-graph",
+			usage: "`folder` that holds the graphs, sessions and the lock",
+			parse: func(c *Config, v string) error {
+				p, err := expandHome(v, home)
+				if err != nil {
+					return err
+				}
+				if p, err = filepath.Abs(p); err != nil {
+					return fmt.Errorf("want a folder path: %v", err)
+				}
+				c.Root = p
+				return nil
+			}},
+		{flag: "storage", env: "KG_STORAGE", def: "json",
+			usage: "storage `backend`: json or bolt",
+			parse: func(c *Config, v string) error {
+				switch s := strings.ToLower(v); s {
+				case "json", "bolt":
+					c.Storage = s
+					return nil
+				}
+				return errors.New("want json or bolt")
+			}},
+		{flag: "max-tokens", env: "KG_MAX_TOKENS", def: strconv.Itoa(domain.DefaultMaxTokens),
+			usage: "`tokens`: the budget of each graph's full read",
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				// A budget below 100 tokens cannot show even a few gists;
+				// the top bound keeps the estimate arithmetic far from overflow.
+				if err != nil || n < 100 || n > 10_000_000 {
+					return errors.New("want a whole number of tokens from 100 to 10000000")
+				}
+				c.App.Policy.MaxTokens = n
+				return nil
+			}},
+		{flag: "estimate-notes", env: "KG_ESTIMATE_NOTES", def: "false", isBool: true,
+			usage: "count notes in the token estimate",
+			parse: func(c *Config, v string) error {
+				b, err := parseBool(v)
+				if err != nil {
+					return err
+				}
+				c.App.Policy.EstimateNotes = b
+				return nil
+			}},
+		{flag: "grace-days", env: "KG_GRACE_PERIOD_DAYS", def: strconv.Itoa(domain.DefaultGraceDays),
+			usage: "`days` a new node is never archived",
+			parse: func(c *Config, v string) error {
+				n, err := parseDays(v)
+				c.App.Policy.Grace = domain.Days(n)
+				return err
+			}},
+		{flag: "orphan-grace-days", env: "KG_ORPHAN_GRACE_DAYS", def: strconv.Itoa(domain.DefaultOrphanGraceDays),
+			usage: "`days` an orphaned node is kept before it is pruned (0: prune at the next run)",
+			parse: func(c *Config, v string) error {
+				n, err := parseDays(v)
+				c.App.Policy.OrphanGrace = domain.Days(n)
+				return err
+			}},
+		{flag: "maintenance-interval", env: "KG_SAVE_INTERVAL", def: "30",
+			usage: "`seconds` between maintenance ticks (read stamps, compaction, session save)",
+			parse: func(c *Config, v string) error {
+				d, err := parseSeconds(v, 1, 24*3600)
+				c.App.MaintenanceInterval = d
+				return err
+			}},
+		{flag: "session-ttl", env: "KG_SESSION_TTL", def: "86400",
+			usage: "`seconds` without activity after which a session expires",
+			parse: func(c *Config, v string) error {
+				d, err := parseSeconds(v, 1, 365*24*3600)
+				c.App.SessionTTL = domain.Micros(d.Microseconds())
+				return err
+			}},
+		{flag: "auth-token", env: "KG_AUTH_TOKEN",
+			usage: "bearer `token` every request must carry (required when --host is not loopback)",
+			parse: func(c *Config, v string) error {
+				// A token with white space cannot be sent in one header
+				// value as the client would type it.
+				if strings.ContainsAny(v, " \t\r\n") {
+					return errors.New("want a token without white space")
+				}
+				c.AuthToken = v
+				return nil
+			}},
+		{flag: "allowed-hosts", env: "KG_ALLOWED_HOSTS",
+			usage: "comma-separated `hosts`: Host names (or host:port) accepted beyond localhost",
+			parse: func(c *Config, v string) error {
+				for _, h := range splitList(v) {
+					if strings.ContainsAny(h, "/ ") {
+						return fmt.Errorf("want comma-separated host names or host:port, not %q", h)
+					}
+					c.AllowedHosts = append(c.AllowedHosts, h)
+				}
+				return nil
+			}},
+		{flag: "allowed-origins", env: "KG_ALLOWED_ORIGINS",
+			usage: "comma-separated `origins` (scheme://host[:port]) whose pages may call the server",
+			parse: func(c *Config, v string) error {
+				for _, o := range splitList(v) {
+					u, err := url.Parse(o)
+					if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+						strings.TrimRight(u.Path, "/") != "" || u.RawQuery != "" || u.User != nil {
+						return fmt.Errorf("want comma-separated origins like http://localhost:5173, not %q", o)
+					}
+					c.AllowedOrigins = append(c.AllowedOrigins, strings.TrimRight(o, "/"))
+				}
+				return nil
+			}},
+		{flag: "log-level", env: "KG_LOG_LEVEL", def: "info",
+			usage: "`level`: debug, info, warn or error",
+			parse: func(c *Config, v string) error {
+				switch strings.ToLower(v) {
+				case "debug":
+					c.LogLevel = slog.LevelDebug
+				case "info":
+					c.LogLevel = slog.LevelInfo
+				case "warn", "warning":
+					c.LogLevel = slog.LevelWarn
+				case "error":
+					c.LogLevel = slog.LevelError
+				default:
+					return errors.New("want debug, info, warn or error")
+				}
+				return nil
+			}},
+		{flag: "log-format", env: "KG_LOG_FORMAT", def: "text",
+			usage: "`format`: text or json",
+			parse: func(c *Config, v string) error {
+				switch f := strings.ToLower(v); f {
+				case "text", "json":
+					c.LogFormat = f
+					return nil
+				}
+				return errors.New("want text or json")
+			}},
+	}
+}
+
+// stringValue is a flag that remembers whether it was given, so that an
+// unset flag falls through to the environment rather than to a default.
+type stringValue struct {
+	v      string
+	set    bool
+	isBool bool
+}
+
+func (s *stringValue) String() string     { return s.v }
+func (s *stringValue) Set(v string) error { s.v, s.set = v, true; return nil }
+func (s *stringValue) IsBoolFlag() bool   { return s.isBool }
+
+// parseServe reads the flags of `kg serve` from args and the environment
+// through getenv. Flags win over the environment, which wins over the
+// defaults. --help prints the usage to out and returns flag.ErrHelp.
+func parseServe(args []string, getenv func(string) string, home func() (string, error), out io.Writer) (Config, error) {
+	table := settings(home)
+	fs := flag.NewFlagSet("kg serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by the caller, once
+	values := make([]*stringValue, len(table))
+	for i, s := range table {
+		values[i] = &stringValue{isBool: s.isBool}
+		usage := s.usage + " (env " + s.env
+		if s.def != "" {
+			usage += ", default " + s.def
+		}
+		fs.Var(values[i], s.flag, usage+")")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(out, "Usage: kg serve [flags]\n\nRuns the server in the foreground. Flags win over environment variables.\n\nFlags:\n")
+		fs.SetOutput(out)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return Config{}, err
+		}
+		return Config{}, usagef("kg serve: %v (see kg serve --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return Config{}, usagef("kg serve: unexpected argument %q (see kg serve --help)", fs.Arg(0))
+	}
+
+	var c Config
+	c.App = app.DefaultConfig()
+	for i, s := range table {
+		v, from := s.def, ""
+		switch {
+		case values[i].set:
+			v, from = values[i].v, "--"+s.flag
+		case getenv(s.env) != "":
+			v, from = getenv(s.env), s.env
+		}
+		if from == "" && v == "" {
+			continue // no default and not given: the zero value stands
+		}
+		if err := s.parse(&c, strings.TrimSpace(v)); err != nil {
+			if from == "" {
+				from = "default of --" + s.flag // a bug in this table, or the home folder
+			}
+			return Config{}, usagef("kg serve: invalid %s %q: %v", from, v, err)
+		}
+	}
+	if c.AuthToken == "" && !isLoopback(c.Host) {
+		return Config{}, usagef("kg serve: --host %s is not a loopback address, so every request must carry a token: "+
+			"set --auth-token or KG_AUTH_TOKEN (or listen on 127.0.0.1)", c.Host)
+	}
+	// The address the server was told to bind is its own name: a client
+	// that connects to it sends it as Host. A wildcard address names no
+	// host, and loopback names are always allowed.
+	if !isLoopback(c.Host) {
+		if ip := net.ParseIP(c.Host); ip == nil || !ip.IsUnspecified() {
+			c.AllowedHosts = append(c.AllowedHosts, c.Host)
+		}
+	}
+	return c, nil
+}
+
+// isLoopback reports whether host can only be reached from this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// expandHome replaces a leading ~ with the home folder: a value from the
+// environment or the default is not expanded by a shell.
+func expandHome(p string, home func() (string, error)) (string, error) {
+	if p == "" {
+		return "", errors.New("want a folder path")
+	}
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	h, err := home()
+	if err != nil || h == "" {
+		return "", fmt.Errorf("the home folder is unknown (%v); give an absolute path", err)
+	}
+	return filepath.Join(h, strings.TrimPrefix(p, "~")), nil
+}
+
+// parseBool accepts the spellings people put in environment files.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "1", "t", "true", "yes", "y", "on":
+		return true, nil
+	case "0", "f", "false", "no", "n", "off":
+		return false, nil
+	}
+	return false, errors.New("want true or false")
+}
+
+// parseDays reads a whole number of days; 0 is allowed (no grace). The top
+// bound keeps the microsecond arithmetic far from overflow.
+func parseDays(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 36500 {
+		return 0, errors.New("want a whole number of days from 0 to 36500")
+	}
+	return n, nil
+}
+
+// parseSeconds reads a whole number of seconds in [lo, hi].
+func parseSeconds(v string, lo, hi int) (time.Duration, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("want a whole number of seconds from %d to %d", lo, hi)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+func fakeHome() (string, error) { return "/home/ada", nil }
+
+func parse(args []string, envs map[string]string) (Config, error) {
+	return parseServe(args, func(k string) string { return envs[k] }, fakeHome, io.Discard)
+}
+
+func TestParseServeDefaults(t *testing.T) {
+	got, err := parse(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Host:      "127.0.0.1",
+		Port:      8765,
+		Root:      "/home/ada/.knowledge-graph",
+		Storage:   "json",
+		App:       app.DefaultConfig(),
+		LogLevel:  slog.LevelInfo,
+		LogFormat: "text",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("defaults (-want +got):\n%s", d)
+	}
+	// The table's defaults are the spec's, as the app and domain name them.
+	if got.App.Policy.Grace != domain.Days(5) || got.App.Policy.OrphanGrace != domain.Days(365) ||
+		got.App.MaintenanceInterval != 30*time.Second || got.App.SessionTTL != 86400*domain.Second {
+		t.Errorf("spec defaults differ: %+v", got.App)
+	}
+}
+
+func TestParseServeEveryValue(t *testing.T) {
+	args := []string{
+		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
+		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
+		"--maintenance-interval", "5", "--session-ttl", "3600", "--auth-token", "s3cret",
+		"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
+		"--log-level", "debug", "--log-format", "json",
+	}
+	got, err := parse(args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantApp := app.DefaultConfig()
+	wantApp.Policy.MaxTokens = 8000
+	wantApp.Policy.EstimateNotes = true
+	wantApp.Policy.Grace = 0
+	wantApp.Policy.OrphanGrace = 0
+	wantApp.MaintenanceInterval = 5 * time.Second
+	wantApp.SessionTTL = 3600 * domain.Second
+	want := Config{
+		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
+		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
+		AllowedOrigins: []string{"http://localhost:5173", "https://x.dev"},
+		LogLevel:       slog.LevelDebug, LogFormat: "json",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// Flags win over the environment, which wins over the defaults.
+func TestParseServePrecedence(t *testing.T) {
+	envs := map[string]string{
+		"KG_HTTP_PORT": "9001", "KG_STORAGE": "bolt", "KG_STORAGE_ROOT": "~/kg-env",
+		"KG_ESTIMATE_NOTES": "yes", "KG_LOG_LEVEL": "warning", "KG_HTTP_HOST": "::1",
+	}
+	got, err := parse([]string{"--port", "9002", "--estimate-notes=false"}, envs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Port != 9002 {
+		t.Errorf("port = %d, want the flag's 9002", got.Port)
+	}
+	if got.App.Policy.EstimateNotes {
+		t.Error("estimate-notes: the flag's false lost to the environment's yes")
+	}
+	if got.Storage != "bolt" || got.Root != "/home/ada/kg-env" || got.LogLevel != slog.LevelWarn || got.Host != "::1" {
+		t.Errorf("environment not used: %+v", got)
+	}
+	if got.Addr() != "[::1]:9002" {
+		t.Errorf("Addr = %q", got.Addr())
+	}
+}
+
+func TestParseServeAuthToken(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		envs      map[string]string
+		wantErr   string
+		wantHosts []string
+	}{
+		{name: "wildcard without token", args: []string{"--host", "0.0.0.0"},
+			wantErr: "kg serve: --host 0.0.0.0 is not a loopback address, so every request must carry a token: set --auth-token or KG_AUTH_TOKEN (or listen on 127.0.0.1)"},
+		{name: "LAN address without token", envs: map[string]string{"KG_HTTP_HOST": "192.168.1.5"},
+			wantErr: "--host 192.168.1.5 is not a loopback address"},
+		{name: "wildcard with token", args: []string{"--host", "0.0.0.0", "--auth-token", "t"}},
+		{name: "named host with token is allowed as Host", args: []string{"--host", "kg.lan"},
+			envs: map[string]string{"KG_AUTH_TOKEN": "t"}, wantHosts: []string{"kg.lan"}},
+		{name: "IPv6 loopback needs none", args: []string{"--host", "[::1]"}},
+		{name: "other loopback address needs none", args: []string{"--host", "127.0.0.2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parse(tc.args, tc.envs)
+			if tc.wantErr != "" {
+				var ue *usageError
+				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want a usage error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.wantHosts, got.AllowedHosts); d != "" {
+				t.Errorf("allowed hosts (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// Every bad value stops with a message naming the setting (the flag or the
+// variable it came from) and what it accepts.
+func TestParseServeBadValues(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		envs map[string]string
+		want string
+	}{
+		{"host with port", []string{"--host", "127.0.0.1:80"}, nil,
+			`kg serve: invalid --host "127.0.0.1:80": want a host name or IP address without a port, e.g. 127.0.0.1`},
+		{"host empty", []string{"--host", ""}, nil, `invalid --host "": want a host name or IP address`},
+		{"host URL", nil, map[string]string{"KG_HTTP_HOST": "http://x"}, `invalid KG_HTTP_HOST "http://x": want a host name`},
+		{"port word", []string{"--port", "http"}, nil, `kg serve: invalid --port "http": want a port number from 0 to 65535`},
+		{"port too big", nil, map[string]string{"KG_HTTP_PORT": "70000"}, `invalid KG_HTTP_PORT "70000": want a port number from 0 to 65535`},
+		{"port negative", []string{"--port=-1"}, nil, `invalid --port "-1": want a port number`},
+		{"storage", []string{"--storage", "sqlite"}, nil, `kg serve: invalid --storage "sqlite": want json or bolt`},
+		{"storage env", nil, map[string]string{"KG_STORAGE": "redis"}, `invalid KG_STORAGE "redis": want json or bolt`},
+		{"storage root empty", []string{"--storage-root", ""}, nil, `invalid --storage-root "": want a folder path`},
+		{"max tokens word", []string{"--max-tokens", "lots"}, nil, `invalid --max-tokens "lots": want a whole number of tokens from 100 to 10000000`},
+		{"max tokens zero", nil, map[string]string{"KG_MAX_TOKENS": "0"}, `invalid KG_MAX_TOKENS "0": want a whole number of tokens from 100`},
+		{"estimate notes", nil, map[string]string{"KG_ESTIMATE_NOTES": "maybe"}, `invalid KG_ESTIMATE_NOTES "maybe": want true or false`},
+		{"estimate notes flag", []string{"--estimate-notes=sometimes"}, nil, `invalid --estimate-notes "sometimes": want true or false`},
+		{"grace days negative", []string{"--grace-days", "-1"}, nil, `invalid --grace-days "-1": want a whole number of days from 0 to 36500`},
+		{"grace days env", nil, map[string]string{"KG_GRACE_PERIOD_DAYS": "1.5"}, `invalid KG_GRACE_PERIOD_DAYS "1.5": want a whole number of days`},
+		{"orphan grace days", []string{"--orphan-grace-days", "forever"}, nil, `invalid --orphan-grace-days "forever": want a whole number of days from 0 to 36500`},
+		{"orphan grace env", nil, map[string]string{"KG_ORPHAN_GRACE_DAYS": "99999"}, `invalid KG_ORPHAN_GRACE_DAYS "99999": want a whole number of days`},
+		{"maintenance zero", []string{"--maintenance-interval", "0"}, nil, `invalid --maintenance-interval "0": want a whole number of seconds from 1 to 86400`},
+		{"save interval env", nil, map[string]string{"KG_SAVE_INTERVAL": "30s"}, `invalid KG_SAVE_INTERVAL "30s": want a whole number of seconds from 1 to 86400`},
+		{"session ttl", []string{"--session-ttl", "0"}, nil, `invalid --session-ttl "0": want a whole number of seconds from 1 to 31536000`},
+		{"session ttl env", nil, map[string]string{"KG_SESSION_TTL": "1d"}, `invalid KG_SESSION_TTL "1d": want a whole number of seconds`},
+		{"auth token space", []string{"--auth-token", "a b"}, nil, `invalid --auth-token "a b": want a token without white space`},
+		{"allowed hosts URL", []string{"--allowed-hosts", "ok,http://x/"}, nil, `invalid --allowed-hosts "ok,http://x/": want comma-separated host names or host:port, not "http://x/"`},
+		{"allowed origins bare", nil, map[string]string{"KG_ALLOWED_ORIGINS": "localhost:5173"}, `invalid KG_ALLOWED_ORIGINS "localhost:5173": want comma-separated origins like http://localhost:5173, not "localhost:5173"`},
+		{"allowed origins path", []string{"--allowed-origins", "http://x/app"}, nil, `not "http://x/app"`},
+		{"log level", []string{"--log-level", "loud"}, nil, `kg serve: invalid --log-level "loud": want debug, info, warn or error`},
+		{"log format", nil, map[string]string{"KG_LOG_FORMAT": "xml"}, `invalid KG_LOG_FORMAT "xml": want text or json`},
+		{"unknown flag", []string{"--colour"}, nil, `kg serve: flag provided but not defined: -colour (see kg serve --help)`},
+		{"missing value", []string{"--port"}, nil, `kg serve: flag needs an argument: -port`},
+		{"extra argument", []string{"now"}, nil, `kg serve: unexpected argument "now" (see kg serve --help)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(tc.args, tc.envs)
+			var ue *usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err = %v, want a usage error", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %q\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseServeHomeUnknown(t *testing.T) {
+	_, err := parseServe(nil, func(string) string { return "" },
+		func() (string, error) { return "", errors.New("$HOME is not defined") }, io.Discard)
+	want := `kg serve: invalid default of --storage-root "~/.knowledge-graph": the home folder is unknown ($HOME is not defined); give an absolute path`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
+func TestParseServeHelp(t *testing.T) {
+	var out strings.Builder
+	_, err := parseServe([]string{"--help"}, func(string) string { return "" }, fakeHome, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"-storage-root folder", "KG_SAVE_INTERVAL", "default ~/.knowledge-graph", "-estimate-notes"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help does not mention %q:\n%s", want, out.String())
+		}
+	}
+}

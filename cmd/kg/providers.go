@@ -1,0 +1,154 @@
+package main
+
+// Providers of the object graph that wire.go assembles. They are plain
+// functions, so that replacing wire is a one-file change (style.md): each
+// returns (T, cleanup, error) when it holds something that must be let go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kg-memory/kg/adapters/clock"
+	"github.com/kg-memory/kg/adapters/events"
+	khttp "github.com/kg-memory/kg/adapters/http"
+	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/adapters/storage/bolt"
+	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/ports"
+)
+
+// lockAddr is the address written into the root's lock file, so that a
+// second server on the same root can name where the holder listens.
+type lockAddr string
+
+// lockedRoot is the storage root once this process holds its lock and the
+// root is known to hold the configured backend. Storage providers take it,
+// which is what makes wire take the lock before opening anything.
+type lockedRoot string
+
+// closeTimeout bounds the app's Close when it runs as a cleanup (start-up
+// failed after the app was built); the normal shutdown path closes the app
+// itself, with its own bound, before the cleanups run.
+const closeTimeout = 30 * time.Second
+
+// server is what an injector builds: the parts `kg serve` drives.
+type server struct {
+	Service *app.Service
+	Handler http.Handler
+	Events  *events.Hub
+}
+
+// lockRoot creates the root if needed, takes its lock and checks (or
+// records) its backend marker. The cleanup releases the lock.
+func lockRoot(cfg Config, addr lockAddr, log *slog.Logger) (lockedRoot, func(), error) {
+	if err := makeRoot(cfg.Root); err != nil {
+		return "", nil, err
+	}
+	l, err := rootdir.Acquire(cfg.Root, string(addr))
+	if err != nil {
+		return "", nil, err
+	}
+	release := func() {
+		if err := l.Release(); err != nil {
+			log.Error("releasing the storage root lock failed", "root", cfg.Root, "err", err)
+		}
+	}
+	if err := rootdir.Check(cfg.Root, cfg.Storage); err != nil {
+		release()
+		return "", nil, err
+	}
+	return lockedRoot(cfg.Root), release, nil
+}
+
+// makeRoot creates the root folder (mode 0700: memory is private) and
+// fsyncs its parent, so the folder of acknowledged writes survives a power
+// cut.
+func makeRoot(root string) error {
+	if _, err := os.Stat(root); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("storage root %s: %w", root, err)
+	}
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return fmt.Errorf("create storage root %s: %w", root, err)
+	}
+	d, err := os.Open(filepath.Dir(root))
+	if err != nil {
+		return fmt.Errorf("create storage root %s: %w", root, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("create storage root %s: %w", root, err)
+	}
+	return nil
+}
+
+// openJSON opens the JSON-file store on the locked root. It holds no
+// resource beyond the lock, so it has no cleanup.
+func openJSON(root lockedRoot, log *slog.Logger) (*jsonfile.Store, error) {
+	return jsonfile.Open(string(root), jsonfile.Options{Logger: log})
+}
+
+// openBolt opens <root>/kg.db. The cleanup closes it, which releases its
+// file lock.
+func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (*bolt.Store, func(), error) {
+	s, err := bolt.Open(ctx, string(root), bolt.Options{Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, func() {
+		if err := s.Close(); err != nil {
+			log.Error("closing the bolt store failed", "err", err)
+		}
+	}, nil
+}
+
+// newHub is the events sink. Its cleanup ends every subscription.
+func newHub() (*events.Hub, func()) {
+	h := events.New()
+	return h, h.Close
+}
+
+func systemClock() ports.Clock        { return clock.System{} }
+func osPaths() ports.PathResolver     { return paths.OS{} }
+func appConfig(cfg Config) app.Config { return cfg.App }
+
+// openService builds the app: it loads the sessions and the user graph.
+// The cleanup closes it as a safety net; a second Close is cheap.
+func openService(ctx context.Context, cfg app.Config, deps app.Deps) (*app.Service, func(), error) {
+	svc, err := app.Open(ctx, cfg, deps)
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		if err := svc.Close(ctx); err != nil {
+			deps.Log.Error("closing the app failed", "err", err)
+		}
+	}, nil
+}
+
+// httpConfig is the HTTP side's share of the settings. Started is read
+// here, once the storage is open, so uptime counts from when the server
+// could serve.
+func httpConfig(cfg Config, clk ports.Clock) khttp.Config {
+	return khttp.Config{
+		Version:        readBuildInfo().Version,
+		Storage:        cfg.Storage,
+		AllowedHosts:   cfg.AllowedHosts,
+		AllowedOrigins: cfg.AllowedOrigins,
+		AuthToken:      cfg.AuthToken,
+		Clock:          clk,
+		Started:        clk.Now(),
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// Shutdown bounds (operations.md, Start and stop).
+const (
+	// drainTimeout is how long in-flight requests get to finish once the
+	// server stops accepting.
+	drainTimeout = 5 * time.Second
+	// flushTimeout bounds making pending writes durable and saving the
+	// sessions; past it the shutdown reports what was not saved.
+	flushTimeout = 30 * time.Second
+	// readHeaderTimeout bounds a client that opens a connection and never
+	// finishes its headers (http.md, Bounded).
+	readHeaderTimeout = 10 * time.Second
+)
+
+// serve is `kg serve`: it runs the server until SIGINT or SIGTERM.
+func serve(ctx context.Context, e env, args []string) int {
+	cfg, err := parseServe(args, e.getenv, e.home, e.stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return exitUsage
+	}
+	log := newLogger(e.stderr, cfg)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runServer(ctx, stop, cfg, log); err != nil {
+		// One line a person can act on; the details were logged.
+		fmt.Fprintf(e.stderr, "kg serve: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// newLogger is the process's one logger: slog to stderr, in the configured
+// level and format.
+func newLogger(w io.Writer, cfg Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// injector returns the injector that builds the server on a storage
+// backend (wire_gen.go), or nil for an unknown one.
+func injector(storage string) func(context.Context, Config, lockAddr, *slog.Logger) (*server, func(), error) {
+	switch storage {
+	case "json":
+		return initJSON
+	case "bolt":
+		return initBolt
+	}
+	return nil
+}
+
+// runServer starts the server, serves until ctx is done, and shuts down in
+// the order of operations.md: stop accepting, let in-flight requests
+// finish, make pending writes durable and save the sessions, release the
+// lock. stop ends the signal handling once shutdown starts, so that a
+// second Ctrl-C kills the process at once.
+func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) error {
+	inject := injector(cfg.Storage)
+	if inject == nil {
+		return fmt.Errorf("storage %q has no injector", cfg.Storage) // parseServe let through an unknown backend
+	}
+
+	// The lock is taken before listening, so that a second server on the
+	// same root and port is told who holds the root rather than that the
+	// port is taken. With port 0 there is nothing to collide with, and
+	// listening first lets the lock file name the real address.
+	var ln net.Listener
+	addr := cfg.Addr()
+	if cfg.Port == 0 {
+		var err error
+		if ln, err = listen(cfg); err != nil {
+			return err
+		}
+		defer ln.Close()
+		addr = ln.Addr().String()
+	}
+
+	srv, cleanup, err := inject(ctx, cfg, lockAddr(addr), log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cleanup() // app Close (again, cheap), events, storage, then the lock
+		log.Info("stopped")
+	}()
+
+	if ln == nil {
+		if ln, err = listen(cfg); err != nil {
+			return err
+		}
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/",
+		"storage", cfg.Storage, "root", cfg.Root, "version", readBuildInfo().Version)
+
+	hs := &http.Server{
+		Handler:           srv.Handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	maintCtx, stopMaint := context.WithCancel(context.Background())
+	maintDone := make(chan struct{})
+	go func() {
+		defer close(maintDone)
+		srv.Service.Run(maintCtx)
+	}()
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "reason", context.Cause(ctx))
+	case serveErr = <-served:
+		log.Error("the HTTP server stopped", "err", serveErr)
+	}
+	stop()
+
+	drainCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
+	if err := hs.Shutdown(drainCtx); err != nil {
+		log.Warn("in-flight requests did not finish in time; closing their connections", "timeout", drainTimeout, "err", err)
+		_ = hs.Close()
+	}
+	cancel()
+	stopMaint()
+	<-maintDone
+
+	flushCtx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if err := srv.Service.Close(flushCtx); err != nil {
+		log.Error("pending writes or sessions could not be saved", "err", err)
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return serveErr
+	}
+	return nil
+}
+
+// listen binds the configured address. A port in use is one line that
+// names it and the settings that change it.
+func listen(cfg Config) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.Addr())
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("port %d on %s is already in use: stop what holds it or pick another with --port or KG_HTTP_PORT",
+			cfg.Port, cfg.Host)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr(), err)
+	}
+	return ln, nil
+}
