@@ -118,30 +118,23 @@ func scorePopulation(ranks []Rank) {
 	}
 }
 
-// connectedness is 66 × in + 33 × out for the node id, where in counts the
-// edges x → id whose x is an active node and out the edges id → y whose y is
-// an active node; active says whether an end is an active node of the graph
-// (edges to references, to other tiers and across levels count 0). It costs
-// O(degree) through the adjacency index.
-func (g *Graph) connectedness(id string, active func(end string) bool) int {
+// connectedness is 66 × in + 33 × out for node i of the simulation, where
+// in counts the edges x → i whose x is an active node and out the edges
+// i → y whose y is an active node (edges to references, to other tiers and
+// across levels count 0). A self-loop of an active node counts both ways.
+// It costs O(degree).
+func (s *sim) connectedness(i int32) int {
 	c := 0
-	for k := range g.in[id] {
-		if active(k.From) {
+	for _, ei := range s.edgesOf(i) {
+		e := s.ends[ei]
+		if e.to == i && s.active(e.from) {
 			c += inWeight
 		}
-	}
-	for k := range g.out[id] {
-		if active(k.To) {
+		if e.from == i && s.active(e.to) {
 			c += outWeight
 		}
 	}
 	return c
-}
-
-// activeNode reports whether end names an active node of g.
-func (g *Graph) activeNode(end string) bool {
-	n, ok := g.nodes[end]
-	return ok && n.Tier == Active
 }
 
 // Ranks explains where every node of g stands in compaction at now: the
@@ -151,13 +144,14 @@ func (g *Graph) activeNode(end string) bool {
 // Every other node (active in grace, archived, orphaned) has an entry with
 // its recency, connectedness, eligibility and, while in grace, the time left.
 func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
-	out := make(map[string]Rank, len(g.nodes))
+	s := newSim(g, now, p)
+	out := make(map[string]Rank, len(s.ids))
 	var pop []Rank
-	for id, n := range g.nodes {
+	for i, n := range s.nodes {
 		r := Rank{
-			ID:            id,
+			ID:            s.ids[i],
 			Recency:       n.Recency(),
-			Connectedness: g.connectedness(id, g.activeNode),
+			Connectedness: s.connectedness(int32(i)),
 			GraceLeft:     graceLeft(n.Created, now, p.Grace),
 		}
 		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
@@ -165,7 +159,7 @@ func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
 			pop = append(pop, r)
 			continue
 		}
-		out[id] = r
+		out[r.ID] = r
 	}
 	scorePopulation(pop)
 	for _, r := range pop {

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -179,7 +180,9 @@ func TestConnectednessCountsActiveNodesOnly(t *testing.T) {
 		{"n", "n"},         // a self-loop of an active node counts both ways
 	})
 	want := 66 + 33 + 66 + 33
-	if got := g.connectedness("n", g.activeNode); got != want {
+	s := newSim(g, cpNow, Policy{})
+	n := int32(slices.Index(s.ids, "n"))
+	if got := s.connectedness(n); got != want {
 		t.Errorf("connectedness(n) = %d, want %d", got, want)
 	}
 }

@@ -1,0 +1,90 @@
+package domain
+
+import (
+	"fmt"
+	"testing"
+)
+
+// benchSizes are the graph sizes of benchmarks.md.
+var benchSizes = []int{1_000, 10_000, 100_000}
+
+// BenchmarkCompact measures one compaction run on the workload: every node
+// active, far over the default budget, grace 0, so the run scores the whole
+// graph, archives all but a few dozen nodes, tries pass 1b and orphans all
+// but the archived budget's 240 ids — the most work a run can do.
+//
+//   - full: the run alone, on a freshly restored graph each iteration (the
+//     restore is outside the timer);
+//   - restore+full: the same with the restore timed too, for comparison with
+//     the cost of loading a graph;
+//   - plan: the dry run (PlanCompaction) on an unchanged graph;
+//   - within-budget: the run after a write to a graph within both budgets,
+//     the common case, which must be O(1).
+func BenchmarkCompact(b *testing.B) {
+	p := workloadPolicy()
+	for _, n := range benchSizes {
+		data := workloadData(n)
+		restore := func() *Graph {
+			g, _ := Restore(GraphKey{Level: LevelUser}, data, RestoreOptions{})
+			return g
+		}
+		b.Run(fmt.Sprintf("nodes=%d/full", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				g := restore()
+				b.StartTimer()
+				if m := g.Compact(workloadNow, p); len(m.Archived) == 0 {
+					b.Fatal("the run archived nothing")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("nodes=%d/restore+full", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				restore().Compact(workloadNow, p)
+			}
+		})
+		b.Run(fmt.Sprintf("nodes=%d/plan", n), func(b *testing.B) {
+			g := restore()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				PlanCompaction(g, workloadNow, p)
+			}
+		})
+		b.Run(fmt.Sprintf("nodes=%d/within-budget", n), func(b *testing.B) {
+			g := restore()
+			g.Compact(workloadNow, p)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if m := g.Compact(workloadNow, p); !m.Empty() {
+					b.Fatal("a run within budget moved nodes")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSearch measures Search over the compacted workload graph with
+// two-term queries drawn from the gists' vocabulary.
+func BenchmarkSearch(b *testing.B) {
+	p := workloadPolicy()
+	queries := workloadQueries(64)
+	for _, n := range benchSizes {
+		g := workloadGraph(b, n)
+		g.Compact(workloadNow, p)
+		graphs := []*Graph{g}
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := Search(graphs, queries[i%len(queries)], DefaultSearchLim); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
