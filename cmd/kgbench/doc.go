@@ -1,0 +1,74 @@
+// Command kgbench is a load tool for kg: it drives a kg server through a
+// real MCP Streamable HTTP client (mcp-go's) with the workload of
+// spec/benchmarks.md and reports, per operation kind, ops/s, p50 and p99
+// latency, and whether every write arrived.
+//
+// # Usage
+//
+//	kgbench [--url http://127.0.0.1:8765/] [--nodes 1000] [--clients 4] [--ops 200] [--seed 2024] [--cwd /abs/project]
+//	kgbench --inproc json|bolt [flags]
+//
+// Without --inproc it drives the server at --url (start one with `kg
+// serve`; a server with --auth-token is not supported). With --inproc json
+// or --inproc bolt it starts a kg server in this process, on a temporary
+// storage root removed at exit, with KG_GRACE_PERIOD_DAYS=0 and the default
+// token budget, so compaction is active as in a mature memory; no separate
+// process is needed.
+//
+// # What a run does
+//
+// Every one of --clients concurrent clients has its own MCP client and
+// starts its own session with kg_read and --cwd (default: a fresh
+// /tmp/kgbench-<time>, which need not exist), so the writes go to that
+// project's graph and never to the user graph. The clients then share out,
+// phase by phase:
+//
+//   - create: kg_put_node of nodes n000001…n<--nodes>, each with a 60-char
+//     gist and two 40-char notes made of words of one fixed vocabulary,
+//     drawn with --seed (the data of the package benchmarks);
+//   - edge: kg_put_edge n_i --relates-to--> n_{i+1};
+//   - search: --ops kg_search calls of two vocabulary terms each;
+//   - full_read: --ops kg_read calls without id (the full read).
+//
+// ops/s is the phase's operations over its wall time; p50 and p99 are
+// nearest-rank percentiles of the per-call latency. Then a final check
+// reads every node back by id (kg_read ids, level project) and compares its
+// gist, notes and chain edge with what was written; the check restores
+// archived nodes, which is why it runs after the measurements. The exit
+// status is 0 when every write arrived, 1 when the run failed or a write is
+// missing, 2 for a bad command line.
+//
+// Example (the machine is shared: compare figures of one run only):
+//
+//	go run ./cmd/kgbench --inproc json --nodes 1000 --clients 16 --ops 200
+//
+// # Other servers
+//
+// The workload is a value (Workload, from NewWorkload) and the server sits
+// behind the Driver and Conn interfaces (driver.go). kgDriver speaks kg's
+// tools; a driver for the peer memory server
+// (@modelcontextprotocol/server-memory: create_entities, create_relations,
+// search_nodes, read_graph; see benchmarks.md) implements the same two
+// interfaces and replays the same Workload, so the figures of both servers
+// describe the same data.
+//
+// # Go benchmarks
+//
+// The *_test.go files hold the benchmarks `make bench` runs:
+//
+//   - BenchmarkGroupCommit: PutNode through app.Service on the json and
+//     bolt backends (real files in b.TempDir()), on a user graph of 1k
+//     nodes, with 1 and 16 concurrent writers; reports ops/s, p50-ms,
+//     p99-ms and commits/op (commits reaching the backend per write,
+//     counted by a wrapper around the GraphRepository).
+//   - BenchmarkHTTP: through a real HTTP server and mcp-go's client: the
+//     full read of a 1k-node project graph at the default budget (p50-ms,
+//     p99-ms), and kg_put_node with 1 and 16 concurrent clients, on json
+//     and on bolt.
+//
+// Run them alone with
+//
+//	go test -run '^$' -bench . -benchmem -count 3 ./cmd/kgbench/
+//
+// They are benchmarks only: nothing fails on a duration or a ratio.
+package main

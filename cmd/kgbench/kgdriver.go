@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// kgDriver drives a kg server through mcp-go's Streamable HTTP client, as
+// an agent would: every client starts its own session with kg_read and cwd,
+// and writes go to that project's graph, so a run never touches the user
+// graph of a real server.
+type kgDriver struct {
+	url  string
+	cwd  string
+	http *http.Client // shared by every client, with enough idle connections for all
+}
+
+var _ Driver = (*kgDriver)(nil)
+
+func newKGDriver(url, cwd string, clients int) *kgDriver {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 2 * clients
+	tr.MaxIdleConnsPerHost = 2 * clients
+	return &kgDriver{url: url, cwd: cwd, http: &http.Client{Transport: tr, Timeout: 2 * time.Minute}}
+}
+
+func (d *kgDriver) Name() string { return "kg" }
+
+// kgConn is one MCP client with its own kg session.
+type kgConn struct {
+	c       *client.Client
+	session string
+}
+
+var _ Conn = (*kgConn)(nil)
+
+// Connect opens a client and starts a session on the driver's project.
+func (d *kgDriver) Connect(ctx context.Context) (Conn, error) {
+	tr, err := transport.NewStreamableHTTP(d.url, transport.WithHTTPBasicClient(d.http))
+	if err != nil {
+		return nil, err
+	}
+	// kg is stateless: no initialize is needed, as with Claude Code.
+	c := client.NewClient(tr, client.WithSession())
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	k := &kgConn{c: c}
+	var out struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := k.call(ctx, "kg_read", map[string]any{"cwd": d.cwd}, &out); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("start a session: %w", err)
+	}
+	if out.SessionID == "" {
+		_ = c.Close()
+		return nil, errors.New("start a session: kg_read returned no session_id")
+	}
+	k.session = out.SessionID
+	return k, nil
+}
+
+// call calls a tool; a JSON-RPC error and an isError result are errors.
+// When out is not nil the structuredContent is decoded into it.
+func (k *kgConn) call(ctx context.Context, tool string, args map[string]any, out any) error {
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := k.c.CallTool(ctx, req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		var msg []string
+		for _, ct := range res.Content {
+			if tc, ok := ct.(mcpgo.TextContent); ok {
+				msg = append(msg, tc.Text)
+			}
+		}
+		return fmt.Errorf("%s: %s", tool, strings.Join(msg, " "))
+	}
+	if out == nil {
+		return nil
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return fmt.Errorf("%s: structuredContent: %w", tool, err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s: structuredContent: %w", tool, err)
+	}
+	return nil
+}
+
+func (k *kgConn) CreateNode(ctx context.Context, n Node) error {
+	return k.call(ctx, "kg_put_node", map[string]any{
+		"session_id": k.session, "level": "project", "id": n.ID, "gist": n.Gist, "notes": n.Notes,
+	}, nil)
+}
+
+func (k *kgConn) CreateEdge(ctx context.Context, e Edge) error {
+	return k.call(ctx, "kg_put_edge", map[string]any{
+		"session_id": k.session, "level": "project", "from": e.From, "to": e.To, "rel": e.Rel,
+	}, nil)
+}
+
+func (k *kgConn) Search(ctx context.Context, q string) error {
+	return k.call(ctx, "kg_search", map[string]any{"session_id": k.session, "query": q}, nil)
+}
+
+func (k *kgConn) FullRead(ctx context.Context) error {
+	return k.call(ctx, "kg_read", map[string]any{"session_id": k.session}, nil)
+}
+
+func (k *kgConn) Close() error { return k.c.Close() }
+
+// verifyBatch is how many nodes one kg_read by ids asks for.
+const verifyBatch = 100
+
+// Verify reads every workload node of the project by id (reads by id show
+// archived and orphaned nodes too) and checks its gist, notes and chain
+// edge. The reads restore archived nodes, so it runs after the measurements.
+func (d *kgDriver) Verify(ctx context.Context, w Workload) (Check, error) {
+	chk := Check{Nodes: len(w.Nodes), Edges: len(w.Edges)}
+	c, err := d.Connect(ctx)
+	if err != nil {
+		return chk, err
+	}
+	defer c.Close()
+	k := c.(*kgConn)
+	type node struct {
+		ID    string   `json:"id"`
+		Gist  string   `json:"gist"`
+		Notes []string `json:"notes"`
+		Out   []Edge   `json:"edges_out"`
+	}
+	var got map[string]node = make(map[string]node, len(w.Nodes))
+	for lo := 0; lo < len(w.Nodes); lo += verifyBatch {
+		ids := make([]string, 0, verifyBatch)
+		for _, n := range w.Nodes[lo:min(lo+verifyBatch, len(w.Nodes))] {
+			ids = append(ids, n.ID)
+		}
+		var out struct {
+			Nodes []node `json:"nodes"`
+		}
+		err := k.call(ctx, "kg_read", map[string]any{"session_id": k.session, "ids": ids, "level": "project"}, &out)
+		if err != nil {
+			// One missing id fails the whole read: ask one at a time.
+			for _, id := range ids {
+				var one struct {
+					Nodes []node `json:"nodes"`
+				}
+				if err := k.call(ctx, "kg_read", map[string]any{"session_id": k.session, "id": id, "level": "project"}, &one); err != nil {
+					chk.problem(err.Error())
+					continue
+				}
+				out.Nodes = append(out.Nodes, one.Nodes...)
+			}
+		}
+		for _, n := range out.Nodes {
+			got[n.ID] = n
+		}
+	}
+	for _, want := range w.Nodes {
+		n, ok := got[want.ID]
+		switch {
+		case !ok:
+			chk.problem("node " + want.ID + " missing")
+		case n.Gist != want.Gist || !slices.Equal(n.Notes, want.Notes):
+			chk.problem(fmt.Sprintf("node %s: gist %q notes %q, want %q %q", want.ID, n.Gist, n.Notes, want.Gist, want.Notes))
+		default:
+			chk.NodesFound++
+		}
+	}
+	for _, e := range w.Edges {
+		if slices.Contains(got[e.From].Out, e) {
+			chk.EdgesFound++
+		} else {
+			chk.problem(fmt.Sprintf("edge %s --%s--> %s missing", e.From, e.Rel, e.To))
+		}
+	}
+	return chk, nil
+}

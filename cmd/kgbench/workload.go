@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// The workload of benchmarks.md as a value, independent of any server: a
+// driver (kg's MCP tools today, the peer memory server later) replays it.
+
+// vocabulary is the fixed word list of the workload texts and queries; it
+// is the list of domain/workload_test.go, so that the Go benchmarks of every
+// package and this tool describe the same data.
+var vocabulary = strings.Fields(`
+	cache index graph node edge token budget archive search query
+	session project schema storage commit batch rollback journal version tombstone
+	compaction score recency rank percentile orphan resurrect promote rescue grace
+	handler router socket event stream client server config flag metric
+	parser lexer buffer writer reader decoder encoder codec frame header
+	retry timeout deadline context cancel worker queue channel mutex lock`)
+
+// Shape of the workload (benchmarks.md).
+const (
+	gistLen = 60
+	noteLen = 40
+	rel     = "relates-to"
+
+	// DefaultSeed is the seed of domain/workload_test.go.
+	DefaultSeed = 2024
+	seed2       = 611
+)
+
+// Node is one node of the workload.
+type Node struct {
+	ID    string
+	Gist  string
+	Notes []string
+}
+
+// Edge is one edge of the workload.
+type Edge struct {
+	From, To, Rel string
+}
+
+// Workload is everything one run writes and asks: nodes n000001…, the
+// chain of edges n_i → n_{i+1}, and the search strings.
+type Workload struct {
+	Nodes   []Node
+	Edges   []Edge
+	Queries []string
+}
+
+// nodeID is the id of the i-th node, counting from 1.
+func nodeID(i int) string { return fmt.Sprintf("n%06d", i) }
+
+// text returns exactly n chars of vocabulary words, separated by single
+// spaces, with no space at either end.
+func text(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(vocabulary[r.IntN(len(vocabulary))])
+	}
+	s := []byte(b.String()[:n])
+	if s[n-1] == ' ' {
+		s[n-1] = 'x'
+	}
+	return string(s)
+}
+
+// NewWorkload returns the workload of n nodes and q search strings, drawn
+// deterministically from seed: the same arguments give the same workload.
+func NewWorkload(n, q int, seed uint64) Workload {
+	r := rand.New(rand.NewPCG(seed, seed2))
+	w := Workload{Nodes: make([]Node, 0, n), Queries: make([]string, 0, q)}
+	for i := 1; i <= n; i++ {
+		w.Nodes = append(w.Nodes, Node{
+			ID:    nodeID(i),
+			Gist:  text(r, gistLen),
+			Notes: []string{text(r, noteLen), text(r, noteLen)},
+		})
+	}
+	for i := 1; i < n; i++ {
+		w.Edges = append(w.Edges, Edge{From: nodeID(i), To: nodeID(i + 1), Rel: rel})
+	}
+	qr := rand.New(rand.NewPCG(seed2, seed))
+	for range q {
+		w.Queries = append(w.Queries, vocabulary[qr.IntN(len(vocabulary))]+" "+vocabulary[qr.IntN(len(vocabulary))])
+	}
+	return w
+}
