@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e cover clean
+.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps cover clean
 
 all: build
 
@@ -43,6 +43,14 @@ BENCH ?= .
 COUNT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) ./...
+
+## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends
+e2e: build e2e-deps
+	e2e/run.sh $(BIN)
+
+## e2e-deps: the e2e test's npm packages into e2e/node_modules (skipped when already installed)
+e2e-deps:
+	e2e/install.sh
 
 ## lint: vet and formatting
 lint: vet fmt-check

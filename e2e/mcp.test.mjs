@@ -1,0 +1,154 @@
+// End-to-end tests of a running kg server through the official MCP
+// TypeScript SDK client over Streamable HTTP. run.sh starts one server per
+// storage backend and passes their URLs in KG_E2E_SERVERS as
+// "json=http://127.0.0.1:p1/,bolt=http://127.0.0.1:p2/"; every test runs
+// against each of them.
+
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const TOOLS = [
+  'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
+  'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
+];
+
+function servers() {
+  const spec = process.env.KG_E2E_SERVERS ?? '';
+  const list = spec.split(',').filter(Boolean).map((kv) => {
+    const i = kv.indexOf('=');
+    return { backend: kv.slice(0, i), url: new URL(kv.slice(i + 1)) };
+  });
+  if (list.length === 0) {
+    throw new Error('KG_E2E_SERVERS is empty: run the tests through e2e/run.sh (make e2e)');
+  }
+  return list;
+}
+
+// connect opens one MCP client, as an agent would: its own transport and
+// its own initialize.
+async function connect(url, name) {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(url);
+  await client.connect(transport);
+  return { client, transport };
+}
+
+// call makes a tools/call that must succeed and returns the result.
+async function call(client, name, args) {
+  const res = await client.callTool({ name, arguments: args });
+  assert.notEqual(res.isError, true, `${name} failed: ${res.content?.[0]?.text}`);
+  return res;
+}
+
+const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const unique = (prefix) => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+for (const { backend, url } of servers()) {
+  describe(`kg over MCP (${backend} storage)`, () => {
+    let a; let b; let project;
+
+    before(async () => {
+      project = mkdtempSync(join(tmpdir(), `kg-e2e-project-${backend}-`));
+      a = await connect(url, 'e2e-agent-a');
+      b = await connect(url, 'e2e-agent-b');
+    });
+
+    after(async () => {
+      await a?.client.close();
+      await b?.client.close();
+      rmSync(project, { recursive: true, force: true });
+    });
+
+    it('is stateless Streamable HTTP with the kg server identity', () => {
+      assert.equal(a.transport.sessionId, undefined, 'the server must not issue an Mcp-Session-Id');
+      const info = a.client.getServerVersion();
+      assert.equal(info.name, 'kg');
+      assert.ok(a.client.getServerCapabilities().tools, 'tools capability');
+    });
+
+    it('lists all eight tools, each with its schemas', async () => {
+      const { tools } = await a.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      for (const t of tools) {
+        assert.equal(t.inputSchema.type, 'object', `${t.name} inputSchema`);
+        assert.equal(t.outputSchema?.type, 'object', `${t.name} outputSchema`);
+      }
+      const search = tools.find((t) => t.name === 'kg_search');
+      assert.equal(search.annotations?.readOnlyHint, true, 'kg_search is read-only');
+    });
+
+    it('round-trips a node through put and read', async () => {
+      const start = await call(a.client, 'kg_read', { cwd: project });
+      const sid = start.structuredContent.session_id;
+      assert.match(sid, /^[0-9a-f]{16}$/);
+      assert.equal(start.structuredContent.new_session, true);
+      assert.match(text(start), new RegExp(`Session: ${sid}`));
+
+      const id = unique('e2e-roundtrip');
+      const put = await call(a.client, 'kg_put_node', {
+        session_id: sid, level: 'project', id,
+        gist: 'round trip through the TypeScript SDK', notes: ['first note'], touches: ['e2e/mcp.test.mjs'],
+      });
+      assert.match(text(put), new RegExp(`Node "${id}" saved to project graph \\(v1\\)`));
+
+      const byId = await call(a.client, 'kg_read', { session_id: sid, id });
+      const [node] = byId.structuredContent.nodes;
+      assert.equal(node.id, id);
+      assert.equal(node.level, 'project');
+      assert.equal(node.gist, 'round trip through the TypeScript SDK');
+      assert.deepEqual(node.notes, ['first note']);
+      assert.deepEqual(node.touches, ['e2e/mcp.test.mjs']);
+      assert.equal(node.version, 1);
+
+      const full = await call(a.client, 'kg_read', { session_id: sid });
+      assert.equal(full.structuredContent.new_session, false, 'a known session is reused');
+      assert.ok(full.structuredContent.project.active.some((n) => n.id === id), 'the full read shows the node');
+
+      const found = await call(a.client, 'kg_search', { session_id: sid, query: 'typescript round' });
+      assert.ok(found.structuredContent.hits.some((h) => h.id === id), `search finds ${id}: ${text(found)}`);
+    });
+
+    it('reports errors as tool results that name the problem', async () => {
+      const res = await a.client.callTool({ name: 'kg_read', arguments: { session_id: 'ffffffffffffffff' } });
+      assert.equal(res.isError, true);
+      assert.match(text(res), /unknown session "ffffffffffffffff".*kg_read with cwd/);
+    });
+
+    it("syncs one client's writes to another", async () => {
+      const sa = (await call(a.client, 'kg_read', { cwd: project })).structuredContent.session_id;
+      const sb = (await call(b.client, 'kg_read', { cwd: project })).structuredContent.session_id;
+      assert.notEqual(sa, sb);
+
+      const nodeID = unique('e2e-sync');
+      const before = await call(a.client, 'kg_sync', { session_id: sa });
+      assert.ok(!text(before).includes(nodeID));
+
+      await call(b.client, 'kg_put_node', { session_id: sb, level: 'project', id: nodeID, gist: 'written by client B' });
+      await call(b.client, 'kg_put_edge', { session_id: sb, level: 'user', from: nodeID, to: 'e2e/mcp.test.mjs', rel: 'tested-by' });
+
+      const seen = await call(a.client, 'kg_sync', { session_id: sa });
+      assert.equal(seen.structuredContent.empty, false);
+      const changes = seen.structuredContent.project.changes;
+      assert.ok(changes.some((c) => c.kind === 'node' && c.id === nodeID && c.gist === 'written by client B'),
+        `A sees B's node: ${text(seen)}`);
+      assert.ok(seen.structuredContent.user.changes.some((c) => c.kind === 'edge' && c.from === nodeID && c.rel === 'tested-by'),
+        `A sees B's edge: ${text(seen)}`);
+      assert.match(text(seen), new RegExp(`node ${nodeID} \\[active\\]: written by client B`));
+
+      // Reported once: the watermark moved.
+      const again = await call(a.client, 'kg_sync', { session_id: sa });
+      assert.ok(!text(again).includes(nodeID), `reported twice: ${text(again)}`);
+
+      // A session is not told about its own writes.
+      const own = await call(b.client, 'kg_sync', { session_id: sb });
+      assert.ok(!text(own).includes(nodeID), `B told about its own write: ${text(own)}`);
+    });
+  });
+}
