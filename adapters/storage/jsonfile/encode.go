@@ -3,8 +3,10 @@ package jsonfile
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
@@ -14,10 +16,31 @@ import (
 // indent, ", " never used, ": " after keys, keys sorted, UTF-8 unescaped.
 // It is hand-written rather than json.MarshalIndent because keys of nodes
 // mix known and unknown fields in one sorted order, and because a 100k-node
-// graph is rewritten on every commit.
+// graph is rewritten on every commit: it streams the file in one pass
+// straight from the graph, without building it in memory.
 type enc struct {
 	b     []byte
 	depth int
+	// w, when set, receives b in chunks of about flushAt bytes (see flush),
+	// so that writing a graph needs a small buffer, not a copy of the file.
+	w   io.Writer
+	err error // the first error of w; later output is dropped
+}
+
+// flushAt is the size of the chunks handed to enc.w: large enough that the
+// write calls cost nothing next to the encoding.
+const flushAt = 64 << 10
+
+// flush hands what has been written to w once there is a chunk of it, or
+// all of it when final. Without w it does nothing.
+func (e *enc) flush(final bool) {
+	if e.w == nil || (!final && len(e.b) < flushAt) {
+		return
+	}
+	if e.err == nil && len(e.b) > 0 {
+		_, e.err = e.w.Write(e.b)
+	}
+	e.b = e.b[:0]
 }
 
 func (e *enc) nl() {
@@ -44,20 +67,36 @@ func (e *enc) close(c byte, n int) {
 
 // key starts member i of an object.
 func (e *enc) key(i int, k string) {
+	e.keyPrefixed(i, "", k)
+}
+
+// keyPrefixed starts member i of an object whose key is prefix+k; prefix
+// needs no escaping ("node:", "edge:"). It saves building the key string.
+func (e *enc) keyPrefixed(i int, prefix, k string) {
 	if i > 0 {
 		e.b = append(e.b, ',')
 	}
 	e.nl()
-	e.str(k)
-	e.b = append(e.b, ':', ' ')
+	e.b = append(e.b, '"')
+	e.b = append(e.b, prefix...)
+	e.strBody(k)
+	e.b = append(e.b, '"', ':', ' ')
 }
 
 const hexDigits = "0123456789abcdef"
 
-// str writes a JSON string. Only what JSON requires is escaped; invalid
-// UTF-8 (which validation keeps out) becomes U+FFFD as encoding/json does.
+// str writes a JSON string.
 func (e *enc) str(s string) {
 	e.b = append(e.b, '"')
+	e.strBody(s)
+	e.b = append(e.b, '"')
+}
+
+// strBody writes the inside of a JSON string. Only what JSON requires is
+// escaped (so not <, >, & nor U+2028/U+2029, unlike encoding/json's
+// default: the replaced server does not escape them either); invalid UTF-8
+// (which validation keeps out) becomes U+FFFD as encoding/json does.
+func (e *enc) strBody(s string) {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -94,7 +133,6 @@ func (e *enc) str(s string) {
 		i += size
 	}
 	e.b = append(e.b, s[start:]...)
-	e.b = append(e.b, '"')
 }
 
 func (e *enc) strOrNull(s string) {
@@ -149,7 +187,7 @@ func (e *enc) raw(r domain.RawJSON) {
 }
 
 // field is one member of an object whose known and unknown members are
-// written together in key order.
+// written together in key order (sessions, _meta).
 type field struct {
 	key  string
 	kind fieldKind
@@ -222,6 +260,115 @@ func appendExtra(fs []field, extra map[string]domain.RawJSON) []field {
 	return fs
 }
 
+// extras walks the unknown fields of an item in key order, to be merged
+// with its known fields, which are written in their (fixed) key order.
+type extras struct {
+	m    map[string]domain.RawJSON
+	keys []string
+	next int
+}
+
+func (x *extras) reset(m map[string]domain.RawJSON) {
+	x.m, x.keys, x.next = m, x.keys[:0], 0
+	if len(m) == 0 {
+		return
+	}
+	for k := range m {
+		x.keys = append(x.keys, k)
+	}
+	slices.Sort(x.keys)
+}
+
+// known starts member *i, the known field k, after writing the unknown
+// fields that sort before it. An unknown field of the same name is
+// dropped: the known one is the truth.
+func (e *enc) known(i *int, x *extras, k string) {
+	for x.next < len(x.keys) && x.keys[x.next] < k {
+		e.key(*i, x.keys[x.next])
+		e.raw(x.m[x.keys[x.next]])
+		*i++
+		x.next++
+	}
+	if x.next < len(x.keys) && x.keys[x.next] == k {
+		x.next++
+	}
+	e.key(*i, k)
+	*i++
+}
+
+// restExtras writes the unknown fields that sort after every known one.
+func (e *enc) restExtras(i *int, x *extras) {
+	for ; x.next < len(x.keys); x.next++ {
+		e.key(*i, x.keys[x.next])
+		e.raw(x.m[x.keys[x.next]])
+		*i++
+	}
+}
+
+// node writes a node's value: the known fields in key order ("_archived",
+// "_created_ts", "_last_read_ts", "_orphaned_ts", "_tier_seq", "gist",
+// "id", "notes", "touches") merged with its unknown ones.
+func (e *enc) node(n *domain.Node, x *extras) {
+	x.reset(n.Extra)
+	e.open('{')
+	i := 0
+	// The replaced server reads _archived on orphaned nodes too.
+	if n.Tier != domain.Active {
+		e.known(&i, x, "_archived")
+		e.b = append(e.b, "true"...)
+	}
+	if n.Created != 0 {
+		e.known(&i, x, "_created_ts")
+		e.micros(n.Created)
+	}
+	if n.LastRead != 0 {
+		e.known(&i, x, "_last_read_ts")
+		e.micros(n.LastRead)
+	}
+	if n.Tier == domain.Orphaned {
+		e.known(&i, x, "_orphaned_ts")
+		e.micros(n.OrphanedAt)
+	}
+	if n.TierSeq != 0 {
+		e.known(&i, x, "_tier_seq")
+		e.b = strconv.AppendUint(e.b, n.TierSeq, 10)
+	}
+	e.known(&i, x, "gist")
+	e.str(n.Gist)
+	e.known(&i, x, "id")
+	e.str(n.ID)
+	if n.Notes != nil {
+		e.known(&i, x, "notes")
+		e.strings(n.Notes)
+	}
+	if n.Touches != nil {
+		e.known(&i, x, "touches")
+		e.strings(n.Touches)
+	}
+	e.restExtras(&i, x)
+	e.close('}', i)
+}
+
+// edge writes an edge's value: "from", "notes", "rel", "to" merged with
+// its unknown fields.
+func (e *enc) edge(ed *domain.Edge, x *extras) {
+	x.reset(ed.Extra)
+	e.open('{')
+	i := 0
+	e.known(&i, x, "from")
+	e.str(ed.From)
+	if ed.Notes != nil {
+		e.known(&i, x, "notes")
+		e.strings(ed.Notes)
+	}
+	e.known(&i, x, "rel")
+	e.str(ed.Rel)
+	e.known(&i, x, "to")
+	e.str(ed.To)
+	e.restExtras(&i, x)
+	e.close('}', i)
+}
+
 // edgeKeyString renders an edge's map key before collision suffixes.
 func edgeKeyString(k domain.EdgeKey) string { return k.From + "->" + k.To + ":" + k.Rel }
 
@@ -231,84 +378,201 @@ type keyedEdge struct {
 	k   domain.EdgeKey
 }
 
-// edgeKeys gives each identity its map key: "<from>-><to>:<rel>", with
-// "#2", "#3"… added in (from, to, rel) byte order when several share that
-// string. The result is sorted by map key.
+// edgeKeys gives each identity its map key (see edgeNames), sorted by map
+// key.
 func edgeKeys(ks []domain.EdgeKey) []keyedEdge {
-	out := make([]keyedEdge, len(ks))
-	for i, k := range ks {
-		out[i] = keyedEdge{edgeKeyString(k), k}
+	names := edgeNames(len(ks), func(i int) domain.EdgeKey { return ks[i] })
+	out := make([]keyedEdge, len(names))
+	for j, nm := range names {
+		out[j] = keyedEdge{nm.key, ks[nm.i]}
 	}
-	slices.SortFunc(out, func(a, b keyedEdge) int {
-		if c := cmpStr(a.key, b.key); c != 0 {
+	return out
+}
+
+// edgeName is the map key of the identity at index i of some list.
+type edgeName struct {
+	key string
+	i   int
+}
+
+// edgeNames gives each of n identities, read with at, its map key:
+// "<from>-><to>:<rel>", with "#2", "#3"… added in (from, to, rel) byte
+// order when several share that string. The result is sorted by map key.
+// The keys share one allocation: a graph has as many as it has edges.
+func edgeNames(n int, at func(int) domain.EdgeKey) []edgeName {
+	size := 0
+	for i := range n {
+		k := at(i)
+		size += len(k.From) + len(k.To) + len(k.Rel) + 3
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	ends := make([]int, n)
+	for i := range n {
+		k := at(i)
+		sb.WriteString(k.From)
+		sb.WriteString("->")
+		sb.WriteString(k.To)
+		sb.WriteString(":")
+		sb.WriteString(k.Rel)
+		ends[i] = sb.Len()
+	}
+	all := sb.String()
+	out := make([]edgeName, n)
+	start := 0
+	for i, end := range ends {
+		out[i] = edgeName{all[start:end], i}
+		start = end
+	}
+	slices.SortFunc(out, func(a, b edgeName) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
 			return c
 		}
-		if c := cmpStr(a.k.From, b.k.From); c != 0 {
+		ka, kb := at(a.i), at(b.i)
+		if c := strings.Compare(ka.From, kb.From); c != 0 {
 			return c
 		}
-		if c := cmpStr(a.k.To, b.k.To); c != 0 {
+		if c := strings.Compare(ka.To, kb.To); c != 0 {
 			return c
 		}
-		return cmpStr(a.k.Rel, b.k.Rel)
+		return strings.Compare(ka.Rel, kb.Rel)
 	})
-	for i := 1; i < len(out); {
-		j := i
-		for j < len(out) && edgeKeyString(out[j].k) == edgeKeyString(out[i-1].k) {
-			out[j].key = edgeKeyString(out[j].k) + "#" + strconv.Itoa(j-i+2)
+	renamed := false
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && out[j].key == out[i].key {
 			j++
 		}
-		i = j + 1
+		for m := i + 1; m < j; m++ {
+			out[m].key = out[i].key + "#" + strconv.Itoa(m-i+1)
+			renamed = true
+		}
+		i = j
 	}
-	// "a#2" can sort after "a-b": restore key order.
-	slices.SortFunc(out, func(a, b keyedEdge) int { return cmpStr(a.key, b.key) })
+	if renamed {
+		// "a#2" can sort after "a-b": restore key order.
+		slices.SortFunc(out, func(a, b edgeName) int { return strings.Compare(a.key, b.key) })
+	}
 	return out
+}
+
+// graphSource is what a graph file is written from: a graph (Commit) or
+// its data (tests, folder moves). Nodes are sorted by id; the rest is in
+// any order.
+type graphSource struct {
+	seq         uint64
+	projectPath string
+	nodes       []*domain.Node
+	edges       []*domain.Edge
+	nodeTombs   []nodeTomb
+	edgeTombs   []edgeTomb
+	progress    map[string]domain.RawJSON
+	meta        map[string]domain.RawJSON
+}
+
+type nodeTomb struct {
+	id string
+	t  domain.Tombstone
+}
+
+type edgeTomb struct {
+	k domain.EdgeKey
+	t domain.Tombstone
+}
+
+func sourceOfData(d domain.GraphData) graphSource {
+	src := graphSource{seq: d.Seq, projectPath: d.ProjectPath, progress: d.Progress, meta: d.Meta,
+		nodes: make([]*domain.Node, len(d.Nodes)), edges: make([]*domain.Edge, len(d.Edges))}
+	for i := range d.Nodes {
+		src.nodes[i] = &d.Nodes[i]
+	}
+	slices.SortFunc(src.nodes, func(a, b *domain.Node) int { return strings.Compare(a.ID, b.ID) })
+	for i := range d.Edges {
+		src.edges[i] = &d.Edges[i]
+	}
+	for id, t := range d.NodeTombstones {
+		src.nodeTombs = append(src.nodeTombs, nodeTomb{id, t})
+	}
+	for k, t := range d.EdgeTombstones {
+		src.edgeTombs = append(src.edgeTombs, edgeTomb{k, t})
+	}
+	return src
+}
+
+// sourceOfGraph reads g in place: nothing of it is copied but pointers.
+func sourceOfGraph(g *domain.Graph) graphSource {
+	src := graphSource{seq: g.Seq(), projectPath: g.ProjectPath(), nodes: g.Nodes(),
+		edges: make([]*domain.Edge, 0, g.EdgeCount()), progress: map[string]domain.RawJSON{}, meta: map[string]domain.RawJSON{}}
+	for e := range g.AllEdges() {
+		src.edges = append(src.edges, e)
+	}
+	for id, t := range g.AllNodeTombstones() {
+		src.nodeTombs = append(src.nodeTombs, nodeTomb{id, t})
+	}
+	for k, t := range g.AllEdgeTombstones() {
+		src.edgeTombs = append(src.edgeTombs, edgeTomb{k, t})
+	}
+	for task, p := range g.AllProgress() {
+		src.progress[task] = p
+	}
+	for _, name := range g.MetaNames() {
+		src.meta[name], _ = g.Meta(name)
+	}
+	return src
 }
 
 // encodeGraph renders d in the graph file format (storage.md), schema 2.
 func encodeGraph(d domain.GraphData) []byte {
-	e := &enc{b: make([]byte, 0, 256*(len(d.Nodes)+len(d.Edges))+1024)}
+	e := &enc{}
+	e.graph(sourceOfData(d))
+	return e.b
+}
+
+// writeGraph streams src to w in the graph file format, schema 2.
+func writeGraph(w io.Writer, src graphSource) error {
+	e := &enc{b: make([]byte, 0, flushAt+flushAt/4), w: w}
+	e.graph(src)
+	e.flush(true)
+	return e.err
+}
+
+func (e *enc) graph(src graphSource) {
 	e.open('{')
 
 	// _meta
 	e.key(0, "_meta")
-	meta := make([]field, 0, 6+len(d.Meta))
+	meta := make([]field, 0, 6+len(src.meta))
 	meta = append(meta,
 		field{key: "schema", kind: fUint, n: domain.SchemaVersion},
-		field{key: "seq", kind: fUint, n: d.Seq},
+		field{key: "seq", kind: fUint, n: src.seq},
 	)
-	if d.ProjectPath != "" {
-		meta = append(meta, field{key: "project_path", kind: fString, s: d.ProjectPath})
+	if src.projectPath != "" {
+		meta = append(meta, field{key: "project_path", kind: fString, s: src.projectPath})
 	}
 	// progress, versions and tombstones are written by hand below, in
 	// their sorted places; placeholders keep the order.
 	meta = append(meta, field{key: "progress"}, field{key: "tombstones"}, field{key: "versions"})
-	meta = appendExtra(meta, d.Meta)
+	meta = appendExtra(meta, src.meta)
 	slices.SortFunc(meta, func(a, b field) int { return cmpStr(a.key, b.key) })
 
-	edgeIDs := make([]domain.EdgeKey, len(d.Edges))
-	byKey := make(map[domain.EdgeKey]*domain.Edge, len(d.Edges))
-	for i := range d.Edges {
-		edgeIDs[i] = d.Edges[i].Key()
-		byKey[edgeIDs[i]] = &d.Edges[i]
-	}
-	edges := edgeKeys(edgeIDs)
+	edges := edgeNames(len(src.edges), func(i int) domain.EdgeKey { return src.edges[i].Key() })
 
 	e.open('{')
 	for i, f := range meta {
 		e.key(i, f.key)
 		switch f.key {
 		case "progress":
-			keys := slices.Sorted(mapKeys(d.Progress))
+			keys := slices.Sorted(mapKeys(src.progress))
 			e.open('{')
 			for j, k := range keys {
 				e.key(j, k)
-				e.raw(d.Progress[k])
+				e.raw(src.progress[k])
 			}
 			e.close('}', len(keys))
 		case "tombstones":
-			e.tombstones(d)
+			e.tombstones(src)
 		case "versions":
-			e.versions(d.Nodes, edges, byKey)
+			e.versions(src, edges)
 		default:
 			switch f.kind {
 			case fUint:
@@ -322,70 +586,27 @@ func encodeGraph(d domain.GraphData) []byte {
 	}
 	e.close('}', len(meta))
 
-	// edges
+	var x extras
 	e.key(1, "edges")
 	e.open('{')
-	fs := make([]field, 0, 8)
-	for i, ke := range edges {
-		ed := byKey[ke.k]
-		e.key(i, ke.key)
-		fs = append(fs[:0],
-			field{key: "from", kind: fString, s: ed.From},
-			field{key: "to", kind: fString, s: ed.To},
-			field{key: "rel", kind: fString, s: ed.Rel},
-		)
-		if ed.Notes != nil {
-			fs = append(fs, field{key: "notes", kind: fStrings, list: ed.Notes})
-		}
-		fs = appendExtra(fs, ed.Extra)
-		e.fields(fs)
+	for i, nm := range edges {
+		e.key(i, nm.key)
+		e.edge(src.edges[nm.i], &x)
+		e.flush(false)
 	}
 	e.close('}', len(edges))
 
-	// nodes
 	e.key(2, "nodes")
-	nodes := make([]*domain.Node, len(d.Nodes))
-	for i := range d.Nodes {
-		nodes[i] = &d.Nodes[i]
-	}
-	slices.SortFunc(nodes, func(a, b *domain.Node) int { return cmpStr(a.ID, b.ID) })
 	e.open('{')
-	for i, n := range nodes {
+	for i, n := range src.nodes {
 		e.key(i, n.ID)
-		fs = append(fs[:0],
-			field{key: "id", kind: fString, s: n.ID},
-			field{key: "gist", kind: fString, s: n.Gist},
-		)
-		if n.Notes != nil {
-			fs = append(fs, field{key: "notes", kind: fStrings, list: n.Notes})
-		}
-		if n.Touches != nil {
-			fs = append(fs, field{key: "touches", kind: fStrings, list: n.Touches})
-		}
-		if n.Created != 0 {
-			fs = append(fs, field{key: "_created_ts", kind: fMicros, t: n.Created})
-		}
-		if n.LastRead != 0 {
-			fs = append(fs, field{key: "_last_read_ts", kind: fMicros, t: n.LastRead})
-		}
-		// The replaced server reads _archived on orphaned nodes too.
-		if n.Tier != domain.Active {
-			fs = append(fs, field{key: "_archived", kind: fTrue})
-		}
-		if n.Tier == domain.Orphaned {
-			fs = append(fs, field{key: "_orphaned_ts", kind: fMicros, t: n.OrphanedAt})
-		}
-		if n.TierSeq != 0 {
-			fs = append(fs, field{key: "_tier_seq", kind: fUint, n: n.TierSeq})
-		}
-		fs = appendExtra(fs, n.Extra)
-		e.fields(fs)
+		e.node(n, &x)
+		e.flush(false)
 	}
-	e.close('}', len(nodes))
+	e.close('}', len(src.nodes))
 
 	e.close('}', 3)
 	e.b = append(e.b, '\n')
-	return e.b
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
@@ -437,51 +658,50 @@ func (e *enc) entry(v, seq uint64, ts domain.Micros, session string, pruned bool
 	e.close('}', n+i)
 }
 
-func (e *enc) versions(nodes []domain.Node, edges []keyedEdge, byKey map[domain.EdgeKey]*domain.Edge) {
+func (e *enc) versions(src graphSource, edges []edgeName) {
 	// "edge:" sorts before "node:": edges first, each group in key order.
-	ids := make([]int, len(nodes))
-	for i := range ids {
-		ids[i] = i
-	}
-	slices.SortFunc(ids, func(a, b int) int { return cmpStr(nodes[a].ID, nodes[b].ID) })
 	e.open('{')
 	i := 0
-	for _, ke := range edges {
-		v := byKey[ke.k].Version
-		e.key(i, "edge:"+ke.key)
+	for _, nm := range edges {
+		v := src.edges[nm.i].Version
+		e.keyPrefixed(i, "edge:", nm.key)
 		e.entry(v.V, v.Seq, v.TS, v.Session, false, nil)
 		i++
+		e.flush(false)
 	}
-	for _, j := range ids {
-		v := nodes[j].Version
-		e.key(i, "node:"+nodes[j].ID)
+	for _, n := range src.nodes {
+		v := n.Version
+		e.keyPrefixed(i, "node:", n.ID)
 		e.entry(v.V, v.Seq, v.TS, v.Session, false, nil)
 		i++
+		e.flush(false)
 	}
 	e.close('}', i)
 }
 
-func (e *enc) tombstones(d domain.GraphData) {
-	ks := slices.Collect(mapKeys(d.EdgeTombstones))
-	edges := edgeKeys(ks)
-	ids := slices.Sorted(mapKeys(d.NodeTombstones))
+func (e *enc) tombstones(src graphSource) {
+	edges := edgeNames(len(src.edgeTombs), func(i int) domain.EdgeKey { return src.edgeTombs[i].k })
+	nodes := slices.SortedFunc(slices.Values(src.nodeTombs), func(a, b nodeTomb) int { return strings.Compare(a.id, b.id) })
 	e.open('{')
 	i := 0
-	for _, ke := range edges {
-		t := d.EdgeTombstones[ke.k]
+	for _, nm := range edges {
+		et := &src.edgeTombs[nm.i]
+		t := et.t
 		var ek *domain.EdgeKey
-		if p, ok := parseEdgeKey(ke.key); !ok || p != ke.k {
-			ek = &ke.k
+		if p, ok := parseEdgeKey(nm.key); !ok || p != et.k {
+			ek = &et.k
 		}
-		e.key(i, "edge:"+ke.key)
+		e.keyPrefixed(i, "edge:", nm.key)
 		e.entry(t.V, t.Seq, t.TS, t.Session, t.Pruned, ek)
 		i++
+		e.flush(false)
 	}
-	for _, id := range ids {
-		t := d.NodeTombstones[id]
-		e.key(i, "node:"+id)
+	for _, nt := range nodes {
+		t := nt.t
+		e.keyPrefixed(i, "node:", nt.id)
 		e.entry(t.V, t.Seq, t.TS, t.Session, t.Pruned, nil)
 		i++
+		e.flush(false)
 	}
 	e.close('}', i)
 }

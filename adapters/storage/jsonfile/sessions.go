@@ -41,7 +41,7 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	s.sessMu.Lock()
 	defer s.sessMu.Unlock()
 	f := s.sessionsFile()
-	if err := s.writeAtomic(ctx, f, data); err != nil {
+	if err := s.writeAtomic(ctx, f, writeBytes(data)); err != nil {
 		return domain.Unavailable(err, "save sessions to %s: %v", f.path(), err)
 	}
 	return nil

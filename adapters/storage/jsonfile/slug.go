@@ -270,7 +270,7 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 			return false, domain.Unavailable(err, "alias %s → %s: %v", old, name, err)
 		}
 		d.ProjectPath = p
-		if err := s.writeAtomic(ctx, to, encodeGraph(d)); err != nil {
+		if err := s.writeAtomic(ctx, to, writeBytes(encodeGraph(d))); err != nil {
 			return false, domain.Unavailable(err, "alias %s → %s: rewrite project path: %v", old, name, err)
 		}
 		s.log.Info("storage: project folder moved by alias", "from", old, "to", name, "project", p)

@@ -141,11 +141,12 @@ func (s *Store) mkdirs(dir string) error {
 	}
 }
 
-// writeAtomic durably replaces f with data: write <stem>.tmp, fsync it,
-// keep the current file as <stem>.prev by a hard link, rename the tmp over
-// the file, fsync the folder. A crash at any step leaves the old or the
-// new file whole.
-func (s *Store) writeAtomic(ctx context.Context, f file, data []byte) error {
+// writeAtomic durably replaces f with what write writes: write
+// <stem>.tmp, fsync it, keep the current file as <stem>.prev by a hard
+// link, rename the tmp over the file, fsync the folder. A crash at any step
+// leaves the old or the new file whole. write streams the content, so that
+// a large graph is never held in memory as a whole file.
+func (s *Store) writeAtomic(ctx context.Context, f file, write func(io.Writer) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -157,7 +158,7 @@ func (s *Store) writeAtomic(ctx context.Context, f file, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(data)
+	err = write(w)
 	if err == nil {
 		err = w.Sync()
 	}
@@ -297,12 +298,13 @@ func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData
 // Commit implements ports.GraphRepository: it rewrites the graph's file from
 // g, whatever cs names.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, _ domain.ChangeSet) error {
-	d := g.Data()
+	// The file is written straight from g, which the caller keeps
+	// unchanged during the call (ports.GraphRepository).
+	src := sourceOfGraph(g)
 	if key.Level == domain.LevelProject {
 		// The folder's owner is the project the graph is stored for.
-		d.ProjectPath = key.Project
+		src.projectPath = key.Project
 	}
-	data := encodeGraph(d)
 	f, err := s.graphFile(ctx, key, true)
 	if err != nil {
 		if domain.KindOf(err) == domain.KindUnavailable {
@@ -310,10 +312,18 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		}
 		return domain.Unavailable(err, "save %s graph: %v", key, err)
 	}
-	err = s.writeAtomic(ctx, f.file, data)
+	err = s.writeAtomic(ctx, f.file, func(w io.Writer) error { return writeGraph(w, src) })
 	f.done(err)
 	if err != nil {
 		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
 	}
 	return nil
+}
+
+// writeBytes is a writeAtomic content of bytes already encoded.
+func writeBytes(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
 }
