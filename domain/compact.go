@@ -167,13 +167,7 @@ func (s *sim) end(j int32) endTier {
 	if j < 0 {
 		return endRef
 	}
-	switch s.tier[j] {
-	case Active:
-		return endActive
-	case Archived:
-		return endArchived
-	}
-	return endOrphaned
+	return tierEnd(s.tier[j])
 }
 
 // active reports whether j is a node that is active in the simulation.
@@ -188,33 +182,51 @@ func (s *sim) nodeCost(i int32) int {
 	return NodeBaseTokens + gc
 }
 
-// shownAround counts the shown edges touching node i.
-func (s *sim) shownAround(i int32) int {
-	c := 0
-	for _, ei := range s.edgesOf(i) {
-		if e := s.ends[ei]; edgeShown(s.end(e.from), s.end(e.to)) {
-			c++
-		}
-	}
-	return c
-}
-
 // move gives node i the tier to and updates the estimate: the node's own
-// cost, and the edges it shows or hides.
+// cost, and the edges it shows or hides. One pass over its edges judges each
+// edge under the old and the new tier.
 func (s *sim) move(i int32, to Tier) {
 	from := s.tier[i]
 	if from == to {
 		return
 	}
-	before := s.shownAround(i)
+	oldT, newT := tierEnd(from), tierEnd(to)
+	d := 0
+	for _, ei := range s.edgesOf(i) {
+		e := s.ends[ei]
+		fOld, fNew, tOld, tNew := s.end(e.from), s.end(e.from), s.end(e.to), s.end(e.to)
+		if e.from == i {
+			fOld, fNew = oldT, newT
+		}
+		if e.to == i {
+			tOld, tNew = oldT, newT
+		}
+		if edgeShown(fOld, tOld) {
+			d--
+		}
+		if edgeShown(fNew, tNew) {
+			d++
+		}
+	}
 	s.tier[i] = to
-	s.est += EdgeTokens * (s.shownAround(i) - before)
+	s.est += EdgeTokens * d
 	if from == Active {
 		s.est -= s.nodeCost(i)
 	}
 	if to == Active {
 		s.est += s.nodeCost(i)
 	}
+}
+
+// tierEnd is how a node of tier t counts as an edge end.
+func tierEnd(t Tier) endTier {
+	switch t {
+	case Active:
+		return endActive
+	case Archived:
+		return endArchived
+	}
+	return endOrphaned
 }
 
 // member is one node of a scored population.
@@ -240,14 +252,7 @@ func (s *sim) population(tiers ...Tier) []member {
 			Eligible:      true,
 		}})
 	}
-	ranks := make([]Rank, len(pop))
-	for k := range pop {
-		ranks[k] = pop[k].Rank
-	}
-	scorePopulation(ranks)
-	for k := range pop {
-		pop[k].Rank = ranks[k]
-	}
+	scorePopulation(len(pop), func(k int) *Rank { return &pop[k].Rank })
 	slices.SortFunc(pop, func(a, b member) int { return cmpRank(&a.Rank, &b.Rank) })
 	return pop
 }

@@ -99,22 +99,22 @@ func cmpRestore(a, b *Rank) int {
 	return cmpString(a.ID, b.ID)
 }
 
-// scorePopulation fills the percentiles and scores of ranks, whose ID,
-// Recency and Connectedness must already be set: the population is exactly
-// the given ranks.
-func scorePopulation(ranks []Rank) {
-	rec := make([]Micros, len(ranks))
-	con := make([]int, len(ranks))
-	for i := range ranks {
-		rec[i] = ranks[i].Recency
-		con[i] = ranks[i].Connectedness
+// scorePopulation fills the percentiles and scores of the n ranks that
+// rank(k) returns, whose ID, Recency and Connectedness must already be set:
+// the population is exactly those ranks.
+func scorePopulation(n int, rank func(k int) *Rank) {
+	rec := make([]Micros, n)
+	con := make([]int, n)
+	for k := range n {
+		r := rank(k)
+		rec[k], con[k] = r.Recency, r.Connectedness
 	}
 	pr := percentiles(rec)
 	pc := percentiles(con)
-	for i := range ranks {
-		ranks[i].PRecency = pr[i]
-		ranks[i].PConnectedness = pc[i]
-		ranks[i].Score = combineScore(pr[i], pc[i])
+	for k := range n {
+		r := rank(k)
+		r.PRecency, r.PConnectedness = pr[k], pc[k]
+		r.Score = combineScore(pr[k], pc[k])
 	}
 }
 
@@ -161,7 +161,7 @@ func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
 		}
 		out[r.ID] = r
 	}
-	scorePopulation(pop)
+	scorePopulation(len(pop), func(k int) *Rank { return &pop[k] })
 	for _, r := range pop {
 		out[r.ID] = r
 	}
