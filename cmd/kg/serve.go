@@ -26,6 +26,9 @@ const (
 	// readHeaderTimeout bounds a client that opens a connection and never
 	// finishes its headers (http.md, Bounded).
 	readHeaderTimeout = 10 * time.Second
+	// idleTimeout closes keep-alive connections a client forgot, so they
+	// do not pile up over a long-running server's life.
+	idleTimeout = 2 * time.Minute
 )
 
 // serve is `kg serve`: it runs the server until SIGINT or SIGTERM.
@@ -117,6 +120,7 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 	hs := &http.Server{
 		Handler:           srv.Handler,
 		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	maintCtx, stopMaint := context.WithCancel(context.Background())
