@@ -434,3 +434,33 @@ func fanEdges(n int) []cpE {
 	}
 	return es
 }
+
+// ExamplePlanCompaction shows a dry run: what a run would do now, and why.
+// Three nodes of 25 tokens and one edge of 15 are 90 tokens, over a budget
+// of 80; the run archives in rank order down to the target of 64. gamma has
+// no edge, so it ranks lowest; an edge in counts twice an edge out, so beta
+// ranks above alpha.
+func ExamplePlanCompaction() {
+	g := NewGraph(GraphKey{Level: LevelUser})
+	at := Stamp{Now: Days(1)}
+	for _, id := range []string{"alpha", "beta", "gamma"} {
+		if _, err := g.PutNode(NodeInput{ID: id, Gist: "twenty chars of gist"}, at); err != nil {
+			panic(err)
+		}
+	}
+	if _, err := g.PutEdge(EdgeInput{From: "alpha", To: "beta", Rel: "uses"}, at); err != nil {
+		panic(err)
+	}
+	p := DefaultPolicy()
+	p.MaxTokens, p.Grace = 80, 0
+
+	plan := PlanCompaction(g, Days(10), p)
+	for _, st := range plan.Steps {
+		fmt.Println(st.Pass, st.ID+":", st.Reason)
+	}
+	fmt.Println("estimate", plan.EstimateBefore, "->", plan.EstimateAfter)
+	// Output:
+	// archive gamma: rank 1/3, score 0.1650; estimate 90 > target 64 (run started at 90 > max 80)
+	// archive alpha: rank 2/3, score 0.4950; estimate 65 > target 64 (run started at 90 > max 80)
+	// estimate 90 -> 40
+}
