@@ -3,6 +3,7 @@ package jsonfile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,139 +13,736 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// fileGraph is the top level of a graph file. Unknown top-level keys are
-// not kept: neither the replaced server nor kg writes any.
-type fileGraph struct {
-	// Items are decoded to field maps in the same pass as the file, which
-	// saves re-scanning every item (Load of a 100k-node graph).
-	Nodes map[string]map[string]json.RawMessage `json:"nodes"`
-	Edges map[string]map[string]json.RawMessage `json:"edges"`
-	Meta  map[string]json.RawMessage            `json:"_meta"`
+// fileEntry is a version entry or a tombstone.
+type fileEntry struct {
+	V       uint64
+	Seq     uint64
+	TS      []byte // as in the file, parsed when used (parseMicros)
+	Session string
+	Pruned  bool
+	// ends name an edge tombstone whose key does not parse; nil for most
+	// entries, which keeps the 200k entries of a large graph small.
+	ends *entryEnds
 }
 
-// fileEntry is a version entry or a tombstone. TS is raw so that seconds
-// are parsed exactly to the microsecond.
-type fileEntry struct {
-	V       uint64          `json:"v"`
-	TS      json.RawMessage `json:"ts"`
-	Session *string         `json:"session"`
-	Seq     uint64          `json:"seq"`
-	Pruned  bool            `json:"pruned"`
-	// From, To and Rel name an edge tombstone whose key does not parse.
-	From *string `json:"from"`
-	To   *string `json:"to"`
-	Rel  *string `json:"rel"`
+// entryEnds are the from, to and rel of a tombstone, each nil if absent.
+type entryEnds struct {
+	from, to, rel *string
+}
+
+func (fe *fileEntry) setEnd(which int, s string, present bool) {
+	if fe.ends == nil {
+		if !present {
+			return
+		}
+		fe.ends = &entryEnds{}
+	}
+	var v *string
+	if present {
+		v = &s
+	}
+	switch which {
+	case 0:
+		fe.ends.from = v
+	case 1:
+		fe.ends.to = v
+	default:
+		fe.ends.rel = v
+	}
+}
+
+// keyedEntry is a fileEntry under its key in the file.
+type keyedEntry struct {
+	key []byte
+	e   fileEntry
+}
+
+// entries reads _meta.versions or _meta.tombstones, in file order.
+func (p *parser) entries(name string) (list[keyedEntry], error) {
+	var out list[keyedEntry]
+	switch p.peek() {
+	case 'n':
+		return out, p.lit("null")
+	case '{':
+	default:
+		return out, fmt.Errorf("_meta.%s: want an object", name)
+	}
+	err := p.object(func(key []byte, esc bool) error {
+		if esc {
+			key = []byte(unquote(key))
+		}
+		var fe fileEntry
+		switch p.peek() {
+		case 'n':
+			// Stored as an entry with no fields, as encoding/json does.
+			out.add(keyedEntry{key, fe})
+			return p.lit("null")
+		case '{':
+		default:
+			return fmt.Errorf("_meta.%s: %q: want an object", name, key)
+		}
+		err := p.object(func(k []byte, esc bool) error {
+			if esc {
+				k = []byte(unquote(k))
+			}
+			null, err := p.null()
+			if err != nil {
+				return err
+			}
+			ok := true
+			want := ""
+			switch {
+			case bytes.EqualFold(k, []byte("v")):
+				want = "a non-negative integer"
+				if !null {
+					fe.V, ok, err = p.uint()
+				}
+			case bytes.EqualFold(k, []byte("seq")):
+				want = "a non-negative integer"
+				if !null {
+					fe.Seq, ok, err = p.uint()
+				}
+			case bytes.EqualFold(k, []byte("ts")):
+				fe.TS = nil
+				if !null {
+					p.peek()
+					start := p.i
+					err = p.skip()
+					fe.TS = p.b[start:p.i]
+				}
+			case bytes.EqualFold(k, []byte("session")):
+				want = "a string or null"
+				fe.Session = ""
+				if !null {
+					var s []byte
+					var sesc bool
+					if p.peek() != '"' {
+						ok, err = false, p.skip()
+						break
+					}
+					if s, sesc, err = p.strSpan(); err == nil {
+						fe.Session = p.intern(s, sesc)
+					}
+				}
+			case bytes.EqualFold(k, []byte("pruned")):
+				want = "true or false"
+				if !null {
+					fe.Pruned, ok, err = p.bool()
+				}
+			case bytes.EqualFold(k, []byte("from")):
+				want = "a string or null"
+				var s string
+				if !null {
+					s, ok, err = p.str()
+				}
+				fe.setEnd(0, s, !null)
+			case bytes.EqualFold(k, []byte("to")):
+				want = "a string or null"
+				var s string
+				if !null {
+					s, ok, err = p.str()
+				}
+				fe.setEnd(1, s, !null)
+			case bytes.EqualFold(k, []byte("rel")):
+				want = "a string or null"
+				var s string
+				if !null {
+					s, ok, err = p.str()
+				}
+				fe.setEnd(2, s, !null)
+			default:
+				if !null {
+					err = p.skip()
+				}
+			}
+			if err == nil && !ok {
+				err = fmt.Errorf("_meta.%s: %q: field %s: want %s", name, key, k, want)
+			}
+			return err
+		})
+		out.add(keyedEntry{key, fe})
+		return err
+	})
+	return out, err
+}
+
+func (p *parser) intern(s []byte, esc bool) string {
+	if esc {
+		return unquote(s)
+	}
+	if name, ok := p.sessions[string(s)]; ok {
+		return name
+	}
+	if p.sessions == nil {
+		p.sessions = map[string]string{}
+	}
+	name := string(s)
+	p.sessions[name] = name
+	return name
+}
+
+// wrongType is the error for a known field of the wrong type.
+func wrongType(item, field, want string) error {
+	return fmt.Errorf("%s: field %s: want %s", item, field, want)
+}
+
+// The known fields of a node, in the order their type errors are reported.
+var nodeFields = [...]struct{ name, want string }{
+	{"id", "a string"}, {"gist", "a string"}, {"notes", "a list of strings"}, {"touches", "a list of strings"},
+	{"_created_ts", "a number of seconds"}, {"_last_read_ts", "a number of seconds"}, {"_orphaned_ts", "a number of seconds"},
+	{"_archived", "true or false"}, {"_tier_seq", "a non-negative integer"},
+}
+
+// node reads the value of the node stored under key.
+func (p *parser) node(key string) (domain.Node, error) {
+	var n domain.Node
+	switch p.peek() {
+	case '{':
+	case 'n':
+		if err := p.lit("null"); err != nil {
+			return n, err
+		}
+		return n, wrongType(fmt.Sprintf("node %q", key), "(value)", "an object")
+	default:
+		if err := p.skip(); err != nil {
+			return n, err
+		}
+		return n, wrongType(fmt.Sprintf("node %q", key), "(value)", "an object")
+	}
+	var id string
+	var bad [len(nodeFields)]bool
+	archived, orphaned := false, false
+	err := p.object(func(k []byte, esc bool) error {
+		if esc {
+			k = []byte(unquote(k))
+		}
+		null, err := p.null()
+		if err != nil {
+			return err
+		}
+		f := -1
+		for i := range nodeFields {
+			if string(k) == nodeFields[i].name {
+				f = i
+				break
+			}
+		}
+		if f < 0 {
+			v := domain.RawJSON("null")
+			if !null {
+				if v, err = p.raw(); err != nil {
+					return err
+				}
+			}
+			if n.Extra == nil {
+				n.Extra = map[string]domain.RawJSON{}
+			}
+			n.Extra[string(k)] = v
+			return nil
+		}
+		// A repeated field's last value wins; a null one is absent.
+		ok := true
+		switch f {
+		case 0:
+			id = ""
+			if !null {
+				id, ok, err = p.str()
+			}
+		case 1:
+			n.Gist = ""
+			if !null {
+				n.Gist, ok, err = p.str()
+			}
+		case 2:
+			n.Notes = nil
+			if !null {
+				n.Notes, ok, err = p.strList()
+			}
+		case 3:
+			n.Touches = nil
+			if !null {
+				n.Touches, ok, err = p.strList()
+			}
+		case 4:
+			n.Created = 0
+			if !null {
+				n.Created, ok, err = p.micros()
+			}
+		case 5:
+			n.LastRead = 0
+			if !null {
+				n.LastRead, ok, err = p.micros()
+			}
+		case 6:
+			n.OrphanedAt, orphaned = 0, false
+			if !null {
+				n.OrphanedAt, ok, err = p.micros()
+				orphaned = true
+			}
+		case 7:
+			archived = false
+			if !null {
+				archived, ok, err = p.bool()
+			}
+		case 8:
+			n.TierSeq = 0
+			if !null {
+				n.TierSeq, ok, err = p.uint()
+			}
+		}
+		bad[f] = !ok
+		return err
+	})
+	if err != nil {
+		return n, err
+	}
+	n.ID = key
+	if id != "" {
+		n.ID = id
+	}
+	for f, b := range bad {
+		if b {
+			return n, wrongType(fmt.Sprintf("node %q", n.ID), nodeFields[f].name, nodeFields[f].want)
+		}
+	}
+	// An orphaned time makes the node orphaned, whatever else it says.
+	switch {
+	case orphaned:
+		n.Tier = domain.Orphaned
+	case archived:
+		n.Tier = domain.Archived
+	}
+	return n, nil
+}
+
+// edge reads the value of the edge stored under key.
+func (p *parser) edge(key string) (domain.Edge, error) {
+	var e domain.Edge
+	item := func() string { return fmt.Sprintf("edge %q", key) }
+	switch p.peek() {
+	case '{':
+	case 'n':
+		if err := p.lit("null"); err != nil {
+			return e, err
+		}
+		return e, wrongType(item(), "(value)", "an object")
+	default:
+		if err := p.skip(); err != nil {
+			return e, err
+		}
+		return e, wrongType(item(), "(value)", "an object")
+	}
+	badNotes := false
+	err := p.object(func(k []byte, esc bool) error {
+		if esc {
+			k = []byte(unquote(k))
+		}
+		null, err := p.null()
+		if err != nil {
+			return err
+		}
+		var dst *string
+		switch string(k) {
+		case "from":
+			dst = &e.From
+		case "to":
+			dst = &e.To
+		case "rel":
+			dst = &e.Rel
+		case "notes":
+			e.Notes, badNotes = nil, false
+			if !null {
+				var ok bool
+				e.Notes, ok, err = p.strList()
+				badNotes = !ok
+			}
+			return err
+		default:
+			v := domain.RawJSON("null")
+			if !null {
+				if v, err = p.raw(); err != nil {
+					return err
+				}
+			}
+			if e.Extra == nil {
+				e.Extra = map[string]domain.RawJSON{}
+			}
+			e.Extra[string(k)] = v
+			return nil
+		}
+		// A null or wrong-typed end is left empty: reported below.
+		*dst = ""
+		if !null {
+			*dst, _, err = p.str()
+		}
+		return err
+	})
+	if err != nil {
+		return e, err
+	}
+	for _, f := range [][2]string{{"from", e.From}, {"to", e.To}, {"rel", e.Rel}} {
+		if f[1] == "" {
+			return e, wrongType(item(), f[0], "a non-empty string")
+		}
+	}
+	if badNotes {
+		return e, wrongType(item(), "notes", "a list of strings")
+	}
+	return e, nil
+}
+
+// graphFile is what one pass over a graph file collects; finish joins it.
+type graphFile struct {
+	nodes    list[domain.Node]
+	nodeKeys list[[]byte] // map key of each node
+	edges    list[domain.Edge]
+	edgeKeys list[[]byte]
+
+	schema      uint64
+	seq         uint64
+	projectPath string
+	versions    list[keyedEntry]
+	tombs       list[keyedEntry]
+	progress    map[string]domain.RawJSON
+	meta        map[string]domain.RawJSON
+}
+
+// key returns a map key as a string and as bytes, unquoted.
+func key(k []byte, esc bool) (string, []byte) {
+	if esc {
+		s := unquote(k)
+		return s, []byte(s)
+	}
+	return string(k), k
+}
+
+func (p *parser) top(f *graphFile) error {
+	return p.object(func(k []byte, esc bool) error {
+		if esc {
+			k = []byte(unquote(k))
+		}
+		switch {
+		case bytes.EqualFold(k, []byte("nodes")):
+			switch p.peek() {
+			case 'n':
+				f.nodes, f.nodeKeys = list[domain.Node]{}, list[[]byte]{}
+				return p.lit("null")
+			case '{':
+			default:
+				return errors.New("nodes: want an object")
+			}
+			return p.object(func(k []byte, esc bool) error {
+				ks, kb := key(k, esc)
+				n, err := p.node(ks)
+				if err == nil {
+					if !esc && n.ID == ks {
+						kb = k
+					}
+					f.nodes.add(n)
+					f.nodeKeys.add(kb)
+				}
+				return err
+			})
+		case bytes.EqualFold(k, []byte("edges")):
+			switch p.peek() {
+			case 'n':
+				f.edges, f.edgeKeys = list[domain.Edge]{}, list[[]byte]{}
+				return p.lit("null")
+			case '{':
+			default:
+				return errors.New("edges: want an object")
+			}
+			return p.object(func(k []byte, esc bool) error {
+				ks, kb := key(k, esc)
+				e, err := p.edge(ks)
+				if err == nil {
+					f.edges.add(e)
+					f.edgeKeys.add(kb)
+				}
+				return err
+			})
+		case bytes.EqualFold(k, []byte("_meta")):
+			return p.meta(f)
+		}
+		return p.skip()
+	})
+}
+
+func (p *parser) meta(f *graphFile) error {
+	switch p.peek() {
+	case 'n':
+		// As encoding/json would: the metadata read so far is dropped.
+		*f = graphFile{nodes: f.nodes, nodeKeys: f.nodeKeys, edges: f.edges, edgeKeys: f.edgeKeys}
+		return p.lit("null")
+	case '{':
+	default:
+		return errors.New("_meta: want an object")
+	}
+	return p.object(func(k []byte, esc bool) error {
+		name, _ := key(k, esc)
+		null, err := p.null()
+		if err != nil {
+			return err
+		}
+		ok := true
+		want := ""
+		// A repeated key's last value wins; a null known one is absent.
+		switch name {
+		case "schema":
+			want = "a non-negative integer"
+			f.schema = 0
+			if !null {
+				f.schema, ok, err = p.uint()
+			}
+		case "seq":
+			want = "a non-negative integer"
+			f.seq = 0
+			if !null {
+				f.seq, ok, err = p.uint()
+			}
+		case "project_path":
+			want = "a string"
+			f.projectPath = ""
+			if !null {
+				f.projectPath, ok, err = p.str()
+			}
+		case "versions":
+			f.versions = list[keyedEntry]{}
+			if !null {
+				f.versions, err = p.entries(name)
+			}
+		case "tombstones":
+			f.tombs = list[keyedEntry]{}
+			if !null {
+				f.tombs, err = p.entries(name)
+			}
+		case "progress":
+			f.progress = nil
+			if null {
+				break
+			}
+			if p.peek() != '{' {
+				return errors.New("_meta.progress: want an object")
+			}
+			f.progress = map[string]domain.RawJSON{}
+			err = p.object(func(k []byte, esc bool) error {
+				task, _ := key(k, esc)
+				v, err := p.raw()
+				f.progress[task] = v
+				return err
+			})
+		default:
+			v := domain.RawJSON("null")
+			if !null {
+				v, err = p.raw()
+			}
+			if f.meta == nil {
+				f.meta = map[string]domain.RawJSON{}
+			}
+			f.meta[name] = v
+		}
+		if err == nil && !ok {
+			err = fmt.Errorf("_meta.%s: want %s", name, want)
+		}
+		return err
+	})
 }
 
 // decodeGraph parses a graph file. It returns an error for a file that does
 // not parse or has a known field of the wrong type (naming the item), and
 // notes, for the caller to log, about entries it had to drop.
 func decodeGraph(b []byte) (domain.GraphData, []string, error) {
-	var f fileGraph
-	if err := json.Unmarshal(b, &f); err != nil {
+	p := &parser{b: b}
+	var f graphFile
+	var err error
+	switch p.peek() {
+	case '{':
+		err = p.top(&f)
+	case 'n':
+		err = p.lit("null") // as encoding/json: an empty graph
+	case 0:
+		err = errEnd
+	default:
+		if err = p.skip(); err == nil {
+			err = errors.New("the file holds no JSON object")
+		}
+	}
+	if err == nil && p.peek() != 0 {
+		err = p.fail("after top-level value")
+	}
+	if err != nil {
 		return domain.GraphData{}, nil, err
 	}
-	var d domain.GraphData
-	var notes []string
+	return f.finish()
+}
 
-	versions := map[string]fileEntry{}
-	tombs := map[string]fileEntry{}
-	d.Meta = map[string]domain.RawJSON{}
-	d.Progress = map[string]domain.RawJSON{}
-	for k, v := range f.Meta {
-		if isNull(v) {
-			switch k {
-			case "schema", "seq", "project_path", "versions", "tombstones", "progress":
-			default:
-				d.Meta[k] = domain.RawJSON("null")
-			}
-			continue
-		}
-		var err error
-		switch k {
-		case "schema":
-			var n uint64
-			err = json.Unmarshal(v, &n)
-			d.Schema = int(min(n, math.MaxInt32))
-		case "seq":
-			err = json.Unmarshal(v, &d.Seq)
-		case "project_path":
-			err = json.Unmarshal(v, &d.ProjectPath)
-		case "versions":
-			err = json.Unmarshal(v, &versions)
-		case "tombstones":
-			err = json.Unmarshal(v, &tombs)
-		case "progress":
-			var p map[string]json.RawMessage
-			err = json.Unmarshal(v, &p)
-			for task, state := range p {
-				d.Progress[task] = compact(state)
-			}
-		default:
-			d.Meta[k] = compact(v)
-		}
-		if err != nil {
-			return domain.GraphData{}, nil, fmt.Errorf("_meta.%s: %w", k, err)
+// byKey orders items by map key in byte order and drops all but the last
+// of items stored under one key, as a JSON object keeps the last value of
+// a repeated key. It returns nil when the items are already in order (a
+// file kg wrote), else the indexes of the kept items in order.
+func byKey(keys [][]byte) []int {
+	sorted := true
+	for i := 1; i < len(keys); i++ {
+		if bytes.Compare(keys[i-1], keys[i]) >= 0 {
+			sorted = false
+			break
 		}
 	}
+	if sorted {
+		return nil
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
+	out := idx[:0]
+	for j, i := range idx {
+		if j+1 < len(idx) && bytes.Equal(keys[i], keys[idx[j+1]]) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func reorder[T any](items []T, keys [][]byte) ([]T, [][]byte) {
+	idx := byKey(keys)
+	if idx == nil {
+		return items, keys
+	}
+	ni, nk := make([]T, len(idx)), make([][]byte, len(idx))
+	for j, i := range idx {
+		ni[j], nk[j] = items[i], keys[i]
+	}
+	return ni, nk
+}
+
+func (f *graphFile) finish() (domain.GraphData, []string, error) {
+	d := domain.GraphData{Schema: int(min(f.schema, math.MaxInt32)), Seq: f.seq, ProjectPath: f.projectPath,
+		Progress: f.progress, Meta: f.meta,
+		NodeTombstones: map[string]domain.Tombstone{}, EdgeTombstones: map[domain.EdgeKey]domain.Tombstone{}}
+	if d.Progress == nil {
+		d.Progress = map[string]domain.RawJSON{}
+	}
+	if d.Meta == nil {
+		d.Meta = map[string]domain.RawJSON{}
+	}
+	var notes []string
 
 	// Nodes, in map-key byte order so that Restore resolves two entries
 	// claiming one id the same way every time.
-	keys := slices.Sorted(mapKeys(f.Nodes))
-	d.Nodes = make([]domain.Node, 0, len(keys))
-	for _, key := range keys {
-		n, err := decodeNode(key, f.Nodes[key])
-		if err != nil {
-			return domain.GraphData{}, nil, err
-		}
-		if ve, ok := versions["node:"+n.ID]; ok {
-			if n.Version, err = ve.version(); err != nil {
-				return domain.GraphData{}, nil, fmt.Errorf("_meta.versions: node %q: %w", n.ID, err)
+	d.Nodes, _ = reorder(f.nodes.slice(), f.nodeKeys.slice())
+	var edgeKeys [][]byte
+	d.Edges, edgeKeys = reorder(f.edges.slice(), f.edgeKeys.slice())
+
+	// Version entries apply by key; the last of a repeated key wins, so
+	// they are walked from the end and each key used once.
+	first := make(map[string]int, len(d.Nodes)) // node id → its first index
+	var sameID []int                            // next node with the same id, or -1
+	for i := range d.Nodes {
+		if j, dup := first[d.Nodes[i].ID]; dup {
+			if sameID == nil {
+				sameID = make([]int, len(d.Nodes))
+				for k := range sameID {
+					sameID[k] = -1
+				}
 			}
+			for sameID[j] >= 0 {
+				j = sameID[j]
+			}
+			sameID[j] = i
+			continue
 		}
-		d.Nodes = append(d.Nodes, n)
+		first[d.Nodes[i].ID] = i
 	}
+	nodeDone := make([]bool, len(d.Nodes))
 
 	// Edges: map keys are ignored, values are the truth; version entries
-	// are found under the key the edge is written with.
-	mapKeyOf := make(map[domain.EdgeKey]string, len(f.Edges))
-	d.Edges = make([]domain.Edge, 0, len(f.Edges))
-	for _, key := range slices.Sorted(mapKeys(f.Edges)) {
-		e, err := decodeEdge(key, f.Edges[key])
-		if err != nil {
-			return domain.GraphData{}, nil, err
-		}
-		if _, dup := mapKeyOf[e.Key()]; !dup {
-			mapKeyOf[e.Key()] = key
-		}
-		d.Edges = append(d.Edges, e)
+	// are found under the key the edge is written with, else under its key
+	// in this file.
+	type ident struct {
+		mapKey          []byte     // the first in key order
+		canon, fallback *fileEntry // version entries; nil none
 	}
-	ids := make([]domain.EdgeKey, 0, len(mapKeyOf))
-	for k := range mapKeyOf {
-		ids = append(ids, k)
-	}
-	canon := make(map[domain.EdgeKey]string, len(ids))
-	for _, ke := range edgeKeys(ids) {
-		canon[ke.k] = ke.key
-	}
+	identOf := make(map[domain.EdgeKey]int, len(d.Edges))
+	edgeIdent := make([]int, len(d.Edges))
+	ids := make([]domain.EdgeKey, 0, len(d.Edges))
+	idents := make([]ident, 0, len(d.Edges))
 	for i := range d.Edges {
 		k := d.Edges[i].Key()
-		ve, ok := versions["edge:"+canon[k]]
+		j, ok := identOf[k]
 		if !ok {
-			ve, ok = versions["edge:"+mapKeyOf[k]]
+			j = len(ids)
+			identOf[k] = j
+			ids = append(ids, k)
+			idents = append(idents, ident{mapKey: edgeKeys[i]})
 		}
-		if ok {
-			v, err := ve.version()
-			if err != nil {
-				return domain.GraphData{}, nil, fmt.Errorf("_meta.versions: edge %s: %w", edgeKeyString(k), err)
+		edgeIdent[i] = j
+	}
+	canonOf := make(map[string]int, len(ids))
+	var fallbackOf map[string]int
+	for _, nm := range edgeNames(len(ids), func(i int) domain.EdgeKey { return ids[i] }) {
+		canonOf[nm.key] = nm.i
+		if mk := idents[nm.i].mapKey; string(mk) != nm.key {
+			if fallbackOf == nil {
+				fallbackOf = map[string]int{}
 			}
-			d.Edges[i].Version = v
+			fallbackOf[string(mk)] = nm.i
 		}
 	}
 
-	d.NodeTombstones = map[string]domain.Tombstone{}
-	d.EdgeTombstones = map[domain.EdgeKey]domain.Tombstone{}
-	for key, te := range tombs {
+	for ke := range f.versions.backward() {
+		if rest, ok := bytes.CutPrefix(ke.key, []byte("node:")); ok {
+			i, ok := first[string(rest)]
+			if !ok || nodeDone[i] {
+				continue
+			}
+			nodeDone[i] = true
+			v, err := ke.e.version()
+			if err != nil {
+				return domain.GraphData{}, nil, fmt.Errorf("_meta.versions: node %q: %w", d.Nodes[i].ID, err)
+			}
+			for ; i >= 0; i = next(sameID, i) {
+				d.Nodes[i].Version = v
+			}
+		} else if rest, ok := bytes.CutPrefix(ke.key, []byte("edge:")); ok {
+			if j, ok := canonOf[string(rest)]; ok && idents[j].canon == nil {
+				idents[j].canon = &ke.e
+			}
+			if j, ok := fallbackOf[string(rest)]; ok && idents[j].fallback == nil {
+				idents[j].fallback = &ke.e
+			}
+		}
+	}
+	for i := range d.Edges {
+		id := idents[edgeIdent[i]]
+		fe := id.canon
+		if fe == nil {
+			fe = id.fallback
+		}
+		if fe == nil {
+			continue
+		}
+		v, err := fe.version()
+		if err != nil {
+			return domain.GraphData{}, nil, fmt.Errorf("_meta.versions: edge %s: %w", edgeKeyString(ids[edgeIdent[i]]), err)
+		}
+		d.Edges[i].Version = v
+	}
+
+	tombs := f.tombs.slice()
+	last := make(map[string]int, len(tombs))
+	for ti := range tombs {
+		last[string(tombs[ti].key)] = ti
+	}
+	for ti := range tombs {
+		ke := &tombs[ti]
+		key := string(ke.key)
+		if last[key] != ti {
+			continue
+		}
+		te := &ke.e
 		v, err := te.version()
 		if err != nil {
 			return domain.GraphData{}, nil, fmt.Errorf("_meta.tombstones: %q: %w", key, err)
@@ -156,8 +754,8 @@ func decodeGraph(b []byte) (domain.GraphData, []string, error) {
 		case strings.HasPrefix(key, "edge:"):
 			var k domain.EdgeKey
 			ok := false
-			if te.From != nil && te.To != nil && te.Rel != nil {
-				k, ok = domain.EdgeKey{From: *te.From, To: *te.To, Rel: *te.Rel}, true
+			if e := te.ends; e != nil && e.from != nil && e.to != nil && e.rel != nil {
+				k, ok = domain.EdgeKey{From: *e.from, To: *e.to, Rel: *e.rel}, true
 			} else {
 				k, ok = parseEdgeKey(key[len("edge:"):])
 			}
@@ -171,6 +769,13 @@ func decodeGraph(b []byte) (domain.GraphData, []string, error) {
 		}
 	}
 	return d, notes, nil
+}
+
+func next(sameID []int, i int) int {
+	if sameID == nil {
+		return -1
+	}
+	return sameID[i]
 }
 
 // parseEdgeKey reads "<from>-><to>:<rel>" with an optional "#n" suffix. rel
@@ -194,24 +799,18 @@ func parseEdgeKey(s string) (domain.EdgeKey, bool) {
 	return domain.EdgeKey{From: from, To: to, Rel: rel}, true
 }
 
-func (fe fileEntry) version() (domain.Version, error) {
+func (fe *fileEntry) version() (domain.Version, error) {
 	ts, err := parseMicros(fe.TS)
 	if err != nil {
 		return domain.Version{}, fmt.Errorf("ts: %w", err)
 	}
-	v := domain.Version{V: fe.V, TS: ts, Seq: fe.Seq}
-	if fe.Session != nil {
-		v.Session = *fe.Session
-	}
-	return v, nil
+	return domain.Version{V: fe.V, TS: ts, Seq: fe.Seq, Session: fe.Session}, nil
 }
-
-func isNull(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }
 
 // compact strips insignificant whitespace from a stored value, so that
 // values compare equal whatever indentation the file had; it also copies
 // it out of the file's buffer.
-func compact(r json.RawMessage) domain.RawJSON {
+func compact(r []byte) domain.RawJSON {
 	var b bytes.Buffer
 	if err := json.Compact(&b, r); err != nil {
 		return domain.RawJSON(slices.Clone(r))
@@ -219,160 +818,34 @@ func compact(r json.RawMessage) domain.RawJSON {
 	return domain.RawJSON(b.Bytes())
 }
 
-// wrongType is the error for a known field of the wrong type.
-func wrongType(item, field, want string) error {
-	return fmt.Errorf("%s: field %s: want %s", item, field, want)
-}
-
-func decodeNode(key string, m map[string]json.RawMessage) (domain.Node, error) {
-	item := fmt.Sprintf("node %q", key)
-	if m == nil {
-		return domain.Node{}, wrongType(item, "(value)", "an object")
-	}
-	n := domain.Node{ID: key}
-	var err error
-	archived := false
-	orphaned := false
-	for k, v := range m {
-		if isNull(v) {
-			if k != "id" && k != "gist" && k != "notes" && k != "touches" &&
-				k != "_created_ts" && k != "_last_read_ts" && k != "_archived" && k != "_orphaned_ts" && k != "_tier_seq" {
-				n.Extra = setExtra(n.Extra, k, v)
-			}
-			continue
-		}
-		switch k {
-		case "id":
-			var id string
-			if json.Unmarshal(v, &id) != nil {
-				return n, wrongType(item, k, "a string")
-			}
-			if id != "" {
-				n.ID = id
-				item = fmt.Sprintf("node %q", id)
-			}
-		case "gist":
-			if json.Unmarshal(v, &n.Gist) != nil {
-				return n, wrongType(item, k, "a string")
-			}
-		case "notes":
-			if json.Unmarshal(v, &n.Notes) != nil {
-				return n, wrongType(item, k, "a list of strings")
-			}
-		case "touches":
-			if json.Unmarshal(v, &n.Touches) != nil {
-				return n, wrongType(item, k, "a list of strings")
-			}
-		case "_created_ts":
-			if n.Created, err = parseMicros(v); err != nil {
-				return n, wrongType(item, k, "a number of seconds")
-			}
-		case "_last_read_ts":
-			if n.LastRead, err = parseMicros(v); err != nil {
-				return n, wrongType(item, k, "a number of seconds")
-			}
-		case "_orphaned_ts":
-			if n.OrphanedAt, err = parseMicros(v); err != nil {
-				return n, wrongType(item, k, "a number of seconds")
-			}
-			orphaned = true
-		case "_archived":
-			if json.Unmarshal(v, &archived) != nil {
-				return n, wrongType(item, k, "true or false")
-			}
-		case "_tier_seq":
-			if json.Unmarshal(v, &n.TierSeq) != nil {
-				return n, wrongType(item, k, "a non-negative integer")
-			}
-		default:
-			n.Extra = setExtra(n.Extra, k, v)
-		}
-	}
-	// An orphaned time makes the node orphaned, whatever else it says.
-	switch {
-	case orphaned:
-		n.Tier = domain.Orphaned
-	case archived:
-		n.Tier = domain.Archived
-	}
-	return n, nil
-}
-
-func setExtra(m map[string]domain.RawJSON, k string, v json.RawMessage) map[string]domain.RawJSON {
-	if m == nil {
-		m = map[string]domain.RawJSON{}
-	}
-	m[k] = compact(v)
-	return m
-}
-
-func decodeEdge(key string, m map[string]json.RawMessage) (domain.Edge, error) {
-	item := fmt.Sprintf("edge %q", key)
-	if m == nil {
-		return domain.Edge{}, wrongType(item, "(value)", "an object")
-	}
-	var e domain.Edge
-	for k, v := range m {
-		switch k {
-		case "from", "to", "rel":
-			var s string
-			if json.Unmarshal(v, &s) != nil || s == "" {
-				return e, wrongType(item, k, "a non-empty string")
-			}
-			switch k {
-			case "from":
-				e.From = s
-			case "to":
-				e.To = s
-			default:
-				e.Rel = s
-			}
-		case "notes":
-			if isNull(v) {
-				continue
-			}
-			if json.Unmarshal(v, &e.Notes) != nil {
-				return e, wrongType(item, k, "a list of strings")
-			}
-		default:
-			if e.Extra == nil {
-				e.Extra = map[string]domain.RawJSON{}
-			}
-			e.Extra[k] = compact(v)
-		}
-	}
-	for _, f := range [][2]string{{"from", e.From}, {"to", e.To}, {"rel", e.Rel}} {
-		if f[1] == "" {
-			return e, wrongType(item, f[0], "a non-empty string")
-		}
-	}
-	return e, nil
-}
-
 // parseMicros reads a number of seconds and rounds it to the nearest
 // microsecond. Plain decimals are read exactly, digit by digit: a float64
 // has too few digits for seconds since 1970 at microsecond precision to
 // round reliably.
-func parseMicros(r json.RawMessage) (domain.Micros, error) {
-	s := string(bytes.TrimSpace(r))
-	if s == "" || s == "null" {
+func parseMicros(r []byte) (domain.Micros, error) {
+	r = bytes.TrimSpace(r)
+	if len(r) == 0 || string(r) == "null" {
 		return 0, nil
 	}
 	neg := false
-	body := s
+	body := r
 	if body[0] == '-' {
 		neg, body = true, body[1:]
 	}
-	ip, fp, _ := strings.Cut(body, ".")
-	exact := ip != "" && len(ip) <= 12 && allDigits(ip) && allDigits(fp) && !strings.ContainsAny(body, "eE")
+	ip, fp, _ := bytes.Cut(body, []byte{'.'})
+	exact := len(ip) > 0 && len(ip) <= 12 && allDigits(ip) && allDigits(fp)
 	if !exact {
+		s := string(r)
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e12 {
 			return 0, fmt.Errorf("%q is not a number of seconds", s)
 		}
 		return domain.Micros(math.Round(f * 1e6)), nil
 	}
-	sec, _ := strconv.ParseInt(ip, 10, 64)
+	var sec int64
+	for _, c := range ip {
+		sec = sec*10 + int64(c-'0')
+	}
 	var us int64
 	for i := range 6 {
 		us *= 10
@@ -390,11 +863,13 @@ func parseMicros(r json.RawMessage) (domain.Micros, error) {
 	return domain.Micros(m), nil
 }
 
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+func allDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}
 	return true
 }
+
+func isNull(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }
