@@ -93,9 +93,11 @@ func (e *enc) str(s string) {
 }
 
 // strBody writes the inside of a JSON string. Only what JSON requires is
-// escaped (so not <, >, & nor U+2028/U+2029, unlike encoding/json's
-// default: the replaced server does not escape them either); invalid UTF-8
-// (which validation keeps out) becomes U+FFFD as encoding/json does.
+// escaped: not <, >, & nor U+2028/U+2029 (which encoding/json escapes by
+// default), and control characters other than \n, \r, \t as \u00XX. This
+// is the format the golden files fix; changing it would rewrite every
+// stored string that holds one. Invalid UTF-8 (which validation keeps out)
+// becomes U+FFFD as encoding/json does.
 func (e *enc) strBody(s string) {
 	start := 0
 	for i := 0; i < len(s); {

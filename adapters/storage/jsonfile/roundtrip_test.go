@@ -149,3 +149,15 @@ func TestRoundTripByteIdentical(t *testing.T) {
 		}
 	})
 }
+
+// TestStringEscaping pins how strings are written: only what JSON requires
+// is escaped, as in the files already on disk; a change here would rewrite
+// stored strings at their next save.
+func TestStringEscaping(t *testing.T) {
+	e := &enc{}
+	e.str("a\"b\\c/\n\t\r\x01\x08\x0c\x1f\x7f<>&\u2028\u2029é😀\xff")
+	want := `"a\"b\\c/\n\t\r\u0001\u0008\u000c\u001f` + "\x7f<>&\u2028\u2029é😀" + `\ufffd"`
+	if string(e.b) != want {
+		t.Errorf("str = %s\nwant  %s", e.b, want)
+	}
+}
