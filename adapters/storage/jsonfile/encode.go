@@ -43,9 +43,17 @@ func (e *enc) flush(final bool) {
 	e.b = e.b[:0]
 }
 
+// indent is a newline and the spaces of the deepest usual indentation:
+// nl copies a prefix of it rather than appending two spaces at a time.
+const indent = "\n                                "
+
 func (e *enc) nl() {
-	e.b = append(e.b, '\n')
-	for range e.depth {
+	if n := 1 + 2*e.depth; n <= len(indent) {
+		e.b = append(e.b, indent[:n]...)
+		return
+	}
+	e.b = append(e.b, indent...)
+	for range e.depth - len(indent)/2 {
 		e.b = append(e.b, ' ', ' ')
 	}
 }
@@ -102,11 +110,11 @@ func (e *enc) strBody(s string) {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			e.b = append(e.b, s[start:i]...)
 			switch c {
 			case '"', '\\':
