@@ -2,6 +2,7 @@ package domain
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ var benchSizes = []int{1_000, 10_000, 100_000}
 // but the archived budget's 240 ids — the most work a run can do.
 //
 //   - full: the run alone, on a freshly restored graph each iteration (the
-//     restore is outside the timer);
+//     restore, and a garbage collection after it, are outside the timer);
 //   - restore+full: the same with the restore timed too, for comparison with
 //     the cost of loading a graph;
 //   - plan: the dry run (PlanCompaction) on an unchanged graph;
@@ -33,6 +34,7 @@ func BenchmarkCompact(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				g := restore()
+				runtime.GC() // the previous graph's garbage is not this run's cost
 				b.StartTimer()
 				if m := g.Compact(workloadNow, p); len(m.Archived) == 0 {
 					b.Fatal("the run archived nothing")

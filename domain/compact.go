@@ -81,14 +81,18 @@ func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
 // both ends' ids each time cost a cache miss per step, which made a
 // 100,000-node run ten times slower than these arrays.
 type sim struct {
-	now Micros
-	p   Policy
+	p Policy
 
-	ids   []string
-	nodes []*Node
-	tier  []Tier
-	moved []bool // changed tier in pass 1 or 1b: at most once (compaction.md)
-	est   int
+	// What the run needs of each node, read once: a run visits nodes in
+	// rank order, and chasing each *Node again there costs a cache miss.
+	ids      []string
+	nodes    []*Node
+	tier     []Tier
+	recency  []Micros
+	eligible []bool  // past grace (orphaned nodes are excluded by tier)
+	cost     []int32 // estimate of the node when active
+	moved    []bool  // changed tier in pass 1 or 1b: at most once (compaction.md)
+	est      int
 
 	// The edges touching node i are ends[adj[start[i]:start[i+1]]], a
 	// self-loop once. Edges between two references are left out: no tier
@@ -105,12 +109,15 @@ type simEdge struct{ from, to int32 }
 func newSim(g *Graph, now Micros, p Policy) *sim {
 	n := len(g.nodes)
 	s := &sim{
-		now: now, p: p,
-		ids:   make([]string, 0, n),
-		nodes: make([]*Node, 0, n),
-		tier:  make([]Tier, 0, n),
-		moved: make([]bool, n),
-		est:   g.Stats().Estimate(p.EstimateNotes),
+		p:        p,
+		ids:      make([]string, 0, n),
+		nodes:    make([]*Node, 0, n),
+		tier:     make([]Tier, 0, n),
+		recency:  make([]Micros, 0, n),
+		eligible: make([]bool, 0, n),
+		cost:     make([]int32, 0, n),
+		moved:    make([]bool, n),
+		est:      g.Stats().Estimate(p.EstimateNotes),
 	}
 	idx := make(map[string]int32, n)
 	for id, nd := range g.nodes {
@@ -118,6 +125,13 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 		s.ids = append(s.ids, id)
 		s.nodes = append(s.nodes, nd)
 		s.tier = append(s.tier, nd.Tier)
+		s.recency = append(s.recency, nd.Recency())
+		s.eligible = append(s.eligible, graceLeft(nd.Created, now, p.Grace) == 0)
+		gc, nc := nodeCosts(nd)
+		if p.EstimateNotes {
+			gc = nc
+		}
+		s.cost = append(s.cost, int32(NodeBaseTokens+gc))
 	}
 	lookup := func(end string) int32 {
 		if i, ok := idx[end]; ok {
@@ -173,15 +187,6 @@ func (s *sim) end(j int32) endTier {
 // active reports whether j is a node that is active in the simulation.
 func (s *sim) active(j int32) bool { return j >= 0 && s.tier[j] == Active }
 
-// nodeCost is what an active node adds to the estimate.
-func (s *sim) nodeCost(i int32) int {
-	gc, nc := nodeCosts(s.nodes[i])
-	if s.p.EstimateNotes {
-		return NodeBaseTokens + nc
-	}
-	return NodeBaseTokens + gc
-}
-
 // move gives node i the tier to and updates the estimate: the node's own
 // cost, and the edges it shows or hides. One pass over its edges judges each
 // edge under the old and the new tier.
@@ -211,10 +216,10 @@ func (s *sim) move(i int32, to Tier) {
 	s.tier[i] = to
 	s.est += EdgeTokens * d
 	if from == Active {
-		s.est -= s.nodeCost(i)
+		s.est -= int(s.cost[i])
 	}
 	if to == Active {
-		s.est += s.nodeCost(i)
+		s.est += int(s.cost[i])
 	}
 }
 
@@ -240,14 +245,13 @@ type member struct {
 // them in rank order.
 func (s *sim) population(tiers ...Tier) []member {
 	pop := make([]member, 0, len(s.nodes))
-	for i, nd := range s.nodes {
-		t := s.tier[i]
-		if t == Orphaned || !slices.Contains(tiers, t) || graceLeft(nd.Created, s.now, s.p.Grace) != 0 {
+	for i, t := range s.tier {
+		if t == Orphaned || !s.eligible[i] || !slices.Contains(tiers, t) {
 			continue
 		}
 		pop = append(pop, member{i: int32(i), Rank: Rank{
 			ID:            s.ids[i],
-			Recency:       nd.Recency(),
+			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),
 			Eligible:      true,
 		}})
@@ -417,7 +421,7 @@ func (s *sim) orphan(m *Moves) {
 				c.edges++
 			}
 		}
-		c.recency = s.nodes[c.i].Recency()
+		c.recency = s.recency[c.i]
 	}
 	slices.SortFunc(as, func(a, b cand) int {
 		switch {
