@@ -25,24 +25,20 @@ const (
 // A run on a graph within both budgets returns at once: it reads the
 // incrementally kept Stats and allocates nothing.
 func (g *Graph) Compact(now Micros, p Policy) Moves {
-	m := PlanCompaction(g, now, p)
+	m, s := plan(g, now, p)
 	if len(m.Steps) == 0 {
 		return m
 	}
-	final := make(map[string]Tier, len(m.Steps))
-	for _, st := range m.Steps {
-		final[st.ID] = st.To
-	}
-	// Apply in the order of each node's first move, which is deterministic,
-	// so the seqs handed out are too.
-	for _, st := range m.Steps {
-		to, todo := final[st.ID]
-		if !todo {
+	// Apply the plan's final tiers in the order of each node's first move,
+	// which is deterministic, so the seqs handed out are too.
+	done := make([]bool, len(s.ids))
+	for _, i := range s.stepNode {
+		if done[i] {
 			continue
 		}
-		delete(final, st.ID)
-		if g.nodes[st.ID].Tier != to {
-			g.setTier(st.ID, to, now)
+		done[i] = true
+		if id := s.ids[i]; g.nodes[id].Tier != s.tier[i] {
+			g.setTier(id, s.tier[i], now)
 		}
 	}
 	return m
@@ -51,13 +47,20 @@ func (g *Graph) Compact(now Micros, p Policy) Moves {
 // PlanCompaction returns exactly what Compact(now, p) would do to g, with the
 // rank and reason of every move, without changing g.
 func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
+	m, _ := plan(g, now, p)
+	return m
+}
+
+// plan is PlanCompaction, with the simulation that ends in the planned
+// tiers; nil when the graph is within both budgets.
+func plan(g *Graph, now Micros, p Policy) (Moves, *sim) {
 	st := g.Stats()
 	est := st.Estimate(p.EstimateNotes)
 	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
 	if est <= p.MaxTokens && ArchivedIDTokens*st.Archived <= p.ArchivedBudget() {
 		// Within both budgets: pass 1 and 1b do nothing, and pass 2 has
 		// nothing to orphan. This is the run after almost every write.
-		return m
+		return m, nil
 	}
 	s := newSim(g, now, p)
 	archived := s.archive(&m)
@@ -67,7 +70,7 @@ func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
 	s.orphan(&m)
 	m.EstimateAfter = s.est
 	m.OverBudget = s.est > p.MaxTokens
-	return m
+	return m, s
 }
 
 // sim is a compaction run simulated over a graph without changing it: the
@@ -92,6 +95,7 @@ type sim struct {
 	eligible []bool  // past grace (orphaned nodes are excluded by tier)
 	cost     []int32 // estimate of the node when active
 	moved    []bool  // changed tier in pass 1 or 1b: at most once (compaction.md)
+	stepNode []int32 // the node of each kept step of the plan, for applying it
 	est      int
 
 	// The edges touching node i are ends[adj[start[i]:start[i+1]]], a
@@ -175,6 +179,12 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 
 // edgesOf returns the indexes in s.ends of the edges touching node i.
 func (s *sim) edgesOf(i int32) []int32 { return s.adj[s.start[i]:s.start[i+1]] }
+
+// step records a kept move of node i.
+func (s *sim) step(m *Moves, i int32, mv Move) {
+	m.Steps = append(m.Steps, mv)
+	s.stepNode = append(s.stepNode, i)
+}
 
 // end classifies an edge end under the simulated tiers.
 func (s *sim) end(j int32) endTier {
@@ -283,7 +293,7 @@ func (s *sim) archive(m *Moves) []int32 {
 		s.moved[r.i] = true
 		archived = append(archived, r.i)
 		m.Archived = append(m.Archived, r.ID)
-		m.Steps = append(m.Steps, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank, Reason: reason})
+		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank, Reason: reason})
 	}
 	return archived
 }
@@ -374,16 +384,16 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		}
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
-		m.Steps = append(m.Steps, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: &p.Rank,
+		s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: &p.Rank,
 			Reason: why("score ", p.Score, " beats ", j.Score, " of ", j.ID, " (archived now) by ", diff,
 				" >= margin ", ResurrectionMargin, "; estimate ", before, " -> ", s.est,
 				" (", swapped, " with it alone), target ", target)})
-		for _, i := range added {
+		for k, i := range added {
 			s.moved[i] = true
 			m.Archived = append(m.Archived, s.ids[i])
+			s.step(m, i, steps[k])
 			heap.Push(&js, pos[i])
 		}
-		m.Steps = append(m.Steps, steps...)
 	}
 }
 
@@ -443,7 +453,7 @@ func (s *sim) orphan(m *Moves) {
 		s.move(c.i, Orphaned)
 		left--
 		m.Orphaned = append(m.Orphaned, id)
-		m.Steps = append(m.Steps, Move{ID: id, From: Archived, To: Orphaned, Pass: PassOrphan, Reason: reason})
+		s.step(m, c.i, Move{ID: id, From: Archived, To: Orphaned, Pass: PassOrphan, Reason: reason})
 	}
 }
 
