@@ -180,6 +180,12 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 // edgesOf returns the indexes in s.ends of the edges touching node i.
 func (s *sim) edgesOf(i int32) []int32 { return s.adj[s.start[i]:s.start[i+1]] }
 
+// grow makes room for n more steps.
+func (s *sim) grow(m *Moves, n int) {
+	m.Steps = slices.Grow(m.Steps, n)
+	s.stepNode = slices.Grow(s.stepNode, n)
+}
+
 // step records a kept move of node i.
 func (s *sim) step(m *Moves, i int32, mv Move) {
 	m.Steps = append(m.Steps, mv)
@@ -281,19 +287,28 @@ func (s *sim) archive(m *Moves) []int32 {
 	}
 	start := s.est
 	pop := s.population(Active)
-	var archived []int32
+	// Decide first, then write the moves into slices of the exact size: a
+	// run can archive nearly every node, and growing the moves by doubling
+	// allocated several times their size.
+	ests := make([]int, 0, len(pop)) // the estimate before each move
 	for k := range pop {
 		if s.est <= target {
 			break
 		}
+		ests = append(ests, s.est)
+		s.move(pop[k].i, Archived)
+		s.moved[pop[k].i] = true
+	}
+	archived := make([]int32, len(ests))
+	m.Archived = slices.Grow(m.Archived, len(ests))
+	s.grow(m, len(ests))
+	for k, est := range ests {
 		r := &pop[k]
-		reason := why("rank ", k+1, "/", len(pop), ", score ", r.Score, "; estimate ", s.est,
-			" > target ", target, " (run started at ", start, " > max ", limit, ")")
-		s.move(r.i, Archived)
-		s.moved[r.i] = true
-		archived = append(archived, r.i)
+		archived[k] = r.i
 		m.Archived = append(m.Archived, r.ID)
-		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank, Reason: reason})
+		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank,
+			Reason: why("rank ", k+1, "/", len(pop), ", score ", r.Score, "; estimate ", est,
+				" > target ", target, " (run started at ", start, " > max ", limit, ")")})
 	}
 	return archived
 }
@@ -410,15 +425,23 @@ func (s *sim) orphan(m *Moves) {
 		edges   int
 		recency Micros
 	}
-	var as []cand
+	n := 0
+	for _, t := range s.tier {
+		if t == Archived {
+			n++
+		}
+	}
+	if n <= keep {
+		return
+	}
+	as := make([]cand, 0, n)
 	for i, t := range s.tier {
 		if t == Archived {
 			as = append(as, cand{i: int32(i)})
 		}
 	}
-	if len(as) <= keep {
-		return
-	}
+	m.Orphaned = slices.Grow(m.Orphaned, n-keep)
+	s.grow(m, n-keep)
 	for k := range as {
 		c := &as[k]
 		for _, ei := range s.edgesOf(c.i) {
