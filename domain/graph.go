@@ -251,7 +251,8 @@ func (g *Graph) incident(id string) []EdgeKey {
 	return keys
 }
 
-// nodeText returns the two text costs of a node.
+// nodeCosts returns the two text costs of a node: floor(len(gist)/4) and
+// floor((len(gist)+Σ len(note))/4), lengths in code points.
 func nodeCosts(n *Node) (gist, notes int) {
 	gl := utf8.RuneCountInString(n.Gist)
 	nl := gl
@@ -316,12 +317,6 @@ func (g *Graph) setNode(id string, n *Node) {
 }
 
 func (g *Graph) putNode(id string, old *Node, had bool, n *Node) {
-	incident := g.incident(id)
-	for _, k := range incident {
-		if g.Shown(k) {
-			g.stats.ShownEdges--
-		}
-	}
 	if had {
 		g.stats.addNode(old, -1)
 	}
@@ -331,11 +326,37 @@ func (g *Graph) putNode(id string, old *Node, had bool, n *Node) {
 		g.nodes[id] = n
 		g.stats.addNode(n, +1)
 	}
-	for _, k := range incident {
-		if g.Shown(k) {
-			g.stats.ShownEdges++
+	before, after := tierOf(old, had), tierOf(n, n != nil)
+	if before == after {
+		return // the shown state of an edge depends on its ends' tiers only
+	}
+	// Re-judge each edge touching id. Its other end is looked up once; a
+	// self-loop has this node at both ends.
+	rejudge := func(k EdgeKey, other string) {
+		o := before
+		if other != id {
+			on, isNode := g.nodes[other]
+			o = tierOf(on, isNode)
+			g.stats.ShownEdges += b2i(edgeShown(after, o)) - b2i(edgeShown(before, o))
+			return
+		}
+		g.stats.ShownEdges += b2i(edgeShown(after, after)) - b2i(edgeShown(o, o))
+	}
+	for k := range g.out[id] {
+		rejudge(k, k.To)
+	}
+	for k := range g.in[id] {
+		if k.From != id { // a self-loop was judged with the out-edges
+			rejudge(k, k.From)
 		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setEdge puts e under k (nil removes it), keeping the indexes exact.
