@@ -10,15 +10,7 @@ import (
 // Compact is POST /api/compaction/run: one compaction run of the graph
 // named by the scope now, through the write path, returning the moves made.
 func (s *Service) Compact(ctx context.Context, sc Scope) (domain.Moves, error) {
-	t, err := s.resolve(sc)
-	if err != nil {
-		return domain.Moves{}, err
-	}
-	k, err := t.key(sc.Level)
-	if err != nil {
-		return domain.Moves{}, err
-	}
-	e, err := s.store.get(ctx, k)
+	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return domain.Moves{}, err
 	}

@@ -9,15 +9,7 @@ import (
 // CompactionPlan is GET /api/compaction/plan: what a compaction run of the
 // graph named by the scope would do now, and why. It changes nothing.
 func (s *Service) CompactionPlan(ctx context.Context, sc Scope) (domain.Moves, error) {
-	t, err := s.resolve(sc)
-	if err != nil {
-		return domain.Moves{}, err
-	}
-	k, err := t.key(sc.Level)
-	if err != nil {
-		return domain.Moves{}, err
-	}
-	e, err := s.store.get(ctx, k)
+	_, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return domain.Moves{}, err
 	}

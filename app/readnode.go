@@ -6,15 +6,7 @@ import "context"
 // the graph named by the scope (Scope.Level required). It stamps, promotes
 // and rescues like kg_read.
 func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (NodeRead, error) {
-	t, err := s.resolve(sc)
-	if err != nil {
-		return NodeRead{}, err
-	}
-	k, err := t.key(sc.Level)
-	if err != nil {
-		return NodeRead{}, err
-	}
-	e, err := s.store.get(ctx, k)
+	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return NodeRead{}, err
 	}

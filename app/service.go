@@ -171,6 +171,21 @@ func (s *Service) resolve(sc Scope) (target, error) {
 
 // key returns the graph of level in the target; a project level without a
 // project is an invalid request that names what was missing.
+// graphOf resolves the scope and returns its target and the loaded graph of
+// sc.Level, loading it first if needed.
+func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, error) {
+	t, err := s.resolve(sc)
+	if err != nil {
+		return t, nil, err
+	}
+	k, err := t.key(sc.Level)
+	if err != nil {
+		return t, nil, err
+	}
+	e, err := s.store.get(ctx, k)
+	return t, e, err
+}
+
 func (t target) key(level domain.Level) (domain.GraphKey, error) {
 	switch level {
 	case domain.LevelUser:
