@@ -66,14 +66,14 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		if old, dup := g.nodes[n.ID]; dup {
 			if n.Version.V > old.Version.V {
 				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, n.Version.V, old.Version.V))
-				g.putNode(n.ID, old, true, &n)
+				g.putNode(n.ID, &n)
 			} else {
 				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, old.Version.V, n.Version.V))
 			}
 			upgraded = true
 			continue
 		}
-		g.putNode(n.ID, nil, false, &n)
+		g.putNode(n.ID, &n)
 	}
 	for i := range data.Edges {
 		e := data.Edges[i]
@@ -82,15 +82,14 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 			upgraded = true
 		}
 		k := e.Key()
-		if old, dup := g.edges[k]; dup {
+		if old, dup := g.Edge(k); dup {
 			notes = append(notes, fmt.Sprintf("edge %s: stored twice; kept one", k))
 			upgraded = true
 			if e.Version.V <= old.Version.V {
 				continue
 			}
 		}
-		_, had := g.edges[k]
-		g.putEdge(k, had, &e)
+		g.putEdge(k, &e)
 	}
 	// A live node and its tombstone cannot both stand: the node wins.
 	for id := range g.nodeTombs {
@@ -110,8 +109,10 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 	for _, n := range g.nodes {
 		g.seq = max(g.seq, n.Version.Seq, n.TierSeq)
 	}
-	for _, e := range g.edges {
-		g.seq = max(g.seq, e.Version.Seq)
+	for _, x := range g.edgeSlots {
+		if x.e != nil {
+			g.seq = max(g.seq, x.e.Version.Seq)
+		}
 	}
 	for _, t := range g.nodeTombs {
 		g.seq = max(g.seq, t.Seq)
@@ -165,8 +166,8 @@ func (g *Graph) numberUnsequenced() bool {
 			todo = append(todo, entry{ts: n.Version.TS, key: "node:" + id, node: id, kind: undoNode})
 		}
 	}
-	for k, e := range g.edges {
-		if e.Version.Seq == 0 {
+	for k, ei := range g.edges {
+		if e := g.edgeSlots[ei].e; e.Version.Seq == 0 {
 			todo = append(todo, entry{ts: e.Version.TS, key: "edge:" + k.From + "->" + k.To + ":" + k.Rel, edge: k, kind: undoEdge})
 		}
 	}
@@ -199,13 +200,17 @@ func (g *Graph) numberUnsequenced() bool {
 		g.seq++
 		switch e.kind {
 		case undoNode:
-			n := g.nodes[e.node].clone()
+			si := g.endIx[e.node]
+			n := g.ends[si].node.clone()
 			n.Version.Seq = g.seq
-			g.nodes[e.node] = n // tier and costs unchanged: no index update needed
+			// Tier and costs unchanged: only the pointers change.
+			g.nodes[e.node] = n
+			g.ends[si].node = n
 		case undoEdge:
-			ed := g.edges[e.edge].clone()
+			x := &g.edgeSlots[g.edges[e.edge]]
+			ed := x.e.clone()
 			ed.Version.Seq = g.seq
-			g.edges[e.edge] = ed
+			x.e = ed
 		case undoNodeTomb:
 			t := g.nodeTombs[e.node]
 			t.Seq = g.seq

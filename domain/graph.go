@@ -19,21 +19,55 @@ type Graph struct {
 	meta        map[string]RawJSON // unknown _meta keys, kept untouched
 
 	nodes     map[string]*Node
-	edges     map[EdgeKey]*Edge
+	edges     map[EdgeKey]int32 // the edge's slot in edgeSlots
 	nodeTombs map[string]Tombstone
 	edgeTombs map[EdgeKey]Tombstone
 	progress  map[string]RawJSON
 
-	// out and in index edges by the string at their from and to end, whether
-	// or not that string names a node, so a node created later finds the
-	// edges that already point at it.
-	out map[string]map[EdgeKey]struct{}
-	in  map[string]map[EdgeKey]struct{}
+	// The adjacency index. Every string that names a node or is an end of
+	// an edge has a slot in ends, whether or not it names a node, so a node
+	// created later finds the edges that already point at it. A slot holds
+	// its node (if any) with its tier and text costs, and the edge slots
+	// going out of it and coming in, so a tier change re-judges the edges
+	// of a node without looking up a single string. Slots are reused
+	// through the free lists; nothing observable depends on slot numbers.
+	endIx     map[string]int32
+	ends      []endSlot
+	freeEnds  []int32
+	edgeSlots []edgeSlot
+	freeEdges []int32
 
 	stats Stats
 
-	journal []undo    // what the changes since the last checkpoint replaced
-	pending ChangeSet // what changed since the last checkpoint
+	// What the changes since the last checkpoint replaced: journal orders
+	// the entries, each kept in the typed list of its kind.
+	journal   []undo
+	nodeUndos []nodeUndo
+	edgeUndos []edgeUndo
+	rareUndos []rareUndo
+	pending   ChangeSet // what changed since the last checkpoint
+}
+
+// endSlot is one end of the adjacency index: a string that names a node, or
+// is an end of an edge, or both. A free slot has an empty name, no node and
+// no edges.
+type endSlot struct {
+	name string
+	node *Node   // the node with this id; nil if none
+	tier endTier // how the end counts for the shown-edge rule
+	// The node's text costs (nodeCosts), kept so that a tier change need
+	// not count the code points of its text again.
+	gistCost, notesCost int32
+	out, in             []int32 // edge slots from and to this end
+}
+
+// edgeSlot is one edge of the adjacency index, with the slots of its ends
+// and its positions in their out and in lists, so that removing it costs
+// O(1). A free slot has a nil edge.
+type edgeSlot struct {
+	e             *Edge
+	from, to      int32
+	outPos, inPos int32
 }
 
 // Stats are the counts kept up to date by every change: tier counts, the
@@ -70,13 +104,12 @@ func NewGraph(key GraphKey) *Graph {
 	g := &Graph{
 		key:       key,
 		nodes:     map[string]*Node{},
-		edges:     map[EdgeKey]*Edge{},
+		edges:     map[EdgeKey]int32{},
 		nodeTombs: map[string]Tombstone{},
 		edgeTombs: map[EdgeKey]Tombstone{},
 		progress:  map[string]RawJSON{},
 		meta:      map[string]RawJSON{},
-		out:       map[string]map[EdgeKey]struct{}{},
-		in:        map[string]map[EdgeKey]struct{}{},
+		endIx:     map[string]int32{},
 	}
 	if key.Level == LevelProject {
 		g.projectPath = key.Project
@@ -104,7 +137,7 @@ func (g *Graph) SetProjectPath(p string) {
 	if g.projectPath != p {
 		// Journaled like any change, so that Rollback of a failed save
 		// also takes the path back to what is on disk.
-		g.journal = append(g.journal, undo{kind: undoProjectPath, id: g.projectPath})
+		g.journalRare(rareUndo{kind: undoProjectPath, id: g.projectPath})
 		g.projectPath = p
 		g.pending.Meta = true
 	}
@@ -121,8 +154,11 @@ func (g *Graph) Node(id string) (*Node, bool) {
 
 // Edge returns the edge with key k, if any. The edge must not be modified.
 func (g *Graph) Edge(k EdgeKey) (*Edge, bool) {
-	e, ok := g.edges[k]
-	return e, ok
+	ei, ok := g.edges[k]
+	if !ok {
+		return nil, false
+	}
+	return g.edgeSlots[ei].e, true
 }
 
 // NodeTombstone returns the tombstone of a deleted node, if any.
@@ -168,8 +204,10 @@ func (g *Graph) Nodes() []*Node {
 // Edges returns every edge, sorted by (from, rel, to).
 func (g *Graph) Edges() []*Edge {
 	es := make([]*Edge, 0, len(g.edges))
-	for _, e := range g.edges {
-		es = append(es, e)
+	for i := range g.edgeSlots {
+		if e := g.edgeSlots[i].e; e != nil {
+			es = append(es, e)
+		}
 	}
 	sortEdges(es)
 	return es
@@ -178,10 +216,20 @@ func (g *Graph) Edges() []*Edge {
 // EdgesOf returns the edges of the graph that touch the end named id (as
 // from or to), sorted by (from, rel, to). A self-loop is listed once.
 func (g *Graph) EdgesOf(id string) []*Edge {
-	keys := g.incident(id)
-	es := make([]*Edge, 0, len(keys))
-	for _, k := range keys {
-		es = append(es, g.edges[k])
+	si, ok := g.endIx[id]
+	if !ok {
+		return []*Edge{}
+	}
+	s := &g.ends[si]
+	es := make([]*Edge, 0, len(s.out)+len(s.in))
+	for _, ei := range s.out {
+		es = append(es, g.edgeSlots[ei].e)
+	}
+	for _, ei := range s.in {
+		if g.edgeSlots[ei].from == si { // self-loop, already listed
+			continue
+		}
+		es = append(es, g.edgeSlots[ei].e)
 	}
 	sortEdges(es)
 	return es
@@ -237,38 +285,42 @@ func edgeShown(from, to endTier) bool {
 // incident returns the keys of the edges whose from or to is id, without
 // duplicates, in no particular order.
 func (g *Graph) incident(id string) []EdgeKey {
-	out, in := g.out[id], g.in[id]
-	keys := make([]EdgeKey, 0, len(out)+len(in))
-	for k := range out {
-		keys = append(keys, k)
+	si, ok := g.endIx[id]
+	if !ok {
+		return nil
 	}
-	for k := range in {
-		if k.From == id { // self-loop, already listed
-			continue
+	s := &g.ends[si]
+	keys := make([]EdgeKey, 0, len(s.out)+len(s.in))
+	for _, ei := range s.out {
+		keys = append(keys, g.edgeSlots[ei].e.Key())
+	}
+	for _, ei := range s.in {
+		if x := &g.edgeSlots[ei]; x.from != si { // a self-loop is listed once
+			keys = append(keys, x.e.Key())
 		}
-		keys = append(keys, k)
 	}
 	return keys
 }
 
 // nodeCosts returns the two text costs of a node: floor(len(gist)/4) and
 // floor((len(gist)+Σ len(note))/4), lengths in code points.
-func nodeCosts(n *Node) (gist, notes int) {
+func nodeCosts(n *Node) (gist, notes int32) {
 	gl := utf8.RuneCountInString(n.Gist)
 	nl := gl
 	for _, s := range n.Notes {
 		nl += utf8.RuneCountInString(s)
 	}
-	return gl / charsPerTokenRatio, nl / charsPerTokenRatio
+	return int32(gl / charsPerTokenRatio), int32(nl / charsPerTokenRatio)
 }
 
-func (s *Stats) addNode(n *Node, sign int) {
-	switch n.Tier {
+// addNode counts a node of tier t with text costs gc and nc, once for sign
+// +1, or takes it out for -1.
+func (s *Stats) addNode(t Tier, gc, nc int32, sign int) {
+	switch t {
 	case Active:
 		s.Active += sign
-		gc, nc := nodeCosts(n)
-		s.GistCost += sign * gc
-		s.NotesCost += sign * nc
+		s.GistCost += sign * int(gc)
+		s.NotesCost += sign * int(nc)
 	case Archived:
 		s.Archived += sign
 	case Orphaned:
@@ -296,60 +348,145 @@ const (
 	undoProjectPath // id holds the path before the change
 )
 
-// undo records what one primitive replaced.
+// undo orders what the primitives replaced: entry i of the list of its
+// kind (nodeUndos, edgeUndos or rareUndos).
 type undo struct {
+	kind undoKind
+	i    int32
+}
+
+// nodeUndo is the node that was under id; nil for none.
+type nodeUndo struct {
+	id  string
+	old *Node
+}
+
+// edgeUndo is the edge that was under k; nil for none.
+type edgeUndo struct {
+	k   EdgeKey
+	old *Edge
+}
+
+// rareUndo is what a change of a tombstone, a progress state or the project
+// path replaced.
+type rareUndo struct {
 	kind     undoKind
 	id       string
 	edge     EdgeKey
-	node     *Node
-	edgeVal  *Edge
 	tomb     Tombstone
 	had      bool
 	progress RawJSON
 }
 
-// setNode puts n under id (nil removes it), keeping the indexes exact.
-func (g *Graph) setNode(id string, n *Node) {
-	old, had := g.nodes[id]
-	g.journal = append(g.journal, undo{kind: undoNode, id: id, node: old, had: had})
-	g.pending.Nodes[id] = struct{}{}
-	g.putNode(id, old, had, n)
+func (g *Graph) journalNode(id string, old *Node) {
+	g.journal = append(g.journal, undo{kind: undoNode, i: int32(len(g.nodeUndos))})
+	g.nodeUndos = append(g.nodeUndos, nodeUndo{id: id, old: old})
 }
 
-func (g *Graph) putNode(id string, old *Node, had bool, n *Node) {
-	if had {
-		g.stats.addNode(old, -1)
+func (g *Graph) journalEdge(k EdgeKey, old *Edge) {
+	g.journal = append(g.journal, undo{kind: undoEdge, i: int32(len(g.edgeUndos))})
+	g.edgeUndos = append(g.edgeUndos, edgeUndo{k: k, old: old})
+}
+
+func (g *Graph) journalRare(u rareUndo) {
+	g.journal = append(g.journal, undo{kind: u.kind, i: int32(len(g.rareUndos))})
+	g.rareUndos = append(g.rareUndos, u)
+}
+
+// endSlot returns the slot of the end named name, making one if there is
+// none. It may move g.ends: take no pointer into it across a call.
+func (g *Graph) endSlot(name string) int32 {
+	if si, ok := g.endIx[name]; ok {
+		return si
 	}
-	if n == nil {
-		delete(g.nodes, id)
+	var si int32
+	if n := len(g.freeEnds); n > 0 {
+		si = g.freeEnds[n-1]
+		g.freeEnds = g.freeEnds[:n-1]
 	} else {
-		g.nodes[id] = n
-		g.stats.addNode(n, +1)
+		si = int32(len(g.ends))
+		g.ends = append(g.ends, endSlot{})
 	}
-	before, after := tierOf(old, had), tierOf(n, n != nil)
+	g.ends[si].name = name
+	g.endIx[name] = si
+	return si
+}
+
+// releaseEnd frees slot si if it no longer names a node or holds an edge.
+func (g *Graph) releaseEnd(si int32) {
+	s := &g.ends[si]
+	if s.node != nil || len(s.out) > 0 || len(s.in) > 0 {
+		return
+	}
+	delete(g.endIx, s.name)
+	*s = endSlot{}
+	g.freeEnds = append(g.freeEnds, si)
+}
+
+// setNode puts n under id (nil removes it), keeping the indexes exact.
+func (g *Graph) setNode(id string, n *Node) {
+	old := g.nodes[id]
+	g.journalNode(id, old)
+	g.pending.Nodes[id] = struct{}{}
+	g.putNode(id, n)
+}
+
+// putNode puts n under id (nil removes it) without journaling the change.
+func (g *Graph) putNode(id string, n *Node) {
+	if n == nil {
+		si, ok := g.endIx[id]
+		if !ok {
+			return
+		}
+		g.putNodeAt(si, nil, 0, 0)
+		g.releaseEnd(si)
+		return
+	}
+	gc, nc := nodeCosts(n)
+	g.putNodeAt(g.endSlot(id), n, gc, nc)
+}
+
+// putNodeAt puts n, whose text costs are gc and nc, in slot si (nil removes
+// the node), keeping the stats exact. It leaves a slot it empties in place.
+func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
+	s := &g.ends[si]
+	if old := s.node; old != nil {
+		g.stats.addNode(old.Tier, s.gistCost, s.notesCost, -1)
+	}
+	before := s.tier
+	if n == nil {
+		delete(g.nodes, s.name)
+		s.node, s.tier, s.gistCost, s.notesCost = nil, endRef, 0, 0
+	} else {
+		g.nodes[s.name] = n
+		s.node, s.tier, s.gistCost, s.notesCost = n, tierOf(n, true), gc, nc
+		g.stats.addNode(n.Tier, gc, nc, +1)
+	}
+	after := s.tier
 	if before == after {
 		return // the shown state of an edge depends on its ends' tiers only
 	}
-	// Re-judge each edge touching id. Its other end is looked up once; a
-	// self-loop has this node at both ends.
-	rejudge := func(k EdgeKey, other string) {
-		o := before
-		if other != id {
-			on, isNode := g.nodes[other]
-			o = tierOf(on, isNode)
-			g.stats.ShownEdges += b2i(edgeShown(after, o)) - b2i(edgeShown(before, o))
-			return
+	// Re-judge each edge touching the node; a self-loop has it at both
+	// ends and is judged with the out-edges.
+	d := 0
+	for _, ei := range s.out {
+		to := g.edgeSlots[ei].to
+		if to == si {
+			d += b2i(edgeShown(after, after)) - b2i(edgeShown(before, before))
+			continue
 		}
-		g.stats.ShownEdges += b2i(edgeShown(after, after)) - b2i(edgeShown(o, o))
+		o := g.ends[to].tier
+		d += b2i(edgeShown(after, o)) - b2i(edgeShown(before, o))
 	}
-	for k := range g.out[id] {
-		rejudge(k, k.To)
-	}
-	for k := range g.in[id] {
-		if k.From != id { // a self-loop was judged with the out-edges
-			rejudge(k, k.From)
+	for _, ei := range s.in {
+		from := g.edgeSlots[ei].from
+		if from == si {
+			continue
 		}
+		o := g.ends[from].tier
+		d += b2i(edgeShown(o, after)) - b2i(edgeShown(o, before))
 	}
+	g.stats.ShownEdges += d
 }
 
 func b2i(b bool) int {
@@ -361,52 +498,79 @@ func b2i(b bool) int {
 
 // setEdge puts e under k (nil removes it), keeping the indexes exact.
 func (g *Graph) setEdge(k EdgeKey, e *Edge) {
-	old, had := g.edges[k]
-	g.journal = append(g.journal, undo{kind: undoEdge, edge: k, edgeVal: old, had: had})
+	var old *Edge
+	if ei, ok := g.edges[k]; ok {
+		old = g.edgeSlots[ei].e
+	}
+	g.journalEdge(k, old)
 	g.pending.Edges[k] = struct{}{}
-	g.putEdge(k, had, e)
+	g.putEdge(k, e)
 }
 
-func (g *Graph) putEdge(k EdgeKey, had bool, e *Edge) {
-	if had {
-		if g.Shown(k) {
-			g.stats.ShownEdges--
+// putEdge puts e under k (nil removes it) without journaling the change.
+func (g *Graph) putEdge(k EdgeKey, e *Edge) {
+	if ei, had := g.edges[k]; had {
+		if e != nil {
+			// Same key, same ends: the index and the counts stand.
+			g.edgeSlots[ei].e = e
+			return
 		}
-		g.stats.Edges--
-		delete(g.out[k.From], k)
-		if len(g.out[k.From]) == 0 {
-			delete(g.out, k.From)
-		}
-		delete(g.in[k.To], k)
-		if len(g.in[k.To]) == 0 {
-			delete(g.in, k.To)
-		}
-		delete(g.edges, k)
+		g.removeEdgeSlot(k, ei)
+		return
 	}
 	if e == nil {
 		return
 	}
-	g.edges[k] = e
+	from := g.endSlot(k.From)
+	to := g.endSlot(k.To)
+	var ei int32
+	if n := len(g.freeEdges); n > 0 {
+		ei = g.freeEdges[n-1]
+		g.freeEdges = g.freeEdges[:n-1]
+	} else {
+		ei = int32(len(g.edgeSlots))
+		g.edgeSlots = append(g.edgeSlots, edgeSlot{})
+	}
+	f, t := &g.ends[from], &g.ends[to]
+	g.edgeSlots[ei] = edgeSlot{e: e, from: from, to: to, outPos: int32(len(f.out)), inPos: int32(len(t.in))}
+	f.out = append(f.out, ei)
+	t.in = append(t.in, ei)
+	g.edges[k] = ei
 	g.stats.Edges++
-	addIndex(g.out, k.From, k)
-	addIndex(g.in, k.To, k)
-	if g.Shown(k) {
+	if edgeShown(f.tier, t.tier) {
 		g.stats.ShownEdges++
 	}
 }
 
-func addIndex(ix map[string]map[EdgeKey]struct{}, end string, k EdgeKey) {
-	m := ix[end]
-	if m == nil {
-		m = map[EdgeKey]struct{}{}
-		ix[end] = m
+// removeEdgeSlot takes the edge k in slot ei out of the index.
+func (g *Graph) removeEdgeSlot(k EdgeKey, ei int32) {
+	x := g.edgeSlots[ei]
+	f, t := &g.ends[x.from], &g.ends[x.to]
+	if edgeShown(f.tier, t.tier) {
+		g.stats.ShownEdges--
 	}
-	m[k] = struct{}{}
+	g.stats.Edges--
+	// Swap-remove from both lists, moving the last entry into the hole.
+	last := f.out[len(f.out)-1]
+	f.out[x.outPos] = last
+	g.edgeSlots[last].outPos = x.outPos
+	f.out = f.out[:len(f.out)-1]
+	last = t.in[len(t.in)-1]
+	t.in[x.inPos] = last
+	g.edgeSlots[last].inPos = x.inPos
+	t.in = t.in[:len(t.in)-1]
+	delete(g.edges, k)
+	g.edgeSlots[ei] = edgeSlot{}
+	g.freeEdges = append(g.freeEdges, ei)
+	g.releaseEnd(x.from)
+	if x.to != x.from {
+		g.releaseEnd(x.to)
+	}
 }
 
 func (g *Graph) setNodeTomb(id string, t *Tombstone) {
 	old, had := g.nodeTombs[id]
-	g.journal = append(g.journal, undo{kind: undoNodeTomb, id: id, tomb: old, had: had})
+	g.journalRare(rareUndo{kind: undoNodeTomb, id: id, tomb: old, had: had})
 	g.pending.NodeTombstones[id] = struct{}{}
 	if t == nil {
 		delete(g.nodeTombs, id)
@@ -417,7 +581,7 @@ func (g *Graph) setNodeTomb(id string, t *Tombstone) {
 
 func (g *Graph) setEdgeTomb(k EdgeKey, t *Tombstone) {
 	old, had := g.edgeTombs[k]
-	g.journal = append(g.journal, undo{kind: undoEdgeTomb, edge: k, tomb: old, had: had})
+	g.journalRare(rareUndo{kind: undoEdgeTomb, edge: k, tomb: old, had: had})
 	g.pending.EdgeTombstones[k] = struct{}{}
 	if t == nil {
 		delete(g.edgeTombs, k)
@@ -428,7 +592,7 @@ func (g *Graph) setEdgeTomb(k EdgeKey, t *Tombstone) {
 
 func (g *Graph) setProgress(task string, state RawJSON) {
 	old, had := g.progress[task]
-	g.journal = append(g.journal, undo{kind: undoProgress, id: task, progress: old, had: had})
+	g.journalRare(rareUndo{kind: undoProgress, id: task, progress: old, had: had})
 	g.pending.Progress[task] = struct{}{}
 	if state == nil {
 		delete(g.progress, task)
@@ -482,58 +646,68 @@ func (g *Graph) Pending() ChangeSet { return g.pending }
 // Checkpoint marks the current state durable: the pending changes are on
 // disk and Rollback will return here.
 func (g *Graph) Checkpoint() {
-	g.journal = g.journal[:0]
+	g.clearJournal()
 	g.pending.reset()
 	g.durableSeq = g.seq
+}
+
+// clearJournal empties the journal, keeping its room but none of the values
+// it held.
+func (g *Graph) clearJournal() {
+	clear(g.nodeUndos)
+	clear(g.edgeUndos)
+	clear(g.rareUndos)
+	g.journal = g.journal[:0]
+	g.nodeUndos = g.nodeUndos[:0]
+	g.edgeUndos = g.edgeUndos[:0]
+	g.rareUndos = g.rareUndos[:0]
 }
 
 // Rollback returns the graph to its state at the last checkpoint, except the
 // seq counter, which never goes back so that no seq is handed out twice.
 // Because the counter moved, the metadata stays pending.
 func (g *Graph) Rollback() {
-	for i := len(g.journal) - 1; i >= 0; i-- {
-		u := g.journal[i]
-		switch u.kind {
+	for _, j := range slices.Backward(g.journal) {
+		switch j.kind {
 		case undoNode:
-			cur, had := g.nodes[u.id]
-			var restore *Node
-			if u.had {
-				restore = u.node
-			}
-			g.putNode(u.id, cur, had, restore)
+			u := g.nodeUndos[j.i]
+			g.putNode(u.id, u.old)
 		case undoEdge:
-			_, had := g.edges[u.edge]
-			var restore *Edge
-			if u.had {
-				restore = u.edgeVal
-			}
-			g.putEdge(u.edge, had, restore)
-		case undoNodeTomb:
-			if u.had {
-				g.nodeTombs[u.id] = u.tomb
-			} else {
-				delete(g.nodeTombs, u.id)
-			}
-		case undoEdgeTomb:
-			if u.had {
-				g.edgeTombs[u.edge] = u.tomb
-			} else {
-				delete(g.edgeTombs, u.edge)
-			}
-		case undoProgress:
-			if u.had {
-				g.progress[u.id] = u.progress
-			} else {
-				delete(g.progress, u.id)
-			}
-		case undoProjectPath:
-			g.projectPath = u.id
+			u := g.edgeUndos[j.i]
+			g.putEdge(u.k, u.old)
+		default:
+			g.undoRare(g.rareUndos[j.i])
 		}
 	}
-	g.journal = g.journal[:0]
+	g.clearJournal()
 	moved := g.seq != g.durableSeq
 	g.pending.reset()
 	g.pending.Meta = moved
+}
+
+func (g *Graph) undoRare(u rareUndo) {
+	switch u.kind {
+	case undoNodeTomb:
+		if u.had {
+			g.nodeTombs[u.id] = u.tomb
+		} else {
+			delete(g.nodeTombs, u.id)
+		}
+	case undoEdgeTomb:
+		if u.had {
+			g.edgeTombs[u.edge] = u.tomb
+		} else {
+			delete(g.edgeTombs, u.edge)
+		}
+	case undoProgress:
+		if u.had {
+			g.progress[u.id] = u.progress
+		} else {
+			delete(g.progress, u.id)
+		}
+	case undoProjectPath:
+		g.projectPath = u.id
+	}
 }
 
 func cmpString(a, b string) int {

@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"fmt"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -91,31 +93,182 @@ func checkIndexes(t failer, g *Graph) {
 	if got, want := g.Stats(), scratchStats(g); got != want {
 		t.Errorf("stats = %+v, from scratch %+v", got, want)
 	}
+	for _, p := range indexProblems(g) {
+		t.Errorf("%s", p)
+	}
+}
+
+// indexProblems compares the adjacency index of g (its end and edge slots)
+// with one recomputed from scratch from its nodes and edges: every edge is
+// indexed at both ends with the right positions, every end that names a
+// node or an end of an edge has exactly one slot carrying its node, tier
+// and text costs, no slot or entry is stale, and the free lists hold
+// exactly the slots not in use. It returns one line per problem.
+func indexProblems(g *Graph) []string {
+	var probs []string
+	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
+
+	// From scratch: the keys going out of and coming into each end.
+	out, in := map[string]map[EdgeKey]bool{}, map[string]map[EdgeKey]bool{}
+	add := func(ix map[string]map[EdgeKey]bool, end string, k EdgeKey) {
+		if ix[end] == nil {
+			ix[end] = map[EdgeKey]bool{}
+		}
+		ix[end][k] = true
+	}
+	names := map[string]bool{}
+	for id := range g.nodes {
+		names[id] = true
+	}
+	for k := range g.edges {
+		add(out, k.From, k)
+		add(in, k.To, k)
+		names[k.From], names[k.To] = true, true
+	}
+
+	// Edge slots: one live slot per edge, holding that edge.
+	usedEdge := map[int32]EdgeKey{}
+	for k, ei := range g.edges {
+		if ei < 0 || int(ei) >= len(g.edgeSlots) {
+			bad("edge %s in slot %d of %d", k, ei, len(g.edgeSlots))
+			continue
+		}
+		if o, dup := usedEdge[ei]; dup {
+			bad("edges %s and %s share slot %d", o, k, ei)
+		}
+		usedEdge[ei] = k
+		if e := g.edgeSlots[ei].e; e == nil || e.Key() != k {
+			bad("slot %d of edge %s holds %v", ei, k, e)
+		}
+	}
+	for _, ei := range g.freeEdges {
+		if ei < 0 || int(ei) >= len(g.edgeSlots) {
+			bad("free edge slot %d of %d", ei, len(g.edgeSlots))
+			continue
+		}
+		if k, dup := usedEdge[ei]; dup {
+			bad("edge slot %d is free and in use (%s)", ei, k)
+		}
+		usedEdge[ei] = EdgeKey{}
+		if x := g.edgeSlots[ei]; x != (edgeSlot{}) {
+			bad("free edge slot %d is not empty: %+v", ei, x)
+		}
+	}
+	if len(usedEdge) != len(g.edgeSlots) {
+		bad("%d edge slots in use or free, of %d", len(usedEdge), len(g.edgeSlots))
+	}
+
+	// End slots: one per name, nothing stale.
+	if len(g.endIx) != len(names) {
+		bad("%d end slots indexed, want %d", len(g.endIx), len(names))
+	}
+	usedEnd := map[int32]string{}
+	for name, si := range g.endIx {
+		if !names[name] {
+			bad("stale end slot %d for %q", si, name)
+		}
+		if si < 0 || int(si) >= len(g.ends) {
+			bad("end %q in slot %d of %d", name, si, len(g.ends))
+			continue
+		}
+		if o, dup := usedEnd[si]; dup {
+			bad("ends %q and %q share slot %d", o, name, si)
+		}
+		usedEnd[si] = name
+	}
+	for _, si := range g.freeEnds {
+		if si < 0 || int(si) >= len(g.ends) {
+			bad("free end slot %d of %d", si, len(g.ends))
+			continue
+		}
+		if name, dup := usedEnd[si]; dup {
+			bad("end slot %d is free and in use (%q)", si, name)
+		}
+		usedEnd[si] = ""
+		if s := g.ends[si]; s.name != "" || s.node != nil || s.tier != endRef || s.gistCost != 0 ||
+			s.notesCost != 0 || len(s.out) != 0 || len(s.in) != 0 {
+			bad("free end slot %d is not empty: %+v", si, s)
+		}
+	}
+	if len(usedEnd) != len(g.ends) {
+		bad("%d end slots in use or free, of %d", len(usedEnd), len(g.ends))
+	}
+
 	entries := 0
-	for _, ix := range []map[string]map[EdgeKey]struct{}{g.out, g.in} {
-		for end, keys := range ix {
-			if len(keys) == 0 {
-				t.Errorf("index keeps an empty set for %q", end)
+	for name := range names {
+		si, ok := g.endIx[name]
+		if !ok {
+			bad("end %q has no slot", name)
+			continue
+		}
+		if si < 0 || int(si) >= len(g.ends) {
+			continue // reported above
+		}
+		s := g.ends[si]
+		if s.name != name {
+			bad("slot %d of %q is named %q", si, name, s.name)
+		}
+		n, isNode := g.nodes[name]
+		if s.node != n {
+			bad("slot of %q holds node %p, want %p", name, s.node, n)
+		}
+		if s.tier != tierOf(n, isNode) {
+			bad("slot of %q has tier %d, want %d", name, s.tier, tierOf(n, isNode))
+		}
+		var gc, nc int32
+		if isNode {
+			gl := utf8.RuneCountInString(n.Gist)
+			nl := gl
+			for _, note := range n.Notes {
+				nl += utf8.RuneCountInString(note)
 			}
-			entries += len(keys)
-			for k := range keys {
-				if _, ok := g.edges[k]; !ok {
-					t.Errorf("index lists missing edge %s under %q", k, end)
+			gc, nc = int32(gl/4), int32(nl/4)
+		}
+		if s.gistCost != gc || s.notesCost != nc {
+			bad("slot of %q has costs %d/%d, want %d/%d", name, s.gistCost, s.notesCost, gc, nc)
+		}
+		for _, side := range []struct {
+			name  string
+			list  []int32
+			want  map[EdgeKey]bool
+			isOut bool
+		}{{"out", s.out, out[name], true}, {"in", s.in, in[name], false}} {
+			entries += len(side.list)
+			seen := map[EdgeKey]bool{}
+			for pos, ei := range side.list {
+				if ei < 0 || int(ei) >= len(g.edgeSlots) || g.edgeSlots[ei].e == nil {
+					bad("%s list of %q holds dead edge slot %d", side.name, name, ei)
+					continue
+				}
+				x := g.edgeSlots[ei]
+				k := x.e.Key()
+				if seen[k] {
+					bad("%s list of %q holds %s twice", side.name, name, k)
+				}
+				seen[k] = true
+				if !side.want[k] {
+					bad("%s list of %q holds %s, which does not belong there", side.name, name, k)
+				}
+				end, at := x.to, x.inPos
+				if side.isOut {
+					end, at = x.from, x.outPos
+				}
+				if end != si || int(at) != pos {
+					bad("edge %s is at %d in the %s list of slot %d, its slot says %d in slot %d",
+						k, pos, side.name, si, at, end)
+				}
+			}
+			for k := range side.want {
+				if !seen[k] {
+					bad("edge %s missing from the %s list of %q", k, side.name, name)
 				}
 			}
 		}
 	}
-	for k := range g.edges {
-		if _, ok := g.out[k.From][k]; !ok {
-			t.Errorf("edge %s missing from the out index", k)
-		}
-		if _, ok := g.in[k.To][k]; !ok {
-			t.Errorf("edge %s missing from the in index", k)
-		}
-	}
 	if entries != 2*len(g.edges) {
-		t.Errorf("index holds %d entries, want %d", entries, 2*len(g.edges))
+		bad("index holds %d entries, want %d", entries, 2*len(g.edges))
 	}
+	return probs
 }
 
 func TestGraphAccessors(t *testing.T) {

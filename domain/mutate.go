@@ -121,7 +121,7 @@ func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
 	k := in.Key()
 	var e *Edge
 	var cur uint64
-	if old, ok := g.edges[k]; ok {
+	if old, ok := g.Edge(k); ok {
 		e = old.clone()
 		cur = old.Version.V
 	} else {
@@ -171,7 +171,7 @@ func (g *Graph) removeEdge(e *Edge, at Stamp, pruned bool) {
 // DeleteEdge deletes the edge with key k. It reports whether it existed; a
 // missing edge is not an error.
 func (g *Graph) DeleteEdge(k EdgeKey, at Stamp) bool {
-	e, ok := g.edges[k]
+	e, ok := g.Edge(k)
 	if !ok {
 		return false
 	}

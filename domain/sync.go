@@ -41,7 +41,7 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 			}
 		}
 	}
-	for _, e := range g.edges {
+	for e := range g.AllEdges() {
 		if in(e.Version.Seq) && report(e.Version.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: e.Version.Seq, Edge: e})
 		}
@@ -104,7 +104,7 @@ func (g *Graph) SeqAt(ts Micros) uint64 {
 			seq = max(seq, n.Version.Seq)
 		}
 	}
-	for _, e := range g.edges {
+	for e := range g.AllEdges() {
 		if e.Version.TS <= ts {
 			seq = max(seq, e.Version.Seq)
 		}

@@ -52,13 +52,13 @@ func (g *Graph) View(p Policy) View {
 		}
 	}
 	v.Edges = make([]*Edge, 0, g.stats.ShownEdges)
-	for k, e := range g.edges {
-		if !g.Shown(k) {
+	for _, x := range g.edgeSlots {
+		if x.e == nil || !edgeShown(g.ends[x.from].tier, g.ends[x.to].tier) {
 			continue
 		}
-		v.Edges = append(v.Edges, e)
-		countEnd(k.From)
-		countEnd(k.To)
+		v.Edges = append(v.Edges, x.e)
+		countEnd(x.e.From)
+		countEnd(x.e.To)
 	}
 	slices.SortFunc(v.Edges, func(a, b *Edge) int {
 		return cmpEdgeKey(EdgeKey{a.From, a.To, a.Rel}, EdgeKey{b.From, b.To, b.Rel})

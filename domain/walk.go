@@ -10,8 +10,8 @@ import "iter"
 // AllEdges yields every edge.
 func (g *Graph) AllEdges() iter.Seq[*Edge] {
 	return func(yield func(*Edge) bool) {
-		for _, e := range g.edges {
-			if !yield(e) {
+		for i := range g.edgeSlots {
+			if e := g.edgeSlots[i].e; e != nil && !yield(e) {
 				return
 			}
 		}
