@@ -31,14 +31,15 @@ func (g *Graph) Compact(now Micros, p Policy) Moves {
 	}
 	// Apply the plan's final tiers in the order of each node's first move,
 	// which is deterministic, so the seqs handed out are too.
+	g.growJournal(len(s.stepNode))
 	done := make([]bool, len(s.ids))
 	for _, i := range s.stepNode {
 		if done[i] {
 			continue
 		}
 		done[i] = true
-		if id := s.ids[i]; g.nodes[id].Tier != s.tier[i] {
-			g.setTier(id, s.tier[i], now)
+		if si := s.slot[i]; g.ends[si].node.Tier != s.tier[i] {
+			g.setTierAt(si, s.tier[i], now)
 		}
 	}
 	return m
@@ -89,6 +90,7 @@ type sim struct {
 	// What the run needs of each node, read once: a run visits nodes in
 	// rank order, and chasing each *Node again there costs a cache miss.
 	ids      []string
+	slot     []int32 // the node's end slot in the graph, for applying the plan
 	nodes    []*Node
 	tier     []Tier
 	recency  []Micros
@@ -115,6 +117,7 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 	s := &sim{
 		p:        p,
 		ids:      make([]string, 0, n),
+		slot:     make([]int32, 0, n),
 		nodes:    make([]*Node, 0, n),
 		tier:     make([]Tier, 0, n),
 		recency:  make([]Micros, 0, n),
@@ -123,30 +126,36 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 		moved:    make([]bool, n),
 		est:      g.Stats().Estimate(p.EstimateNotes),
 	}
-	idx := make(map[string]int32, n)
-	for id, nd := range g.nodes {
-		idx[id] = int32(len(s.ids))
-		s.ids = append(s.ids, id)
+	// The nodes in slot order, and each end slot's node index (-1 for an
+	// end that is not a node): arrays, not a map of ids.
+	idx := make([]int32, len(g.ends))
+	for si := range g.ends {
+		e := &g.ends[si]
+		nd := e.node
+		if nd == nil {
+			idx[si] = -1
+			continue
+		}
+		idx[si] = int32(len(s.ids))
+		s.ids = append(s.ids, e.name)
+		s.slot = append(s.slot, int32(si))
 		s.nodes = append(s.nodes, nd)
 		s.tier = append(s.tier, nd.Tier)
 		s.recency = append(s.recency, nd.Recency())
 		s.eligible = append(s.eligible, graceLeft(nd.Created, now, p.Grace) == 0)
-		gc, nc := nodeCosts(nd)
+		c := e.gistCost
 		if p.EstimateNotes {
-			gc = nc
+			c = e.notesCost
 		}
-		s.cost = append(s.cost, int32(NodeBaseTokens+gc))
-	}
-	lookup := func(end string) int32 {
-		if i, ok := idx[end]; ok {
-			return i
-		}
-		return -1
+		s.cost = append(s.cost, NodeBaseTokens+c)
 	}
 	s.ends = make([]simEdge, 0, len(g.edges))
 	cursor := make([]int32, n+1) // degrees first, then fill positions
-	for k := range g.edges {
-		e := simEdge{lookup(k.From), lookup(k.To)}
+	for _, x := range g.edgeSlots {
+		if x.e == nil {
+			continue
+		}
+		e := simEdge{idx[x.from], idx[x.to]}
 		if e.from < 0 && e.to < 0 {
 			continue
 		}

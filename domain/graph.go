@@ -388,6 +388,12 @@ func (g *Graph) journalEdge(k EdgeKey, old *Edge) {
 	g.edgeUndos = append(g.edgeUndos, edgeUndo{k: k, old: old})
 }
 
+// growJournal makes room for n more node changes.
+func (g *Graph) growJournal(n int) {
+	g.journal = slices.Grow(g.journal, n)
+	g.nodeUndos = slices.Grow(g.nodeUndos, n)
+}
+
 func (g *Graph) journalRare(u rareUndo) {
 	g.journal = append(g.journal, undo{kind: u.kind, i: int32(len(g.rareUndos))})
 	g.rareUndos = append(g.rareUndos, u)

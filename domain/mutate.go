@@ -258,14 +258,24 @@ func (g *Graph) StampRead(id string, t Micros) {
 // setTier moves a node to tier as compaction or chain rescue does: the tier
 // change takes a seq, recorded as the node's TierSeq, and no new version.
 func (g *Graph) setTier(id string, tier Tier, now Micros) {
-	n := g.nodes[id].clone()
+	g.setTierAt(g.endIx[id], tier, now)
+}
+
+// setTierAt is setTier for the node in end slot si. Its text is unchanged,
+// so are its costs.
+func (g *Graph) setTierAt(si int32, tier Tier, now Micros) {
+	e := &g.ends[si]
+	old := e.node
+	n := old.clone()
 	n.Tier = tier
 	n.OrphanedAt = 0
 	if tier == Orphaned {
 		n.OrphanedAt = now
 	}
 	n.TierSeq = g.nextSeq()
-	g.setNode(id, n)
+	g.journalNode(e.name, old)
+	g.pending.Nodes[e.name] = struct{}{}
+	g.putNodeAt(si, n, e.gistCost, e.notesCost)
 }
 
 func cloneStrings(s []string) []string {
