@@ -25,6 +25,12 @@ func failure(ctx context.Context, log *slog.Logger, tool string, err error) (*mc
 		// The domain error's own message: the wrapping context, if any, is
 		// for the log, not for the agent.
 		msg = de.Error()
+		if de.Kind == domain.KindNotFound {
+			// A not-found message names the thing itself (`node "x" not
+			// found in user or project graph`, `unknown session "…"`), as
+			// the replaced server's did; the field would only repeat it.
+			msg = de.Msg
+		}
 	}
 	switch domain.KindOf(err) {
 	case domain.KindInvalid, domain.KindNotFound, domain.KindConflict:
