@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"strconv"
@@ -267,22 +268,56 @@ type member struct {
 
 // population scores the eligible nodes whose simulated tier is one of
 // tiers, with connectedness against the simulated active set, and returns
-// them in rank order.
+// them in rank order. It is scorePopulation and a sort by cmpRank, done on
+// arrays: the sort moves 24-byte keys, not whole ranks.
 func (s *sim) population(tiers ...Tier) []member {
-	pop := make([]member, 0, len(s.nodes))
+	idx := make([]int32, 0, len(s.tier))
 	for i, t := range s.tier {
 		if t == Orphaned || !s.eligible[i] || !slices.Contains(tiers, t) {
 			continue
 		}
-		pop = append(pop, member{i: int32(i), Rank: Rank{
-			ID:            s.ids[i],
-			Recency:       s.recency[i],
-			Connectedness: s.connectedness(int32(i)),
-			Eligible:      true,
-		}})
+		idx = append(idx, int32(i))
 	}
-	scorePopulation(len(pop), func(k int) *Rank { return &pop[k].Rank })
-	slices.SortFunc(pop, func(a, b member) int { return cmpRank(&a.Rank, &b.Rank) })
+	n := len(idx)
+	rec := make([]Micros, n)
+	con := make([]int, n)
+	for k, i := range idx {
+		rec[k], con[k] = s.recency[i], s.connectedness(i)
+	}
+	pr := percentiles(rec)
+	pc := percentiles(con)
+	type key struct {
+		score   float64
+		recency Micros
+		k       int32 // position in idx
+	}
+	keys := make([]key, n)
+	for k := range keys {
+		keys[k] = key{combineScore(pr[k], pc[k]), rec[k], int32(k)}
+	}
+	// cmpRank on the keys.
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(a.score, b.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.recency, b.recency); c != 0 {
+			return c
+		}
+		return cmpString(s.ids[idx[a.k]], s.ids[idx[b.k]])
+	})
+	pop := make([]member, n)
+	for j, key := range keys {
+		k, i := key.k, idx[key.k]
+		pop[j] = member{i: i, Rank: Rank{
+			ID:             s.ids[i],
+			Recency:        rec[k],
+			Connectedness:  con[k],
+			PRecency:       pr[k],
+			PConnectedness: pc[k],
+			Score:          key.score,
+			Eligible:       true,
+		}}
+	}
 	return pop
 }
 
