@@ -3,6 +3,7 @@ package domain
 import (
 	"cmp"
 	"container/heap"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -90,16 +91,18 @@ type sim struct {
 
 	// What the run needs of each node, read once: a run visits nodes in
 	// rank order, and chasing each *Node again there costs a cache miss.
-	ids      []string
-	slot     []int32 // the node's end slot in the graph, for applying the plan
-	nodes    []*Node
-	tier     []Tier
-	recency  []Micros
-	eligible []bool  // past grace (orphaned nodes are excluded by tier)
-	cost     []int32 // estimate of the node when active
-	moved    []bool  // changed tier in pass 1 or 1b: at most once (compaction.md)
-	stepNode []int32 // the node of each kept step of the plan, for applying it
-	est      int
+	ids       []string
+	slot      []int32 // the node's end slot in the graph, for applying the plan
+	nodes     []*Node
+	tier      []Tier
+	recency   []Micros
+	eligible  []bool  // past grace (orphaned nodes are excluded by tier)
+	cost      []int32 // estimate of the node when active
+	moved     []bool  // changed tier in pass 1 or 1b: at most once (compaction.md)
+	stepNode  []int32 // the node of each kept step of the plan, for applying it
+	archived0 int     // archived nodes before the run
+	why       reason  // the buffer reasons are built in
+	est       int
 
 	// The edges touching node i are ends[adj[start[i]:start[i+1]]], a
 	// self-loop once. Edges between two references are left out: no tier
@@ -116,16 +119,17 @@ type simEdge struct{ from, to int32 }
 func newSim(g *Graph, now Micros, p Policy) *sim {
 	n := len(g.nodes)
 	s := &sim{
-		p:        p,
-		ids:      make([]string, 0, n),
-		slot:     make([]int32, 0, n),
-		nodes:    make([]*Node, 0, n),
-		tier:     make([]Tier, 0, n),
-		recency:  make([]Micros, 0, n),
-		eligible: make([]bool, 0, n),
-		cost:     make([]int32, 0, n),
-		moved:    make([]bool, n),
-		est:      g.Stats().Estimate(p.EstimateNotes),
+		p:         p,
+		ids:       make([]string, 0, n),
+		slot:      make([]int32, 0, n),
+		nodes:     make([]*Node, 0, n),
+		tier:      make([]Tier, 0, n),
+		recency:   make([]Micros, 0, n),
+		eligible:  make([]bool, 0, n),
+		cost:      make([]int32, 0, n),
+		moved:     make([]bool, n),
+		est:       g.Stats().Estimate(p.EstimateNotes),
+		archived0: g.Stats().Archived,
 	}
 	// The nodes in slot order, and each end slot's node index (-1 for an
 	// end that is not a node): arrays, not a map of ids.
@@ -345,14 +349,18 @@ func (s *sim) archive(m *Moves) []int32 {
 	}
 	archived := make([]int32, len(ests))
 	m.Archived = slices.Grow(m.Archived, len(ests))
-	s.grow(m, len(ests))
+	// Room for pass 2 too, as it would be without pass 1b: growing the
+	// steps there would copy every step made so far.
+	keep := max(s.p.ArchivedBudget(), 0) / ArchivedIDTokens
+	s.grow(m, len(ests)+max(s.archived0+len(ests)-keep, 0))
 	for k, est := range ests {
 		r := &pop[k]
 		archived[k] = r.i
 		m.Archived = append(m.Archived, r.ID)
 		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank,
-			Reason: why("rank ", k+1, "/", len(pop), ", score ", r.Score, "; estimate ", est,
-				" > target ", target, " (run started at ", start, " > max ", limit, ")")})
+			Reason: s.why.str("rank ").num(k + 1).str("/").num(len(pop)).str(", score ").score(r.Score).
+				str("; estimate ").num(est).str(" > target ").num(target).
+				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
 	}
 	return archived
 }
@@ -427,8 +435,8 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			if s.tier[x.i] != Active || s.moved[x.i] {
 				continue
 			}
-			reason := why("rank ", int(pos[x.i])+1, "/", len(pop), ", score ", x.Score, "; estimate ", s.est,
-				" > target ", target, " after restoring ", p.ID)
+			reason := s.why.str("rank ").num(int(pos[x.i]) + 1).str("/").num(len(pop)).str(", score ").score(x.Score).
+				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
 			s.move(x.i, Archived)
 			added = append(added, x.i)
 			steps = append(steps, Move{ID: x.ID, From: Active, To: Archived, Pass: PassArchiveForSwap, Rank: &x.Rank, Reason: reason})
@@ -444,9 +452,10 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
 		s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: &p.Rank,
-			Reason: why("score ", p.Score, " beats ", j.Score, " of ", j.ID, " (archived now) by ", diff,
-				" >= margin ", ResurrectionMargin, "; estimate ", before, " -> ", s.est,
-				" (", swapped, " with it alone), target ", target)})
+			Reason: s.why.str("score ").score(p.Score).str(" beats ").score(j.Score).str(" of ").str(j.ID).
+				str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
+				str("; estimate ").num(before).str(" -> ").num(s.est).
+				str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
 		for k, i := range added {
 			s.moved[i] = true
 			m.Archived = append(m.Archived, s.ids[i])
@@ -515,8 +524,8 @@ func (s *sim) orphan(m *Moves) {
 	left := len(as)
 	for _, c := range as[:len(as)-keep] {
 		id := s.ids[c.i]
-		reason := why(c.edges, " edges to active nodes; ", left, " archived ids x ", ArchivedIDTokens,
-			" = ", ArchivedIDTokens*left, " tokens > archived budget ", budget)
+		reason := s.why.num(c.edges).str(" edges to active nodes; ").num(left).str(" archived ids x ").num(ArchivedIDTokens).
+			str(" = ").num(ArchivedIDTokens * left).str(" tokens > archived budget ").num(budget).done()
 		s.move(c.i, Orphaned)
 		left--
 		m.Orphaned = append(m.Orphaned, id)
@@ -524,21 +533,44 @@ func (s *sim) orphan(m *Moves) {
 	}
 }
 
-// why builds the one-line reason of a move from strings, ints and scores
-// (four decimals). A run can make a move per node, so this avoids fmt's
-// boxing of every argument: one allocation per line.
-func why(parts ...any) string {
-	var buf [192]byte
-	b := buf[:0]
-	for _, p := range parts {
-		switch v := p.(type) {
-		case string:
-			b = append(b, v...)
-		case int:
-			b = strconv.AppendInt(b, int64(v), 10)
-		case float64:
-			b = strconv.AppendFloat(b, v, 'f', 4, 64)
+// reason builds the one-line reason of a move from strings, ints and
+// scores (four decimals, as strconv's 'f' format with precision 4). A run
+// can make a move per node, so it appends straight into one reused buffer:
+// one allocation per line, for the string.
+type reason struct{ b []byte }
+
+func (r *reason) str(s string) *reason { r.b = append(r.b, s...); return r }
+
+func (r *reason) num(n int) *reason { r.b = strconv.AppendInt(r.b, int64(n), 10); return r }
+
+func (r *reason) score(v float64) *reason { r.b = appendFixed4(r.b, v); return r }
+
+// done returns the line and empties the buffer for the next one.
+func (r *reason) done() string {
+	s := string(r.b)
+	r.b = r.b[:0]
+	return s
+}
+
+// appendFixed4 appends v as strconv.AppendFloat(b, v, 'f', 4, 64) does, but
+// without strconv's multiprecision path for a fixed precision: for a
+// non-negative v below 1024, v×10⁴ is computed with an error below 10⁻⁸,
+// so unless its fraction is within 10⁻⁶ of one half, rounding it to an
+// integer gives the correctly rounded four-decimal value. Everything else
+// (halfway cases, negatives, -0, NaN, large values) goes to strconv.
+func appendFixed4(b []byte, v float64) []byte {
+	if v >= 0 && v < 1024 && !math.Signbit(v) {
+		x := v * 10000
+		q := math.Floor(x)
+		if f := x - q; f < 0.5-1e-6 || f > 0.5+1e-6 {
+			u := uint64(q)
+			if f > 0.5 {
+				u++
+			}
+			b = strconv.AppendUint(b, u/10000, 10)
+			r := u % 10000
+			return append(b, '.', byte('0'+r/1000), byte('0'+r/100%10), byte('0'+r/10%10), byte('0'+r%10))
 		}
 	}
-	return string(b)
+	return strconv.AppendFloat(b, v, 'f', 4, 64)
 }
