@@ -117,7 +117,7 @@ type sim struct {
 type simEdge struct{ from, to int32 }
 
 func newSim(g *Graph, now Micros, p Policy) *sim {
-	n := len(g.nodes)
+	n := g.nodeCount
 	s := &sim{
 		p:         p,
 		ids:       make([]string, 0, n),

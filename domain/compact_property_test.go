@@ -98,7 +98,8 @@ func genGraph(t *rapid.T) (*Graph, GraphData, Policy) {
 // definitions of compaction.md, sharing no code with the incremental path.
 func cpRecomputeStats(g *Graph) Stats {
 	var s Stats
-	for _, n := range g.nodes {
+	nodes := nodeMap(g)
+	for _, n := range nodes {
 		switch n.Tier {
 		case Active:
 			s.Active++
@@ -117,8 +118,8 @@ func cpRecomputeStats(g *Graph) Stats {
 	}
 	for k := range g.edges {
 		s.Edges++
-		from, fromNode := g.nodes[k.From]
-		to, toNode := g.nodes[k.To]
+		from, fromNode := nodes[k.From]
+		to, toNode := nodes[k.To]
 		switch {
 		case fromNode && from.Tier == Orphaned, toNode && to.Tier == Orphaned:
 		case fromNode && from.Tier == Active, toNode && to.Tier == Active:
@@ -167,7 +168,7 @@ func TestCompactPropDeterministicOnShuffledCopy(t *testing.T) {
 
 // allInGrace reports whether every active node of g is in grace.
 func allInGrace(g *Graph, p Policy) bool {
-	for _, n := range g.nodes {
+	for _, n := range nodeMap(g) {
 		if n.Tier == Active && graceLeft(n.Created, propNow, p.Grace) == 0 {
 			return false
 		}
@@ -200,11 +201,12 @@ func TestCompactPropGraceAndOrphans(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g, _, p := genGraph(t)
 		m := g.Compact(propNow, p)
+		nodes := nodeMap(g)
 		for _, st := range m.Steps {
 			if st.To != Archived {
 				continue
 			}
-			if n := g.nodes[st.ID]; graceLeft(n.Created, propNow, p.Grace) != 0 {
+			if n := nodes[st.ID]; graceLeft(n.Created, propNow, p.Grace) != 0 {
 				t.Fatalf("%s archived in grace (created %d, grace %d)", st.ID, n.Created, p.Grace)
 			}
 			if st.From != Active {
@@ -214,7 +216,7 @@ func TestCompactPropGraceAndOrphans(t *testing.T) {
 		// Orphaned nodes and every edge touching one cost nothing.
 		for k := range g.edges {
 			for _, end := range []string{k.From, k.To} {
-				if n, ok := g.nodes[end]; ok && n.Tier == Orphaned && g.Shown(k) {
+				if n, ok := nodes[end]; ok && n.Tier == Orphaned && g.Shown(k) {
 					t.Fatalf("edge %s of orphaned %s is shown", k, end)
 				}
 			}

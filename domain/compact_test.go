@@ -62,7 +62,7 @@ func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *Graph {
 // tiers returns the tier of every node.
 func tiers(g *Graph) map[string]Tier {
 	m := map[string]Tier{}
-	for id, n := range g.nodes {
+	for id, n := range nodeMap(g) {
 		m[id] = n.Tier
 	}
 	return m
@@ -324,7 +324,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			// One seq per node that changed tier, none for the rest.
 			changed := 0
 			for id, tr := range tiers(g) {
-				n := g.nodes[id]
+				n := nodeMap(g)[id]
 				if tr != before[id] || n.TierSeq > seq {
 					changed++
 					if n.TierSeq <= seq || n.Version.V != 1 {

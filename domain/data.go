@@ -63,7 +63,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 			}
 			upgraded = true
 		}
-		if old, dup := g.nodes[n.ID]; dup {
+		if old, dup := g.node(n.ID); dup {
 			if n.Version.V > old.Version.V {
 				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, n.Version.V, old.Version.V))
 				g.putNode(n.ID, &n)
@@ -93,7 +93,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 	}
 	// A live node and its tombstone cannot both stand: the node wins.
 	for id := range g.nodeTombs {
-		if _, ok := g.nodes[id]; ok {
+		if _, ok := g.node(id); ok {
 			delete(g.nodeTombs, id)
 			upgraded = true
 		}
@@ -106,7 +106,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 	}
 
 	g.seq = max(data.Seq, opt.MinSeq)
-	for _, n := range g.nodes {
+	for _, n := range g.allNodes() {
 		g.seq = max(g.seq, n.Version.Seq, n.TierSeq)
 	}
 	for _, x := range g.edgeSlots {
@@ -132,7 +132,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		g.pending.Meta = true
 		// Everything may have been renumbered: let per-item backends
 		// rewrite every item once.
-		for id := range g.nodes {
+		for id := range g.allNodes() {
 			g.pending.Nodes[id] = struct{}{}
 		}
 		for k := range g.edges {
@@ -161,7 +161,7 @@ func (g *Graph) numberUnsequenced() bool {
 		kind undoKind
 	}
 	var todo []entry
-	for id, n := range g.nodes {
+	for id, n := range g.allNodes() {
 		if n.Version.Seq == 0 {
 			todo = append(todo, entry{ts: n.Version.TS, key: "node:" + id, node: id, kind: undoNode})
 		}
@@ -203,9 +203,7 @@ func (g *Graph) numberUnsequenced() bool {
 			si := g.endIx[e.node]
 			n := g.ends[si].node.clone()
 			n.Version.Seq = g.seq
-			// Tier and costs unchanged: only the pointers change.
-			g.nodes[e.node] = n
-			g.ends[si].node = n
+			g.ends[si].node = n // tier and costs unchanged
 		case undoEdge:
 			x := &g.edgeSlots[g.edges[e.edge]]
 			ed := x.e.clone()
@@ -232,7 +230,7 @@ func (g *Graph) Data() GraphData {
 		Schema:         SchemaVersion,
 		Seq:            g.seq,
 		ProjectPath:    g.projectPath,
-		Nodes:          make([]Node, 0, len(g.nodes)),
+		Nodes:          make([]Node, 0, g.nodeCount),
 		Edges:          make([]Edge, 0, len(g.edges)),
 		NodeTombstones: maps.Clone(g.nodeTombs),
 		EdgeTombstones: maps.Clone(g.edgeTombs),

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"iter"
 	"slices"
 	"unicode/utf8"
 )
@@ -18,7 +19,7 @@ type Graph struct {
 	projectPath string
 	meta        map[string]RawJSON // unknown _meta keys, kept untouched
 
-	nodes     map[string]*Node
+	nodeCount int               // the nodes are in the end slots (ends)
 	edges     map[EdgeKey]int32 // the edge's slot in edgeSlots
 	nodeTombs map[string]Tombstone
 	edgeTombs map[EdgeKey]Tombstone
@@ -103,7 +104,6 @@ func (s Stats) Estimate(estimateNotes bool) int {
 func NewGraph(key GraphKey) *Graph {
 	g := &Graph{
 		key:       key,
-		nodes:     map[string]*Node{},
 		edges:     map[EdgeKey]int32{},
 		nodeTombs: map[string]Tombstone{},
 		edgeTombs: map[EdgeKey]Tombstone{},
@@ -147,9 +147,27 @@ func (g *Graph) SetProjectPath(p string) {
 func (g *Graph) Stats() Stats { return g.stats }
 
 // Node returns the node with id, if any. The node must not be modified.
-func (g *Graph) Node(id string) (*Node, bool) {
-	n, ok := g.nodes[id]
-	return n, ok
+func (g *Graph) Node(id string) (*Node, bool) { return g.node(id) }
+
+// node returns the node with id, if any.
+func (g *Graph) node(id string) (*Node, bool) {
+	if si, ok := g.endIx[id]; ok {
+		if n := g.ends[si].node; n != nil {
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// allNodes yields every node by its id, in no particular order.
+func (g *Graph) allNodes() iter.Seq2[string, *Node] {
+	return func(yield func(string, *Node) bool) {
+		for i := range g.ends {
+			if s := &g.ends[i]; s.node != nil && !yield(s.name, s.node) {
+				return
+			}
+		}
+	}
 }
 
 // Edge returns the edge with key k, if any. The edge must not be modified.
@@ -186,15 +204,15 @@ func (g *Graph) Meta(name string) (RawJSON, bool) {
 }
 
 // NodeCount returns the number of nodes in every tier.
-func (g *Graph) NodeCount() int { return len(g.nodes) }
+func (g *Graph) NodeCount() int { return g.nodeCount }
 
 // EdgeCount returns the number of edges.
 func (g *Graph) EdgeCount() int { return len(g.edges) }
 
 // Nodes returns every node, sorted by id.
 func (g *Graph) Nodes() []*Node {
-	ns := make([]*Node, 0, len(g.nodes))
-	for _, n := range g.nodes {
+	ns := make([]*Node, 0, g.nodeCount)
+	for _, n := range g.allNodes() {
 		ns = append(ns, n)
 	}
 	slices.SortFunc(ns, func(a, b *Node) int { return cmpString(a.ID, b.ID) })
@@ -237,15 +255,15 @@ func (g *Graph) EdgesOf(id string) []*Edge {
 
 // IsNode reports whether end names a node of this graph.
 func (g *Graph) IsNode(end string) bool {
-	_, ok := g.nodes[end]
+	_, ok := g.node(end)
 	return ok
 }
 
 // Shown reports whether the edge with key k is listed by the full read and
 // charged to the budget (compaction.md, Shown edges).
 func (g *Graph) Shown(k EdgeKey) bool {
-	from, fromIsNode := g.nodes[k.From]
-	to, toIsNode := g.nodes[k.To]
+	from, fromIsNode := g.node(k.From)
+	to, toIsNode := g.node(k.To)
 	return edgeShown(tierOf(from, fromIsNode), tierOf(to, toIsNode))
 }
 
@@ -431,7 +449,7 @@ func (g *Graph) releaseEnd(si int32) {
 
 // setNode puts n under id (nil removes it), keeping the indexes exact.
 func (g *Graph) setNode(id string, n *Node) {
-	old := g.nodes[id]
+	old, _ := g.node(id)
 	g.journalNode(id, old)
 	g.pending.Nodes[id] = struct{}{}
 	g.putNode(id, n)
@@ -458,13 +476,13 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	s := &g.ends[si]
 	if old := s.node; old != nil {
 		g.stats.addNode(old.Tier, s.gistCost, s.notesCost, -1)
+		g.nodeCount--
 	}
 	before := s.tier
 	if n == nil {
-		delete(g.nodes, s.name)
 		s.node, s.tier, s.gistCost, s.notesCost = nil, endRef, 0, 0
 	} else {
-		g.nodes[s.name] = n
+		g.nodeCount++
 		s.node, s.tier, s.gistCost, s.notesCost = n, tierOf(n, true), gc, nc
 		g.stats.addNode(n.Tier, gc, nc, +1)
 	}

@@ -98,6 +98,17 @@ func checkIndexes(t failer, g *Graph) {
 	}
 }
 
+// nodeMap returns every node of g by its id, as the slots hold them.
+func nodeMap(g *Graph) map[string]*Node {
+	m := map[string]*Node{}
+	for i := range g.ends {
+		if s := &g.ends[i]; s.node != nil {
+			m[s.name] = s.node
+		}
+	}
+	return m
+}
+
 // indexProblems compares the adjacency index of g (its end and edge slots)
 // with one recomputed from scratch from its nodes and edges: every edge is
 // indexed at both ends with the right positions, every end that names a
@@ -117,8 +128,15 @@ func indexProblems(g *Graph) []string {
 		ix[end][k] = true
 	}
 	names := map[string]bool{}
-	for id := range g.nodes {
+	nodes := nodeMap(g)
+	for id, n := range nodes {
 		names[id] = true
+		if n.ID != id {
+			bad("node %q is kept under %q", n.ID, id)
+		}
+	}
+	if g.nodeCount != len(nodes) {
+		bad("node count %d, %d nodes", g.nodeCount, len(nodes))
 	}
 	for k := range g.edges {
 		add(out, k.From, k)
@@ -208,7 +226,7 @@ func indexProblems(g *Graph) []string {
 		if s.name != name {
 			bad("slot %d of %q is named %q", si, name, s.name)
 		}
-		n, isNode := g.nodes[name]
+		n, isNode := nodes[name]
 		if s.node != n {
 			bad("slot of %q holds node %p, want %p", name, s.node, n)
 		}

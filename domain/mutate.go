@@ -45,7 +45,7 @@ func (in NodeInput) Validate() (NodeInput, error) {
 // NodeVersion returns the version a node is at: its version if it exists,
 // the version kept by its tombstone if it was deleted, else 0.
 func (g *Graph) NodeVersion(id string) uint64 {
-	if n, ok := g.nodes[id]; ok {
+	if n, ok := g.node(id); ok {
 		return n.Version.V
 	}
 	if t, ok := g.nodeTombs[id]; ok {
@@ -67,7 +67,7 @@ func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
 			Msg: fmt.Sprintf("node %q is at version %d, not %d; read it and retry", in.ID, cur, *in.ExpectedVersion)}
 	}
 	var n *Node
-	if old, ok := g.nodes[in.ID]; ok {
+	if old, ok := g.node(in.ID); ok {
 		n = old.clone()
 	} else {
 		n = &Node{ID: in.ID, Created: at.Now}
@@ -144,7 +144,7 @@ func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
 // DeleteNode deletes the node and the edges of this graph that touch it,
 // leaving a tombstone for each. It returns the number of edges deleted.
 func (g *Graph) DeleteNode(id string, at Stamp) (int, error) {
-	if _, ok := g.nodes[id]; !ok {
+	if _, ok := g.node(id); !ok {
 		return 0, NotFoundf("id", "node %q not found in %s graph", id, g.key.Level)
 	}
 	return g.removeNode(id, at, false), nil
@@ -156,7 +156,7 @@ func (g *Graph) removeNode(id string, at Stamp, pruned bool) int {
 	for _, e := range edges {
 		g.removeEdge(e, at, pruned)
 	}
-	n := g.nodes[id]
+	n, _ := g.node(id)
 	g.setNodeTomb(id, &Tombstone{V: n.Version.V, TS: at.Now, Session: at.Session, Seq: g.nextSeq(), Pruned: pruned})
 	g.setNode(id, nil)
 	return len(edges)
@@ -206,7 +206,7 @@ func (r Recall) Promoted() bool { return r.WasTier != Active }
 // advance) and makes each orphaned neighbour archived again (chain rescue, a
 // tier change). For an active node only the read stamp changes.
 func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
-	old, ok := g.nodes[id]
+	old, ok := g.node(id)
 	if !ok {
 		return Recall{}, NotFoundf("id", "node %q not found in %s graph", id, g.key.Level)
 	}
@@ -227,7 +227,7 @@ func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
 		if other == id {
 			other = k.From
 		}
-		if nb, ok := g.nodes[other]; ok && nb.Tier == Orphaned {
+		if nb, ok := g.node(other); ok && nb.Tier == Orphaned {
 			r.Rescued = append(r.Rescued, other)
 		}
 	}
@@ -246,7 +246,7 @@ func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
 // change (the read of an active node). It does nothing for a missing node or
 // an older stamp.
 func (g *Graph) StampRead(id string, t Micros) {
-	n, ok := g.nodes[id]
+	n, ok := g.node(id)
 	if !ok || n.LastRead >= t {
 		return
 	}

@@ -21,7 +21,7 @@ func (g *Graph) Prune(at Stamp, p Policy) Moves {
 		return m
 	}
 	var due []*Node
-	for _, n := range g.nodes {
+	for _, n := range g.allNodes() {
 		if n.Tier == Orphaned && n.OrphanedAt != 0 && at.Now-n.OrphanedAt > p.OrphanGrace {
 			due = append(due, n)
 		}

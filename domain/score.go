@@ -173,7 +173,7 @@ func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
 func RankOrder(ranks map[string]Rank, g *Graph) []string {
 	pop := make([]*Rank, 0, len(ranks))
 	for id, r := range ranks {
-		if n, ok := g.nodes[id]; ok && n.Tier == Active && r.Eligible {
+		if n, ok := g.node(id); ok && n.Tier == Active && r.Eligible {
 			pop = append(pop, &r)
 		}
 	}

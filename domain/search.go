@@ -62,7 +62,7 @@ func Search(graphs []*Graph, query string, limit int) ([]SearchHit, error) {
 		if g == nil {
 			continue
 		}
-		for _, n := range g.nodes {
+		for _, n := range g.allNodes() {
 			fields = searchFields(fields[:0], n)
 			idx := -1
 			for t, term := range terms {

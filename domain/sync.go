@@ -26,7 +26,7 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 	in := func(seq uint64) bool { return seq > from && seq <= to }
 	report := func(session string) bool { return session == "" || session != exclude }
 
-	for _, n := range g.nodes {
+	for _, n := range g.allNodes() {
 		if in(n.Version.Seq) && report(n.Version.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: n.Version.Seq, Node: n})
 		}
@@ -99,7 +99,7 @@ func (it SyncItem) itemName() (int, string) {
 // no time and do not count.
 func (g *Graph) SeqAt(ts Micros) uint64 {
 	var seq uint64
-	for _, n := range g.nodes {
+	for _, n := range g.allNodes() {
 		if n.Version.TS <= ts {
 			seq = max(seq, n.Version.Seq)
 		}

@@ -24,7 +24,7 @@ func (g *Graph) View(p Policy) View {
 		Active:   make([]*Node, 0, g.stats.Active),
 		Archived: make([]string, 0, g.stats.Archived),
 	}
-	for _, n := range g.nodes {
+	for _, n := range g.allNodes() {
 		switch n.Tier {
 		case Active:
 			v.Active = append(v.Active, n)
@@ -46,7 +46,7 @@ func (g *Graph) View(p Policy) View {
 	connected := make(map[string]struct{})
 	activeEnds := 0
 	countEnd := func(end string) {
-		if n, ok := g.nodes[end]; ok && n.Tier == Active {
+		if n, ok := g.node(end); ok && n.Tier == Active {
 			activeEnds++
 			connected[end] = struct{}{}
 		}
