@@ -258,12 +258,12 @@ func (g *Graph) StampRead(id string, t Micros) {
 // setTier moves a node to tier as compaction or chain rescue does: the tier
 // change takes a seq, recorded as the node's TierSeq, and no new version.
 func (g *Graph) setTier(id string, tier Tier, now Micros) {
-	g.setTierAt(g.endIx[id], tier, now)
+	g.setTierSeq(g.endIx[id], tier, now, g.nextSeq())
 }
 
-// setTierAt is setTier for the node in end slot si. Its text is unchanged,
-// so are its costs.
-func (g *Graph) setTierAt(si int32, tier Tier, now Micros) {
+// setTierSeq is setTier for the node in end slot si, with the seq seq
+// already handed out. Its text is unchanged, so are its costs.
+func (g *Graph) setTierSeq(si int32, tier Tier, now Micros, seq uint64) {
 	e := &g.ends[si]
 	old := e.node
 	n := old.clone()
@@ -272,7 +272,7 @@ func (g *Graph) setTierAt(si int32, tier Tier, now Micros) {
 	if tier == Orphaned {
 		n.OrphanedAt = now
 	}
-	n.TierSeq = g.nextSeq()
+	n.TierSeq = seq
 	g.journalNode(e.name, old)
 	g.pending.Nodes[e.name] = struct{}{}
 	g.putNodeAt(si, n, e.gistCost, e.notesCost)
