@@ -378,6 +378,18 @@ func (s *sim) archive(m *Moves) []int32 {
 	return archived
 }
 
+// restorable reports whether some node could be restored by pass 1b: an
+// eligible node archived before this run. Without one, scoring the pass's
+// population would be wasted.
+func (s *sim) restorable() bool {
+	for i, t := range s.tier {
+		if t == Archived && s.eligible[i] && !s.moved[i] {
+			return true
+		}
+	}
+	return false
+}
+
 // posHeap is a min-heap of positions in a population in rank order: its
 // top is the node that comes first in rank order.
 type posHeap []int32
@@ -398,6 +410,9 @@ func (h *posHeap) Pop() any {
 // estimate above the target (compaction.md, Resurrect). archived are the
 // nodes pass 1 archived.
 func (s *sim) resurrect(m *Moves, archived []int32) {
+	if !s.restorable() {
+		return // no p: the pass stops before it starts, whatever the scores
+	}
 	target := s.p.Target()
 	pop := s.population(Active, Archived) // scored once for the whole pass
 	pos := make([]int32, len(s.ids))      // node → its position in pop
