@@ -34,6 +34,7 @@ type Graph struct {
 	// through the free lists; nothing observable depends on slot numbers.
 	endIx     map[string]int32
 	ends      []endSlot
+	endTiers  []endTier // how each end counts for the shown-edge rule, by slot
 	freeEnds  []int32
 	edgeSlots []edgeSlot
 	freeEdges []int32
@@ -51,16 +52,21 @@ type Graph struct {
 
 // endSlot is one end of the adjacency index: a string that names a node, or
 // is an end of an edge, or both. A free slot has an empty name, no node and
-// no edges.
+// no edges. Its tier for the shown-edge rule is kept apart, in
+// Graph.endTiers: re-judging a node's edges reads the tiers of all its
+// neighbours, and one byte each keeps them in cache.
 type endSlot struct {
 	name string
-	node *Node   // the node with this id; nil if none
-	tier endTier // how the end counts for the shown-edge rule
+	node *Node // the node with this id; nil if none
 	// The node's text costs (nodeCosts), kept so that a tier change need
 	// not count the code points of its text again.
 	gistCost, notesCost int32
-	out, in             []int32 // edge slots from and to this end
+	out, in             []adjEntry // the edges from and to this end
 }
+
+// adjEntry is an edge in an end's out or in list, with the slot of its
+// other end (this end's own slot for a self-loop).
+type adjEntry struct{ edge, other int32 }
 
 // edgeSlot is one edge of the adjacency index, with the slots of its ends
 // and its positions in their out and in lists, so that removing it costs
@@ -240,14 +246,14 @@ func (g *Graph) EdgesOf(id string) []*Edge {
 	}
 	s := &g.ends[si]
 	es := make([]*Edge, 0, len(s.out)+len(s.in))
-	for _, ei := range s.out {
-		es = append(es, g.edgeSlots[ei].e)
+	for _, a := range s.out {
+		es = append(es, g.edgeSlots[a.edge].e)
 	}
-	for _, ei := range s.in {
-		if g.edgeSlots[ei].from == si { // self-loop, already listed
+	for _, a := range s.in {
+		if a.other == si { // self-loop, already listed
 			continue
 		}
-		es = append(es, g.edgeSlots[ei].e)
+		es = append(es, g.edgeSlots[a.edge].e)
 	}
 	sortEdges(es)
 	return es
@@ -309,12 +315,12 @@ func (g *Graph) incident(id string) []EdgeKey {
 	}
 	s := &g.ends[si]
 	keys := make([]EdgeKey, 0, len(s.out)+len(s.in))
-	for _, ei := range s.out {
-		keys = append(keys, g.edgeSlots[ei].e.Key())
+	for _, a := range s.out {
+		keys = append(keys, g.edgeSlots[a.edge].e.Key())
 	}
-	for _, ei := range s.in {
-		if x := &g.edgeSlots[ei]; x.from != si { // a self-loop is listed once
-			keys = append(keys, x.e.Key())
+	for _, a := range s.in {
+		if a.other != si { // a self-loop is listed once
+			keys = append(keys, g.edgeSlots[a.edge].e.Key())
 		}
 	}
 	return keys
@@ -436,6 +442,7 @@ func (g *Graph) endSlot(name string) int32 {
 	} else {
 		si = int32(len(g.ends))
 		g.ends = append(g.ends, endSlot{})
+		g.endTiers = append(g.endTiers, endRef)
 	}
 	g.ends[si].name = name
 	g.endIx[name] = si
@@ -484,36 +491,36 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 		g.stats.addNode(old.Tier, s.gistCost, s.notesCost, -1)
 		g.nodeCount--
 	}
-	before := s.tier
+	before := g.endTiers[si]
 	if n == nil {
-		s.node, s.tier, s.gistCost, s.notesCost = nil, endRef, 0, 0
+		s.node, s.gistCost, s.notesCost = nil, 0, 0
 	} else {
 		g.nodeCount++
-		s.node, s.tier, s.gistCost, s.notesCost = n, tierOf(n, true), gc, nc
+		s.node, s.gistCost, s.notesCost = n, gc, nc
 		g.stats.addNode(n.Tier, gc, nc, +1)
 	}
-	after := s.tier
+	after := tierOf(n, n != nil)
+	g.endTiers[si] = after
 	if before == after {
 		return // the shown state of an edge depends on its ends' tiers only
 	}
 	// Re-judge each edge touching the node; a self-loop has it at both
 	// ends and is judged with the out-edges.
+	tiers := g.endTiers
 	d := 0
-	for _, ei := range s.out {
-		to := g.edgeSlots[ei].to
-		if to == si {
+	for _, a := range s.out {
+		if a.other == si {
 			d += b2i(edgeShown(after, after)) - b2i(edgeShown(before, before))
 			continue
 		}
-		o := g.ends[to].tier
+		o := tiers[a.other]
 		d += b2i(edgeShown(after, o)) - b2i(edgeShown(before, o))
 	}
-	for _, ei := range s.in {
-		from := g.edgeSlots[ei].from
-		if from == si {
+	for _, a := range s.in {
+		if a.other == si {
 			continue
 		}
-		o := g.ends[from].tier
+		o := tiers[a.other]
 		d += b2i(edgeShown(o, after)) - b2i(edgeShown(o, before))
 	}
 	g.stats.ShownEdges += d
@@ -563,11 +570,11 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 	}
 	f, t := &g.ends[from], &g.ends[to]
 	g.edgeSlots[ei] = edgeSlot{e: e, from: from, to: to, outPos: int32(len(f.out)), inPos: int32(len(t.in))}
-	f.out = append(f.out, ei)
-	t.in = append(t.in, ei)
+	f.out = append(f.out, adjEntry{edge: ei, other: to})
+	t.in = append(t.in, adjEntry{edge: ei, other: from})
 	g.edges[k] = ei
 	g.stats.Edges++
-	if edgeShown(f.tier, t.tier) {
+	if edgeShown(g.endTiers[from], g.endTiers[to]) {
 		g.stats.ShownEdges++
 	}
 }
@@ -576,18 +583,18 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 func (g *Graph) removeEdgeSlot(k EdgeKey, ei int32) {
 	x := g.edgeSlots[ei]
 	f, t := &g.ends[x.from], &g.ends[x.to]
-	if edgeShown(f.tier, t.tier) {
+	if edgeShown(g.endTiers[x.from], g.endTiers[x.to]) {
 		g.stats.ShownEdges--
 	}
 	g.stats.Edges--
 	// Swap-remove from both lists, moving the last entry into the hole.
 	last := f.out[len(f.out)-1]
 	f.out[x.outPos] = last
-	g.edgeSlots[last].outPos = x.outPos
+	g.edgeSlots[last.edge].outPos = x.outPos
 	f.out = f.out[:len(f.out)-1]
 	last = t.in[len(t.in)-1]
 	t.in[x.inPos] = last
-	g.edgeSlots[last].inPos = x.inPos
+	g.edgeSlots[last.edge].inPos = x.inPos
 	t.in = t.in[:len(t.in)-1]
 	delete(g.edges, k)
 	g.edgeSlots[ei] = edgeSlot{}

@@ -177,6 +177,10 @@ func indexProblems(g *Graph) []string {
 	}
 
 	// End slots: one per name, nothing stale.
+	if len(g.endTiers) != len(g.ends) {
+		bad("%d end tiers for %d end slots", len(g.endTiers), len(g.ends))
+		return probs
+	}
 	if len(g.endIx) != len(names) {
 		bad("%d end slots indexed, want %d", len(g.endIx), len(names))
 	}
@@ -203,7 +207,7 @@ func indexProblems(g *Graph) []string {
 			bad("end slot %d is free and in use (%q)", si, name)
 		}
 		usedEnd[si] = ""
-		if s := g.ends[si]; s.name != "" || s.node != nil || s.tier != endRef || s.gistCost != 0 ||
+		if s := g.ends[si]; s.name != "" || s.node != nil || g.endTiers[si] != endRef || s.gistCost != 0 ||
 			s.notesCost != 0 || len(s.out) != 0 || len(s.in) != 0 {
 			bad("free end slot %d is not empty: %+v", si, s)
 		}
@@ -230,8 +234,8 @@ func indexProblems(g *Graph) []string {
 		if s.node != n {
 			bad("slot of %q holds node %p, want %p", name, s.node, n)
 		}
-		if s.tier != tierOf(n, isNode) {
-			bad("slot of %q has tier %d, want %d", name, s.tier, tierOf(n, isNode))
+		if g.endTiers[si] != tierOf(n, isNode) {
+			bad("slot of %q has tier %d, want %d", name, g.endTiers[si], tierOf(n, isNode))
 		}
 		var gc, nc int32
 		if isNode {
@@ -247,13 +251,14 @@ func indexProblems(g *Graph) []string {
 		}
 		for _, side := range []struct {
 			name  string
-			list  []int32
+			list  []adjEntry
 			want  map[EdgeKey]bool
 			isOut bool
 		}{{"out", s.out, out[name], true}, {"in", s.in, in[name], false}} {
 			entries += len(side.list)
 			seen := map[EdgeKey]bool{}
-			for pos, ei := range side.list {
+			for pos, a := range side.list {
+				ei := a.edge
 				if ei < 0 || int(ei) >= len(g.edgeSlots) || g.edgeSlots[ei].e == nil {
 					bad("%s list of %q holds dead edge slot %d", side.name, name, ei)
 					continue
@@ -267,13 +272,17 @@ func indexProblems(g *Graph) []string {
 				if !side.want[k] {
 					bad("%s list of %q holds %s, which does not belong there", side.name, name, k)
 				}
-				end, at := x.to, x.inPos
+				end, at, other := x.to, x.inPos, x.from
 				if side.isOut {
-					end, at = x.from, x.outPos
+					end, at, other = x.from, x.outPos, x.to
 				}
 				if end != si || int(at) != pos {
 					bad("edge %s is at %d in the %s list of slot %d, its slot says %d in slot %d",
 						k, pos, side.name, si, at, end)
+				}
+				if a.other != other {
+					bad("edge %s in the %s list of %q names other end slot %d, its slot says %d",
+						k, side.name, name, a.other, other)
 				}
 			}
 			for k := range side.want {
