@@ -136,6 +136,7 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 		slot:      make([]int32, 0, n),
 		nodes:     make([]*Node, 0, n),
 		tier:      make([]Tier, 0, n),
+		tier0:     make([]Tier, 0, n),
 		recency:   make([]Micros, 0, n),
 		eligible:  make([]bool, 0, n),
 		cost:      make([]int32, 0, n),
