@@ -412,16 +412,12 @@ func (g *Graph) journalEdge(k EdgeKey, old *Edge) {
 	g.edgeUndos = append(g.edgeUndos, edgeUndo{k: k, old: old})
 }
 
-// growJournal makes room for n more node changes: in the journal, and in
-// the pending set of nodes when it is empty, as it is after the checkpoint
-// that precedes a maintenance run (growing a set of 100,000 ids rehashes
-// every id several times).
+// growJournal makes room in the journal for n more node changes. (The
+// pending set is not swapped for a bigger one: a ChangeSet returned by
+// Pending must keep seeing the graph's changes until the next checkpoint.)
 func (g *Graph) growJournal(n int) {
 	g.journal = slices.Grow(g.journal, n)
 	g.nodeUndos = slices.Grow(g.nodeUndos, n)
-	if len(g.pending.Nodes) == 0 && n > 8 {
-		g.pending.Nodes = make(map[string]struct{}, n)
-	}
 }
 
 func (g *Graph) journalRare(u rareUndo) {
