@@ -129,21 +129,9 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 
 	g.Checkpoint()
 	if upgraded {
-		g.pending.Meta = true
 		// Everything may have been renumbered: let per-item backends
 		// rewrite every item once.
-		for id := range g.allNodes() {
-			g.pending.Nodes[id] = struct{}{}
-		}
-		for k := range g.edges {
-			g.pending.Edges[k] = struct{}{}
-		}
-		for id := range g.nodeTombs {
-			g.pending.NodeTombstones[id] = struct{}{}
-		}
-		for k := range g.edgeTombs {
-			g.pending.EdgeTombstones[k] = struct{}{}
-		}
+		g.pending = g.Everything()
 	}
 	return g, notes
 }

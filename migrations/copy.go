@@ -54,10 +54,10 @@ func Copy(ctx context.Context, from, to Backend, log *slog.Logger) (Result, erro
 				continue
 			}
 		}
-		cs := FullChangeSet(g)
+		cs := g.Everything()
 		// Items only the destination has are named too: absent from g,
 		// a per-item backend deletes them.
-		addItems(&cs, dst)
+		cs.Merge(dst.Items())
 		if err := to.Commit(ctx, key, g, cs); err != nil {
 			return res, err
 		}

@@ -156,7 +156,7 @@ func (src LegacySource) canonical(p string) (string, error) {
 // ImportLegacy, and the items that changed. Taken items have seq 0, which
 // Restore turns into fresh seqs.
 func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
-	cs := emptyChangeSet()
+	cs := domain.NewChangeSet()
 	out := cur
 	out.Nodes = slices.Clone(cur.Nodes)
 	out.Edges = slices.Clone(cur.Edges)

@@ -98,7 +98,7 @@ func commitAll(t *testing.T, b migrations.Backend, key domain.GraphKey, d domain
 	if len(notes) > 0 {
 		t.Fatalf("restore: %q", notes)
 	}
-	if err := b.Commit(context.Background(), key, g, migrations.FullChangeSet(g)); err != nil {
+	if err := b.Commit(context.Background(), key, g, g.Everything()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -39,45 +39,6 @@ func (r *Result) note(log *slog.Logger, what string, notes ...string) {
 	}
 }
 
-// FullChangeSet names every item of g and its metadata: committing it
-// writes the whole graph, on any backend (a per-item backend otherwise
-// writes only what Pending names).
-func FullChangeSet(g *domain.Graph) domain.ChangeSet {
-	cs := emptyChangeSet()
-	cs.Meta = true
-	addItems(&cs, g.Data())
-	return cs
-}
-
-func emptyChangeSet() domain.ChangeSet {
-	return domain.ChangeSet{
-		Nodes:          map[string]struct{}{},
-		Edges:          map[domain.EdgeKey]struct{}{},
-		NodeTombstones: map[string]struct{}{},
-		EdgeTombstones: map[domain.EdgeKey]struct{}{},
-		Progress:       map[string]struct{}{},
-	}
-}
-
-// addItems names every item of d in cs.
-func addItems(cs *domain.ChangeSet, d domain.GraphData) {
-	for _, n := range d.Nodes {
-		cs.Nodes[n.ID] = struct{}{}
-	}
-	for _, e := range d.Edges {
-		cs.Edges[e.Key()] = struct{}{}
-	}
-	for id := range d.NodeTombstones {
-		cs.NodeTombstones[id] = struct{}{}
-	}
-	for k := range d.EdgeTombstones {
-		cs.EdgeTombstones[k] = struct{}{}
-	}
-	for k := range d.Progress {
-		cs.Progress[k] = struct{}{}
-	}
-}
-
 // storedKeys returns the user graph and every listed project graph, then
 // the projects named by sessions that List does not know (a graph of the
 // replaced server may not record its project path), without duplicates.

@@ -243,36 +243,6 @@ func restore(t testing.TB, k domain.GraphKey, d domain.GraphData) *domain.Graph 
 	return g
 }
 
-// FullChangeSet names every item of g, and its metadata: committing it
-// writes the whole graph.
-func FullChangeSet(g *domain.Graph) domain.ChangeSet {
-	d := g.Data()
-	cs := domain.ChangeSet{
-		Nodes:          map[string]struct{}{},
-		Edges:          map[domain.EdgeKey]struct{}{},
-		NodeTombstones: map[string]struct{}{},
-		EdgeTombstones: map[domain.EdgeKey]struct{}{},
-		Progress:       map[string]struct{}{},
-		Meta:           true,
-	}
-	for _, n := range d.Nodes {
-		cs.Nodes[n.ID] = struct{}{}
-	}
-	for _, e := range d.Edges {
-		cs.Edges[e.Key()] = struct{}{}
-	}
-	for id := range d.NodeTombstones {
-		cs.NodeTombstones[id] = struct{}{}
-	}
-	for k := range d.EdgeTombstones {
-		cs.EdgeTombstones[k] = struct{}{}
-	}
-	for k := range d.Progress {
-		cs.Progress[k] = struct{}{}
-	}
-	return cs
-}
-
 // commit commits g's pending changes and checkpoints it.
 func (h *harness) commit(k domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) {
 	h.t.Helper()
@@ -339,7 +309,7 @@ func testMissingGraphIsEmpty(h *harness) {
 func testRoundTrip(h *harness) {
 	for _, k := range []domain.GraphKey{domain.UserGraph, domain.ProjectGraph("/home/dev/src/kg")} {
 		g := restore(h.t, k, RichData(k.Project))
-		h.commit(k, g, FullChangeSet(g))
+		h.commit(k, g, g.Everything())
 		h.sameGraph(k, g)
 	}
 }
@@ -349,7 +319,7 @@ func testReopen(h *harness) {
 	var gs []*domain.Graph
 	for _, k := range keys {
 		g := restore(h.t, k, RichData(k.Project))
-		h.commit(k, g, FullChangeSet(g))
+		h.commit(k, g, g.Everything())
 		gs = append(gs, g)
 	}
 	h.reopen()
@@ -374,7 +344,7 @@ func testSameFolderName(h *harness) {
 	if _, err := gb.PutNode(domain.NodeInput{ID: "only-in-two", Gist: "second api"}, at); err != nil {
 		h.t.Fatal(err)
 	}
-	h.commit(a, ga, FullChangeSet(ga))
+	h.commit(a, ga, ga.Everything())
 	h.commit(b, gb, gb.Pending())
 	h.reopen()
 	h.sameGraph(a, ga)
@@ -488,7 +458,7 @@ func (h *harness) mutate(k domain.GraphKey, g *domain.Graph, commit bool) {
 func testIncremental(h *harness) {
 	k := domain.ProjectGraph("/home/dev/inc")
 	g := restore(h.t, k, RichData(k.Project))
-	h.commit(k, g, FullChangeSet(g))
+	h.commit(k, g, g.Everything())
 	h.mutate(k, g, true)
 	h.sameGraph(k, g)
 	h.reopen()
@@ -499,7 +469,7 @@ func testIncremental(h *harness) {
 	k2 := domain.ProjectGraph("/home/dev/inc-full")
 	g2 := restore(h.t, k2, RichData(k2.Project))
 	h.mutate(k2, g2, false)
-	h.commit(k2, g2, FullChangeSet(g2))
+	h.commit(k2, g2, g2.Everything())
 	a := restore(h.t, k, h.load(k)).Data()
 	b := restore(h.t, k2, h.load(k2)).Data()
 	a.ProjectPath, b.ProjectPath = "", ""
@@ -586,7 +556,7 @@ func testFailedSave(h *harness) {
 	gs := map[domain.GraphKey]*domain.Graph{}
 	for _, k := range keys[:2] {
 		g := restore(h.t, k, RichData(k.Project))
-		h.commit(k, g, FullChangeSet(g))
+		h.commit(k, g, g.Everything())
 		gs[k] = g
 	}
 	sessions := map[string]ports.Session{"aaaa0000bbbb1111": {ID: "aaaa0000bbbb1111", Start: t0, OpCount: 1}}

@@ -40,30 +40,6 @@ func open(t testing.TB, dir string) *bolt.Store {
 	return s
 }
 
-// fullChangeSet names every item of g and its metadata.
-func fullChangeSet(g *domain.Graph) domain.ChangeSet {
-	d := g.Data()
-	cs := domain.ChangeSet{Nodes: map[string]struct{}{}, Edges: map[domain.EdgeKey]struct{}{},
-		NodeTombstones: map[string]struct{}{}, EdgeTombstones: map[domain.EdgeKey]struct{}{},
-		Progress: map[string]struct{}{}, Meta: true}
-	for _, n := range d.Nodes {
-		cs.Nodes[n.ID] = struct{}{}
-	}
-	for _, e := range d.Edges {
-		cs.Edges[e.Key()] = struct{}{}
-	}
-	for id := range d.NodeTombstones {
-		cs.NodeTombstones[id] = struct{}{}
-	}
-	for k := range d.EdgeTombstones {
-		cs.EdgeTombstones[k] = struct{}{}
-	}
-	for k := range d.Progress {
-		cs.Progress[k] = struct{}{}
-	}
-	return cs
-}
-
 // saveAll writes the whole of d as graph key and returns the restored graph.
 func saveAll(t testing.TB, s *bolt.Store, key domain.GraphKey, d domain.GraphData) *domain.Graph {
 	t.Helper()
@@ -71,7 +47,7 @@ func saveAll(t testing.TB, s *bolt.Store, key domain.GraphKey, d domain.GraphDat
 	if len(notes) > 0 {
 		t.Fatalf("restore: %q", notes)
 	}
-	if err := s.Commit(context.Background(), key, g, fullChangeSet(g)); err != nil {
+	if err := s.Commit(context.Background(), key, g, g.Everything()); err != nil {
 		t.Fatalf("commit %s: %v", key, err)
 	}
 	g.Checkpoint()
