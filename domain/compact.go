@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The passes a Move names (Move.Pass).
@@ -321,7 +322,7 @@ func (s *sim) population(tiers ...Tier) []member {
 		if c := cmp.Compare(a.recency, b.recency); c != 0 {
 			return c
 		}
-		return cmpString(s.ids[idx[a.k]], s.ids[idx[b.k]])
+		return strings.Compare(s.ids[idx[a.k]], s.ids[idx[b.k]])
 	})
 	pop := make([]member, n)
 	for j, key := range keys {
@@ -548,7 +549,7 @@ func (s *sim) orphan(m *Moves) {
 			}
 			return 1
 		}
-		return cmpString(s.ids[a.i], s.ids[b.i])
+		return strings.Compare(s.ids[a.i], s.ids[b.i])
 	})
 	left := len(as)
 	for _, c := range as[:len(as)-keep] {

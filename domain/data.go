@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // GraphData is the whole stored state of one graph, in the form storage
@@ -179,7 +180,7 @@ func (g *Graph) numberUnsequenced() bool {
 			}
 			return 1
 		}
-		if c := cmpString(a.key, b.key); c != 0 {
+		if c := strings.Compare(a.key, b.key); c != 0 {
 			return c
 		}
 		return int(a.kind) - int(b.kind)

@@ -3,6 +3,7 @@ package domain
 import (
 	"iter"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -221,7 +222,7 @@ func (g *Graph) Nodes() []*Node {
 	for _, n := range g.allNodes() {
 		ns = append(ns, n)
 	}
-	slices.SortFunc(ns, func(a, b *Node) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(ns, func(a, b *Node) int { return strings.Compare(a.ID, b.ID) })
 	return ns
 }
 
@@ -816,16 +817,6 @@ func (g *Graph) undoRare(u rareUndo) {
 	case undoProjectPath:
 		g.projectPath = u.id
 	}
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func sortEdges(es []*Edge) {

@@ -12,21 +12,9 @@ func cmpGraphKey(a, b GraphKey) int {
 		if b.Level == LevelUser {
 			return 1
 		}
-		return cmpString(string(a.Level), string(b.Level))
+		return strings.Compare(string(a.Level), string(b.Level))
 	}
-	return cmpString(a.Project, b.Project)
-}
-
-// cmpUint64 is cmp.Compare for seqs and versions, spelled out so the order
-// functions of this package read alike.
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(a.Project, b.Project)
 }
 
 // cmpEdgeKey orders edge keys by (from, rel, to), like EdgeKey.Less, with

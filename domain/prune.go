@@ -3,6 +3,7 @@ package domain
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Prune permanently deletes the nodes orphaned more than p.OrphanGrace
@@ -26,7 +27,7 @@ func (g *Graph) Prune(at Stamp, p Policy) Moves {
 			due = append(due, n)
 		}
 	}
-	slices.SortFunc(due, func(a, b *Node) int { return cmpString(a.ID, b.ID) })
+	slices.SortFunc(due, func(a, b *Node) int { return strings.Compare(a.ID, b.ID) })
 	for _, n := range due {
 		edges := g.removeNode(n.ID, at, true)
 		m.Pruned = append(m.Pruned, n.ID)

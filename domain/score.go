@@ -3,6 +3,7 @@ package domain
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // Connectedness weights in integer hundredths: the seed's 0.66 × in +
@@ -83,7 +84,7 @@ func cmpRank(a, b *Rank) int {
 	if c := cmp.Compare(a.Recency, b.Recency); c != 0 {
 		return c
 	}
-	return cmpString(a.ID, b.ID)
+	return strings.Compare(a.ID, b.ID)
 }
 
 // cmpRestore is the order in which pass 1b picks nodes to restore: highest
@@ -96,7 +97,7 @@ func cmpRestore(a, b *Rank) int {
 	if c := cmp.Compare(b.Recency, a.Recency); c != 0 {
 		return c
 	}
-	return cmpString(a.ID, b.ID)
+	return strings.Compare(a.ID, b.ID)
 }
 
 // scorePopulation fills the percentiles and scores of the n ranks that

@@ -111,7 +111,7 @@ func Search(graphs []*Graph, query string, limit int) ([]SearchHit, error) {
 
 // cmpHit is the tie-break of search: id, then graph key.
 func cmpHit(a, b SearchHit) int {
-	if c := cmpString(a.Node.ID, b.Node.ID); c != 0 {
+	if c := strings.Compare(a.Node.ID, b.Node.ID); c != 0 {
 		return c
 	}
 	return cmpGraphKey(a.Key, b.Key)

@@ -1,6 +1,10 @@
 package domain
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // ChangesSince reports what changed in the graph in the seq range
 // (from, to] for a session's kg_sync (sync.md).
@@ -68,7 +72,7 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 // this package; the tie-breaks (nodes before edges, then by name) only make
 // the order total for data restored from a file someone edited.
 func cmpSyncItem(a, b SyncItem) int {
-	if c := cmpUint64(a.Seq, b.Seq); c != 0 {
+	if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
 		return c
 	}
 	ka, na := a.itemName()
@@ -76,7 +80,7 @@ func cmpSyncItem(a, b SyncItem) int {
 	if ka != kb {
 		return ka - kb
 	}
-	return cmpString(na, nb)
+	return strings.Compare(na, nb)
 }
 
 // itemName returns the kind (0 node, 1 edge) and the name of the item.

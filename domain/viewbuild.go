@@ -1,6 +1,9 @@
 package domain
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // View builds what the full read shows of the graph (mcp.md, kg_read), in
 // the order it shows it: the active nodes by creation time, then id; the
@@ -39,7 +42,7 @@ func (g *Graph) View(p Policy) View {
 		case a.Created > b.Created:
 			return 1
 		}
-		return cmpString(a.ID, b.ID)
+		return strings.Compare(a.ID, b.ID)
 	})
 	slices.Sort(v.Archived)
 

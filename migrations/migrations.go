@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -63,7 +64,7 @@ func storedKeys(ctx context.Context, graphs ports.GraphRepository, sessions map[
 			extra = append(extra, k)
 		}
 	}
-	slices.SortFunc(extra, func(a, b domain.GraphKey) int { return cmpStr(a.Project, b.Project) })
+	slices.SortFunc(extra, func(a, b domain.GraphKey) int { return strings.Compare(a.Project, b.Project) })
 	return append(keys, extra...), nil
 }
 
@@ -81,14 +82,4 @@ func minSeq(sessions map[string]ports.Session, key domain.GraphKey) uint64 {
 func isEmpty(d domain.GraphData) bool {
 	return d.Seq == 0 && len(d.Nodes) == 0 && len(d.Edges) == 0 && len(d.NodeTombstones) == 0 &&
 		len(d.EdgeTombstones) == 0 && len(d.Progress) == 0 && len(d.Meta) == 0
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -357,20 +358,10 @@ func testSameFolderName(h *harness) {
 		h.t.Fatalf("List = %+v, want two graphs under different slugs", list)
 	}
 	got := []domain.GraphKey{list[0].Key, list[1].Key}
-	slices.SortFunc(got, func(x, y domain.GraphKey) int { return cmpStr(x.Project, y.Project) })
+	slices.SortFunc(got, func(x, y domain.GraphKey) int { return strings.Compare(x.Project, y.Project) })
 	if got[0] != a || got[1] != b {
 		h.t.Errorf("listed keys %v, want %v and %v", got, a, b)
 	}
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func testList(h *harness) {

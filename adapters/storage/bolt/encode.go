@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -170,10 +171,10 @@ func encodeSession(s ports.Session) ([]byte, error) {
 		// Sorted so that an unchanged session encodes to the same bytes and
 		// SaveSessions can skip it.
 		slices.SortFunc(list, func(a, b syncedRec) int {
-			if c := cmpStr(a.Level, b.Level); c != 0 {
+			if c := strings.Compare(a.Level, b.Level); c != 0 {
 				return c
 			}
-			return cmpStr(a.Project, b.Project)
+			return strings.Compare(a.Project, b.Project)
 		})
 		r.Synced = &list
 	}
@@ -259,14 +260,4 @@ func edgeKey(k domain.EdgeKey) []byte {
 	b = binary.AppendUvarint(b, uint64(len(k.To)))
 	b = append(b, k.To...)
 	return append(b, k.Rel...)
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

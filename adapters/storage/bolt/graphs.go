@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	bbolt "go.etcd.io/bbolt"
 
@@ -381,10 +382,10 @@ func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 		return nil, domain.Unavailable(err, "list graphs in %s", s.path)
 	}
 	slices.SortFunc(out, func(a, b ports.StoredGraph) int {
-		if c := cmpStr(a.Slug, b.Slug); c != 0 {
+		if c := strings.Compare(a.Slug, b.Slug); c != 0 {
 			return c
 		}
-		return cmpStr(a.Key.Project, b.Key.Project)
+		return strings.Compare(a.Key.Project, b.Key.Project)
 	})
 	return out, nil
 }

@@ -220,7 +220,7 @@ const (
 )
 
 func (e *enc) fields(fs []field) {
-	slices.SortFunc(fs, func(a, b field) int { return cmpStr(a.key, b.key) })
+	slices.SortFunc(fs, func(a, b field) int { return strings.Compare(a.key, b.key) })
 	e.open('{')
 	for i, f := range fs {
 		e.key(i, f.key)
@@ -240,16 +240,6 @@ func (e *enc) fields(fs []field) {
 		}
 	}
 	e.close('}', len(fs))
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // appendExtra adds the unknown fields, skipping any that a known field
@@ -563,7 +553,7 @@ func (e *enc) graph(src graphSource) {
 	// their sorted places; placeholders keep the order.
 	meta = append(meta, field{key: "progress"}, field{key: "tombstones"}, field{key: "versions"})
 	meta = appendExtra(meta, src.meta)
-	slices.SortFunc(meta, func(a, b field) int { return cmpStr(a.key, b.key) })
+	slices.SortFunc(meta, func(a, b field) int { return strings.Compare(a.key, b.key) })
 
 	edges := edgeNames(len(src.edges), func(i int) domain.EdgeKey { return src.edges[i].Key() })
 
