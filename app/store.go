@@ -102,7 +102,7 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 	moves := g.Compact(now, s.cfg.Policy)
 	// A graph never stored is not written until its first change: naming
 	// a project must not leave an empty folder behind.
-	if !g.Pending().Empty() && !neverStored(data) {
+	if !g.Pending().Empty() && !data.Empty() {
 		if err := s.graphs.Commit(ctx, e.key, g, g.Pending()); err != nil {
 			// Served anyway: the upgrade and the moves stay pending and go
 			// out with the next write; reads need no disk.
@@ -117,13 +117,6 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 	st.mu.Unlock()
 	s.log.Info("graph loaded", "graph", e.key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
-}
-
-// neverStored reports whether d is what Load returns for a graph that was
-// never saved.
-func neverStored(d domain.GraphData) bool {
-	return d.Seq == 0 && len(d.Nodes) == 0 && len(d.Edges) == 0 && len(d.NodeTombstones) == 0 &&
-		len(d.EdgeTombstones) == 0 && len(d.Progress) == 0 && len(d.Meta) == 0
 }
 
 // loaded returns the loaded graphs: the user graph first, then projects by

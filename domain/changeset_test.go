@@ -59,3 +59,17 @@ func TestMergeUnitesChangeSets(t *testing.T) {
 		t.Fatal("Merge set Meta; it names items only")
 	}
 }
+
+func TestGraphDataEmpty(t *testing.T) {
+	if !(GraphData{}).Empty() {
+		t.Fatal("zero GraphData is not Empty")
+	}
+	if (GraphData{Seq: 1}).Empty() {
+		t.Fatal("GraphData with a seq is Empty: a graph whose items were all deleted was stored")
+	}
+	g := NewGraph(UserGraph)
+	corePut(t, g, "a", "alpha", nil, nil)
+	if g.Data().Empty() {
+		t.Fatal("a graph with a node is Empty")
+	}
+}

@@ -21,6 +21,13 @@ type GraphData struct {
 	Meta           map[string]RawJSON // unknown _meta keys
 }
 
+// Empty reports whether d holds nothing, which is what a repository's Load
+// returns for a graph that was never stored.
+func (d GraphData) Empty() bool {
+	return d.Seq == 0 && len(d.Nodes) == 0 && len(d.Edges) == 0 && len(d.NodeTombstones) == 0 &&
+		len(d.EdgeTombstones) == 0 && len(d.Progress) == 0 && len(d.Meta) == 0
+}
+
 // SchemaVersion is the graph schema kg writes.
 const SchemaVersion = 2
 

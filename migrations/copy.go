@@ -42,13 +42,13 @@ func Copy(ctx context.Context, from, to Backend, log *slog.Logger) (Result, erro
 		if err != nil {
 			return res, err
 		}
-		if isEmpty(src) {
+		if src.Empty() {
 			res.unchanged(key.String())
 			continue
 		}
 		g, notes := domain.Restore(key, src, domain.RestoreOptions{MinSeq: minSeq(sessions, key)})
 		res.note(log, key.String(), notes...)
-		if !isEmpty(dst) {
+		if !dst.Empty() {
 			if have, _ := domain.Restore(key, dst, domain.RestoreOptions{}); reflect.DeepEqual(have.Data(), g.Data()) {
 				res.unchanged(key.String())
 				continue

@@ -77,9 +77,3 @@ func minSeq(sessions map[string]ports.Session, key domain.GraphKey) uint64 {
 	}
 	return m
 }
-
-// isEmpty reports whether d holds nothing: a graph that was never stored.
-func isEmpty(d domain.GraphData) bool {
-	return d.Seq == 0 && len(d.Nodes) == 0 && len(d.Edges) == 0 && len(d.NodeTombstones) == 0 &&
-		len(d.EdgeTombstones) == 0 && len(d.Progress) == 0 && len(d.Meta) == 0
-}

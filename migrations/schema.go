@@ -35,7 +35,7 @@ func UpgradeSchema(ctx context.Context, b Backend, log *slog.Logger) (Result, er
 		if err != nil {
 			return res, err
 		}
-		if d.Schema >= domain.SchemaVersion || isEmpty(d) {
+		if d.Schema >= domain.SchemaVersion || d.Empty() {
 			res.unchanged(key.String())
 			continue
 		}
