@@ -129,31 +129,20 @@ func (p *parser) entries(name string) (list[keyedEntry], error) {
 				if !null {
 					fe.Pruned, ok, err = p.bool()
 				}
-			case bytes.EqualFold(k, []byte("from")):
-				want = "a string or null"
-				var s string
-				if !null {
-					s, ok, err = p.str()
-				}
-				fe.setEnd(0, s, !null)
-			case bytes.EqualFold(k, []byte("to")):
-				want = "a string or null"
-				var s string
-				if !null {
-					s, ok, err = p.str()
-				}
-				fe.setEnd(1, s, !null)
-			case bytes.EqualFold(k, []byte("rel")):
-				want = "a string or null"
-				var s string
-				if !null {
-					s, ok, err = p.str()
-				}
-				fe.setEnd(2, s, !null)
 			default:
-				if !null {
-					err = p.skip()
+				end := edgeEndField(k)
+				if end < 0 {
+					if !null {
+						err = p.skip()
+					}
+					break
 				}
+				want = "a string or null"
+				var s string
+				if !null {
+					s, ok, err = p.str()
+				}
+				fe.setEnd(end, s, !null)
 			}
 			if err == nil && !ok {
 				err = fmt.Errorf("_meta.%s: %q: field %s: want %s", name, key, k, want)
@@ -164,6 +153,17 @@ func (p *parser) entries(name string) (list[keyedEntry], error) {
 		return err
 	})
 	return out, err
+}
+
+// edgeEndField returns which end of an edge a tombstone field names (0 from,
+// 1 to, 2 rel; see setEnd), or -1 for any other field.
+func edgeEndField(k []byte) int {
+	for i, name := range [...]string{"from", "to", "rel"} {
+		if bytes.EqualFold(k, []byte(name)) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (p *parser) intern(s []byte, esc bool) string {
