@@ -3,6 +3,7 @@ package porttest
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -54,6 +55,71 @@ func RunCrash(t *testing.T, b Backend, rounds int) {
 		crashChild(t, b, dir, round)
 		return
 	}
+	crashParent(t, b, rounds)
+}
+
+// CrashProblems runs the same check as RunCrash but returns the problems it
+// finds instead of failing t: every error the check reports, then the fatal
+// one that stopped it, if any; nil when every acknowledged write survived.
+// It exists to show that the check can fail: a store whose save is broken
+// on purpose must yield problems. Call it like RunCrash, from a test the
+// child re-runs.
+func CrashProblems(t *testing.T, b Backend, rounds int) (problems []string) {
+	if dir := os.Getenv(crashDirEnv); dir != "" {
+		round, _ := strconv.Atoi(os.Getenv(crashRoundEnv))
+		crashChild(t, b, dir, round)
+		return nil
+	}
+	r := &problemRecorder{TB: t}
+	defer func() {
+		if v := recover(); v != nil && v != errCrashStopped {
+			panic(v)
+		}
+		problems = r.taken()
+	}()
+	crashParent(r, b, rounds)
+	return nil
+}
+
+// errCrashStopped is what a problemRecorder panics with on a fatal report,
+// to stop the check where t.Fatal would.
+var errCrashStopped = errors.New("porttest: crash check stopped")
+
+// problemRecorder is a testing.TB that records failures instead of
+// failing the test; Fatal stops the caller by panicking with
+// errCrashStopped. Everything else (TempDir, Logf, Name) is the real test's.
+type problemRecorder struct {
+	testing.TB
+	mu       sync.Mutex
+	problems []string
+}
+
+func (r *problemRecorder) add(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.problems = append(r.problems, s)
+}
+
+func (r *problemRecorder) taken() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.problems
+}
+
+func (r *problemRecorder) Helper()                           {}
+func (r *problemRecorder) Error(args ...any)                 { r.add(fmt.Sprint(args...)) }
+func (r *problemRecorder) Errorf(format string, args ...any) { r.add(fmt.Sprintf(format, args...)) }
+func (r *problemRecorder) Fail()                             { r.add("failed") }
+func (r *problemRecorder) Failed() bool                      { return len(r.taken()) > 0 }
+func (r *problemRecorder) FailNow()                          { r.add("failed"); panic(errCrashStopped) }
+func (r *problemRecorder) Fatal(args ...any)                 { r.Error(args...); panic(errCrashStopped) }
+func (r *problemRecorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	panic(errCrashStopped)
+}
+
+// crashParent is RunCrash in the parent process.
+func crashParent(t testing.TB, b Backend, rounds int) {
 	if testing.Short() {
 		rounds = max(rounds/5, 3)
 	}
@@ -79,7 +145,7 @@ func RunCrash(t *testing.T, b Backend, rounds int) {
 
 // runChild starts the child on dir, lets it acknowledge after writes, kills
 // it with SIGKILL, and returns every complete line it printed.
-func runChild(t *testing.T, dir string, round, after int) []string {
+func runChild(t testing.TB, dir string, round, after int) []string {
 	t.Helper()
 	var parts []string
 	for p := range strings.SplitSeq(t.Name(), "/") {
@@ -260,7 +326,7 @@ func (l *ledger) apply(line string) error {
 // check reopens dir and compares it with the ledger. The step after the
 // last acknowledged one may or may not have reached the disk; when it is a
 // deletion, its node may be gone.
-func (l *ledger) check(t *testing.T, b Backend, dir string, round int) {
+func (l *ledger) check(t testing.TB, b Backend, dir string, round int) {
 	t.Helper()
 	o := b.Open(t, dir)
 	defer func() {

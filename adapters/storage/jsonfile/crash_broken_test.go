@@ -1,0 +1,209 @@
+package jsonfile
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kg-memory/kg/ports/porttest"
+)
+
+// brokenMode is how a brokenFS breaks the store's atomic save.
+type brokenMode int
+
+const (
+	// tornInPlace rewrites user.json in place (truncate, write, no tmp, no
+	// rename, no .prev, no fsync) and stops halfway: the process's first
+	// save of the user graph writes half its content and hangs until the
+	// process is killed. Every other save (done right, by the store's own
+	// tmp + rename) waits until that half file is on disk, so every
+	// acknowledgement the parent sees, and therefore its kill, comes after
+	// the tear.
+	tornInPlace brokenMode = iota
+	// tornTmp is the control: the same halfway stop and the same waits,
+	// but in user.tmp, with the store's tmp + rename left intact. The
+	// check must find nothing wrong.
+	tornTmp
+	// ackBeforeWrite acknowledges a save before it is on disk: each save
+	// of a file writes (whole, by a rename) the content of the previous
+	// save of that file and keeps its own in memory, so the last
+	// acknowledged save of every file dies with the process, whenever it
+	// is killed.
+	ackBeforeWrite
+)
+
+// brokenFS is a file-system layer that breaks the store's atomic save on
+// purpose, to show that the kill -9 check catches it.
+type brokenFS struct {
+	OS
+	root string
+	mode brokenMode
+
+	tornOnce sync.Once
+	torn     chan struct{} // closed once the user graph's file is half written
+
+	mu      sync.Mutex
+	pending map[string][]byte // ackBeforeWrite: path → content not yet written
+}
+
+func (f *brokenFS) Create(name string) (File, error) {
+	if !strings.HasSuffix(name, ".tmp") {
+		return f.OS.Create(name)
+	}
+	path := strings.TrimSuffix(name, ".tmp") + ".json"
+	if f.mode == ackBeforeWrite {
+		return &brokenFile{fs: f, path: path}, nil
+	}
+	if name != filepath.Join(f.root, "user.tmp") {
+		<-f.torn
+		return f.OS.Create(name)
+	}
+	if f.mode == tornInPlace {
+		name = path // truncates the live file
+	}
+	w, err := f.OS.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return &brokenFile{fs: f, w: w}, nil
+}
+
+// Rename of a tmp over its file does nothing under ackBeforeWrite: the
+// content is not written yet. (The torn modes never get this far.)
+func (f *brokenFS) Rename(o, n string) error {
+	if f.mode == ackBeforeWrite && strings.HasSuffix(o, ".tmp") {
+		return nil
+	}
+	return f.OS.Rename(o, n)
+}
+
+// Link keeps no .prev under ackBeforeWrite.
+func (f *brokenFS) Link(o, n string) error {
+	if f.mode == ackBeforeWrite && strings.HasSuffix(n, ".prev") {
+		return nil
+	}
+	return f.OS.Link(o, n)
+}
+
+// brokenFile buffers what the store writes; at Close it writes half of it
+// to w and hangs (the torn modes) or keeps it for the next save of path
+// (ackBeforeWrite). Sync does nothing.
+type brokenFile struct {
+	fs   *brokenFS
+	w    File   // the torn modes: the file on disk
+	path string // ackBeforeWrite: the file the content is for
+	buf  bytes.Buffer
+}
+
+func (w *brokenFile) Write(p []byte) (int, error) { return w.buf.Write(p) }
+
+func (w *brokenFile) Sync() error { return nil }
+
+func (w *brokenFile) Close() error {
+	f := w.fs
+	if w.w != nil {
+		b := w.buf.Bytes()
+		if _, err := w.w.Write(b[:len(b)/2]); err != nil {
+			return err
+		}
+		f.tornOnce.Do(func() { close(f.torn) })
+		select {} // the process is killed here, the file half written
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev, ok := f.pending[w.path]
+	f.pending[w.path] = bytes.Clone(w.buf.Bytes())
+	if !ok {
+		return nil
+	}
+	// Written whole by a rename, so that what the check finds is the
+	// missing acknowledged save, never a torn file.
+	late := w.path + ".late"
+	out, err := f.OS.Create(late)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(prev); err != nil {
+		_ = out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return f.OS.Rename(late, w.path)
+}
+
+// brokenBackend opens a Store on dir through a brokenFS of mode.
+func brokenBackend(mode brokenMode) porttest.Backend {
+	return porttest.Backend{Name: "json-broken", Open: func(t testing.TB, dir string) porttest.Opened {
+		bfs := &brokenFS{root: dir, mode: mode, torn: make(chan struct{}), pending: map[string][]byte{}}
+		s, err := Open(dir, Options{FS: bfs})
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		return porttest.Opened{Graphs: s, Sessions: s, Close: func() error { return nil }}
+	}}
+}
+
+// TestCrashCheckCatchesBrokenSaves shows that the kill -9 check of
+// porttest.RunCrash can fail: run against a store whose atomic save is
+// broken on purpose, it reports the damage, every time; run against the
+// same halfway stop inside the store's real tmp + rename, it reports
+// nothing.
+func TestCrashCheckCatchesBrokenSaves(t *testing.T) {
+	const stopped = "acknowledged writes lost after kill -9"
+	cases := []struct {
+		name string
+		mode brokenMode
+		// must: each names a problem that must be reported; nil means no
+		// problem may be reported.
+		must []string
+		// allowed: every problem reported must contain one of these;
+		// nil allows any.
+		allowed []string
+		// minimum: how many problems at least (the stop included).
+		minimum int
+	}{
+		{"TornInPlace", tornInPlace, []string{"load user after kill", stopped},
+			[]string{"load user after kill", stopped}, 2},
+		// Every file the child saved lacks its last acknowledged save;
+		// which graphs had one depends on when the kill came, but the
+		// parent kills after at least one acknowledgement.
+		{"AckBeforeWrite", ackBeforeWrite, []string{stopped},
+			[]string{"acknowledged node", "acknowledged deletion", "op count", stopped}, 2},
+		{"TornTmpControl", tornTmp, nil, nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			problems := porttest.CrashProblems(t, brokenBackend(c.mode), 1)
+			for _, p := range problems {
+				t.Logf("reported: %s", p)
+			}
+			if c.must == nil {
+				if len(problems) > 0 {
+					t.Fatalf("the check reported %d problems on a store whose save is atomic", len(problems))
+				}
+				return
+			}
+			if len(problems) == 0 {
+				t.Fatal("the crash check reported nothing on a store whose save is broken")
+			}
+			for _, m := range c.must {
+				if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, m) }) {
+					t.Errorf("no problem reported names %q", m)
+				}
+			}
+			if len(problems) < c.minimum {
+				t.Errorf("%d problems reported, want at least %d", len(problems), c.minimum)
+			}
+			for _, p := range problems {
+				if c.allowed != nil && !slices.ContainsFunc(c.allowed, func(a string) bool { return strings.Contains(p, a) }) {
+					t.Errorf("unexpected problem %q; want one naming %q", p, c.allowed)
+				}
+			}
+		})
+	}
+}
