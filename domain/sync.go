@@ -9,8 +9,10 @@ import (
 // ChangesSince reports what changed in the graph in the seq range
 // (from, to] for a session's kg_sync (sync.md).
 //
+// It reads the durable state: the graph as of its last checkpoint, so a
+// batch whose save is in flight is reported after that save, never before.
 // Items holds every node and edge whose version entry has a seq in the
-// range, with its current content, and every deletion whose tombstone has a
+// range, with its content, and every deletion whose tombstone has a
 // seq in the range, sorted by seq. Changes made by the session exclude are
 // left out, so a session never hears of its own writes; changes made
 // without a session (REST, the system) are always reported. An empty
@@ -29,8 +31,21 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 	var r SyncReport
 	in := func(seq uint64) bool { return seq > from && seq <= to }
 	report := func(session string) bool { return session == "" || session != exclude }
+	cp := g.checkpointed()
 
-	for _, n := range g.allNodes() {
+	nodes := func(yield func(*Node) bool) {
+		for id, n := range g.allNodes() {
+			if _, changed := cp.nodes[id]; !changed && !yield(n) {
+				return
+			}
+		}
+		for _, n := range cp.nodes {
+			if n != nil && !yield(n) {
+				return
+			}
+		}
+	}
+	for n := range nodes {
 		if in(n.Version.Seq) && report(n.Version.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: n.Version.Seq, Node: n})
 		}
@@ -45,12 +60,22 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 			}
 		}
 	}
-	for e := range g.AllEdges() {
+	edge := func(e *Edge) {
 		if in(e.Version.Seq) && report(e.Version.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: e.Version.Seq, Edge: e})
 		}
 	}
-	for id, t := range g.nodeTombs {
+	for e := range g.AllEdges() {
+		if _, changed := cp.edges[e.Key()]; !changed {
+			edge(e)
+		}
+	}
+	for _, e := range cp.edges {
+		if e != nil {
+			edge(e)
+		}
+	}
+	nodeTomb := func(id string, t Tombstone) {
 		switch {
 		case !in(t.Seq):
 		case t.Pruned:
@@ -59,13 +84,90 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, NodeID: id})
 		}
 	}
-	for k, t := range g.edgeTombs {
+	for id, t := range g.nodeTombs {
+		if _, changed := cp.nodeTombs[id]; !changed {
+			nodeTomb(id, t)
+		}
+	}
+	for id, t := range cp.nodeTombs {
+		if t != nil {
+			nodeTomb(id, *t)
+		}
+	}
+	edgeTomb := func(k EdgeKey, t Tombstone) {
 		if in(t.Seq) && !t.Pruned && report(t.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, EdgeKey: &k})
 		}
 	}
+	for k, t := range g.edgeTombs {
+		if _, changed := cp.edgeTombs[k]; !changed {
+			edgeTomb(k, t)
+		}
+	}
+	for k, t := range cp.edgeTombs {
+		if t != nil {
+			edgeTomb(k, *t)
+		}
+	}
 	slices.SortFunc(r.Items, cmpSyncItem)
 	return r
+}
+
+// checkpointState holds, for each item changed since the last checkpoint,
+// its value at that checkpoint (nil: it did not exist then).
+type checkpointState struct {
+	nodes     map[string]*Node
+	edges     map[EdgeKey]*Edge
+	nodeTombs map[string]*Tombstone
+	edgeTombs map[EdgeKey]*Tombstone
+}
+
+// checkpointed reads the durable values of the items changed since the last
+// checkpoint from the undo journal: the first entry for an item holds what
+// it was then. Sync reports from these, not from the changes of a batch
+// whose save is still in flight — were that save to fail and roll back, a
+// change another session made before it would otherwise be skipped now and
+// never reported later.
+func (g *Graph) checkpointed() checkpointState {
+	var cp checkpointState
+	if len(g.journal) == 0 {
+		return cp
+	}
+	cp = checkpointState{nodes: map[string]*Node{}, edges: map[EdgeKey]*Edge{},
+		nodeTombs: map[string]*Tombstone{}, edgeTombs: map[EdgeKey]*Tombstone{}}
+	for _, u := range g.journal {
+		switch u.kind {
+		case undoNode:
+			nu := g.nodeUndos[u.i]
+			if _, seen := cp.nodes[nu.id]; !seen {
+				cp.nodes[nu.id] = nu.old
+			}
+		case undoEdge:
+			eu := g.edgeUndos[u.i]
+			if _, seen := cp.edges[eu.k]; !seen {
+				cp.edges[eu.k] = eu.old
+			}
+		case undoNodeTomb:
+			ru := g.rareUndos[u.i]
+			if _, seen := cp.nodeTombs[ru.id]; !seen {
+				cp.nodeTombs[ru.id] = tombOrNil(ru)
+			}
+		case undoEdgeTomb:
+			ru := g.rareUndos[u.i]
+			if _, seen := cp.edgeTombs[ru.edge]; !seen {
+				cp.edgeTombs[ru.edge] = tombOrNil(ru)
+			}
+		}
+	}
+	return cp
+}
+
+func tombOrNil(u rareUndo) *Tombstone {
+	if !u.had {
+		return nil
+	}
+	t := u.tomb
+	return &t
 }
 
 // cmpSyncItem orders sync items by seq. Seqs are unique in a graph built by

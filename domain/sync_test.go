@@ -59,6 +59,7 @@ func syncGraph(t *testing.T) *Graph {
 	if g.Seq() != 10 {
 		t.Fatalf("setup: seq = %d, want 10", g.Seq())
 	}
+	g.Checkpoint() // sync reports what is durable
 	return g
 }
 
@@ -131,6 +132,7 @@ func TestChangesSinceReportsCurrentContent(t *testing.T) {
 	g := NewGraph(UserGraph)
 	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil) // seq 1
 	corePutAt(t, g, coreAt(2, "A"), "n", "second", nil, nil)
+	g.Checkpoint()
 	r := g.ChangesSince(0, g.Seq(), "B")
 	if len(r.Items) != 1 || r.Items[0].Node.Gist != "second" || r.Items[0].Seq != 2 {
 		t.Fatalf("items = %+v, want node n at seq 2 with gist \"second\"", r.Items)
@@ -140,6 +142,7 @@ func TestChangesSinceReportsCurrentContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	corePutAt(t, g, coreAt(4, "A"), "n", "third", nil, nil)
+	g.Checkpoint()
 	if diff := cmp.Diff([]string{"node n"}, syncLines(g.ChangesSince(0, g.Seq(), ""))); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
@@ -161,6 +164,7 @@ func TestChangesSinceCompaction(t *testing.T) {
 	g.removeNode("e", coreAt(6, "B"), false) // a client's deletion
 	mid := g.Seq()
 	g.setTier("f", Archived, 7)
+	g.Checkpoint()
 
 	tests := []struct {
 		name      string
@@ -211,6 +215,7 @@ func TestChangesSinceRecall(t *testing.T) {
 	if _, err := g.RecallNode("hub", coreAt(3, "B")); err != nil {
 		t.Fatal(err)
 	}
+	g.Checkpoint()
 	r := g.ChangesSince(base, g.Seq(), "A")
 	if diff := cmp.Diff([]string{"node hub"}, syncLines(r)); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
@@ -220,6 +225,41 @@ func TestChangesSinceRecall(t *testing.T) {
 	}
 	if got := g.ChangesSince(base, g.Seq(), "B"); len(got.Items) != 0 || got.Archived != 1 {
 		t.Errorf("for the reader: %+v, want no items and 1 archived", got)
+	}
+}
+
+// A batch whose save is in flight is not the durable state: sync reports
+// what is on disk, so a failed save that rolls back loses nothing another
+// session was due to hear of.
+func TestChangesSinceReadsTheDurableState(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil)     // seq 1
+	corePutAt(t, g, coreAt(1, "A"), "gone", "doomed", nil, nil) // seq 2
+	coreEdge(t, g, coreAt(1, "A"), "n", "uses", "gone")         // seq 3
+	g.Checkpoint()
+	durable := g.DurableSeq()
+
+	// A's next batch is applied but not yet saved: it rewrites n, deletes
+	// gone with its edge, and creates fresh.
+	corePutAt(t, g, coreAt(2, "A"), "n", "second", nil, nil)
+	if _, err := g.DeleteNode("gone", coreAt(2, "A")); err != nil {
+		t.Fatal(err)
+	}
+	corePutAt(t, g, coreAt(2, "A"), "fresh", "not saved yet", nil, nil)
+
+	r := g.ChangesSince(0, durable, "B")
+	if diff := cmp.Diff([]string{"node n", "node gone", "edge n --uses--> gone"}, syncLines(r)); diff != "" {
+		t.Fatalf("items while a save is in flight (-want +got):\n%s", diff)
+	}
+	if got := r.Items[0].Node.Gist; got != "first" {
+		t.Errorf("node n reported with gist %q, want the durable %q", got, "first")
+	}
+
+	// The save fails: the graph rolls back to what B has now heard of, and
+	// nothing in (0, durable] is left unreported.
+	g.Rollback()
+	if diff := cmp.Diff(syncLines(r), syncLines(g.ChangesSince(0, durable, "B"))); diff != "" {
+		t.Errorf("after rollback the durable range reads differently (-before +after):\n%s", diff)
 	}
 }
 
