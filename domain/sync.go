@@ -2,6 +2,7 @@ package domain
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -33,19 +34,7 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 	report := func(session string) bool { return session == "" || session != exclude }
 	cp := g.checkpointed()
 
-	nodes := func(yield func(*Node) bool) {
-		for id, n := range g.allNodes() {
-			if _, changed := cp.nodes[id]; !changed && !yield(n) {
-				return
-			}
-		}
-		for _, n := range cp.nodes {
-			if n != nil && !yield(n) {
-				return
-			}
-		}
-	}
-	for n := range nodes {
+	eachDurable(g.allNodes(), cp.nodes, func(_ string, n *Node) {
 		if in(n.Version.Seq) && report(n.Version.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: n.Version.Seq, Node: n})
 		}
@@ -59,23 +48,13 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 				r.Orphaned++
 			}
 		}
-	}
-	edge := func(e *Edge) {
+	})
+	eachDurable(g.edgesByKey(), cp.edges, func(_ EdgeKey, e *Edge) {
 		if in(e.Version.Seq) && report(e.Version.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: e.Version.Seq, Edge: e})
 		}
-	}
-	for e := range g.AllEdges() {
-		if _, changed := cp.edges[e.Key()]; !changed {
-			edge(e)
-		}
-	}
-	for _, e := range cp.edges {
-		if e != nil {
-			edge(e)
-		}
-	}
-	nodeTomb := func(id string, t Tombstone) {
+	})
+	eachDurable(tombstones(g.nodeTombs), cp.nodeTombs, func(id string, t *Tombstone) {
 		switch {
 		case !in(t.Seq):
 		case t.Pruned:
@@ -83,32 +62,12 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 		case report(t.Session):
 			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, NodeID: id})
 		}
-	}
-	for id, t := range g.nodeTombs {
-		if _, changed := cp.nodeTombs[id]; !changed {
-			nodeTomb(id, t)
-		}
-	}
-	for id, t := range cp.nodeTombs {
-		if t != nil {
-			nodeTomb(id, *t)
-		}
-	}
-	edgeTomb := func(k EdgeKey, t Tombstone) {
+	})
+	eachDurable(tombstones(g.edgeTombs), cp.edgeTombs, func(k EdgeKey, t *Tombstone) {
 		if in(t.Seq) && !t.Pruned && report(t.Session) {
 			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, EdgeKey: &k})
 		}
-	}
-	for k, t := range g.edgeTombs {
-		if _, changed := cp.edgeTombs[k]; !changed {
-			edgeTomb(k, t)
-		}
-	}
-	for k, t := range cp.edgeTombs {
-		if t != nil {
-			edgeTomb(k, *t)
-		}
-	}
+	})
 	slices.SortFunc(r.Items, cmpSyncItem)
 	return r
 }
@@ -160,6 +119,45 @@ func (g *Graph) checkpointed() checkpointState {
 		}
 	}
 	return cp
+}
+
+// eachDurable visits the durable items of one collection: the current ones
+// that have not changed since the checkpoint, then the checkpointed values
+// of those that have (a zero value: the item did not exist then).
+func eachDurable[K, V comparable](current iter.Seq2[K, V], checkpointed map[K]V, visit func(K, V)) {
+	for k, v := range current {
+		if _, changed := checkpointed[k]; !changed {
+			visit(k, v)
+		}
+	}
+	var none V
+	for k, v := range checkpointed {
+		if v != none {
+			visit(k, v)
+		}
+	}
+}
+
+// edgesByKey yields every edge by its key.
+func (g *Graph) edgesByKey() iter.Seq2[EdgeKey, *Edge] {
+	return func(yield func(EdgeKey, *Edge) bool) {
+		for e := range g.AllEdges() {
+			if !yield(e.Key(), e) {
+				return
+			}
+		}
+	}
+}
+
+// tombstones yields a copy of every tombstone of m by its key.
+func tombstones[K comparable](m map[K]Tombstone) iter.Seq2[K, *Tombstone] {
+	return func(yield func(K, *Tombstone) bool) {
+		for k, t := range m {
+			if !yield(k, &t) {
+				return
+			}
+		}
+	}
 }
 
 func tombOrNil(u rareUndo) *Tombstone {
