@@ -22,11 +22,12 @@ import (
 //
 // The compaction counts cover the same range, without regard to sessions
 // (compaction belongs to none): the nodes whose TierSeq is in the range,
-// counted by their current tier (Archived; Restored = now active; Orphaned),
+// counted by their durable tier (Archived; Restored = now active; Orphaned),
 // and the pruned node tombstones. A node whose tier changed twice in the
 // range counts once, by where it ended.
 //
-// The cost is one pass over the nodes, edges and tombstones, O(N + E + T),
+// The cost is one pass over the nodes, edges and tombstones and the undo
+// journal, O(N + E + T + J),
 // plus sorting what is reported.
 func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 	var r SyncReport
