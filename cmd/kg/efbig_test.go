@@ -7,9 +7,7 @@ package main
 // (storage.md, Durability).
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,46 +41,8 @@ func startUnderFileLimit(t *testing.T, kib int, args ...string) *proc {
 	if err != nil {
 		t.Skipf("no bash to set a file-size limit: %v", err)
 	}
-	p := &proc{t: t, done: make(chan struct{})}
 	script := `ulimit -f ` + strconv.Itoa(kib) + ` || exit 97; exec "$0" serve --log-format json "$@"`
-	p.cmd = exec.Command(bash, append([]string{"-c", script, kgBin}, args...)...)
-	p.cmd.Env = childEnv(t)
-	pipe, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		defer close(p.done)
-		defer close(addr)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.stderr.WriteString(line + "\n")
-			p.mu.Unlock()
-			var rec struct{ Msg, Addr string }
-			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "listening" {
-				addr <- rec.Addr
-			}
-		}
-	}()
-	a, ok := <-addr
-	if !ok {
-		_ = p.cmd.Wait()
-		t.Fatalf("kg under ulimit -f %d exited before listening: %v\n%s", kib, p.cmd.ProcessState, p.log())
-	}
-	p.Addr = a
-	return p
+	return startCmd(t, exec.Command(bash, append([]string{"-c", script, kgBin}, args...)...))
 }
 
 // mcpClient connects mcp-go's Streamable HTTP client to a child server and

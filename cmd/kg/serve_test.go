@@ -75,8 +75,15 @@ type proc struct {
 // fails the test if the child exits first.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	p := &proc{t: t, done: make(chan struct{})}
-	p.cmd = exec.Command(kgBin, append([]string{"serve", "--log-format", "json"}, args...)...)
+	return startCmd(t, exec.Command(kgBin, append([]string{"serve", "--log-format", "json"}, args...)...))
+}
+
+// startCmd runs cmd, a kg server logging JSON (perhaps behind a shell that
+// execs it), and returns once it logs its address; it fails the test if the
+// child exits first.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{t: t, done: make(chan struct{}), cmd: cmd}
 	p.cmd.Env = childEnv(t)
 	pipe, err := p.cmd.StderrPipe()
 	if err != nil {
