@@ -7,6 +7,15 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
+// kgTools are the tools the server offers. A new tool is one file, named
+// after it, and one line here.
+func kgTools() []registered {
+	return []registered{
+		kgRead, kgSearch, kgPutNode, kgPutEdge,
+		kgDeleteNode, kgDeleteEdge, kgSync, kgProgress,
+	}
+}
+
 // New returns the MCP endpoint: the kg tools on mcp-go's Streamable HTTP
 // transport in stateless mode. version is the binary's version, reported as
 // the server version. Mount it at "/" behind the security middleware of
@@ -20,7 +29,6 @@ func New(version string, svc Service, log *slog.Logger) http.Handler {
 // outputSchema; production leaves it off, because a write that succeeded
 // must not be reported as failed over a schema slip.
 func newHandler(version string, svc Service, log *slog.Logger, extra ...server.ServerOption) http.Handler {
-	t := &tools{svc: svc, log: log}
 	opts := append([]server.ServerOption{
 		// The tool list never changes while the server runs.
 		server.WithToolCapabilities(false),
@@ -29,13 +37,8 @@ func newHandler(version string, svc Service, log *slog.Logger, extra ...server.S
 		server.WithRecovery(),
 	}, extra...)
 	s := server.NewMCPServer("kg", version, opts...)
-	runs := t.runs()
-	for _, decl := range declarations() {
-		body, ok := runs[decl.Name]
-		if !ok {
-			panic("mcp: tool " + decl.Name + " has no handler") // a bug caught by every test
-		}
-		s.AddTool(decl, t.handler(decl.Name, body))
+	for _, t := range kgTools() {
+		s.AddTool(t.declaration(), t.handler(svc, log))
 	}
 	return server.NewStreamableHTTPServer(s,
 		server.WithStateLess(true),

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -105,27 +107,42 @@ func TestToolsListOverClient(t *testing.T) {
 			t.Errorf("%s: no output schema", tool.Name)
 		}
 	}
-	want := "kg_delete_edge kg_delete_node kg_progress kg_put_edge kg_put_node kg_read kg_search kg_sync"
-	if got := strings.Join(names, " "); got != want {
-		t.Errorf("tools %s, want %s", got, want)
+	var want []string
+	for _, tl := range kgTools() {
+		want = append(want, tl.declaration().Name)
+	}
+	slices.Sort(want) // tools/list orders them by name
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tools/list (-declared +listed):\n%s", diff)
 	}
 }
 
 func TestBadArgumentsAreToolErrorsNotProtocolErrors(t *testing.T) {
 	e := newEnv(t)
-	resp := post(t, e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_search","arguments":{"query":7}}}`)
-	body, _ := io.ReadAll(resp.Body)
-	var msg struct {
-		Result *mcpgo.CallToolResult `json:"result"`
-		Error  any                   `json:"error"`
+	tests := []struct {
+		name, arguments, want string
+	}{
+		{"a number for a string", `{"query":7}`, "Error: query: must be a string"},
+		{"a list for the arguments", `["tokens"]`, "Error: arguments: must be a JSON object of named arguments"},
+		{"a string for the arguments", `"tokens"`, "Error: arguments: must be a JSON object of named arguments"},
 	}
-	if err := json.Unmarshal(body, &msg); err != nil {
-		t.Fatal(err)
-	}
-	if msg.Error != nil || msg.Result == nil || !msg.Result.IsError {
-		t.Fatalf("want an isError result, got %s", body)
-	}
-	if got := msg.Result.Content[0].(mcpgo.TextContent).Text; got != "Error: query: must be a string" {
-		t.Errorf("text %q", got)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := post(t, e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_search","arguments":`+tc.arguments+`}}`)
+			body, _ := io.ReadAll(resp.Body)
+			var msg struct {
+				Result *mcpgo.CallToolResult `json:"result"`
+				Error  any                   `json:"error"`
+			}
+			if err := json.Unmarshal(body, &msg); err != nil {
+				t.Fatal(err)
+			}
+			if msg.Error != nil || msg.Result == nil || !msg.Result.IsError {
+				t.Fatalf("want an isError result, got %s", body)
+			}
+			if got := msg.Result.Content[0].(mcpgo.TextContent).Text; got != tc.want {
+				t.Errorf("text %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
