@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,6 +83,7 @@ type graphOut struct {
 	Health          healthOut   `json:"health"`
 	ArchivedOmitted int         `json:"archived_omitted,omitempty" jsonschema:"archived ids left out to keep the read under its size cap; kg_search finds them"`
 	EdgesOmitted    int         `json:"edges_omitted,omitempty" jsonschema:"edges to archived nodes left out to keep the read under its size cap"`
+	NotesOmitted    int         `json:"edge_notes_omitted,omitempty" jsonschema:"edges whose notes were left out to keep the read under its size cap; kg_read with id shows them"`
 }
 
 // activeOut is an active node in the full read.
@@ -90,11 +92,12 @@ type activeOut struct {
 	Gist string `json:"gist"`
 }
 
-// edgeOut is an edge by its identity.
+// edgeOut is a shown edge of the full read.
 type edgeOut struct {
-	From string `json:"from"`
-	Rel  string `json:"rel"`
-	To   string `json:"to"`
+	From  string   `json:"from"`
+	Rel   string   `json:"rel"`
+	To    string   `json:"to"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 // healthOut is the HEALTH line of a graph.
@@ -152,12 +155,14 @@ type shownGraph struct {
 	view            domain.View
 	archivedOmitted int
 	edgesOmitted    int
+	notesOmitted    int // edges shown without their notes
 }
 
 // fitFullRead returns the graphs of a full read trimmed so that its text
 // stays within limit characters: archived id lines go first, from the last
-// graph backwards, then edges to archived nodes; active gists never go. A
-// read that fits is returned whole.
+// graph backwards, then edges to archived nodes, then the notes of the
+// edges still shown; active gists and edges between active nodes never go.
+// A read that fits is returned whole. The app's view is never changed.
 func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View}}
 	if fr.Project != nil {
@@ -169,7 +174,7 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 		return gs
 	}
 	// Room for the line that says what was left out, in each graph.
-	excess += len(gs) * utf8.RuneCountInString(omittedLine(maxInt, maxInt))
+	excess += len(gs) * utf8.RuneCountInString(omittedLine(maxInt, maxInt, maxInt))
 	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
 		g := &gs[i]
 		for len(g.view.Archived) > 0 && excess > 0 {
@@ -193,7 +198,7 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 			e := g.view.Edges[j]
 			if archived[e.From] || archived[e.To] {
 				keep[j] = false
-				excess -= utf8.RuneCountInString(e.Key().String()) + 3
+				excess -= utf8.RuneCountInString(edgeLine(e)) + 3
 				g.edgesOmitted++
 			}
 		}
@@ -202,6 +207,21 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 			if keep[j] {
 				edges = append(edges, e)
 			}
+		}
+		g.view.Edges = edges
+	}
+	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
+		g := &gs[i]
+		edges := slices.Clone(g.view.Edges)
+		for j := len(edges) - 1; j >= 0 && excess > 0; j-- {
+			if len(edges[j].Notes) == 0 {
+				continue
+			}
+			bare := *edges[j]
+			bare.Notes = nil
+			excess -= utf8.RuneCountInString(edgeLine(edges[j])) - utf8.RuneCountInString(edgeLine(&bare))
+			edges[j] = &bare
+			g.notesOmitted++
 		}
 		g.view.Edges = edges
 	}
@@ -239,13 +259,13 @@ func renderFullRead(gs []shownGraph, session string) string {
 		if len(v.Edges) > 0 {
 			b.WriteString("EDGES:\n")
 			for _, e := range v.Edges {
-				fmt.Fprintf(&b, "  %s\n", e.Key())
+				fmt.Fprintf(&b, "  %s\n", edgeLine(e))
 			}
 		}
 		b.WriteString(healthLine(v.Health))
 		b.WriteByte('\n')
-		if g.archivedOmitted > 0 || g.edgesOmitted > 0 {
-			b.WriteString(omittedLine(g.archivedOmitted, g.edgesOmitted))
+		if g.archivedOmitted > 0 || g.edgesOmitted > 0 || g.notesOmitted > 0 {
+			b.WriteString(omittedLine(g.archivedOmitted, g.edgesOmitted, g.notesOmitted))
 			b.WriteByte('\n')
 		}
 	}
@@ -254,10 +274,15 @@ func renderFullRead(gs []shownGraph, session string) string {
 }
 
 // omittedLine says what the cap left out of one graph.
-func omittedLine(archived, edges int) string {
-	return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)",
-		plural(archived, "archived id", "archived ids"), plural(edges, "edge to archived nodes", "edges to archived nodes"),
-		maxReadChars)
+func omittedLine(archived, edges, notes int) string {
+	a := plural(archived, "archived id", "archived ids")
+	e := plural(edges, "edge to archived nodes", "edges to archived nodes")
+	if notes == 0 {
+		return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)", a, e, maxReadChars)
+	}
+	return fmt.Sprintf("(%s, %s and the notes of %s left out to stay under %d characters; "+
+		"kg_search finds them, kg_read with id shows a node's edges with their notes)",
+		a, e, plural(notes, "edge", "edges"), maxReadChars)
 }
 
 // healthLine is "HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8
@@ -301,6 +326,7 @@ func graphOutput(g shownGraph) *graphOut {
 		Edges:           make([]edgeOut, 0, len(v.Edges)),
 		ArchivedOmitted: g.archivedOmitted,
 		EdgesOmitted:    g.edgesOmitted,
+		NotesOmitted:    g.notesOmitted,
 		Health: healthOut{
 			Active: v.Health.Active, Archived: v.Health.Archived, Orphaned: v.Health.Orphaned,
 			Edges: v.Health.Edges, Unconnected: v.Health.Unconnected,
@@ -312,7 +338,7 @@ func graphOutput(g shownGraph) *graphOut {
 		out.Active = append(out.Active, activeOut{ID: n.ID, Gist: n.Gist})
 	}
 	for _, e := range v.Edges {
-		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To})
+		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To, Notes: e.Notes})
 	}
 	return out
 }
@@ -386,6 +412,9 @@ func renderEnds(b *strings.Builder, title string, ends []app.EdgeEnd, level doma
 			}
 		}
 		b.WriteByte('\n')
+		for _, s := range e.Edge.Notes {
+			fmt.Fprintf(b, "    - %s\n", s)
+		}
 	}
 }
 

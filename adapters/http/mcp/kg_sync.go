@@ -59,13 +59,14 @@ type syncGraphOut struct {
 
 // syncItemOut is one change.
 type syncItemOut struct {
-	Kind string `json:"kind" jsonschema:"node, edge, deleted_node or deleted_edge"`
-	ID   string `json:"id,omitempty"`
-	Tier string `json:"tier,omitempty"`
-	Gist string `json:"gist,omitempty" jsonschema:"absent for an orphaned node"`
-	From string `json:"from,omitempty"`
-	Rel  string `json:"rel,omitempty"`
-	To   string `json:"to,omitempty"`
+	Kind  string   `json:"kind" jsonschema:"node, edge, deleted_node or deleted_edge"`
+	ID    string   `json:"id,omitempty"`
+	Tier  string   `json:"tier,omitempty"`
+	Gist  string   `json:"gist,omitempty" jsonschema:"absent for an orphaned node"`
+	From  string   `json:"from,omitempty"`
+	Rel   string   `json:"rel,omitempty"`
+	To    string   `json:"to,omitempty"`
+	Notes []string `json:"notes,omitempty" jsonschema:"an updated edge's notes"`
 }
 
 // renderSync is the text of kg_sync.
@@ -97,7 +98,7 @@ func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport) {
 		case it.Node != nil:
 			fmt.Fprintf(b, "  node %s [%s]: %s\n", it.Node.ID, it.Node.Tier, it.Node.Gist)
 		case it.Edge != nil:
-			fmt.Fprintf(b, "  edge %s\n", it.Edge.Key())
+			fmt.Fprintf(b, "  edge %s\n", edgeLine(it.Edge))
 		case it.Deleted && it.EdgeKey != nil:
 			fmt.Fprintf(b, "  deleted edge %s\n", *it.EdgeKey)
 		case it.Deleted:
@@ -155,7 +156,7 @@ func syncGraphOutput(level domain.Level, project string, rep domain.SyncReport) 
 				o.Gist = it.Node.Gist
 			}
 		case it.Edge != nil:
-			o = syncItemOut{Kind: "edge", From: it.Edge.From, Rel: it.Edge.Rel, To: it.Edge.To}
+			o = syncItemOut{Kind: "edge", From: it.Edge.From, Rel: it.Edge.Rel, To: it.Edge.To, Notes: it.Edge.Notes}
 		case it.Deleted && it.EdgeKey != nil:
 			o = syncItemOut{Kind: "deleted_edge", From: it.EdgeKey.From, Rel: it.EdgeKey.Rel, To: it.EdgeKey.To}
 		default:
