@@ -168,6 +168,7 @@ func TestRoutes(t *testing.T) {
 		want               int
 	}{
 		{"POST", "/", toolsList, 200},
+		{"POST", "/", "[" + toolsList + "]", 400}, // a batch: not supported, said as a JSON-RPC error
 		{"GET", "/", "", 405},
 		{"DELETE", "/", "", 405},
 		{"PUT", "/", toolsList, 405},

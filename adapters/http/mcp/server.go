@@ -40,7 +40,7 @@ func newHandler(version string, svc Service, log *slog.Logger, extra ...server.S
 	for _, t := range kgTools() {
 		s.AddTool(t.declaration(), t.handler(svc, log))
 	}
-	return server.NewStreamableHTTPServer(s,
+	return guard(server.NewStreamableHTTPServer(s,
 		server.WithStateLess(true),
 		// No server-sent stream in stateless mode: GET is 405 (mcp.md).
 		server.WithDisableStreaming(true),
@@ -49,5 +49,5 @@ func newHandler(version string, svc Service, log *slog.Logger, extra ...server.S
 		// loopback check would refuse those extra hosts.
 		server.WithDisableLocalhostProtection(true),
 		server.WithStreamableHTTPLogger(log),
-	)
+	))
 }

@@ -17,11 +17,19 @@ import (
 // initialize, as a stateless client does.
 func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
+	return postAs(t, url, "application/json", body)
+}
+
+// postAs is post with the given Content-Type ("" for none).
+func postAs(t *testing.T, url, contentType, body string) *http.Response {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -144,5 +152,60 @@ func TestBadArgumentsAreToolErrorsNotProtocolErrors(t *testing.T) {
 				t.Errorf("text %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRefusedMessagesAreJSONRPCErrors: what the server cannot take gets a
+// status and a JSON-RPC error body that say what is wrong, never a
+// plain-text body or a misleading "not valid json".
+func TestRefusedMessagesAreJSONRPCErrors(t *testing.T) {
+	e := newEnv(t)
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	tests := []struct {
+		name, contentType, body string
+		wantStatus, wantCode    int
+		wantMessage             string
+	}{
+		{"a batch", "application/json", "[" + list + "," + list + "]", 400, -32600,
+			"JSON-RPC batches are not supported; send one message per request"},
+		{"a batch after white space", "application/json", " \n[" + list + "]", 400, -32600,
+			"JSON-RPC batches are not supported; send one message per request"},
+		{"text/plain", "text/plain", list, 415, -32600,
+			`Content-Type "text/plain" is not supported; send the JSON-RPC message as application/json`},
+		{"form", "application/x-www-form-urlencoded", list, 415, -32600,
+			`Content-Type "application/x-www-form-urlencoded" is not supported; send the JSON-RPC message as application/json`},
+		{"no Content-Type", "", list, 415, -32600,
+			"no Content-Type; send the JSON-RPC message as application/json"},
+		{"invalid JSON", "application/json", `[{"jsonrpc":`, 400, -32700, "request body is not valid json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := postAs(t, e.url, tc.contentType, tc.body)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q, want application/json", ct)
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(body, &msg); err != nil {
+				t.Fatalf("body is not JSON: %v: %s", err, body)
+			}
+			if msg.JSONRPC != "2.0" || string(msg.ID) != "null" || msg.Error.Code != tc.wantCode || msg.Error.Message != tc.wantMessage {
+				t.Errorf("body %s, want a JSON-RPC error %d %q with a null id", body, tc.wantCode, tc.wantMessage)
+			}
+		})
+	}
+	// A media type with parameters is still JSON.
+	if resp := postAs(t, e.url, "application/json; charset=utf-8", list); resp.StatusCode != 200 {
+		t.Errorf("application/json with a charset: %d", resp.StatusCode)
 	}
 }
