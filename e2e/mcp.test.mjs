@@ -72,6 +72,7 @@ for (const { backend, url } of servers()) {
       const info = a.client.getServerVersion();
       assert.equal(info.name, 'kg');
       assert.ok(a.client.getServerCapabilities().tools, 'tools capability');
+      assert.match(a.client.getInstructions() ?? '', /kg_read with cwd/, 'the instructions say to start with kg_read and cwd');
     });
 
     it('lists the tools of the replaced server, each tool with its schemas', async () => {

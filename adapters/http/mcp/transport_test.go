@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -207,5 +208,40 @@ func TestRefusedMessagesAreJSONRPCErrors(t *testing.T) {
 	// A media type with parameters is still JSON.
 	if resp := postAs(t, e.url, "application/json; charset=utf-8", list); resp.StatusCode != 200 {
 		t.Errorf("application/json with a charset: %d", resp.StatusCode)
+	}
+}
+
+// TestInstructions initializes a real client, as a conversation would start,
+// and reads the server's instructions: they tell the model to start with
+// kg_read and its cwd, then to carry the session_id, and every tool they
+// name is one the server has.
+func TestInstructions(t *testing.T) {
+	e := newEnv(t)
+	var got string
+	for _, version := range []string{"2025-03-26", "2025-06-18", mcpgo.LATEST_PROTOCOL_VERSION} {
+		req := mcpgo.InitializeRequest{}
+		req.Params.ProtocolVersion = version
+		req.Params.ClientInfo = mcpgo.Implementation{Name: "t", Version: "1"}
+		res, err := e.client(t).Initialize(context.Background(), req)
+		if err != nil {
+			t.Fatalf("protocol %s: %v", version, err)
+		}
+		if got = res.Instructions; got != instructions {
+			t.Errorf("protocol %s: instructions %q, want the server's", version, got)
+		}
+	}
+	mustContain(t, got, "Start every conversation by calling kg_read with cwd", "session_id to every later call")
+	tools := map[string]bool{}
+	for _, tl := range kgTools() {
+		tools[tl.declaration().Name] = true
+	}
+	named := regexp.MustCompile(`\bkg_[a-z_]+`).FindAllString(got, -1)
+	for _, name := range named {
+		if !tools[name] {
+			t.Errorf("the instructions name %s, which is not a tool", name)
+		}
+	}
+	if len(named) == 0 {
+		t.Error("the instructions name no tool")
 	}
 }
