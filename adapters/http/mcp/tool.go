@@ -47,7 +47,7 @@ type registered interface {
 func (t tool[A, O]) declaration() mcpgo.Tool {
 	opts := append([]mcpgo.ToolOption{mcpgo.WithDescription(t.description)}, t.args...)
 	opts = append(opts,
-		mcpgo.WithOutputSchema[O](),
+		portableOutputSchema[O](),
 		mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 			Title:           t.hints.title,
 			ReadOnlyHint:    mcpgo.ToBoolPtr(t.hints.readOnly),
@@ -74,6 +74,57 @@ func (t tool[A, O]) handler(svc Service, log *slog.Logger) server.ToolHandlerFun
 		}
 		return mcpgo.NewToolResultStructured(out, text), nil
 	})
+}
+
+// portableOutputSchema sets the tool's outputSchema to the JSON Schema of
+// O, written so that every client and model provider can use it. mcp-go's
+// generator (jsonschema-go) types every slice and pointer as
+// ["null", "array"] or ["null", "object"]; a type list is legal JSON
+// Schema, but not every provider accepts one, and the MCP Inspector's
+// --strict check flags it. Here the "null" goes: a field that may be
+// absent is an optional property (omitempty), and the outputs never hold
+// null, because their lists are always arrays (nonNil, make) and their
+// pointers are omitted when nil. TestOutputSchemasArePortable walks every
+// schema for what providers reject.
+func portableOutputSchema[O any]() mcpgo.ToolOption {
+	generate := mcpgo.WithOutputSchema[O]()
+	return func(t *mcpgo.Tool) {
+		generate(t)
+		for _, p := range t.OutputSchema.Properties {
+			dropNullType(p)
+		}
+		for _, d := range t.OutputSchema.Defs {
+			dropNullType(d)
+		}
+	}
+}
+
+// dropNullType removes "null" from every type list in the decoded schema
+// v, leaving a single type as a plain string.
+func dropNullType(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if types, ok := v["type"].([]any); ok {
+			kept := make([]any, 0, len(types))
+			for _, t := range types {
+				if t != "null" {
+					kept = append(kept, t)
+				}
+			}
+			if len(kept) == 1 {
+				v["type"] = kept[0]
+			} else {
+				v["type"] = kept
+			}
+		}
+		for _, child := range v {
+			dropNullType(child)
+		}
+	case []any:
+		for _, child := range v {
+			dropNullType(child)
+		}
+	}
 }
 
 // Argument declarations shared by several tools.
