@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -87,6 +88,11 @@ func decodeBody(r *http.Request, v any, required bool) error {
 	}
 	if b[0] != '{' {
 		return domain.Invalidf("body", "must be a JSON object")
+	}
+	// The JSON decoder would quietly turn bad bytes into U+FFFD; model.md
+	// wants invalid UTF-8 refused.
+	if !utf8.Valid(b) {
+		return domain.Invalidf("body", "must be valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(v); err != nil {
