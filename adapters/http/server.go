@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/kg-memory/kg/adapters/http/mcp"
+	"github.com/kg-memory/kg/adapters/http/ui"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -39,6 +40,7 @@ type Service interface {
 // its security middleware, serving MCP at "/" and the health check at
 // /health and /api/health. Anything else is 404.
 func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
+	auth := newTokenAuth(cfg.AuthToken, cfg.Clock)
 	r := chi.NewRouter()
 	r.Use(
 		logRequests(log),
@@ -46,11 +48,12 @@ func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
 		checkHost(cfg.AllowedHosts),
 		rejectCrossSite,
 		checkOrigin(cfg.AllowedOrigins),
-		requireToken(cfg.AuthToken),
+		requireToken(auth),
 	)
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
-	})
+	}
+	r.NotFound(notFound)
 
 	h := &health{cfg: cfg, svc: svc}
 	r.Get("/health", h.ServeHTTP)
@@ -61,8 +64,29 @@ func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
 	// and no session to delete.
 	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log).ServeHTTP)
 
+	mountUI(r, cfg, auth, http.HandlerFunc(notFound), log)
+
 	// Later: r.Route("/api", …) for REST (with limitBody, and a larger
-	// limit for POST /api/import), r.Get("/ws", …), r.Get("/metrics", …)
-	// and r.Mount("/ui", …), each behind the same middleware.
+	// limit for POST /api/import), r.Get("/ws", …), r.Get("/metrics", …),
+	// each behind the same middleware.
 	return r
+}
+
+// mountUI serves the web page at /ui/ and its login and logout forms.
+func mountUI(r chi.Router, cfg Config, auth *tokenAuth, notFound http.Handler, log *slog.Logger) {
+	var page http.Handler
+	page, err := ui.New(ui.Options{Auth: auth != nil, NotFound: notFound})
+	if err != nil {
+		// The page is embedded at build time, so this is a broken build
+		// (ui's tests catch it); the rest of the server still serves.
+		log.Error("web page unavailable", "err", err)
+		page = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			reject(w, http.StatusInternalServerError, string(domain.KindInternal), "", err.Error())
+		})
+	}
+	r.Get("/ui", page.ServeHTTP)
+	r.Head("/ui", page.ServeHTTP)
+	r.Handle("/ui/*", page)
+	r.With(limitBody(loginBodyMax)).Post(ui.LoginPath, auth.login)
+	r.Post(ui.LogoutPath, logout)
 }
