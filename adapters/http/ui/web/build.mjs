@@ -2,14 +2,14 @@
 // stylesheet and index.html naming them. The Go package embeds ../dist, so
 // the output is committed; esbuild is deterministic, so the same sources
 // and lock file give the same bytes (e2e checks that the committed build is
-// fresh). Run through `make ui`.
+// fresh). Run through `make ui`; `node build.mjs DIR` builds into DIR instead.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, '..', 'dist');
+const out = process.argv[2] ?? join(here, '..', 'dist');
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, 'assets'), { recursive: true });
 

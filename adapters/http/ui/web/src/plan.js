@@ -34,7 +34,7 @@ export function normalizePlan(p) {
     id: pick(m, 'id', 'ID'),
     from: pick(m, 'from', 'From'),
     to: pick(m, 'to', 'To'),
-    pruned: !!pick(m, 'pruned', 'Pruned'),
+    pruned: !!pick(m, 'pruned', 'Pruned') || pick(m, 'to') === 'deleted',
     pass: pick(m, 'pass', 'Pass'),
     reason: pick(m, 'reason', 'Reason') ?? '',
     rank: rankOf(pick(m, 'rank', 'Rank')),

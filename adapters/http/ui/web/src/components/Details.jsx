@@ -74,7 +74,7 @@ export function Details({ node, graph, rank, move, busy, onSelect, onEdit, onDel
         <dt>Version</dt><dd data-testid="version">{pick(node, 'version', '_v') ?? '—'}</dd>
         <dt>Change seq</dt><dd>{pick(node, 'seq', '_seq') ?? '—'}</dd>
         <dt>Created</dt><dd>{formatTime(pick(node, 'created', '_created_ts'))}</dd>
-        <dt>Last write</dt><dd>{formatTime(pick(node, 'last_write', '_last_write_ts', '_updated_ts'))}</dd>
+        <dt>Last write</dt><dd>{formatTime(pick(node, 'updated_ts', 'last_write', '_last_write_ts'))}</dd>
         <dt>Last read</dt><dd>{formatTime(pick(node, 'last_read', '_last_read_ts'))}</dd>
       </dl>
       <h3>Notes</h3>

@@ -106,7 +106,7 @@ export function GraphView({ graph, selected, onSelect, label }) {
             const a = positions.get(l.source); const b = positions.get(l.target);
             if (!a || !b) return null;
             const lit = l.source === selected || l.target === selected;
-            const quiet = tier.get(l.source) !== 'active' && tier.get(l.target) !== 'active';
+            const quiet = l.edge.shown === false || (tier.get(l.source) !== 'active' && tier.get(l.target) !== 'active');
             return (
               <line key={`${l.source}\u0000${l.target}\u0000${l.edge.rel}`} x1={a.x} y1={a.y} x2={b.x} y2={b.y}
                 class={`e${lit ? ' e-lit' : ''}${quiet ? ' e-quiet' : ''}`} marker-end={`url(#${MARKER})`} />
