@@ -96,13 +96,14 @@ async function userNodes(url, headers = {}) {
 const TOPICS = ['errors', 'testing', 'naming', 'logging', 'commits', 'reviews', 'layout', 'deps', 'docs', 'benchmarks'];
 
 /**
- * Seeds the user graph with 30 nodes in three clusters, so that with a
- * 400-token budget and no grace compaction archives some and orphans
- * others, and one project graph with two nodes.
+ * Seeds the user graph with 40 nodes (about 36 tokens each) and 13 edges,
+ * so that with a 400-token budget and no grace compaction archives most
+ * and, past the archived budget of 120 tokens (24 ids), orphans some; and
+ * one project graph with two nodes.
  */
 async function seed(url, project, headers = {}) {
   const { session_id: sid } = await mcp(url, 'kg_read', { cwd: project }, headers);
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 40; i++) {
     const topic = TOPICS[i % TOPICS.length];
     await mcp(url, 'kg_put_node', {
       session_id: sid, level: 'user', id: `lesson-${String(i).padStart(2, '0')}-${topic}`,
@@ -110,7 +111,7 @@ async function seed(url, project, headers = {}) {
       notes: [`why ${i}: learned the hard way`], touches: [`docs/${topic}.md`],
     }, headers);
   }
-  for (let i = 1; i < 30; i += 3) {
+  for (let i = 1; i < 40; i += 3) {
     const from = `lesson-${String(i).padStart(2, '0')}-${TOPICS[i % TOPICS.length]}`;
     const to = `lesson-${String(i - 1).padStart(2, '0')}-${TOPICS[(i - 1) % TOPICS.length]}`;
     await mcp(url, 'kg_put_edge', { session_id: sid, level: 'user', from, to, rel: 'refines', notes: [`${from} narrows ${to}`] }, headers);
@@ -173,6 +174,8 @@ describe('kg web page', () => {
       assert.ok(await page.locator(`svg .vertex[data-tier="${t}"]`).count() > 0, `a ${t} node is drawn`);
     }
     assert.equal(await page.locator('.nodes button').count(), Object.keys(nodes).length);
+    const { body: g } = await rest(kg.url, '/api/graph/read');
+    assert.equal(await page.locator('svg g.edges line').count(), g.user.edges.length, 'every edge is drawn');
     // Apart by shape, not only colour: circles, dashed circles, diamonds.
     assert.equal(await page.locator('svg .vertex[data-tier="orphaned"] path.v-orphaned').count(),
       tiers.filter((t) => t === 'orphaned').length);
@@ -185,7 +188,7 @@ describe('kg web page', () => {
   });
 
   it('switches to a project graph and back', async () => {
-    const select = page.getByLabel('Graph');
+    const select = page.getByLabel('Graph', { exact: true });
     const value = await select.locator('option', { hasText: project }).getAttribute('value');
     await select.selectOption(value);
     await listItem(page, 'build-cmd').waitFor();
@@ -201,7 +204,7 @@ describe('kg web page', () => {
     const results = page.getByRole('list', { name: 'Search results' });
     await results.waitFor();
     const ids = await results.locator('button').evaluateAll((els) => els.map((e) => e.dataset.id));
-    assert.deepEqual([...ids].sort(), ['lesson-09-benchmarks', 'lesson-19-benchmarks', 'lesson-29-benchmarks']);
+    assert.deepEqual([...ids].sort(), ['lesson-09-benchmarks', 'lesson-19-benchmarks', 'lesson-29-benchmarks', 'lesson-39-benchmarks']);
     await page.getByRole('button', { name: 'Clear search' }).click();
     await page.getByRole('list', { name: 'Nodes of this graph' }).waitFor();
   });
@@ -218,16 +221,27 @@ describe('kg web page', () => {
     assert.equal(after.tier, 'archived');
     assert.equal(after.version, archived.version);
 
-    // An active node with an edge out: lesson-01 refines lesson-00.
-    const active = Object.values(nodes).find((n) => n.tier === 'active' && /^lesson-(0[1-9]|[12][0-9])/.test(n.id)
-      && Number(n.id.slice(7, 9)) % 3 === 1);
+    // An archived node is outside the ranking of active nodes, and says so.
+    await d.locator('[data-testid="unranked"]', { hasText: 'Archived nodes are not in the ranking' }).waitFor();
+
+    // An active node: its edges with their notes, and its ranking.
+    const { body: plan } = await rest(kg.url, '/api/compaction/plan?level=user');
+    const ranked = plan.ranking.filter((r) => r.rank !== null);
+    assert.ok(ranked.length > 0, JSON.stringify(plan.ranking));
+    const { body: g } = await rest(kg.url, '/api/graph/read');
+    const withEdge = ranked.find((r) => g.user.edges.some((e) => e.from === r.id || e.to === r.id)) ?? ranked[0];
+    const active = nodes[withEdge.id];
     await listItem(page, active.id).click();
     await d.locator('h2', { hasText: active.id }).waitFor();
+    assert.equal(await d.locator('[data-testid="gist"]').textContent(), active.gist);
     assert.match(await d.textContent(), /why \d+: learned the hard way/);
     assert.match(await d.textContent(), /docs\/\w+\.md/);
-    const out = d.locator('li.edge[data-rel="refines"]').first();
-    assert.match(await out.textContent(), /narrows/);
-    assert.match(await d.locator('[data-testid="score"]').textContent(), /^0\.\d{4}$|^1\.0000$/);
+    const edges = g.user.edges.filter((e) => e.from === active.id || e.to === active.id);
+    assert.equal(await d.locator('li.edge').count(), edges.length);
+    if (edges.length) assert.match(await d.locator('li.edge').first().textContent(), /narrows/);
+    assert.equal(await d.locator('[data-testid="score"]').textContent(), withEdge.score.toFixed(4));
+    const suffix = (n) => (Math.floor(n / 10) % 10 === 1 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+    assert.equal(await d.locator('[data-testid="place"]').textContent(), `${withEdge.rank}${suffix(withEdge.rank)} of ${ranked.length}, lowest first`);
     assert.match(await d.locator('.ranking').textContent(), /Recency\d+\w\w percentile.*Connectedness\d+\w\w percentile/s);
     assert.equal(await d.locator('[data-testid="grace"]').textContent(), 'none (past grace)');
     await shot(page, 'ui-details-1280x800.png');
@@ -239,7 +253,7 @@ describe('kg web page', () => {
     await dialog.getByLabel('Id').fill('ui-made-node');
     await dialog.getByLabel('Gist').fill('made in the browser');
     await dialog.getByRole('button', { name: 'Add a note' }).click();
-    await dialog.getByLabel('Note 1').fill('because a person can tend the memory too');
+    await dialog.getByLabel('Note 1', { exact: true }).fill('because a person can tend the memory too');
     await dialog.getByLabel(/Touches/).fill('adapters/http/ui/web/src/App.jsx');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await details(page).locator('h2', { hasText: 'ui-made-node' }).waitFor();

@@ -73,7 +73,9 @@ func WriteLogin(w http.ResponseWriter, status int, message string) {
 	h.Set("Content-Security-Policy", loginCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// Not no-referrer: with it Chromium sends "Origin: null" on the
+	// form's post, which the Origin check refuses.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())

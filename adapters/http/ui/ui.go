@@ -154,7 +154,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		hd.Set("Content-Security-Policy", pageCSP)
 		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// Not no-referrer: with it Chromium sends "Origin: null" on the
+		// page's own form posts (log out), which the Origin check refuses.
+		hd.Set("Referrer-Policy", "same-origin")
 	}
 	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, a.etag) {
 		w.WriteHeader(http.StatusNotModified)

@@ -93,6 +93,9 @@ func TestPageCSPAllowsNoInlineScriptAndNoFraming(t *testing.T) {
 	if rec.Header().Get("X-Frame-Options") != "DENY" {
 		t.Error("no X-Frame-Options")
 	}
+	if got := rec.Header().Get("Referrer-Policy"); got != "same-origin" {
+		t.Errorf("Referrer-Policy %q, want same-origin (the log-out form posts with its Origin)", got)
+	}
 	if strings.Contains(rec.Body.String(), "<script>") {
 		t.Error("the page has an inline script, which its CSP refuses")
 	}
@@ -233,6 +236,11 @@ func TestLoginPage(t *testing.T) {
 			}
 			if rec.Header().Get("Cache-Control") != "no-store" {
 				t.Error("the login page may be cached")
+			}
+			// no-referrer would make Chromium send "Origin: null" with the
+			// form's post, which the Origin check refuses.
+			if got := rec.Header().Get("Referrer-Policy"); got != "same-origin" {
+				t.Errorf("Referrer-Policy %q, want same-origin", got)
 			}
 		})
 	}

@@ -192,13 +192,13 @@ export function App() {
       <a class="skip" href="#node-list-panel">Skip to the node list</a>
       <header class="top">
         <h1>kg <span class="sub">memory graph</span></h1>
-        <label class="graph-pick">
-          <span>Graph</span>
-          <select value={scope.level === 'user' ? 'user' : scope.projectPath} onChange={(e) => chooseGraph(e.currentTarget.value)}>
+        <div class="graph-pick">
+          <label for="graph-select">Graph</label>
+          <select id="graph-select" value={scope.level === 'user' ? 'user' : scope.projectPath} onChange={(e) => chooseGraph(e.currentTarget.value)}>
             <option value="user">User graph</option>
             {projectPaths.map((p) => <option key={p} value={p}>Project {p}</option>)}
           </select>
-        </label>
+        </div>
         <form role="search" class="search" onSubmit={doSearch}>
           <label for="search-input" class="visually-hidden">Search this graph</label>
           <input id="search-input" type="search" value={query} placeholder="Search (press /)"

@@ -20,7 +20,7 @@ export function formatTime(v) {
 }
 
 export function percent(p) {
-  return typeof p === 'number' ? `${Math.round(p * 100)}th percentile` : '—';
+  return typeof p === 'number' ? `${ordinal(Math.round(p * 100))} percentile` : '—';
 }
 
 /** A duration in seconds for a person: "3 d 4 h", "12 min", "none". */

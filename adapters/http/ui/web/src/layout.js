@@ -29,7 +29,10 @@ export function layout(vertices, links, previous = new Map()) {
   }
   const placed = nodes.filter((n) => n.x !== undefined).length;
   const sim = forceSimulation(nodes)
-    .force('link', forceLink(links.filter((l) => byId.has(l.source) && byId.has(l.target)))
+    // forceLink replaces the ends of the links it is given by node objects:
+    // give it copies, so the caller's links keep their ids.
+    .force('link', forceLink(links.filter((l) => byId.has(l.source) && byId.has(l.target))
+      .map((l) => ({ source: l.source, target: l.target })))
       .id((n) => n.id).distance(60).strength(0.4))
     .force('charge', forceManyBody().strength(-140).distanceMax(400))
     .force('collide', forceCollide(16))

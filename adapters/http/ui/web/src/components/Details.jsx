@@ -6,21 +6,41 @@ import { formatTime, percent, duration, ordinal, pick } from '../format.js';
 
 function Ranking({ node, rank, move }) {
   const tier = node.tier ?? 'active';
+  const planned = move && (
+    <p class="move" data-testid="planned-move"><strong>The plan would {move.pruned ? 'delete it' : `move it to ${move.to}`}:</strong> {move.reason}</p>
+  );
   if (tier === 'orphaned') {
-    return <p>Orphaned nodes are not ranked: they wait for a recall, or for deletion after the orphan grace.</p>;
+    return <>{planned}<p>Orphaned nodes are not ranked: they wait for a recall, a recalled neighbour, or deletion after the orphan grace.</p></>;
   }
-  if (!rank) return <p>No ranking for this node in the plan.</p>;
+  if (!rank) return <>{planned}<p>No ranking for this node in the plan.</p></>;
+  const ranked = typeof rank.score === 'number';
+  const facts = (
+    <>
+      <dt>Recency</dt><dd>{ranked ? `${percent(rank.pRecency)}, ` : ''}last used {formatTime(rank.recency)}</dd>
+      <dt>Connectedness</dt><dd>{ranked ? `${percent(rank.pConnectedness)}, ` : ''}{rank.connectedness ?? 0} (66 × edges in + 33 × edges out, with active nodes)</dd>
+      <dt>Grace left</dt><dd data-testid="grace">{duration(rank.graceLeft)}</dd>
+    </>
+  );
+  if (!ranked) {
+    return (
+      <>
+        <dl class="facts ranking">{facts}</dl>
+        <p data-testid="unranked">{tier === 'archived'
+          ? 'Archived nodes are not in the ranking of active nodes. Recall brings it back; a compaction run also restores it when it outranks a node it would archive by 0.05.'
+          : 'In its grace period: never archived until the grace is over, so not ranked.'}</p>
+        {planned}
+      </>
+    );
+  }
   return (
     <>
       <dl class="facts ranking">
-        <dt>Score</dt><dd data-testid="score">{typeof rank.score === 'number' ? rank.score.toFixed(4) : '—'}</dd>
-        <dt>Recency</dt><dd>{percent(rank.pRecency)}{rank.recency ? ` (last used ${formatTime(rank.recency)})` : ''}</dd>
-        <dt>Connectedness</dt><dd>{percent(rank.pConnectedness)}{typeof rank.connectedness === 'number' ? ` (${rank.connectedness} = 66 × in + 33 × out, from active nodes)` : ''}</dd>
-        <dt>Grace left</dt><dd data-testid="grace">{duration(rank.graceLeft)}</dd>
-        <dt>Place</dt><dd>{rank.eligible && rank.position ? `${ordinal(rank.position)} of ${rank.of} ranked nodes, lowest first` : 'not ranked (in grace: never archived)'}</dd>
+        <dt>Score</dt><dd data-testid="score">{rank.score.toFixed(4)}</dd>
+        {facts}
+        <dt>Place</dt><dd data-testid="place">{rank.position ? `${ordinal(rank.position)} of ${rank.of}, lowest first` : '—'}</dd>
       </dl>
-      <p class="explain">Score = 0.33 × recency percentile + 0.66 × connectedness percentile. When the graph is over its budget, the lowest-scored nodes past grace are archived first.</p>
-      {move && <p class="move" data-testid="planned-move"><strong>The plan would {move.pruned ? 'delete' : `move it to ${move.to}`}:</strong> {move.reason}</p>}
+      <p class="explain">Score = 0.33 × recency percentile + 0.66 × connectedness percentile, among the active nodes past grace. When the graph is over its token budget, the lowest-placed are archived first.</p>
+      {planned}
     </>
   );
 }

@@ -46,9 +46,13 @@ export function GraphView({ graph, selected, onSelect, label }) {
     for (const p of positions.values()) {
       x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y);
     }
-    if (!Number.isFinite(x0)) return { x: -100, y: -100, w: 200, h: 200 };
-    const pad = 60;
-    return { x: x0 - pad, y: y0 - pad, w: Math.max(200, x1 - x0 + 2 * pad), h: Math.max(200, y1 - y0 + 2 * pad) };
+    if (!Number.isFinite(x0)) return { x: -260, y: -180, w: 520, h: 360 };
+    // Room for the labels, which run to the right of their nodes.
+    x0 -= 30; x1 += 150; y0 -= 30; y1 += 30;
+    // A small graph is not blown up: the box is at least 520 × 360 units.
+    const w = Math.max(520, x1 - x0);
+    const h = Math.max(360, y1 - y0);
+    return { x: (x0 + x1 - w) / 2, y: (y0 + y1 - h) / 2, w, h };
   }, [positions]);
 
   useEffect(() => setView({ k: 1, x: 0, y: 0 }), [box]);
