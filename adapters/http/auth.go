@@ -26,6 +26,12 @@ const (
 	loginBodyMax = 4 << 10
 )
 
+// wsPath is the route that also takes the token in its query: a browser
+// cannot set headers on a WebSocket. No other route does, which keeps the
+// token out of URLs elsewhere; the request log records the route, never the
+// URL.
+const wsPath = "/ws"
+
 // tokenAuth checks the configured token, in constant time, and issues and
 // checks the login cookies derived from it. A nil *tokenAuth (no token
 // configured) lets everything through.
@@ -92,7 +98,7 @@ func (a *tokenAuth) allows(r *http.Request) bool {
 	if given, ok := bearer(r.Header.Get("Authorization")); ok {
 		return a.matches(given)
 	}
-	if r.URL.Path == "/ws" && r.URL.Query().Has("token") {
+	if r.URL.Path == wsPath && r.URL.Query().Has("token") {
 		return a.matches(r.URL.Query().Get("token"))
 	}
 	c, err := r.Cookie(loginCookie)

@@ -8,8 +8,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http/mcp"
+	"github.com/kg-memory/kg/adapters/http/rest"
 	"github.com/kg-memory/kg/adapters/http/ui"
+	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -23,23 +26,32 @@ type Config struct {
 	AllowedOrigins []string // Origins allowed beyond the server's own, e.g. "http://localhost:5173" (KG_ALLOWED_ORIGINS)
 	AuthToken      string   // when set, every request needs "Authorization: Bearer <token>" (KG_AUTH_TOKEN)
 
+	// WebSocket tunes /ws; its zero value takes the defaults of http.md
+	// (256 sockets, a ping every 30 s). Its AllowedOrigins are set from
+	// AllowedOrigins above.
+	WebSocket ws.Options
+
 	// Clock and Started give the uptime /health reports; they are passed in
 	// so that tests control it.
 	Clock   ports.Clock
 	Started domain.Micros
 }
 
-// Service is what the HTTP side needs of the app: the tools' use cases and
-// the health report. *app.Service implements it.
+// Service is what the HTTP side needs of the app: the use cases of the
+// tools, the REST API and the WebSocket, and the health report.
+// *app.Service implements it.
 type Service interface {
 	mcp.Service
+	rest.Service
+	ws.Service
 	Health(ctx context.Context) app.Health
 }
 
 // NewServer returns the one handler of the HTTP side: the chi router with
-// its security middleware, serving MCP at "/" and the health check at
-// /health and /api/health. Anything else is 404.
-func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
+// its security middleware, serving MCP at "/", the health check at /health
+// and /api/health, the REST API under /api, the WebSocket at /ws, fed by
+// hub, and the web page at /ui/. Anything else is 404.
+func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.Handler {
 	auth := newTokenAuth(cfg.AuthToken, cfg.Clock)
 	r := chi.NewRouter()
 	r.Use(
@@ -54,26 +66,32 @@ func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
 		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
 	}
 	r.NotFound(notFound)
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		reject(w, http.StatusMethodNotAllowed, string(domain.KindInvalid), "method",
+			r.Method+" is not allowed on "+quote(r.URL.Path))
+	})
 
 	h := &health{cfg: cfg, svc: svc}
 	r.Get("/health", h.ServeHTTP)
-	r.Get("/api/health", h.ServeHTTP)
+	r.Route("/api", func(r chi.Router) {
+		r.Get("/health", h.ServeHTTP)
+		rest.New(svc, log).Register(r, limitBody)
+	})
+	wsOpts := cfg.WebSocket
+	wsOpts.AllowedOrigins = cfg.AllowedOrigins
+	r.Get(wsPath, ws.New(svc, hub, wsOpts, log).ServeHTTP)
 
 	// MCP answers POST only; chi answers GET and DELETE (and any other
 	// method) with 405, as stateless Streamable HTTP has no server stream
 	// and no session to delete.
 	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log).ServeHTTP)
 
-	mountUI(r, cfg, auth, http.HandlerFunc(notFound), log)
-
-	// Later: r.Route("/api", …) for REST (with limitBody, and a larger
-	// limit for POST /api/import), r.Get("/ws", …), r.Get("/metrics", …),
-	// each behind the same middleware.
+	mountUI(r, auth, http.HandlerFunc(notFound), log)
 	return r
 }
 
 // mountUI serves the web page at /ui/ and its login and logout forms.
-func mountUI(r chi.Router, cfg Config, auth *tokenAuth, notFound http.Handler, log *slog.Logger) {
+func mountUI(r chi.Router, auth *tokenAuth, notFound http.Handler, log *slog.Logger) {
 	var page http.Handler
 	page, err := ui.New(ui.Options{Auth: auth != nil, NotFound: notFound})
 	if err != nil {
