@@ -245,6 +245,8 @@ describe('kg web page', () => {
     assert.match(await d.locator('.ranking').textContent(), /Recency\d+\w\w percentile.*Connectedness\d+\w\w percentile/s);
     assert.equal(await d.locator('[data-testid="grace"]').textContent(), 'none (past grace)');
     await shot(page, 'ui-details-1280x800.png');
+    await d.locator('.rank-section').scrollIntoViewIfNeeded();
+    await shot(page, 'ui-ranking-1280x800.png');
   });
 
   it('creates, edits and deletes a node', async () => {
