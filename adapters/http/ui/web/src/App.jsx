@@ -219,7 +219,7 @@ export function App() {
             onClearSearch={() => { setSearch(null); setQuery(''); }} />
         </div>
         <div class="panel graph-panel">
-          <GraphView graph={graph} selected={selected} onSelect={select} label={scopeLabel(scope)} />
+          <GraphView graph={graph} selected={selected} onSelect={select} label={scopeLabel(scope)} resetKey={scopeKey(scope)} />
         </div>
         <aside class="panel side" aria-label="Selected node and compaction plan">
           <div role="tablist" class="tabs" aria-label="Side panel">

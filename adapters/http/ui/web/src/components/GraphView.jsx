@@ -16,7 +16,7 @@ function Shape({ v, selected }) {
   return <circle class={cls} r={v.tier === 'active' ? 8 : 7} />;
 }
 
-export function GraphView({ graph, selected, onSelect, label }) {
+export function GraphView({ graph, selected, onSelect, label, resetKey }) {
   const previous = useRef(new Map());
   const svg = useRef(null);
   const [view, setView] = useState({ k: 1, x: 0, y: 0 });
@@ -55,7 +55,8 @@ export function GraphView({ graph, selected, onSelect, label }) {
     return { x: (x0 + x1 - w) / 2, y: (y0 + y1 - h) / 2, w, h };
   }, [positions]);
 
-  useEffect(() => setView({ k: 1, x: 0, y: 0 }), [box]);
+  // Zoom and pan stay while agents write; another graph starts fitted.
+  useEffect(() => setView({ k: 1, x: 0, y: 0 }), [resetKey]);
 
   const tier = new Map(vertices.map((v) => [v.id, v.tier]));
   const showLabels = vertices.length <= 150;
