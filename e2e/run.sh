@@ -16,6 +16,7 @@ if [ ! -x "$kg" ]; then
 fi
 
 "$here/install.sh"
+"$here/node22/install.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kg-e2e.XXXXXX")
 pids=()
