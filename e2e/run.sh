@@ -70,6 +70,10 @@ servers="$servers,bolt=$url"
 status=0
 KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" || status=$?
 
+# The MCP conformance suite, each scenario held to docs/conformance.md.
+IFS=, read -ra targets <<<"$servers"
+"$here/conformance.sh" "${targets[@]}" || status=$?
+
 # Each server must shut down cleanly on SIGTERM: exit 0.
 i=0
 for backend in json bolt; do
