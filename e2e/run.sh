@@ -68,7 +68,7 @@ start bolt
 servers="$servers,bolt=$url"
 
 status=0
-KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" || status=$?
+KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" "$here/inspector.test.mjs" || status=$?
 
 # The MCP conformance suite, each scenario held to docs/conformance.md.
 IFS=, read -ra targets <<<"$servers"
