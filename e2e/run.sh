@@ -17,6 +17,7 @@ if [ ! -x "$kg" ]; then
 fi
 
 "$here/install.sh"
+"$here/node22/install.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kg-e2e.XXXXXX")
 pids=()
@@ -68,7 +69,11 @@ start bolt
 servers="$servers,bolt=$url"
 
 status=0
-KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" || status=$?
+KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" "$here/inspector.test.mjs" || status=$?
+
+# The MCP conformance suite, each scenario held to docs/conformance.md.
+IFS=, read -ra targets <<<"$servers"
+"$here/conformance.sh" "${targets[@]}" || status=$?
 
 # Each server must shut down cleanly on SIGTERM: exit 0.
 i=0
