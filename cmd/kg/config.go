@@ -23,7 +23,7 @@ type Config struct {
 	Host           string
 	Port           int // 0: the system picks a free port
 	Root           string
-	Storage        string // "json" or "bolt"
+	Storage        string // the name of one of backends()
 	App            app.Config
 	AuthToken      string
 	AllowedHosts   []string
@@ -92,15 +92,15 @@ func settings(home func() (string, error)) []setting {
 				c.Root = p
 				return nil
 			}},
-		{flag: "storage", env: "KG_STORAGE", def: "json",
-			usage: "storage `backend`: json or bolt",
+		{flag: "storage", env: "KG_STORAGE", def: backends()[0].name,
+			usage: "storage `backend`: " + backendNames(),
 			parse: func(c *Config, v string) error {
-				switch s := strings.ToLower(v); s {
-				case "json", "bolt":
-					c.Storage = s
-					return nil
+				b, ok := backendNamed(strings.ToLower(v))
+				if !ok {
+					return errors.New("want " + backendNames())
 				}
-				return errors.New("want json or bolt")
+				c.Storage = b.name
+				return nil
 			}},
 		{flag: "max-tokens", env: "KG_MAX_TOKENS", def: strconv.Itoa(domain.DefaultMaxTokens),
 			usage: "`tokens`: the budget of each graph's full read",

@@ -22,14 +22,11 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// backends are the storage backends every integration case runs on.
-var backends = []string{"json", "bolt"}
-
-// forEachBackend runs f as one subtest per backend.
+// forEachBackend runs f as one subtest per registered storage backend.
 func forEachBackend(t *testing.T, f func(t *testing.T, storage string)) {
 	t.Helper()
-	for _, storage := range backends {
-		t.Run(storage, func(t *testing.T) { f(t, storage) })
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { f(t, b.name) })
 	}
 }
 

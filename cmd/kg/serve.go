@@ -62,27 +62,15 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// injector returns the injector that builds the server on a storage
-// backend (wire_gen.go), or nil for an unknown one.
-func injector(storage string) func(context.Context, Config, lockAddr, *slog.Logger) (*server, func(), error) {
-	switch storage {
-	case "json":
-		return initJSON
-	case "bolt":
-		return initBolt
-	}
-	return nil
-}
-
 // runServer starts the server, serves until ctx is done, and shuts down in
 // the order of operations.md: stop accepting, let in-flight requests
 // finish, make pending writes durable and save the sessions, release the
 // lock. stop ends the signal handling once shutdown starts, so that a
 // second Ctrl-C kills the process at once.
 func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) error {
-	inject := injector(cfg.Storage)
-	if inject == nil {
-		return fmt.Errorf("storage %q has no injector", cfg.Storage) // parseServe let through an unknown backend
+	b, ok := backendNamed(cfg.Storage)
+	if !ok {
+		return fmt.Errorf("storage %q is not a backend", cfg.Storage) // parseServe let through an unknown backend
 	}
 
 	// The lock is taken before listening, so that a second server on the
@@ -100,14 +88,19 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 		addr = ln.Addr().String()
 	}
 
-	srv, cleanup, err := inject(ctx, cfg, lockAddr(addr), log)
+	st, closeStorage, err := b.inject(ctx, cfg, lockAddr(addr), log)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		cleanup() // app Close (again, cheap), events, storage, then the lock
+		closeStorage() // the storage, then the lock
 		log.Info("stopped")
 	}()
+	srv, cleanup, err := initServer(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup() // app Close (again, cheap), events
 
 	if ln == nil {
 		if ln, err = listen(cfg); err != nil {
