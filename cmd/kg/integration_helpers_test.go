@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -102,7 +101,7 @@ func startKG(t *testing.T, storage, root string, flags ...string) *kgServer {
 	t.Helper()
 	args := append([]string{"--port", "0", "--storage-root", root, "--storage", storage,
 		"--maintenance-interval", "86400"}, flags...)
-	cfg, err := parseServe(args, func(string) string { return "" }, fakeHome, io.Discard)
+	cfg, err := parseWith(args, func(string) string { return "" }, fakeHome)
 	if err != nil {
 		t.Fatalf("parseServe %v: %v", args, err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // Shutdown bounds (operations.md, Start and stop).
@@ -31,25 +32,34 @@ const (
 	idleTimeout = 2 * time.Minute
 )
 
-// serve is `kg serve`: it runs the server until SIGINT or SIGTERM.
-func serve(ctx context.Context, e env, args []string) int {
-	cfg, err := parseServe(args, e.getenv, e.home, e.stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+// newServeCommand is `kg serve`.
+func newServeCommand(e env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "run the server in the foreground (plain kg does the same)",
+		Long: "Runs the server in the foreground until SIGINT or SIGTERM. It takes the storage root's lock,\n" +
+			"so one server serves a root at a time.",
 	}
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitUsage
+	serveOn(c, e)
+	return c
+}
+
+// serveOn makes c run the server: `kg serve`, and plain `kg`.
+func serveOn(c *cobra.Command, e env) {
+	settings := bindSettings(c.Flags(), e.home)
+	if c.Args == nil {
+		c.Args = noArgs
 	}
-	log := newLogger(e.stderr, cfg)
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := runServer(ctx, stop, cfg, log); err != nil {
-		// One line a person can act on; the details were logged.
-		fmt.Fprintf(e.stderr, "kg serve: %v\n", err)
-		return exitFailure
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := settings.config(e.getenv)
+		if err != nil {
+			return err
+		}
+		log := newLogger(e.stderr, cfg)
+		ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return runServer(ctx, stop, cfg, log) // one line a person can act on; the details were logged
 	}
-	return exitOK
 }
 
 // newLogger is the process's one logger: slog to stderr, in the configured
