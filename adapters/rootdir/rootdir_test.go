@@ -69,10 +69,17 @@ func TestSecondProcessFailsAtOnce(t *testing.T) {
 		t.Errorf("holder = %+v", h)
 	}
 
+	if h := ReadHolder(root); !h.Running() {
+		t.Errorf("holder %+v: Running = false while the child runs", h)
+	}
+
 	// Once the holder is gone (even killed), the lock is free.
 	_ = stdin.Close()
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	if h := ReadHolder(root); h.Running() {
+		t.Errorf("holder %+v: Running = true after the child died", h)
+	}
 	l, err := Acquire(root, "127.0.0.1:9999")
 	if err != nil {
 		t.Fatalf("Acquire after the holder died: %v", err)
@@ -82,6 +89,27 @@ func TestSecondProcessFailsAtOnce(t *testing.T) {
 	}
 	if err := l.Release(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A holder that serves nothing (a kg command) is named as such.
+func TestHeldByACommand(t *testing.T) {
+	root := t.TempDir()
+	l, err := Acquire(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	h := ReadHolder(root)
+	if h.PID != os.Getpid() || h.Addr != "" || !h.Running() {
+		t.Errorf("holder = %+v", h)
+	}
+	want := "a kg command holds " + filepath.Join(root, LockName) + " (pid " + strconv.Itoa(os.Getpid()) + ") while it works on the root"
+	if got := held(filepath.Join(root, LockName), h); !strings.HasPrefix(got, want) {
+		t.Errorf("held = %q, want it to start with %q", got, want)
+	}
+	if got := held("x", Holder{}); got != "another kg process holds x; stop it or use another storage root" {
+		t.Errorf("held by nobody known = %q", got)
 	}
 }
 

@@ -37,6 +37,7 @@ func newRoot(e env) *cobra.Command {
 	}
 	root.AddCommand(
 		newServeCommand(e),
+		newStatusCommand(e),
 		newVersionCommand(e),
 	)
 	root.SetIn(e.stdin)
