@@ -43,6 +43,7 @@ var rules = []rule{
 	{prefix: "adapters/paths", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/rootdir", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/events", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
+	{prefix: "adapters/mcpstdio", description: "standard library only: it forwards bytes to the server"},
 	{prefix: "adapters/http", mayImport: []string{"domain", "ports", "app", "adapters/http"}, thirdParty: true,
 		description: "domain, ports, app and the http adapters, not storage adapters"},
 	{prefix: "migrations", mayImport: []string{"domain", "ports", "adapters/storage/"}, thirdParty: true,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: starts the kg binary once per storage backend (json, bolt), on
 # a free port with a temporary root each, and runs the MCP tests of
-# mcp.test.mjs against both with Node's test runner. The servers are always
+# mcp.test.mjs (Streamable HTTP) and mcp-stdio.test.mjs (`kg mcp`) against
+# both with Node's test runner. The servers are always
 # stopped (trap), and each must exit 0 on SIGTERM.
 #
 # Usage: e2e/run.sh [path/to/kg]   (default: bin/kg, as `make build` makes it)
@@ -67,7 +68,9 @@ start bolt
 servers="$servers,bolt=$url"
 
 status=0
-KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" || status=$?
+# mcp-stdio.test.mjs drives `kg mcp` against the same servers, found through their roots.
+KG_E2E_SERVERS=$servers KG_E2E_KG=$kg KG_E2E_ROOTS="json=$work/root-json,bolt=$work/root-bolt" \
+	node --test --test-reporter=spec "$here/mcp.test.mjs" "$here/mcp-stdio.test.mjs" || status=$?
 
 # Each server must shut down cleanly on SIGTERM: exit 0.
 i=0

@@ -37,6 +37,7 @@ func newRoot(e env) *cobra.Command {
 	}
 	root.AddCommand(
 		newServeCommand(e),
+		newMCPCommand(e),
 		newStatusCommand(e),
 		newVersionCommand(e),
 	)
