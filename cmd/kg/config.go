@@ -382,3 +382,14 @@ func splitList(v string) []string {
 	}
 	return out
 }
+
+// isSet reports whether the setting of flag was given, as a flag or in the
+// environment, rather than left to its default.
+func (b *settingsFlags) isSet(flag string, getenv func(string) string) bool {
+	for i, s := range b.table {
+		if s.flag == flag {
+			return b.values[i].set || getenv(s.env) != ""
+		}
+	}
+	return false
+}

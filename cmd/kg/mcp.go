@@ -42,7 +42,7 @@ func newMCPCommand(e env) *cobra.Command {
 	c.Flags().BoolVar(&noStart, "no-start", false, "fail when no server answers instead of starting one")
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
-		cfg, err := settings.config(e.getenv)
+		cfg, err := commandConfig(e, settings)
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,11 @@ func newMCPCommand(e env) *cobra.Command {
 			Token: cfg.AuthToken,
 			Log:   log,
 			Connect: func(ctx context.Context) (string, error) {
-				client, err := findOrStartServer(ctx, e, cfg, settings.given(), noStart, log)
+				args := settings.given()
+				if !settings.isSet("storage", e.getenv) {
+					args = append(args, "--storage="+cfg.Storage) // the backend the root holds
+				}
+				client, err := findOrStartServer(ctx, e, cfg, args, noStart, log)
 				if err != nil {
 					return "", err
 				}

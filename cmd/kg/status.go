@@ -24,7 +24,7 @@ func newStatusCommand(e env) *cobra.Command {
 	c.Flags().BoolVar(&asJSON, "json", false, "print the server's /health answer and its URL as JSON")
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
-		cfg, err := settings.config(e.getenv)
+		cfg, err := commandConfig(e, settings)
 		if err != nil {
 			return err
 		}
