@@ -75,7 +75,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		return nil, nil, err
 	}
 	config2 := httpConfig(cfg, clock)
-	handler := http.NewServer(config2, service, log)
+	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
