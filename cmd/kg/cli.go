@@ -39,6 +39,7 @@ func newRoot(e env) *cobra.Command {
 		newServeCommand(e),
 		newMCPCommand(e),
 		newMigrateCommand(e),
+		newProjectCommand(e),
 		newStatusCommand(e),
 		newVersionCommand(e),
 	)
