@@ -38,6 +38,9 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(
 		newServeCommand(e),
 		newMCPCommand(e),
+		newCompactCommand(e),
+		newExportCommand(e),
+		newImportCommand(e),
 		newMigrateCommand(e),
 		newProjectCommand(e),
 		newStatusCommand(e),

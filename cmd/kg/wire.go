@@ -35,8 +35,8 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 	panic(wire.Build(lockRoot, openBolt))
 }
 
-// common is everything but the storage.
-var common = wire.NewSet(
+// appSet is the app on an opened storage.
+var appSet = wire.NewSet(
 	wire.FieldsOf(new(storage), "Graphs", "Sessions"),
 	newHub,
 	wire.Bind(new(ports.Events), new(*events.Hub)),
@@ -45,13 +45,22 @@ var common = wire.NewSet(
 	appConfig,
 	wire.Struct(new(app.Deps), "*"),
 	openService,
+)
+
+// httpSet is the HTTP side of the server.
+var httpSet = wire.NewSet(
 	httpConfig,
 	khttp.NewServer,
-	wire.Bind(new(khttp.Service), new(*app.Service)),
 	wire.Struct(new(server), "*"),
 )
 
 // initServer builds the server on an opened storage.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
-	panic(wire.Build(common))
+	panic(wire.Build(appSet, httpSet, wire.Bind(new(khttp.Service), new(*app.Service))))
+}
+
+// initApp builds the app alone on an opened storage, for a command that
+// works on the files while no server runs (`kg import`).
+func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
+	panic(wire.Build(appSet))
 }

@@ -87,11 +87,43 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 	}, nil
 }
 
+// initApp builds the app alone on an opened storage, for a command that
+// works on the files while no server runs (`kg import`).
+func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
+	config := appConfig(cfg)
+	graphRepository := st.Graphs
+	sessionRepository := st.Sessions
+	clock := systemClock()
+	hub, cleanup := newHub()
+	pathResolver := osPaths()
+	deps := app.Deps{
+		Graphs:   graphRepository,
+		Sessions: sessionRepository,
+		Clock:    clock,
+		Events:   hub,
+		Paths:    pathResolver,
+		Log:      log,
+	}
+	service, cleanup2, err := openService(ctx, config, deps)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return service, func() {
+		cleanup2()
+		cleanup()
+	}, nil
+}
+
 // wire.go:
 
-// common is everything but the storage.
-var common = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
+// appSet is the app on an opened storage.
+var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
-	httpConfig, http.NewServer, wire.Bind(new(http.Service), new(*app.Service)), wire.Struct(new(server), "*"),
+)
+
+// httpSet is the HTTP side of the server.
+var httpSet = wire.NewSet(
+	httpConfig, http.NewServer, wire.Struct(new(server), "*"),
 )
