@@ -43,6 +43,7 @@ func newRoot(e env) *cobra.Command {
 		newImportCommand(e),
 		newMigrateCommand(e),
 		newProjectCommand(e),
+		newDoctorCommand(e),
 		newStatusCommand(e),
 		newVersionCommand(e),
 	)

@@ -86,6 +86,11 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	defer closeFrom()
 	bar := newProgress(e, "kg migrate")
 	if have == dst.name {
+		if marked, err := rootdir.Backend(cfg.Root); err == nil && marked == "" {
+			if err := rootdir.WriteBackend(cfg.Root, have); err != nil {
+				return err
+			}
+		}
 		res, err := migrations.UpgradeSchema(ctx, both(from), migrations.Options{Log: log, Progress: bar.set})
 		bar.finish()
 		if err != nil {
