@@ -26,7 +26,6 @@ const module = "github.com/kg-memory/kg"
 type rule struct {
 	prefix      string   // the packages the rule is for (path relative to the module)
 	mayImport   []string // module-internal prefixes allowed
-	mustNot     []string // module-internal prefixes refused even when mayImport matches
 	thirdParty  bool     // may import modules outside the standard library
 	description string
 }
@@ -101,17 +100,8 @@ func ruleFor(path string) (rule, bool) {
 }
 
 func allowed(r rule, internal string) bool {
-	for _, m := range r.mustNot {
-		if strings.HasPrefix(internal, m) {
-			return false
-		}
-	}
 	for _, m := range r.mayImport {
 		if m == "" || internal == strings.TrimSuffix(m, "/") || strings.HasPrefix(internal, strings.TrimSuffix(m, "/")+"/") {
-			// A storage adapter may not import another storage adapter.
-			if r.prefix == "adapters/storage/" && strings.HasPrefix(internal, "adapters/storage/") {
-				return false
-			}
 			return true
 		}
 	}

@@ -30,7 +30,7 @@ func TestExportThenImportIntoAnotherProject(t *testing.T) {
 	}
 
 	e.clock.Advance(time.Hour)
-	e.events.reset()
+	e.resetEvents()
 	other := e.session(projB)
 	to := Scope{ProjectPath: projB, Level: domain.LevelProject}
 	commits := e.store.count(domain.ProjectGraph(projB))
@@ -61,7 +61,7 @@ func TestExportThenImportIntoAnotherProject(t *testing.T) {
 	}
 
 	// The same document again writes nothing.
-	e.events.reset()
+	e.resetEvents()
 	res, err = e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data)
 	if err != nil || len(res.Nodes)+len(res.Edges)+len(res.Progress) != 0 || res.Unchanged != 4 {
 		t.Errorf("second import = %+v, %v", res, err)
@@ -77,7 +77,7 @@ func TestImportReplacePublishesDeletions(t *testing.T) {
 	e.put(user(sid), "old", "to go")
 	e.put(user(sid), "kept", "stays")
 	e.edge(user(sid), "kept", "old", "r")
-	e.events.reset()
+	e.resetEvents()
 	res, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "kept", Gist: "stays"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestImportRejectsAndChangesNothing(t *testing.T) {
 	sid := e.session(projA)
 	e.put(user(sid), "n", "v1")
 	before := e.store.count(domain.UserGraph)
-	e.events.reset()
+	e.resetEvents()
 	bad := domain.GraphData{Nodes: []domain.Node{{ID: "fine", Gist: "ok"}, {ID: "x", Gist: strings.Repeat("g", 1001)}}}
 	tests := []struct {
 		name  string
@@ -133,7 +133,7 @@ func TestImportSaveFailureChangesNothing(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session("")
 	e.put(user(sid), "n", "v1")
-	e.events.reset()
+	e.resetEvents()
 	e.store.failCommits(domain.UserGraph, errAny)
 	_, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "m", Gist: "new"}}})
 	wantKind(t, err, domain.KindUnavailable, "")
@@ -151,4 +151,12 @@ func TestImportSaveFailureChangesNothing(t *testing.T) {
 	if n := len(e.evs(ports.EventNodeUpdated)) + len(e.evs(ports.EventNodeDeleted)); n != 0 {
 		t.Errorf("a failed import published %d events", n)
 	}
+}
+
+// resetEvents forgets the events published so far, once every committer is
+// idle: events go out after the callers are acknowledged, so a write's
+// events may still be on their way when it returns.
+func (e *env) resetEvents() {
+	e.svc.store.running.Wait()
+	e.events.reset()
 }

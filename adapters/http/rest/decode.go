@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -44,11 +45,16 @@ func hasBody(r *http.Request) bool {
 	return r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0
 }
 
-// checkJSON refuses a body not declared as JSON (application/json or
-// application/…+json). Requiring it also keeps a cross-site form, which
-// cannot send that type without a preflight, from reaching a handler.
+// checkJSON refuses (415) a body declared as anything but JSON
+// (application/json or application/…+json): a form or text/plain body is
+// what a cross-site page can send without a preflight, so it is never
+// read as JSON. A body sent with no Content-Type at all (some scripted
+// clients) is read as JSON; browsers always name one.
 func checkJSON(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || !(mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))) {
 		return errNotJSON{contentType: ct}
@@ -82,6 +88,11 @@ func decodeBody(r *http.Request, v any, required bool) error {
 	}
 	if b[0] != '{' {
 		return domain.Invalidf("body", "must be a JSON object")
+	}
+	// The JSON decoder would quietly turn bad bytes into U+FFFD; model.md
+	// wants invalid UTF-8 refused.
+	if !utf8.Valid(b) {
+		return domain.Invalidf("body", "must be valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(v); err != nil {

@@ -119,13 +119,14 @@ func TestBodyNotJSONIs415(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session("")
 	js := `{"level":"user","session_id":"` + sid + `","id":"n","gist":"g"}`
-	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "", "multipart/form-data; boundary=x"} {
+	for _, ct := range []string{"text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "json"} {
 		t.Run(ct, func(t *testing.T) {
 			r := e.do("POST", "/api/nodes", js, "Content-Type", ct)
 			r.fails(t, http.StatusUnsupportedMediaType, "invalid", "Content-Type", "must be JSON")
 		})
 	}
-	for _, ct := range []string{"application/json; charset=utf-8", "application/merge-patch+json"} {
+	// JSON by any of its names, or a body with no Content-Type at all.
+	for _, ct := range []string{"application/json; charset=utf-8", "application/merge-patch+json", ""} {
 		if r := e.do("POST", "/api/nodes", js, "Content-Type", ct); r.status != 200 {
 			t.Errorf("%s: %d %s", ct, r.status, r.raw)
 		}

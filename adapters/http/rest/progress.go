@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
@@ -22,7 +20,11 @@ func levelOrUser(l domain.Level) string {
 // loadProgress serves GET /api/progress/{task_id}?level&session_id&
 // project_path: the stored state of the task; 404 when there is none.
 func (a *API) loadProgress(w http.ResponseWriter, r *http.Request) {
-	task := chi.URLParam(r, "task_id")
+	task, err := param(r, "task_id")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
 	sc := scopeOf(r, "")
 	state, ok, err := a.svc.LoadProgress(r.Context(), sc, task)
 	if err != nil {

@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"github.com/go-chi/chi/v5"
-
 	"net/http"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
@@ -38,7 +36,12 @@ func (a *API) registerSession(w http.ResponseWriter, r *http.Request) {
 // sessionStats serves GET /api/sessions/{id}/stats: the session's record and
 // the sizes of its graphs; 404 for an unknown session.
 func (a *API) sessionStats(w http.ResponseWriter, r *http.Request) {
-	st, err := a.svc.SessionStats(r.Context(), chi.URLParam(r, "id"))
+	id, err := param(r, "id")
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	st, err := a.svc.SessionStats(r.Context(), id)
 	if err != nil {
 		a.fail(w, r, err)
 		return

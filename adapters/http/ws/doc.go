@@ -20,6 +20,9 @@
 //
 // Caveats: events are published after their write is durable (app, the
 // write path), so a socket never hears of a change that a crash could
-// take back; but a socket connected after a change does not hear of it —
-// read first (GET /api/graph/read), then apply events with a higher seq.
+// take back; but a socket hears only of changes made after it subscribed.
+// A client that must miss nothing opens the socket first, then reads the
+// graph (GET /api/graph/read), then applies the events whose seq is above
+// that graph's durable_seq; an event carries the item's whole content, so
+// applying one the read already showed is harmless.
 package ws

@@ -184,20 +184,25 @@ func (s *socket) next() map[string]any {
 	return f
 }
 
-// until reads frames up to and including the first node_updated of node
-// id, and returns the frames before it, each as "type:id" (the node, the
-// deleted node, or the edge's from).
-func (s *socket) until(id string) []string {
+// until reads frames until it has had a node_updated of each of the
+// marker nodes, and returns the other frames, each as "type:id" (the node,
+// the deleted node, or the edge's from).
+func (s *socket) until(markers ...string) []string {
 	s.t.Helper()
+	left := map[string]bool{}
+	for _, m := range markers {
+		left["node_updated:"+m] = true
+	}
 	var seen []string
-	for {
-		f := s.next()
-		name := frameName(f)
-		if f["type"] == "node_updated" && name == "node_updated:"+id {
-			return seen
+	for len(left) > 0 {
+		name := frameName(s.next())
+		if left[name] {
+			delete(left, name)
+			continue
 		}
 		seen = append(seen, name)
 	}
+	return seen
 }
 
 func frameName(f map[string]any) string {

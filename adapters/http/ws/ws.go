@@ -138,11 +138,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"too many WebSocket clients ("+strconv.Itoa(s.opts.MaxClients)+" open); close one and retry")
 		return
 	}
-	defer s.release()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
 	if err != nil {
 		// Accept has answered the request (400 for a request that is no
 		// WebSocket handshake, 403 for a refused origin).
+		s.release()
 		s.log.Debug("websocket upgrade refused", "err", err)
 		return
 	}
@@ -151,6 +151,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// client sees "connected" is never missed.
 	sub := s.hub.Subscribe(filter(watch))
 	defer sub.Close()
+	// The slot is free before the subscription ends, so whoever sees the
+	// subscriber count drop can open a socket.
+	defer s.release()
 	s.stream(r.Context(), c, sub, watch)
 }
 

@@ -66,29 +66,35 @@ func TestRouting(t *testing.T) {
 	e.put("project", s2, "", "p2-by-s2")
 	e.put("project", "", e.p2, "p2-by-rest")
 	e.put("user", s1, "", "user-by-s1")
-	e.put("user", "", "", "marker") // every socket hears it, last
+	// A marker last in each graph: within a graph events come in seq
+	// order, so a socket has every event of a graph it watches once it has
+	// that graph's marker.
+	e.put("user", "", "", "marker-user")
+	e.put("project", "", e.p1, "marker-p1")
+	e.put("project", "", e.p2, "marker-p2")
 
 	tests := []struct {
-		name string
-		s    *socket
-		want []string
+		name    string
+		s       *socket
+		markers []string
+		want    []string
 	}{
-		{"user level only", userOnly, []string{"node_updated:user-by-s1"}},
-		{"project by path", byPath, []string{"node_updated:p1-by-writer", "node_updated:p1-by-s1", "node_updated:user-by-s1"}},
-		{"session s1, first socket", mine1, []string{"node_updated:p1-by-writer"}},
-		{"session s1, second socket", mine2, []string{"node_updated:p1-by-writer"}},
-		{"session s2", other, []string{"node_updated:p2-by-rest", "node_updated:user-by-s1"}},
+		{"user level only", userOnly, []string{"marker-user"}, []string{"node_updated:user-by-s1"}},
+		{"project by path", byPath, []string{"marker-user", "marker-p1"},
+			[]string{"node_updated:p1-by-writer", "node_updated:p1-by-s1", "node_updated:user-by-s1"}},
+		{"session s1, first socket", mine1, []string{"marker-user", "marker-p1"}, []string{"node_updated:p1-by-writer"}},
+		{"session s1, second socket", mine2, []string{"marker-user", "marker-p1"}, []string{"node_updated:p1-by-writer"}},
+		{"session s2", other, []string{"marker-user", "marker-p2"}, []string{"node_updated:p2-by-rest", "node_updated:user-by-s1"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := tc.s.until("marker")
-			// Events of different graphs may interleave; within one
-			// graph they come in seq order.
+			got := tc.s.until(tc.markers...)
+			// Events of different graphs may interleave.
 			slices.Sort(got)
 			want := slices.Clone(tc.want)
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
-				t.Errorf("frames before the marker = %v, want %v", got, want)
+				t.Errorf("frames besides the markers = %v, want %v", got, want)
 			}
 		})
 	}
@@ -297,6 +303,9 @@ func TestConnectionCap(t *testing.T) {
 	if resp.Header.Get("Retry-After") == "" {
 		t.Error("no Retry-After on the refusal")
 	}
+	// A socket subscribes just after its upgrade: once all have, a drop in
+	// the count is the closed one's.
+	waitFor(t, "every socket subscribes", func() bool { return e.hub.Len() == ws.DefaultMaxClients })
 	_ = conns[0].Close(websocket.StatusNormalClosure, "")
 	waitFor(t, "a slot is freed", func() bool { return e.hub.Len() < ws.DefaultMaxClients })
 	c, _, err := e.dialRaw("")
