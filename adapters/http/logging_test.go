@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/kg-memory/kg/adapters/clock"
+	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
@@ -77,14 +78,16 @@ func TestRefusalsAreLoggedWithPathHostAndOrigin(t *testing.T) {
 	log := slog.New(slog.NewJSONHandler(&logBuf, nil))
 	clk := clock.NewManual(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	st := memory.New()
+	hub := events.New()
+	t.Cleanup(hub.Close)
 	svc, err := app.New(app.DefaultConfig(), app.Deps{Graphs: st, Sessions: st, Clock: clk,
-		Events: nopEvents{}, Paths: paths.OS{}, Log: slog.New(slog.DiscardHandler)})
+		Events: hub, Paths: paths.OS{}, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Close(context.Background()) })
 	const token = "s3cret-token"
-	srv := httptest.NewServer(NewServer(Config{AuthToken: token, Clock: clk, Started: clk.Now()}, svc, log))
+	srv := httptest.NewServer(NewServer(Config{AuthToken: token, Clock: clk, Started: clk.Now()}, svc, hub, log))
 	host := strings.TrimPrefix(srv.URL, "http://")
 
 	secretBody := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"secret":"node contents"}}`
