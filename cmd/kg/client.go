@@ -65,7 +65,7 @@ func dialAddr(addr string) string {
 // URL is the server's MCP endpoint.
 func (c *apiClient) URL() string { return c.base + "/" }
 
-// health is the body of GET /health (http.md, Health).
+// health is the body of GET /health (docs/design/http.md#health).
 type health struct {
 	Status         string   `json:"status"`
 	Version        string   `json:"version"`
@@ -87,7 +87,7 @@ func (c *apiClient) health(ctx context.Context) (health, error) {
 }
 
 // apiError is an error the server answered with: its status and the
-// {"detail","kind","field"} body of http.md.
+// {"detail","kind","field"} body of docs/design/http.md#errors.
 type apiError struct {
 	Status int
 	Detail string `json:"detail"`

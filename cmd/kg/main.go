@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 )
 
-// Exit statuses (operations.md).
+// Exit statuses (docs/design/operations.md#exit-codes).
 const (
 	exitOK      = 0
 	exitFailure = 1

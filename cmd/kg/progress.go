@@ -5,7 +5,8 @@ import (
 )
 
 // progress shows how far long work has come: a bar on stderr when stderr
-// is a terminal, nothing when it is piped or a file (operations.md).
+// is a terminal, nothing when it is piped or a file
+// (docs/design/operations.md#commands).
 type progress struct {
 	bar *progressbar.ProgressBar // nil: quiet
 }

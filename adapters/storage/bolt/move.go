@@ -9,7 +9,7 @@ import (
 )
 
 // MoveProject gives the memory of the project at from to the project at to
-// (`kg project mv`, storage.md, Project slugs): in one transaction the
+// (`kg project mv`, docs/design/storage.md#project-slugs): in one transaction the
 // graph's bucket is copied, item by item and byte for byte, under to, its
 // project path rewritten and its slug claimed anew, and from's bucket
 // deleted. Sessions are the caller's. It fails, changing nothing, with a

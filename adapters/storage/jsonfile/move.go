@@ -8,7 +8,7 @@ import (
 )
 
 // MoveProject gives the memory of the project at from to the project at to
-// (`kg project mv`, storage.md, Project slugs): from's folder, with every
+// (`kg project mv`, docs/design/storage.md#project-slugs): from's folder, with every
 // file in it, is renamed to the folder to would get, and the graph is saved
 // there under to, which rewrites its _meta.project_path. Sessions are the
 // caller's. It fails, changing nothing, with a not_found error when from
