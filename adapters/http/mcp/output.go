@@ -25,6 +25,7 @@ type graphOut struct {
 	Health          healthOut   `json:"health"`
 	ArchivedOmitted int         `json:"archived_omitted,omitempty" jsonschema:"archived ids left out to keep the read under its size cap; kg_search finds them"`
 	EdgesOmitted    int         `json:"edges_omitted,omitempty" jsonschema:"edges to archived nodes left out to keep the read under its size cap"`
+	Unavailable     string      `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be read: which graph and why; the rest of the read is served"`
 }
 
 // activeOut is an active node in the full read.

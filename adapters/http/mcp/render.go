@@ -31,6 +31,7 @@ type shownGraph struct {
 	view            domain.View
 	archivedOmitted int
 	edgesOmitted    int
+	unavailable     string // why the graph cannot be read; the view is then empty
 }
 
 // fitFullRead returns the graphs of a full read trimmed so that its text
@@ -38,10 +39,10 @@ type shownGraph struct {
 // graph backwards, then edges to archived nodes; active gists never go. A
 // read that fits is returned whole.
 func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
-	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View}}
+	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View, unavailable: fr.User.Unavailable}}
 	if fr.Project != nil {
 		gs = append(gs, shownGraph{level: domain.LevelProject, project: fr.Project.Key.Project,
-			name: fr.Project.Name, view: fr.Project.View})
+			name: fr.Project.Name, view: fr.Project.View, unavailable: fr.Project.Unavailable})
 	}
 	excess := utf8.RuneCountInString(renderFullRead(gs, session)) - limit
 	if excess <= 0 {
@@ -101,6 +102,10 @@ func fullArchived(fr app.FullRead, level domain.Level) []string {
 func renderFullRead(gs []shownGraph, session string) string {
 	var b strings.Builder
 	for _, g := range gs {
+		if g.unavailable != "" {
+			fmt.Fprintf(&b, "=== %s — unavailable: %s ===\n", graphTitle(g.level, g.name), g.unavailable)
+			continue
+		}
 		v := g.view
 		fmt.Fprintf(&b, "=== %s — %d active, %d archived ===\n", graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived)
 		if len(v.Active) > 0 {

@@ -20,6 +20,7 @@ func graphOutput(g shownGraph) *graphOut {
 		Edges:           make([]edgeOut, 0, len(v.Edges)),
 		ArchivedOmitted: g.archivedOmitted,
 		EdgesOmitted:    g.edgesOmitted,
+		Unavailable:     g.unavailable,
 		Health: healthOut{
 			Active: v.Health.Active, Archived: v.Health.Archived, Orphaned: v.Health.Orphaned,
 			Edges: v.Health.Edges, Unconnected: v.Health.Unconnected,
