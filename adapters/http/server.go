@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -21,6 +22,10 @@ type Config struct {
 	AllowedHosts   []string // Host values allowed beyond loopback: "name" (any port) or "name:port" (KG_ALLOWED_HOSTS)
 	AllowedOrigins []string // Origins allowed beyond the server's own, e.g. "http://localhost:5173" (KG_ALLOWED_ORIGINS)
 	AuthToken      string   // when set, every request needs "Authorization: Bearer <token>" (KG_AUTH_TOKEN)
+	// BodyReadTimeout is the base time a request body has to arrive in;
+	// each MiB it declares adds a second (bodydeadline.go). 0:
+	// DefaultBodyReadTimeout.
+	BodyReadTimeout time.Duration
 
 	// Clock and Started give the uptime /health reports; they are passed in
 	// so that tests control it.
@@ -43,6 +48,7 @@ func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
 	r.Use(
 		logRequests(log),
 		middleware.Recoverer,
+		boundBody(cfg.BodyReadTimeout),
 		checkHost(cfg.AllowedHosts),
 		rejectCrossSite,
 		checkOrigin(cfg.AllowedOrigins),
