@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+// The tools of the server kg replaces; kg must keep offering each of them.
 const TOOLS = [
   'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
   'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
@@ -71,11 +72,13 @@ for (const { backend, url } of servers()) {
       const info = a.client.getServerVersion();
       assert.equal(info.name, 'kg');
       assert.ok(a.client.getServerCapabilities().tools, 'tools capability');
+      assert.match(a.client.getInstructions() ?? '', /kg_read with cwd/, 'the instructions say to start with kg_read and cwd');
     });
 
-    it('lists all eight tools, each with its schemas', async () => {
+    it('lists the tools of the replaced server, each tool with its schemas', async () => {
       const { tools } = await a.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      const names = tools.map((t) => t.name);
+      for (const name of TOOLS) assert.ok(names.includes(name), `tools/list lacks ${name}`);
       for (const t of tools) {
         assert.equal(t.inputSchema.type, 'object', `${t.name} inputSchema`);
         assert.equal(t.outputSchema?.type, 'object', `${t.name} outputSchema`);

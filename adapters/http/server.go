@@ -9,7 +9,10 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http/mcp"
+	"github.com/kg-memory/kg/adapters/http/rest"
+	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -27,23 +30,32 @@ type Config struct {
 	// DefaultBodyReadTimeout.
 	BodyReadTimeout time.Duration
 
+	// WebSocket tunes /ws; its zero value takes the defaults of http.md
+	// (256 sockets, a ping every 30 s). Its AllowedOrigins are set from
+	// AllowedOrigins above.
+	WebSocket ws.Options
+
 	// Clock and Started give the uptime /health reports; they are passed in
 	// so that tests control it.
 	Clock   ports.Clock
 	Started domain.Micros
 }
 
-// Service is what the HTTP side needs of the app: the tools' use cases and
-// the health report. *app.Service implements it.
+// Service is what the HTTP side needs of the app: the use cases of the
+// tools, the REST API and the WebSocket, and the health report.
+// *app.Service implements it.
 type Service interface {
 	mcp.Service
+	rest.Service
+	ws.Service
 	Health(ctx context.Context) app.Health
 }
 
 // NewServer returns the one handler of the HTTP side: the chi router with
-// its security middleware, serving MCP at "/" and the health check at
-// /health and /api/health. Anything else is 404.
-func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
+// its security middleware, serving MCP at "/", the health check at /health
+// and /api/health, the REST API under /api and the WebSocket at /ws, fed by
+// hub. Anything else is 404.
+func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.Handler {
 	r := chi.NewRouter()
 	r.Use(
 		logRequests(log),
@@ -57,18 +69,24 @@ func NewServer(cfg Config, svc Service, log *slog.Logger) http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
 	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		reject(w, http.StatusMethodNotAllowed, string(domain.KindInvalid), "method",
+			r.Method+" is not allowed on "+quote(r.URL.Path))
+	})
 
 	h := &health{cfg: cfg, svc: svc}
 	r.Get("/health", h.ServeHTTP)
-	r.Get("/api/health", h.ServeHTTP)
+	r.Route("/api", func(r chi.Router) {
+		r.Get("/health", h.ServeHTTP)
+		rest.New(svc, log).Register(r, limitBody)
+	})
+	wsOpts := cfg.WebSocket
+	wsOpts.AllowedOrigins = cfg.AllowedOrigins
+	r.Get(wsPath, ws.New(svc, hub, wsOpts, log).ServeHTTP)
 
 	// MCP answers POST only; chi answers GET and DELETE (and any other
 	// method) with 405, as stateless Streamable HTTP has no server stream
 	// and no session to delete.
 	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log).ServeHTTP)
-
-	// Later: r.Route("/api", …) for REST (with limitBody, and a larger
-	// limit for POST /api/import), r.Get("/ws", …), r.Get("/metrics", …)
-	// and r.Mount("/ui", …), each behind the same middleware.
 	return r
 }

@@ -123,6 +123,9 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// Shutdown neither closes nor waits for WebSockets: closing the hub
+	// tells each socket the server is stopping (1001) while it drains.
+	hs.RegisterOnShutdown(srv.Events.Close)
 	maintCtx, stopMaint := context.WithCancel(context.Background())
 	maintDone := make(chan struct{})
 	go func() {

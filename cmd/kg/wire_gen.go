@@ -50,7 +50,7 @@ func initJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) 
 		return nil, nil, err
 	}
 	config2 := httpConfig(cfg, clock)
-	handler := http.NewServer(config2, service, log)
+	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
@@ -94,7 +94,7 @@ func initBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) 
 		return nil, nil, err
 	}
 	config2 := httpConfig(cfg, clock)
-	handler := http.NewServer(config2, service, log)
+	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,

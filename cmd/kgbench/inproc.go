@@ -35,6 +35,7 @@ type service struct {
 	cancel context.CancelFunc // stops the maintenance loop
 	done   chan struct{}      // closed when the maintenance loop has returned
 	closes []func() error     // backend and hub, in order
+	hub    *events.Hub        // the events sink, which /ws subscribes to
 }
 
 // openService opens the json or bolt backend in root and an app.Service
@@ -68,6 +69,7 @@ func openService(ctx context.Context, backend, root string, wrap func(ports.Grap
 		graphs = wrap(graphs)
 	}
 	hub := events.New()
+	s.hub = hub
 	s.closes = append(s.closes, func() error { hub.Close(); return nil })
 	svc, err := app.Open(ctx, benchConfig(), app.Deps{
 		Graphs: graphs, Sessions: sessions, Clock: clock.System{}, Events: hub, Paths: paths.OS{}, Log: log,
@@ -124,7 +126,7 @@ func startServer(ctx context.Context, backend, root string, wrap func(ports.Grap
 		_ = svc.Close()
 		return nil, err
 	}
-	h := khttp.NewServer(khttp.Config{Version: "kgbench", Storage: backend, Clock: clock.System{}, Started: clock.System{}.Now()}, svc, log)
+	h := khttp.NewServer(khttp.Config{Version: "kgbench", Storage: backend, Clock: clock.System{}, Started: clock.System{}.Now()}, svc, svc.hub, log)
 	s := &server{service: svc, URL: "http://" + ln.Addr().String() + "/", http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil

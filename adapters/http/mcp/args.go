@@ -4,134 +4,202 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
 )
 
-// args are the arguments of one tool call, by name, still as JSON. The
-// accessors check only shape (a string is a string, a list a list of
-// strings); the rules of model.md are the app's and the domain's. Unknown
-// names are never looked at, so extra arguments are ignored (mcp.md).
-//
-// An argument that is absent or JSON null counts as not given. That is what
-// keeps the difference mcp.md needs between omitted notes (keep what is
-// stored: nil) and an explicit empty list (clear it: a non-nil empty slice).
-type args map[string]json.RawMessage
+// The argument types of the tools. Each decodes one named argument from its
+// raw JSON and checks only its shape (a string is a string, a list a list
+// of strings); the rules of the model are the app's and the domain's. An
+// argument that is absent or JSON null counts as not given: that keeps the
+// difference docs/design/mcp.md needs between omitted notes (keep what is
+// stored: nil) and an explicit empty list (clear it: a non-nil empty
+// slice).
 
-// parseArgs reads the arguments object of a call; none at all is an empty
+// argument is implemented by a pointer to every argument type.
+type argument interface {
+	// decode sets the argument from raw, its JSON value (nil when absent or
+	// null), and checks its shape. name is the argument's name, for the
+	// error message.
+	decode(name string, raw json.RawMessage) error
+}
+
+// arguments holds the decoded arguments of one call of a tool whose argument
+// struct is A, or the first problem with them. Its UnmarshalJSON never
+// fails, so that mcp-go's typed handler hands every call to the tool, which
+// answers a problem as a tool error naming the argument rather than as
+// mcp-go's generic "failed to bind arguments".
+type arguments[A any] struct {
+	args A
+	err  error
+}
+
+// UnmarshalJSON decodes the arguments object of a call.
+func (a *arguments[A]) UnmarshalJSON(raw []byte) error {
+	a.err = decodeArgs(raw, &a.args)
+	return nil
+}
+
+var jsonNull = []byte("null")
+
+// decodeArgs decodes the arguments object raw into dst, a pointer to an
+// argument struct. Fields are decoded in their order, so that a call with
+// several bad arguments is told of the first, in argument order. Names are
+// matched exactly, and names no field has are ignored (docs/design/mcp.md:
+// unknown extra arguments are ignored). No arguments at all is an empty
 // object.
-func parseArgs(raw json.RawMessage) (args, error) {
+func decodeArgs(raw []byte, dst any) error {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return args{}, nil
+	var byName map[string]json.RawMessage
+	if len(raw) > 0 && !bytes.Equal(raw, jsonNull) {
+		if raw[0] != '{' || json.Unmarshal(raw, &byName) != nil {
+			return domain.Invalidf("arguments", "must be a JSON object of named arguments")
+		}
 	}
-	var a args
-	if raw[0] != '{' || json.Unmarshal(raw, &a) != nil {
-		return nil, domain.Invalidf("arguments", "must be a JSON object of named arguments")
+	v := reflect.ValueOf(dst).Elem()
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Tag.Get("arg")
+		val := bytes.TrimSpace(byName[name])
+		if bytes.Equal(val, jsonNull) {
+			val = nil
+		}
+		// Every field is an argument type: TestArgumentStructs checks it.
+		if err := v.Field(i).Addr().Interface().(argument).decode(name, val); err != nil {
+			return err
+		}
 	}
-	return a, nil
+	return nil
 }
 
-// given returns the raw value of name, or false when it is absent or null.
-func (a args) given(name string) (json.RawMessage, bool) {
-	v, ok := a[name]
-	if !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
-		return nil, false
+// str is an optional string argument; absent, null and "" are all "".
+type str string
+
+func (s *str) decode(name string, raw json.RawMessage) error {
+	*s = ""
+	if raw == nil {
+		return nil
 	}
-	return v, true
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return domain.Invalidf(name, "must be a string")
+	}
+	*s = str(v)
+	return nil
 }
 
-// str returns the string argument name; absent, null and "" are all "".
-func (a args) str(name string) (string, error) {
-	v, ok := a.given(name)
-	if !ok {
-		return "", nil
+// requiredStr is a string argument that must be given and not empty.
+type requiredStr string
+
+func (s *requiredStr) decode(name string, raw json.RawMessage) error {
+	var v str
+	if err := v.decode(name, raw); err != nil {
+		return err
 	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", domain.Invalidf(name, "must be a string")
+	if v == "" {
+		return domain.Invalidf(name, "is required")
 	}
-	return s, nil
+	*s = requiredStr(v)
+	return nil
 }
 
-// required returns the string argument name, which must be given and not
-// empty.
-func (a args) required(name string) (string, error) {
-	s, err := a.str(name)
-	if err != nil {
-		return "", err
+// strList is a list-of-strings argument: nil when not given, a non-nil
+// slice (maybe empty) when given.
+type strList []string
+
+func (l *strList) decode(name string, raw json.RawMessage) error {
+	*l = nil
+	if raw == nil {
+		return nil
 	}
-	if s == "" {
-		return "", domain.Invalidf(name, "is required")
+	var v []string
+	if json.Unmarshal(raw, &v) != nil {
+		return domain.Invalidf(name, "must be a list of strings")
 	}
-	return s, nil
+	if v == nil {
+		v = []string{}
+	}
+	*l = v
+	return nil
 }
 
-// list returns the list-of-strings argument name: nil when not given, a
-// non-nil slice (maybe empty) when given.
-func (a args) list(name string) ([]string, error) {
-	v, ok := a.given(name)
-	if !ok {
-		return nil, nil
-	}
-	var l []string
-	if err := json.Unmarshal(v, &l); err != nil {
-		return nil, domain.Invalidf(name, "must be a list of strings")
-	}
-	if l == nil {
-		l = []string{}
-	}
-	return l, nil
+// integer is an optional whole-number argument. A number with no fraction,
+// or a string holding one, is accepted: some clients send every argument as
+// a string.
+type integer struct {
+	value int64
+	given bool
 }
 
-// integer returns the integer argument name and whether it was given. A
-// number with no fraction, or a string holding one, is accepted: some
-// clients send every argument as a string.
-func (a args) integer(name string) (int64, bool, error) {
-	v, ok := a.given(name)
-	if !ok {
-		return 0, false, nil
+func (n *integer) decode(name string, raw json.RawMessage) error {
+	*n = integer{}
+	if raw == nil {
+		return nil
 	}
 	bad := domain.Invalidf(name, "must be a whole number")
 	var s string
-	if json.Unmarshal(v, &s) == nil {
-		v = json.RawMessage(strings.TrimSpace(s))
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(strings.TrimSpace(s))
 	}
-	var n json.Number
-	if err := json.Unmarshal(v, &n); err != nil {
-		return 0, false, bad
+	var num json.Number
+	if json.Unmarshal(raw, &num) != nil {
+		return bad
 	}
-	if i, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-		return i, true, nil
+	if i, err := strconv.ParseInt(num.String(), 10, 64); err == nil {
+		*n = integer{value: i, given: true}
+		return nil
 	}
-	f, err := n.Float64()
+	f, err := num.Float64()
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-		return 0, false, bad
+		return bad
 	}
-	return int64(f), true, nil
+	*n = integer{value: int64(f), given: true}
+	return nil
 }
 
-// object returns the JSON-object argument name as its raw JSON, and whether
-// it was given.
-func (a args) object(name string) (domain.RawJSON, bool, error) {
-	v, ok := a.given(name)
-	if !ok {
-		return nil, false, nil
+// object is an optional JSON-object argument, kept as its raw JSON; nil
+// when not given.
+type object domain.RawJSON
+
+func (o *object) decode(name string, raw json.RawMessage) error {
+	*o = nil
+	if raw == nil {
+		return nil
 	}
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 || v[0] != '{' {
-		return nil, false, domain.Invalidf(name, "must be a JSON object")
+	if raw[0] != '{' {
+		return domain.Invalidf(name, "must be a JSON object")
 	}
-	return domain.RawJSON(bytes.Clone(v)), true, nil
+	*o = object(bytes.Clone(raw))
+	return nil
 }
 
-// level returns the level argument name; "" when not given.
-func (a args) level(name string) (domain.Level, error) {
-	s, err := a.str(name)
-	if err != nil || s == "" {
-		return "", err
+// level is an optional level argument; "" when not given.
+type level domain.Level
+
+func (l *level) decode(name string, raw json.RawMessage) error {
+	*l = ""
+	var s str
+	if err := s.decode(name, raw); err != nil || s == "" {
+		return err
 	}
-	return domain.ParseLevel(name, s)
+	v, err := domain.ParseLevel(name, string(s))
+	*l = level(v)
+	return err
+}
+
+// requiredLevel is a level argument that must be given.
+type requiredLevel domain.Level
+
+func (l *requiredLevel) decode(name string, raw json.RawMessage) error {
+	var v level
+	if err := v.decode(name, raw); err != nil {
+		return err
+	}
+	if v == "" {
+		return domain.Invalidf(name, "is required: user or project")
+	}
+	*l = requiredLevel(v)
+	return nil
 }

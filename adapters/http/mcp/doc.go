@@ -1,14 +1,19 @@
-// Package mcp serves the eight kg tools (mcp.md) over MCP Streamable HTTP,
-// on github.com/mark3labs/mcp-go in stateless mode: no Mcp-Session-Id is
-// issued or needed, every POST stands alone, and tools/list and tools/call
-// work without a prior initialize.
+// Package mcp serves the kg tools (docs/design/mcp.md) over MCP Streamable
+// HTTP, on github.com/mark3labs/mcp-go in stateless mode: no Mcp-Session-Id
+// is issued or needed, every POST stands alone, and tools/list and
+// tools/call work without a prior initialize.
 //
-// Each tool is declared as a value (tools.go) with its input schema, its
-// output schema (generated from the structured-output types of output.go)
-// and its annotations; the schemas are snapshotted under testdata/. A
-// handler decodes and checks the shape of its arguments (args.go), calls the
-// app, and answers with a text written for an LLM (render.go) plus the same
-// facts as structuredContent.
+// Each tool is a value of type tool (tool.go) in a file named after it
+// (kg_read.go, …), which holds all of it: the name, description and
+// annotations, the input schema and the argument struct it is decoded into
+// (with the argument types of args.go), the function that calls the app,
+// the text written for an LLM, and the structured-output type whose JSON
+// Schema is the tool's outputSchema. kgTools (server.go) lists the tools.
+// The declarations are snapshotted under testdata/tools/.
+//
+// To add a tool: write kg_<name>.go with a tool value, add it to kgTools,
+// run go test -update to write its snapshot, and describe it in
+// docs/api.md.
 //
 // Caveats:
 //   - Failures a client can act on are tool results with isError set and a

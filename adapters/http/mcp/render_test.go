@@ -36,12 +36,14 @@ func TestHealthLine(t *testing.T) {
 // exampleRead is the full read of mcp.md's example, more or less.
 func exampleRead() app.FullRead {
 	n := func(id, gist string) *domain.Node { return &domain.Node{ID: id, Gist: gist} }
-	e := func(from, rel, to string) *domain.Edge { return &domain.Edge{From: from, Rel: rel, To: to} }
+	e := func(from, rel, to string, notes ...string) *domain.Edge {
+		return &domain.Edge{From: from, Rel: rel, To: to, Notes: notes}
+	}
 	return app.FullRead{
 		User: app.GraphView{Key: domain.UserGraph, View: domain.View{
 			Active:   []*domain.Node{n("auth-token-refresh", "JWT refresh uses sliding window; silent failure if session expired"), n("auth-module", "wraps the IdP")},
 			Archived: []string{"old-build-notes"},
-			Edges:    []*domain.Edge{e("auth-module", "requires-init", "session-handler"), e("auth-token-refresh", "touches", "src/auth/refresh.py")},
+			Edges:    []*domain.Edge{e("auth-module", "requires-init", "session-handler", "init order matters", "the handler owns the\ncookie jar"), e("auth-token-refresh", "touches", "src/auth/refresh.py")},
 			Health:   domain.Health{Active: 2, Archived: 1, Orphaned: 4, Nodes: 2, Edges: 2, Unconnected: 0, AvgEdgesPerNode: 1, Estimate: 93, MaxTokens: 4000},
 		}},
 		Project: &app.GraphView{Key: domain.ProjectGraph("/src/my-app"), Name: "my-app", View: domain.View{
@@ -55,9 +57,32 @@ func TestRenderFullReadGolden(t *testing.T) {
 	golden(t, "render/full_read.txt", []byte(renderFullRead(gs, "3fa29c0d1e7b4a55")+"\n"))
 }
 
-// bigRead is a user graph whose archived ids and edges to archived nodes
-// alone go far past the cap.
-func bigRead(archived, edgesToArchived int) app.FullRead {
+func TestRenderNodeReadGolden(t *testing.T) {
+	tier := func(t domain.Tier) *domain.Tier { return &t }
+	ts := domain.Micros(t0.UnixMicro())
+	r := app.NodeRead{
+		Level: domain.LevelProject, Project: "/src/my-app", WasTier: domain.Archived, Rescued: []string{"lost-neighbour"},
+		Node: &domain.Node{ID: "auth-token-refresh", Gist: "JWT refresh uses sliding window", Tier: domain.Active,
+			Notes: []string{"silent failure if the session expired"}, Touches: []string{"src/auth/refresh.py"},
+			Created: ts, Version: domain.Version{V: 3, TS: ts + domain.Days(2)}},
+		Out: []app.EdgeEnd{
+			{Edge: &domain.Edge{From: "auth-token-refresh", Rel: "requires-init", To: "session-handler",
+				Notes: []string{"init order matters", "see the startup sequence"}}, OtherTier: tier(domain.Active), OtherLevel: domain.LevelProject},
+			{Edge: &domain.Edge{From: "auth-token-refresh", Rel: "touches", To: "src/auth/refresh.py"}},
+		},
+		In: []app.EdgeEnd{
+			{Edge: &domain.Edge{From: "lost-neighbour", Rel: "explains", To: "auth-token-refresh", Notes: []string{"written first"}},
+				OtherTier: tier(domain.Archived), OtherLevel: domain.LevelProject},
+			{Edge: &domain.Edge{From: "jwt-basics", Rel: "generalises", To: "auth-token-refresh"},
+				OtherTier: tier(domain.Active), OtherLevel: domain.LevelUser},
+		},
+	}
+	golden(t, "render/node_read.txt", []byte(renderNodeReads([]app.NodeRead{r}, "3fa29c0d1e7b4a55")+"\n"))
+}
+
+// bigRead is a user graph whose archived ids, edges to archived nodes and
+// notes of edges between active nodes can each go far past the cap.
+func bigRead(archived, edgesToArchived, notedEdges int) app.FullRead {
 	v := domain.View{Health: domain.Health{MaxTokens: 4000}}
 	for i := range 50 {
 		v.Active = append(v.Active, &domain.Node{ID: fmt.Sprintf("active-%02d", i), Gist: strings.Repeat("g", 200)})
@@ -67,7 +92,12 @@ func bigRead(archived, edgesToArchived int) app.FullRead {
 	}
 	v.Edges = append(v.Edges, &domain.Edge{From: "active-00", Rel: "uses", To: "active-01"})
 	for i := range edgesToArchived {
-		v.Edges = append(v.Edges, &domain.Edge{From: "active-02", Rel: "recalls", To: v.Archived[i%len(v.Archived)]})
+		v.Edges = append(v.Edges, &domain.Edge{From: "active-02", Rel: "recalls", To: v.Archived[i%len(v.Archived)],
+			Notes: []string{"why"}})
+	}
+	for i := range notedEdges {
+		v.Edges = append(v.Edges, &domain.Edge{From: "active-03", Rel: fmt.Sprintf("r%03d", i), To: "active-04",
+			Notes: []string{strings.Repeat("n", 300), "second\nnote"}})
 	}
 	v.Health.Active, v.Health.Archived, v.Health.Nodes, v.Health.Edges = len(v.Active), len(v.Archived), len(v.Active), len(v.Edges)
 	return app.FullRead{User: app.GraphView{Key: domain.UserGraph, View: v}}
@@ -75,28 +105,35 @@ func bigRead(archived, edgesToArchived int) app.FullRead {
 
 func TestFullReadCap(t *testing.T) {
 	tests := []struct {
-		name                    string
-		archived, edges         int
-		wantArchived, wantEdges bool // whether some are left out
+		name                               string
+		archived, edges, noted             int
+		wantArchived, wantEdges, wantNotes bool // whether some are left out
 	}{
-		{"fits", 10, 10, false, false},
-		{"archived ids go first", 1500, 5, true, false},
-		{"then edges to archived nodes", 5, 2000, true, true},
+		{"fits", 10, 10, 10, false, false, false},
+		{"archived ids go first", 1500, 5, 5, true, false, false},
+		{"then edges to archived nodes", 5, 2000, 5, true, true, false},
+		{"then the notes of edges between active nodes", 5, 5, 200, true, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fr := bigRead(tc.archived, tc.edges)
+			fr := bigRead(tc.archived, tc.edges, tc.noted)
 			gs := fitFullRead(fr, "s", maxReadChars)
 			text := renderFullRead(gs, "s")
 			if n := utf8.RuneCountInString(text); n > maxReadChars {
 				t.Errorf("%d characters, over the cap", n)
 			}
 			g := gs[0]
-			if (g.archivedOmitted > 0) != tc.wantArchived || (g.edgesOmitted > 0) != tc.wantEdges {
-				t.Errorf("omitted %d archived, %d edges", g.archivedOmitted, g.edgesOmitted)
+			if (g.archivedOmitted > 0) != tc.wantArchived || (g.edgesOmitted > 0) != tc.wantEdges || (g.notesOmitted > 0) != tc.wantNotes {
+				t.Errorf("omitted %d archived, %d edges, notes of %d edges", g.archivedOmitted, g.edgesOmitted, g.notesOmitted)
 			}
 			if g.edgesOmitted > 0 && g.archivedOmitted != tc.archived {
 				t.Errorf("edges dropped while %d archived ids remain", tc.archived-g.archivedOmitted)
+			}
+			if g.notesOmitted > 0 && g.edgesOmitted != tc.edges {
+				t.Errorf("notes dropped while %d edges to archived nodes remain", tc.edges-g.edgesOmitted)
+			}
+			if shown := strings.Count(text, " — "+strings.Repeat("n", 300)+"; second note\n"); shown != tc.noted-g.notesOmitted {
+				t.Errorf("%d edges shown with their notes, want %d of %d", shown, tc.noted-g.notesOmitted, tc.noted)
 			}
 			for _, n := range fr.User.View.Active {
 				if !strings.Contains(text, "  "+n.ID+": "+n.Gist) {
@@ -106,18 +143,37 @@ func TestFullReadCap(t *testing.T) {
 			if !strings.Contains(text, "active-00 --uses--> active-01") {
 				t.Error("an edge between active nodes was dropped")
 			}
-			if tc.wantArchived {
+			switch {
+			case tc.wantNotes:
+				mustContain(t, text, fmt.Sprintf("(%d archived ids, %d edges to archived nodes and the notes of %d edges left out "+
+					"to stay under 40000 characters; kg_search finds them, kg_read with id shows a node's edges with their notes)",
+					g.archivedOmitted, g.edgesOmitted, g.notesOmitted))
+			case tc.wantArchived:
 				mustContain(t, text, fmt.Sprintf("(%d archived ids and %s left out to stay under 40000 characters; kg_search finds them)",
 					g.archivedOmitted, plural(g.edgesOmitted, "edge to archived nodes", "edges to archived nodes")))
-			} else {
+			default:
 				mustNotContain(t, text, "left out")
 			}
 			out := graphOutput(g)
-			if len(out.Archived)+out.ArchivedOmitted != tc.archived || len(out.Edges)+out.EdgesOmitted != tc.edges+1 {
+			if len(out.Archived)+out.ArchivedOmitted != tc.archived || len(out.Edges)+out.EdgesOmitted != tc.edges+tc.noted+1 {
 				t.Errorf("structured counts %d+%d, %d+%d", len(out.Archived), out.ArchivedOmitted, len(out.Edges), out.EdgesOmitted)
 			}
-			if len(fr.User.View.Archived) != tc.archived || len(fr.User.View.Edges) != tc.edges+1 {
+			withNotes := 0
+			for _, e := range out.Edges {
+				if len(e.Notes) > 0 {
+					withNotes++
+				}
+			}
+			if want := tc.edges - g.edgesOmitted + tc.noted - out.NotesOmitted; withNotes != want {
+				t.Errorf("structured: %d edges with notes, want %d like the text", withNotes, want)
+			}
+			if len(fr.User.View.Archived) != tc.archived || len(fr.User.View.Edges) != tc.edges+tc.noted+1 {
 				t.Error("fitting changed the app's view")
+			}
+			for _, e := range fr.User.View.Edges[1:] {
+				if len(e.Notes) == 0 {
+					t.Fatalf("fitting dropped the notes of the app's edge %s", e.Key())
+				}
 			}
 		})
 	}
@@ -145,13 +201,15 @@ func TestRenderResults(t *testing.T) {
 				{Node: &domain.Node{ID: "n1", Gist: "g1", Tier: domain.Archived}},
 				{Node: &domain.Node{ID: "n2", Gist: "secret", Tier: domain.Orphaned}},
 				{Edge: &domain.Edge{From: "a", To: "b", Rel: "uses"}},
+				{Edge: &domain.Edge{From: "a", To: "c", Rel: "uses", Notes: []string{"since v2", "two\n  lines"}}},
 				{Deleted: true, NodeID: "gone"},
 				{Deleted: true, EdgeKey: &key},
 			}, Archived: 1, Pruned: 2},
 			Project:     &domain.SyncReport{},
 			ProjectPath: "/src/my-app",
-		}), "USER GRAPH: 2 nodes and 1 edge updated, 1 node and 1 edge deleted\n" +
-			"  node n1 [archived]: g1\n  node n2 [orphaned]\n  edge a --uses--> b\n  deleted node gone\n  deleted edge a --uses--> b\n" +
+		}), "USER GRAPH: 2 nodes and 2 edges updated, 1 node and 1 edge deleted\n" +
+			"  node n1 [archived]: g1\n  node n2 [orphaned]\n  edge a --uses--> b\n  edge a --uses--> c — since v2; two lines\n" +
+			"  deleted node gone\n  deleted edge a --uses--> b\n" +
 			"  compaction: 1 archived, 0 restored, 0 orphaned, 2 pruned"},
 		{"sync project only", renderSync(app.SyncResult{Project: &domain.SyncReport{Restored: 1}, ProjectPath: "/src/my-app"}),
 			"PROJECT GRAPH (my-app): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: 0 archived, 1 restored, 0 orphaned, 0 pruned"},

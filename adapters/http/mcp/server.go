@@ -7,6 +7,24 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
+// kgTools are the tools the server offers. A new tool is one file, named
+// after it, and one line here.
+func kgTools() []registered {
+	return []registered{
+		kgRead, kgSearch, kgPutNode, kgPutEdge,
+		kgDeleteNode, kgDeleteEdge, kgSync, kgProgress,
+	}
+}
+
+// instructions is what initialize tells a client about the server; clients
+// that put it in the system prompt teach the model to start with kg_read
+// and its cwd. TestInstructions checks that every tool it names exists.
+const instructions = `kg is your persistent memory across conversations: a knowledge graph of distilled insights (nodes) joined by relationships (edges), in a user graph (what holds across projects) and one graph per project.
+Start every conversation by calling kg_read with cwd set to the absolute path of the project root. It returns a session_id and the active memory of both graphs; pass that session_id to every later call.
+The full read shows each active node's gist. kg_read with id shows a node in full and brings an archived one back; kg_search finds what the full read no longer shows.
+Save what a later session should know with kg_put_node: the why, not the what, as a one-line gist with details in notes and the files it touches. Connect related nodes with kg_put_edge.
+Call kg_sync to hear what other sessions changed, and keep the state of a long task in kg_progress so it survives a context reset.`
+
 // New returns the MCP endpoint: the kg tools on mcp-go's Streamable HTTP
 // transport in stateless mode. version is the binary's version, reported as
 // the server version. Mount it at "/" behind the security middleware of
@@ -20,24 +38,19 @@ func New(version string, svc Service, log *slog.Logger) http.Handler {
 // outputSchema; production leaves it off, because a write that succeeded
 // must not be reported as failed over a schema slip.
 func newHandler(version string, svc Service, log *slog.Logger, extra ...server.ServerOption) http.Handler {
-	t := &tools{svc: svc, log: log}
 	opts := append([]server.ServerOption{
 		// The tool list never changes while the server runs.
 		server.WithToolCapabilities(false),
+		server.WithInstructions(instructions),
 		// A panic in a tool is a bug: answer it as a JSON-RPC error rather
 		// than dropping the connection.
 		server.WithRecovery(),
 	}, extra...)
 	s := server.NewMCPServer("kg", version, opts...)
-	runs := t.runs()
-	for _, decl := range declarations() {
-		body, ok := runs[decl.Name]
-		if !ok {
-			panic("mcp: tool " + decl.Name + " has no handler") // a bug caught by every test
-		}
-		s.AddTool(decl, t.handler(decl.Name, body))
+	for _, t := range kgTools() {
+		s.AddTool(t.declaration(), t.handler(svc, log))
 	}
-	return server.NewStreamableHTTPServer(s,
+	return guard(server.NewStreamableHTTPServer(s,
 		server.WithStateLess(true),
 		// No server-sent stream in stateless mode: GET is 405 (mcp.md).
 		server.WithDisableStreaming(true),
@@ -46,5 +59,5 @@ func newHandler(version string, svc Service, log *slog.Logger, extra ...server.S
 		// loopback check would refuse those extra hosts.
 		server.WithDisableLocalhostProtection(true),
 		server.WithStreamableHTTPLogger(log),
-	)
+	))
 }

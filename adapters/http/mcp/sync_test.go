@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,15 +22,20 @@ func TestSyncBetweenTwoSessions(t *testing.T) {
 	}
 
 	e.ok(t, "kg_put_node", map[string]any{"session_id": b, "level": "project", "id": "n1", "gist": "written by B"})
-	e.ok(t, "kg_put_edge", map[string]any{"session_id": b, "level": "user", "from": "x", "to": "y", "rel": "r"})
+	e.ok(t, "kg_put_edge", map[string]any{"session_id": b, "level": "user", "from": "x", "to": "y", "rel": "r",
+		"notes": []any{"y needs x first", "see the\nstartup order"}})
 	e.ok(t, "kg_put_node", map[string]any{"session_id": a, "level": "project", "id": "n2", "gist": "written by A"})
 
 	r := e.ok(t, "kg_sync", map[string]any{"session_id": a})
 	mustContain(t, r.text,
-		"USER GRAPH: 0 nodes and 1 edge updated, 0 nodes and 0 edges deleted\n  edge x --r--> y",
+		"USER GRAPH: 0 nodes and 1 edge updated, 0 nodes and 0 edges deleted\n  edge x --r--> y — y needs x first; see the startup order\n",
 		"PROJECT GRAPH (proj-a): 1 node and 0 edges updated, 0 nodes and 0 edges deleted\n  node n1 [active]: written by B",
 	)
 	mustNotContain(t, r.text, "n2")
+	user := r.structured["user"].(map[string]any)
+	if ch := user["changes"].([]any); len(ch) != 1 || fmt.Sprint(ch[0].(map[string]any)["notes"]) != "[y needs x first see the\nstartup order]" {
+		t.Errorf("structured user changes %v, want the edge with its notes", user)
+	}
 	proj := r.structured["project"].(map[string]any)
 	if ch := proj["changes"].([]any); len(ch) != 1 || ch[0].(map[string]any)["id"] != "n1" {
 		t.Errorf("structured project changes %v", proj)

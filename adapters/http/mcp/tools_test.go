@@ -192,7 +192,7 @@ func TestFullReadAndReadByID(t *testing.T) {
 		"  auth-token-refresh: JWT refresh uses sliding window\n" +
 		"  session-handler: owns the cookie\n" +
 		"EDGES:\n" +
-		"  auth-token-refresh --requires-init--> session-handler\n" +
+		"  auth-token-refresh --requires-init--> session-handler — order matters\n" +
 		"  auth-token-refresh --touches--> src/auth/refresh.py\n"
 	if !strings.HasPrefix(full.text, want) {
 		t.Errorf("full read:\n%s\nwant it to start with:\n%s", full.text, want)
@@ -202,6 +202,9 @@ func TestFullReadAndReadByID(t *testing.T) {
 	if len(user["active"].([]any)) != 2 || len(user["edges"].([]any)) != 2 {
 		t.Errorf("structured user graph %v", user)
 	}
+	if notes := user["edges"].([]any)[0].(map[string]any)["notes"]; fmt.Sprint(notes) != "[order matters]" {
+		t.Errorf("structured edge notes %v, want the text's [order matters]", notes)
+	}
 
 	byID := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "auth-token-refresh"})
 	mustContain(t, byID.text,
@@ -210,8 +213,10 @@ func TestFullReadAndReadByID(t *testing.T) {
 		"notes:\n  - silent failure if expired",
 		"touches:\n  - src/auth/refresh.py",
 		"version: 1, created 2025-03-01T12:00:00Z, last written 2025-03-01T12:00:00Z",
-		"EDGES OUT:\n  auth-token-refresh --requires-init--> session-handler [active]\n  auth-token-refresh --touches--> src/auth/refresh.py\n",
+		"EDGES OUT:\n  auth-token-refresh --requires-init--> session-handler [active]\n    - order matters\n  auth-token-refresh --touches--> src/auth/refresh.py\n",
 	)
+	in := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "session-handler"})
+	mustContain(t, in.text, "EDGES IN:\n  auth-token-refresh --requires-init--> session-handler [active]\n    - order matters\n")
 	n := byID.structured["nodes"].([]any)[0].(map[string]any)
 	if n["level"] != "user" || n["tier"] != "active" || n["was_tier"] != "active" {
 		t.Errorf("structured node %v", n)

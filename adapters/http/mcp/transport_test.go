@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -15,11 +18,19 @@ import (
 // initialize, as a stateless client does.
 func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
+	return postAs(t, url, "application/json", body)
+}
+
+// postAs is post with the given Content-Type ("" for none).
+func postAs(t *testing.T, url, contentType, body string) *http.Response {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -105,27 +116,132 @@ func TestToolsListOverClient(t *testing.T) {
 			t.Errorf("%s: no output schema", tool.Name)
 		}
 	}
-	want := "kg_delete_edge kg_delete_node kg_progress kg_put_edge kg_put_node kg_read kg_search kg_sync"
-	if got := strings.Join(names, " "); got != want {
-		t.Errorf("tools %s, want %s", got, want)
+	var want []string
+	for _, tl := range kgTools() {
+		want = append(want, tl.declaration().Name)
+	}
+	slices.Sort(want) // tools/list orders them by name
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tools/list (-declared +listed):\n%s", diff)
 	}
 }
 
 func TestBadArgumentsAreToolErrorsNotProtocolErrors(t *testing.T) {
 	e := newEnv(t)
-	resp := post(t, e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_search","arguments":{"query":7}}}`)
-	body, _ := io.ReadAll(resp.Body)
-	var msg struct {
-		Result *mcpgo.CallToolResult `json:"result"`
-		Error  any                   `json:"error"`
+	tests := []struct {
+		name, arguments, want string
+	}{
+		{"a number for a string", `{"query":7}`, "Error: query: must be a string"},
+		{"a list for the arguments", `["tokens"]`, "Error: arguments: must be a JSON object of named arguments"},
+		{"a string for the arguments", `"tokens"`, "Error: arguments: must be a JSON object of named arguments"},
 	}
-	if err := json.Unmarshal(body, &msg); err != nil {
-		t.Fatal(err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := post(t, e.url, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_search","arguments":`+tc.arguments+`}}`)
+			body, _ := io.ReadAll(resp.Body)
+			var msg struct {
+				Result *mcpgo.CallToolResult `json:"result"`
+				Error  any                   `json:"error"`
+			}
+			if err := json.Unmarshal(body, &msg); err != nil {
+				t.Fatal(err)
+			}
+			if msg.Error != nil || msg.Result == nil || !msg.Result.IsError {
+				t.Fatalf("want an isError result, got %s", body)
+			}
+			if got := msg.Result.Content[0].(mcpgo.TextContent).Text; got != tc.want {
+				t.Errorf("text %q, want %q", got, tc.want)
+			}
+		})
 	}
-	if msg.Error != nil || msg.Result == nil || !msg.Result.IsError {
-		t.Fatalf("want an isError result, got %s", body)
+}
+
+// TestRefusedMessagesAreJSONRPCErrors: what the server cannot take gets a
+// status and a JSON-RPC error body that say what is wrong, never a
+// plain-text body or a misleading "not valid json".
+func TestRefusedMessagesAreJSONRPCErrors(t *testing.T) {
+	e := newEnv(t)
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	tests := []struct {
+		name, contentType, body string
+		wantStatus, wantCode    int
+		wantMessage             string
+	}{
+		{"a batch", "application/json", "[" + list + "," + list + "]", 400, -32600,
+			"JSON-RPC batches are not supported; send one message per request"},
+		{"a batch after white space", "application/json", " \n[" + list + "]", 400, -32600,
+			"JSON-RPC batches are not supported; send one message per request"},
+		{"text/plain", "text/plain", list, 415, -32600,
+			`Content-Type "text/plain" is not supported; send the JSON-RPC message as application/json`},
+		{"form", "application/x-www-form-urlencoded", list, 415, -32600,
+			`Content-Type "application/x-www-form-urlencoded" is not supported; send the JSON-RPC message as application/json`},
+		{"no Content-Type", "", list, 415, -32600,
+			"no Content-Type; send the JSON-RPC message as application/json"},
+		{"invalid JSON", "application/json", `[{"jsonrpc":`, 400, -32700, "request body is not valid json"},
 	}
-	if got := msg.Result.Content[0].(mcpgo.TextContent).Text; got != "Error: query: must be a string" {
-		t.Errorf("text %q", got)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := postAs(t, e.url, tc.contentType, tc.body)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q, want application/json", ct)
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(body, &msg); err != nil {
+				t.Fatalf("body is not JSON: %v: %s", err, body)
+			}
+			if msg.JSONRPC != "2.0" || string(msg.ID) != "null" || msg.Error.Code != tc.wantCode || msg.Error.Message != tc.wantMessage {
+				t.Errorf("body %s, want a JSON-RPC error %d %q with a null id", body, tc.wantCode, tc.wantMessage)
+			}
+		})
+	}
+	// A media type with parameters is still JSON.
+	if resp := postAs(t, e.url, "application/json; charset=utf-8", list); resp.StatusCode != 200 {
+		t.Errorf("application/json with a charset: %d", resp.StatusCode)
+	}
+}
+
+// TestInstructions initializes a real client, as a conversation would start,
+// and reads the server's instructions: they tell the model to start with
+// kg_read and its cwd, then to carry the session_id, and every tool they
+// name is one the server has.
+func TestInstructions(t *testing.T) {
+	e := newEnv(t)
+	var got string
+	for _, version := range []string{"2025-03-26", "2025-06-18", mcpgo.LATEST_PROTOCOL_VERSION} {
+		req := mcpgo.InitializeRequest{}
+		req.Params.ProtocolVersion = version
+		req.Params.ClientInfo = mcpgo.Implementation{Name: "t", Version: "1"}
+		res, err := e.client(t).Initialize(context.Background(), req)
+		if err != nil {
+			t.Fatalf("protocol %s: %v", version, err)
+		}
+		if got = res.Instructions; got != instructions {
+			t.Errorf("protocol %s: instructions %q, want the server's", version, got)
+		}
+	}
+	mustContain(t, got, "Start every conversation by calling kg_read with cwd", "session_id to every later call")
+	tools := map[string]bool{}
+	for _, tl := range kgTools() {
+		tools[tl.declaration().Name] = true
+	}
+	named := regexp.MustCompile(`\bkg_[a-z_]+`).FindAllString(got, -1)
+	for _, name := range named {
+		if !tools[name] {
+			t.Errorf("the instructions name %s, which is not a tool", name)
+		}
+	}
+	if len(named) == 0 {
+		t.Error("the instructions name no tool")
 	}
 }

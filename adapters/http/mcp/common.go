@@ -1,0 +1,88 @@
+package mcp
+
+// Pieces of text and of structured output that more than one tool uses.
+// Everything that belongs to one tool is in that tool's file.
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// graphTitle is "USER GRAPH" or "PROJECT GRAPH (name)".
+func graphTitle(level domain.Level, name string) string {
+	if level == domain.LevelUser {
+		return "USER GRAPH"
+	}
+	if name == "" {
+		return "PROJECT GRAPH"
+	}
+	return "PROJECT GRAPH (" + name + ")"
+}
+
+// edgeLine is an edge on one line, as the full read and kg_sync show it:
+// "from --rel--> to", then " — " and its notes joined by "; ", each note's
+// white space (line breaks included) collapsed to single spaces.
+func edgeLine(e *domain.Edge) string {
+	if len(e.Notes) == 0 {
+		return e.Key().String()
+	}
+	notes := make([]string, len(e.Notes))
+	for i, n := range e.Notes {
+		notes[i] = strings.Join(strings.Fields(n), " ")
+	}
+	return e.Key().String() + " — " + strings.Join(notes, "; ")
+}
+
+// plural is "1 node" or "3 nodes".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// movesLine is "\nCompaction: archived a, b; restored c", or "" when the
+// run moved nothing.
+func movesLine(m domain.Moves) string {
+	if m.Empty() {
+		return ""
+	}
+	var parts []string
+	add := func(what string, ids []string) {
+		if len(ids) > 0 {
+			parts = append(parts, what+" "+strings.Join(ids, ", "))
+		}
+	}
+	add("archived", m.Archived)
+	add("restored", m.Restored)
+	add("orphaned", m.Orphaned)
+	add("pruned", m.Pruned)
+	return "\nCompaction: " + strings.Join(parts, "; ")
+}
+
+// movesOut is what a compaction run moved.
+type movesOut struct {
+	Archived []string `json:"archived,omitempty"`
+	Restored []string `json:"restored,omitempty"`
+	Orphaned []string `json:"orphaned,omitempty"`
+	Pruned   []string `json:"pruned,omitempty"`
+}
+
+// movesOutput is m as structured output; nil when the run moved nothing.
+func movesOutput(m domain.Moves) *movesOut {
+	if m.Empty() {
+		return nil
+	}
+	return &movesOut{Archived: m.Archived, Restored: m.Restored, Orphaned: m.Orphaned, Pruned: m.Pruned}
+}
+
+// nonNil returns s, or an empty list for nil: the output lists are always
+// arrays, so a client never has to tell null from empty.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

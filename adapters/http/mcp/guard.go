@@ -1,0 +1,79 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// guard answers, with a JSON-RPC error body a client can parse, the POSTs
+// mcp-go would answer badly:
+//   - a Content-Type other than application/json gets 415; mcp-go sends a
+//     400 with a plain-text body;
+//   - a JSON-RPC batch (a JSON array) gets 400 saying batches are not
+//     supported; mcp-go says "request body is not valid json", which is
+//     untrue and sends a client looking for the wrong fault.
+//
+// Everything else, invalid JSON included (a JSON-RPC parse error from
+// mcp-go), goes to next.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ct := r.Header.Get("Content-Type")
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			msg := "Content-Type " + quoteHeader(ct) + " is not supported; send the JSON-RPC message as application/json"
+			if ct == "" {
+				msg = "no Content-Type; send the JSON-RPC message as application/json"
+			}
+			rpcError(w, http.StatusUnsupportedMediaType, msg)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			rpcError(w, http.StatusBadRequest, "could not read the request body")
+			return
+		}
+		if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+			rpcError(w, http.StatusBadRequest, "JSON-RPC batches are not supported; send one message per request")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rpcError writes a JSON-RPC error response with status. Its id is null:
+// the request's id was not read (JSON-RPC 2.0, section 5).
+func rpcError(w http.ResponseWriter, status int, msg string) {
+	type details struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	body := struct {
+		JSONRPC string  `json:"jsonrpc"`
+		ID      *int    `json:"id"`
+		Error   details `json:"error"`
+	}{JSONRPC: "2.0", Error: details{Code: mcpgo.INVALID_REQUEST, Message: msg}}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	// The client may have gone; there is nobody left to tell.
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// quoteHeader quotes a header value for a message, bounded so a huge header
+// does not make a huge response.
+func quoteHeader(s string) string {
+	const max = 100
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return `"` + s + `"`
+}

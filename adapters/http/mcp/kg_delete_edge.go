@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// kgDeleteEdge deletes one edge; a missing edge is reported, not an error
+// (docs/design/mcp.md, kg_delete_edge).
+var kgDeleteEdge = tool[deleteEdgeArgs, deleteEdgeOutput]{
+	name:        "kg_delete_edge",
+	description: "Delete the edge from --rel--> to. A missing edge is reported, not an error.",
+	hints:       hints{title: "Delete an edge", destructive: true, idempotent: true},
+	args: []mcpgo.ToolOption{
+		sessionArg(true),
+		mcpgo.WithString("from", mcpgo.Required(), mcpgo.Description("Node id or reference the edge starts at.")),
+		mcpgo.WithString("to", mcpgo.Required(), mcpgo.Description("Node id or reference the edge points to.")),
+		mcpgo.WithString("rel", mcpgo.Required(), mcpgo.Description("The edge's relationship name.")),
+		levelArg(false, "The graph to delete from; without it the user graph is tried first, then the project graph."),
+	},
+	run: deleteEdge,
+}
+
+type deleteEdgeArgs struct {
+	SessionID requiredStr `arg:"session_id"`
+	From      requiredStr `arg:"from"`
+	To        requiredStr `arg:"to"`
+	Rel       requiredStr `arg:"rel"`
+	Level     level       `arg:"level"`
+}
+
+func deleteEdge(ctx context.Context, svc Service, a deleteEdgeArgs) (string, deleteEdgeOutput, error) {
+	k := domain.EdgeKey{From: string(a.From), To: string(a.To), Rel: string(a.Rel)}
+	res, err := svc.DeleteEdge(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}, k)
+	if err != nil {
+		return "", deleteEdgeOutput{}, err
+	}
+	if res.Key == (domain.EdgeKey{}) {
+		res.Key = k
+	}
+	return renderDeleteEdge(res), deleteEdgeOutput{
+		Level: string(res.Level), Project: res.Project, From: k.From, Rel: k.Rel, To: k.To, Deleted: res.Deleted,
+	}, nil
+}
+
+// deleteEdgeOutput is the structured result of kg_delete_edge.
+type deleteEdgeOutput struct {
+	Level   string `json:"level,omitempty"`
+	Project string `json:"project,omitempty"`
+	From    string `json:"from"`
+	Rel     string `json:"rel"`
+	To      string `json:"to"`
+	Deleted bool   `json:"deleted" jsonschema:"false when no such edge existed"`
+}
+
+// renderDeleteEdge is the text of kg_delete_edge; a missing edge is "Edge
+// not found: a --rel--> b", which is not an error.
+func renderDeleteEdge(r app.DeleteEdgeResult) string {
+	if !r.Deleted {
+		return "Edge not found: " + r.Key.String()
+	}
+	return fmt.Sprintf("Edge %s deleted from %s graph", r.Key, r.Level)
+}

@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// kgDeleteNode deletes a node and the edges of its graph that touch it
+// (docs/design/mcp.md, kg_delete_node).
+var kgDeleteNode = tool[deleteNodeArgs, deleteNodeOutput]{
+	name: "kg_delete_node",
+	description: "Delete a node and the edges of its graph that touch it. Without level the user " +
+		"graph is tried first, then the project graph; a node in both needs level.",
+	hints: hints{title: "Delete a node", destructive: true, idempotent: true},
+	args: []mcpgo.ToolOption{
+		sessionArg(true),
+		mcpgo.WithString("id", mcpgo.Required(), mcpgo.Description("The node to delete.")),
+		levelArg(false, "The graph to delete from."),
+	},
+	run: deleteNode,
+}
+
+type deleteNodeArgs struct {
+	SessionID requiredStr `arg:"session_id"`
+	ID        requiredStr `arg:"id"`
+	Level     level       `arg:"level"`
+}
+
+func deleteNode(ctx context.Context, svc Service, a deleteNodeArgs) (string, deleteNodeOutput, error) {
+	res, err := svc.DeleteNode(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}, string(a.ID))
+	if err != nil {
+		return "", deleteNodeOutput{}, err
+	}
+	return renderDeleteNode(res), deleteNodeOutput{
+		Level: string(res.Level), Project: res.Project, ID: res.ID, EdgesDeleted: res.EdgesDeleted,
+	}, nil
+}
+
+// deleteNodeOutput is the structured result of kg_delete_node.
+type deleteNodeOutput struct {
+	Level        string `json:"level"`
+	Project      string `json:"project,omitempty"`
+	ID           string `json:"id"`
+	EdgesDeleted int    `json:"edges_deleted"`
+}
+
+// renderDeleteNode is `Node "x" deleted from user graph, with 2 edges`.
+func renderDeleteNode(r app.DeleteNodeResult) string {
+	return fmt.Sprintf("Node %q deleted from %s graph, with %s", r.ID, r.Level, plural(r.EdgesDeleted, "edge", "edges"))
+}

@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// kgPutEdge creates or updates a relationship (docs/design/mcp.md,
+// kg_put_edge).
+var kgPutEdge = tool[putEdgeArgs, putEdgeOutput]{
+	name: "kg_put_edge",
+	description: "Create or update a relationship from one node (or file, URL, artifact) to another. " +
+		"Its ends need not exist yet. Edges keep connected knowledge active.",
+	hints: hints{title: "Save an edge", destructive: true, idempotent: true},
+	args: []mcpgo.ToolOption{
+		sessionArg(true),
+		levelArg(true, "The graph the edge belongs to."),
+		mcpgo.WithString("from", mcpgo.Required(), mcpgo.Description("Node id or reference the edge starts at.")),
+		mcpgo.WithString("to", mcpgo.Required(), mcpgo.Description("Node id or reference the edge points to.")),
+		mcpgo.WithString("rel", mcpgo.Required(), mcpgo.Description("Relationship name, e.g. requires, touches, supersedes.")),
+		notesArg("Notes on the relationship; omitted keeps the stored ones."),
+	},
+	run: putEdge,
+}
+
+type putEdgeArgs struct {
+	SessionID requiredStr   `arg:"session_id"`
+	Level     requiredLevel `arg:"level"`
+	From      requiredStr   `arg:"from"`
+	To        requiredStr   `arg:"to"`
+	Rel       requiredStr   `arg:"rel"`
+	Notes     strList       `arg:"notes"`
+}
+
+func putEdge(ctx context.Context, svc Service, a putEdgeArgs) (string, putEdgeOutput, error) {
+	res, err := svc.PutEdge(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)},
+		domain.EdgeInput{From: string(a.From), To: string(a.To), Rel: string(a.Rel), Notes: a.Notes})
+	if err != nil {
+		return "", putEdgeOutput{}, err
+	}
+	e := res.Edge
+	return renderPutEdge(res), putEdgeOutput{
+		Level: string(res.Level), Project: res.Project, From: e.From, Rel: e.Rel, To: e.To,
+		Version: e.Version.V, Compaction: movesOutput(res.Compaction),
+	}, nil
+}
+
+// putEdgeOutput is the structured result of kg_put_edge.
+type putEdgeOutput struct {
+	Level      string    `json:"level"`
+	Project    string    `json:"project,omitempty"`
+	From       string    `json:"from"`
+	Rel        string    `json:"rel"`
+	To         string    `json:"to"`
+	Version    uint64    `json:"version"`
+	Compaction *movesOut `json:"compaction,omitempty"`
+}
+
+// renderPutEdge is "Edge a --rel--> b saved to user graph", plus a line for
+// what compaction moved.
+func renderPutEdge(r app.PutEdgeResult) string {
+	return fmt.Sprintf("Edge %s saved to %s graph", r.Edge.Key(), r.Level) + movesLine(r.Compaction)
+}

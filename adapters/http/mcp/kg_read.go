@@ -1,0 +1,472 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// kgRead starts or continues a session and reads memory: the full read of
+// the user graph and the session's project graph, or nodes by id
+// (docs/design/mcp.md, kg_read).
+var kgRead = tool[readArgs, readOutput]{
+	name: "kg_read",
+	description: "Start or continue a session and read your memory. Call it first in every " +
+		"conversation with cwd (the absolute project root) to get a session_id and the full read: the user " +
+		"graph (cross-project knowledge) and this project's graph, as active nodes with their gists, archived " +
+		"ids, edges and a health line. With id or ids, returns those nodes in full (notes, touches, edges in " +
+		"and out) and restores an archived or orphaned node to active.",
+	hints: hints{title: "Read memory"},
+	args: []mcpgo.ToolOption{
+		mcpgo.WithString("cwd", mcpgo.Description("Absolute path of the project root; starts a session bound to that project when no session_id is given.")),
+		sessionArg(false),
+		mcpgo.WithString("id", mcpgo.Description("Read this node in full instead of the full read.")),
+		mcpgo.WithArray("ids", mcpgo.WithStringItems(), mcpgo.Description("Read these nodes in full.")),
+		levelArg(false, "Look the id up only in this graph; without it both graphs are searched."),
+	},
+	run: read,
+}
+
+type readArgs struct {
+	CWD       str     `arg:"cwd"`
+	SessionID str     `arg:"session_id"`
+	ID        str     `arg:"id"`
+	IDs       strList `arg:"ids"`
+	Level     level   `arg:"level"`
+}
+
+func read(ctx context.Context, svc Service, a readArgs) (string, readOutput, error) {
+	req := app.ReadRequest{CWD: string(a.CWD), SessionID: string(a.SessionID), Level: domain.Level(a.Level)}
+	if a.ID != "" {
+		req.IDs = append(req.IDs, string(a.ID))
+	}
+	req.IDs = append(req.IDs, a.IDs...)
+	res, err := svc.Read(ctx, req)
+	if err != nil {
+		return "", readOutput{}, err
+	}
+	if res.Full != nil {
+		gs := fitFullRead(*res.Full, res.SessionID, maxReadChars)
+		return renderFullRead(gs, res.SessionID), fullReadOutput(gs, res), nil
+	}
+	return renderNodeReads(res.Nodes, res.SessionID), nodeReadsOutput(res), nil
+}
+
+// readOutput is the structured result of kg_read.
+type readOutput struct {
+	SessionID  string    `json:"session_id" jsonschema:"the session to pass to every later call"`
+	NewSession bool      `json:"new_session" jsonschema:"true when this call started the session"`
+	User       *graphOut `json:"user,omitempty" jsonschema:"the full read of the user graph (absent for a read by id)"`
+	Project    *graphOut `json:"project,omitempty" jsonschema:"the full read of the session's project graph (absent without a project or for a read by id)"`
+	Nodes      []nodeOut `json:"nodes,omitempty" jsonschema:"the nodes read by id, in request order"`
+}
+
+// graphOut is the full read of one graph.
+type graphOut struct {
+	Level           string      `json:"level" jsonschema:"user or project"`
+	Project         string      `json:"project,omitempty" jsonschema:"the project path, for the project graph"`
+	Name            string      `json:"name,omitempty" jsonschema:"the project folder's name"`
+	Active          []activeOut `json:"active" jsonschema:"active nodes by creation time then id"`
+	Archived        []string    `json:"archived" jsonschema:"archived node ids by id; kg_read with id restores one"`
+	Edges           []edgeOut   `json:"edges" jsonschema:"shown edges by from, rel, to"`
+	Health          healthOut   `json:"health"`
+	ArchivedOmitted int         `json:"archived_omitted,omitempty" jsonschema:"archived ids left out to keep the read under its size cap; kg_search finds them"`
+	EdgesOmitted    int         `json:"edges_omitted,omitempty" jsonschema:"edges to archived nodes left out to keep the read under its size cap"`
+	NotesOmitted    int         `json:"edge_notes_omitted,omitempty" jsonschema:"edges whose notes were left out to keep the read under its size cap; kg_read with id shows them"`
+	Unavailable     string      `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be read: which graph and why; the rest of the read is served"`
+}
+
+// activeOut is an active node in the full read.
+type activeOut struct {
+	ID   string `json:"id"`
+	Gist string `json:"gist"`
+}
+
+// edgeOut is a shown edge of the full read.
+type edgeOut struct {
+	From  string   `json:"from"`
+	Rel   string   `json:"rel"`
+	To    string   `json:"to"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// healthOut is the HEALTH line of a graph.
+type healthOut struct {
+	Active          int     `json:"active" jsonschema:"active nodes"`
+	Archived        int     `json:"archived" jsonschema:"archived nodes"`
+	Orphaned        int     `json:"orphaned" jsonschema:"orphaned nodes (invisible in the full read)"`
+	Edges           int     `json:"edges" jsonschema:"shown edges"`
+	Unconnected     int     `json:"unconnected" jsonschema:"active nodes with no shown edge"`
+	AvgEdgesPerNode float64 `json:"avg_edges_per_node"`
+	Tokens          int     `json:"tokens" jsonschema:"token estimate of the full read of this graph"`
+	MaxTokens       int     `json:"max_tokens" jsonschema:"token budget"`
+	OverBudget      bool    `json:"over_budget"`
+}
+
+// nodeOut is a node read by id, in full.
+type nodeOut struct {
+	Level          string       `json:"level"`
+	Project        string       `json:"project,omitempty"`
+	ID             string       `json:"id"`
+	Tier           string       `json:"tier" jsonschema:"active, archived or orphaned"`
+	WasTier        string       `json:"was_tier" jsonschema:"the tier before this read; archived or orphaned means the read restored it"`
+	Gist           string       `json:"gist"`
+	Notes          []string     `json:"notes"`
+	Touches        []string     `json:"touches"`
+	Version        uint64       `json:"version"`
+	Created        string       `json:"created,omitempty"`
+	LastWritten    string       `json:"last_written,omitempty"`
+	Out            []edgeEndOut `json:"edges_out"`
+	In             []edgeEndOut `json:"edges_in"`
+	Rescued        []string     `json:"rescued,omitempty" jsonschema:"orphaned neighbours this read made archived again"`
+	RecallNotSaved string       `json:"recall_not_saved,omitempty" jsonschema:"set when the restore could not be saved: the content is shown, the tiers reverted"`
+}
+
+// edgeEndOut is an edge seen from one of its ends.
+type edgeEndOut struct {
+	From       string   `json:"from"`
+	Rel        string   `json:"rel"`
+	To         string   `json:"to"`
+	Notes      []string `json:"notes,omitempty"`
+	OtherTier  string   `json:"other_tier,omitempty" jsonschema:"the other end's tier; absent when it is a reference (file, URL, unknown id)"`
+	OtherLevel string   `json:"other_level,omitempty" jsonschema:"the level of the graph the other end was found in"`
+}
+
+// The full read.
+
+// maxReadChars caps the text of a full read (docs/design/mcp.md, kg_read).
+const maxReadChars = 40_000
+
+// shownGraph is one graph of a full read as it is shown: the view, maybe
+// trimmed to fit maxReadChars, and how much the trimming left out.
+type shownGraph struct {
+	level           domain.Level
+	project, name   string
+	view            domain.View
+	archivedOmitted int
+	edgesOmitted    int
+	notesOmitted    int    // edges shown without their notes
+	unavailable     string // why the graph cannot be read; the view is then empty
+}
+
+// fitFullRead returns the graphs of a full read trimmed so that its text
+// stays within limit characters: archived id lines go first, from the last
+// graph backwards, then edges to archived nodes, then the notes of the
+// edges still shown; active gists and edges between active nodes never go.
+// A read that fits is returned whole. The app's view is never changed.
+func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
+	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View, unavailable: fr.User.Unavailable}}
+	if fr.Project != nil {
+		gs = append(gs, shownGraph{level: domain.LevelProject, project: fr.Project.Key.Project,
+			name: fr.Project.Name, view: fr.Project.View, unavailable: fr.Project.Unavailable})
+	}
+	excess := utf8.RuneCountInString(renderFullRead(gs, session)) - limit
+	if excess <= 0 {
+		return gs
+	}
+	// Room for the line that says what was left out, in each graph.
+	excess += len(gs) * utf8.RuneCountInString(omittedLine(maxInt, maxInt, maxInt))
+	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
+		g := &gs[i]
+		for len(g.view.Archived) > 0 && excess > 0 {
+			last := g.view.Archived[len(g.view.Archived)-1]
+			excess -= utf8.RuneCountInString(last) + 3 // two spaces and the newline
+			g.view.Archived = g.view.Archived[:len(g.view.Archived)-1]
+			g.archivedOmitted++
+		}
+	}
+	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
+		g := &gs[i]
+		archived := map[string]bool{}
+		for _, id := range fullArchived(fr, g.level) {
+			archived[id] = true
+		}
+		keep := make([]bool, len(g.view.Edges))
+		for j := range keep {
+			keep[j] = true
+		}
+		for j := len(g.view.Edges) - 1; j >= 0 && excess > 0; j-- {
+			e := g.view.Edges[j]
+			if archived[e.From] || archived[e.To] {
+				keep[j] = false
+				excess -= utf8.RuneCountInString(edgeLine(e)) + 3
+				g.edgesOmitted++
+			}
+		}
+		edges := make([]*domain.Edge, 0, len(g.view.Edges)-g.edgesOmitted)
+		for j, e := range g.view.Edges {
+			if keep[j] {
+				edges = append(edges, e)
+			}
+		}
+		g.view.Edges = edges
+	}
+	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
+		g := &gs[i]
+		edges := slices.Clone(g.view.Edges)
+		for j := len(edges) - 1; j >= 0 && excess > 0; j-- {
+			if len(edges[j].Notes) == 0 {
+				continue
+			}
+			bare := *edges[j]
+			bare.Notes = nil
+			excess -= utf8.RuneCountInString(edgeLine(edges[j])) - utf8.RuneCountInString(edgeLine(&bare))
+			edges[j] = &bare
+			g.notesOmitted++
+		}
+		g.view.Edges = edges
+	}
+	return gs
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// fullArchived returns the untrimmed archived ids of the graph at level.
+func fullArchived(fr app.FullRead, level domain.Level) []string {
+	if level == domain.LevelProject && fr.Project != nil {
+		return fr.Project.View.Archived
+	}
+	return fr.User.View.Archived
+}
+
+// renderFullRead is the text of a full read.
+func renderFullRead(gs []shownGraph, session string) string {
+	var b strings.Builder
+	for _, g := range gs {
+		if g.unavailable != "" {
+			fmt.Fprintf(&b, "=== %s — unavailable: %s ===\n", graphTitle(g.level, g.name), g.unavailable)
+			continue
+		}
+		v := g.view
+		fmt.Fprintf(&b, "=== %s — %d active, %d archived ===\n", graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived)
+		if len(v.Active) > 0 {
+			b.WriteString("ACTIVE:\n")
+			for _, n := range v.Active {
+				fmt.Fprintf(&b, "  %s: %s\n", n.ID, n.Gist)
+			}
+		}
+		if len(v.Archived) > 0 {
+			b.WriteString("ARCHIVED (kg_read with id restores one):\n")
+			for _, id := range v.Archived {
+				fmt.Fprintf(&b, "  %s\n", id)
+			}
+		}
+		if len(v.Edges) > 0 {
+			b.WriteString("EDGES:\n")
+			for _, e := range v.Edges {
+				fmt.Fprintf(&b, "  %s\n", edgeLine(e))
+			}
+		}
+		b.WriteString(healthLine(v.Health))
+		b.WriteByte('\n')
+		if g.archivedOmitted > 0 || g.edgesOmitted > 0 || g.notesOmitted > 0 {
+			b.WriteString(omittedLine(g.archivedOmitted, g.edgesOmitted, g.notesOmitted))
+			b.WriteByte('\n')
+		}
+	}
+	fmt.Fprintf(&b, "\nSession: %s", session)
+	return b.String()
+}
+
+// omittedLine says what the cap left out of one graph.
+func omittedLine(archived, edges, notes int) string {
+	a := plural(archived, "archived id", "archived ids")
+	e := plural(edges, "edge to archived nodes", "edges to archived nodes")
+	if notes == 0 {
+		return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)", a, e, maxReadChars)
+	}
+	return fmt.Sprintf("(%s, %s and the notes of %s left out to stay under %d characters; "+
+		"kg_search finds them, kg_read with id shows a node's edges with their notes)",
+		a, e, plural(notes, "edge", "edges"), maxReadChars)
+}
+
+// healthLine is "HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8
+// edges/node, ~2310/4000 tokens".
+func healthLine(h domain.Health) string {
+	pct := 0
+	if h.Nodes > 0 {
+		pct = int(math.Round(float64(h.Unconnected) * 100 / float64(h.Nodes)))
+	}
+	s := fmt.Sprintf("HEALTH: %d nodes, %d edges, %d unconnected (%d%%), avg %s edges/node, ~%d/%d tokens",
+		h.Nodes, h.Edges, h.Unconnected, pct, oneDecimal(h.AvgEdgesPerNode), h.Estimate, h.MaxTokens)
+	if h.OverBudget {
+		s += " (over budget: what is left is new, in its grace period)"
+	}
+	return s
+}
+
+// oneDecimal renders x rounded to one decimal, without a trailing ".0".
+func oneDecimal(x float64) string {
+	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
+}
+
+func fullReadOutput(gs []shownGraph, res app.ReadResult) readOutput {
+	out := readOutput{SessionID: res.SessionID, NewSession: res.NewSession}
+	for _, g := range gs {
+		if g.level == domain.LevelUser {
+			out.User = graphOutput(g)
+		} else {
+			out.Project = graphOutput(g)
+		}
+	}
+	return out
+}
+
+func graphOutput(g shownGraph) *graphOut {
+	v := g.view
+	out := &graphOut{
+		Level: string(g.level), Project: g.project, Name: g.name,
+		Active:          make([]activeOut, 0, len(v.Active)),
+		Archived:        append([]string{}, v.Archived...),
+		Edges:           make([]edgeOut, 0, len(v.Edges)),
+		ArchivedOmitted: g.archivedOmitted,
+		EdgesOmitted:    g.edgesOmitted,
+		NotesOmitted:    g.notesOmitted,
+		Unavailable:     g.unavailable,
+		Health: healthOut{
+			Active: v.Health.Active, Archived: v.Health.Archived, Orphaned: v.Health.Orphaned,
+			Edges: v.Health.Edges, Unconnected: v.Health.Unconnected,
+			AvgEdgesPerNode: v.Health.AvgEdgesPerNode,
+			Tokens:          v.Health.Estimate, MaxTokens: v.Health.MaxTokens, OverBudget: v.Health.OverBudget,
+		},
+	}
+	for _, n := range v.Active {
+		out.Active = append(out.Active, activeOut{ID: n.ID, Gist: n.Gist})
+	}
+	for _, e := range v.Edges {
+		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To, Notes: e.Notes})
+	}
+	return out
+}
+
+// The read by id.
+
+// renderNodeReads is the text of a read by id.
+func renderNodeReads(nodes []app.NodeRead, session string) string {
+	var b strings.Builder
+	for i, r := range nodes {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		renderNodeRead(&b, r)
+	}
+	fmt.Fprintf(&b, "\nSession: %s", session)
+	return b.String()
+}
+
+func renderNodeRead(b *strings.Builder, r app.NodeRead) {
+	n := r.Node
+	fmt.Fprintf(b, "=== NODE %s — %s, %s", n.ID, graphLabel(r.Level, r.Project), n.Tier)
+	if r.WasTier != domain.Active && r.RecallNotSaved == "" {
+		fmt.Fprintf(b, " (was %s; this read restored it)", r.WasTier)
+	}
+	b.WriteString(" ===\n")
+	fmt.Fprintf(b, "gist: %s\n", n.Gist)
+	if len(n.Notes) > 0 {
+		b.WriteString("notes:\n")
+		for _, s := range n.Notes {
+			fmt.Fprintf(b, "  - %s\n", s)
+		}
+	}
+	if len(n.Touches) > 0 {
+		b.WriteString("touches:\n")
+		for _, s := range n.Touches {
+			fmt.Fprintf(b, "  - %s\n", s)
+		}
+	}
+	fmt.Fprintf(b, "version: %d", n.Version.V)
+	if t := formatTime(n.Created); t != "" {
+		fmt.Fprintf(b, ", created %s", t)
+	}
+	if t := formatTime(n.LastWrite()); t != "" {
+		fmt.Fprintf(b, ", last written %s", t)
+	}
+	b.WriteByte('\n')
+	renderEnds(b, "EDGES OUT:", r.Out, r.Level)
+	renderEnds(b, "EDGES IN:", r.In, r.Level)
+	if len(r.Rescued) > 0 {
+		fmt.Fprintf(b, "RESCUED (orphaned neighbours now archived): %s\n", strings.Join(r.Rescued, ", "))
+	}
+	if r.RecallNotSaved != "" {
+		fmt.Fprintf(b, "NOTE: restoring this %s node could not be saved (%s); it stays %s\n", r.WasTier, r.RecallNotSaved, r.WasTier)
+	}
+}
+
+func renderEnds(b *strings.Builder, title string, ends []app.EdgeEnd, level domain.Level) {
+	if len(ends) == 0 {
+		return
+	}
+	b.WriteString(title)
+	b.WriteByte('\n')
+	for _, e := range ends {
+		fmt.Fprintf(b, "  %s", e.Edge.Key())
+		if e.OtherTier != nil {
+			if e.OtherLevel != "" && e.OtherLevel != level {
+				fmt.Fprintf(b, " [%s, %s graph]", *e.OtherTier, e.OtherLevel)
+			} else {
+				fmt.Fprintf(b, " [%s]", *e.OtherTier)
+			}
+		}
+		b.WriteByte('\n')
+		for _, s := range e.Edge.Notes {
+			fmt.Fprintf(b, "    - %s\n", s)
+		}
+	}
+}
+
+// graphLabel names a graph in a sentence: "user graph", "project graph
+// (my-app)".
+func graphLabel(level domain.Level, project string) string {
+	if level == domain.LevelProject && project != "" {
+		return "project graph (" + filepath.Base(project) + ")"
+	}
+	return string(level) + " graph"
+}
+
+// formatTime renders a time as RFC 3339 in UTC; "" for none.
+func formatTime(t domain.Micros) string {
+	if t == 0 {
+		return ""
+	}
+	return time.UnixMicro(int64(t)).UTC().Format(time.RFC3339)
+}
+
+func nodeReadsOutput(res app.ReadResult) readOutput {
+	out := readOutput{SessionID: res.SessionID, NewSession: res.NewSession, Nodes: make([]nodeOut, 0, len(res.Nodes))}
+	for _, r := range res.Nodes {
+		n := r.Node
+		out.Nodes = append(out.Nodes, nodeOut{
+			Level: string(r.Level), Project: r.Project, ID: n.ID,
+			Tier: n.Tier.String(), WasTier: r.WasTier.String(),
+			Gist: n.Gist, Notes: nonNil(n.Notes), Touches: nonNil(n.Touches),
+			Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
+			Out: endsOutput(r.Out), In: endsOutput(r.In),
+			Rescued: r.Rescued, RecallNotSaved: r.RecallNotSaved,
+		})
+	}
+	return out
+}
+
+func endsOutput(ends []app.EdgeEnd) []edgeEndOut {
+	out := make([]edgeEndOut, 0, len(ends))
+	for _, e := range ends {
+		o := edgeEndOut{From: e.Edge.From, Rel: e.Edge.Rel, To: e.Edge.To, Notes: e.Edge.Notes}
+		if e.OtherTier != nil {
+			o.OtherTier = e.OtherTier.String()
+			o.OtherLevel = string(e.OtherLevel)
+		}
+		out = append(out, o)
+	}
+	return out
+}

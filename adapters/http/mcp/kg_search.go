@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// kgSearch finds nodes of every tier below the surface, with no side
+// effects (docs/design/mcp.md, kg_search).
+var kgSearch = tool[searchArgs, searchOutput]{
+	name: "kg_search",
+	description: "Search every node, archived and orphaned ones included, by words in its id, gist, " +
+		"notes and touches. Use it to find knowledge the full read no longer shows. Has no side effects.",
+	hints: hints{title: "Search memory", readOnly: true, idempotent: true},
+	args: []mcpgo.ToolOption{
+		mcpgo.WithString("query", mcpgo.Required(), mcpgo.Description("Words to look for, separated by spaces.")),
+		sessionArg(false),
+		levelArg(false, "Search only this graph."),
+		mcpgo.WithInteger("limit", mcpgo.Min(1), mcpgo.Max(100), mcpgo.Description("Most results to return (default 20, at most 100).")),
+	},
+	run: search,
+}
+
+type searchArgs struct {
+	Query     requiredStr `arg:"query"`
+	SessionID str         `arg:"session_id"`
+	Level     level       `arg:"level"`
+	Limit     integer     `arg:"limit"`
+}
+
+func search(ctx context.Context, svc Service, a searchArgs) (string, searchOutput, error) {
+	if a.Limit.given && (a.Limit.value < 1 || a.Limit.value > domain.MaxSearchLimit) {
+		return "", searchOutput{}, domain.Invalidf("limit", "%d is not between 1 and %d", a.Limit.value, domain.MaxSearchLimit)
+	}
+	query := string(a.Query)
+	hits, err := svc.Search(ctx, app.SearchRequest{Query: query, SessionID: string(a.SessionID),
+		Level: domain.Level(a.Level), Limit: int(a.Limit.value)})
+	if err != nil {
+		return "", searchOutput{}, err
+	}
+	return renderSearch(query, hits), searchOutputOf(query, hits), nil
+}
+
+// searchOutput is the structured result of kg_search.
+type searchOutput struct {
+	Query string   `json:"query"`
+	Hits  []hitOut `json:"hits" jsonschema:"by score, then id"`
+}
+
+// hitOut is one search hit.
+type hitOut struct {
+	Level   string   `json:"level"`
+	Project string   `json:"project,omitempty"`
+	ID      string   `json:"id"`
+	Tier    string   `json:"tier"`
+	Gist    string   `json:"gist"`
+	Notes   []string `json:"notes"`
+	Score   float64  `json:"score" jsonschema:"reciprocal-rank-fusion score, 4 decimals"`
+}
+
+// renderSearch is the text of kg_search.
+func renderSearch(query string, hits []app.Hit) string {
+	if len(hits) == 0 {
+		return fmt.Sprintf("No nodes match %q", query)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s for %q (kg_read with id shows one in full and restores it):\n", plural(len(hits), "node found", "nodes found"), query)
+	for _, h := range hits {
+		where := string(h.Level)
+		if h.Project != "" {
+			where = "project " + filepath.Base(h.Project)
+		}
+		fmt.Fprintf(&b, "  [%s] %s (%s, score %.4f): %s\n", where, h.Node.ID, h.Node.Tier, h.Score, h.Node.Gist)
+		for _, s := range h.Node.Notes {
+			fmt.Fprintf(&b, "    - %s\n", s)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func searchOutputOf(query string, hits []app.Hit) searchOutput {
+	out := searchOutput{Query: query, Hits: make([]hitOut, 0, len(hits))}
+	for _, h := range hits {
+		out.Hits = append(out.Hits, hitOut{
+			Level: string(h.Level), Project: h.Project, ID: h.Node.ID, Tier: h.Node.Tier.String(),
+			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: round4(h.Score),
+		})
+	}
+	return out
+}
+
+func round4(x float64) float64 {
+	const k = 10_000
+	if x < 0 {
+		return -float64(int64(-x*k+0.5)) / k
+	}
+	return float64(int64(x*k+0.5)) / k
+}

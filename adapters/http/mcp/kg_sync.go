@@ -1,0 +1,168 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// kgSync reports what other sessions changed since the session's last sync
+// (docs/design/mcp.md, kg_sync; docs/design/sync.md).
+var kgSync = tool[syncArgs, syncOutput]{
+	name: "kg_sync",
+	description: "What other sessions changed in your memory since your last kg_sync (or since your " +
+		"session started): updated and deleted nodes and edges of the user graph and this project's graph.",
+	hints: hints{title: "Sync with other sessions"},
+	args:  []mcpgo.ToolOption{sessionArg(true)},
+	run:   syncChanges,
+}
+
+type syncArgs struct {
+	SessionID requiredStr `arg:"session_id"`
+}
+
+func syncChanges(ctx context.Context, svc Service, a syncArgs) (string, syncOutput, error) {
+	res, err := svc.Sync(ctx, string(a.SessionID))
+	if err != nil {
+		return "", syncOutput{}, err
+	}
+	return renderSync(res), syncOutputOf(res), nil
+}
+
+// syncOutput is the structured result of kg_sync.
+type syncOutput struct {
+	Empty   bool          `json:"empty" jsonschema:"true when no other session changed anything"`
+	User    syncGraphOut  `json:"user"`
+	Project *syncGraphOut `json:"project,omitempty"`
+}
+
+// syncGraphOut is what changed in one graph.
+type syncGraphOut struct {
+	Level        string        `json:"level"`
+	Project      string        `json:"project,omitempty"`
+	Changes      []syncItemOut `json:"changes" jsonschema:"by change sequence"`
+	NodesUpdated int           `json:"nodes_updated"`
+	EdgesUpdated int           `json:"edges_updated"`
+	NodesDeleted int           `json:"nodes_deleted"`
+	EdgesDeleted int           `json:"edges_deleted"`
+	Archived     int           `json:"archived" jsonschema:"nodes compaction archived in the range"`
+	Restored     int           `json:"restored"`
+	Orphaned     int           `json:"orphaned"`
+	Pruned       int           `json:"pruned"`
+}
+
+// syncItemOut is one change.
+type syncItemOut struct {
+	Kind  string   `json:"kind" jsonschema:"node, edge, deleted_node or deleted_edge"`
+	ID    string   `json:"id,omitempty"`
+	Tier  string   `json:"tier,omitempty"`
+	Gist  string   `json:"gist,omitempty" jsonschema:"absent for an orphaned node"`
+	From  string   `json:"from,omitempty"`
+	Rel   string   `json:"rel,omitempty"`
+	To    string   `json:"to,omitempty"`
+	Notes []string `json:"notes,omitempty" jsonschema:"an updated edge's notes"`
+}
+
+// renderSync is the text of kg_sync.
+func renderSync(r app.SyncResult) string {
+	if r.Empty() {
+		return "No updates from other sessions"
+	}
+	var b strings.Builder
+	renderSyncGraph(&b, "USER GRAPH", r.User)
+	if r.Project != nil {
+		renderSyncGraph(&b, graphTitle(domain.LevelProject, filepath.Base(r.ProjectPath)), *r.Project)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport) {
+	moved := rep.Archived+rep.Restored+rep.Orphaned+rep.Pruned > 0
+	if len(rep.Items) == 0 && !moved {
+		return
+	}
+	c := countSync(rep)
+	fmt.Fprintf(b, "%s: %s and %s updated, %s and %s deleted\n", title,
+		plural(c.nodes, "node", "nodes"), plural(c.edges, "edge", "edges"),
+		plural(c.deletedNodes, "node", "nodes"), plural(c.deletedEdges, "edge", "edges"))
+	for _, it := range rep.Items {
+		switch {
+		case it.Node != nil && it.Node.Tier == domain.Orphaned:
+			fmt.Fprintf(b, "  node %s [orphaned]\n", it.Node.ID)
+		case it.Node != nil:
+			fmt.Fprintf(b, "  node %s [%s]: %s\n", it.Node.ID, it.Node.Tier, it.Node.Gist)
+		case it.Edge != nil:
+			fmt.Fprintf(b, "  edge %s\n", edgeLine(it.Edge))
+		case it.Deleted && it.EdgeKey != nil:
+			fmt.Fprintf(b, "  deleted edge %s\n", *it.EdgeKey)
+		case it.Deleted:
+			fmt.Fprintf(b, "  deleted node %s\n", it.NodeID)
+		}
+	}
+	if moved {
+		fmt.Fprintf(b, "  compaction: %d archived, %d restored, %d orphaned, %d pruned\n",
+			rep.Archived, rep.Restored, rep.Orphaned, rep.Pruned)
+	}
+}
+
+// syncCounts counts the items of a report by kind.
+type syncCounts struct{ nodes, edges, deletedNodes, deletedEdges int }
+
+func countSync(rep domain.SyncReport) syncCounts {
+	var c syncCounts
+	for _, it := range rep.Items {
+		switch {
+		case it.Node != nil:
+			c.nodes++
+		case it.Edge != nil:
+			c.edges++
+		case it.Deleted && it.EdgeKey != nil:
+			c.deletedEdges++
+		case it.Deleted:
+			c.deletedNodes++
+		}
+	}
+	return c
+}
+
+func syncOutputOf(r app.SyncResult) syncOutput {
+	out := syncOutput{Empty: r.Empty(), User: syncGraphOutput(domain.LevelUser, "", r.User)}
+	if r.Project != nil {
+		p := syncGraphOutput(domain.LevelProject, r.ProjectPath, *r.Project)
+		out.Project = &p
+	}
+	return out
+}
+
+func syncGraphOutput(level domain.Level, project string, rep domain.SyncReport) syncGraphOut {
+	c := countSync(rep)
+	out := syncGraphOut{
+		Level: string(level), Project: project, Changes: make([]syncItemOut, 0, len(rep.Items)),
+		NodesUpdated: c.nodes, EdgesUpdated: c.edges, NodesDeleted: c.deletedNodes, EdgesDeleted: c.deletedEdges,
+		Archived: rep.Archived, Restored: rep.Restored, Orphaned: rep.Orphaned, Pruned: rep.Pruned,
+	}
+	for _, it := range rep.Items {
+		var o syncItemOut
+		switch {
+		case it.Node != nil:
+			o = syncItemOut{Kind: "node", ID: it.Node.ID, Tier: it.Node.Tier.String()}
+			if it.Node.Tier != domain.Orphaned {
+				o.Gist = it.Node.Gist
+			}
+		case it.Edge != nil:
+			o = syncItemOut{Kind: "edge", From: it.Edge.From, Rel: it.Edge.Rel, To: it.Edge.To, Notes: it.Edge.Notes}
+		case it.Deleted && it.EdgeKey != nil:
+			o = syncItemOut{Kind: "deleted_edge", From: it.EdgeKey.From, Rel: it.EdgeKey.Rel, To: it.EdgeKey.To}
+		default:
+			o = syncItemOut{Kind: "deleted_node", ID: it.NodeID}
+		}
+		out.Changes = append(out.Changes, o)
+	}
+	return out
+}

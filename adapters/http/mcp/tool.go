@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// tool is one kg tool as a value: everything tools/list shows of it and
+// everything tools/call does with it. Each tool is declared in a file of
+// its own, named after it (kg_read.go, …), and registered by one line in
+// kgTools.
+//
+// A is the tool's arguments: a struct whose fields are the argument types of
+// args.go, each tagged with the argument's name (`arg:"session_id"`), in the
+// order of args. O is its structured output; the JSON Schema of O is the
+// tool's outputSchema.
+type tool[A, O any] struct {
+	name        string
+	description string
+	hints       hints
+	// args declares the input schema, one option per argument, in the
+	// order of A's fields. A test checks that the two agree.
+	args []mcpgo.ToolOption
+	// run calls the app with the decoded arguments and returns the text
+	// written for an LLM and the same facts as structured output. An error
+	// becomes the tool's answer through failure.
+	run func(ctx context.Context, svc Service, a A) (text string, out O, err error)
+}
+
+// hints are a tool's annotations. Every kg tool works on the local graph
+// only, so none is open-world.
+type hints struct {
+	title                             string
+	readOnly, destructive, idempotent bool
+}
+
+// registered is a tool as the server sees it, whatever its types.
+type registered interface {
+	declaration() mcpgo.Tool
+	handler(svc Service, log *slog.Logger) server.ToolHandlerFunc
+}
+
+// declaration is the tool as tools/list shows it.
+func (t tool[A, O]) declaration() mcpgo.Tool {
+	opts := append([]mcpgo.ToolOption{mcpgo.WithDescription(t.description)}, t.args...)
+	opts = append(opts,
+		portableOutputSchema[O](),
+		mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
+			Title:           t.hints.title,
+			ReadOnlyHint:    mcpgo.ToBoolPtr(t.hints.readOnly),
+			DestructiveHint: mcpgo.ToBoolPtr(t.hints.destructive),
+			IdempotentHint:  mcpgo.ToBoolPtr(t.hints.idempotent),
+			OpenWorldHint:   mcpgo.ToBoolPtr(false),
+		}),
+	)
+	return mcpgo.NewTool(t.name, opts...)
+}
+
+// handler answers tools/call: mcp-go's typed handler binds the arguments,
+// run does the work, and the result carries the text and its structured
+// twin. A problem with the arguments or a failure of the app is answered by
+// failure: a tool error a client can act on, or a JSON-RPC error for a bug.
+func (t tool[A, O]) handler(svc Service, log *slog.Logger) server.ToolHandlerFunc {
+	return mcpgo.NewTypedToolHandler(func(ctx context.Context, _ mcpgo.CallToolRequest, in arguments[A]) (*mcpgo.CallToolResult, error) {
+		if in.err != nil {
+			return failure(ctx, log, t.name, in.err)
+		}
+		text, out, err := t.run(ctx, svc, in.args)
+		if err != nil {
+			return failure(ctx, log, t.name, err)
+		}
+		return mcpgo.NewToolResultStructured(out, text), nil
+	})
+}
+
+// portableOutputSchema sets the tool's outputSchema to the JSON Schema of
+// O, written so that every client and model provider can use it. mcp-go's
+// generator (jsonschema-go) types every slice and pointer as
+// ["null", "array"] or ["null", "object"]; a type list is legal JSON
+// Schema, but not every provider accepts one, and the MCP Inspector's
+// --strict check flags it. Here the "null" goes: a field that may be
+// absent is an optional property (omitempty), and the outputs never hold
+// null, because their lists are always arrays (nonNil, make) and their
+// pointers are omitted when nil. TestOutputSchemasArePortable walks every
+// schema for what providers reject.
+func portableOutputSchema[O any]() mcpgo.ToolOption {
+	generate := mcpgo.WithOutputSchema[O]()
+	return func(t *mcpgo.Tool) {
+		generate(t)
+		for _, p := range t.OutputSchema.Properties {
+			dropNullType(p)
+		}
+		for _, d := range t.OutputSchema.Defs {
+			dropNullType(d)
+		}
+	}
+}
+
+// dropNullType removes "null" from every type list in the decoded schema
+// v, leaving a single type as a plain string.
+func dropNullType(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if types, ok := v["type"].([]any); ok {
+			kept := make([]any, 0, len(types))
+			for _, t := range types {
+				if t != "null" {
+					kept = append(kept, t)
+				}
+			}
+			if len(kept) == 1 {
+				v["type"] = kept[0]
+			} else {
+				v["type"] = kept
+			}
+		}
+		for _, child := range v {
+			dropNullType(child)
+		}
+	case []any:
+		for _, child := range v {
+			dropNullType(child)
+		}
+	}
+}
+
+// Argument declarations shared by several tools.
+
+func sessionArg(required bool) mcpgo.ToolOption {
+	opts := []mcpgo.PropertyOption{mcpgo.Description("The session id returned by kg_read.")}
+	if required {
+		opts = append(opts, mcpgo.Required())
+	}
+	return mcpgo.WithString("session_id", opts...)
+}
+
+func levelArg(required bool, what string) mcpgo.ToolOption {
+	opts := []mcpgo.PropertyOption{mcpgo.Enum("user", "project"), mcpgo.Description(what)}
+	if required {
+		opts = append(opts, mcpgo.Required())
+	}
+	return mcpgo.WithString("level", opts...)
+}
+
+func notesArg(what string) mcpgo.ToolOption {
+	return mcpgo.WithArray("notes", mcpgo.WithStringItems(), mcpgo.Description(what))
+}

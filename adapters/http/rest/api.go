@@ -1,0 +1,83 @@
+package rest
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Service is the part of *app.Service the REST API uses: one use case per
+// route.
+type Service interface {
+	ReadGraphs(ctx context.Context, sc app.Scope) (app.GraphRead, error)
+	Projects(ctx context.Context) ([]app.ProjectInfo, error)
+	RegisterSession(ctx context.Context, projectPath string) (ports.Session, error)
+	SessionStats(ctx context.Context, id string) (app.SessionStats, error)
+	PutNode(ctx context.Context, sc app.Scope, in domain.NodeInput) (app.PutNodeResult, error)
+	ReadNode(ctx context.Context, sc app.Scope, id string) (app.NodeRead, error)
+	DeleteNode(ctx context.Context, sc app.Scope, id string) (app.DeleteNodeResult, error)
+	PutEdge(ctx context.Context, sc app.Scope, in domain.EdgeInput) (app.PutEdgeResult, error)
+	DeleteEdge(ctx context.Context, sc app.Scope, k domain.EdgeKey) (app.DeleteEdgeResult, error)
+	Search(ctx context.Context, req app.SearchRequest) ([]app.Hit, error)
+	Sync(ctx context.Context, sessionID string) (app.SyncResult, error)
+	SaveProgress(ctx context.Context, sc app.Scope, task string, state domain.RawJSON) error
+	LoadProgress(ctx context.Context, sc app.Scope, task string) (domain.RawJSON, bool, error)
+	ExplainCompaction(ctx context.Context, sc app.Scope) (app.Explanation, error)
+	Compact(ctx context.Context, sc app.Scope) (domain.Moves, error)
+	Export(ctx context.Context, sc app.Scope) (app.Export, error)
+	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData) (app.ImportResult, error)
+}
+
+// API serves the REST routes.
+type API struct {
+	svc Service
+	log *slog.Logger
+}
+
+// New returns the REST API over svc.
+func New(svc Service, log *slog.Logger) *API {
+	return &API{svc: svc, log: log}
+}
+
+// BodyLimit is the router's body-limit middleware: it refuses (413) a body
+// over max bytes.
+type BodyLimit func(max int64) func(http.Handler) http.Handler
+
+// Register adds every REST route to r, which is mounted at /api. Routes
+// that read a body get limit(domain.MaxBodyBytes), POST /import
+// limit(domain.MaxImportBodySize).
+func (a *API) Register(r chi.Router, limit BodyLimit) {
+	r.Get("/graph/read", a.readGraphs)
+	r.Get("/projects", a.projects)
+	r.Get("/sessions/{id}/stats", a.sessionStats)
+	r.Get("/nodes/{level}/{id}", a.readNode)
+	r.Delete("/nodes/{level}/{id}", a.deleteNode)
+	r.Delete("/edges", a.deleteEdgeByQuery)
+	r.Delete("/edges/{level}/{from}/{to}/{rel}", a.deleteEdgeByPath)
+	r.Get("/search", a.search)
+	r.Get("/progress/{task_id}", a.loadProgress)
+	r.Get("/compaction/plan", a.compactionPlan)
+	r.Get("/export", a.export)
+
+	r.Group(func(r chi.Router) {
+		r.Use(limit(domain.MaxBodyBytes))
+		r.Post("/sessions/register", a.registerSession)
+		r.Post("/nodes", a.putNode)
+		r.Post("/edges", a.putEdge)
+		r.Post("/sync", a.sync)
+		r.Post("/progress", a.saveProgress)
+		r.Post("/compaction/run", a.compact)
+	})
+	r.With(limit(domain.MaxImportBodySize)).Post("/import", a.importGraph)
+}
+
+// fail answers the request with err, through the one table.
+func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
+	writeError(w, r, a.log, err)
+}

@@ -1,0 +1,80 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/app"
+)
+
+// rankingJSON is where one node stands in compaction: its figures, and its
+// place in the rank order (rank 1 is archived first). A node outside the
+// ranked population (in grace, archived, orphaned) has rank, percentiles and
+// score null.
+type rankingJSON struct {
+	ID             string   `json:"id"`
+	Tier           string   `json:"tier"`
+	Rank           *int     `json:"rank"`
+	Score          *float64 `json:"score"`
+	PRecency       *float64 `json:"p_recency"`
+	PConnectedness *float64 `json:"p_connectedness"`
+	RecencyTS      float64  `json:"recency_ts,omitempty"`
+	Connectedness  int      `json:"connectedness"`
+	Eligible       bool     `json:"eligible"` // not orphaned and past grace
+	GraceLeftS     float64  `json:"grace_left_s"`
+}
+
+func rankingOf(rs []app.NodeRank) []rankingJSON {
+	out := make([]rankingJSON, len(rs))
+	for i := range rs {
+		r := &rs[i]
+		j := rankingJSON{ID: r.ID, Tier: r.Tier.String(), RecencyTS: apijson.Seconds(r.Recency),
+			Connectedness: r.Connectedness, Eligible: r.Eligible, GraceLeftS: apijson.Seconds(r.GraceLeft)}
+		if r.Position > 0 {
+			j.Rank, j.Score, j.PRecency, j.PConnectedness = &r.Position, &r.Score, &r.PRecency, &r.PConnectedness
+		}
+		out[i] = j
+	}
+	return out
+}
+
+// compactionPlan serves GET /api/compaction/plan?level&session_id&
+// project_path: what a run would do now, each move with its reason, and
+// the ranking of every node of the graph. It changes nothing.
+func (a *API) compactionPlan(w http.ResponseWriter, r *http.Request) {
+	ex, err := a.svc.ExplainCompaction(r.Context(), scopeOf(r, ""))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	apijson.Write(w, http.StatusOK, struct {
+		Level          string  `json:"level"`
+		Project        *string `json:"project"`
+		NowTS          float64 `json:"now_ts"`
+		MaxTokens      int     `json:"max_tokens"`
+		TargetTokens   int     `json:"target_tokens"`
+		ArchivedBudget int     `json:"archived_budget"`
+		apijson.Moves
+		Ranking []rankingJSON `json:"ranking"`
+	}{
+		Level: string(ex.Key.Level), Project: optional(ex.Key.Project), NowTS: apijson.Seconds(ex.Now),
+		MaxTokens: ex.MaxTokens, TargetTokens: ex.Target, ArchivedBudget: ex.ArchivedBudget,
+		Moves: apijson.MovesOf(ex.Plan), Ranking: rankingOf(ex.Ranking),
+	})
+}
+
+// compact serves POST /api/compaction/run?level&session_id&project_path:
+// one compaction run now, through the write path; the moves made, each with
+// its reason.
+func (a *API) compact(w http.ResponseWriter, r *http.Request) {
+	sc := scopeOf(r, "")
+	m, err := a.svc.Compact(r.Context(), sc)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	apijson.Write(w, http.StatusOK, struct {
+		Level string `json:"level"`
+		apijson.Moves
+	}{string(sc.Level), apijson.MovesOf(m)})
+}

@@ -1,0 +1,97 @@
+package rest_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// overBudget returns an env whose user graph holds 9 nodes over a budget of
+// 200 tokens, past their grace, and one node still in grace.
+func overBudget(t *testing.T) (*env, string) {
+	t.Helper()
+	e := newEnv(t, func(_ *testing.T, s *setup) { s.app.Policy.MaxTokens = 200 })
+	sid := e.session("")
+	for i := range 9 {
+		e.clock.Advance(time.Second)
+		e.put("user", sid, fmt.Sprintf("n%d", i), strings.Repeat("x", 20))
+	}
+	e.clock.Advance(6 * 24 * time.Hour)
+	return e, e.session("")
+}
+
+func TestCompactionPlanExplainsEveryNode(t *testing.T) {
+	e, sid := overBudget(t)
+	r := e.do("GET", "/api/compaction/plan?level=user&session_id="+sid, nil).ok(t)
+	b := r.body
+	if b["level"] != "user" || b["max_tokens"] != 200.0 || b["target_tokens"] != 160.0 || b["archived_budget"] != 60.0 ||
+		b["estimate_before"] != 225.0 || b["estimate_after"] != 150.0 || b["over_budget"] != false {
+		t.Errorf("plan header = %s", r.raw)
+	}
+	archived := b["archived"].([]any)
+	moves := b["moves"].([]any)
+	if len(archived) == 0 || len(moves) < len(archived) {
+		t.Fatalf("plan archives nothing: %s", r.raw)
+	}
+	first := moves[0]
+	if get(first, "pass") != "archive" || get(first, "from") != "active" || get(first, "to") != "archived" ||
+		!strings.Contains(get(first, "reason").(string), "estimate 225 > target 160") ||
+		get(first, "rank", "score") == nil {
+		t.Errorf("first move = %v", first)
+	}
+	ranking := b["ranking"].([]any)
+	if len(ranking) != 9 {
+		t.Fatalf("ranking = %v", ranking)
+	}
+	for i, x := range ranking {
+		if get(x, "rank") != float64(i+1) || get(x, "eligible") != true || get(x, "score") == nil || get(x, "p_recency") == nil {
+			t.Errorf("ranking[%d] = %v", i, x)
+		}
+	}
+	for i, id := range archived {
+		if get(ranking, i, "id") != id {
+			t.Errorf("ranking[%d] = %v, but the plan archives %v %d-th", i, get(ranking, i, "id"), id, i+1)
+		}
+	}
+	if n, _ := e.stored(domain.UserGraph, archived[0].(string)); n.Tier != domain.Active {
+		t.Error("the plan changed the graph")
+	}
+
+	// One run does what the plan said, with the same reasons.
+	run := e.do("POST", "/api/compaction/run?level=user&session_id="+sid, nil).ok(t)
+	if fmt.Sprint(run.body["archived"]) != fmt.Sprint(archived) || get(run.body, "moves", 0, "reason") != get(first, "reason") {
+		t.Errorf("run = %s\nplan = %s", run.raw, r.raw)
+	}
+	if n, _ := e.stored(domain.UserGraph, archived[0].(string)); n.Tier != domain.Archived {
+		t.Error("the run was not saved")
+	}
+	// Now the archived are unranked, with null figures.
+	r = e.do("GET", "/api/compaction/plan?level=user", nil).ok(t)
+	last := get(r.body, "ranking", 8)
+	if get(last, "tier") != "archived" || get(last, "rank") != nil || get(last, "score") != nil {
+		t.Errorf("archived node in the ranking = %v", last)
+	}
+	if again := e.do("POST", "/api/compaction/run?level=user", nil).ok(t); len(again.body["moves"].([]any)) != 0 {
+		t.Errorf("second run moved: %s", again.raw)
+	}
+
+	e.do("GET", "/api/compaction/plan", nil).fails(t, http.StatusBadRequest, "invalid", "level", "required")
+	e.do("POST", "/api/compaction/run?level=project", nil).fails(t, http.StatusBadRequest, "invalid", "project_path", "session_id or project_path")
+	e.do("GET", "/api/compaction/plan?level=user&session_id=0123456789abcdef", nil).fails(t, http.StatusNotFound, "not_found", "session_id", "unknown session")
+}
+
+func TestCompactionPlanGraceLeft(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session("")
+	e.put("user", sid, "young", "in grace")
+	e.clock.Advance(24 * time.Hour)
+	r := e.do("GET", "/api/compaction/plan?level=user", nil).ok(t)
+	x := get(r.body, "ranking", 0)
+	if get(x, "id") != "young" || get(x, "eligible") != false || get(x, "rank") != nil || get(x, "grace_left_s") != float64(4*86400) {
+		t.Errorf("node in grace = %v", x)
+	}
+}

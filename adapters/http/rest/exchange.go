@@ -1,0 +1,93 @@
+package rest
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/adapters/http/portable"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// export serves GET /api/export?level&session_id&project_path: the graph as
+// a portable document (package portable).
+func (a *API) export(w http.ResponseWriter, r *http.Request) {
+	ex, err := a.svc.Export(r.Context(), scopeOf(r, ""))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	// Encoded whole before the status is sent, so a failure is still a
+	// clean 500.
+	var buf bytes.Buffer
+	if err := portable.Encode(&buf, ex.Key, ex.At, ex.Data); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = buf.WriteTo(w)
+}
+
+// importGraph serves POST /api/import?mode=merge|replace&level&session_id&
+// project_path with a portable document as its body. The graph written is
+// the one the query names, else the one the document came from. The whole
+// document is checked before anything changes; a bad one changes nothing.
+func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
+	if !hasBody(r) {
+		a.fail(w, r, domain.Invalidf("body", "required: an export document (GET /api/export)"))
+		return
+	}
+	if err := checkJSON(r); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	doc, err := portable.Decode(r.Body)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	sc := scopeOf(r, "")
+	if sc.Level == "" {
+		sc.Level = doc.Level
+		if sc.ProjectPath == "" && sc.SessionID == "" {
+			sc.ProjectPath = doc.ProjectPath
+		}
+	}
+	mode := domain.ImportMerge
+	if m := r.URL.Query().Get("mode"); m != "" {
+		mode = domain.ImportMode(m)
+	}
+	res, err := a.svc.Import(r.Context(), sc, mode, doc.Data)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	apijson.Write(w, http.StatusOK, importJSON(res))
+}
+
+// importResultJSON counts what an import did.
+type importResultJSON struct {
+	Level           string         `json:"level"`
+	Project         *string        `json:"project"`
+	Mode            string         `json:"mode"`
+	NodesWritten    int            `json:"nodes_written"`
+	EdgesWritten    int            `json:"edges_written"`
+	ProgressWritten int            `json:"progress_written"`
+	NodesDeleted    int            `json:"nodes_deleted"`
+	EdgesDeleted    int            `json:"edges_deleted"` // beyond those of the deleted nodes
+	ProgressRemoved int            `json:"progress_removed"`
+	Unchanged       int            `json:"unchanged"` // items of the document identical to what was stored
+	Compaction      *apijson.Moves `json:"compaction"`
+}
+
+func importJSON(res app.ImportResult) importResultJSON {
+	return importResultJSON{
+		Level: string(res.Level), Project: optional(res.Project), Mode: string(res.Mode),
+		NodesWritten: len(res.Nodes), EdgesWritten: len(res.Edges), ProgressWritten: len(res.Progress),
+		NodesDeleted: len(res.DeletedNodes), EdgesDeleted: len(res.DeletedEdges), ProgressRemoved: len(res.ProgressRemoved),
+		Unchanged: res.Unchanged, Compaction: apijson.MovesOrNil(res.Compaction),
+	}
+}

@@ -1,0 +1,107 @@
+package rest
+
+import (
+	"net/http"
+
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/app"
+)
+
+// graphJSON is one graph of GET /api/graph/read: every node of every tier
+// and every edge, with its notes and whether the full read shows it.
+type graphJSON struct {
+	Level      string          `json:"level"`
+	Project    *string         `json:"project"`
+	Nodes      []apijson.Node  `json:"nodes"`
+	Edges      []graphEdgeJSON `json:"edges"`
+	Stats      statsJSON       `json:"stats"`
+	Tokens     int             `json:"tokens"`
+	MaxTokens  int             `json:"max_tokens"`
+	Seq        uint64          `json:"seq"`
+	DurableSeq uint64          `json:"durable_seq"`
+}
+
+type graphEdgeJSON struct {
+	apijson.Edge
+	Shown bool `json:"shown"` // listed by the full read; false when both ends are archived or one is orphaned
+}
+
+// statsJSON counts a graph's nodes per tier and its edges.
+type statsJSON struct {
+	Active     int `json:"active"`
+	Archived   int `json:"archived"`
+	Orphaned   int `json:"orphaned"`
+	Edges      int `json:"edges"`
+	ShownEdges int `json:"shown_edges"`
+}
+
+func graphOf(gc app.GraphContents) graphJSON {
+	out := graphJSON{
+		Level: string(gc.Key.Level), Project: optional(gc.Key.Project),
+		Nodes: make([]apijson.Node, len(gc.Nodes)), Edges: make([]graphEdgeJSON, len(gc.Edges)),
+		Stats:  statsJSON{Active: gc.Stats.Active, Archived: gc.Stats.Archived, Orphaned: gc.Stats.Orphaned, Edges: gc.Stats.Edges, ShownEdges: gc.Stats.ShownEdges},
+		Tokens: gc.Estimate, MaxTokens: gc.MaxTokens, Seq: gc.Seq, DurableSeq: gc.DurableSeq,
+	}
+	for i, n := range gc.Nodes {
+		out.Nodes[i] = apijson.NodeOf(n)
+	}
+	for i, e := range gc.Edges {
+		out.Edges[i] = graphEdgeJSON{Edge: apijson.EdgeOf(e.Edge), Shown: e.Shown}
+	}
+	return out
+}
+
+// readGraphs serves GET /api/graph/read?session_id&project_path: the user
+// graph and the named project's graph, whole. It promotes nothing.
+func (a *API) readGraphs(w http.ResponseWriter, r *http.Request) {
+	res, err := a.svc.ReadGraphs(r.Context(), scopeOf(r, ""))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	body := struct {
+		User    graphJSON  `json:"user"`
+		Project *graphJSON `json:"project"`
+	}{User: graphOf(res.User)}
+	if res.Project != nil {
+		p := graphOf(*res.Project)
+		body.Project = &p
+	}
+	apijson.Write(w, http.StatusOK, body)
+}
+
+// projectJSON is one entry of GET /api/projects.
+type projectJSON struct {
+	Slug         string  `json:"slug"`
+	ProjectPath  string  `json:"project_path"`
+	Active       int     `json:"active"`
+	Archived     int     `json:"archived"`
+	Orphaned     int     `json:"orphaned"`
+	Edges        int     `json:"edges"`
+	LastChangeTS float64 `json:"last_change_ts,omitempty"`
+}
+
+// projects serves GET /api/projects: every known project graph.
+func (a *API) projects(w http.ResponseWriter, r *http.Request) {
+	ps, err := a.svc.Projects(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out := make([]projectJSON, len(ps))
+	for i, p := range ps {
+		out[i] = projectJSON{Slug: p.Slug, ProjectPath: p.ProjectPath, Active: p.Stats.Active, Archived: p.Stats.Archived,
+			Orphaned: p.Stats.Orphaned, Edges: p.Stats.Edges, LastChangeTS: apijson.Seconds(p.LastChange)}
+	}
+	apijson.Write(w, http.StatusOK, struct {
+		Projects []projectJSON `json:"projects"`
+	}{out})
+}
+
+// optional renders "" as JSON null.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,56 @@
+package rest
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// hitJSON is one search hit, as kg_search gives it.
+type hitJSON struct {
+	Level   string   `json:"level"`
+	Project *string  `json:"project"`
+	ID      string   `json:"id"`
+	Tier    string   `json:"tier"`
+	Gist    string   `json:"gist"`
+	Notes   []string `json:"notes"`
+	Score   float64  `json:"score"` // reciprocal-rank-fusion score, 4 decimals
+}
+
+// search serves GET /api/search?q&session_id&project_path&level&limit: the
+// hits of kg_search. It has no side effects.
+func (a *API) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	req := app.SearchRequest{Query: q.Get("q"), SessionID: q.Get("session_id"), ProjectPath: q.Get("project_path"),
+		Level: domain.Level(q.Get("level"))}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > domain.MaxSearchLimit {
+			a.fail(w, r, domain.Invalidf("limit", "%q is not a whole number between 1 and %d", s, domain.MaxSearchLimit))
+			return
+		}
+		req.Limit = n
+	}
+	if req.Query == "" {
+		a.fail(w, r, domain.Invalidf("q", "required: the words to search for"))
+		return
+	}
+	hits, err := a.svc.Search(r.Context(), req)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	out := make([]hitJSON, len(hits))
+	for i, h := range hits {
+		out[i] = hitJSON{Level: string(h.Level), Project: optional(h.Project), ID: h.Node.ID, Tier: h.Node.Tier.String(),
+			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: math.Round(h.Score*10_000) / 10_000}
+	}
+	apijson.Write(w, http.StatusOK, struct {
+		Query string    `json:"query"`
+		Hits  []hitJSON `json:"hits"`
+	}{req.Query, out})
+}

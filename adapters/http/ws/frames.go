@@ -1,0 +1,105 @@
+package ws
+
+import (
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/ports"
+)
+
+// The frames of sync.md, Live events. Every event frame carries the base
+// fields; project and source_session are null when there is none.
+type base struct {
+	Type          string  `json:"type"`
+	Level         string  `json:"level"`
+	Project       *string `json:"project"`
+	Seq           uint64  `json:"seq"`
+	SourceSession *string `json:"source_session"`
+}
+
+type nodeFrame struct {
+	base
+	Node apijson.Node `json:"node"`
+}
+
+type edgeFrame struct {
+	base
+	Edge apijson.Edge `json:"edge"`
+}
+
+type nodeDeletedFrame struct {
+	base
+	NodeID       string `json:"node_id"`
+	EdgesDeleted int    `json:"edges_deleted"`
+}
+
+type edgeDeletedFrame struct {
+	base
+	From string `json:"from"`
+	To   string `json:"to"`
+	Rel  string `json:"rel"`
+}
+
+type recalledFrame struct {
+	base
+	Node    apijson.Node `json:"node"`
+	Rescued []string     `json:"rescued"`
+}
+
+type compactedFrame struct {
+	base
+	Archived []string `json:"archived"`
+	Restored []string `json:"restored"`
+	Orphaned []string `json:"orphaned"`
+	Deleted  []string `json:"deleted"` // pruned: orphaned longer than the orphan grace
+}
+
+// connectedFrame is the first frame of every socket.
+type connectedFrame struct {
+	Type      string  `json:"type"`
+	SessionID *string `json:"session_id"`
+}
+
+// frameOf returns the frame of ev, or nil for an event type this version
+// does not know (or one missing its payload), which is not sent.
+func frameOf(ev ports.Event) any {
+	b := base{Type: ev.Type, Level: string(ev.Level), Project: optional(ev.Project), Seq: ev.Seq,
+		SourceSession: optional(ev.SourceSession)}
+	switch ev.Type {
+	case ports.EventNodeUpdated:
+		if ev.Node != nil {
+			return nodeFrame{b, apijson.NodeOf(ev.Node)}
+		}
+	case ports.EventEdgeUpdated:
+		if ev.Edge != nil {
+			return edgeFrame{b, apijson.EdgeOf(ev.Edge)}
+		}
+	case ports.EventNodeDeleted:
+		return nodeDeletedFrame{b, ev.NodeID, ev.EdgesDeleted}
+	case ports.EventEdgeDeleted:
+		if ev.EdgeKey != nil {
+			return edgeDeletedFrame{b, ev.EdgeKey.From, ev.EdgeKey.To, ev.EdgeKey.Rel}
+		}
+	case ports.EventNodeRecalled:
+		if ev.Node != nil {
+			return recalledFrame{b, apijson.NodeOf(ev.Node), nonNil(ev.Rescued)}
+		}
+	case ports.EventCompacted:
+		if m := ev.Compaction; m != nil {
+			return compactedFrame{b, nonNil(m.Archived), nonNil(m.Restored), nonNil(m.Orphaned), nonNil(m.Pruned)}
+		}
+	}
+	return nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,295 @@
+package ws
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/kg-memory/kg/adapters/events"
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Defaults of Options (http.md).
+const (
+	DefaultMaxClients   = 256
+	DefaultPingInterval = 30 * time.Second
+	DefaultPingTimeout  = 10 * time.Second
+	DefaultWriteTimeout = 10 * time.Second
+)
+
+// maxClientMessage bounds what a client may send: it only ever sends
+// "ping".
+const maxClientMessage = 1 << 10
+
+// Options tune the WebSocket; zero values take the defaults.
+type Options struct {
+	MaxClients   int           // sockets open at once
+	PingInterval time.Duration // how often the server pings
+	PingTimeout  time.Duration // how long a pong may take before the socket is dropped
+	WriteTimeout time.Duration // how long one frame may take to write
+	// AllowedOrigins are the origins allowed beyond the server's own
+	// (KG_ALLOWED_ORIGINS). The router's Origin check has already run; the
+	// WebSocket library checks again with the same list, so the two agree.
+	AllowedOrigins []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxClients <= 0 {
+		o.MaxClients = DefaultMaxClients
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = DefaultPingTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	return o
+}
+
+// Service is the part of *app.Service the WebSocket uses.
+type Service interface {
+	Watch(ctx context.Context, sessionID, projectPath string) (app.Watch, error)
+}
+
+// Server serves /ws.
+type Server struct {
+	svc     Service
+	hub     *events.Hub
+	log     *slog.Logger
+	opts    Options
+	origins []string // AllowedOrigins as the library's patterns
+
+	mu   sync.Mutex
+	open int
+}
+
+// New returns the WebSocket server: sockets fed by hub, checked by svc.
+func New(svc Service, hub *events.Hub, opts Options, log *slog.Logger) *Server {
+	opts = opts.withDefaults()
+	return &Server{svc: svc, hub: hub, log: log, opts: opts, origins: originPatterns(opts.AllowedOrigins)}
+}
+
+// originPatterns turns allowed origins ("http://localhost:5173") into the
+// library's patterns: with "://" the library matches scheme and host, as the
+// router's check does, and path.Match's special characters (the brackets of
+// an IPv6 origin) are escaped so they match themselves.
+func originPatterns(origins []string) []string {
+	esc := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`)
+	out := make([]string, 0, len(origins))
+	for _, o := range origins {
+		if o = strings.TrimRight(strings.ToLower(strings.TrimSpace(o)), "/"); o != "" {
+			out = append(out, esc.Replace(o))
+		}
+	}
+	return out
+}
+
+// Open returns the number of open sockets.
+func (s *Server) Open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
+}
+
+// acquire takes a socket slot, or reports that all are taken.
+func (s *Server) acquire() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open >= s.opts.MaxClients {
+		return false
+	}
+	s.open++
+	return true
+}
+
+func (s *Server) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open--
+}
+
+// ServeHTTP serves GET /ws?session_id&project_path (and ?token, checked by
+// the router): it checks the query, takes a slot, upgrades, and streams the
+// socket's events until it closes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	watch, err := s.svc.Watch(r.Context(), q.Get("session_id"), q.Get("project_path"))
+	if err != nil {
+		apijson.WriteError(w, r, s.log, err)
+		return
+	}
+	if !s.acquire() {
+		w.Header().Set("Retry-After", "5")
+		apijson.Reject(w, http.StatusServiceUnavailable, domain.KindUnavailable, "",
+			"too many WebSocket clients ("+strconv.Itoa(s.opts.MaxClients)+" open); close one and retry")
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.origins})
+	if err != nil {
+		// Accept has answered the request (400 for a request that is no
+		// WebSocket handshake, 403 for a refused origin).
+		s.release()
+		s.log.Debug("websocket upgrade refused", "err", err)
+		return
+	}
+	c.SetReadLimit(maxClientMessage)
+	// Subscribed before the connected frame: an event committed after the
+	// client sees "connected" is never missed.
+	sub := s.hub.Subscribe(filter(watch))
+	defer sub.Close()
+	// The slot is free before the subscription ends, so whoever sees the
+	// subscriber count drop can open a socket.
+	defer s.release()
+	s.stream(r.Context(), c, sub, watch)
+}
+
+// filter chooses the events of a watch: every user-level event, the events
+// of its project, none caused by its own session.
+func filter(w app.Watch) func(ports.Event) bool {
+	return func(ev ports.Event) bool {
+		if w.SessionID != "" && ev.SourceSession == w.SessionID {
+			return false
+		}
+		switch ev.Level {
+		case domain.LevelUser:
+			return true
+		case domain.LevelProject:
+			return w.Project != "" && ev.Project == w.Project
+		}
+		return false
+	}
+}
+
+// stream writes the socket's frames until the socket or the subscription
+// ends. Three goroutines share the connection, whose writes are safe for
+// concurrent use: this one writes events, a reader answers "ping" (and
+// reads the control frames, which pongs need), and a pinger checks the
+// client is alive.
+func (s *Server) stream(ctx context.Context, c *websocket.Conn, sub *events.Subscription, w app.Watch) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer c.CloseNow()
+
+	if err := s.write(ctx, c, connectedFrame{Type: "connected", SessionID: optional(w.SessionID)}); err != nil {
+		return
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		s.read(ctx, c)
+	}()
+	pingDone := make(chan struct{})
+	go func() {
+		defer close(pingDone)
+		s.ping(ctx, c)
+	}()
+	defer func() {
+		cancel()
+		<-readDone
+		<-pingDone
+	}()
+
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok || sub.Err() != nil {
+				s.closeFor(c, sub.Err())
+				return
+			}
+			f := frameOf(ev)
+			if f == nil {
+				s.log.Warn("event not sent: unknown type or no payload", "type", ev.Type)
+				continue
+			}
+			if err := s.write(ctx, c, f); err != nil {
+				return
+			}
+		case <-readDone:
+			return
+		case <-pingDone:
+			return
+		}
+	}
+}
+
+// closeFor closes the socket for the reason its subscription ended: too
+// slow (1008: reconnect and re-read), or the server stopping (1001).
+func (s *Server) closeFor(c *websocket.Conn, err error) {
+	switch {
+	case errors.Is(err, events.ErrSlow):
+		_ = c.Close(websocket.StatusPolicyViolation,
+			"too slow: more than "+strconv.Itoa(events.Backlog)+" events behind; reconnect and re-read the graph")
+	case errors.Is(err, events.ErrClosed):
+		_ = c.Close(websocket.StatusGoingAway, "the server is stopping")
+	default:
+		_ = c.Close(websocket.StatusNormalClosure, "")
+	}
+}
+
+// write sends one JSON frame, giving up after the write timeout (the
+// library then closes the connection).
+func (s *Server) write(ctx context.Context, c *websocket.Conn, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.log.Error("websocket frame could not be encoded", "err", err)
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.WriteTimeout)
+	defer cancel()
+	return c.Write(ctx, websocket.MessageText, b)
+}
+
+// read answers the client's "ping" messages and returns when the socket
+// closes. Anything else a client sends is ignored.
+func (s *Server) read(ctx context.Context, c *websocket.Conn) {
+	for {
+		typ, b, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		if typ == websocket.MessageText && strings.TrimSpace(string(b)) == "ping" {
+			if err := s.write(ctx, c, struct {
+				Type string `json:"type"`
+			}{"pong"}); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// ping pings the client every PingInterval and returns when a pong does not
+// come within PingTimeout, or when ctx ends.
+func (s *Server) ping(ctx context.Context, c *websocket.Conn) {
+	t := time.NewTicker(s.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, s.opts.PingTimeout)
+			err := c.Ping(pctx)
+			cancel()
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Info("websocket dropped: no answer to ping", "timeout", s.opts.PingTimeout)
+				}
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// Explanation is what a compaction run of one graph would do now, and
+// where every node of the graph stands in its rank order — the figures the
+// web page shows to say why a node ranks where it does.
+type Explanation struct {
+	Key            domain.GraphKey
+	Now            domain.Micros
+	Plan           domain.Moves // the moves a run would make now, each with its reason
+	Ranking        []NodeRank   // every node: the ranked first, in rank order; then the others by tier, then id
+	MaxTokens      int
+	Target         int // the estimate a run that archives brings the graph down to
+	ArchivedBudget int // tokens of archived id lines (5 per id) a run keeps the graph within
+}
+
+// NodeRank is one node's standing in compaction at Explanation.Now.
+type NodeRank struct {
+	domain.Rank
+	Tier domain.Tier
+	// Position is the node's place in the rank order, 1 for the node a run
+	// would archive first; 0 for a node outside the ranked population (the
+	// active nodes past grace), which has no percentiles or score.
+	Position int
+}
+
+// ExplainCompaction is GET /api/compaction/plan: the plan of a run of the
+// graph named by the scope (Scope.Level required), and the rank of every
+// node, computed by the domain's own scoring at one instant. It changes
+// nothing, not even read stamps.
+func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (Explanation, error) {
+	_, e, err := s.graphOf(ctx, sc)
+	if err != nil {
+		return Explanation{}, err
+	}
+	p := s.cfg.Policy
+	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget()}
+	e.mu.RLock()
+	ex.Plan = domain.PlanCompaction(e.g, ex.Now, p)
+	ranks := domain.Ranks(e.g, ex.Now, p)
+	order := domain.RankOrder(ranks, e.g)
+	ex.Ranking = make([]NodeRank, 0, len(ranks))
+	for i, id := range order {
+		n, _ := e.g.Node(id)
+		ex.Ranking = append(ex.Ranking, NodeRank{Rank: ranks[id], Tier: n.Tier, Position: i + 1})
+		delete(ranks, id)
+	}
+	rest := make([]NodeRank, 0, len(ranks))
+	for id, r := range ranks {
+		n, _ := e.g.Node(id)
+		rest = append(rest, NodeRank{Rank: r, Tier: n.Tier})
+	}
+	e.mu.RUnlock()
+	slices.SortFunc(rest, func(a, b NodeRank) int {
+		if c := cmp.Compare(a.Tier, b.Tier); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	ex.Ranking = append(ex.Ranking, rest...)
+	return ex, nil
+}

@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// GraphContents is every node (of every tier) and every edge of one graph,
+// as a person tending the memory sees it: unlike the full read, nothing is
+// hidden or shortened.
+type GraphContents struct {
+	Key        domain.GraphKey
+	Nodes      []*domain.Node // by id; must not be modified
+	Edges      []GraphEdge    // by (from, rel, to)
+	Stats      domain.Stats
+	Estimate   int // token estimate of the full read
+	MaxTokens  int
+	Seq        uint64 // the last seq handed out
+	DurableSeq uint64 // the highest seq known to be on disk
+}
+
+// GraphEdge is an edge with whether the full read shows it (compaction.md,
+// Shown edges).
+type GraphEdge struct {
+	Edge  *domain.Edge // must not be modified
+	Shown bool
+}
+
+// GraphRead is what GET /api/graph/read returns: the user graph and, when
+// the request names a project, that project's graph.
+type GraphRead struct {
+	User    GraphContents
+	Project *GraphContents // nil when no project was named
+}
+
+// ReadGraphs is GET /api/graph/read: every item of the user graph and of
+// the project named by the scope (a session's or a path; none is fine),
+// loading the project graph if needed. It is a read: it stamps nothing and
+// promotes nothing, so a page can show any node's details without
+// recalling it.
+func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (GraphRead, error) {
+	t, err := s.resolve(Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath})
+	if err != nil {
+		return GraphRead{}, err
+	}
+	var res GraphRead
+	for _, k := range t.keys() {
+		e, err := s.store.get(ctx, k)
+		if err != nil {
+			return GraphRead{}, err
+		}
+		e.mu.RLock()
+		gc := s.contents(e.g)
+		e.mu.RUnlock()
+		if k.Level == domain.LevelUser {
+			res.User = gc
+		} else {
+			res.Project = &gc
+		}
+	}
+	return res, nil
+}
+
+// contents lists g. The caller holds g's read lock. Nodes and edges are
+// never changed in place (a change replaces them), so the pointers stay
+// valid after the lock is let go.
+func (s *Service) contents(g *domain.Graph) GraphContents {
+	gc := GraphContents{
+		Key: g.Key(), Nodes: g.Nodes(), Stats: g.Stats(),
+		Estimate: s.cfg.Policy.Estimate(g), MaxTokens: s.cfg.Policy.MaxTokens,
+		Seq: g.Seq(), DurableSeq: g.DurableSeq(),
+	}
+	edges := g.Edges()
+	gc.Edges = make([]GraphEdge, len(edges))
+	for i, ed := range edges {
+		gc.Edges[i] = GraphEdge{Edge: ed, Shown: g.Shown(ed.Key())}
+	}
+	return gc
+}

@@ -1,0 +1,162 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+func TestExportThenImportIntoAnotherProject(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(projA)
+	e.put(project(sid), "a", "first")
+	e.put(project(sid), "b", "second")
+	e.edge(project(sid), "a", "src/auth/refresh.py", "touches")
+	if err := e.svc.SaveProgress(e.ctx, project(sid), "task", domain.RawJSON(`{"step":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := e.svc.Export(e.ctx, project(sid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Key != domain.ProjectGraph(projA) || len(ex.Data.Nodes) != 2 || len(ex.Data.Edges) != 1 || len(ex.Data.Progress) != 1 {
+		t.Fatalf("export = %+v", ex)
+	}
+
+	e.clock.Advance(time.Hour)
+	e.resetEvents()
+	other := e.session(projB)
+	to := Scope{ProjectPath: projB, Level: domain.LevelProject}
+	commits := e.store.count(domain.ProjectGraph(projB))
+	res, err := e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Level != domain.LevelProject || res.Project != projB || len(res.Nodes) != 2 || len(res.Edges) != 1 || len(res.Progress) != 1 {
+		t.Fatalf("import = %+v", res)
+	}
+	if got := e.store.count(domain.ProjectGraph(projB)); got != commits+1 {
+		t.Errorf("commits = %d, want one durable batch after %d", got, commits)
+	}
+	a, ok := e.store.stored(t, domain.ProjectGraph(projB), "a")
+	if !ok || a.Gist != "first" || a.Created != ex.Data.Nodes[0].Created || a.Version.TS != ex.Data.Nodes[0].Version.TS {
+		t.Errorf("stored a = %+v; want the exported text and times", a)
+	}
+	if n := len(e.evs(ports.EventNodeUpdated)); n != 2 {
+		t.Errorf("%d node_updated events, want 2", n)
+	}
+	if n := len(e.evs(ports.EventEdgeUpdated)); n != 1 {
+		t.Errorf("%d edge_updated events, want 1", n)
+	}
+	// Another session of that project hears of it through kg_sync.
+	rep, err := e.svc.Sync(e.ctx, other)
+	if err != nil || rep.Project == nil || len(rep.Project.Items) != 3 {
+		t.Errorf("sync after import = %+v, %v", rep.Project, err)
+	}
+
+	// The same document again writes nothing.
+	e.resetEvents()
+	res, err = e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data)
+	if err != nil || len(res.Nodes)+len(res.Edges)+len(res.Progress) != 0 || res.Unchanged != 4 {
+		t.Errorf("second import = %+v, %v", res, err)
+	}
+	if n := len(e.evs(ports.EventNodeUpdated)); n != 0 {
+		t.Errorf("second import published %d node events", n)
+	}
+}
+
+func TestImportReplacePublishesDeletions(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session("")
+	e.put(user(sid), "old", "to go")
+	e.put(user(sid), "kept", "stays")
+	e.edge(user(sid), "kept", "old", "r")
+	e.resetEvents()
+	res, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "kept", Gist: "stays"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.DeletedNodes) != 1 || res.DeletedNodes[0].ID != "old" {
+		t.Fatalf("import = %+v", res)
+	}
+	evs := e.evs(ports.EventNodeDeleted)
+	if len(evs) != 1 || evs[0].NodeID != "old" || evs[0].EdgesDeleted != 1 || evs[0].SourceSession != sid || evs[0].Seq == 0 {
+		t.Errorf("node_deleted events = %+v", evs)
+	}
+	if _, ok := e.store.stored(t, domain.UserGraph, "old"); ok {
+		t.Error("the replaced node is still stored")
+	}
+}
+
+func TestImportRejectsAndChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(projA)
+	e.put(user(sid), "n", "v1")
+	before := e.store.count(domain.UserGraph)
+	e.resetEvents()
+	bad := domain.GraphData{Nodes: []domain.Node{{ID: "fine", Gist: "ok"}, {ID: "x", Gist: strings.Repeat("g", 1001)}}}
+	tests := []struct {
+		name  string
+		sc    Scope
+		mode  domain.ImportMode
+		doc   domain.GraphData
+		kind  domain.Kind
+		field string
+	}{
+		{"bad item", user(sid), domain.ImportReplace, bad, domain.KindInvalid, "nodes[1].gist"},
+		{"bad mode", user(sid), "upsert", domain.GraphData{}, domain.KindInvalid, "mode"},
+		{"no level", Scope{SessionID: sid}, domain.ImportMerge, domain.GraphData{}, domain.KindInvalid, "level"},
+		{"unknown session", user("0123456789abcdef"), domain.ImportMerge, domain.GraphData{}, domain.KindNotFound, "session_id"},
+		{"project without one", Scope{Level: domain.LevelProject}, domain.ImportMerge, domain.GraphData{}, domain.KindInvalid, "project_path"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.svc.Import(e.ctx, tc.sc, tc.mode, tc.doc)
+			wantKind(t, err, tc.kind, tc.field)
+		})
+	}
+	if e.store.count(domain.UserGraph) != before || len(e.evs(ports.EventNodeDeleted))+len(e.evs(ports.EventNodeUpdated)) != 0 {
+		t.Error("a rejected import wrote or published")
+	}
+	if n, ok := e.store.stored(t, domain.UserGraph, "n"); !ok || n.Gist != "v1" {
+		t.Errorf("stored n = %+v, %v", n, ok)
+	}
+}
+
+func TestImportSaveFailureChangesNothing(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session("")
+	e.put(user(sid), "n", "v1")
+	e.resetEvents()
+	e.store.failCommits(domain.UserGraph, errAny)
+	_, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "m", Gist: "new"}}})
+	wantKind(t, err, domain.KindUnavailable, "")
+	if !errors.Is(err, errAny) {
+		t.Errorf("error %v does not wrap the cause", err)
+	}
+	e.store.failCommits(domain.UserGraph, nil)
+	got, err := e.svc.ReadGraphs(e.ctx, Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"n"}, ids(got.User.Nodes)); diff != "" {
+		t.Errorf("nodes after a failed import (-want +got):\n%s", diff)
+	}
+	if n := len(e.evs(ports.EventNodeUpdated)) + len(e.evs(ports.EventNodeDeleted)); n != 0 {
+		t.Errorf("a failed import published %d events", n)
+	}
+}
+
+// resetEvents forgets the events published so far, once every committer is
+// idle: events go out after the callers are acknowledged, so a write's
+// events may still be on their way when it returns.
+func (e *env) resetEvents() {
+	e.svc.store.running.Wait()
+	e.events.reset()
+}

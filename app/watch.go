@@ -1,0 +1,40 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// Watch is what a live-events subscriber listens to: the user graph, the
+// project Project (none when empty), and not the changes of SessionID.
+type Watch struct {
+	SessionID string // the subscriber's session; "" for none
+	Project   string // canonical project path; "" for user-level events only
+}
+
+// Watch checks what a WebSocket asks to listen to (http.md, /ws), before
+// the upgrade, so a bad request gets its REST error: an unknown session, a
+// relative path, or a session and a path naming different projects. It does
+// not count as an operation of the session, and loads no graph.
+func (s *Service) Watch(_ context.Context, sessionID, projectPath string) (Watch, error) {
+	var w Watch
+	if sessionID != "" {
+		sess, err := s.sessions.lookup(sessionID, s.clock.Now())
+		if err != nil {
+			return Watch{}, err
+		}
+		w.SessionID, w.Project = sess.ID, sess.ProjectPath
+	}
+	if projectPath != "" {
+		p, err := s.canonical("project_path", projectPath)
+		if err != nil {
+			return Watch{}, err
+		}
+		if w.SessionID != "" && w.Project != "" && w.Project != p {
+			return Watch{}, domain.Invalidf("project_path", "%q is not the project of session %q (%s); pass one of them", p, w.SessionID, w.Project)
+		}
+		w.Project = p
+	}
+	return w, nil
+}

@@ -1,0 +1,236 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// importSource is a graph with every kind of item: nodes in the three
+// tiers, an edge between nodes, an edge to a file, and a progress state.
+func importSource(t *testing.T) *Graph {
+	t.Helper()
+	g := NewGraph(ProjectGraph("/src"))
+	corePutAt(t, g, coreAt(100, "s1"), "a", "first", []string{"why"}, []string{"a.go"})
+	corePutAt(t, g, coreAt(200, "s1"), "b", "second", nil, nil)
+	corePutAt(t, g, coreAt(300, "s1"), "c", "third", nil, nil)
+	coreEdge(t, g, coreAt(400, "s1"), "a", "uses", "b")
+	if _, err := g.PutEdge(EdgeInput{From: "a", To: "src/auth/refresh.py", Rel: "touches", Notes: []string{"edge note"}}, coreAt(500, "s1")); err != nil {
+		t.Fatal(err)
+	}
+	g.StampRead("a", 600)
+	g.setTier("b", Archived, 700)
+	g.setTier("c", Orphaned, 800)
+	if err := g.SetProgress("task", RawJSON(`{"step":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	g.Checkpoint()
+	return g
+}
+
+// content is what an import must carry over: each node's text, tier and
+// times, each edge's notes and write time, the progress states.
+type content struct {
+	Nodes    map[string]Node
+	Edges    map[EdgeKey][]string
+	Progress map[string]string
+}
+
+func contentOf(g *Graph) content {
+	c := content{Nodes: map[string]Node{}, Edges: map[EdgeKey][]string{}, Progress: map[string]string{}}
+	for _, n := range g.Nodes() {
+		c.Nodes[n.ID] = Node{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Tier: n.Tier,
+			Created: n.Created, LastRead: n.LastRead, OrphanedAt: n.OrphanedAt, Version: Version{TS: n.Version.TS}}
+	}
+	for _, e := range g.Edges() {
+		c.Edges[e.Key()] = e.Notes
+	}
+	for task, p := range g.AllProgress() {
+		c.Progress[task] = string(p)
+	}
+	return c
+}
+
+func TestImportIntoEmptyGraphCarriesEverythingOver(t *testing.T) {
+	src := importSource(t)
+	dst := NewGraph(ProjectGraph("/dst"))
+	r, err := dst.Import(src.Data(), ImportMerge, coreAt(10_000, "imp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(contentOf(src), contentOf(dst)); diff != "" {
+		t.Errorf("imported content (-source +imported):\n%s", diff)
+	}
+	if len(r.Nodes) != 3 || len(r.Edges) != 2 || len(r.Progress) != 1 || r.Unchanged != 0 {
+		t.Errorf("result = %+v", r)
+	}
+	for _, n := range r.Nodes {
+		if n.Version.V != 1 || n.Version.Session != "imp" || n.Version.Seq == 0 {
+			t.Errorf("node %s version = %+v, want v1 by the importing session with a seq", n.ID, n.Version)
+		}
+	}
+	checkIndexes(t, dst)
+
+	// The same document again changes nothing.
+	seq := dst.Seq()
+	r, err = dst.Import(src.Data(), ImportMerge, coreAt(20_000, "imp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Nodes)+len(r.Edges)+len(r.Progress) != 0 || r.Unchanged != 6 || dst.Seq() != seq {
+		t.Errorf("second import = %+v, seq %d → %d; want nothing written", r, seq, dst.Seq())
+	}
+}
+
+func TestImportMergeAndReplace(t *testing.T) {
+	doc := GraphData{
+		Nodes:    []Node{{ID: "keep", Gist: "  new text  "}, {ID: "fresh", Gist: "added", Created: 50}},
+		Edges:    []Edge{{From: "keep", To: "fresh", Rel: "r"}},
+		Progress: map[string]RawJSON{"t2": RawJSON(`{"x":true}`)},
+	}
+	setup := func(t *testing.T) *Graph {
+		g := NewGraph(UserGraph)
+		corePutAt(t, g, coreAt(10, ""), "keep", "old text", nil, nil)
+		corePutAt(t, g, coreAt(10, ""), "gone", "not in the document", nil, nil)
+		coreEdge(t, g, coreAt(10, ""), "keep", "r", "gone")
+		coreEdge(t, g, coreAt(10, ""), "x.go", "r", "y.go")
+		if err := g.SetProgress("t1", RawJSON(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		g.Checkpoint()
+		return g
+	}
+	t.Run("merge keeps what the document lacks", func(t *testing.T) {
+		g := setup(t)
+		r, err := g.Import(doc, ImportMerge, coreAt(1000, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, _ := g.Node("keep")
+		if keep.Gist != "new text" || keep.Version.V != 2 {
+			t.Errorf("keep = %+v, want the document's trimmed gist at v2", keep)
+		}
+		for _, id := range []string{"gone", "fresh"} {
+			if !g.IsNode(id) {
+				t.Errorf("node %s missing after merge", id)
+			}
+		}
+		if g.EdgeCount() != 3 || len(r.DeletedNodes) != 0 || len(r.DeletedEdges) != 0 {
+			t.Errorf("edges %d, result %+v", g.EdgeCount(), r)
+		}
+		if _, ok := g.Progress("t1"); !ok {
+			t.Error("merge dropped progress t1")
+		}
+		checkIndexes(t, g)
+	})
+	t.Run("replace deletes what the document lacks", func(t *testing.T) {
+		g := setup(t)
+		r, err := g.Import(doc, ImportReplace, coreAt(1000, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ImportResult{
+			DeletedNodes:    []DeletedNode{{ID: "gone", EdgesDeleted: 1}},
+			DeletedEdges:    []EdgeKey{{From: "x.go", To: "y.go", Rel: "r"}},
+			Progress:        []string{"t2"},
+			ProgressRemoved: []string{"t1"},
+		}
+		got := r
+		got.Nodes, got.Edges = nil, nil
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("result (-want +got):\n%s", diff)
+		}
+		if g.IsNode("gone") || g.NodeCount() != 2 || g.EdgeCount() != 1 {
+			t.Errorf("after replace: %d nodes, %d edges", g.NodeCount(), g.EdgeCount())
+		}
+		if tomb, ok := g.NodeTombstone("gone"); !ok || tomb.Pruned {
+			t.Errorf("tombstone of gone = %+v, %v", tomb, ok)
+		}
+		if _, ok := g.Progress("t1"); ok {
+			t.Error("replace kept progress t1")
+		}
+		checkIndexes(t, g)
+	})
+}
+
+func TestImportTimes(t *testing.T) {
+	g := NewGraph(UserGraph)
+	doc := GraphData{Nodes: []Node{
+		{ID: "future", Gist: "g", Created: 5000, LastRead: 9000, Version: Version{TS: 7000}},
+		{ID: "untimed", Gist: "g"},
+		{ID: "orphan", Gist: "g", Tier: Orphaned},
+	}}
+	if _, err := g.Import(doc, ImportMerge, coreAt(1000, "")); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := g.Node("future")
+	if f.Created != 1000 || f.LastRead != 1000 || f.Version.TS != 1000 {
+		t.Errorf("times after now were not taken as now: %+v", f)
+	}
+	u, _ := g.Node("untimed")
+	if u.Created != 0 || u.LastRead != 0 || u.Version.TS != 1000 {
+		t.Errorf("missing times: %+v; want created and read unknown, written now", u)
+	}
+	o, _ := g.Node("orphan")
+	if o.Tier != Orphaned || o.OrphanedAt != 1000 {
+		t.Errorf("orphan = %+v, want orphaned now", o)
+	}
+}
+
+func TestImportContinuesDeletedVersions(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "n", "one", nil, nil)
+	corePut(t, g, "n", "two", nil, nil)
+	if _, err := g.DeleteNode("n", coreAt(2, "")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Import(GraphData{Nodes: []Node{{ID: "n", Gist: "back"}}}, ImportMerge, coreAt(3, "")); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := g.Node("n")
+	if _, tomb := g.NodeTombstone("n"); n.Version.V != 3 || tomb {
+		t.Errorf("re-created node at v%d (tombstone kept: %v); want v3 and no tombstone", n.Version.V, tomb)
+	}
+}
+
+func TestImportRejectsBadDocumentsWhole(t *testing.T) {
+	good := Node{ID: "ok", Gist: "fine"}
+	tests := []struct {
+		name  string
+		doc   GraphData
+		mode  ImportMode
+		field string
+		msg   string
+	}{
+		{"long gist", GraphData{Nodes: []Node{good, {ID: "x", Gist: strings.Repeat("g", 1001)}}}, ImportMerge, "nodes[1].gist", "1001 chars, limit 1000"},
+		{"bad id", GraphData{Nodes: []Node{{ID: "a/b", Gist: "g"}}}, ImportMerge, "nodes[0].id", "must start with"},
+		{"two-line gist", GraphData{Nodes: []Node{{ID: "x", Gist: "a\nb"}}}, ImportMerge, "nodes[0].gist", "one line"},
+		{"too many notes", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Notes: make([]string, 51)}}}, ImportMerge, "nodes[0].notes", "51 items, limit 50"},
+		{"empty note", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Notes: []string{"a", ""}}}}, ImportMerge, "nodes[0].notes[1]", "must not be empty"},
+		{"duplicate node", GraphData{Nodes: []Node{good, good}}, ImportMerge, "nodes[1].id", "also nodes[0]"},
+		{"unknown tier", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Tier: 7}}}, ImportMerge, "nodes[0].tier", "not one of"},
+		{"negative time", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Created: -1}}}, ImportMerge, "nodes[0].created_ts", "negative"},
+		{"bad rel", GraphData{Edges: []Edge{{From: "a", To: "b", Rel: "has space"}}}, ImportMerge, "edges[0].rel", "must start with"},
+		{"end with NUL", GraphData{Edges: []Edge{{From: "a\x00", To: "b", Rel: "r"}}}, ImportMerge, "edges[0].from", "NUL"},
+		{"duplicate edge", GraphData{Edges: []Edge{{From: "a", To: "b", Rel: "r"}, {From: "a", To: "b", Rel: "r"}}}, ImportMerge, "edges[1]", "also edges[0]"},
+		{"progress not an object", GraphData{Progress: map[string]RawJSON{"t": RawJSON(`[1]`)}}, ImportMerge, `progress["t"]`, "JSON object"},
+		{"bad task id", GraphData{Progress: map[string]RawJSON{"no way": RawJSON(`{}`)}}, ImportMerge, `progress["no way"]`, "must start with"},
+		{"bad mode", GraphData{Nodes: []Node{good}}, "overwrite", "mode", "not one of merge, replace"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := importSource(t)
+			before := contentOf(g)
+			seq := g.Seq()
+			_, err := g.Import(tc.doc, tc.mode, coreAt(10_000, ""))
+			de, ok := err.(*Error)
+			if !ok || de.Kind != KindInvalid || de.Field != tc.field || !strings.Contains(de.Msg, tc.msg) {
+				t.Fatalf("error = %#v, want invalid %s containing %q", err, tc.field, tc.msg)
+			}
+			if diff := cmp.Diff(before, contentOf(g)); diff != "" || g.Seq() != seq || !g.Pending().Empty() {
+				t.Errorf("a rejected import changed the graph (seq %d → %d):\n%s", seq, g.Seq(), diff)
+			}
+		})
+	}
+}
