@@ -91,6 +91,7 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 		}
 		batch, stamps, gone := e.queue, e.stamps, e.gone
 		e.queue, e.stamps, e.nstamps = nil, nil, 0
+		e.saving = !gone
 		e.q.Unlock()
 		if gone {
 			for _, op := range batch {
@@ -130,6 +131,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		fail := domain.Unavailable(fmt.Errorf("panic: %v", r),
 			"the %s failed while saving (%v); nothing was changed, and it is reloaded from storage at the next request", graphName(e.key), r)
 		st.drop(e, fail)
+		st.settled(e)
 		for _, op := range batch {
 			op.err, op.events = fail, nil
 			close(op.done)
@@ -154,6 +156,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 			st.drop(e, fail)
 		}
 	}
+	st.settled(e)
 	acked = true
 	for _, op := range batch {
 		close(op.done)
@@ -165,6 +168,15 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 			}
 		}
 	}
+}
+
+// settled records that e's batch is durable or has failed, before its
+// callers are acknowledged, so that an unload that follows an
+// acknowledged write never waits for the committer to finish.
+func (st *store) settled(e *graphEntry) {
+	e.q.Lock()
+	e.saving = false
+	e.q.Unlock()
 }
 
 // apply applies the read stamps and then each change of the batch, each

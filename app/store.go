@@ -71,6 +71,7 @@ type graphEntry struct {
 	q       sync.Mutex
 	queue   []*writeOp
 	active  bool                     // a committer goroutine is draining queue
+	saving  bool                     // a batch taken from queue is being applied and saved, not yet acknowledged
 	stamps  map[string]domain.Micros // read stamps of active nodes, applied with the next batch
 	nstamps int                      // len(stamps), readable without ranging
 	// gone is set when the entry has left the cache (unloaded when idle, or
@@ -237,11 +238,13 @@ func (st *store) unloadIdle(now domain.Micros) []domain.GraphKey {
 
 // unload takes e out of the cache if it is still idle and all it holds is
 // durable. Holding e.q keeps writes and stamps out meanwhile: one that
-// arrives after finds e gone and loads the graph afresh.
+// arrives after finds e gone and loads the graph afresh. A committer that
+// has acknowledged its last batch may still be finishing (publishing its
+// events); it takes no more batches from a gone entry.
 func (st *store) unload(e *graphEntry, now domain.Micros) bool {
 	e.q.Lock()
 	defer e.q.Unlock()
-	if e.gone || e.active || len(e.queue) > 0 || e.nstamps > 0 || now-domain.Micros(e.used.Load()) < st.idleAfter {
+	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 || now-domain.Micros(e.used.Load()) < st.idleAfter {
 		return false
 	}
 	e.mu.RLock()
