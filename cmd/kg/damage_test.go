@@ -204,3 +204,35 @@ func waitLog(t *testing.T, p *proc, line string, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// With user.json unloadable and no user.prev, a session still starts: the
+// full read serves the project graph and says in one line why the user
+// graph is missing, tools aimed at the user graph say it is unavailable,
+// and /health is degraded.
+func TestUnloadableUserGraphStillStartsSessions(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "user.json"), []byte(`{"nodes": {"a": {"id": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, "--port", "0", "--storage", "json", "--storage-root", root)
+	if h := getHealth(t, p.Addr); h["status"] != "degraded" || !strings.Contains(fmt.Sprint(h["problems"]), "user graph") {
+		t.Errorf("health = %v, want degraded naming the user graph", h)
+	}
+	c := mcpClient(t, p.Addr)
+	r := c.ok("kg_read", map[string]any{"cwd": soundProject})
+	sid, _ := r.structured["session_id"].(string)
+	if sid == "" {
+		t.Fatalf("no session: %v", r.structured)
+	}
+	if why, _ := r.structured["user"].(map[string]any)["unavailable"].(string); !strings.Contains(why, "user graph") {
+		t.Errorf("structured user = %v, want why it is unavailable", r.structured["user"])
+	}
+	if !strings.Contains(r.text, "=== USER GRAPH — unavailable: ") || !strings.Contains(r.text, "=== PROJECT GRAPH (sound) — 0 active") {
+		t.Errorf("text:\n%s", r.text)
+	}
+	c.ok("kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "p", "gist": "the project graph works"})
+	c.fails("kg_put_node", map[string]any{"session_id": sid, "level": "user", "id": "u", "gist": "g"}, "user graph")
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("exit status %d\n%s", code, p.log())
+	}
+}
