@@ -214,15 +214,3 @@ func (st *store) save(ctx context.Context, e *graphEntry) error {
 	}
 	return err
 }
-
-// compactRun is the compaction run of one write, with its compacted event
-// when it moved nodes.
-func (s *Service) compactRun(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
-	m := g.Compact(at.Now, s.cfg.Policy)
-	if m.Empty() {
-		return m, nil
-	}
-	ev := eventBase(ports.EventCompacted, g.Key(), g.Seq(), at.Session)
-	ev.Compaction = &m
-	return m, []ports.Event{ev}
-}
