@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -341,7 +342,7 @@ func TestDamagedSessionsAreSetAside(t *testing.T) {
 				t.Fatalf("quarantine holds %v, want one set of sessions", q)
 			}
 			if c.rawKept {
-				if kept := records(t, file, "quarantine", q[0], "sessions"); !maps2Equal(before, kept) {
+				if kept := records(t, file, "quarantine", q[0], "sessions"); before == nil || !maps.Equal(before, kept) {
 					t.Errorf("the quarantine does not hold the damaged sessions byte for byte: %d records, want %d", len(kept), len(before))
 				}
 			}
@@ -412,18 +413,6 @@ func quarantined(t *testing.T, file string) []string {
 		})
 	})
 	return names
-}
-
-func maps2Equal(a, b map[string]string) bool {
-	if len(a) != len(b) || a == nil {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // Errors say why, not only what failed: the cause's text is in the
