@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps cover clean
+.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps ui ui-check cover clean
 
 all: build
 
@@ -44,9 +44,20 @@ COUNT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) ./...
 
-## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends
-e2e: build e2e-deps
+## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
+## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
+e2e: build e2e-deps ui-check
 	e2e/run.sh $(BIN)
+
+## ui: rebuild the web page's embedded assets (adapters/http/ui/dist) from adapters/http/ui/web
+ui:
+	adapters/http/ui/web/build.sh
+
+## ui-check: fail when the committed adapters/http/ui/dist is not what `make ui` builds
+ui-check:
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	adapters/http/ui/web/build.sh "$$tmp/dist" >/dev/null && \
+	diff -r adapters/http/ui/dist "$$tmp/dist" || { echo "adapters/http/ui/dist is stale: run 'make ui' and commit it"; exit 1; }
 
 ## e2e-deps: the e2e test's npm packages into e2e/node_modules (skipped when already installed)
 e2e-deps:

@@ -17,6 +17,9 @@ if [ "$major" -lt "$need_major" ]; then
 	exit 1
 fi
 
+# The browser tests' own packages, and Debian's chromium when missing.
+./browser/install.sh
+
 # npm ci writes node_modules/.package-lock.json; a stamp of the lock file's
 # hash beside it says which lock file that install came from.
 stamp=node_modules/.kg-lock-sha256

@@ -2,7 +2,8 @@
 # End-to-end: starts the kg binary once per storage backend (json, bolt), on
 # a free port with a temporary root each, and runs the MCP tests of
 # mcp.test.mjs against both with Node's test runner. The servers are always
-# stopped (trap), and each must exit 0 on SIGTERM.
+# stopped (trap), and each must exit 0 on SIGTERM. Then the browser tests of
+# the web page (browser/ui.test.mjs), which start servers of their own.
 #
 # Usage: e2e/run.sh [path/to/kg]   (default: bin/kg, as `make build` makes it)
 set -euo pipefail
@@ -89,4 +90,8 @@ if [ "$status" -ne 0 ]; then
 		cat "$work/$backend.log" >&2
 	done
 fi
+
+# The web page in Debian's chromium: the tests start their own servers
+# (they stop and restart one) from the same binary.
+KG_BIN=$kg node --test --test-reporter=spec "$here/browser/ui.test.mjs" || status=$?
 exit "$status"

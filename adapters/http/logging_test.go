@@ -79,6 +79,7 @@ func TestRefusalsAreLoggedWithPathHostAndOrigin(t *testing.T) {
 	clk := clock.NewManual(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 	st := memory.New()
 	hub := events.New()
+	t.Cleanup(hub.Close)
 	svc, err := app.New(app.DefaultConfig(), app.Deps{Graphs: st, Sessions: st, Clock: clk,
 		Events: hub, Paths: paths.OS{}, Log: slog.New(slog.DiscardHandler)})
 	if err != nil {

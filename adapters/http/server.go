@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http/mcp"
 	"github.com/kg-memory/kg/adapters/http/rest"
+	"github.com/kg-memory/kg/adapters/http/ui"
 	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
@@ -53,9 +54,10 @@ type Service interface {
 
 // NewServer returns the one handler of the HTTP side: the chi router with
 // its security middleware, serving MCP at "/", the health check at /health
-// and /api/health, the REST API under /api and the WebSocket at /ws, fed by
-// hub. Anything else is 404.
+// and /api/health, the REST API under /api, the WebSocket at /ws, fed by
+// hub, and the web page at /ui/. Anything else is 404.
 func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.Handler {
+	auth := newTokenAuth(cfg.AuthToken, cfg.Clock)
 	r := chi.NewRouter()
 	r.Use(
 		logRequests(log),
@@ -64,11 +66,12 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 		checkHost(cfg.AllowedHosts),
 		rejectCrossSite,
 		checkOrigin(cfg.AllowedOrigins),
-		requireToken(cfg.AuthToken),
+		requireToken(auth),
 	)
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+	notFound := func(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
-	})
+	}
+	r.NotFound(notFound)
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusMethodNotAllowed, string(domain.KindInvalid), "method",
 			r.Method+" is not allowed on "+quote(r.URL.Path))
@@ -88,5 +91,26 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 	// method) with 405, as stateless Streamable HTTP has no server stream
 	// and no session to delete.
 	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log).ServeHTTP)
+
+	mountUI(r, auth, http.HandlerFunc(notFound), log)
 	return r
+}
+
+// mountUI serves the web page at /ui/ and its login and logout forms.
+func mountUI(r chi.Router, auth *tokenAuth, notFound http.Handler, log *slog.Logger) {
+	var page http.Handler
+	page, err := ui.New(ui.Options{Auth: auth != nil, NotFound: notFound})
+	if err != nil {
+		// The page is embedded at build time, so this is a broken build
+		// (ui's tests catch it); the rest of the server still serves.
+		log.Error("web page unavailable", "err", err)
+		page = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			reject(w, http.StatusInternalServerError, string(domain.KindInternal), "", err.Error())
+		})
+	}
+	r.Get("/ui", page.ServeHTTP)
+	r.Head("/ui", page.ServeHTTP)
+	r.Handle("/ui/*", page)
+	r.With(limitBody(loginBodyMax)).Post(ui.LoginPath, auth.login)
+	r.Post(ui.LogoutPath, logout)
 }

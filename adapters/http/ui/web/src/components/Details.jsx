@@ -1,0 +1,114 @@
+// The selected node: its content, its edges in and out with their notes,
+// and why it ranks where it does in compaction. Nothing here reads the node
+// by id, which would recall it: the content comes from the graph read, the
+// ranking from the compaction plan. Recall is its own button.
+import { formatTime, percent, duration, ordinal, pick } from '../format.js';
+
+function Ranking({ node, rank, move }) {
+  const tier = node.tier ?? 'active';
+  const planned = move && (
+    <p class="move" data-testid="planned-move"><strong>The plan would {move.pruned ? 'delete it' : `move it to ${move.to}`}:</strong> {move.reason}</p>
+  );
+  if (tier === 'orphaned') {
+    return <>{planned}<p>Orphaned nodes are not ranked: they wait for a recall, a recalled neighbour, or deletion after the orphan grace.</p></>;
+  }
+  if (!rank) return <>{planned}<p>No ranking for this node in the plan.</p></>;
+  const ranked = typeof rank.score === 'number';
+  const facts = (
+    <>
+      <dt>Recency</dt><dd>{ranked ? `${percent(rank.pRecency)}, ` : ''}last used {formatTime(rank.recency)}</dd>
+      <dt>Connectedness</dt><dd>{ranked ? `${percent(rank.pConnectedness)}, ` : ''}{rank.connectedness ?? 0} (66 × edges in + 33 × edges out, with active nodes)</dd>
+      <dt>Grace left</dt><dd data-testid="grace">{duration(rank.graceLeft)}</dd>
+    </>
+  );
+  if (!ranked) {
+    return (
+      <>
+        <dl class="facts ranking">{facts}</dl>
+        <p data-testid="unranked">{tier === 'archived'
+          ? 'Archived nodes are not in the ranking of active nodes. Recall brings it back; a compaction run also restores it when it outranks a node it would archive by 0.05.'
+          : 'In its grace period: never archived until the grace is over, so not ranked.'}</p>
+        {planned}
+      </>
+    );
+  }
+  return (
+    <>
+      <dl class="facts ranking">
+        <dt>Score</dt><dd data-testid="score">{rank.score.toFixed(4)}</dd>
+        {facts}
+        <dt>Place</dt><dd data-testid="place">{rank.position ? `${ordinal(rank.position)} of ${rank.of}, lowest first` : '—'}</dd>
+      </dl>
+      <p class="explain">Score = 0.33 × recency percentile + 0.66 × connectedness percentile, among the active nodes past grace. When the graph is over its token budget, the lowest-placed are archived first.</p>
+      {planned}
+    </>
+  );
+}
+
+function EdgeRow({ e, direction, ids, onSelect, onEditEdge, onDeleteEdge }) {
+  const other = direction === 'out' ? e.to : e.from;
+  const isNode = ids.has(other);
+  return (
+    <li class="edge" data-rel={e.rel} data-other={other}>
+      <div class="edge-line">
+        <span class="rel">{direction === 'out' ? `${e.rel} →` : `← ${e.rel}`}</span>{' '}
+        {isNode
+          ? <button type="button" class="link" onClick={() => onSelect(other)}>{other}</button>
+          : <span class="ref" title="not a node of this graph">{other}</span>}
+      </div>
+      {e.notes.length > 0 && <ul class="notes">{e.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>}
+      <div class="row-actions">
+        <button type="button" onClick={() => onEditEdge(e)} aria-label={`Edit notes of edge ${e.from} ${e.rel} ${e.to}`}>Edit notes</button>
+        <button type="button" class="danger" onClick={() => onDeleteEdge(e)} aria-label={`Delete edge ${e.from} ${e.rel} ${e.to}`}>Delete</button>
+      </div>
+    </li>
+  );
+}
+
+export function Details({ node, graph, rank, move, busy, onSelect, onEdit, onDelete, onRecall, onNewEdge, onEditEdge, onDeleteEdge }) {
+  if (!node) {
+    return <p class="empty">Select a node in the list or the picture to see it here.</p>;
+  }
+  const tier = node.tier ?? 'active';
+  const ids = new Set(graph.nodes.map((n) => n.id));
+  const out = graph.edges.filter((e) => e.from === node.id);
+  const inn = graph.edges.filter((e) => e.to === node.id);
+  const rows = (list, direction) => (list.length === 0
+    ? <p class="empty">None.</p>
+    : <ul class="edges-list">{list.map((e) => <EdgeRow key={`${e.from}|${e.to}|${e.rel}`} e={e} direction={direction} ids={ids} onSelect={onSelect} onEditEdge={onEditEdge} onDeleteEdge={onDeleteEdge} />)}</ul>);
+  return (
+    <article class="details" aria-labelledby="details-title" data-id={node.id}>
+      <header class="details-head">
+        <h2 id="details-title" tabIndex={-1}>{node.id}</h2>
+        <span class={`badge badge-${tier}`} data-testid="tier">{tier}</span>
+      </header>
+      <p class="gist" data-testid="gist">{node.gist}</p>
+      <div class="actions">
+        <button type="button" onClick={onEdit} disabled={busy}>Edit</button>
+        {tier !== 'active' && <button type="button" onClick={onRecall} disabled={busy} class="primary">Recall</button>}
+        <button type="button" onClick={onNewEdge} disabled={busy}>Add edge from here</button>
+        <button type="button" class="danger" onClick={onDelete} disabled={busy}>Delete</button>
+      </div>
+      <dl class="facts">
+        <dt>Tier</dt><dd>{tier}</dd>
+        <dt>Version</dt><dd data-testid="version">{pick(node, 'version', '_v') ?? '—'}</dd>
+        <dt>Change seq</dt><dd>{pick(node, 'seq', '_seq') ?? '—'}</dd>
+        <dt>Created</dt><dd>{formatTime(pick(node, 'created', '_created_ts'))}</dd>
+        <dt>Last write</dt><dd>{formatTime(pick(node, 'updated_ts', 'last_write', '_last_write_ts'))}</dd>
+        <dt>Last read</dt><dd>{formatTime(pick(node, 'last_read', '_last_read_ts'))}</dd>
+      </dl>
+      <h3>Notes</h3>
+      {(node.notes ?? []).length ? <ul class="notes">{node.notes.map((n, i) => <li key={i}>{n}</li>)}</ul> : <p class="empty">None.</p>}
+      <h3>Touches</h3>
+      {(node.touches ?? []).length ? <ul class="touches">{node.touches.map((t, i) => <li key={i}><code>{t}</code></li>)}</ul> : <p class="empty">None.</p>}
+      <h3>Edges out ({out.length})</h3>
+      {rows(out, 'out')}
+      <h3>Edges in ({inn.length})</h3>
+      {rows(inn, 'in')}
+      <section aria-labelledby="rank-title" class="rank-section">
+        <h3 id="rank-title">Why it ranks here</h3>
+        <Ranking node={node} rank={rank} move={move} />
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,48 @@
+// Small formatting helpers shared by the panels.
+
+export const TIERS = ['active', 'archived', 'orphaned'];
+
+/** The first defined value among keys of obj. */
+export function pick(obj, ...keys) {
+  for (const k of keys) if (obj && obj[k] !== undefined && obj[k] !== null) return obj[k];
+  return undefined;
+}
+
+/** A stored time (seconds as a float, or microseconds as an integer) as a Date. */
+export function toDate(v) {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return null;
+  return new Date(v > 1e14 ? v / 1000 : v * 1000);
+}
+
+export function formatTime(v) {
+  const d = toDate(v);
+  return d ? d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—';
+}
+
+export function percent(p) {
+  return typeof p === 'number' ? `${ordinal(Math.round(p * 100))} percentile` : '—';
+}
+
+/** A duration in seconds for a person: "3 d 4 h", "12 min", "none". */
+export function duration(seconds) {
+  if (typeof seconds !== 'number' || seconds <= 0) return 'none (past grace)';
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  if (d) return `${d} d ${h} h`;
+  if (h) return `${h} h ${m} min`;
+  return `${Math.max(1, m)} min`;
+}
+
+export function ordinal(n) {
+  const s = ['th', 'st', 'nd', 'rd'];
+  const v = n % 100;
+  return n + (s[(v - 20) % 10] || s[v] || s[0]);
+}
+
+/** Short label of a graph scope. */
+export function scopeLabel(scope) {
+  if (scope.level === 'user') return 'User graph';
+  const parts = scope.projectPath.split('/').filter(Boolean);
+  return `Project ${parts[parts.length - 1] ?? scope.projectPath}`;
+}

@@ -1,0 +1,56 @@
+// Reads GET /api/compaction/plan into the shape the page shows: the moves a
+// run would make now, each with its reason, and the ranking of every node
+// (percentiles, score, grace left) that explains them.
+import { pick } from './format.js';
+
+/** Grace left in seconds, whatever unit the server sent. */
+function graceSeconds(r) {
+  const s = pick(r, 'grace_left_s', 'grace_left_seconds');
+  if (typeof s === 'number') return s;
+  const us = pick(r, 'grace_left_us', 'grace_left');
+  return typeof us === 'number' ? us / 1e6 : 0;
+}
+
+function rankOf(r) {
+  if (!r) return null;
+  return {
+    id: pick(r, 'id', 'ID'),
+    tier: pick(r, 'tier'),
+    score: pick(r, 'score', 'Score'),
+    pRecency: pick(r, 'p_recency', 'recency_percentile', 'PRecency'),
+    pConnectedness: pick(r, 'p_connectedness', 'connectedness_percentile', 'PConnectedness'),
+    recency: pick(r, 'recency', 'recency_ts', 'Recency'),
+    connectedness: pick(r, 'connectedness', 'Connectedness'),
+    eligible: pick(r, 'eligible', 'Eligible') ?? true,
+    graceLeft: graceSeconds(r),
+    inGrace: pick(r, 'in_grace') ?? graceSeconds(r) > 0,
+    position: pick(r, 'position', 'rank'),
+  };
+}
+
+export function normalizePlan(p) {
+  if (!p) return null;
+  const moves = (pick(p, 'moves', 'steps') ?? []).map((m) => ({
+    id: pick(m, 'id', 'ID'),
+    from: pick(m, 'from', 'From'),
+    to: pick(m, 'to', 'To'),
+    pruned: !!pick(m, 'pruned', 'Pruned') || pick(m, 'to') === 'deleted',
+    pass: pick(m, 'pass', 'Pass'),
+    reason: pick(m, 'reason', 'Reason') ?? '',
+    rank: rankOf(pick(m, 'rank', 'Rank')),
+  }));
+  const ranking = (pick(p, 'ranking') ?? []).map(rankOf);
+  // Rank order, lowest (first to be archived) first: score, recency, id.
+  const ordered = ranking.filter((r) => r.eligible && typeof r.score === 'number')
+    .sort((a, b) => a.score - b.score || (a.recency ?? 0) - (b.recency ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const positions = new Map(ordered.map((r, i) => [r.id, i + 1]));
+  return {
+    moves,
+    ranking: new Map(ranking.map((r) => [r.id, { ...r, position: r.position ?? positions.get(r.id), of: ordered.length }])),
+    estimateBefore: pick(p, 'estimate_before', 'estimate', 'EstimateBefore'),
+    estimateAfter: pick(p, 'estimate_after', 'EstimateAfter'),
+    max: pick(p, 'max_tokens', 'max', 'budget'),
+    target: pick(p, 'target', 'target_tokens'),
+    overBudget: !!pick(p, 'over_budget', 'OverBudget'),
+  };
+}
