@@ -116,7 +116,7 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 // is the state known to be good. Damage reported by the repository
 // (ports.ErrDamaged) is handled the same way after the rollback: the same
 // save would fail again, and the reload tells whether the graph can still
-// be read (storage.md, Loading and damage).
+// be read (docs/design/storage.md#loading-and-damage).
 func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros) {
 	acked := false
 	defer func() {

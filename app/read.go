@@ -105,7 +105,7 @@ func nodeNotFound(id string, level domain.Level) error {
 // fullRead returns the view of the user graph and of the target's project.
 // A graph that cannot be loaded is shown as unavailable, with why, and the
 // other is served: one damaged graph must not keep every session from
-// starting (storage.md, Loading and damage).
+// starting (docs/design/storage.md#loading-and-damage).
 func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
 	var full FullRead
 	for _, k := range t.keys() {

@@ -42,8 +42,9 @@ type store struct {
 	entries  map[domain.GraphKey]*graphEntry
 	problems map[domain.GraphKey]string // graphs whose last load failed, or that were dropped after a fault, with why
 	// floors keeps the seq a graph had reached when it left the cache, when
-	// that is above what is stored (a save failed and was rolled back), so a
-	// reload never hands out a seq again (sync.md).
+	// that is above what is stored (a save failed and was rolled back), so
+	// a reload never hands out a seq again
+	// (docs/design/sync.md#change-sequence).
 	floors map[domain.GraphKey]uint64
 
 	// life guards closed against committers being started while Close

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// Body read bounds (http.md, Bounded). http.Server bounds the headers
-// (ReadHeaderTimeout) and idle connections, but nothing bounds a body: a
-// client that sends its headers and then trickles or withholds the body
-// would hold its connection, and a goroutine, for ever.
+// Body read bounds (docs/design/http.md#bounds). http.Server bounds the
+// headers (ReadHeaderTimeout) and idle connections, but nothing bounds a
+// body: a client that sends its headers and then trickles or withholds the
+// body would hold its connection, and a goroutine, for ever.
 const (
 	// DefaultBodyReadTimeout is the time a request body has to start
 	// arriving in, and its grace beyond minBodyRate.

@@ -19,12 +19,13 @@ import (
 // quarantine/<unix time>/sessions is a sessions bucket moved there whole.
 var bucketQuarantine = []byte("quarantine")
 
-// LoadSessions returns every stored session by id. Sessions are disposable
-// (sync.md): when one does not decode, or the pages holding them cannot be
-// read, the whole sessions bucket is set aside under quarantine/<unix
-// time>/sessions — kept byte for byte, never deleted — the damage is logged
-// with what it means, and the store starts with no sessions. Agents then
-// start new sessions with kg_read; the graphs are not touched.
+// LoadSessions returns every stored session by id. Sessions are
+// disposable (docs/design/sync.md#sessions): when one does not decode, or
+// the pages holding them cannot be read, the whole sessions bucket is set
+// aside under quarantine/<unix time>/sessions — kept byte for byte, never
+// deleted — the damage is logged with what it means, and the store starts
+// with no sessions. Agents then start new sessions with kg_read; the graphs
+// are not touched.
 func (s *Store) LoadSessions(ctx context.Context) (map[string]ports.Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, unavailable(err, "load sessions")
