@@ -23,7 +23,7 @@ func benchGraph(b testing.TB, k domain.GraphKey, n int) *domain.Graph {
 	for i := range n {
 		id := fmt.Sprintf("n%06d", i)
 		d.Nodes = append(d.Nodes, domain.Node{ID: id, Gist: "a one-line gist of exactly sixty characters for node " + id,
-			Notes: []string{"the first note, forty characters " + id, "the second note, forty character " + id},
+			Notes:   []string{"the first note, forty characters " + id, "the second note, forty character " + id},
 			Created: domain.Micros(1716400000_000000 + i), Version: domain.Version{V: 1, TS: domain.Micros(1716400000_000000 + i), Seq: uint64(i + 1)}})
 		if i > 0 {
 			d.Edges = append(d.Edges, domain.Edge{From: fmt.Sprintf("n%06d", i-1), To: id, Rel: "relates-to",
@@ -73,11 +73,12 @@ const loadChildEnv = "KG_JSONFILE_LOAD_CHILD_ROOT"
 var benchKey = domain.ProjectGraph("/bench/project")
 
 // BenchmarkLoad measures what loading a stored 100k-node graph costs a
-// starting server: the store's Load and domain.Restore. ns/op and B/op are
-// those of this process; peak-RSS-MB is the peak resident size of a fresh
-// process (this test binary, re-run as TestLoadChild) that does only that
-// once, and child-load-ms its time (benchmarks.md: < 1.5 s and < 200 MB at
-// 100k nodes).
+// starting server: the store's Load and domain.Restore. ns/op, cpu-ms/op
+// (CPU time, GC included: steadier than ns/op on a shared machine) and
+// B/op are those of this process; peak-RSS-MB is the peak resident size of
+// a fresh process (this test binary, re-run as TestLoadChild) that does
+// only that once, and child-load-ms and child-cpu-ms its wall and CPU time
+// (benchmarks.md: < 1.5 s and < 200 MB at 100k nodes).
 func BenchmarkLoad(b *testing.B) {
 	dir := b.TempDir()
 	s, err := Open(dir, Options{})
@@ -91,6 +92,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	g = nil
 	b.Run("nodes=100000", func(b *testing.B) {
+		c0 := cpuTime(b)
 		for b.Loop() {
 			d, err := s.Load(ctx, benchKey)
 			if err != nil || len(d.Nodes) != 100_000 {
@@ -100,16 +102,18 @@ func BenchmarkLoad(b *testing.B) {
 				b.Fatalf("restored %d nodes", g.NodeCount())
 			}
 		}
+		b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		b.StopTimer()
-		rss, ms := loadInChild(b, dir)
+		rss, ms, cpu := loadInChild(b, dir)
 		b.ReportMetric(rss, "peak-RSS-MB")
 		b.ReportMetric(ms, "child-load-ms")
+		b.ReportMetric(cpu, "child-cpu-ms")
 	})
 }
 
 // loadInChild runs TestLoadChild on root in a new process and returns its
-// peak RSS in MB and its load time in ms.
-func loadInChild(b *testing.B, root string) (rssMB, loadMS float64) {
+// peak RSS in MB and the wall and CPU time of its load in ms.
+func loadInChild(b *testing.B, root string) (rssMB, loadMS, cpuMS float64) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), loadChildEnv+"="+root)
 	out, err := cmd.Output()
@@ -118,21 +122,23 @@ func loadInChild(b *testing.B, root string) (rssMB, loadMS float64) {
 	}
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "loaded" {
+		if f := strings.Fields(sc.Text()); len(f) == 4 && f[0] == "loaded" {
 			kb, err1 := strconv.ParseFloat(f[1], 64)
 			us, err2 := strconv.ParseFloat(f[2], 64)
-			if err1 == nil && err2 == nil {
-				return kb / 1024, us / 1000
+			cpu, err3 := strconv.ParseFloat(f[3], 64)
+			if err1 == nil && err2 == nil && err3 == nil {
+				return kb / 1024, us / 1000, cpu / 1000
 			}
 		}
 	}
 	b.Fatalf("load child printed no figures:\n%s", out)
-	return 0, 0
+	return 0, 0, 0
 }
 
 // TestLoadChild is the child of BenchmarkLoad: it loads and restores the
 // graph stored under the root the environment names and prints its peak
-// RSS (kB) and the load time (µs). Without that variable it does nothing.
+// RSS (kB) and the wall and CPU time of the load (µs). Without that
+// variable it does nothing.
 func TestLoadChild(t *testing.T) {
 	root := os.Getenv(loadChildEnv)
 	if root == "" {
@@ -142,19 +148,58 @@ func TestLoadChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	start, c0 := time.Now(), rusage(t)
 	d, err := s.Load(t.Context(), benchKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, _ := domain.Restore(benchKey, d, domain.RestoreOptions{})
 	took := time.Since(start)
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("loaded %d %d\n", ru.Maxrss, took.Microseconds())
+	ru := rusage(t)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano() - c0.Utime.Nano() - c0.Stime.Nano())
+	fmt.Printf("loaded %d %d %d\n", ru.Maxrss, took.Microseconds(), cpu.Microseconds())
 	if g.NodeCount() == 0 {
 		t.Fatal("nothing loaded")
+	}
+}
+
+// rusage returns this process's resource usage.
+func rusage(tb testing.TB) syscall.Rusage {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return ru
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime(tb testing.TB) time.Duration {
+	ru := rusage(tb)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDecoders decodes the file of a 100k-node graph with the
+// one-pass parser (decodeGraph) and with the typed encoding/json decoder
+// (typedDecodeGraph, typed_test.go) that docs/decisions/0010-json-codec.md
+// weighs against it. cpu-ms/op is the process's CPU time per decode, GC
+// included: steadier than ns/op on a shared machine.
+func BenchmarkDecoders(b *testing.B) {
+	g := benchGraph(b, benchKey, 100_000)
+	data := encodeGraph(g.Data())
+	g = nil
+	for _, dec := range []struct {
+		name   string
+		decode func([]byte) (domain.GraphData, []string, error)
+	}{{"onepass", decodeGraph}, {"typed", typedDecodeGraph}} {
+		b.Run(dec.name+"/nodes=100000", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			c0 := cpuTime(b)
+			for b.Loop() {
+				if d, _, err := dec.decode(data); err != nil || len(d.Nodes) != 100_000 {
+					b.Fatalf("decode: %d nodes, %v", len(d.Nodes), err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
 	}
 }

@@ -31,10 +31,11 @@
 //     chunks, without copying the graph or holding the file in memory: the
 //     graph must not change during Commit (ports.GraphRepository says so).
 //   - Graph files are read by a one-pass parser of the format
-//     (jsonparse.go) rather than encoding/json, for speed. It accepts
-//     exactly valid JSON (fuzz-tested against encoding/json) and keeps
-//     encoding/json's reading of odd files: the last of repeated keys wins,
-//     a null known field is absent, invalid UTF-8 becomes U+FFFD.
+//     (jsonparse.go) rather than encoding/json, for speed
+//     (docs/decisions/0010-json-codec.md). It accepts exactly valid JSON and
+//     keeps encoding/json's reading of odd files: the last of repeated keys
+//     wins, a null known field is absent, invalid UTF-8 becomes U+FFFD; a
+//     differential fuzz test holds it to a typed encoding/json decoder.
 //   - The first save of a project holds a root-wide lock while it claims
 //     its folder, so that two projects with one folder name cannot both
 //     take it; later saves do not.
