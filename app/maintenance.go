@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -25,8 +27,9 @@ func (s *Service) Run(ctx context.Context) {
 
 // tick does the maintenance duties once: for every loaded graph, the
 // pending read stamps, a compaction run, pruning and tombstone expiry, as
-// one write through the committer; then session expiry and the session
-// save. The failure of one graph is logged and does not stop the others.
+// one write through the committer; then session expiry, the session save
+// and the checkpoints. The failure of one graph is logged and does not stop
+// the others.
 func (s *Service) tick(ctx context.Context) {
 	for _, e := range s.store.loaded() {
 		if err := s.maintain(ctx, e); err != nil {
@@ -39,6 +42,35 @@ func (s *Service) tick(ctx context.Context) {
 	if err := s.sessions.save(ctx); err != nil {
 		s.log.Error("saving sessions failed; will retry next tick", "err", err)
 	}
+	if err := s.checkpoint(ctx); err != nil {
+		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
+	}
+}
+
+// checkpoint folds the journals of repositories that keep one into their
+// files (ports.GraphCheckpointer, ports.SessionCheckpointer), so that at
+// most one tick after a write every stored file is complete (storage.md,
+// Durability). A graph with a batch in flight is left to the next tick: it
+// holds more than is durable.
+func (s *Service) checkpoint(ctx context.Context) error {
+	var errs []error
+	if cp, ok := s.graphs.(ports.GraphCheckpointer); ok {
+		for _, e := range s.store.loaded() {
+			e.mu.RLock()
+			if e.g.Pending().Empty() {
+				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {
+					errs = append(errs, fmt.Errorf("%s graph: %w", e.key, err))
+				}
+			}
+			e.mu.RUnlock()
+		}
+	}
+	if cp, ok := s.sessions.repo.(ports.SessionCheckpointer); ok {
+		if err := cp.CheckpointSessions(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("sessions: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // maintain is the maintenance write of one graph. The read stamps go out

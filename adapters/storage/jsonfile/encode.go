@@ -25,6 +25,8 @@ type enc struct {
 	// so that writing a graph needs a small buffer, not a copy of the file.
 	w   io.Writer
 	err error // the first error of w; later output is dropped
+	// flat writes compact JSON on one line, as journal records are.
+	flat bool
 }
 
 // flushAt is the size of the chunks handed to enc.w: large enough that the
@@ -48,6 +50,9 @@ func (e *enc) flush(final bool) {
 const indent = "\n                                "
 
 func (e *enc) nl() {
+	if e.flat {
+		return
+	}
 	if n := 1 + 2*e.depth; n <= len(indent) {
 		e.b = append(e.b, indent[:n]...)
 		return
@@ -88,6 +93,10 @@ func (e *enc) keyPrefixed(i int, prefix, k string) {
 	e.b = append(e.b, '"')
 	e.b = append(e.b, prefix...)
 	e.strBody(k)
+	if e.flat {
+		e.b = append(e.b, '"', ':')
+		return
+	}
 	e.b = append(e.b, '"', ':', ' ')
 }
 
@@ -185,6 +194,14 @@ func (e *enc) strings(list []string) {
 // null rather than corrupting the file.
 func (e *enc) raw(r domain.RawJSON) {
 	var buf bytes.Buffer
+	if e.flat {
+		if err := json.Compact(&buf, r); err != nil {
+			e.b = append(e.b, "null"...)
+			return
+		}
+		e.b = append(e.b, buf.Bytes()...)
+		return
+	}
 	prefix := make([]byte, 0, 2*e.depth)
 	for range e.depth {
 		prefix = append(prefix, ' ', ' ')
@@ -468,7 +485,44 @@ type graphSource struct {
 	edgeTombs   []edgeTomb
 	progress    map[string]domain.RawJSON
 	meta        map[string]domain.RawJSON
+	// cache, when set, keeps the encoded nodes from one write of the
+	// graph to the next.
+	cache *nodeCache
 }
+
+// nodeCache keeps the encoded value of each node as the last write of its
+// graph file wrote it, so that the next write copies the bytes of every
+// node that did not change instead of encoding it again. The graph never
+// changes a node in place (a change puts a new *Node), so an unchanged
+// pointer means unchanged bytes.
+type nodeCache struct {
+	last, next map[string]cachedNode
+	scratch    enc
+}
+
+type cachedNode struct {
+	n *domain.Node
+	b []byte
+}
+
+// begin starts a write of n nodes.
+func (c *nodeCache) begin(n int) { c.next = make(map[string]cachedNode, n) }
+
+// encoded returns n's value as the file holds it, at the depth of a node.
+func (c *nodeCache) encoded(n *domain.Node, x *extras) []byte {
+	if got, ok := c.last[n.ID]; ok && got.n == n {
+		c.next[n.ID] = got
+		return got.b
+	}
+	c.scratch.b, c.scratch.depth = c.scratch.b[:0], 2
+	c.scratch.node(n, x)
+	b := slices.Clone(c.scratch.b)
+	c.next[n.ID] = cachedNode{n, b}
+	return b
+}
+
+// end finishes a write: the nodes it wrote are those kept, deleted ones go.
+func (c *nodeCache) end() { c.last, c.next = c.next, nil }
 
 type nodeTomb struct {
 	id string
@@ -598,9 +652,17 @@ func (e *enc) graph(src graphSource) {
 
 	e.key(2, "nodes")
 	e.open('{')
+	if c := src.cache; c != nil {
+		c.begin(len(src.nodes))
+		defer c.end()
+	}
 	for i, n := range src.nodes {
 		e.key(i, n.ID)
-		e.node(n, &x)
+		if src.cache != nil {
+			e.b = append(e.b, src.cache.encoded(n, &x)...)
+		} else {
+			e.node(n, &x)
+		}
 		e.flush(false)
 	}
 	e.close('}', len(src.nodes))

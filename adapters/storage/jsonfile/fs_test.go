@@ -94,6 +94,24 @@ func (f *testFS) Create(name string) (File, error) {
 	return testFile{w, f, name}, nil
 }
 
+func (f *testFS) Append(name string) (File, error) {
+	if err := f.check("append", name); err != nil {
+		return nil, err
+	}
+	w, err := f.OS.Append(name)
+	if err != nil {
+		return nil, err
+	}
+	return testFile{w, f, name}, nil
+}
+
+func (w testFile) Truncate(size int64) error {
+	if err := w.fs.check("truncate", w.name); err != nil {
+		return err
+	}
+	return w.File.Truncate(size)
+}
+
 func (f *testFS) Rename(o, n string) error {
 	if err := f.check("rename", o+" -> "+n); err != nil {
 		return err
