@@ -3,6 +3,7 @@ package jsonfile
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -202,4 +203,84 @@ func BenchmarkDecoders(b *testing.B) {
 			b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkCheckpoint measures folding a 100k-node graph's journal into
+// its file after one node changed. encode/cache=off encodes the whole file
+// (to io.Discard), cpu-ms/op its CPU time; encode/cache=on does the same with the encoded bytes of
+// the unchanged nodes and edges (values and version entries) kept from the
+// previous checkpoint, whose size is cache-MB; file is the whole checkpoint
+// of Store.Checkpoint (tmp, fsync, .prev, rename, fsync, journal emptied),
+// with the cache.
+func BenchmarkCheckpoint(b *testing.B) {
+	const n = 100_000
+	g := benchGraph(b, benchKey, n)
+	i := 0
+	change := func() {
+		i++
+		if _, err := g.PutNode(domain.NodeInput{ID: fmt.Sprintf("n%06d", i%n), Gist: fmt.Sprintf("changed %d", i)}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+			b.Fatal(err)
+		}
+		g.Checkpoint()
+	}
+	for _, cached := range []bool{false, true} {
+		b.Run(fmt.Sprintf("encode/cache=%v/nodes=%d", map[bool]string{false: "off", true: "on"}[cached], n), func(b *testing.B) {
+			var cache nodeCache
+			if cached {
+				warm := sourceOfGraph(g)
+				warm.cache = &cache
+				if err := writeGraph(io.Discard, warm); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				change()
+				src := sourceOfGraph(g)
+				if cached {
+					src.cache = &cache
+				}
+				b.StartTimer()
+				c0 := cpuTime(b)
+				if err := writeGraph(io.Discard, src); err != nil {
+					b.Fatal(err)
+				}
+				cpu += cpuTime(b) - c0
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			if cached {
+				size := 0
+				for _, c := range cache.nodes {
+					size += len(c.value) + len(c.version)
+				}
+				b.ReportMetric(float64(size)/(1<<20), "cache-MB")
+			}
+		})
+	}
+	b.Run(fmt.Sprintf("file/nodes=%d", n), func(b *testing.B) {
+		s, err := Open(b.TempDir(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := b.Context()
+		if err := s.Commit(ctx, benchKey, g, g.Everything()); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			b.StopTimer()
+			if _, err := g.PutNode(domain.NodeInput{ID: "n000001", Gist: fmt.Sprintf("changed %d", i)}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+			if err := s.Commit(ctx, benchKey, g, g.Pending()); err != nil {
+				b.Fatal(err)
+			}
+			g.Checkpoint()
+			b.StartTimer()
+			if err := s.Checkpoint(ctx, benchKey, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

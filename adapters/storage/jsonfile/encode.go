@@ -490,39 +490,58 @@ type graphSource struct {
 	cache *nodeCache
 }
 
-// nodeCache keeps the encoded value of each node as the last write of its
-// graph file wrote it, so that the next write copies the bytes of every
-// node that did not change instead of encoding it again. The graph never
-// changes a node in place (a change puts a new *Node), so an unchanged
-// pointer means unchanged bytes.
+// nodeCache keeps the encoded value and version entry of each node as the
+// last write of its graph file wrote them, so that the next write copies
+// the bytes of every node that did not change instead of encoding it again
+// (docs/decisions/0011-json-journal.md gives the gain and the memory it
+// costs). The graph never changes a node in place (a change puts a new
+// *Node), so an unchanged pointer means unchanged bytes. Nodes are kept
+// sorted by id, as the file lists them, so that a write finds them by
+// merging two sorted lists rather than by a lookup each.
 type nodeCache struct {
-	last, next map[string]cachedNode
-	scratch    enc
+	nodes   []cachedNode
+	scratch enc
 }
 
+// cachedNode is the encoded value and version entry of one node.
 type cachedNode struct {
-	n *domain.Node
-	b []byte
+	n              *domain.Node
+	value, version []byte
 }
 
-// begin starts a write of n nodes.
-func (c *nodeCache) begin(n int) { c.next = make(map[string]cachedNode, n) }
+// Depths of the values the cache holds in a graph file: a node is a
+// member of a top-level member, a version entry one level deeper.
+const (
+	nodeDepth    = 2
+	versionDepth = 3
+)
 
-// encoded returns n's value as the file holds it, at the depth of a node.
-func (c *nodeCache) encoded(n *domain.Node, x *extras) []byte {
-	if got, ok := c.last[n.ID]; ok && got.n == n {
-		c.next[n.ID] = got
-		return got.b
+// update brings the cache to nodes (sorted by id): the bytes of a node
+// that did not change since the last write are kept, the others encoded.
+func (c *nodeCache) update(nodes []*domain.Node, x *extras) {
+	last := c.nodes
+	c.nodes = make([]cachedNode, len(nodes))
+	j := 0
+	for i, n := range nodes {
+		for j < len(last) && last[j].n.ID < n.ID {
+			j++
+		}
+		if j < len(last) && last[j].n == n {
+			c.nodes[i] = last[j]
+			continue
+		}
+		c.nodes[i] = cachedNode{n: n,
+			value:   c.encode(nodeDepth, func(e *enc) { e.node(n, x) }),
+			version: c.encode(versionDepth, func(e *enc) { e.version(n.Version) })}
 	}
-	c.scratch.b, c.scratch.depth = c.scratch.b[:0], 2
-	c.scratch.node(n, x)
-	b := slices.Clone(c.scratch.b)
-	c.next[n.ID] = cachedNode{n, b}
-	return b
 }
 
-// end finishes a write: the nodes it wrote are those kept, deleted ones go.
-func (c *nodeCache) end() { c.last, c.next = c.next, nil }
+// encode returns the bytes write makes at depth, from the scratch encoder.
+func (c *nodeCache) encode(depth int, write func(e *enc)) []byte {
+	c.scratch.b, c.scratch.depth = c.scratch.b[:0], depth
+	write(&c.scratch)
+	return slices.Clone(c.scratch.b)
+}
 
 type nodeTomb struct {
 	id string
@@ -610,6 +629,10 @@ func (e *enc) graph(src graphSource) {
 	slices.SortFunc(meta, func(a, b field) int { return strings.Compare(a.key, b.key) })
 
 	edges := edgeNames(len(src.edges), func(i int) domain.EdgeKey { return src.edges[i].Key() })
+	var x extras
+	if c := src.cache; c != nil {
+		c.update(src.nodes, &x)
+	}
 
 	e.open('{')
 	for i, f := range meta {
@@ -640,7 +663,6 @@ func (e *enc) graph(src graphSource) {
 	}
 	e.close('}', len(meta))
 
-	var x extras
 	e.key(1, "edges")
 	e.open('{')
 	for i, nm := range edges {
@@ -652,14 +674,10 @@ func (e *enc) graph(src graphSource) {
 
 	e.key(2, "nodes")
 	e.open('{')
-	if c := src.cache; c != nil {
-		c.begin(len(src.nodes))
-		defer c.end()
-	}
 	for i, n := range src.nodes {
 		e.key(i, n.ID)
-		if src.cache != nil {
-			e.b = append(e.b, src.cache.encoded(n, &x)...)
+		if c := src.cache; c != nil {
+			e.b = append(e.b, c.nodes[i].value...)
 		} else {
 			e.node(n, &x)
 		}
@@ -725,16 +743,18 @@ func (e *enc) versions(src graphSource, edges []edgeName) {
 	e.open('{')
 	i := 0
 	for _, nm := range edges {
-		v := src.edges[nm.i].Version
 		e.keyPrefixed(i, "edge:", nm.key)
-		e.entry(v.V, v.Seq, v.TS, v.Session, false, nil)
+		e.version(src.edges[nm.i].Version)
 		i++
 		e.flush(false)
 	}
-	for _, n := range src.nodes {
-		v := n.Version
+	for j, n := range src.nodes {
 		e.keyPrefixed(i, "node:", n.ID)
-		e.entry(v.V, v.Seq, v.TS, v.Session, false, nil)
+		if c := src.cache; c != nil {
+			e.b = append(e.b, c.nodes[j].version...)
+		} else {
+			e.version(n.Version)
+		}
 		i++
 		e.flush(false)
 	}

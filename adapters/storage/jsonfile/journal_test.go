@@ -294,8 +294,8 @@ func TestCommitAppendsOnlyWhatChanged(t *testing.T) {
 }
 
 // TestCheckpointReusesTheBytesOfUnchangedNodes checks the node cache: a
-// second checkpoint encodes only the node that changed, and writes the
-// same file a checkpoint without the cache writes.
+// second checkpoint encodes only the node that changed, drops the deleted
+// one, and writes the same file a checkpoint without the cache writes.
 func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	root := t.TempDir()
 	s, _, _ := openTest(t, root)
@@ -303,27 +303,31 @@ func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	must(t, s.Commit(t.Context(), benchKey, g, g.Everything()))
 	g.Checkpoint()
 	st := s.state(s.folderFile("project"))
-	first := maps2slices(st.nodes.last)
+	first := map[string][]byte{}
+	for _, c := range st.nodes.nodes {
+		first[c.n.ID] = c.value
+	}
 	if len(first) != 50 {
 		t.Fatalf("cache holds %d nodes after the first save, want 50", len(first))
 	}
-	if _, err := g.PutNode(domain.NodeInput{ID: "n000007", Gist: "changed"}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+	at := domain.Stamp{Now: 1716500000_000000}
+	if _, err := g.PutNode(domain.NodeInput{ID: "n000007", Gist: "changed"}, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.DeleteNode("n000049", at); err != nil {
 		t.Fatal(err)
 	}
 	must(t, s.Commit(t.Context(), benchKey, g, g.Pending()))
 	g.Checkpoint()
 	must(t, s.Checkpoint(t.Context(), benchKey, g))
-	reencoded := 0
-	for id, c := range st.nodes.last {
-		if &c.b[0] != &first[id][0] {
-			reencoded++
-			if id != "n000007" {
-				t.Errorf("node %s was encoded again though it did not change", id)
-			}
+	for _, c := range st.nodes.nodes {
+		id := c.n.ID
+		if again := &c.value[0] != &first[id][0]; again != (id == "n000007") {
+			t.Errorf("node %s: encoded again %v", id, again)
 		}
 	}
-	if reencoded != 1 {
-		t.Errorf("%d nodes encoded again, want 1", reencoded)
+	if len(st.nodes.nodes) != 49 {
+		t.Errorf("cache holds %d nodes, want the 49 left", len(st.nodes.nodes))
 	}
 	written, err := os.ReadFile(filepath.Join(root, "projects", "project", "graph.json"))
 	if err != nil {
@@ -336,14 +340,6 @@ func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	if !bytes.Equal(written, fresh.Bytes()) {
 		t.Error("the file written with the cache differs from one written without it")
 	}
-}
-
-func maps2slices(m map[string]cachedNode) map[string][]byte {
-	out := map[string][]byte{}
-	for id, c := range m {
-		out[id] = c.b
-	}
-	return out
 }
 
 // TestSessionSaveAppendsOnlyWhatChanged checks that saving the sessions
