@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/ports"
 )
 
 func openTest(t *testing.T, root string) (*Store, *testFS, *bytes.Buffer) {
@@ -320,17 +319,4 @@ func truncate(t *testing.T, p string) {
 	// share the damage, so replace the file first.
 	must(t, os.Remove(p))
 	must(t, os.WriteFile(p, b[:len(b)/2], 0o600))
-}
-
-func TestSessionsDamageFallsBack(t *testing.T) {
-	root := t.TempDir()
-	s, _, _ := openTest(t, root)
-	ctx := t.Context()
-	must(t, s.SaveSessions(ctx, nil))
-	must(t, s.SaveSessions(ctx, map[string]ports.Session{"abcd": {ID: "abcd", Start: 1}}))
-	truncate(t, filepath.Join(root, "sessions.json"))
-	got, err := s.LoadSessions(ctx)
-	if err != nil || len(got) != 0 {
-		t.Errorf("LoadSessions = %v, %v; want the previous (empty) set", got, err)
-	}
 }

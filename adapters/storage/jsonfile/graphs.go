@@ -192,10 +192,21 @@ func (s *Store) prepare(st *graphState, f file) error {
 	if err := s.safeDir(f.dir); err != nil {
 		return err
 	}
-	if st.j.f != nil && !s.sameFile(st.j.path, st.j.f) {
-		st.j.closeJournal()
-		st.scanned = false
+	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
+		return err
 	}
+	lost := false
+	if _, err := s.fs.Stat(st.j.path); st.scanned && (errors.Is(err, fs.ErrNotExist) || st.j.f != nil && !s.sameFile(st.j.path, st.j.f)) {
+		// The journal went, and with it any record it held: the file
+		// lacks them, so it is written whole before anything else.
+		st.j.closeJournal()
+		st.scanned, lost = false, st.j.size > 0
+	}
+	defer func() {
+		if lost {
+			st.fileSize = -1
+		}
+	}()
 	if _, err := s.fs.Stat(f.path()); err != nil {
 		st.fileSize = -1
 	}

@@ -188,7 +188,7 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 // is written again.
 func (s *Store) checkSessionsFiles(f file) error {
 	st := &s.sess
-	if err := s.safeDir(f.dir); err != nil {
+	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
 		return err
 	}
 	if st.j.f != nil && !s.sameFile(st.j.path, st.j.f) {

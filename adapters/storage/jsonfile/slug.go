@@ -96,6 +96,10 @@ func (s *Store) graphFile(ctx context.Context, key domain.GraphKey, claim bool) 
 	if p == "" {
 		return graphTarget{}, domain.Invalidf("project", "a project graph needs a project path")
 	}
+	// Every lookup below goes through projects/: it must not be a link.
+	if err := s.safeDir(s.projectsDir()); err != nil {
+		return graphTarget{}, err
+	}
 	s.mu.Lock()
 	name, ok := s.folders[p]
 	s.mu.Unlock()
@@ -163,6 +167,16 @@ func (s *Store) forget(p string) {
 func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owned bool, err error) {
 	raw, slug := rawName(p), Slug(p)
 	hashed := slug + "-" + Hash(p)
+	// A folder this project could use that is a link is refused, never
+	// followed (nor passed over for another name).
+	for _, n := range []string{raw, slug, hashed} {
+		if !validFolder(n) {
+			continue
+		}
+		if err := s.safeDir(filepath.Join(s.projectsDir(), n)); err != nil {
+			return "", false, false, err
+		}
+	}
 	if validFolder(raw) && s.isDir(raw) {
 		owner, err := s.owner(ctx, raw)
 		if err != nil {
@@ -314,11 +328,15 @@ func (s *Store) aliases(ctx context.Context) (map[string]string, error) {
 // whose graph names its project, sorted by folder name. A folder whose
 // owner cannot be read is logged and skipped, so the others stay listed.
 func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
+	if err := s.safeDir(s.projectsDir()); err != nil {
+		return nil, err
+	}
 	entries, err := s.fs.ReadDir(s.projectsDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
+		err = linkErr(s.projectsDir(), err)
 		return nil, domain.Unavailable(err, "list %s: %v", s.projectsDir(), err)
 	}
 	var out []ports.StoredGraph

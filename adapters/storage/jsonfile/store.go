@@ -141,6 +141,17 @@ func (s *Store) safeDir(dir string) error {
 	return nil
 }
 
+// noLinks refuses any of paths that is a symbolic link: kg writes only
+// files it can replace without following a link out of its root.
+func (s *Store) noLinks(paths ...string) error {
+	for _, p := range paths {
+		if fi, err := s.fs.Stat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return domain.Unavailable(errLink, "%s is a symbolic link; kg does not follow links inside its storage root %s", p, s.root)
+		}
+	}
+	return nil
+}
+
 // linkErr explains the error of opening a file that is a symbolic link
 // (every open refuses to follow one, FS).
 func linkErr(path string, err error) error {
