@@ -266,3 +266,36 @@ func maps2Equal(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestVanishedSessionsJournalIsWrittenAgain deletes sessions.journal while
+// it holds records: the next save writes sessions.json whole, so no session
+// saved before is lost.
+func TestVanishedSessionsJournalIsWrittenAgain(t *testing.T) {
+	for _, reread := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reread=%v", reread), func(t *testing.T) {
+			root := t.TempDir()
+			s, _, _ := openTest(t, root)
+			ctx := t.Context()
+			set := map[string]ports.Session{}
+			for i := range 3 {
+				id := fmt.Sprintf("%016x", i)
+				set[id] = ports.Session{ID: id, Start: 1716400000_000000 + domain.Micros(i)}
+				must(t, s.SaveSessions(ctx, set))
+			}
+			if reread {
+				s, _, _ = openTest(t, root)
+				if _, err := s.LoadSessions(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(t, os.Remove(filepath.Join(root, "sessions.journal")))
+			set["ffffffffffffffff"] = ports.Session{ID: "ffffffffffffffff", Start: 1716400009_000000}
+			must(t, s.SaveSessions(ctx, set))
+			s2, _, _ := openTest(t, root)
+			got, err := s2.LoadSessions(ctx)
+			if err != nil || len(got) != 4 {
+				t.Errorf("sessions after the journal vanished: %d, %v; want all 4", len(got), err)
+			}
+		})
+	}
+}

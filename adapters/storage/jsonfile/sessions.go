@@ -191,10 +191,11 @@ func (s *Store) checkSessionsFiles(f file) error {
 	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
 		return err
 	}
-	if st.j.f != nil && !s.sameFile(st.j.path, st.j.f) {
+	if _, err := s.fs.Stat(st.j.path); errors.Is(err, fs.ErrNotExist) && st.j.size > 0 || st.j.f != nil && !s.sameFile(st.j.path, st.j.f) {
+		// The journal went, and its records with it: the set is written
+		// whole before anything else.
 		st.j.closeJournal()
-		st.fileSize = -1 // rewrite the set whole: the records went with the journal
-		st.j.size = 0
+		st.fileSize, st.j.size = -1, 0
 	}
 	if _, err := s.fs.Stat(f.path()); err != nil {
 		st.fileSize = -1
