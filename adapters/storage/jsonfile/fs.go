@@ -1,7 +1,7 @@
 package jsonfile
 
 import (
-	"io"
+	"bytes"
 	"io/fs"
 	"os"
 	"slices"
@@ -63,7 +63,15 @@ func (OS) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// Sized from the file, as os.ReadFile does: io.ReadAll would grow its
+	// buffer by doubling, allocating about twice a large graph file.
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
 
 // Create implements FS. Files are private to the user: they hold what the
