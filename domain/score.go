@@ -6,25 +6,12 @@ import (
 	"strings"
 )
 
-// Connectedness weights in integer hundredths: the seed's 0.66 × in +
-// 0.33 × out, scaled so that equal values tie exactly (compaction.md).
-const (
-	inWeight  = 66
-	outWeight = 33
-)
-
-// Score weights (compaction.md). They are applied as
-// float64(0.33*pr) + float64(0.66*pc): the explicit conversions forbid the
-// compiler to fuse the multiply and the add, which would change the last bit
-// of a score on some platforms and with it a tie.
-const (
-	recencyWeight       = 0.33
-	connectednessWeight = 0.66
-)
-
-// combineScore is the score of a node from its two percentiles.
-func combineScore(pr, pc float64) float64 {
-	return float64(recencyWeight*pr) + float64(connectednessWeight*pc)
+// combine is the score of a node from its two percentiles, applied as
+// float64(Recency*pr) + float64(Connectedness*pc): the explicit conversions
+// forbid the compiler to fuse the multiply and the add, which would change
+// the last bit of a score on some platforms and with it a tie.
+func (w ScoreWeights) combine(pr, pc float64) float64 {
+	return float64(w.Recency*pr) + float64(w.Connectedness*pc)
 }
 
 // graceLeft returns how long a node created at created still has before
@@ -75,64 +62,58 @@ func percentiles[T cmp.Ordered](vals []T) []float64 {
 	return ps
 }
 
+// rankKey is what the rank order compares: a node's score, its recency and
+// its id.
+type rankKey struct {
+	score   float64
+	recency Micros
+	id      string
+}
+
+// key returns the rank key of r.
+func (r *Rank) key() rankKey { return rankKey{score: r.Score, recency: r.Recency, id: r.ID} }
+
 // cmpRank is the rank order of compaction.md, lowest (first archived)
-// first: score ascending, then recency ascending, then id ascending.
-func cmpRank(a, b *Rank) int {
-	if c := cmp.Compare(a.Score, b.Score); c != 0 {
+// first: score ascending, then recency ascending, then id ascending (byte
+// order). It is the one definition of that order: pass 1, the further
+// archiving of pass 1b, the pairing of pass 1b and Ranks all sort by it.
+func cmpRank(a, b *rankKey) int {
+	if c := cmp.Compare(a.score, b.score); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.Recency, b.Recency); c != 0 {
+	if c := cmp.Compare(a.recency, b.recency); c != 0 {
 		return c
 	}
-	return strings.Compare(a.ID, b.ID)
+	return strings.Compare(a.id, b.id)
 }
 
 // cmpRestore is the order in which pass 1b picks nodes to restore: highest
 // score first, ties by higher recency, then lower id. It is not the reverse
 // of the rank order, whose last tie-break is the higher id.
-func cmpRestore(a, b *Rank) int {
-	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+func cmpRestore(a, b *rankKey) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(b.Recency, a.Recency); c != 0 {
+	if c := cmp.Compare(b.recency, a.recency); c != 0 {
 		return c
 	}
-	return strings.Compare(a.ID, b.ID)
+	return strings.Compare(a.id, b.id)
 }
 
-// scorePopulation fills the percentiles and scores of the n ranks that
-// rank(k) returns, whose ID, Recency and Connectedness must already be set:
-// the population is exactly those ranks.
-func scorePopulation(n int, rank func(k int) *Rank) {
-	rec := make([]Micros, n)
-	con := make([]int, n)
-	for k := range n {
-		r := rank(k)
-		rec[k], con[k] = r.Recency, r.Connectedness
-	}
-	pr := percentiles(rec)
-	pc := percentiles(con)
-	for k := range n {
-		r := rank(k)
-		r.PRecency, r.PConnectedness = pr[k], pc[k]
-		r.Score = combineScore(pr[k], pc[k])
-	}
-}
-
-// connectedness is 66 × in + 33 × out for node i of the simulation, where
-// in counts the edges x → i whose x is an active node and out the edges
-// i → y whose y is an active node (edges to references, to other tiers and
-// across levels count 0). A self-loop of an active node counts both ways.
-// It costs O(degree).
+// connectedness is In × in + Out × out for node i of the simulation
+// (weights of the policy's ScoreWeights), where in counts the edges x → i
+// whose x is an active node and out the edges i → y whose y is an active
+// node (edges to references, to other tiers and across levels count 0). A
+// self-loop of an active node counts both ways. It costs O(degree).
 func (s *sim) connectedness(i int32) int {
 	c := 0
 	for _, ei := range s.edgesOf(i) {
 		e := s.ends[ei]
 		if e.to == i && s.active(e.from) {
-			c += inWeight
+			c += s.w.In
 		}
 		if e.from == i && s.active(e.to) {
-			c += outWeight
+			c += s.w.Out
 		}
 	}
 	return c
@@ -141,47 +122,29 @@ func (s *sim) connectedness(i int32) int {
 // Ranks explains where every node of g stands in compaction at now: the
 // figures a person needs to see why pass 1 would archive one node before
 // another. The population of the percentiles is the one pass 1 uses, the
-// active eligible nodes; only their entries carry percentiles and a score.
-// Every other node (active in grace, archived, orphaned) has an entry with
-// its recency, connectedness, eligibility and, while in grace, the time left.
+// active eligible nodes, scored by the same code; only their entries carry
+// percentiles and a score. Every other node (active in grace, archived,
+// orphaned) has an entry with its recency, connectedness, eligibility and,
+// while in grace, the time left.
 func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
 	s := newSim(g, now, p)
 	out := make(map[string]Rank, len(s.ids))
-	var pop []Rank
+	for _, m := range s.population(Active) {
+		out[m.ID] = m.Rank
+	}
 	for i, n := range s.nodes {
+		id := s.ids[i]
+		if _, scored := out[id]; scored {
+			continue
+		}
 		r := Rank{
-			ID:            s.ids[i],
-			Recency:       n.Recency(),
+			ID:            id,
+			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),
 			GraceLeft:     graceLeft(n.Created, now, p.Grace),
 		}
 		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
-		if r.Eligible && n.Tier == Active {
-			pop = append(pop, r)
-			continue
-		}
-		out[r.ID] = r
-	}
-	scorePopulation(len(pop), func(k int) *Rank { return &pop[k] })
-	for _, r := range pop {
-		out[r.ID] = r
+		out[id] = r
 	}
 	return out
-}
-
-// RankOrder returns the ids of ranks that carry a score (the population of
-// Ranks) in rank order, the order in which pass 1 would archive them.
-func RankOrder(ranks map[string]Rank, g *Graph) []string {
-	pop := make([]*Rank, 0, len(ranks))
-	for id, r := range ranks {
-		if n, ok := g.node(id); ok && n.Tier == Active && r.Eligible {
-			pop = append(pop, &r)
-		}
-	}
-	slices.SortFunc(pop, cmpRank)
-	ids := make([]string, len(pop))
-	for i, r := range pop {
-		ids[i] = r.ID
-	}
-	return ids
 }

@@ -49,8 +49,8 @@ func TestCombineScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := combineScore(tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
-				t.Errorf("combineScore(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
+			if got := DefaultScoreWeights().combine(tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("combine(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
 			}
 		})
 	}
@@ -59,14 +59,14 @@ func TestCombineScore(t *testing.T) {
 func TestRankOrder(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b Rank
+		a, b rankKey
 		want int // cmpRank(a, b)
 	}{
-		{"lower score first", Rank{ID: "z", Score: 0.1, Recency: 9}, Rank{ID: "a", Score: 0.2, Recency: 1}, -1},
-		{"equal score: older recency first", Rank{ID: "z", Score: 0.2, Recency: 1}, Rank{ID: "a", Score: 0.2, Recency: 2}, -1},
-		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.2, Recency: 1}, Rank{ID: "b", Score: 0.2, Recency: 1}, -1},
-		{"byte order of ids", Rank{ID: "Z", Score: 0.2}, Rank{ID: "a", Score: 0.2}, -1},
-		{"same rank", Rank{ID: "a", Score: 0.2, Recency: 1}, Rank{ID: "a", Score: 0.2, Recency: 1}, 0},
+		{"lower score first", rankKey{id: "z", score: 0.1, recency: 9}, rankKey{id: "a", score: 0.2, recency: 1}, -1},
+		{"equal score: older recency first", rankKey{id: "z", score: 0.2, recency: 1}, rankKey{id: "a", score: 0.2, recency: 2}, -1},
+		{"equal score and recency: lower id first", rankKey{id: "a", score: 0.2, recency: 1}, rankKey{id: "b", score: 0.2, recency: 1}, -1},
+		{"byte order of ids", rankKey{id: "Z", score: 0.2}, rankKey{id: "a", score: 0.2}, -1},
+		{"same rank", rankKey{id: "a", score: 0.2, recency: 1}, rankKey{id: "a", score: 0.2, recency: 1}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,12 +83,12 @@ func TestRankOrder(t *testing.T) {
 func TestRestoreOrder(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b Rank
+		a, b rankKey
 	}{
-		{"higher score first", Rank{ID: "z", Score: 0.9}, Rank{ID: "a", Score: 0.8, Recency: 9}},
-		{"equal score: higher recency first", Rank{ID: "z", Score: 0.9, Recency: 2}, Rank{ID: "a", Score: 0.9, Recency: 1}},
+		{"higher score first", rankKey{id: "z", score: 0.9}, rankKey{id: "a", score: 0.8, recency: 9}},
+		{"equal score: higher recency first", rankKey{id: "z", score: 0.9, recency: 2}, rankKey{id: "a", score: 0.9, recency: 1}},
 		// Not the reverse of the rank order: the id tie-break stays ascending.
-		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.9, Recency: 1}, Rank{ID: "b", Score: 0.9, Recency: 1}},
+		{"equal score and recency: lower id first", rankKey{id: "a", score: 0.9, recency: 1}, rankKey{id: "b", score: 0.9, recency: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,6 +143,7 @@ func TestRanks(t *testing.T) {
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"b", "d"}, {"a", "src/file.go"}, {"e", "a"}})
 	p := Policy{MaxTokens: 1000, Grace: 10}
 	got := Ranks(g, now, p)
+	combineScore := DefaultScoreWeights().combine
 	want := map[string]Rank{
 		"a": {ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true},
 		"b": {ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true},
@@ -158,8 +159,13 @@ func TestRanks(t *testing.T) {
 			t.Errorf("score of %s = %v, want %v", id, got[id].Score, score)
 		}
 	}
-	if diff := cmp.Diff([]string{"c", "a", "b"}, RankOrder(got, g)); diff != "" {
-		t.Errorf("RankOrder (-want +got):\n%s", diff)
+	// Pass 1 takes the population in this order.
+	var order []string
+	for _, m := range newSim(g, now, p).population(Active) {
+		order = append(order, m.ID)
+	}
+	if diff := cmp.Diff([]string{"c", "a", "b"}, order); diff != "" {
+		t.Errorf("rank order (-want +got):\n%s", diff)
 	}
 }
 
