@@ -30,38 +30,28 @@ const (
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// ValidateID checks a node id or a progress task id.
-func ValidateID(field, id string) error {
-	if err := validateString(field, id); err != nil {
-		return err
-	}
-	n := utf8.RuneCountInString(id)
-	if n == 0 {
-		return Invalidf(field, "must not be empty")
-	}
-	if n > MaxIDLen {
-		return tooLong(field, n, MaxIDLen, "chars")
-	}
-	if !idPattern.MatchString(id) {
-		return Invalidf(field, "%q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", id)
-	}
-	return nil
-}
+// ValidateID checks a node id or a progress task id: 1–128 chars of
+// idPattern.
+func ValidateID(field, id string) error { return validateName(field, id, MaxIDLen) }
 
-// ValidateRel checks an edge relationship name.
-func ValidateRel(field, rel string) error {
-	if err := validateString(field, rel); err != nil {
+// ValidateRel checks an edge relationship name: 1–64 chars of idPattern.
+func ValidateRel(field, rel string) error { return validateName(field, rel, MaxRelLen) }
+
+// validateName checks a name made of idPattern (an id, a task id, a rel)
+// of at most limit chars.
+func validateName(field, name string, limit int) error {
+	if err := validateString(field, name); err != nil {
 		return err
 	}
-	n := utf8.RuneCountInString(rel)
+	n := utf8.RuneCountInString(name)
 	if n == 0 {
 		return Invalidf(field, "must not be empty")
 	}
-	if n > MaxRelLen {
-		return tooLong(field, n, MaxRelLen, "chars")
+	if n > limit {
+		return tooLong(field, n, limit, "chars")
 	}
-	if !idPattern.MatchString(rel) {
-		return Invalidf(field, "%q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", rel)
+	if !idPattern.MatchString(name) {
+		return Invalidf(field, "%q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", name)
 	}
 	return nil
 }
