@@ -288,7 +288,7 @@ type member struct {
 
 // population scores the eligible nodes whose simulated tier is one of
 // tiers, with connectedness against the simulated active set, and returns
-// them sorted by cmpRank. The sort moves small keys, not whole ranks.
+// them in rank order (rankOrder). The sort moves 24-byte keys, not whole ranks.
 func (s *sim) population(tiers ...Tier) []member {
 	idx := make([]int32, 0, len(s.tier))
 	for i, t := range s.tier {
@@ -305,15 +305,11 @@ func (s *sim) population(tiers ...Tier) []member {
 	}
 	pr := percentiles(rec)
 	pc := percentiles(con)
-	type key struct {
-		rankKey
-		k int32 // position in idx
+	keys := make([]rankKey, n)
+	for k := range keys {
+		keys[k] = rankKey{score: s.w.combine(pr[k], pc[k]), recency: rec[k], k: int32(k)}
 	}
-	keys := make([]key, n)
-	for k, i := range idx {
-		keys[k] = key{rankKey{s.w.combine(pr[k], pc[k]), rec[k], s.ids[i]}, int32(k)}
-	}
-	slices.SortFunc(keys, func(a, b key) int { return cmpRank(&a.rankKey, &b.rankKey) })
+	slices.SortFunc(keys, rankOrder{func(k int32) string { return s.ids[idx[k]] }}.cmp)
 	pop := make([]member, n)
 	for j, key := range keys {
 		k, i := key.k, idx[key.k]
@@ -431,10 +427,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			extras = append(extras, mb)
 		}
 	}
-	slices.SortFunc(ps, func(a, b *member) int {
-		ka, kb := a.key(), b.key()
-		return cmpRestore(&ka, &kb)
-	})
+	slices.SortFunc(ps, func(a, b *member) int { return cmpRestore(&a.Rank, &b.Rank) })
 
 	next := 0 // the next extra to try; those before it are archived for good
 	for _, p := range ps {

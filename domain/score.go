@@ -62,42 +62,51 @@ func percentiles[T cmp.Ordered](vals []T) []float64 {
 	return ps
 }
 
-// rankKey is what the rank order compares: a node's score, its recency and
-// its id.
+// rankKey is where a node stands in the rank order: its score and its
+// recency, and k, which names the node to the rank order's id function.
 type rankKey struct {
 	score   float64
 	recency Micros
-	id      string
+	k       int32
 }
 
-// key returns the rank key of r.
-func (r *Rank) key() rankKey { return rankKey{score: r.Score, recency: r.Recency, id: r.ID} }
-
-// cmpRank is the rank order of compaction.md, lowest (first archived)
+// rankOrder is the rank order of compaction.md, lowest (first archived)
 // first: score ascending, then recency ascending, then id ascending (byte
-// order). It is the one definition of that order: pass 1, the further
-// archiving of pass 1b, the pairing of pass 1b and Ranks all sort by it.
-func cmpRank(a, b *rankKey) int {
-	if c := cmp.Compare(a.score, b.score); c != 0 {
-		return c
+// order), where id(k) is the id of the node key k names. It is the one
+// definition of that order: pass 1, pass 1b and Ranks all sort their
+// population with its cmp.
+type rankOrder struct{ id func(k int32) string }
+
+// cmp compares two keys in rank order. It is the comparator of the sorts
+// itself, so a sort pays one call per comparison, and the id is read only
+// when score and recency tie, so a sort of a large population seldom
+// leaves its small keys. (Scores are never NaN: percentiles and weights
+// are finite.)
+func (o rankOrder) cmp(a, b rankKey) int {
+	switch {
+	case a.score < b.score:
+		return -1
+	case a.score > b.score:
+		return 1
+	case a.recency < b.recency:
+		return -1
+	case a.recency > b.recency:
+		return 1
 	}
-	if c := cmp.Compare(a.recency, b.recency); c != 0 {
-		return c
-	}
-	return strings.Compare(a.id, b.id)
+	return strings.Compare(o.id(a.k), o.id(b.k))
 }
 
 // cmpRestore is the order in which pass 1b picks nodes to restore: highest
 // score first, ties by higher recency, then lower id. It is not the reverse
 // of the rank order, whose last tie-break is the higher id.
-func cmpRestore(a, b *rankKey) int {
-	if c := cmp.Compare(b.score, a.score); c != 0 {
+func cmpRestore(a, b *Rank) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(b.recency, a.recency); c != 0 {
+	if c := cmp.Compare(b.Recency, a.Recency); c != 0 {
 		return c
 	}
-	return strings.Compare(a.id, b.id)
+	return strings.Compare(a.ID, b.ID)
 }
 
 // connectedness is In × in + Out × out for node i of the simulation

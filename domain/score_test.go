@@ -57,24 +57,27 @@ func TestCombineScore(t *testing.T) {
 }
 
 func TestRankOrder(t *testing.T) {
+	ids := []string{"a", "b", "z", "Z"}
+	const a, b, z, Z = 0, 1, 2, 3 // positions in ids
 	tests := []struct {
 		name string
 		a, b rankKey
-		want int // cmpRank(a, b)
+		want int // a compared with b
 	}{
-		{"lower score first", rankKey{id: "z", score: 0.1, recency: 9}, rankKey{id: "a", score: 0.2, recency: 1}, -1},
-		{"equal score: older recency first", rankKey{id: "z", score: 0.2, recency: 1}, rankKey{id: "a", score: 0.2, recency: 2}, -1},
-		{"equal score and recency: lower id first", rankKey{id: "a", score: 0.2, recency: 1}, rankKey{id: "b", score: 0.2, recency: 1}, -1},
-		{"byte order of ids", rankKey{id: "Z", score: 0.2}, rankKey{id: "a", score: 0.2}, -1},
-		{"same rank", rankKey{id: "a", score: 0.2, recency: 1}, rankKey{id: "a", score: 0.2, recency: 1}, 0},
+		{"lower score first", rankKey{k: z, score: 0.1, recency: 9}, rankKey{k: a, score: 0.2, recency: 1}, -1},
+		{"equal score: older recency first", rankKey{k: z, score: 0.2, recency: 1}, rankKey{k: a, score: 0.2, recency: 2}, -1},
+		{"equal score and recency: lower id first", rankKey{k: a, score: 0.2, recency: 1}, rankKey{k: b, score: 0.2, recency: 1}, -1},
+		{"byte order of ids", rankKey{k: Z, score: 0.2}, rankKey{k: a, score: 0.2}, -1},
+		{"same rank", rankKey{k: a, score: 0.2, recency: 1}, rankKey{k: a, score: 0.2, recency: 1}, 0},
 	}
+	order := rankOrder{func(k int32) string { return ids[k] }}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := cmpRank(&tt.a, &tt.b); got != tt.want {
-				t.Errorf("cmpRank(a, b) = %d, want %d", got, tt.want)
+			if got := order.cmp(tt.a, tt.b); got != tt.want {
+				t.Errorf("cmp(a, b) = %d, want %d", got, tt.want)
 			}
-			if got := cmpRank(&tt.b, &tt.a); got != -tt.want {
-				t.Errorf("cmpRank(b, a) = %d, want %d", got, -tt.want)
+			if got := order.cmp(tt.b, tt.a); got != -tt.want {
+				t.Errorf("cmp(b, a) = %d, want %d", got, -tt.want)
 			}
 		})
 	}
@@ -83,12 +86,12 @@ func TestRankOrder(t *testing.T) {
 func TestRestoreOrder(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b rankKey
+		a, b Rank
 	}{
-		{"higher score first", rankKey{id: "z", score: 0.9}, rankKey{id: "a", score: 0.8, recency: 9}},
-		{"equal score: higher recency first", rankKey{id: "z", score: 0.9, recency: 2}, rankKey{id: "a", score: 0.9, recency: 1}},
+		{"higher score first", Rank{ID: "z", Score: 0.9}, Rank{ID: "a", Score: 0.8, Recency: 9}},
+		{"equal score: higher recency first", Rank{ID: "z", Score: 0.9, Recency: 2}, Rank{ID: "a", Score: 0.9, Recency: 1}},
 		// Not the reverse of the rank order: the id tie-break stays ascending.
-		{"equal score and recency: lower id first", rankKey{id: "a", score: 0.9, recency: 1}, rankKey{id: "b", score: 0.9, recency: 1}},
+		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.9, Recency: 1}, Rank{ID: "b", Score: 0.9, Recency: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
