@@ -41,6 +41,10 @@ type Graph struct {
 
 	stats Stats
 
+	// search is the trigram index of Search, kept by the same primitives
+	// as the adjacency index; nil only while Restore fills the graph.
+	search *searchIndex
+
 	// What the changes since the last checkpoint replaced: journal orders
 	// the entries, each kept in the typed list of its kind.
 	journal   []undo
@@ -89,6 +93,7 @@ func NewGraph(key GraphKey) *Graph {
 		progress:  map[string]RawJSON{},
 		meta:      map[string]RawJSON{},
 		endIx:     map[string]int32{},
+		search:    newSearchIndex(),
 	}
 	if key.Level == LevelProject {
 		g.projectPath = key.Project

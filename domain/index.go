@@ -4,8 +4,8 @@ import "unicode/utf8"
 
 // The adjacency index and the primitives: every change of a graph's state
 // goes through setNode, setEdge, setNodeTomb, setEdgeTomb and setProgress,
-// which keep the index, the tier counts and the estimate exact and journal
-// what they replace.
+// which keep the index, the search index, the tier counts and the estimate
+// exact and journal what they replace.
 
 // endSlot is one end of the adjacency index: a string that names a node, or
 // is an end of an edge, or both. A free slot has an empty name, no node and
@@ -141,6 +141,9 @@ func (g *Graph) releaseEnd(si int32) {
 	}
 	delete(g.endIx, s.name)
 	*s = endSlot{}
+	if g.search != nil {
+		g.search.release(si)
+	}
 	g.freeEnds = append(g.freeEnds, si)
 }
 
@@ -171,7 +174,8 @@ func (g *Graph) putNode(id string, n *Node) {
 // the node), keeping the stats exact. It leaves a slot it empties in place.
 func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	s := &g.ends[si]
-	if old := s.node; old != nil {
+	old := s.node
+	if old != nil {
 		g.stats.addNode(old.Tier, s.gistCost, s.notesCost, -1)
 		g.nodeCount--
 	}
@@ -182,6 +186,9 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 		g.nodeCount++
 		s.node, s.gistCost, s.notesCost = n, gc, nc
 		g.stats.addNode(n.Tier, gc, nc, +1)
+	}
+	if g.search != nil {
+		g.search.setNode(g, si, old, n)
 	}
 	after := tierOf(n, n != nil)
 	g.endTiers[si] = after
