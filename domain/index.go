@@ -130,6 +130,9 @@ func (g *Graph) endSlot(name string) int32 {
 	}
 	g.ends[si].name = name
 	g.endIx[name] = si
+	if g.search != nil {
+		g.search.named(g, si)
+	}
 	return si
 }
 
@@ -268,6 +271,9 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 	if edgeShown(g.endTiers[from], g.endTiers[to]) {
 		g.stats.ShownEdges++
 	}
+	if g.search != nil {
+		g.search.edgeChanged(g, from, to, true)
+	}
 }
 
 // removeEdgeSlot takes the edge k in slot ei out of the index.
@@ -290,6 +296,9 @@ func (g *Graph) removeEdgeSlot(k EdgeKey, ei int32) {
 	delete(g.edges, k)
 	g.edgeSlots[ei] = edgeSlot{}
 	g.freeEdges = append(g.freeEdges, ei)
+	if g.search != nil {
+		g.search.edgeChanged(g, x.from, x.to, false)
+	}
 	g.releaseEnd(x.from)
 	if x.to != x.from {
 		g.releaseEnd(x.to)

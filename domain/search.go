@@ -15,9 +15,12 @@ const searchRRFK = 60
 // returns at most limit hits, best first.
 //
 // The terms are the query lower-cased and split on white space, duplicates
-// dropped. A node's text is its id, gist, notes and touches joined with
-// newlines and lower-cased; a term matches a node whose text contains it,
-// and its weight there is the number of non-overlapping occurrences. For
+// dropped. A node's text is its id, gist, notes and touches and the far
+// ends of its edges that are not nodes of its graph (file paths, artifacts,
+// once per edge), each lower-cased; a term matches a node whose text
+// contains it, and its weight there is the number of non-overlapping
+// occurrences, added up over those pieces (a term holds no white space, so
+// it never spans two). For
 // each term the matching nodes of all graphs are ranked by occurrence count
 // (descending; ties by id, then graph key: user before project, projects by
 // path) and the node at rank r gains 1/(60+r). The scores add up over the

@@ -8,25 +8,24 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The texts and queries of the search properties are drawn from a small
-// alphabet, so that terms match often, overlap ("aa" in "aaa"), differ in
-// case only, and hold multi-byte letters whose lower case has another
-// length in bytes.
+// The texts and queries of the search properties are made of a few small
+// pieces, so that terms match often, overlap ("aa" in "aaa"), differ in
+// case only, share trigrams with the ends of edges, and hold multi-byte
+// letters whose lower case has another length in bytes.
 var (
-	searchRunes = []rune("abcAB/.-éÉßẞİ ")
-	searchIDs   = []string{"a", "ab", "Abc", "b-a", "c.b", "ba"}
-	searchRefs  = []string{"src/a.go", "src/AB.go", "docs/é.md", "ba-ref"}
+	searchPieces = []string{"a", "b", "c", "ab", "A", "B", "a.b", "b-a", "/", "é", "É", "ß", "ẞ", "İ", " "}
+	searchIDs    = []string{"a", "ab", "Abc", "b-a.b", "c.b.a", "ba", "abAB"}
+	searchRefs   = []string{"src/a.go", "src/AB.go", "docs/é.md", "a.b/b-a", "ba-ref", "Ab.c"} // the last two may become nodes
 )
 
 func searchWord(t *rapid.T, label string, minLen, maxLen int) string {
-	rs := rapid.SliceOfN(rapid.SampledFrom(searchRunes), minLen, maxLen).Draw(t, label)
-	return string(rs)
+	return strings.Join(rapid.SliceOfN(rapid.SampledFrom(searchPieces), minLen, maxLen).Draw(t, label), "")
 }
 
 // searchGist draws a valid gist: trimmed, not empty.
 func searchGist(t *rapid.T) string {
 	for {
-		if g := strings.TrimSpace(searchWord(t, "gist", 1, 12)); g != "" {
+		if g := strings.TrimSpace(searchWord(t, "gist", 1, 8)); g != "" {
 			return g
 		}
 	}
@@ -41,18 +40,18 @@ func searchList(t *rapid.T, label string) []string {
 	}
 	out := make([]string, rapid.IntRange(1, 3).Draw(t, label+"-n"))
 	for i := range out {
-		out[i] = searchWord(t, label, 1, 10)
+		out[i] = searchWord(t, label, 1, 6)
 	}
 	return out
 }
 
-// searchQuery draws a query of one to three terms of one to five chars,
+// searchQuery draws a query of one to three terms of one to three pieces,
 // with white space of several kinds between them.
 func searchQuery(t *rapid.T) string {
 	n := rapid.IntRange(1, 3).Draw(t, "terms")
 	parts := make([]string, n)
 	for i := range parts {
-		w := strings.ReplaceAll(searchWord(t, "term", 1, 5), " ", "")
+		w := strings.ReplaceAll(searchWord(t, "term", 1, 3), " ", "")
 		if w == "" {
 			w = "a"
 		}
@@ -86,6 +85,27 @@ func (m *searchMachine) PutNode(t *rapid.T) {
 		Touches: searchList(t, "touches"),
 	}
 	if _, err := m.graph(t).PutNode(in, m.at()); err != nil {
+		t.Fatalf("PutNode(%+v): %v", in, err)
+	}
+}
+
+// PutEndNode creates a node named like a far end of an edge, which takes
+// that name out of the text of the nodes at the other ends.
+func (m *searchMachine) PutEndNode(t *rapid.T) {
+	g := m.graph(t)
+	var ends []string
+	for _, e := range g.Edges() {
+		for _, x := range []string{e.From, e.To} {
+			if !g.IsNode(x) && ValidateID("id", x) == nil {
+				ends = append(ends, x)
+			}
+		}
+	}
+	if len(ends) == 0 {
+		return
+	}
+	in := NodeInput{ID: rapid.SampledFrom(ends).Draw(t, "end"), Gist: searchGist(t)}
+	if _, err := g.PutNode(in, m.at()); err != nil {
 		t.Fatalf("PutNode(%+v): %v", in, err)
 	}
 }
@@ -137,9 +157,18 @@ func (m *searchMachine) Prune(t *rapid.T) {
 	m.graph(t).Prune(m.at(), Policy{})
 }
 
-func (m *searchMachine) Checkpoint(t *rapid.T) { m.graph(t).Checkpoint() }
+// Checkpoint and Rollback act on both graphs, as a batch over both would,
+// so that a rollback often undoes the creation of a node whose name was
+// already the end of an edge.
+func (m *searchMachine) Checkpoint(t *rapid.T) {
+	m.user.Checkpoint()
+	m.proj.Checkpoint()
+}
 
-func (m *searchMachine) Rollback(t *rapid.T) { m.graph(t).Rollback() }
+func (m *searchMachine) Rollback(t *rapid.T) {
+	m.user.Rollback()
+	m.proj.Rollback()
+}
 
 // Reload restores a graph from its data, as a load from storage does.
 func (m *searchMachine) Reload(t *rapid.T) {

@@ -8,12 +8,20 @@ import (
 
 // The search index (docs/decisions/0013-search-index.md). Search matches
 // terms as substrings, so the index is one of trigrams, as code-search
-// engines use: for every three consecutive bytes of a field of a node's
-// lower-cased text, the set of nodes whose text holds them. A term of three bytes or
-// more can only occur in a node that holds all of its trigrams, so the
-// index narrows the nodes to count the term in to those, and the exact
-// occurrence counts are taken on them alone. A term of one or two bytes
-// has no trigram; it is counted in every node (see matchTerm).
+// engines use: for every three consecutive bytes of a piece of a node's
+// lower-cased text, the set of nodes whose text holds them. A term of three
+// bytes or more can only occur in a node that holds all of its trigrams,
+// so the index narrows the nodes to count the term in to those, and the
+// exact occurrence counts are taken on them alone. A term of one or two
+// bytes has no trigram; it is counted in every node (see matchTerm).
+//
+// A node's text (mcp.md, kg_search) is its id, gist, notes and touches and
+// the ends of its edges that are not nodes of its graph: file paths,
+// artifacts, ids not created yet, and, from a project graph, ids of the
+// user graph. An end counts once per edge. So the text of a node changes
+// when it is written, when an edge between it and a reference is put or
+// deleted, and when a node named like one of its ends is created or
+// deleted.
 //
 // The index lives in the graph and is kept exact by the same primitives
 // that keep the adjacency index (putNodeAt, putEdge, removeEdgeSlot,
@@ -24,9 +32,12 @@ import (
 // searchIndex is a graph's search index. Slots are the graph's end slots.
 type searchIndex struct {
 	// fields holds, by slot, the lower-cased searchable fields of the node
-	// in that slot (searchFields); nil for a slot with no node. A field
-	// already in lower case is the node's own string, not a copy.
+	// in that slot (appendSearchFields); nil for a slot with no node. A
+	// field already in lower case is the node's own string, not a copy.
 	fields [][]string
+	// lower holds, by slot, the slot's name lower-cased: the text an end
+	// that is not a node gives the nodes at the other end of its edges.
+	lower []string
 	// grams holds, for each trigram, the position in posts of the set of
 	// slots whose text holds it. The sets live in one array, which keeps
 	// the map small and the sets of a node's trigrams close together;
@@ -55,6 +66,7 @@ func buildSearchIndex(g *Graph) *searchIndex {
 	ix.grow(len(g.ends))
 	total := 0
 	for si := range g.ends {
+		ix.lower[si] = strings.ToLower(g.ends[si].name)
 		if n := g.ends[si].node; n != nil {
 			total += 2 + len(n.Notes) + len(n.Touches)
 		}
@@ -69,10 +81,7 @@ func buildSearchIndex(g *Graph) *searchIndex {
 		start := len(all)
 		all = appendSearchFields(all, n)
 		ix.fields[si] = all[start:len(all):len(all)]
-		buf = buf[:0]
-		for _, f := range ix.fields[si] {
-			buf = appendGrams(buf, f)
-		}
+		buf = ix.appendNodeGrams(g, buf[:0], int32(si))
 		for _, t := range buf {
 			ix.add(g, t, int32(si))
 		}
@@ -84,30 +93,120 @@ func buildSearchIndex(g *Graph) *searchIndex {
 func (ix *searchIndex) grow(n int) {
 	if n > len(ix.fields) {
 		ix.fields = slices.Grow(ix.fields, n-len(ix.fields))[:n]
+		ix.lower = slices.Grow(ix.lower, n-len(ix.lower))[:n]
 	}
 }
 
-// setNode updates the index for slot si, whose node was old and is now n
-// (either may be nil). A change that keeps the text (a tier change, a read
-// stamp, a new version) costs one comparison of the fields.
-func (ix *searchIndex) setNode(g *Graph, si int32, old, n *Node) {
-	if old != nil && n != nil && sameText(old, n) {
-		return
-	}
+// named records the name of slot si, which the graph has just given it.
+func (ix *searchIndex) named(g *Graph, si int32) {
 	ix.grow(len(g.ends))
-	before := sortedGrams(ix.fields[si]...)
-	ix.fields[si] = nil
-	if n != nil {
-		ix.fields[si] = appendSearchFields(make([]string, 0, 2+len(n.Notes)+len(n.Touches)), n)
+	ix.lower[si] = strings.ToLower(g.ends[si].name)
+}
+
+// release forgets slot si, which the graph has freed.
+func (ix *searchIndex) release(si int32) {
+	if int(si) < len(ix.fields) {
+		ix.fields[si], ix.lower[si] = nil, ""
 	}
+}
+
+// eachEnd calls f with the slot of the far end of every edge of node slot
+// si whose far end is not a node: the ends that are part of the node's
+// text, once per edge.
+func (ix *searchIndex) eachEnd(g *Graph, si int32, f func(e int32)) {
+	s := &g.ends[si]
+	for _, list := range [2][]adjEntry{s.out, s.in} {
+		for _, a := range list {
+			if a.other != si && g.ends[a.other].node == nil {
+				f(a.other)
+			}
+		}
+	}
+}
+
+// eachNeighbour calls f with the slot of every node other than si at the
+// far end of an edge of slot si, once per edge.
+func eachNeighbour(g *Graph, si int32, f func(n int32)) {
+	s := &g.ends[si]
+	for _, list := range [2][]adjEntry{s.out, s.in} {
+		for _, a := range list {
+			if a.other != si && g.ends[a.other].node != nil {
+				f(a.other)
+			}
+		}
+	}
+}
+
+// appendNodeGrams appends to buf the trigrams of the whole text of node
+// slot si, its fields and its ends, repeats included.
+func (ix *searchIndex) appendNodeGrams(g *Graph, buf []uint32, si int32) []uint32 {
+	for _, f := range ix.fields[si] {
+		buf = appendGrams(buf, f)
+	}
+	ix.eachEnd(g, si, func(e int32) { buf = appendGrams(buf, ix.lower[e]) })
+	return buf
+}
+
+// holds reports whether the text of node slot si holds trigram t, in a
+// field or an end.
+func (ix *searchIndex) holds(g *Graph, si int32, t uint32) bool {
+	gram := string([]byte{byte(t >> 16), byte(t >> 8), byte(t)})
+	for _, f := range ix.fields[si] {
+		if strings.Contains(f, gram) {
+			return true
+		}
+	}
+	found := false
+	ix.eachEnd(g, si, func(e int32) { found = found || strings.Contains(ix.lower[e], gram) })
+	return found
+}
+
+// setNode updates the index for slot si, whose node was old and is now n
+// (either may be nil); the graph has already put n in the slot. A change
+// that keeps the text (a tier change, a read stamp, a new version) costs
+// one comparison of the fields.
+func (ix *searchIndex) setNode(g *Graph, si int32, old, n *Node) {
+	switch {
+	case old == nil && n == nil:
+	case old != nil && n != nil:
+		if !sameText(old, n) {
+			ix.rewrite(g, si, n)
+		}
+	case n != nil:
+		// A new node: its text is its fields and its ends, and it is no
+		// longer an end in the text of its neighbours.
+		ix.grow(len(g.ends))
+		ix.fields[si] = appendSearchFields(make([]string, 0, 2+len(n.Notes)+len(n.Touches)), n)
+		for _, t := range ix.appendNodeGrams(g, nil, si) {
+			ix.add(g, t, si)
+		}
+		eachNeighbour(g, si, func(nb int32) { ix.dropEnd(g, nb, si) })
+	default:
+		// A node gone: its text goes, and its name becomes an end in the
+		// text of its neighbours.
+		for _, t := range ix.appendNodeGrams(g, nil, si) {
+			ix.remove(g, t, si)
+		}
+		ix.fields[si] = nil
+		eachNeighbour(g, si, func(nb int32) { ix.addEnd(g, nb, si) })
+	}
+}
+
+// rewrite gives node slot si the fields of n, its ends unchanged.
+func (ix *searchIndex) rewrite(g *Graph, si int32, n *Node) {
+	before := sortedGrams(ix.fields[si]...)
+	ix.fields[si] = appendSearchFields(make([]string, 0, 2+len(n.Notes)+len(n.Touches)), n)
 	after := sortedGrams(ix.fields[si]...)
-	// Remove the slot from the trigrams it lost, add it to those it
-	// gained; both lists are sorted and free of repeats.
+	// The slot leaves the trigrams its fields lost, unless an end holds
+	// them, and joins those they gained; both lists are sorted and free of
+	// repeats.
 	i, j := 0, 0
 	for i < len(before) || j < len(after) {
 		switch {
 		case j == len(after) || (i < len(before) && before[i] < after[j]):
-			ix.remove(g, before[i], si)
+			if !ix.holds(g, si, before[i]) {
+				ix.remove(g, before[i], si)
+			}
 			i++
 		case i == len(before) || after[j] < before[i]:
 			ix.add(g, after[j], si)
@@ -119,10 +218,43 @@ func (ix *searchIndex) setNode(g *Graph, si int32, old, n *Node) {
 	}
 }
 
-// release forgets slot si, which the graph has freed.
-func (ix *searchIndex) release(si int32) {
-	if int(si) < len(ix.fields) {
-		ix.fields[si] = nil
+// addEnd records that node slot si has gained an edge to end slot e, which
+// is not a node.
+func (ix *searchIndex) addEnd(g *Graph, si, e int32) {
+	for _, t := range sortedGrams(ix.lower[e]) {
+		ix.add(g, t, si)
+	}
+}
+
+// dropEnd records that node slot si has lost an edge to end slot e, or
+// that e has become a node. The slot stays in a trigram's set that another
+// field or end still gives it.
+func (ix *searchIndex) dropEnd(g *Graph, si, e int32) {
+	for _, t := range sortedGrams(ix.lower[e]) {
+		if !ix.holds(g, si, t) {
+			ix.remove(g, t, si)
+		}
+	}
+}
+
+// edgeChanged records that an edge between slots from and to was put
+// (added true) or deleted; the graph's adjacency lists already say so.
+func (ix *searchIndex) edgeChanged(g *Graph, from, to int32, added bool) {
+	if from == to {
+		return
+	}
+	fromNode, toNode := g.ends[from].node != nil, g.ends[to].node != nil
+	if fromNode == toNode {
+		return // two nodes, or two references: no node's text changes
+	}
+	si, e := from, to
+	if toNode {
+		si, e = to, from
+	}
+	if added {
+		ix.addEnd(g, si, e)
+	} else {
+		ix.dropEnd(g, si, e)
 	}
 }
 
@@ -227,13 +359,16 @@ func (ix *searchIndex) matchTerm(g *Graph, term string, found func(si int32, cou
 		for _, f := range ix.fields[si] {
 			c += strings.Count(f, term)
 		}
+		ix.eachEnd(g, si, func(e int32) { c += strings.Count(ix.lower[e], term) })
 		if c > 0 {
 			found(si, c)
 		}
 	}
 	if len(term) < 3 {
 		for si := range ix.fields {
-			count(int32(si))
+			if ix.fields[si] != nil {
+				count(int32(si))
+			}
 		}
 		return
 	}

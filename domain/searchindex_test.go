@@ -10,9 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// scratchSearchFields returns the lower-cased fields the node with id is
-// searched by, straight from mcp.md (kg_search), from the graph's data and
-// none of its indexes.
+// scratchSearchFields returns the lower-cased fields of a node: id, gist,
+// notes and touches.
 func scratchSearchFields(n *Node) []string {
 	fields := []string{strings.ToLower(n.ID), strings.ToLower(n.Gist)}
 	for _, s := range n.Notes {
@@ -22,6 +21,24 @@ func scratchSearchFields(n *Node) []string {
 		fields = append(fields, strings.ToLower(s))
 	}
 	return fields
+}
+
+// scratchSearchText returns the pieces of the text a node of g is searched
+// by, straight from mcp.md (kg_search) and the graph's data rather than
+// any of its indexes: its fields, then the far end of each of its edges
+// that is not a node of g, lower-cased.
+func scratchSearchText(g *Graph, n *Node) []string {
+	text := scratchSearchFields(n)
+	for _, e := range g.Edges() {
+		switch {
+		case e.From == e.To:
+		case e.From == n.ID && !g.IsNode(e.To):
+			text = append(text, strings.ToLower(e.To))
+		case e.To == n.ID && !g.IsNode(e.From):
+			text = append(text, strings.ToLower(e.From))
+		}
+	}
+	return text
 }
 
 // cmpHit is the tie-break of search: id, then graph key.
@@ -50,7 +67,7 @@ func scanSearch(graphs []*Graph, query string, limit int) []SearchHit {
 			continue
 		}
 		for _, n := range g.Nodes() {
-			fields := scratchSearchFields(n)
+			fields := scratchSearchText(g, n)
 			idx := -1
 			for t, term := range terms {
 				c := 0
@@ -92,10 +109,11 @@ func scanSearch(graphs []*Graph, query string, limit int) []SearchHit {
 }
 
 // searchIndexProblems compares the search index of g with one worked out
-// from scratch: each node slot's text is its fields lower-cased and joined
-// with newlines, every trigram of that text without white space lists the
-// slot, every listed slot's text holds the trigram, and every postings set
-// is well formed. It returns one line per problem.
+// from scratch: each node slot holds its fields lower-cased, every slot its
+// lower-cased name, every trigram without white space of a node's whole
+// text (scratchSearchText) lists the slot, every listed slot's text holds
+// the trigram, and every postings set is well formed. It returns one line
+// per problem.
 func searchIndexProblems(g *Graph) []string {
 	var probs []string
 	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
@@ -103,12 +121,12 @@ func searchIndexProblems(g *Graph) []string {
 	if ix == nil {
 		return []string{"the graph has no search index"}
 	}
-	text := map[int32]string{} // a node's fields joined with newlines
+	text := map[int32]string{} // a node's whole text, joined with newlines
 	for si := range g.ends {
 		var want []string
 		if n := g.ends[si].node; n != nil {
 			want = scratchSearchFields(n)
-			text[int32(si)] = strings.Join(want, "\n")
+			text[int32(si)] = strings.Join(scratchSearchText(g, n), "\n")
 		}
 		var got []string
 		if si < len(ix.fields) {
@@ -117,10 +135,13 @@ func searchIndexProblems(g *Graph) []string {
 		if !slices.Equal(got, want) || (got == nil) != (want == nil) {
 			bad("slot %d (%q) has fields %q, want %q", si, g.ends[si].name, got, want)
 		}
+		if si < len(ix.lower) && ix.lower[si] != strings.ToLower(g.ends[si].name) {
+			bad("slot %d (%q) has the lower-cased name %q", si, g.ends[si].name, ix.lower[si])
+		}
 	}
 	for si := len(g.ends); si < len(ix.fields); si++ {
-		if ix.fields[si] != nil {
-			bad("slot %d beyond the %d slots has fields %q", si, len(g.ends), ix.fields[si])
+		if ix.fields[si] != nil || ix.lower[si] != "" {
+			bad("slot %d beyond the %d slots has fields %q, name %q", si, len(g.ends), ix.fields[si], ix.lower[si])
 		}
 	}
 	gram := func(t uint32) string { return string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}) }
@@ -193,6 +214,21 @@ func TestSearchIndexFollowsChanges(t *testing.T) {
 	r, _ := Restore(g.Key(), g.Data(), RestoreOptions{})
 	for _, p := range searchIndexProblems(r) {
 		t.Errorf("restored: %s", p)
+	}
+}
+
+// TestSearchIndexRewriteKeepsEnds: a node rewritten so that its fields no
+// longer hold a trigram keeps it while one of its ends does.
+func TestSearchIndexRewriteKeepsEnds(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "n", "auth module", nil, nil)
+	coreEdge(t, g, coreAt(2, ""), "n", "touches", "src/auth.go")
+	corePut(t, g, "n", "something else", nil, nil)
+	for _, p := range searchIndexProblems(g) {
+		t.Error(p)
+	}
+	if diff := cmp.Diff([]string{"user/n"}, hitNamesOf(t, g, "auth")); diff != "" {
+		t.Errorf("search auth (-want +got):\n%s", diff)
 	}
 }
 
