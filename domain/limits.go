@@ -73,8 +73,8 @@ func ValidateEnd(field, end string) error {
 	if n > MaxRefLen {
 		return tooLong(field, n, MaxRefLen, "chars")
 	}
-	if hasControl(end) {
-		return Invalidf(field, "must not contain control characters")
+	if err := validateOneLine(field, end); err != nil {
+		return err
 	}
 	if strings.TrimSpace(end) != end {
 		return Invalidf(field, "must not start or end with white space")
@@ -82,7 +82,11 @@ func ValidateEnd(field, end string) error {
 	return nil
 }
 
-// NormalizeGist trims a gist and checks it: 1–1000 chars on one line.
+// NormalizeGist trims a gist and checks it: 1–1000 chars on one line, with
+// no control characters. A gist is shown in every full read, in an agent's
+// context and on terminals, so it may break no line there (no Unicode line
+// or paragraph separator: LF, VT, FF, CR, NEL, U+2028, U+2029) and carry no
+// escape sequence (no C0, DEL or C1 character, ESC included).
 func NormalizeGist(gist string) (string, error) {
 	const field = "gist"
 	if err := validateString(field, gist); err != nil {
@@ -92,8 +96,11 @@ func NormalizeGist(gist string) (string, error) {
 	if g == "" {
 		return "", Invalidf(field, "must not be empty")
 	}
-	if strings.ContainsAny(g, "\r\n") {
+	if strings.IndexFunc(g, isLineBreak) >= 0 {
 		return "", Invalidf(field, "must be one line; put details in notes")
+	}
+	if hasControl(g) {
+		return "", Invalidf(field, "must not contain control characters (such as tab or escape)")
 	}
 	if n := utf8.RuneCountInString(g); n > MaxGistLen {
 		return "", tooLong(field, n, MaxGistLen, "chars")
@@ -101,7 +108,9 @@ func NormalizeGist(gist string) (string, error) {
 	return g, nil
 }
 
-// ValidateNotes checks a notes list: at most 50 items of 1–4000 chars.
+// ValidateNotes checks a notes list: at most 50 items of 1–4000 chars. A
+// note may span lines and hold tabs, but no other control character: no
+// escape sequence reaches a terminal or an agent's context through it.
 func ValidateNotes(field string, notes []string) error {
 	if len(notes) > MaxNotes {
 		return tooLong(field, len(notes), MaxNotes, "items")
@@ -118,12 +127,15 @@ func ValidateNotes(field string, notes []string) error {
 		if n > MaxNoteLen {
 			return tooLong(f, n, MaxNoteLen, "chars")
 		}
+		if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }) >= 0 {
+			return Invalidf(f, "must not contain control characters other than newline and tab")
+		}
 	}
 	return nil
 }
 
 // ValidateTouches checks a touches list: at most 50 items of 1–512 chars with
-// no control characters.
+// no control characters and no line or paragraph separators.
 func ValidateTouches(field string, touches []string) error {
 	if len(touches) > MaxTouches {
 		return tooLong(field, len(touches), MaxTouches, "items")
@@ -140,8 +152,8 @@ func ValidateTouches(field string, touches []string) error {
 		if n > MaxTouchLen {
 			return tooLong(f, n, MaxTouchLen, "chars")
 		}
-		if hasControl(s) {
-			return Invalidf(f, "must not contain control characters")
+		if err := validateOneLine(f, s); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -178,6 +190,43 @@ func ValidateQuery(field, q string) error {
 	return nil
 }
 
+// ValidateProjectPath checks the characters of a project path a client
+// gives (cwd, project_path): valid UTF-8, no NUL, no control characters and
+// no line or paragraph separators, so that no such path is stored, keyed
+// on or echoed into an agent's context or a terminal. Whether it is
+// absolute is the path resolver's to say. Stored paths are not checked
+// again: they still load.
+func ValidateProjectPath(field, p string) error {
+	if err := validateString(field, p); err != nil {
+		return err
+	}
+	return validateOneLine(field, p)
+}
+
+// validateOneLine is the rule for a string that names one thing on one
+// line (a touch, an edge end, a path): no control characters (C0, DEL, C1,
+// which hold every line break but two) and neither of those two, the line
+// and paragraph separators U+2028 and U+2029.
+func validateOneLine(field, s string) error {
+	if hasControl(s) {
+		return Invalidf(field, "must not contain control characters")
+	}
+	if strings.ContainsAny(s, "\u2028\u2029") {
+		return Invalidf(field, "must not contain line or paragraph separators (U+2028, U+2029)")
+	}
+	return nil
+}
+
+// isLineBreak reports whether r breaks a line: the mandatory breaks of
+// Unicode line breaking (LF, VT, FF, CR, NEL, U+2028, U+2029).
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\v', '\f', '\r', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
+
 // validateString applies the rule for any string: valid UTF-8, no NUL.
 func validateString(field, s string) error {
 	if !utf8.ValidString(s) {
@@ -189,6 +238,8 @@ func validateString(field, s string) error {
 	return nil
 }
 
+// hasControl reports whether s holds a control character: C0 (U+0000 to
+// U+001F), DEL or C1 (U+0080 to U+009F).
 func hasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
