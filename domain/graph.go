@@ -7,8 +7,8 @@ import (
 )
 
 // Graph is one level's knowledge graph in memory, with the indexes that keep
-// compaction cheap: an adjacency index by end, the token-estimate components
-// and the tier counts. Every change goes through a handful of primitives
+// compaction and search cheap: an adjacency index by end, the token-estimate
+// components, the tier counts and the trigram index of Search. Every change goes through a handful of primitives
 // (setNode, setEdge, …) that keep those indexes exact and record what the
 // change replaced, so that Rollback can restore the last durable state and
 // Pending can tell a storage backend exactly what to write.

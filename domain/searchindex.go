@@ -40,8 +40,8 @@ type searchIndex struct {
 	lower []string
 	// grams holds, for each trigram, the position in posts of the set of
 	// slots whose text holds it. The sets live in one array, which keeps
-	// the map small and the sets of a node's trigrams close together;
-	// free holds the positions of sets that emptied, for reuse.
+	// the table's entries small and the sets close together; free holds
+	// the positions of sets that emptied, for reuse.
 	grams gramTable
 	posts []postings
 	free  []int32
