@@ -14,7 +14,7 @@ type Policy struct {
 }
 
 // ScoreWeights are the weights of a node's compaction score
-// (compaction.md, Scores):
+// (docs/design/compaction.md#scores):
 //
 //	connectedness = In × in + Out × out
 //	score         = Recency × p_recency + Connectedness × p_connectedness
@@ -27,9 +27,9 @@ type ScoreWeights struct {
 	In, Out                int
 }
 
-// DefaultScoreWeights returns the weights of compaction.md: score =
-// 0.33 × p_recency + 0.66 × p_connectedness, connectedness = 66 × in +
-// 33 × out.
+// DefaultScoreWeights returns the weights of
+// docs/design/compaction.md#scores: score = 0.33 × p_recency +
+// 0.66 × p_connectedness, connectedness = 66 × in + 33 × out.
 func DefaultScoreWeights() ScoreWeights {
 	return ScoreWeights{Recency: 0.33, Connectedness: 0.66, In: 66, Out: 33}
 }

@@ -70,9 +70,9 @@ type rankKey struct {
 	k       int32
 }
 
-// rankOrder is the rank order of compaction.md, lowest (first archived)
-// first: score ascending, then recency ascending, then id ascending (byte
-// order), where id(k) is the id of the node key k names. It is the one
+// rankOrder is the rank order of docs/design/compaction.md#scores, lowest
+// (first archived) first: score ascending, then recency ascending, then id
+// ascending (byte order), where id(k) is the id of the node key k names. It is the one
 // definition of that order: pass 1, pass 1b and Ranks all sort their
 // population with its cmp.
 type rankOrder struct{ id func(k int32) string }
