@@ -17,9 +17,9 @@ type ranked struct {
 }
 
 // scratchRankOrder returns the population of pass 1 (the active eligible
-// nodes of g) sorted in rank order (rankOrder), with every score computed here from the
-// definitions of docs/design/compaction.md#scores and the policy's weights, sharing
-// no code with compaction but the order itself.
+// nodes of g) sorted in rank order (rankOrder), with every score computed
+// here from the definitions of docs/design/compaction.md#scores and the
+// policy's weights, sharing no code with compaction but the order itself.
 func scratchRankOrder(g *Graph, now Micros, p Policy) []ranked {
 	w := p.Score
 	if w == (ScoreWeights{}) {
