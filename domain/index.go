@@ -190,11 +190,11 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 		s.node, s.gistCost, s.notesCost = n, gc, nc
 		g.stats.addNode(n.Tier, gc, nc, +1)
 	}
+	after := tierOf(n, n != nil)
+	g.endTiers[si] = after
 	if g.search != nil {
 		g.search.setNode(g, si, old, n)
 	}
-	after := tierOf(n, n != nil)
-	g.endTiers[si] = after
 	if before == after {
 		return // the shown state of an edge depends on its ends' tiers only
 	}

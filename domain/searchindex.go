@@ -66,9 +66,10 @@ func buildSearchIndex(g *Graph) *searchIndex {
 	ix.grow(len(g.ends))
 	total := 0
 	for si := range g.ends {
-		ix.lower[si] = strings.ToLower(g.ends[si].name)
 		if n := g.ends[si].node; n != nil {
 			total += 2 + len(n.Notes) + len(n.Touches)
+		} else {
+			ix.lower[si] = strings.ToLower(g.ends[si].name)
 		}
 	}
 	all := make([]string, 0, total)
@@ -81,6 +82,7 @@ func buildSearchIndex(g *Graph) *searchIndex {
 		start := len(all)
 		all = appendSearchFields(all, n)
 		ix.fields[si] = all[start:len(all):len(all)]
+		ix.lower[si] = ix.fields[si][0] // the lower-cased id
 		buf = ix.appendNodeGrams(g, buf[:0], int32(si))
 		for _, t := range buf {
 			ix.add(g, t, int32(si))
@@ -112,12 +114,13 @@ func (ix *searchIndex) release(si int32) {
 
 // eachEnd calls f with the slot of the far end of every edge of node slot
 // si whose far end is not a node: the ends that are part of the node's
-// text, once per edge.
+// text, once per edge. Whether an end is a node is read from the graph's
+// endTiers, one byte per slot, rather than from the slots themselves.
 func (ix *searchIndex) eachEnd(g *Graph, si int32, f func(e int32)) {
 	s := &g.ends[si]
 	for _, list := range [2][]adjEntry{s.out, s.in} {
 		for _, a := range list {
-			if a.other != si && g.ends[a.other].node == nil {
+			if a.other != si && g.endTiers[a.other] == endRef {
 				f(a.other)
 			}
 		}
@@ -130,7 +133,7 @@ func eachNeighbour(g *Graph, si int32, f func(n int32)) {
 	s := &g.ends[si]
 	for _, list := range [2][]adjEntry{s.out, s.in} {
 		for _, a := range list {
-			if a.other != si && g.ends[a.other].node != nil {
+			if a.other != si && g.endTiers[a.other] != endRef {
 				f(a.other)
 			}
 		}
