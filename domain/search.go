@@ -53,42 +53,43 @@ func Search(graphs []*Graph, query string, limit int) ([]SearchHit, error) {
 		limit = MaxSearchLimit
 	}
 	terms := searchTerms(query)
-	hits, counts := searchMatches(graphs, terms)
-	if len(hits) == 0 {
+	m := searchMatches(graphs, terms)
+	if len(m.hits) == 0 {
 		return nil, nil
 	}
-	byID := sortHitsByID(graphs, hits)
+	byID := m.sortByID(graphs)
 
 	// Rank each term's matches by count (descending), ties in hit order:
 	// a stable sort of the matches taken in that order. Terms are fused in
 	// query order so that the float sums, and with them the order of hits
 	// with near-equal scores, are the same on every run.
-	var ms []int32
+	score := make([]float64, len(m.hits))
+	ms := make([]int32, 0, len(byID))
 	for t := range terms {
+		c := m.counts[t]
 		ms = ms[:0]
 		for _, h := range byID {
-			if counts[t][h] > 0 {
+			if c[h] > 0 {
 				ms = append(ms, h)
 			}
 		}
-		c := counts[t]
 		slices.SortStableFunc(ms, func(a, b int32) int { return int(c[b]) - int(c[a]) })
 		for r, h := range ms {
-			hits[h].Score += 1 / float64(searchRRFK+r)
+			score[h] += 1 / float64(searchRRFK+r)
 		}
 	}
 
 	// The best limit hits by score (descending), ties in hit order: the
 	// hits are visited in hit order, so a later one with the same score
 	// never displaces an earlier one.
-	top := make([]int32, 0, min(limit, len(hits)))
+	top := make([]int32, 0, min(limit, len(m.hits)))
 	for _, h := range byID {
-		sc := hits[h].Score
-		if len(top) == cap(top) && sc <= hits[top[len(top)-1]].Score {
+		sc := score[h]
+		if len(top) == cap(top) && sc <= score[top[len(top)-1]] {
 			continue
 		}
 		at, _ := slices.BinarySearchFunc(top, sc, func(x int32, sc float64) int {
-			if hits[x].Score >= sc {
+			if score[x] >= sc {
 				return -1 // x stays before a hit that scores the same or less
 			}
 			return 1
@@ -100,28 +101,44 @@ func Search(graphs []*Graph, query string, limit int) ([]SearchHit, error) {
 	}
 	out := make([]SearchHit, len(top))
 	for i, h := range top {
-		out[i] = hits[h]
+		g := graphs[m.hits[h].g]
+		out[i] = SearchHit{Key: g.key, Node: g.ends[m.hits[h].si].node, Score: score[h]}
 	}
 	return out, nil
 }
 
-// searchMatches returns every node of graphs that holds one of terms, as a
-// hit without a score, and counts[t][h], the number of occurrences of term
-// t in the text of hit h (0 for none).
-func searchMatches(graphs []*Graph, terms []string) ([]SearchHit, [][]int32) {
-	var hits []SearchHit
-	counts := make([][]int32, len(terms))
+// searchHits are the nodes that hold at least one term of a search.
+type searchHits struct {
+	hits   []hitRef  // each matching node once
+	counts [][]int32 // counts[t][h]: occurrences of term t in hit h, 0 for none
+}
+
+// hitRef names a node of a search: the position of its graph in the
+// graphs searched and its slot there. Hits stay this small until the best
+// are picked, because a search can match most nodes of a large graph.
+type hitRef struct{ g, si int32 }
+
+// searchMatches finds every node of graphs that holds one of terms.
+func searchMatches(graphs []*Graph, terms []string) searchHits {
+	var m searchHits
+	m.counts = make([][]int32, len(terms))
 	type found struct{ si, count int32 }
 	inGraph := make([][]found, len(terms)) // reused for every graph
 	pos := make([]int, len(terms))
-	for _, g := range graphs {
+	for gi, g := range graphs {
 		if g == nil {
 			continue
 		}
+		most := 0 // hits in this graph at most
 		for t, term := range terms {
 			inGraph[t] = inGraph[t][:0]
 			g.search.matchTerm(g, term, func(si int32, c int) { inGraph[t] = append(inGraph[t], found{si, int32(c)}) })
 			pos[t] = 0
+			most += len(inGraph[t])
+		}
+		m.hits = slices.Grow(m.hits, most)
+		for t := range terms {
+			m.counts[t] = slices.Grow(m.counts[t], most)
 		}
 		// Each term's matches come in ascending slot order: merging them
 		// makes each matching node one hit, without a map.
@@ -135,44 +152,46 @@ func searchMatches(graphs []*Graph, terms []string) ([]SearchHit, [][]int32) {
 			if next < 0 {
 				break
 			}
-			hits = append(hits, SearchHit{Key: g.key, Node: g.ends[next].node})
+			m.hits = append(m.hits, hitRef{int32(gi), next})
 			for t, fs := range inGraph {
 				c := int32(0)
 				if pos[t] < len(fs) && fs[pos[t]].si == next {
 					c = fs[pos[t]].count
 					pos[t]++
 				}
-				counts[t] = append(counts[t], c)
+				m.counts[t] = append(m.counts[t], c)
 			}
 		}
 	}
-	return hits, counts
+	return m
 }
 
-// sortHitsByID returns the positions of hits in hit order: by node id,
-// then graph key (user before project, projects by path). It sorts small keys, the id and the rank of its graph's key,
-// rather than the hits.
-func sortHitsByID(graphs []*Graph, hits []SearchHit) []int32 {
-	keys := slices.Clone(graphs)
-	keys = slices.DeleteFunc(keys, func(g *Graph) bool { return g == nil })
-	slices.SortFunc(keys, func(a, b *Graph) int { return cmpGraphKey(a.key, b.key) })
-	rankOf := func(k GraphKey) int32 {
-		i, _ := slices.BinarySearchFunc(keys, k, func(g *Graph, k GraphKey) int { return cmpGraphKey(g.key, k) })
-		return int32(i)
+// sortByID returns the positions of the hits in hit order: by node id,
+// then graph key (user before project, projects by path). It sorts small
+// keys, the id and the rank of the hit's graph key.
+func (m searchHits) sortByID(graphs []*Graph) []int32 {
+	order := make([]int, 0, len(graphs))
+	for gi, g := range graphs {
+		if g != nil {
+			order = append(order, gi)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmpGraphKey(graphs[a].key, graphs[b].key) })
+	rank := make([]int32, len(graphs)) // by position in graphs; equal keys share a rank
+	for i, gi := range order {
+		rank[gi] = int32(i)
+		if i > 0 && graphs[order[i-1]].key == graphs[gi].key {
+			rank[gi] = rank[order[i-1]]
+		}
 	}
 	type idKey struct {
 		id    string
 		graph int32 // the rank of the hit's graph key
 		h     int32
 	}
-	ks := make([]idKey, len(hits))
-	var lastKey GraphKey
-	var lastRank int32 = -1
-	for h := range hits {
-		if k := hits[h].Key; lastRank < 0 || k != lastKey {
-			lastKey, lastRank = k, rankOf(k)
-		}
-		ks[h] = idKey{hits[h].Node.ID, lastRank, int32(h)}
+	ks := make([]idKey, len(m.hits))
+	for h, r := range m.hits {
+		ks[h] = idKey{graphs[r.g].ends[r.si].name, rank[r.g], int32(h)}
 	}
 	slices.SortFunc(ks, func(a, b idKey) int {
 		if c := strings.Compare(a.id, b.id); c != 0 {
