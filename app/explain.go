@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -45,26 +44,20 @@ func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (Explanation,
 	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget()}
 	e.mu.RLock()
 	ex.Plan = domain.PlanCompaction(e.g, ex.Now, p)
-	ranks := domain.Ranks(e.g, ex.Now, p)
-	order := domain.RankOrder(ranks, e.g)
-	ex.Ranking = make([]NodeRank, 0, len(ranks))
-	for i, id := range order {
-		n, _ := e.g.Node(id)
-		ex.Ranking = append(ex.Ranking, NodeRank{Rank: ranks[id], Tier: n.Tier, Position: i + 1})
-		delete(ranks, id)
+	ranked, others := domain.Ranks(e.g, ex.Now, p)
+	ex.Ranking = make([]NodeRank, 0, len(ranked)+len(others))
+	for i, r := range ranked {
+		n, _ := e.g.Node(r.ID)
+		ex.Ranking = append(ex.Ranking, NodeRank{Rank: r, Tier: n.Tier, Position: i + 1})
 	}
-	rest := make([]NodeRank, 0, len(ranks))
-	for id, r := range ranks {
-		n, _ := e.g.Node(id)
+	rest := make([]NodeRank, 0, len(others))
+	for _, r := range others {
+		n, _ := e.g.Node(r.ID)
 		rest = append(rest, NodeRank{Rank: r, Tier: n.Tier})
 	}
 	e.mu.RUnlock()
-	slices.SortFunc(rest, func(a, b NodeRank) int {
-		if c := cmp.Compare(a.Tier, b.Tier); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	// others come by id; stable, so within a tier they stay by id.
+	slices.SortStableFunc(rest, func(a, b NodeRank) int { return cmp.Compare(a.Tier, b.Tier) })
 	ex.Ranking = append(ex.Ranking, rest...)
 	return ex, nil
 }

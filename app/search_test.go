@@ -63,3 +63,22 @@ func TestSearchErrors(t *testing.T) {
 	_, err = e.svc.Search(e.ctx, SearchRequest{Query: "x", Level: domain.LevelProject})
 	wantKind(t, err, domain.KindInvalid, "project_path")
 }
+
+// TestSearchFindsEdgeEnds: "what touches src/auth.go?" finds a node that
+// names the file only as the end of an edge, before and after a restart
+// (which rebuilds the graph's search index from storage).
+func TestSearchFindsEdgeEnds(t *testing.T) {
+	e := newEnv(t)
+	a := e.session(projA)
+	e.put(project(a), "login-flow", "how a session starts")
+	e.put(project(a), "unrelated", "nothing about files")
+	e.edge(project(a), "login-flow", "src/auth.go", "touches")
+	for _, when := range []string{"live", "after a restart"} {
+		hs, err := e.svc.Search(e.ctx, SearchRequest{Query: "src/auth.go", ProjectPath: projA})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameIDs(t, when, hitIDs(hs), []string{"project:" + projA + ":login-flow"})
+		e.restart()
+	}
+}

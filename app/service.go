@@ -134,8 +134,13 @@ func projectName(path string) string {
 }
 
 // canonical resolves a client-given project path through the PathResolver,
-// naming field in the error (cwd or project_path).
+// naming field in the error (cwd or project_path). The path, and the path
+// it resolves to, must pass domain.ValidateProjectPath: no control
+// characters are stored, keyed on or echoed back.
 func (s *Service) canonical(field, p string) (string, error) {
+	if err := domain.ValidateProjectPath(field, p); err != nil {
+		return "", err
+	}
 	c, err := s.paths.Canonical(p)
 	if err != nil {
 		var de *domain.Error
@@ -145,6 +150,11 @@ func (s *Service) canonical(field, p string) (string, error) {
 			return "", &e
 		}
 		return "", domain.Invalidf(field, "%q cannot be resolved: %v", p, err)
+	}
+	if err := domain.ValidateProjectPath(field, c); err != nil {
+		var de *domain.Error
+		errors.As(err, &de)
+		return "", domain.Invalidf(field, "%q resolves to a path that %s", p, de.Msg)
 	}
 	return c, nil
 }

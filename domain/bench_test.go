@@ -90,3 +90,32 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchIndex measures what the search index costs on the
+// workload graph: the time of building it (what Restore adds to a load) and
+// the heap it holds, reported as index-MB next to graph-MB, the heap of the
+// graph without it. The heap figures are live bytes after a collection,
+// taken once per size.
+func BenchmarkSearchIndex(b *testing.B) {
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("nodes=%d/build", n), func(b *testing.B) {
+			base := heap()
+			g, _ := Restore(GraphKey{Level: LevelUser}, workloadData(n), RestoreOptions{})
+			withIndex := heap()
+			g.search = nil
+			without := heap()
+			b.ReportAllocs()
+			for b.Loop() {
+				g.search = buildSearchIndex(g)
+			}
+			b.ReportMetric(float64(withIndex-without)/(1<<20), "index-MB")
+			b.ReportMetric(float64(without-base)/(1<<20), "graph-MB")
+		})
+	}
+}

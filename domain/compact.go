@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"cmp"
 	"container/heap"
 	"math"
 	"slices"
@@ -100,6 +99,7 @@ func plan(g *Graph, now Micros, p Policy) (Moves, *sim) {
 // would cost a cache miss per step.
 type sim struct {
 	p Policy
+	w ScoreWeights // p's score weights, defaults filled in
 
 	// What the run needs of each node, read once: a run visits nodes in
 	// rank order, and chasing each *Node again there costs a cache miss.
@@ -133,6 +133,7 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 	n := g.nodeCount
 	s := &sim{
 		p:         p,
+		w:         p.scoreWeights(),
 		ids:       make([]string, 0, n),
 		slot:      make([]int32, 0, n),
 		nodes:     make([]*Node, 0, n),
@@ -287,8 +288,7 @@ type member struct {
 
 // population scores the eligible nodes whose simulated tier is one of
 // tiers, with connectedness against the simulated active set, and returns
-// them in rank order. It is scorePopulation and a sort by cmpRank, done on
-// arrays: the sort moves 24-byte keys, not whole ranks.
+// them in rank order (rankOrder). The sort moves 24-byte keys, not whole ranks.
 func (s *sim) population(tiers ...Tier) []member {
 	idx := make([]int32, 0, len(s.tier))
 	for i, t := range s.tier {
@@ -305,25 +305,11 @@ func (s *sim) population(tiers ...Tier) []member {
 	}
 	pr := percentiles(rec)
 	pc := percentiles(con)
-	type key struct {
-		score   float64
-		recency Micros
-		k       int32 // position in idx
-	}
-	keys := make([]key, n)
+	keys := make([]rankKey, n)
 	for k := range keys {
-		keys[k] = key{combineScore(pr[k], pc[k]), rec[k], int32(k)}
+		keys[k] = rankKey{score: s.w.combine(pr[k], pc[k]), recency: rec[k], k: int32(k)}
 	}
-	// cmpRank on the keys.
-	slices.SortFunc(keys, func(a, b key) int {
-		if c := cmp.Compare(a.score, b.score); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.recency, b.recency); c != 0 {
-			return c
-		}
-		return strings.Compare(s.ids[idx[a.k]], s.ids[idx[b.k]])
-	})
+	slices.SortFunc(keys, rankOrder{func(k int32) string { return s.ids[idx[k]] }}.cmp)
 	pop := make([]member, n)
 	for j, key := range keys {
 		k, i := key.k, idx[key.k]

@@ -49,6 +49,7 @@ type RestoreOptions struct {
 // must be written back.
 func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string) {
 	g := NewGraph(key)
+	g.search = nil // built once the graph is whole, below
 	if data.ProjectPath != "" {
 		g.projectPath = data.ProjectPath
 	}
@@ -135,6 +136,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		upgraded = true
 	}
 
+	g.search = buildSearchIndex(g)
 	g.Checkpoint()
 	if upgraded {
 		// Everything may have been renumbered: let per-item backends

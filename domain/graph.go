@@ -7,8 +7,8 @@ import (
 )
 
 // Graph is one level's knowledge graph in memory, with the indexes that keep
-// compaction cheap: an adjacency index by end, the token-estimate components
-// and the tier counts. Every change goes through a handful of primitives
+// compaction and search cheap: an adjacency index by end, the token-estimate
+// components, the tier counts and the trigram index of Search. Every change goes through a handful of primitives
 // (setNode, setEdge, …) that keep those indexes exact and record what the
 // change replaced, so that Rollback can restore the last durable state and
 // Pending can tell a storage backend exactly what to write.
@@ -40,6 +40,10 @@ type Graph struct {
 	freeEdges []int32
 
 	stats Stats
+
+	// search is the trigram index of Search, kept by the same primitives
+	// as the adjacency index; nil only while Restore fills the graph.
+	search *searchIndex
 
 	// What the changes since the last checkpoint replaced: journal orders
 	// the entries, each kept in the typed list of its kind.
@@ -89,6 +93,7 @@ func NewGraph(key GraphKey) *Graph {
 		progress:  map[string]RawJSON{},
 		meta:      map[string]RawJSON{},
 		endIx:     map[string]int32{},
+		search:    newSearchIndex(),
 	}
 	if key.Level == LevelProject {
 		g.projectPath = key.Project

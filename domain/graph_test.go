@@ -295,7 +295,7 @@ func indexProblems(g *Graph) []string {
 	if entries != 2*len(g.edges) {
 		bad("index holds %d entries, want %d", entries, 2*len(g.edges))
 	}
-	return probs
+	return append(probs, searchIndexProblems(g)...)
 }
 
 func TestGraphAccessors(t *testing.T) {

@@ -4,8 +4,8 @@ import "unicode/utf8"
 
 // The adjacency index and the primitives: every change of a graph's state
 // goes through setNode, setEdge, setNodeTomb, setEdgeTomb and setProgress,
-// which keep the index, the tier counts and the estimate exact and journal
-// what they replace.
+// which keep the index, the search index, the tier counts and the estimate
+// exact and journal what they replace.
 
 // endSlot is one end of the adjacency index: a string that names a node, or
 // is an end of an edge, or both. A free slot has an empty name, no node and
@@ -130,6 +130,9 @@ func (g *Graph) endSlot(name string) int32 {
 	}
 	g.ends[si].name = name
 	g.endIx[name] = si
+	if g.search != nil {
+		g.search.named(g, si)
+	}
 	return si
 }
 
@@ -141,6 +144,9 @@ func (g *Graph) releaseEnd(si int32) {
 	}
 	delete(g.endIx, s.name)
 	*s = endSlot{}
+	if g.search != nil {
+		g.search.release(si)
+	}
 	g.freeEnds = append(g.freeEnds, si)
 }
 
@@ -171,7 +177,8 @@ func (g *Graph) putNode(id string, n *Node) {
 // the node), keeping the stats exact. It leaves a slot it empties in place.
 func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	s := &g.ends[si]
-	if old := s.node; old != nil {
+	old := s.node
+	if old != nil {
 		g.stats.addNode(old.Tier, s.gistCost, s.notesCost, -1)
 		g.nodeCount--
 	}
@@ -185,6 +192,9 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	}
 	after := tierOf(n, n != nil)
 	g.endTiers[si] = after
+	if g.search != nil {
+		g.search.setNode(g, si, old, n)
+	}
 	if before == after {
 		return // the shown state of an edge depends on its ends' tiers only
 	}
@@ -261,6 +271,9 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 	if edgeShown(g.endTiers[from], g.endTiers[to]) {
 		g.stats.ShownEdges++
 	}
+	if g.search != nil {
+		g.search.edgeChanged(g, from, to, true)
+	}
 }
 
 // removeEdgeSlot takes the edge k in slot ei out of the index.
@@ -283,6 +296,9 @@ func (g *Graph) removeEdgeSlot(k EdgeKey, ei int32) {
 	delete(g.edges, k)
 	g.edgeSlots[ei] = edgeSlot{}
 	g.freeEdges = append(g.freeEdges, ei)
+	if g.search != nil {
+		g.search.edgeChanged(g, x.from, x.to, false)
+	}
 	g.releaseEnd(x.from)
 	if x.to != x.from {
 		g.releaseEnd(x.to)

@@ -30,38 +30,28 @@ const (
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// ValidateID checks a node id or a progress task id.
-func ValidateID(field, id string) error {
-	if err := validateString(field, id); err != nil {
-		return err
-	}
-	n := utf8.RuneCountInString(id)
-	if n == 0 {
-		return Invalidf(field, "must not be empty")
-	}
-	if n > MaxIDLen {
-		return tooLong(field, n, MaxIDLen, "chars")
-	}
-	if !idPattern.MatchString(id) {
-		return Invalidf(field, "%q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", id)
-	}
-	return nil
-}
+// ValidateID checks a node id or a progress task id: 1–128 chars of
+// idPattern.
+func ValidateID(field, id string) error { return validateName(field, id, MaxIDLen) }
 
-// ValidateRel checks an edge relationship name.
-func ValidateRel(field, rel string) error {
-	if err := validateString(field, rel); err != nil {
+// ValidateRel checks an edge relationship name: 1–64 chars of idPattern.
+func ValidateRel(field, rel string) error { return validateName(field, rel, MaxRelLen) }
+
+// validateName checks a name made of idPattern (an id, a task id, a rel)
+// of at most limit chars.
+func validateName(field, name string, limit int) error {
+	if err := validateString(field, name); err != nil {
 		return err
 	}
-	n := utf8.RuneCountInString(rel)
+	n := utf8.RuneCountInString(name)
 	if n == 0 {
 		return Invalidf(field, "must not be empty")
 	}
-	if n > MaxRelLen {
-		return tooLong(field, n, MaxRelLen, "chars")
+	if n > limit {
+		return tooLong(field, n, limit, "chars")
 	}
-	if !idPattern.MatchString(rel) {
-		return Invalidf(field, "%q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", rel)
+	if !idPattern.MatchString(name) {
+		return Invalidf(field, "%q must start with a letter or digit and contain only letters, digits, '.', '_' and '-'", name)
 	}
 	return nil
 }
@@ -83,8 +73,8 @@ func ValidateEnd(field, end string) error {
 	if n > MaxRefLen {
 		return tooLong(field, n, MaxRefLen, "chars")
 	}
-	if hasControl(end) {
-		return Invalidf(field, "must not contain control characters")
+	if err := validateOneLine(field, end); err != nil {
+		return err
 	}
 	if strings.TrimSpace(end) != end {
 		return Invalidf(field, "must not start or end with white space")
@@ -92,7 +82,11 @@ func ValidateEnd(field, end string) error {
 	return nil
 }
 
-// NormalizeGist trims a gist and checks it: 1–1000 chars on one line.
+// NormalizeGist trims a gist and checks it: 1–1000 chars on one line, with
+// no control characters. A gist is shown in every full read, in an agent's
+// context and on terminals, so it may break no line there (no Unicode line
+// or paragraph separator: LF, VT, FF, CR, NEL, U+2028, U+2029) and carry no
+// escape sequence (no C0, DEL or C1 character, ESC included).
 func NormalizeGist(gist string) (string, error) {
 	const field = "gist"
 	if err := validateString(field, gist); err != nil {
@@ -102,8 +96,11 @@ func NormalizeGist(gist string) (string, error) {
 	if g == "" {
 		return "", Invalidf(field, "must not be empty")
 	}
-	if strings.ContainsAny(g, "\r\n") {
+	if strings.IndexFunc(g, isLineBreak) >= 0 {
 		return "", Invalidf(field, "must be one line; put details in notes")
+	}
+	if hasControl(g) {
+		return "", Invalidf(field, "must not contain control characters (such as tab or escape)")
 	}
 	if n := utf8.RuneCountInString(g); n > MaxGistLen {
 		return "", tooLong(field, n, MaxGistLen, "chars")
@@ -111,7 +108,9 @@ func NormalizeGist(gist string) (string, error) {
 	return g, nil
 }
 
-// ValidateNotes checks a notes list: at most 50 items of 1–4000 chars.
+// ValidateNotes checks a notes list: at most 50 items of 1–4000 chars. A
+// note may span lines and hold tabs, but no other control character: no
+// escape sequence reaches a terminal or an agent's context through it.
 func ValidateNotes(field string, notes []string) error {
 	if len(notes) > MaxNotes {
 		return tooLong(field, len(notes), MaxNotes, "items")
@@ -128,12 +127,15 @@ func ValidateNotes(field string, notes []string) error {
 		if n > MaxNoteLen {
 			return tooLong(f, n, MaxNoteLen, "chars")
 		}
+		if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }) >= 0 {
+			return Invalidf(f, "must not contain control characters other than newline and tab")
+		}
 	}
 	return nil
 }
 
 // ValidateTouches checks a touches list: at most 50 items of 1–512 chars with
-// no control characters.
+// no control characters and no line or paragraph separators.
 func ValidateTouches(field string, touches []string) error {
 	if len(touches) > MaxTouches {
 		return tooLong(field, len(touches), MaxTouches, "items")
@@ -150,8 +152,8 @@ func ValidateTouches(field string, touches []string) error {
 		if n > MaxTouchLen {
 			return tooLong(f, n, MaxTouchLen, "chars")
 		}
-		if hasControl(s) {
-			return Invalidf(f, "must not contain control characters")
+		if err := validateOneLine(f, s); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -188,6 +190,43 @@ func ValidateQuery(field, q string) error {
 	return nil
 }
 
+// ValidateProjectPath checks the characters of a project path a client
+// gives (cwd, project_path): valid UTF-8, no NUL, no control characters and
+// no line or paragraph separators, so that no such path is stored, keyed
+// on or echoed into an agent's context or a terminal. Whether it is
+// absolute is the path resolver's to say. Stored paths are not checked
+// again: they still load.
+func ValidateProjectPath(field, p string) error {
+	if err := validateString(field, p); err != nil {
+		return err
+	}
+	return validateOneLine(field, p)
+}
+
+// validateOneLine is the rule for a string that names one thing on one
+// line (a touch, an edge end, a path): no control characters (C0, DEL, C1,
+// which hold every line break but two) and neither of those two, the line
+// and paragraph separators U+2028 and U+2029.
+func validateOneLine(field, s string) error {
+	if hasControl(s) {
+		return Invalidf(field, "must not contain control characters")
+	}
+	if strings.ContainsAny(s, "\u2028\u2029") {
+		return Invalidf(field, "must not contain line or paragraph separators (U+2028, U+2029)")
+	}
+	return nil
+}
+
+// isLineBreak reports whether r breaks a line: the mandatory breaks of
+// Unicode line breaking (LF, VT, FF, CR, NEL, U+2028, U+2029).
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\v', '\f', '\r', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
+}
+
 // validateString applies the rule for any string: valid UTF-8, no NUL.
 func validateString(field, s string) error {
 	if !utf8.ValidString(s) {
@@ -199,6 +238,8 @@ func validateString(field, s string) error {
 	return nil
 }
 
+// hasControl reports whether s holds a control character: C0 (U+0000 to
+// U+001F), DEL or C1 (U+0080 to U+009F).
 func hasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }

@@ -30,9 +30,19 @@ func rejects(t *testing.T, err error, field string) bool {
 
 func cleanString(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
+// oneLine reports whether s holds no control character (C0, DEL, C1) and
+// no line or paragraph separator: what a string shown on one line of an
+// agent's context or a terminal may hold.
+func oneLine(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+	}) < 0
+}
+
 func FuzzValidators(f *testing.F) {
 	for _, s := range []string{"", "a", "auth-token", "a/b", " a ", "src/x.go", "é", "a\x00", "\xff",
-		"line\nbreak", strings.Repeat("x", 129), `{"a":1}`, `[]`, "null", "\t"} {
+		"line\nbreak", strings.Repeat("x", 129), `{"a":1}`, `[]`, "null", "\t",
+		"a\u2028b", "a\u2029", "\u0085", "\x1b[31mred\x1b[0m", "a\tb", "a\r\nb", "\x7f", "\u009b", "/tmp/p"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -48,13 +58,13 @@ func FuzzValidators(f *testing.F) {
 			}
 		}
 		if !rejects(t, ValidateEnd("to", s), "to") {
-			if !cleanString(s) || n < 1 || n > MaxRefLen || strings.IndexFunc(s, unicode.IsControl) >= 0 || strings.TrimSpace(s) != s {
+			if !cleanString(s) || n < 1 || n > MaxRefLen || !oneLine(s) || strings.TrimSpace(s) != s {
 				t.Fatalf("ValidateEnd accepted %q", s)
 			}
 		}
 		if g, err := NormalizeGist(s); !rejects(t, err, "gist") {
 			gn := utf8.RuneCountInString(g)
-			if g != strings.TrimSpace(s) || gn < 1 || gn > MaxGistLen || strings.ContainsAny(g, "\r\n") || !cleanString(g) {
+			if g != strings.TrimSpace(s) || gn < 1 || gn > MaxGistLen || !oneLine(g) || !cleanString(g) {
 				t.Fatalf("NormalizeGist(%q) = %q", s, g)
 			}
 			if again, err := NormalizeGist(g); err != nil || again != g {
@@ -62,13 +72,18 @@ func FuzzValidators(f *testing.F) {
 			}
 		}
 		if !rejects(t, ValidateNotes("notes", []string{s}), "notes") {
-			if !cleanString(s) || n < 1 || n > MaxNoteLen {
+			if !cleanString(s) || n < 1 || n > MaxNoteLen || !oneLine(strings.NewReplacer("\n", "", "\t", "", "\u2028", "", "\u2029", "").Replace(s)) {
 				t.Fatalf("ValidateNotes accepted %q", s)
 			}
 		}
 		if !rejects(t, ValidateTouches("touches", []string{s}), "touches") {
-			if !cleanString(s) || n < 1 || n > MaxTouchLen || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+			if !cleanString(s) || n < 1 || n > MaxTouchLen || !oneLine(s) {
 				t.Fatalf("ValidateTouches accepted %q", s)
+			}
+		}
+		if !rejects(t, ValidateProjectPath("cwd", s), "cwd") {
+			if !cleanString(s) || !oneLine(s) {
+				t.Fatalf("ValidateProjectPath accepted %q", s)
 			}
 		}
 		if !rejects(t, ValidateQuery("query", s), "query") {

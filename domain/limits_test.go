@@ -97,6 +97,11 @@ func TestValidateEnd(t *testing.T) {
 		{name: "reference over the limit", end: strings.Repeat("é", MaxRefLen+1), msg: "to: 513 chars, limit 512", limit: MaxRefLen},
 		{name: "empty", end: "", msg: "to: must not be empty"},
 		{name: "control character", end: "a\tb", msg: "to: must not contain control characters"},
+		{name: "escape sequence", end: "src/\x1b[31ma.go", msg: "to: must not contain control characters"},
+		{name: "next line (C1)", end: "a\u0085b", msg: "to: must not contain control characters"},
+		{name: "line separator", end: "a\u2028b", msg: "to: must not contain line or paragraph separators (U+2028, U+2029)"},
+		{name: "paragraph separator", end: "docs/a\u2029b.md", msg: "to: must not contain line or paragraph separators (U+2028, U+2029)"},
+		{name: "other non-ASCII is fine", end: "docs/café — notes.md"},
 		{name: "leading space", end: " a", msg: "to: must not start or end with white space"},
 		{name: "trailing space", end: "a.go ", msg: "to: must not start or end with white space"},
 		{name: "NUL", end: "a\x00", msg: "to: must not contain NUL"},
@@ -124,6 +129,17 @@ func TestNormalizeGist(t *testing.T) {
 		{name: "blank", gist: " \n\t ", msg: "gist: must not be empty"},
 		{name: "two lines", gist: "first\nsecond", msg: "gist: must be one line; put details in notes"},
 		{name: "carriage return", gist: "first\rsecond", msg: "gist: must be one line; put details in notes"},
+		{name: "line separator", gist: "first\u2028second", msg: "gist: must be one line; put details in notes"},
+		{name: "paragraph separator", gist: "first\u2029second", msg: "gist: must be one line; put details in notes"},
+		{name: "next line", gist: "first\u0085second", msg: "gist: must be one line; put details in notes"},
+		{name: "vertical tab", gist: "first\vsecond", msg: "gist: must be one line; put details in notes"},
+		{name: "form feed", gist: "first\fsecond", msg: "gist: must be one line; put details in notes"},
+		{name: "ANSI escape sequence", gist: "\x1b[31mred\x1b[0m alert", msg: "gist: must not contain control characters (such as tab or escape)"},
+		{name: "inner tab", gist: "a\tb", msg: "gist: must not contain control characters (such as tab or escape)"},
+		{name: "DEL", gist: "a\x7fb", msg: "gist: must not contain control characters (such as tab or escape)"},
+		{name: "C1 control sequence introducer", gist: "a\u009b31mb", msg: "gist: must not contain control characters (such as tab or escape)"},
+		{name: "separators at the ends are trimmed", gist: "\u2028padded\u0085", want: "padded"},
+		{name: "non-ASCII text", gist: "café — naïve résumé ✓", want: "café — naïve résumé ✓"},
 		{name: "NUL", gist: "a\x00b", msg: "gist: must not contain NUL"},
 		{name: "invalid UTF-8", gist: "a\xffb", msg: "gist: must be valid UTF-8"},
 	}
@@ -160,6 +176,12 @@ func TestValidateNotes(t *testing.T) {
 		{name: "one too long", notes: []string{"ok", "ok", "ok", strings.Repeat("ñ", MaxNoteLen+1)}, msg: "notes[3]: 4001 chars, limit 4000", limit: MaxNoteLen},
 		{name: "empty note", notes: []string{""}, msg: "notes[0]: must not be empty"},
 		{name: "NUL", notes: []string{"ok", "\x00"}, msg: "notes[1]: must not contain NUL"},
+		{name: "tabs and newlines", notes: []string{"a\tb\n\tc"}},
+		{name: "line separators", notes: []string{"a\u2028b\u2029c"}},
+		{name: "escape sequence", notes: []string{"ok", "\x1b[2J cleared"}, msg: "notes[1]: must not contain control characters other than newline and tab"},
+		{name: "carriage return", notes: []string{"a\r\nb"}, msg: "notes[0]: must not contain control characters other than newline and tab"},
+		{name: "C1", notes: []string{"a\u0085b"}, msg: "notes[0]: must not contain control characters other than newline and tab"},
+		{name: "DEL", notes: []string{"a\x7f"}, msg: "notes[0]: must not contain control characters other than newline and tab"},
 		{name: "invalid UTF-8", notes: []string{"\xc0"}, msg: "notes[0]: must be valid UTF-8"},
 	}
 	for _, tc := range tests {
@@ -187,10 +209,35 @@ func TestValidateTouches(t *testing.T) {
 		{name: "empty", touches: []string{"a", ""}, msg: "touches[1]: must not be empty"},
 		{name: "control character", touches: []string{"a\nb"}, msg: "touches[0]: must not contain control characters"},
 		{name: "NUL", touches: []string{"\x00"}, msg: "touches[0]: must not contain NUL"},
+		{name: "escape sequence", touches: []string{"a.go", "\x1b]0;title\x07"}, msg: "touches[1]: must not contain control characters"},
+		{name: "next line", touches: []string{"a\u0085b"}, msg: "touches[0]: must not contain control characters"},
+		{name: "line separator", touches: []string{"a\u2028b"}, msg: "touches[0]: must not contain line or paragraph separators (U+2028, U+2029)"},
+		{name: "paragraph separator", touches: []string{"a\u2029"}, msg: "touches[0]: must not contain line or paragraph separators (U+2028, U+2029)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkErr(t, ValidateTouches("touches", tc.touches), tc.msg, tc.limit)
+		})
+	}
+}
+
+func TestValidateProjectPath(t *testing.T) {
+	tests := []struct {
+		name, path, msg string
+	}{
+		{name: "plain", path: "/home/me/src/app"},
+		{name: "spaces and non-ASCII", path: "/home/me/My Projects/café"},
+		{name: "NUL", path: "/tmp/a\x00b", msg: "cwd: must not contain NUL"},
+		{name: "invalid UTF-8", path: "/tmp/\xff", msg: "cwd: must be valid UTF-8"},
+		{name: "escape sequence", path: "/tmp/\x1b[31mred", msg: "cwd: must not contain control characters"},
+		{name: "newline", path: "/tmp/a\nb", msg: "cwd: must not contain control characters"},
+		{name: "tab", path: "/tmp/a\tb", msg: "cwd: must not contain control characters"},
+		{name: "C1", path: "/tmp/a\u0085b", msg: "cwd: must not contain control characters"},
+		{name: "line separator", path: "/tmp/a\u2028b", msg: "cwd: must not contain line or paragraph separators (U+2028, U+2029)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkErr(t, ValidateProjectPath("cwd", tc.path), tc.msg, 0)
 		})
 	}
 }
@@ -298,6 +345,18 @@ func TestRejectedWritesChangeNothing(t *testing.T) {
 			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "g", Touches: []string{"ok", "a\x01"}}, coreAt(9, "x"))
 			return err
 		}, "touches[1]: must not contain control characters", KindInvalid},
+		{"gist with an escape sequence", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "\x1b[1mbold"}, coreAt(9, "x"))
+			return err
+		}, "gist: must not contain control characters (such as tab or escape)", KindInvalid},
+		{"gist over two lines by U+2028", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "new", Gist: "a\u2028b"}, coreAt(9, "x"))
+			return err
+		}, "gist: must be one line; put details in notes", KindInvalid},
+		{"edge end with a line separator", func(g *Graph) error {
+			_, err := g.PutEdge(EdgeInput{From: "keep", To: "a\u2028.go", Rel: "uses"}, coreAt(9, "x"))
+			return err
+		}, "to: must not contain line or paragraph separators (U+2028, U+2029)", KindInvalid},
 		{"version conflict", func(g *Graph) error {
 			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "g", ExpectedVersion: &v9}, coreAt(9, "x"))
 			return err
@@ -427,4 +486,45 @@ func TestParseLevel(t *testing.T) {
 			checkErr(t, err, tc.wantErr, 0)
 		})
 	}
+}
+
+// TestHostileTextAlreadyStoredStillLoads: data written before the stricter
+// checks (or by hand) with escape sequences and line separators still
+// loads, reads and deletes; only new writes are checked.
+func TestHostileTextAlreadyStoredStillLoads(t *testing.T) {
+	bad := "\x1b[31mred\u2028line"
+	d := GraphData{Schema: SchemaVersion, Seq: 3,
+		Nodes: []Node{{ID: "old", Gist: bad, Notes: []string{"\x1b[2J" + bad}, Touches: []string{"src/\u2029a.go"},
+			Version: Version{V: 1, TS: 1, Seq: 1}}},
+		Edges: []Edge{{From: "old", To: "file\u0085name", Rel: "uses", Version: Version{V: 1, TS: 1, Seq: 2}}},
+	}
+	g, notes := Restore(ProjectGraph("/p"), d, RestoreOptions{})
+	if len(notes) != 0 {
+		t.Fatalf("notes: %v", notes)
+	}
+	checkIndexes(t, g)
+	if diff := cmp.Diff(d.Nodes, g.Data().Nodes); diff != "" {
+		t.Fatalf("stored nodes changed on load (-stored +loaded):\n%s", diff)
+	}
+	if diff := cmp.Diff(d.Edges, g.Data().Edges); diff != "" {
+		t.Fatalf("stored edges changed on load (-stored +loaded):\n%s", diff)
+	}
+	if hits := hitNamesOf(t, g, "red"); !cmp.Equal(hits, []string{"project:/p/old"}) {
+		t.Errorf("search red: %v", hits)
+	}
+	if _, err := g.RecallNode("old", coreAt(5, "s")); err != nil {
+		t.Errorf("reading the stored node: %v", err)
+	}
+	// A write that keeps the stored touches and changes the gist is a
+	// write of the gist only.
+	if _, err := g.PutNode(NodeInput{ID: "old", Gist: "clean now"}, coreAt(6, "s")); err != nil {
+		t.Errorf("rewriting the gist: %v", err)
+	}
+	if _, err := g.PutNode(NodeInput{ID: "old", Gist: bad}, coreAt(7, "s")); err == nil {
+		t.Error("writing the stored gist again was accepted")
+	}
+	if !g.DeleteEdge(EdgeKey{"old", "file\u0085name", "uses"}, coreAt(8, "s")) {
+		t.Error("the stored edge could not be deleted")
+	}
+	checkIndexes(t, g)
 }

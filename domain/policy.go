@@ -7,6 +7,31 @@ type Policy struct {
 	Grace         Micros // creation grace: younger nodes are never archived (KG_GRACE_PERIOD_DAYS)
 	OrphanGrace   Micros // how long a node stays orphaned before pruning (KG_ORPHAN_GRACE_DAYS)
 	TombstoneTTL  Micros // how long tombstones are kept
+	// Score weighs what ranks a node in compaction; the zero value means
+	// DefaultScoreWeights, so a Policy that leaves it out scores as the
+	// spec does.
+	Score ScoreWeights
+}
+
+// ScoreWeights are the weights of a node's compaction score
+// (docs/design/compaction.md#scores):
+//
+//	connectedness = In × in + Out × out
+//	score         = Recency × p_recency + Connectedness × p_connectedness
+//
+// where in and out count the node's edges from and to active nodes. In and
+// Out are integers (the spec's 0.66 and 0.33 in hundredths) so that equal
+// connectedness values tie exactly.
+type ScoreWeights struct {
+	Recency, Connectedness float64
+	In, Out                int
+}
+
+// DefaultScoreWeights returns the weights of
+// docs/design/compaction.md#scores: score = 0.33 × p_recency +
+// 0.66 × p_connectedness, connectedness = 66 × in + 33 × out.
+func DefaultScoreWeights() ScoreWeights {
+	return ScoreWeights{Recency: 0.33, Connectedness: 0.66, In: 66, Out: 33}
 }
 
 // Compaction defaults.
@@ -27,7 +52,17 @@ func DefaultPolicy() Policy {
 		Grace:        Days(DefaultGraceDays),
 		OrphanGrace:  Days(DefaultOrphanGraceDays),
 		TombstoneTTL: Days(TombstoneTTLDays),
+		Score:        DefaultScoreWeights(),
 	}
+}
+
+// scoreWeights returns the weights the policy scores with: its own, or the
+// defaults when it sets none.
+func (p Policy) scoreWeights() ScoreWeights {
+	if p.Score == (ScoreWeights{}) {
+		return DefaultScoreWeights()
+	}
+	return p.Score
 }
 
 // Target is the estimate a run that archives brings the graph down to:

@@ -6,25 +6,12 @@ import (
 	"strings"
 )
 
-// Connectedness weights in integer hundredths: the seed's 0.66 × in +
-// 0.33 × out, scaled so that equal values tie exactly (compaction.md).
-const (
-	inWeight  = 66
-	outWeight = 33
-)
-
-// Score weights (compaction.md). They are applied as
-// float64(0.33*pr) + float64(0.66*pc): the explicit conversions forbid the
-// compiler to fuse the multiply and the add, which would change the last bit
-// of a score on some platforms and with it a tie.
-const (
-	recencyWeight       = 0.33
-	connectednessWeight = 0.66
-)
-
-// combineScore is the score of a node from its two percentiles.
-func combineScore(pr, pc float64) float64 {
-	return float64(recencyWeight*pr) + float64(connectednessWeight*pc)
+// combine is the score of a node from its two percentiles, applied as
+// float64(Recency*pr) + float64(Connectedness*pc): the explicit conversions
+// forbid the compiler to fuse the multiply and the add, which would change
+// the last bit of a score on some platforms and with it a tie.
+func (w ScoreWeights) combine(pr, pc float64) float64 {
+	return float64(w.Recency*pr) + float64(w.Connectedness*pc)
 }
 
 // graceLeft returns how long a node created at created still has before
@@ -75,16 +62,38 @@ func percentiles[T cmp.Ordered](vals []T) []float64 {
 	return ps
 }
 
-// cmpRank is the rank order of compaction.md, lowest (first archived)
-// first: score ascending, then recency ascending, then id ascending.
-func cmpRank(a, b *Rank) int {
-	if c := cmp.Compare(a.Score, b.Score); c != 0 {
-		return c
+// rankKey is where a node stands in the rank order: its score and its
+// recency, and k, which names the node to the rank order's id function.
+type rankKey struct {
+	score   float64
+	recency Micros
+	k       int32
+}
+
+// rankOrder is the rank order of docs/design/compaction.md#scores, lowest
+// (first archived) first: score ascending, then recency ascending, then id
+// ascending (byte order), where id(k) is the id of the node key k names. It is the one
+// definition of that order: pass 1, pass 1b and Ranks all sort their
+// population with its cmp.
+type rankOrder struct{ id func(k int32) string }
+
+// cmp compares two keys in rank order. It is the comparator of the sorts
+// itself, so a sort pays one call per comparison, and the id is read only
+// when score and recency tie, so a sort of a large population seldom
+// leaves its small keys. (Scores are never NaN: percentiles and weights
+// are finite.)
+func (o rankOrder) cmp(a, b rankKey) int {
+	switch {
+	case a.score < b.score:
+		return -1
+	case a.score > b.score:
+		return 1
+	case a.recency < b.recency:
+		return -1
+	case a.recency > b.recency:
+		return 1
 	}
-	if c := cmp.Compare(a.Recency, b.Recency); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
+	return strings.Compare(o.id(a.k), o.id(b.k))
 }
 
 // cmpRestore is the order in which pass 1b picks nodes to restore: highest
@@ -100,39 +109,20 @@ func cmpRestore(a, b *Rank) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// scorePopulation fills the percentiles and scores of the n ranks that
-// rank(k) returns, whose ID, Recency and Connectedness must already be set:
-// the population is exactly those ranks.
-func scorePopulation(n int, rank func(k int) *Rank) {
-	rec := make([]Micros, n)
-	con := make([]int, n)
-	for k := range n {
-		r := rank(k)
-		rec[k], con[k] = r.Recency, r.Connectedness
-	}
-	pr := percentiles(rec)
-	pc := percentiles(con)
-	for k := range n {
-		r := rank(k)
-		r.PRecency, r.PConnectedness = pr[k], pc[k]
-		r.Score = combineScore(pr[k], pc[k])
-	}
-}
-
-// connectedness is 66 × in + 33 × out for node i of the simulation, where
-// in counts the edges x → i whose x is an active node and out the edges
-// i → y whose y is an active node (edges to references, to other tiers and
-// across levels count 0). A self-loop of an active node counts both ways.
-// It costs O(degree).
+// connectedness is In × in + Out × out for node i of the simulation
+// (weights of the policy's ScoreWeights), where in counts the edges x → i
+// whose x is an active node and out the edges i → y whose y is an active
+// node (edges to references, to other tiers and across levels count 0). A
+// self-loop of an active node counts both ways. It costs O(degree).
 func (s *sim) connectedness(i int32) int {
 	c := 0
 	for _, ei := range s.edgesOf(i) {
 		e := s.ends[ei]
 		if e.to == i && s.active(e.from) {
-			c += inWeight
+			c += s.w.In
 		}
 		if e.from == i && s.active(e.to) {
-			c += outWeight
+			c += s.w.Out
 		}
 	}
 	return c
@@ -140,48 +130,35 @@ func (s *sim) connectedness(i int32) int {
 
 // Ranks explains where every node of g stands in compaction at now: the
 // figures a person needs to see why pass 1 would archive one node before
-// another. The population of the percentiles is the one pass 1 uses, the
-// active eligible nodes; only their entries carry percentiles and a score.
-// Every other node (active in grace, archived, orphaned) has an entry with
-// its recency, connectedness, eligibility and, while in grace, the time left.
-func Ranks(g *Graph, now Micros, p Policy) map[string]Rank {
+// another. ranked is the population pass 1 uses, the active eligible nodes,
+// scored by the same code and in the same rank order, so its first entry is
+// the node a run would archive first; only these carry percentiles and a
+// score. others holds every other node (active in grace, archived,
+// orphaned), by id, with its recency, connectedness, eligibility and, while
+// in grace, the time left.
+func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 	s := newSim(g, now, p)
-	out := make(map[string]Rank, len(s.ids))
-	var pop []Rank
+	pop := s.population(Active)
+	ranked = make([]Rank, len(pop))
+	inPop := make([]bool, len(s.ids))
+	for k, m := range pop {
+		ranked[k] = m.Rank
+		inPop[m.i] = true
+	}
+	others = make([]Rank, 0, len(s.ids)-len(pop))
 	for i, n := range s.nodes {
+		if inPop[i] {
+			continue
+		}
 		r := Rank{
 			ID:            s.ids[i],
-			Recency:       n.Recency(),
+			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),
 			GraceLeft:     graceLeft(n.Created, now, p.Grace),
 		}
 		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
-		if r.Eligible && n.Tier == Active {
-			pop = append(pop, r)
-			continue
-		}
-		out[r.ID] = r
+		others = append(others, r)
 	}
-	scorePopulation(len(pop), func(k int) *Rank { return &pop[k] })
-	for _, r := range pop {
-		out[r.ID] = r
-	}
-	return out
-}
-
-// RankOrder returns the ids of ranks that carry a score (the population of
-// Ranks) in rank order, the order in which pass 1 would archive them.
-func RankOrder(ranks map[string]Rank, g *Graph) []string {
-	pop := make([]*Rank, 0, len(ranks))
-	for id, r := range ranks {
-		if n, ok := g.node(id); ok && n.Tier == Active && r.Eligible {
-			pop = append(pop, &r)
-		}
-	}
-	slices.SortFunc(pop, cmpRank)
-	ids := make([]string, len(pop))
-	for i, r := range pop {
-		ids[i] = r.ID
-	}
-	return ids
+	slices.SortFunc(others, func(a, b Rank) int { return strings.Compare(a.ID, b.ID) })
+	return ranked, others
 }

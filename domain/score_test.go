@@ -49,32 +49,35 @@ func TestCombineScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := combineScore(tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
-				t.Errorf("combineScore(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
+			if got := DefaultScoreWeights().combine(tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("combine(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
 			}
 		})
 	}
 }
 
 func TestRankOrder(t *testing.T) {
+	ids := []string{"a", "b", "z", "Z"}
+	const a, b, z, Z = 0, 1, 2, 3 // positions in ids
 	tests := []struct {
 		name string
-		a, b Rank
-		want int // cmpRank(a, b)
+		a, b rankKey
+		want int // a compared with b
 	}{
-		{"lower score first", Rank{ID: "z", Score: 0.1, Recency: 9}, Rank{ID: "a", Score: 0.2, Recency: 1}, -1},
-		{"equal score: older recency first", Rank{ID: "z", Score: 0.2, Recency: 1}, Rank{ID: "a", Score: 0.2, Recency: 2}, -1},
-		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.2, Recency: 1}, Rank{ID: "b", Score: 0.2, Recency: 1}, -1},
-		{"byte order of ids", Rank{ID: "Z", Score: 0.2}, Rank{ID: "a", Score: 0.2}, -1},
-		{"same rank", Rank{ID: "a", Score: 0.2, Recency: 1}, Rank{ID: "a", Score: 0.2, Recency: 1}, 0},
+		{"lower score first", rankKey{k: z, score: 0.1, recency: 9}, rankKey{k: a, score: 0.2, recency: 1}, -1},
+		{"equal score: older recency first", rankKey{k: z, score: 0.2, recency: 1}, rankKey{k: a, score: 0.2, recency: 2}, -1},
+		{"equal score and recency: lower id first", rankKey{k: a, score: 0.2, recency: 1}, rankKey{k: b, score: 0.2, recency: 1}, -1},
+		{"byte order of ids", rankKey{k: Z, score: 0.2}, rankKey{k: a, score: 0.2}, -1},
+		{"same rank", rankKey{k: a, score: 0.2, recency: 1}, rankKey{k: a, score: 0.2, recency: 1}, 0},
 	}
+	order := rankOrder{func(k int32) string { return ids[k] }}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := cmpRank(&tt.a, &tt.b); got != tt.want {
-				t.Errorf("cmpRank(a, b) = %d, want %d", got, tt.want)
+			if got := order.cmp(tt.a, tt.b); got != tt.want {
+				t.Errorf("cmp(a, b) = %d, want %d", got, tt.want)
 			}
-			if got := cmpRank(&tt.b, &tt.a); got != -tt.want {
-				t.Errorf("cmpRank(b, a) = %d, want %d", got, -tt.want)
+			if got := order.cmp(tt.b, tt.a); got != -tt.want {
+				t.Errorf("cmp(b, a) = %d, want %d", got, -tt.want)
 			}
 		})
 	}
@@ -142,24 +145,36 @@ func TestRanks(t *testing.T) {
 		{id: "e", ts: 400, created: now - 1},
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"b", "d"}, {"a", "src/file.go"}, {"e", "a"}})
 	p := Policy{MaxTokens: 1000, Grace: 10}
-	got := Ranks(g, now, p)
-	want := map[string]Rank{
-		"a": {ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true},
-		"b": {ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true},
-		"c": {ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true},
-		"d": {ID: "d", Recency: 50, Connectedness: 66, Eligible: true},
-		"e": {ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9},
+	ranked, others := Ranks(g, now, p)
+	combineScore := DefaultScoreWeights().combine
+	// Pass 1 takes the population in this order: c, a, b.
+	wantRanked := []Rank{
+		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true},
+		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true},
+		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("Ranks (-want +got):\n%s", diff)
+	wantOthers := []Rank{
+		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true},
+		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9},
 	}
-	for id, score := range map[string]float64{"a": 0.66, "b": 0.7425, "c": 0.0825} {
-		if math.Abs(got[id].Score-score) > 1e-12 {
-			t.Errorf("score of %s = %v, want %v", id, got[id].Score, score)
+	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
+		t.Fatalf("ranked (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantOthers, others); diff != "" {
+		t.Fatalf("others (-want +got):\n%s", diff)
+	}
+	for i, score := range []float64{0.0825, 0.66, 0.7425} {
+		if math.Abs(ranked[i].Score-score) > 1e-12 {
+			t.Errorf("score of %s = %v, want %v", ranked[i].ID, ranked[i].Score, score)
 		}
 	}
-	if diff := cmp.Diff([]string{"c", "a", "b"}, RankOrder(got, g)); diff != "" {
-		t.Errorf("RankOrder (-want +got):\n%s", diff)
+	// The order is the one pass 1 archives in.
+	var order []string
+	for _, m := range newSim(g, now, p).population(Active) {
+		order = append(order, m.ID)
+	}
+	if diff := cmp.Diff([]string{"c", "a", "b"}, order); diff != "" {
+		t.Errorf("rank order (-want +got):\n%s", diff)
 	}
 }
 

@@ -226,3 +226,97 @@ func TestSearchQueryAtLimit(t *testing.T) {
 		t.Fatalf("a query of exactly %d chars: %v", MaxQueryLen, err)
 	}
 }
+
+// TestSearchEdgeEnds: the far ends of a node's edges that are not nodes
+// (file paths, artifacts) are part of its text, once per edge, and stop
+// being so when a node of that name appears (issue 10: "what touches
+// src/auth.go?").
+func TestSearchEdgeEnds(t *testing.T) {
+	g := NewGraph(ProjectGraph("/p"))
+	corePut(t, g, "login-flow", "how sessions start", nil, nil)
+	corePut(t, g, "token-store", "where tokens live", nil, []string{"src/Auth.go"})
+	corePut(t, g, "unrelated", "nothing here", nil, nil)
+	coreEdge(t, g, coreAt(2, ""), "login-flow", "touches", "src/auth.go")
+	coreEdge(t, g, coreAt(2, ""), "src/auth.go", "read-by", "login-flow") // a second edge: counts again
+	coreEdge(t, g, coreAt(2, ""), "unrelated", "next-to", "token-store")  // between nodes: no text
+	search := func(q string) []string {
+		t.Helper()
+		hits, err := Search([]*Graph{g}, q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hitNames(hits)
+	}
+	const p = "project:/p/"
+	steps := []struct {
+		name  string
+		do    func()
+		query string
+		want  []string
+	}{
+		{"an end is found, counted once per edge", nil, "src/auth.go",
+			[]string{p + "login-flow", p + "token-store"}},
+		{"an end is lower-cased like the rest", nil, "AUTH.GO", []string{p + "login-flow", p + "token-store"}},
+		{"a node at the far end is not text", nil, "token-store", []string{p + "token-store"}},
+		{"an id not created yet is an end", func() {
+			coreEdge(t, g, coreAt(3, ""), "token-store", "uses", "src-auth")
+		}, "src-auth", []string{p + "token-store"}},
+		{"an end that becomes a node leaves the text of its neighbours", func() {
+			corePut(t, g, "src-auth", "placeholder", nil, nil)
+		}, "src-auth", []string{p + "src-auth"}},
+		{"a rewrite of that node changes nothing for them", func() {
+			corePut(t, g, "src-auth", "now a node", nil, nil)
+		}, "src-auth", []string{p + "src-auth"}},
+		{"deleting it deletes its edges; an edge put again brings the end back", func() {
+			if _, err := g.DeleteNode("src-auth", coreAt(4, "")); err != nil {
+				t.Fatal(err)
+			}
+			coreEdge(t, g, coreAt(4, ""), "token-store", "uses", "src-auth")
+		}, "src-auth", []string{p + "token-store"}},
+		{"a deleted edge takes its end away", func() {
+			g.DeleteEdge(EdgeKey{"login-flow", "src/auth.go", "touches"}, coreAt(5, ""))
+			g.DeleteEdge(EdgeKey{"src/auth.go", "login-flow", "read-by"}, coreAt(5, ""))
+		}, "src/auth.go", []string{p + "token-store"}},
+	}
+	for _, st := range steps {
+		if st.do != nil {
+			st.do()
+		}
+		if diff := cmp.Diff(st.want, search(st.query)); diff != "" {
+			t.Errorf("%s: %q (-want +got):\n%s", st.name, st.query, diff)
+		}
+		for _, p := range searchIndexProblems(g) {
+			t.Errorf("%s: %s", st.name, p)
+		}
+	}
+}
+
+// TestSearchEdgeEndsAfterRollback: a node created under a name that edges
+// already pointed at, then rolled back, gives that name back to the text of
+// its neighbours.
+func TestSearchEdgeEndsAfterRollback(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "a", "first", nil, nil)
+	coreEdge(t, g, coreAt(2, ""), "a", "plans", "later-node")
+	g.Checkpoint()
+	corePut(t, g, "later-node", "made now", nil, nil)
+	if got := hitNamesOf(t, g, "later-node"); !cmp.Equal(got, []string{"user/later-node"}) {
+		t.Fatalf("before the rollback: %v", got)
+	}
+	g.Rollback()
+	if diff := cmp.Diff([]string{"user/a"}, hitNamesOf(t, g, "later-node")); diff != "" {
+		t.Errorf("after the rollback (-want +got):\n%s", diff)
+	}
+	for _, p := range searchIndexProblems(g) {
+		t.Error(p)
+	}
+}
+
+func hitNamesOf(t *testing.T, g *Graph, q string) []string {
+	t.Helper()
+	hits, err := Search([]*Graph{g}, q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hitNames(hits)
+}

@@ -1,0 +1,224 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// The texts and queries of the search properties are made of a few small
+// pieces, so that terms match often, overlap ("aa" in "aaa"), differ in
+// case only, share trigrams with the ends of edges, and hold multi-byte
+// letters whose lower case has another length in bytes.
+var (
+	searchPieces = []string{"a", "b", "c", "ab", "A", "B", "a.b", "b-a", "/", "é", "É", "ß", "ẞ", "İ", " "}
+	searchIDs    = []string{"a", "ab", "Abc", "b-a.b", "c.b.a", "ba", "abAB"}
+	searchRefs   = []string{"src/a.go", "src/AB.go", "docs/é.md", "a.b/b-a", "ba-ref", "Ab.c"} // the last two may become nodes
+)
+
+func searchWord(t *rapid.T, label string, minLen, maxLen int) string {
+	return strings.Join(rapid.SliceOfN(rapid.SampledFrom(searchPieces), minLen, maxLen).Draw(t, label), "")
+}
+
+// searchGist draws a valid gist: trimmed, not empty.
+func searchGist(t *rapid.T) string {
+	for {
+		if g := strings.TrimSpace(searchWord(t, "gist", 1, 8)); g != "" {
+			return g
+		}
+	}
+}
+
+func searchList(t *rapid.T, label string) []string {
+	switch rapid.IntRange(0, 2).Draw(t, label+"-kind") {
+	case 0:
+		return nil
+	case 1:
+		return []string{}
+	}
+	out := make([]string, rapid.IntRange(1, 3).Draw(t, label+"-n"))
+	for i := range out {
+		out[i] = searchWord(t, label, 1, 6)
+	}
+	return out
+}
+
+// searchQuery draws a query of one to three terms of one to three pieces,
+// with white space of several kinds between them.
+func searchQuery(t *rapid.T) string {
+	n := rapid.IntRange(1, 3).Draw(t, "terms")
+	parts := make([]string, n)
+	for i := range parts {
+		w := strings.ReplaceAll(searchWord(t, "term", 1, 3), " ", "")
+		if w == "" {
+			w = "a"
+		}
+		parts[i] = w
+	}
+	return strings.Join(parts, rapid.SampledFrom([]string{" ", "  ", "\t"}).Draw(t, "sep"))
+}
+
+// searchMachine edits a user graph and a project graph at random and, after
+// every step, checks that Search equals the plain scan and that the index
+// equals one built from scratch.
+type searchMachine struct {
+	user, proj *Graph
+	now        Micros
+}
+
+func (m *searchMachine) graph(t *rapid.T) *Graph {
+	if rapid.Bool().Draw(t, "project") {
+		return m.proj
+	}
+	return m.user
+}
+
+func (m *searchMachine) at() Stamp { m.now++; return Stamp{Now: m.now, Session: "s"} }
+
+func (m *searchMachine) PutNode(t *rapid.T) {
+	in := NodeInput{
+		ID:      rapid.SampledFrom(searchIDs).Draw(t, "id"),
+		Gist:    searchGist(t),
+		Notes:   searchList(t, "notes"),
+		Touches: searchList(t, "touches"),
+	}
+	if _, err := m.graph(t).PutNode(in, m.at()); err != nil {
+		t.Fatalf("PutNode(%+v): %v", in, err)
+	}
+}
+
+// PutEndNode creates a node named like a far end of an edge, which takes
+// that name out of the text of the nodes at the other ends.
+func (m *searchMachine) PutEndNode(t *rapid.T) {
+	g := m.graph(t)
+	var ends []string
+	for _, e := range g.Edges() {
+		for _, x := range []string{e.From, e.To} {
+			if !g.IsNode(x) && ValidateID("id", x) == nil {
+				ends = append(ends, x)
+			}
+		}
+	}
+	if len(ends) == 0 {
+		return
+	}
+	in := NodeInput{ID: rapid.SampledFrom(ends).Draw(t, "end"), Gist: searchGist(t)}
+	if _, err := g.PutNode(in, m.at()); err != nil {
+		t.Fatalf("PutNode(%+v): %v", in, err)
+	}
+}
+
+func (m *searchMachine) end(t *rapid.T, label string) string {
+	if rapid.Bool().Draw(t, label+"-ref") {
+		return rapid.SampledFrom(searchRefs).Draw(t, label)
+	}
+	return rapid.SampledFrom(searchIDs).Draw(t, label)
+}
+
+func (m *searchMachine) PutEdge(t *rapid.T) {
+	in := EdgeInput{From: m.end(t, "from"), To: m.end(t, "to"), Rel: rapid.SampledFrom([]string{"r", "s"}).Draw(t, "rel")}
+	if _, err := m.graph(t).PutEdge(in, m.at()); err != nil {
+		t.Fatalf("PutEdge: %v", err)
+	}
+}
+
+func (m *searchMachine) DeleteNode(t *rapid.T) {
+	g := m.graph(t)
+	if id := rapid.SampledFrom(searchIDs).Draw(t, "id"); g.IsNode(id) {
+		if _, err := g.DeleteNode(id, m.at()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (m *searchMachine) DeleteEdge(t *rapid.T) {
+	g := m.graph(t)
+	if es := g.Edges(); len(es) > 0 {
+		g.DeleteEdge(rapid.SampledFrom(es).Draw(t, "edge").Key(), m.at())
+	}
+}
+
+func (m *searchMachine) Recall(t *rapid.T) {
+	g := m.graph(t)
+	if id := rapid.SampledFrom(searchIDs).Draw(t, "id"); g.IsNode(id) {
+		if _, err := g.RecallNode(id, m.at()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (m *searchMachine) Compact(t *rapid.T) {
+	m.graph(t).Compact(m.at().Now, Policy{MaxTokens: rapid.IntRange(0, 100).Draw(t, "max")})
+}
+
+func (m *searchMachine) Prune(t *rapid.T) {
+	m.graph(t).Prune(m.at(), Policy{})
+}
+
+// Checkpoint and Rollback act on both graphs, as a batch over both would,
+// so that a rollback often undoes the creation of a node whose name was
+// already the end of an edge.
+func (m *searchMachine) Checkpoint(t *rapid.T) {
+	m.user.Checkpoint()
+	m.proj.Checkpoint()
+}
+
+func (m *searchMachine) Rollback(t *rapid.T) {
+	m.user.Rollback()
+	m.proj.Rollback()
+}
+
+// Reload restores a graph from its data, as a load from storage does.
+func (m *searchMachine) Reload(t *rapid.T) {
+	g := m.graph(t)
+	r, _ := Restore(g.Key(), g.Data(), RestoreOptions{})
+	if g == m.user {
+		m.user = r
+	} else {
+		m.proj = r
+	}
+}
+
+func (m *searchMachine) Check(t *rapid.T) {
+	for _, g := range []*Graph{m.user, m.proj} {
+		if probs := searchIndexProblems(g); len(probs) > 0 {
+			t.Fatalf("search index of %s:\n%s", g.Key(), strings.Join(probs, "\n"))
+		}
+	}
+	q := searchQuery(t)
+	limit := rapid.IntRange(0, MaxSearchLimit+1).Draw(t, "limit")
+	graphs := []*Graph{m.proj, m.user}
+	got, err := Search(graphs, q, limit)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
+	}
+	want := scanSearch(graphs, q, limit)
+	if diff := cmp.Diff(searchSummary(want), searchSummary(got)); diff != "" {
+		t.Fatalf("Search(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
+	}
+}
+
+// hitSummary is what a hit says, with its exact score.
+type hitSummary struct {
+	Key   GraphKey
+	ID    string
+	Tier  Tier
+	Score float64
+}
+
+func searchSummary(hits []SearchHit) []hitSummary {
+	out := make([]hitSummary, len(hits))
+	for i, h := range hits {
+		out[i] = hitSummary{h.Key, h.Node.ID, h.Node.Tier, h.Score}
+	}
+	return out
+}
+
+func TestSearchPropIndexEqualsScan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := &searchMachine{user: NewGraph(UserGraph), proj: NewGraph(ProjectGraph("/p"))}
+		t.Repeat(rapid.StateMachineActions(m))
+	})
+}
