@@ -17,7 +17,8 @@ import (
 var kgSearch = tool[searchArgs, searchOutput]{
 	name: "kg_search",
 	description: "Search every node, archived and orphaned ones included, by words in its id, gist, " +
-		"notes and touches. Use it to find knowledge the full read no longer shows. Has no side effects.",
+		"notes and touches and in the file paths and artifacts its edges point to. Use it to find knowledge " +
+		"the full read no longer shows, or what is known about a file. Has no side effects.",
 	hints: hints{title: "Search memory", readOnly: true, idempotent: true},
 	args: []mcpgo.ToolOption{
 		mcpgo.WithString("query", mcpgo.Required(), mcpgo.Description("Words to look for, separated by spaces.")),
