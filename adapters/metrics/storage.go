@@ -21,7 +21,7 @@ var _ prometheus.Collector = (*Fsync)(nil)
 func NewFsync() *Fsync {
 	vec := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "kg_storage_fsync_duration_seconds",
-		Help:    "Time each fsync of the json backend took, by target: file (a graph, sessions or temporary file) or dir (the folder after a rename or creation).",
+		Help:    "Time each fsync of the json backend took, by target: file (a journal append, a checkpoint's temporary file, a graph or the sessions) or dir (the folder after a rename or creation).",
 		Buckets: latencyBuckets,
 	}, []string{"target"})
 	return &Fsync{vec: vec, file: vec.WithLabelValues("file"), dir: vec.WithLabelValues("dir")}
