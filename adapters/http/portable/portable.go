@@ -227,6 +227,11 @@ func (n node) domain(at string) (domain.Node, error) {
 		}
 		*t.to = m
 	}
+	if out.OrphanedAt != 0 && out.Tier != domain.Orphaned {
+		// Encode writes it for orphaned nodes only, and a node with an
+		// orphaned time is orphaned (model.md): the two fields disagree.
+		return out, domain.Invalidf(at+".orphaned_ts", "is given, but the tier is %s; only an orphaned node has one", out.Tier)
+	}
 	return out, nil
 }
 

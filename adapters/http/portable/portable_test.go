@@ -112,6 +112,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"notes not a list", head + `"nodes":[{"id":"a","gist":"g","notes":"x"}]}`, "nodes[0].notes", "must be a list"},
 		{"bad tier", head + `"nodes":[{"id":"a","gist":"g","tier":"frozen"}]}`, "nodes[0].tier", "not one of active"},
 		{"negative time", head + `"nodes":[{"id":"a","gist":"g","created_ts":-5}]}`, "nodes[0].created_ts", "not a time"},
+		{"orphaned time on an archived node", head + `"nodes":[{"id":"a","gist":"g","tier":"archived","orphaned_ts":5}]}`, "nodes[0].orphaned_ts", "only an orphaned node"},
 		{"huge time", head + `"edges":[{"from":"a","to":"b","rel":"r","last_write_ts":1e300}]}`, "edges[0].last_write_ts", "not a time"},
 		{"edge not an object", head + `"edges":[[1]]}`, "edges[0]", "must be an object"},
 		{"progress not an object", head + `"progress":[1]}`, "progress", "must be an object"},
