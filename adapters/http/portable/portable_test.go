@@ -103,6 +103,8 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"not JSON", `{"format":`, "body", "not valid JSON"},
 		{"two values", head + `"nodes":[]} {}`, "body", "more than one JSON value"},
+		{"a stray brace after it", head + `"nodes":[]} }`, "body", "text after its object"},
+		{"not UTF-8", head + `"nodes":[{"id":"a","gist":"caf` + "\xe9" + `"}]}`, "body", "valid UTF-8"},
 		{"no format", `{"version":1}`, "format", "missing"},
 		{"other format", `{"format":"neo4j","version":1}`, "format", `"neo4j" is not "kg-graph"`},
 		{"no version", `{"format":"kg-graph"}`, "version", "missing"},
