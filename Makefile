@@ -44,6 +44,13 @@ COUNT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) ./...
 
+## fuzz: every fuzz target (scripts/fuzz.sh), one after another, each for FUZZTIME; then the
+## executions of each. FUZZFLAGS go to go test (e.g. FUZZFLAGS=-parallel=1)
+FUZZTIME  ?= 30s
+FUZZFLAGS ?=
+fuzz:
+	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZFLAGS='$(FUZZFLAGS)' scripts/fuzz.sh
+
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
 ## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
 e2e: build e2e-deps ui-check
