@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -16,7 +17,10 @@ import (
 //     400 with a plain-text body;
 //   - a JSON-RPC batch (a JSON array) gets 400 saying batches are not
 //     supported; mcp-go says "request body is not valid json", which is
-//     untrue and sends a client looking for the wrong fault.
+//     untrue and sends a client looking for the wrong fault;
+//   - a body that is not valid UTF-8 gets 400 and a parse error; mcp-go's
+//     decoder would turn the bad bytes into U+FFFD and store them so,
+//     where model.md wants every string valid UTF-8.
 //
 // Everything else, invalid JSON included (a JSON-RPC parse error from
 // mcp-go), goes to next.
@@ -32,16 +36,20 @@ func guard(next http.Handler) http.Handler {
 			if ct == "" {
 				msg = "no Content-Type; send the JSON-RPC message as application/json"
 			}
-			rpcError(w, http.StatusUnsupportedMediaType, msg)
+			rpcError(w, http.StatusUnsupportedMediaType, mcpgo.INVALID_REQUEST, msg)
 			return
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			rpcError(w, http.StatusBadRequest, "could not read the request body")
+			rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "could not read the request body")
+			return
+		}
+		if !utf8.Valid(body) {
+			rpcError(w, http.StatusBadRequest, mcpgo.PARSE_ERROR, "request body is not valid UTF-8; send the JSON-RPC message as UTF-8 text")
 			return
 		}
 		if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
-			rpcError(w, http.StatusBadRequest, "JSON-RPC batches are not supported; send one message per request")
+			rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per request")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -49,9 +57,9 @@ func guard(next http.Handler) http.Handler {
 	})
 }
 
-// rpcError writes a JSON-RPC error response with status. Its id is null:
-// the request's id was not read (JSON-RPC 2.0, section 5).
-func rpcError(w http.ResponseWriter, status int, msg string) {
+// rpcError writes a JSON-RPC error response with status and code. Its id
+// is null: the request's id was not read (JSON-RPC 2.0, section 5).
+func rpcError(w http.ResponseWriter, status, code int, msg string) {
 	type details struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -60,7 +68,7 @@ func rpcError(w http.ResponseWriter, status int, msg string) {
 		JSONRPC string  `json:"jsonrpc"`
 		ID      *int    `json:"id"`
 		Error   details `json:"error"`
-	}{JSONRPC: "2.0", Error: details{Code: mcpgo.INVALID_REQUEST, Message: msg}}
+	}{JSONRPC: "2.0", Error: details{Code: code, Message: msg}}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
