@@ -20,7 +20,11 @@ import (
 //     untrue and sends a client looking for the wrong fault;
 //   - a body that is not valid UTF-8 gets 400 and a parse error; mcp-go's
 //     decoder would turn the bad bytes into U+FFFD and store them so,
-//     where model.md wants every string valid UTF-8.
+//     where model.md wants every string valid UTF-8;
+//   - a message with no method (and no result or error, so not a
+//     response either) gets 400 and an invalid-request error; mcp-go
+//     answers 202 and nothing, and a client waits for an answer that
+//     never comes.
 //
 // Everything else, invalid JSON included (a JSON-RPC parse error from
 // mcp-go), goes to next.
@@ -48,9 +52,19 @@ func guard(next http.Handler) http.Handler {
 			rpcError(w, http.StatusBadRequest, mcpgo.PARSE_ERROR, "request body is not valid UTF-8; send the JSON-RPC message as UTF-8 text")
 			return
 		}
-		if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 			rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per request")
 			return
+		}
+		if len(trimmed) > 0 && trimmed[0] == '{' {
+			var msg struct {
+				Method, Result, Error json.RawMessage
+			}
+			if json.Unmarshal(trimmed, &msg) == nil && msg.Method == nil && msg.Result == nil && msg.Error == nil {
+				rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, `the JSON-RPC message has no "method"; a request needs one`)
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
