@@ -9,8 +9,9 @@ import (
 )
 
 // Close shuts the app down: it refuses new writes, makes the pending
-// writes and read stamps durable, and saves the sessions. Reads keep
-// working. Calling it again only saves the sessions again if they changed.
+// writes and read stamps durable, saves the sessions and folds the
+// repositories' journals into their files. Reads keep working. Calling it
+// again only saves the sessions again if they changed.
 func (s *Service) Close(ctx context.Context) error {
 	st := s.store
 	st.life.Lock()
@@ -30,7 +31,9 @@ func (s *Service) Close(ctx context.Context) error {
 		}
 		op := &writeOp{apply: func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil }, done: make(chan struct{})}
 		if err := st.enqueue(ctx, e, op, true); err != nil {
-			errs = append(errs, err)
+			if !errors.Is(err, errGone) { // unloaded meanwhile: its stamps were made durable first
+				errs = append(errs, err)
+			}
 			continue
 		}
 		flushes = append(flushes, op)
@@ -54,8 +57,11 @@ func (s *Service) Close(ctx context.Context) error {
 		default:
 		}
 	}
-	if err := s.sessions.save(ctx); err != nil {
+	if err := s.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
 		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
 	}
 	return errors.Join(errs...)
 }

@@ -17,6 +17,31 @@ type Backend interface {
 	ports.SessionRepository
 }
 
+// Options tune a step. The zero value logs nothing and reports no
+// progress.
+type Options struct {
+	// Log receives what the step notices; the same lines are in
+	// Result.Notes.
+	Log *slog.Logger
+	// Progress, when set, is told after each graph, and after the
+	// sessions, how many of the total the step has done, so that a long
+	// run can show a bar.
+	Progress func(done, total int)
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
+}
+
+func (o Options) progress(done, total int) {
+	if o.Progress != nil {
+		o.Progress(done, total)
+	}
+}
+
 // Result says what a step did, so that a second run can be shown to be a
 // no-op and the command can print it.
 type Result struct {
@@ -38,6 +63,31 @@ func (r *Result) note(log *slog.Logger, what string, notes ...string) {
 		log.Warn("migrations: "+n, "graph", what)
 		r.Notes = append(r.Notes, what+": "+n)
 	}
+}
+
+// commit commits g's changes cs to b and, when b journals its commits
+// (ports.GraphCheckpointer), folds the journal into the graph's file, so
+// that an offline step leaves every file complete (storage.md, Durability).
+func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	if err := b.Commit(ctx, key, g, cs); err != nil {
+		return err
+	}
+	if cp, ok := b.(ports.GraphCheckpointer); ok {
+		return cp.Checkpoint(ctx, key, g)
+	}
+	return nil
+}
+
+// saveSessions saves sessions to b and folds a sessions journal, as commit
+// does for a graph.
+func saveSessions(ctx context.Context, b ports.SessionRepository, sessions map[string]ports.Session) error {
+	if err := b.SaveSessions(ctx, sessions); err != nil {
+		return err
+	}
+	if cp, ok := b.(ports.SessionCheckpointer); ok {
+		return cp.CheckpointSessions(ctx)
+	}
+	return nil
 }
 
 // storedKeys returns the user graph and every listed project graph, then
