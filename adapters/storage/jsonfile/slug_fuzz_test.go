@@ -2,9 +2,13 @@ package jsonfile
 
 import (
 	"encoding/json"
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -173,7 +177,8 @@ func writeGraphFile(t *testing.T, dir string, d domain.GraphData) {
 // confinedFS is the real file system, minus fsync (durability is not what
 // these tests check, and it would slow the fuzzing down a hundredfold), that
 // fails the test when any operation names a path outside root, lexically
-// or once symlinks are resolved.
+// or once symlinks are resolved. It overrides every method of FS: a test
+// (TestConfinedFSChecksEveryMethod) fails when FS gains one it does not.
 type confinedFS struct {
 	OS
 	t    *testing.T
@@ -235,6 +240,15 @@ func (c *confinedFS) Create(name string) (File, error) {
 	return noSync{f}, nil
 }
 
+func (c *confinedFS) Append(name string) (File, error) {
+	c.check("append", name)
+	f, err := c.OS.Append(name)
+	if err != nil {
+		return nil, err
+	}
+	return noSync{f}, nil
+}
+
 func (c *confinedFS) Rename(oldpath, newpath string) error {
 	c.check("rename", oldpath, newpath)
 	return c.OS.Rename(oldpath, newpath)
@@ -277,3 +291,29 @@ func (c *confinedFS) SyncDir(name string) error {
 type noSync struct{ File }
 
 func (noSync) Sync() error { return nil }
+
+// TestConfinedFSChecksEveryMethod: every method of FS is declared on
+// confinedFS in this file, so that no file operation escapes its check
+// through the embedded OS.
+func TestConfinedFSChecksEveryMethod(t *testing.T) {
+	f, err := goparser.ParseFile(token.NewFileSet(), "slug_fuzz_test.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil {
+			if star, ok := fn.Recv.List[0].Type.(*ast.StarExpr); ok {
+				if id, ok := star.X.(*ast.Ident); ok && id.Name == "confinedFS" {
+					declared[fn.Name.Name] = true
+				}
+			}
+		}
+	}
+	fsType := reflect.TypeFor[FS]()
+	for i := range fsType.NumMethod() {
+		if name := fsType.Method(i).Name; !declared[name] {
+			t.Errorf("confinedFS does not check %s: the embedded OS answers it unchecked", name)
+		}
+	}
+}
