@@ -46,10 +46,11 @@ bench:
 
 ## fuzz: every fuzz target (scripts/fuzz.sh), one after another, each for FUZZTIME; then the
 ## executions of each. FUZZFLAGS go to go test (e.g. FUZZFLAGS=-parallel=1)
-FUZZTIME  ?= 30s
-FUZZFLAGS ?=
+FUZZTIME         ?= 30s
+FUZZMINIMIZETIME ?= 5s
+FUZZFLAGS        ?=
 fuzz:
-	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZFLAGS='$(FUZZFLAGS)' scripts/fuzz.sh
+	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZMINIMIZETIME='$(FUZZMINIMIZETIME)' FUZZFLAGS='$(FUZZFLAGS)' scripts/fuzz.sh
 
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
 ## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
