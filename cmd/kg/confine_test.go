@@ -154,6 +154,14 @@ func TestRequestsStayInsideTheRoot(t *testing.T) {
 		linkToRoot, linkOut := filepath.Join(sb.base, "link-to-root"), filepath.Join(sb.base, "link-out")
 		must(t, os.Symlink(sb.root, linkToRoot))
 		must(t, os.Symlink(sb.outside, linkOut))
+		if storage == "json" {
+			// aliases.json is read from disk, not from a request, but it
+			// names folders: old names that climb out of projects/ are
+			// ignored, never moved.
+			must(t, os.MkdirAll(sb.root, 0o700))
+			must(t, os.WriteFile(filepath.Join(sb.root, "aliases.json"),
+				[]byte(`{"../../outside/app": "app", "../outside": "app", "..": "app", "`+sb.outside+`/app": "app"}`), 0o600))
+		}
 		before := fingerprint(t, sb.base, sb.root)
 		s := startKG(t, storage, sb.root)
 
@@ -174,6 +182,7 @@ func TestRequestsStayInsideTheRoot(t *testing.T) {
 			{"a link to the root", linkToRoot},
 			{"a link out of the root", linkOut},
 			{"a link to the root, then dot-dots", linkToRoot + "/../outside"},
+			{"a project aliases.json points outside for", filepath.Join(sb.base, "work", "app")},
 		}
 		for i, c := range paths {
 			p := c.path
