@@ -116,12 +116,21 @@ var rootFiles = map[string]*regexp.Regexp{
 
 // checkRoot fails the test for any file under the root that kg does not
 // keep there (a project's graph written two folders deep, a leftover
-// temporary file, a file named after a request).
+// temporary file, a file named after a request), and for any file another
+// user could read or folder another user could enter: files are 0600,
+// folders 0700, whatever the umask lets through.
 func checkRoot(t *testing.T, storage, root string) {
 	t.Helper()
 	for rel := range fingerprint(t, root, "") {
 		if rel != "." && !rootFiles[storage].MatchString(filepath.ToSlash(rel)) {
 			t.Errorf("%s backend: unexpected %s in the root", storage, rel)
+		}
+		fi, err := os.Lstat(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]fs.FileMode{true: 0o700, false: 0o600}[fi.IsDir()]; fi.Mode().Perm() != want {
+			t.Errorf("%s backend: %s has mode %v, want %v", storage, rel, fi.Mode().Perm(), want)
 		}
 	}
 }
