@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps ui ui-check cover clean
+.PHONY: all build run test vet fmt-check wire-check unit bench lint staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean
 
 all: build
 
@@ -44,6 +44,14 @@ COUNT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) ./...
 
+## fuzz: every fuzz target (scripts/fuzz.sh), one after another, each for FUZZTIME; then the
+## executions of each. FUZZFLAGS go to go test (e.g. FUZZFLAGS=-parallel=1)
+FUZZTIME         ?= 30s
+FUZZMINIMIZETIME ?= 5s
+FUZZFLAGS        ?=
+fuzz:
+	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZMINIMIZETIME='$(FUZZMINIMIZETIME)' FUZZFLAGS='$(FUZZFLAGS)' scripts/fuzz.sh
+
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
 ## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
 e2e: build e2e-deps ui-check
@@ -65,8 +73,23 @@ e2e-deps:
 	e2e/install.sh
 	e2e/node22/install.sh
 
-## lint: vet and formatting
-lint: vet fmt-check
+## lint: vet, formatting, staticcheck (every check, staticcheck.conf) and govulncheck; the
+## two tools are pinned in go.mod and run with `go tool`
+lint: vet fmt-check staticcheck govulncheck
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+# govulncheck needs its database (vuln.go.dev, or a mirror named by GOVULNDB).
+# When it cannot be reached the check is skipped with one line; a finding,
+# or any other failure, fails the target.
+govulncheck:
+	@out=$$($(GO) tool govulncheck $${GOVULNDB:+-db "$$GOVULNDB"} ./... 2>&1); rc=$$?; \
+	if [ $$rc -ne 0 ] && printf '%s\n' "$$out" | grep -q '^govulncheck: fetching vulnerabilities'; then \
+		echo "govulncheck: skipped, its vulnerability database cannot be reached ($$(printf '%s\n' "$$out" | grep -o 'https://[^"]*' | head -n1)); set GOVULNDB to a mirror"; \
+		exit 0; \
+	fi; \
+	printf '%s\n' "$$out"; exit $$rc
 
 clean:
 	rm -rf bin

@@ -164,3 +164,41 @@ func TestWriteBackend(t *testing.T) {
 		}
 	}
 }
+
+// A .lock or .backend planted in the root as a symbolic link is refused,
+// not followed: the lock would write this process's pid and address into
+// the link's target, and the marker would be read from outside the root.
+func TestLinksInTheRootAreRefused(t *testing.T) {
+	for _, name := range []string{LockName, BackendName} {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+			if err := os.Mkdir(root, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(outside, []byte("json\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(root, name)); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if name == LockName {
+				var l *Lock
+				l, err = Acquire(root, "127.0.0.1:8765")
+				_ = l.Release()
+			} else {
+				_, err = Backend(root)
+			}
+			if domain.KindOf(err) != domain.KindUnavailable || !strings.Contains(err.Error(), "is a symbolic link (to "+outside+")") {
+				t.Errorf("error %v, want unavailable: a symbolic link", err)
+			}
+			if b, _ := os.ReadFile(outside); string(b) != "json\n" {
+				t.Errorf("the file outside the root now holds %q", b)
+			}
+			if h := ReadHolder(root); h != (Holder{}) {
+				t.Errorf("ReadHolder read %+v through the link", h)
+			}
+		})
+	}
+}

@@ -145,7 +145,7 @@ func (d *kgDriver) Verify(ctx context.Context, w Workload) (Check, error) {
 		Notes []string `json:"notes"`
 		Out   []Edge   `json:"edges_out"`
 	}
-	var got map[string]node = make(map[string]node, len(w.Nodes))
+	got := make(map[string]node, len(w.Nodes))
 	for lo := 0; lo < len(w.Nodes); lo += verifyBatch {
 		ids := make([]string, 0, verifyBatch)
 		for _, n := range w.Nodes[lo:min(lo+verifyBatch, len(w.Nodes))] {
