@@ -39,21 +39,6 @@ type badInput struct {
 	mcpDetail             string
 }
 
-// awaitingHostileTextValidators are the rows whose rule is the domain
-// branch's (issue 8: line and paragraph separators, NEL and ANSI escapes in
-// gists; NUL and escapes in a cwd). Until it lands they are expected to
-// fail; such a row is logged and skipped, and one that passes fails the
-// test, so that it is taken off this list.
-var awaitingHostileTextValidators = map[string]bool{
-	"gist with a line separator":      true,
-	"gist with a paragraph separator": true,
-	"gist with a next-line character": true,
-	"gist with an ANSI escape":        true,
-	"gist with a bell":                true,
-	"cwd with NUL":                    true,
-	"cwd with an escape":              true,
-}
-
 func badInputs() []badInput {
 	many := func(n int, s string) []any {
 		l := make([]any, n)
@@ -339,14 +324,6 @@ func TestBadInputThroughMCPAndREST(t *testing.T) {
 				got := s.snapshot(t, proj)
 				if got != want {
 					problems = append(problems, "the graphs changed:\n"+cmp.Diff(want, got))
-				}
-				if awaitingHostileTextValidators[in.name] {
-					want = got // what an accepted write changed is the new baseline
-					if len(problems) == 0 {
-						t.Errorf("%q is refused by both transports now: take it off awaitingHostileTextValidators", in.name)
-						return
-					}
-					t.Skipf("expected to fail until the domain branch's validators land:\n%s", strings.Join(problems, "\n"))
 				}
 				for _, p := range problems {
 					t.Error(p)
