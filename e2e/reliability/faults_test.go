@@ -16,9 +16,12 @@ package reliability
 // them) are in cmd/kg/faults_test.go.
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,6 +111,28 @@ func (f *faultRun) writeUntilRefused(level string, from int, cause string) (refu
 	}
 	f.t.Fatalf("200 large nodes written at level %s and none refused: the fault did not apply", level)
 	return "", 0
+}
+
+// restRefused writes the big node i at level through REST during the
+// fault and checks it is refused as unavailable (503) naming the cause.
+func (f *faultRun) restRefused(level string, i int, cause string) string {
+	f.t.Helper()
+	id, args := bigNode(f.sid, level, i)
+	body, err := json.Marshal(args)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	resp, err := httpClient.Post("http://"+f.srv.addr+"/api/nodes", "application/json", bytes.NewReader(body))
+	if err != nil {
+		f.t.Fatalf("POST /api/nodes: %v", err)
+	}
+	defer resp.Body.Close()
+	var e struct{ Detail, Kind string }
+	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil || resp.StatusCode != http.StatusServiceUnavailable ||
+		e.Kind != "unavailable" || !strings.Contains(e.Detail, f.graphName(level)+" could not be saved") || !strings.Contains(e.Detail, cause) {
+		f.t.Errorf("POST /api/nodes during the fault: %s %+v %v; want 503, kind unavailable, naming %s and %q", resp.Status, e, err, f.graphName(level), cause)
+	}
+	return level + "/" + id
 }
 
 // readsServe checks, during or after a fault, that every acknowledged big
@@ -221,8 +246,8 @@ func TestFullDisk(t *testing.T) {
 			filler := fill(t, disk)
 			const cause = "no space left on device"
 			refusedUser, next := f.writeUntilRefused("user", 3, cause)
-			refusedProject, _ := f.writeUntilRefused("project", next, cause)
-			refused := []string{"user/" + refusedUser, "project/" + refusedProject}
+			refusedProject, next := f.writeUntilRefused("project", next, cause)
+			refused := []string{"user/" + refusedUser, "project/" + refusedProject, f.restRefused("user", next, cause)}
 			f.readsServe(refused...)
 			if h := srv.health(); h.Storage != backend {
 				t.Errorf("/health during the fault: %+v", h)
@@ -418,7 +443,8 @@ func TestFileTooLarge(t *testing.T) {
 			f := newFaultRun(t, srv)
 			const cause = "file too large"
 			refusedUser, next := f.writeUntilRefused("user", 0, cause)
-			refused := []string{"user/" + refusedUser}
+			refused := []string{"user/" + refusedUser, f.restRefused("user", next, cause)}
+			next++
 			f.readsServe(refused...)
 
 			if err := setFileLimit(srv.pid(), ^uint64(0)); err != nil {
