@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -292,10 +293,29 @@ var damageCases = []damageCase{
 		log: "bolt: sessions are damaged; set aside, starting with none"},
 }
 
+// copyRoot copies a root written by writeDamageRoot for one case of the
+// table: no file of a root names the root itself.
+func (d damageRoot) copyRoot(t *testing.T) damageRoot {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "root")
+	if out, err := exec.Command("cp", "-a", d.root, to).CombinedOutput(); err != nil {
+		t.Fatalf("copy the root: %v: %s", err, out)
+	}
+	d.root = to
+	return d
+}
+
 func TestDamagedFiles(t *testing.T) {
+	written := map[string]damageRoot{}
+	for _, dc := range damageCases {
+		if _, ok := written[dc.backend]; !ok {
+			written[dc.backend] = writeDamageRoot(t, dc.backend)
+		}
+	}
 	for _, dc := range damageCases {
 		t.Run(dc.backend+"/"+dc.name, func(t *testing.T) {
-			d := writeDamageRoot(t, dc.backend)
+			t.Parallel()
+			d := written[dc.backend].copyRoot(t)
 			dc.damage(t, d)
 			srv := startServer(t, dc.backend, d.root)
 			ctx := t.Context()
