@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean
+.PHONY: all build run test vet fmt-check wire-check unit bench lint staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak
 
 all: build
 
@@ -53,9 +53,17 @@ fuzz:
 	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZMINIMIZETIME='$(FUZZMINIMIZETIME)' FUZZFLAGS='$(FUZZFLAGS)' scripts/fuzz.sh
 
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
-## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
+## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh;
+## then the kill -9 test of the built binary, KILL_CYCLES kills per backend (docs/reliability.md)
+KILL_CYCLES ?= 100
 e2e: build e2e-deps ui-check
 	e2e/run.sh $(BIN)
+	$(GO) test -count=1 -v -timeout 60m -run '^TestKillServer$$' ./e2e/reliability -args -kg=$(CURDIR)/$(BIN) -kill.cycles=$(KILL_CYCLES)
+
+## soak: 32 sessions of mixed calls for SOAK per backend against a -race build (docs/reliability.md)
+SOAK ?= 60s
+soak:
+	$(GO) test -count=1 -v -timeout 60m -run '^TestSoak$$' ./e2e/reliability -args -soak=$(SOAK)
 
 ## ui: rebuild the web page's embedded assets (adapters/http/ui/dist) from adapters/http/ui/web
 ui:
