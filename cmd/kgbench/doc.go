@@ -6,7 +6,8 @@
 // # Usage
 //
 //	kgbench [--url http://127.0.0.1:8765/] [--nodes 1000] [--clients 4] [--ops 200] [--seed 2024] [--cwd /abs/project]
-//	kgbench --inproc json|bolt [flags]
+//	kgbench --inproc json|bolt [--cpuprofile dir] [flags]
+//	kgbench --print-workload [--nodes 1000] [--ops 200] [--seed 2024]
 //
 // Without --inproc it drives the server at --url (start one with `kg
 // serve`; a server with --auth-token is not supported). With --inproc json
@@ -41,6 +42,21 @@
 // Example (the machine is shared: compare figures of one run only):
 //
 //	go run ./cmd/kgbench --inproc json --nodes 1000 --clients 16 --ops 200
+//
+// With --cpuprofile dir, each phase runs under a CPU profile of its own,
+// written to dir/<phase>.pprof (create, edge, search, full_read). With
+// --inproc the profile holds the server's whole MCP path (HTTP, MCP, app,
+// storage) beside the mcp-go client's share; keep the server's with
+//
+//	go tool pprof -top -focus 'net/http.\(\*conn\).serve' dir/create.pprof
+//
+// docs/performance.md keeps the summary of the profiles at 5,000 nodes.
+//
+// With --print-workload it prints the workload as one JSON document
+// ({"seed", "nodes": [{"id", "gist", "notes"}], "edges": [{"from", "to",
+// "rel"}], "queries"}) and exits: bench/peers replays that document
+// through the official TypeScript MCP client, so this package is the one
+// definition of the workload for both harnesses.
 //
 // # Other servers
 //
