@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps ui ui-check cover clean
+.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps ui ui-check cover clean peers
 
 all: build
 
@@ -43,6 +43,13 @@ BENCH ?= .
 COUNT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) ./...
+
+## peers: the benchmarks.md workload through the official TypeScript MCP client against kg (json, bolt)
+## and @modelcontextprotocol/server-memory (bench/peers/README.md); long, so not part of test or e2e.
+## ARGS passes options, e.g. make peers ARGS='--sizes 1000,5000 --reps 3'
+ARGS ?=
+peers:
+	bench/peers/run.sh $(ARGS)
 
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
 ## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh

@@ -1,0 +1,202 @@
+// The three servers under test and their clients, all through the official
+// MCP TypeScript SDK: kg (the built binary, Streamable HTTP, on json or
+// bolt) and the peer @modelcontextprotocol/server-memory (stdio).
+
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const require = createRequire(import.meta.url);
+
+// peerScript is the peer's entry point as npm installed it from the lock file.
+export const peerScript = join(
+  dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')),
+  'dist', 'index.js',
+);
+export const peerVersion = require('@modelcontextprotocol/server-memory/package.json').version;
+// The SDK's exports map hides its package.json: read it from its folder.
+export const sdkVersion = JSON.parse(readFileSync(
+  join(import.meta.dirname, 'node_modules', '@modelcontextprotocol', 'sdk', 'package.json'), 'utf8')).version;
+
+// toolError is a tools/call that answered isError: true.
+function toolError(name, res) {
+  const text = (res.content ?? []).map((c) => c.text ?? '').join(' ');
+  return new Error(`${name}: ${text}`);
+}
+
+// call makes a tools/call that must succeed and returns its result.
+async function call(client, name, args) {
+  const res = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+  if (res.isError) throw toolError(name, res);
+  return res;
+}
+
+// startKG runs `kg serve` on a free port with a storage root of its own,
+// KG_GRACE_PERIOD_DAYS=0 and the default budget (benchmarks.md), and
+// resolves once the server logs the address it listens on. extraEnv is
+// added to the environment (the profiling hook, for one).
+export async function startKG(kgBin, backend, root, extraEnv = {}) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KG_')));
+  Object.assign(env, { KG_GRACE_PERIOD_DAYS: '0' }, extraEnv);
+  const child = spawn(kgBin, ['serve', '--port', '0', '--storage', backend, '--storage-root', root, '--log-format', 'json'], {
+    env, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kg (${backend}) did not start listening in 30 s:\n${log}`)), 30_000);
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => {
+      log += chunk;
+      if (log.length > 1 << 20) log = log.slice(-(1 << 19)); // keep the tail of a long run
+      const m = /"msg":"listening".*?"addr":"([^"]+)"/.exec(log);
+      if (m) {
+        clearTimeout(timer);
+        resolve(new URL(`http://${m[1]}/`));
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kg (${backend}) exited ${code} before listening:\n${log}`));
+    });
+  });
+  return {
+    url,
+    pid: child.pid,
+    log: () => log,
+    // stop sends SIGTERM and waits: kg makes pending writes durable first.
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code;
+    },
+  };
+}
+
+// KGConn is one MCP client of kg with its own session, bound to the
+// project cwd, writing to that project's graph (as an agent would).
+export class KGConn {
+  static async open(url, cwd) {
+    const client = new Client({ name: 'kg-bench-peers', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    const res = await call(client, 'kg_read', { cwd });
+    const session = res.structuredContent?.session_id;
+    if (!session) throw new Error('kg_read with cwd returned no session_id');
+    return new KGConn(client, session);
+  }
+
+  constructor(client, session) {
+    this.client = client;
+    this.session = session;
+  }
+
+  createNode(n) {
+    return call(this.client, 'kg_put_node', { session_id: this.session, level: 'project', id: n.id, gist: n.gist, notes: n.notes });
+  }
+
+  createEdge(e) {
+    return call(this.client, 'kg_put_edge', { session_id: this.session, level: 'project', from: e.from, to: e.to, rel: e.rel });
+  }
+
+  search(q) {
+    return call(this.client, 'kg_search', { session_id: this.session, query: q });
+  }
+
+  fullRead() {
+    return call(this.client, 'kg_read', { session_id: this.session });
+  }
+
+  // floor is a call that writes nothing and reads next to nothing: the
+  // state of a task that was never saved.
+  floor() {
+    return call(this.client, 'kg_progress', { session_id: this.session, level: 'project', task_id: 'bench-floor' });
+  }
+
+  // readNodes reads nodes by id (reads by id show archived and orphaned
+  // nodes too); ids that do not exist are left out of the answer.
+  async readNodes(ids) {
+    try {
+      const res = await call(this.client, 'kg_read', { session_id: this.session, level: 'project', ids });
+      return res.structuredContent?.nodes ?? [];
+    } catch {
+      // One missing id fails the whole read: ask one at a time.
+      const out = [];
+      for (const id of ids) {
+        try {
+          const res = await call(this.client, 'kg_read', { session_id: this.session, level: 'project', id });
+          out.push(...(res.structuredContent?.nodes ?? []));
+        } catch { /* missing: the check reports it */ }
+      }
+      return out;
+    }
+  }
+
+  close() {
+    return this.client.close();
+  }
+}
+
+// startPeer runs the peer over stdio with its own memory file and connects
+// one client to it (the peer serves one client per process).
+export async function startPeer(memoryFile) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [peerScript],
+    env: { ...getDefaultEnvironment(), MEMORY_FILE_PATH: memoryFile },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'kg-bench-peers', version: '1.0.0' });
+  await client.connect(transport);
+  return new PeerConn(client, transport);
+}
+
+// PeerConn is the client of one peer process, speaking its tools as
+// benchmarks.md maps them.
+export class PeerConn {
+  constructor(client, transport) {
+    this.client = client;
+    this.transport = transport;
+  }
+
+  get pid() {
+    return this.transport.pid;
+  }
+
+  createNode(n) {
+    return call(this.client, 'create_entities', { entities: [{ name: n.id, entityType: 'node', observations: n.notes }] });
+  }
+
+  createEdge(e) {
+    return call(this.client, 'create_relations', { relations: [{ from: e.from, to: e.to, relationType: e.rel }] });
+  }
+
+  search(q) {
+    return call(this.client, 'search_nodes', { query: q });
+  }
+
+  fullRead() {
+    return call(this.client, 'read_graph', {});
+  }
+
+  // floor is the peer's call that writes nothing and asks for next to
+  // nothing: open_nodes of a name that does not exist (it still loads the
+  // whole file, as every peer call does).
+  floor() {
+    return call(this.client, 'open_nodes', { names: ['bench-floor-missing'] });
+  }
+
+  async readGraph() {
+    const res = await call(this.client, 'read_graph', {});
+    return res.structuredContent ?? { entities: [], relations: [] };
+  }
+
+  close() {
+    return this.client.close();
+  }
+}
