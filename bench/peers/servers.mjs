@@ -88,12 +88,13 @@ export class KGConn {
     const res = await call(client, 'kg_read', { cwd });
     const session = res.structuredContent?.session_id;
     if (!session) throw new Error('kg_read with cwd returned no session_id');
-    return new KGConn(client, session);
+    return new KGConn(client, session, url);
   }
 
-  constructor(client, session) {
+  constructor(client, session, url) {
     this.client = client;
     this.session = session;
+    this.url = url;
   }
 
   createNode(n) {
@@ -118,23 +119,14 @@ export class KGConn {
     return call(this.client, 'kg_progress', { session_id: this.session, level: 'project', task_id: 'bench-floor' });
   }
 
-  // readNodes reads nodes by id (reads by id show archived and orphaned
-  // nodes too); ids that do not exist are left out of the answer.
-  async readNodes(ids) {
-    try {
-      const res = await call(this.client, 'kg_read', { session_id: this.session, level: 'project', ids });
-      return res.structuredContent?.nodes ?? [];
-    } catch {
-      // One missing id fails the whole read: ask one at a time.
-      const out = [];
-      for (const id of ids) {
-        try {
-          const res = await call(this.client, 'kg_read', { session_id: this.session, level: 'project', id });
-          out.push(...(res.structuredContent?.nodes ?? []));
-        } catch { /* missing: the check reports it */ }
-      }
-      return out;
-    }
+  // exportGraph reads the session's project graph whole, tiers included,
+  // through GET /api/export: unlike a kg_read by id, it restores nothing,
+  // so checking a run neither writes nor changes what follows.
+  async exportGraph() {
+    const url = new URL(`api/export?level=project&session_id=${encodeURIComponent(this.session)}`, this.url);
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`GET /api/export: ${res.status} ${await res.text()}`);
+    return res.json();
   }
 
   close() {
