@@ -124,7 +124,7 @@ func TestRunInproc(t *testing.T) {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 			}
 			out := stdout.String()
-			for _, want := range []string{"create", "edge", "search", "full_read", "check: 25/25 nodes, 24/24 edges: every write arrived"} {
+			for _, want := range []string{"create", "edge", "search", "full_read", "floor", "check: 25/25 nodes, 24/24 edges: every write arrived"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("report lacks %q:\n%s", want, out)
 				}
@@ -216,7 +216,7 @@ func TestCPUProfilePerPhase(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
-	for _, phase := range []string{kindCreate, kindEdge, kindSearch, kindFullRead} {
+	for _, phase := range []string{kindCreate, kindEdge, kindSearch, kindFullRead, kindFloor} {
 		f, err := os.Open(filepath.Join(dir, phase+".pprof"))
 		if err != nil {
 			t.Fatal(err)

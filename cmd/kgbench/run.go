@@ -17,6 +17,7 @@ const (
 	kindEdge     = "edge"
 	kindSearch   = "search"
 	kindFullRead = "full_read"
+	kindFloor    = "floor"
 )
 
 // Stats are the figures of one operation kind.
@@ -109,8 +110,8 @@ type RunOptions struct {
 }
 
 // Run replays w on d with o.Clients concurrent clients: every node, then
-// every edge, then o.Ops searches and o.Ops full reads; then it checks that
-// every write arrived.
+// every edge, then o.Ops searches, o.Ops full reads and o.Ops calls that
+// write nothing (the floor); then it checks that every write arrived.
 func Run(ctx context.Context, d Driver, w Workload, o RunOptions) ([]Stats, Check, error) {
 	clients, ops := o.Clients, o.Ops
 	conns := make([]Conn, 0, clients)
@@ -155,6 +156,11 @@ func Run(ctx context.Context, d Driver, w Workload, o RunOptions) ([]Stats, Chec
 	}
 	if err := run(kindFullRead, ops, func(ctx context.Context, c Conn, i int) error {
 		return c.FullRead(ctx)
+	}); err != nil {
+		return out, Check{}, err
+	}
+	if err := run(kindFloor, ops, func(ctx context.Context, c Conn, i int) error {
+		return c.Floor(ctx)
 	}); err != nil {
 		return out, Check{}, err
 	}
