@@ -16,6 +16,9 @@ repo=$(cd "$here/../.." && pwd)
 GO=${GO:-go}
 
 "$here/install.sh"
+# The harness's own logic first (percentiles, checks, targets, chart): a
+# second, not an hour.
+node --test --test-reporter=dot "$here/harness.test.mjs"
 (cd "$repo" && "$GO" build -trimpath -o bin/kg ./cmd/kg && "$GO" build -trimpath -o bin/kgbench ./cmd/kgbench)
 
 out=${KG_PEERS_OUT:-$here/results/peers-$(date -u +%Y%m%dT%H%M%SZ).json}
