@@ -10,7 +10,7 @@
 // builds both and passes them. `node peers.mjs --help` lists the options.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, openSync, writeSync, fsyncSync, closeSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, openSync, writeSync, fsyncSync, closeSync } from 'node:fs';
 import { cpus, tmpdir, release, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -36,6 +36,7 @@ process.on('warning', (w) => {
 });
 
 const usage = `Usage: node peers.mjs --kg PATH --kgbench PATH [options]
+       node peers.mjs --report results.json [--markdown]
 
   --sizes 1000,5000,20000   graph sizes N (N creates, N-1 edges each)
   --reps 3                  repetitions, interleaved json, bolt, peer
@@ -51,6 +52,8 @@ const usage = `Usage: node peers.mjs --kg PATH --kgbench PATH [options]
                             creates (0 skips that demonstration)
   --seed 2024               the workload's seed
   --out FILE                the results as JSON (default: bench/peers/results/peers-<time>.json)
+  --report FILE             run nothing: print the medians and targets of a results file
+                            (one finished or cut short); --markdown prints Markdown tables
 `;
 
 function options() {
@@ -70,6 +73,8 @@ function options() {
       'lost-writes': { type: 'string', default: '100' },
       seed: { type: 'string', default: '2024' },
       out: { type: 'string' },
+      report: { type: 'string' },
+      markdown: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -100,9 +105,12 @@ function options() {
     clients: int('clients', 1),
     lostWrites: int('lost-writes', 0),
     seed: int('seed', 0),
+    report: values.report && resolve(values.report),
+    markdown: values.markdown,
     out: resolve(values.out ?? join(import.meta.dirname, 'results', `peers-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)),
   };
   for (const s of o.servers) if (!['json', 'bolt', 'peer'].includes(s)) fail(`--servers: unknown server ${s}; want json, bolt, peer`);
+  if (o.report) return o;
   if (!o.kg && o.servers.some((s) => s !== 'peer')) fail('--kg: the path of the kg binary is needed (make build)');
   if (!o.kgbench) fail('--kgbench: the path of the kgbench binary is needed (it generates the workload)');
   return o;
@@ -291,8 +299,65 @@ function printRun(r) {
   }
 }
 
+// summary prints the medians of every size and the targets, as plain
+// tables or as Markdown (for docs/performance.md).
+function summary(results, markdown) {
+  const show = markdown ? mdTable : table;
+  const sizes = [...new Set(results.runs.map((r) => r.size))].sort((a, b) => a - b);
+  const servers = ['kg-json', 'kg-bolt', 'peer'].filter((s) => results.runs.some((r) => r.server === s));
+  const kgs = servers.filter((s) => s !== 'peer' && servers.includes('peer'));
+  say('\nMedians over the repetitions (ops/s, p50 ms, p99 ms):');
+  for (const n of sizes) {
+    say();
+    const rows = [['N = ' + n, ...servers.flatMap((s) => [`${s} ops/s`, 'p50', 'p99']), ...kgs.map((s) => `${s} / peer`)]];
+    for (const ph of ['create', 'edge', 'search', 'full_read', 'floor']) {
+      if (!results.runs.some((r) => r.size === n && r.phases?.[ph])) continue;
+      rows.push([ph,
+        ...servers.flatMap((s) => [fmt(fig(results, s, n, ph, 'ops_per_s')), fmt(fig(results, s, n, ph, 'p50_ms'), 2), fmt(fig(results, s, n, ph, 'p99_ms'), 2)]),
+        ...kgs.map((s) => {
+          const x = ratio(results, [s, ph], ['peer', ph], n, 'ops_per_s');
+          return x == null ? '—' : '×' + fmt(x, 2);
+        })]);
+    }
+    show(rows);
+    const f = fig(results, 'fsync', n, 'fsync', 'p50_ms');
+    const reps = new Set(results.runs.filter((r) => r.size === n && r.server !== 'fsync').map((r) => r.rep)).size;
+    say(`${markdown ? '\n' : ''}${reps} repetitions; fsync floor (1 KiB write + fsync) p50 ${fmt(f, 3)} ms`);
+    for (const s of servers.filter((s) => s !== 'peer')) {
+      const runs = results.runs.filter((r) => r.server === s && r.size === n && r.concurrent);
+      const c = median(runs.map((r) => r.concurrent.ratio));
+      if (c == null) continue;
+      const one = median(runs.map((r) => r.concurrent.one.ops_per_s));
+      const many = median(runs.map((r) => r.concurrent.many.ops_per_s));
+      say(`${markdown ? '- ' : '  '}${s}: ${runs[0].concurrent.clients} clients ${fmt(many)} writes/s, 1 client ${fmt(one)}/s: ×${fmt(c, 2)}`);
+    }
+  }
+  if (results.peer_skipped_sizes?.length) say(`\nThe peer did not run at N = ${results.peer_skipped_sizes.join(', ')} (--peer-max).`);
+  const l = results.lost_writes;
+  if (l) {
+    say(`\nTwo peer processes on one memory file: ${l.acknowledged} entities acknowledged, ${l.found} in the file, ${l.lost} lost.`);
+    if (l.kg_second_process) say(`A second kg on the same root: ${l.kg_second_process.refused ? 'refused' : 'NOT refused'} (${l.kg_second_process.message}).`);
+  }
+  const targets = results.targets ?? evaluate(results);
+  say('\nTargets (docs/design/benchmarks.md):\n');
+  show([['target', 'figure', 'want', 'measured', ''], ...targets.map((t) => [t.target, t.what, t.want, t.got == null ? '—' : '×' + fmt(t.got, 2), verdict(t.met)])]);
+}
+
+// mdTable prints rows as a Markdown table, the first row its header.
+function mdTable(rows) {
+  const line = (r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`;
+  say(line(rows[0]));
+  say(line(rows[0].map((_, i) => (i === 0 ? '---' : '---:'))));
+  for (const r of rows.slice(1)) say(line(r));
+}
+
 async function main() {
   const o = options();
+  if (o.report) {
+    // Print the summary of a results file (a finished run, or one cut short).
+    summary(JSON.parse(readFileSync(o.report, 'utf8')), o.markdown);
+    return;
+  }
   const results = {
     started: new Date().toISOString(),
     command: process.argv.slice(2).join(' '),
@@ -359,31 +424,8 @@ async function main() {
     if (l.kg_second_process) say(`A second kg on the same root: ${l.kg_second_process.refused ? 'refused' : 'NOT refused'} (${l.kg_second_process.message}).`);
   }
 
-  say('\nMedians over the repetitions (ops/s, p50 ms, p99 ms):');
-  const servers = ['kg-json', 'kg-bolt', 'peer'].filter((s) => results.runs.some((r) => r.server === s));
-  for (const n of o.sizes) {
-    const rows = [['N=' + n, ...servers.flatMap((s) => [`${s} ops/s`, 'p50', 'p99']), ...servers.filter((s) => s !== 'peer' && servers.includes('peer')).map((s) => `${s}/peer`)]];
-    for (const ph of ['create', 'edge', 'search', 'full_read', 'floor']) {
-      rows.push([ph,
-        ...servers.flatMap((s) => [fmt(fig(results, s, n, ph, 'ops_per_s')), fmt(fig(results, s, n, ph, 'p50_ms'), 2), fmt(fig(results, s, n, ph, 'p99_ms'), 2)]),
-        ...servers.filter((s) => s !== 'peer' && servers.includes('peer')).map((s) => {
-          const x = ratio(results, [s, ph], ['peer', ph], n, 'ops_per_s');
-          return x == null ? '—' : '×' + fmt(x, 2);
-        })]);
-    }
-    rows.push(['fsync', ...servers.flatMap(() => ['', '', '']), ...servers.filter((s) => s !== 'peer' && servers.includes('peer')).map(() => '')]);
-    rows.at(-1)[2] = fmt(fig(results, 'fsync', n, 'fsync', 'p50_ms'), 3);
-    table(rows);
-    for (const s of servers.filter((s) => s !== 'peer')) {
-      const c = median(results.runs.filter((r) => r.server === s && r.size === n && r.concurrent).map((r) => r.concurrent.ratio));
-      if (c != null) say(`  ${s}: ${o.clients} clients / 1 client write ops/s ×${fmt(c, 2)}`);
-    }
-    say();
-  }
-
   results.targets = evaluate(results);
-  say('Targets (docs/design/benchmarks.md):');
-  table([['target', 'figure', 'want', 'got', ''], ...results.targets.map((t) => [t.target, t.what, t.want, t.got == null ? '—' : '×' + fmt(t.got, 2), verdict(t.met)])]);
+  summary(results, o.markdown);
   results.finished = new Date().toISOString();
   save();
   say(`\nresults: ${o.out}`);
