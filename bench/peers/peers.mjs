@@ -155,14 +155,46 @@ function fsyncFloor(dir, count = 200) {
 
 // phases replays the workload on one connection: N creates, N-1 edges, the
 // searches, the full reads and the no-write calls, one call at a time.
-async function phases(conn, w, o) {
+async function phases(conn, w, o, serverPid) {
   const p = {};
-  p.create = await timed(1, w.nodes.length, (_, i) => conn.createNode(w.nodes[i]));
-  p.edge = await timed(1, w.edges.length, (_, i) => conn.createEdge(w.edges[i]));
-  if (o.searches > 0) p.search = await timed(1, o.searches, (_, i) => conn.search(w.queries[i % w.queries.length]));
-  if (o.reads > 0) p.full_read = await timed(1, o.reads, () => conn.fullRead());
-  p.floor = await timed(1, o.floors, () => conn.floor());
+  const t = (workers, n, op) => withCPU(serverPid, () => timed(workers, n, op));
+  p.create = await t(1, w.nodes.length, (_, i) => conn.createNode(w.nodes[i]));
+  p.edge = await t(1, w.edges.length, (_, i) => conn.createEdge(w.edges[i]));
+  if (o.searches > 0) p.search = await t(1, o.searches, (_, i) => conn.search(w.queries[i % w.queries.length]));
+  if (o.reads > 0) p.full_read = await t(1, o.reads, () => conn.fullRead());
+  p.floor = await t(1, o.floors, () => conn.floor());
   return p;
+}
+
+// cpuMs returns the CPU time (user + system, ms) the process pid has used,
+// from /proc; null where there is no /proc.
+function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
+}
+// clockTicks is the unit of /proc/<pid>/stat's times (USER_HZ): 100 on
+// Linux everywhere it runs.
+const clockTicks = 100;
+
+// withCPU runs a phase and adds to its figures the CPU time per call that
+// the server process and this client process spent on it: where the time
+// of a call goes when the machine is busy.
+async function withCPU(serverPid, phase) {
+  const s0 = serverPid ? cpuMs(serverPid) : null;
+  const c0 = process.cpuUsage();
+  const st = await phase();
+  const c = process.cpuUsage(c0);
+  const s1 = serverPid ? cpuMs(serverPid) : null;
+  if (st.ops > 0) {
+    st.client_cpu_ms_per_op = round((c.user + c.system) / 1000 / st.ops);
+    if (s0 != null && s1 != null) st.server_cpu_ms_per_op = round((s1 - s0) / st.ops);
+  }
+  return st;
 }
 
 // concurrentNodes are the nodes of the concurrent phase: new ids, the
@@ -184,14 +216,14 @@ async function runKG(o, backend, w, work) {
   try {
     const conn = await KGConn.open(srv.url, cwd);
     conns.push(conn);
-    out.phases = await phases(conn, w, o);
+    out.phases = await phases(conn, w, o, srv.pid);
     out.check = await verifyKG(conn, w.nodes, w.edges);
     if (o.concurrent > 0) {
       const one = concurrentNodes(w, 'c1-', o.concurrent);
       const many = concurrentNodes(w, 'cm-', o.concurrent);
       for (let i = 1; i < o.clients; i++) conns.push(await KGConn.open(srv.url, cwd));
-      const r1 = await timed(1, one.length, (_, i) => conns[0].createNode(one[i]));
-      const rn = await timed(o.clients, many.length, (c, i) => conns[c].createNode(many[i]));
+      const r1 = await withCPU(srv.pid, () => timed(1, one.length, (_, i) => conns[0].createNode(one[i])));
+      const rn = await withCPU(srv.pid, () => timed(o.clients, many.length, (c, i) => conns[c].createNode(many[i])));
       const chk = await verifyKG(conn, [...one, ...many], []);
       out.concurrent = { clients: o.clients, one: r1, many: rn, ratio: round(rn.ops_per_s / r1.ops_per_s), check: chk };
     }
@@ -208,7 +240,7 @@ async function runPeer(o, w, work) {
   const conn = await startPeer(join(work, 'peer-memory.jsonl'));
   const out = { server: 'peer' };
   try {
-    out.phases = await phases(conn, w, o);
+    out.phases = await phases(conn, w, o, conn.pid);
     out.check = await verifyPeer(conn, w.nodes, w.edges);
   } finally {
     await conn.close();
@@ -289,7 +321,7 @@ const fmt = (x, d = 1) => (x == null ? '—' : Number(x).toFixed(d));
 
 function printRun(r) {
   say(`  ${r.server}: ` + Object.entries(r.phases).map(([k, s]) =>
-    `${k} ${fmt(s.ops_per_s)}/s p50 ${fmt(s.p50_ms, 2)} p99 ${fmt(s.p99_ms, 2)} ms${s.errors ? ` (${s.errors} errors: ${s.first_error})` : ''}`).join('; '));
+    `${k} ${fmt(s.ops_per_s)}/s p50 ${fmt(s.p50_ms, 2)} p99 ${fmt(s.p99_ms, 2)} ms${s.server_cpu_ms_per_op != null ? ` (cpu/op server ${fmt(s.server_cpu_ms_per_op, 2)}, client ${fmt(s.client_cpu_ms_per_op, 2)} ms)` : ''}${s.errors ? ` (${s.errors} errors: ${s.first_error})` : ''}`).join('; '));
   const c = r.check;
   say(`    check: ${c.nodes_found}/${c.nodes} nodes, ${c.edges_found}/${c.edges} edges: ${c.ok ? 'every write arrived' : 'WRITES MISSING ' + c.problems.join('; ')}`);
   if (r.concurrent) {

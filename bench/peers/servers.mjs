@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -39,41 +39,54 @@ async function call(client, name, args) {
 
 // startKG runs `kg serve` on a free port with a storage root of its own,
 // KG_GRACE_PERIOD_DAYS=0 and the default budget (benchmarks.md), and
-// resolves once the server logs the address it listens on. extraEnv is
-// added to the environment (the profiling hook, for one).
+// resolves once the server logs the address it listens on. Its log (one
+// line per request, at the default level) goes straight to a file beside
+// the root, as a service's log goes to its journal: piping it through this
+// process would cost the client's CPU, not the server's.
 export async function startKG(kgBin, backend, root, extraEnv = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KG_')));
   Object.assign(env, { KG_GRACE_PERIOD_DAYS: '0' }, extraEnv);
-  const child = spawn(kgBin, ['serve', '--port', '0', '--storage', backend, '--storage-root', root, '--log-format', 'json'], {
-    env, stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`kg (${backend}) did not start listening in 30 s:\n${log}`)), 30_000);
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk) => {
-      log += chunk;
-      if (log.length > 1 << 20) log = log.slice(-(1 << 19)); // keep the tail of a long run
-      const m = /"msg":"listening".*?"addr":"([^"]+)"/.exec(log);
-      if (m) {
-        clearTimeout(timer);
-        resolve(new URL(`http://${m[1]}/`));
-      }
+  const logPath = `${root}.log`;
+  const fd = openSync(logPath, 'w');
+  let child;
+  try {
+    child = spawn(kgBin, ['serve', '--port', '0', '--storage', backend, '--storage-root', root, '--log-format', 'json'], {
+      env, stdio: ['ignore', 'ignore', fd],
     });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`kg (${backend}) exited ${code} before listening:\n${log}`));
-    });
-  });
+  } finally {
+    closeSync(fd);
+  }
+  const log = () => {
+    try { return readFileSync(logPath, 'utf8'); } catch { return ''; }
+  };
+  let exited = null;
+  child.on('exit', (code) => { exited = code; });
+  let url;
+  // Wait for the "listening" line, or for the server to die; 30 s only
+  // bounds a hang.
+  for (let waited = 0; !url; waited += 50) {
+    const m = /"msg":"listening".*?"addr":"([^"]+)"/.exec(log());
+    if (m) {
+      url = new URL(`http://${m[1]}/`);
+      break;
+    }
+    if (exited !== null) throw new Error(`kg (${backend}) exited ${exited} before listening:\n${log()}`);
+    if (waited > 30_000) {
+      child.kill('SIGKILL');
+      throw new Error(`kg (${backend}) did not start listening in 30 s:\n${log()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     url,
     pid: child.pid,
-    log: () => log,
+    log: () => log().slice(-4000),
     // stop sends SIGTERM and waits: kg makes pending writes durable first.
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      if (exited !== null) return exited;
+      const done = once(child, 'exit');
       child.kill('SIGTERM');
-      const [code] = await once(child, 'exit');
+      const [code] = await done;
       return code;
     },
   };
