@@ -67,7 +67,7 @@ bench-compare:
 ## ARGS passes options, e.g. make peers ARGS='--sizes 1000,5000 --reps 3'
 ARGS ?=
 peers:
-	bench/peers/run.sh $(ARGS)
+	GO=$(GO) bench/peers/run.sh $(ARGS)
 
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
 ## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
