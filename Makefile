@@ -85,8 +85,10 @@ ui-check:
 	diff -r adapters/http/ui/dist "$$tmp/dist" || { echo "adapters/http/ui/dist is stale: run 'make ui' and commit it"; exit 1; }
 
 ## e2e-deps: the e2e test's npm packages into e2e/node_modules (skipped when already installed)
+## and Node 22 with the conformance suite and the MCP Inspector into e2e/node22/node_modules
 e2e-deps:
 	e2e/install.sh
+	e2e/node22/install.sh
 
 ## lint: vet and formatting
 lint: vet fmt-check

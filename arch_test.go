@@ -42,6 +42,7 @@ var rules = []rule{
 	{prefix: "adapters/paths", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/rootdir", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/events", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
+	{prefix: "adapters/mcpstdio", description: "standard library only: it forwards bytes to the server"},
 	{prefix: "adapters/http", mayImport: []string{"domain", "ports", "app", "adapters/http", "adapters/events"}, thirdParty: true,
 		description: "domain, ports, app, the http adapters and the events hub (/ws subscribes to it), not storage adapters"},
 	{prefix: "migrations", mayImport: []string{"domain", "ports", "adapters/storage/"}, thirdParty: true,

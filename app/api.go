@@ -46,6 +46,9 @@ type GraphView struct {
 	Key  domain.GraphKey
 	Name string // the project folder's base name; "" for the user graph
 	View domain.View
+	// Unavailable is set, and View empty, when the graph cannot be loaded:
+	// it says which graph and why. The rest of the read is served.
+	Unavailable string
 }
 
 // NodeRead is one node read by id.
@@ -147,7 +150,7 @@ type SessionStats struct {
 type Health struct {
 	ActiveSessions int
 	LoadedGraphs   int
-	Problems       []string // graphs that could not be loaded, by name
+	Problems       []string // what is damaged or cannot be loaded, one line each naming it
 }
 
 // ProjectInfo is one entry of /api/projects.

@@ -30,7 +30,9 @@ func (s *Service) Close(ctx context.Context) error {
 		}
 		op := &writeOp{apply: func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil }, done: make(chan struct{})}
 		if err := st.enqueue(ctx, e, op, true); err != nil {
-			errs = append(errs, err)
+			if !errors.Is(err, errGone) { // unloaded meanwhile: its stamps were made durable first
+				errs = append(errs, err)
+			}
 			continue
 		}
 		flushes = append(flushes, op)
@@ -54,7 +56,7 @@ func (s *Service) Close(ctx context.Context) error {
 		default:
 		}
 	}
-	if err := s.sessions.save(ctx); err != nil {
+	if err := s.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
 		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
 	}
 	return errors.Join(errs...)

@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -24,22 +27,33 @@ type writeOp struct {
 
 // write sends a change through the graph's committer (group commit,
 // storage.md) and returns once it is durable or has failed. Writes that
-// arrive while a save is in flight form the next batch.
+// arrive while a save is in flight form the next batch. When e has left
+// the cache (unloaded when idle, dropped after a fault) before the change
+// was applied, the change goes to the graph loaded afresh.
 func (st *store) write(ctx context.Context, e *graphEntry, session string, apply change) error {
-	op := &writeOp{session: session, apply: apply, done: make(chan struct{})}
-	if err := st.enqueue(ctx, e, op, false); err != nil {
-		return err
-	}
-	select {
-	case <-op.done:
-		return op.err
-	case <-ctx.Done():
-		return domain.Unavailable(ctx.Err(), "gave up waiting for the save of the %s; the change may still be saved", graphName(e.key))
+	for {
+		op := &writeOp{session: session, apply: apply, done: make(chan struct{})}
+		err := st.enqueue(ctx, e, op, false)
+		if err == nil {
+			select {
+			case <-op.done:
+				err = op.err
+			case <-ctx.Done():
+				return domain.Unavailable(ctx.Err(), "gave up waiting for the save of the %s; the change may still be saved", graphName(e.key))
+			}
+		}
+		if !errors.Is(err, errGone) {
+			return err
+		}
+		if e, err = st.get(ctx, e.key); err != nil {
+			return err
+		}
 	}
 }
 
 // enqueue adds op to the graph's queue and starts its committer if none is
-// running. force lets Close flush after it has refused new writes.
+// running. force lets Close flush after it has refused new writes. An entry
+// that has left the cache takes no more writes (errGone).
 func (st *store) enqueue(ctx context.Context, e *graphEntry, op *writeOp, force bool) error {
 	st.life.RLock()
 	defer st.life.RUnlock()
@@ -48,6 +62,9 @@ func (st *store) enqueue(ctx context.Context, e *graphEntry, op *writeOp, force 
 	}
 	e.q.Lock()
 	defer e.q.Unlock()
+	if e.gone {
+		return errGone
+	}
 	e.queue = append(e.queue, op)
 	if !e.active {
 		e.active = true
@@ -60,7 +77,9 @@ func (st *store) enqueue(ctx context.Context, e *graphEntry, op *writeOp, force 
 }
 
 // commitLoop drains the graph's queue, one batch per save, and exits when
-// the queue is empty.
+// the queue is empty. Writes still queued when the entry has left the
+// cache were never applied: they are sent back (errGone) to go through the
+// cache again.
 func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 	defer st.running.Done()
 	for {
@@ -70,9 +89,17 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 			e.q.Unlock()
 			return
 		}
-		batch, stamps := e.queue, e.stamps
+		batch, stamps, gone := e.queue, e.stamps, e.gone
 		e.queue, e.stamps, e.nstamps = nil, nil, 0
+		e.saving = !gone
 		e.q.Unlock()
+		if gone {
+			for _, op := range batch {
+				op.err = errGone
+				close(op.done)
+			}
+			continue
+		}
 		st.commitBatch(ctx, e, batch, stamps)
 	}
 }
@@ -80,36 +107,44 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 // commitBatch applies a batch in arrival order, saves it once, and
 // acknowledges every caller; events go out after the acknowledgements, and
 // only when the save is durable.
+//
+// A panic anywhere in it (a change, the domain, the repository) does not
+// end the goroutine: every caller not yet acknowledged gets an unavailable
+// error, and the graph is dropped from the cache so that the next request
+// reloads it from what is durable. Rolling back instead would trust an
+// undo journal that the panic may have left half-written; the stored graph
+// is the state known to be good. Damage reported by the repository
+// (ports.ErrDamaged) is handled the same way after the rollback: the same
+// save would fail again, and the reload tells whether the graph can still
+// be read (docs/design/storage.md#loading-and-damage).
 func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros) {
-	s := st.s
-	e.mu.Lock()
-	for id, t := range stamps {
-		e.g.StampRead(id, t)
-	}
-	for _, op := range batch {
-		at := domain.Stamp{Now: s.clock.Now(), Session: op.session}
-		op.events, op.err = op.apply(e.g, at)
-	}
-	dirty := !e.g.Pending().Empty()
-	e.mu.Unlock()
+	acked := false
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		st.log.Error("a graph's committer panicked", "graph", e.key.String(), "writes", len(batch), "panic", r, "stack", string(debug.Stack()))
+		if acked { // only the events were left to send
+			return
+		}
+		fail := domain.Unavailable(fmt.Errorf("panic: %v", r),
+			"the %s failed while saving (%v); nothing was changed, and it is reloaded from storage at the next request", graphName(e.key), r)
+		st.drop(e, fail)
+		st.settled(e)
+		for _, op := range batch {
+			op.err, op.events = fail, nil
+			close(op.done)
+		}
+	}()
 
+	dirty := st.apply(e, batch, stamps)
 	var err error
 	if dirty {
-		// Only the committer changes the graph, so a shared lock is enough
-		// to keep it still during the I/O, and reads go on meanwhile.
-		e.mu.RLock()
-		err = s.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
-		e.mu.RUnlock()
-		e.mu.Lock()
-		if err == nil {
-			e.g.Checkpoint()
-		} else {
-			e.g.Rollback()
-		}
-		e.mu.Unlock()
+		err = st.save(ctx, e)
 	}
 	if err != nil {
-		s.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
+		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
 		fail := unavailableWrite(e.key, err)
 		for _, op := range batch {
 			if op.err == nil {
@@ -117,25 +152,65 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 			}
 			op.events = nil
 		}
+		if errors.Is(err, ports.ErrDamaged) {
+			st.drop(e, fail)
+		}
 	}
+	st.settled(e)
+	acked = true
 	for _, op := range batch {
 		close(op.done)
 	}
 	for _, op := range batch {
 		if op.err == nil {
-			s.publish(op.events)
+			for _, ev := range op.events {
+				st.events.Publish(ev)
+			}
 		}
 	}
 }
 
-// compactRun is the compaction run of one write, with its compacted event
-// when it moved nodes.
-func (s *Service) compactRun(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
-	m := g.Compact(at.Now, s.cfg.Policy)
-	if m.Empty() {
-		return m, nil
+// settled records that e's batch is durable or has failed, before its
+// callers are acknowledged, so that an unload that follows an
+// acknowledged write never waits for the committer to finish.
+func (st *store) settled(e *graphEntry) {
+	e.q.Lock()
+	e.saving = false
+	e.q.Unlock()
+}
+
+// apply applies the read stamps and then each change of the batch, each
+// with its own clock read, under the graph's write lock, and reports
+// whether the graph now has changes to save.
+func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for id, t := range stamps {
+		e.g.StampRead(id, t)
 	}
-	ev := eventBase(ports.EventCompacted, g.Key(), g.Seq(), at.Session)
-	ev.Compaction = &m
-	return m, []ports.Event{ev}
+	for _, op := range batch {
+		at := domain.Stamp{Now: st.clock.Now(), Session: op.session}
+		op.events, op.err = op.apply(e.g, at)
+	}
+	return !e.g.Pending().Empty()
+}
+
+// save commits the graph's pending changes, then checkpoints the graph, or
+// rolls it back to its last durable state when the commit failed.
+func (st *store) save(ctx context.Context, e *graphEntry) error {
+	// Only the committer changes the graph, so a shared lock is enough to
+	// keep it still during the I/O, and reads go on meanwhile.
+	err := func() error {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err == nil {
+		e.g.Checkpoint()
+	} else {
+		e.g.Rollback()
+	}
+	return err
 }

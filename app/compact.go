@@ -25,3 +25,15 @@ func (s *Service) Compact(ctx context.Context, sc Scope) (domain.Moves, error) {
 	}
 	return moves, nil
 }
+
+// compactRun is the compaction run of one write, with its compacted event
+// when it moved nodes.
+func (s *Service) compactRun(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
+	m := g.Compact(at.Now, s.cfg.Policy)
+	if m.Empty() {
+		return m, nil
+	}
+	ev := eventBase(ports.EventCompacted, g.Key(), g.Seq(), at.Session)
+	ev.Compaction = &m
+	return m, []ports.Event{ev}
+}

@@ -14,6 +14,11 @@ type Config struct {
 	SessionTTL          domain.Micros // sessions expire after this long without activity (KG_SESSION_TTL)
 	MaxSessions         int           // live sessions at most; one more expires the least recently active
 	MaintenanceInterval time.Duration // KG_SAVE_INTERVAL
+	// IdleUnload is how long a project graph stays loaded without a
+	// request; the maintenance tick then unloads it, once all it holds is
+	// durable, and the next request loads it again. Negative: never. The
+	// user graph is never unloaded.
+	IdleUnload time.Duration
 }
 
 // Defaults of the app settings.
@@ -21,6 +26,7 @@ const (
 	DefaultSessionTTL          = 24 * 3600 * domain.Second
 	DefaultMaxSessions         = 10_000
 	DefaultMaintenanceInterval = 30 * time.Second
+	DefaultIdleUnload          = 30 * time.Minute
 )
 
 // DefaultConfig returns the defaults of the spec.
@@ -30,6 +36,7 @@ func DefaultConfig() Config {
 		SessionTTL:          DefaultSessionTTL,
 		MaxSessions:         DefaultMaxSessions,
 		MaintenanceInterval: DefaultMaintenanceInterval,
+		IdleUnload:          DefaultIdleUnload,
 	}
 }
 

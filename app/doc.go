@@ -31,5 +31,11 @@
 //     and committers cannot deadlock. No code takes a graph lock while
 //     holding the session table's lock.
 //   - A graph that fails to load is not cached: the next request retries,
-//     and Health lists it until a load succeeds.
+//     and Health lists it until a load succeeds. A panic anywhere in a
+//     graph's load or committer is contained: the load fails, or the batch
+//     fails and the graph is dropped from the cache to be reloaded from
+//     what is durable (docs/decisions/0008).
+//   - A project graph with no request for Config.IdleUnload is unloaded by
+//     the maintenance tick once all it holds is durable. A write or read
+//     stamp that still holds its entry goes through the cache again.
 package app

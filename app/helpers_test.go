@@ -72,17 +72,27 @@ type countingStore struct {
 	entered    chan struct{} // when set, Commit sends on it before waiting at the gate
 	loadFail   map[domain.GraphKey]error
 	commitFail map[domain.GraphKey]error
+	// loadPanic and commitPanic make Load or Commit of a graph panic with
+	// the value given, as a damaged file made bbolt do; savePanic does so
+	// for SaveSessions.
+	loadPanic   map[domain.GraphKey]any
+	commitPanic map[domain.GraphKey]any
+	savePanic   any
 }
 
 func newCountingStore() *countingStore {
 	return &countingStore{Store: memory.New(), commits: map[domain.GraphKey]int{},
-		loadFail: map[domain.GraphKey]error{}, commitFail: map[domain.GraphKey]error{}}
+		loadFail: map[domain.GraphKey]error{}, commitFail: map[domain.GraphKey]error{},
+		loadPanic: map[domain.GraphKey]any{}, commitPanic: map[domain.GraphKey]any{}}
 }
 
 func (c *countingStore) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
 	c.mu.Lock()
-	err := c.loadFail[key]
+	err, p := c.loadFail[key], c.loadPanic[key]
 	c.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
 	if err != nil {
 		return domain.GraphData{}, domain.Unavailable(err, "load %s: damaged", key)
 	}
@@ -92,7 +102,7 @@ func (c *countingStore) Load(ctx context.Context, key domain.GraphKey) (domain.G
 func (c *countingStore) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
 	c.mu.Lock()
 	c.commits[key]++
-	gate, entered, err := c.gate, c.entered, c.commitFail[key]
+	gate, entered, err, p := c.gate, c.entered, c.commitFail[key], c.commitPanic[key]
 	c.mu.Unlock()
 	if entered != nil {
 		entered <- struct{}{}
@@ -100,10 +110,30 @@ func (c *countingStore) Commit(ctx context.Context, key domain.GraphKey, g *doma
 	if gate != nil {
 		<-gate
 	}
+	if p != nil {
+		panic(p)
+	}
 	if err != nil {
-		return domain.Unavailable(err, "save %s", key)
+		return domain.Unavailable(err, "save %s: %v", key, err)
 	}
 	return c.Store.Commit(ctx, key, g, cs)
+}
+
+func (c *countingStore) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
+	c.mu.Lock()
+	p := c.savePanic
+	c.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+	return c.Store.SaveSessions(ctx, sessions)
+}
+
+// set runs f under the store's lock, to change what it injects.
+func (c *countingStore) set(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f()
 }
 
 func (c *countingStore) count(key domain.GraphKey) int {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -9,7 +11,9 @@ import (
 )
 
 // Run is the maintenance loop: every MaintenanceInterval it runs one tick.
-// It returns when ctx is done.
+// It returns when ctx is done. Each duty of a tick is guarded: one that
+// panics is logged and the loop goes on, since the maintenance of one graph
+// must not end the process.
 func (s *Service) Run(ctx context.Context) {
 	tk := time.NewTicker(s.cfg.MaintenanceInterval)
 	defer tk.Stop()
@@ -25,20 +29,42 @@ func (s *Service) Run(ctx context.Context) {
 
 // tick does the maintenance duties once: for every loaded graph, the
 // pending read stamps, a compaction run, pruning and tombstone expiry, as
-// one write through the committer; then session expiry and the session
-// save. The failure of one graph is logged and does not stop the others.
+// one write through the committer; then it unloads the project graphs idle
+// for Config.IdleUnload, expires sessions and saves them. The failure, or
+// the panic, of one duty is logged and does not stop the others.
 func (s *Service) tick(ctx context.Context) {
-	for _, e := range s.store.loaded() {
-		if err := s.maintain(ctx, e); err != nil {
+	loaded := s.store.loaded()
+	defer s.log.Debug("maintenance tick done", "graphs", len(loaded))
+	for _, e := range loaded {
+		if err := s.guard("maintenance of a graph", func() error { return s.maintain(ctx, e) }); err != nil {
 			s.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
 		}
 	}
+	_ = s.guard("unloading idle graphs", func() error {
+		for _, k := range s.store.unloadIdle(s.clock.Now()) {
+			s.log.Info("idle graph unloaded", "graph", k.String())
+		}
+		return nil
+	})
 	if n := s.sessions.expire(s.clock.Now()); n > 0 {
 		s.log.Info("sessions expired", "count", n)
 	}
-	if err := s.sessions.save(ctx); err != nil {
+	if err := s.guard("saving sessions", func() error { return s.sessions.save(ctx) }); err != nil {
 		s.log.Error("saving sessions failed; will retry next tick", "err", err)
 	}
+}
+
+// guard runs fn and returns a panic it raises as an unavailable error,
+// logged with its stack, so that one failing duty does not end the
+// goroutine that runs it.
+func (s *Service) guard(what string, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in "+what, "panic", r, "stack", string(debug.Stack()))
+			err = domain.Unavailable(fmt.Errorf("panic: %v", r), "%s failed (%v)", what, r)
+		}
+	}()
+	return fn()
 }
 
 // maintain is the maintenance write of one graph. The read stamps go out

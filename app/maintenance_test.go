@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -108,11 +107,4 @@ func TestTickExpiresAndSavesSessions(t *testing.T) {
 	if _, ok := stored[live]; !ok {
 		t.Error("live session dropped")
 	}
-}
-
-func TestRunReturnsWhenDone(t *testing.T) {
-	e := newEnv(t)
-	ctx, cancel := context.WithCancel(e.ctx)
-	cancel()
-	e.svc.Run(ctx) // returns at once
 }

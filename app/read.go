@@ -103,16 +103,24 @@ func nodeNotFound(id string, level domain.Level) error {
 }
 
 // fullRead returns the view of the user graph and of the target's project.
+// A graph that cannot be loaded is shown as unavailable, with why, and the
+// other is served: one damaged graph must not keep every session from
+// starting (docs/design/storage.md#loading-and-damage).
 func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
 	var full FullRead
 	for _, k := range t.keys() {
+		gv := GraphView{Key: k, Name: projectName(k.Project)}
 		e, err := s.store.get(ctx, k)
-		if err != nil {
+		switch {
+		case err == nil:
+			e.mu.RLock()
+			gv.View = e.g.View(s.cfg.Policy)
+			e.mu.RUnlock()
+		case domain.KindOf(err) == domain.KindUnavailable && ctx.Err() == nil:
+			gv.Unavailable = err.Error()
+		default:
 			return full, err
 		}
-		e.mu.RLock()
-		gv := GraphView{Key: k, Name: projectName(k.Project), View: e.g.View(s.cfg.Policy)}
-		e.mu.RUnlock()
 		if k.Level == domain.LevelUser {
 			full.User = gv
 		} else {

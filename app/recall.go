@@ -28,21 +28,24 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	if n.Tier == domain.Active {
 		c := *n
 		c.LastRead = max(c.LastRead, now)
-		rd := s.nodeRead(e, &c, domain.Active)
+		rd := nodeRead(e.g, &c, domain.Active)
 		e.mu.RUnlock()
-		s.store.stamp(e, id, now)
+		s.store.stamp(ctx, e, id, now)
 		s.userTiers(ctx, &rd)
 		return rd, true, nil
 	}
 	e.mu.RUnlock()
 
-	var rec domain.Recall
+	// The read is built inside the change, from the graph the change was
+	// applied to: the entry may have been reloaded meanwhile.
+	var rd NodeRead
 	err := s.store.write(ctx, e, session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		r, err := g.RecallNode(id, at)
 		if err != nil {
 			return nil, err
 		}
-		rec = r
+		rd = nodeRead(g, r.Node, r.WasTier)
+		rd.Rescued = r.Rescued
 		if !r.Promoted() { // promoted by another read meanwhile
 			return nil, nil
 		}
@@ -52,10 +55,6 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	})
 	switch {
 	case err == nil:
-		e.mu.RLock()
-		rd := s.nodeRead(e, rec.Node, rec.WasTier)
-		e.mu.RUnlock()
-		rd.Rescued = rec.Rescued
 		s.userTiers(ctx, &rd)
 		return rd, true, nil
 	case domain.KindOf(err) == domain.KindNotFound: // deleted meanwhile
@@ -69,7 +68,7 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 		e.mu.RUnlock()
 		return NodeRead{}, false, nil
 	}
-	rd := s.nodeRead(e, cur, cur.Tier)
+	rd = nodeRead(e.g, cur, cur.Tier)
 	e.mu.RUnlock()
 	s.log.Warn("recall not saved", "graph", e.key.String(), "err", err)
 	rd.RecallNotSaved = fmt.Sprintf("the recall could not be saved (the %s is unavailable); the node stays %s", graphName(e.key), cur.Tier)
@@ -77,16 +76,16 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	return rd, true, nil
 }
 
-// nodeRead builds the read of node n of e's graph with its edges in and
-// out. The caller holds e's read lock.
-func (s *Service) nodeRead(e *graphEntry, n *domain.Node, was domain.Tier) NodeRead {
-	g := e.g
-	rd := NodeRead{Level: e.key.Level, Project: e.key.Project, Node: n, WasTier: was}
+// nodeRead builds the read of node n of graph g with its edges in and out.
+// The caller holds g's lock.
+func nodeRead(g *domain.Graph, n *domain.Node, was domain.Tier) NodeRead {
+	key := g.Key()
+	rd := NodeRead{Level: key.Level, Project: key.Project, Node: n, WasTier: was}
 	end := func(ed *domain.Edge, other string) EdgeEnd {
 		ee := EdgeEnd{Edge: ed, Other: other}
 		if o, ok := g.Node(other); ok {
 			t := o.Tier
-			ee.OtherTier, ee.OtherLevel = &t, e.key.Level
+			ee.OtherTier, ee.OtherLevel = &t, key.Level
 		}
 		return ee
 	}

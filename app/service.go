@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -23,6 +24,7 @@ type Service struct {
 	store    *store
 	sessions *sessionTable
 	started  domain.Micros
+	damage   func() []string // what the repository found damaged when it opened; nil when it cannot tell
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -55,12 +57,18 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		log:     log,
 		started: deps.Clock.Now(),
 	}
-	s.store = newStore(s)
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
 	}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	s.store = newStore(storeDeps{
+		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events,
+		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond),
+	})
+	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
+		s.damage = d.Damage
+	}
 	if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
 		log.Error("user graph could not be loaded; serving without it", "err", err)
 	}
@@ -82,6 +90,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaintenanceInterval <= 0 {
 		c.MaintenanceInterval = d.MaintenanceInterval
+	}
+	if c.IdleUnload == 0 {
+		c.IdleUnload = d.IdleUnload
 	}
 	return c
 }
@@ -212,13 +223,6 @@ func (t target) keys() []domain.GraphKey {
 		ks = append(ks, domain.ProjectGraph(t.project))
 	}
 	return ks
-}
-
-// publish sends events after their change is durable.
-func (s *Service) publish(evs []ports.Event) {
-	for _, ev := range evs {
-		s.events.Publish(ev)
-	}
 }
 
 // eventBase fills the fields every event of graph key carries.

@@ -2,21 +2,50 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
+
+// storeDeps is what the store needs from outside: it holds no reference to
+// the Service, so each can be read and changed on its own.
+type storeDeps struct {
+	graphs ports.GraphRepository
+	clock  ports.Clock
+	policy domain.Policy
+	log    *slog.Logger
+	events ports.Events // receives the events of each durable batch
+	// minSeq returns the highest seq any live session has seen of a graph:
+	// the lowest seq the graph may continue from when it is loaded.
+	minSeq func(domain.GraphKey) uint64
+	// idleAfter is how long a project graph stays loaded without a request
+	// (Config.IdleUnload); 0 keeps every graph loaded.
+	idleAfter domain.Micros
+}
 
 // store is the multi-project store: the cache of loaded graphs, each behind
 // its own lock and committer. A graph is loaded the first time a session or
-// request names it and stays loaded for the life of the service.
+// request names it. A project graph with no request for idleAfter is
+// unloaded by the maintenance tick once all it holds is durable; the user
+// graph stays loaded.
 type store struct {
-	s *Service
+	storeDeps
 
 	mu       sync.Mutex
 	entries  map[domain.GraphKey]*graphEntry
-	problems map[domain.GraphKey]string // graphs whose last load failed, with why
+	problems map[domain.GraphKey]string // graphs whose last load failed, or that were dropped after a fault, with why
+	// floors keeps the seq a graph had reached when it left the cache, when
+	// that is above what is stored (a save failed and was rolled back), so
+	// a reload never hands out a seq again
+	// (docs/design/sync.md#change-sequence).
+	floors map[domain.GraphKey]uint64
 
 	// life guards closed against committers being started while Close
 	// waits for the running ones.
@@ -31,21 +60,33 @@ type graphEntry struct {
 	ready chan struct{} // closed when the load finished, well or not
 	err   error         // the load error; set before ready is closed
 
+	// used is when a request last asked for this graph (domain.Micros).
+	used atomic.Int64
+
 	// mu guards g. Reads take it shared and never wait on disk; only the
 	// committer takes it exclusively, and never across I/O.
 	mu sync.RWMutex
 	g  *domain.Graph
 
-	// q guards the committer's queue and the pending read stamps.
+	// q guards the committer's queue, the pending read stamps and gone.
 	q       sync.Mutex
 	queue   []*writeOp
 	active  bool                     // a committer goroutine is draining queue
+	saving  bool                     // a batch taken from queue is being applied and saved, not yet acknowledged
 	stamps  map[string]domain.Micros // read stamps of active nodes, applied with the next batch
 	nstamps int                      // len(stamps), readable without ranging
+	// gone is set when the entry has left the cache (unloaded when idle, or
+	// dropped after a fault). A write or stamp that still holds it goes
+	// through the cache again, which loads the graph afresh.
+	gone bool
 }
 
-func newStore(s *Service) *store {
-	return &store{s: s, entries: map[domain.GraphKey]*graphEntry{}, problems: map[domain.GraphKey]string{}}
+// errGone is what enqueue returns for an entry that has left the cache.
+var errGone = errors.New("the graph left the cache")
+
+func newStore(d storeDeps) *store {
+	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
+		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{}}
 }
 
 // get returns the loaded graph of key, loading it first if needed. Callers
@@ -60,6 +101,7 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 		st.entries[key] = e
 	}
 	st.mu.Unlock()
+	e.used.Store(int64(st.clock.Now()))
 	if !ok {
 		st.load(ctx, e)
 	}
@@ -74,12 +116,16 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 	return e, nil
 }
 
-// load reads the graph, restores it with the sessions' watermarks as its
-// lowest seq, and runs compaction once before it is first served.
+// load reads the graph into e, or sets e.err. A panic while loading (a
+// repository or the domain meeting data it cannot handle) makes the load
+// fail like any other: no goroutine dies of it and no graph-less entry is
+// ever cached.
 func (st *store) load(ctx context.Context, e *graphEntry) {
-	s := st.s
 	defer close(e.ready)
-	data, err := s.graphs.Load(ctx, e.key)
+	g, err := st.loadGraph(ctx, e.key)
+	if err == nil && g == nil {
+		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + graphName(e.key) + " loaded as nothing"}
+	}
 	if err != nil {
 		e.err = wrapErr(err, "the "+graphName(e.key)+" could not be loaded")
 		if domain.KindOf(e.err) == domain.KindInternal {
@@ -91,32 +137,126 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 			st.problems[e.key] = e.err.Error()
 		}
 		st.mu.Unlock()
-		s.log.Error("graph load failed", "graph", e.key.String(), "err", err)
+		st.log.Error("graph load failed", "graph", e.key.String(), "err", err)
 		return
-	}
-	g, notes := domain.Restore(e.key, data, domain.RestoreOptions{MinSeq: s.sessions.maxWatermark(e.key)})
-	for _, n := range notes {
-		s.log.Warn("graph load", "graph", e.key.String(), "note", n)
-	}
-	now := s.clock.Now()
-	moves := g.Compact(now, s.cfg.Policy)
-	// A graph never stored is not written until its first change: naming
-	// a project must not leave an empty folder behind.
-	if !g.Pending().Empty() && !data.Empty() {
-		if err := s.graphs.Commit(ctx, e.key, g, g.Pending()); err != nil {
-			// Served anyway: the upgrade and the moves stay pending and go
-			// out with the next write; reads need no disk.
-			s.log.Error("saving the graph after load failed; will retry with the next write", "graph", e.key.String(), "err", err)
-		} else {
-			g.Checkpoint()
-		}
 	}
 	e.g = g
 	st.mu.Lock()
 	delete(st.problems, e.key)
+	delete(st.floors, e.key)
 	st.mu.Unlock()
-	s.log.Info("graph loaded", "graph", e.key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
+}
+
+// loadGraph reads the graph, restores it with the sessions' watermarks (and
+// the seq it had when it last left the cache) as its lowest seq, and runs
+// compaction once before it is first served.
+func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			st.log.Error("graph load panicked", "graph", key.String(), "panic", r, "stack", string(debug.Stack()))
+			g, err = nil, domain.Unavailable(fmt.Errorf("panic: %v", r), "the %s could not be loaded (it failed with %v)", graphName(key), r)
+		}
+	}()
+	data, err := st.graphs.Load(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	st.mu.Lock()
+	floor := st.floors[key]
+	st.mu.Unlock()
+	g, notes := domain.Restore(key, data, domain.RestoreOptions{MinSeq: max(st.minSeq(key), floor)})
+	for _, n := range notes {
+		st.log.Warn("graph load", "graph", key.String(), "note", n)
+	}
+	moves := g.Compact(st.clock.Now(), st.policy)
+	// A graph never stored is not written until its first change: naming
+	// a project must not leave an empty folder behind.
+	if !g.Pending().Empty() && !data.Empty() {
+		if err := st.graphs.Commit(ctx, key, g, g.Pending()); err != nil {
+			// Served anyway: the upgrade and the moves stay pending and go
+			// out with the next write; reads need no disk.
+			st.log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)
+		} else {
+			g.Checkpoint()
+		}
+	}
+	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
+	return g, nil
+}
+
+// drop takes e out of the cache after a fault (a panic in its committer,
+// damaged storage), so that the next request loads the graph afresh from
+// what is durable; until a load succeeds, Health lists why. Writes still
+// queued on e go through the cache again.
+func (st *store) drop(e *graphEntry, why error) {
+	e.q.Lock()
+	e.gone = true
+	e.q.Unlock()
+	st.leave(e, func() { st.problems[e.key] = why.Error() })
+	st.log.Error("graph dropped from the cache; the next request reloads it", "graph", e.key.String(), "why", why)
+}
+
+// leave removes e from the cache, keeping the seq it reached when that is
+// above its durable seq, and runs also under the cache's lock.
+func (st *store) leave(e *graphEntry, also func()) {
+	e.mu.RLock()
+	seq, durable := e.g.Seq(), e.g.DurableSeq()
+	e.mu.RUnlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.entries[e.key] == e {
+		delete(st.entries, e.key)
+	}
+	if seq > durable {
+		st.floors[e.key] = max(st.floors[e.key], seq)
+	}
+	if also != nil {
+		also()
+	}
+}
+
+// unloadIdle unloads the project graphs that had no request for idleAfter
+// and hold nothing that is not durable: no queued write, no save in flight,
+// no pending read stamp, no pending change. It returns the keys unloaded.
+// The maintenance tick calls it right after its own write to each graph,
+// which made the read stamps durable.
+func (st *store) unloadIdle(now domain.Micros) []domain.GraphKey {
+	if st.idleAfter <= 0 {
+		return nil
+	}
+	var out []domain.GraphKey
+	for _, e := range st.loaded() {
+		if e.key.Level == domain.LevelUser || now-domain.Micros(e.used.Load()) < st.idleAfter {
+			continue
+		}
+		if st.unload(e, now) {
+			out = append(out, e.key)
+		}
+	}
+	return out
+}
+
+// unload takes e out of the cache if it is still idle and all it holds is
+// durable. Holding e.q keeps writes and stamps out meanwhile: one that
+// arrives after finds e gone and loads the graph afresh. A committer that
+// has acknowledged its last batch may still be finishing (publishing its
+// events); it takes no more batches from a gone entry.
+func (st *store) unload(e *graphEntry, now domain.Micros) bool {
+	e.q.Lock()
+	defer e.q.Unlock()
+	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 || now-domain.Micros(e.used.Load()) < st.idleAfter {
+		return false
+	}
+	e.mu.RLock()
+	pending := !e.g.Pending().Empty()
+	e.mu.RUnlock()
+	if pending {
+		return false
+	}
+	e.gone = true
+	st.leave(e, nil)
+	return true
 }
 
 // loaded returns the loaded graphs: the user graph first, then projects by
@@ -169,17 +309,28 @@ func (st *store) problemList() []string {
 
 // stamp records that an active node was read at t. The stamp is applied by
 // the graph's next batch or maintenance tick, so a read never waits on disk
-// (a crash may lose it).
-func (st *store) stamp(e *graphEntry, id string, t domain.Micros) {
-	e.q.Lock()
-	defer e.q.Unlock()
-	if e.stamps == nil {
-		e.stamps = map[string]domain.Micros{}
+// (a crash may lose it). A stamp for an entry that has just left the cache
+// goes to the graph loaded afresh.
+func (st *store) stamp(ctx context.Context, e *graphEntry, id string, t domain.Micros) {
+	for {
+		e.q.Lock()
+		if !e.gone {
+			if e.stamps == nil {
+				e.stamps = map[string]domain.Micros{}
+			}
+			if t > e.stamps[id] {
+				e.stamps[id] = t
+			}
+			e.nstamps = len(e.stamps)
+			e.q.Unlock()
+			return
+		}
+		e.q.Unlock()
+		var err error
+		if e, err = st.get(ctx, e.key); err != nil {
+			return // the graph cannot be loaded: the stamp is lost, like in a crash
+		}
 	}
-	if t > e.stamps[id] {
-		e.stamps[id] = t
-	}
-	e.nstamps = len(e.stamps)
 }
 
 // errClosed is what a write gets once Close has begun.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end: starts the kg binary once per storage backend (json, bolt), on
 # a free port with a temporary root each, and runs the MCP tests of
-# mcp.test.mjs against both with Node's test runner. The servers are always
-# stopped (trap), and each must exit 0 on SIGTERM. Then the browser tests of
-# the web page (browser/ui.test.mjs), which start servers of their own.
+# mcp.test.mjs (Streamable HTTP) and mcp-stdio.test.mjs (`kg mcp`) against
+# both with Node's test runner. The servers are always stopped (trap), and
+# each must exit 0 on SIGTERM. Then the browser tests of the web page
+# (browser/ui.test.mjs), which start servers of their own.
 #
 # Usage: e2e/run.sh [path/to/kg]   (default: bin/kg, as `make build` makes it)
 set -euo pipefail
@@ -17,6 +18,7 @@ if [ ! -x "$kg" ]; then
 fi
 
 "$here/install.sh"
+"$here/node22/install.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kg-e2e.XXXXXX")
 pids=()
@@ -68,7 +70,13 @@ start bolt
 servers="$servers,bolt=$url"
 
 status=0
-KG_E2E_SERVERS=$servers node --test --test-reporter=spec "$here/mcp.test.mjs" || status=$?
+# mcp-stdio.test.mjs drives `kg mcp` against the same servers, found through their roots.
+KG_E2E_SERVERS=$servers KG_E2E_KG=$kg KG_E2E_ROOTS="json=$work/root-json,bolt=$work/root-bolt" \
+	node --test --test-reporter=spec "$here/mcp.test.mjs" "$here/mcp-stdio.test.mjs" "$here/inspector.test.mjs" || status=$?
+
+# The MCP conformance suite, each scenario held to docs/conformance.md.
+IFS=, read -ra targets <<<"$servers"
+"$here/conformance.sh" "${targets[@]}" || status=$?
 
 # Each server must shut down cleanly on SIGTERM: exit 0.
 i=0

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"log/slog"
 	"maps"
 	"reflect"
 
@@ -20,10 +19,8 @@ import (
 // has are left alone and reported as unchanged. Sessions are merged by id,
 // from's winning. Neither backend may be in use by a server meanwhile; the
 // caller holds the roots' locks.
-func Copy(ctx context.Context, from, to Backend, log *slog.Logger) (Result, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
+	log := opt.log()
 	var res Result
 	sessions, err := from.LoadSessions(ctx)
 	if err != nil {
@@ -33,7 +30,9 @@ func Copy(ctx context.Context, from, to Backend, log *slog.Logger) (Result, erro
 	if err != nil {
 		return res, err
 	}
-	for _, key := range keys {
+	total := len(keys) + 1 // and the sessions
+	for i, key := range keys {
+		opt.progress(i, total)
 		src, err := from.Load(ctx, key)
 		if err != nil {
 			return res, err
@@ -63,6 +62,8 @@ func Copy(ctx context.Context, from, to Backend, log *slog.Logger) (Result, erro
 		}
 		res.changed(key.String())
 	}
+	opt.progress(len(keys), total)
+	defer opt.progress(total, total)
 	if len(sessions) == 0 {
 		res.unchanged("sessions")
 		return res, nil

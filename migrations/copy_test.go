@@ -28,13 +28,13 @@ func TestCopyJSONBoltJSON(t *testing.T) {
 	before := snapshot(t, src)
 
 	bs := openBolt(t, filepath.Join(t.TempDir(), "bolt"))
-	if _, err := migrations.Copy(ctx, js, bs, nil); err != nil {
+	if _, err := migrations.Copy(ctx, js, bs, migrations.Options{}); err != nil {
 		t.Fatalf("json → bolt: %v", err)
 	}
 	golden(t, filepath.Join("testdata", "copy", "want.json"), dump(t, bs, src))
 
 	back := openJSON(t, t.TempDir())
-	if _, err := migrations.Copy(ctx, bs, back, nil); err != nil {
+	if _, err := migrations.Copy(ctx, bs, back, migrations.Options{}); err != nil {
 		t.Fatalf("bolt → json: %v", err)
 	}
 	list, err := js.List(ctx)
@@ -70,9 +70,16 @@ func TestCopyJSONBoltJSON(t *testing.T) {
 		t.Errorf("copy changed the source (-before +after):\n%s", diff)
 	}
 
-	res, err := migrations.Copy(ctx, js, bs, nil)
+	var steps [][2]int
+	res, err := migrations.Copy(ctx, js, bs, migrations.Options{Progress: func(done, total int) {
+		steps = append(steps, [2]int{done, total})
+	}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Four graphs and the sessions: told before each graph, and at the end.
+	if d := cmp.Diff([][2]int{{0, 5}, {1, 5}, {2, 5}, {3, 5}, {4, 5}, {5, 5}}, steps); d != "" {
+		t.Errorf("progress (-want +got):\n%s", d)
 	}
 	if len(res.Changed) != 0 {
 		t.Errorf("second copy changed %v", res.Changed)

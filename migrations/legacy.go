@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"maps"
 	"math"
 	"os"
@@ -51,10 +50,8 @@ type LegacySource struct {
 //
 // Every item taken from the source gets a fresh seq in dst, so sync reports
 // it. Running the import twice changes nothing the second time.
-func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, log *slog.Logger) (Result, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Options) (Result, error) {
+	log := opt.log()
 	var res Result
 	knowledge := func(dir string) string { return filepath.Join(dir, ".claude", "knowledge") }
 
@@ -91,7 +88,9 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, log *slog.
 		jobs = append(jobs, job{domain.ProjectGraph(key), filepath.Join(p, ".claude", "knowledge", "graph.json")})
 	}
 
-	for _, j := range jobs {
+	total := len(jobs) + 1 // and the sessions
+	for i, j := range jobs {
+		opt.progress(i, total)
 		lg, err := readLegacyGraph(j.file)
 		if errors.Is(err, fs.ErrNotExist) {
 			res.unchanged(j.key.String())
@@ -120,6 +119,8 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, log *slog.
 		res.changed(j.key.String())
 	}
 
+	opt.progress(len(jobs), total)
+	defer opt.progress(total, total)
 	added := false
 	all := maps.Clone(existing)
 	if all == nil {

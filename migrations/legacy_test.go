@@ -64,7 +64,7 @@ func TestImportLegacy(t *testing.T) {
 			c.before(t, dst, tmp)
 			src := migrations.LegacySource{Home: filepath.Join(tmp, "home"), Projects: []string{filepath.Join(tmp, "projects", "lib")}}
 
-			res, err := migrations.ImportLegacy(ctx, src, dst, nil)
+			res, err := migrations.ImportLegacy(ctx, src, dst, migrations.Options{})
 			if err != nil {
 				t.Fatalf("import: %v", err)
 			}
@@ -74,7 +74,7 @@ func TestImportLegacy(t *testing.T) {
 			first := dump(t, dst, tmp)
 			golden(t, filepath.Join("testdata", "legacy", c.name, "want.json"), first)
 
-			res, err = migrations.ImportLegacy(ctx, src, dst, nil)
+			res, err = migrations.ImportLegacy(ctx, src, dst, migrations.Options{})
 			if err != nil {
 				t.Fatalf("second import: %v", err)
 			}

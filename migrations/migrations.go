@@ -17,6 +17,31 @@ type Backend interface {
 	ports.SessionRepository
 }
 
+// Options tune a step. The zero value logs nothing and reports no
+// progress.
+type Options struct {
+	// Log receives what the step notices; the same lines are in
+	// Result.Notes.
+	Log *slog.Logger
+	// Progress, when set, is told after each graph, and after the
+	// sessions, how many of the total the step has done, so that a long
+	// run can show a bar.
+	Progress func(done, total int)
+}
+
+func (o Options) log() *slog.Logger {
+	if o.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Log
+}
+
+func (o Options) progress(done, total int) {
+	if o.Progress != nil {
+		o.Progress(done, total)
+	}
+}
+
 // Result says what a step did, so that a second run can be shown to be a
 // no-op and the command can print it.
 type Result struct {

@@ -2,7 +2,6 @@ package migrations
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -17,10 +16,8 @@ import (
 // Reading schema 1 is the backend's job (jsonfile accepts it); this step
 // only makes the upgrade permanent instead of waiting for each graph's next
 // write.
-func UpgradeSchema(ctx context.Context, b Backend, log *slog.Logger) (Result, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+func UpgradeSchema(ctx context.Context, b Backend, opt Options) (Result, error) {
+	log := opt.log()
 	var res Result
 	sessions, err := b.LoadSessions(ctx)
 	if err != nil {
@@ -30,7 +27,9 @@ func UpgradeSchema(ctx context.Context, b Backend, log *slog.Logger) (Result, er
 	if err != nil {
 		return res, err
 	}
-	for _, key := range keys {
+	defer opt.progress(len(keys), len(keys))
+	for i, key := range keys {
+		opt.progress(i, len(keys))
 		d, err := b.Load(ctx, key)
 		if err != nil {
 			return res, err

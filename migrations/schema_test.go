@@ -33,7 +33,7 @@ func TestUpgradeSchema(t *testing.T) {
 	copyTree(t, filepath.Join("testdata", "schema", "in"), root, root)
 	s := openJSON(t, root)
 
-	res, err := migrations.UpgradeSchema(ctx, s, nil)
+	res, err := migrations.UpgradeSchema(ctx, s, migrations.Options{})
 	if err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}
@@ -55,7 +55,7 @@ func TestUpgradeSchema(t *testing.T) {
 	}
 
 	after := snapshot(t, root)
-	res, err = migrations.UpgradeSchema(ctx, openJSON(t, root), nil)
+	res, err = migrations.UpgradeSchema(ctx, openJSON(t, root), migrations.Options{})
 	if err != nil {
 		t.Fatalf("second upgrade: %v", err)
 	}

@@ -27,7 +27,9 @@ type Session struct {
 type SessionRepository interface {
 	// LoadSessions returns every stored session by id; none stored returns
 	// an empty map and nil. A damaged store falls back like a graph (its
-	// previous good version), else returns an unavailable error.
+	// previous good version); failing that, since sessions are disposable,
+	// it may set the damaged data aside (kept, never deleted), log it and
+	// return an empty map and nil, or return an unavailable error.
 	LoadSessions(ctx context.Context) (map[string]Session, error)
 	// SaveSessions durably replaces the stored set with sessions.
 	SaveSessions(ctx context.Context, sessions map[string]Session) error

@@ -25,6 +25,13 @@ func limitBody(max int64) func(http.Handler) http.Handler {
 				return
 			}
 			body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+			if timedOut(err) {
+				// The connection cannot be reused: the rest of the body
+				// never came.
+				w.Header().Set("Connection", "close")
+				reject(w, http.StatusRequestTimeout, "invalid", "body", "the request body did not arrive in time")
+				return
+			}
 			if err != nil {
 				reject(w, http.StatusBadRequest, "invalid", "body", "could not read the request body")
 				return

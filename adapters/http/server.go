@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -25,6 +26,10 @@ type Config struct {
 	AllowedHosts   []string // Host values allowed beyond loopback: "name" (any port) or "name:port" (KG_ALLOWED_HOSTS)
 	AllowedOrigins []string // Origins allowed beyond the server's own, e.g. "http://localhost:5173" (KG_ALLOWED_ORIGINS)
 	AuthToken      string   // when set, every request needs "Authorization: Bearer <token>" (KG_AUTH_TOKEN)
+	// BodyReadTimeout is the base time a request body has to arrive in;
+	// each MiB it declares adds a second (bodydeadline.go). 0:
+	// DefaultBodyReadTimeout.
+	BodyReadTimeout time.Duration
 
 	// WebSocket tunes /ws; its zero value takes the defaults of http.md
 	// (256 sockets, a ping every 30 s). Its AllowedOrigins are set from
@@ -57,6 +62,7 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 	r.Use(
 		logRequests(log),
 		middleware.Recoverer,
+		boundBody(cfg.BodyReadTimeout),
 		checkHost(cfg.AllowedHosts),
 		rejectCrossSite,
 		checkOrigin(cfg.AllowedOrigins),

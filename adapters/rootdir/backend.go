@@ -13,57 +13,28 @@ import (
 // BackendName is the marker file's name under the root.
 const BackendName = ".backend"
 
-// The backends a root can hold.
-const (
-	JSON = "json"
-	Bolt = "bolt"
-)
-
-// Backend returns the backend recorded for root: the content of .backend,
-// else "json" when the root holds a user.json (a root of the replaced
-// server), else "" for a root that holds nothing yet.
+// Backend returns the backend recorded in root's marker, "" when the root
+// has none. Which names exist, and what a root without a marker holds, is
+// the caller's to say: rootdir knows no backend.
 func Backend(root string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(root, BackendName))
-	if err == nil {
-		name := strings.TrimSpace(string(b))
-		if name != JSON && name != Bolt {
-			return "", domain.Unavailable(nil, "%s names an unknown backend %q (want json or bolt)", filepath.Join(root, BackendName), name)
-		}
-		return name, nil
+	path := filepath.Join(root, BackendName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", domain.Unavailable(err, "read %s: %v", filepath.Join(root, BackendName), err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "user.json")); err == nil {
-		return JSON, nil
-	}
-	return "", nil
-}
-
-// Check makes sure root holds the backend want: a root that records
-// another one is refused with an error that says how to convert it; a root
-// that records none gets want written, durably, as its marker.
-func Check(root, want string) error {
-	if want != JSON && want != Bolt {
-		return domain.Invalidf("storage", "%q is not one of json, bolt", want)
-	}
-	have, err := Backend(root)
 	if err != nil {
-		return err
+		return "", domain.Unavailable(err, "read %s: %v", path, err)
 	}
-	if have != "" && have != want {
-		return &domain.Error{Kind: domain.KindConflict, Field: "storage",
-			Msg: "storage root " + root + " holds the " + have + " backend, not " + want +
-				": run `kg migrate --to " + want + "` to convert it, or start with --storage " + have}
+	name := strings.TrimSpace(string(b))
+	if name == "" {
+		return "", domain.Unavailable(nil, "%s is empty; write the backend the root holds into it (json or bolt)", path)
 	}
-	if _, err := os.Stat(filepath.Join(root, BackendName)); err == nil {
-		return nil
-	}
-	return WriteBackend(root, want)
+	return name, nil
 }
 
 // WriteBackend records name as root's backend, atomically (tmp, fsync,
-// rename, fsync the folder). `kg migrate` calls it after a conversion.
+// rename, fsync the folder). The server calls it at the first start on a
+// root; `kg migrate` after a conversion.
 func WriteBackend(root, name string) error {
 	path := filepath.Join(root, BackendName)
 	tmp := path + ".tmp"

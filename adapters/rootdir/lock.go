@@ -28,7 +28,8 @@ type Holder struct {
 }
 
 // Acquire takes the exclusive lock on <root>/.lock without waiting and
-// writes this process's pid and listen address into it. If another process
+// writes this process's pid and listen address into it; a command that
+// serves nothing gives an empty address. If another process
 // holds it, Acquire fails at once with an error of kind unavailable naming
 // the holder's pid and address.
 func Acquire(root, addr string) (*Lock, error) {
@@ -42,8 +43,7 @@ func Acquire(root, addr string) (*Lock, error) {
 		h := readHolder(path)
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, domain.Unavailable(err, "another kg server holds %s (pid %d, listening on %s); stop it or use another storage root",
-				path, h.PID, orUnknown(h.Addr))
+			return nil, domain.Unavailable(err, "%s", held(path, h))
 		}
 		return nil, domain.Unavailable(err, "lock %s: %v", path, err)
 	}
@@ -58,11 +58,29 @@ func Acquire(root, addr string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
-func orUnknown(s string) string {
-	if s == "" {
-		return "an unknown address"
+// held says who holds the lock at path, as its holder wrote itself: a
+// server with its address, or a command that serves nothing (empty
+// address). A holder that has not written itself yet is unknown.
+func held(path string, h Holder) string {
+	switch {
+	case h.PID > 0 && h.Addr != "":
+		return fmt.Sprintf("another kg server holds %s (pid %d, listening on %s); stop it or use another storage root", path, h.PID, h.Addr)
+	case h.PID > 0:
+		return fmt.Sprintf("a kg command holds %s (pid %d) while it works on the root; wait for it to finish, or use another storage root", path, h.PID)
 	}
-	return s
+	return fmt.Sprintf("another kg process holds %s; stop it or use another storage root", path)
+}
+
+// Running reports whether the process the holder names is alive. The lock
+// file outlives its holder (Release leaves it), so its content alone says
+// nothing: a dead pid means the lock is free; a live one means it is held,
+// unless the pid was reused, which taking the lock settles.
+func (h Holder) Running() bool {
+	if h.PID <= 0 {
+		return false
+	}
+	err := syscall.Kill(h.PID, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // ReadHolder returns what the lock file of root says about its holder.

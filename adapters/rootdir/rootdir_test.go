@@ -69,10 +69,17 @@ func TestSecondProcessFailsAtOnce(t *testing.T) {
 		t.Errorf("holder = %+v", h)
 	}
 
+	if h := ReadHolder(root); !h.Running() {
+		t.Errorf("holder %+v: Running = false while the child runs", h)
+	}
+
 	// Once the holder is gone (even killed), the lock is free.
 	_ = stdin.Close()
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	if h := ReadHolder(root); h.Running() {
+		t.Errorf("holder %+v: Running = true after the child died", h)
+	}
 	l, err := Acquire(root, "127.0.0.1:9999")
 	if err != nil {
 		t.Fatalf("Acquire after the holder died: %v", err)
@@ -85,22 +92,40 @@ func TestSecondProcessFailsAtOnce(t *testing.T) {
 	}
 }
 
+// A holder that serves nothing (a kg command) is named as such.
+func TestHeldByACommand(t *testing.T) {
+	root := t.TempDir()
+	l, err := Acquire(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	h := ReadHolder(root)
+	if h.PID != os.Getpid() || h.Addr != "" || !h.Running() {
+		t.Errorf("holder = %+v", h)
+	}
+	want := "a kg command holds " + filepath.Join(root, LockName) + " (pid " + strconv.Itoa(os.Getpid()) + ") while it works on the root"
+	if got := held(filepath.Join(root, LockName), h); !strings.HasPrefix(got, want) {
+		t.Errorf("held = %q, want it to start with %q", got, want)
+	}
+	if got := held("x", Holder{}); got != "another kg process holds x; stop it or use another storage root" {
+		t.Errorf("held by nobody known = %q", got)
+	}
+}
+
 func TestBackendMarker(t *testing.T) {
 	tests := []struct {
-		name     string
-		files    map[string]string
-		want     string
-		wantErr  string // substring; "" = success
-		wantFile string // .backend content afterwards
+		name    string
+		files   map[string]string
+		want    string
+		wantErr string // substring; "" = success
 	}{
-		{"empty root gets the marker", nil, JSON, "", "json\n"},
-		{"empty root, bolt", nil, Bolt, "", "bolt\n"},
-		{"replaced server's root counts as json", map[string]string{"user.json": "{}"}, JSON, "", "json\n"},
-		{"replaced server's root refuses bolt", map[string]string{"user.json": "{}"}, Bolt, "kg migrate --to bolt", ""},
-		{"json marker refuses bolt", map[string]string{".backend": "json\n"}, Bolt, "kg migrate --to bolt", "json\n"},
-		{"bolt marker refuses json", map[string]string{".backend": "bolt"}, JSON, "kg migrate --to json", "bolt"},
-		{"bolt marker accepts bolt", map[string]string{".backend": "bolt\n"}, Bolt, "", "bolt\n"},
-		{"unknown marker", map[string]string{".backend": "sqlite"}, JSON, "unknown backend", "sqlite"},
+		{"no marker", nil, "", ""},
+		{"a replaced server's root has no marker", map[string]string{"user.json": "{}"}, "", ""},
+		{"json", map[string]string{".backend": "json\n"}, "json", ""},
+		{"white space trimmed", map[string]string{".backend": "  bolt \n"}, "bolt", ""},
+		{"any name: the caller checks it", map[string]string{".backend": "sqlite"}, "sqlite", ""},
+		{"empty marker", map[string]string{".backend": "\n"}, "", "is empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,17 +135,32 @@ func TestBackendMarker(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := Check(root, tc.want)
+			got, err := Backend(root)
 			if tc.wantErr == "" && err != nil {
-				t.Fatalf("Check = %v", err)
+				t.Fatalf("Backend = %v", err)
 			}
 			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Fatalf("Check = %v, want an error containing %q", err, tc.wantErr)
+				t.Fatalf("Backend = %v, want an error containing %q", err, tc.wantErr)
 			}
-			b, _ := os.ReadFile(filepath.Join(root, BackendName))
-			if string(b) != tc.wantFile {
-				t.Errorf(".backend = %q, want %q", b, tc.wantFile)
+			if got != tc.want {
+				t.Errorf("Backend = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestWriteBackend(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"json", "bolt"} {
+		if err := WriteBackend(root, name); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(root, BackendName))
+		if err != nil || string(b) != name+"\n" {
+			t.Errorf(".backend = %q, %v; want %q", b, err, name+"\n")
+		}
+		if _, err := os.Stat(filepath.Join(root, BackendName+".tmp")); !os.IsNotExist(err) {
+			t.Errorf("temporary file left behind: %v", err)
+		}
 	}
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -12,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
@@ -23,7 +23,7 @@ type Config struct {
 	Host           string
 	Port           int // 0: the system picks a free port
 	Root           string
-	Storage        string // "json" or "bolt"
+	Storage        string // the name of one of backends()
 	App            app.Config
 	AuthToken      string
 	AllowedHosts   []string
@@ -92,15 +92,15 @@ func settings(home func() (string, error)) []setting {
 				c.Root = p
 				return nil
 			}},
-		{flag: "storage", env: "KG_STORAGE", def: "json",
-			usage: "storage `backend`: json or bolt",
+		{flag: "storage", env: "KG_STORAGE", def: backends()[0].name,
+			usage: "storage `backend`: " + backendNames(),
 			parse: func(c *Config, v string) error {
-				switch s := strings.ToLower(v); s {
-				case "json", "bolt":
-					c.Storage = s
-					return nil
+				b, ok := backendNamed(strings.ToLower(v))
+				if !ok {
+					return errors.New("want " + backendNames())
 				}
-				return errors.New("want json or bolt")
+				c.Storage = b.name
+				return nil
 			}},
 		{flag: "max-tokens", env: "KG_MAX_TOKENS", def: strconv.Itoa(domain.DefaultMaxTokens),
 			usage: "`tokens`: the budget of each graph's full read",
@@ -227,48 +227,56 @@ type stringValue struct {
 
 func (s *stringValue) String() string     { return s.v }
 func (s *stringValue) Set(v string) error { s.v, s.set = v, true; return nil }
-func (s *stringValue) IsBoolFlag() bool   { return s.isBool }
 
-// parseServe reads the flags of `kg serve` from args and the environment
-// through getenv. Flags win over the environment, which wins over the
-// defaults. --help prints the usage to out and returns flag.ErrHelp.
-func parseServe(args []string, getenv func(string) string, home func() (string, error), out io.Writer) (Config, error) {
-	table := settings(home)
-	fs := flag.NewFlagSet("kg serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported by the caller, once
-	values := make([]*stringValue, len(table))
-	for i, s := range table {
-		values[i] = &stringValue{isBool: s.isBool}
+// Type names the value in the help when the usage names none.
+func (s *stringValue) Type() string {
+	if s.isBool {
+		return "bool" // shown as a bare --flag
+	}
+	return "string"
+}
+
+// settingAnnotation marks the flags of the settings table, so that the help
+// lists them apart from a command's own flags.
+const settingAnnotation = "kg-setting"
+
+// settingsFlags is the settings table bound to the flags of one command.
+type settingsFlags struct {
+	table  []setting
+	values []*stringValue
+}
+
+// bindSettings adds a flag for each row of the settings table to fs.
+func bindSettings(fs *pflag.FlagSet, home func() (string, error)) *settingsFlags {
+	b := &settingsFlags{table: settings(home)}
+	fs.SortFlags = false // the help lists them in the table's order
+	for _, s := range b.table {
+		v := &stringValue{isBool: s.isBool}
+		b.values = append(b.values, v)
 		usage := s.usage + " (env " + s.env
 		if s.def != "" {
 			usage += ", default " + s.def
 		}
-		fs.Var(values[i], s.flag, usage+")")
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(out, "Usage: kg serve [flags]\n\nRuns the server in the foreground. Flags win over environment variables.\n\nFlags:\n")
-		fs.SetOutput(out)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return Config{}, err
+		f := fs.VarPF(v, s.flag, "", usage+")")
+		if s.isBool {
+			f.NoOptDefVal = "true"
 		}
-		return Config{}, usagef("kg serve: %v (see kg serve --help)", err)
+		f.Annotations = map[string][]string{settingAnnotation: {s.env}}
 	}
-	if fs.NArg() > 0 {
-		return Config{}, usagef("kg serve: unexpected argument %q (see kg serve --help)", fs.Arg(0))
-	}
+	return b
+}
 
+// config reads the settings: flags win over the environment (through
+// getenv), which wins over the defaults. A bad value is a usage error that
+// names the flag or variable it came from and what it accepts.
+func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
 	var c Config
 	c.App = app.DefaultConfig()
-	for i, s := range table {
+	for i, s := range b.table {
 		v, from := s.def, ""
 		switch {
-		case values[i].set:
-			v, from = values[i].v, "--"+s.flag
+		case b.values[i].set:
+			v, from = b.values[i].v, "--"+s.flag
 		case getenv(s.env) != "":
 			v, from = getenv(s.env), s.env
 		}
@@ -279,11 +287,11 @@ func parseServe(args []string, getenv func(string) string, home func() (string, 
 			if from == "" {
 				from = "default of --" + s.flag // a bug in this table, or the home folder
 			}
-			return Config{}, usagef("kg serve: invalid %s %q: %v", from, v, err)
+			return Config{}, usagef("invalid %s %q: %v", from, v, err)
 		}
 	}
 	if c.AuthToken == "" && !isLoopback(c.Host) {
-		return Config{}, usagef("kg serve: --host %s is not a loopback address, so every request must carry a token: "+
+		return Config{}, usagef("--host %s is not a loopback address, so every request must carry a token: "+
 			"set --auth-token or KG_AUTH_TOKEN (or listen on 127.0.0.1)", c.Host)
 	}
 	// The address the server was told to bind is its own name: a client
@@ -295,6 +303,18 @@ func parseServe(args []string, getenv func(string) string, home func() (string, 
 		}
 	}
 	return c, nil
+}
+
+// given returns the settings given as flags, as arguments that give them
+// again to a child kg: `kg mcp` starts `kg serve` with its own settings.
+func (b *settingsFlags) given() []string {
+	var args []string
+	for i, s := range b.table {
+		if b.values[i].set {
+			args = append(args, "--"+s.flag+"="+b.values[i].v)
+		}
+	}
+	return args
 }
 
 // isLoopback reports whether host can only be reached from this machine.
@@ -361,4 +381,15 @@ func splitList(v string) []string {
 		}
 	}
 	return out
+}
+
+// isSet reports whether the setting of flag was given, as a flag or in the
+// environment, rather than left to its default.
+func (b *settingsFlags) isSet(flag string, getenv func(string) string) bool {
+	for i, s := range b.table {
+		if s.flag == flag {
+			return b.values[i].set || getenv(s.env) != ""
+		}
+	}
+	return false
 }

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -22,14 +21,11 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// backends are the storage backends every integration case runs on.
-var backends = []string{"json", "bolt"}
-
-// forEachBackend runs f as one subtest per backend.
+// forEachBackend runs f as one subtest per registered storage backend.
 func forEachBackend(t *testing.T, f func(t *testing.T, storage string)) {
 	t.Helper()
-	for _, storage := range backends {
-		t.Run(storage, func(t *testing.T) { f(t, storage) })
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) { f(t, b.name) })
 	}
 }
 
@@ -105,7 +101,7 @@ func startKG(t *testing.T, storage, root string, flags ...string) *kgServer {
 	t.Helper()
 	args := append([]string{"--port", "0", "--storage-root", root, "--storage", storage,
 		"--maintenance-interval", "86400"}, flags...)
-	cfg, err := parseServe(args, func(string) string { return "" }, fakeHome, io.Discard)
+	cfg, err := parseWith(args, func(string) string { return "" }, fakeHome)
 	if err != nil {
 		t.Fatalf("parseServe %v: %v", args, err)
 	}

@@ -1,90 +1,81 @@
 // Command kg is the knowledge-graph memory server for coding agents.
 //
-// `kg serve` (or plain `kg`) runs the server in the foreground; `kg
-// version` prints the version. operations.md lists every command.
+// `kg serve` (or plain `kg`) runs the server in the foreground; the other
+// commands talk to it, or work on the storage root when none runs. `kg
+// --help` lists them; docs/operations.md describes each.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strings"
+
+	"golang.org/x/term"
 )
 
-// Exit statuses (operations.md).
+// Exit statuses (docs/design/operations.md#exit-codes).
 const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
 )
 
-// env is what a command may read from the process: its streams and its
-// environment. main fills it from os; tests fill it by hand.
+// env is what a command may read from the process: its streams, its
+// environment and its own executable. main fills it from os; tests fill it
+// by hand.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	home           func() (string, error)
-}
-
-// command is one entry of the dispatch table.
-type command struct {
-	summary string
-	run     func(ctx context.Context, e env, args []string) int
-}
-
-// commands is the dispatch table. Later subcommands (mcp, status, compact,
-// export, import, migrate, project, doctor) each add one line here.
-func commands() map[string]command {
-	return map[string]command{
-		"serve":   {summary: "run the server in the foreground (the default)", run: serve},
-		"version": {summary: "print the version and build info", run: printVersion},
-	}
+	// interactive says stderr is a terminal: long work then shows a
+	// progress bar there.
+	interactive bool
+	// executable is the path of this binary, which `kg mcp` starts as the
+	// server.
+	executable func() (string, error)
 }
 
 func main() {
-	e := env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, home: os.UserHomeDir}
+	e := env{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, home: os.UserHomeDir,
+		interactive: term.IsTerminal(int(os.Stderr.Fd())),
+		executable:  os.Executable,
+	}
 	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
 
-// run dispatches args to a command and returns the exit status.
+// run runs the command named by args and returns the exit status: 0
+// success, 1 failure, 2 bad usage. Errors are printed here, once, as one
+// line that starts with the command.
 func run(ctx context.Context, e env, args []string) int {
-	cmds := commands()
-	if len(args) == 0 {
-		return cmds["serve"].run(ctx, e, nil)
-	}
-	switch a := args[0]; {
-	case a == "-h" || a == "-help" || a == "--help" || a == "help":
-		usage(e.stdout, cmds)
+	root := newRoot(e)
+	root.SetArgs(args)
+	c, err := root.ExecuteContextC(ctx)
+	if err == nil {
 		return exitOK
-	case a == "-version" || a == "--version":
-		return cmds["version"].run(ctx, e, args[1:])
-	case strings.HasPrefix(a, "-"):
-		// Plain `kg --port 9000` is `kg serve --port 9000`.
-		return cmds["serve"].run(ctx, e, args)
 	}
-	c, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(e.stderr, "kg: unknown command %q; commands: %s (see kg --help)\n", args[0], strings.Join(names(cmds), ", "))
+	var done *exitError
+	if errors.As(err, &done) {
+		return done.code // the command said why
+	}
+	name := root.Name()
+	if c != nil {
+		name = c.CommandPath()
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(e.stderr, "%s: %v (see %s --help)\n", name, err, name)
 		return exitUsage
 	}
-	return c.run(ctx, e, args[1:])
+	fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+	return exitFailure
 }
 
-func names(cmds map[string]command) []string {
-	var ns []string
-	for n := range cmds {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	return ns
-}
+// exitError ends a command with code after the command has reported why.
+type exitError struct{ code int }
 
-func usage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintf(w, "kg — knowledge-graph memory server for coding agents\n\nUsage: kg [command] [flags]\n\nCommands:\n")
-	for _, n := range names(cmds) {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
-	}
-	fmt.Fprintf(w, "\nRun `kg <command> --help` for the flags of a command.\n")
-}
+func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }

@@ -30,10 +30,16 @@ import (
 // second server on the same root can name where the holder listens.
 type lockAddr string
 
-// lockedRoot is the storage root once this process holds its lock and the
-// root is known to hold the configured backend. Storage providers take it,
-// which is what makes wire take the lock before opening anything.
+// lockedRoot is a storage root whose lock this process holds. Storage
+// providers of backends that live in the root take it, which is what makes
+// wire take the lock before opening anything.
 type lockedRoot string
+
+// storage is an opened backend: the repositories the app is built on.
+type storage struct {
+	Graphs   ports.GraphRepository
+	Sessions ports.SessionRepository
+}
 
 // closeTimeout bounds the app's Close when it runs as a cleanup (start-up
 // failed after the app was built); the normal shutdown path closes the app
@@ -48,7 +54,8 @@ type server struct {
 }
 
 // lockRoot creates the root if needed, takes its lock and checks (or
-// records) its backend marker. The cleanup releases the lock.
+// records) its backend marker. The cleanup releases the lock. It belongs
+// to the provider sets of the backends that live in the root.
 func lockRoot(cfg Config, addr lockAddr, log *slog.Logger) (lockedRoot, func(), error) {
 	if err := makeRoot(cfg.Root); err != nil {
 		return "", nil, err
@@ -62,7 +69,7 @@ func lockRoot(cfg Config, addr lockAddr, log *slog.Logger) (lockedRoot, func(), 
 			log.Error("releasing the storage root lock failed", "root", cfg.Root, "err", err)
 		}
 	}
-	if err := rootdir.Check(cfg.Root, cfg.Storage); err != nil {
+	if err := checkMarker(cfg.Root, cfg.Storage); err != nil {
 		release()
 		return "", nil, err
 	}
@@ -92,20 +99,24 @@ func makeRoot(root string) error {
 	return nil
 }
 
-// openJSON opens the JSON-file store on the locked root. It holds no
-// resource beyond the lock, so it has no cleanup.
-func openJSON(root lockedRoot, log *slog.Logger) (*jsonfile.Store, error) {
-	return jsonfile.Open(string(root), jsonfile.Options{Logger: log})
+// openJSON opens the JSON-file store on a locked root. It holds no
+// resource beyond the lock, so its cleanup does nothing.
+func openJSON(_ context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error) {
+	s, err := jsonfile.Open(string(root), jsonfile.Options{Logger: log})
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return storage{Graphs: s, Sessions: s}, func() {}, nil
 }
 
 // openBolt opens <root>/kg.db. The cleanup closes it, which releases its
 // file lock.
-func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (*bolt.Store, func(), error) {
+func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error) {
 	s, err := bolt.Open(ctx, string(root), bolt.Options{Logger: log})
 	if err != nil {
-		return nil, nil, err
+		return storage{}, nil, err
 	}
-	return s, func() {
+	return storage{Graphs: s, Sessions: s}, func() {
 		if err := s.Close(); err != nil {
 			log.Error("closing the bolt store failed", "err", err)
 		}

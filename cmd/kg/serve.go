@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // Shutdown bounds (operations.md, Start and stop).
@@ -31,25 +32,34 @@ const (
 	idleTimeout = 2 * time.Minute
 )
 
-// serve is `kg serve`: it runs the server until SIGINT or SIGTERM.
-func serve(ctx context.Context, e env, args []string) int {
-	cfg, err := parseServe(args, e.getenv, e.home, e.stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+// newServeCommand is `kg serve`.
+func newServeCommand(e env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "run the server in the foreground (plain kg does the same)",
+		Long: "Runs the server in the foreground until SIGINT or SIGTERM. It takes the storage root's lock,\n" +
+			"so one server serves a root at a time.",
 	}
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitUsage
+	serveOn(c, e)
+	return c
+}
+
+// serveOn makes c run the server: `kg serve`, and plain `kg`.
+func serveOn(c *cobra.Command, e env) {
+	settings := bindSettings(c.Flags(), e.home)
+	if c.Args == nil {
+		c.Args = noArgs
 	}
-	log := newLogger(e.stderr, cfg)
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := runServer(ctx, stop, cfg, log); err != nil {
-		// One line a person can act on; the details were logged.
-		fmt.Fprintf(e.stderr, "kg serve: %v\n", err)
-		return exitFailure
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := settings.config(e.getenv)
+		if err != nil {
+			return err
+		}
+		log := newLogger(e.stderr, cfg)
+		ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return runServer(ctx, stop, cfg, log) // one line a person can act on; the details were logged
 	}
-	return exitOK
 }
 
 // newLogger is the process's one logger: slog to stderr, in the configured
@@ -62,27 +72,15 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// injector returns the injector that builds the server on a storage
-// backend (wire_gen.go), or nil for an unknown one.
-func injector(storage string) func(context.Context, Config, lockAddr, *slog.Logger) (*server, func(), error) {
-	switch storage {
-	case "json":
-		return initJSON
-	case "bolt":
-		return initBolt
-	}
-	return nil
-}
-
 // runServer starts the server, serves until ctx is done, and shuts down in
 // the order of operations.md: stop accepting, let in-flight requests
 // finish, make pending writes durable and save the sessions, release the
 // lock. stop ends the signal handling once shutdown starts, so that a
 // second Ctrl-C kills the process at once.
 func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) error {
-	inject := injector(cfg.Storage)
-	if inject == nil {
-		return fmt.Errorf("storage %q has no injector", cfg.Storage) // parseServe let through an unknown backend
+	b, ok := backendNamed(cfg.Storage)
+	if !ok {
+		return fmt.Errorf("storage %q is not a backend", cfg.Storage) // parseServe let through an unknown backend
 	}
 
 	// The lock is taken before listening, so that a second server on the
@@ -100,14 +98,19 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 		addr = ln.Addr().String()
 	}
 
-	srv, cleanup, err := inject(ctx, cfg, lockAddr(addr), log)
+	st, closeStorage, err := b.inject(ctx, cfg, lockAddr(addr), log)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		cleanup() // app Close (again, cheap), events, storage, then the lock
+		closeStorage() // the storage, then the lock
 		log.Info("stopped")
 	}()
+	srv, cleanup, err := initServer(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup() // app Close (again, cheap), events
 
 	if ln == nil {
 		if ln, err = listen(cfg); err != nil {

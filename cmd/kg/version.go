@@ -1,12 +1,13 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // version is set at build time by `make build` (-ldflags "-X
@@ -51,29 +52,26 @@ func readBuildInfo() buildInfo {
 	return b
 }
 
-// printVersion is `kg version`.
-func printVersion(_ context.Context, e env, args []string) int {
-	fs := flag.NewFlagSet("kg version", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { fmt.Fprintln(e.stderr, "Usage: kg version\n\nPrints the version and build info.") }
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+// newVersionCommand is `kg version`.
+func newVersionCommand(e env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print the version and build info",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := io.WriteString(e.stdout, versionText(readBuildInfo()))
+			return err
+		},
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "kg version: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
-	}
-	writeVersion(e.stdout, readBuildInfo())
-	return exitOK
 }
 
-func writeVersion(w io.Writer, b buildInfo) {
-	fmt.Fprintf(w, "kg %s\n", b.Version)
+// versionText is what `kg version` and `kg --version` print.
+func versionText(b buildInfo) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "kg %s\n", b.Version)
 	if b.Revision != "" {
-		fmt.Fprintf(w, "commit   %s\n", b.Revision)
+		fmt.Fprintf(&w, "commit   %s\n", b.Revision)
 	}
-	fmt.Fprintf(w, "go       %s\nplatform %s\n", b.Go, b.Platform)
+	fmt.Fprintf(&w, "go       %s\nplatform %s\n", b.Go, b.Platform)
+	return w.String()
 }

@@ -2,9 +2,10 @@
 
 package main
 
-// The injectors: one per storage backend (style.md, google/wire). `go tool
-// wire ./cmd/kg` writes wire_gen.go from this file; `make wire-check`
-// fails when it is stale.
+// The injectors (style.md, google/wire): one per storage backend, which
+// opens it, and one that builds the server on whatever storage was opened.
+// `go tool wire ./cmd/kg` writes wire_gen.go from this file; `make
+// wire-check` fails when it is stale.
 
 import (
 	"context"
@@ -14,15 +15,29 @@ import (
 
 	"github.com/kg-memory/kg/adapters/events"
 	khttp "github.com/kg-memory/kg/adapters/http"
-	"github.com/kg-memory/kg/adapters/storage/bolt"
-	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
 )
 
-// common is everything but the storage.
-var common = wire.NewSet(
-	lockRoot,
+// Each backend's providers are listed in its injector rather than in a
+// wire.NewSet variable: lockRoot reads the backend registry, which names
+// these injectors, and a package variable on that path would be an
+// initialisation cycle.
+
+// injectJSON opens the JSON-file backend as `kg serve` does. It lives in
+// the root, so it takes the root's lock first.
+func injectJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+	panic(wire.Build(lockRoot, openJSON))
+}
+
+// injectBolt opens the bolt backend, <root>/kg.db, under the root's lock.
+func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+	panic(wire.Build(lockRoot, openBolt))
+}
+
+// appSet is the app on an opened storage.
+var appSet = wire.NewSet(
+	wire.FieldsOf(new(storage), "Graphs", "Sessions"),
 	newHub,
 	wire.Bind(new(ports.Events), new(*events.Hub)),
 	systemClock,
@@ -30,30 +45,22 @@ var common = wire.NewSet(
 	appConfig,
 	wire.Struct(new(app.Deps), "*"),
 	openService,
+)
+
+// httpSet is the HTTP side of the server.
+var httpSet = wire.NewSet(
 	httpConfig,
 	khttp.NewServer,
-	wire.Bind(new(khttp.Service), new(*app.Service)),
 	wire.Struct(new(server), "*"),
 )
 
-var jsonStorage = wire.NewSet(
-	openJSON,
-	wire.Bind(new(ports.GraphRepository), new(*jsonfile.Store)),
-	wire.Bind(new(ports.SessionRepository), new(*jsonfile.Store)),
-)
-
-var boltStorage = wire.NewSet(
-	openBolt,
-	wire.Bind(new(ports.GraphRepository), new(*bolt.Store)),
-	wire.Bind(new(ports.SessionRepository), new(*bolt.Store)),
-)
-
-// initJSON builds the server on the JSON-file backend.
-func initJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (*server, func(), error) {
-	panic(wire.Build(common, jsonStorage))
+// initServer builds the server on an opened storage.
+func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
+	panic(wire.Build(appSet, httpSet, wire.Bind(new(khttp.Service), new(*app.Service))))
 }
 
-// initBolt builds the server on the bolt backend.
-func initBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (*server, func(), error) {
-	panic(wire.Build(common, boltStorage))
+// initApp builds the app alone on an opened storage, for a command that
+// works on the files while no server runs (`kg import`).
+func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
+	panic(wire.Build(appSet))
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/google/wire"
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http"
-	"github.com/kg-memory/kg/adapters/storage/bolt"
-	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
 	"log/slog"
@@ -20,76 +18,59 @@ import (
 
 // Injectors from wire.go:
 
-// initJSON builds the server on the JSON-file backend.
-func initJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (*server, func(), error) {
-	config := appConfig(cfg)
+// injectJSON opens the JSON-file backend as `kg serve` does. It lives in
+// the root, so it takes the root's lock first.
+func injectJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
 	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
 	if err != nil {
-		return nil, nil, err
+		return storage{}, nil, err
 	}
-	store, err := openJSON(mainLockedRoot, log)
+	mainStorage, cleanup2, err := openJSON(ctx, mainLockedRoot, log)
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return storage{}, nil, err
 	}
-	clock := systemClock()
-	hub, cleanup2 := newHub()
-	pathResolver := osPaths()
-	deps := app.Deps{
-		Graphs:   store,
-		Sessions: store,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-	}
-	service, cleanup3, err := openService(ctx, config, deps)
-	if err != nil {
-		cleanup2()
-		cleanup()
-		return nil, nil, err
-	}
-	config2 := httpConfig(cfg, clock)
-	handler := http.NewServer(config2, service, hub, log)
-	mainServer := &server{
-		Service: service,
-		Handler: handler,
-		Events:  hub,
-	}
-	return mainServer, func() {
-		cleanup3()
+	return mainStorage, func() {
 		cleanup2()
 		cleanup()
 	}, nil
 }
 
-// initBolt builds the server on the bolt backend.
-func initBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (*server, func(), error) {
-	config := appConfig(cfg)
+// injectBolt opens the bolt backend, <root>/kg.db, under the root's lock.
+func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
 	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
 	if err != nil {
-		return nil, nil, err
+		return storage{}, nil, err
 	}
-	store, cleanup2, err := openBolt(ctx, mainLockedRoot, log)
+	mainStorage, cleanup2, err := openBolt(ctx, mainLockedRoot, log)
 	if err != nil {
 		cleanup()
-		return nil, nil, err
+		return storage{}, nil, err
 	}
+	return mainStorage, func() {
+		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// initServer builds the server on an opened storage.
+func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
+	config := appConfig(cfg)
+	graphRepository := st.Graphs
+	sessionRepository := st.Sessions
 	clock := systemClock()
-	hub, cleanup3 := newHub()
+	hub, cleanup := newHub()
 	pathResolver := osPaths()
 	deps := app.Deps{
-		Graphs:   store,
-		Sessions: store,
+		Graphs:   graphRepository,
+		Sessions: sessionRepository,
 		Clock:    clock,
 		Events:   hub,
 		Paths:    pathResolver,
 		Log:      log,
 	}
-	service, cleanup4, err := openService(ctx, config, deps)
+	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
-		cleanup3()
-		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -101,8 +82,34 @@ func initBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) 
 		Events:  hub,
 	}
 	return mainServer, func() {
-		cleanup4()
-		cleanup3()
+		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// initApp builds the app alone on an opened storage, for a command that
+// works on the files while no server runs (`kg import`).
+func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
+	config := appConfig(cfg)
+	graphRepository := st.Graphs
+	sessionRepository := st.Sessions
+	clock := systemClock()
+	hub, cleanup := newHub()
+	pathResolver := osPaths()
+	deps := app.Deps{
+		Graphs:   graphRepository,
+		Sessions: sessionRepository,
+		Clock:    clock,
+		Events:   hub,
+		Paths:    pathResolver,
+		Log:      log,
+	}
+	service, cleanup2, err := openService(ctx, config, deps)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return service, func() {
 		cleanup2()
 		cleanup()
 	}, nil
@@ -110,19 +117,13 @@ func initBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) 
 
 // wire.go:
 
-// common is everything but the storage.
-var common = wire.NewSet(
-	lockRoot,
-	newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
+// appSet is the app on an opened storage.
+var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
-	httpConfig, http.NewServer, wire.Bind(new(http.Service), new(*app.Service)), wire.Struct(new(server), "*"),
 )
 
-var jsonStorage = wire.NewSet(
-	openJSON, wire.Bind(new(ports.GraphRepository), new(*jsonfile.Store)), wire.Bind(new(ports.SessionRepository), new(*jsonfile.Store)),
-)
-
-var boltStorage = wire.NewSet(
-	openBolt, wire.Bind(new(ports.GraphRepository), new(*bolt.Store)), wire.Bind(new(ports.SessionRepository), new(*bolt.Store)),
+// httpSet is the HTTP side of the server.
+var httpSet = wire.NewSet(
+	httpConfig, http.NewServer, wire.Struct(new(server), "*"),
 )

@@ -384,6 +384,9 @@ describe('kg web page', () => {
     // A node made with the keyboard only.
     await page.getByRole('button', { name: 'New node' }).focus();
     await page.keyboard.press('Enter');
+    // The dialog moves the focus to its first field once it has rendered;
+    // keys typed before that would land on the page behind it.
+    await page.waitForFunction(() => document.activeElement?.id === 'f-id');
     await page.keyboard.type('keyboard-made');
     await page.keyboard.press('Tab');
     await page.keyboard.type('made without a mouse');

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -16,7 +17,10 @@ import (
 //     400 with a plain-text body;
 //   - a JSON-RPC batch (a JSON array) gets 400 saying batches are not
 //     supported; mcp-go says "request body is not valid json", which is
-//     untrue and sends a client looking for the wrong fault.
+//     untrue and sends a client looking for the wrong fault;
+//   - any other refusal mcp-go writes as plain text (an MCP-Protocol-Version
+//     header naming a version it does not know, for one) keeps its status
+//     and message, in a JSON-RPC error body (plainErrorsAsJSON).
 //
 // Everything else, invalid JSON included (a JSON-RPC parse error from
 // mcp-go), goes to next.
@@ -45,9 +49,65 @@ func guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
+		pw := &plainErrorsAsJSON{ResponseWriter: w}
+		next.ServeHTTP(pw, r)
+		pw.finish()
 	})
 }
+
+// plainErrorsAsJSON passes a response through unless it is an error (4xx or
+// 5xx) with a text/plain body, as mcp-go writes its HTTP-level refusals;
+// that one it holds back, and finish writes its status and its text as a
+// JSON-RPC error instead.
+type plainErrorsAsJSON struct {
+	http.ResponseWriter
+	status int          // the held-back error status; 0 while passing through
+	text   bytes.Buffer // the held-back plain-text body
+}
+
+func (p *plainErrorsAsJSON) WriteHeader(status int) {
+	if status >= 400 && strings.HasPrefix(p.Header().Get("Content-Type"), "text/plain") {
+		p.status = status
+		return
+	}
+	p.ResponseWriter.WriteHeader(status)
+}
+
+func (p *plainErrorsAsJSON) Write(b []byte) (int, error) {
+	if p.status != 0 {
+		// A refusal is one short line; bound it all the same.
+		if room := maxRefusal - p.text.Len(); room > 0 {
+			p.text.Write(b[:min(len(b), room)])
+		}
+		return len(b), nil
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+// Flush passes through, so a reply mcp-go streams still streams.
+func (p *plainErrorsAsJSON) Flush() {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok && p.status == 0 {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (p *plainErrorsAsJSON) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+// finish writes the held-back error, if there is one.
+func (p *plainErrorsAsJSON) finish() {
+	if p.status == 0 {
+		return
+	}
+	msg := strings.TrimSpace(p.text.String())
+	if msg == "" {
+		msg = http.StatusText(p.status)
+	}
+	rpcError(p.ResponseWriter, p.status, msg)
+}
+
+// maxRefusal bounds the plain-text body plainErrorsAsJSON holds back.
+const maxRefusal = 4 << 10
 
 // rpcError writes a JSON-RPC error response with status. Its id is null:
 // the request's id was not read (JSON-RPC 2.0, section 5).

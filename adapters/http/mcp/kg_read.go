@@ -84,6 +84,7 @@ type graphOut struct {
 	ArchivedOmitted int         `json:"archived_omitted,omitempty" jsonschema:"archived ids left out to keep the read under its size cap; kg_search finds them"`
 	EdgesOmitted    int         `json:"edges_omitted,omitempty" jsonschema:"edges to archived nodes left out to keep the read under its size cap"`
 	NotesOmitted    int         `json:"edge_notes_omitted,omitempty" jsonschema:"edges whose notes were left out to keep the read under its size cap; kg_read with id shows them"`
+	Unavailable     string      `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be read: which graph and why; the rest of the read is served"`
 }
 
 // activeOut is an active node in the full read.
@@ -155,7 +156,8 @@ type shownGraph struct {
 	view            domain.View
 	archivedOmitted int
 	edgesOmitted    int
-	notesOmitted    int // edges shown without their notes
+	notesOmitted    int    // edges shown without their notes
+	unavailable     string // why the graph cannot be read; the view is then empty
 }
 
 // fitFullRead returns the graphs of a full read trimmed so that its text
@@ -164,10 +166,10 @@ type shownGraph struct {
 // edges still shown; active gists and edges between active nodes never go.
 // A read that fits is returned whole. The app's view is never changed.
 func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
-	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View}}
+	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View, unavailable: fr.User.Unavailable}}
 	if fr.Project != nil {
 		gs = append(gs, shownGraph{level: domain.LevelProject, project: fr.Project.Key.Project,
-			name: fr.Project.Name, view: fr.Project.View})
+			name: fr.Project.Name, view: fr.Project.View, unavailable: fr.Project.Unavailable})
 	}
 	excess := utf8.RuneCountInString(renderFullRead(gs, session)) - limit
 	if excess <= 0 {
@@ -242,6 +244,10 @@ func fullArchived(fr app.FullRead, level domain.Level) []string {
 func renderFullRead(gs []shownGraph, session string) string {
 	var b strings.Builder
 	for _, g := range gs {
+		if g.unavailable != "" {
+			fmt.Fprintf(&b, "=== %s — unavailable: %s ===\n", graphTitle(g.level, g.name), g.unavailable)
+			continue
+		}
 		v := g.view
 		fmt.Fprintf(&b, "=== %s — %d active, %d archived ===\n", graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived)
 		if len(v.Active) > 0 {
@@ -327,6 +333,7 @@ func graphOutput(g shownGraph) *graphOut {
 		ArchivedOmitted: g.archivedOmitted,
 		EdgesOmitted:    g.edgesOmitted,
 		NotesOmitted:    g.notesOmitted,
+		Unavailable:     g.unavailable,
 		Health: healthOut{
 			Active: v.Health.Active, Archived: v.Health.Archived, Orphaned: v.Health.Orphaned,
 			Edges: v.Health.Edges, Unconnected: v.Health.Unconnected,

@@ -226,3 +226,20 @@ func TestRenderResults(t *testing.T) {
 		})
 	}
 }
+
+// A graph that cannot be loaded is one line in the full read, and a field
+// in the structured output; the other graph is shown as always.
+func TestFullReadWithAnUnavailableGraph(t *testing.T) {
+	fr := exampleRead()
+	fr.User = app.GraphView{Key: domain.UserGraph, Unavailable: "the user graph could not be loaded: user.json is damaged"}
+	gs := fitFullRead(fr, "s1", maxReadChars)
+	text := renderFullRead(gs, "s1")
+	want := "=== USER GRAPH — unavailable: the user graph could not be loaded: user.json is damaged ===\n=== PROJECT GRAPH (my-app) — 0 active, 0 archived ===\n"
+	if !strings.HasPrefix(text, want) {
+		t.Errorf("text starts\n%s\nwant\n%s", text, want)
+	}
+	out := fullReadOutput(gs, app.ReadResult{SessionID: "s1", Full: &fr})
+	if out.User == nil || out.User.Unavailable != fr.User.Unavailable || out.Project == nil || out.Project.Unavailable != "" {
+		t.Errorf("structured user = %+v, project = %+v", out.User, out.Project)
+	}
+}

@@ -186,28 +186,84 @@ func TestRefusedMessagesAreJSONRPCErrors(t *testing.T) {
 			if resp.StatusCode != tc.wantStatus {
 				t.Errorf("status %d, want %d", resp.StatusCode, tc.wantStatus)
 			}
-			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("Content-Type %q, want application/json", ct)
-			}
-			var msg struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   struct {
-					Code    int    `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(body, &msg); err != nil {
-				t.Fatalf("body is not JSON: %v: %s", err, body)
-			}
-			if msg.JSONRPC != "2.0" || string(msg.ID) != "null" || msg.Error.Code != tc.wantCode || msg.Error.Message != tc.wantMessage {
-				t.Errorf("body %s, want a JSON-RPC error %d %q with a null id", body, tc.wantCode, tc.wantMessage)
-			}
+			wantRPCError(t, resp, body, tc.wantCode, tc.wantMessage)
 		})
 	}
 	// A media type with parameters is still JSON.
 	if resp := postAs(t, e.url, "application/json; charset=utf-8", list); resp.StatusCode != 200 {
 		t.Errorf("application/json with a charset: %d", resp.StatusCode)
+	}
+}
+
+// wantRPCError fails t unless resp, whose body is body, is a JSON-RPC error
+// with code and message and a null id.
+func wantRPCError(t *testing.T, resp *http.Response, body []byte, code int, message string) {
+	t.Helper()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil {
+		t.Fatalf("body is not JSON: %v: %s", err, body)
+	}
+	if msg.JSONRPC != "2.0" || string(msg.ID) != "null" || msg.Error.Code != code || msg.Error.Message != message {
+		t.Errorf("body %s, want a JSON-RPC error %d %q with a null id", body, code, message)
+	}
+}
+
+// TestProtocolVersionHeader: a request whose MCP-Protocol-Version names a
+// version mcp-go does not implement gets the 400 the MCP transport asks for,
+// with mcp-go's message in a JSON-RPC error rather than as plain text; a
+// known version, or none (clients on 2025-03-26 send none), is served.
+func TestProtocolVersionHeader(t *testing.T) {
+	e := newEnv(t)
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	tests := []struct {
+		name, version string
+		wantStatus    int
+		wantMessage   string // of the JSON-RPC error, when wantStatus is not 200
+	}{
+		{"unknown", "1999-01-01", 400, "Unsupported protocol version: 1999-01-01"},
+		{"between known versions", "2025-01-01", 400, "Unsupported protocol version: 2025-01-01"},
+		{"2025-06-18", "2025-06-18", 200, ""},
+		{"2025-11-25", "2025-11-25", 200, ""},
+		{"none", "", 200, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, e.url, strings.NewReader(list))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tc.version != "" {
+				req.Header.Set("MCP-Protocol-Version", tc.version)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.wantStatus, body)
+			}
+			if tc.wantStatus != 200 {
+				wantRPCError(t, resp, body, mcpgo.INVALID_REQUEST, tc.wantMessage)
+				return
+			}
+			if !strings.Contains(string(body), `"kg_read"`) {
+				t.Errorf("tools/list lacks kg_read: %s", body)
+			}
+		})
 	}
 }
 

@@ -3,8 +3,10 @@ package bolt_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 
+	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -45,6 +47,28 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		if len(d.Nodes) != n {
 			b.Fatalf("loaded %d nodes, want %d", len(d.Nodes), n)
+		}
+	}
+}
+
+// BenchmarkOpen measures Open of a file holding a 100k-node graph: it reads
+// every page once and runs bbolt's consistency check (damage.go), the cost
+// weighed in docs/decisions/0007.
+func BenchmarkOpen(b *testing.B) {
+	const n = 100_000
+	dir := b.TempDir()
+	s := open(b, dir)
+	saveAll(b, s, domain.UserGraph, bigGraph(n))
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		s, err := bolt.Open(context.Background(), dir, bolt.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

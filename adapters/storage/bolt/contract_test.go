@@ -27,3 +27,6 @@ func TestContract(t *testing.T) { porttest.Run(t, backend) }
 // TestCrash kills a writing child process with SIGKILL and checks that every
 // acknowledged write survived (porttest.RunCrash).
 func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 15) }
+
+// TestMoveProject runs the move suite of `kg project mv` (porttest).
+func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }

@@ -8,6 +8,7 @@
 //	user                    the user graph (a graph bucket)
 //	projects/<path>         one graph bucket per project, keyed by its canonical path
 //	sessions/<id>           one JSON record per session
+//	quarantine/<t>/sessions damaged sessions set aside at unix time t, kept as they were
 //
 // A graph bucket has the sub-buckets nodes (by id), edges (by an encoded
 // (from, to, rel) key), node_tombstones, edge_tombstones, progress (by task
@@ -29,6 +30,12 @@
 //   - The file is locked by the process that opened it; a second Open waits
 //     at most Options.Timeout and then fails with an unavailable error. The
 //     root's .lock (adapters/rootdir) is still the primary guard.
+//   - Open refuses a file it must not open (empty, truncated, unreadable
+//     meta pages or free list, pages in use and free, a symbolic link) and
+//     reads every page once before writing anything; damaged pages make
+//     only the graphs under them unavailable (Damage lists them). Every
+//     call turns bbolt's panic on a damaged page into an unavailable error
+//     wrapping ports.ErrDamaged (damage.go, docs/decisions/0007).
 //   - An item that does not decode makes its whole graph unavailable, not
 //     just the item: serving a graph with a hole would let compaction and
 //     sync act on a wrong picture. Other graphs are unaffected.

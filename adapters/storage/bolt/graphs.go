@@ -43,25 +43,27 @@ func graphBucket(tx *bbolt.Tx, key domain.GraphKey) *bbolt.Bucket {
 // other graph stays readable.
 func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
 	if err := ctx.Err(); err != nil {
-		return domain.GraphData{}, domain.Unavailable(err, "load %s graph", key)
+		return domain.GraphData{}, unavailable(err, "load %s graph", key)
 	}
 	if err := validKey(key); err != nil {
 		return domain.GraphData{}, err
 	}
 	var d domain.GraphData
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		b := graphBucket(tx, key)
-		if b == nil || b.Bucket(subMeta) == nil {
-			d = domain.GraphData{ProjectPath: key.Project}
-			return nil
-		}
-		var err error
-		d, err = readGraph(b)
-		return err
+	err := recovered(func() error {
+		return s.db.View(func(tx *bbolt.Tx) error {
+			b := graphBucket(tx, key)
+			if b == nil || b.Bucket(subMeta) == nil {
+				d = domain.GraphData{ProjectPath: key.Project}
+				return nil
+			}
+			var err error
+			d, err = readGraph(b)
+			return err
+		})
 	})
 	if err != nil {
 		s.log.Error("bolt: graph cannot be loaded", "graph", key.String(), "file", s.path, "err", err)
-		return domain.GraphData{}, domain.Unavailable(err, "%s graph in %s cannot be loaded: %v", key, s.path, err)
+		return domain.GraphData{}, unavailable(err, "%s graph in %s cannot be loaded%s", key, s.path, hintIfDamaged(err))
 	}
 	return d, nil
 }
@@ -89,7 +91,7 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 			d.Meta[string(k[len(metaExtraPrefix):])] = bytes.Clone(v)
 		}
 		if err != nil {
-			return fmt.Errorf("meta %q: %w", k, err)
+			return damagedf("meta %q: %v", k, err)
 		}
 		return nil
 	})
@@ -101,7 +103,7 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 		err = nb.ForEach(func(k, v []byte) error {
 			n, err := decodeNode(v)
 			if err != nil {
-				return fmt.Errorf("node %q: %w", k, err)
+				return damagedf("node %q: %v", k, err)
 			}
 			d.Nodes = append(d.Nodes, n)
 			return nil
@@ -113,7 +115,7 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 	err = forEach(b, subEdges, func(k, v []byte) error {
 		e, err := decodeEdge(v)
 		if err != nil {
-			return fmt.Errorf("edge %q: %w", k, err)
+			return damagedf("edge %q: %v", k, err)
 		}
 		d.Edges = append(d.Edges, e)
 		return nil
@@ -124,7 +126,7 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 	err = forEach(b, subNodeTombs, func(k, v []byte) error {
 		t, _, err := decodeTomb(v)
 		if err != nil {
-			return fmt.Errorf("node tombstone %q: %w", k, err)
+			return damagedf("node tombstone %q: %v", k, err)
 		}
 		d.NodeTombstones[string(k)] = t
 		return nil
@@ -135,7 +137,7 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 	err = forEach(b, subEdgeTombs, func(k, v []byte) error {
 		t, ek, err := decodeTomb(v)
 		if err != nil {
-			return fmt.Errorf("edge tombstone %q: %w", k, err)
+			return damagedf("edge tombstone %q: %v", k, err)
 		}
 		d.EdgeTombstones[ek] = t
 		return nil
@@ -145,7 +147,7 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 	}
 	err = forEach(b, subProgress, func(k, v []byte) error {
 		if !json.Valid(v) {
-			return fmt.Errorf("progress %q: not valid JSON", k)
+			return damagedf("progress %q: not valid JSON", k)
 		}
 		d.Progress[string(k)] = bytes.Clone(v)
 		return nil
@@ -165,7 +167,7 @@ func forEach(b *bbolt.Bucket, sub []byte, fn func(k, v []byte) error) error {
 // transaction. It costs O(len(cs)) item writes whatever the size of g.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
 	if err := ctx.Err(); err != nil {
-		return domain.Unavailable(err, "save %s graph", key)
+		return unavailable(err, "save %s graph", key)
 	}
 	if err := validKey(key); err != nil {
 		return err
@@ -174,25 +176,27 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		return nil
 	}
 	var c counter
-	err := s.db.Update(func(tx *bbolt.Tx) error {
-		b, err := openGraphBucket(tx, key)
-		if err != nil {
-			return err
-		}
-		if err := writeItems(b, &c, g, cs); err != nil {
-			return err
-		}
-		if cs.Meta || b.Bucket(subMeta).Get(metaSeq) == nil {
-			if err := writeMeta(tx, b, &c, key, g); err != nil {
+	err := recovered(func() error {
+		return s.db.Update(func(tx *bbolt.Tx) error {
+			b, err := openGraphBucket(tx, key)
+			if err != nil {
 				return err
 			}
-		}
-		// The fault comes last, after real writes, so the rollback path is
-		// the one a failing disk takes.
-		return s.injected()
+			if err := writeItems(b, &c, g, cs); err != nil {
+				return err
+			}
+			if cs.Meta || b.Bucket(subMeta).Get(metaSeq) == nil {
+				if err := writeMeta(tx, b, &c, key, g); err != nil {
+					return err
+				}
+			}
+			// The fault comes last, after real writes, so the rollback path
+			// is the one a failing disk takes.
+			return s.injected()
+		})
 	})
 	if err != nil {
-		return domain.Unavailable(err, "save %s graph to %s", key, s.path)
+		return unavailable(err, "save %s graph to %s%s", key, s.path, hintIfDamaged(err))
 	}
 	s.record(c)
 	return nil
@@ -362,24 +366,26 @@ func writeMeta(tx *bbolt.Tx, b *bbolt.Bucket, c *counter, key domain.GraphKey, g
 // first commit, sorted by slug.
 func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, domain.Unavailable(err, "list graphs")
+		return nil, unavailable(err, "list graphs")
 	}
 	var out []ports.StoredGraph
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketProjects).ForEachBucket(func(k []byte) error {
-			meta := tx.Bucket(bucketProjects).Bucket(k).Bucket(subMeta)
-			if meta == nil {
+	err := recovered(func() error {
+		return s.db.View(func(tx *bbolt.Tx) error {
+			return tx.Bucket(bucketProjects).ForEachBucket(func(k []byte) error {
+				meta := tx.Bucket(bucketProjects).Bucket(k).Bucket(subMeta)
+				if meta == nil {
+					return nil
+				}
+				out = append(out, ports.StoredGraph{
+					Key:  domain.ProjectGraph(string(k)),
+					Slug: string(meta.Get(metaSlug)),
+				})
 				return nil
-			}
-			out = append(out, ports.StoredGraph{
-				Key:  domain.ProjectGraph(string(k)),
-				Slug: string(meta.Get(metaSlug)),
 			})
-			return nil
 		})
 	})
 	if err != nil {
-		return nil, domain.Unavailable(err, "list graphs in %s", s.path)
+		return nil, unavailable(err, "list graphs in %s", s.path)
 	}
 	slices.SortFunc(out, func(a, b ports.StoredGraph) int {
 		if c := strings.Compare(a.Slug, b.Slug); c != 0 {

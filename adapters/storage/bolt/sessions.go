@@ -3,37 +3,91 @@ package bolt
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
-// LoadSessions returns every stored session by id. A session that does not
-// decode makes the whole set unavailable: a session dropped silently would
-// be recreated with a wrong watermark (sync.md).
+// bucketQuarantine holds what was set aside because it could not be read:
+// quarantine/<unix time>/sessions is a sessions bucket moved there whole.
+var bucketQuarantine = []byte("quarantine")
+
+// LoadSessions returns every stored session by id. Sessions are
+// disposable (docs/design/sync.md#sessions): when one does not decode, or
+// the pages holding them cannot be read, the whole sessions bucket is set
+// aside under quarantine/<unix time>/sessions — kept byte for byte, never
+// deleted — the damage is logged with what it means, and the store starts
+// with no sessions. Agents then start new sessions with kg_read; the graphs
+// are not touched.
 func (s *Store) LoadSessions(ctx context.Context) (map[string]ports.Session, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, domain.Unavailable(err, "load sessions")
+		return nil, unavailable(err, "load sessions")
 	}
 	out := map[string]ports.Session{}
-	err := s.db.View(func(tx *bbolt.Tx) error {
-		return tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
-			sess, err := decodeSession(string(k), v)
-			if err != nil {
-				return fmt.Errorf("session %q: %w", k, err)
-			}
-			out[sess.ID] = sess
-			return nil
+	err := recovered(func() error {
+		return s.db.View(func(tx *bbolt.Tx) error {
+			return tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
+				sess, err := decodeSession(string(k), v)
+				if err != nil {
+					return damagedf("session %q: %v", k, err)
+				}
+				out[sess.ID] = sess
+				return nil
+			})
 		})
 	})
-	if err != nil {
-		s.log.Error("bolt: sessions cannot be loaded", "file", s.path, "err", err)
-		return nil, domain.Unavailable(err, "sessions in %s cannot be loaded: %v", s.path, err)
+	if err == nil {
+		return out, nil
 	}
-	return out, nil
+	if !errors.Is(err, ports.ErrDamaged) {
+		return nil, unavailable(err, "sessions in %s cannot be loaded", s.path)
+	}
+	where, qerr := s.quarantineSessions(time.Now())
+	if qerr != nil {
+		s.log.Error("bolt: sessions are damaged and could not be set aside", "file", s.path, "err", err, "set_aside_err", qerr)
+		return nil, unavailable(fmt.Errorf("%w; setting them aside: %w", err, qerr), "sessions in %s are damaged and could not be set aside; %s", s.path, repairHint)
+	}
+	s.log.Error("bolt: sessions are damaged; set aside, starting with none", "file", s.path, "err", err, "kept_in", where,
+		"hint", "agents start new sessions with kg_read {cwd}; the graphs are not affected")
+	return map[string]ports.Session{}, nil
+}
+
+// quarantineSessions moves the sessions bucket, without reading it, to
+// quarantine/<unix time>/sessions and puts an empty one in its place. It
+// returns where the old one went.
+func (s *Store) quarantineSessions(now time.Time) (string, error) {
+	var where string
+	err := recovered(func() error {
+		return s.db.Update(func(tx *bbolt.Tx) error {
+			q, err := tx.CreateBucketIfNotExists(bucketQuarantine)
+			if err != nil {
+				return err
+			}
+			name := strconv.FormatInt(now.Unix(), 10)
+			dst, err := q.CreateBucket([]byte(name))
+			for i := 2; errors.Is(err, berrors.ErrBucketExists); i++ {
+				name = fmt.Sprintf("%d-%d", now.Unix(), i)
+				dst, err = q.CreateBucket([]byte(name))
+			}
+			if err != nil {
+				return err
+			}
+			if err := tx.MoveBucket(bucketSessions, nil, dst); err != nil {
+				return err
+			}
+			where = fmt.Sprintf("bucket %s/%s/%s of %s", bucketQuarantine, name, bucketSessions, s.path)
+			_, err = tx.CreateBucket(bucketSessions)
+			return err
+		})
+	})
+	return where, err
 }
 
 // SaveSessions replaces the stored set with sessions in one transaction,
@@ -41,7 +95,7 @@ func (s *Store) LoadSessions(ctx context.Context) (map[string]ports.Session, err
 // longer in the set.
 func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
 	if err := ctx.Err(); err != nil {
-		return domain.Unavailable(err, "save sessions")
+		return unavailable(err, "save sessions")
 	}
 	enc := make(map[string][]byte, len(sessions))
 	for id, sess := range sessions {
@@ -50,40 +104,42 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 		}
 		v, err := encodeSession(sess)
 		if err != nil {
-			return domain.Unavailable(err, "encode session %q", id)
+			return unavailable(err, "encode session %q", id)
 		}
 		enc[id] = v
 	}
 	var c counter
-	err := s.db.Update(func(tx *bbolt.Tx) error {
-		b := tx.Bucket(bucketSessions)
-		var gone [][]byte
-		err := b.ForEach(func(k, _ []byte) error {
-			if _, ok := enc[string(k)]; !ok {
-				gone = append(gone, bytes.Clone(k))
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range gone {
-			if err := c.del(b, k); err != nil {
+	err := recovered(func() error {
+		return s.db.Update(func(tx *bbolt.Tx) error {
+			b := tx.Bucket(bucketSessions)
+			var gone [][]byte
+			err := b.ForEach(func(k, _ []byte) error {
+				if _, ok := enc[string(k)]; !ok {
+					gone = append(gone, bytes.Clone(k))
+				}
+				return nil
+			})
+			if err != nil {
 				return err
 			}
-		}
-		for id, v := range enc {
-			if old := b.Get([]byte(id)); old != nil && bytes.Equal(old, v) {
-				continue
+			for _, k := range gone {
+				if err := c.del(b, k); err != nil {
+					return err
+				}
 			}
-			if err := c.put(b, []byte(id), v); err != nil {
-				return fmt.Errorf("session %q: %w", id, err)
+			for id, v := range enc {
+				if old := b.Get([]byte(id)); old != nil && bytes.Equal(old, v) {
+					continue
+				}
+				if err := c.put(b, []byte(id), v); err != nil {
+					return fmt.Errorf("session %q: %w", id, err)
+				}
 			}
-		}
-		return s.injected()
+			return s.injected()
+		})
 	})
 	if err != nil {
-		return domain.Unavailable(err, "save sessions to %s", s.path)
+		return unavailable(err, "save sessions to %s%s", s.path, hintIfDamaged(err))
 	}
 	s.record(c)
 	return nil

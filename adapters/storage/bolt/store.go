@@ -12,7 +12,6 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -77,15 +76,21 @@ type Store struct {
 	faultMu sync.Mutex
 	fault   error
 
+	damage []string // what Open found damaged; set before Open returns
+
 	commits, puts, deletes atomic.Uint64
 }
 
 // Open opens or creates <root>/kg.db (mode 0600). When another process
 // holds the file it fails after opt.Timeout with an unavailable error that
-// says so, instead of waiting for ever.
+// says so, instead of waiting for ever. A file kg must not open — a
+// symbolic link, an empty or truncated file, unreadable meta pages, pages
+// in use and free at once — is refused with an error that says what to do;
+// damaged data pages are found here and reported by Damage, and only what
+// lies under them is unavailable (damage.go).
 func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, domain.Unavailable(err, "open bolt store")
+		return nil, unavailable(err, "open bolt store")
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
@@ -94,29 +99,72 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 		opt.Logger = slog.Default()
 	}
 	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, domain.Unavailable(err, "create storage root %s", root)
+		return nil, unavailable(err, "create storage root %s", root)
 	}
 	path := filepath.Join(root, FileName)
-	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opt.Timeout})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, domain.Unavailable(err, "%s is locked by another process (waited %s): is another kg server running on this root?", path, opt.Timeout)
+	if err := checkFile(path); err != nil {
+		return nil, err
 	}
+	if err := checkLength(path, opt.Timeout); err != nil {
+		return nil, err
+	}
+	var db *bbolt.DB
+	err := recovered(func() error {
+		var err error
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opt.Timeout, OpenFile: noFollow})
+		return err
+	})
 	if err != nil {
-		return nil, domain.Unavailable(err, "open %s", path)
+		return nil, openError(path, opt.Timeout, err)
 	}
 	s := &Store{db: db, path: path, log: opt.Logger}
-	err = db.Update(func(tx *bbolt.Tx) error {
+	// Inspect before anything is written: every commit writes a free list,
+	// and an inconsistent one could hand out a page still in use.
+	err = s.inspect()
+	if err == nil {
+		err = recovered(func() error { return initBuckets(db) })
+	}
+	if err != nil {
+		_ = db.Close()
+		if domain.KindOf(err) == domain.KindUnavailable {
+			return nil, err
+		}
+		return nil, unavailable(err, "initialise %s", path)
+	}
+	return s, nil
+}
+
+// initBuckets checks the layout version of an existing file, and records
+// it and creates the top-level buckets in a new one. An existing file is
+// only read.
+func initBuckets(db *bbolt.DB) error {
+	complete := false
+	err := db.View(func(tx *bbolt.Tx) error {
+		kg := tx.Bucket(bucketKG)
+		if kg == nil {
+			return nil
+		}
+		if v := kg.Get(keyFormat); v != nil && string(v) != formatVersion {
+			return fmt.Errorf("layout version %q, this kg reads %q", v, formatVersion)
+		}
+		complete = kg.Get(keyFormat) != nil
+		for _, b := range [][]byte{bucketUser, bucketProjects, bucketSessions} {
+			complete = complete && tx.Bucket(b) != nil
+		}
+		return nil
+	})
+	if err != nil || complete {
+		return err
+	}
+	return db.Update(func(tx *bbolt.Tx) error {
 		kg, err := tx.CreateBucketIfNotExists(bucketKG)
 		if err != nil {
 			return err
 		}
-		switch v := kg.Get(keyFormat); {
-		case v == nil:
+		if kg.Get(keyFormat) == nil {
 			if err := kg.Put(keyFormat, []byte(formatVersion)); err != nil {
 				return err
 			}
-		case string(v) != formatVersion:
-			return fmt.Errorf("layout version %q, this kg reads %q", v, formatVersion)
 		}
 		for _, b := range [][]byte{bucketUser, bucketProjects, bucketSessions} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -125,17 +173,12 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		_ = db.Close()
-		return nil, domain.Unavailable(err, "initialise %s", path)
-	}
-	return s, nil
 }
 
 // Close releases the file and its lock.
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
-		return domain.Unavailable(err, "close %s", s.path)
+		return unavailable(err, "close %s", s.path)
 	}
 	return nil
 }

@@ -20,3 +20,6 @@ var backend = porttest.Backend{Name: "json", Open: func(t testing.TB, dir string
 func TestContract(t *testing.T) { porttest.Run(t, backend) }
 
 func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 60) }
+
+// TestMoveProject runs the move suite of `kg project mv` (porttest).
+func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }

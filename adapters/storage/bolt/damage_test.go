@@ -1,0 +1,448 @@
+package bolt_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+
+	"github.com/kg-memory/kg/adapters/storage/bolt"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+const (
+	projA = "/work/a"
+	projB = "/work/b"
+)
+
+// buildFile writes a kg.db in dir with a user graph, a project A large
+// enough that its nodes fill pages of their own, a small project B and
+// many sessions, and returns its path.
+func buildFile(t *testing.T, dir string) string {
+	t.Helper()
+	s := open(t, dir)
+	saveAll(t, s, domain.UserGraph, bigGraph(20))
+	a := bigGraph(300)
+	a.ProjectPath = projA
+	saveAll(t, s, domain.ProjectGraph(projA), a)
+	b := bigGraph(3)
+	b.ProjectPath = projB
+	saveAll(t, s, domain.ProjectGraph(projB), b)
+	sessions := map[string]ports.Session{}
+	for i := range 100 {
+		id := fmt.Sprintf("%016x", i)
+		sessions[id] = ports.Session{ID: id, ProjectPath: projA, Start: t0, LastActivity: t0, Synced: map[domain.GraphKey]uint64{}}
+	}
+	if err := s.SaveSessions(context.Background(), sessions); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, bolt.FileName)
+}
+
+// rootPage returns the page that holds the root of the bucket at path.
+func rootPage(t *testing.T, file string, path ...string) uint64 {
+	t.Helper()
+	db, err := bbolt.Open(file, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var pg uint64
+	err = db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte(path[0]))
+		for _, p := range path[1:] {
+			b = b.Bucket([]byte(p))
+		}
+		pg = uint64(b.Root())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg == 0 {
+		t.Fatalf("bucket %v is inline: it has no page of its own", path)
+	}
+	return pg
+}
+
+// pageSize is bbolt's page size on the machines kg runs on.
+var pageSize = os.Getpagesize()
+
+// writePage overwrites page pg of file with b (zeros when nil).
+func writePage(t *testing.T, file string, pg uint64, b []byte) {
+	t.Helper()
+	if b == nil {
+		b = make([]byte, pageSize)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(b, int64(pg)*int64(pageSize)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freelistPage returns the free-list page named by the newer meta page.
+func freelistPage(t *testing.T, file string) uint64 {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A meta page: the 16-byte page header, then magic, version, page
+	// size, flags (4 bytes each), the root bucket (16), the free list,
+	// the high-water mark and the txid (8 each).
+	var best, txid uint64
+	for _, off := range []int{0, pageSize} {
+		m := raw[off+16:]
+		if tx := binary.LittleEndian.Uint64(m[48:]); tx >= txid {
+			best, txid = binary.LittleEndian.Uint64(m[32:]), tx
+		}
+	}
+	return best
+}
+
+// wantOneLine fails unless err is an unavailable error whose message is
+// one line containing every one of want.
+func wantOneLine(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want one containing %q", want)
+	}
+	if domain.KindOf(err) != domain.KindUnavailable {
+		t.Errorf("error %q has kind %s, want unavailable", err, domain.KindOf(err))
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error is not one line: %q", msg)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not say %q", msg, w)
+		}
+	}
+}
+
+// A kg.db kg must not open stops Open with one line saying why and what to
+// do; nothing panics and the file is left as it was.
+func TestOpenRefusesWhatItMustNotOpen(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, dir, file string)
+		want   []string
+	}{
+		{"empty file", func(t *testing.T, dir, file string) {
+			if err := os.Truncate(file, 0); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"is empty (0 bytes)", "restore kg.db from a backup", "delete kg.db"}},
+		{"truncated to half", func(t *testing.T, dir, file string) {
+			fi, _ := os.Stat(file)
+			if err := os.Truncate(file, fi.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"is truncated", "restore it from a backup"}},
+		{"both meta pages damaged", func(t *testing.T, dir, file string) {
+			writePage(t, file, 0, nil)
+			writePage(t, file, 1, nil)
+		}, []string{"both of its meta pages are damaged", "restore it from a backup"}},
+		{"not a bbolt file", func(t *testing.T, dir, file string) {
+			if err := os.WriteFile(file, bytes.Repeat([]byte("not a database "), 1000), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"not a bbolt file"}},
+		{"free list unreadable", func(t *testing.T, dir, file string) {
+			writePage(t, file, freelistPage(t, file), nil)
+		}, []string{"cannot be opened", "invalid freelist page", "restore it from a backup"}},
+		{"free list hands out a live page", func(t *testing.T, dir, file string) {
+			live := rootPage(t, file, "projects", projA, "nodes")
+			fl := freelistPage(t, file)
+			raw, _ := os.ReadFile(file)
+			page := raw[int(fl)*pageSize : int(fl+1)*pageSize]
+			n := binary.LittleEndian.Uint16(page[10:])
+			binary.LittleEndian.PutUint64(page[16+8*int(n):], live)
+			binary.LittleEndian.PutUint16(page[10:], n+1)
+			writePage(t, file, fl, page)
+		}, []string{"is inconsistent", "reachable freed", "could overwrite live data"}},
+		{"symbolic link out of the root", func(t *testing.T, dir, file string) {
+			elsewhere := filepath.Join(t.TempDir(), "kg.db")
+			if err := os.Rename(file, elsewhere); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(elsewhere, file); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"is a symbolic link", "regular file inside its storage root"}},
+		{"a folder", func(t *testing.T, dir, file string) {
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(file, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"is not a regular file"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := buildFile(t, dir)
+			c.damage(t, dir, file)
+			before, _ := os.ReadFile(file)
+			s, err := bolt.Open(context.Background(), dir, bolt.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+			if err == nil {
+				s.Close()
+				t.Fatal("opened")
+			}
+			t.Log(err)
+			wantOneLine(t, err, append(c.want, file)...)
+			if after, _ := os.ReadFile(file); !bytes.Equal(before, after) {
+				t.Error("the refused file was changed")
+			}
+		})
+	}
+}
+
+// A damaged page of one project graph makes that graph, and only it,
+// unavailable: Open names it, its Load and Commit fail with an unavailable
+// error that names the file and the graph, and every other graph and the
+// sessions are read and written as before.
+func TestDamagedPageMakesOnlyItsGraphUnavailable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := buildFile(t, dir)
+	writePage(t, file, rootPage(t, file, "projects", projA, "nodes"), nil)
+
+	s, err := bolt.Open(ctx, dir, bolt.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer s.Close()
+	if d := s.Damage(); len(d) != 1 || !strings.Contains(d[0], projA) || !strings.Contains(d[0], file) {
+		t.Errorf("Damage() = %q, want one line naming %s and %s", d, projA, file)
+	}
+
+	a := domain.ProjectGraph(projA)
+	_, err = s.Load(ctx, a)
+	wantOneLine(t, err, a.String(), file, "damaged", "restore it from a backup")
+	if !errors.Is(err, ports.ErrDamaged) {
+		t.Errorf("load error %q does not wrap ports.ErrDamaged", err)
+	}
+	g, _ := domain.Restore(a, domain.GraphData{ProjectPath: projA}, domain.RestoreOptions{})
+	if _, err := g.PutNode(domain.NodeInput{ID: "n-7", Gist: "over a damaged page"}, domain.Stamp{Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Commit(ctx, a, g, g.Pending())
+	wantOneLine(t, err, a.String(), file, "damaged")
+
+	for _, k := range []domain.GraphKey{domain.UserGraph, domain.ProjectGraph(projB)} {
+		d, err := s.Load(ctx, k)
+		if err != nil {
+			t.Fatalf("load %s: %v", k, err)
+		}
+		g, _ := domain.Restore(k, d, domain.RestoreOptions{})
+		if _, err := g.PutNode(domain.NodeInput{ID: "new", Gist: "still writable"}, domain.Stamp{Now: t0 + 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Commit(ctx, k, g, g.Pending()); err != nil {
+			t.Errorf("commit %s: %v", k, err)
+		}
+	}
+	if list, err := s.List(ctx); err != nil || len(list) != 2 {
+		t.Errorf("List = %v, %v; want both projects", list, err)
+	}
+	if sess, err := s.LoadSessions(ctx); err != nil || len(sess) != 100 {
+		t.Errorf("LoadSessions = %d sessions, %v; want 100", len(sess), err)
+	}
+}
+
+// A damaged page of the projects bucket makes every project unavailable,
+// List included, and leaves the user graph served.
+func TestDamagedProjectListMakesEveryProjectUnavailable(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := buildFile(t, dir)
+	writePage(t, file, rootPage(t, file, "projects"), nil)
+
+	s, err := bolt.Open(ctx, dir, bolt.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer s.Close()
+	if d := s.Damage(); len(d) != 1 || !strings.Contains(d[0], "the list of project graphs") {
+		t.Errorf("Damage() = %q, want the list of projects", d)
+	}
+	_, err = s.List(ctx)
+	wantOneLine(t, err, file, "damaged")
+	_, err = s.Load(ctx, domain.ProjectGraph(projB))
+	wantOneLine(t, err, projB, file)
+	if _, err := s.Load(ctx, domain.UserGraph); err != nil {
+		t.Errorf("load the user graph: %v", err)
+	}
+}
+
+// Damaged sessions are set aside whole, byte for byte, and the store starts
+// with none; a later save and load work as on a new file.
+func TestDamagedSessionsAreSetAside(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		damage func(t *testing.T, file string)
+		// rawKept: the records can still be read, and must come back
+		// byte for byte from the quarantine.
+		rawKept bool
+	}{
+		{"a record that does not decode", func(t *testing.T, file string) {
+			damage(t, file, []string{"sessions"}, "0000000000000007", "{not json")
+		}, true},
+		{"a damaged page", func(t *testing.T, file string) {
+			writePage(t, file, rootPage(t, file, "sessions"), nil)
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := buildFile(t, dir)
+			c.damage(t, file)
+			before := records(t, file, "sessions")
+
+			s, err := bolt.Open(ctx, dir, bolt.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			got, err := s.LoadSessions(ctx)
+			if err != nil || len(got) != 0 {
+				t.Fatalf("LoadSessions = %d sessions, %v; want none and no error", len(got), err)
+			}
+			fresh := map[string]ports.Session{"00000000000000ff": {ID: "00000000000000ff", Start: t0, LastActivity: t0}}
+			if err := s.SaveSessions(ctx, fresh); err != nil {
+				t.Fatalf("save after the quarantine: %v", err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			q := quarantined(t, file)
+			if len(q) != 1 {
+				t.Fatalf("quarantine holds %v, want one set of sessions", q)
+			}
+			if c.rawKept {
+				if kept := records(t, file, "quarantine", q[0], "sessions"); before == nil || !maps.Equal(before, kept) {
+					t.Errorf("the quarantine does not hold the damaged sessions byte for byte: %d records, want %d", len(kept), len(before))
+				}
+			}
+			// Not open(): its consistency check at the end would walk the
+			// damaged pages kept in the quarantine.
+			s, err = bolt.Open(ctx, dir, bolt.Options{Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+			if err != nil {
+				t.Fatalf("reopen: %v", err)
+			}
+			if got, err := s.LoadSessions(ctx); err != nil || len(got) != 1 {
+				t.Errorf("after a restart: %d sessions, %v; want the one saved", len(got), err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if q := quarantined(t, file); len(q) != 1 {
+				t.Errorf("a restart set aside again: %v", q)
+			}
+		})
+	}
+}
+
+// records returns the key/value records of the bucket at path, or nil when
+// its pages cannot be read.
+func records(t *testing.T, file string, path ...string) (out map[string]string) {
+	t.Helper()
+	db, err := bbolt.Open(file, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer func() {
+		if recover() != nil {
+			out = nil
+		}
+	}()
+	out = map[string]string{}
+	_ = db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte(path[0]))
+		for _, p := range path[1:] {
+			b = b.Bucket([]byte(p))
+		}
+		return b.ForEach(func(k, v []byte) error {
+			out[string(k)] = string(v)
+			return nil
+		})
+	})
+	return out
+}
+
+// quarantined returns the names of the sets under the quarantine bucket.
+func quarantined(t *testing.T, file string) []string {
+	t.Helper()
+	db, err := bbolt.Open(file, 0o600, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var names []string
+	_ = db.View(func(tx *bbolt.Tx) error {
+		q := tx.Bucket([]byte("quarantine"))
+		if q == nil {
+			return nil
+		}
+		return q.ForEachBucket(func(k []byte) error {
+			names = append(names, string(k))
+			return nil
+		})
+	})
+	return names
+}
+
+// Errors say why, not only what failed: the cause's text is in the
+// message, and the cause is wrapped.
+func TestErrorsKeepTheirCause(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	g := saveAll(t, s, domain.UserGraph, domain.GraphData{Schema: 2})
+	if _, err := g.PutNode(domain.NodeInput{ID: "x", Gist: "y"}, domain.Stamp{Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	full := errors.New("no space left on device")
+	s.InjectFault(full)
+	defer s.InjectFault(nil)
+	errs := map[string]error{
+		"commit":        s.Commit(ctx, domain.UserGraph, g, g.Pending()),
+		"save sessions": s.SaveSessions(ctx, map[string]ports.Session{"a": {ID: "a"}}),
+	}
+	for what, err := range errs {
+		if !errors.Is(err, full) || !strings.Contains(err.Error(), "no space left on device") {
+			t.Errorf("%s: %v; want the cause wrapped and in the message", what, err)
+		}
+	}
+
+	notDir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bolt.Open(ctx, notDir, bolt.Options{})
+	if err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("open on a file as root: %v; want the cause in the message", err)
+	}
+}

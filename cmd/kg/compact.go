@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/clock"
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// graphFlags are the flags that name one graph: --level and --project.
+type graphFlags struct {
+	level, project string
+}
+
+func (g *graphFlags) bind(c *cobra.Command) {
+	c.Flags().StringVar(&g.level, "level", "", "`level` of the graph: user or project (default project when --project is given, else user)")
+	c.Flags().StringVar(&g.project, "project", "", "project `folder` whose graph to use (absolute or relative to here)")
+}
+
+// key returns the graph the flags name.
+func (g *graphFlags) key() (domain.GraphKey, error) {
+	level := g.level
+	if level == "" {
+		level = string(domain.LevelUser)
+		if g.project != "" {
+			level = string(domain.LevelProject)
+		}
+	}
+	switch domain.Level(level) {
+	case domain.LevelUser:
+		if g.project != "" {
+			return domain.GraphKey{}, usagef("--level user takes no --project")
+		}
+		return domain.UserGraph, nil
+	case domain.LevelProject:
+		if g.project == "" {
+			return domain.GraphKey{}, usagef("--level project needs --project PATH")
+		}
+		p, err := projectPath("--project", g.project)
+		if err != nil {
+			return domain.GraphKey{}, err
+		}
+		return domain.ProjectGraph(p), nil
+	}
+	return domain.GraphKey{}, usagef("invalid --level %q: want user or project", g.level)
+}
+
+// scopeQuery names a graph in the query of a REST request.
+func scopeQuery(k domain.GraphKey) url.Values {
+	q := url.Values{"level": {string(k.Level)}}
+	if k.Project != "" {
+		q.Set("project_path", k.Project)
+	}
+	return q
+}
+
+// graphName names a graph for people: "user graph", "project /p".
+func graphName(k domain.GraphKey) string {
+	if k.Level == domain.LevelUser {
+		return "user graph"
+	}
+	return "project " + k.Project
+}
+
+// compaction is what `kg compact` prints: which graph, whether it was a
+// dry run, and the moves in the API's shape.
+type compaction struct {
+	Level   string  `json:"level"`
+	Project *string `json:"project"`
+	DryRun  bool    `json:"dry_run"`
+	apijson.Moves
+}
+
+func newCompactCommand(e env) *cobra.Command {
+	var dryRun, asJSON bool
+	var graph graphFlags
+	c := &cobra.Command{
+		Use:   "compact",
+		Short: "run compaction on one graph now, printing every move with its reason",
+		Long: "Runs one compaction run of one graph now and prints every move with its reason (scores, budget).\n" +
+			"--dry-run shows what a run would do and changes nothing. Through the running server when one holds\n" +
+			"the root (POST /api/compaction/run, GET /api/compaction/plan), else on the files, under the root's lock.",
+		Args: noArgs,
+	}
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "show what a run would do, changing nothing")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the moves as JSON")
+	graph.bind(c)
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		key, err := graph.key()
+		if err != nil {
+			return err
+		}
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		ctx := c.Context()
+		out := compaction{Level: string(key.Level), DryRun: dryRun}
+		if key.Project != "" {
+			out.Project = &key.Project
+		}
+		srv, _, err := rootServer(ctx, cfg)
+		switch {
+		case err != nil:
+			return err
+		case srv != nil && dryRun:
+			err = srv.call(ctx, "GET", "/api/compaction/plan", scopeQuery(key), nil, &out.Moves)
+		case srv != nil:
+			err = srv.call(ctx, "POST", "/api/compaction/run", scopeQuery(key), nil, &out.Moves)
+		default:
+			var m domain.Moves
+			m, err = compactOffline(ctx, e, cfg, key, dryRun)
+			out.Moves = apijson.MovesOf(m)
+		}
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		printMoves(c, key, out)
+		return nil
+	}
+	return c
+}
+
+// compactOffline runs compaction on the stored graph as the server runs it
+// when it loads a graph: restored above every session's watermark,
+// compacted at the current time with the configured policy, and saved
+// when anything moved. A dry run saves nothing.
+func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
+	if ok, err := rootExists(cfg.Root); err != nil || !ok {
+		if err == nil {
+			err = errNoRoot(cfg.Root)
+		}
+		return domain.Moves{}, err
+	}
+	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
+	if err != nil {
+		return domain.Moves{}, err
+	}
+	defer closeStorage()
+	g, data, err := loadGraph(ctx, st, key)
+	if err != nil {
+		return domain.Moves{}, err
+	}
+	now := clock.System{}.Now()
+	if dryRun {
+		return domain.PlanCompaction(g, now, cfg.App.Policy), nil
+	}
+	m := g.Compact(now, cfg.App.Policy)
+	if !g.Pending().Empty() && !data.Empty() {
+		if err := st.Graphs.Commit(ctx, key, g, g.Pending()); err != nil {
+			return domain.Moves{}, err
+		}
+	}
+	return m, nil
+}
+
+// loadGraph loads a stored graph as the server does: restored so that it
+// hands out no seq a session has already seen.
+func loadGraph(ctx context.Context, st storage, key domain.GraphKey) (*domain.Graph, domain.GraphData, error) {
+	sessions, err := st.Sessions.LoadSessions(ctx)
+	if err != nil {
+		return nil, domain.GraphData{}, err
+	}
+	data, err := st.Graphs.Load(ctx, key)
+	if err != nil {
+		return nil, domain.GraphData{}, err
+	}
+	g, _ := domain.Restore(key, data, domain.RestoreOptions{MinSeq: maxWatermark(sessions, key)})
+	return g, data, nil
+}
+
+// maxWatermark is the highest seq of key any session has seen.
+func maxWatermark(sessions map[string]ports.Session, key domain.GraphKey) uint64 {
+	var m uint64
+	for _, s := range sessions {
+		m = max(m, s.Synced[key])
+	}
+	return m
+}
+
+// printMoves prints a compaction for people: one line for the graph, one
+// per move.
+func printMoves(c *cobra.Command, key domain.GraphKey, out compaction) {
+	verb, none := "made", "nothing to move"
+	if out.DryRun {
+		verb, none = "would make", "nothing would move"
+	}
+	budget := fmt.Sprintf("estimate %d tokens", out.EstimateBefore)
+	if out.EstimateAfter != out.EstimateBefore {
+		budget = fmt.Sprintf("estimate %d → %d tokens", out.EstimateBefore, out.EstimateAfter)
+	}
+	if out.OverBudget {
+		budget += ", still over the budget (what is left is in grace, or edges between references)"
+	}
+	if len(out.Moves.Moves) == 0 {
+		printf(c, "%s: %s (%s)\n", graphName(key), none, budget)
+		return
+	}
+	printf(c, "%s: %s %d move(s) (%s)\n", graphName(key), verb, len(out.Moves.Moves), budget)
+	w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+	for _, m := range out.Moves.Moves {
+		fmt.Fprintf(w, "  %s\t%s\t%s → %s\t%s\n", m.Pass, m.ID, m.From, m.To, strings.TrimSpace(m.Reason))
+	}
+	_ = w.Flush()
+}

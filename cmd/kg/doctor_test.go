@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// snapshotDir reads every file under dir.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".lock" {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// doctorFindings runs kg doctor --json and returns its exit status and
+// findings by subject.
+func doctorFindings(t *testing.T, root string) (int, map[string][]finding) {
+	t.Helper()
+	code, out, stderr := runKG(t, nil, "doctor", "--json", "--storage-root", root)
+	var got struct{ Findings []finding }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("exit %d, %v:\n%s%s", code, err, out, stderr)
+	}
+	by := map[string][]finding{}
+	for _, f := range got.Findings {
+		by[f.Subject] = append(by[f.Subject], f)
+		if f.Level != levelOK && f.Fix == "" {
+			t.Errorf("finding without a fix: %+v", f)
+		}
+	}
+	return code, by
+}
+
+func wantFinding(t *testing.T, by map[string][]finding, subject, level, problem string) {
+	t.Helper()
+	for _, f := range by[subject] {
+		if f.Level == level && strings.Contains(f.Problem, problem) {
+			return
+		}
+	}
+	t.Errorf("no %s finding on %s containing %q; findings: %+v", level, subject, problem, by[subject])
+}
+
+// A root with what a crash and damage leave behind: each is found, with
+// its fix, nothing is changed, and only what the server cannot recover
+// from makes kg doctor exit 1.
+func TestDoctor(t *testing.T) {
+	root := t.TempDir()
+	oldUserGraph(t, root, 2)                                     // schema 1, as the replaced server wrote it
+	writeFile(t, filepath.Join(root, "user.tmp"), `{"nodes": {`) // a save cut short
+	writeFile(t, filepath.Join(root, "sessions.json"), `{}`)
+	gone := filepath.Join(t.TempDir(), "deleted-project")
+	good := `{"nodes": {}, "edges": {}, "_meta": {"schema": 2, "seq": 1, "project_path": "` + gone + `"}}`
+	writeFile(t, filepath.Join(root, "projects", "deleted-project", "graph.json"), good)
+	writeFile(t, filepath.Join(root, "projects", "deleted-project", "graph.corrupt-1716400000"), `{"nod`)
+	writeFile(t, filepath.Join(root, "projects", "damaged", "graph.json"), `{"nodes": [`)
+	writeFile(t, filepath.Join(root, "projects", "damaged", "graph.prev"), `{"nodes": {}, "_meta": {"project_path": "/srv/damaged"}}`)
+	before := snapshotDir(t, root)
+
+	code, by := doctorFindings(t, root)
+	if code != 0 {
+		t.Errorf("exit %d with warnings only, want 0", code)
+	}
+	wantFinding(t, by, ".backend", levelInfo, "missing; the files say json")
+	wantFinding(t, by, ".lock", levelOK, "no server runs")
+	wantFinding(t, by, "user.json", levelInfo, "schema 1, as the replaced server wrote it")
+	wantFinding(t, by, "user.tmp", levelWarn, "a temporary file left by a save that did not finish")
+	wantFinding(t, by, "projects/deleted-project/graph.corrupt-1716400000", levelInfo, "a damaged file kg set aside")
+	wantFinding(t, by, "project "+gone, levelInfo, "the folder no longer exists")
+	wantFinding(t, by, "sessions.json", levelOK, "0 session(s)")
+	wantFinding(t, by, "projects/", levelWarn, "file is damaged; loaded its previous version; file="+filepath.Join(root, "projects", "damaged", "graph.json"))
+
+	// Damage the user graph with a good .prev: a warning; without one, an
+	// error and exit 1.
+	writeFile(t, filepath.Join(root, "user.prev"), `{"nodes": {}, "edges": {}}`)
+	writeFile(t, filepath.Join(root, "user.json"), `{"nodes": [}`)
+	code, by = doctorFindings(t, root)
+	wantFinding(t, by, "user.json", levelWarn, "damaged, but the version before its last save (.prev) loads")
+	if code != 0 {
+		t.Errorf("exit %d for a damaged file with a good .prev, want 0", code)
+	}
+	if err := os.Remove(filepath.Join(root, "user.prev")); err != nil {
+		t.Fatal(err)
+	}
+	delete(before, filepath.Join(root, "user.json"))
+	code, by = doctorFindings(t, root)
+	wantFinding(t, by, "user.json", levelError, "is damaged")
+	if code != 1 {
+		t.Errorf("exit %d for a graph that does not load, want 1", code)
+	}
+	after := snapshotDir(t, root)
+	delete(after, filepath.Join(root, "user.json"))
+	for p, b := range before {
+		if after[p] != b {
+			t.Errorf("kg doctor changed %s", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("kg doctor made %s", p)
+		}
+	}
+}
+
+// With a server running, kg doctor names it and checks the files beside
+// it; on bolt it leaves the file to the server.
+func TestDoctorBesideAServer(t *testing.T) {
+	for _, storage := range []string{"json", "bolt"} {
+		t.Run(storage, func(t *testing.T) {
+			root := t.TempDir()
+			p := start(t, "--port", "0", "--storage-root", root, "--storage", storage)
+			code, by := doctorFindings(t, root)
+			if code != 0 {
+				t.Errorf("exit %d", code)
+			}
+			wantFinding(t, by, ".lock", levelOK, "held by the server of pid "+strconv.Itoa(p.cmd.Process.Pid))
+			if storage == "bolt" {
+				wantFinding(t, by, "kg.db", levelInfo, "not opened: the server holds it")
+			}
+			if code := p.stop(syscall.SIGTERM); code != 0 {
+				t.Errorf("server exit %d", code)
+			}
+			if storage == "bolt" {
+				code, by = doctorFindings(t, root)
+				wantFinding(t, by, "kg.db", levelOK, "consistent")
+				wantFinding(t, by, "kg.db user", levelOK, "empty")
+				if code != 0 {
+					t.Errorf("stopped: exit %d", code)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/clock"
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/adapters/http/portable"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// newExportCommand is `kg export`.
+func newExportCommand(e env) *cobra.Command {
+	var graph graphFlags
+	var output string
+	c := &cobra.Command{
+		Use:   "export",
+		Short: "write one graph as a portable JSON document",
+		Long: "Writes one graph (nodes with their tiers and times, edges, progress) as a portable JSON document,\n" +
+			"to stdout or to -o FILE, which `kg import` reads back here or on another machine. Through the\n" +
+			"running server when one holds the root (GET /api/export), else from the files.",
+		Args: noArgs,
+	}
+	graph.bind(c)
+	c.Flags().StringVarP(&output, "output", "o", "", "write to `file` (replaced whole, atomically) instead of stdout")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		key, err := graph.key()
+		if err != nil {
+			return err
+		}
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		ctx := c.Context()
+		var doc bytes.Buffer
+		srv, _, err := rootServer(ctx, cfg)
+		switch {
+		case err != nil:
+			return err
+		case srv != nil:
+			err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+		default:
+			err = exportOffline(ctx, e, cfg, key, &doc)
+		}
+		if err != nil {
+			return err
+		}
+		if output == "" || output == "-" {
+			_, err = doc.WriteTo(c.OutOrStdout())
+			return err
+		}
+		return writeFileAtomic(output, doc.Bytes())
+	}
+	return c
+}
+
+// exportOffline writes the export document of the stored graph, changing
+// nothing.
+func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, w io.Writer) error {
+	if ok, err := rootExists(cfg.Root); err != nil || !ok {
+		if err == nil {
+			err = errNoRoot(cfg.Root)
+		}
+		return err
+	}
+	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+	g, _, err := loadGraph(ctx, st, key)
+	if err != nil {
+		return err
+	}
+	return portable.Encode(w, key, clock.System{}.Now(), g.Data())
+}
+
+// writeFileAtomic replaces path with data: a temporary file beside it,
+// fsynced, renamed over it; a failure leaves path as it was.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone after the rename; cleans up after a failure
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// importResult is what POST /api/import answers, and what `kg import`
+// prints.
+type importResult struct {
+	Level           string         `json:"level"`
+	Project         *string        `json:"project"`
+	Mode            string         `json:"mode"`
+	NodesWritten    int            `json:"nodes_written"`
+	EdgesWritten    int            `json:"edges_written"`
+	ProgressWritten int            `json:"progress_written"`
+	NodesDeleted    int            `json:"nodes_deleted"`
+	EdgesDeleted    int            `json:"edges_deleted"`
+	ProgressRemoved int            `json:"progress_removed"`
+	Unchanged       int            `json:"unchanged"`
+	Compaction      *apijson.Moves `json:"compaction"`
+}
+
+// newImportCommand is `kg import`.
+func newImportCommand(e env) *cobra.Command {
+	var graph graphFlags
+	var merge, replace bool
+	c := &cobra.Command{
+		Use:   "import FILE",
+		Short: "write a document of kg export into a graph: validated whole, then applied",
+		Long: "Reads a document written by `kg export` (FILE, or - for stdin) and writes it into a graph: the one\n" +
+			"--level/--project name, else the one the document came from. The whole document is validated\n" +
+			"before anything changes; then it is applied as one write. --merge (the default) keeps the items the\n" +
+			"document does not hold; --replace deletes them. Through the running server when one holds the root\n" +
+			"(POST /api/import), else on the files, under the root's lock.",
+		Args: exactArgs("FILE"),
+	}
+	graph.bind(c)
+	c.Flags().BoolVar(&merge, "merge", false, "keep the items the document does not hold (the default)")
+	c.Flags().BoolVar(&replace, "replace", false, "delete the items the document does not hold")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if merge && replace {
+			return usagef("--merge and --replace exclude each other")
+		}
+		mode := domain.ImportMerge
+		if replace {
+			mode = domain.ImportReplace
+		}
+		var key domain.GraphKey
+		if graph.level != "" || graph.project != "" {
+			k, err := graph.key()
+			if err != nil {
+				return err
+			}
+			key = k
+		}
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		raw, err := readDocument(e, args[0])
+		if err != nil {
+			return err
+		}
+		// The whole document is checked here, before a server or the files
+		// are touched.
+		doc, err := portable.Decode(bytes.NewReader(raw))
+		if err == nil {
+			_, err = domain.ValidateImport(doc.Data) // the import checks it again; this spares the root a bad one
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w (nothing was changed)", args[0], err)
+		}
+		if key.Level == "" {
+			key = domain.GraphKey{Level: doc.Level, Project: doc.ProjectPath}
+		}
+		ctx := c.Context()
+		var res importResult
+		srv, _, err := rootServer(ctx, cfg)
+		switch {
+		case err != nil:
+			return err
+		case srv != nil:
+			q := scopeQuery(key)
+			q.Set("mode", string(mode))
+			bar := newProgress(e, "kg import")
+			body := io.Reader(bytes.NewReader(raw))
+			if bar.bar != nil {
+				bar.set(0, len(raw))
+				r := progressbar.NewReader(body, bar.bar)
+				body = &r
+			}
+			err = srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
+			bar.finish()
+		default:
+			res, err = importOffline(ctx, e, cfg, key, mode, doc.Data)
+		}
+		var ae *apiError
+		if domain.KindOf(err) == domain.KindInvalid || (errors.As(err, &ae) && ae.Status/100 == 4) {
+			return fmt.Errorf("%w (nothing was changed)", err)
+		}
+		if err != nil {
+			return err
+		}
+		printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
+			args[0], graphName(key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
+		if mode == domain.ImportReplace {
+			printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
+		}
+		printf(c, "\n")
+		if res.Compaction != nil && len(res.Compaction.Moves) > 0 {
+			printMoves(c, key, compaction{Level: string(key.Level), Moves: *res.Compaction})
+		}
+		return nil
+	}
+	return c
+}
+
+// readDocument reads the file to import; "-" is stdin.
+func readDocument(e env, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(io.LimitReader(e.stdin, domain.MaxImportBodySize+1))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, domain.MaxImportBodySize+1))
+	if err == nil && len(b) > domain.MaxImportBodySize {
+		err = fmt.Errorf("%s is larger than an import may be (%d bytes)", name, domain.MaxImportBodySize)
+	}
+	return b, err
+}
+
+// importOffline writes the document through the app, as the server's
+// import does (validated whole, applied as one write and compacted, saved
+// once), on the files under the root's lock.
+func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData) (importResult, error) {
+	log := commandLogger(e, cfg)
+	st, closeStorage, err := openOffline(ctx, cfg, log)
+	if err != nil {
+		return importResult{}, err
+	}
+	defer closeStorage()
+	svc, closeApp, err := initApp(ctx, cfg, st, log)
+	if err != nil {
+		return importResult{}, err
+	}
+	defer closeApp()
+	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data)
+	if err != nil {
+		return importResult{}, err
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if err := svc.Close(closeCtx); err != nil {
+		return importResult{}, errors.Join(errors.New("the import was applied but may not be saved"), err)
+	}
+	out := importResult{Level: string(r.Level), Mode: string(r.Mode),
+		NodesWritten: len(r.Nodes), EdgesWritten: len(r.Edges), ProgressWritten: len(r.Progress),
+		NodesDeleted: len(r.DeletedNodes), EdgesDeleted: len(r.DeletedEdges), ProgressRemoved: len(r.ProgressRemoved),
+		Unchanged: r.Unchanged, Compaction: apijson.MovesOrNil(r.Compaction)}
+	if r.Project != "" {
+		out.Project = &r.Project
+	}
+	return out, nil
+}

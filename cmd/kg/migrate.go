@@ -1,0 +1,221 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/migrations"
+	"github.com/kg-memory/kg/ports"
+)
+
+// newMigrateCommand is `kg migrate --to BACKEND` and `kg migrate legacy`.
+func newMigrateCommand(e env) *cobra.Command {
+	var to string
+	c := &cobra.Command{
+		Use:   "migrate --to " + strings.ReplaceAll(backendNames(), " or ", "|"),
+		Short: "copy the root into another backend (--to), or import the oldest layout (legacy)",
+		Long: "kg migrate --to BACKEND copies every graph and session of the storage root into BACKEND, losslessly,\n" +
+			"never deleting the source, then records BACKEND in <root>/.backend; start the server with\n" +
+			"--storage BACKEND afterwards. On a root that already holds BACKEND it writes every graph still in\n" +
+			"the replaced server's schema 1 as schema 2. It refuses while a server runs on the root.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q; want --to %s, or legacy", args[0], backendNames())
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&to, "to", "", "`backend` to copy the root into: "+backendNames())
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		if to == "" {
+			return usagef("want --to %s, or the legacy command", backendNames())
+		}
+		dst, ok := backendNamed(strings.ToLower(to))
+		if !ok || !dst.inRoot {
+			return usagef("invalid --to %q: want %s", to, backendNames())
+		}
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		return migrateTo(c, e, cfg, dst)
+	}
+	c.AddCommand(newMigrateLegacyCommand(e))
+	return c
+}
+
+// migrateTo copies the root's backend into dst and records dst as the
+// root's backend.
+func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
+	ctx := c.Context()
+	if ok, err := rootExists(cfg.Root); err != nil || !ok {
+		if err == nil {
+			err = errNoRoot(cfg.Root)
+		}
+		return err
+	}
+	release, err := lockOffline(ctx, cfg, "kg migrate")
+	if err != nil {
+		return err
+	}
+	defer release()
+	log := commandLogger(e, cfg)
+
+	have, err := rootBackend(cfg.Root)
+	if err != nil {
+		return err
+	}
+	if have == "" {
+		if err := rootdir.WriteBackend(cfg.Root, dst.name); err != nil {
+			return err
+		}
+		printf(c, "%s holds no memory yet; its backend is now %s\n", cfg.Root, dst.name)
+		return nil
+	}
+	src, _ := backendNamed(have)
+	from, closeFrom, err := src.open(ctx, lockedRoot(cfg.Root), log)
+	if err != nil {
+		return err
+	}
+	defer closeFrom()
+	bar := newProgress(e, "kg migrate")
+	if have == dst.name {
+		if marked, err := rootdir.Backend(cfg.Root); err == nil && marked == "" {
+			if err := rootdir.WriteBackend(cfg.Root, have); err != nil {
+				return err
+			}
+		}
+		res, err := migrations.UpgradeSchema(ctx, both(from), migrations.Options{Log: log, Progress: bar.set})
+		bar.finish()
+		if err != nil {
+			return fmt.Errorf("upgrade the schema: %w", err)
+		}
+		printf(c, "%s already holds %s", cfg.Root, have)
+		if len(res.Changed) == 0 {
+			printf(c, "; every graph is at the current schema: nothing to do\n")
+		} else {
+			printf(c, "; written at the current schema: %s\n", strings.Join(res.Changed, ", "))
+		}
+		printNotes(c, res)
+		return nil
+	}
+
+	to, closeTo, err := dst.open(ctx, lockedRoot(cfg.Root), log)
+	if err != nil {
+		return err
+	}
+	defer closeTo()
+	bar.describe("kg migrate " + have + " → " + dst.name)
+	res, err := migrations.Copy(ctx, both(from), both(to), migrations.Options{Log: log, Progress: bar.set})
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("copy %s → %s: %w (%s still says %s; the %s data is as it was)",
+			have, dst.name, err, rootdir.BackendName, have, have)
+	}
+	if err := rootdir.WriteBackend(cfg.Root, dst.name); err != nil {
+		return fmt.Errorf("the copy is complete, but recording it failed: %w", err)
+	}
+	printf(c, "copied %s → %s in %s: %s\n", have, dst.name, cfg.Root, summary(res))
+	printNotes(c, res)
+	printf(c, "%s now says %s; the %s data is kept. Start the server with --storage %s (or KG_STORAGE=%s).\n",
+		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, dst.name)
+	return nil
+}
+
+// newMigrateLegacyCommand is `kg migrate legacy`.
+func newMigrateLegacyCommand(e env) *cobra.Command {
+	var projects []string
+	c := &cobra.Command{
+		Use:   "legacy",
+		Short: "import the oldest layout (~/.claude/knowledge and <project>/.claude/knowledge) into the root",
+		Long: "Imports ~/.claude/knowledge/user.json and sessions.json, and <project>/.claude/knowledge/graph.json of\n" +
+			"each project named by --project or by a legacy session, into the storage root. It copies and never\n" +
+			"deletes; an item the root already has at the same or a higher version is kept. A second run changes\n" +
+			"nothing. It refuses while a server runs on the root.",
+		Args: noArgs,
+	}
+	c.Flags().StringArrayVar(&projects, "project", nil, "project `folder` whose .claude/knowledge/graph.json to import (repeatable)")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		for i, p := range projects {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return usagef("invalid --project %q: %v", p, err)
+			}
+			projects[i] = abs
+		}
+		home, err := e.home()
+		if err != nil {
+			return fmt.Errorf("the home folder is unknown (%v): the legacy layout lives under it", err)
+		}
+		ctx := c.Context()
+		if srv, _, err := rootServer(ctx, cfg); err != nil {
+			return err
+		} else if srv != nil {
+			return errServerRuns(srv, cfg.Root, "kg migrate legacy")
+		}
+		log := commandLogger(e, cfg)
+		st, closeStorage, err := openOffline(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer closeStorage()
+		bar := newProgress(e, "kg migrate legacy")
+		src := migrations.LegacySource{Home: home, Projects: projects, Paths: paths.OS{}}
+		res, err := migrations.ImportLegacy(ctx, src, both(st), migrations.Options{Log: log, Progress: bar.set})
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		from := filepath.Join(home, ".claude", "knowledge")
+		if len(res.Changed) == 0 {
+			printf(c, "nothing to import from %s (and the projects named): the root has it all\n", from)
+		} else {
+			printf(c, "imported from %s into %s (%s): %s\n", from, cfg.Root, cfg.Storage, summary(res))
+		}
+		printNotes(c, res)
+		return nil
+	}
+	return c
+}
+
+// both is a storage seen as one migrations.Backend.
+func both(st storage) migrations.Backend {
+	return struct {
+		ports.GraphRepository
+		ports.SessionRepository
+	}{st.Graphs, st.Sessions}
+}
+
+// summary says what a migration step wrote and left alone.
+func summary(r migrations.Result) string {
+	s := "written " + list(r.Changed)
+	if len(r.Unchanged) > 0 {
+		s += "; unchanged " + list(r.Unchanged)
+	}
+	return s
+}
+
+func list(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
+}
+
+// printNotes prints what a step noticed, one line each.
+func printNotes(c *cobra.Command, r migrations.Result) {
+	for _, n := range r.Notes {
+		printf(c, "note: %s\n", n)
+	}
+}

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// newProjectCommand is `kg project list` and `kg project mv`.
+func newProjectCommand(e env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "project",
+		Short: "list the projects with memory, or move a project's memory to a new path",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  wantSubcommand,
+	}
+	c.AddCommand(newProjectListCommand(e), newProjectMvCommand(e))
+	return c
+}
+
+// projectInfo is one project as GET /api/projects lists it.
+type projectInfo struct {
+	Slug         string  `json:"slug"`
+	ProjectPath  string  `json:"project_path"`
+	Active       int     `json:"active"`
+	Archived     int     `json:"archived"`
+	Orphaned     int     `json:"orphaned"`
+	Edges        int     `json:"edges"`
+	LastChangeTS float64 `json:"last_change_ts,omitempty"`
+}
+
+func newProjectListCommand(e env) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "list the projects that have memory, with their counts per tier",
+		Long: "Lists every project graph of the storage root: its folder (slug), its path, its nodes per tier, its\n" +
+			"edges and when it last changed. Through the running server when one holds the root (GET\n" +
+			"/api/projects), else from the files.",
+		Args: noArgs,
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the list as JSON, as GET /api/projects answers")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		ctx := c.Context()
+		var out struct {
+			Projects []projectInfo `json:"projects"`
+		}
+		srv, _, err := rootServer(ctx, cfg)
+		switch {
+		case err != nil:
+			return err
+		case srv != nil:
+			err = srv.call(ctx, "GET", "/api/projects", nil, nil, &out)
+		default:
+			out.Projects, err = listOffline(ctx, e, cfg)
+		}
+		if err != nil {
+			return err
+		}
+		if out.Projects == nil {
+			out.Projects = []projectInfo{}
+		}
+		if asJSON {
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		if len(out.Projects) == 0 {
+			printf(c, "no project has memory in %s\n", cfg.Root)
+			return nil
+		}
+		w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "SLUG\tPROJECT\tACTIVE\tARCHIVED\tORPHANED\tEDGES\tLAST CHANGE")
+		for _, p := range out.Projects {
+			last := "-"
+			if p.LastChangeTS > 0 {
+				last = time.UnixMicro(int64(p.LastChangeTS * 1e6)).Local().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", p.Slug, p.ProjectPath, p.Active, p.Archived, p.Orphaned, p.Edges, last)
+		}
+		return w.Flush()
+	}
+	return c
+}
+
+// listOffline lists the projects from the files, reading each graph
+// without changing it.
+func listOffline(ctx context.Context, e env, cfg Config) ([]projectInfo, error) {
+	if ok, err := rootExists(cfg.Root); err != nil || !ok {
+		if err == nil {
+			err = errNoRoot(cfg.Root)
+		}
+		return nil, err
+	}
+	log := commandLogger(e, cfg)
+	st, closeStorage, err := openOffline(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	defer closeStorage()
+	stored, err := st.Graphs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []projectInfo
+	for _, sg := range stored {
+		p := projectInfo{Slug: sg.Slug, ProjectPath: sg.Key.Project}
+		d, err := st.Graphs.Load(ctx, sg.Key)
+		if err != nil {
+			log.Warn("project listed without counts", "project", sg.Key.Project, "err", err)
+			out = append(out, p)
+			continue
+		}
+		g, _ := domain.Restore(sg.Key, d, domain.RestoreOptions{})
+		s := g.Stats()
+		p.Active, p.Archived, p.Orphaned, p.Edges = s.Active, s.Archived, s.Orphaned, s.Edges
+		p.LastChangeTS = float64(lastChange(d)) / float64(domain.Second)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// lastChange is the time of the latest change recorded in d.
+func lastChange(d domain.GraphData) domain.Micros {
+	var t domain.Micros
+	for _, n := range d.Nodes {
+		t = max(t, n.Version.TS)
+	}
+	for _, e := range d.Edges {
+		t = max(t, e.Version.TS)
+	}
+	for _, tb := range d.NodeTombstones {
+		t = max(t, tb.TS)
+	}
+	for _, tb := range d.EdgeTombstones {
+		t = max(t, tb.TS)
+	}
+	return t
+}
+
+// projectMover is what a backend offers `kg project mv`.
+type projectMover interface {
+	MoveProject(ctx context.Context, from, to string) error
+}
+
+func newProjectMvCommand(e env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "mv OLD_PATH NEW_PATH",
+		Short: "move a project's memory to a new path (the project folder moved or was renamed)",
+		Long: "Gives the memory stored for the project at OLD_PATH to the project at NEW_PATH: its folder (or bolt\n" +
+			"bucket) takes the name NEW_PATH gets, its graph records NEW_PATH, and the sessions of OLD_PATH follow\n" +
+			"it. NEW_PATH must have no memory yet. It refuses while a server runs on the root.",
+		Args: exactArgs("OLD_PATH", "NEW_PATH"),
+	}
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		from, err := projectPath("OLD_PATH", args[0])
+		if err != nil {
+			return err
+		}
+		to, err := projectPath("NEW_PATH", args[1])
+		if err != nil {
+			return err
+		}
+		if from == to {
+			return usagef("OLD_PATH and NEW_PATH are both %s", from)
+		}
+		ctx := c.Context()
+		if ok, err := rootExists(cfg.Root); err != nil || !ok {
+			if err == nil {
+				err = errNoRoot(cfg.Root)
+			}
+			return err
+		}
+		release, err := lockOffline(ctx, cfg, "kg project mv")
+		if err != nil {
+			return err
+		}
+		defer release()
+		log := commandLogger(e, cfg)
+		st, closeStorage, err := openLocked(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer closeStorage()
+		mover, ok := st.Graphs.(projectMover)
+		if !ok {
+			return fmt.Errorf("the %s backend cannot move a project", cfg.Storage)
+		}
+		err = mover.MoveProject(ctx, from, to)
+		already := false
+		if domain.KindOf(err) == domain.KindNotFound {
+			// Moved before (perhaps by a run cut short before the sessions
+			// followed)? Then only the sessions are left to do.
+			if stored, lerr := st.Graphs.List(ctx); lerr == nil {
+				for _, sg := range stored {
+					if sg.Key.Project == to {
+						already, err = true, nil
+					}
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("%w (`kg project list` shows the projects that have memory)", err)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		n, err := moveSessions(ctx, st.Sessions, from, to)
+		if err != nil {
+			return fmt.Errorf("the memory moved, but its sessions did not follow: %w (run the same command again)", err)
+		}
+		if already {
+			printf(c, "the memory of %s is already at %s", from, to)
+		} else {
+			printf(c, "moved the memory of %s to %s", from, to)
+		}
+		printf(c, "; %d session(s) follow it\n", n)
+		return nil
+	}
+	return c
+}
+
+// projectPath reads a project path argument as the server names projects:
+// absolute, cleaned, symbolic links resolved when it exists.
+func projectPath(name, arg string) (string, error) {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return "", usagef("invalid %s %q: %v", name, arg, err)
+	}
+	p, err := paths.OS{}.Canonical(abs)
+	if err != nil {
+		return "", usagef("invalid %s %q: %v", name, arg, err)
+	}
+	return p, nil
+}
+
+// openLocked opens the root's backend on a root whose lock this process
+// already holds, checking its marker as the server does.
+func openLocked(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+	b, ok := backendNamed(cfg.Storage)
+	if !ok {
+		return storage{}, nil, fmt.Errorf("storage %q is not a backend", cfg.Storage)
+	}
+	if err := checkMarker(cfg.Root, b.name); err != nil {
+		return storage{}, nil, err
+	}
+	return b.open(ctx, lockedRoot(cfg.Root), log)
+}
+
+// moveSessions makes the sessions of project from sessions of project to,
+// watermarks included, and returns how many it changed.
+func moveSessions(ctx context.Context, repo ports.SessionRepository, from, to string) (int, error) {
+	sessions, err := repo.LoadSessions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	oldKey, newKey := domain.ProjectGraph(from), domain.ProjectGraph(to)
+	n := 0
+	for id, s := range sessions {
+		changed := false
+		if s.ProjectPath == from {
+			s.ProjectPath, changed = to, true
+		}
+		if seq, ok := s.Synced[oldKey]; ok {
+			s.Synced = maps.Clone(s.Synced)
+			delete(s.Synced, oldKey)
+			s.Synced[newKey], changed = seq, true
+		}
+		if changed {
+			sessions[id] = s
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, repo.SaveSessions(ctx, sessions)
+}

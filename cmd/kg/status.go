@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/rootdir"
+)
+
+// newStatusCommand is `kg status`.
+func newStatusCommand(e env) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "whether a server answers: its version, storage, sessions, graphs (exit 1 if none)",
+		Long: "Asks the server that holds the storage root (found through the root's lock file), or else the one\n" +
+			"at --host/--port, how it is. Exits 1 when none answers.",
+		Args: noArgs,
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the server's /health answer and its URL as JSON")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		ctx := c.Context()
+		client, h, err := rootServer(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		holds := client != nil
+		if client == nil {
+			// No server holds this root; one may still answer at the
+			// configured address, serving another root.
+			client = newAPIClient(cfg.Addr(), cfg.AuthToken)
+			if h, err = client.health(ctx); err != nil {
+				var ae *apiError
+				if errors.As(err, &ae) {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "no kg server answers: none holds %s, and nothing answers at %s; start one with `kg serve`\n",
+					cfg.Root, client.URL())
+				return &exitError{code: exitFailure}
+			}
+		}
+		if asJSON {
+			out := struct {
+				URL         string `json:"url"`
+				ServesRoot  bool   `json:"serves_root"`
+				StorageRoot string `json:"storage_root"`
+				PID         int    `json:"pid,omitempty"`
+				health
+			}{URL: client.URL(), ServesRoot: holds, StorageRoot: cfg.Root, health: h}
+			if holds {
+				out.PID = rootdir.ReadHolder(cfg.Root).PID
+			}
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		fmt.Fprintf(e.stdout, "kg %s answers at %s\n", h.Version, client.URL())
+		fmt.Fprintf(e.stdout, "status    %s\n", h.Status)
+		for _, p := range h.Problems {
+			fmt.Fprintf(e.stdout, "problem   %s\n", p)
+		}
+		if holds {
+			fmt.Fprintf(e.stdout, "root      %s (pid %d)\n", cfg.Root, rootdir.ReadHolder(cfg.Root).PID)
+		} else {
+			fmt.Fprintf(e.stdout, "root      another one: no server holds %s\n", cfg.Root)
+		}
+		fmt.Fprintf(e.stdout, "storage   %s\n", h.Storage)
+		fmt.Fprintf(e.stdout, "sessions  %d active\n", h.ActiveSessions)
+		fmt.Fprintf(e.stdout, "graphs    %d loaded\n", h.LoadedGraphs)
+		fmt.Fprintf(e.stdout, "uptime    %s\n", time.Duration(h.UptimeS)*time.Second)
+		return nil
+	}
+	return c
+}
