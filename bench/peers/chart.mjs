@@ -44,6 +44,19 @@ export function points(results) {
   })).filter((s) => s.points.length > 0);
 }
 
+// repsText says how many rounds the medians are of: "3", or "3 (20k: 1)"
+// when a run was cut short.
+function repsText(results) {
+  const per = new Map();
+  for (const r of results.runs) {
+    if (r.server === 'fsync') continue;
+    per.set(r.size, Math.max(per.get(r.size) ?? 0, r.rep));
+  }
+  const most = Math.max(0, ...per.values());
+  const fewer = [...per].filter(([, n]) => n < most).map(([size, n]) => `${fmtN(size)}: ${n}`);
+  return fewer.length ? `${most} (${fewer.join(', ')})` : String(most);
+}
+
 // chart returns the SVG document of one run's results.
 export function chart(results) {
   const ss = points(results);
@@ -66,7 +79,7 @@ export function chart(results) {
   out.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   const m = results.machine ?? {};
   out.push(`<text x="${M.left}" y="22" font-size="15" font-weight="bold">Write p50 against graph size, through the MCP TypeScript client</text>`);
-  out.push(`<text x="${M.left}" y="38" fill="#555">${esc(`${m.nproc ?? '?'} × ${m.cpu ?? '?'}, ${(results.started ?? '').slice(0, 10)}; medians of ${results.config?.reps ?? '?'} interleaved runs; log–log`)}</text>`);
+  out.push(`<text x="${M.left}" y="38" fill="#555">${esc(`${m.nproc ?? '?'} × ${m.cpu ?? '?'}, ${(results.started ?? '').slice(0, 10)}; medians of ${repsText(results)} interleaved runs; log–log`)}</text>`);
   // grid and axes
   for (let e = y0; e <= Math.max(y1, y0 + 1); e++) {
     for (const k of [1, 2, 5]) {
