@@ -9,8 +9,9 @@ import (
 )
 
 // Close shuts the app down: it refuses new writes, makes the pending
-// writes and read stamps durable, and saves the sessions. Reads keep
-// working. Calling it again only saves the sessions again if they changed.
+// writes and read stamps durable, saves the sessions and folds the
+// repositories' journals into their files. Reads keep working. Calling it
+// again only saves the sessions again if they changed.
 func (s *Service) Close(ctx context.Context) error {
 	st := s.store
 	st.life.Lock()
@@ -58,6 +59,9 @@ func (s *Service) Close(ctx context.Context) error {
 	}
 	if err := s.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
 		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -29,9 +30,11 @@ func (s *Service) Run(ctx context.Context) {
 
 // tick does the maintenance duties once: for every loaded graph, the
 // pending read stamps, a compaction run, pruning and tombstone expiry, as
-// one write through the committer; then it unloads the project graphs idle
-// for Config.IdleUnload, expires sessions and saves them. The failure, or
-// the panic, of one duty is logged and does not stop the others.
+// one write through the committer; then the checkpoints of the graphs'
+// journals, so a graph is unloaded with its file complete; then it unloads
+// the project graphs idle for Config.IdleUnload, expires sessions, saves
+// them and folds their journal. The failure, or the panic, of one duty is
+// logged and does not stop the others.
 func (s *Service) tick(ctx context.Context) {
 	loaded := s.store.loaded()
 	defer s.log.Debug("maintenance tick done", "graphs", len(loaded))
@@ -39,6 +42,9 @@ func (s *Service) tick(ctx context.Context) {
 		if err := s.guard("maintenance of a graph", func() error { return s.maintain(ctx, e) }); err != nil {
 			s.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
 		}
+	}
+	if err := s.guard("checkpointing graphs", func() error { return s.checkpointGraphs(ctx) }); err != nil {
+		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
 	_ = s.guard("unloading idle graphs", func() error {
 		for _, k := range s.store.unloadIdle(s.clock.Now()) {
@@ -52,6 +58,45 @@ func (s *Service) tick(ctx context.Context) {
 	if err := s.guard("saving sessions", func() error { return s.sessions.save(ctx) }); err != nil {
 		s.log.Error("saving sessions failed; will retry next tick", "err", err)
 	}
+	if err := s.guard("checkpointing sessions", func() error { return s.checkpointSessions(ctx) }); err != nil {
+		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
+	}
+}
+
+// checkpoint folds the journals of repositories that keep one into their
+// files (ports.GraphCheckpointer, ports.SessionCheckpointer), so that at
+// most one tick after a write every stored file is complete (storage.md,
+// Durability).
+func (s *Service) checkpoint(ctx context.Context) error {
+	return errors.Join(s.checkpointGraphs(ctx), s.checkpointSessions(ctx))
+}
+
+// checkpointGraphs folds the journal of every loaded graph. A graph with a
+// batch in flight is left to the next tick: it holds more than is durable.
+func (s *Service) checkpointGraphs(ctx context.Context) error {
+	var errs []error
+	if cp, ok := s.graphs.(ports.GraphCheckpointer); ok {
+		for _, e := range s.store.loaded() {
+			e.mu.RLock()
+			if e.g.Pending().Empty() {
+				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {
+					errs = append(errs, fmt.Errorf("%s graph: %w", e.key, err))
+				}
+			}
+			e.mu.RUnlock()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkpointSessions folds the sessions' journal into their file.
+func (s *Service) checkpointSessions(ctx context.Context) error {
+	if cp, ok := s.sessions.repo.(ports.SessionCheckpointer); ok {
+		if err := cp.CheckpointSessions(ctx); err != nil {
+			return fmt.Errorf("sessions: %w", err)
+		}
+	}
+	return nil
 }
 
 // guard runs fn and returns a panic it raises as an unavailable error,

@@ -57,7 +57,7 @@ func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 		// Items only the destination has are named too: absent from g,
 		// a per-item backend deletes them.
 		cs.Merge(dst.Items())
-		if err := to.Commit(ctx, key, g, cs); err != nil {
+		if err := commit(ctx, to, key, g, cs); err != nil {
 			return res, err
 		}
 		res.changed(key.String())
@@ -81,7 +81,7 @@ func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 		res.unchanged("sessions")
 		return res, nil
 	}
-	if err := to.SaveSessions(ctx, merged); err != nil {
+	if err := saveSessions(ctx, to, merged); err != nil {
 		return res, err
 	}
 	res.changed("sessions")

@@ -112,7 +112,7 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Option
 		g, notes := domain.Restore(j.key, merged, domain.RestoreOptions{MinSeq: minSeq(existing, j.key)})
 		res.note(log, j.key.String(), notes...)
 		cs.Meta = true
-		if err := dst.Commit(ctx, j.key, g, cs); err != nil {
+		if err := commit(ctx, dst, j.key, g, cs); err != nil {
 			return res, err
 		}
 		log.Info("migrations: legacy graph imported", "graph", j.key.String(), "file", j.file, "items", cs.Size()-1)
@@ -136,7 +136,7 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Option
 		res.unchanged("sessions")
 		return res, nil
 	}
-	if err := dst.SaveSessions(ctx, all); err != nil {
+	if err := saveSessions(ctx, dst, all); err != nil {
 		return res, err
 	}
 	res.changed("sessions")

@@ -2,6 +2,7 @@ package migrations_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,3 +105,39 @@ func commitAll(t *testing.T, b migrations.Backend, key domain.GraphKey, d domain
 }
 
 func replaceTmp(s, tmp string) string { return strings.ReplaceAll(s, tmp, "$TMP") }
+
+// TestImportLeavesCompleteJSONFiles imports into a json root: the offline
+// step folds every journal it wrote into its file, so that at rest the
+// .json files hold everything (storage.md, Durability).
+func TestImportLeavesCompleteJSONFiles(t *testing.T) {
+	tmp := t.TempDir()
+	copyTree(t, filepath.Join("testdata", "legacy", "fresh", "in"), tmp, tmp)
+	root := filepath.Join(t.TempDir(), "root")
+	dst := openJSON(t, root)
+	// A root with a graph and sessions already, so that the import's
+	// writes would otherwise go to journals.
+	commitAll(t, dst, domain.UserGraph, domain.GraphData{Schema: 2, Seq: 1,
+		Nodes: []domain.Node{{ID: "already-there", Gist: "from before", Version: domain.Version{V: 1, Seq: 1}}}})
+	if err := dst.SaveSessions(context.Background(), map[string]ports.Session{"ffff0000ffff0000": {ID: "ffff0000ffff0000", Start: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	src := migrations.LegacySource{Home: filepath.Join(tmp, "home"), Projects: []string{filepath.Join(tmp, "projects", "lib")}}
+	if _, err := migrations.ImportLegacy(context.Background(), src, dst, migrations.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	journals, _ := filepath.Glob(filepath.Join(root, "*.journal"))
+	more, _ := filepath.Glob(filepath.Join(root, "projects", "*", "*.journal"))
+	for _, j := range append(journals, more...) {
+		if fi, err := os.Stat(j); err != nil || fi.Size() != 0 {
+			t.Errorf("%s holds %v bytes after the import, want none", j, fi.Size())
+		}
+	}
+	user, err := os.ReadFile(filepath.Join(root, "user.json"))
+	if err != nil || !strings.Contains(string(user), `"already-there"`) || !strings.Contains(string(user), `"prefers-tabs"`) {
+		t.Errorf("user.json lacks the imported or the existing nodes: %v", err)
+	}
+	sessions, err := os.ReadFile(filepath.Join(root, "sessions.json"))
+	if err != nil || !strings.Contains(string(sessions), "ffff0000ffff0000") || !strings.Contains(string(sessions), "a1b2c3d4") {
+		t.Errorf("sessions.json lacks the imported or the existing sessions: %v", err)
+	}
+}

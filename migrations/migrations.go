@@ -65,6 +65,31 @@ func (r *Result) note(log *slog.Logger, what string, notes ...string) {
 	}
 }
 
+// commit commits g's changes cs to b and, when b journals its commits
+// (ports.GraphCheckpointer), folds the journal into the graph's file, so
+// that an offline step leaves every file complete (storage.md, Durability).
+func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	if err := b.Commit(ctx, key, g, cs); err != nil {
+		return err
+	}
+	if cp, ok := b.(ports.GraphCheckpointer); ok {
+		return cp.Checkpoint(ctx, key, g)
+	}
+	return nil
+}
+
+// saveSessions saves sessions to b and folds a sessions journal, as commit
+// does for a graph.
+func saveSessions(ctx context.Context, b ports.SessionRepository, sessions map[string]ports.Session) error {
+	if err := b.SaveSessions(ctx, sessions); err != nil {
+		return err
+	}
+	if cp, ok := b.(ports.SessionCheckpointer); ok {
+		return cp.CheckpointSessions(ctx)
+	}
+	return nil
+}
+
 // storedKeys returns the user graph and every listed project graph, then
 // the projects named by sessions that List does not know (a graph of the
 // replaced server may not record its project path), without duplicates.

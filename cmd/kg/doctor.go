@@ -232,6 +232,7 @@ type readOnly struct{ jsonfile.FS }
 var errReadOnly = errors.New("kg doctor changes nothing")
 
 func (readOnly) Create(string) (jsonfile.File, error) { return nil, errReadOnly }
+func (readOnly) Append(string) (jsonfile.File, error) { return nil, errReadOnly }
 func (readOnly) Rename(string, string) error          { return errReadOnly }
 func (readOnly) Link(string, string) error            { return errReadOnly }
 func (readOnly) Remove(string) error                  { return errReadOnly }

@@ -22,6 +22,16 @@ func (c *countingRepo) Commit(ctx context.Context, key domain.GraphKey, g *domai
 	return c.GraphRepository.Commit(ctx, key, g, cs)
 }
 
+// Checkpoint forwards the maintenance tick's checkpoint to a repository
+// that journals its commits (ports.GraphCheckpointer), so that wrapping
+// it does not change what the server does.
+func (c *countingRepo) Checkpoint(ctx context.Context, key domain.GraphKey, g *domain.Graph) error {
+	if cp, ok := c.GraphRepository.(ports.GraphCheckpointer); ok {
+		return cp.Checkpoint(ctx, key, g)
+	}
+	return nil
+}
+
 // counting returns a wrap for openService that installs c.
 func (c *countingRepo) wrap(r ports.GraphRepository) ports.GraphRepository {
 	c.GraphRepository = r

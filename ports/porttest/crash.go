@@ -246,6 +246,14 @@ func crashChild(t *testing.T, b Backend, dir string, round int) {
 				}
 				g.Checkpoint()
 				ack("%d %d %s %s", gi, i, op, id)
+				// A backend that journals its commits folds the journal
+				// now and then, as the maintenance tick does, so that
+				// kills land in checkpoints too.
+				if cp, ok := o.Graphs.(ports.GraphCheckpointer); ok && i%7 == 6 {
+					if err := cp.Checkpoint(ctx, k, g); err != nil {
+						fail("checkpoint %s: %v", k, err)
+					}
+				}
 			}
 		})
 	}
@@ -257,6 +265,11 @@ func crashChild(t *testing.T, b Backend, dir string, round int) {
 				fail("save sessions: %v", err)
 			}
 			ack("s %d", s.OpCount)
+			if cp, ok := o.Sessions.(ports.SessionCheckpointer); ok && i%5 == 0 {
+				if err := cp.CheckpointSessions(ctx); err != nil {
+					fail("checkpoint sessions: %v", err)
+				}
+			}
 		}
 	})
 	wg.Wait()

@@ -51,6 +51,14 @@ type Opened struct {
 	// (nil clears it), through a real failure path of the adapter (a
 	// file-system layer for json, a failing transaction for bolt).
 	InjectFault func(err error)
+	// KillAt, when set, makes the instance's file layer die at the n-th
+	// mutating file operation from now (1: the next): that operation keeps
+	// only part of its data (a write) or does not happen, and every later
+	// one fails, as when the process is killed there. RunStepCrash uses it.
+	KillAt func(n int)
+	// Steps, set with KillAt, returns how many mutating file operations the
+	// instance has made.
+	Steps func() int
 }
 
 // harness is the state of one contract case: its directory and the open
@@ -88,6 +96,7 @@ func Run(t *testing.T, b Backend) {
 		{"SerialCommitsOnOneGraph", testSerial},
 		{"FailedSaveLeavesNoGhost", testFailedSave},
 		{"SessionsRoundTrip", testSessions},
+		{"CheckpointsKeepEverything", testCheckpoints},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
@@ -658,5 +667,100 @@ func testSessions(h *harness) {
 	}
 	if diff := cmp.Diff(want, got, opts); diff != "" {
 		h.t.Errorf("sessions after replace differ (-want +got):\n%s", diff)
+	}
+}
+
+// testCheckpoints interleaves commits and session saves with the
+// checkpoints of a backend that journals them (ports.GraphCheckpointer,
+// ports.SessionCheckpointer): whatever the order, and across reopens,
+// the stored state is what was committed and saved.
+func testCheckpoints(h *harness) {
+	gcp, gok := h.o.Graphs.(ports.GraphCheckpointer)
+	_, sok := h.o.Sessions.(ports.SessionCheckpointer)
+	if !gok || !sok {
+		h.t.Skipf("%s keeps no journal to checkpoint", h.b.Name)
+	}
+	ctx := h.ctx
+	k := domain.ProjectGraph("/home/dev/cp")
+	g := restore(h.t, k, RichData(k.Project))
+	h.commit(k, g, g.Everything())
+	checkpoint := func() {
+		h.t.Helper()
+		if err := h.o.Graphs.(ports.GraphCheckpointer).Checkpoint(ctx, k, g); err != nil {
+			h.t.Fatalf("checkpoint: %v", err)
+		}
+	}
+	// Checkpoints between, after and twice after commits.
+	h.mutate(k, g, true)
+	checkpoint()
+	checkpoint()
+	// A batch that takes no seq, right after a checkpoint, survives a
+	// reopen.
+	g.StampRead("alpha", t0+domain.Day+1)
+	h.commit(k, g, g.Pending())
+	h.reopen()
+	h.sameGraph(k, g)
+	at := domain.Stamp{Now: t0 + domain.Day, Session: "cp"}
+	for i := range 5 {
+		if _, err := g.PutNode(domain.NodeInput{ID: fmt.Sprintf("cp-%d", i), Gist: "after the checkpoint"}, at); err != nil {
+			h.t.Fatal(err)
+		}
+		h.commit(k, g, g.Pending())
+		if i == 2 {
+			checkpoint()
+		}
+	}
+	g.StampRead("cp-0", t0+2*domain.Day) // a batch that takes no seq
+	h.commit(k, g, g.Pending())
+	h.sameGraph(k, g)
+	h.reopen()
+	h.sameGraph(k, g)
+
+	// A reopened store checkpoints the graph it loaded, then takes more.
+	g = restore(h.t, k, h.load(k))
+	if err := h.o.Graphs.(ports.GraphCheckpointer).Checkpoint(ctx, k, g); err != nil {
+		h.t.Fatalf("checkpoint after reopen: %v", err)
+	}
+	if _, err := g.DeleteNode("cp-1", at); err != nil {
+		h.t.Fatal(err)
+	}
+	h.commit(k, g, g.Pending())
+	h.reopen()
+	h.sameGraph(k, g)
+
+	// A graph never stored has nothing to checkpoint and stays unstored.
+	never := domain.ProjectGraph("/home/dev/never-stored")
+	if err := gcp.Checkpoint(ctx, never, domain.NewGraph(never)); err != nil {
+		h.t.Errorf("checkpoint of a graph never stored: %v", err)
+	}
+	list, err := h.o.Graphs.List(ctx)
+	if err != nil || len(list) != 1 || list[0].Key != k {
+		h.t.Errorf("List after checkpoints = %+v, %v; want only %s", list, err, k)
+	}
+
+	// Sessions: saves and checkpoints interleaved, then a reopen.
+	sessions := map[string]ports.Session{}
+	for i := range 6 {
+		id := fmt.Sprintf("%016x", i)
+		sessions[id] = ports.Session{ID: id, Start: t0, LastActivity: t0 + domain.Micros(i), OpCount: int64(i)}
+		if i == 4 {
+			delete(sessions, fmt.Sprintf("%016x", 1))
+		}
+		if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(sessions)); err != nil {
+			h.t.Fatal(err)
+		}
+		if i%2 == 1 {
+			if err := h.o.Sessions.(ports.SessionCheckpointer).CheckpointSessions(ctx); err != nil {
+				h.t.Fatalf("checkpoint sessions: %v", err)
+			}
+		}
+	}
+	h.reopen()
+	got, err := h.o.Sessions.LoadSessions(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if diff := cmp.Diff(sessions, got, dataOpts); diff != "" {
+		h.t.Errorf("sessions after saves and checkpoints differ (-want +got):\n%s", diff)
 	}
 }

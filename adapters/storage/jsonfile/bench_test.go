@@ -1,24 +1,33 @@
 package jsonfile
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 )
 
-// benchGraph builds a graph of n nodes with notes and touches, about one
-// edge per node, as the benchmarks.md workload shapes them.
-func benchGraph(b *testing.B, k domain.GraphKey, n int) *domain.Graph {
+// benchGraph builds a graph of n nodes in the shape of the benchmarks.md
+// workload (a 60-character gist and two 40-character notes per node) with
+// the chain of edges n_i → n_{i+1}.
+func benchGraph(b testing.TB, k domain.GraphKey, n int) *domain.Graph {
 	b.Helper()
 	d := domain.GraphData{Schema: domain.SchemaVersion, ProjectPath: k.Project}
 	for i := range n {
-		id := fmt.Sprintf("node-%06d", i)
-		d.Nodes = append(d.Nodes, domain.Node{ID: id, Gist: "a one-line gist of about sixty characters for node " + id,
-			Notes: []string{"why this matters, in a sentence or two of rationale"}, Touches: []string{"src/pkg/file.go"},
+		id := fmt.Sprintf("n%06d", i)
+		d.Nodes = append(d.Nodes, domain.Node{ID: id, Gist: "a one-line gist of exactly sixty characters for node " + id,
+			Notes:   []string{"the first note, forty characters " + id, "the second note, forty character " + id},
 			Created: domain.Micros(1716400000_000000 + i), Version: domain.Version{V: 1, TS: domain.Micros(1716400000_000000 + i), Seq: uint64(i + 1)}})
 		if i > 0 {
-			d.Edges = append(d.Edges, domain.Edge{From: fmt.Sprintf("node-%06d", i-1), To: id, Rel: "relates-to",
+			d.Edges = append(d.Edges, domain.Edge{From: fmt.Sprintf("n%06d", i-1), To: id, Rel: "relates-to",
 				Version: domain.Version{V: 1, TS: domain.Micros(1716400000_000000 + i), Seq: uint64(n + i)}})
 		}
 	}
@@ -27,8 +36,8 @@ func benchGraph(b *testing.B, k domain.GraphKey, n int) *domain.Graph {
 	return g
 }
 
-// BenchmarkCommit measures one durable single-node Commit (the whole file
-// rewritten, fsynced, renamed, folder fsynced) on graphs of each size.
+// BenchmarkCommit measures one durable single-node Commit on graphs of each
+// size.
 func BenchmarkCommit(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
@@ -46,7 +55,7 @@ func BenchmarkCommit(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				i++
-				if _, err := g.PutNode(domain.NodeInput{ID: "node-000001", Gist: fmt.Sprintf("rewritten %d", i)}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+				if _, err := g.PutNode(domain.NodeInput{ID: "n000001", Gist: fmt.Sprintf("rewritten %d", i)}, domain.Stamp{Now: 1716500000_000000}); err != nil {
 					b.Fatal(err)
 				}
 				if err := s.Commit(ctx, k, g, g.Pending()); err != nil {
@@ -58,22 +67,241 @@ func BenchmarkCommit(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad measures loading a 100k-node graph file.
+// loadChildEnv names the root a load child loads; see TestLoadChild.
+const loadChildEnv = "KG_JSONFILE_LOAD_CHILD_ROOT"
+
+// benchKey is the graph the load benchmarks store.
+var benchKey = domain.ProjectGraph("/bench/project")
+
+// BenchmarkLoad measures what loading a stored 100k-node graph costs a
+// starting server: the store's Load and domain.Restore. ns/op, cpu-ms/op
+// (CPU time, GC included: steadier than ns/op on a shared machine) and
+// B/op are those of this process; peak-RSS-MB is the peak resident size of
+// a fresh process (this test binary, re-run as TestLoadChild) that does
+// only that once, and child-load-ms and child-cpu-ms its wall and CPU time
+// (benchmarks.md: < 1.5 s and < 200 MB at 100k nodes).
 func BenchmarkLoad(b *testing.B) {
-	s, err := Open(b.TempDir(), Options{})
+	dir := b.TempDir()
+	s, err := Open(dir, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	k := domain.ProjectGraph("/bench/project")
-	g := benchGraph(b, k, 100_000)
+	g := benchGraph(b, benchKey, 100_000)
 	ctx := b.Context()
-	if err := s.Commit(ctx, k, g, g.Pending()); err != nil {
+	if err := s.Commit(ctx, benchKey, g, g.Everything()); err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		d, err := s.Load(ctx, k)
-		if err != nil || len(d.Nodes) != 100_000 {
-			b.Fatalf("load: %d nodes, %v", len(d.Nodes), err)
+	g = nil
+	b.Run("nodes=100000", func(b *testing.B) {
+		c0 := cpuTime(b)
+		for b.Loop() {
+			d, err := s.Load(ctx, benchKey)
+			if err != nil || len(d.Nodes) != 100_000 {
+				b.Fatalf("load: %d nodes, %v", len(d.Nodes), err)
+			}
+			if g, _ := domain.Restore(benchKey, d, domain.RestoreOptions{}); g.NodeCount() != 100_000 {
+				b.Fatalf("restored %d nodes", g.NodeCount())
+			}
+		}
+		b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		b.StopTimer()
+		rss, ms, cpu := loadInChild(b, dir)
+		b.ReportMetric(rss, "peak-RSS-MB")
+		b.ReportMetric(ms, "child-load-ms")
+		b.ReportMetric(cpu, "child-cpu-ms")
+	})
+}
+
+// loadInChild runs TestLoadChild on root in a new process and returns its
+// peak RSS in MB and the wall and CPU time of its load in ms.
+func loadInChild(b *testing.B, root string) (rssMB, loadMS, cpuMS float64) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), loadChildEnv+"="+root)
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("load child: %v\n%s", err, out)
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 4 && f[0] == "loaded" {
+			kb, err1 := strconv.ParseFloat(f[1], 64)
+			us, err2 := strconv.ParseFloat(f[2], 64)
+			cpu, err3 := strconv.ParseFloat(f[3], 64)
+			if err1 == nil && err2 == nil && err3 == nil {
+				return kb / 1024, us / 1000, cpu / 1000
+			}
 		}
 	}
+	b.Fatalf("load child printed no figures:\n%s", out)
+	return 0, 0, 0
+}
+
+// TestLoadChild is the child of BenchmarkLoad: it loads and restores the
+// graph stored under the root the environment names and prints its peak
+// RSS (kB) and the wall and CPU time of the load (µs). Without that
+// variable it does nothing.
+func TestLoadChild(t *testing.T) {
+	root := os.Getenv(loadChildEnv)
+	if root == "" {
+		t.Skip("run by BenchmarkLoad only")
+	}
+	s, err := Open(root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, c0 := time.Now(), rusage(t)
+	d, err := s.Load(t.Context(), benchKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := domain.Restore(benchKey, d, domain.RestoreOptions{})
+	took := time.Since(start)
+	ru := rusage(t)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano() - c0.Utime.Nano() - c0.Stime.Nano())
+	fmt.Printf("loaded %d %d %d\n", peakRSS(t), took.Microseconds(), cpu.Microseconds())
+	if g.NodeCount() == 0 {
+		t.Fatal("nothing loaded")
+	}
+}
+
+// peakRSS returns the peak resident size of this process in kB: VmHWM of
+// /proc/self/status. (getrusage's maxrss would not do: Linux carries the
+// parent's peak into a child across exec.)
+func peakRSS(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb
+		}
+	}
+	t.Fatal("no VmHWM in /proc/self/status")
+	return 0
+}
+
+// rusage returns this process's resource usage.
+func rusage(tb testing.TB) syscall.Rusage {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return ru
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime(tb testing.TB) time.Duration {
+	ru := rusage(tb)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDecoders decodes the file of a 100k-node graph with the
+// one-pass parser (decodeGraph) and with the typed encoding/json decoder
+// (typedDecodeGraph, typed_test.go) that docs/decisions/0010-json-codec.md
+// weighs against it. cpu-ms/op is the process's CPU time per decode, GC
+// included: steadier than ns/op on a shared machine.
+func BenchmarkDecoders(b *testing.B) {
+	g := benchGraph(b, benchKey, 100_000)
+	data := encodeGraph(g.Data())
+	g = nil
+	for _, dec := range []struct {
+		name   string
+		decode func([]byte) (domain.GraphData, []string, error)
+	}{{"onepass", decodeGraph}, {"typed", typedDecodeGraph}} {
+		b.Run(dec.name+"/nodes=100000", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			c0 := cpuTime(b)
+			for b.Loop() {
+				if d, _, err := dec.decode(data); err != nil || len(d.Nodes) != 100_000 {
+					b.Fatalf("decode: %d nodes, %v", len(d.Nodes), err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkCheckpoint measures folding a 100k-node graph's journal into
+// its file after one node changed. encode/cache=off encodes the whole file
+// (to io.Discard), cpu-ms/op its CPU time; encode/cache=on does the same with the encoded bytes of
+// the unchanged nodes and edges (values and version entries) kept from the
+// previous checkpoint, whose size is cache-MB; file is the whole checkpoint
+// of Store.Checkpoint (tmp, fsync, .prev, rename, fsync, journal emptied),
+// with the cache.
+func BenchmarkCheckpoint(b *testing.B) {
+	const n = 100_000
+	g := benchGraph(b, benchKey, n)
+	i := 0
+	change := func() {
+		i++
+		if _, err := g.PutNode(domain.NodeInput{ID: fmt.Sprintf("n%06d", i%n), Gist: fmt.Sprintf("changed %d", i)}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+			b.Fatal(err)
+		}
+		g.Checkpoint()
+	}
+	for _, cached := range []bool{false, true} {
+		b.Run(fmt.Sprintf("encode/cache=%v/nodes=%d", map[bool]string{false: "off", true: "on"}[cached], n), func(b *testing.B) {
+			var cache nodeCache
+			if cached {
+				warm := sourceOfGraph(g)
+				warm.cache = &cache
+				if err := writeGraph(io.Discard, warm); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				change()
+				src := sourceOfGraph(g)
+				if cached {
+					src.cache = &cache
+				}
+				b.StartTimer()
+				c0 := cpuTime(b)
+				if err := writeGraph(io.Discard, src); err != nil {
+					b.Fatal(err)
+				}
+				cpu += cpuTime(b) - c0
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			if cached {
+				size := 0
+				for _, c := range cache.nodes {
+					size += len(c.value) + len(c.version)
+				}
+				b.ReportMetric(float64(size)/(1<<20), "cache-MB")
+			}
+		})
+	}
+	b.Run(fmt.Sprintf("file/nodes=%d", n), func(b *testing.B) {
+		s, err := Open(b.TempDir(), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := b.Context()
+		if err := s.Commit(ctx, benchKey, g, g.Everything()); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			b.StopTimer()
+			if _, err := g.PutNode(domain.NodeInput{ID: "n000001", Gist: fmt.Sprintf("changed %d", i)}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+				b.Fatal(err)
+			}
+			i++
+			if err := s.Commit(ctx, benchKey, g, g.Pending()); err != nil {
+				b.Fatal(err)
+			}
+			g.Checkpoint()
+			b.StartTimer()
+			if err := s.Checkpoint(ctx, benchKey, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -14,12 +14,15 @@ var backend = porttest.Backend{Name: "json", Open: func(t testing.TB, dir string
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
-	return porttest.Opened{Graphs: s, Sessions: s, Close: func() error { return nil }, InjectFault: tfs.setFault}
+	return porttest.Opened{Graphs: s, Sessions: s, Close: func() error { return nil }, InjectFault: tfs.setFault,
+		KillAt: tfs.killAfter, Steps: tfs.stepCount}
 }}
 
 func TestContract(t *testing.T) { porttest.Run(t, backend) }
 
 func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 60) }
+
+func TestStepCrash(t *testing.T) { porttest.RunStepCrash(t, backend) }
 
 // TestMoveProject runs the move suite of `kg project mv` (porttest).
 func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }

@@ -2,6 +2,7 @@ package jsonfile
 
 import (
 	"bytes"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -71,6 +72,37 @@ func (f *brokenFS) Create(name string) (File, error) {
 	return &brokenFile{fs: f, w: w}, nil
 }
 
+// Append, under ackBeforeWrite, delays each record of a journal until the
+// next one is appended: the last acknowledged record dies with the process.
+func (f *brokenFS) Append(name string) (File, error) {
+	w, err := f.OS.Append(name)
+	if err != nil || f.mode != ackBeforeWrite {
+		return w, err
+	}
+	return &lateAppend{File: w, fs: f, path: name}, nil
+}
+
+// lateAppend writes what it is given one write late.
+type lateAppend struct {
+	File
+	fs   *brokenFS
+	path string
+}
+
+func (w *lateAppend) Write(p []byte) (int, error) {
+	f := w.fs
+	f.mu.Lock()
+	prev := f.pending[w.path]
+	f.pending[w.path] = bytes.Clone(p)
+	f.mu.Unlock()
+	if _, err := w.File.Write(prev); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *lateAppend) Sync() error { return nil }
+
 // Rename of a tmp over its file does nothing under ackBeforeWrite: the
 // content is not written yet. (The torn modes never get this far.)
 func (f *brokenFS) Rename(o, n string) error {
@@ -101,6 +133,10 @@ type brokenFile struct {
 func (w *brokenFile) Write(p []byte) (int, error) { return w.buf.Write(p) }
 
 func (w *brokenFile) Sync() error { return nil }
+
+func (w *brokenFile) Truncate(int64) error { return nil }
+
+func (w *brokenFile) Stat() (fs.FileInfo, error) { return nil, fs.ErrInvalid }
 
 func (w *brokenFile) Close() error {
 	f := w.fs

@@ -567,7 +567,9 @@ func decodeGraph(b []byte) (domain.GraphData, []string, error) {
 			err = errors.New("the file holds no JSON object")
 		}
 	}
-	if err == nil && p.peek() != 0 {
+	// peek gives 0 at the end and for a NUL byte alike: only the end
+	// may follow the value.
+	if p.peek(); err == nil && p.i < len(p.b) {
 		err = p.fail("after top-level value")
 	}
 	if err != nil {

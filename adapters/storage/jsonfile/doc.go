@@ -2,39 +2,60 @@
 // JSON files under one root, in the layout and format of the replaced
 // server (storage.md), so an existing ~/.knowledge-graph loads unchanged.
 //
-//	user.json                    the user graph   (+ user.prev)
-//	sessions.json                sessions         (+ sessions.prev)
+//	user.json                    the user graph   (+ user.prev, user.journal)
+//	sessions.json                sessions         (+ sessions.prev, sessions.journal)
 //	aliases.json                 optional {"old-folder": "new-folder"}
-//	projects/<folder>/graph.json a project graph  (+ graph.prev)
+//	projects/<folder>/graph.json a project graph  (+ graph.prev, graph.journal)
 //
-// Every save writes <stem>.tmp, fsyncs it, keeps the current file as
-// <stem>.prev by a hard link, renames the tmp over the file and fsyncs the
-// folder; a folder created for a save is fsynced with each parent up to
-// the root. Commit returns only after that. All file operations go through
-// the FS interface, so tests inject faults and record the order of
-// operations.
+// A commit appends one record to the graph's journal, <stem>.journal, and
+// fsyncs it: one JSON line with the batch's seqs and the whole content of
+// every item it changed, checksummed with CRC-32C
+// (docs/decisions/0011-json-journal.md). A checkpoint folds the journal
+// into the file: it writes <stem>.tmp, fsyncs it, keeps the current file as
+// <stem>.prev by a hard link, renames the tmp over the file, fsyncs the
+// folder, then empties the journal and fsyncs it. It runs when the journal
+// grows past the file (and 1 MiB), after a batch that names the whole
+// graph, when the app calls Checkpoint (each maintenance tick, shutdown),
+// and in place of an append when the graph has no whole file yet (its first
+// save, which also claims its folder). A folder created for a save is
+// fsynced with each parent up to the root. Commit returns only once the
+// batch is durable. Sessions work the same way: a save appends the sessions
+// that changed or went. All file operations go through the FS interface,
+// so tests inject faults, record the order of operations and stop at any
+// step as a kill -9 would.
 //
 // Loading recovers from damage: a missing file falls back to its .prev; a
 // file that does not parse, or has a known field of the wrong type, falls
 // back to its .prev and is kept as <stem>.corrupt-<unix time>; when
 // neither loads the graph is unavailable and every other graph keeps
-// working.
+// working. The journal's records at or above the file's seq are then
+// replayed; a torn last record (never acknowledged) is dropped, a bad
+// record followed by good ones makes the graph unavailable, the journal
+// kept as <stem>.journal.corrupt-<unix time>. Damaged sessions are set
+// aside the same way and the store starts with none.
+//
+// No operation follows a symbolic link inside the root: folders on the way
+// are checked with Lstat, files opened with O_NOFOLLOW.
 //
 // # Caveats
 //
-//   - Commit rewrites the whole graph file whatever the change set names:
-//     a write costs O(graph). Group commit (one Commit per batch, in the
-//     app) is what keeps this cheap under load.
+//   - Between checkpoints <stem>.json lags the journal: the replaced server
+//     and git see a write only after the next tick.
+//   - A checkpoint writes O(graph), streaming the file from the graph; the
+//     encoded bytes of nodes that did not change since the last one are
+//     copied rather than encoded again (the store keeps them: about half
+//     the file's size in memory).
 //   - Commits of one graph must not run concurrently (the app serialises
 //     them); commits of different graphs may.
-//   - Commit streams the file straight from the graph in one pass, in
+//   - A checkpoint streams the file straight from the graph in one pass, in
 //     chunks, without copying the graph or holding the file in memory: the
-//     graph must not change during Commit (ports.GraphRepository says so).
+//     graph must not change during Commit or Checkpoint (the ports say so).
 //   - Graph files are read by a one-pass parser of the format
-//     (jsonparse.go) rather than encoding/json, for speed. It accepts
-//     exactly valid JSON (fuzz-tested against encoding/json) and keeps
-//     encoding/json's reading of odd files: the last of repeated keys wins,
-//     a null known field is absent, invalid UTF-8 becomes U+FFFD.
+//     (jsonparse.go) rather than encoding/json, for speed
+//     (docs/decisions/0010-json-codec.md). It accepts exactly valid JSON and
+//     keeps encoding/json's reading of odd files: the last of repeated keys
+//     wins, a null known field is absent, invalid UTF-8 becomes U+FFFD; a
+//     differential fuzz test holds it to a typed encoding/json decoder.
 //   - The first save of a project holds a root-wide lock while it claims
 //     its folder, so that two projects with one folder name cannot both
 //     take it; later saves do not.
@@ -52,5 +73,6 @@
 //   - The store does not take <root>/.lock; package rootdir does.
 //   - The project folder a project resolves to is cached for the life of
 //     the Store: the root's .lock guarantees no other process renames
-//     folders underneath it.
+//     folders underneath it. A folder deleted underneath is claimed again
+//     by the next commit.
 package jsonfile

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/ports"
 )
 
 func openTest(t *testing.T, root string) (*Store, *testFS, *bytes.Buffer) {
@@ -37,11 +36,14 @@ func oneNode(t *testing.T, k domain.GraphKey, id string) *domain.Graph {
 	return g
 }
 
-// TestSaveOrder checks the durable-save sequence of storage.md: the tmp is
-// fsynced before it is renamed over the file, the old file is kept as
-// .prev by a hard link before that, and the folder is fsynced after the
-// rename and before Commit returns; folders created for the first save of a
-// project are fsynced up to the root.
+// TestSaveOrder checks the durable-save sequences of storage.md. A new
+// graph is written whole: the tmp is fsynced before it is renamed over the
+// file, and the folder is fsynced after the rename and before Commit
+// returns; folders created for the first save of a project are fsynced up
+// to the root. A later commit appends one record to the journal and
+// fsyncs it (the journal's folder too when the journal is new). A
+// checkpoint writes the file whole again, keeping the old one as .prev by
+// a hard link before the rename, then empties the journal and fsyncs it.
 func TestSaveOrder(t *testing.T) {
 	root := t.TempDir()
 	s, tfs, _ := openTest(t, root)
@@ -49,99 +51,163 @@ func TestSaveOrder(t *testing.T) {
 	k := domain.ProjectGraph("/home/dev/app")
 	g := oneNode(t, k, "a")
 	tfs.takeOps()
-	if err := s.Commit(ctx, k, g, g.Pending()); err != nil {
-		t.Fatal(err)
+	commit := func() {
+		t.Helper()
+		if err := s.Commit(ctx, k, g, g.Pending()); err != nil {
+			t.Fatal(err)
+		}
+		g.Checkpoint()
 	}
-	first := tfs.takeOps()
-	wantFirst := []string{
-		"mkdir projects", "mkdir projects/app",
-		"fsyncdir projects/app", "fsyncdir projects", "fsyncdir .",
-		"create projects/app/graph.tmp", "write projects/app/graph.tmp", "fsync projects/app/graph.tmp",
-		"rename projects/app/graph.tmp -> projects/app/graph.json", "fsyncdir projects/app",
+	put := func(id string) {
+		t.Helper()
+		if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: "gist of " + id}, domain.Stamp{Now: 1716400001_000000}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if !slices.Equal(first, wantFirst) {
-		t.Errorf("first save ops:\n got %q\nwant %q", first, wantFirst)
+	steps := []struct {
+		name string
+		do   func()
+		want []string
+	}{
+		{"first save", commit, []string{
+			"mkdir projects", "mkdir projects/app",
+			"fsyncdir projects/app", "fsyncdir projects", "fsyncdir .",
+			"create projects/app/graph.tmp", "write projects/app/graph.tmp", "fsync projects/app/graph.tmp",
+			"rename projects/app/graph.tmp -> projects/app/graph.json", "fsyncdir projects/app",
+		}},
+		{"first append", func() { put("b"); commit() }, []string{
+			"append projects/app/graph.journal", "fsyncdir projects/app",
+			"write projects/app/graph.journal", "fsync projects/app/graph.journal",
+		}},
+		{"next append", func() { put("c"); commit() }, []string{
+			"write projects/app/graph.journal", "fsync projects/app/graph.journal",
+		}},
+		{"checkpoint", func() {
+			if err := s.Checkpoint(ctx, k, g); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{
+			"create projects/app/graph.tmp", "write projects/app/graph.tmp", "fsync projects/app/graph.tmp",
+			"remove projects/app/graph.prev", "link projects/app/graph.json -> projects/app/graph.prev",
+			"rename projects/app/graph.tmp -> projects/app/graph.json", "fsyncdir projects/app",
+			"truncate projects/app/graph.journal", "fsync projects/app/graph.journal",
+		}},
+		{"checkpoint of an empty journal", func() {
+			if err := s.Checkpoint(ctx, k, g); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
 	}
-	g.Checkpoint()
-	if _, err := g.PutNode(domain.NodeInput{ID: "b", Gist: "second"}, domain.Stamp{Now: 1716400001_000000}); err != nil {
-		t.Fatal(err)
+	for _, step := range steps {
+		step.do()
+		if got := tfs.takeOps(); !slices.Equal(got, step.want) {
+			t.Errorf("%s ops:\n got %q\nwant %q", step.name, got, step.want)
+		}
 	}
-	if err := s.Commit(ctx, k, g, g.Pending()); err != nil {
-		t.Fatal(err)
-	}
-	second := tfs.takeOps()
-	wantSecond := []string{
-		"create projects/app/graph.tmp", "write projects/app/graph.tmp", "fsync projects/app/graph.tmp",
-		"remove projects/app/graph.prev", "link projects/app/graph.json -> projects/app/graph.prev",
-		"rename projects/app/graph.tmp -> projects/app/graph.json", "fsyncdir projects/app",
-	}
-	if !slices.Equal(second, wantSecond) {
-		t.Errorf("second save ops:\n got %q\nwant %q", second, wantSecond)
-	}
-	// .prev is the first version, a hard link (same inode as it was).
+	// .prev is the first version, kept by a hard link.
 	prev, err := os.ReadFile(filepath.Join(root, "projects/app/graph.prev"))
 	if err != nil || bytes.Contains(prev, []byte(`"b"`)) || !bytes.Contains(prev, []byte(`"a"`)) {
 		t.Errorf(".prev = %s, %v; want the first version", prev, err)
 	}
+	if fi, err := os.Stat(filepath.Join(root, "projects/app/graph.journal")); err != nil || fi.Size() != 0 {
+		t.Errorf("journal after the checkpoint: %v, %v; want empty", fi, err)
+	}
 }
 
-// TestFaults injects full-disk and read-only errors at each write step:
-// the commit fails with kind unavailable, the stored graph is the old one,
-// no tmp is left, and a later save succeeds.
+// TestFaults injects full-disk and read-only errors at each write step of
+// an append and of a checkpoint. A failed append is refused with kind
+// unavailable naming the file, leaves the stored graph as it was (the
+// journal cut back to its records) and the next commit succeeds. A failed
+// checkpoint is refused too but loses nothing: the journal keeps the
+// records, no tmp is left, and the next checkpoint succeeds.
 func TestFaults(t *testing.T) {
-	steps := []string{"create", "write", "fsync", "remove", "link", "rename", "fsyncdir"}
+	type path struct {
+		name  string
+		steps []string
+	}
+	paths := []path{
+		{"append", []string{"append", "fsyncdir", "write", "fsync"}},
+		{"checkpoint", []string{"create", "write", "fsync", "remove", "link", "rename", "fsyncdir", "truncate"}},
+	}
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EROFS} {
-		for _, step := range steps {
-			t.Run(errno.Error()+"/"+step, func(t *testing.T) {
-				root := t.TempDir()
-				s, tfs, _ := openTest(t, root)
-				ctx := t.Context()
-				g := oneNode(t, domain.UserGraph, "old")
-				if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
-					t.Fatal(err)
-				}
-				g.Checkpoint()
-				if _, err := g.PutNode(domain.NodeInput{ID: "new", Gist: "ghost"}, domain.Stamp{Now: 1716400002_000000}); err != nil {
-					t.Fatal(err)
-				}
-				tfs.mu.Lock()
-				tfs.fail = func(op, name string) error {
-					// The clean-up removal of the tmp is left to work.
-					if op == step && (strings.HasPrefix(name, "user") && (op != "remove" || name != "user.tmp") || name == ".") {
-						return errno
+		for _, p := range paths {
+			for _, step := range p.steps {
+				t.Run(errno.Error()+"/"+p.name+"/"+step, func(t *testing.T) {
+					root := t.TempDir()
+					s, tfs, _ := openTest(t, root)
+					ctx := t.Context()
+					g := oneNode(t, domain.UserGraph, "old")
+					if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
+						t.Fatal(err)
 					}
-					return nil
-				}
-				tfs.mu.Unlock()
-				err := s.Commit(ctx, domain.UserGraph, g, g.Pending())
-				tfs.setFault(nil)
-				if step == "fsyncdir" {
-					// The rename happened: the new version may be on disk,
-					// but it was not acknowledged.
-					if domain.KindOf(err) != domain.KindUnavailable {
-						t.Fatalf("commit = %v, want unavailable", err)
+					g.Checkpoint()
+					if _, err := g.PutNode(domain.NodeInput{ID: "new", Gist: "second"}, domain.Stamp{Now: 1716400002_000000}); err != nil {
+						t.Fatal(err)
 					}
-					return
-				}
-				if domain.KindOf(err) != domain.KindUnavailable || !errors.Is(err, errno) {
-					t.Fatalf("commit = %v, want unavailable wrapping %v", err, errno)
-				}
-				if !strings.Contains(err.Error(), "user.json") {
-					t.Errorf("error %q does not name the file", err)
-				}
-				d, err := s.Load(ctx, domain.UserGraph)
-				if err != nil || len(d.Nodes) != 1 || d.Nodes[0].ID != "old" {
-					t.Errorf("after failed save: %+v, %v; want the old graph", d.Nodes, err)
-				}
-				if _, err := os.Stat(filepath.Join(root, "user.tmp")); !errors.Is(err, os.ErrNotExist) {
-					t.Errorf("user.tmp left behind: %v", err)
-				}
-				if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
-					t.Errorf("retry after the fault cleared: %v", err)
-				}
-			})
+					if p.name == "checkpoint" {
+						if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
+							t.Fatal(err)
+						}
+						g.Checkpoint()
+					}
+					tfs.mu.Lock()
+					tfs.fail = func(op, name string) error {
+						// The clean-up removal of the tmp is left to work.
+						if op == step && (strings.HasPrefix(name, "user") && (op != "remove" || name != "user.tmp") || name == ".") {
+							return errno
+						}
+						return nil
+					}
+					tfs.mu.Unlock()
+					var err error
+					if p.name == "append" {
+						err = s.Commit(ctx, domain.UserGraph, g, g.Pending())
+					} else {
+						err = s.Checkpoint(ctx, domain.UserGraph, g)
+					}
+					tfs.setFault(nil)
+					if domain.KindOf(err) != domain.KindUnavailable || !errors.Is(err, errno) {
+						t.Fatalf("%s = %v, want unavailable wrapping %v", p.name, err, errno)
+					}
+					if !strings.Contains(err.Error(), "user.") {
+						t.Errorf("error %q does not name the file", err)
+					}
+					want := []string{"new", "old"}
+					if p.name == "append" {
+						want = []string{"old"} // the refused batch is not stored
+					}
+					d, err := s.Load(ctx, domain.UserGraph)
+					if err != nil || !slices.Equal(nodeIDs(d), want) {
+						t.Errorf("after the fault: %v, %v; want %v", nodeIDs(d), err, want)
+					}
+					if _, err := os.Stat(filepath.Join(root, "user.tmp")); !errors.Is(err, os.ErrNotExist) {
+						t.Errorf("user.tmp left behind: %v", err)
+					}
+					if p.name == "append" {
+						if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
+							t.Fatalf("retry after the fault cleared: %v", err)
+						}
+					} else if err := s.Checkpoint(ctx, domain.UserGraph, g); err != nil {
+						t.Fatalf("checkpoint after the fault cleared: %v", err)
+					}
+					s2, _, _ := openTest(t, root)
+					if d, err := s2.Load(ctx, domain.UserGraph); err != nil || !slices.Equal(nodeIDs(d), []string{"new", "old"}) {
+						t.Errorf("reopened after the retry: %v, %v", nodeIDs(d), err)
+					}
+				})
+			}
 		}
 	}
+}
+
+// nodeIDs returns the ids of d's nodes, sorted.
+func nodeIDs(d domain.GraphData) []string {
+	var ids []string
+	for _, n := range d.Nodes {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func TestDamage(t *testing.T) {
@@ -156,6 +222,10 @@ func TestDamage(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := s.Commit(t.Context(), k, g, g.Pending()); err != nil {
+			t.Fatal(err)
+		}
+		// Folded into the file: user.json holds v2, user.prev v1.
+		if err := s.Checkpoint(t.Context(), k, g); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -249,17 +319,4 @@ func truncate(t *testing.T, p string) {
 	// share the damage, so replace the file first.
 	must(t, os.Remove(p))
 	must(t, os.WriteFile(p, b[:len(b)/2], 0o600))
-}
-
-func TestSessionsDamageFallsBack(t *testing.T) {
-	root := t.TempDir()
-	s, _, _ := openTest(t, root)
-	ctx := t.Context()
-	must(t, s.SaveSessions(ctx, nil))
-	must(t, s.SaveSessions(ctx, map[string]ports.Session{"abcd": {ID: "abcd", Start: 1}}))
-	truncate(t, filepath.Join(root, "sessions.json"))
-	got, err := s.LoadSessions(ctx)
-	if err != nil || len(got) != 0 {
-		t.Errorf("LoadSessions = %v, %v; want the previous (empty) set", got, err)
-	}
 }

@@ -25,6 +25,8 @@ type enc struct {
 	// so that writing a graph needs a small buffer, not a copy of the file.
 	w   io.Writer
 	err error // the first error of w; later output is dropped
+	// flat writes compact JSON on one line, as journal records are.
+	flat bool
 }
 
 // flushAt is the size of the chunks handed to enc.w: large enough that the
@@ -48,6 +50,9 @@ func (e *enc) flush(final bool) {
 const indent = "\n                                "
 
 func (e *enc) nl() {
+	if e.flat {
+		return
+	}
 	if n := 1 + 2*e.depth; n <= len(indent) {
 		e.b = append(e.b, indent[:n]...)
 		return
@@ -88,6 +93,10 @@ func (e *enc) keyPrefixed(i int, prefix, k string) {
 	e.b = append(e.b, '"')
 	e.b = append(e.b, prefix...)
 	e.strBody(k)
+	if e.flat {
+		e.b = append(e.b, '"', ':')
+		return
+	}
 	e.b = append(e.b, '"', ':', ' ')
 }
 
@@ -185,6 +194,14 @@ func (e *enc) strings(list []string) {
 // null rather than corrupting the file.
 func (e *enc) raw(r domain.RawJSON) {
 	var buf bytes.Buffer
+	if e.flat {
+		if err := json.Compact(&buf, r); err != nil {
+			e.b = append(e.b, "null"...)
+			return
+		}
+		e.b = append(e.b, buf.Bytes()...)
+		return
+	}
 	prefix := make([]byte, 0, 2*e.depth)
 	for range e.depth {
 		prefix = append(prefix, ' ', ' ')
@@ -468,6 +485,62 @@ type graphSource struct {
 	edgeTombs   []edgeTomb
 	progress    map[string]domain.RawJSON
 	meta        map[string]domain.RawJSON
+	// cache, when set, keeps the encoded nodes from one write of the
+	// graph to the next.
+	cache *nodeCache
+}
+
+// nodeCache keeps the encoded value and version entry of each node as the
+// last write of its graph file wrote them, so that the next write copies
+// the bytes of every node that did not change instead of encoding it again
+// (docs/decisions/0011-json-journal.md gives the gain and the memory it
+// costs). The graph never changes a node in place (a change puts a new
+// *Node), so an unchanged pointer means unchanged bytes. Nodes are kept
+// sorted by id, as the file lists them, so that a write finds them by
+// merging two sorted lists rather than by a lookup each.
+type nodeCache struct {
+	nodes   []cachedNode
+	scratch enc
+}
+
+// cachedNode is the encoded value and version entry of one node.
+type cachedNode struct {
+	n              *domain.Node
+	value, version []byte
+}
+
+// Depths of the values the cache holds in a graph file: a node is a
+// member of a top-level member, a version entry one level deeper.
+const (
+	nodeDepth    = 2
+	versionDepth = 3
+)
+
+// update brings the cache to nodes (sorted by id): the bytes of a node
+// that did not change since the last write are kept, the others encoded.
+func (c *nodeCache) update(nodes []*domain.Node, x *extras) {
+	last := c.nodes
+	c.nodes = make([]cachedNode, len(nodes))
+	j := 0
+	for i, n := range nodes {
+		for j < len(last) && last[j].n.ID < n.ID {
+			j++
+		}
+		if j < len(last) && last[j].n == n {
+			c.nodes[i] = last[j]
+			continue
+		}
+		c.nodes[i] = cachedNode{n: n,
+			value:   c.encode(nodeDepth, func(e *enc) { e.node(n, x) }),
+			version: c.encode(versionDepth, func(e *enc) { e.version(n.Version) })}
+	}
+}
+
+// encode returns the bytes write makes at depth, from the scratch encoder.
+func (c *nodeCache) encode(depth int, write func(e *enc)) []byte {
+	c.scratch.b, c.scratch.depth = c.scratch.b[:0], depth
+	write(&c.scratch)
+	return slices.Clone(c.scratch.b)
 }
 
 type nodeTomb struct {
@@ -556,6 +629,10 @@ func (e *enc) graph(src graphSource) {
 	slices.SortFunc(meta, func(a, b field) int { return strings.Compare(a.key, b.key) })
 
 	edges := edgeNames(len(src.edges), func(i int) domain.EdgeKey { return src.edges[i].Key() })
+	var x extras
+	if c := src.cache; c != nil {
+		c.update(src.nodes, &x)
+	}
 
 	e.open('{')
 	for i, f := range meta {
@@ -586,7 +663,6 @@ func (e *enc) graph(src graphSource) {
 	}
 	e.close('}', len(meta))
 
-	var x extras
 	e.key(1, "edges")
 	e.open('{')
 	for i, nm := range edges {
@@ -600,7 +676,11 @@ func (e *enc) graph(src graphSource) {
 	e.open('{')
 	for i, n := range src.nodes {
 		e.key(i, n.ID)
-		e.node(n, &x)
+		if c := src.cache; c != nil {
+			e.b = append(e.b, c.nodes[i].value...)
+		} else {
+			e.node(n, &x)
+		}
 		e.flush(false)
 	}
 	e.close('}', len(src.nodes))
@@ -663,16 +743,18 @@ func (e *enc) versions(src graphSource, edges []edgeName) {
 	e.open('{')
 	i := 0
 	for _, nm := range edges {
-		v := src.edges[nm.i].Version
 		e.keyPrefixed(i, "edge:", nm.key)
-		e.entry(v.V, v.Seq, v.TS, v.Session, false, nil)
+		e.version(src.edges[nm.i].Version)
 		i++
 		e.flush(false)
 	}
-	for _, n := range src.nodes {
-		v := n.Version
+	for j, n := range src.nodes {
 		e.keyPrefixed(i, "node:", n.ID)
-		e.entry(v.V, v.Seq, v.TS, v.Session, false, nil)
+		if c := src.cache; c != nil {
+			e.b = append(e.b, c.nodes[j].version...)
+		} else {
+			e.version(n.Version)
+		}
 		i++
 		e.flush(false)
 	}

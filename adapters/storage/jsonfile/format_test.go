@@ -196,7 +196,15 @@ func TestReadsReplacedServerFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "schema1-user-upgraded.json", b)
+	// A session that changes is journaled, then written in kg's format by
+	// the next checkpoint.
+	sess := ss["a1b2c3d4"]
+	sess.OpCount++
+	ss["a1b2c3d4"] = sess
 	if err := s.SaveSessions(ctx, ss); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckpointSessions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b, err = os.ReadFile(filepath.Join(root, "sessions.json"))

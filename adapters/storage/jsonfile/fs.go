@@ -1,19 +1,28 @@
 package jsonfile
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
+	"syscall"
 )
 
 // FS is the file-system layer every file operation of the store goes
 // through. The default is the real OS; tests wrap it to inject faults (a
-// full disk, a read-only file system) and to record the order of writes,
-// renames and syncs.
+// full disk, a read-only file system), to record the order of writes,
+// renames and syncs, and to stop at any step as a kill -9 would.
+//
+// No operation follows a symbolic link in its last element: the store
+// refuses links in its root (Store.safeDir checks the folders above).
 type FS interface {
 	// ReadFile returns the whole content of the named file.
 	ReadFile(name string) ([]byte, error)
 	// Create creates or truncates the named file for writing.
 	Create(name string) (File, error)
+	// Append opens the named file for appending, creating it if needed.
+	Append(name string) (File, error)
 	// Rename atomically replaces newpath by oldpath.
 	Rename(oldpath, newpath string) error
 	// Link makes newpath a hard link to oldpath; newpath must not exist.
@@ -35,6 +44,10 @@ type File interface {
 	Write(p []byte) (int, error)
 	// Sync makes the content durable (fsync).
 	Sync() error
+	// Truncate cuts the file to size bytes.
+	Truncate(size int64) error
+	// Stat describes the open file, wherever its name now points.
+	Stat() (fs.FileInfo, error)
 	Close() error
 }
 
@@ -44,12 +57,32 @@ type OS struct{}
 var _ FS = OS{}
 
 // ReadFile implements FS.
-func (OS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+func (OS) ReadFile(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// Sized from the file, as os.ReadFile does: io.ReadAll would grow its
+	// buffer by doubling, allocating about twice a large graph file.
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
+}
 
 // Create implements FS. Files are private to the user: they hold what the
 // agents learned.
 func (OS) Create(name string) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+}
+
+// Append implements FS.
+func (OS) Append(name string) (File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 }
 
 // Rename implements FS.
@@ -68,11 +101,20 @@ func (OS) Mkdir(name string, perm fs.FileMode) error { return os.Mkdir(name, per
 func (OS) Stat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
 // ReadDir implements FS.
-func (OS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (OS) ReadDir(name string) ([]fs.DirEntry, error) {
+	d, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
 
 // SyncDir implements FS.
 func (OS) SyncDir(name string) error {
-	d, err := os.Open(name)
+	d, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return err
 	}

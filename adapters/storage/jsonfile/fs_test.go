@@ -1,6 +1,8 @@
 package jsonfile
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -16,12 +18,54 @@ type testFS struct {
 	mu   sync.Mutex
 	fail func(op, name string) error
 	ops  []string
+
+	// steps counts the write operations; at step killAt (when > 0) the
+	// layer dies: that operation tears or does not happen and every later
+	// one fails with errKilled.
+	steps, killAt int
+	dead          bool
+}
+
+// errKilled is what every write operation returns once a testFS died.
+var errKilled = errors.New("killed: the process died here")
+
+// errTorn is what the write a testFS dies in returns, after writing part
+// of its data.
+var errTorn = fmt.Errorf("torn: %w", errKilled)
+
+// killAt arms the layer to die at the n-th write operation from now.
+func (f *testFS) killAfter(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n <= 0 {
+		f.killAt, f.dead = 0, false
+		return
+	}
+	f.killAt = f.steps + n
+}
+
+func (f *testFS) stepCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.steps
 }
 
 func (f *testFS) check(op, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	rel := f.rel(name)
+	f.steps++
+	switch {
+	case f.dead:
+		return errKilled
+	case f.killAt > 0 && f.steps == f.killAt:
+		f.dead = true
+		f.ops = append(f.ops, op+" "+rel+" KILLED")
+		if op == "write" {
+			return errTorn
+		}
+		return errKilled
+	}
 	f.ops = append(f.ops, op+" "+rel)
 	if f.fail != nil {
 		if err := f.fail(op, rel); err != nil {
@@ -71,6 +115,10 @@ type testFile struct {
 
 func (w testFile) Write(p []byte) (int, error) {
 	if err := w.fs.check("write", w.name); err != nil {
+		if errors.Is(err, errTorn) {
+			n, _ := w.File.Write(p[:len(p)/2])
+			return n, err
+		}
 		return 0, err
 	}
 	return w.File.Write(p)
@@ -92,6 +140,24 @@ func (f *testFS) Create(name string) (File, error) {
 		return nil, err
 	}
 	return testFile{w, f, name}, nil
+}
+
+func (f *testFS) Append(name string) (File, error) {
+	if err := f.check("append", name); err != nil {
+		return nil, err
+	}
+	w, err := f.OS.Append(name)
+	if err != nil {
+		return nil, err
+	}
+	return testFile{w, f, name}, nil
+}
+
+func (w testFile) Truncate(size int64) error {
+	if err := w.fs.check("truncate", w.name); err != nil {
+		return err
+	}
+	return w.File.Truncate(size)
 }
 
 func (f *testFS) Rename(o, n string) error {

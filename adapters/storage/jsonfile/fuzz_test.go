@@ -1,18 +1,24 @@
 package jsonfile
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports/porttest"
 )
 
-// FuzzDecodeGraph checks the hand-written parser against encoding/json's
-// idea of valid JSON: whatever the bytes, decoding does not panic, and a
-// file that is not JSON is refused (so that a damaged file falls back to
-// its .prev rather than loading half a graph).
+// FuzzDecodeGraph checks the one-pass parser (decodeGraph) against a typed
+// encoding/json decoder (typedDecodeGraph, typed_test.go) on every input:
+// both refuse it, or both decode it to the same data with the same notes
+// (docs/decisions/0010-json-codec.md). What is decoded must also write
+// back: the restored graph, encoded and decoded again, is the same graph.
+// Whatever the bytes, neither panics.
 func FuzzDecodeGraph(f *testing.F) {
 	f.Add(encodeGraph(porttest.RichData("/home/dev/kg")))
 	for _, p := range []string{"testdata/schema1/user.json", "testdata/schema1/projects/api/graph.json", "testdata/golden/schema1-user-upgraded.json"} {
@@ -21,13 +27,92 @@ func FuzzDecodeGraph(f *testing.F) {
 		}
 	}
 	for _, s := range []string{`null`, `{}`, `{"nodes": {"a": {"gist": "x\ud800", "notes": ["a", null]}}}`, `{"nodes": {"a": {"gist": "\x"}}}`,
-		`{"_meta": {"versions": {"node:a": {"V": 1, "ts": 1.5}}}}`, `{"edges": {"k": {"from": "a", "to": "b", "rel": "r", "w": [1, {"x": null}]}}}`} {
+		`{"_meta": {"versions": {"node:a": {"V": 1, "ts": 1.5}}}}`, `{"edges": {"k": {"from": "a", "to": "b", "rel": "r", "w": [1, {"x": null}]}}}`,
+		`{"nodes": {"b": {"id": "a", "gist": "1"}, "a": {"gist": "2"}}, "NODES": {"c": null}}`,
+		`{"_meta": {"tombstones": {"edge:a->b:r#2": {"v": 1, "from": "x"}, "other": {}}, "seq": 1e3}}`,
+		`{"nodes": {"a": {"_tier_seq": -0, "_archived": false, "_orphaned_ts": "1"}}}`} {
 		f.Add([]byte(s))
 	}
+	opts := cmpopts.EquateEmpty()
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _, err := decodeGraph(b)
-		if err == nil && !json.Valid(b) {
-			t.Fatalf("decoded a file that is not valid JSON: %q", b)
+		d, notes, err := decodeGraph(b)
+		td, tnotes, terr := typedDecodeGraph(b)
+		if (err == nil) != (terr == nil) {
+			t.Fatalf("one-pass error %v, typed error %v, on %q", err, terr, b)
+		}
+		if err != nil {
+			return
+		}
+		if diff := cmp.Diff(td, d, opts); diff != "" {
+			t.Fatalf("decoders differ on %q (-typed +one-pass):\n%s", b, diff)
+		}
+		slices.Sort(notes)
+		slices.Sort(tnotes)
+		if !slices.Equal(notes, tnotes) {
+			t.Fatalf("notes differ: one-pass %q, typed %q", notes, tnotes)
+		}
+
+		g, _ := domain.Restore(domain.UserGraph, d, domain.RestoreOptions{})
+		want := g.Data()
+		back, notes, err := decodeGraph(encodeGraph(want))
+		if err != nil || len(notes) > 0 {
+			t.Fatalf("the decoded graph does not read back: %v %q", err, notes)
+		}
+		g2, _ := domain.Restore(domain.UserGraph, back, domain.RestoreOptions{})
+		if diff := cmp.Diff(want, g2.Data(), opts); diff != "" {
+			t.Fatalf("decode → encode → decode changed the graph (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// FuzzJournal reads arbitrary bytes as a graph's journal, on the rich
+// graph as its file: scanning and replay never panic, a damaged journal is
+// reported as such, and whatever replays is a graph that writes and reads
+// back the same.
+func FuzzJournal(f *testing.F) {
+	g, _ := domain.Restore(domain.UserGraph, porttest.RichData(""), domain.RestoreOptions{})
+	var journal []byte
+	at := domain.Stamp{Now: 1716500000_000000, Session: "fz"}
+	for i, step := range []func() error{
+		func() error {
+			_, err := g.PutNode(domain.NodeInput{ID: "fz", Gist: "fuzz \"seed\"", Notes: []string{"n"}}, at)
+			return err
+		},
+		func() error { _, err := g.PutEdge(domain.EdgeInput{From: "fz", To: "alpha", Rel: "r"}, at); return err },
+		func() error { _, err := g.DeleteNode("beta", at); return err },
+		func() error { return g.SetProgress("t", domain.RawJSON(`{"x":[1]}`)) },
+	} {
+		before := g.Seq()
+		if err := step(); err != nil {
+			f.Fatal(i, err)
+		}
+		journal = frameRecord(journal, graphRecord(g, g.Pending(), before, ""))
+		g.Checkpoint()
+	}
+	f.Add(journal)
+	f.Add(journal[:len(journal)-7])
+	f.Add([]byte(`{"batch":{"seq":[0,1]},"crc32c":"00000000"}` + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		payloads, good, err := scanJournal(b)
+		if good > len(b) {
+			t.Fatalf("good %d past the end %d", good, len(b))
+		}
+		if err != nil {
+			return
+		}
+		d := porttest.RichData("")
+		if _, err := replayGraph(&d, payloads); err != nil {
+			return
+		}
+		rg, _ := domain.Restore(domain.UserGraph, d, domain.RestoreOptions{})
+		want := rg.Data()
+		back, _, err := decodeGraph(encodeGraph(want))
+		if err != nil {
+			t.Fatalf("a replayed graph does not read back: %v", err)
+		}
+		g2, _ := domain.Restore(domain.UserGraph, back, domain.RestoreOptions{})
+		if diff := cmp.Diff(want, g2.Data(), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("a replayed graph does not write back the same (-want +got):\n%s", diff)
 		}
 	})
 }

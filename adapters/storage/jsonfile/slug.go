@@ -96,6 +96,10 @@ func (s *Store) graphFile(ctx context.Context, key domain.GraphKey, claim bool) 
 	if p == "" {
 		return graphTarget{}, domain.Invalidf("project", "a project graph needs a project path")
 	}
+	// Every lookup below goes through projects/: it must not be a link.
+	if err := s.safeDir(s.projectsDir()); err != nil {
+		return graphTarget{}, err
+	}
 	s.mu.Lock()
 	name, ok := s.folders[p]
 	s.mu.Unlock()
@@ -146,6 +150,14 @@ func (s *Store) remember(p, name string) {
 	s.mu.Unlock()
 }
 
+// forget drops what the store remembers of project p's folder, so that
+// the next lookup finds (or claims) it again.
+func (s *Store) forget(p string) {
+	s.mu.Lock()
+	delete(s.folders, p)
+	s.mu.Unlock()
+}
+
 // lookup finds the folder of project p (storage.md, Project slugs), in
 // order: (a) a folder named exactly the raw name that p owns or nobody
 // owns; (b) the slug, if p owns it; (c) <slug>-<hash> if it exists; else a
@@ -155,6 +167,16 @@ func (s *Store) remember(p, name string) {
 func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owned bool, err error) {
 	raw, slug := rawName(p), Slug(p)
 	hashed := slug + "-" + Hash(p)
+	// A folder this project could use that is a link is refused, never
+	// followed (nor passed over for another name).
+	for _, n := range []string{raw, slug, hashed} {
+		if !validFolder(n) {
+			continue
+		}
+		if err := s.safeDir(filepath.Join(s.projectsDir(), n)); err != nil {
+			return "", false, false, err
+		}
+	}
 	if validFolder(raw) && s.isDir(raw) {
 		owner, err := s.owner(ctx, raw)
 		if err != nil {
@@ -191,8 +213,11 @@ func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owne
 	return name, moved, moved, nil
 }
 
-func (s *Store) isDir(name string) bool {
-	fi, err := s.fs.Stat(filepath.Join(s.projectsDir(), name))
+func (s *Store) isDir(name string) bool { return s.isDirPath(filepath.Join(s.projectsDir(), name)) }
+
+// isDirPath reports whether path is a folder (not a link to one).
+func (s *Store) isDirPath(path string) bool {
+	fi, err := s.fs.Stat(path)
 	return err == nil && fi.IsDir()
 }
 
@@ -203,7 +228,7 @@ func (s *Store) isDir(name string) bool {
 func (s *Store) owner(ctx context.Context, name string) (string, error) {
 	f := s.folderFile(name)
 	var owner string
-	err := s.load(ctx, f, func(b []byte) error {
+	_, err := s.load(ctx, f, func(b []byte) error {
 		var m struct {
 			Meta struct {
 				ProjectPath *string `json:"project_path"`
@@ -244,15 +269,17 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 		if err := s.under(from.path()); err != nil {
 			return false, domain.Unavailable(err, "aliases.json")
 		}
-		var d domain.GraphData
-		err := s.load(ctx, from, func(b []byte) error {
-			got, _, err := decodeGraph(b)
-			d = got
-			return err
-		})
-		if errors.Is(err, errMissing) {
-			continue
+		if _, err := s.fs.Stat(from.path()); errors.Is(err, fs.ErrNotExist) {
+			if _, err := s.fs.Stat(from.prev()); errors.Is(err, fs.ErrNotExist) {
+				continue // no graph there
+			}
 		}
+		fromState := s.state(from)
+		fromState.mu.Lock()
+		d, err := s.readGraph(ctx, fromState, from)
+		fromState.j.closeJournal()
+		fromState.scanned = false
+		fromState.mu.Unlock()
 		if err != nil {
 			return false, err
 		}
@@ -269,8 +296,14 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 		if err := s.fs.SyncDir(s.projectsDir()); err != nil {
 			return false, domain.Unavailable(err, "alias %s → %s: %v", old, name, err)
 		}
+		// The moved graph is written whole under its new project, its
+		// journal (moved with it) folded in.
 		d.ProjectPath = p
-		if err := s.writeAtomic(ctx, to, writeBytes(encodeGraph(d))); err != nil {
+		toState := s.state(to)
+		toState.mu.Lock()
+		err = s.rewrite(ctx, toState, to, d)
+		toState.mu.Unlock()
+		if err != nil {
 			return false, domain.Unavailable(err, "alias %s → %s: rewrite project path: %v", old, name, err)
 		}
 		s.log.Info("storage: project folder moved by alias", "from", old, "to", name, "project", p)
@@ -282,7 +315,7 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 // aliases reads aliases.json ({"old-slug": "new-slug"}); missing is none.
 func (s *Store) aliases(ctx context.Context) (map[string]string, error) {
 	var m map[string]string
-	err := s.load(ctx, file{dir: s.root, stem: "aliases"}, func(b []byte) error {
+	_, err := s.load(ctx, file{dir: s.root, stem: "aliases"}, func(b []byte) error {
 		return json.Unmarshal(b, &m)
 	})
 	if errors.Is(err, errMissing) {
@@ -295,11 +328,15 @@ func (s *Store) aliases(ctx context.Context) (map[string]string, error) {
 // whose graph names its project, sorted by folder name. A folder whose
 // owner cannot be read is logged and skipped, so the others stay listed.
 func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
+	if err := s.safeDir(s.projectsDir()); err != nil {
+		return nil, err
+	}
 	entries, err := s.fs.ReadDir(s.projectsDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
+		err = linkErr(s.projectsDir(), err)
 		return nil, domain.Unavailable(err, "list %s: %v", s.projectsDir(), err)
 	}
 	var out []ports.StoredGraph

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -49,7 +50,10 @@ type Store struct {
 	mu      sync.Mutex        // guards folders
 	folders map[string]string // project path → folder it owns
 
-	sessMu sync.Mutex // one sessions.json writer at a time
+	gmu    sync.Mutex             // guards graphs
+	graphs map[string]*graphState // by graph file path
+
+	sess sessionsState
 }
 
 // Open returns a store on root, an absolute folder, creating it if needed.
@@ -58,7 +62,8 @@ func Open(root string, opt Options) (*Store, error) {
 	if !filepath.IsAbs(root) {
 		return nil, domain.Invalidf("root", "%q must be an absolute path", root)
 	}
-	s := &Store{root: filepath.Clean(root), fs: opt.FS, log: opt.Logger, now: opt.Now, folders: map[string]string{}}
+	s := &Store{root: filepath.Clean(root), fs: opt.FS, log: opt.Logger, now: opt.Now, folders: map[string]string{},
+		graphs: map[string]*graphState{}}
 	if s.fs == nil {
 		s.fs = OS{}
 	}
@@ -82,14 +87,16 @@ func Open(root string, opt Options) (*Store, error) {
 func (s *Store) Root() string { return s.root }
 
 // file names one stored file by its folder and stem: <dir>/<stem>.json,
-// with <stem>.prev, <stem>.tmp and <stem>.corrupt-<unix time> beside it.
+// with <stem>.prev, <stem>.tmp, <stem>.journal and <stem>.corrupt-<unix
+// time> beside it.
 type file struct {
 	dir, stem string
 }
 
-func (f file) path() string { return filepath.Join(f.dir, f.stem+".json") }
-func (f file) prev() string { return filepath.Join(f.dir, f.stem+".prev") }
-func (f file) tmp() string  { return filepath.Join(f.dir, f.stem+".tmp") }
+func (f file) path() string    { return filepath.Join(f.dir, f.stem+".json") }
+func (f file) prev() string    { return filepath.Join(f.dir, f.stem+".prev") }
+func (f file) tmp() string     { return filepath.Join(f.dir, f.stem+".tmp") }
+func (f file) journal() string { return filepath.Join(f.dir, f.stem+".journal") }
 
 // under checks that p lies inside the root: no input names a file, but a
 // folder name read from disk (aliases.json) could try to.
@@ -99,6 +106,59 @@ func (s *Store) under(p string) error {
 		return fmt.Errorf("path %q is outside the storage root %s", p, s.root)
 	}
 	return nil
+}
+
+// errLink is the cause of a refusal to go through a symbolic link.
+var errLink = errors.New("symbolic link inside the storage root")
+
+// safeDir refuses a folder under the root that is reached through a
+// symbolic link, or that is not a folder: kg never follows a link out of
+// its root. Folders that do not exist yet pass (a save creates them). The
+// root itself may be a link: the user chose it.
+func (s *Store) safeDir(dir string) error {
+	if err := s.under(filepath.Join(dir, "x")); err != nil {
+		return domain.Unavailable(err, "%v", err)
+	}
+	rel, _ := filepath.Rel(s.root, dir)
+	if rel == "." {
+		return nil
+	}
+	p := s.root
+	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		fi, err := s.fs.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return domain.Unavailable(err, "check %s: %v", p, err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return domain.Unavailable(errLink, "%s is a symbolic link; kg does not follow links inside its storage root %s", p, s.root)
+		case !fi.IsDir():
+			return domain.Unavailable(fs.ErrInvalid, "%s is not a folder", p)
+		}
+	}
+	return nil
+}
+
+// noLinks refuses any of paths that is a symbolic link: kg writes only
+// files it can replace without following a link out of its root.
+func (s *Store) noLinks(paths ...string) error {
+	for _, p := range paths {
+		if fi, err := s.fs.Stat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return domain.Unavailable(errLink, "%s is a symbolic link; kg does not follow links inside its storage root %s", p, s.root)
+		}
+	}
+	return nil
+}
+
+// linkErr explains the error of opening a file that is a symbolic link
+// (every open refuses to follow one, FS).
+func linkErr(path string, err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("%s is a symbolic link; kg does not follow links inside its storage root: %w", path, errors.Join(errLink, err))
+	}
+	return err
 }
 
 // mkdirs creates dir and any missing parents, then fsyncs each created
@@ -191,37 +251,47 @@ func (s *Store) writeAtomic(ctx context.Context, f file, write func(io.Writer) e
 // errMissing reports that neither a file nor its .prev exists.
 var errMissing = errors.New("missing")
 
+// errDamaged marks the error of a file that neither it nor its .prev loads
+// because of what they hold (not because they could not be read).
+var errDamaged = errors.New("damaged")
+
 // load reads f and decodes it with decode, recovering from damage: a
 // missing file falls back to its .prev; a file that does not decode falls
 // back to its .prev, and is kept as <stem>.corrupt-<unix time>. It returns
+// the size of the file it decoded, or -1 when that was the .prev;
 // errMissing when neither exists, and an unavailable error naming the file
 // when nothing loads.
-func (s *Store) load(ctx context.Context, f file, decode func([]byte) error) error {
+func (s *Store) load(ctx context.Context, f file, decode func([]byte) error) (int64, error) {
 	if err := ctx.Err(); err != nil {
-		return domain.Unavailable(err, "read %s", f.path())
+		return -1, domain.Unavailable(err, "read %s", f.path())
+	}
+	if err := s.safeDir(f.dir); err != nil {
+		return -1, err
 	}
 	b, err := s.fs.ReadFile(f.path())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		pb, perr := s.fs.ReadFile(f.prev())
-		if errors.Is(perr, fs.ErrNotExist) {
-			return errMissing
+		switch {
+		case errors.Is(perr, fs.ErrNotExist):
+			return -1, errMissing
+		case perr != nil:
+			perr = linkErr(f.prev(), perr)
+			return -1, domain.Unavailable(perr, "%s is missing and %s cannot be read: %v", f.path(), f.prev(), perr)
 		}
-		if perr == nil {
-			perr = decode(pb)
-		}
-		if perr != nil {
+		if perr := decode(pb); perr != nil {
 			s.log.Error("storage: file is missing and its previous version does not load", "file", f.path(), "prev_err", perr)
-			return domain.Unavailable(perr, "%s is missing and %s does not load: %v", f.path(), f.prev(), perr)
+			return -1, domain.Unavailable(errors.Join(errDamaged, perr), "%s is missing and %s does not load: %v", f.path(), f.prev(), perr)
 		}
 		s.log.Warn("storage: file missing, loaded its previous version", "file", f.path(), "prev", f.prev())
-		return nil
+		return -1, nil
 	case err != nil:
-		return domain.Unavailable(err, "read %s: %v", f.path(), err)
+		err = linkErr(f.path(), err)
+		return -1, domain.Unavailable(err, "read %s: %v", f.path(), err)
 	}
 	derr := decode(b)
 	if derr == nil {
-		return nil
+		return int64(len(b)), nil
 	}
 	pb, perr := s.fs.ReadFile(f.prev())
 	if perr == nil {
@@ -229,25 +299,28 @@ func (s *Store) load(ctx context.Context, f file, decode func([]byte) error) err
 	}
 	if perr != nil {
 		s.log.Error("storage: file is damaged and has no loadable previous version", "file", f.path(), "err", derr, "prev_err", perr)
-		return domain.Unavailable(derr, "%s is damaged (%v) and %s does not load", f.path(), derr, f.prev())
+		return -1, domain.Unavailable(errors.Join(errDamaged, derr), "%s is damaged (%v) and %s does not load", f.path(), derr, f.prev())
 	}
-	kept, kerr := s.keepCorrupt(f)
+	kept, kerr := s.keepAside(f.path(), true)
 	s.log.Error("storage: file is damaged; loaded its previous version", "file", f.path(), "err", derr, "kept_as", kept, "keep_err", kerr)
 	if kerr != nil {
 		// The damaged file still sits where the next save would make it
 		// the .prev, replacing the good one: refuse rather than risk that.
-		return domain.Unavailable(kerr, "%s is damaged (%v) and could not be set aside", f.path(), derr)
+		return -1, domain.Unavailable(kerr, "%s is damaged (%v) and could not be set aside", f.path(), derr)
 	}
-	return nil
+	return -1, nil
 }
 
-// keepCorrupt moves a damaged file aside as <stem>.corrupt-<unix time>,
-// never overwriting an earlier one.
-func (s *Store) keepCorrupt(f file) (string, error) {
-	base := filepath.Join(f.dir, f.stem+".corrupt-"+strconv.FormatInt(s.now().Unix(), 10))
+// keepAside keeps a damaged file as <name>.corrupt-<unix time> (for
+// <stem>.json: <stem>.corrupt-<unix time>), never overwriting an earlier
+// one, by a hard link; with remove, the damaged name goes. It returns the
+// name it kept the file under.
+func (s *Store) keepAside(path string, remove bool) (string, error) {
+	stem := strings.TrimSuffix(path, ".json")
+	base := stem + ".corrupt-" + strconv.FormatInt(s.now().Unix(), 10)
 	name := base
 	for i := 2; ; i++ {
-		err := s.fs.Link(f.path(), name)
+		err := s.fs.Link(path, name)
 		if err == nil {
 			break
 		}
@@ -256,68 +329,12 @@ func (s *Store) keepCorrupt(f file) (string, error) {
 		}
 		name = base + "-" + strconv.Itoa(i)
 	}
-	if err := s.fs.Remove(f.path()); err != nil {
-		return name, err
-	}
-	return name, s.fs.SyncDir(f.dir)
-}
-
-// Load implements ports.GraphRepository.
-func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
-	f, err := s.graphFile(ctx, key, false)
-	if errors.Is(err, errNoFolder) {
-		return domain.GraphData{ProjectPath: key.Project}, nil
-	}
-	if err != nil {
-		return domain.GraphData{}, err
-	}
-	var d domain.GraphData
-	err = s.load(ctx, f.file, func(b []byte) error {
-		got, notes, err := decodeGraph(b)
-		if err != nil {
-			return err
+	if remove {
+		if err := s.fs.Remove(path); err != nil {
+			return name, err
 		}
-		for _, n := range notes {
-			s.log.Warn("storage: "+n, "file", f.path())
-		}
-		d = got
-		return nil
-	})
-	if errors.Is(err, errMissing) {
-		return domain.GraphData{ProjectPath: key.Project}, nil
 	}
-	if err != nil {
-		return domain.GraphData{}, err
-	}
-	if key.Level == domain.LevelProject {
-		d.ProjectPath = key.Project
-	}
-	return d, nil
-}
-
-// Commit implements ports.GraphRepository: it rewrites the graph's file from
-// g, whatever cs names.
-func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, _ domain.ChangeSet) error {
-	// The file is written straight from g, which the caller keeps
-	// unchanged during the call (ports.GraphRepository).
-	src := sourceOfGraph(g)
-	if key.Level == domain.LevelProject {
-		// The folder's owner is the project the graph is stored for.
-		src.projectPath = key.Project
-	}
-	f, err := s.graphFile(ctx, key, true)
-	if err != nil {
-		if domain.KindOf(err) == domain.KindUnavailable {
-			return err
-		}
-		return domain.Unavailable(err, "save %s graph: %v", key, err)
-	}
-	err = s.writeAtomic(ctx, f.file, func(w io.Writer) error { return writeGraph(w, src) })
-	f.done(err)
-	if err != nil {
-		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
-	}
-	return nil
+	return name, s.fs.SyncDir(filepath.Dir(path))
 }
 
 // writeBytes is a writeAtomic content of bytes already encoded.

@@ -1,0 +1,394 @@
+package jsonfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+var _ ports.GraphCheckpointer = (*Store)(nil)
+
+// graphState is what the store knows of one graph's files between calls.
+// mu serialises the graph's file operations: Load, Commit, Checkpoint.
+type graphState struct {
+	mu sync.Mutex
+	// scanned is set once the journal was read in this process, so that
+	// j.size is its length; cleared when the journal vanished.
+	scanned bool
+	j       journal
+	// fileSize is the size of <stem>.json as last read or written; -1 when
+	// it is missing or its content is not the graph's (a .prev was loaded
+	// instead): the next commit then writes the file whole.
+	fileSize int64
+	nodes    nodeCache
+}
+
+// state returns the state of the graph stored in f.
+func (s *Store) state(f file) *graphState {
+	s.gmu.Lock()
+	defer s.gmu.Unlock()
+	st, ok := s.graphs[f.path()]
+	if !ok {
+		st = &graphState{j: journal{path: f.journal()}, fileSize: -1}
+		s.graphs[f.path()] = st
+	}
+	return st
+}
+
+// projectPathOf is the project path the file of a graph records: a project
+// graph's file names the project it is stored for.
+func projectPathOf(key domain.GraphKey, g *domain.Graph) string {
+	if key.Level == domain.LevelProject {
+		return key.Project
+	}
+	return g.ProjectPath()
+}
+
+// Load implements ports.GraphRepository: the graph file (or its .prev),
+// then every journal record above the file's seq.
+func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
+	f, err := s.graphFile(ctx, key, false)
+	if errors.Is(err, errNoFolder) {
+		return domain.GraphData{ProjectPath: key.Project}, nil
+	}
+	if err != nil {
+		return domain.GraphData{}, err
+	}
+	st := s.state(f.file)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	d, err := s.readGraph(ctx, st, f.file)
+	if err != nil {
+		return domain.GraphData{}, err
+	}
+	if key.Level == domain.LevelProject {
+		d.ProjectPath = key.Project
+	}
+	return d, nil
+}
+
+// readGraph reads the graph stored in f: its file, or the .prev, with the
+// journal replayed on it. A torn record at the end of the journal is
+// dropped; a bad record followed by good ones makes the graph unavailable,
+// the journal kept as <stem>.journal.corrupt-<unix time>.
+func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.GraphData, error) {
+	var d domain.GraphData
+	size, err := s.load(ctx, f, func(b []byte) error {
+		got, notes, err := decodeGraph(b)
+		if err != nil {
+			return err
+		}
+		for _, n := range notes {
+			s.log.Warn("storage: "+n, "file", f.path())
+		}
+		d = got
+		return nil
+	})
+	if errors.Is(err, errMissing) {
+		d, err = domain.GraphData{}, nil
+	}
+	if err != nil {
+		return domain.GraphData{}, err
+	}
+	b, err := s.fs.ReadFile(f.journal())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = linkErr(f.journal(), err)
+		return domain.GraphData{}, domain.Unavailable(err, "read %s: %v", f.journal(), err)
+	}
+	if st.scanned && st.j.dirty && int64(len(b)) > st.j.size {
+		// A failed append this process could not cut off: its batch was
+		// refused, so it is not part of the graph.
+		b = b[:st.j.size]
+	}
+	payloads, good, err := scanJournal(b)
+	var applied int
+	if err == nil {
+		applied, err = replayGraph(&d, payloads)
+	}
+	if err != nil {
+		return domain.GraphData{}, s.journalDamaged(f, err)
+	}
+	dirty := st.scanned && st.j.dirty
+	st.fileSize, st.j.size, st.scanned = size, int64(good), true
+	if dirty {
+		return d, nil
+	}
+	if good < len(b) {
+		s.log.Warn("storage: dropped a torn record at the end of the journal; it was never acknowledged",
+			"journal", f.journal(), "bytes", len(b)-good)
+		if err := s.truncateJournal(&st.j, int64(good)); err != nil {
+			// The next commit writes the file whole and empties the
+			// journal rather than append after the torn bytes.
+			st.j.dirty = true
+			s.log.Error("storage: could not drop the torn record", "journal", f.journal(), "err", err)
+		}
+	}
+	if applied > 0 {
+		s.log.Info("storage: replayed the journal", "journal", f.journal(), "records", applied)
+	}
+	if size < 0 && applied > 0 {
+		s.log.Warn("storage: the journal was replayed on the previous version of the file", "file", f.path())
+	}
+	return d, nil
+}
+
+// journalDamaged keeps a damaged journal as <stem>.journal.corrupt-<unix
+// time> (once: a later load finds the copy) and returns the unavailable
+// error of its graph. The journal stays in place, so the graph stays
+// unavailable until someone repairs or removes it; nothing is guessed.
+func (s *Store) journalDamaged(f file, cause error) error {
+	kept := s.keptCopy(f.journal())
+	if kept == "" {
+		var err error
+		if kept, err = s.keepAside(f.journal(), false); err != nil {
+			kept = "(not kept: " + err.Error() + ")"
+		}
+	}
+	s.log.Error("storage: the journal is damaged; the graph is unavailable", "journal", f.journal(), "err", cause,
+		"kept_as", kept, "hint", "see docs/operations.md, damaged journal")
+	return domain.Unavailable(cause, "%s is damaged (%v); kept as %s; the graph is unavailable until the journal is repaired or removed",
+		f.journal(), cause, kept)
+}
+
+// keptCopy returns the name of a .corrupt-<time> copy already kept of
+// path, or "".
+func (s *Store) keptCopy(path string) string {
+	fi, err := s.fs.Stat(path)
+	if err != nil {
+		return ""
+	}
+	entries, err := s.fs.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return ""
+	}
+	prefix := filepath.Base(path) + ".corrupt-"
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		name := filepath.Join(filepath.Dir(path), e.Name())
+		if ki, err := s.fs.Stat(name); err == nil && os.SameFile(fi, ki) {
+			return name
+		}
+	}
+	return ""
+}
+
+// prepare checks the files of the graph before a commit or checkpoint:
+// that no folder on the way is a link, and that the journal and the file
+// are still those the store knows (a folder deleted while the server runs
+// takes them away: they are then written again). It reads the journal if
+// this process has not yet.
+func (s *Store) prepare(st *graphState, f file) error {
+	if err := s.safeDir(f.dir); err != nil {
+		return err
+	}
+	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
+		return err
+	}
+	lost := false
+	if _, err := s.fs.Stat(st.j.path); st.scanned && (errors.Is(err, fs.ErrNotExist) || st.j.f != nil && !s.sameFile(st.j.path, st.j.f)) {
+		// The journal went, and with it any record it held: the file
+		// lacks them, so it is written whole before anything else.
+		st.j.closeJournal()
+		st.scanned, lost = false, st.j.size > 0
+	}
+	defer func() {
+		if lost {
+			st.fileSize = -1
+		}
+	}()
+	if _, err := s.fs.Stat(f.path()); err != nil {
+		st.fileSize = -1
+	}
+	if st.scanned {
+		return nil
+	}
+	st.j.size, st.j.dirty = 0, false
+	b, err := s.fs.ReadFile(f.journal())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		err = linkErr(f.journal(), err)
+		return domain.Unavailable(err, "read %s: %v", f.journal(), err)
+	default:
+		_, good, err := scanJournal(b)
+		if err != nil {
+			return s.journalDamaged(f, err)
+		}
+		st.j.size = int64(good)
+		if good < len(b) {
+			if err := s.truncateJournal(&st.j, int64(good)); err != nil {
+				st.j.dirty = true
+			}
+		}
+	}
+	if fi, err := s.fs.Stat(f.path()); err == nil {
+		st.fileSize = fi.Size()
+	}
+	st.scanned = true
+	return nil
+}
+
+// sameFile reports whether path still names the open file h.
+func (s *Store) sameFile(path string, h File) bool {
+	a, err := s.fs.Stat(path)
+	if err != nil {
+		return false
+	}
+	b, err := h.Stat()
+	return err == nil && os.SameFile(a, b)
+}
+
+// Commit implements ports.GraphRepository: one record naming what cs
+// names, appended to the graph's journal and fsynced. A graph without a
+// whole file yet (a new one, or one whose file vanished) is written whole
+// instead, which also records the project that owns its folder. When the
+// journal has grown past the file (and at least minCheckpoint), or the
+// batch names the whole graph (a copy), the journal is folded into the
+// file after the append.
+func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) (err error) {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "save %s graph: %v", key, err)
+	}
+	f, err := s.graphFile(ctx, key, true)
+	if err == nil && key.Level == domain.LevelProject && !s.isDirPath(f.dir) {
+		// The folder this project owns has vanished: claim one again.
+		f.done(nil)
+		s.forget(key.Project)
+		f, err = s.graphFile(ctx, key, true)
+	}
+	if err != nil {
+		if domain.KindOf(err) == domain.KindUnavailable {
+			return err
+		}
+		return domain.Unavailable(err, "save %s graph: %v", key, err)
+	}
+	defer func() { f.done(err) }()
+	st := s.state(f.file)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := s.prepare(st, f.file); err != nil {
+		return err
+	}
+	projectPath := projectPathOf(key, g)
+	if st.fileSize < 0 || st.j.dirty {
+		if written, err := s.checkpoint(ctx, st, f.file, g, projectPath); !written {
+			return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
+		}
+		return nil
+	}
+	rec := frameRecord(nil, graphRecord(g, cs, g.DurableSeq(), projectPath))
+	if err := s.appendRecord(&st.j, rec); err != nil {
+		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.journal(), err)
+	}
+	if wholeGraph(g, cs) || st.j.size > max(st.fileSize, minCheckpoint) {
+		if _, err := s.checkpoint(ctx, st, f.file, g, projectPath); err != nil {
+			s.log.Error("storage: checkpoint failed; the journal keeps every record", "graph", key.String(), "err", err)
+		}
+	}
+	return nil
+}
+
+// wholeGraph reports whether cs names every node and edge of g and its
+// metadata, as a copy between backends does: journaling it would only
+// write the graph twice over time.
+func wholeGraph(g *domain.Graph, cs domain.ChangeSet) bool {
+	return cs.Meta && g.NodeCount()+g.EdgeCount() > 0 && len(cs.Nodes) >= g.NodeCount() && len(cs.Edges) >= g.EdgeCount()
+}
+
+// Checkpoint implements ports.GraphCheckpointer: when the graph's journal
+// holds records, the file is written whole from g and the journal emptied.
+func (s *Store) Checkpoint(ctx context.Context, key domain.GraphKey, g *domain.Graph) error {
+	f, err := s.graphFile(ctx, key, false)
+	if errors.Is(err, errNoFolder) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	st := s.state(f.file)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := s.prepare(st, f.file); err != nil {
+		return err
+	}
+	if st.fileSize >= 0 && st.j.size == 0 && !st.j.dirty {
+		return nil
+	}
+	if _, err := s.checkpoint(ctx, st, f.file, g, projectPathOf(key, g)); err != nil {
+		return domain.Unavailable(err, "checkpoint %s graph to %s: %v", key, f.path(), err)
+	}
+	return nil
+}
+
+// checkpoint writes the graph file whole from g (tmp, fsync, .prev by a
+// hard link, rename, fsync the folder), then empties the journal (truncate,
+// fsync). written reports whether the file was written: then g is durable
+// even if emptying the journal failed, since replay skips the records the
+// file already holds.
+func (s *Store) checkpoint(ctx context.Context, st *graphState, f file, g *domain.Graph, projectPath string) (written bool, err error) {
+	if err := s.mkdirs(f.dir); err != nil {
+		return false, fmt.Errorf("create %s: %w", f.dir, err)
+	}
+	src := sourceOfGraph(g)
+	src.projectPath = projectPath
+	src.cache = &st.nodes
+	var size int64
+	err = s.writeAtomic(ctx, f, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
+		err := writeGraph(cw, src)
+		size = cw.n
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	st.fileSize = size
+	if st.j.size > 0 || st.j.dirty {
+		if err := s.truncateJournal(&st.j, 0); err != nil {
+			return true, fmt.Errorf("empty %s: %w", f.journal(), err)
+		}
+	}
+	return true, nil
+}
+
+// rewrite writes the graph file whole from d and empties the journal, as a
+// checkpoint does from a graph.
+func (s *Store) rewrite(ctx context.Context, st *graphState, f file, d domain.GraphData) error {
+	st.j.closeJournal()
+	st.scanned = false
+	if err := s.prepare(st, f); err != nil {
+		return err
+	}
+	data := encodeGraph(d)
+	if err := s.writeAtomic(ctx, f, writeBytes(data)); err != nil {
+		return err
+	}
+	st.fileSize = int64(len(data))
+	if st.j.size > 0 || st.j.dirty {
+		return s.truncateJournal(&st.j, 0)
+	}
+	return nil
+}
+
+// countingWriter counts what passes through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,438 @@
+package jsonfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// A graph's journal record holds one saved batch: the seqs it took and the
+// whole current content of every item the batch changed, or its removal
+// (docs/decisions/0011-json-journal.md). Nodes and edges are written as in
+// the graph file, so one decoder reads both.
+//
+//	{"seq":[<seq before>,<seq after>],
+//	 "nodes":{"<id>":{"node":{…},"version":{…}}, "<removed id>":null},
+//	 "edges":[{"from":…,"to":…,"rel":…,"edge":{…},"version":{…}}, {"from":…,"to":…,"rel":…}],
+//	 "node_tombstones":{"<id>":{…}, "<id>":null},
+//	 "edge_tombstones":[{"from":…,"to":…,"rel":…,"tombstone":{…}}, {"from":…,"to":…,"rel":…}],
+//	 "progress":{"<task>":{"state":…}, "<task>":null},
+//	 "meta":{"seq":…,"project_path":…,"unknown":{…}}}
+//
+// An edge or edge tombstone without its value is a removal; "meta" is
+// present when the batch changed the seq, the project path or unknown
+// metadata, and then holds all of them.
+
+// graphRecord encodes the batch cs of g, whose seqs lie above before, as a
+// record payload. projectPath is the path the file records.
+func graphRecord(g *domain.Graph, cs domain.ChangeSet, before uint64, projectPath string) []byte {
+	e := &enc{flat: true, b: make([]byte, 0, 256*(1+cs.Size()))}
+	var x extras
+	e.open('{')
+	e.key(0, "seq")
+	e.b = append(e.b, '[')
+	e.b = strconv.AppendUint(e.b, before, 10)
+	e.b = append(e.b, ',')
+	e.b = strconv.AppendUint(e.b, g.Seq(), 10)
+	e.b = append(e.b, ']')
+	member := 1
+
+	if len(cs.Nodes) > 0 {
+		e.key(member, "nodes")
+		member++
+		e.open('{')
+		for i, id := range slices.Sorted(maps.Keys(cs.Nodes)) {
+			e.key(i, id)
+			n, ok := g.Node(id)
+			if !ok {
+				e.b = append(e.b, "null"...)
+				continue
+			}
+			e.open('{')
+			e.key(0, "node")
+			e.node(n, &x)
+			e.key(1, "version")
+			e.version(n.Version)
+			e.close('}', 2)
+		}
+		e.close('}', len(cs.Nodes))
+	}
+	if len(cs.Edges) > 0 {
+		e.key(member, "edges")
+		member++
+		e.open('[')
+		for i, k := range slices.SortedFunc(maps.Keys(cs.Edges), cmpEdgeKey) {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.open('{')
+			e.ends(k)
+			ed, ok := g.Edge(k)
+			if ok {
+				e.key(3, "edge")
+				e.edge(ed, &x)
+				e.key(4, "version")
+				e.version(ed.Version)
+			}
+			e.close('}', 3)
+		}
+		e.close(']', len(cs.Edges))
+	}
+	if len(cs.NodeTombstones) > 0 {
+		e.key(member, "node_tombstones")
+		member++
+		e.open('{')
+		for i, id := range slices.Sorted(maps.Keys(cs.NodeTombstones)) {
+			e.key(i, id)
+			if t, ok := g.NodeTombstone(id); ok {
+				e.tombstone(t)
+			} else {
+				e.b = append(e.b, "null"...)
+			}
+		}
+		e.close('}', len(cs.NodeTombstones))
+	}
+	if len(cs.EdgeTombstones) > 0 {
+		e.key(member, "edge_tombstones")
+		member++
+		e.open('[')
+		for i, k := range slices.SortedFunc(maps.Keys(cs.EdgeTombstones), cmpEdgeKey) {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.open('{')
+			e.ends(k)
+			if t, ok := g.EdgeTombstone(k); ok {
+				e.key(3, "tombstone")
+				e.tombstone(t)
+			}
+			e.close('}', 3)
+		}
+		e.close(']', len(cs.EdgeTombstones))
+	}
+	if len(cs.Progress) > 0 {
+		e.key(member, "progress")
+		member++
+		e.open('{')
+		for i, task := range slices.Sorted(maps.Keys(cs.Progress)) {
+			e.key(i, task)
+			if p, ok := g.Progress(task); ok {
+				e.b = append(e.b, `{"state":`...)
+				e.raw(p)
+				e.b = append(e.b, '}')
+			} else {
+				e.b = append(e.b, "null"...)
+			}
+		}
+		e.close('}', len(cs.Progress))
+	}
+	if cs.Meta {
+		e.key(member, "meta")
+		member++
+		e.open('{')
+		e.key(0, "seq")
+		e.b = strconv.AppendUint(e.b, g.Seq(), 10)
+		e.key(1, "project_path")
+		e.str(projectPath)
+		e.key(2, "unknown")
+		names := g.MetaNames()
+		e.open('{')
+		for i, name := range names {
+			e.key(i, name)
+			v, _ := g.Meta(name)
+			e.raw(v)
+		}
+		e.close('}', len(names))
+		e.close('}', 3)
+	}
+	e.close('}', member)
+	return e.b
+}
+
+func cmpEdgeKey(a, b domain.EdgeKey) int {
+	if c := strings.Compare(a.From, b.From); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.To, b.To); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Rel, b.Rel)
+}
+
+// ends writes the "from", "to" and "rel" members of an edge record.
+func (e *enc) ends(k domain.EdgeKey) {
+	e.key(0, "from")
+	e.str(k.From)
+	e.key(1, "to")
+	e.str(k.To)
+	e.key(2, "rel")
+	e.str(k.Rel)
+}
+
+func (e *enc) version(v domain.Version) { e.entry(v.V, v.Seq, v.TS, v.Session, false, nil) }
+
+func (e *enc) tombstone(t domain.Tombstone) { e.entry(t.V, t.Seq, t.TS, t.Session, t.Pruned, nil) }
+
+// graphBatch is a graph record as encoding/json reads it.
+type graphBatch struct {
+	Seq            [2]uint64                  `json:"seq"`
+	Nodes          map[string]*nodeRecord     `json:"nodes"`
+	Edges          []edgeRecord               `json:"edges"`
+	NodeTombstones map[string]*entryRecord    `json:"node_tombstones"`
+	EdgeTombstones []edgeTombRecord           `json:"edge_tombstones"`
+	Progress       map[string]*progressRecord `json:"progress"`
+	Meta           *metaRecord                `json:"meta"`
+}
+
+type nodeRecord struct {
+	Node    json.RawMessage `json:"node"`
+	Version entryRecord     `json:"version"`
+}
+
+type edgeRecord struct {
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Rel     string          `json:"rel"`
+	Edge    json.RawMessage `json:"edge"`
+	Version entryRecord     `json:"version"`
+}
+
+type edgeTombRecord struct {
+	From      string       `json:"from"`
+	To        string       `json:"to"`
+	Rel       string       `json:"rel"`
+	Tombstone *entryRecord `json:"tombstone"`
+}
+
+type progressRecord struct {
+	State json.RawMessage `json:"state"`
+}
+
+type metaRecord struct {
+	Seq         uint64                     `json:"seq"`
+	ProjectPath string                     `json:"project_path"`
+	Unknown     map[string]json.RawMessage `json:"unknown"`
+}
+
+type entryRecord struct {
+	V       uint64          `json:"v"`
+	Seq     uint64          `json:"seq"`
+	TS      json.RawMessage `json:"ts"`
+	Session *string         `json:"session"`
+	Pruned  bool            `json:"pruned"`
+}
+
+func (r *entryRecord) version() (domain.Version, error) {
+	ts, err := parseMicros(r.TS)
+	if err != nil {
+		return domain.Version{}, fmt.Errorf("ts: %w", err)
+	}
+	v := domain.Version{V: r.V, TS: ts, Seq: r.Seq}
+	if r.Session != nil {
+		v.Session = *r.Session
+	}
+	return v, nil
+}
+
+func (r *entryRecord) tombstone() (domain.Tombstone, error) {
+	v, err := r.version()
+	return domain.Tombstone{V: v.V, TS: v.TS, Session: v.Session, Seq: v.Seq, Pruned: r.Pruned}, err
+}
+
+// graphReplay gathers what a run of records leaves of each item they name:
+// its last content, or nil for a removal.
+type graphReplay struct {
+	nodes     map[string]*domain.Node
+	edges     map[domain.EdgeKey]*domain.Edge
+	nodeTombs map[string]*domain.Tombstone
+	edgeTombs map[domain.EdgeKey]*domain.Tombstone
+	progress  map[string]domain.RawJSON // nil value: removed
+	meta      *metaRecord
+	seq       uint64
+	records   int
+}
+
+// add reads one record payload into r.
+func (r *graphReplay) add(payload []byte) error {
+	var b graphBatch
+	if err := json.Unmarshal(payload, &b); err != nil {
+		return err
+	}
+	r.records++
+	r.seq = max(r.seq, b.Seq[1])
+	for id, rec := range b.Nodes {
+		if rec == nil {
+			r.nodes[id] = nil
+			continue
+		}
+		p := &parser{b: rec.Node}
+		n, err := p.node(id)
+		if p.peek(); err == nil && p.i < len(p.b) {
+			err = p.fail("after node")
+		}
+		if err != nil {
+			return fmt.Errorf("node %q: %w", id, err)
+		}
+		n.ID = id
+		if n.Version, err = rec.Version.version(); err != nil {
+			return fmt.Errorf("node %q: version: %w", id, err)
+		}
+		r.nodes[id] = &n
+	}
+	for _, rec := range b.Edges {
+		k := domain.EdgeKey{From: rec.From, To: rec.To, Rel: rec.Rel}
+		if rec.Edge == nil {
+			r.edges[k] = nil
+			continue
+		}
+		p := &parser{b: rec.Edge}
+		ed, err := p.edge(edgeKeyString(k))
+		if err != nil {
+			return fmt.Errorf("edge %s: %w", edgeKeyString(k), err)
+		}
+		if ed.Key() != k {
+			return fmt.Errorf("edge %s: holds edge %s", edgeKeyString(k), edgeKeyString(ed.Key()))
+		}
+		if ed.Version, err = rec.Version.version(); err != nil {
+			return fmt.Errorf("edge %s: version: %w", edgeKeyString(k), err)
+		}
+		r.edges[k] = &ed
+	}
+	for id, rec := range b.NodeTombstones {
+		if rec == nil {
+			r.nodeTombs[id] = nil
+			continue
+		}
+		t, err := rec.tombstone()
+		if err != nil {
+			return fmt.Errorf("node tombstone %q: %w", id, err)
+		}
+		r.nodeTombs[id] = &t
+	}
+	for _, rec := range b.EdgeTombstones {
+		k := domain.EdgeKey{From: rec.From, To: rec.To, Rel: rec.Rel}
+		if rec.Tombstone == nil {
+			r.edgeTombs[k] = nil
+			continue
+		}
+		t, err := rec.Tombstone.tombstone()
+		if err != nil {
+			return fmt.Errorf("edge tombstone %s: %w", edgeKeyString(k), err)
+		}
+		r.edgeTombs[k] = &t
+	}
+	for task, rec := range b.Progress {
+		if rec == nil {
+			r.progress[task] = nil
+			continue
+		}
+		r.progress[task] = compact(rec.State)
+	}
+	if b.Meta != nil {
+		r.meta = b.Meta
+	}
+	return nil
+}
+
+// replayGraph applies the records of a journal to d, the data of the graph
+// file: every record whose last seq is at or above the file's seq, in
+// order. A record at the file's seq may already be in the file (a
+// checkpoint stopped before it emptied the journal); applying it again
+// changes nothing, since a record holds the whole content of each item it
+// names and every later change is in a later record. It returns how many
+// records it applied.
+func replayGraph(d *domain.GraphData, payloads [][]byte) (int, error) {
+	r := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
+		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
+		progress: map[string]domain.RawJSON{}}
+	for i, p := range payloads {
+		var head struct {
+			Seq [2]uint64 `json:"seq"`
+		}
+		if err := json.Unmarshal(p, &head); err != nil {
+			return 0, fmt.Errorf("record %d: %w", i+1, err)
+		}
+		if head.Seq[1] < d.Seq {
+			continue
+		}
+		if err := r.add(p); err != nil {
+			return 0, fmt.Errorf("record %d: %w", i+1, err)
+		}
+	}
+	if r.records == 0 {
+		return 0, nil
+	}
+	if len(r.nodes) > 0 {
+		kept := d.Nodes[:0:0]
+		for _, n := range d.Nodes {
+			if _, named := r.nodes[n.ID]; !named {
+				kept = append(kept, n)
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(r.nodes)) {
+			if n := r.nodes[id]; n != nil {
+				kept = append(kept, *n)
+			}
+		}
+		d.Nodes = kept
+	}
+	if len(r.edges) > 0 {
+		kept := d.Edges[:0:0]
+		for _, e := range d.Edges {
+			if _, named := r.edges[e.Key()]; !named {
+				kept = append(kept, e)
+			}
+		}
+		for _, k := range slices.SortedFunc(maps.Keys(r.edges), cmpEdgeKey) {
+			if e := r.edges[k]; e != nil {
+				kept = append(kept, *e)
+			}
+		}
+		d.Edges = kept
+	}
+	if d.NodeTombstones == nil {
+		d.NodeTombstones = map[string]domain.Tombstone{}
+	}
+	for id, t := range r.nodeTombs {
+		if t == nil {
+			delete(d.NodeTombstones, id)
+		} else {
+			d.NodeTombstones[id] = *t
+		}
+	}
+	if d.EdgeTombstones == nil {
+		d.EdgeTombstones = map[domain.EdgeKey]domain.Tombstone{}
+	}
+	for k, t := range r.edgeTombs {
+		if t == nil {
+			delete(d.EdgeTombstones, k)
+		} else {
+			d.EdgeTombstones[k] = *t
+		}
+	}
+	if d.Progress == nil {
+		d.Progress = map[string]domain.RawJSON{}
+	}
+	for task, p := range r.progress {
+		if p == nil {
+			delete(d.Progress, task)
+		} else {
+			d.Progress[task] = p
+		}
+	}
+	if m := r.meta; m != nil {
+		d.Seq = m.Seq
+		d.ProjectPath = m.ProjectPath
+		d.Meta = make(map[string]domain.RawJSON, len(m.Unknown))
+		for k, v := range m.Unknown {
+			d.Meta[k] = compact(v)
+		}
+	}
+	d.Seq = max(d.Seq, r.seq)
+	return r.records, nil
+}
