@@ -48,7 +48,7 @@ BENCHTIME ?= 1s
 BENCH_OUT ?= bench/results/bench.txt
 bench:
 	@mkdir -p $(dir $(BENCH_OUT))
-	@{ $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) -benchtime=$(BENCHTIME) $(BENCH_PKGS); \
+	@{ $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) -benchtime=$(BENCHTIME) $(BENCH_PKGS) 2>&1; \
 	  echo $$? >$(BENCH_OUT).status; } | tee $(BENCH_OUT); \
 	status=$$(cat $(BENCH_OUT).status); rm -f $(BENCH_OUT).status; \
 	echo "benchmarks written to $(BENCH_OUT)"; exit $$status
