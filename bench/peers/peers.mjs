@@ -387,8 +387,11 @@ function summary(results, markdown) {
     }
     show(rows);
     const f = fig(results, 'fsync', n, 'fsync', 'p50_ms');
-    const reps = new Set(results.runs.filter((r) => r.size === n && r.server !== 'fsync').map((r) => r.rep)).size;
-    say(`${markdown ? '\n' : ''}${reps} repetitions; fsync floor (1 KiB write + fsync) p50 ${fmt(f, 3)} ms`);
+    const counts = servers.map((sv) => [sv, results.runs.filter((r) => r.size === n && r.server === sv).length]);
+    const reps = new Set(counts.map(([, c]) => c)).size === 1
+      ? `${counts[0][1]} rounds`
+      : `rounds: ${counts.map(([sv, c]) => `${sv} ${c}`).join(', ')} (a run cut short)`;
+    say(`${markdown ? '\n' : ''}${reps}; fsync floor (1 KiB write + fsync) p50 ${fmt(f, 3)} ms`);
     for (const s of servers.filter((s) => s !== 'peer')) {
       const runs = results.runs.filter((r) => r.server === s && r.size === n && r.concurrent);
       const c = median(runs.map((r) => r.concurrent.ratio));
