@@ -386,6 +386,20 @@ function summary(results, markdown) {
         })]);
     }
     show(rows);
+    if (results.runs.some((r) => r.size === n && r.phases?.create?.server_cpu_ms_per_op != null)) {
+      say(`${markdown ? '\n' : ''}CPU per call, server / client (ms):${markdown ? '\n' : ''}`);
+      const cpu = [['N = ' + n, ...servers]];
+      for (const ph of ['create', 'edge', 'search', 'full_read', 'floor']) {
+        cpu.push([ph, ...servers.map((sv) => `${fmt(fig(results, sv, n, ph, 'server_cpu_ms_per_op'), 2)} / ${fmt(fig(results, sv, n, ph, 'client_cpu_ms_per_op'), 2)}`)]);
+      }
+      const conc = (k) => servers.map((sv) => {
+        const runs = results.runs.filter((r) => r.server === sv && r.size === n && r.concurrent);
+        if (runs.length === 0) return '';
+        return `${fmt(median(runs.map((r) => r.concurrent[k].server_cpu_ms_per_op)), 2)} / ${fmt(median(runs.map((r) => r.concurrent[k].client_cpu_ms_per_op)), 2)}`;
+      });
+      cpu.push(['writes, 1 client', ...conc('one')], ['writes, 16 clients', ...conc('many')]);
+      show(cpu);
+    }
     const f = fig(results, 'fsync', n, 'fsync', 'p50_ms');
     const counts = servers.map((sv) => [sv, results.runs.filter((r) => r.size === n && r.server === sv).length]);
     const reps = new Set(counts.map(([, c]) => c)).size === 1
