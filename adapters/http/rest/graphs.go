@@ -19,6 +19,9 @@ type graphJSON struct {
 	MaxTokens  int             `json:"max_tokens"`
 	Seq        uint64          `json:"seq"`
 	DurableSeq uint64          `json:"durable_seq"`
+	// Unavailable says which graph cannot be loaded and why; the graph is
+	// then shown empty and the other one is served.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 type graphEdgeJSON struct {
@@ -41,6 +44,7 @@ func graphOf(gc app.GraphContents) graphJSON {
 		Nodes: make([]apijson.Node, len(gc.Nodes)), Edges: make([]graphEdgeJSON, len(gc.Edges)),
 		Stats:  statsJSON{Active: gc.Stats.Active, Archived: gc.Stats.Archived, Orphaned: gc.Stats.Orphaned, Edges: gc.Stats.Edges, ShownEdges: gc.Stats.ShownEdges},
 		Tokens: gc.Estimate, MaxTokens: gc.MaxTokens, Seq: gc.Seq, DurableSeq: gc.DurableSeq,
+		Unavailable: gc.Unavailable,
 	}
 	for i, n := range gc.Nodes {
 		out.Nodes[i] = apijson.NodeOf(n)
