@@ -89,14 +89,7 @@ func (s *Store) readSessions(ctx context.Context) error {
 		return s.quarantineSessions(f, err)
 	}
 	st.saved, st.known, st.fileSize, st.j.size = sessions, true, size, int64(good)
-	if good < len(b) {
-		s.log.Warn("storage: dropped a torn record at the end of the journal; it was never acknowledged",
-			"journal", f.journal(), "bytes", len(b)-good)
-		if err := s.truncateJournal(&st.j, int64(good)); err != nil {
-			st.j.dirty = true
-			s.log.Error("storage: could not drop the torn record", "journal", f.journal(), "err", err)
-		}
-	}
+	s.dropTornTail(&st.j, f.journal(), good, len(b))
 	return nil
 }
 
