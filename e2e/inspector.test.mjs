@@ -18,28 +18,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { TOOLS, servers, text } from './harness.mjs';
+
 const here = dirname(fileURLToPath(import.meta.url));
 const node22 = join(here, 'node22');
 const clientsDoc = join(here, '..', 'docs', 'clients.md');
 const docURL = 'http://127.0.0.1:8765/';
-
-// The tools of the server kg replaces; kg must keep offering each of them.
-const TOOLS = [
-  'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
-  'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
-];
-
-function servers() {
-  const spec = process.env.KG_E2E_SERVERS ?? '';
-  const list = spec.split(',').filter(Boolean).map((kv) => {
-    const i = kv.indexOf('=');
-    return { backend: kv.slice(0, i), url: kv.slice(i + 1) };
-  });
-  if (list.length === 0) {
-    throw new Error('KG_E2E_SERVERS is empty: run the tests through e2e/run.sh (make e2e)');
-  }
-  return list;
-}
 
 // docBlocks returns the sh blocks of the Inspector section of
 // docs/clients.md, each as its commands, continuation lines joined: the
@@ -101,8 +85,6 @@ async function rpc(url, name, args) {
   assert.equal(body.error, undefined, JSON.stringify(body.error));
   return body.result;
 }
-
-const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 describe('the MCP Inspector commands of docs/clients.md', () => {
   it('are three over HTTP: tools/list --strict, kg_read with cwd, kg_put_node', () => {
