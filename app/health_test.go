@@ -100,7 +100,9 @@ func TestSpanningRequestsServeTheGraphThatLoads(t *testing.T) {
 		}
 	}
 
-	for _, req := range []SearchRequest{{Query: "cache", SessionID: sid}, {Query: "cache", ProjectPath: projA}} {
+	// The last one names no project: the user graph and every loaded
+	// project graph (projA, loaded by the first two).
+	for _, req := range []SearchRequest{{Query: "cache", SessionID: sid}, {Query: "cache", ProjectPath: projA}, {Query: "cache"}} {
 		res, err := e.svc.Search(e.ctx, req)
 		if err != nil {
 			t.Fatalf("search %+v: %v", req, err)
