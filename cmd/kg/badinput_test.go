@@ -93,6 +93,9 @@ func badInputs() []badInput {
 		{name: "note over 4000", tool: "kg_put_node", args: node("notes", []any{"ok", strings.Repeat("n", 4001)}), field: "notes[1]", detail: "4001 chars, limit 4000"},
 		{name: "empty note", tool: "kg_put_node", args: node("notes", []any{""}), field: "notes[0]", detail: "must not be empty"},
 		{name: "note with NUL", tool: "kg_put_node", args: node("notes", []any{"a\x00"}), field: "notes[0]", detail: "must not contain NUL"},
+		{name: "note with a lone carriage return", tool: "kg_put_node", args: node("notes", []any{"a\r\nb", "shown\rhidden"}), field: "notes[1]",
+			detail: `must not contain a carriage return (\r) outside a \r\n line break: a lone \r makes a terminal write over the line; break lines with \n`},
+		{name: "note with an ANSI escape", tool: "kg_put_node", args: node("notes", []any{"\x1b[2J"}), field: "notes[0]", detail: "must not contain control characters other than newline and tab"},
 		{name: "notes not a list", tool: "kg_put_node", args: node("notes", "why"), field: "notes", mcpDetail: "must be a list of strings", restDetail: "must be a list"},
 		// touches
 		{name: "51 touches", tool: "kg_put_node", args: node("touches", many(51, "t.go")), field: "touches", detail: "51 items, limit 50"},
@@ -114,6 +117,7 @@ func badInputs() []badInput {
 		{name: "end with NUL", tool: "kg_put_edge", args: edge("to", "src/\x00.go"), field: "to", detail: "must not contain NUL"},
 		{name: "empty end", tool: "kg_put_edge", args: edge("to", ""), field: "to", mcpDetail: "is required", restDetail: "must not be empty"},
 		{name: "edge note over 4000", tool: "kg_put_edge", args: edge("notes", []any{strings.Repeat("n", 4001)}), field: "notes[0]", detail: "4001 chars, limit 4000"},
+		{name: "edge note with a lone carriage return", tool: "kg_put_edge", args: edge("notes", []any{"x\r"}), field: "notes[0]", detail: "a lone \\r makes a terminal write over the line"},
 		// progress
 		{name: "progress over 64 KiB", tool: "kg_progress", args: progress("state", map[string]any{"s": strings.Repeat("s", 65536)}), field: "state", detail: "65544 bytes, limit 65536"},
 		{name: "progress a list", tool: "kg_progress", args: progress("state", []any{1}), field: "state", detail: "must be a JSON object"},

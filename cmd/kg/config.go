@@ -152,6 +152,20 @@ func settings(home func() (string, error)) []setting {
 				c.App.SessionTTL = domain.Micros(d.Microseconds())
 				return err
 			}},
+		{flag: "idle-unload", env: "KG_IDLE_UNLOAD", def: strconv.Itoa(int(app.DefaultIdleUnload / time.Second)),
+			usage: "`seconds` a project graph stays loaded without a request before it is unloaded (0: never)",
+			parse: func(c *Config, v string) error {
+				if v == "0" {
+					c.App.IdleUnload = -1 // the app's "never"
+					return nil
+				}
+				d, err := parseSeconds(v, 1, 365*24*3600)
+				if err != nil {
+					return errors.New("want a whole number of seconds from 1 to 31536000, or 0 for never")
+				}
+				c.App.IdleUnload = d
+				return nil
+			}},
 		{flag: "auth-token", env: "KG_AUTH_TOKEN",
 			usage: "bearer `token` every request must carry (required when --host is not loopback)",
 			parse: func(c *Config, v string) error {
