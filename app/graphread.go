@@ -20,8 +20,8 @@ type GraphContents struct {
 	DurableSeq uint64 // the highest seq known to be on disk
 }
 
-// GraphEdge is an edge with whether the full read shows it (compaction.md,
-// Shown edges).
+// GraphEdge is an edge with whether the full read shows it
+// (docs/design/compaction.md#shown-edges).
 type GraphEdge struct {
 	Edge  *domain.Edge // must not be modified
 	Shown bool

@@ -12,7 +12,7 @@ type health struct {
 	svc Service
 }
 
-// healthBody is the JSON of the health check (http.md).
+// healthBody is the JSON of the health check (docs/design/http.md#health).
 type healthBody struct {
 	Status         string   `json:"status"` // "ok", or "degraded" when a graph could not be loaded
 	Version        string   `json:"version"`

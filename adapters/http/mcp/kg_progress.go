@@ -13,7 +13,7 @@ import (
 )
 
 // kgProgress keeps a task's state across context resets
-// (docs/design/mcp.md, kg_progress).
+// (docs/design/mcp.md#kg_progress).
 var kgProgress = tool[progressArgs, progressOutput]{
 	name: "kg_progress",
 	description: "Durable task state across context resets. With state, stores it whole (replacing " +

@@ -33,7 +33,8 @@ func TestHealthLine(t *testing.T) {
 	}
 }
 
-// exampleRead is the full read of mcp.md's example, more or less.
+// exampleRead is the full read of the example of docs/design/mcp.md#full-read,
+// more or less.
 func exampleRead() app.FullRead {
 	n := func(id, gist string) *domain.Node { return &domain.Node{ID: id, Gist: gist} }
 	e := func(from, rel, to string, notes ...string) *domain.Edge {
