@@ -10,6 +10,7 @@ package kg_test
 import (
 	"bufio"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -129,8 +130,14 @@ func TestCitationCheckerCatchesProblems(t *testing.T) {
 			want: []string{"a.go:3: docs/ops.md, Damaged kg.db: cite the section as docs/ops.md#damaged-kgdb"}},
 		{name: "a URL is not fetched", file: "a.go",
 			text: "package a\n\n// https://github.com/x/y/blob/main/README.md#usage\nvar x = 1\n"},
-		{name: "strings are not comments", file: "a.go",
+		{name: "strings of a test are not looked at", file: "a_test.go",
 			text: "package a\n\nvar x = \"compaction.md docs/nope.md\"\n"},
+		{name: "a hint in a string", file: "a.go",
+			text: "package a\n\nconst hint = \"restore it (docs/ops.md#damaged-kgdb)\"\n\nvar msg = `see\ncompaction.md and docs/ops.md, Damaged kg.db`\n",
+			want: []string{
+				"a.go:6: compaction.md: cite docs/design/compaction.md#<heading> instead of the bare name",
+				"a.go:6: docs/ops.md, Damaged kg.db: cite the section as docs/ops.md#damaged-kgdb",
+			}},
 		{name: "a JavaScript comment", file: "web/app.js",
 			text: "// The API (docs/ops.md#nope).\nconst u = 'docs/other.md'; // and sync.md\n",
 			want: []string{
@@ -290,7 +297,8 @@ type commentLine struct {
 	text string
 }
 
-// comments returns the comment text of a source file, line by line.
+// comments returns the comment text of a source file, line by line, and,
+// outside Go test files, the text of its string literals.
 func (c *checker) comments(rel string) ([]commentLine, error) {
 	src, err := os.ReadFile(filepath.Join(c.root, filepath.FromSlash(rel)))
 	if err != nil {
@@ -312,6 +320,19 @@ func (c *checker) comments(rel string) ([]commentLine, error) {
 				}
 			}
 		}
+		if strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(f.Name.Name, "test") {
+			break // test files and test packages hold made-up paths as data
+		}
+		// Messages and hints send a person to the docs too.
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				first := fset.Position(lit.Pos()).Line
+				for i, text := range strings.Split(lit.Value, "\n") {
+					out = append(out, commentLine{first + i, text})
+				}
+			}
+			return true
+		})
 	case slashComments:
 		for i, line := range strings.Split(string(src), "\n") {
 			trimmed := strings.TrimSpace(line)
@@ -340,7 +361,7 @@ var (
 	outside = regexp.MustCompile(`(?:\.\./)+shared/|/work/shared/`)
 	// inWords is a section named after the file instead of by its anchor:
 	// "(<file>.md, Section name)" where the file has a heading "Section name".
-	inWords = regexp.MustCompile(`^, ([^),;]+)`)
+	inWords = regexp.MustCompile("^, ([^),;`\"]+)")
 )
 
 // citations returns the problems of the document citations in the comments

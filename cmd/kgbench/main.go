@@ -42,7 +42,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.cwd, "cwd", "", "project path the sessions are bound to (default: a fresh /tmp/kgbench-<time>, so the check sees only this run)")
 	fs.StringVar(&o.inproc, "inproc", "", "json or bolt: start an in-process kg server on a temporary root instead of using --url")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of benchmarks.md.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of docs/design/benchmarks.md#workload.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
