@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,7 +44,8 @@ func Acquire(root, addr string) (*Lock, error) {
 		return nil, notALink(path)
 	}
 	if err != nil {
-		return nil, domain.Unavailable(err, "open %s: %v", path, err)
+		return nil, domain.Unavailable(err, "cannot open %s, the storage root's lock: %v; the root must be a folder kg can write to",
+			path, cause(err))
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		h := readHolder(path)
@@ -58,10 +60,20 @@ func Acquire(root, addr string) (*Lock, error) {
 		_, err = f.WriteAt([]byte(content), 0)
 		if err != nil {
 			_ = f.Close()
-			return nil, domain.Unavailable(err, "write %s: %v", path, err)
+			return nil, domain.Unavailable(err, "cannot write %s, the storage root's lock: %v", path, cause(err))
 		}
 	}
 	return &Lock{f: f}, nil
+}
+
+// cause is what went wrong with a file, without the operation and path a
+// *fs.PathError repeats: the messages above name the file themselves.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // held says who holds the lock at path, as its holder wrote itself: a

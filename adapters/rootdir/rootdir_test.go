@@ -113,6 +113,22 @@ func TestHeldByACommand(t *testing.T) {
 	}
 }
 
+// A lock that cannot be opened (here a folder where the file should be;
+// on a read-only root, the same message ends "read-only file system") is
+// one sentence naming the file once, why, and what the root must be.
+func TestLockThatCannotBeOpened(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, LockName)
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Acquire(root, "")
+	want := "cannot open " + path + ", the storage root's lock: is a directory; the root must be a folder kg can write to"
+	if domain.KindOf(err) != domain.KindUnavailable || err.Error() != want {
+		t.Errorf("Acquire = %v\nwant unavailable: %s", err, want)
+	}
+}
+
 func TestBackendMarker(t *testing.T) {
 	tests := []struct {
 		name    string
