@@ -41,9 +41,9 @@ async function call(client, name, args) {
 // KG_GRACE_PERIOD_DAYS=0 and the default budget
 // (docs/design/benchmarks.md#workload), and resolves once the server logs
 // the address it listens on. Its log (one line per request, at the default
-// level) goes straight to a file beside
-// the root, as a service's log goes to its journal: piping it through this
-// process would cost the client's CPU, not the server's.
+// level) goes straight to a file beside the root, as a service's log goes
+// to its journal: piping it through this process would cost the client's
+// CPU, not the server's.
 export async function startKG(kgBin, backend, root, extraEnv = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KG_')));
   Object.assign(env, { KG_GRACE_PERIOD_DAYS: '0' }, extraEnv);
