@@ -38,9 +38,8 @@
 // reads the project graph back whole through GET /api/export (every node,
 // whatever its tier; unlike a kg_read by id it restores nothing) and
 // compares every node's gist and notes and every chain edge with what was
-// written. The exit
-// status is 0 when every write arrived, 1 when the run failed or a write is
-// missing, 2 for a bad command line.
+// written. The exit status is 0 when every write arrived, 1 when the run
+// failed or a write is missing, 2 for a bad command line.
 //
 // Example (the machine is shared: compare figures of one run only):
 //

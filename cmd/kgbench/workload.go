@@ -9,8 +9,9 @@ import (
 )
 
 // The workload of docs/design/benchmarks.md#workload as a value, independent of
-// any server: a driver (kg's MCP tools today, the peer memory server later)
-// replays it.
+// any server: kgbench's driver replays it through kg's MCP tools, and
+// bench/peers replays the document --print-workload prints against kg and the
+// peer memory server.
 
 // vocabulary is the fixed word list of the workload texts and queries; it
 // is the list of domain/workload_test.go, so that the Go benchmarks of every
