@@ -120,10 +120,10 @@ func TestCitationCheckerCatchesProblems(t *testing.T) {
 			text: "package a\n\n// A one-file change (style.md).\nvar x = 1\n",
 			want: []string{"a.go:3: style.md: no such file in the repository"}},
 		{name: "a path outside the repository", file: "a.go",
-			text: "package a\n\n// ../shared/spec/compaction.md and ../shared/design/\nvar x = 1\n",
+			text: "package a\n\n// ../elsewhere/spec/compaction.md and ../elsewhere/design/, but ../dist\nvar x = 1\n",
 			want: []string{
-				"a.go:3: ../shared/spec/compaction.md: a path outside the repository",
-				"a.go:3: ../shared/: a path outside the repository",
+				"a.go:3: ../elsewhere/spec/compaction.md: a path outside the repository",
+				"a.go:3: ../elsewhere/: a path out of this folder; name paths from the repository's root",
 			}},
 		{name: "a section named in words", file: "a.go",
 			text: "package a\n\n// Restore it (docs/ops.md, Damaged kg.db).\nvar x = 1\n",
@@ -180,8 +180,8 @@ func TestCitationCheckerCatchesProblems(t *testing.T) {
 				"docs/doc.md:3: docs/doc.md has no heading #there",
 			}},
 		{name: "a reference definition",
-			text: "# Doc\n\n[x][r]\n\n[r]: ../../shared/spec/README.md\n",
-			want: []string{"docs/doc.md:5: ../../shared/spec/README.md: a path outside the repository"}},
+			text: "# Doc\n\n[x][r]\n\n[r]: ../../elsewhere/spec/README.md\n",
+			want: []string{"docs/doc.md:5: ../../elsewhere/spec/README.md: a path outside the repository"}},
 		{name: "links in code are not links",
 			text: "# Doc\n\n`[a](nope.md)`\n\n```md\n[b](nope.md)\n```\n"},
 	}
@@ -357,8 +357,10 @@ func (c *checker) comments(rel string) ([]commentLine, error) {
 var (
 	// mdPath is a path to a Markdown file, with its anchor if it has one.
 	mdPath = regexp.MustCompile(`[A-Za-z0-9_./~-]*[A-Za-z0-9_-]\.md\b(?:#[\p{L}\p{N}_-]+)?`)
-	// outside is a path that leaves the repository, Markdown or not.
-	outside = regexp.MustCompile(`(?:\.\./)+shared/|/work/shared/`)
+	// upAndDown is a path that climbs out of a folder and into another, so
+	// that it names something outside the repository or, read from the
+	// root, a file it does not mean ("../dist" alone is a folder's sibling).
+	upAndDown = regexp.MustCompile(`(?:^|[^.\w/])((?:\.\./)+[\w-]+/)`)
 	// inWords is a section named after the file instead of by its anchor:
 	// "(<file>.md, Section name)" where the file has a heading "Section name".
 	inWords = regexp.MustCompile("^, ([^),;`\"]+)")
@@ -392,11 +394,10 @@ func (c *checker) citations(rel string) (problems []string, n int) {
 				}
 			}
 		}
-		for _, m := range outside.FindAllStringIndex(l.text, -1) {
-			// A path outside the repository is reported once, whether or
-			// not it names a Markdown file.
-			if !overlapsReported(l.text, m[0], reported) {
-				problems = append(problems, fmt.Sprintf("%s: %s: a path outside the repository", at, l.text[m[0]:m[1]]))
+		for _, m := range upAndDown.FindAllStringSubmatchIndex(l.text, -1) {
+			// A Markdown path is reported once, above.
+			if !overlapsReported(l.text, m[2], reported) {
+				problems = append(problems, fmt.Sprintf("%s: %s: a path out of this folder; name paths from the repository's root", at, l.text[m[2]:m[3]]))
 			}
 		}
 	}
