@@ -182,6 +182,9 @@ func TestCitationCheckerCatchesProblems(t *testing.T) {
 		{name: "a reference definition",
 			text: "# Doc\n\n[x][r]\n\n[r]: ../../elsewhere/spec/README.md\n",
 			want: []string{"docs/doc.md:5: ../../elsewhere/spec/README.md: a path outside the repository"}},
+		{name: "a behaviour document named in prose",
+			text: "# Doc\n\nAs storage.md says, and [storage.md](design/compaction.md) and `sync.md` and docs/ops.md do not.\n",
+			want: []string{"docs/doc.md:3: storage.md: link docs/design/storage.md#<heading> instead of the bare name"}},
 		{name: "links in code are not links",
 			text: "# Doc\n\n`[a](nope.md)`\n\n```md\n[b](nope.md)\n```\n"},
 	}
@@ -503,9 +506,21 @@ func (c *checker) links(rel string) (problems []string, n int) {
 				problems = append(problems, fmt.Sprintf("%s:%d: %s", rel, i+1, msg))
 			}
 		}
+		if strings.HasPrefix(rel, "docs/design/") {
+			continue // there a bare name is a sibling
+		}
+		// Elsewhere a behaviour document named in prose, not linked, is
+		// the specification's, which the repository does not ship.
+		prose := mdLink.ReplaceAllString(text, "")
+		for _, m := range bareDesignDoc.FindAllStringSubmatch(prose, -1) {
+			problems = append(problems, fmt.Sprintf("%s:%d: %s: link docs/design/%s#<heading> instead of the bare name", rel, i+1, m[1], m[1]))
+		}
 	}
 	return problems, n
 }
+
+// bareDesignDoc is a behaviour document named without its folder.
+var bareDesignDoc = regexp.MustCompile(`(?:^|[^\w./-])((?:model|compaction|mcp|sync|http|storage|operations|benchmarks)\.md)\b`)
 
 // markdownLines returns the lines of a Markdown file, with the lines of
 // fenced code blocks blanked (their line numbers kept).
