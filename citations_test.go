@@ -128,6 +128,9 @@ func TestCitationCheckerCatchesProblems(t *testing.T) {
 		{name: "a section named in words", file: "a.go",
 			text: "package a\n\n// Restore it (docs/ops.md, Damaged kg.db).\nvar x = 1\n",
 			want: []string{"a.go:3: docs/ops.md, Damaged kg.db: cite the section as docs/ops.md#damaged-kgdb"}},
+		{name: "a section named in words on the next line", file: "a.go",
+			text: "package a\n\n// Restore it (docs/ops.md,\n// Damaged kg.db).\nvar x = 1\n",
+			want: []string{"a.go:3: docs/ops.md, Damaged kg.db: cite the section as docs/ops.md#damaged-kgdb"}},
 		{name: "a URL is not fetched", file: "a.go",
 			text: "package a\n\n// https://github.com/x/y/blob/main/README.md#usage\nvar x = 1\n"},
 		{name: "strings of a test are not looked at", file: "a_test.go",
@@ -376,8 +379,16 @@ func (c *checker) citations(rel string) (problems []string, n int) {
 	if err != nil {
 		return []string{fmt.Sprintf("%s: %v", rel, err)}, 0
 	}
-	for _, l := range lines {
+	for k, l := range lines {
 		at := fmt.Sprintf("%s:%d", rel, l.line)
+		// A section named in words may go on on the next line.
+		rest := func(from int) string {
+			tail := l.text[from:]
+			if k+1 < len(lines) && lines[k+1].line == l.line+1 && strings.TrimSpace(tail) == "," {
+				tail = ", " + strings.TrimLeft(lines[k+1].text, "/#* \t")
+			}
+			return tail
+		}
 		reported := map[int]bool{}
 		for _, m := range mdPath.FindAllStringIndex(l.text, -1) {
 			if m[0] > 0 && l.text[m[0]-1] == ':' {
@@ -392,7 +403,7 @@ func (c *checker) citations(rel string) (problems []string, n int) {
 				continue
 			}
 			if anchor == "" {
-				if words := inWords.FindStringSubmatch(l.text[m[1]:]); words != nil && c.headings(file)[slug(words[1])] {
+				if words := inWords.FindStringSubmatch(rest(m[1])); words != nil && c.headings(file)[slug(words[1])] {
 					problems = append(problems, fmt.Sprintf("%s: %s, %s: cite the section as %s#%s", at, file, words[1], file, slug(words[1])))
 				}
 			}
