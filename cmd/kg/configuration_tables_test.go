@@ -16,11 +16,11 @@ import (
 // every setting, and nothing else, under its "## Configuration" heading.
 var settingDocs = []string{"README.md", "docs/operations.md", "docs/design/operations.md"}
 
-// TestDocsListEverySetting checks that the configuration table of each of
-// settingDocs names exactly the flags and environment variables of
-// settings(), so that a new setting cannot ship undocumented and a removed
-// one cannot stay in the docs.
-func TestDocsListEverySetting(t *testing.T) {
+// TestConfigurationTablesListEverySetting checks that the configuration
+// table of each of settingDocs names exactly the flags and environment
+// variables of settings(), so that a new setting cannot ship undocumented
+// and a removed one cannot stay in the docs.
+func TestConfigurationTablesListEverySetting(t *testing.T) {
 	var want []string
 	for _, s := range settings(func() (string, error) { return "/home/u", nil }) {
 		want = append(want, "--"+s.flag, s.env)
