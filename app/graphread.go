@@ -24,8 +24,8 @@ type GraphContents struct {
 	Unavailable string
 }
 
-// GraphEdge is an edge with whether the full read shows it (compaction.md,
-// Shown edges).
+// GraphEdge is an edge with whether the full read shows it
+// (docs/design/compaction.md#shown-edges).
 type GraphEdge struct {
 	Edge  *domain.Edge // must not be modified
 	Shown bool

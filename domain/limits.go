@@ -10,8 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// Limits checked on every write (model.md). Lengths count Unicode code
-// points. Lookups accept any stored id, so these apply to new input only.
+// Limits checked on every write (docs/design/model.md#identifiers-and-limits).
+// Lengths count Unicode code points. Lookups accept any stored id, so these
+// apply to new input only.
 const (
 	MaxIDLen          = 128      // node id, progress task id
 	MaxRelLen         = 64       // edge rel

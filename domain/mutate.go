@@ -22,8 +22,9 @@ type NodeInput struct {
 	ExpectedVersion *uint64 // when set, the node must be at this version (0: must not exist)
 }
 
-// Validate checks every field of the input against model.md and returns the
-// input with its gist trimmed and its notes' CR LF line breaks made LF.
+// Validate checks every field of the input against
+// docs/design/model.md#identifiers-and-limits and returns the input with its
+// gist trimmed and its notes' CR LF line breaks made LF.
 func (in NodeInput) Validate() (NodeInput, error) {
 	if err := ValidateID("id", in.ID); err != nil {
 		return in, err
@@ -98,8 +99,9 @@ type EdgeInput struct {
 // Key returns the identity of the edge.
 func (in EdgeInput) Key() EdgeKey { return EdgeKey{in.From, in.To, in.Rel} }
 
-// Validate checks every field of the input against model.md and returns the
-// input with its notes' CR LF line breaks made LF.
+// Validate checks every field of the input against
+// docs/design/model.md#identifiers-and-limits and returns the input with its
+// notes' CR LF line breaks made LF.
 func (in EdgeInput) Validate() (EdgeInput, error) {
 	if err := ValidateEnd("from", in.From); err != nil {
 		return in, err

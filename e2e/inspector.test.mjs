@@ -132,7 +132,8 @@ describe('the MCP Inspector commands of docs/clients.md', () => {
       const res = await inspector(list, url, { HOME: home });
       const { tools } = json(res);
       assert.equal(res.stderr, '', `--strict reported problems:\n${res.stderr}`);
-      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      const names = tools.map((t) => t.name);
+      for (const name of TOOLS) assert.ok(names.includes(name), `tools/list lacks ${name}`);
     });
 
     it('starts a session with kg_read and cwd, then saves a node with kg_put_node', async () => {

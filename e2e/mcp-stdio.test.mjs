@@ -52,7 +52,8 @@ async function call(client, name, args) {
 // write a node and read it back.
 async function roundTrip(client, label) {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+  const names = tools.map((t) => t.name);
+  for (const name of TOOLS) assert.ok(names.includes(name), `${label}: tools/list lacks ${name}`);
   const project = mkdtempSync(join(tmpdir(), 'kg-e2e-stdio-'));
   try {
     const read = await call(client, 'kg_read', { cwd: project });

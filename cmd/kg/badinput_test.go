@@ -1,11 +1,12 @@
 package main
 
-// Bad input through both transports of a real server (runServer, a real
-// root, both backends): every limit of model.md breached, through MCP and
-// through REST from one table, and what each transport refuses on its own
-// (bodies that are not JSON, not UTF-8, too large; malformed JSON-RPC).
-// Each refusal must name the field and the limit, and nothing may change:
-// the graphs are read back after every case, and again after a restart.
+// Bad input through both transports of a real server (runServer, a real root,
+// both backends): every limit of docs/design/model.md#identifiers-and-limits
+// breached, through MCP and through REST from one table, and what each
+// transport refuses on its own (bodies that are not JSON, not UTF-8, too large;
+// malformed JSON-RPC). Each refusal must name the field and the limit, and
+// nothing may change: the graphs are read back after every case, and again
+// after a restart.
 
 import (
 	"bytes"
@@ -22,10 +23,10 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// badInput is one breach of model.md, sent through both transports. args
-// are the tool's arguments, in MCP's names; session_id (and level for the
-// writes) are added. REST sends the same fields to the route that does
-// what the tool does.
+// badInput is one breach of docs/design/model.md#identifiers-and-limits, sent
+// through both transports. args are the tool's arguments, in MCP's names;
+// session_id (and level for the writes) are added. REST sends the same fields
+// to the route that does what the tool does.
 type badInput struct {
 	name   string
 	tool   string
@@ -406,8 +407,9 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 			"format", `"neo4j" is not "kg-graph"`},
 		{"import breaking a limit", "POST", "/api/import?level=user&mode=replace", "application/json",
 			`{"format":"kg-graph","version":1,"nodes":[{"id":"keep","gist":"one\ntwo"}]}`, 400, "nodes[0].gist", "must be one line"},
-		// A lookup accepts any stored id (model.md): one no write would take
-		// is not found, not a crash and not a path.
+		// A lookup accepts any stored id
+		// (docs/design/model.md#identifiers-and-limits): one no write would
+		// take is not found, not a crash and not a path.
 		{"a lookup by an id no write takes", "GET", "/api/nodes/project/" + url.PathEscape("a\x00/..") + "?session_id=s", "", "", 404, "id", "not found"},
 	}
 	forEachBackend(t, func(t *testing.T, storage string) {
@@ -455,8 +457,10 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 			})
 		}
 
-		// Bodies over their limit (model.md): 413, whether the length is
-		// declared or the body is streamed; the import's own limit is 64 MiB.
+		// Bodies over their limit
+		// (docs/design/model.md#identifiers-and-limits): 413, whether the
+		// length is declared or the body is streamed; the import's own limit is
+		// 64 MiB.
 		over := func(n int) io.Reader {
 			return io.MultiReader(strings.NewReader(`{"pad":"`), &repeatReader{b: 'x', n: n})
 		}

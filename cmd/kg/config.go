@@ -17,8 +17,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// Config is everything `kg serve` is told: the settings of operations.md's
-// Configuration table, parsed and checked.
+// Config is everything `kg serve` is told: the settings of
+// docs/design/operations.md#configuration, parsed and checked.
 type Config struct {
 	Host           string
 	Port           int // 0: the system picks a free port
@@ -56,7 +56,8 @@ type setting struct {
 	parse     func(c *Config, v string) error // the error says what is accepted
 }
 
-// settings lists the table of operations.md, in its order.
+// settings lists the table of docs/design/operations.md#configuration, in its
+// order.
 func settings(home func() (string, error)) []setting {
 	return []setting{
 		{flag: "host", env: "KG_HTTP_HOST", def: "127.0.0.1",

@@ -20,7 +20,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 )
 
 // docFiles are the documents a reader follows: the README and everything
@@ -384,58 +383,5 @@ func TestSystemdUnit(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
-	}
-}
-
-// settingsTable returns the flags and environment variables named in the
-// table of the "## Configuration" section of a document.
-func settingsTable(t *testing.T, doc string) (flags, envs []string) {
-	t.Helper()
-	raw, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(raw), "\n## Configuration\n")
-	if !ok {
-		t.Fatalf("%s has no Configuration section", doc)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	flagRe, envRe := regexp.MustCompile("`--([a-z-]+)`"), regexp.MustCompile("`(KG_[A-Z_]+)`")
-	for _, line := range strings.Split(section, "\n") {
-		if !strings.HasPrefix(line, "| `") {
-			continue // not a row of the table
-		}
-		for _, m := range flagRe.FindAllStringSubmatch(line, -1) {
-			flags = append(flags, m[1])
-		}
-		for _, m := range envRe.FindAllStringSubmatch(line, -1) {
-			envs = append(envs, m[1])
-		}
-	}
-	return flags, envs
-}
-
-// The Configuration tables of docs/operations.md and
-// docs/design/operations.md list every setting kg reads, as its flag and
-// its variable, and nothing else.
-func TestDocsListEverySetting(t *testing.T) {
-	var wantFlags, wantEnvs []string
-	for _, s := range settings(fakeHome) {
-		wantFlags, wantEnvs = append(wantFlags, s.flag), append(wantEnvs, s.env)
-	}
-	slices.Sort(wantFlags)
-	slices.Sort(wantEnvs)
-	for _, doc := range []string{"operations.md", filepath.Join("design", "operations.md")} {
-		t.Run(doc, func(t *testing.T) {
-			flags, envs := settingsTable(t, filepath.Join("..", "..", "docs", doc))
-			slices.Sort(flags)
-			slices.Sort(envs)
-			if d := cmp.Diff(wantFlags, flags); d != "" {
-				t.Errorf("flags (-kg +docs):\n%s", d)
-			}
-			if d := cmp.Diff(wantEnvs, envs); d != "" {
-				t.Errorf("environment variables (-kg +docs):\n%s", d)
-			}
-		})
 	}
 }

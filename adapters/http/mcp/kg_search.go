@@ -12,8 +12,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// kgSearch finds nodes of every tier below the surface, with no side
-// effects (docs/design/mcp.md, kg_search).
+// kgSearch finds nodes of every tier below the surface, with no side effects
+// (docs/design/mcp.md#kg_search).
 var kgSearch = tool[searchArgs, searchOutput]{
 	name: "kg_search",
 	description: "Search every node, archived and orphaned ones included, by words in its id, gist, " +

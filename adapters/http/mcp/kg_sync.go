@@ -13,7 +13,7 @@ import (
 )
 
 // kgSync reports what other sessions changed since the session's last sync
-// (docs/design/mcp.md, kg_sync; docs/design/sync.md).
+// (docs/design/mcp.md#kg_sync; docs/design/sync.md#kg_sync).
 var kgSync = tool[syncArgs, syncOutput]{
 	name: "kg_sync",
 	description: "What other sessions changed in your memory since your last kg_sync (or since your " +

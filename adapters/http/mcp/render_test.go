@@ -17,7 +17,7 @@ func TestHealthLine(t *testing.T) {
 		want string
 	}{
 		{"empty", domain.Health{MaxTokens: 4000}, "HEALTH: 0 nodes, 0 edges, 0 unconnected (0%), avg 0 edges/node, ~0/4000 tokens"},
-		{"the example of mcp.md", domain.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
+		{"the example of docs/design/mcp.md", domain.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
 			"HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8 edges/node, ~2310/4000 tokens"},
 		{"rounds the average", domain.Health{Nodes: 3, Edges: 2, AvgEdgesPerNode: 4.0 / 3, Estimate: 90, MaxTokens: 4000},
 			"HEALTH: 3 nodes, 2 edges, 0 unconnected (0%), avg 1.3 edges/node, ~90/4000 tokens"},
@@ -33,7 +33,8 @@ func TestHealthLine(t *testing.T) {
 	}
 }
 
-// exampleRead is the full read of mcp.md's example, more or less.
+// exampleRead is the full read of the example of docs/design/mcp.md#full-read,
+// more or less.
 func exampleRead() app.FullRead {
 	n := func(id, gist string) *domain.Node { return &domain.Node{ID: id, Gist: gist} }
 	e := func(from, rel, to string, notes ...string) *domain.Edge {

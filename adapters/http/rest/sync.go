@@ -44,7 +44,7 @@ func syncGraphOf(level domain.Level, project string, rep domain.SyncReport, unav
 		case it.Node != nil:
 			n := apijson.NodeOf(it.Node)
 			if it.Node.Tier == domain.Orphaned {
-				n.Gist, n.Notes = "", []string{} // sync.md: an orphaned node without its gist
+				n.Gist, n.Notes = "", []string{} // orphaned: no gist (docs/design/sync.md#kg_sync)
 			}
 			j.Kind, j.Node = "node", &n
 		case it.Edge != nil:

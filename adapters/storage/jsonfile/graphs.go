@@ -145,7 +145,7 @@ func (s *Store) journalDamaged(f file, cause error) error {
 		}
 	}
 	s.log.Error("storage: the journal is damaged; the graph is unavailable", "journal", f.journal(), "err", cause,
-		"kept_as", kept, "hint", "see docs/operations.md, damaged journal")
+		"kept_as", kept, "hint", "see docs/operations.md#damaged-journal-or-sessions-json")
 	return domain.Unavailable(cause, "%s is damaged (%v); kept as %s; the graph is unavailable until the journal is repaired or removed",
 		f.journal(), cause, kept)
 }

@@ -27,8 +27,8 @@ const (
 	recordTail = `,"crc32c":"` // then 8 hex digits and `"}`
 	// recordTrailer is the length of what follows the payload.
 	recordTrailer = len(recordTail) + 8 + len(`"}`)
-	// minCheckpoint is the journal size below which only the tick and
-	// shutdown fold a journal into its file (storage.md).
+	// minCheckpoint is the journal size below which only the tick and shutdown
+	// fold a journal into its file (docs/design/storage.md#checkpoint).
 	minCheckpoint = 1 << 20
 )
 
