@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // docFiles are the documents a reader follows: the README and everything
