@@ -8,7 +8,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -426,6 +426,52 @@ describe('kg web page', () => {
     await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'after-restart', gist: 'written while the page reconnected' });
     await page.locator('.conn[data-state="connected"]').waitFor({ timeout: 20_000 });
     await listItem(page, 'after-restart').waitFor({ timeout: 10_000 });
+    assert.deepEqual(b.errors, []);
+  });
+});
+
+describe('kg web page with a damaged user graph', () => {
+  let root; let project; let kg; let b;
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'kg-e2e-ui-damaged-'));
+    project = mkdtempSync(join(tmpdir(), 'kg-e2e-ui-project-'));
+    kg = await startKG({ root });
+    const { session_id: sid } = await mcp(kg.url, 'kg_read', { cwd: project });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'lesson', gist: 'a user lesson' });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'project', id: 'build-cmd', gist: 'make build' });
+    assert.equal(await kg.stop(), 0);
+    // Neither the file nor a .prev nor a journal to fall back on: the user
+    // graph cannot be loaded, the project graph can.
+    for (const f of readdirSync(root)) if (f.startsWith('user.')) rmSync(join(root, f));
+    writeFileSync(join(root, 'user.json'), '{"nodes": [');
+    kg = await startKG({ root });
+    b = await launch();
+  });
+
+  after(async () => {
+    await b?.close();
+    const code = await kg?.stop();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+    assert.equal(code, 0, `kg exited ${code}:\n${kg?.log()}`);
+  });
+
+  it('says why the user graph is not shown, and still serves the project', async () => {
+    const { page } = b;
+    await page.goto(`${kg.url}/ui/`);
+    await loaded(page);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.textContent(), /Could not read user graph: .*user\.json is damaged/);
+    assert.equal(await page.locator('.nodes button').count(), 0);
+    await shot(page, 'ui-damaged-user-graph-1280x800.png');
+
+    const select = page.getByLabel('Graph', { exact: true });
+    const value = await select.locator('option', { hasText: project }).getAttribute('value');
+    await select.selectOption(value);
+    await listItem(page, 'build-cmd').waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0, 'the project graph loads without the alert');
     assert.deepEqual(b.errors, []);
   });
 });

@@ -68,18 +68,24 @@ export function App() {
     const gen = ++generation.current;
     try {
       const [g, p, ps] = await Promise.all([
-        api.graph(s),
+        api.graph(s).catch((e) => ({ error: e })),
         api.plan(s).catch((e) => ({ error: e })),
         api.projects().catch(() => null),
       ]);
       if (gen !== generation.current) return;
+      // The project list is shown even when this graph cannot be read, so
+      // that the others can still be chosen.
+      if (ps) setProjects(ps);
+      if (g.error) throw g.error;
       setGraph(g);
       setPlan(p?.error ? { moves: [], ranking: new Map(), error: p.error.message } : normalizePlan(p));
-      if (ps) setProjects(ps);
       setLoadError('');
       setLoaded(true);
     } catch (e) {
       if (gen !== generation.current) return;
+      // Not the graph chosen before: an empty one, under the reason.
+      setGraph({ nodes: [], edges: [] });
+      setPlan(null);
       setLoadError(`Could not read ${scopeLabel(s).toLowerCase()}: ${e.message}`);
       setLoaded(true);
     }

@@ -62,7 +62,11 @@ export const api = {
     const data = await call('GET', '/api/graph/read', {
       query: { project_path: scope.level === 'project' ? scope.projectPath : undefined },
     });
-    return graphOf(scope.level === 'project' ? data?.project : data?.user);
+    const g = scope.level === 'project' ? data?.project : data?.user;
+    // A graph that cannot be loaded comes back empty, with the reason: show
+    // the reason, not an empty graph (docs/design/storage.md#loading-and-damage).
+    if (g?.unavailable) throw new ApiError(503, { detail: g.unavailable, kind: 'unavailable' });
+    return graphOf(g);
   },
   async search(scope, q) {
     const data = await call('GET', '/api/search', { query: { q, ...scopeQuery(scope), limit: 50 } });
