@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint e2e e2e-deps ui ui-check cover clean
+.PHONY: all build run test vet fmt-check wire-check unit bench lint staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -38,16 +38,57 @@ unit:
 cover:
 	$(GO) test -count=1 -cover ./...
 
-## bench: benchmarks (never timed tests); BENCH selects, COUNT repeats for medians
+## bench: the Go benchmarks of every layer (never timed tests), in benchstat's format, shown and
+## written to BENCH_OUT; BENCH selects (a -bench regexp), COUNT repeats (benchstat wants >= 6 for
+## a confidence interval), BENCH_PKGS limits the packages, BENCHTIME sets -benchtime
 BENCH ?= .
 COUNT ?= 1
+BENCH_PKGS ?= ./...
+BENCHTIME ?= 1s
+BENCH_OUT ?= bench/results/bench.txt
 bench:
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) ./...
+	@mkdir -p $(dir $(BENCH_OUT))
+	@{ $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count=$(COUNT) -benchtime=$(BENCHTIME) $(BENCH_PKGS) 2>&1; \
+	  echo $$? >$(BENCH_OUT).status; } | tee $(BENCH_OUT); \
+	status=$$(cat $(BENCH_OUT).status); rm -f $(BENCH_OUT).status; \
+	echo "benchmarks written to $(BENCH_OUT)"; exit $$status
+
+## bench-compare: benchstat of two `make bench` outputs, OLD (the baseline) against NEW;
+## e.g. make bench BENCH_OUT=bench/results/old.txt COUNT=6, change the code, make bench COUNT=6,
+## then make bench-compare. benchstat comes from the Go module proxy, pinned here.
+BENCHSTAT ?= $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+OLD ?= bench/results/old.txt
+NEW ?= $(BENCH_OUT)
+bench-compare:
+	$(BENCHSTAT) $(OLD) $(NEW)
+
+## peers: the benchmarks.md workload through the official TypeScript MCP client against kg (json, bolt)
+## and @modelcontextprotocol/server-memory (bench/peers/README.md); long, so not part of test or e2e.
+## ARGS passes options, e.g. make peers ARGS='--sizes 1000,5000 --reps 3'
+ARGS ?=
+peers:
+	GO=$(GO) bench/peers/run.sh $(ARGS)
+
+## fuzz: every fuzz target (scripts/fuzz.sh), one after another, each for FUZZTIME; then the
+## executions of each. FUZZFLAGS go to go test (e.g. FUZZFLAGS=-parallel=1)
+FUZZTIME         ?= 30s
+FUZZMINIMIZETIME ?= 5s
+FUZZFLAGS        ?=
+fuzz:
+	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZMINIMIZETIME='$(FUZZMINIMIZETIME)' FUZZFLAGS='$(FUZZFLAGS)' scripts/fuzz.sh
 
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
-## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh
+## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh;
+## then the kill -9 test of the built binary, KILL_CYCLES kills per backend (docs/reliability.md)
+KILL_CYCLES ?= 100
 e2e: build e2e-deps ui-check
 	e2e/run.sh $(BIN)
+	$(GO) test -count=1 -v -timeout 60m -run '^TestKillServer$$' ./e2e/reliability -args -kg=$(CURDIR)/$(BIN) -kill.cycles=$(KILL_CYCLES)
+
+## soak: 32 sessions of mixed calls for SOAK per backend against a -race build (docs/reliability.md)
+SOAK ?= 60s
+soak:
+	$(GO) test -count=1 -v -timeout 60m -run '^TestSoak$$' ./e2e/reliability -args -soak=$(SOAK)
 
 ## ui: rebuild the web page's embedded assets (adapters/http/ui/dist) from adapters/http/ui/web
 ui:
@@ -65,8 +106,23 @@ e2e-deps:
 	e2e/install.sh
 	e2e/node22/install.sh
 
-## lint: vet and formatting
-lint: vet fmt-check
+## lint: vet, formatting, staticcheck (every check, staticcheck.conf) and govulncheck; the
+## two tools are pinned in go.mod and run with `go tool`
+lint: vet fmt-check staticcheck govulncheck
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+# govulncheck needs its database (vuln.go.dev, or a mirror named by GOVULNDB).
+# When it cannot be reached the check is skipped with one line; a finding,
+# or any other failure, fails the target.
+govulncheck:
+	@out=$$($(GO) tool govulncheck $${GOVULNDB:+-db "$$GOVULNDB"} ./... 2>&1); rc=$$?; \
+	if [ $$rc -ne 0 ] && printf '%s\n' "$$out" | grep -q '^govulncheck: fetching vulnerabilities'; then \
+		echo "govulncheck: skipped, its vulnerability database cannot be reached ($$(printf '%s\n' "$$out" | grep -o 'https://[^"]*' | head -n1)); set GOVULNDB to a mirror"; \
+		exit 0; \
+	fi; \
+	printf '%s\n' "$$out"; exit $$rc
 
 clean:
 	rm -rf bin

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -132,6 +133,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 			"the %s failed while saving (%v); nothing was changed, and it is reloaded from storage at the next request", graphName(e.key), r)
 		st.drop(e, fail)
 		st.settled(e)
+		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: fail})
 		for _, op := range batch {
 			op.err, op.events = fail, nil
 			close(op.done)
@@ -141,7 +143,11 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	dirty := st.apply(e, batch, stamps)
 	var err error
 	if dirty {
-		err = st.save(ctx, e)
+		var took time.Duration
+		took, err = st.save(ctx, e)
+		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Saved: true, SaveTime: took, Err: err})
+	} else {
+		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch)})
 	}
 	if err != nil {
 		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
@@ -164,6 +170,9 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	for _, op := range batch {
 		if op.err == nil {
 			for _, ev := range op.events {
+				if ev.Compaction != nil {
+					st.metrics.NodesMoved(*ev.Compaction)
+				}
 				st.events.Publish(ev)
 			}
 		}
@@ -196,14 +205,19 @@ func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain
 }
 
 // save commits the graph's pending changes, then checkpoints the graph, or
-// rolls it back to its last durable state when the commit failed.
-func (st *store) save(ctx context.Context, e *graphEntry) error {
+// rolls it back to its last durable state when the commit failed. It
+// returns how long the commit took.
+func (st *store) save(ctx context.Context, e *graphEntry) (time.Duration, error) {
 	// Only the committer changes the graph, so a shared lock is enough to
 	// keep it still during the I/O, and reads go on meanwhile.
+	var took time.Duration
 	err := func() error {
 		e.mu.RLock()
 		defer e.mu.RUnlock()
-		return st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
+		start := time.Now()
+		err := st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
+		took = time.Since(start)
+		return err
 	}()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -212,5 +226,5 @@ func (st *store) save(ctx context.Context, e *graphEntry) error {
 	} else {
 		e.g.Rollback()
 	}
-	return err
+	return took, err
 }

@@ -16,7 +16,7 @@ func (s *Service) Compact(ctx context.Context, sc Scope) (domain.Moves, error) {
 	}
 	var moves domain.Moves
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m, evs := s.compactRun(g, at)
+		m, evs := s.compactRunOn(ports.CompactionOnRequest, g, at)
 		moves = m
 		return evs, nil
 	})
@@ -29,7 +29,13 @@ func (s *Service) Compact(ctx context.Context, sc Scope) (domain.Moves, error) {
 // compactRun is the compaction run of one write, with its compacted event
 // when it moved nodes.
 func (s *Service) compactRun(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
+	return s.compactRunOn(ports.CompactionOnWrite, g, at)
+}
+
+// compactRunOn is a compaction run started by trigger.
+func (s *Service) compactRunOn(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
 	m := g.Compact(at.Now, s.cfg.Policy)
+	s.store.metrics.CompactionRan(trigger)
 	if m.Empty() {
 		return m, nil
 	}

@@ -48,6 +48,9 @@ type Deps struct {
 	Events   ports.Events
 	Paths    ports.PathResolver
 	Log      *slog.Logger
+	// Metrics is told of each write batch, compaction run and new session;
+	// nil records nothing.
+	Metrics ports.Metrics
 }
 
 // The Service methods the inbound adapters use (bodies in the files beside

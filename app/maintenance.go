@@ -117,6 +117,7 @@ func (s *Service) guard(what string, fn func() error) (err error) {
 func (s *Service) maintain(ctx context.Context, e *graphEntry) error {
 	return s.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m := g.Compact(at.Now, s.cfg.Policy)
+		s.store.metrics.CompactionRan(ports.CompactionOnMaintenance)
 		pm := g.Prune(at, s.cfg.Policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)
 		m.Steps = append(m.Steps, pm.Steps...)

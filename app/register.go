@@ -44,6 +44,7 @@ func (s *Service) newSession(ctx context.Context, project string) (ports.Session
 	if err != nil {
 		return ports.Session{}, err
 	}
+	s.store.metrics.SessionStarted()
 	s.log.Info("session started", "session", sess.ID, "project", project)
 	return sess, nil
 }

@@ -41,7 +41,10 @@ func New(cfg Config, deps Deps) (*Service, error) {
 // Open is New with a context for the start-up I/O.
 func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if deps.Graphs == nil || deps.Sessions == nil || deps.Clock == nil || deps.Events == nil || deps.Paths == nil {
-		return nil, &domain.Error{Kind: domain.KindInternal, Msg: "app.New: every dependency but Log is required"}
+		return nil, &domain.Error{Kind: domain.KindInternal, Msg: "app.New: every dependency but Log and Metrics is required"}
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = ports.NoMetrics{}
 	}
 	cfg = cfg.withDefaults()
 	log := deps.Log
@@ -63,7 +66,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
 	s.store = newStore(storeDeps{
-		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events,
+		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
 		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond),
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {

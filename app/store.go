@@ -22,6 +22,8 @@ type storeDeps struct {
 	policy domain.Policy
 	log    *slog.Logger
 	events ports.Events // receives the events of each durable batch
+	// metrics is told of each batch, compaction run and durable move.
+	metrics ports.Metrics
 	// minSeq returns the highest seq any live session has seen of a graph:
 	// the lowest seq the graph may continue from when it is loaded.
 	minSeq func(domain.GraphKey) uint64
@@ -169,6 +171,10 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 		st.log.Warn("graph load", "graph", key.String(), "note", n)
 	}
 	moves := g.Compact(st.clock.Now(), st.policy)
+	st.metrics.CompactionRan(ports.CompactionOnLoad)
+	if !moves.Empty() {
+		st.metrics.NodesMoved(moves) // served from now on, saved now or with the next write
+	}
 	// A graph never stored is not written until its first change: naming
 	// a project must not leave an empty folder behind.
 	if !g.Pending().Empty() && !data.Empty() {

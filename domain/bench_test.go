@@ -35,7 +35,7 @@ func BenchmarkCompact(b *testing.B) {
 			g, _ := Restore(GraphKey{Level: LevelUser}, data, RestoreOptions{})
 			return g
 		}
-		b.Run(fmt.Sprintf("nodes=%d/full", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("nodes=%d/run=full", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
@@ -47,13 +47,13 @@ func BenchmarkCompact(b *testing.B) {
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("nodes=%d/restore+full", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("nodes=%d/run=restore+full", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				restore().Compact(workloadNow, p)
 			}
 		})
-		b.Run(fmt.Sprintf("nodes=%d/plan", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("nodes=%d/run=plan", n), func(b *testing.B) {
 			g := restore()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -61,7 +61,7 @@ func BenchmarkCompact(b *testing.B) {
 				PlanCompaction(g, workloadNow, p)
 			}
 		})
-		b.Run(fmt.Sprintf("nodes=%d/within-budget", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("nodes=%d/run=within-budget", n), func(b *testing.B) {
 			g := restore()
 			g.Compact(workloadNow, p)
 			b.ReportAllocs()

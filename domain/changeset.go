@@ -34,7 +34,6 @@ func (c ChangeSet) Empty() bool {
 		len(c.EdgeTombstones) == 0 && len(c.Progress) == 0 && !c.Meta
 }
 
-// Size returns the number of items named.
 // Everything names every item of the graph and its metadata. Committing it
 // writes the whole graph on any backend, as a migration or a copy between
 // backends must; a per-item backend otherwise writes only what Pending names.
@@ -103,6 +102,7 @@ func (c ChangeSet) Merge(o ChangeSet) {
 	}
 }
 
+// Size returns the number of items named.
 func (c ChangeSet) Size() int {
 	n := len(c.Nodes) + len(c.Edges) + len(c.NodeTombstones) + len(c.EdgeTombstones) + len(c.Progress)
 	if c.Meta {

@@ -7,16 +7,19 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/kg-memory/kg/adapters/metrics"
 )
 
 // logRequests logs one line per request: method, route pattern (not the raw
-// path, which may carry ids), status, bytes written and duration. A request
+// path, which may carry ids), status, bytes written and duration, and
+// records the same in the request metrics of m (nil: none). A request
 // the server turned away (see refused) or that matched no route also gets
 // its path, Host and Origin (and Sec-Fetch-Site), so an operator can tell
 // what was refused and why. Bodies, query strings (a WebSocket may carry
 // its token there) and the Authorization header are never logged: bodies
 // hold node contents (docs/design/operations.md).
-func logRequests(log *slog.Logger) func(http.Handler) http.Handler {
+func logRequests(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -26,13 +29,15 @@ func logRequests(log *slog.Logger) func(http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http sends 200
 			}
+			took := time.Since(start)
 			route := routeOf(r)
+			m.Request(r.Method, route, status, took)
 			attrs := []slog.Attr{
 				slog.String("method", r.Method),
 				slog.String("route", route),
 				slog.Int("status", status),
 				slog.Int("bytes", ww.BytesWritten()),
-				slog.Duration("duration", time.Since(start)),
+				slog.Duration("duration", took),
 			}
 			if route == unmatched || refused(status) {
 				attrs = append(attrs, slog.String("path", bounded(r.URL.Path)), slog.String("host", bounded(r.Host)))

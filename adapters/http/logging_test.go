@@ -27,7 +27,7 @@ func TestLogRequests(t *testing.T) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
 	r := chi.NewRouter()
-	r.Use(logRequests(log))
+	r.Use(logRequests(log, nil))
 	r.Post("/api/nodes/{level}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusCreated) })
 
 	req := httptest.NewRequest(http.MethodPost, "/api/nodes/user", strings.NewReader(`{"gist":"top secret content"}`))
@@ -178,7 +178,7 @@ func TestServedRequestsLogNoPath(t *testing.T) {
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))
 	r := chi.NewRouter()
-	r.Use(logRequests(log))
+	r.Use(logRequests(log, nil))
 	r.Get("/api/nodes/{level}/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
 	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/api/nodes/user/private-id", nil))
 	if strings.Contains(buf.String(), "private-id") || !strings.Contains(buf.String(), `"route":"/api/nodes/{level}/{id}"`) {

@@ -14,6 +14,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/rest"
 	"github.com/kg-memory/kg/adapters/http/ui"
 	"github.com/kg-memory/kg/adapters/http/ws"
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -40,6 +41,10 @@ type Config struct {
 	// so that tests control it.
 	Clock   ports.Clock
 	Started domain.Micros
+
+	// Metrics records the requests and tool calls and is served at
+	// /metrics; nil: metrics of this server alone (metrics.New).
+	Metrics *metrics.Metrics
 }
 
 // Service is what the HTTP side needs of the app: the use cases of the
@@ -50,17 +55,23 @@ type Service interface {
 	rest.Service
 	ws.Service
 	Health(ctx context.Context) app.Health
+	Gauges() app.Gauges
 }
 
 // NewServer returns the one handler of the HTTP side: the chi router with
 // its security middleware, serving MCP at "/", the health check at /health
-// and /api/health, the REST API under /api, the WebSocket at /ws, fed by
-// hub, and the web page at /ui/. Anything else is 404.
+// and /api/health, the metrics at /metrics, the REST API under /api, the
+// WebSocket at /ws, fed by hub, and the web page at /ui/. Anything else is
+// 404.
 func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.Handler {
 	auth := newTokenAuth(cfg.AuthToken, cfg.Clock)
+	m := cfg.Metrics
+	if m == nil {
+		m = metrics.New()
+	}
 	r := chi.NewRouter()
 	r.Use(
-		logRequests(log),
+		logRequests(log, m),
 		middleware.Recoverer,
 		boundBody(cfg.BodyReadTimeout),
 		checkHost(cfg.AllowedHosts),
@@ -85,12 +96,15 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 	})
 	wsOpts := cfg.WebSocket
 	wsOpts.AllowedOrigins = cfg.AllowedOrigins
-	r.Get(wsPath, ws.New(svc, hub, wsOpts, log).ServeHTTP)
+	sockets := ws.New(svc, hub, wsOpts, log)
+	r.Get(wsPath, sockets.ServeHTTP)
 
 	// MCP answers POST only; chi answers GET and DELETE (and any other
 	// method) with 405, as stateless Streamable HTTP has no server stream
 	// and no session to delete.
-	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log).ServeHTTP)
+	r.With(limitBody(domain.MaxBodyBytes)).Post("/", mcp.New(cfg.Version, svc, log, m).ServeHTTP)
+
+	mountMetrics(r, m, svc, sockets, log)
 
 	mountUI(r, auth, http.HandlerFunc(notFound), log)
 	return r

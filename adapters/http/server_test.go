@@ -39,10 +39,11 @@ func (b brokenUser) Load(ctx context.Context, key domain.GraphKey) (domain.Graph
 }
 
 type testServer struct {
-	url   string
-	clock *clock.Manual
-	hub   *events.Hub
-	store *memory.Store // the sessions, and the graphs unless the test gave its own
+	url     string
+	handler http.Handler // what NewServer returned: the router
+	clock   *clock.Manual
+	hub     *events.Hub
+	store   *memory.Store // the sessions, and the graphs unless the test gave its own
 }
 
 // newTestServer runs the whole HTTP side on :0 over a real app on the
@@ -62,13 +63,14 @@ func newTestServer(t *testing.T, cfg Config, graphs ports.GraphRepository) *test
 		t.Fatal(err)
 	}
 	cfg.Clock, cfg.Started = clk, clk.Now()
-	srv := httptest.NewServer(NewServer(cfg, svc, hub, log))
+	h := NewServer(cfg, svc, hub, log)
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		hub.Close() // ends the sockets, which the server's Close does not wait for
 		srv.Close()
 		_ = svc.Close(context.Background())
 	})
-	return &testServer{url: srv.URL, clock: clk, hub: hub, store: st}
+	return &testServer{url: srv.URL, handler: h, clock: clk, hub: hub, store: st}
 }
 
 func (s *testServer) do(t *testing.T, method, path, body string, header map[string]string) (*http.Response, string) {

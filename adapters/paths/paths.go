@@ -4,6 +4,7 @@ package paths
 
 import (
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -17,10 +18,16 @@ type OS struct{}
 // Canonical returns the real path of p (symlinks resolved) when it exists,
 // else the cleaned p. It never walks up to a repository root: the project
 // is the folder named, as the replaced server keyed it. A relative p is an
-// invalid-argument error; the app names the argument (cwd, project_path).
+// invalid-argument error, and so is one that is not valid UTF-8; the app
+// names the argument (cwd, project_path).
 func (OS) Canonical(p string) (string, error) {
 	if p == "" || !filepath.IsAbs(p) {
 		return "", domain.Invalidf("path", "must be an absolute path")
+	}
+	if !utf8.ValidString(p) {
+		// A project's path is stored as text (JSON, the sessions): bytes
+		// that are not UTF-8 would read back as another path.
+		return "", domain.Invalidf("path", "must be valid UTF-8")
 	}
 	clean := filepath.Clean(p)
 	real, err := filepath.EvalSymlinks(clean)
@@ -28,6 +35,9 @@ func (OS) Canonical(p string) (string, error) {
 		// Missing (not created yet), not ours to look into, or a symlink
 		// loop: keyed by the path as given, which is all a key needs.
 		return clean, nil
+	}
+	if !utf8.ValidString(real) {
+		return "", domain.Invalidf("path", "%q resolves to %q, which is not valid UTF-8", p, real)
 	}
 	return real, nil
 }

@@ -45,11 +45,29 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
-func TestCanonicalRejectsRelative(t *testing.T) {
-	for _, p := range []string{"", "rel/path", "./x"} {
+func TestCanonicalRejectsRelativeAndNotUTF8(t *testing.T) {
+	for _, p := range []string{"", "rel/path", "./x", "/home/dev/\xff", "/home/\xc3(/x"} {
 		_, err := OS{}.Canonical(p)
 		if domain.KindOf(err) != domain.KindInvalid {
 			t.Errorf("Canonical(%q) error = %v, want an invalid error", p, err)
 		}
+	}
+}
+
+func TestCanonicalRejectsALinkToAPathNotUTF8(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(root, "caf\xe9")
+	link := filepath.Join(root, "link")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Skipf("this file system refuses a name that is not UTF-8: %v", err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (OS{}).Canonical(link); domain.KindOf(err) != domain.KindInvalid {
+		t.Errorf("Canonical(%q) error = %v, want an invalid error: its real path is not UTF-8", link, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -18,9 +19,12 @@ const BackendName = ".backend"
 // the caller's to say: rootdir knows no backend.
 func Backend(root string) (string, error) {
 	path := filepath.Join(root, BackendName)
-	b, err := os.ReadFile(path)
+	b, err := readNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return "", notALink(path)
 	}
 	if err != nil {
 		return "", domain.Unavailable(err, "read %s: %v", path, err)

@@ -3,6 +3,8 @@ package rootdir
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,10 +36,16 @@ type Holder struct {
 // the holder's pid and address.
 func Acquire(root, addr string) (*Lock, error) {
 	path := filepath.Join(root, LockName)
-	// No O_TRUNC: until the lock is ours the content is the holder's.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// No O_TRUNC: until the lock is ours the content is the holder's. No
+	// link followed: this process's pid and address are written into it,
+	// which a link planted in the root would carry outside (docs/security.md).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, notALink(path)
+	}
 	if err != nil {
-		return nil, domain.Unavailable(err, "open %s: %v", path, err)
+		return nil, domain.Unavailable(err, "cannot open %s, the storage root's lock: %v; the root must be a folder kg can write to",
+			path, cause(err))
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		h := readHolder(path)
@@ -52,10 +60,20 @@ func Acquire(root, addr string) (*Lock, error) {
 		_, err = f.WriteAt([]byte(content), 0)
 		if err != nil {
 			_ = f.Close()
-			return nil, domain.Unavailable(err, "write %s: %v", path, err)
+			return nil, domain.Unavailable(err, "cannot write %s, the storage root's lock: %v", path, cause(err))
 		}
 	}
 	return &Lock{f: f}, nil
+}
+
+// cause is what went wrong with a file, without the operation and path a
+// *fs.PathError repeats: the messages above name the file themselves.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // held says who holds the lock at path, as its holder wrote itself: a
@@ -87,7 +105,7 @@ func (h Holder) Running() bool {
 func ReadHolder(root string) Holder { return readHolder(filepath.Join(root, LockName)) }
 
 func readHolder(path string) Holder {
-	b, err := os.ReadFile(path)
+	b, err := readNoFollow(path)
 	if err != nil {
 		return Holder{}
 	}
@@ -108,4 +126,22 @@ func (l *Lock) Release() error {
 		return fmt.Errorf("release lock: %w", err)
 	}
 	return nil
+}
+
+// readNoFollow reads the named file, refusing a symbolic link (ELOOP):
+// kg reads nothing outside its root through a link planted in it.
+func readNoFollow(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// notALink is the error for a file of the root that is a symbolic link.
+func notALink(path string) error {
+	target, _ := os.Readlink(path)
+	return domain.Unavailable(nil, "%s is a symbolic link (to %s); kg uses only regular files inside its storage root: "+
+		"remove the link", path, target)
 }

@@ -113,6 +113,22 @@ func TestHeldByACommand(t *testing.T) {
 	}
 }
 
+// A lock that cannot be opened (here a folder where the file should be;
+// on a read-only root, the same message ends "read-only file system") is
+// one sentence naming the file once, why, and what the root must be.
+func TestLockThatCannotBeOpened(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, LockName)
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Acquire(root, "")
+	want := "cannot open " + path + ", the storage root's lock: is a directory; the root must be a folder kg can write to"
+	if domain.KindOf(err) != domain.KindUnavailable || err.Error() != want {
+		t.Errorf("Acquire = %v\nwant unavailable: %s", err, want)
+	}
+}
+
 func TestBackendMarker(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -162,5 +178,43 @@ func TestWriteBackend(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, BackendName+".tmp")); !os.IsNotExist(err) {
 			t.Errorf("temporary file left behind: %v", err)
 		}
+	}
+}
+
+// A .lock or .backend planted in the root as a symbolic link is refused,
+// not followed: the lock would write this process's pid and address into
+// the link's target, and the marker would be read from outside the root.
+func TestLinksInTheRootAreRefused(t *testing.T) {
+	for _, name := range []string{LockName, BackendName} {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+			if err := os.Mkdir(root, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(outside, []byte("json\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(root, name)); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if name == LockName {
+				var l *Lock
+				l, err = Acquire(root, "127.0.0.1:8765")
+				_ = l.Release()
+			} else {
+				_, err = Backend(root)
+			}
+			if domain.KindOf(err) != domain.KindUnavailable || !strings.Contains(err.Error(), "is a symbolic link (to "+outside+")") {
+				t.Errorf("error %v, want unavailable: a symbolic link", err)
+			}
+			if b, _ := os.ReadFile(outside); string(b) != "json\n" {
+				t.Errorf("the file outside the root now holds %q", b)
+			}
+			if h := ReadHolder(root); h != (Holder{}) {
+				t.Errorf("ReadHolder read %+v through the link", h)
+			}
+		})
 	}
 }

@@ -16,8 +16,11 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/adapters/clock"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kg-memory/kg/adapters/events"
 	khttp "github.com/kg-memory/kg/adapters/http"
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
@@ -35,10 +38,13 @@ type lockAddr string
 // wire take the lock before opening anything.
 type lockedRoot string
 
-// storage is an opened backend: the repositories the app is built on.
+// storage is an opened backend: the repositories the app is built on, and
+// the backend's own metrics (its fsync or write time), which the server
+// registers with the rest.
 type storage struct {
-	Graphs   ports.GraphRepository
-	Sessions ports.SessionRepository
+	Graphs     ports.GraphRepository
+	Sessions   ports.SessionRepository
+	Collectors []prometheus.Collector
 }
 
 // closeTimeout bounds the app's Close when it runs as a cleanup (start-up
@@ -101,12 +107,14 @@ func makeRoot(root string) error {
 
 // openJSON opens the JSON-file store on a locked root. It holds no
 // resource beyond the lock, so its cleanup does nothing.
+// Every fsync it makes is timed for the metrics.
 func openJSON(_ context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error) {
-	s, err := jsonfile.Open(string(root), jsonfile.Options{Logger: log})
+	fsync := metrics.NewFsync()
+	s, err := jsonfile.Open(string(root), jsonfile.Options{Logger: log, FS: jsonfile.TimeSyncs(jsonfile.OS{}, fsync)})
 	if err != nil {
 		return storage{}, nil, err
 	}
-	return storage{Graphs: s, Sessions: s}, func() {}, nil
+	return storage{Graphs: s, Sessions: s, Collectors: []prometheus.Collector{fsync}}, func() {}, nil
 }
 
 // openBolt opens <root>/kg.db. The cleanup closes it, which releases its
@@ -116,7 +124,7 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 	if err != nil {
 		return storage{}, nil, err
 	}
-	return storage{Graphs: s, Sessions: s}, func() {
+	return storage{Graphs: s, Sessions: s, Collectors: []prometheus.Collector{metrics.NewBoltWrites(s.WriteTime)}}, func() {
 		if err := s.Close(); err != nil {
 			log.Error("closing the bolt store failed", "err", err)
 		}
@@ -149,11 +157,26 @@ func openService(ctx context.Context, cfg app.Config, deps app.Deps) (*app.Servi
 	}, nil
 }
 
+// newMetrics is the server's metrics (docs/operations.md#metrics), on a
+// registry of their own, with the storage backend's collectors.
+func newMetrics(st storage) (*metrics.Metrics, error) {
+	m := metrics.New()
+	if err := m.Register(st.Collectors...); err != nil {
+		return nil, fmt.Errorf("register the storage metrics: %w", err)
+	}
+	return m, nil
+}
+
+// noMetrics is what the app records into when no server runs (kg import
+// on the files): nothing.
+func noMetrics() ports.Metrics { return ports.NoMetrics{} }
+
 // httpConfig is the HTTP side's share of the settings. Started is read
 // here, once the storage is open, so uptime counts from when the server
 // could serve.
-func httpConfig(cfg Config, clk ports.Clock) khttp.Config {
+func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics) khttp.Config {
 	return khttp.Config{
+		Metrics:        m,
 		Version:        readBuildInfo().Version,
 		Storage:        cfg.Storage,
 		AllowedHosts:   cfg.AllowedHosts,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/events"
 	khttp "github.com/kg-memory/kg/adapters/http"
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
 )
@@ -54,13 +55,15 @@ var httpSet = wire.NewSet(
 	wire.Struct(new(server), "*"),
 )
 
-// initServer builds the server on an opened storage.
+// initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
-	panic(wire.Build(appSet, httpSet, wire.Bind(new(khttp.Service), new(*app.Service))))
+	panic(wire.Build(appSet, httpSet, newMetrics, wire.Bind(new(ports.Metrics), new(*metrics.Metrics)),
+		wire.Bind(new(khttp.Service), new(*app.Service))))
 }
 
 // initApp builds the app alone on an opened storage, for a command that
-// works on the files while no server runs (`kg import`).
+// works on the files while no server runs (`kg import`): it records no
+// metrics.
 func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
-	panic(wire.Build(appSet))
+	panic(wire.Build(appSet, noMetrics))
 }

@@ -53,7 +53,7 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 	}, nil
 }
 
-// initServer builds the server on an opened storage.
+// initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
 	config := appConfig(cfg)
 	graphRepository := st.Graphs
@@ -61,6 +61,11 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	metrics, err := newMetrics(st)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	deps := app.Deps{
 		Graphs:   graphRepository,
 		Sessions: sessionRepository,
@@ -68,13 +73,14 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		Events:   hub,
 		Paths:    pathResolver,
 		Log:      log,
+		Metrics:  metrics,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	config2 := httpConfig(cfg, clock)
+	config2 := httpConfig(cfg, clock, metrics)
 	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,
@@ -88,7 +94,8 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 }
 
 // initApp builds the app alone on an opened storage, for a command that
-// works on the files while no server runs (`kg import`).
+// works on the files while no server runs (`kg import`): it records no
+// metrics.
 func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
 	config := appConfig(cfg)
 	graphRepository := st.Graphs
@@ -96,6 +103,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	metrics := noMetrics()
 	deps := app.Deps{
 		Graphs:   graphRepository,
 		Sessions: sessionRepository,
@@ -103,6 +111,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 		Events:   hub,
 		Paths:    pathResolver,
 		Log:      log,
+		Metrics:  metrics,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {

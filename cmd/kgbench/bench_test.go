@@ -102,7 +102,7 @@ func (h *httpBench) conns(b *testing.B, k int) []Conn {
 // json and on bolt.
 func BenchmarkHTTP(b *testing.B) {
 	for _, backend := range backends {
-		b.Run("read/backend="+backend, func(b *testing.B) {
+		b.Run("op=full_read/backend="+backend, func(b *testing.B) {
 			h := newHTTPBench(b, backend, 1)
 			cs := h.conns(b, 1)
 			ctx := context.Background()
@@ -114,7 +114,7 @@ func BenchmarkHTTP(b *testing.B) {
 	}
 	for _, backend := range backends {
 		for _, clients := range []int{1, 16} {
-			b.Run(fmt.Sprintf("put_node/backend=%s/clients=%d", backend, clients), func(b *testing.B) {
+			b.Run(fmt.Sprintf("op=put_node/backend=%s/clients=%d", backend, clients), func(b *testing.B) {
 				h := newHTTPBench(b, backend, clients)
 				cs := h.conns(b, clients)
 				ctx := context.Background()

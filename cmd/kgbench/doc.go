@@ -6,7 +6,8 @@
 // # Usage
 //
 //	kgbench [--url http://127.0.0.1:8765/] [--nodes 1000] [--clients 4] [--ops 200] [--seed 2024] [--cwd /abs/project]
-//	kgbench --inproc json|bolt [flags]
+//	kgbench --inproc json|bolt [--cpuprofile dir] [flags]
+//	kgbench --print-workload [--nodes 1000] [--ops 200] [--seed 2024]
 //
 // Without --inproc it drives the server at --url (start one with `kg
 // serve`; a server with --auth-token is not supported). With --inproc json
@@ -28,19 +29,37 @@
 //     drawn with --seed (the data of the package benchmarks);
 //   - edge: kg_put_edge n_i --relates-to--> n_{i+1};
 //   - search: --ops kg_search calls of two vocabulary terms each;
-//   - full_read: --ops kg_read calls without id (the full read).
+//   - full_read: --ops kg_read calls without id (the full read);
+//   - floor: --ops kg_progress calls for a task never saved: a call that
+//     writes nothing, what any call costs through the client.
 //
 // ops/s is the phase's operations over its wall time; p50 and p99 are
 // nearest-rank percentiles of the per-call latency. Then a final check
-// reads every node back by id (kg_read ids, level project) and compares its
-// gist, notes and chain edge with what was written; the check restores
-// archived nodes, which is why it runs after the measurements. The exit
+// reads the project graph back whole through GET /api/export (every node,
+// whatever its tier; unlike a kg_read by id it restores nothing) and
+// compares every node's gist and notes and every chain edge with what was
+// written. The exit
 // status is 0 when every write arrived, 1 when the run failed or a write is
 // missing, 2 for a bad command line.
 //
 // Example (the machine is shared: compare figures of one run only):
 //
 //	go run ./cmd/kgbench --inproc json --nodes 1000 --clients 16 --ops 200
+//
+// With --cpuprofile dir, each phase runs under a CPU profile of its own,
+// written to dir/<phase>.pprof (create, edge, search, full_read, floor). With
+// --inproc the profile holds the server's whole MCP path (HTTP, MCP, app,
+// storage) beside the mcp-go client's share; keep the server's with
+//
+//	go tool pprof -top -focus 'net/http.\(\*conn\).serve' dir/create.pprof
+//
+// docs/performance.md keeps the summary of the profiles at 5,000 nodes.
+//
+// With --print-workload it prints the workload as one JSON document
+// ({"seed", "nodes": [{"id", "gist", "notes"}], "edges": [{"from", "to",
+// "rel"}], "queries"}) and exits: bench/peers replays that document
+// through the official TypeScript MCP client, so this package is the one
+// definition of the workload for both harnesses.
 //
 // # Other servers
 //

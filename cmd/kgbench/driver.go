@@ -23,6 +23,9 @@ type Conn interface {
 	CreateEdge(ctx context.Context, e Edge) error
 	Search(ctx context.Context, query string) error
 	FullRead(ctx context.Context) error
+	// Floor is a call that writes nothing and reads next to nothing:
+	// what any call costs through the client.
+	Floor(ctx context.Context) error
 	Close() error
 }
 

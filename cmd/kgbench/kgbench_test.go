@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestWorkloadShape(t *testing.T) {
@@ -118,7 +124,7 @@ func TestRunInproc(t *testing.T) {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 			}
 			out := stdout.String()
-			for _, want := range []string{"create", "edge", "search", "full_read", "check: 25/25 nodes, 24/24 edges: every write arrived"} {
+			for _, want := range []string{"create", "edge", "search", "full_read", "floor", "check: 25/25 nodes, 24/24 edges: every write arrived"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("report lacks %q:\n%s", want, out)
 				}
@@ -142,7 +148,7 @@ func TestVerifyFindsMissingWrites(t *testing.T) {
 	})
 	w := NewWorkload(10, 2, DefaultSeed)
 	d := newKGDriver(srv.URL, "/kgbench/verify-test", 2)
-	stats, chk, err := Run(ctx, d, w, 2, 2)
+	stats, chk, err := Run(ctx, d, w, RunOptions{Clients: 2, Ops: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,5 +174,58 @@ func TestVerifyFindsMissingWrites(t *testing.T) {
 	report(&out, stats, chk)
 	if !strings.Contains(out.String(), "WRITES MISSING") || !strings.Contains(out.String(), "n000012 missing") {
 		t.Errorf("report does not say what is missing:\n%s", &out)
+	}
+}
+
+// TestPrintWorkload checks that --print-workload prints exactly the
+// workload NewWorkload generates: bench/peers replays this document, so it
+// must be the same data the Go benchmarks use.
+func TestPrintWorkload(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--print-workload", "--nodes", "30", "--ops", "7", "--seed", "99"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, &stderr)
+	}
+	var got workloadJSON
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, &stdout)
+	}
+	w := NewWorkload(30, 7, 99)
+	want := workloadJSON{Seed: 99, Queries: w.Queries}
+	for _, n := range w.Nodes {
+		want.Nodes = append(want.Nodes, nodeJSON{ID: n.ID, Gist: n.Gist, Notes: n.Notes})
+	}
+	for _, e := range w.Edges {
+		want.Edges = append(want.Edges, edgeJSON{From: e.From, To: e.To, Rel: e.Rel})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("printed workload (-want +got):\n%s", diff)
+	}
+	for _, key := range []string{`"id":"n000001"`, `"gist":`, `"notes":[`, `"rel":"relates-to"`, `"queries":[`} {
+		if !strings.Contains(stdout.String(), key) {
+			t.Errorf("the document lacks %s, which bench/peers reads", key)
+		}
+	}
+}
+
+// TestCPUProfilePerPhase checks that --cpuprofile writes one readable
+// profile per phase.
+func TestCPUProfilePerPhase(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "profiles")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--inproc", "json", "--nodes", "20", "--ops", "4", "--clients", "2", "--cpuprofile", dir}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	for _, phase := range []string{kindCreate, kindEdge, kindSearch, kindFullRead, kindFloor} {
+		f, err := os.Open(filepath.Join(dir, phase+".pprof"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A CPU profile is a gzipped protocol buffer.
+		_, err = gzip.NewReader(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s.pprof is not a profile: %v", phase, err)
+		}
 	}
 }

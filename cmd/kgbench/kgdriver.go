@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -125,66 +127,73 @@ func (k *kgConn) FullRead(ctx context.Context) error {
 
 func (k *kgConn) Close() error { return k.c.Close() }
 
-// verifyBatch is how many nodes one kg_read by ids asks for.
-const verifyBatch = 100
+// Floor is kg_progress of a task that was never saved: a call that
+// writes nothing and reads next to nothing, the floor of any call.
+func (k *kgConn) Floor(ctx context.Context) error {
+	return k.call(ctx, "kg_progress", map[string]any{"session_id": k.session, "level": "project", "task_id": "kgbench-floor"}, nil)
+}
 
-// Verify reads every workload node of the project by id (reads by id show
-// archived and orphaned nodes too) and checks its gist, notes and chain
-// edge. The reads restore archived nodes, so it runs after the measurements.
+// Verify reads the project graph back whole through GET /api/export (every
+// node in any tier, every edge) and checks every workload node's gist and
+// notes and every chain edge. Unlike reads by id, which promote archived
+// nodes one durable write each, the export changes nothing.
 func (d *kgDriver) Verify(ctx context.Context, w Workload) (Check, error) {
 	chk := Check{Nodes: len(w.Nodes), Edges: len(w.Edges)}
-	c, err := d.Connect(ctx)
+	u, err := url.Parse(d.url)
 	if err != nil {
 		return chk, err
 	}
-	defer c.Close()
-	k := c.(*kgConn)
-	type node struct {
-		ID    string   `json:"id"`
-		Gist  string   `json:"gist"`
-		Notes []string `json:"notes"`
-		Out   []Edge   `json:"edges_out"`
+	u = u.JoinPath("api", "export")
+	u.RawQuery = url.Values{"level": {"project"}, "project_path": {d.cwd}}.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return chk, err
 	}
-	var got map[string]node = make(map[string]node, len(w.Nodes))
-	for lo := 0; lo < len(w.Nodes); lo += verifyBatch {
-		ids := make([]string, 0, verifyBatch)
-		for _, n := range w.Nodes[lo:min(lo+verifyBatch, len(w.Nodes))] {
-			ids = append(ids, n.ID)
-		}
-		var out struct {
-			Nodes []node `json:"nodes"`
-		}
-		err := k.call(ctx, "kg_read", map[string]any{"session_id": k.session, "ids": ids, "level": "project"}, &out)
-		if err != nil {
-			// One missing id fails the whole read: ask one at a time.
-			for _, id := range ids {
-				var one struct {
-					Nodes []node `json:"nodes"`
-				}
-				if err := k.call(ctx, "kg_read", map[string]any{"session_id": k.session, "id": id, "level": "project"}, &one); err != nil {
-					chk.problem(err.Error())
-					continue
-				}
-				out.Nodes = append(out.Nodes, one.Nodes...)
-			}
-		}
-		for _, n := range out.Nodes {
-			got[n.ID] = n
-		}
+	res, err := d.http.Do(req)
+	if err != nil {
+		return chk, fmt.Errorf("export: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<10))
+		return chk, fmt.Errorf("export: %s: %s", res.Status, body)
+	}
+	var doc struct {
+		Nodes []struct {
+			ID    string   `json:"id"`
+			Gist  string   `json:"gist"`
+			Notes []string `json:"notes"`
+		} `json:"nodes"`
+		Edges []Edge `json:"edges"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+		return chk, fmt.Errorf("export: %w", err)
+	}
+	type content struct {
+		gist  string
+		notes []string
+	}
+	nodes := make(map[string]content, len(doc.Nodes))
+	for _, n := range doc.Nodes {
+		nodes[n.ID] = content{n.Gist, n.Notes}
+	}
+	edges := make(map[Edge]bool, len(doc.Edges))
+	for _, e := range doc.Edges {
+		edges[e] = true
 	}
 	for _, want := range w.Nodes {
-		n, ok := got[want.ID]
+		n, ok := nodes[want.ID]
 		switch {
 		case !ok:
 			chk.problem("node " + want.ID + " missing")
-		case n.Gist != want.Gist || !slices.Equal(n.Notes, want.Notes):
-			chk.problem(fmt.Sprintf("node %s: gist %q notes %q, want %q %q", want.ID, n.Gist, n.Notes, want.Gist, want.Notes))
+		case n.gist != want.Gist || !slices.Equal(n.notes, want.Notes):
+			chk.problem(fmt.Sprintf("node %s: gist %q notes %q, want %q %q", want.ID, n.gist, n.notes, want.Gist, want.Notes))
 		default:
 			chk.NodesFound++
 		}
 	}
 	for _, e := range w.Edges {
-		if slices.Contains(got[e.From].Out, e) {
+		if edges[e] {
 			chk.EdgesFound++
 		} else {
 			chk.problem(fmt.Sprintf("edge %s --%s--> %s missing", e.From, e.Rel, e.To))

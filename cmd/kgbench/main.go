@@ -28,6 +28,11 @@ type options struct {
 	seed    uint64
 	cwd     string
 	inproc  string
+	// printWorkload: print the workload as JSON and exit (bench/peers
+	// replays it through the TypeScript client).
+	printWorkload bool
+	// cpuProfileDir: write one CPU profile per phase there.
+	cpuProfileDir string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -41,6 +46,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", DefaultSeed, "seed of the workload texts and queries")
 	fs.StringVar(&o.cwd, "cwd", "", "project path the sessions are bound to (default: a fresh /tmp/kgbench-<time>, so the check sees only this run)")
 	fs.StringVar(&o.inproc, "inproc", "", "json or bolt: start an in-process kg server on a temporary root instead of using --url")
+	fs.BoolVar(&o.printWorkload, "print-workload", false, "print the workload of --nodes, --ops and --seed as JSON and exit (what bench/peers replays)")
+	fs.StringVar(&o.cpuProfileDir, "cpuprofile", "", "folder to write one CPU profile per phase into (<phase>.pprof); with --inproc the profile holds the server's side of every call")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of benchmarks.md.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -79,6 +86,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kgbench: %v\n", err)
 		return 2
 	}
+	if o.printWorkload {
+		if err := writeWorkload(stdout, NewWorkload(o.nodes, o.ops, o.seed), o.seed); err != nil {
+			fmt.Fprintf(stderr, "kgbench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if o.cpuProfileDir != "" {
+		if err := os.MkdirAll(o.cpuProfileDir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "kgbench: --cpuprofile: %v\n", err)
+			return 1
+		}
+	}
 	url, where := o.url, o.url
 	if o.inproc != "" {
 		root, err := os.MkdirTemp("", "kgbench-root-")
@@ -103,7 +123,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	d := newKGDriver(url, o.cwd, o.clients)
 	fmt.Fprintf(stdout, "kgbench: %s, %s; %d nodes, %d edges, %d clients, %d searches and full reads, seed %d, cwd %s\n",
 		d.Name(), where, len(w.Nodes), len(w.Edges), o.clients, o.ops, o.seed, o.cwd)
-	stats, chk, err := Run(ctx, d, w, o.clients, o.ops)
+	stats, chk, err := Run(ctx, d, w, RunOptions{Clients: o.clients, Ops: o.ops, ProfileDir: o.cpuProfileDir})
 	if err != nil {
 		fmt.Fprintf(stderr, "kgbench: %v\n", err)
 		return 1

@@ -17,6 +17,7 @@ const (
 	kindEdge     = "edge"
 	kindSearch   = "search"
 	kindFullRead = "full_read"
+	kindFloor    = "floor"
 )
 
 // Stats are the figures of one operation kind.
@@ -99,10 +100,20 @@ func timed(ctx context.Context, kind string, workers, n int, op func(w, i int) e
 	return st
 }
 
-// Run replays w on d with the given number of concurrent clients: every
-// node, then every edge, then ops searches and ops full reads; then it
-// checks that every write arrived.
-func Run(ctx context.Context, d Driver, w Workload, clients, ops int) ([]Stats, Check, error) {
+// RunOptions say how Run replays a workload.
+type RunOptions struct {
+	Clients int // concurrent clients, each with its own Conn
+	Ops     int // searches, and as many full reads
+	// ProfileDir, when not empty, receives one CPU profile per phase,
+	// named <phase>.pprof (create.pprof, edge.pprof, ...).
+	ProfileDir string
+}
+
+// Run replays w on d with o.Clients concurrent clients: every node, then
+// every edge, then o.Ops searches, o.Ops full reads and o.Ops calls that
+// write nothing (the floor); then it checks that every write arrived.
+func Run(ctx context.Context, d Driver, w Workload, o RunOptions) ([]Stats, Check, error) {
+	clients, ops := o.Clients, o.Ops
 	conns := make([]Conn, 0, clients)
 	defer func() {
 		for _, c := range conns {
@@ -117,20 +128,42 @@ func Run(ctx context.Context, d Driver, w Workload, clients, ops int) ([]Stats, 
 		conns = append(conns, c)
 	}
 	var out []Stats
-	out = append(out, phase(ctx, kindCreate, conns, len(w.Nodes), func(ctx context.Context, c Conn, i int) error {
-		return c.CreateNode(ctx, w.Nodes[i])
-	}))
-	out = append(out, phase(ctx, kindEdge, conns, len(w.Edges), func(ctx context.Context, c Conn, i int) error {
-		return c.CreateEdge(ctx, w.Edges[i])
-	}))
-	if len(w.Queries) > 0 {
-		out = append(out, phase(ctx, kindSearch, conns, ops, func(ctx context.Context, c Conn, i int) error {
-			return c.Search(ctx, w.Queries[i%len(w.Queries)])
-		}))
+	// run runs one phase, under a CPU profile of its own when asked.
+	run := func(kind string, n int, op func(ctx context.Context, c Conn, i int) error) error {
+		stop, err := startProfile(o.ProfileDir, kind)
+		if err != nil {
+			return err
+		}
+		out = append(out, phase(ctx, kind, conns, n, op))
+		return stop()
 	}
-	out = append(out, phase(ctx, kindFullRead, conns, ops, func(ctx context.Context, c Conn, i int) error {
+	if err := run(kindCreate, len(w.Nodes), func(ctx context.Context, c Conn, i int) error {
+		return c.CreateNode(ctx, w.Nodes[i])
+	}); err != nil {
+		return out, Check{}, err
+	}
+	if err := run(kindEdge, len(w.Edges), func(ctx context.Context, c Conn, i int) error {
+		return c.CreateEdge(ctx, w.Edges[i])
+	}); err != nil {
+		return out, Check{}, err
+	}
+	if len(w.Queries) > 0 {
+		if err := run(kindSearch, ops, func(ctx context.Context, c Conn, i int) error {
+			return c.Search(ctx, w.Queries[i%len(w.Queries)])
+		}); err != nil {
+			return out, Check{}, err
+		}
+	}
+	if err := run(kindFullRead, ops, func(ctx context.Context, c Conn, i int) error {
 		return c.FullRead(ctx)
-	}))
+	}); err != nil {
+		return out, Check{}, err
+	}
+	if err := run(kindFloor, ops, func(ctx context.Context, c Conn, i int) error {
+		return c.Floor(ctx)
+	}); err != nil {
+		return out, Check{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return out, Check{}, err
 	}

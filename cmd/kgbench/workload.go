@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 )
@@ -91,4 +93,45 @@ func NewWorkload(n, q int, seed uint64) Workload {
 		w.Queries = append(w.Queries, vocabulary[qr.IntN(len(vocabulary))]+" "+vocabulary[qr.IntN(len(vocabulary))])
 	}
 	return w
+}
+
+// workloadJSON is the workload as bench/peers reads it: the same nodes,
+// edges and queries, so that the TypeScript harness replays exactly what
+// this package generates (one definition of the workload, here).
+type workloadJSON struct {
+	Seed    uint64     `json:"seed"`
+	Nodes   []nodeJSON `json:"nodes"`
+	Edges   []edgeJSON `json:"edges"`
+	Queries []string   `json:"queries"`
+}
+
+type nodeJSON struct {
+	ID    string   `json:"id"`
+	Gist  string   `json:"gist"`
+	Notes []string `json:"notes"`
+}
+
+type edgeJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Rel  string `json:"rel"`
+}
+
+// writeWorkload writes w as one JSON document.
+func writeWorkload(out io.Writer, w Workload, seed uint64) error {
+	doc := workloadJSON{Seed: seed, Nodes: make([]nodeJSON, 0, len(w.Nodes)), Edges: make([]edgeJSON, 0, len(w.Edges)), Queries: w.Queries}
+	for _, n := range w.Nodes {
+		doc.Nodes = append(doc.Nodes, nodeJSON(n))
+	}
+	for _, e := range w.Edges {
+		doc.Edges = append(doc.Edges, edgeJSON(e))
+	}
+	if doc.Queries == nil {
+		doc.Queries = []string{}
+	}
+	enc := json.NewEncoder(out)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write the workload: %w", err)
+	}
+	return nil
 }

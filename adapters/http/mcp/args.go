@@ -142,6 +142,9 @@ func (n *integer) decode(name string, raw json.RawMessage) error {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		raw = json.RawMessage(strings.TrimSpace(s))
+		if len(raw) > 0 && raw[0] == '"' {
+			return bad // a string in a string: json.Number would take it too
+		}
 	}
 	var num json.Number
 	if json.Unmarshal(raw, &num) != nil {

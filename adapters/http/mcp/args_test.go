@@ -44,6 +44,7 @@ func TestDecodeArgs(t *testing.T) {
 		{"not a list of strings", `{` + base + `,"l":[1]}`, allKinds{}, "l: must be a list of strings"},
 		{"a fraction", `{` + base + `,"n":2.5}`, allKinds{}, "n: must be a whole number"},
 		{"a word for a number", `{` + base + `,"n":"two"}`, allKinds{}, "n: must be a whole number"},
+		{"a string in a string", `{` + base + `,"n":"\"5\""}`, allKinds{}, "n: must be a whole number"},
 		{"not an object", `{` + base + `,"o":"{}"}`, allKinds{}, "o: must be a JSON object"},
 		{"a bad level", `{` + base + `,"v":"bogus"}`, allKinds{}, `v: "bogus" is not one of user, project`},
 		{"a missing required level", `{"r":"x"}`, allKinds{}, "rv: is required: user or project"},

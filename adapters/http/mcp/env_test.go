@@ -57,7 +57,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	e.svc = svc
-	srv := httptest.NewServer(newHandler("1.2.3-test", svc, log, server.WithOutputSchemaValidation()))
+	srv := httptest.NewServer(newHandler("1.2.3-test", svc, log, nil, server.WithOutputSchemaValidation()))
 	t.Cleanup(func() {
 		srv.Close()
 		if err := svc.Close(context.Background()); err != nil {

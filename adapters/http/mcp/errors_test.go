@@ -42,7 +42,7 @@ func (buggy) Sync(context.Context, string) (app.SyncResult, error) {
 }
 
 func TestBugIsAJSONRPCErrorWithoutDetails(t *testing.T) {
-	srv := httptest.NewServer(New("t", buggy{}, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	srv := httptest.NewServer(New("t", buggy{}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil))
 	t.Cleanup(srv.Close)
 	c := (&env{url: srv.URL}).client(t)
 	req := mcpgo.CallToolRequest{}

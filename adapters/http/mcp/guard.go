@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -18,6 +19,13 @@ import (
 //   - a JSON-RPC batch (a JSON array) gets 400 saying batches are not
 //     supported; mcp-go says "request body is not valid json", which is
 //     untrue and sends a client looking for the wrong fault;
+//   - a body that is not valid UTF-8 gets 400 and a parse error; mcp-go's
+//     decoder would turn the bad bytes into U+FFFD and store them so,
+//     where model.md wants every string valid UTF-8;
+//   - a message with no method (and no result or error, so not a
+//     response either) gets 400 and an invalid-request error; mcp-go
+//     answers 202 and nothing, and a client waits for an answer that
+//     never comes;
 //   - any other refusal mcp-go writes as plain text (an MCP-Protocol-Version
 //     header naming a version it does not know, for one) keeps its status
 //     and message, in a JSON-RPC error body (plainErrorsAsJSON).
@@ -36,17 +44,31 @@ func guard(next http.Handler) http.Handler {
 			if ct == "" {
 				msg = "no Content-Type; send the JSON-RPC message as application/json"
 			}
-			rpcError(w, http.StatusUnsupportedMediaType, msg)
+			rpcError(w, http.StatusUnsupportedMediaType, mcpgo.INVALID_REQUEST, msg)
 			return
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			rpcError(w, http.StatusBadRequest, "could not read the request body")
+			rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "could not read the request body")
 			return
 		}
-		if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
-			rpcError(w, http.StatusBadRequest, "JSON-RPC batches are not supported; send one message per request")
+		if !utf8.Valid(body) {
+			rpcError(w, http.StatusBadRequest, mcpgo.PARSE_ERROR, "request body is not valid UTF-8; send the JSON-RPC message as UTF-8 text")
 			return
+		}
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+			rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, "JSON-RPC batches are not supported; send one message per request")
+			return
+		}
+		if len(trimmed) > 0 && trimmed[0] == '{' {
+			var msg struct {
+				Method, Result, Error json.RawMessage
+			}
+			if json.Unmarshal(trimmed, &msg) == nil && msg.Method == nil && msg.Result == nil && msg.Error == nil {
+				rpcError(w, http.StatusBadRequest, mcpgo.INVALID_REQUEST, `the JSON-RPC message has no "method"; a request needs one`)
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		pw := &plainErrorsAsJSON{ResponseWriter: w}
@@ -103,15 +125,15 @@ func (p *plainErrorsAsJSON) finish() {
 	if msg == "" {
 		msg = http.StatusText(p.status)
 	}
-	rpcError(p.ResponseWriter, p.status, msg)
+	rpcError(p.ResponseWriter, p.status, mcpgo.INVALID_REQUEST, msg)
 }
 
 // maxRefusal bounds the plain-text body plainErrorsAsJSON holds back.
 const maxRefusal = 4 << 10
 
-// rpcError writes a JSON-RPC error response with status. Its id is null:
-// the request's id was not read (JSON-RPC 2.0, section 5).
-func rpcError(w http.ResponseWriter, status int, msg string) {
+// rpcError writes a JSON-RPC error response with status and code. Its id
+// is null: the request's id was not read (JSON-RPC 2.0, section 5).
+func rpcError(w http.ResponseWriter, status, code int, msg string) {
 	type details struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -120,7 +142,7 @@ func rpcError(w http.ResponseWriter, status int, msg string) {
 		JSONRPC string  `json:"jsonrpc"`
 		ID      *int    `json:"id"`
 		Error   details `json:"error"`
-	}{JSONRPC: "2.0", Error: details{Code: mcpgo.INVALID_REQUEST, Message: msg}}
+	}{JSONRPC: "2.0", Error: details{Code: code, Message: msg}}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

@@ -71,7 +71,7 @@ func TestGuardBoundsAPlainTextRefusal(t *testing.T) {
 		}
 	})
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	req.Header.Set("Content-Type", "application/json")
 	guard(next).ServeHTTP(rec, req)
 	if !strings.Contains(rec.Body.String(), `"message":"`+strings.Repeat("x", maxRefusal)+`"`) {
@@ -94,7 +94,7 @@ func TestGuardKeepsFlushing(t *testing.T) {
 		}
 	})
 	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	req.Header.Set("Content-Type", "application/json")
 	guard(next).ServeHTTP(rec, req)
 	if !rec.Flushed {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/kg-memory/kg/adapters/metrics"
 )
 
 // kgTools are the tools the server offers. A new tool is one file, named
@@ -27,17 +29,17 @@ Call kg_sync to hear what other sessions changed, and keep the state of a long t
 
 // New returns the MCP endpoint: the kg tools on mcp-go's Streamable HTTP
 // transport in stateless mode. version is the binary's version, reported as
-// the server version. Mount it at "/" behind the security middleware of
-// the http adapter.
-func New(version string, svc Service, log *slog.Logger) http.Handler {
-	return newHandler(version, svc, log)
+// the server version. Each tool call is recorded in m (nil: not recorded).
+// Mount it at "/" behind the security middleware of the http adapter.
+func New(version string, svc Service, log *slog.Logger, m *metrics.Metrics) http.Handler {
+	return newHandler(version, svc, log, m)
 }
 
 // newHandler is New with extra mcp-go options. The tests add output-schema
 // validation, so that every result they see is checked against its tool's
 // outputSchema; production leaves it off, because a write that succeeded
 // must not be reported as failed over a schema slip.
-func newHandler(version string, svc Service, log *slog.Logger, extra ...server.ServerOption) http.Handler {
+func newHandler(version string, svc Service, log *slog.Logger, m *metrics.Metrics, extra ...server.ServerOption) http.Handler {
 	opts := append([]server.ServerOption{
 		// The tool list never changes while the server runs.
 		server.WithToolCapabilities(false),
@@ -48,7 +50,8 @@ func newHandler(version string, svc Service, log *slog.Logger, extra ...server.S
 	}, extra...)
 	s := server.NewMCPServer("kg", version, opts...)
 	for _, t := range kgTools() {
-		s.AddTool(t.declaration(), t.handler(svc, log))
+		d := t.declaration()
+		s.AddTool(d, t.handler(svc, log, m.Tool(d.Name)))
 	}
 	return guard(server.NewStreamableHTTPServer(s,
 		server.WithStateLess(true),

@@ -3,9 +3,13 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/kg-memory/kg/adapters/metrics"
+	"github.com/kg-memory/kg/domain"
 )
 
 // tool is one kg tool as a value: everything tools/list shows of it and
@@ -40,7 +44,7 @@ type hints struct {
 // registered is a tool as the server sees it, whatever its types.
 type registered interface {
 	declaration() mcpgo.Tool
-	handler(svc Service, log *slog.Logger) server.ToolHandlerFunc
+	handler(svc Service, log *slog.Logger, calls *metrics.ToolCalls) server.ToolHandlerFunc
 }
 
 // declaration is the tool as tools/list shows it.
@@ -59,21 +63,58 @@ func (t tool[A, O]) declaration() mcpgo.Tool {
 	return mcpgo.NewTool(t.name, opts...)
 }
 
-// handler answers tools/call: mcp-go's typed handler binds the arguments,
-// run does the work, and the result carries the text and its structured
-// twin. A problem with the arguments or a failure of the app is answered by
-// failure: a tool error a client can act on, or a JSON-RPC error for a bug.
-func (t tool[A, O]) handler(svc Service, log *slog.Logger) server.ToolHandlerFunc {
-	return mcpgo.NewTypedToolHandler(func(ctx context.Context, _ mcpgo.CallToolRequest, in arguments[A]) (*mcpgo.CallToolResult, error) {
-		if in.err != nil {
-			return failure(ctx, log, t.name, in.err)
+// handler answers tools/call: it binds the arguments, run does the work,
+// and the result carries the text and its structured twin. A problem with
+// the arguments or a failure of the app is answered by failure: a tool
+// error a client can act on, or a JSON-RPC error for a bug. Each call is
+// recorded in calls with its outcome and duration.
+func (t tool[A, O]) handler(svc Service, log *slog.Logger, calls *metrics.ToolCalls) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		start := time.Now()
+		// Until the call returns, it counts as a JSON-RPC error: a panic
+		// is answered as one by mcp-go's recovery.
+		outcome := metrics.ToolProtocolError
+		defer func() { calls.Observe(outcome, time.Since(start)) }()
+
+		var in arguments[A]
+		if err := req.BindArguments(&in); err != nil {
+			// arguments never fails to decode; this is mcp-go failing to
+			// re-encode what it parsed, answered as its typed handler did.
+			outcome = metrics.ToolInvalid
+			return mcpgo.NewToolResultError("failed to bind arguments: " + err.Error()), nil
 		}
-		text, out, err := t.run(ctx, svc, in.args)
-		if err != nil {
-			return failure(ctx, log, t.name, err)
+		err := in.err
+		if err == nil {
+			var text string
+			var out O
+			if text, out, err = t.run(ctx, svc, in.args); err == nil {
+				outcome = metrics.ToolOK
+				return mcpgo.NewToolResultStructured(out, text), nil
+			}
 		}
-		return mcpgo.NewToolResultStructured(out, text), nil
-	})
+		res, rpcErr := failure(ctx, log, t.name, err)
+		outcome = outcomeOf(err, rpcErr)
+		return res, rpcErr
+	}
+}
+
+// outcomeOf is the outcome recorded for a call that failed with err and
+// was answered by failure with rpcErr.
+func outcomeOf(err, rpcErr error) metrics.ToolOutcome {
+	if rpcErr != nil {
+		return metrics.ToolProtocolError
+	}
+	switch domain.KindOf(err) {
+	case domain.KindInvalid:
+		return metrics.ToolInvalid
+	case domain.KindNotFound:
+		return metrics.ToolNotFound
+	case domain.KindConflict:
+		return metrics.ToolConflict
+	case domain.KindUnavailable:
+		return metrics.ToolUnavailable
+	}
+	return metrics.ToolProtocolError
 }
 
 // portableOutputSchema sets the tool's outputSchema to the JSON Schema of

@@ -178,6 +178,9 @@ func TestRefusedMessagesAreJSONRPCErrors(t *testing.T) {
 		{"no Content-Type", "", list, 415, -32600,
 			"no Content-Type; send the JSON-RPC message as application/json"},
 		{"invalid JSON", "application/json", `[{"jsonrpc":`, 400, -32700, "request body is not valid json"},
+		{"no method", "application/json", `{"jsonrpc":"2.0","id":1,"params":{}}`, 400, -32600, `the JSON-RPC message has no "method"; a request needs one`},
+		{"not UTF-8", "application/json", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_search","arguments":{"query":"caf` + "\xe9" + `"}}}`,
+			400, -32700, "request body is not valid UTF-8; send the JSON-RPC message as UTF-8 text"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/domain"
@@ -136,12 +137,22 @@ func Decode(r io.Reader) (Document, error) {
 		Edges       []json.RawMessage          `json:"edges"`
 		Progress    map[string]json.RawMessage `json:"progress"`
 	}
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return Document{}, domain.Invalidf("body", "could not be read: %v", err)
+	}
+	// The JSON decoder would quietly turn bad bytes into U+FFFD; model.md
+	// wants invalid UTF-8 refused.
+	if !utf8.Valid(b) {
+		return Document{}, domain.Invalidf("body", "must be valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&raw); err != nil {
 		return Document{}, apijson.DecodeError("", err)
 	}
-	if dec.More() {
-		return Document{}, domain.Invalidf("body", "holds more than one JSON value")
+	// dec.More is false before a stray '}' or ']': look at the bytes.
+	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
+		return Document{}, domain.Invalidf("body", "holds more than one JSON value, or text after its object")
 	}
 	var doc Document
 	switch {
@@ -226,6 +237,11 @@ func (n node) domain(at string) (domain.Node, error) {
 			return out, err
 		}
 		*t.to = m
+	}
+	if out.OrphanedAt != 0 && out.Tier != domain.Orphaned {
+		// Encode writes it for orphaned nodes only, and a node with an
+		// orphaned time is orphaned (model.md): the two fields disagree.
+		return out, domain.Invalidf(at+".orphaned_ts", "is given, but the tier is %s; only an orphaned node has one", out.Tier)
 	}
 	return out, nil
 }

@@ -103,6 +103,8 @@ func TestDecodeErrors(t *testing.T) {
 	}{
 		{"not JSON", `{"format":`, "body", "not valid JSON"},
 		{"two values", head + `"nodes":[]} {}`, "body", "more than one JSON value"},
+		{"a stray brace after it", head + `"nodes":[]} }`, "body", "text after its object"},
+		{"not UTF-8", head + `"nodes":[{"id":"a","gist":"caf` + "\xe9" + `"}]}`, "body", "valid UTF-8"},
 		{"no format", `{"version":1}`, "format", "missing"},
 		{"other format", `{"format":"neo4j","version":1}`, "format", `"neo4j" is not "kg-graph"`},
 		{"no version", `{"format":"kg-graph"}`, "version", "missing"},
@@ -112,6 +114,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"notes not a list", head + `"nodes":[{"id":"a","gist":"g","notes":"x"}]}`, "nodes[0].notes", "must be a list"},
 		{"bad tier", head + `"nodes":[{"id":"a","gist":"g","tier":"frozen"}]}`, "nodes[0].tier", "not one of active"},
 		{"negative time", head + `"nodes":[{"id":"a","gist":"g","created_ts":-5}]}`, "nodes[0].created_ts", "not a time"},
+		{"orphaned time on an archived node", head + `"nodes":[{"id":"a","gist":"g","tier":"archived","orphaned_ts":5}]}`, "nodes[0].orphaned_ts", "only an orphaned node"},
 		{"huge time", head + `"edges":[{"from":"a","to":"b","rel":"r","last_write_ts":1e300}]}`, "edges[0].last_write_ts", "not a time"},
 		{"edge not an object", head + `"edges":[[1]]}`, "edges[0]", "must be an object"},
 		{"progress not an object", head + `"progress":[1]}`, "progress", "must be an object"},

@@ -98,8 +98,9 @@ func decodeBody(r *http.Request, v any, required bool) error {
 	if err := dec.Decode(v); err != nil {
 		return apijson.DecodeError("", err)
 	}
-	if dec.More() {
-		return domain.Invalidf("body", "holds more than one JSON value")
+	// dec.More is false before a stray '}' or ']': look at the bytes.
+	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
+		return domain.Invalidf("body", "holds more than one JSON value, or text after its object")
 	}
 	return nil
 }

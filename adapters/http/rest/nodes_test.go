@@ -100,6 +100,7 @@ func TestPutNodeErrors(t *testing.T) {
 		{"not JSON", "{", 400, "invalid", "body", "not valid JSON"},
 		{"a list, not an object", "[1]", 400, "invalid", "body", "JSON object"},
 		{"two objects", `{"level":"user"} {}`, 400, "invalid", "body", "more than one JSON value"},
+		{"a stray brace after the object", `{"level":"user"} }`, 400, "invalid", "body", "text after its object"},
 		{"no body", nil, 400, "invalid", "body", "required"},
 		{"stale version", body("expected_version", 1), 409, "conflict", "expected_version", "is at version 2, not 1"},
 		{"create only, exists", body("expected_version", 0), 409, "conflict", "expected_version", "is at version 2, not 0"},

@@ -1,6 +1,7 @@
 package ws_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -371,4 +372,31 @@ func TestServerStopClosesWith1001(t *testing.T) {
 	if code := websocket.CloseStatus(err); code != websocket.StatusGoingAway {
 		t.Errorf("read after the hub closed: %v (code %d), want 1001", err, code)
 	}
+}
+
+// A client sends only "ping": a message over the 1 KiB a socket reads is
+// refused by closing the socket with 1009 (message too big), and its slot
+// is freed.
+func TestClientMessageOverTheLimitClosesWith1009(t *testing.T) {
+	e := newEnv(t)
+	c, _, err := e.dialRaw("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	s := &socket{t: t, c: c}
+	if f := s.next(); f["type"] != "connected" {
+		t.Fatalf("first frame = %v", f)
+	}
+	waitFor(t, "the socket subscribes", func() bool { return e.hub.Len() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	// The server may close before the whole frame is written: the
+	// write's error is not what this test checks.
+	_ = c.Write(ctx, websocket.MessageText, bytes.Repeat([]byte("p"), 1<<10+1))
+	_, _, err = c.Read(ctx)
+	if code := websocket.CloseStatus(err); code != websocket.StatusMessageTooBig {
+		t.Fatalf("after a 1025-byte message: %v (close code %d), want 1009", err, code)
+	}
+	waitFor(t, "its slot is freed", func() bool { return e.hub.Len() == 0 })
 }

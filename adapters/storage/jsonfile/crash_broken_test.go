@@ -28,13 +28,36 @@ const (
 	// but in user.tmp, with the store's tmp + rename left intact. The
 	// check must find nothing wrong.
 	tornTmp
-	// ackBeforeWrite acknowledges a save before it is on disk: each save
-	// of a file writes (whole, by a rename) the content of the previous
-	// save of that file and keeps its own in memory, so the last
-	// acknowledged save of every file dies with the process, whenever it
-	// is killed.
+	// ackBeforeWrite acknowledges a save before it is on disk: the saves
+	// of each stored file (its whole writes and its journal appends, in
+	// order) reach the disk saveLag saves late, so that whenever the
+	// process is killed, the last acknowledged save of every file is lost
+	// with it.
+	//
+	// One save late is not enough: it leaves a window, between the save
+	// that writes the previous one and its own acknowledgement, in which
+	// all that was acknowledged is on disk, and a kill landing there (it
+	// did, under load) finds nothing lost. Two late, what a reopen finds is
+	// the state after the save before the last acknowledged one, or the
+	// one before that: never the last one's put, and never without the
+	// node the last one deleted. The journal is never emptied (its
+	// truncate does nothing), so the records that reach the disk stay in
+	// order with the whole writes, and replay skips those the file holds.
+	//
+	// The first save of a project's graph is written at once: held back,
+	// its folder would have no owner on disk, the child's two projects
+	// named app would share it, and the check would find their graphs
+	// mixed rather than saves missing. It waits until the user graph's
+	// second save begins, which its writer starts only after printing the
+	// acknowledgement of its first: so an acknowledged user graph save is
+	// missing from disk, for good, before any project save is
+	// acknowledged. The user graph's and the sessions' saves are all held
+	// back: one is missing from their first acknowledgement on.
 	ackBeforeWrite
 )
+
+// saveLag is how many saves of a file ackBeforeWrite holds back.
+const saveLag = 2
 
 // brokenFS is a file-system layer that breaks the store's atomic save on
 // purpose, to show that the kill -9 check catches it.
@@ -46,8 +69,58 @@ type brokenFS struct {
 	tornOnce sync.Once
 	torn     chan struct{} // closed once the user graph's file is half written
 
-	mu      sync.Mutex
-	pending map[string][]byte // ackBeforeWrite: path → content not yet written
+	mu sync.Mutex
+	// held is what ackBeforeWrite has not written yet, per stored file
+	// (its path without .json or .journal): the late saves, oldest first.
+	held map[string][]func() error
+	// userSaves counts the user graph's saves begun; userAcked is closed
+	// when the second begins.
+	userSaves int
+	userAcked chan struct{}
+}
+
+// stem names the stored file a path belongs to: its path without .json,
+// .journal or .tmp.
+func stem(path string) string {
+	for _, ext := range []string{".json", ".journal", ".tmp"} {
+		if s, ok := strings.CutSuffix(path, ext); ok {
+			return s
+		}
+	}
+	return path
+}
+
+// hold queues save as the next save of the file at stem and runs the
+// oldest held one once more than saveLag are waiting. The first save of
+// a project's graph runs at once, when the user graph's first save has
+// been acknowledged.
+func (f *brokenFS) hold(stem string, save func() error) error {
+	if stem == filepath.Join(f.root, "user") {
+		f.mu.Lock()
+		if f.userSaves++; f.userSaves == 2 {
+			close(f.userAcked)
+		}
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	q, seen := f.held[stem]
+	if !seen && strings.HasPrefix(stem, filepath.Join(f.root, "projects")+string(filepath.Separator)) {
+		f.held[stem] = []func() error{}
+		f.mu.Unlock()
+		<-f.userAcked
+		return save()
+	}
+	q = append(q, save)
+	var due func() error
+	if len(q) > saveLag {
+		due, q = q[0], q[1:]
+	}
+	f.held[stem] = q
+	f.mu.Unlock()
+	if due == nil {
+		return nil
+	}
+	return due()
 }
 
 func (f *brokenFS) Create(name string) (File, error) {
@@ -72,8 +145,8 @@ func (f *brokenFS) Create(name string) (File, error) {
 	return &brokenFile{fs: f, w: w}, nil
 }
 
-// Append, under ackBeforeWrite, delays each record of a journal until the
-// next one is appended: the last acknowledged record dies with the process.
+// Append, under ackBeforeWrite, holds each record of a journal back with
+// the other saves of its file.
 func (f *brokenFS) Append(name string) (File, error) {
 	w, err := f.OS.Append(name)
 	if err != nil || f.mode != ackBeforeWrite {
@@ -82,7 +155,8 @@ func (f *brokenFS) Append(name string) (File, error) {
 	return &lateAppend{File: w, fs: f, path: name}, nil
 }
 
-// lateAppend writes what it is given one write late.
+// lateAppend appends what it is given when its turn comes, and never
+// empties the file.
 type lateAppend struct {
 	File
 	fs   *brokenFS
@@ -90,18 +164,29 @@ type lateAppend struct {
 }
 
 func (w *lateAppend) Write(p []byte) (int, error) {
-	f := w.fs
-	f.mu.Lock()
-	prev := f.pending[w.path]
-	f.pending[w.path] = bytes.Clone(p)
-	f.mu.Unlock()
-	if _, err := w.File.Write(prev); err != nil {
+	rec := bytes.Clone(p)
+	err := w.fs.hold(stem(w.path), func() error {
+		out, err := w.fs.OS.Append(w.path)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(rec)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	if err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 func (w *lateAppend) Sync() error { return nil }
+
+// Truncate does nothing: the records written late must stay in order with
+// the whole writes of their file.
+func (w *lateAppend) Truncate(int64) error { return nil }
 
 // Rename of a tmp over its file does nothing under ackBeforeWrite: the
 // content is not written yet. (The torn modes never get this far.)
@@ -121,8 +206,8 @@ func (f *brokenFS) Link(o, n string) error {
 }
 
 // brokenFile buffers what the store writes; at Close it writes half of it
-// to w and hangs (the torn modes) or keeps it for the next save of path
-// (ackBeforeWrite). Sync does nothing.
+// to w and hangs (the torn modes) or holds it back with the other saves of
+// its file (ackBeforeWrite). Sync does nothing.
 type brokenFile struct {
 	fs   *brokenFS
 	w    File   // the torn modes: the file on disk
@@ -148,34 +233,31 @@ func (w *brokenFile) Close() error {
 		f.tornOnce.Do(func() { close(f.torn) })
 		select {} // the process is killed here, the file half written
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	prev, ok := f.pending[w.path]
-	f.pending[w.path] = bytes.Clone(w.buf.Bytes())
-	if !ok {
-		return nil
-	}
-	// Written whole by a rename, so that what the check finds is the
-	// missing acknowledged save, never a torn file.
-	late := w.path + ".late"
-	out, err := f.OS.Create(late)
-	if err != nil {
-		return err
-	}
-	if _, err := out.Write(prev); err != nil {
-		_ = out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return f.OS.Rename(late, w.path)
+	content := bytes.Clone(w.buf.Bytes())
+	return f.hold(stem(w.path), func() error {
+		// Written whole by a rename, so that what the check finds is the
+		// missing acknowledged save, never a torn file.
+		late := w.path + ".late"
+		out, err := f.OS.Create(late)
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(content); err != nil {
+			_ = out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+		return f.OS.Rename(late, w.path)
+	})
 }
 
 // brokenBackend opens a Store on dir through a brokenFS of mode.
 func brokenBackend(mode brokenMode) porttest.Backend {
 	return porttest.Backend{Name: "json-broken", Open: func(t testing.TB, dir string) porttest.Opened {
-		bfs := &brokenFS{root: dir, mode: mode, torn: make(chan struct{}), pending: map[string][]byte{}}
+		bfs := &brokenFS{root: dir, mode: mode, torn: make(chan struct{}), held: map[string][]func() error{},
+			userAcked: make(chan struct{})}
 		s, err := Open(dir, Options{FS: bfs})
 		if err != nil {
 			t.Fatalf("open: %v", err)
@@ -205,9 +287,10 @@ func TestCrashCheckCatchesBrokenSaves(t *testing.T) {
 	}{
 		{"TornInPlace", tornInPlace, []string{"load user after kill", stopped},
 			[]string{"load user after kill", stopped}, 2},
-		// Every file the child saved lacks its last acknowledged save;
-		// which graphs had one depends on when the kill came, but the
-		// parent kills after at least one acknowledgement.
+		// Every file the child saved lacks its last acknowledged save,
+		// whenever the kill comes; which graphs had one depends on when
+		// it came, but the parent kills after at least one
+		// acknowledgement, so there is always a loss to find.
 		{"AckBeforeWrite", ackBeforeWrite, []string{stopped},
 			[]string{"acknowledged node", "acknowledged deletion", "op count", stopped}, 2},
 		{"TornTmpControl", tornTmp, nil, nil, 0},

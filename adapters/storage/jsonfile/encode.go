@@ -455,13 +455,28 @@ func edgeNames(n int, at func(int) domain.EdgeKey) []edgeName {
 		return strings.Compare(ka.Rel, kb.Rel)
 	})
 	renamed := false
+	var taken map[string]bool // every key given, once one needs a suffix
 	for i := 0; i < len(out); {
 		j := i + 1
 		for j < len(out) && out[j].key == out[i].key {
 			j++
 		}
+		if j > i+1 && taken == nil {
+			taken = make(map[string]bool, len(out))
+			for _, nm := range out {
+				taken[nm.key] = true
+			}
+		}
+		n := 2
 		for m := i + 1; m < j; m++ {
-			out[m].key = out[i].key + "#" + strconv.Itoa(m-i+1)
+			// A legacy rel may itself end in "#2" (a rel written by kg
+			// cannot): a suffix that names another edge is skipped.
+			for taken[out[i].key+"#"+strconv.Itoa(n)] {
+				n++
+			}
+			out[m].key = out[i].key + "#" + strconv.Itoa(n)
+			taken[out[m].key] = true
+			n++
 			renamed = true
 		}
 		i = j

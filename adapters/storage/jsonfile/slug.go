@@ -96,6 +96,11 @@ func (s *Store) graphFile(ctx context.Context, key domain.GraphKey, claim bool) 
 	if p == "" {
 		return graphTarget{}, domain.Invalidf("project", "a project graph needs a project path")
 	}
+	if !utf8.ValidString(p) {
+		// The file records its project as JSON text, which would read
+		// back as another path: the graph could never be found again.
+		return graphTarget{}, domain.Invalidf("project", "%q is not valid UTF-8", p)
+	}
 	// Every lookup below goes through projects/: it must not be a link.
 	if err := s.safeDir(s.projectsDir()); err != nil {
 		return graphTarget{}, err

@@ -1,0 +1,163 @@
+package http
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/kg-memory/kg/adapters/metrics/metricstest"
+)
+
+// /metrics is a route like the others: the Host, Origin, cross-site and
+// token checks all apply (docs/design/http.md#security).
+func TestMetricsSitBehindTheSecurityChecks(t *testing.T) {
+	const token = "s3cret"
+	s := newTestServer(t, Config{AuthToken: token, AllowedOrigins: []string{"http://localhost:5173"}}, nil)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	with := func(extra map[string]string) map[string]string {
+		h := map[string]string{"Authorization": "Bearer " + token}
+		for k, v := range extra {
+			h[k] = v
+		}
+		return h
+	}
+	tests := []struct {
+		name   string
+		path   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", "/metrics", nil, 401},
+		{"wrong token", "/metrics", map[string]string{"Authorization": "Bearer nope"}, 401},
+		{"token in the query", "/metrics?token=" + token, nil, 401},
+		{"rebound Host", "/metrics", with(map[string]string{"Host": "evil.example:8765"}), 421},
+		{"foreign Origin", "/metrics", with(map[string]string{"Origin": "https://evil.example"}), 403},
+		{"cross-site", "/metrics", with(map[string]string{"Sec-Fetch-Site": "cross-site"}), 403},
+		{"configured Origin", "/metrics", with(map[string]string{"Origin": "http://localhost:5173"}), 200},
+		{"POST", "/metrics", bearer, 405},
+		{"the token", "/metrics", bearer, 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			method := http.MethodGet
+			if tc.name == "POST" {
+				method = http.MethodPost
+			}
+			resp, body := s.do(t, method, tc.path, "", tc.header)
+			if resp.StatusCode != tc.want {
+				t.Errorf("%d, want %d: %s", resp.StatusCode, tc.want, body)
+			}
+			if tc.want == 200 && !strings.Contains(body, "# TYPE kg_http_request_duration_seconds histogram") {
+				t.Errorf("the scrape lacks the request histogram:\n%s", body)
+			}
+		})
+	}
+	sc := metricstest.Get(t, s.url+"/metrics", "Authorization", "Bearer "+token)
+	// Refused before routing, or by method: no route to name.
+	if got := sc.Value("kg_http_request_duration_seconds", "route", "unmatched", "status_class", "4xx"); got != 7 {
+		t.Errorf("%v refusals before routing counted, want 7 (2 tokens, 1 query token, Host, Origin, cross-site, the POST)", got)
+	}
+	if got := sc.Value("kg_http_request_duration_seconds", "route", "/metrics", "method", "GET", "status_class", "2xx"); got != 2 {
+		t.Errorf("%v scrapes counted, want 2", got)
+	}
+}
+
+// Requests are labelled with the route pattern they matched, never with
+// their path; tool calls with their tool and outcome; the sockets gauge
+// follows the sockets.
+func TestRequestAndToolMetrics(t *testing.T) {
+	s := newTestServer(t, Config{}, nil)
+	for _, p := range []string{"/api/nodes/user/secret-id-1", "/api/nodes/user/secret-id-2", "/no/such/path", "/health", "/health"} {
+		s.do(t, http.MethodGet, p, "", nil)
+	}
+	s.do(t, http.MethodDelete, "/health", "", nil)
+
+	c := s.mcpClient(t)
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args map[string]any) *mcpgo.CallToolResult {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := c.CallTool(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	sid, _ := call("kg_read", map[string]any{"cwd": t.TempDir()}).StructuredContent.(map[string]any)["session_id"].(string)
+	call("kg_read", map[string]any{"cwd": t.TempDir()})
+	call("kg_put_node", map[string]any{"session_id": sid, "level": "nowhere", "id": "a", "gist": "b"})
+	if res := call("kg_read", map[string]any{"session_id": sid, "id": "missing", "level": "user"}); !res.IsError {
+		t.Fatalf("reading a missing node: %+v", res)
+	}
+
+	ws, _, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(s.url, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := metricstest.Get(t, s.url+"/metrics")
+	_ = ws.Close(websocket.StatusNormalClosure, "")
+
+	got := map[string]float64{}
+	for _, l := range sc.Labels("kg_http_request_duration_seconds") {
+		for _, v := range l {
+			if strings.Contains(v, "secret-id") || strings.Contains(v, "/no/such") {
+				t.Errorf("a label holds a raw path: %v", l)
+			}
+		}
+		got[l["method"]+" "+l["route"]+" "+l["status_class"]] = sc.Value("kg_http_request_duration_seconds",
+			"method", l["method"], "route", l["route"], "status_class", l["status_class"])
+	}
+	for series, want := range map[string]float64{
+		"GET /api/nodes/{level}/{id} 4xx": 2,
+		"GET unmatched 4xx":               1,
+		"GET /health 2xx":                 2,
+		"DELETE unmatched 4xx":            1, // chi names no route for a 405
+	} {
+		if got[series] != want {
+			t.Errorf("%s: %v requests, want %v (all: %v)", series, got[series], want, got)
+		}
+	}
+	if got["POST / 2xx"] < 5 {
+		t.Errorf("%v MCP requests counted, want at least initialize and 4 calls", got["POST / 2xx"])
+	}
+	for _, tc := range []struct {
+		tool, outcome string
+		want          float64
+	}{
+		{"kg_read", "ok", 2},
+		{"kg_read", "not_found", 1},
+		{"kg_put_node", "invalid", 1},
+		{"kg_put_node", "ok", 0},
+		{"kg_sync", "ok", 0},
+	} {
+		if got := sc.Value("kg_mcp_tool_call_duration_seconds", "tool", tc.tool, "outcome", tc.outcome); got != tc.want {
+			t.Errorf("%s %s: %v calls, want %v", tc.tool, tc.outcome, got, tc.want)
+		}
+	}
+	if n := len(sc.Labels("kg_mcp_tool_call_duration_seconds")); n != 8*6 {
+		t.Errorf("%d tool series, want 8 tools × 6 outcomes from the start", n)
+	}
+	if got := sc.Value("kg_websocket_clients"); got != 1 {
+		t.Errorf("kg_websocket_clients = %v with one socket open", got)
+	}
+	if got := sc.Value("kg_sessions_active"); got != 2 {
+		t.Errorf("kg_sessions_active = %v after two kg_read with cwd", got)
+	}
+	// The gauge is read at the scrape: once the socket is gone, it says so.
+	deadline := time.Now().Add(10 * time.Second)
+	for metricstest.Get(t, s.url+"/metrics").Value("kg_websocket_clients") != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("kg_websocket_clients stayed above 0 after the socket closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
