@@ -72,3 +72,28 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCommitEverything measures the first save of a whole graph in one
+// transaction, as a migration or the first save of a big graph does: its
+// items are written in key order, so it costs O(items), not O(items²).
+func BenchmarkCommitEverything(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			g, _ := domain.Restore(domain.UserGraph, bigGraph(n), domain.RestoreOptions{})
+			for b.Loop() {
+				b.StopTimer()
+				s := open(b, b.TempDir())
+				b.StartTimer()
+				if err := s.Commit(ctx, domain.UserGraph, g, g.Everything()); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
