@@ -21,7 +21,7 @@ var benchSizes = []int{1_000, 10_000, 100_000}
 //   - plan: the dry run (PlanCompaction) on an unchanged graph;
 //   - within-budget: the run after a write to a graph within both budgets,
 //     the common case, which must be O(1);
-//   - write+run: a write of a node the first run orphaned, which makes it
+//   - after-write: a write of a node the first run orphaned, which makes it
 //     active again, then the write's run, on the compacted graph: what
 //     every kg_put_node does in a mature memory. Every few writes take the
 //     graph over its budget and the run archives and orphans a few nodes;
@@ -72,7 +72,7 @@ func BenchmarkCompact(b *testing.B) {
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("nodes=%d/write+run", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("nodes=%d/run=after-write", n), func(b *testing.B) {
 			g := restore()
 			g.Compact(workloadNow, p)
 			g.Checkpoint()
