@@ -62,7 +62,7 @@ NEW ?= $(BENCH_OUT)
 bench-compare:
 	$(BENCHSTAT) $(OLD) $(NEW)
 
-## peers: the benchmarks.md workload through the official TypeScript MCP client against kg (json, bolt)
+## peers: the workload of docs/design/benchmarks.md#workload through the official TypeScript MCP client against kg (json, bolt)
 ## and @modelcontextprotocol/server-memory (bench/peers/README.md); long, so not part of test or e2e.
 ## ARGS passes options, e.g. make peers ARGS='--sizes 1000,5000 --reps 3'
 ARGS ?=

@@ -1,9 +1,9 @@
 package kg_test
 
-// The dependency rule of design/architecture.md: arrows between folders
-// point inward only. The rule is checked on every package's non-test imports
-// as `go list` reports them, and domain/ is additionally scanned for the
-// wall clock and goroutines, which would make compaction non-deterministic.
+// The dependency rule of docs/architecture.md: arrows between folders point
+// inward only. The rule is checked on every package's non-test imports as
+// `go list` reports them, and domain/ is additionally scanned for the wall
+// clock and goroutines, which would make compaction non-deterministic.
 
 import (
 	"bufio"

@@ -82,6 +82,15 @@ type SearchRequest struct {
 	Limit       int          // 0: default 20; at most 100
 }
 
+// SearchResult is what a search found, and which graphs it could not look
+// in.
+type SearchResult struct {
+	Hits []Hit
+	// Unavailable names each graph left out because it cannot be loaded,
+	// and why, one line each (a search without a level only).
+	Unavailable []string
+}
+
 // Hit is one search result.
 type Hit struct {
 	Level   domain.Level
@@ -129,14 +138,20 @@ type SyncResult struct {
 	User        domain.SyncReport
 	Project     *domain.SyncReport // nil when the session has no project
 	ProjectPath string
+	// UserUnavailable and ProjectUnavailable say, when that graph cannot
+	// be loaded, which graph and why; its report is then empty and its
+	// watermark stays where it was, so its changes are reported once it
+	// loads again.
+	UserUnavailable, ProjectUnavailable string
 }
 
-// Empty reports whether nothing changed.
+// Empty reports whether there is nothing to report: no change in any graph,
+// and no graph that could not be looked at.
 func (r SyncResult) Empty() bool {
 	empty := func(s domain.SyncReport) bool {
 		return len(s.Items) == 0 && s.Archived == 0 && s.Restored == 0 && s.Orphaned == 0 && s.Pruned == 0
 	}
-	return empty(r.User) && (r.Project == nil || empty(*r.Project))
+	return empty(r.User) && (r.Project == nil || empty(*r.Project)) && r.UserUnavailable == "" && r.ProjectUnavailable == ""
 }
 
 // SessionStats is /api/sessions/{id}/stats.

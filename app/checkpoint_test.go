@@ -39,10 +39,10 @@ func fileHolds(t *testing.T, path, what string) bool {
 	return bytes.Contains(b, []byte(what))
 }
 
-// TestTickAndCloseFoldTheJournals checks the checkpoint hook: a write and
-// a new session go to the journals at once, and the maintenance tick (or
-// Close) writes them into user.json and sessions.json and empties the
-// journals (storage.md, Durability).
+// TestTickAndCloseFoldTheJournals checks the checkpoint hook: a write and a new
+// session go to the journals at once, and the maintenance tick (or Close)
+// writes them into user.json and sessions.json and empties the journals
+// (docs/design/storage.md#checkpoint).
 func TestTickAndCloseFoldTheJournals(t *testing.T) {
 	for _, end := range []string{"tick", "close"} {
 		t.Run(end, func(t *testing.T) {

@@ -26,11 +26,11 @@ type writeOp struct {
 	done    chan struct{} // closed when the op is durable or has failed
 }
 
-// write sends a change through the graph's committer (group commit,
-// storage.md) and returns once it is durable or has failed. Writes that
-// arrive while a save is in flight form the next batch. When e has left
-// the cache (unloaded when idle, dropped after a fault) before the change
-// was applied, the change goes to the graph loaded afresh.
+// write sends a change through the graph's committer
+// (docs/design/storage.md#group-commit) and returns once it is durable or has
+// failed. Writes that arrive while a save is in flight form the next batch.
+// When e has left the cache (unloaded when idle, dropped after a fault) before
+// the change was applied, the change goes to the graph loaded afresh.
 func (st *store) write(ctx context.Context, e *graphEntry, session string, apply change) error {
 	for {
 		op := &writeOp{session: session, apply: apply, done: make(chan struct{})}

@@ -74,7 +74,7 @@ func TestConcurrentUseAcrossGraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hs) != 60 {
-		t.Errorf("%d nodes found, want 60", len(hs))
+	if len(hs.Hits) != 60 {
+		t.Errorf("%d nodes found, want 60", len(hs.Hits))
 	}
 }

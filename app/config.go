@@ -62,6 +62,7 @@ type Deps struct {
 //	func (s *Service) Close(ctx context.Context) error             // make pending writes durable, save sessions
 //	func (s *Service) Read(ctx, ReadRequest) (ReadResult, error)   // kg_read
 //	func (s *Service) ReadNode(ctx, Scope, id string) (NodeRead, error) // GET /api/nodes/{level}/{id}; Scope.Level required
+//	func (s *Service) ReadGraphs(ctx, Scope) (GraphRead, error)    // GET /api/graph/read: every tier, promoting nothing
 //	func (s *Service) Search(ctx, SearchRequest) ([]Hit, error)
 //	func (s *Service) PutNode(ctx, Scope, domain.NodeInput) (PutNodeResult, error)
 //	func (s *Service) PutEdge(ctx, Scope, domain.EdgeInput) (PutEdgeResult, error)
@@ -72,10 +73,14 @@ type Deps struct {
 //	func (s *Service) LoadProgress(ctx, Scope, task string) (domain.RawJSON, bool, error)
 //	func (s *Service) RegisterSession(ctx, projectPath string) (ports.Session, error)
 //	func (s *Service) SessionStats(ctx, id string) (SessionStats, error)
+//	func (s *Service) Watch(ctx, sessionID, projectPath string) (Watch, error) // what a WebSocket listens to
 //	func (s *Service) Health(ctx) Health
+//	func (s *Service) Gauges() Gauges                              // what /metrics reads at scrape time
 //	func (s *Service) Projects(ctx) ([]ProjectInfo, error)
-//	func (s *Service) CompactionPlan(ctx, Scope) (domain.Moves, error) // what a run would do now
+//	func (s *Service) ExplainCompaction(ctx, Scope) (Explanation, error) // what a run would do now, and every node's rank
 //	func (s *Service) Compact(ctx, Scope) (domain.Moves, error)        // one run now
+//	func (s *Service) Export(ctx, Scope) (Export, error)
+//	func (s *Service) Import(ctx, Scope, domain.ImportMode, domain.GraphData) (ImportResult, error)
 //
 // Every error is a *domain.Error (or wraps one) whose Kind the adapters map
 // in one table; anything else is a bug and maps to internal.

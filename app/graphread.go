@@ -18,10 +18,14 @@ type GraphContents struct {
 	MaxTokens  int
 	Seq        uint64 // the last seq handed out
 	DurableSeq uint64 // the highest seq known to be on disk
+	// Unavailable is set, and the rest empty but for Key, when the graph
+	// cannot be loaded: it says which graph and why. The other graph of
+	// the read is served.
+	Unavailable string
 }
 
-// GraphEdge is an edge with whether the full read shows it (compaction.md,
-// Shown edges).
+// GraphEdge is an edge with whether the full read shows it
+// (docs/design/compaction.md#shown-edges).
 type GraphEdge struct {
 	Edge  *domain.Edge // must not be modified
 	Shown bool
@@ -38,26 +42,38 @@ type GraphRead struct {
 // the project named by the scope (a session's or a path; none is fine),
 // loading the project graph if needed. It is a read: it stamps nothing and
 // promotes nothing, so a page can show any node's details without
-// recalling it.
+// recalling it. A graph that cannot be loaded is shown as unavailable and
+// the other is served (docs/decisions/0008-faults-in-one-graph.md); when
+// none can be, ReadGraphs fails with the load error.
 func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (GraphRead, error) {
 	t, err := s.resolve(Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath})
 	if err != nil {
 		return GraphRead{}, err
 	}
 	var res GraphRead
+	var downs []error
 	for _, k := range t.keys() {
-		e, err := s.store.get(ctx, k)
+		e, down, err := s.spannedGraph(ctx, k)
 		if err != nil {
 			return GraphRead{}, err
 		}
-		e.mu.RLock()
-		gc := s.contents(e.g)
-		e.mu.RUnlock()
+		var gc GraphContents
+		if down != nil {
+			downs = append(downs, down)
+			gc = GraphContents{Key: k, MaxTokens: s.cfg.Policy.MaxTokens, Unavailable: down.Error()}
+		} else {
+			e.mu.RLock()
+			gc = s.contents(e.g)
+			e.mu.RUnlock()
+		}
 		if k.Level == domain.LevelUser {
 			res.User = gc
 		} else {
 			res.Project = &gc
 		}
+	}
+	if len(downs) == len(t.keys()) {
+		return GraphRead{}, noGraphLoads(downs)
 	}
 	return res, nil
 }

@@ -76,3 +76,106 @@ func TestUserGraphThatCannotBeLoadedDoesNotStopTheService(t *testing.T) {
 		t.Errorf("the session's next full read: %v", err)
 	}
 }
+
+// A search or a sync without a level, and the graph read of the REST API,
+// span the user graph and the project's: with the user graph unloadable
+// they serve the project's and say why the user graph is missing, as the
+// full read does (docs/decisions/0008-faults-in-one-graph.md). Aimed at
+// the user graph, or with no graph that loads, they fail with unavailable.
+func TestSpanningRequestsServeTheGraphThatLoads(t *testing.T) {
+	e := newEnv(t)
+	other := e.session(projA)
+	e.put(project(other), "cache-keys", "cache keys include the tenant")
+	sid := e.session(projA)
+	e.put(project(other), "cache-ttl", "cache entries live a minute") // for sid's sync
+	if err := e.svc.Close(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.store.loadFail[domain.UserGraph] = errors.New("damaged")
+	e.svc = e.open()
+	namesUser := func(what, why string) {
+		t.Helper()
+		if !strings.Contains(why, "user graph") || !strings.Contains(why, "damaged") {
+			t.Errorf("%s: %q does not say the user graph is unavailable and why", what, why)
+		}
+	}
+
+	// The last one names no project: the user graph and every loaded
+	// project graph (projA, loaded by the first two).
+	for _, req := range []SearchRequest{{Query: "cache", SessionID: sid}, {Query: "cache", ProjectPath: projA}, {Query: "cache"}} {
+		res, err := e.svc.Search(e.ctx, req)
+		if err != nil {
+			t.Fatalf("search %+v: %v", req, err)
+		}
+		sameIDs(t, "search", hitIDs(res.Hits), []string{"project:" + projA + ":cache-keys", "project:" + projA + ":cache-ttl"})
+		if len(res.Unavailable) != 1 {
+			t.Fatalf("search unavailable = %q, want the user graph", res.Unavailable)
+		}
+		namesUser("search", res.Unavailable[0])
+	}
+	if _, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", SessionID: sid, Level: domain.LevelUser}); err == nil {
+		t.Error("a search of the user level succeeded")
+	} else {
+		namesUser("search of the user level", wantKind(t, err, domain.KindUnavailable, "").Error())
+	}
+
+	sync, err := e.svc.Sync(e.ctx, sid)
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	namesUser("sync", sync.UserUnavailable)
+	if sync.Empty() || sync.Project == nil || len(sync.Project.Items) != 1 || sync.Project.Items[0].Node.ID != "cache-ttl" {
+		t.Errorf("sync = %+v, want the other session's cache-ttl in the project", sync)
+	}
+
+	gr, err := e.svc.ReadGraphs(e.ctx, Scope{SessionID: sid})
+	if err != nil {
+		t.Fatalf("graph read: %v", err)
+	}
+	namesUser("graph read", gr.User.Unavailable)
+	if gr.User.Key != domain.UserGraph || len(gr.User.Nodes) != 0 {
+		t.Errorf("graph read user = %+v, want the user graph's key and no nodes", gr.User)
+	}
+	if gr.Project == nil || gr.Project.Unavailable != "" || len(gr.Project.Nodes) != 2 {
+		t.Errorf("graph read project = %+v, want its two nodes", gr.Project)
+	}
+	if _, err := e.svc.ReadGraphs(e.ctx, Scope{}); err == nil {
+		t.Error("a graph read of the user graph alone succeeded")
+	} else {
+		namesUser("graph read of the user graph alone", wantKind(t, err, domain.KindUnavailable, "").Error())
+	}
+
+	// The user graph loads again: nothing is reported unavailable.
+	e.store.set(func() { delete(e.store.loadFail, domain.UserGraph) })
+	res, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", SessionID: sid})
+	if err != nil || len(res.Unavailable) != 0 {
+		t.Errorf("search after the user graph loads: unavailable %q, err %v", res.Unavailable, err)
+	}
+	if sync, err := e.svc.Sync(e.ctx, sid); err != nil || sync.UserUnavailable != "" {
+		t.Errorf("sync after the user graph loads: %+v, %v", sync, err)
+	}
+}
+
+// With neither graph of a session loadable, a search or a sync has nothing
+// to serve and fails with the load errors, naming both graphs.
+func TestSpanningRequestsFailWhenNoGraphLoads(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(projA)
+	if err := e.svc.Close(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.store.loadFail[domain.UserGraph] = errors.New("damaged")
+	e.store.loadFail[domain.ProjectGraph(projA)] = errors.New("damaged")
+	e.svc = e.open()
+	_, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", SessionID: sid})
+	if de := wantKind(t, err, domain.KindUnavailable, ""); !strings.Contains(de.Error(), "user graph") || !strings.Contains(err.Error(), projA) {
+		t.Errorf("search: %q, want both graphs named", err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("search: %q, want one line", err)
+	}
+	_, err = e.svc.Sync(e.ctx, sid)
+	if de := wantKind(t, err, domain.KindUnavailable, ""); !strings.Contains(de.Error(), "user graph") || !strings.Contains(err.Error(), projA) {
+		t.Errorf("sync: %q, want both graphs named", err)
+	}
+}

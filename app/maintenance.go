@@ -63,10 +63,10 @@ func (s *Service) tick(ctx context.Context) {
 	}
 }
 
-// checkpoint folds the journals of repositories that keep one into their
-// files (ports.GraphCheckpointer, ports.SessionCheckpointer), so that at
-// most one tick after a write every stored file is complete (storage.md,
-// Durability).
+// checkpoint folds the journals of repositories that keep one into their files
+// (ports.GraphCheckpointer, ports.SessionCheckpointer), so that at most one
+// tick after a write every stored file is complete
+// (docs/design/storage.md#checkpoint).
 func (s *Service) checkpoint(ctx context.Context) error {
 	return errors.Join(s.checkpointGraphs(ctx), s.checkpointSessions(ctx))
 }

@@ -27,7 +27,7 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
 		if e, ok := loaded[k]; ok {
 			e.mu.RLock()
-			pi.Stats, pi.LastChange = e.g.Stats(), lastChange(e.g.Data())
+			pi.Stats, pi.LastChange = e.g.Stats(), e.g.Data().LastChange()
 			e.mu.RUnlock()
 		} else {
 			data, err := s.graphs.Load(ctx, k)
@@ -35,7 +35,7 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 				s.log.Warn("project listed without counts", "graph", k.String(), "err", err)
 			} else {
 				g, _ := domain.Restore(k, data, domain.RestoreOptions{})
-				pi.Stats, pi.LastChange = g.Stats(), lastChange(data)
+				pi.Stats, pi.LastChange = g.Stats(), data.LastChange()
 			}
 		}
 		out = append(out, pi)
@@ -53,22 +53,4 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		info(k, "") // not saved yet: it has no folder
 	}
 	return out, nil
-}
-
-// lastChange is the time of the latest change recorded in d.
-func lastChange(d domain.GraphData) domain.Micros {
-	var t domain.Micros
-	for _, n := range d.Nodes {
-		t = max(t, n.Version.TS)
-	}
-	for _, e := range d.Edges {
-		t = max(t, e.Version.TS)
-	}
-	for _, tb := range d.NodeTombstones {
-		t = max(t, tb.TS)
-	}
-	for _, tb := range d.EdgeTombstones {
-		t = max(t, tb.TS)
-	}
-	return t
 }

@@ -19,7 +19,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (P
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	if err := in.Validate(); err != nil {
+	if in, err = in.Validate(); err != nil {
 		return PutEdgeResult{}, err
 	}
 	e, err := s.store.get(ctx, k)

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -102,6 +104,33 @@ func nodeNotFound(id string, level domain.Level) error {
 	return domain.NotFoundf("id", "node %q not found in %s graph", id, level)
 }
 
+// spannedGraph gets the graph k for a request that spans several graphs
+// (the full read, a search or a sync without a level, the graph read of
+// the REST API). A graph that cannot be loaded does not fail such a
+// request: down says which graph and why, and the request serves the
+// others (docs/decisions/0008-faults-in-one-graph.md). Any other error, or
+// a request given up, is err.
+func (s *Service) spannedGraph(ctx context.Context, k domain.GraphKey) (e *graphEntry, down, err error) {
+	e, err = s.store.get(ctx, k)
+	if err != nil && domain.KindOf(err) == domain.KindUnavailable && ctx.Err() == nil {
+		return nil, err, nil
+	}
+	return e, nil, err
+}
+
+// noGraphLoads is the error of a request that spans graphs of which none
+// could be loaded: unavailable, naming each graph and why on one line.
+func noGraphLoads(downs []error) error {
+	if len(downs) == 1 {
+		return downs[0]
+	}
+	whys := make([]string, len(downs))
+	for i, d := range downs {
+		whys[i] = d.Error()
+	}
+	return domain.Unavailable(errors.Join(downs...), "%s", strings.Join(whys, "; "))
+}
+
 // fullRead returns the view of the user graph and of the target's project.
 // A graph that cannot be loaded is shown as unavailable, with why, and the
 // other is served: one damaged graph must not keep every session from
@@ -110,16 +139,16 @@ func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
 	var full FullRead
 	for _, k := range t.keys() {
 		gv := GraphView{Key: k, Name: projectName(k.Project)}
-		e, err := s.store.get(ctx, k)
+		e, down, err := s.spannedGraph(ctx, k)
 		switch {
-		case err == nil:
+		case err != nil:
+			return full, err
+		case down != nil:
+			gv.Unavailable = down.Error()
+		default:
 			e.mu.RLock()
 			gv.View = e.g.View(s.cfg.Policy)
 			e.mu.RUnlock()
-		case domain.KindOf(err) == domain.KindUnavailable && ctx.Err() == nil:
-			gv.Unavailable = err.Error()
-		default:
-			return full, err
 		}
 		if k.Level == domain.LevelUser {
 			full.User = gv

@@ -8,8 +8,9 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// readByID reads the node id of one graph (compaction.md, Reading a node by
-// id). It reports false when the graph has no such node.
+// readByID reads the node id of one graph
+// (docs/design/compaction.md#reading-a-node-by-id). It reports false when the
+// graph has no such node.
 //
 // An active node is read under the read lock and its read stamp is left for
 // the graph's next batch or tick, so the read never waits on disk. An

@@ -21,9 +21,9 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath string) (port
 }
 
 // newSession loads the session's graphs and registers it with each graph's
-// durable seq as its first watermark (sync.md). A graph that cannot be
-// loaded gets no watermark; the session then starts that graph at the seq
-// of its start time, like a session of the replaced server.
+// durable seq as its first watermark (docs/design/sync.md#sessions). A graph
+// that cannot be loaded gets no watermark; the session then starts that graph
+// at the seq of its start time, like a session of the replaced server.
 func (s *Service) newSession(ctx context.Context, project string) (ports.Session, error) {
 	keys := []domain.GraphKey{domain.UserGraph}
 	if project != "" {

@@ -10,39 +10,63 @@ import (
 // user graph and that project's graph, loading it if needed; without
 // either, the user graph and every loaded project graph. Level narrows it
 // to one graph. It has no side effects on the graphs.
-func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
+//
+// Without a level, a graph that cannot be loaded is left out and named in
+// Unavailable, and the others are searched, as the full read serves the
+// graph it can (docs/decisions/0008-faults-in-one-graph.md). A search that
+// could look in no graph at all fails with the load error; one aimed at a
+// level fails when that graph cannot be loaded.
+func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	t, err := s.resolve(Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath})
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
-	var entries []*graphEntry
+	var (
+		res     SearchResult
+		entries []*graphEntry
+		downs   []error
+	)
+	spanned := func(k domain.GraphKey) error {
+		e, down, err := s.spannedGraph(ctx, k)
+		switch {
+		case err != nil:
+			return err
+		case down != nil:
+			downs = append(downs, down)
+			res.Unavailable = append(res.Unavailable, down.Error())
+		default:
+			entries = append(entries, e)
+		}
+		return nil
+	}
 	switch {
 	case req.Level != "":
 		k, err := t.key(req.Level)
 		if err != nil {
-			return nil, err
+			return SearchResult{}, err
 		}
 		e, err := s.store.get(ctx, k)
 		if err != nil {
-			return nil, err
+			return SearchResult{}, err
 		}
 		entries = []*graphEntry{e}
 	case t.session != "" || t.project != "":
 		for _, k := range t.keys() {
-			e, err := s.store.get(ctx, k)
-			if err != nil {
-				return nil, err
+			if err := spanned(k); err != nil {
+				return SearchResult{}, err
 			}
-			entries = append(entries, e)
 		}
 	default:
-		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
-			return nil, err
+		if err := spanned(domain.UserGraph); err != nil {
+			return SearchResult{}, err
 		}
 		entries = s.store.loaded()
+	}
+	if len(entries) == 0 && len(downs) > 0 {
+		return SearchResult{}, noGraphLoads(downs)
 	}
 	// Read locks in the store's one order (user graph first, then projects
 	// by path), so several readers and the committers can never deadlock.
@@ -56,11 +80,11 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		e.mu.RUnlock()
 	}
 	if err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
-	hits := make([]Hit, len(found))
+	res.Hits = make([]Hit, len(found))
 	for i, h := range found {
-		hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score}
+		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score}
 	}
-	return hits, nil
+	return res, nil
 }

@@ -30,26 +30,26 @@ func TestSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameIDs(t, "project A search", hitIDs(hs), []string{"project:" + projA + ":a-cache", "user::u-cache"})
+	sameIDs(t, "project A search", hitIDs(hs.Hits), []string{"project:" + projA + ":a-cache", "user::u-cache"})
 
 	// Without a session or project: the user graph and every loaded project.
 	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameIDs(t, "global search", hitIDs(hs), []string{"project:" + projA + ":a-cache", "user::u-cache"})
+	sameIDs(t, "global search", hitIDs(hs.Hits), []string{"project:" + projA + ":a-cache", "user::u-cache"})
 
 	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache", SessionID: a2, Level: domain.LevelUser})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameIDs(t, "user-level search", hitIDs(hs), []string{"user::u-cache"})
+	sameIDs(t, "user-level search", hitIDs(hs.Hits), []string{"user::u-cache"})
 
 	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache", ProjectPath: projB, Level: domain.LevelProject, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameIDs(t, "project B search", hitIDs(hs), []string{"project:" + projB + ":b-cache"})
+	sameIDs(t, "project B search", hitIDs(hs.Hits), []string{"project:" + projB + ":b-cache"})
 }
 
 func TestSearchErrors(t *testing.T) {
@@ -78,7 +78,7 @@ func TestSearchFindsEdgeEnds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameIDs(t, when, hitIDs(hs), []string{"project:" + projA + ":login-flow"})
+		sameIDs(t, when, hitIDs(hs.Hits), []string{"project:" + projA + ":login-flow"})
 		e.restart()
 	}
 }

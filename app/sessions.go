@@ -11,10 +11,10 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// sessionTable holds the live sessions (sync.md). Changes to activity
-// counters and watermarks are saved at most once per maintenance tick and at
-// Close, so they never cost an fsync per request; a new session is saved at
-// once, so it survives a crash right after it starts.
+// sessionTable holds the live sessions (docs/design/sync.md#sessions). Changes
+// to activity counters and watermarks are saved at most once per maintenance
+// tick and at Close, so they never cost an fsync per request; a new session is
+// saved at once, so it survives a crash right after it starts.
 type sessionTable struct {
 	repo ports.SessionRepository
 	ttl  domain.Micros

@@ -10,6 +10,9 @@ import (
 // reports the changes made by others in (watermark, durable seq], then
 // moves the watermark to the durable seq. Only Sync moves a watermark, so a
 // session's own writes never hide the changes others made before them.
+// A graph that cannot be loaded is reported as unavailable and the other
+// is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
+// be, Sync fails with the load error.
 func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error) {
 	sess, err := s.sessions.touch(sessionID, s.clock.Now())
 	if err != nil {
@@ -17,10 +20,20 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error
 	}
 	t := target{session: sess.ID, project: sess.ProjectPath}
 	res := SyncResult{ProjectPath: sess.ProjectPath}
+	var downs []error
 	for _, k := range t.keys() {
-		e, err := s.store.get(ctx, k)
+		e, down, err := s.spannedGraph(ctx, k)
 		if err != nil {
 			return SyncResult{}, err
+		}
+		if down != nil {
+			downs = append(downs, down)
+			if k.Level == domain.LevelUser {
+				res.UserUnavailable = down.Error()
+			} else {
+				res.Project, res.ProjectUnavailable = &domain.SyncReport{}, down.Error()
+			}
+			continue
 		}
 		e.mu.RLock()
 		from, err := s.sessions.watermark(sess.ID, k, e.g.SeqAt)
@@ -39,6 +52,9 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error
 		} else {
 			res.Project = &rep
 		}
+	}
+	if len(downs) == len(t.keys()) {
+		return SyncResult{}, noGraphLoads(downs)
 	}
 	return res, nil
 }

@@ -132,10 +132,11 @@ func TestWriteAndStampRacingAnUnload(t *testing.T) {
 	}
 }
 
-// A save that failed took seqs and rolled the graph back; a graph that
-// then leaves the cache — unloaded when idle (the tick first saves the
-// seq), or dropped because its storage is damaged (the store keeps the
-// seq) — must not hand those seqs out again when it is reloaded (sync.md).
+// A save that failed took seqs and rolled the graph back; a graph that then
+// leaves the cache — unloaded when idle (the tick first saves the seq), or
+// dropped because its storage is damaged (the store keeps the seq) — must not
+// hand those seqs out again when it is reloaded
+// (docs/design/sync.md#change-sequence).
 func TestReloadKeepsSeqsOfAFailedSave(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -13,10 +13,11 @@ type Watch struct {
 	Project   string // canonical project path; "" for user-level events only
 }
 
-// Watch checks what a WebSocket asks to listen to (http.md, /ws), before
-// the upgrade, so a bad request gets its REST error: an unknown session, a
-// relative path, or a session and a path naming different projects. It does
-// not count as an operation of the session, and loads no graph.
+// Watch checks what a WebSocket asks to listen to
+// (docs/design/http.md#websocket), before the upgrade, so a bad request gets
+// its REST error: an unknown session, a relative path, or a session and a path
+// naming different projects. It does not count as an operation of the session,
+// and loads no graph.
 func (s *Service) Watch(_ context.Context, sessionID, projectPath string) (Watch, error) {
 	var w Watch
 	if sessionID != "" {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// benchSizes are the graph sizes of benchmarks.md.
+// benchSizes are the graph sizes of docs/design/benchmarks.md#workload.
 var benchSizes = []int{1_000, 10_000, 100_000}
 
 // BenchmarkCompact measures one compaction run on the workload: every node

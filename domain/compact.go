@@ -17,12 +17,12 @@ const (
 	PassPrune          = "prune"            // maintenance: orphaned longer than the orphan grace
 )
 
-// Compact runs compaction once on g at now (compaction.md, One compaction
-// run) and returns what it did. It is PlanCompaction followed by applying
-// that plan, so a dry run and a real run can never disagree. Each node whose
-// tier changes takes one seq, recorded as its TierSeq, and keeps its version;
-// a node archived and then orphaned in the same run changes once, straight
-// to orphaned.
+// Compact runs compaction once on g at now
+// (docs/design/compaction.md#one-compaction-run) and returns what it did. It is
+// PlanCompaction followed by applying that plan, so a dry run and a real run
+// can never disagree. Each node whose tier changes takes one seq, recorded as
+// its TierSeq, and keeps its version; a node archived and then orphaned in the
+// same run changes once, straight to orphaned.
 //
 // A run on a graph within both budgets returns at once: it reads the
 // incrementally kept Stats and allocates nothing.
@@ -117,7 +117,7 @@ type sim struct {
 	recency   []Micros
 	eligible  []bool  // past grace (orphaned nodes are excluded by tier)
 	cost      []int32 // estimate of the node when active
-	moved     []bool  // changed tier in pass 1 or 1b: at most once (compaction.md)
+	moved     []bool  // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
 	stepNode  []int32 // the node of each kept step of the plan, for applying it
 	archived0 int     // archived nodes before the run
 	why       reason  // the buffer reasons are built in
@@ -469,9 +469,9 @@ func (h *posHeap) Pop() any {
 }
 
 // resurrect is pass 1b: swap nodes archived before this run that now score
-// clearly better back in for nodes archived in it, never leaving the
-// estimate above the target (compaction.md, Resurrect). archived are the
-// nodes pass 1 archived.
+// clearly better back in for nodes archived in it, never leaving the estimate
+// above the target (docs/design/compaction.md#pass-1b). archived are the nodes
+// pass 1 archived.
 func (s *sim) resurrect(m *Moves, archived []int32) {
 	if !s.restorable() {
 		return // no p: the pass stops before it starts, whatever the scores

@@ -10,11 +10,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// The properties at the end of compaction.md, checked on small random
-// graphs. The graphs are small on purpose: few distinct times and few nodes
-// make ties, shared edges and grace boundaries common, which is where the
-// rules are subtle. rapid's default of 100 cases per property keeps the whole
-// file well under a second.
+// The properties of docs/design/compaction.md#required-properties, checked on
+// small random graphs. The graphs are small on purpose: few distinct times and
+// few nodes make ties, shared edges and grace boundaries common, which is where
+// the rules are subtle. rapid's default of 100 cases per property keeps the
+// whole file well under a second.
 
 const propNow = 100 * Day
 
@@ -95,7 +95,8 @@ func genGraph(t *rapid.T) (*Graph, GraphData, Policy) {
 }
 
 // cpRecomputeStats computes a graph's Stats from scratch, straight from the
-// definitions of compaction.md, sharing no code with the incremental path.
+// definitions of docs/design/compaction.md#token-estimate-of-a-graph, sharing
+// no code with the incremental path.
 func cpRecomputeStats(g *Graph) Stats {
 	var s Stats
 	nodes := nodeMap(g)

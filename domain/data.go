@@ -28,6 +28,25 @@ func (d GraphData) Empty() bool {
 		len(d.EdgeTombstones) == 0 && len(d.Progress) == 0 && len(d.Meta) == 0
 }
 
+// LastChange is the time of the latest change recorded in d: the newest
+// version or tombstone of any node or edge; 0 for a graph with none.
+func (d GraphData) LastChange() Micros {
+	var t Micros
+	for _, n := range d.Nodes {
+		t = max(t, n.Version.TS)
+	}
+	for _, e := range d.Edges {
+		t = max(t, e.Version.TS)
+	}
+	for _, tb := range d.NodeTombstones {
+		t = max(t, tb.TS)
+	}
+	for _, tb := range d.EdgeTombstones {
+		t = max(t, tb.TS)
+	}
+	return t
+}
+
 // SchemaVersion is the graph schema kg writes.
 const SchemaVersion = 2
 

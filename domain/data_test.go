@@ -393,3 +393,33 @@ func TestRestoreTakeBuildsTheSameGraph(t *testing.T) {
 		})
 	}
 }
+
+func TestGraphDataLastChange(t *testing.T) {
+	tests := []struct {
+		name string
+		data GraphData
+		want Micros
+	}{
+		{name: "empty", data: GraphData{}, want: 0},
+		{name: "a node", data: GraphData{Nodes: []Node{{ID: "a", Version: Version{TS: 7}}, {ID: "b", Version: Version{TS: 3}}}}, want: 7},
+		{name: "an edge after the nodes", data: GraphData{
+			Nodes: []Node{{ID: "a", Version: Version{TS: 7}}},
+			Edges: []Edge{{From: "a", To: "b", Rel: "r", Version: Version{TS: 9}}},
+		}, want: 9},
+		{name: "a node deleted last", data: GraphData{
+			Nodes:          []Node{{ID: "a", Version: Version{TS: 7}}},
+			NodeTombstones: map[string]Tombstone{"b": {TS: 11}},
+		}, want: 11},
+		{name: "an edge deleted last", data: GraphData{
+			Nodes:          []Node{{ID: "a", Version: Version{TS: 7}}},
+			EdgeTombstones: map[EdgeKey]Tombstone{{"a", "b", "r"}: {TS: 12}},
+		}, want: 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.data.LastChange(); got != tt.want {
+				t.Errorf("LastChange() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -70,7 +70,7 @@ type Stats struct {
 	ShownEdges          int
 }
 
-// Token costs (compaction.md).
+// Token costs (docs/design/compaction.md#token-estimate-of-a-graph).
 const (
 	NodeBaseTokens     = 20
 	EdgeTokens         = 15
@@ -249,7 +249,7 @@ func (g *Graph) IsNode(end string) bool {
 }
 
 // Shown reports whether the edge with key k is listed by the full read and
-// charged to the budget (compaction.md, Shown edges).
+// charged to the budget (docs/design/compaction.md#shown-edges).
 func (g *Graph) Shown(k EdgeKey) bool {
 	from, fromIsNode := g.node(k.From)
 	to, toIsNode := g.node(k.To)

@@ -47,7 +47,8 @@ func coreEdge(t failer, g *Graph, at Stamp, from, rel, to string) *Edge {
 }
 
 // scratchStats computes the stats of g from scratch, from its data and the
-// shown-edge rule of compaction.md, without any of the graph's indexes.
+// shown-edge rule of docs/design/compaction.md#shown-edges, without any of the
+// graph's indexes.
 func scratchStats(g *Graph) Stats {
 	d := g.Data()
 	var s Stats

@@ -48,9 +48,10 @@ type DeletedNode struct {
 	EdgesDeleted int
 }
 
-// ValidateImport checks every item of an imported document against the
-// limits of model.md before anything is changed, and returns the document
-// with its gists trimmed. An error names the item and the field, e.g.
+// ValidateImport checks every item of an imported document against the limits
+// of docs/design/model.md#identifiers-and-limits before anything is changed,
+// and returns the document with its gists trimmed and its notes' CR LF line
+// breaks made LF. An error names the item and the field, e.g.
 // `nodes[3].gist: 1204 chars, limit 1000`. The document's seqs, version
 // numbers, sessions, tombstones and metadata are the bookkeeping of the graph
 // it came from and are not looked at.
@@ -78,16 +79,18 @@ func ValidateImport(d GraphData) (GraphData, error) {
 				return d, Invalidf(at+"."+t.name, "must not be negative")
 			}
 		}
-		n.Gist = in.Gist
+		n.Gist, n.Notes = in.Gist, in.Notes
 		nodes[i] = n
 	}
 	edges := slices.Clone(d.Edges)
 	seenEdge := make(map[EdgeKey]int, len(d.Edges))
 	for i, e := range d.Edges {
 		at := itemField("edges", i)
-		if err := (EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes}).Validate(); err != nil {
+		in, err := (EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes}).Validate()
+		if err != nil {
 			return d, within(at, err)
 		}
+		edges[i].Notes = in.Notes
 		if j, dup := seenEdge[e.Key()]; dup {
 			return d, Invalidf(at, "%s is also edges[%d]; a document names each edge once", e.Key(), j)
 		}
@@ -130,9 +133,9 @@ func within(item string, err error) error {
 	return &c
 }
 
-// Import writes an imported document into g (http.md, POST /api/import).
-// The document is validated first (ValidateImport); a document that fails
-// changes nothing.
+// Import writes an imported document into g
+// (docs/design/http.md#export-and-import). The document is validated first
+// (ValidateImport); a document that fails changes nothing.
 //
 // Each node, edge and progress state of the document that differs from what
 // g holds is written as a change made at `at`: it takes the next version and

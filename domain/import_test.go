@@ -209,6 +209,8 @@ func TestImportRejectsBadDocumentsWhole(t *testing.T) {
 		{"too many notes", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Notes: make([]string, 51)}}}, ImportMerge, "nodes[0].notes", "51 items, limit 50"},
 		{"empty note", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Notes: []string{"a", ""}}}}, ImportMerge, "nodes[0].notes[1]", "must not be empty"},
 		{"duplicate node", GraphData{Nodes: []Node{good, good}}, ImportMerge, "nodes[1].id", "also nodes[0]"},
+		{"note with a lone carriage return", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Notes: []string{"shown\rhidden"}}}}, ImportMerge, "nodes[0].notes[0]", "a lone \\r makes a terminal write over the line"},
+		{"edge note with a lone carriage return", GraphData{Edges: []Edge{{From: "a", To: "b", Rel: "r", Notes: []string{"x\r"}}}}, ImportMerge, "edges[0].notes[0]", "carriage return"},
 		{"unknown tier", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Tier: 7}}}, ImportMerge, "nodes[0].tier", "not one of"},
 		{"negative time", GraphData{Nodes: []Node{{ID: "x", Gist: "g", Created: -1}}}, ImportMerge, "nodes[0].created_ts", "negative"},
 		{"bad rel", GraphData{Edges: []Edge{{From: "a", To: "b", Rel: "has space"}}}, ImportMerge, "edges[0].rel", "must start with"},
@@ -232,5 +234,28 @@ func TestImportRejectsBadDocumentsWhole(t *testing.T) {
 				t.Errorf("a rejected import changed the graph (seq %d → %d):\n%s", seq, g.Seq(), diff)
 			}
 		})
+	}
+}
+
+// A document written on Windows breaks its notes' lines with CR LF: they
+// are imported as newlines, in node and edge notes alike, and the document
+// given is left as it was.
+func TestImportNormalizesWindowsLineBreaks(t *testing.T) {
+	doc := GraphData{
+		Nodes: []Node{{ID: "x", Gist: "g", Notes: []string{"one\r\ntwo"}}},
+		Edges: []Edge{{From: "x", To: "y", Rel: "r", Notes: []string{"why\r\n"}}},
+	}
+	got, err := ValidateImport(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"one\ntwo"}, got.Nodes[0].Notes); d != "" {
+		t.Errorf("node notes (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"why\n"}, got.Edges[0].Notes); d != "" {
+		t.Errorf("edge notes (-want +got):\n%s", d)
+	}
+	if doc.Nodes[0].Notes[0] != "one\r\ntwo" || doc.Edges[0].Notes[0] != "why\r\n" {
+		t.Errorf("the document given was modified: %+v", doc)
 	}
 }

@@ -34,7 +34,7 @@ type GraphKey struct {
 var UserGraph = GraphKey{Level: LevelUser}
 
 // ProjectGraph is the key of the graph of the project at path (already
-// canonical, see model.md).
+// canonical, see docs/design/model.md#levels-and-graphs).
 func ProjectGraph(path string) GraphKey { return GraphKey{Level: LevelProject, Project: path} }
 
 // String renders the key the way sessions.json names watermarks:

@@ -3,14 +3,16 @@ package domain
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Limits checked on every write (model.md). Lengths count Unicode code
-// points. Lookups accept any stored id, so these apply to new input only.
+// Limits checked on every write (docs/design/model.md#identifiers-and-limits).
+// Lengths count Unicode code points. Lookups accept any stored id, so these
+// apply to new input only.
 const (
 	MaxIDLen          = 128      // node id, progress task id
 	MaxRelLen         = 64       // edge rel
@@ -108,30 +110,47 @@ func NormalizeGist(gist string) (string, error) {
 	return g, nil
 }
 
-// ValidateNotes checks a notes list: at most 50 items of 1–4000 chars. A
-// note may span lines and hold tabs, but no other control character: no
+// NormalizeNotes checks a notes list, at most 50 items of 1–4000 chars,
+// and returns it with each Windows line break (CR LF) made a newline (LF).
+// A note may span lines and hold tabs, but no other control character: no
 // escape sequence reaches a terminal or an agent's context through it.
-func ValidateNotes(field string, notes []string) error {
+// Text pasted from a Windows file breaks its lines with CR LF, which means
+// nothing but a line break, so it is taken as one; a lone CR is refused, as
+// on a terminal it moves back to the start of the line and the text after
+// it overwrites the text before. A nil list stays nil (omitted); the list
+// given is never modified.
+func NormalizeNotes(field string, notes []string) ([]string, error) {
 	if len(notes) > MaxNotes {
-		return tooLong(field, len(notes), MaxNotes, "items")
+		return nil, tooLong(field, len(notes), MaxNotes, "items")
 	}
+	out, copied := notes, false
 	for i, s := range notes {
 		f := itemField(field, i)
 		if err := validateString(f, s); err != nil {
-			return err
+			return nil, err
+		}
+		if strings.Contains(s, "\r\n") {
+			if !copied {
+				out, copied = slices.Clone(notes), true
+			}
+			s = strings.ReplaceAll(s, "\r\n", "\n")
+			out[i] = s
 		}
 		n := utf8.RuneCountInString(s)
 		if n == 0 {
-			return Invalidf(f, "must not be empty")
+			return nil, Invalidf(f, "must not be empty")
 		}
 		if n > MaxNoteLen {
-			return tooLong(f, n, MaxNoteLen, "chars")
+			return nil, tooLong(f, n, MaxNoteLen, "chars")
+		}
+		if strings.ContainsRune(s, '\r') {
+			return nil, Invalidf(f, `must not contain a carriage return (\r) outside a \r\n line break: a lone \r makes a terminal write over the line; break lines with \n`)
 		}
 		if strings.IndexFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }) >= 0 {
-			return Invalidf(f, "must not contain control characters other than newline and tab")
+			return nil, Invalidf(f, "must not contain control characters other than newline and tab")
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // ValidateTouches checks a touches list: at most 50 items of 1–512 chars with

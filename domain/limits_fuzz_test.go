@@ -71,9 +71,15 @@ func FuzzValidators(f *testing.F) {
 				t.Fatalf("NormalizeGist is not idempotent on %q: %q, %v", g, again, err)
 			}
 		}
-		if !rejects(t, ValidateNotes("notes", []string{s}), "notes") {
-			if !cleanString(s) || n < 1 || n > MaxNoteLen || !oneLine(strings.NewReplacer("\n", "", "\t", "", "\u2028", "", "\u2029", "").Replace(s)) {
-				t.Fatalf("ValidateNotes accepted %q", s)
+		if notes, err := NormalizeNotes("notes", []string{s}); !rejects(t, err, "notes") {
+			note := notes[0]
+			nn := utf8.RuneCountInString(note)
+			if note != strings.ReplaceAll(s, "\r\n", "\n") || !cleanString(note) || nn < 1 || nn > MaxNoteLen ||
+				!oneLine(strings.NewReplacer("\n", "", "\t", "", "\u2028", "", "\u2029", "").Replace(note)) {
+				t.Fatalf("NormalizeNotes accepted %q as %q", s, note)
+			}
+			if again, err := NormalizeNotes("notes", notes); err != nil || again[0] != note {
+				t.Fatalf("NormalizeNotes is not idempotent on %q: %q, %v", note, again, err)
 			}
 		}
 		if !rejects(t, ValidateTouches("touches", []string{s}), "touches") {

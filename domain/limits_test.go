@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,7 +155,7 @@ func TestNormalizeGist(t *testing.T) {
 	}
 }
 
-func TestValidateNotes(t *testing.T) {
+func TestNormalizeNotes(t *testing.T) {
 	many := func(n int, s string) []string {
 		out := make([]string, n)
 		for i := range out {
@@ -165,6 +166,7 @@ func TestValidateNotes(t *testing.T) {
 	tests := []struct {
 		name  string
 		notes []string
+		want  []string // the notes returned, when they differ from those given
 		msg   string
 		limit int
 	}{
@@ -179,14 +181,29 @@ func TestValidateNotes(t *testing.T) {
 		{name: "tabs and newlines", notes: []string{"a\tb\n\tc"}},
 		{name: "line separators", notes: []string{"a\u2028b\u2029c"}},
 		{name: "escape sequence", notes: []string{"ok", "\x1b[2J cleared"}, msg: "notes[1]: must not contain control characters other than newline and tab"},
-		{name: "carriage return", notes: []string{"a\r\nb"}, msg: "notes[0]: must not contain control characters other than newline and tab"},
+		{name: "Windows line breaks", notes: []string{"ok", "pasted\r\nfrom\r\n\r\nWindows\r\n"}, want: []string{"ok", "pasted\nfrom\n\nWindows\n"}},
+		{name: "Windows line breaks counted as one char", notes: []string{strings.Repeat("a\r\n", MaxNoteLen/2)}, want: []string{strings.Repeat("a\n", MaxNoteLen/2)}},
+		{name: "lone carriage return", notes: []string{"ok", "shown\rhidden"}, msg: `notes[1]: must not contain a carriage return (\r) outside a \r\n line break: a lone \r makes a terminal write over the line; break lines with \n`},
+		{name: "carriage return at the end", notes: []string{"a\r\nb\r"}, msg: `notes[0]: must not contain a carriage return (\r) outside a \r\n line break: a lone \r makes a terminal write over the line; break lines with \n`},
 		{name: "C1", notes: []string{"a\u0085b"}, msg: "notes[0]: must not contain control characters other than newline and tab"},
 		{name: "DEL", notes: []string{"a\x7f"}, msg: "notes[0]: must not contain control characters other than newline and tab"},
 		{name: "invalid UTF-8", notes: []string{"\xc0"}, msg: "notes[0]: must be valid UTF-8"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			checkErr(t, ValidateNotes("notes", tc.notes), tc.msg, tc.limit)
+			given := slices.Clone(tc.notes)
+			got, err := NormalizeNotes("notes", tc.notes)
+			checkErr(t, err, tc.msg, tc.limit)
+			want := tc.want
+			if want == nil && tc.msg == "" {
+				want = tc.notes
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("notes returned (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(given, tc.notes); d != "" {
+				t.Errorf("the notes given were modified (-before +after):\n%s", d)
+			}
 		})
 	}
 }

@@ -22,8 +22,9 @@ type NodeInput struct {
 	ExpectedVersion *uint64 // when set, the node must be at this version (0: must not exist)
 }
 
-// Validate checks every field of the input against model.md and returns the
-// input with its gist trimmed.
+// Validate checks every field of the input against
+// docs/design/model.md#identifiers-and-limits and returns the input with its
+// gist trimmed and its notes' CR LF line breaks made LF.
 func (in NodeInput) Validate() (NodeInput, error) {
 	if err := ValidateID("id", in.ID); err != nil {
 		return in, err
@@ -33,7 +34,7 @@ func (in NodeInput) Validate() (NodeInput, error) {
 		return in, err
 	}
 	in.Gist = gist
-	if err := ValidateNotes("notes", in.Notes); err != nil {
+	if in.Notes, err = NormalizeNotes("notes", in.Notes); err != nil {
 		return in, err
 	}
 	if err := ValidateTouches("touches", in.Touches); err != nil {
@@ -98,24 +99,32 @@ type EdgeInput struct {
 // Key returns the identity of the edge.
 func (in EdgeInput) Key() EdgeKey { return EdgeKey{in.From, in.To, in.Rel} }
 
-// Validate checks every field of the input against model.md.
-func (in EdgeInput) Validate() error {
+// Validate checks every field of the input against
+// docs/design/model.md#identifiers-and-limits and returns the input with its
+// notes' CR LF line breaks made LF.
+func (in EdgeInput) Validate() (EdgeInput, error) {
 	if err := ValidateEnd("from", in.From); err != nil {
-		return err
+		return in, err
 	}
 	if err := ValidateEnd("to", in.To); err != nil {
-		return err
+		return in, err
 	}
 	if err := ValidateRel("rel", in.Rel); err != nil {
-		return err
+		return in, err
 	}
-	return ValidateNotes("notes", in.Notes)
+	notes, err := NormalizeNotes("notes", in.Notes)
+	if err != nil {
+		return in, err
+	}
+	in.Notes = notes
+	return in, nil
 }
 
 // PutEdge creates or updates the edge (from, to, rel). Its ends need not
 // exist.
 func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
-	if err := in.Validate(); err != nil {
+	in, err := in.Validate()
+	if err != nil {
 		return nil, err
 	}
 	k := in.Key()

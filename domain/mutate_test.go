@@ -19,6 +19,7 @@ func TestPutNodeMerge(t *testing.T) {
 		{"empty lists clear", []string{}, []string{}, []string{}, []string{}},
 		{"given lists replace", []string{"n3"}, []string{"b.go", "c.go"}, []string{"n3"}, []string{"b.go", "c.go"}},
 		{"notes replaced, touches kept", []string{"n3"}, nil, []string{"n3"}, []string{"a.go"}},
+		{"Windows line breaks stored as newlines", []string{"one\r\ntwo"}, nil, []string{"one\ntwo"}, []string{"a.go"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -522,5 +523,23 @@ func TestPendingNamesExactlyTheChanges(t *testing.T) {
 	}
 	if g.ProjectPath() != "/work/moved" {
 		t.Errorf("project path = %q", g.ProjectPath())
+	}
+}
+
+// Edge notes pasted from Windows are stored with newlines, as node notes
+// are; a lone carriage return is refused and changes nothing.
+func TestPutEdgeNormalizesNotes(t *testing.T) {
+	g := NewGraph(UserGraph)
+	e, err := g.PutEdge(EdgeInput{From: "a", To: "b", Rel: "r", Notes: []string{"why\r\nit holds"}}, coreAt(100, "A"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"why\nit holds"}, e.Notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+	_, err = g.PutEdge(EdgeInput{From: "a", To: "b", Rel: "r", Notes: []string{"shown\rhidden"}}, coreAt(200, "A"))
+	checkErr(t, err, `notes[0]: must not contain a carriage return (\r) outside a \r\n line break: a lone \r makes a terminal write over the line; break lines with \n`, 0)
+	if got, _ := g.Edge(EdgeKey{"a", "b", "r"}); got.Version.V != 1 || got.Notes[0] != "why\nit holds" {
+		t.Errorf("the refused put changed the edge: %+v", got)
 	}
 }

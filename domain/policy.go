@@ -1,6 +1,6 @@
 package domain
 
-// Policy holds the compaction settings of compaction.md.
+// Policy holds the compaction settings of docs/design/compaction.md#settings.
 type Policy struct {
 	MaxTokens     int    // token budget per graph (KG_MAX_TOKENS)
 	EstimateNotes bool   // count notes in the estimate (KG_ESTIMATE_NOTES)
@@ -45,7 +45,7 @@ const (
 	ResurrectionMargin = 0.05
 )
 
-// DefaultPolicy returns the defaults of compaction.md.
+// DefaultPolicy returns the defaults of docs/design/compaction.md#settings.
 func DefaultPolicy() Policy {
 	return Policy{
 		MaxTokens:    DefaultMaxTokens,

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// Prune permanently deletes the nodes orphaned more than p.OrphanGrace
-// before at.Now, with the edges of g that touch them, as the maintenance
-// tick does (compaction.md, When it runs). Each deletion leaves a tombstone
-// marked Pruned, so sync can tell it from a client's delete. Nodes are
-// deleted in id order, so the seqs they take are deterministic.
+// Prune permanently deletes the nodes orphaned more than p.OrphanGrace before
+// at.Now, with the edges of g that touch them, as the maintenance tick does
+// (docs/design/compaction.md#pruning). Each deletion leaves a tombstone marked
+// Pruned, so sync can tell it from a client's delete. Nodes are deleted in id
+// order, so the seqs they take are deterministic.
 //
 // An orphaned node with no orphaned time is kept: without the time there is
 // no way to know its grace is over, and deleting is the one move that cannot

@@ -11,8 +11,8 @@ import (
 // first ranks from dominating the fused score.
 const searchRRFK = 60
 
-// Search finds the nodes of graphs that match query (docs/design/mcp.md,
-// kg_search) and returns at most limit hits, best first.
+// Search finds the nodes of graphs that match query
+// (docs/design/mcp.md#kg_search) and returns at most limit hits, best first.
 //
 // The terms are the query lower-cased and split on white space, duplicates
 // dropped. A node's text is its id, gist, notes and touches and the far

@@ -15,13 +15,12 @@ import (
 // exact occurrence counts are taken on them alone. A term of one or two
 // bytes has no trigram; it is counted in every node (see matchTerm).
 //
-// A node's text (docs/design/mcp.md, kg_search) is its id, gist, notes
-// and touches and the ends of its edges that are not nodes of its graph:
-// file paths, artifacts, ids not created yet, and, from a project graph,
-// ids of the user graph. An end counts once per edge. So the text of a node changes
-// when it is written, when an edge between it and a reference is put or
-// deleted, and when a node named like one of its ends is created or
-// deleted.
+// A node's text (docs/design/mcp.md#kg_search) is its id, gist, notes and
+// touches and the ends of its edges that are not nodes of its graph: file
+// paths, artifacts, ids not created yet, and, from a project graph, ids of the
+// user graph. An end counts once per edge. So the text of a node changes when
+// it is written, when an edge between it and a reference is put or deleted, and
+// when a node named like one of its ends is created or deleted.
 //
 // The index lives in the graph and is kept exact by the same primitives
 // that keep the adjacency index (putNodeAt, putEdge, removeEdgeSlot,
@@ -345,7 +344,7 @@ func sameText(a, b *Node) bool {
 }
 
 // appendSearchFields appends to fs the fields a node is searched by
-// (docs/design/mcp.md, kg_search): its id, gist, notes and touches, each
+// (docs/design/mcp.md#kg_search): its id, gist, notes and touches, each
 // lower-cased.
 func appendSearchFields(fs []string, n *Node) []string {
 	fs = append(fs, strings.ToLower(n.ID), strings.ToLower(n.Gist))

@@ -23,10 +23,10 @@ func scratchSearchFields(n *Node) []string {
 	return fields
 }
 
-// scratchSearchText returns the pieces of the text a node of g is searched
-// by, straight from docs/design/mcp.md (kg_search) and the graph's data
-// rather than any of its indexes: its fields, then the far end of each of
-// its edges that is not a node of g, lower-cased.
+// scratchSearchText returns the pieces of the text a node of g is searched by,
+// straight from docs/design/mcp.md#kg_search and the graph's data rather than
+// any of its indexes: its fields, then the far end of each of its edges that is
+// not a node of g, lower-cased.
 func scratchSearchText(g *Graph, n *Node) []string {
 	text := scratchSearchFields(n)
 	for _, e := range g.Edges() {

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// ChangesSince reports what changed in the graph in the seq range
-// (from, to] for a session's kg_sync (sync.md).
+// ChangesSince reports what changed in the graph in the seq range (from, to]
+// for a session's kg_sync (docs/design/sync.md#kg_sync).
 //
 // It reads the durable state: the graph as of its last checkpoint, so a
 // batch whose save is in flight is reported after that save, never before.
@@ -197,11 +197,11 @@ func (it SyncItem) itemName() (int, string) {
 	return 0, it.NodeID
 }
 
-// SeqAt returns the highest seq among the version entries and tombstones of
-// the graph whose time is at or before ts, or 0 when there is none. It is
-// the starting watermark of a session carried over from the replaced
-// server, which recorded times instead of seqs (sync.md). Tier changes have
-// no time and do not count.
+// SeqAt returns the highest seq among the version entries and tombstones of the
+// graph whose time is at or before ts, or 0 when there is none. It is the
+// starting watermark of a session carried over from the replaced server, which
+// recorded times instead of seqs (docs/design/sync.md#numbering-at-load). Tier
+// changes have no time and do not count.
 func (g *Graph) SeqAt(ts Micros) uint64 {
 	var seq uint64
 	for _, n := range g.allNodes() {

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// View builds what the full read shows of the graph (mcp.md, kg_read), in
-// the order it shows it: the active nodes by creation time, then id; the
-// archived (not orphaned) ids by id; the shown edges (Shown) by
-// (from, rel, to); and the health line.
+// View builds what the full read shows of the graph
+// (docs/design/mcp.md#full-read), in the order it shows it: the active nodes by
+// creation time, then id; the archived (not orphaned) ids by id; the shown
+// edges (Shown) by (from, rel, to); and the health line.
 //
 // Health is filled as follows: Active, Archived and Orphaned count the
 // tiers; Nodes is the number of active nodes (what the read shows in full)

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// The benchmark workload of benchmarks.md, generated deterministically so
-// that every run, and the comparison with the peer server, describe the same
-// data: nodes n000001…, each with a 60-char gist and two 40-char notes made
-// of words from one fixed vocabulary with a fixed seed; edges n_i → n_{i+1}
-// plus two more from each node to nodes drawn with the same seed, so about
-// three edges per node, all with rel "relates-to".
+// The benchmark workload of docs/design/benchmarks.md#workload, generated
+// deterministically so that every run, and the comparison with the peer server,
+// describe the same data: nodes n000001…, each with a 60-char gist and two
+// 40-char notes made of words from one fixed vocabulary with a fixed seed;
+// edges n_i → n_{i+1} plus two more from each node to nodes drawn with the same
+// seed, so about three edges per node, all with rel "relates-to".
 
 // workloadVocabulary is the fixed word list of the workload texts and
 // queries.

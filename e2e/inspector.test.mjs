@@ -1,7 +1,8 @@
 // The MCP Inspector CLI against running kg servers: runs the commands that
 // docs/clients.md shows, word for word but for the server's URL, and checks
 // what they print. run.sh passes the servers in KG_E2E_SERVERS as
-// "json=http://127.0.0.1:p1/,bolt=http://127.0.0.1:p2/".
+// "json=http://127.0.0.1:p1/,bolt=http://127.0.0.1:p2/", and the binary in
+// KG_E2E_KG for the stdio command (`kg mcp`), which gets a server of its own.
 //
 // The commands run in e2e/node22, where node22/install.sh has installed the
 // pinned Inspector: npx finds it there and runs it on the Node 22 of
@@ -11,43 +12,35 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { TOOLS, servers, text } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const node22 = join(here, 'node22');
 const clientsDoc = join(here, '..', 'docs', 'clients.md');
 const docURL = 'http://127.0.0.1:8765/';
 
-// The tools of the server kg replaces; kg must keep offering each of them.
-const TOOLS = [
-  'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
-  'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
-];
-
-function servers() {
-  const spec = process.env.KG_E2E_SERVERS ?? '';
-  const list = spec.split(',').filter(Boolean).map((kv) => {
-    const i = kv.indexOf('=');
-    return { backend: kv.slice(0, i), url: kv.slice(i + 1) };
-  });
-  if (list.length === 0) {
-    throw new Error('KG_E2E_SERVERS is empty: run the tests through e2e/run.sh (make e2e)');
-  }
-  return list;
-}
-
-// docCommands returns the commands of the sh block in the Inspector section
-// of docs/clients.md, continuation lines joined.
-function docCommands() {
+// docBlocks returns the sh blocks of the Inspector section of
+// docs/clients.md, each as its commands, continuation lines joined: the
+// first for the server over HTTP, the second for `kg mcp` over stdio.
+function docBlocks() {
   const doc = readFileSync(clientsDoc, 'utf8');
-  const section = doc.slice(doc.indexOf('## The MCP Inspector'));
-  const block = /```sh\n([\s\S]*?)```/.exec(section);
-  assert.ok(block, 'docs/clients.md: no sh block in "The MCP Inspector"');
-  return block[1].replace(/\\\n\s*/g, '').split('\n').map((l) => l.trim()).filter(Boolean);
+  let section = doc.slice(doc.indexOf('## The MCP Inspector'));
+  const end = section.indexOf('\n## ');
+  if (end >= 0) section = section.slice(0, end);
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .map((m) => m[1].replace(/\\\n\s*/g, '').split('\n').map((l) => l.trim()).filter(Boolean));
+  assert.ok(blocks.length > 0, 'docs/clients.md: no sh block in "The MCP Inspector"');
+  return blocks;
 }
+
+const docCommands = () => docBlocks()[0];
+const stdioDocCommands = () => docBlocks()[1] ?? [];
 
 // inspector runs one documented command against url with bash, in
 // e2e/node22. HOME is a temporary folder, so the Inspector's state and npm's
@@ -93,10 +86,8 @@ async function rpc(url, name, args) {
   return body.result;
 }
 
-const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-
 describe('the MCP Inspector commands of docs/clients.md', () => {
-  it('are three: tools/list --strict, kg_read with cwd, kg_put_node', () => {
+  it('are three over HTTP: tools/list --strict, kg_read with cwd, kg_put_node', () => {
     const cmds = docCommands();
     assert.equal(cmds.length, 3, cmds.join('\n'));
     for (const c of cmds) {
@@ -105,6 +96,11 @@ describe('the MCP Inspector commands of docs/clients.md', () => {
     assert.match(cmds[0], /--method tools\/list --strict$/);
     assert.match(cmds[1], /--tool-name kg_read --tool-arg cwd="\$PWD"$/);
     assert.match(cmds[2], /--tool-name kg_put_node .*session_id=.*\$SESSION_ID/);
+  });
+
+  it('are one over stdio: tools/list through kg mcp', () => {
+    const cmds = stdioDocCommands();
+    assert.deepEqual(cmds, ['npx @modelcontextprotocol/inspector --cli kg mcp --method tools/list']);
   });
 
   it('name the Inspector version make e2e installs', () => {
@@ -136,7 +132,8 @@ describe('the MCP Inspector commands of docs/clients.md', () => {
       const res = await inspector(list, url, { HOME: home });
       const { tools } = json(res);
       assert.equal(res.stderr, '', `--strict reported problems:\n${res.stderr}`);
-      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      const names = tools.map((t) => t.name);
+      for (const name of TOOLS) assert.ok(names.includes(name), `tools/list lacks ${name}`);
     });
 
     it('starts a session with kg_read and cwd, then saves a node with kg_put_node', async () => {
@@ -161,6 +158,60 @@ describe('the MCP Inspector commands of docs/clients.md', () => {
       assert.equal(node.id, 'inspector-hello');
       assert.equal(node.level, 'project');
       assert.equal(node.gist, 'Saved through the MCP Inspector');
+    });
+  });
+}
+
+// The stdio command: the Inspector starts `kg mcp`, which forwards to the
+// server that holds the default root, $HOME/.knowledge-graph. The Inspector
+// hands the command it starts only HOME, PATH and a few more of its own
+// environment (the SDK's default), so the test gives it a HOME of its own
+// and starts the server of that root itself, on a free port: kg mcp then
+// finds that server through the root's lock, and never starts one on the
+// default port of a shared machine.
+{
+  const kg = process.env.KG_E2E_KG;
+  describe('the MCP Inspector CLI through kg mcp (stdio)', () => {
+    let home; let bin; let server; let log = '';
+
+    before(async () => {
+      assert.ok(kg, 'KG_E2E_KG is empty: run the tests through e2e/run.sh (make e2e)');
+      home = mkdtempSync(join(tmpdir(), 'kg-e2e-inspector-stdio-'));
+      // The doc says `kg`: a folder where that name is the binary under test.
+      bin = join(home, 'bin');
+      mkdirSync(bin);
+      symlinkSync(kg, join(bin, 'kg'));
+      server = spawn(kg, ['serve', '--port', '0', '--storage-root', join(home, '.knowledge-graph'), '--log-format', 'json'], {
+        env: { PATH: process.env.PATH, HOME: home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      server.stderr.on('data', (d) => { log += d; });
+      // 30 s only bounds a hang: a start takes well under a second.
+      const guard = Date.now() + 30_000;
+      while (!/"msg":"listening"/.test(log)) {
+        assert.equal(server.exitCode, null, `kg serve exited before listening:\n${log}`);
+        assert.ok(Date.now() < guard, `kg serve did not start listening:\n${log}`);
+        await new Promise((r) => { setTimeout(r, 50); });
+      }
+    });
+
+    after(async () => {
+      if (server && server.exitCode === null) {
+        const exited = once(server, 'exit');
+        server.kill('SIGTERM');
+        const [code] = await exited;
+        assert.equal(code, 0, `kg serve exited ${code} on SIGTERM:\n${log}`);
+      }
+      if (home) rmSync(home, { recursive: true, force: true });
+    });
+
+    it('lists the tools through kg mcp, forwarded to the server of the root', async () => {
+      const [list] = stdioDocCommands();
+      const res = await inspector(list, '', { HOME: home, PATH: `${bin}:${process.env.PATH}` });
+      const { tools } = json(res);
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+      assert.match(log, /"msg":"request","method":"POST","route":"\/"/,
+        `the server of the root served no MCP request; kg mcp went elsewhere:\n${log}`);
     });
   });
 }

@@ -15,6 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+import { TOOLS, text } from './harness.mjs';
+
 const kg = process.env.KG_E2E_KG;
 const roots = (process.env.KG_E2E_ROOTS ?? '').split(',').filter(Boolean).map((kv) => {
   const i = kv.indexOf('=');
@@ -23,11 +25,6 @@ const roots = (process.env.KG_E2E_ROOTS ?? '').split(',').filter(Boolean).map((k
 if (!kg || roots.length === 0) {
   throw new Error('KG_E2E_KG or KG_E2E_ROOTS is empty: run the tests through e2e/run.sh (make e2e)');
 }
-
-const TOOLS = [
-  'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
-  'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
-];
 
 // The child's environment: no KG_ setting from the machine.
 const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? tmpdir() };
@@ -51,13 +48,12 @@ async function call(client, name, args) {
   return res;
 }
 
-const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-
 // roundTrip is what an agent does first: list the tools, start a session,
 // write a node and read it back.
 async function roundTrip(client, label) {
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+  const names = tools.map((t) => t.name);
+  for (const name of TOOLS) assert.ok(names.includes(name), `${label}: tools/list lacks ${name}`);
   const project = mkdtempSync(join(tmpdir(), 'kg-e2e-stdio-'));
   try {
     const read = await call(client, 'kg_read', { cwd: project });

@@ -14,23 +14,10 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-// The tools of the server kg replaces; kg must keep offering each of them.
-const TOOLS = [
-  'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
-  'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
-];
+import { TOOLS, servers as serverList, text } from './harness.mjs';
 
-function servers() {
-  const spec = process.env.KG_E2E_SERVERS ?? '';
-  const list = spec.split(',').filter(Boolean).map((kv) => {
-    const i = kv.indexOf('=');
-    return { backend: kv.slice(0, i), url: new URL(kv.slice(i + 1)) };
-  });
-  if (list.length === 0) {
-    throw new Error('KG_E2E_SERVERS is empty: run the tests through e2e/run.sh (make e2e)');
-  }
-  return list;
-}
+// servers are run.sh's servers, each with its MCP endpoint as a URL.
+const servers = () => serverList().map((s) => ({ ...s, url: new URL(s.url) }));
 
 // connect opens one MCP client, as an agent would: its own transport and
 // its own initialize.
@@ -48,7 +35,6 @@ async function call(client, name, args) {
   return res;
 }
 
-const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const unique = (prefix) => `${prefix}-${randomBytes(4).toString('hex')}`;
 
 for (const { backend, url } of servers()) {

@@ -1,6 +1,6 @@
 // Package migrations holds the ordered, idempotent steps that move kg data
-// between layouts and backends (storage.md, Migrations). Every step works
-// through the storage ports, reads its source without changing or
+// between layouts and backends (docs/design/storage.md#migrations). Every step
+// works through the storage ports, reads its source without changing or
 // deleting it, and writes nothing when run a second time.
 //
 // # Steps, in order

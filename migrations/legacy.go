@@ -31,8 +31,9 @@ type LegacySource struct {
 	// Projects are project folders to import, in addition to every project
 	// named by a legacy session. A project without a graph.json is skipped.
 	Projects []string
-	// Paths makes project paths canonical (model.md); nil keeps them
-	// cleaned but unresolved.
+	// Paths makes project paths canonical
+	// (docs/design/model.md#levels-and-graphs); nil keeps them cleaned but
+	// unresolved.
 	Paths ports.PathResolver
 }
 

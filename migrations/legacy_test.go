@@ -106,9 +106,9 @@ func commitAll(t *testing.T, b migrations.Backend, key domain.GraphKey, d domain
 
 func replaceTmp(s, tmp string) string { return strings.ReplaceAll(s, tmp, "$TMP") }
 
-// TestImportLeavesCompleteJSONFiles imports into a json root: the offline
-// step folds every journal it wrote into its file, so that at rest the
-// .json files hold everything (storage.md, Durability).
+// TestImportLeavesCompleteJSONFiles imports into a json root: the offline step
+// folds every journal it wrote into its file, so that at rest the .json files
+// hold everything (docs/design/storage.md#checkpoint).
 func TestImportLeavesCompleteJSONFiles(t *testing.T) {
 	tmp := t.TempDir()
 	copyTree(t, filepath.Join("testdata", "legacy", "fresh", "in"), tmp, tmp)

@@ -66,8 +66,9 @@ func (r *Result) note(log *slog.Logger, what string, notes ...string) {
 }
 
 // commit commits g's changes cs to b and, when b journals its commits
-// (ports.GraphCheckpointer), folds the journal into the graph's file, so
-// that an offline step leaves every file complete (storage.md, Durability).
+// (ports.GraphCheckpointer), folds the journal into the graph's file, so that
+// an offline step leaves every file complete
+// (docs/design/storage.md#checkpoint).
 func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
 	if err := b.Commit(ctx, key, g, cs); err != nil {
 		return err
@@ -118,8 +119,9 @@ func storedKeys(ctx context.Context, graphs ports.GraphRepository, sessions map[
 	return append(keys, extra...), nil
 }
 
-// minSeq is the highest watermark any session holds for key: a restored
-// graph must not hand out a seq a session has already seen (sync.md).
+// minSeq is the highest watermark any session holds for key: a restored graph
+// must not hand out a seq a session has already seen
+// (docs/design/sync.md#numbering-at-load).
 func minSeq(sessions map[string]ports.Session, key domain.GraphKey) uint64 {
 	var m uint64
 	for _, s := range sessions {

@@ -7,10 +7,10 @@ import (
 )
 
 // GraphCheckpointer is implemented by a GraphRepository that makes a commit
-// durable in a journal and folds the journal into the graph's file later
-// (the json backend, storage.md). The app calls Checkpoint for every loaded
-// graph on each maintenance tick and at shutdown. A repository that writes
-// in place (bolt, memory) does not implement it.
+// durable in a journal and folds the journal into the graph's file later (the
+// json backend, docs/design/storage.md#the-json-journal). The app calls
+// Checkpoint for every loaded graph on each maintenance tick and at shutdown. A
+// repository that writes in place (bolt, memory) does not implement it.
 type GraphCheckpointer interface {
 	// Checkpoint folds the journal of the graph named by key into its
 	// stored file, writing g, which must hold exactly what was last

@@ -2,7 +2,7 @@ package ports
 
 import "github.com/kg-memory/kg/domain"
 
-// Event types (sync.md, Live events).
+// Event types (docs/design/sync.md#live-events).
 const (
 	EventNodeUpdated  = "node_updated"
 	EventEdgeUpdated  = "edge_updated"

@@ -47,7 +47,7 @@ type Batch struct {
 // CompactionTrigger says what started a compaction run.
 type CompactionTrigger string
 
-// The triggers of a compaction run (docs/design/compaction.md).
+// The triggers of a compaction run (docs/design/compaction.md#when-it-runs).
 const (
 	CompactionOnWrite       CompactionTrigger = "write"       // every write runs compaction on its graph
 	CompactionOnLoad        CompactionTrigger = "load"        // a graph is compacted once when it is loaded

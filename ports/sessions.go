@@ -6,7 +6,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// Session is the stored record of one agent session (sync.md).
+// Session is the stored record of one agent session
+// (docs/design/sync.md#sessions).
 type Session struct {
 	ID           string
 	ProjectPath  string // canonical project path; empty for none

@@ -24,13 +24,27 @@ while IFS= read -r file; do
 	pkg=./$(dirname "$file")
 	for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
 		echo "== $target ($pkg), $fuzztime"
+		corpus="$pkg/testdata/fuzz/$target"
+		before=$(ls "$corpus" 2>/dev/null | sort || true)
+		status=0
 		# shellcheck disable=SC2086 # FUZZFLAGS is a list of flags
-		if ! "$go" test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" ${FUZZFLAGS:-} "$pkg" 2>&1 | tee "$out"; then
-			echo "fuzz: $target found a failing input; see $pkg/testdata/fuzz/$target/" >&2
-			exit 1
-		fi
+		"$go" test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" ${FUZZFLAGS:-} "$pkg" 2>&1 | tee "$out" || status=$?
 		execs=$(grep -o 'execs: [0-9]*' "$out" | tail -n1 | cut -d' ' -f2 || true)
-		summary+=("$(printf '%-22s %-36s %12s execs' "$target" "$pkg" "${execs:-?}")")
+		note=""
+		if [ "$status" -ne 0 ]; then
+			after=$(ls "$corpus" 2>/dev/null | sort || true)
+			# Go 1.26's fuzz coordinator can report its own -fuzztime deadline
+			# as a failure when a loaded machine leaves a worker mid-input
+			# (go.dev/issue/75804, fixed in Go 1.27). That failure writes no
+			# input; a real one always does, so only a new file fails the run.
+			if [ "$before" = "$after" ] && grep -q '^    context deadline exceeded$' "$out"; then
+				note="  (stopped by Go's fuzztime race, go.dev/issue/75804; no failing input)"
+			else
+				echo "fuzz: $target found a failing input; see $corpus/" >&2
+				exit 1
+			fi
+		fi
+		summary+=("$(printf '%-22s %-36s %12s execs%s' "$target" "$pkg" "${execs:-?}" "$note")")
 	done
 done < <(git grep -l '^func Fuzz' -- '*_test.go')
 

@@ -3,9 +3,10 @@
 // buffered channel each.
 //
 // Publish never blocks a write. A subscriber whose channel is full — it has
-// fallen Backlog events behind — is dropped instead of waited for: its
-// channel is closed and Err reports ErrSlow, so its owner can close the
-// socket (code 1008) and let the client reconnect and re-read (sync.md).
+// fallen Backlog events behind — is dropped instead of waited for: its channel
+// is closed and Err reports ErrSlow, so its owner can close the socket (code
+// 1008) and let the client reconnect and re-read
+// (docs/design/sync.md#live-events).
 package events
 
 import (
@@ -16,7 +17,7 @@ import (
 )
 
 // Backlog is how many undelivered events a subscriber may hold before it is
-// dropped (sync.md: "more than 256 messages behind").
+// dropped (docs/design/sync.md#live-events).
 const Backlog = 256
 
 var _ ports.Events = (*Hub)(nil)

@@ -57,11 +57,11 @@ func (a *tokenAuth) matches(given string) bool {
 	return subtle.ConstantTimeCompare(got[:], a.want[:]) == 1
 }
 
-// requireToken refuses (401) a request that carries neither
-// "Authorization: Bearer <token>", nor (on /ws, whose browser API cannot set
-// headers) "?token=<token>", nor a valid login cookie sent by the page's own
-// origin. With no token configured it lets every request through (the
-// server then only binds loopback, operations.md).
+// requireToken refuses (401) a request that carries neither "Authorization:
+// Bearer <token>", nor (on /ws, whose browser API cannot set headers)
+// "?token=<token>", nor a valid login cookie sent by the page's own origin.
+// With no token configured it lets every request through (the server then only
+// binds loopback, docs/design/operations.md#configuration).
 //
 // Two requests pass without credentials because they check the token
 // themselves or need none: POST /ui/login and POST /ui/logout. A browser

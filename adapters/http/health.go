@@ -12,8 +12,9 @@ type health struct {
 	svc Service
 }
 
-// healthBody is the JSON of the health check (http.md).
-type healthBody struct {
+// Health is the JSON of the health check (docs/design/http.md#health), as
+// the server answers it and as `kg status` reads it.
+type Health struct {
 	Status         string   `json:"status"` // "ok", or "degraded" when a graph could not be loaded
 	Version        string   `json:"version"`
 	Transport      string   `json:"transport"`
@@ -28,7 +29,7 @@ type healthBody struct {
 // itself is up, and a monitor reads status.
 func (h *health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a := h.svc.Health(r.Context())
-	body := healthBody{
+	body := Health{
 		Status:         "ok",
 		Version:        h.cfg.Version,
 		Transport:      "streamable-http",

@@ -7,8 +7,9 @@ import (
 )
 
 // hostAllowList decides whether a Host header names this server. It is the
-// DNS-rebinding defence (http.md, Security): a web page that rebinds its own
-// name to 127.0.0.1 still sends its own name as Host, and is refused.
+// DNS-rebinding defence (docs/design/http.md#host-and-origin): a web page that
+// rebinds its own name to 127.0.0.1 still sends its own name as Host, and is
+// refused.
 type hostAllowList struct {
 	anyPort map[string]bool // host names allowed with any port (or none)
 	exact   map[string]bool // host:port pairs allowed as given

@@ -12,13 +12,13 @@ import (
 )
 
 // logRequests logs one line per request: method, route pattern (not the raw
-// path, which may carry ids), status, bytes written and duration, and
-// records the same in the request metrics of m (nil: none). A request
-// the server turned away (see refused) or that matched no route also gets
-// its path, Host and Origin (and Sec-Fetch-Site), so an operator can tell
-// what was refused and why. Bodies, query strings (a WebSocket may carry
-// its token there) and the Authorization header are never logged: bodies
-// hold node contents (docs/design/operations.md).
+// path, which may carry ids), status, bytes written and duration, and records
+// the same in the request metrics of m (nil: none). A request the server turned
+// away (see refused) or that matched no route also gets its path, Host and
+// Origin (and Sec-Fetch-Site), so an operator can tell what was refused and
+// why. Bodies, query strings (a WebSocket may carry its token there) and the
+// Authorization header are never logged: bodies hold node contents
+// (docs/design/operations.md#logs).
 func logRequests(log *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -143,8 +143,12 @@ func TestRequestAndToolMetrics(t *testing.T) {
 			t.Errorf("%s %s: %v calls, want %v", tc.tool, tc.outcome, got, tc.want)
 		}
 	}
-	if n := len(sc.Labels("kg_mcp_tool_call_duration_seconds")); n != 8*6 {
-		t.Errorf("%d tool series, want 8 tools × 6 outcomes from the start", n)
+	listed, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, tools := len(sc.Labels("kg_mcp_tool_call_duration_seconds")), len(listed.Tools); tools == 0 || n != tools*6 {
+		t.Errorf("%d tool series, want %d tools × 6 outcomes from the start", n, tools)
 	}
 	if got := sc.Value("kg_websocket_clients"); got != 1 {
 		t.Errorf("kg_websocket_clients = %v with one socket open", got)

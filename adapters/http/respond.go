@@ -15,7 +15,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // rejection is the body of a response refused by the middleware, shaped like
-// the REST errors (http.md) so one client-side decoder reads both.
+// the REST errors (docs/design/http.md#errors) so one client-side decoder reads
+// both.
 type rejection struct {
 	Detail string `json:"detail"`
 	Kind   string `json:"kind"`

@@ -38,8 +38,8 @@ func routes(t *testing.T, h http.Handler) []route {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Everything http.md names must be there, or the walk missed a
-	// subrouter and the tests below would check too little.
+	// Every route docs/design/http.md#endpoints names must be there, or the
+	// walk missed a subrouter and the tests below would check too little.
 	for _, want := range []route{{"POST", "/"}, {"GET", "/health"}, {"GET", "/api/health"}, {"POST", "/api/nodes"},
 		{"POST", "/api/import"}, {"GET", "/ws"}, {"GET", "/ui"}, {"GET", "/ui/*"}, {"POST", ui.LoginPath}, {"POST", ui.LogoutPath}} {
 		if !slices.Contains(out, want) {

@@ -32,9 +32,9 @@ type Config struct {
 	// DefaultBodyReadTimeout.
 	BodyReadTimeout time.Duration
 
-	// WebSocket tunes /ws; its zero value takes the defaults of http.md
-	// (256 sockets, a ping every 30 s). Its AllowedOrigins are set from
-	// AllowedOrigins above.
+	// WebSocket tunes /ws; its zero value takes the defaults of
+	// docs/design/http.md#websocket (256 sockets, a ping every 30 s). Its
+	// AllowedOrigins are set from AllowedOrigins above.
 	WebSocket ws.Options
 
 	// Clock and Started give the uptime /health reports; they are passed in

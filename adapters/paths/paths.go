@@ -1,5 +1,5 @@
 // Package paths makes project paths canonical on the local file system
-// (model.md, Levels and graphs).
+// (docs/design/model.md#levels-and-graphs).
 package paths
 
 import (

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bench/peers: the benchmarks.md workload through the official MCP
-# TypeScript client against kg on json, kg on bolt and the peer
-# @modelcontextprotocol/server-memory; see bench/peers/README.md.
+# bench/peers: the workload of docs/design/benchmarks.md#workload through
+# the official MCP TypeScript client against kg on json, kg on bolt and
+# the peer @modelcontextprotocol/server-memory; see bench/peers/README.md.
 #
 # Usage: bench/peers/run.sh [peers.mjs options]   (or: make peers ARGS='...')
 #

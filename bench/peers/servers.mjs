@@ -38,11 +38,12 @@ async function call(client, name, args) {
 }
 
 // startKG runs `kg serve` on a free port with a storage root of its own,
-// KG_GRACE_PERIOD_DAYS=0 and the default budget (benchmarks.md), and
-// resolves once the server logs the address it listens on. Its log (one
-// line per request, at the default level) goes straight to a file beside
-// the root, as a service's log goes to its journal: piping it through this
-// process would cost the client's CPU, not the server's.
+// KG_GRACE_PERIOD_DAYS=0 and the default budget
+// (docs/design/benchmarks.md#workload), and resolves once the server logs
+// the address it listens on. Its log (one line per request, at the default
+// level) goes straight to a file beside the root, as a service's log goes
+// to its journal: piping it through this process would cost the client's
+// CPU, not the server's.
 export async function startKG(kgBin, backend, root, extraEnv = {}) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KG_')));
   Object.assign(env, { KG_GRACE_PERIOD_DAYS: '0' }, extraEnv);
@@ -162,7 +163,7 @@ export async function startPeer(memoryFile) {
 }
 
 // PeerConn is the client of one peer process, speaking its tools as
-// benchmarks.md maps them.
+// docs/design/benchmarks.md#workload maps them.
 export class PeerConn {
   constructor(client, transport) {
     this.client = client;

@@ -1,11 +1,12 @@
 package main
 
-// Bad input through both transports of a real server (runServer, a real
-// root, both backends): every limit of model.md breached, through MCP and
-// through REST from one table, and what each transport refuses on its own
-// (bodies that are not JSON, not UTF-8, too large; malformed JSON-RPC).
-// Each refusal must name the field and the limit, and nothing may change:
-// the graphs are read back after every case, and again after a restart.
+// Bad input through both transports of a real server (runServer, a real root,
+// both backends): every limit of docs/design/model.md#identifiers-and-limits
+// breached, through MCP and through REST from one table, and what each
+// transport refuses on its own (bodies that are not JSON, not UTF-8, too large;
+// malformed JSON-RPC). Each refusal must name the field and the limit, and
+// nothing may change: the graphs are read back after every case, and again
+// after a restart.
 
 import (
 	"bytes"
@@ -22,10 +23,10 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// badInput is one breach of model.md, sent through both transports. args
-// are the tool's arguments, in MCP's names; session_id (and level for the
-// writes) are added. REST sends the same fields to the route that does
-// what the tool does.
+// badInput is one breach of docs/design/model.md#identifiers-and-limits, sent
+// through both transports. args are the tool's arguments, in MCP's names;
+// session_id (and level for the writes) are added. REST sends the same fields
+// to the route that does what the tool does.
 type badInput struct {
 	name   string
 	tool   string
@@ -93,6 +94,9 @@ func badInputs() []badInput {
 		{name: "note over 4000", tool: "kg_put_node", args: node("notes", []any{"ok", strings.Repeat("n", 4001)}), field: "notes[1]", detail: "4001 chars, limit 4000"},
 		{name: "empty note", tool: "kg_put_node", args: node("notes", []any{""}), field: "notes[0]", detail: "must not be empty"},
 		{name: "note with NUL", tool: "kg_put_node", args: node("notes", []any{"a\x00"}), field: "notes[0]", detail: "must not contain NUL"},
+		{name: "note with a lone carriage return", tool: "kg_put_node", args: node("notes", []any{"a\r\nb", "shown\rhidden"}), field: "notes[1]",
+			detail: `must not contain a carriage return (\r) outside a \r\n line break: a lone \r makes a terminal write over the line; break lines with \n`},
+		{name: "note with an ANSI escape", tool: "kg_put_node", args: node("notes", []any{"\x1b[2J"}), field: "notes[0]", detail: "must not contain control characters other than newline and tab"},
 		{name: "notes not a list", tool: "kg_put_node", args: node("notes", "why"), field: "notes", mcpDetail: "must be a list of strings", restDetail: "must be a list"},
 		// touches
 		{name: "51 touches", tool: "kg_put_node", args: node("touches", many(51, "t.go")), field: "touches", detail: "51 items, limit 50"},
@@ -114,6 +118,7 @@ func badInputs() []badInput {
 		{name: "end with NUL", tool: "kg_put_edge", args: edge("to", "src/\x00.go"), field: "to", detail: "must not contain NUL"},
 		{name: "empty end", tool: "kg_put_edge", args: edge("to", ""), field: "to", mcpDetail: "is required", restDetail: "must not be empty"},
 		{name: "edge note over 4000", tool: "kg_put_edge", args: edge("notes", []any{strings.Repeat("n", 4001)}), field: "notes[0]", detail: "4001 chars, limit 4000"},
+		{name: "edge note with a lone carriage return", tool: "kg_put_edge", args: edge("notes", []any{"x\r"}), field: "notes[0]", detail: "a lone \\r makes a terminal write over the line"},
 		// progress
 		{name: "progress over 64 KiB", tool: "kg_progress", args: progress("state", map[string]any{"s": strings.Repeat("s", 65536)}), field: "state", detail: "65544 bytes, limit 65536"},
 		{name: "progress a list", tool: "kg_progress", args: progress("state", []any{1}), field: "state", detail: "must be a JSON object"},
@@ -402,8 +407,9 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 			"format", `"neo4j" is not "kg-graph"`},
 		{"import breaking a limit", "POST", "/api/import?level=user&mode=replace", "application/json",
 			`{"format":"kg-graph","version":1,"nodes":[{"id":"keep","gist":"one\ntwo"}]}`, 400, "nodes[0].gist", "must be one line"},
-		// A lookup accepts any stored id (model.md): one no write would take
-		// is not found, not a crash and not a path.
+		// A lookup accepts any stored id
+		// (docs/design/model.md#identifiers-and-limits): one no write would
+		// take is not found, not a crash and not a path.
 		{"a lookup by an id no write takes", "GET", "/api/nodes/project/" + url.PathEscape("a\x00/..") + "?session_id=s", "", "", 404, "id", "not found"},
 	}
 	forEachBackend(t, func(t *testing.T, storage string) {
@@ -451,8 +457,10 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 			})
 		}
 
-		// Bodies over their limit (model.md): 413, whether the length is
-		// declared or the body is streamed; the import's own limit is 64 MiB.
+		// Bodies over their limit
+		// (docs/design/model.md#identifiers-and-limits): 413, whether the
+		// length is declared or the body is streamed; the import's own limit is
+		// 64 MiB.
 		over := func(n int) io.Reader {
 			return io.MultiReader(strings.NewReader(`{"pad":"`), &repeatReader{b: 'x', n: n})
 		}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/domain"
 )
@@ -65,23 +66,11 @@ func dialAddr(addr string) string {
 // URL is the server's MCP endpoint.
 func (c *apiClient) URL() string { return c.base + "/" }
 
-// health is the body of GET /health (docs/design/http.md#health).
-type health struct {
-	Status         string   `json:"status"`
-	Version        string   `json:"version"`
-	Transport      string   `json:"transport"`
-	Storage        string   `json:"storage"`
-	ActiveSessions int      `json:"active_sessions"`
-	LoadedGraphs   int      `json:"loaded_graphs"`
-	UptimeS        int64    `json:"uptime_s"`
-	Problems       []string `json:"problems,omitempty"`
-}
-
 // health asks the server how it is, within probeTimeout.
-func (c *apiClient) health(ctx context.Context) (health, error) {
+func (c *apiClient) health(ctx context.Context) (khttp.Health, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	var h health
+	var h khttp.Health
 	err := c.call(ctx, http.MethodGet, "/health", nil, nil, &h)
 	return h, err
 }
@@ -168,10 +157,10 @@ func (c *apiClient) send(ctx context.Context, method, path string, query url.Val
 // names, when that process still runs and answers /health. A server that
 // is starting (its lock taken, the user graph loading) gets startingWait
 // to answer. It returns nil when no server holds the root.
-func rootServer(ctx context.Context, cfg Config) (*apiClient, health, error) {
+func rootServer(ctx context.Context, cfg Config) (*apiClient, khttp.Health, error) {
 	h := rootdir.ReadHolder(cfg.Root)
 	if !h.Running() || h.Addr == "" {
-		return nil, health{}, nil
+		return nil, khttp.Health{}, nil
 	}
 	c := newAPIClient(h.Addr, cfg.AuthToken)
 	deadline := time.Now().Add(startingWait)
@@ -182,16 +171,16 @@ func rootServer(ctx context.Context, cfg Config) (*apiClient, health, error) {
 		}
 		var ae *apiError
 		if errors.As(err, &ae) {
-			return nil, health{}, err // it answers, but refuses: say why
+			return nil, khttp.Health{}, err // it answers, but refuses: say why
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			// The pid may have been reused; taking the lock will tell.
-			return nil, health{}, nil
+			return nil, khttp.Health{}, nil
 		}
 		select {
 		case <-time.After(pollEvery):
 		case <-ctx.Done():
-			return nil, health{}, ctx.Err()
+			return nil, khttp.Health{}, ctx.Err()
 		}
 	}
 }

@@ -141,10 +141,7 @@ func newCompactCommand(e env) *cobra.Command {
 // compacted at the current time with the configured policy, and saved
 // when anything moved. A dry run saves nothing.
 func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
-	if ok, err := rootExists(cfg.Root); err != nil || !ok {
-		if err == nil {
-			err = errNoRoot(cfg.Root)
-		}
+	if err := requireRoot(cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
 	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))

@@ -17,8 +17,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// Config is everything `kg serve` is told: the settings of operations.md's
-// Configuration table, parsed and checked.
+// Config is everything `kg serve` is told: the settings of
+// docs/design/operations.md#configuration, parsed and checked.
 type Config struct {
 	Host           string
 	Port           int // 0: the system picks a free port
@@ -56,7 +56,8 @@ type setting struct {
 	parse     func(c *Config, v string) error // the error says what is accepted
 }
 
-// settings lists the table of operations.md, in its order.
+// settings lists the table of docs/design/operations.md#configuration, in its
+// order.
 func settings(home func() (string, error)) []setting {
 	return []setting{
 		{flag: "host", env: "KG_HTTP_HOST", def: "127.0.0.1",
@@ -151,6 +152,20 @@ func settings(home func() (string, error)) []setting {
 				d, err := parseSeconds(v, 1, 365*24*3600)
 				c.App.SessionTTL = domain.Micros(d.Microseconds())
 				return err
+			}},
+		{flag: "idle-unload", env: "KG_IDLE_UNLOAD", def: strconv.Itoa(int(app.DefaultIdleUnload / time.Second)),
+			usage: "`seconds` a project graph stays loaded without a request before it is unloaded (0: never)",
+			parse: func(c *Config, v string) error {
+				if v == "0" {
+					c.App.IdleUnload = -1 // the app's "never"
+					return nil
+				}
+				d, err := parseSeconds(v, 1, 365*24*3600)
+				if err != nil {
+					return errors.New("want a whole number of seconds from 1 to 31536000, or 0 for never")
+				}
+				c.App.IdleUnload = d
+				return nil
 			}},
 		{flag: "auth-token", env: "KG_AUTH_TOKEN",
 			usage: "bearer `token` every request must carry (required when --host is not loopback)",

@@ -53,7 +53,8 @@ func TestParseServeDefaults(t *testing.T) {
 	}
 	// The table's defaults are the spec's, as the app and domain name them.
 	if got.App.Policy.Grace != domain.Days(5) || got.App.Policy.OrphanGrace != domain.Days(365) ||
-		got.App.MaintenanceInterval != 30*time.Second || got.App.SessionTTL != 86400*domain.Second {
+		got.App.MaintenanceInterval != 30*time.Second || got.App.SessionTTL != 86400*domain.Second ||
+		got.App.IdleUnload != 30*time.Minute {
 		t.Errorf("spec defaults differ: %+v", got.App)
 	}
 }
@@ -62,7 +63,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	args := []string{
 		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-		"--maintenance-interval", "5", "--session-ttl", "3600", "--auth-token", "s3cret",
+		"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--auth-token", "s3cret",
 		"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 		"--log-level", "debug", "--log-format", "json",
 	}
@@ -77,6 +78,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.Policy.OrphanGrace = 0
 	wantApp.MaintenanceInterval = 5 * time.Second
 	wantApp.SessionTTL = 3600 * domain.Second
+	wantApp.IdleUnload = 10 * time.Minute
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
 		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
@@ -85,6 +87,28 @@ func TestParseServeEveryValue(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// --idle-unload 0 keeps every project graph loaded: the app's "never".
+func TestParseServeIdleUnloadNever(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		envs map[string]string
+	}{
+		{"flag", []string{"--idle-unload", "0"}, nil},
+		{"env", nil, map[string]string{"KG_IDLE_UNLOAD": "0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parse(tc.args, tc.envs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.App.IdleUnload >= 0 {
+				t.Errorf("IdleUnload = %v, want negative (never)", got.App.IdleUnload)
+			}
+		})
 	}
 }
 
@@ -181,6 +205,9 @@ func TestParseServeBadValues(t *testing.T) {
 		{"save interval env", nil, map[string]string{"KG_SAVE_INTERVAL": "30s"}, `invalid KG_SAVE_INTERVAL "30s": want a whole number of seconds from 1 to 86400`},
 		{"session ttl", []string{"--session-ttl", "0"}, nil, `invalid --session-ttl "0": want a whole number of seconds from 1 to 31536000`},
 		{"session ttl env", nil, map[string]string{"KG_SESSION_TTL": "1d"}, `invalid KG_SESSION_TTL "1d": want a whole number of seconds`},
+		{"idle unload negative", []string{"--idle-unload", "-5"}, nil, `invalid --idle-unload "-5": want a whole number of seconds from 1 to 31536000, or 0 for never`},
+		{"idle unload duration", []string{"--idle-unload", "30m"}, nil, `invalid --idle-unload "30m": want a whole number of seconds`},
+		{"idle unload env", nil, map[string]string{"KG_IDLE_UNLOAD": "99999999"}, `invalid KG_IDLE_UNLOAD "99999999": want a whole number of seconds from 1 to 31536000, or 0 for never`},
 		{"auth token space", []string{"--auth-token", "a b"}, nil, `invalid --auth-token "a b": want a token without white space`},
 		{"allowed hosts URL", []string{"--allowed-hosts", "ok,http://x/"}, nil, `invalid --allowed-hosts "ok,http://x/": want comma-separated host names or host:port, not "http://x/"`},
 		{"allowed origins bare", nil, map[string]string{"KG_ALLOWED_ORIGINS": "localhost:5173"}, `invalid KG_ALLOWED_ORIGINS "localhost:5173": want comma-separated origins like http://localhost:5173, not "localhost:5173"`},

@@ -1,12 +1,11 @@
 package main
 
-// Nothing in a request can make the server read or write outside its
-// storage root (http.md, Security; storage.md, Project slugs), and a link
-// planted inside the root is not followed out of it. These tests run real
-// servers on both backends next to a folder "outside" that holds what an
-// escape would touch: a graph claiming the project, a user graph, a file;
-// it must be byte for byte the same at the end, and nothing of it may be
-// served.
+// Nothing in a request can make the server read or write outside its storage
+// root (docs/design/http.md#security; docs/design/storage.md#project-slugs),
+// and a link planted inside the root is not followed out of it. These tests run
+// real servers on both backends next to a folder "outside" that holds what an
+// escape would touch: a graph claiming the project, a user graph, a file; it
+// must be byte for byte the same at the end, and nothing of it may be served.
 
 import (
 	"bufio"

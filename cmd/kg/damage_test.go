@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,6 +233,45 @@ func TestUnloadableUserGraphStillStartsSessions(t *testing.T) {
 	}
 	c.ok("kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "p", "gist": "the project graph works"})
 	c.fails("kg_put_node", map[string]any{"session_id": sid, "level": "user", "id": "u", "gist": "g"}, "user graph")
+
+	// A search, a sync and the REST graph read span both graphs: they serve
+	// the project's and say why the user graph is missing, through MCP and
+	// REST alike.
+	userWhy := func(what string, v any) {
+		t.Helper()
+		if why := fmt.Sprint(v); !strings.Contains(why, "the user graph could not be loaded") {
+			t.Errorf("%s: %q, want why the user graph is unavailable", what, why)
+		}
+	}
+	r = c.ok("kg_search", map[string]any{"session_id": sid, "query": "project"})
+	if !strings.Contains(r.text, "[project sound] p (active") || !strings.Contains(r.text, "\nNot searched: the user graph could not be loaded") {
+		t.Errorf("kg_search text:\n%s", r.text)
+	}
+	userWhy("kg_search unavailable", r.structured["unavailable"])
+	c.fails("kg_search", map[string]any{"session_id": sid, "query": "project", "level": "user"}, "user graph")
+	r = c.ok("kg_sync", map[string]any{"session_id": sid})
+	if !strings.HasPrefix(r.text, "USER GRAPH — unavailable: the user graph could not be loaded") {
+		t.Errorf("kg_sync text:\n%s", r.text)
+	}
+	userWhy("kg_sync user", field(r.structured, "user", "unavailable"))
+	if r.structured["empty"] != false {
+		t.Errorf("kg_sync empty = %v, want false while a graph is unavailable", r.structured["empty"])
+	}
+
+	found := restJSON(t, p.Addr, "GET", "/api/search?q=project&session_id="+sid, nil, http.StatusOK)
+	if hits, _ := found["hits"].([]any); len(hits) != 1 || field(hits[0], "id") != "p" {
+		t.Errorf("GET /api/search hits = %v, want p", found["hits"])
+	}
+	userWhy("GET /api/search unavailable", found["unavailable"])
+	synced := restJSON(t, p.Addr, "POST", "/api/sync", map[string]any{"session_id": sid}, http.StatusOK)
+	userWhy("POST /api/sync user", field(synced, "user", "unavailable"))
+	read := restJSON(t, p.Addr, "GET", "/api/graph/read?session_id="+sid, nil, http.StatusOK)
+	userWhy("GET /api/graph/read user", field(read, "user", "unavailable"))
+	if nodes, _ := field(read, "project", "nodes").([]any); len(nodes) != 1 || field(read, "project", "unavailable") != nil {
+		t.Errorf("GET /api/graph/read project = %v, want its node p", read["project"])
+	}
+	userWhy("GET /api/graph/read of the user graph alone", restJSON(t, p.Addr, "GET", "/api/graph/read", nil, http.StatusServiceUnavailable)["detail"])
+
 	if code := p.stop(syscall.SIGTERM); code != 0 {
 		t.Errorf("exit status %d\n%s", code, p.log())
 	}

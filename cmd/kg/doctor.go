@@ -112,10 +112,7 @@ func newDoctorCommand(e env) *cobra.Command {
 
 // run makes every check.
 func (c *checkup) run(ctx context.Context, e env, cfg Config) error {
-	if ok, err := rootExists(cfg.Root); err != nil || !ok {
-		if err == nil {
-			err = errNoRoot(cfg.Root)
-		}
+	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
 	backend := c.checkMarker(cfg)

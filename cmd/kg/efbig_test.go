@@ -1,10 +1,10 @@
 package main
 
 // A json server run under `ulimit -f`: a save that outgrows the limit fails
-// with EFBIG (Go ignores SIGXFSZ, so the write fails rather than the
-// process dying), the write is refused as unavailable, nothing acknowledged
-// is lost, nothing refused appears, and the server keeps serving
-// (storage.md, Durability).
+// with EFBIG (Go ignores SIGXFSZ, so the write fails rather than the process
+// dying), the write is refused as unavailable, nothing acknowledged is lost,
+// nothing refused appears, and the server keeps serving
+// (docs/design/storage.md#failed-saves).
 
 import (
 	"context"

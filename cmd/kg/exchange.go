@@ -69,10 +69,7 @@ func newExportCommand(e env) *cobra.Command {
 // exportOffline writes the export document of the stored graph, changing
 // nothing.
 func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, w io.Writer) error {
-	if ok, err := rootExists(cfg.Root); err != nil || !ok {
-		if err == nil {
-			err = errNoRoot(cfg.Root)
-		}
+	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
 	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
@@ -109,22 +106,6 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// importResult is what POST /api/import answers, and what `kg import`
-// prints.
-type importResult struct {
-	Level           string         `json:"level"`
-	Project         *string        `json:"project"`
-	Mode            string         `json:"mode"`
-	NodesWritten    int            `json:"nodes_written"`
-	EdgesWritten    int            `json:"edges_written"`
-	ProgressWritten int            `json:"progress_written"`
-	NodesDeleted    int            `json:"nodes_deleted"`
-	EdgesDeleted    int            `json:"edges_deleted"`
-	ProgressRemoved int            `json:"progress_removed"`
-	Unchanged       int            `json:"unchanged"`
-	Compaction      *apijson.Moves `json:"compaction"`
 }
 
 // newImportCommand is `kg import`.
@@ -182,7 +163,7 @@ func newImportCommand(e env) *cobra.Command {
 			key = domain.GraphKey{Level: doc.Level, Project: doc.ProjectPath}
 		}
 		ctx := c.Context()
-		var res importResult
+		var res apijson.ImportResult
 		srv, _, err := rootServer(ctx, cfg)
 		switch {
 		case err != nil:
@@ -243,33 +224,26 @@ func readDocument(e env, name string) ([]byte, error) {
 // importOffline writes the document through the app, as the server's
 // import does (validated whole, applied as one write and compacted, saved
 // once), on the files under the root's lock.
-func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData) (importResult, error) {
+func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData) (apijson.ImportResult, error) {
 	log := commandLogger(e, cfg)
 	st, closeStorage, err := openOffline(ctx, cfg, log)
 	if err != nil {
-		return importResult{}, err
+		return apijson.ImportResult{}, err
 	}
 	defer closeStorage()
 	svc, closeApp, err := initApp(ctx, cfg, st, log)
 	if err != nil {
-		return importResult{}, err
+		return apijson.ImportResult{}, err
 	}
 	defer closeApp()
 	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data)
 	if err != nil {
-		return importResult{}, err
+		return apijson.ImportResult{}, err
 	}
 	closeCtx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
 	if err := svc.Close(closeCtx); err != nil {
-		return importResult{}, errors.Join(errors.New("the import was applied but may not be saved"), err)
+		return apijson.ImportResult{}, errors.Join(errors.New("the import was applied but may not be saved"), err)
 	}
-	out := importResult{Level: string(r.Level), Mode: string(r.Mode),
-		NodesWritten: len(r.Nodes), EdgesWritten: len(r.Edges), ProgressWritten: len(r.Progress),
-		NodesDeleted: len(r.DeletedNodes), EdgesDeleted: len(r.DeletedEdges), ProgressRemoved: len(r.ProgressRemoved),
-		Unchanged: r.Unchanged, Compaction: apijson.MovesOrNil(r.Compaction)}
-	if r.Project != "" {
-		out.Project = &r.Project
-	}
-	return out, nil
+	return apijson.ImportResultOf(r), nil
 }

@@ -1,14 +1,14 @@
 package main
 
-// File-system faults under the whole server (storage.md, Durability: "a
-// failed save loses nothing acknowledged and leaves no ghost"): the server
-// as `kg serve` wires it (initServer), on the json backend opened through
-// a file-system layer that fails on demand, driven by mcp-go's client. For
-// each fault — a full disk, a read-only file system, EIO on fsync, EFBIG —
-// a write is refused as unavailable naming the graph and the cause, reads
-// keep serving the state before it, a maintenance tick's checkpoint that
-// fails keeps the journal, and once the fault clears writes and
-// checkpoints succeed and everything acknowledged is stored.
+// File-system faults under the whole server ("a failed save loses nothing
+// acknowledged and leaves no ghost", docs/design/storage.md#failed-saves): the
+// server as `kg serve` wires it (initServer), on the json backend opened
+// through a file-system layer that fails on demand, driven by mcp-go's client.
+// For each fault — a full disk, a read-only file system, EIO on fsync, EFBIG —
+// a write is refused as unavailable naming the graph and the cause, reads keep
+// serving the state before it, a maintenance tick's checkpoint that fails keeps
+// the journal, and once the fault clears writes and checkpoints succeed and
+// everything acknowledged is stored.
 //
 // The faults the kernel produces (a full tmpfs, a read-only mount, `ulimit
 // -f`) are produced for both backends by e2e/reliability; bolt has no

@@ -330,8 +330,9 @@ func ids(v any) []string {
 	return out
 }
 
-// projectDir makes a folder for a project under a temporary folder and
-// returns its canonical path (model.md), which is the project's key.
+// projectDir makes a folder for a project under a temporary folder and returns
+// its canonical path (docs/design/model.md#levels-and-graphs), which is the
+// project's key.
 func projectDir(t *testing.T, parts ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{t.TempDir()}, parts...)...)

@@ -136,8 +136,9 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 		mustContain(t, before.progress["release"], "Progress of task \"release\" (project graph):\n{\n  \"phase\": \"rc1\"\n}")
 		mustContain(t, before.progress["migrate"], "Progress of task \"migrate\" (user graph):\n")
 
-		// The session's first sync: its own writes are not reported, only
-		// the count of what compaction moved in the meantime (sync.md).
+		// The session's first sync: its own writes are not reported, only the
+		// count of what compaction moved in the meantime
+		// (docs/design/sync.md#kg_sync).
 		r = s.ok("kg_sync", map[string]any{"session_id": sid})
 		for _, g := range []string{"user", "project"} {
 			if ch, _ := field(r.structured, g, "changes").([]any); len(ch) != 0 {
@@ -196,8 +197,8 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 }
 
 // 2. Two projects whose folders have the same name stay apart, also after
-// a restart; on json, in two folders: projects/api and
-// projects/api-<hash> (storage.md, Project slugs).
+// a restart; on json, in two folders: projects/api and projects/api-<hash>
+// (docs/design/storage.md#folder-lookup).
 func TestIntegrationSameFolderNameProjectsStayApart(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
@@ -376,7 +377,7 @@ func TestIntegrationServesSchema1Root(t *testing.T) {
 }
 
 // 4. Reading an archived node by id restores it and rescues its orphaned
-// neighbour, durably (compaction.md, Reading a node by id).
+// neighbour, durably (docs/design/compaction.md#reading-a-node-by-id).
 func TestIntegrationPromotionAndChainRescue(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
@@ -443,9 +444,9 @@ func TestIntegrationPromotionAndChainRescue(t *testing.T) {
 	})
 }
 
-// 5. The two-session story of sync.md on a real backend: each session
-// hears of the other's writes and deletions, never of its own, and its
-// own writes do not make it miss what the other did before.
+// 5. The two-session story of docs/design/sync.md#kg_sync on a real
+// backend: each session hears of the other's writes and deletions, never of
+// its own, and its own writes do not make it miss what the other did before.
 func TestIntegrationTwoSessionSync(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")

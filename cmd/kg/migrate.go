@@ -54,10 +54,7 @@ func newMigrateCommand(e env) *cobra.Command {
 // root's backend.
 func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	ctx := c.Context()
-	if ok, err := rootExists(cfg.Root); err != nil || !ok {
-		if err == nil {
-			err = errNoRoot(cfg.Root)
-		}
+	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
 	release, err := lockOffline(ctx, cfg, "kg migrate")

@@ -38,19 +38,15 @@ func commandConfig(e env, settings *settingsFlags) (Config, error) {
 	return cfg, nil
 }
 
-// errNoRoot is the refusal of a command that reads a root that does not
-// exist.
-func errNoRoot(root string) error {
-	return fmt.Errorf("there is no storage root at %s: give the one the server uses with --storage-root or KG_STORAGE_ROOT", root)
-}
-
-// rootExists reports whether the storage root is there.
-func rootExists(root string) (bool, error) {
+// requireRoot refuses a command that reads the storage root when the root
+// is not there: a mistyped --storage-root must not make an empty root
+// appear.
+func requireRoot(root string) error {
 	_, err := os.Stat(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return fmt.Errorf("there is no storage root at %s: give the one the server uses with --storage-root or KG_STORAGE_ROOT", root)
 	}
-	return err == nil, err
+	return err
 }
 
 // openOffline opens the root's storage under its lock, as the server

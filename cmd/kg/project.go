@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -27,17 +29,6 @@ func newProjectCommand(e env) *cobra.Command {
 	}
 	c.AddCommand(newProjectListCommand(e), newProjectMvCommand(e))
 	return c
-}
-
-// projectInfo is one project as GET /api/projects lists it.
-type projectInfo struct {
-	Slug         string  `json:"slug"`
-	ProjectPath  string  `json:"project_path"`
-	Active       int     `json:"active"`
-	Archived     int     `json:"archived"`
-	Orphaned     int     `json:"orphaned"`
-	Edges        int     `json:"edges"`
-	LastChangeTS float64 `json:"last_change_ts,omitempty"`
 }
 
 func newProjectListCommand(e env) *cobra.Command {
@@ -59,7 +50,7 @@ func newProjectListCommand(e env) *cobra.Command {
 		}
 		ctx := c.Context()
 		var out struct {
-			Projects []projectInfo `json:"projects"`
+			Projects []apijson.Project `json:"projects"`
 		}
 		srv, _, err := rootServer(ctx, cfg)
 		switch {
@@ -74,7 +65,7 @@ func newProjectListCommand(e env) *cobra.Command {
 			return err
 		}
 		if out.Projects == nil {
-			out.Projects = []projectInfo{}
+			out.Projects = []apijson.Project{}
 		}
 		if asJSON {
 			enc := json.NewEncoder(c.OutOrStdout())
@@ -101,11 +92,8 @@ func newProjectListCommand(e env) *cobra.Command {
 
 // listOffline lists the projects from the files, reading each graph
 // without changing it.
-func listOffline(ctx context.Context, e env, cfg Config) ([]projectInfo, error) {
-	if ok, err := rootExists(cfg.Root); err != nil || !ok {
-		if err == nil {
-			err = errNoRoot(cfg.Root)
-		}
+func listOffline(ctx context.Context, e env, cfg Config) ([]apijson.Project, error) {
+	if err := requireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	log := commandLogger(e, cfg)
@@ -118,40 +106,18 @@ func listOffline(ctx context.Context, e env, cfg Config) ([]projectInfo, error) 
 	if err != nil {
 		return nil, err
 	}
-	var out []projectInfo
+	var out []apijson.Project
 	for _, sg := range stored {
-		p := projectInfo{Slug: sg.Slug, ProjectPath: sg.Key.Project}
-		d, err := st.Graphs.Load(ctx, sg.Key)
-		if err != nil {
+		p := app.ProjectInfo{Slug: sg.Slug, ProjectPath: sg.Key.Project}
+		if d, err := st.Graphs.Load(ctx, sg.Key); err != nil {
 			log.Warn("project listed without counts", "project", sg.Key.Project, "err", err)
-			out = append(out, p)
-			continue
+		} else {
+			g, _ := domain.Restore(sg.Key, d, domain.RestoreOptions{})
+			p.Stats, p.LastChange = g.Stats(), d.LastChange()
 		}
-		g, _ := domain.Restore(sg.Key, d, domain.RestoreOptions{})
-		s := g.Stats()
-		p.Active, p.Archived, p.Orphaned, p.Edges = s.Active, s.Archived, s.Orphaned, s.Edges
-		p.LastChangeTS = float64(lastChange(d)) / float64(domain.Second)
-		out = append(out, p)
+		out = append(out, apijson.ProjectOf(p))
 	}
 	return out, nil
-}
-
-// lastChange is the time of the latest change recorded in d.
-func lastChange(d domain.GraphData) domain.Micros {
-	var t domain.Micros
-	for _, n := range d.Nodes {
-		t = max(t, n.Version.TS)
-	}
-	for _, e := range d.Edges {
-		t = max(t, e.Version.TS)
-	}
-	for _, tb := range d.NodeTombstones {
-		t = max(t, tb.TS)
-	}
-	for _, tb := range d.EdgeTombstones {
-		t = max(t, tb.TS)
-	}
-	return t
 }
 
 // projectMover is what a backend offers `kg project mv`.
@@ -186,10 +152,7 @@ func newProjectMvCommand(e env) *cobra.Command {
 			return usagef("OLD_PATH and NEW_PATH are both %s", from)
 		}
 		ctx := c.Context()
-		if ok, err := rootExists(cfg.Root); err != nil || !ok {
-			if err == nil {
-				err = errNoRoot(cfg.Root)
-			}
+		if err := requireRoot(cfg.Root); err != nil {
 			return err
 		}
 		release, err := lockOffline(ctx, cfg, "kg project mv")

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/adapters/http/apijson"
 )
 
 // kg project list reads the files when no server runs and asks the server
@@ -34,7 +36,7 @@ func TestProjectList(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("offline: exit %d: %s", code, stderr)
 			}
-			var got struct{ Projects []projectInfo }
+			var got struct{ Projects []apijson.Project }
 			if err := json.Unmarshal([]byte(offline), &got); err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 package main
 
 // Providers of the object graph that wire.go assembles. They are plain
-// functions, so that replacing wire is a one-file change (style.md): each
+// functions, so that replacing wire is a one-file change: each
 // returns (T, cleanup, error) when it holds something that must be let go.
 
 import (

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Shutdown bounds (operations.md, Start and stop).
+// Shutdown bounds (docs/design/operations.md#start-and-stop).
 const (
 	// drainTimeout is how long in-flight requests get to finish once the
 	// server stops accepting.
@@ -25,7 +25,7 @@ const (
 	// sessions; past it the shutdown reports what was not saved.
 	flushTimeout = 30 * time.Second
 	// readHeaderTimeout bounds a client that opens a connection and never
-	// finishes its headers (http.md, Bounded).
+	// finishes its headers (docs/design/http.md#bounds).
 	readHeaderTimeout = 10 * time.Second
 	// idleTimeout closes keep-alive connections a client forgot, so they
 	// do not pile up over a long-running server's life.
@@ -72,11 +72,11 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runServer starts the server, serves until ctx is done, and shuts down in
-// the order of operations.md: stop accepting, let in-flight requests
-// finish, make pending writes durable and save the sessions, release the
-// lock. stop ends the signal handling once shutdown starts, so that a
-// second Ctrl-C kills the process at once.
+// runServer starts the server, serves until ctx is done, and shuts down in the
+// order of docs/design/operations.md#start-and-stop: stop accepting, let
+// in-flight requests finish, make pending writes durable and save the sessions,
+// release the lock. stop ends the signal handling once shutdown starts, so that
+// a second Ctrl-C kills the process at once.
 func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) error {
 	b, ok := backendNamed(cfg.Storage)
 	if !ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/rootdir"
 )
 
@@ -54,8 +55,8 @@ func newStatusCommand(e env) *cobra.Command {
 				ServesRoot  bool   `json:"serves_root"`
 				StorageRoot string `json:"storage_root"`
 				PID         int    `json:"pid,omitempty"`
-				health
-			}{URL: client.URL(), ServesRoot: holds, StorageRoot: cfg.Root, health: h}
+				khttp.Health
+			}{URL: client.URL(), ServesRoot: holds, StorageRoot: cfg.Root, Health: h}
 			if holds {
 				out.PID = rootdir.ReadHolder(cfg.Root).PID
 			}

@@ -2,7 +2,7 @@
 
 package main
 
-// The injectors (style.md, google/wire): one per storage backend, which
+// The injectors (google/wire): one per storage backend, which
 // opens it, and one that builds the server on whatever storage was opened.
 // `go tool wire ./cmd/kg` writes wire_gen.go from this file; `make
 // wire-check` fails when it is stale.

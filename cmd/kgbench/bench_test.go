@@ -9,8 +9,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// benchNodes is the size of the graph the benchmarks write to and read:
-// the 1k graph of benchmarks.md.
+// benchNodes is the size of the graph the benchmarks write to and read: the 1k
+// graph of docs/design/benchmarks.md#workload.
 const benchNodes = 1000
 
 var backends = []string{"json", "bolt"}

@@ -1,7 +1,7 @@
-// Command kgbench is a load tool for kg: it drives a kg server through a
-// real MCP Streamable HTTP client (mcp-go's) with the workload of
-// spec/benchmarks.md and reports, per operation kind, ops/s, p50 and p99
-// latency, and whether every write arrived.
+// Command kgbench is a load tool for kg: it drives a kg server through a real
+// MCP Streamable HTTP client (mcp-go's) with the workload of
+// docs/design/benchmarks.md#workload and reports, per operation kind, ops/s,
+// p50 and p99 latency, and whether every write arrived.
 //
 // # Usage
 //
@@ -38,9 +38,8 @@
 // reads the project graph back whole through GET /api/export (every node,
 // whatever its tier; unlike a kg_read by id it restores nothing) and
 // compares every node's gist and notes and every chain edge with what was
-// written. The exit
-// status is 0 when every write arrived, 1 when the run failed or a write is
-// missing, 2 for a bad command line.
+// written. The exit status is 0 when every write arrived, 1 when the run
+// failed or a write is missing, 2 for a bad command line.
 //
 // Example (the machine is shared: compare figures of one run only):
 //
@@ -67,9 +66,9 @@
 // behind the Driver and Conn interfaces (driver.go). kgDriver speaks kg's
 // tools; a driver for the peer memory server
 // (@modelcontextprotocol/server-memory: create_entities, create_relations,
-// search_nodes, read_graph; see benchmarks.md) implements the same two
-// interfaces and replays the same Workload, so the figures of both servers
-// describe the same data.
+// search_nodes, read_graph; see docs/design/benchmarks.md#workload) implements
+// the same two interfaces and replays the same Workload, so the figures of both
+// servers describe the same data.
 //
 // # Go benchmarks
 //
@@ -83,10 +82,11 @@
 //   - BenchmarkDurablePutNode: one durable PutNode through app.Service
 //     (no HTTP) on a user graph of 1k, 20k and 100k nodes, json and bolt,
 //     with p50-ms and p99-ms, next to fsync-1KiB (append 1 KiB and fsync
-//     in the same process and file system), the floor benchmarks.md
-//     compares it with. Each store=…/nodes=… sub-benchmark also times the
-//     floor itself, one untimed fsync after each write: floor-p50-ms, and
-//     x-floor, the write's p50 over it.
+//     in the same process and file system), the floor that
+//     docs/design/benchmarks.md#targets compares it with. Each
+//     store=…/nodes=… sub-benchmark also times the floor itself, one
+//     untimed fsync after each write: floor-p50-ms, and x-floor, the
+//     write's p50 over it.
 //   - BenchmarkHTTP: through a real HTTP server and mcp-go's client: the
 //     full read of a 1k-node project graph at the default budget (p50-ms,
 //     p99-ms), and kg_put_node with 1 and 16 concurrent clients, on json

@@ -18,20 +18,21 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// BenchmarkDurablePutNode measures one durable PutNode through app.Service
-// (no HTTP, one writer), on a user graph of the benchmarks.md workload of
-// 1k, 20k and 100k nodes, on json and bolt, each in its own b.TempDir();
-// and, as fsync-1KiB in the same process and the same file system, the
-// physical floor: appending 1 KiB to a file and fsyncing it. benchmarks.md
-// asks a durable PutNode within 4× of that floor at 1k and 100k nodes, and
-// its p50 at 20k within 1.5× of its p50 at 1k. ns/op is the mean; p50-ms
-// and p99-ms are percentiles of the single writes.
+// BenchmarkDurablePutNode measures one durable PutNode through app.Service (no
+// HTTP, one writer), on a user graph of the workload of
+// docs/design/benchmarks.md#workload at 1k, 20k and 100k nodes, on json and
+// bolt, each in its own b.TempDir(); and, as fsync-1KiB in the same process and
+// the same file system, the physical floor: appending 1 KiB to a file and
+// fsyncing it. docs/design/benchmarks.md#targets asks a durable PutNode within
+// 4× of that floor at 1k and 100k nodes, and its p50 at 20k within 1.5× of its
+// p50 at 1k. ns/op is the mean; p50-ms and p99-ms are percentiles of the single
+// writes.
 //
 // On a shared machine the floor drifts within a run, so each store=…
 // sub-benchmark also measures it itself: after every write, untimed, one
 // 1 KiB append and fsync in the same folder. floor-p50-ms is its p50, and
-// x-floor the write's p50 over it — the ratio benchmarks.md's target is
-// about, taken from interleaved figures.
+// x-floor the write's p50 over it — the ratio docs/design/benchmarks.md#targets
+// is about, taken from interleaved figures.
 //
 // The graph is stored through the repository before the service starts,
 // and loaded (with its first compaction run) before the timer starts. The

@@ -20,8 +20,9 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// benchConfig is the app setting of benchmarks.md: KG_GRACE_PERIOD_DAYS=0
-// and the default budget, so compaction is active (a mature memory).
+// benchConfig is the app setting of docs/design/benchmarks.md#workload:
+// KG_GRACE_PERIOD_DAYS=0 and the default budget, so compaction is active (a
+// mature memory).
 func benchConfig() app.Config {
 	cfg := app.DefaultConfig()
 	cfg.Policy.Grace = 0

@@ -192,10 +192,10 @@ func TestPrintWorkload(t *testing.T) {
 	w := NewWorkload(30, 7, 99)
 	want := workloadJSON{Seed: 99, Queries: w.Queries}
 	for _, n := range w.Nodes {
-		want.Nodes = append(want.Nodes, nodeJSON{ID: n.ID, Gist: n.Gist, Notes: n.Notes})
+		want.Nodes = append(want.Nodes, nodeJSON(n))
 	}
 	for _, e := range w.Edges {
-		want.Edges = append(want.Edges, edgeJSON{From: e.From, To: e.To, Rel: e.Rel})
+		want.Edges = append(want.Edges, edgeJSON(e))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("printed workload (-want +got):\n%s", diff)

@@ -49,7 +49,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.printWorkload, "print-workload", false, "print the workload of --nodes, --ops and --seed as JSON and exit (what bench/peers replays)")
 	fs.StringVar(&o.cpuProfileDir, "cpuprofile", "", "folder to write one CPU profile per phase into (<phase>.pprof); with --inproc the profile holds the server's side of every call")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of benchmarks.md.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of docs/design/benchmarks.md#workload.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

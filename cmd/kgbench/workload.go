@@ -8,8 +8,10 @@ import (
 	"strings"
 )
 
-// The workload of benchmarks.md as a value, independent of any server: a
-// driver (kg's MCP tools today, the peer memory server later) replays it.
+// The workload of docs/design/benchmarks.md#workload as a value, independent of
+// any server: kgbench's driver replays it through kg's MCP tools, and
+// bench/peers replays the document --print-workload prints against kg and the
+// peer memory server.
 
 // vocabulary is the fixed word list of the workload texts and queries; it
 // is the list of domain/workload_test.go, so that the Go benchmarks of every
@@ -22,7 +24,7 @@ var vocabulary = strings.Fields(`
 	parser lexer buffer writer reader decoder encoder codec frame header
 	retry timeout deadline context cancel worker queue channel mutex lock`)
 
-// Shape of the workload (benchmarks.md).
+// Shape of the workload (docs/design/benchmarks.md#workload).
 const (
 	gistLen = 60
 	noteLen = 40

@@ -1,11 +1,11 @@
 package reliability
 
-// Damaged files of every kind, under the built server (storage.md, Loading
-// and damage). A root is written through the server as a user leaves it —
-// three graphs, each json file with its .prev, journals holding records,
-// sessions — then one file is damaged, the server started on it, and the
-// table says what must follow: the graph served from its .prev, or
-// unavailable naming the file, with /health degraded saying why; the
+// Damaged files of every kind, under the built server
+// (docs/design/storage.md#loading-and-damage). A root is written through the
+// server as a user leaves it — three graphs, each json file with its .prev,
+// journals holding records, sessions — then one file is damaged, the server
+// started on it, and the table says what must follow: the graph served from its
+// .prev, or unavailable naming the file, with /health degraded saying why; the
 // damaged file kept as .corrupt-<time>; every other graph unaffected.
 //
 // Cells other tests already hold are not repeated here: a damaged user.json

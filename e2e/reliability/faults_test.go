@@ -3,14 +3,14 @@
 package reliability
 
 // File-system faults the kernel produces, under the built server, on both
-// backends (storage.md, Durability): a full disk (a small tmpfs root,
-// filled), a read-only root (a read-only bind mount over it), and a file
-// larger than the process may write (`ulimit -f`, raised again with
-// prlimit). For each: a write is refused as unavailable naming the graph
-// and the cause, nothing refused is served or stored, reads keep working,
-// the server keeps serving, and once the fault clears writes succeed again
-// and everything acknowledged is stored. Mounting needs privileges a
-// machine may not grant: those tests skip, saying why.
+// backends (docs/design/storage.md#failed-saves): a full disk (a small tmpfs
+// root, filled), a read-only root (a read-only bind mount over it), and a file
+// larger than the process may write (`ulimit -f`, raised again with prlimit).
+// For each: a write is refused as unavailable naming the graph and the cause,
+// nothing refused is served or stored, reads keep working, the server keeps
+// serving, and once the fault clears writes succeed again and everything
+// acknowledged is stored. Mounting needs privileges a machine may not grant:
+// those tests skip, saying why.
 //
 // The faults of the injectable file-system layer (json; EIO on fsync among
 // them) are in cmd/kg/faults_test.go.
@@ -34,9 +34,10 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 )
 
-// bigNode is the arguments of the i-th large node of a session: a
-// 1,000-char gist and two 4,000-char notes (the limits of model.md), all
-// distinct, so that every write needs new room on disk.
+// bigNode is the arguments of the i-th large node of a session: a 1,000-char
+// gist and two 4,000-char notes (the limits of
+// docs/design/model.md#identifiers-and-limits), all distinct, so that every
+// write needs new room on disk.
 func bigNode(sid, level string, i int) (id string, args map[string]any) {
 	id = fmt.Sprintf("big-%02d", i)
 	pad := func(prefix string, n int) string {

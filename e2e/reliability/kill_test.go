@@ -1,16 +1,16 @@
 package reliability
 
-// The kill -9 test at the server level (storage.md, Durability: "on restart
-// every acknowledged write is present"). The built binary serves 8
-// concurrent MCP clients — puts with changing content, edges, node and
-// edge deletes, reads by id that promote archived nodes, full reads — with
-// compaction active (a small token budget, no grace) and a maintenance
-// tick every second, so that ticks and json checkpoints run under the
-// load. At a random moment it is killed with SIGKILL; then every file must
-// parse, and the server restarted on the same root must hold, for every
-// client, exactly the state its acknowledged calls made — the call in
-// flight at the kill may have landed or not — and must serve: /health ok,
-// the sessions still known, the next writes acknowledged.
+// The kill -9 test at the server level ("on restart every acknowledged write is
+// present", docs/design/storage.md#crashes). The built binary serves 8
+// concurrent MCP clients — puts with changing content, edges, node and edge
+// deletes, reads by id that promote archived nodes, full reads — with
+// compaction active (a small token budget, no grace) and a maintenance tick
+// every second, so that ticks and json checkpoints run under the load. At a
+// random moment it is killed with SIGKILL; then every file must parse, and the
+// server restarted on the same root must hold, for every client, exactly the
+// state its acknowledged calls made — the call in flight at the kill may have
+// landed or not — and must serve: /health ok, the sessions still known, the
+// next writes acknowledged.
 //
 // Each client owns its node ids (w<n>-…) and its edges (from its own
 // nodes), in the user graph and in its project's graph, and calls one at a

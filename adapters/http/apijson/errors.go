@@ -9,8 +9,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// Error is the body of every REST error (http.md): a one-line message, the
-// kind, and the field at fault (empty when none).
+// Error is the body of every REST error (docs/design/http.md#errors): a
+// one-line message, the kind, and the field at fault (empty when none).
 type Error struct {
 	Detail string `json:"detail"`
 	Kind   string `json:"kind"`

@@ -81,9 +81,10 @@ type Move struct {
 }
 
 // Rank is where a node stands in compaction's rank order: its recency and
-// connectedness, their percentiles in the ranked population, its score and
-// its grace. Connectedness is 66 × edges in + 33 × edges out, counting
-// edges from and to active nodes (compaction.md, in integer hundredths).
+// connectedness, their percentiles in the ranked population, its score and its
+// grace. Connectedness is 66 × edges in + 33 × edges out, counting edges from
+// and to active nodes (in integer hundredths,
+// docs/design/compaction.md#recency-and-connectedness).
 type Rank struct {
 	RecencyTS      float64 `json:"recency_ts,omitempty"`
 	Connectedness  int     `json:"connectedness"`

@@ -11,13 +11,12 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// The argument types of the tools. Each decodes one named argument from its
-// raw JSON and checks only its shape (a string is a string, a list a list
-// of strings); the rules of the model are the app's and the domain's. An
-// argument that is absent or JSON null counts as not given: that keeps the
-// difference docs/design/mcp.md needs between omitted notes (keep what is
-// stored: nil) and an explicit empty list (clear it: a non-nil empty
-// slice).
+// The argument types of the tools. Each decodes one named argument from its raw
+// JSON and checks only its shape (a string is a string, a list a list of
+// strings); the rules of the model are the app's and the domain's. An argument
+// that is absent or JSON null counts as not given: that keeps the difference
+// docs/design/mcp.md#kg_put_node needs between omitted notes (keep what is
+// stored: nil) and an explicit empty list (clear it: a non-nil empty slice).
 
 // argument is implemented by a pointer to every argument type.
 type argument interface {
@@ -48,9 +47,9 @@ var jsonNull = []byte("null")
 // decodeArgs decodes the arguments object raw into dst, a pointer to an
 // argument struct. Fields are decoded in their order, so that a call with
 // several bad arguments is told of the first, in argument order. Names are
-// matched exactly, and names no field has are ignored (docs/design/mcp.md:
-// unknown extra arguments are ignored). No arguments at all is an empty
-// object.
+// matched exactly, and names no field has are ignored
+// (docs/design/mcp.md#results-and-errors: unknown extra arguments are ignored).
+// No arguments at all is an empty object.
 func decodeArgs(raw []byte, dst any) error {
 	raw = bytes.TrimSpace(raw)
 	var byName map[string]json.RawMessage

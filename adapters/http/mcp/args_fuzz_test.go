@@ -106,10 +106,10 @@ func decoded(v reflect.Value) any {
 	return "unknown argument type " + v.Type().String()
 }
 
-// wantArguments reads raw as the arguments of an argument struct of type
-// at, with encoding/json and the rules of docs/design/mcp.md: absent and
-// null are not given; unknown names are ignored. It returns the name of the
-// first argument (in field order) that is not acceptable, or "arguments"
+// wantArguments reads raw as the arguments of an argument struct of type at,
+// with encoding/json and the rules of docs/design/mcp.md#results-and-errors:
+// absent and null are not given; unknown names are ignored. It returns the name
+// of the first argument (in field order) that is not acceptable, or "arguments"
 // when raw is not an object; else "" and the value each field must hold.
 func wantArguments(at reflect.Type, raw []byte) (string, []any) {
 	var whole any

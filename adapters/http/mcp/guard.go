@@ -21,7 +21,8 @@ import (
 //     untrue and sends a client looking for the wrong fault;
 //   - a body that is not valid UTF-8 gets 400 and a parse error; mcp-go's
 //     decoder would turn the bad bytes into U+FFFD and store them so,
-//     where model.md wants every string valid UTF-8;
+//     where every string must be valid UTF-8
+//     (docs/design/model.md#identifiers-and-limits);
 //   - a message with no method (and no result or error, so not a
 //     response either) gets 400 and an invalid-request error; mcp-go
 //     answers 202 and nothing, and a client waits for an answer that

@@ -11,7 +11,7 @@ import (
 )
 
 // kgDeleteEdge deletes one edge; a missing edge is reported, not an error
-// (docs/design/mcp.md, kg_delete_edge).
+// (docs/design/mcp.md#kg_delete_edge).
 var kgDeleteEdge = tool[deleteEdgeArgs, deleteEdgeOutput]{
 	name:        "kg_delete_edge",
 	description: "Delete the edge from --rel--> to. A missing edge is reported, not an error.",

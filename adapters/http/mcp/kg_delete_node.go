@@ -11,7 +11,7 @@ import (
 )
 
 // kgDeleteNode deletes a node and the edges of its graph that touch it
-// (docs/design/mcp.md, kg_delete_node).
+// (docs/design/mcp.md#kg_delete_node).
 var kgDeleteNode = tool[deleteNodeArgs, deleteNodeOutput]{
 	name: "kg_delete_node",
 	description: "Delete a node and the edges of its graph that touch it. Without level the user " +

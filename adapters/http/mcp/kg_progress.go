@@ -13,7 +13,7 @@ import (
 )
 
 // kgProgress keeps a task's state across context resets
-// (docs/design/mcp.md, kg_progress).
+// (docs/design/mcp.md#kg_progress).
 var kgProgress = tool[progressArgs, progressOutput]{
 	name: "kg_progress",
 	description: "Durable task state across context resets. With state, stores it whole (replacing " +
@@ -38,7 +38,7 @@ type progressArgs struct {
 func progress(ctx context.Context, svc Service, a progressArgs) (string, progressOutput, error) {
 	sc := app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}
 	if sc.Level == "" {
-		sc.Level = domain.LevelUser // docs/design/mcp.md: level defaults to user
+		sc.Level = domain.LevelUser // docs/design/mcp.md#kg_progress: level defaults to user
 	}
 	task := string(a.TaskID)
 	save := a.State != nil

@@ -10,8 +10,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// kgPutEdge creates or updates a relationship (docs/design/mcp.md,
-// kg_put_edge).
+// kgPutEdge creates or updates a relationship (docs/design/mcp.md#kg_put_edge).
 var kgPutEdge = tool[putEdgeArgs, putEdgeOutput]{
 	name: "kg_put_edge",
 	description: "Create or update a relationship from one node (or file, URL, artifact) to another. " +

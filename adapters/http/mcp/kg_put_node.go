@@ -10,7 +10,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// kgPutNode creates or updates a node (docs/design/mcp.md, kg_put_node).
+// kgPutNode creates or updates a node (docs/design/mcp.md#kg_put_node).
 var kgPutNode = tool[putNodeArgs, putNodeOutput]{
 	name: "kg_put_node",
 	description: "Create or update a node: one distilled insight. Store the why, not the what. " +

@@ -17,9 +17,9 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// kgRead starts or continues a session and reads memory: the full read of
-// the user graph and the session's project graph, or nodes by id
-// (docs/design/mcp.md, kg_read).
+// kgRead starts or continues a session and reads memory: the full read of the
+// user graph and the session's project graph, or nodes by id
+// (docs/design/mcp.md#kg_read).
 var kgRead = tool[readArgs, readOutput]{
 	name: "kg_read",
 	description: "Start or continue a session and read your memory. Call it first in every " +
@@ -145,7 +145,7 @@ type edgeEndOut struct {
 
 // The full read.
 
-// maxReadChars caps the text of a full read (docs/design/mcp.md, kg_read).
+// maxReadChars caps the text of a full read (docs/design/mcp.md#full-read).
 const maxReadChars = 40_000
 
 // shownGraph is one graph of a full read as it is shown: the view, maybe

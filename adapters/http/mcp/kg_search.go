@@ -12,8 +12,8 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// kgSearch finds nodes of every tier below the surface, with no side
-// effects (docs/design/mcp.md, kg_search).
+// kgSearch finds nodes of every tier below the surface, with no side effects
+// (docs/design/mcp.md#kg_search).
 var kgSearch = tool[searchArgs, searchOutput]{
 	name: "kg_search",
 	description: "Search every node, archived and orphaned ones included, by words in its id, gist, " +
@@ -41,18 +41,20 @@ func search(ctx context.Context, svc Service, a searchArgs) (string, searchOutpu
 		return "", searchOutput{}, domain.Invalidf("limit", "%d is not between 1 and %d", a.Limit.value, domain.MaxSearchLimit)
 	}
 	query := string(a.Query)
-	hits, err := svc.Search(ctx, app.SearchRequest{Query: query, SessionID: string(a.SessionID),
+	res, err := svc.Search(ctx, app.SearchRequest{Query: query, SessionID: string(a.SessionID),
 		Level: domain.Level(a.Level), Limit: int(a.Limit.value)})
 	if err != nil {
 		return "", searchOutput{}, err
 	}
-	return renderSearch(query, hits), searchOutputOf(query, hits), nil
+	return renderSearch(query, res), searchOutputOf(query, res), nil
 }
 
 // searchOutput is the structured result of kg_search.
 type searchOutput struct {
 	Query string   `json:"query"`
 	Hits  []hitOut `json:"hits" jsonschema:"by score, then id"`
+	// Unavailable is left out when every graph was searched.
+	Unavailable []string `json:"unavailable,omitempty" jsonschema:"each graph that could not be searched because it cannot be loaded: which and why; the others were searched"`
 }
 
 // hitOut is one search hit.
@@ -67,13 +69,14 @@ type hitOut struct {
 }
 
 // renderSearch is the text of kg_search.
-func renderSearch(query string, hits []app.Hit) string {
-	if len(hits) == 0 {
-		return fmt.Sprintf("No nodes match %q", query)
-	}
+func renderSearch(query string, res app.SearchResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s for %q (kg_read with id shows one in full and restores it):\n", plural(len(hits), "node found", "nodes found"), query)
-	for _, h := range hits {
+	if len(res.Hits) == 0 {
+		fmt.Fprintf(&b, "No nodes match %q\n", query)
+	} else {
+		fmt.Fprintf(&b, "%s for %q (kg_read with id shows one in full and restores it):\n", plural(len(res.Hits), "node found", "nodes found"), query)
+	}
+	for _, h := range res.Hits {
 		where := string(h.Level)
 		if h.Project != "" {
 			where = "project " + filepath.Base(h.Project)
@@ -83,12 +86,15 @@ func renderSearch(query string, hits []app.Hit) string {
 			fmt.Fprintf(&b, "    - %s\n", s)
 		}
 	}
+	for _, why := range res.Unavailable {
+		fmt.Fprintf(&b, "Not searched: %s\n", why)
+	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func searchOutputOf(query string, hits []app.Hit) searchOutput {
-	out := searchOutput{Query: query, Hits: make([]hitOut, 0, len(hits))}
-	for _, h := range hits {
+func searchOutputOf(query string, res app.SearchResult) searchOutput {
+	out := searchOutput{Query: query, Hits: make([]hitOut, 0, len(res.Hits)), Unavailable: res.Unavailable}
+	for _, h := range res.Hits {
 		out.Hits = append(out.Hits, hitOut{
 			Level: string(h.Level), Project: h.Project, ID: h.Node.ID, Tier: h.Node.Tier.String(),
 			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: round4(h.Score),

@@ -13,7 +13,7 @@ import (
 )
 
 // kgSync reports what other sessions changed since the session's last sync
-// (docs/design/mcp.md, kg_sync; docs/design/sync.md).
+// (docs/design/mcp.md#kg_sync; docs/design/sync.md#kg_sync).
 var kgSync = tool[syncArgs, syncOutput]{
 	name: "kg_sync",
 	description: "What other sessions changed in your memory since your last kg_sync (or since your " +
@@ -37,7 +37,7 @@ func syncChanges(ctx context.Context, svc Service, a syncArgs) (string, syncOutp
 
 // syncOutput is the structured result of kg_sync.
 type syncOutput struct {
-	Empty   bool          `json:"empty" jsonschema:"true when no other session changed anything"`
+	Empty   bool          `json:"empty" jsonschema:"true when there is nothing to report: no other session changed anything and every graph could be read"`
 	User    syncGraphOut  `json:"user"`
 	Project *syncGraphOut `json:"project,omitempty"`
 }
@@ -55,6 +55,7 @@ type syncGraphOut struct {
 	Restored     int           `json:"restored"`
 	Orphaned     int           `json:"orphaned"`
 	Pruned       int           `json:"pruned"`
+	Unavailable  string        `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be loaded: which graph and why; its changes are reported once it loads again"`
 }
 
 // syncItemOut is one change.
@@ -75,14 +76,18 @@ func renderSync(r app.SyncResult) string {
 		return "No updates from other sessions"
 	}
 	var b strings.Builder
-	renderSyncGraph(&b, "USER GRAPH", r.User)
+	renderSyncGraph(&b, "USER GRAPH", r.User, r.UserUnavailable)
 	if r.Project != nil {
-		renderSyncGraph(&b, graphTitle(domain.LevelProject, filepath.Base(r.ProjectPath)), *r.Project)
+		renderSyncGraph(&b, graphTitle(domain.LevelProject, filepath.Base(r.ProjectPath)), *r.Project, r.ProjectUnavailable)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport) {
+func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport, unavailable string) {
+	if unavailable != "" {
+		fmt.Fprintf(b, "%s — unavailable: %s\n", title, unavailable)
+		return
+	}
 	moved := rep.Archived+rep.Restored+rep.Orphaned+rep.Pruned > 0
 	if len(rep.Items) == 0 && !moved {
 		return
@@ -133,8 +138,10 @@ func countSync(rep domain.SyncReport) syncCounts {
 
 func syncOutputOf(r app.SyncResult) syncOutput {
 	out := syncOutput{Empty: r.Empty(), User: syncGraphOutput(domain.LevelUser, "", r.User)}
+	out.User.Unavailable = r.UserUnavailable
 	if r.Project != nil {
 		p := syncGraphOutput(domain.LevelProject, r.ProjectPath, *r.Project)
+		p.Unavailable = r.ProjectUnavailable
 		out.Project = &p
 	}
 	return out

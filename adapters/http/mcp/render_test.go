@@ -17,7 +17,7 @@ func TestHealthLine(t *testing.T) {
 		want string
 	}{
 		{"empty", domain.Health{MaxTokens: 4000}, "HEALTH: 0 nodes, 0 edges, 0 unconnected (0%), avg 0 edges/node, ~0/4000 tokens"},
-		{"the example of mcp.md", domain.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
+		{"the example of docs/design/mcp.md", domain.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
 			"HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8 edges/node, ~2310/4000 tokens"},
 		{"rounds the average", domain.Health{Nodes: 3, Edges: 2, AvgEdgesPerNode: 4.0 / 3, Estimate: 90, MaxTokens: 4000},
 			"HEALTH: 3 nodes, 2 edges, 0 unconnected (0%), avg 1.3 edges/node, ~90/4000 tokens"},
@@ -33,7 +33,8 @@ func TestHealthLine(t *testing.T) {
 	}
 }
 
-// exampleRead is the full read of mcp.md's example, more or less.
+// exampleRead is the full read of the example of docs/design/mcp.md#full-read,
+// more or less.
 func exampleRead() app.FullRead {
 	n := func(id, gist string) *domain.Node { return &domain.Node{ID: id, Gist: gist} }
 	e := func(from, rel, to string, notes ...string) *domain.Edge {
@@ -213,10 +214,23 @@ func TestRenderResults(t *testing.T) {
 			"  compaction: 1 archived, 0 restored, 0 orphaned, 2 pruned"},
 		{"sync project only", renderSync(app.SyncResult{Project: &domain.SyncReport{Restored: 1}, ProjectPath: "/src/my-app"}),
 			"PROJECT GRAPH (my-app): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: 0 archived, 1 restored, 0 orphaned, 0 pruned"},
-		{"search none", renderSearch("q", nil), `No nodes match "q"`},
-		{"search", renderSearch("tok", []app.Hit{{Level: domain.LevelProject, Project: "/src/my-app", Score: 1.0 / 60,
-			Node: &domain.Node{ID: "x", Gist: "g", Tier: domain.Archived, Notes: []string{"n"}}}}),
+		{"sync user unavailable", renderSync(app.SyncResult{UserUnavailable: "the user graph could not be loaded: damaged",
+			Project: &domain.SyncReport{Restored: 1}, ProjectPath: "/src/my-app"}),
+			"USER GRAPH — unavailable: the user graph could not be loaded: damaged\n" +
+				"PROJECT GRAPH (my-app): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: 0 archived, 1 restored, 0 orphaned, 0 pruned"},
+		{"sync user unavailable, nothing else", renderSync(app.SyncResult{UserUnavailable: "the user graph could not be loaded: damaged",
+			Project: &domain.SyncReport{}, ProjectPath: "/src/my-app"}),
+			"USER GRAPH — unavailable: the user graph could not be loaded: damaged"},
+		{"search none", renderSearch("q", app.SearchResult{}), `No nodes match "q"`},
+		{"search", renderSearch("tok", app.SearchResult{Hits: []app.Hit{{Level: domain.LevelProject, Project: "/src/my-app", Score: 1.0 / 60,
+			Node: &domain.Node{ID: "x", Gist: "g", Tier: domain.Archived, Notes: []string{"n"}}}}}),
 			"1 node found for \"tok\" (kg_read with id shows one in full and restores it):\n  [project my-app] x (archived, score 0.0167): g\n    - n"},
+		{"search with the user graph unavailable", renderSearch("tok", app.SearchResult{Hits: []app.Hit{{Level: domain.LevelProject, Project: "/src/my-app", Score: 1.0 / 60,
+			Node: &domain.Node{ID: "x", Gist: "g", Tier: domain.Active}}}, Unavailable: []string{"the user graph could not be loaded: damaged"}}),
+			"1 node found for \"tok\" (kg_read with id shows one in full and restores it):\n  [project my-app] x (active, score 0.0167): g\n" +
+				"Not searched: the user graph could not be loaded: damaged"},
+		{"search none, the user graph unavailable", renderSearch("q", app.SearchResult{Unavailable: []string{"the user graph could not be loaded: damaged"}}),
+			"No nodes match \"q\"\nNot searched: the user graph could not be loaded: damaged"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,7 +55,8 @@ func newHandler(version string, svc Service, log *slog.Logger, m *metrics.Metric
 	}
 	return guard(server.NewStreamableHTTPServer(s,
 		server.WithStateLess(true),
-		// No server-sent stream in stateless mode: GET is 405 (mcp.md).
+		// No server-sent stream in stateless mode: GET is 405
+		// (docs/design/mcp.md#transport).
 		server.WithDisableStreaming(true),
 		// The http adapter checks Host against its own allow-list (with the
 		// configured extra hosts) before this handler runs; mcp-go's own

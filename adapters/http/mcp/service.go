@@ -12,7 +12,7 @@ import (
 // exactly what MCP depends on.
 type Service interface {
 	Read(ctx context.Context, req app.ReadRequest) (app.ReadResult, error)
-	Search(ctx context.Context, req app.SearchRequest) ([]app.Hit, error)
+	Search(ctx context.Context, req app.SearchRequest) (app.SearchResult, error)
 	PutNode(ctx context.Context, sc app.Scope, in domain.NodeInput) (app.PutNodeResult, error)
 	PutEdge(ctx context.Context, sc app.Scope, in domain.EdgeInput) (app.PutEdgeResult, error)
 	DeleteNode(ctx context.Context, sc app.Scope, id string) (app.DeleteNodeResult, error)

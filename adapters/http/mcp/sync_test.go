@@ -9,9 +9,10 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// TestSyncBetweenTwoSessions is the two-session story of sync.md: each
-// session hears of the other's writes and deletions, never of its own, and
-// its own writes do not make it miss what others did before them.
+// TestSyncBetweenTwoSessions is the two-session story of
+// docs/design/sync.md#kg_sync: each session hears of the other's writes and
+// deletions, never of its own, and its own writes do not make it miss what
+// others did before them.
 func TestSyncBetweenTwoSessions(t *testing.T) {
 	e := newEnv(t)
 	a := e.session(t, projA)
@@ -57,9 +58,9 @@ func TestSyncBetweenTwoSessions(t *testing.T) {
 }
 
 // TestReadByIDRestoresAndRescues reads an archived node whose neighbour is
-// orphaned: the node comes back active, the neighbour back to archived
-// (compaction.md, chain rescue), and the full read shows the neighbour
-// again.
+// orphaned: the node comes back active, the neighbour back to archived (chain
+// rescue, docs/design/compaction.md#reading-a-node-by-id), and the full read
+// shows the neighbour again.
 func TestReadByIDRestoresAndRescues(t *testing.T) {
 	now := domain.Micros(t0.UnixMicro())
 	old := now - domain.Days(30)

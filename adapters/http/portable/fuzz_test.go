@@ -15,12 +15,12 @@ import (
 )
 
 // FuzzDecode reads any bytes as an import document (the body of POST
-// /api/import). Whatever the bytes, Decode does not panic; it accepts only
-// one JSON value in valid UTF-8 (model.md: any string is valid UTF-8);
-// what it refuses is an invalid-argument error whose message starts with
-// the field it names; and what it accepts is a fixed point: encoded again
-// and decoded, it gives the same graph, level and project, times to the
-// microsecond included.
+// /api/import). Whatever the bytes, Decode does not panic; it accepts only one
+// JSON value in valid UTF-8 (any string is valid UTF-8:
+// docs/design/model.md#identifiers-and-limits); what it refuses is an
+// invalid-argument error whose message starts with the field it names; and what
+// it accepts is a fixed point: encoded again and decoded, it gives the same
+// graph, level and project, times to the microsecond included.
 func FuzzDecode(f *testing.F) {
 	var buf bytes.Buffer
 	if err := Encode(&buf, domain.ProjectGraph("/work/app"), 1_740_830_500_000_000, sample()); err != nil {

@@ -1,7 +1,7 @@
-// Package portable is the export document of one graph: what GET
-// /api/export writes and POST /api/import reads (http.md), and what the
-// kg export and kg import commands use. It is defined here once, so the
-// REST API and the commands cannot drift apart.
+// Package portable is the export document of one graph: what GET /api/export
+// writes and POST /api/import reads (docs/design/http.md#export-and-import),
+// and what the kg export and kg import commands use. It is defined here once,
+// so the REST API and the commands cannot drift apart.
 //
 // The document holds a graph's content, not its bookkeeping:
 //
@@ -123,10 +123,11 @@ type Document struct {
 	Data        domain.GraphData
 }
 
-// Decode reads a document. It checks the document's shape — format,
-// version, types, tiers, times — and names the item and field at fault in
-// an invalid-argument error; the limits of model.md are checked by the
-// import itself (domain.ValidateImport), with the same field names.
+// Decode reads a document. It checks the document's shape — format, version,
+// types, tiers, times — and names the item and field at fault in an
+// invalid-argument error; the limits of
+// docs/design/model.md#identifiers-and-limits are checked by the import itself
+// (domain.ValidateImport), with the same field names.
 func Decode(r io.Reader) (Document, error) {
 	var raw struct {
 		Format      *string                    `json:"format"`
@@ -141,8 +142,8 @@ func Decode(r io.Reader) (Document, error) {
 	if err != nil {
 		return Document{}, domain.Invalidf("body", "could not be read: %v", err)
 	}
-	// The JSON decoder would quietly turn bad bytes into U+FFFD; model.md
-	// wants invalid UTF-8 refused.
+	// The JSON decoder would quietly turn bad bytes into U+FFFD;
+	// docs/design/model.md#identifiers-and-limits wants invalid UTF-8 refused.
 	if !utf8.Valid(b) {
 		return Document{}, domain.Invalidf("body", "must be valid UTF-8")
 	}
@@ -239,8 +240,9 @@ func (n node) domain(at string) (domain.Node, error) {
 		*t.to = m
 	}
 	if out.OrphanedAt != 0 && out.Tier != domain.Orphaned {
-		// Encode writes it for orphaned nodes only, and a node with an
-		// orphaned time is orphaned (model.md): the two fields disagree.
+		// Encode writes it for orphaned nodes only, and a node with an orphaned
+		// time is orphaned (docs/design/model.md#tiers): the two fields
+		// disagree.
 		return out, domain.Invalidf(at+".orphaned_ts", "is given, but the tier is %s; only an orphaned node has one", out.Tier)
 	}
 	return out, nil

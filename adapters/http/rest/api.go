@@ -24,7 +24,7 @@ type Service interface {
 	DeleteNode(ctx context.Context, sc app.Scope, id string) (app.DeleteNodeResult, error)
 	PutEdge(ctx context.Context, sc app.Scope, in domain.EdgeInput) (app.PutEdgeResult, error)
 	DeleteEdge(ctx context.Context, sc app.Scope, k domain.EdgeKey) (app.DeleteEdgeResult, error)
-	Search(ctx context.Context, req app.SearchRequest) ([]app.Hit, error)
+	Search(ctx context.Context, req app.SearchRequest) (app.SearchResult, error)
 	Sync(ctx context.Context, sessionID string) (app.SyncResult, error)
 	SaveProgress(ctx context.Context, sc app.Scope, task string, state domain.RawJSON) error
 	LoadProgress(ctx context.Context, sc app.Scope, task string) (domain.RawJSON, bool, error)

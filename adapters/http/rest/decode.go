@@ -89,8 +89,8 @@ func decodeBody(r *http.Request, v any, required bool) error {
 	if b[0] != '{' {
 		return domain.Invalidf("body", "must be a JSON object")
 	}
-	// The JSON decoder would quietly turn bad bytes into U+FFFD; model.md
-	// wants invalid UTF-8 refused.
+	// The JSON decoder would quietly turn bad bytes into U+FFFD;
+	// docs/design/model.md#identifiers-and-limits wants invalid UTF-8 refused.
 	if !utf8.Valid(b) {
 		return domain.Invalidf("body", "must be valid UTF-8")
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// FuzzRESTBody sends any bytes, with any Content-Type, as the body of the
-// REST writes (a node, an edge) and holds decodeBody to encoding/json and
-// model.md:
+// FuzzRESTBody sends any bytes, with any Content-Type, as the body of the REST
+// writes (a node, an edge) and holds decodeBody to encoding/json and
+// docs/design/model.md#identifiers-and-limits:
 //   - a body declared as anything but JSON is refused as such (415);
 //   - a body that is not valid UTF-8, not one JSON value, or not an object
 //     is refused naming "body";

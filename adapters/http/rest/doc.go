@@ -1,5 +1,6 @@
-// Package rest is the REST API of kg under /api (http.md): JSON in and out,
-// with the paths and shapes of the server kg replaces, its faults fixed.
+// Package rest is the REST API of kg under /api (docs/design/http.md#rest-api):
+// JSON in and out, with the paths and shapes of the server kg replaces, its
+// faults fixed.
 //
 // Every handler does the same four things and nothing else: decode the
 // request (query, path, JSON body), call one use case of the app, map an

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/http/portable"
-	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -65,29 +64,5 @@ func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	apijson.Write(w, http.StatusOK, importJSON(res))
-}
-
-// importResultJSON counts what an import did.
-type importResultJSON struct {
-	Level           string         `json:"level"`
-	Project         *string        `json:"project"`
-	Mode            string         `json:"mode"`
-	NodesWritten    int            `json:"nodes_written"`
-	EdgesWritten    int            `json:"edges_written"`
-	ProgressWritten int            `json:"progress_written"`
-	NodesDeleted    int            `json:"nodes_deleted"`
-	EdgesDeleted    int            `json:"edges_deleted"` // beyond those of the deleted nodes
-	ProgressRemoved int            `json:"progress_removed"`
-	Unchanged       int            `json:"unchanged"` // items of the document identical to what was stored
-	Compaction      *apijson.Moves `json:"compaction"`
-}
-
-func importJSON(res app.ImportResult) importResultJSON {
-	return importResultJSON{
-		Level: string(res.Level), Project: optional(res.Project), Mode: string(res.Mode),
-		NodesWritten: len(res.Nodes), EdgesWritten: len(res.Edges), ProgressWritten: len(res.Progress),
-		NodesDeleted: len(res.DeletedNodes), EdgesDeleted: len(res.DeletedEdges), ProgressRemoved: len(res.ProgressRemoved),
-		Unchanged: res.Unchanged, Compaction: apijson.MovesOrNil(res.Compaction),
-	}
+	apijson.Write(w, http.StatusOK, apijson.ImportResultOf(res))
 }

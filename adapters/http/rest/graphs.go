@@ -19,6 +19,9 @@ type graphJSON struct {
 	MaxTokens  int             `json:"max_tokens"`
 	Seq        uint64          `json:"seq"`
 	DurableSeq uint64          `json:"durable_seq"`
+	// Unavailable says which graph cannot be loaded and why; the graph is
+	// then shown empty and the other one is served.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 type graphEdgeJSON struct {
@@ -41,6 +44,7 @@ func graphOf(gc app.GraphContents) graphJSON {
 		Nodes: make([]apijson.Node, len(gc.Nodes)), Edges: make([]graphEdgeJSON, len(gc.Edges)),
 		Stats:  statsJSON{Active: gc.Stats.Active, Archived: gc.Stats.Archived, Orphaned: gc.Stats.Orphaned, Edges: gc.Stats.Edges, ShownEdges: gc.Stats.ShownEdges},
 		Tokens: gc.Estimate, MaxTokens: gc.MaxTokens, Seq: gc.Seq, DurableSeq: gc.DurableSeq,
+		Unavailable: gc.Unavailable,
 	}
 	for i, n := range gc.Nodes {
 		out.Nodes[i] = apijson.NodeOf(n)
@@ -70,17 +74,6 @@ func (a *API) readGraphs(w http.ResponseWriter, r *http.Request) {
 	apijson.Write(w, http.StatusOK, body)
 }
 
-// projectJSON is one entry of GET /api/projects.
-type projectJSON struct {
-	Slug         string  `json:"slug"`
-	ProjectPath  string  `json:"project_path"`
-	Active       int     `json:"active"`
-	Archived     int     `json:"archived"`
-	Orphaned     int     `json:"orphaned"`
-	Edges        int     `json:"edges"`
-	LastChangeTS float64 `json:"last_change_ts,omitempty"`
-}
-
 // projects serves GET /api/projects: every known project graph.
 func (a *API) projects(w http.ResponseWriter, r *http.Request) {
 	ps, err := a.svc.Projects(r.Context())
@@ -88,13 +81,12 @@ func (a *API) projects(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	out := make([]projectJSON, len(ps))
+	out := make([]apijson.Project, len(ps))
 	for i, p := range ps {
-		out[i] = projectJSON{Slug: p.Slug, ProjectPath: p.ProjectPath, Active: p.Stats.Active, Archived: p.Stats.Archived,
-			Orphaned: p.Stats.Orphaned, Edges: p.Stats.Edges, LastChangeTS: apijson.Seconds(p.LastChange)}
+		out[i] = apijson.ProjectOf(p)
 	}
 	apijson.Write(w, http.StatusOK, struct {
-		Projects []projectJSON `json:"projects"`
+		Projects []apijson.Project `json:"projects"`
 	}{out})
 }
 

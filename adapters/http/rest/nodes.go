@@ -66,22 +66,32 @@ func endsOf(dir string, ends []app.EdgeEnd) []edgeEndJSON {
 	return out
 }
 
+// nodeRoute reads the node a /api/nodes/{level}/{id} route names: the
+// scope (the level from the path, the session and project from the query)
+// and the id.
+func nodeRoute(r *http.Request) (app.Scope, string, error) {
+	id, err := param(r, "id")
+	if err != nil {
+		return app.Scope{}, "", err
+	}
+	level, err := param(r, "level")
+	if err != nil {
+		return app.Scope{}, "", err
+	}
+	return scopeOf(r, level), id, nil
+}
+
 // readNode serves GET /api/nodes/{level}/{id}?session_id&project_path: the
 // node in full with its edges. It is a recall, as kg_read with an id: an
 // archived or orphaned node becomes active and its orphaned neighbours
 // archived. 404 if missing.
 func (a *API) readNode(w http.ResponseWriter, r *http.Request) {
-	id, err := param(r, "id")
+	sc, id, err := nodeRoute(r)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	level, err := param(r, "level")
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	rd, err := a.svc.ReadNode(r.Context(), scopeOf(r, level), id)
+	rd, err := a.svc.ReadNode(r.Context(), sc, id)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -105,17 +115,12 @@ func (a *API) readNode(w http.ResponseWriter, r *http.Request) {
 // deleteNode serves DELETE /api/nodes/{level}/{id}?session_id&project_path:
 // the node and the edges of its graph that touch it; 404 if missing.
 func (a *API) deleteNode(w http.ResponseWriter, r *http.Request) {
-	id, err := param(r, "id")
+	sc, id, err := nodeRoute(r)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	level, err := param(r, "level")
-	if err != nil {
-		a.fail(w, r, err)
-		return
-	}
-	res, err := a.svc.DeleteNode(r.Context(), scopeOf(r, level), id)
+	res, err := a.svc.DeleteNode(r.Context(), sc, id)
 	if err != nil {
 		a.fail(w, r, err)
 		return

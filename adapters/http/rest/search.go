@@ -39,18 +39,21 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, domain.Invalidf("q", "required: the words to search for"))
 		return
 	}
-	hits, err := a.svc.Search(r.Context(), req)
+	res, err := a.svc.Search(r.Context(), req)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	out := make([]hitJSON, len(hits))
-	for i, h := range hits {
+	out := make([]hitJSON, len(res.Hits))
+	for i, h := range res.Hits {
 		out[i] = hitJSON{Level: string(h.Level), Project: optional(h.Project), ID: h.Node.ID, Tier: h.Node.Tier.String(),
 			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: math.Round(h.Score*10_000) / 10_000}
 	}
 	apijson.Write(w, http.StatusOK, struct {
 		Query string    `json:"query"`
 		Hits  []hitJSON `json:"hits"`
-	}{req.Query, out})
+		// Unavailable names each graph that could not be searched
+		// because it cannot be loaded, and why.
+		Unavailable []string `json:"unavailable,omitempty"`
+	}{req.Query, out, res.Unavailable})
 }

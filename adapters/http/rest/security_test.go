@@ -18,8 +18,9 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 	}
 }
 
-// The security middleware covers /api like every route (http.md,
-// Security): a page on another site can neither read nor recall.
+// The security middleware covers /api like every route
+// (docs/design/http.md#security): a page on another site can neither read nor
+// recall.
 func TestSecurityOnTheAPI(t *testing.T) {
 	e := newEnv(t, seedTiers(), func(_ *testing.T, s *setup) {
 		s.http.AllowedOrigins = []string{"http://localhost:5173"}

@@ -16,6 +16,9 @@ type syncGraphJSON struct {
 	Restored int            `json:"restored"`
 	Orphaned int            `json:"orphaned"`
 	Pruned   int            `json:"pruned"`
+	// Unavailable says which graph cannot be loaded and why; its changes
+	// are then empty, and reported once it loads again.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // syncItemJSON is one change: kind "node" or "edge" with its current
@@ -32,16 +35,16 @@ type syncItemJSON struct {
 	Rel  string        `json:"rel,omitempty"`
 }
 
-func syncGraphOf(level domain.Level, project string, rep domain.SyncReport) syncGraphJSON {
+func syncGraphOf(level domain.Level, project string, rep domain.SyncReport, unavailable string) syncGraphJSON {
 	out := syncGraphJSON{Level: string(level), Project: optional(project), Changes: make([]syncItemJSON, 0, len(rep.Items)),
-		Archived: rep.Archived, Restored: rep.Restored, Orphaned: rep.Orphaned, Pruned: rep.Pruned}
+		Archived: rep.Archived, Restored: rep.Restored, Orphaned: rep.Orphaned, Pruned: rep.Pruned, Unavailable: unavailable}
 	for _, it := range rep.Items {
 		j := syncItemJSON{Seq: it.Seq}
 		switch {
 		case it.Node != nil:
 			n := apijson.NodeOf(it.Node)
 			if it.Node.Tier == domain.Orphaned {
-				n.Gist, n.Notes = "", []string{} // sync.md: an orphaned node without its gist
+				n.Gist, n.Notes = "", []string{} // orphaned: no gist (docs/design/sync.md#kg_sync)
 			}
 			j.Kind, j.Node = "node", &n
 		case it.Edge != nil:
@@ -82,9 +85,9 @@ func (a *API) sync(w http.ResponseWriter, r *http.Request) {
 		Empty     bool           `json:"empty"`
 		User      syncGraphJSON  `json:"user"`
 		Project   *syncGraphJSON `json:"project"`
-	}{SessionID: in.SessionID, Empty: res.Empty(), User: syncGraphOf(domain.LevelUser, "", res.User)}
+	}{SessionID: in.SessionID, Empty: res.Empty(), User: syncGraphOf(domain.LevelUser, "", res.User, res.UserUnavailable)}
 	if res.Project != nil {
-		p := syncGraphOf(domain.LevelProject, res.ProjectPath, *res.Project)
+		p := syncGraphOf(domain.LevelProject, res.ProjectPath, *res.Project, res.ProjectUnavailable)
 		body.Project = &p
 	}
 	apijson.Write(w, http.StatusOK, body)

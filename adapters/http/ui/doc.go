@@ -1,8 +1,8 @@
 // Package ui serves kg's web page, the graph explorer, at /ui/
-// (docs/design/http.md, "Web page"). The page is a single HTML file and a
-// few hashed JavaScript and CSS assets built from web/ by `make ui` into
-// dist/, which is committed and embedded, so `go build` alone gives a
-// working page, offline, with no CDN.
+// (docs/design/http.md#web-page). The page is a single HTML file and a few
+// hashed JavaScript and CSS assets built from web/ by `make ui` into dist/,
+// which is committed and embedded, so `go build` alone gives a working page,
+// offline, with no CDN.
 //
 // The page reads and writes through the REST API under /api and stays live
 // through /ws; this package only serves its files and the login form that

@@ -1,6 +1,6 @@
-// Package ws is the WebSocket of kg at /ws (http.md): live events of the
-// graphs a socket watches, as sync.md lists them, one JSON object per text
-// frame.
+// Package ws is the WebSocket of kg at /ws (docs/design/http.md#websocket):
+// live events of the graphs a socket watches, as
+// docs/design/sync.md#live-events lists them, one JSON object per text frame.
 //
 // A socket watches the user graph, plus one project named by ?session_id
 // (its session's project) or ?project_path; both naming different projects

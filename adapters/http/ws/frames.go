@@ -5,8 +5,8 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// The frames of sync.md, Live events. Every event frame carries the base
-// fields; project and source_session are null when there is none.
+// The frames of docs/design/sync.md#live-events. Every event frame carries the
+// base fields; project and source_session are null when there is none.
 type base struct {
 	Type          string  `json:"type"`
 	Level         string  `json:"level"`

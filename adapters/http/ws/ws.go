@@ -20,7 +20,7 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// Defaults of Options (http.md).
+// Defaults of Options (docs/design/http.md#websocket).
 const (
 	DefaultMaxClients   = 256
 	DefaultPingInterval = 30 * time.Second

@@ -49,8 +49,8 @@ func TestConnectedAndPong(t *testing.T) {
 	}
 }
 
-// Routing (sync.md, Live events): user-level events go to every socket,
-// project events to the sockets of that project, and no socket hears of
+// Routing (docs/design/sync.md#live-events): user-level events go to every
+// socket, project events to the sockets of that project, and no socket hears of
 // its own session's writes.
 func TestRouting(t *testing.T) {
 	e := newEnv(t)
@@ -280,8 +280,8 @@ func TestSlowSocketIsClosedWith1008(t *testing.T) {
 	}
 }
 
-// The cap of http.md: 256 sockets; the 257th is refused with 503 before the
-// upgrade, and a slot freed is usable again.
+// The cap of docs/design/http.md#websocket: 256 sockets; the 257th is refused
+// with 503 before the upgrade, and a slot freed is usable again.
 func TestConnectionCap(t *testing.T) {
 	e := newEnv(t)
 	conns := make([]*websocket.Conn, 0, ws.DefaultMaxClients)

@@ -32,7 +32,7 @@ import (
 //     file keeps being served.
 
 // repairHint ends every message about a damaged file.
-const repairHint = "stop kg, keep a copy of kg.db, and restore it from a backup (docs/operations.md, Damaged kg.db)"
+const repairHint = "stop kg, keep a copy of kg.db, and restore it from a backup (docs/operations.md#damaged-kgdb)"
 
 // pageError is a panic raised while bbolt read the file: its assertion on a
 // page that is not what its parent says, or a fault reading the memory map.

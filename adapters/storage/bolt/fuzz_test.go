@@ -128,10 +128,10 @@ func FuzzEdgeBucketKey(f *testing.F) {
 	})
 }
 
-// FuzzSlugOf checks that bolt names a project's folder as the JSON backend
-// does (storage.md, Project slugs), so that List names every project the
-// same way whichever backend stores it. Keys are canonical, as the app
-// gives them: absolute and clean.
+// FuzzSlugOf checks that bolt names a project's folder as the JSON backend does
+// (docs/design/storage.md#project-slugs), so that List names every project the
+// same way whichever backend stores it. Keys are canonical, as the app gives
+// them: absolute and clean.
 func FuzzSlugOf(f *testing.F) {
 	for _, p := range []string{"/home/u/kg", "/x/my  great\tproject", "/x/..-.dot", "/x/café", "/", "/x/" + strings.Repeat("a", 70), "/x/a\x00b"} {
 		f.Add(p)

@@ -420,9 +420,9 @@ func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 	return out, nil
 }
 
-// claimSlug picks the slug of a project at its first commit, inside the
-// writing transaction so two projects cannot claim one name: the slug when
-// no other project holds it, else <slug>-<hash> (storage.md, Project slugs;
+// claimSlug picks the slug of a project at its first commit, inside the writing
+// transaction so two projects cannot claim one name: the slug when no other
+// project holds it, else <slug>-<hash> (docs/design/storage.md#project-slugs;
 // there are no folders named by raw name in a bolt file).
 func claimSlug(tx *bbolt.Tx, key domain.GraphKey) (string, error) {
 	slug, hash := slugOf(key.Project)

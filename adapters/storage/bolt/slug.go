@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// maxSlugLen is the longest slug storage.md allows.
+// maxSlugLen is the longest slug docs/design/storage.md#project-slugs allows.
 const maxSlugLen = 55
 
 // slugOf returns the slug of a project and the hash that makes it unique
-// (storage.md, Project slugs). The rules are repeated from the JSON backend
-// on purpose: adapters do not import each other, and List must name a
+// (docs/design/storage.md#project-slugs). The rules are repeated from the JSON
+// backend on purpose: adapters do not import each other, and List must name a
 // project the same way whichever backend stores it.
 func slugOf(project string) (slug, hash string) {
 	raw := filepath.Base(project)

@@ -15,9 +15,9 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// benchGraph builds a graph of n nodes in the shape of the benchmarks.md
-// workload (a 60-character gist and two 40-character notes per node) with
-// the chain of edges n_i → n_{i+1}.
+// benchGraph builds a graph of n nodes in the shape of the workload of
+// docs/design/benchmarks.md#workload (a 60-character gist and two
+// 40-character notes per node) with the chain of edges n_i → n_{i+1}.
 func benchGraph(b testing.TB, k domain.GraphKey, n int) *domain.Graph {
 	b.Helper()
 	d := domain.GraphData{Schema: domain.SchemaVersion, ProjectPath: k.Project}
@@ -73,14 +73,13 @@ const loadChildEnv = "KG_JSONFILE_LOAD_CHILD_ROOT"
 // benchKey is the graph the load benchmarks store.
 var benchKey = domain.ProjectGraph("/bench/project")
 
-// BenchmarkLoad measures what loading a stored 100k-node graph costs a
-// starting server: the store's Load and domain.Restore (taking the loaded
-// nodes, as the app does). ns/op, cpu-ms/op
-// (CPU time, GC included: steadier than ns/op on a shared machine) and
-// B/op are those of this process; peak-RSS-MB is the peak resident size of
-// a fresh process (this test binary, re-run as TestLoadChild) that does
-// only that once, and child-load-ms and child-cpu-ms its wall and CPU time
-// (benchmarks.md: < 1.5 s and < 200 MB at 100k nodes).
+// BenchmarkLoad measures what loading a stored 100k-node graph costs a starting
+// server: the store's Load and domain.Restore (taking the loaded nodes, as the
+// app does). ns/op, cpu-ms/op (CPU time, GC included: steadier than ns/op on a
+// shared machine) and B/op are those of this process; peak-RSS-MB is the peak
+// resident size of a fresh process (this test binary, re-run as TestLoadChild)
+// that does only that once, and child-load-ms and child-cpu-ms its wall and CPU
+// time (< 1.5 s and < 200 MB at 100k nodes: docs/design/benchmarks.md#targets).
 func BenchmarkLoad(b *testing.B) {
 	dir := b.TempDir()
 	s, err := Open(dir, Options{})

@@ -1,6 +1,7 @@
-// Package jsonfile is the default storage adapter: graphs and sessions as
-// JSON files under one root, in the layout and format of the replaced
-// server (storage.md), so an existing ~/.knowledge-graph loads unchanged.
+// Package jsonfile is the default storage adapter: graphs and sessions as JSON
+// files under one root, in the layout and format of the replaced server
+// (docs/design/storage.md#root-and-layout), so an existing ~/.knowledge-graph
+// loads unchanged.
 //
 //	user.json                    the user graph   (+ user.prev, user.journal)
 //	sessions.json                sessions         (+ sessions.prev, sessions.journal)

@@ -36,14 +36,14 @@ func oneNode(t *testing.T, k domain.GraphKey, id string) *domain.Graph {
 	return g
 }
 
-// TestSaveOrder checks the durable-save sequences of storage.md. A new
-// graph is written whole: the tmp is fsynced before it is renamed over the
-// file, and the folder is fsynced after the rename and before Commit
-// returns; folders created for the first save of a project are fsynced up
-// to the root. A later commit appends one record to the journal and
-// fsyncs it (the journal's folder too when the journal is new). A
-// checkpoint writes the file whole again, keeping the old one as .prev by
-// a hard link before the rename, then empties the journal and fsyncs it.
+// TestSaveOrder checks the durable-save sequences of
+// docs/design/storage.md#durability. A new graph is written whole: the tmp is
+// fsynced before it is renamed over the file, and the folder is fsynced after
+// the rename and before Commit returns; folders created for the first save of a
+// project are fsynced up to the root. A later commit appends one record to the
+// journal and fsyncs it (the journal's folder too when the journal is new). A
+// checkpoint writes the file whole again, keeping the old one as .prev by a
+// hard link before the rename, then empties the journal and fsyncs it.
 func TestSaveOrder(t *testing.T) {
 	root := t.TempDir()
 	s, tfs, _ := openTest(t, root)

@@ -13,8 +13,8 @@ import (
 )
 
 // FuzzEdgeKey checks the "<from>-><to>:<rel>" keys of the graph file
-// (storage.md, Graph file format) with three edges and three edge
-// tombstones whose ends and rels are fuzzed, legacy values included (any
+// (docs/design/storage.md#node-ids-and-edge-keys) with three edges and three
+// edge tombstones whose ends and rels are fuzzed, legacy values included (any
 // text, "->", ":" and "#2" inside ends):
 //   - every edge and tombstone gets its own map key, "#2", "#3"… added to
 //     the ones that share a string, and the keys are sorted;

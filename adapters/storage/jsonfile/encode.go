@@ -609,7 +609,8 @@ func sourceOfGraph(g *domain.Graph) graphSource {
 	return src
 }
 
-// encodeGraph renders d in the graph file format (storage.md), schema 2.
+// encodeGraph renders d in the graph file format
+// (docs/design/storage.md#graph-file-format), schema 2.
 func encodeGraph(d domain.GraphData) []byte {
 	e := &enc{}
 	e.graph(sourceOfData(d))

@@ -135,16 +135,7 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 	if dirty {
 		return d, nil
 	}
-	if good < len(b) {
-		s.log.Warn("storage: dropped a torn record at the end of the journal; it was never acknowledged",
-			"journal", f.journal(), "bytes", len(b)-good)
-		if err := s.truncateJournal(&st.j, int64(good)); err != nil {
-			// The next commit writes the file whole and empties the
-			// journal rather than append after the torn bytes.
-			st.j.dirty = true
-			s.log.Error("storage: could not drop the torn record", "journal", f.journal(), "err", err)
-		}
-	}
+	s.dropTornTail(&st.j, f.journal(), good, len(b))
 	if applied > 0 {
 		s.log.Info("storage: replayed the journal", "journal", f.journal(), "records", applied)
 	}
@@ -167,7 +158,7 @@ func (s *Store) journalDamaged(f file, cause error) error {
 		}
 	}
 	s.log.Error("storage: the journal is damaged; the graph is unavailable", "journal", f.journal(), "err", cause,
-		"kept_as", kept, "hint", "see docs/operations.md, damaged journal")
+		"kept_as", kept, "hint", "see docs/operations.md#damaged-journal-or-sessions-json")
 	return domain.Unavailable(cause, "%s is damaged (%v); kept as %s; the graph is unavailable until the journal is repaired or removed",
 		f.journal(), cause, kept)
 }

@@ -27,8 +27,8 @@ const (
 	recordTail = `,"crc32c":"` // then 8 hex digits and `"}`
 	// recordTrailer is the length of what follows the payload.
 	recordTrailer = len(recordTail) + 8 + len(`"}`)
-	// minCheckpoint is the journal size below which only the tick and
-	// shutdown fold a journal into its file (storage.md).
+	// minCheckpoint is the journal size below which only the tick and shutdown
+	// fold a journal into its file (docs/design/storage.md#checkpoint).
 	minCheckpoint = 1 << 20
 )
 
@@ -169,6 +169,23 @@ func (s *Store) appendRecord(j *journal, rec []byte) error {
 	}
 	j.size += int64(len(rec))
 	return nil
+}
+
+// dropTornTail cuts a record torn by a crash off the end of a journal that
+// replayed up to good of its total bytes: a record cut short was never
+// acknowledged. When the cut fails, the journal is marked dirty, so the next
+// save writes the file whole and empties the journal rather than append
+// after the torn bytes.
+func (s *Store) dropTornTail(j *journal, path string, good, total int) {
+	if good >= total {
+		return
+	}
+	s.log.Warn("storage: dropped a torn record at the end of the journal; it was never acknowledged",
+		"journal", path, "bytes", total-good)
+	if err := s.truncateJournal(j, int64(good)); err != nil {
+		j.dirty = true
+		s.log.Error("storage: could not drop the torn record", "journal", path, "err", err)
+	}
 }
 
 // truncateJournal cuts the journal to size bytes and fsyncs it: to empty it

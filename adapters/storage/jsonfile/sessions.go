@@ -89,14 +89,7 @@ func (s *Store) readSessions(ctx context.Context) error {
 		return s.quarantineSessions(f, err)
 	}
 	st.saved, st.known, st.fileSize, st.j.size = sessions, true, size, int64(good)
-	if good < len(b) {
-		s.log.Warn("storage: dropped a torn record at the end of the journal; it was never acknowledged",
-			"journal", f.journal(), "bytes", len(b)-good)
-		if err := s.truncateJournal(&st.j, int64(good)); err != nil {
-			st.j.dirty = true
-			s.log.Error("storage: could not drop the torn record", "journal", f.journal(), "err", err)
-		}
-	}
+	s.dropTornTail(&st.j, f.journal(), good, len(b))
 	return nil
 }
 
@@ -135,12 +128,7 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	st, f := &s.sess, s.sessionsFile()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.known {
-		if err := s.readSessions(ctx); err != nil {
-			return err
-		}
-	}
-	if err := s.checkSessionsFiles(f); err != nil {
+	if err := s.readySessions(ctx, f); err != nil {
 		return err
 	}
 	var changed, removed []string
@@ -183,11 +171,17 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	return nil
 }
 
-// checkSessionsFiles checks that the journal handle still names
-// sessions.journal and that sessions.json is still there; what vanished
-// is written again.
-func (s *Store) checkSessionsFiles(f file) error {
+// readySessions makes the sessions ready for a write; s.sess.mu must be
+// held. It reads the saved set if it is not known yet, then checks that
+// the journal handle still names sessions.journal and that sessions.json
+// is still there; what vanished is written again.
+func (s *Store) readySessions(ctx context.Context, f file) error {
 	st := &s.sess
+	if !st.known {
+		if err := s.readSessions(ctx); err != nil {
+			return err
+		}
+	}
 	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
 		return err
 	}
@@ -208,12 +202,7 @@ func (s *Store) CheckpointSessions(ctx context.Context) error {
 	st, f := &s.sess, s.sessionsFile()
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.known {
-		if err := s.readSessions(ctx); err != nil {
-			return err
-		}
-	}
-	if err := s.checkSessionsFiles(f); err != nil {
+	if err := s.readySessions(ctx, f); err != nil {
 		return err
 	}
 	if st.fileSize >= 0 && st.j.size == 0 && !st.j.dirty {

@@ -16,7 +16,8 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// MaxSlugLen is the longest slug, in characters (storage.md).
+// MaxSlugLen is the longest slug, in characters
+// (docs/design/storage.md#project-slugs).
 const MaxSlugLen = 55
 
 // Slug returns the folder name a project key gets when nothing else is
@@ -163,12 +164,12 @@ func (s *Store) forget(p string) {
 	s.mu.Unlock()
 }
 
-// lookup finds the folder of project p (storage.md, Project slugs), in
-// order: (a) a folder named exactly the raw name that p owns or nobody
-// owns; (b) the slug, if p owns it; (c) <slug>-<hash> if it exists; else a
-// new folder: the slug if free, otherwise <slug>-<hash>. A new folder that
-// an alias points to from an old folder with a graph takes that graph over.
-// It reports whether the folder exists and whether p already owns it.
+// lookup finds the folder of project p (docs/design/storage.md#folder-lookup),
+// in order: (a) a folder named exactly the raw name that p owns or nobody owns;
+// (b) the slug, if p owns it; (c) <slug>-<hash> if it exists; else a new
+// folder: the slug if free, otherwise <slug>-<hash>. A new folder that an alias
+// points to from an old folder with a graph takes that graph over. It reports
+// whether the folder exists and whether p already owns it.
 func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owned bool, err error) {
 	raw, slug := rawName(p), Slug(p)
 	hashed := slug + "-" + Hash(p)

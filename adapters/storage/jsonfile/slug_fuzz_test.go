@@ -18,7 +18,7 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// slugPattern is what Slug may return (storage.md, Project slugs).
+// slugPattern is what Slug may return (docs/design/storage.md#project-slugs).
 var slugPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,54}$`)
 
 // FuzzSlug checks slug derivation on any project key: the slug matches its

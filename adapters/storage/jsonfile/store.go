@@ -35,8 +35,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Store keeps graphs and sessions as JSON files under one root folder, in
-// the layout of the replaced server (storage.md).
+// Store keeps graphs and sessions as JSON files under one root folder, in the
+// layout of the replaced server (docs/design/storage.md#root-and-layout).
 type Store struct {
 	root string
 	fs   FS

@@ -1,4 +1,4 @@
-// The page's live connection to /ws (docs/api.md, WebSocket). It reports
+// The page's live connection to /ws (docs/api.md#websocket-ws). It reports
 // its state — connected, reconnecting, disconnected — and retries a lost
 // connection with exponential backoff, forever, so that a restarted server
 // is found again. After a reconnect the page re-reads, since events sent
