@@ -166,7 +166,9 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	st.mu.Lock()
 	floor := st.floors[key]
 	st.mu.Unlock()
-	g, notes := domain.Restore(key, data, domain.RestoreOptions{MinSeq: max(st.minSeq(key), floor)})
+	// data is this load's own (a repository's Load hands out a fresh
+	// copy): the graph takes its nodes and edges rather than copying them.
+	g, notes := domain.Restore(key, data, domain.RestoreOptions{MinSeq: max(st.minSeq(key), floor), Take: true})
 	for _, n := range notes {
 		st.log.Warn("graph load", "graph", key.String(), "note", n)
 	}

@@ -68,6 +68,12 @@ func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
 // plan is PlanCompaction, with the simulation that ends in the planned
 // tiers; nil when the graph is within both budgets.
 func plan(g *Graph, now Micros, p Policy) (Moves, *sim) {
+	return planOver(g, (*Graph).movableSlots, now, p)
+}
+
+// planOver is plan, with the simulation reading the nodes in slots(g),
+// which must hold every active and archived node.
+func planOver(g *Graph, slots func(*Graph) []int32, now Micros, p Policy) (Moves, *sim) {
 	st := g.Stats()
 	est := st.Estimate(p.EstimateNotes)
 	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
@@ -76,7 +82,7 @@ func plan(g *Graph, now Micros, p Policy) (Moves, *sim) {
 		// nothing to orphan. This is the run after almost every write.
 		return m, nil
 	}
-	s := newSim(g, now, p)
+	s := newSim(g, slots(g), now, p)
 	archived := s.archive(&m)
 	if len(archived) > 0 {
 		s.resurrect(&m, archived)
@@ -129,13 +135,18 @@ type sim struct {
 // a node of the graph.
 type simEdge struct{ from, to int32 }
 
-func newSim(g *Graph, now Micros, p Policy) *sim {
-	n := g.nodeCount
+// newSim reads the nodes in slots (in that order) into a sim. slots must
+// hold every node the run may move: every active and archived node. An edge
+// to a node left out (an orphaned one, which no run moves) is left out too:
+// it is never shown and never counts as an edge to an active node, whatever
+// the run does.
+func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
+	n := len(slots)
 	s := &sim{
 		p:         p,
 		w:         p.scoreWeights(),
 		ids:       make([]string, 0, n),
-		slot:      make([]int32, 0, n),
+		slot:      slots,
 		nodes:     make([]*Node, 0, n),
 		tier:      make([]Tier, 0, n),
 		tier0:     make([]Tier, 0, n),
@@ -146,19 +157,11 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 		est:       g.Stats().Estimate(p.EstimateNotes),
 		archived0: g.Stats().Archived,
 	}
-	// The nodes in slot order, and each end slot's node index (-1 for an
-	// end that is not a node): arrays, not a map of ids.
-	idx := make([]int32, len(g.ends))
-	for si := range g.ends {
+	degrees := 0
+	for _, si := range slots {
 		e := &g.ends[si]
 		nd := e.node
-		if nd == nil {
-			idx[si] = -1
-			continue
-		}
-		idx[si] = int32(len(s.ids))
 		s.ids = append(s.ids, e.name)
-		s.slot = append(s.slot, int32(si))
 		s.nodes = append(s.nodes, nd)
 		s.tier = append(s.tier, nd.Tier)
 		s.tier0 = append(s.tier0, nd.Tier)
@@ -169,23 +172,32 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 			c = e.notesCost
 		}
 		s.cost = append(s.cost, NodeBaseTokens+c)
+		degrees += len(e.out) + len(e.in)
 	}
-	s.ends = make([]simEdge, 0, len(g.edges))
+	// Each edge is read from its from end when that is in the sim, else
+	// from its to end; edges between two references are never reached.
+	ix := newSlotIndex(slots, len(g.ends))
+	s.ends = make([]simEdge, 0, degrees)
 	cursor := make([]int32, n+1) // degrees first, then fill positions
-	for _, x := range g.edgeSlots {
-		if x.e == nil {
-			continue
+	for i, si := range slots {
+		e := &g.ends[si]
+		for _, a := range e.out {
+			to, ok := ix.of(a.other)
+			if !ok && g.ends[a.other].node != nil {
+				continue // to a node left out
+			}
+			s.ends = append(s.ends, simEdge{int32(i), to})
+			cursor[i]++
+			if to >= 0 && to != int32(i) {
+				cursor[to]++
+			}
 		}
-		e := simEdge{idx[x.from], idx[x.to]}
-		if e.from < 0 && e.to < 0 {
-			continue
-		}
-		s.ends = append(s.ends, e)
-		if e.from >= 0 {
-			cursor[e.from]++
-		}
-		if e.to >= 0 && e.to != e.from {
-			cursor[e.to]++
+		for _, a := range e.in {
+			if _, ok := ix.of(a.other); ok || g.ends[a.other].node != nil {
+				continue // read from its from end, or from a node left out
+			}
+			s.ends = append(s.ends, simEdge{-1, int32(i)})
+			cursor[i]++
 		}
 	}
 	s.start = make([]int32, n+1)
@@ -205,6 +217,69 @@ func newSim(g *Graph, now Micros, p Policy) *sim {
 		}
 	}
 	return s
+}
+
+// slotIndex maps the end slots of a sim's nodes to their indexes: an array
+// by slot when the sim holds a good part of the graph, else a map, so that a
+// sim of a few hundred nodes in a graph of 100k costs about those nodes.
+type slotIndex struct {
+	dense  []int32 // by slot: 1 + the node's index, 0 for none
+	sparse map[int32]int32
+}
+
+func newSlotIndex(slots []int32, nslots int) slotIndex {
+	if len(slots)*8 >= nslots {
+		dense := make([]int32, nslots)
+		for i, si := range slots {
+			dense[si] = int32(i) + 1
+		}
+		return slotIndex{dense: dense}
+	}
+	sparse := make(map[int32]int32, len(slots))
+	for i, si := range slots {
+		sparse[si] = int32(i)
+	}
+	return slotIndex{sparse: sparse}
+}
+
+// of returns the index of the node in slot si, or -1 and false.
+func (x slotIndex) of(si int32) (int32, bool) {
+	if x.dense != nil {
+		i := x.dense[si] - 1
+		return i, i >= 0
+	}
+	if i, ok := x.sparse[si]; ok {
+		return i, true
+	}
+	return -1, false
+}
+
+// nodeSlots returns the slots holding a node, in slot order.
+func (g *Graph) nodeSlots() []int32 {
+	out := make([]int32, 0, g.nodeCount)
+	for si := range g.ends {
+		if g.ends[si].node != nil {
+			out = append(out, int32(si))
+		}
+	}
+	return out
+}
+
+// movableSlots returns the slots of the active and archived nodes, in slot
+// order: the run then walks the index (and the nodes, allocated in about
+// that order) front to back. When they are a good part of the graph, one
+// pass over the slots is cheaper than sorting them.
+func (g *Graph) movableSlots() []int32 {
+	if len(g.movable)*8 < len(g.ends) {
+		return slices.Sorted(slices.Values(g.movable))
+	}
+	out := make([]int32, 0, len(g.movable))
+	for si := range g.ends {
+		if g.ends[si].movable != 0 {
+			out = append(out, int32(si))
+		}
+	}
+	return out
 }
 
 // edgesOf returns the indexes in s.ends of the edges touching node i.

@@ -291,6 +291,31 @@ func TestCompactPropPlanEqualsRun(t *testing.T) {
 	})
 }
 
+// A run reads only the active and archived nodes; reading every node, as
+// Ranks does, must give the very same plan, whatever the orphaned nodes and
+// the edges to them.
+func TestCompactPropMovableNodesPlanAsAllNodes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, _, p := genGraph(t)
+		// Some nodes orphaned first, so that the sims differ.
+		g.Compact(propNow, p)
+		g.Checkpoint()
+		for _, n := range g.Nodes() {
+			if n.Tier == Archived && rapid.Bool().Draw(t, "orphan "+n.ID) {
+				g.setTierSeq(g.endIx[n.ID], Orphaned, propNow, g.seq+1)
+				g.seq++
+			}
+		}
+		now := propNow + Micros(rapid.Int64Range(0, int64(2*Day)).Draw(t, "later"))
+		p.MaxTokens = rapid.IntRange(0, 400).Draw(t, "max after")
+		all, _ := planOver(g, (*Graph).nodeSlots, now, p)
+		movable, _ := planOver(g, (*Graph).movableSlots, now, p)
+		if diff := cmp.Diff(all, movable); diff != "" {
+			t.Fatalf("plans differ (-all nodes +movable nodes):\n%s", diff)
+		}
+	})
+}
+
 func TestCompactPropTierChangesOnceInPassesOneAndOneB(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g, _, p := genGraph(t)

@@ -56,6 +56,11 @@ type RestoreOptions struct {
 	// without a seq are numbered: the highest watermark any live session
 	// holds for this graph, so that no seq a session has seen is reused.
 	MinSeq uint64
+	// Take lets the graph keep data's nodes and edges where they are,
+	// pointing into data.Nodes and data.Edges instead of copying them, and
+	// change them while it restores: the caller gives data up. Loading a
+	// stored graph then costs no second copy of every node and edge.
+	Take bool
 }
 
 // Restore builds a graph from stored data. It accepts what the replaced
@@ -69,6 +74,19 @@ type RestoreOptions struct {
 func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string) {
 	g := NewGraph(key)
 	g.search = nil // built once the graph is whole, below
+	// Every index at its final size (the ends that are not nodes aside),
+	// so that none is grown, copied and left behind while the graph loads.
+	g.ends = make([]endSlot, 0, len(data.Nodes))
+	g.endTiers = make([]endTier, 0, len(data.Nodes))
+	g.endIx = make(map[string]int32, len(data.Nodes))
+	g.edgeSlots = make([]edgeSlot, 0, len(data.Edges))
+	g.edges = make(map[EdgeKey]int32, len(data.Edges))
+	nodes, edges := data.Nodes, data.Edges
+	if !opt.Take {
+		// The graph owns its nodes and edges: one copy of each list, one
+		// allocation each.
+		nodes, edges = slices.Clone(nodes), slices.Clone(edges)
+	}
 	if data.ProjectPath != "" {
 		g.projectPath = data.ProjectPath
 	}
@@ -79,8 +97,8 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 
 	var notes []string
 	upgraded := false
-	for i := range data.Nodes {
-		n := data.Nodes[i] // copy: the graph owns its nodes
+	for i := range nodes {
+		n := &nodes[i]
 		if n.Version.V == 0 {
 			// No version entry (the replaced server did not always write
 			// one): the node has been written once, at creation as far as
@@ -94,17 +112,17 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		if old, dup := g.node(n.ID); dup {
 			if n.Version.V > old.Version.V {
 				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, n.Version.V, old.Version.V))
-				g.putNode(n.ID, &n)
+				g.putNode(n.ID, n)
 			} else {
 				notes = append(notes, fmt.Sprintf("node %q: two entries claim this id; kept version %d, dropped version %d", n.ID, old.Version.V, n.Version.V))
 			}
 			upgraded = true
 			continue
 		}
-		g.putNode(n.ID, &n)
+		g.putNode(n.ID, n)
 	}
-	for i := range data.Edges {
-		e := data.Edges[i]
+	for i := range edges {
+		e := &edges[i]
 		if e.Version.V == 0 {
 			e.Version.V = 1
 			upgraded = true
@@ -117,7 +135,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 				continue
 			}
 		}
-		g.putEdge(k, &e)
+		g.putEdge(k, e)
 	}
 	// A live node and its tombstone cannot both stand: the node wins.
 	for id := range g.nodeTombs {

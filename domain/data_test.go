@@ -340,6 +340,60 @@ func TestRollback(t *testing.T) {
 	}
 }
 
+// Restore with Take builds the same graph as Restore that copies, schema 1
+// upgrade and duplicates included; without Take the graph owns its nodes
+// and edges, and what the caller does to its data later leaves it alone.
+func TestRestoreTakeBuildsTheSameGraph(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		data func() GraphData
+	}{
+		{"current", func() GraphData { return richGraph(t).Data() }},
+		{"schema 1", schema1},
+		{"duplicate ids", func() GraphData {
+			d := richGraph(t).Data()
+			dup := d.Nodes[0]
+			dup.Version.V += 5
+			dup.Gist = "the later twin"
+			d.Nodes = append(d.Nodes, dup)
+			return d
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			copied, notes := Restore(UserGraph, tt.data(), RestoreOptions{MinSeq: 7})
+			taken, takenNotes := Restore(UserGraph, tt.data(), RestoreOptions{MinSeq: 7, Take: true})
+			if diff := cmp.Diff(notes, takenNotes); diff != "" {
+				t.Errorf("notes (-copied +taken):\n%s", diff)
+			}
+			if diff := cmp.Diff(copied.Data(), taken.Data()); diff != "" {
+				t.Errorf("data (-copied +taken):\n%s", diff)
+			}
+			if diff := cmp.Diff(pendingNames(copied.Pending()), pendingNames(taken.Pending())); diff != "" {
+				t.Errorf("pending (-copied +taken):\n%s", diff)
+			}
+			if copied.Stats() != taken.Stats() || copied.Seq() != taken.Seq() {
+				t.Errorf("stats %+v seq %d, want %+v seq %d", taken.Stats(), taken.Seq(), copied.Stats(), copied.Seq())
+			}
+			if probs := indexProblems(taken); len(probs) > 0 {
+				t.Errorf("index of the taken graph: %q", probs)
+			}
+
+			d := tt.data()
+			g, _ := Restore(UserGraph, d, RestoreOptions{})
+			before := g.Data()
+			for i := range d.Nodes {
+				d.Nodes[i].Gist = "changed by the caller"
+			}
+			for i := range d.Edges {
+				d.Edges[i].Rel = "changed"
+			}
+			if diff := cmp.Diff(before, g.Data()); diff != "" {
+				t.Errorf("the caller's later changes reached the graph (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestGraphDataLastChange(t *testing.T) {
 	tests := []struct {
 		name string

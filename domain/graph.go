@@ -38,6 +38,11 @@ type Graph struct {
 	freeEnds  []int32
 	edgeSlots []edgeSlot
 	freeEdges []int32
+	// movable lists the slots of the active and archived nodes, in no
+	// order: the nodes a compaction run can move. In a mature graph most
+	// nodes are orphaned, so a run that reads only these costs about the
+	// budget, not the graph.
+	movable []int32
 
 	stats Stats
 

@@ -296,6 +296,33 @@ func indexProblems(g *Graph) []string {
 	if entries != 2*len(g.edges) {
 		bad("index holds %d entries, want %d", entries, 2*len(g.edges))
 	}
+
+	// The movable list: exactly the slots of active and archived nodes,
+	// each knowing its position.
+	movable := map[int32]bool{}
+	for pos, si := range g.movable {
+		if si < 0 || int(si) >= len(g.ends) {
+			bad("movable slot %d of %d", si, len(g.ends))
+			continue
+		}
+		if movable[si] {
+			bad("slot %d is listed as movable twice", si)
+		}
+		movable[si] = true
+		if got := g.ends[si].movable; int(got) != pos+1 {
+			bad("movable slot %d is at %d, it says %d", si, pos+1, got)
+		}
+	}
+	for si := range g.ends {
+		n := g.ends[si].node
+		want := n != nil && (n.Tier == Active || n.Tier == Archived)
+		if want != movable[int32(si)] {
+			bad("slot %d (%q) movable: listed %v, want %v", si, g.ends[si].name, movable[int32(si)], want)
+		}
+		if !want && g.ends[si].movable != 0 {
+			bad("slot %d is not movable but says position %d", si, g.ends[si].movable)
+		}
+	}
 	return append(probs, searchIndexProblems(g)...)
 }
 

@@ -18,7 +18,10 @@ type endSlot struct {
 	// The node's text costs (nodeCosts), kept so that a tier change need
 	// not count the code points of its text again.
 	gistCost, notesCost int32
-	out, in             []adjEntry // the edges from and to this end
+	// movable is 1 + the slot's position in Graph.movable while its node
+	// is active or archived; 0 otherwise.
+	movable int32
+	out, in []adjEntry // the edges from and to this end
 }
 
 // adjEntry is an edge in an end's out or in list, with the slot of its
@@ -192,6 +195,9 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	}
 	after := tierOf(n, n != nil)
 	g.endTiers[si] = after
+	if m := after == endActive || after == endArchived; m != (s.movable != 0) {
+		g.setMovable(si, m)
+	}
 	if g.search != nil {
 		g.search.setNode(g, si, old, n)
 	}
@@ -218,6 +224,23 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 		d += b2i(edgeShown(o, after)) - b2i(edgeShown(o, before))
 	}
 	g.stats.ShownEdges += d
+}
+
+// setMovable adds slot si to the movable nodes, or takes it out.
+func (g *Graph) setMovable(si int32, movable bool) {
+	s := &g.ends[si]
+	if movable {
+		g.movable = append(g.movable, si)
+		s.movable = int32(len(g.movable))
+		return
+	}
+	// Swap-remove: the last entry takes the hole.
+	pos := s.movable - 1
+	last := g.movable[len(g.movable)-1]
+	g.movable[pos] = last
+	g.ends[last].movable = pos + 1
+	g.movable = g.movable[:len(g.movable)-1]
+	s.movable = 0
 }
 
 func b2i(b bool) int {

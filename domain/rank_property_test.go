@@ -133,7 +133,7 @@ func TestScoreWeightsDecideTheOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Policy{MaxTokens: 1, Score: tt.weights}
 			var got []string
-			for _, m := range newSim(g, cpNow, p).population(Active) {
+			for _, m := range newSim(g, g.nodeSlots(), cpNow, p).population(Active) {
 				got = append(got, m.ID)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

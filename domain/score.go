@@ -137,7 +137,7 @@ func (s *sim) connectedness(i int32) int {
 // orphaned), by id, with its recency, connectedness, eligibility and, while
 // in grace, the time left.
 func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
-	s := newSim(g, now, p)
+	s := newSim(g, g.nodeSlots(), now, p)
 	pop := s.population(Active)
 	ranked = make([]Rank, len(pop))
 	inPop := make([]bool, len(s.ids))

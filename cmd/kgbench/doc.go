@@ -83,7 +83,10 @@
 //     (no HTTP) on a user graph of 1k, 20k and 100k nodes, json and bolt,
 //     with p50-ms and p99-ms, next to fsync-1KiB (append 1 KiB and fsync
 //     in the same process and file system), the floor that
-//     docs/design/benchmarks.md#targets compares it with.
+//     docs/design/benchmarks.md#targets compares it with. Each
+//     store=…/nodes=… sub-benchmark also times the floor itself, one
+//     untimed fsync after each write: floor-p50-ms, and x-floor, the
+//     write's p50 over it.
 //   - BenchmarkHTTP: through a real HTTP server and mcp-go's client: the
 //     full read of a 1k-node project graph at the default budget (p50-ms,
 //     p99-ms), and kg_put_node with 1 and 16 concurrent clients, on json

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/storage/bolt"
@@ -53,22 +55,74 @@ func BenchmarkLoad(b *testing.B) {
 
 // BenchmarkOpen measures Open of a file holding a 100k-node graph: it reads
 // every page once and runs bbolt's consistency check (damage.go), the cost
-// weighed in docs/decisions/0007.
+// weighed in docs/decisions/0007. after=close opens the file as Close left
+// it, its free list written; after=kill opens a copy taken while the store
+// was open, as a kill -9 leaves it: Open walks the pages once more before
+// bbolt rebuilds the free list from them (docs/decisions/0040).
 func BenchmarkOpen(b *testing.B) {
 	const n = 100_000
 	dir := b.TempDir()
 	s := open(b, dir)
-	saveAll(b, s, domain.UserGraph, bigGraph(n))
+	g := saveAll(b, s, domain.UserGraph, bigGraph(n))
+	if _, err := g.PutNode(domain.NodeInput{ID: "n-1", Gist: "changed"}, domain.Stamp{Now: t0 + 1}); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Commit(context.Background(), domain.UserGraph, g, g.Pending()); err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, bolt.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		s, err := bolt.Open(context.Background(), dir, bolt.Options{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			b.Fatal(err)
-		}
+	killed := b.TempDir()
+	for _, c := range []struct{ name, dir string }{{"after=close", dir}, {"after=kill", killed}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if c.dir == killed {
+					b.StopTimer()
+					if err := os.WriteFile(filepath.Join(killed, bolt.FileName), raw, 0o600); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				s, err := bolt.Open(context.Background(), c.dir, bolt.Options{Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// BenchmarkCommitEverything measures the first save of a whole graph in one
+// transaction, as a migration or the first save of a big graph does: its
+// items are written in key order, so it costs O(items), not O(items²).
+func BenchmarkCommitEverything(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			g, _ := domain.Restore(domain.UserGraph, bigGraph(n), domain.RestoreOptions{})
+			for b.Loop() {
+				b.StopTimer()
+				s := open(b, b.TempDir())
+				b.StartTimer()
+				if err := s.Commit(ctx, domain.UserGraph, g, g.Everything()); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
 	}
 }

@@ -1,8 +1,11 @@
 package bolt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -115,7 +118,15 @@ func checkFile(path string) error {
 // and refuses it when it is shorter than the pages its meta page counts:
 // a truncated file, whose missing pages bbolt would read as garbage, or
 // fault on, at the first transaction that reaches them.
-func checkLength(path string, timeout time.Duration) error {
+//
+// A file whose newest meta page names no free list (the last process to
+// write it did not close it: kill -9, a power cut; ADR 0040) is walked here
+// too, read-only, area by area as inspect does: bbolt is about to rebuild
+// the free list by walking every page in a goroutine of its own, where a
+// damaged page would crash the process, and would count the pages under a
+// damaged one as free, to be overwritten. Such a file with a damaged page is
+// refused.
+func checkLength(path string, timeout time.Duration, log *slog.Logger) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -147,7 +158,50 @@ func checkLength(path string, timeout time.Duration) error {
 		return domain.Unavailable(ports.ErrDamaged, "%s is truncated: it holds %d bytes but its pages reach %d bytes; kg does not start on it; %s",
 			path, fi.Size(), want, repairHint)
 	}
+	synced, err := freelistSynced(path, db.Info().PageSize)
+	if err != nil || synced {
+		return err
+	}
+	ro := &Store{db: db, path: path, log: log}
+	if found, unchecked := ro.walkAll(); len(found) > 0 || unchecked {
+		return domain.Unavailable(ports.ErrDamaged, "%s cannot be opened: it was not closed cleanly, so bbolt must rebuild its free list from its pages, and some of them are damaged; %s",
+			path, repairHint)
+	}
 	return nil
+}
+
+// freelistSynced reports whether the newest valid meta page of the file at
+// path names a free-list page, as every close by kg leaves it.
+func freelistSynced(path string, pageSize int) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, unavailable(err, "inspect %s", path)
+	}
+	defer f.Close()
+	buf := make([]byte, 2*pageSize)
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		return false, unavailable(err, "inspect %s", path)
+	}
+	// A meta page: the 16-byte page header, then magic, version, page size
+	// and flags (4 bytes each), the root bucket (16), the free list, the
+	// high-water mark and the txid (8 each), and an FNV-64a checksum of all
+	// that. bbolt reads the valid one with the higher txid.
+	const noFreelist = ^uint64(0)
+	var txid uint64
+	synced, valid := false, false
+	for _, off := range []int{0, pageSize} {
+		m := buf[off+16 : off+16+64]
+		h := fnv.New64a()
+		h.Write(m[:56])
+		if binary.LittleEndian.Uint32(m) != 0xED0CDAED || h.Sum64() != binary.LittleEndian.Uint64(m[56:]) {
+			continue
+		}
+		if tx := binary.LittleEndian.Uint64(m[48:]); !valid || tx > txid {
+			txid, valid = tx, true
+			synced = binary.LittleEndian.Uint64(m[32:]) != noFreelist
+		}
+	}
+	return synced, nil
 }
 
 // openError turns what bbolt.Open returned into the one line kg serve
@@ -177,56 +231,14 @@ func openError(path string, timeout time.Duration, err error) error {
 // be written (pages in use and free at once) and records the rest for
 // Damage.
 func (s *Store) inspect() error {
-	var found []string
-	unchecked := false // a page failed to read: the check must not run
-	add := func(what string, err error) {
-		found = append(found, fmt.Sprintf("%s in %s is damaged (%v): it is unavailable until kg.db is repaired; %s", what, s.path, err, repairHint))
-		s.log.Error("bolt: damaged pages found at start", "file", s.path, "what", what, "err", err)
-	}
-	err := recovered(func() error {
-		return s.db.View(func(tx *bbolt.Tx) error {
-			if err := recovered(func() error { return walk(tx.Bucket(bucketUser)) }); err != nil {
-				add("the user graph", err)
-			}
-			projects := tx.Bucket(bucketProjects)
-			err := recovered(func() error {
-				if projects == nil { // a new file
-					return nil
-				}
-				return projects.ForEachBucket(func(k []byte) error {
-					if err := recovered(func() error { return walk(projects.Bucket(k)) }); err != nil {
-						add(fmt.Sprintf("the project graph %s", k), err)
-					}
-					return nil
-				})
-			})
-			if err != nil {
-				add("the list of project graphs", err)
-			}
-			// Damaged sessions are set aside by LoadSessions, and what
-			// was set aside stays as it was: neither is reported, but
-			// either keeps the check below from running.
-			if err := recovered(func() error { return walk(tx.Bucket(bucketSessions)) }); err != nil {
-				unchecked = true
-				s.log.Error("bolt: the sessions' pages are damaged; they will be set aside", "file", s.path, "err", err)
-			}
-			if err := recovered(func() error { return walk(tx.Bucket(bucketQuarantine)) }); err != nil {
-				unchecked = true
-				s.log.Info("bolt: data set aside earlier is damaged; bbolt's consistency check is skipped", "file", s.path, "err", err)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		add("the file", err)
-	}
+	found, unchecked := s.walkAll()
 	s.damage = found
 	if len(found) > 0 || unchecked {
 		return nil
 	}
 
 	var problems []string
-	err = s.db.View(func(tx *bbolt.Tx) error {
+	err := s.db.View(func(tx *bbolt.Tx) error {
 		for err := range tx.Check() {
 			problems = append(problems, err.Error())
 		}
@@ -279,4 +291,53 @@ func walk(b *bbolt.Bucket) error {
 // what is damaged and what to do (ports.DamageReporter).
 func (s *Store) Damage() []string {
 	return append([]string{}, s.damage...)
+}
+
+// walkAll reads every page of the file once, area by area, and returns a
+// line for each area holding a damaged page, and whether a page outside the
+// graphs (the sessions, what was set aside) failed to read, which keeps
+// bbolt's consistency check from running.
+func (s *Store) walkAll() (found []string, unchecked bool) {
+	add := func(what string, err error) {
+		found = append(found, fmt.Sprintf("%s in %s is damaged (%v): it is unavailable until kg.db is repaired; %s", what, s.path, err, repairHint))
+		s.log.Error("bolt: damaged pages found at start", "file", s.path, "what", what, "err", err)
+	}
+	err := recovered(func() error {
+		return s.db.View(func(tx *bbolt.Tx) error {
+			if err := recovered(func() error { return walk(tx.Bucket(bucketUser)) }); err != nil {
+				add("the user graph", err)
+			}
+			projects := tx.Bucket(bucketProjects)
+			err := recovered(func() error {
+				if projects == nil { // a new file
+					return nil
+				}
+				return projects.ForEachBucket(func(k []byte) error {
+					if err := recovered(func() error { return walk(projects.Bucket(k)) }); err != nil {
+						add(fmt.Sprintf("the project graph %s", k), err)
+					}
+					return nil
+				})
+			})
+			if err != nil {
+				add("the list of project graphs", err)
+			}
+			// Damaged sessions are set aside by LoadSessions, and what
+			// was set aside stays as it was: neither is reported, but
+			// either keeps the check below from running.
+			if err := recovered(func() error { return walk(tx.Bucket(bucketSessions)) }); err != nil {
+				unchecked = true
+				s.log.Error("bolt: the sessions' pages are damaged; they will be set aside", "file", s.path, "err", err)
+			}
+			if err := recovered(func() error { return walk(tx.Bucket(bucketQuarantine)) }); err != nil {
+				unchecked = true
+				s.log.Info("bolt: data set aside earlier is damaged; bbolt's consistency check is skipped", "file", s.path, "err", err)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		add("the file", err)
+	}
+	return found, unchecked
 }

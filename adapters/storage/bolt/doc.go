@@ -25,13 +25,21 @@
 // that changed (normally just seq). A committed bbolt transaction is
 // durable (bbolt fsyncs before Update returns).
 //
+// bbolt's free list is kept in memory (a hash map) and written only by
+// Close, not by every commit: its size grows with the file's free pages, and
+// writing it cost a write at 100k nodes more than the rest of the commit. A
+// file left without it (kill -9) has it rebuilt from the pages at the next
+// Open; while pages are damaged it is written with every commit again
+// (docs/decisions/0040-bolt-free-list-in-memory.md).
+//
 // # Caveats
 //
 //   - The file is locked by the process that opened it; a second Open waits
 //     at most Options.Timeout and then fails with an unavailable error. The
 //     root's .lock (adapters/rootdir) is still the primary guard.
 //   - Open refuses a file it must not open (empty, truncated, unreadable
-//     meta pages or free list, pages in use and free, a symbolic link) and
+//     meta pages or free list, pages in use and free, a symbolic link, a
+//     file left without its free list that has damaged pages) and
 //     reads every page once before writing anything; damaged pages make
 //     only the graphs under them unavailable (Damage lists them). Every
 //     call turns bbolt's panic on a damaged page into an unavailable error

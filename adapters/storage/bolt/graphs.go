@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -223,10 +224,14 @@ func openGraphBucket(tx *bbolt.Tx, key domain.GraphKey) (*bbolt.Bucket, error) {
 	return b, nil
 }
 
+// writeItems puts or deletes the items cs names, each bucket's in key order:
+// bbolt inserts a key into a page's sorted array by moving the keys after
+// it, so a large batch (a migration, a first save of a big graph) written in
+// map order costs O(keys²) moves, and in key order O(keys).
 func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
 	nodes, edges := b.Bucket(subNodes), b.Bucket(subEdges)
 	ntombs, etombs, progress := b.Bucket(subNodeTombs), b.Bucket(subEdgeTombs), b.Bucket(subProgress)
-	for id := range cs.Nodes {
+	for _, id := range slices.Sorted(maps.Keys(cs.Nodes)) {
 		n, ok := g.Node(id)
 		if !ok {
 			if err := c.del(nodes, []byte(id)); err != nil {
@@ -242,23 +247,24 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 			return fmt.Errorf("node %q: %w", id, err)
 		}
 	}
-	for k := range cs.Edges {
+	for _, ek := range sortedEdgeKeys(cs.Edges) {
+		k := ek.key
 		e, ok := g.Edge(k)
 		if !ok {
-			if err := c.del(edges, edgeKey(k)); err != nil {
+			if err := c.del(edges, ek.bytes); err != nil {
 				return fmt.Errorf("edge %s: %w", k, err)
 			}
 			continue
 		}
 		v, err := encodeEdge(e)
 		if err == nil {
-			err = c.put(edges, edgeKey(k), v)
+			err = c.put(edges, ek.bytes, v)
 		}
 		if err != nil {
 			return fmt.Errorf("edge %s: %w", k, err)
 		}
 	}
-	for id := range cs.NodeTombstones {
+	for _, id := range slices.Sorted(maps.Keys(cs.NodeTombstones)) {
 		t, ok := g.NodeTombstone(id)
 		if !ok {
 			if err := c.del(ntombs, []byte(id)); err != nil {
@@ -274,23 +280,24 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 			return fmt.Errorf("node tombstone %q: %w", id, err)
 		}
 	}
-	for k := range cs.EdgeTombstones {
+	for _, ek := range sortedEdgeKeys(cs.EdgeTombstones) {
+		k := ek.key
 		t, ok := g.EdgeTombstone(k)
 		if !ok {
-			if err := c.del(etombs, edgeKey(k)); err != nil {
+			if err := c.del(etombs, ek.bytes); err != nil {
 				return fmt.Errorf("edge tombstone %s: %w", k, err)
 			}
 			continue
 		}
 		v, err := encodeTomb(t, &k)
 		if err == nil {
-			err = c.put(etombs, edgeKey(k), v)
+			err = c.put(etombs, ek.bytes, v)
 		}
 		if err != nil {
 			return fmt.Errorf("edge tombstone %s: %w", k, err)
 		}
 	}
-	for task := range cs.Progress {
+	for _, task := range slices.Sorted(maps.Keys(cs.Progress)) {
 		st, ok := g.Progress(task)
 		var err error
 		switch {
@@ -306,6 +313,23 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 		}
 	}
 	return nil
+}
+
+// encodedEdgeKey is an edge key with its bucket key.
+type encodedEdgeKey struct {
+	key   domain.EdgeKey
+	bytes []byte
+}
+
+// sortedEdgeKeys returns the keys of set with their bucket keys, in the
+// order of the bucket keys.
+func sortedEdgeKeys(set map[domain.EdgeKey]struct{}) []encodedEdgeKey {
+	out := make([]encodedEdgeKey, 0, len(set))
+	for k := range set {
+		out = append(out, encodedEdgeKey{k, edgeKey(k)})
+	}
+	slices.SortFunc(out, func(a, b encodedEdgeKey) int { return bytes.Compare(a.bytes, b.bytes) })
+	return out
 }
 
 // writeMeta stores seq, schema, project path and the unknown metadata.

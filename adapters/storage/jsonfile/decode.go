@@ -407,6 +407,21 @@ type graphFile struct {
 	meta        map[string]domain.RawJSON
 }
 
+// versionsOf counts the version entries read so far whose key starts with
+// prefix ("node:" or "edge:"): about the number of nodes or edges a file kg
+// wrote holds.
+func (f *graphFile) versionsOf(prefix string) int {
+	n := 0
+	for _, c := range f.versions.chunks {
+		for i := range c {
+			if bytes.HasPrefix(c[i].key, []byte(prefix)) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // key returns a map key as a string and as bytes, unquoted.
 func key(k []byte, esc bool) (string, []byte) {
 	if esc {
@@ -431,6 +446,11 @@ func (p *parser) top(f *graphFile) error {
 			default:
 				return errors.New("nodes: want an object")
 			}
+			// _meta comes first in a file kg wrote (its keys are
+			// sorted), and holds a version entry per node: room for
+			// them all, so the nodes are not copied from chunks.
+			f.nodes.reserve(f.versionsOf("node:"))
+			f.nodeKeys.reserve(f.versionsOf("node:"))
 			return p.object(func(k []byte, esc bool) error {
 				ks, kb := key(k, esc)
 				n, err := p.node(ks)
@@ -452,6 +472,8 @@ func (p *parser) top(f *graphFile) error {
 			default:
 				return errors.New("edges: want an object")
 			}
+			f.edges.reserve(f.versionsOf("edge:"))
+			f.edgeKeys.reserve(f.versionsOf("edge:"))
 			return p.object(func(k []byte, esc bool) error {
 				ks, kb := key(k, esc)
 				e, err := p.edge(ks)

@@ -485,8 +485,21 @@ func (l *list[T]) add(v T) {
 	l.n++
 }
 
-// slice returns the items in one slice, never nil.
+// reserve makes room for n items in one chunk, so that a list whose
+// length is known beforehand is never split and slice need not copy it. It
+// does nothing to a list that holds items.
+func (l *list[T]) reserve(n int) {
+	if l.n == 0 && n > 0 {
+		l.chunks = [][]T{make([]T, 0, n)}
+	}
+}
+
+// slice returns the items in one slice, never nil: the list's own chunk
+// when it has one only, which the list must not be used after.
 func (l *list[T]) slice() []T {
+	if len(l.chunks) == 1 {
+		return l.chunks[0]
+	}
 	out := make([]T, 0, l.n)
 	for _, c := range l.chunks {
 		out = append(out, c...)
