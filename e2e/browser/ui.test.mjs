@@ -144,6 +144,17 @@ const details = (page) => page.locator('article.details');
 
 // ---- the tests -----------------------------------------------------------
 
+/**
+ * Closes the browser, stops kg (which must exit 0: a clean stop), and
+ * removes the test's folders.
+ */
+async function tearDown({ b, kg, dirs }) {
+  await b?.close();
+  const code = await kg?.stop();
+  for (const d of dirs) if (d) rmSync(d, { recursive: true, force: true });
+  assert.equal(code, 0, `kg exited ${code}:\n${kg?.log()}`);
+}
+
 describe('kg web page', () => {
   let root; let project; let kg; let b; let page;
 
@@ -156,13 +167,7 @@ describe('kg web page', () => {
     page = b.page;
   });
 
-  after(async () => {
-    await b?.close();
-    const code = await kg?.stop();
-    rmSync(root, { recursive: true, force: true });
-    rmSync(project, { recursive: true, force: true });
-    assert.equal(code, 0, `kg exited ${code}:\n${kg?.log()}`);
-  });
+  after(() => tearDown({ b, kg, dirs: [root, project] }));
 
   it('opens on the user graph, with the tiers drawn apart, live', async () => {
     await page.goto(`${kg.url}/ui/`);
@@ -449,13 +454,7 @@ describe('kg web page with a damaged user graph', () => {
     b = await launch();
   });
 
-  after(async () => {
-    await b?.close();
-    const code = await kg?.stop();
-    rmSync(root, { recursive: true, force: true });
-    rmSync(project, { recursive: true, force: true });
-    assert.equal(code, 0, `kg exited ${code}:\n${kg?.log()}`);
-  });
+  after(() => tearDown({ b, kg, dirs: [root, project] }));
 
   it('says why the user graph is not shown, and still serves the project', async () => {
     const { page } = b;
@@ -488,13 +487,7 @@ describe('kg web page with a token', () => {
     b = await launch();
   });
 
-  after(async () => {
-    await b?.close();
-    const code = await kg?.stop();
-    rmSync(root, { recursive: true, force: true });
-    rmSync(project, { recursive: true, force: true });
-    assert.equal(code, 0, `kg exited ${code}:\n${kg?.log()}`);
-  });
+  after(() => tearDown({ b, kg, dirs: [root, project] }));
 
   it('asks for the token once, then serves the page, the API and the live connection', async () => {
     const { page } = b;
