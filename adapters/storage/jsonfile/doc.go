@@ -36,7 +36,13 @@
 // aside the same way and the store starts with none.
 //
 // No operation follows a symbolic link inside the root: folders on the way
-// are checked with Lstat, files opened with O_NOFOLLOW.
+// are checked with Lstat, files and folders opened with O_NOFOLLOW. The
+// root itself may be a link; Open resolves it once and the store works in
+// its target.
+//
+// A whole-file write whose folder fsync fails after the rename puts the old
+// file back (or removes the new one), so a refused save never shows after a
+// restart.
 //
 // # Caveats
 //
