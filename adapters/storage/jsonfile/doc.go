@@ -30,9 +30,11 @@
 // back to its .prev and is kept as <stem>.corrupt-<unix time>; when
 // neither loads the graph is unavailable and every other graph keeps
 // working. The journal's records at or above the file's seq are then
-// replayed; a torn last record (never acknowledged) is dropped, a bad
-// record followed by good ones makes the graph unavailable, the journal
-// kept as <stem>.journal.corrupt-<unix time>. Damaged sessions are set
+// replayed; a torn last record (bytes after the last newline, never
+// acknowledged) is dropped, and a whole line that is not a good record,
+// the last one included, makes the graph unavailable (a JournalDamage
+// names the line), a copy of the journal kept as
+// <stem>.journal.corrupt-<unix time>. Damaged sessions are set
 // aside the same way and the store starts with none.
 //
 // No operation follows a symbolic link inside the root: folders on the way

@@ -1,6 +1,7 @@
 package jsonfile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -83,8 +85,8 @@ const collectAfter = 16 << 20
 
 // readGraph reads the graph stored in f: its file, or the .prev, with the
 // journal replayed on it. A torn record at the end of the journal is
-// dropped; a bad record followed by good ones makes the graph unavailable,
-// the journal kept as <stem>.journal.corrupt-<unix time>.
+// dropped; a damaged whole line makes the graph unavailable, the journal
+// kept as <stem>.journal.corrupt-<unix time>.
 func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.GraphData, error) {
 	var d domain.GraphData
 	size, err := s.load(ctx, f, func(b []byte) error {
@@ -122,13 +124,13 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 		// refused, so it is not part of the graph.
 		b = b[:st.j.size]
 	}
-	payloads, good, err := scanJournal(b)
+	records, good, err := scanJournal(b)
 	var applied int
 	if err == nil {
-		applied, err = replayGraph(&d, payloads)
+		applied, err = replayGraph(&d, records)
 	}
 	if err != nil {
-		return domain.GraphData{}, s.journalDamaged(f, err)
+		return domain.GraphData{}, s.journalDamaged(f, b, err)
 	}
 	dirty := st.scanned && st.j.dirty
 	st.fileSize, st.j.size, st.scanned = size, int64(good), true
@@ -145,46 +147,76 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 	return d, nil
 }
 
-// journalDamaged keeps a damaged journal as <stem>.journal.corrupt-<unix
-// time> (once: a later load finds the copy) and returns the unavailable
-// error of its graph. The journal stays in place, so the graph stays
-// unavailable until someone repairs or removes it; nothing is guessed.
-func (s *Store) journalDamaged(f file, cause error) error {
-	kept := s.keptCopy(f.journal())
-	if kept == "" {
-		var err error
-		if kept, err = s.keepAside(f.journal(), false); err != nil {
-			kept = "(not kept: " + err.Error() + ")"
-		}
+// journalDamaged keeps a damaged journal, whose bytes are b, as
+// <stem>.journal.corrupt-<unix time> (once: a later load finds the copy) and
+// returns the unavailable error of its graph, naming the damaged line. The
+// journal stays in place, so the graph stays unavailable until someone
+// repairs or removes that line; nothing is guessed
+// (docs/decisions/0043-damaged-last-journal-record.md).
+func (s *Store) journalDamaged(f file, b []byte, cause error) error {
+	kept, err := s.keepCopy(f.journal(), b)
+	if err != nil {
+		kept = "(not kept: " + err.Error() + ")"
+	}
+	line := "the damaged line"
+	var jd *JournalDamage
+	if errors.As(cause, &jd) {
+		line = fmt.Sprintf("line %d", jd.Line)
 	}
 	s.log.Error("storage: the journal is damaged; the graph is unavailable", "journal", f.journal(), "err", cause,
 		"kept_as", kept, "hint", "see docs/operations.md#damaged-journal-or-sessions-json")
-	return domain.Unavailable(cause, "%s is damaged (%v); kept as %s; the graph is unavailable until the journal is repaired or removed",
-		f.journal(), cause, kept)
+	return domain.Unavailable(cause, "%s is damaged: %v; kept as %s; the graph is unavailable until %s is repaired or removed from the journal",
+		f.journal(), cause, kept, line)
 }
 
-// keptCopy returns the name of a .corrupt-<time> copy already kept of
-// path, or "".
-func (s *Store) keptCopy(path string) string {
-	fi, err := s.fs.Stat(path)
-	if err != nil {
-		return ""
-	}
-	entries, err := s.fs.ReadDir(filepath.Dir(path))
-	if err != nil {
-		return ""
-	}
-	prefix := filepath.Base(path) + ".corrupt-"
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) {
-			continue
-		}
-		name := filepath.Join(filepath.Dir(path), e.Name())
-		if ki, err := s.fs.Stat(name); err == nil && os.SameFile(fi, ki) {
-			return name
+// keepCopy keeps the bytes b of the file at path as <name>.corrupt-<unix
+// time>, unless a copy with those bytes is already there, and returns its
+// name. It writes a copy rather than a hard link: the damaged file stays in
+// place for a person to repair, and an editor that writes in place would
+// change a linked copy with it.
+func (s *Store) keepCopy(path string, b []byte) (string, error) {
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".corrupt-"
+	if entries, err := s.fs.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), prefix) {
+				continue
+			}
+			name := filepath.Join(dir, e.Name())
+			if kb, err := s.fs.ReadFile(name); err == nil && bytes.Equal(kb, b) {
+				return name, nil
+			}
 		}
 	}
-	return ""
+	base := path + ".corrupt-" + strconv.FormatInt(s.now().Unix(), 10)
+	name := base
+	for i := 2; ; i++ {
+		if _, err := s.fs.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if i > 100 {
+			return "", fmt.Errorf("too many copies named %s-*", base)
+		}
+		name = base + "-" + strconv.Itoa(i)
+	}
+	w, err := s.fs.Create(name)
+	if err != nil {
+		return "", err
+	}
+	_, err = w.Write(b)
+	if err == nil {
+		err = w.Sync()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.fs.SyncDir(dir)
+	}
+	if err != nil {
+		_ = s.fs.Remove(name)
+		return "", err
+	}
+	return name, nil
 }
 
 // prepare checks the files of the graph before a commit or checkpoint:
@@ -227,7 +259,7 @@ func (s *Store) prepare(st *graphState, f file) error {
 	default:
 		_, good, err := scanJournal(b)
 		if err != nil {
-			return s.journalDamaged(f, err)
+			return s.journalDamaged(f, b, err)
 		}
 		st.j.size = int64(good)
 		if good < len(b) {

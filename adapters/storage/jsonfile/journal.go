@@ -9,6 +9,8 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/kg-memory/kg/ports"
 )
 
 // The journal (docs/decisions/0011-json-journal.md). Beside a stored file
@@ -46,62 +48,79 @@ func frameRecord(dst, payload []byte) []byte {
 }
 
 // parseRecord returns the payload of line (a record without its newline)
-// when it is a whole record with a matching checksum.
-func parseRecord(line []byte) ([]byte, bool) {
+// when it is a whole record with a matching checksum; otherwise why not.
+func parseRecord(line []byte) (payload []byte, why string) {
 	if len(line) < len(recordHead)+recordTrailer || !bytes.HasPrefix(line, []byte(recordHead)) {
-		return nil, false
+		return nil, "not a journal record"
 	}
 	tail := line[len(line)-recordTrailer:]
 	if !bytes.HasPrefix(tail, []byte(recordTail)) || !bytes.HasSuffix(tail, []byte(`"}`)) {
-		return nil, false
+		return nil, "not a journal record"
 	}
 	var sum [4]byte
 	if _, err := hex.Decode(sum[:], tail[len(recordTail):len(recordTail)+8]); err != nil {
-		return nil, false
+		return nil, "not a journal record"
 	}
-	payload := line[len(recordHead) : len(line)-recordTrailer]
-	return payload, crc32.Checksum(payload, castagnoli) == binary.BigEndian.Uint32(sum[:])
+	payload = line[len(recordHead) : len(line)-recordTrailer]
+	if crc32.Checksum(payload, castagnoli) != binary.BigEndian.Uint32(sum[:]) {
+		return nil, "its checksum does not match"
+	}
+	return payload, ""
 }
 
-// journalDamage reports a bad record followed by good ones: not a torn
-// write, which only the last record can be, but damage.
-type journalDamage struct {
-	offset int // of the first bad record
-	why    string
+// JournalDamage is the cause of the error of a journal that holds a damaged
+// record: a whole line (it ends in a newline) that is not a record or fails
+// its checksum, or a record that does not decode. A kill cannot leave
+// one: a record is written by one append, so only the last line can be torn,
+// and a torn line has no newline. Line and Offset name the damaged record,
+// so that a person (and kg doctor) can find it
+// (docs/design/storage.md#replay-at-load).
+type JournalDamage struct {
+	Line   int    // 1-based line number of the damaged record
+	Offset int    // its first byte
+	Reason string // what is wrong with it
+	// Last reports that no record follows it.
+	Last bool
 }
 
-func (d *journalDamage) Error() string {
-	return fmt.Sprintf("bad record at byte %d followed by good ones (%s)", d.offset, d.why)
+func (d *JournalDamage) Error() string {
+	where := "good records follow it"
+	if d.Last {
+		where = "the last record"
+	}
+	return fmt.Sprintf("line %d (byte %d): %s (%s)", d.Line, d.Offset, d.Reason, where)
 }
 
-// scanJournal splits a journal into the payloads of its records, in order.
-// good is the length of the prefix the whole records fill. What lies past
-// good is a torn tail, never acknowledged, unless a whole record follows
-// it: then the journal is damaged (a *journalDamage).
-func scanJournal(b []byte) (payloads [][]byte, good int, err error) {
-	for good < len(b) {
+// Unwrap makes a damaged journal a ports.ErrDamaged.
+func (d *JournalDamage) Unwrap() error { return ports.ErrDamaged }
+
+// journalRecord is one whole record of a journal.
+type journalRecord struct {
+	payload []byte
+	line    int // 1-based
+	offset  int
+}
+
+// scanJournal splits a journal into its records, in order. good is the
+// length of the prefix the whole records fill. What lies past good is a
+// torn tail (never acknowledged: bytes after the last newline), unless a
+// whole line there is not a record: then the journal is damaged, a
+// *JournalDamage naming that line.
+func scanJournal(b []byte) (records []journalRecord, good int, err error) {
+	for line := 1; good < len(b); line++ {
 		end := bytes.IndexByte(b[good:], '\n')
-		if end >= 0 {
-			if p, ok := parseRecord(b[good : good+end]); ok {
-				payloads = append(payloads, p)
-				good += end + 1
-				continue
-			}
+		if end < 0 {
+			return records, good, nil // a torn tail
 		}
-		// A bad record: damage if any whole record comes after it.
-		for rest := good + end + 1; end >= 0 && rest < len(b); {
-			next := bytes.IndexByte(b[rest:], '\n')
-			if next < 0 {
-				break
-			}
-			if _, ok := parseRecord(b[rest : rest+next]); ok {
-				return payloads, good, &journalDamage{offset: good, why: "checksum or framing"}
-			}
-			rest += next + 1
+		p, why := parseRecord(b[good : good+end])
+		if why != "" {
+			return records, good, &JournalDamage{Line: line, Offset: good, Reason: why,
+				Last: bytes.IndexByte(b[good+end+1:], '\n') < 0}
 		}
-		return payloads, good, nil
+		records = append(records, journalRecord{payload: p, line: line, offset: good})
+		good += end + 1
 	}
-	return payloads, good, nil
+	return records, good, nil
 }
 
 // journal is what the store knows of one journal file, and its handle

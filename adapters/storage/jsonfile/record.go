@@ -346,22 +346,27 @@ func (r *graphReplay) add(payload []byte) error {
 // changes nothing, since a record holds the whole content of each item it
 // names and every later change is in a later record. It returns how many
 // records it applied.
-func replayGraph(d *domain.GraphData, payloads [][]byte) (int, error) {
+//
+// A record that does not decode is damage: a *JournalDamage naming its
+// line.
+func replayGraph(d *domain.GraphData, records []journalRecord) (int, error) {
 	r := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
 		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
 		progress: map[string]domain.RawJSON{}}
-	for i, p := range payloads {
+	for i, rec := range records {
 		var head struct {
 			Seq [2]uint64 `json:"seq"`
 		}
-		if err := json.Unmarshal(p, &head); err != nil {
-			return 0, fmt.Errorf("record %d: %w", i+1, err)
-		}
-		if head.Seq[1] < d.Seq {
+		err := json.Unmarshal(rec.payload, &head)
+		if err == nil && head.Seq[1] < d.Seq {
 			continue
 		}
-		if err := r.add(p); err != nil {
-			return 0, fmt.Errorf("record %d: %w", i+1, err)
+		if err == nil {
+			err = r.add(rec.payload)
+		}
+		if err != nil {
+			return 0, &JournalDamage{Line: rec.line, Offset: rec.offset, Reason: "it does not decode: " + err.Error(),
+				Last: i == len(records)-1}
 		}
 	}
 	if r.records == 0 {

@@ -79,10 +79,11 @@ func (s *Store) readSessions(ctx context.Context) error {
 		err = linkErr(f.journal(), err)
 		return domain.Unavailable(err, "read %s: %v", f.journal(), err)
 	}
-	payloads, good, err := scanJournal(b)
-	for i := 0; err == nil && i < len(payloads); i++ {
-		if err = replaySessions(sessions, payloads[i]); err != nil {
-			err = fmt.Errorf("record %d: %w", i+1, err)
+	records, good, err := scanJournal(b)
+	for i := 0; err == nil && i < len(records); i++ {
+		if rerr := replaySessions(sessions, records[i].payload); rerr != nil {
+			err = &JournalDamage{Line: records[i].line, Offset: records[i].offset, Reason: "it does not decode: " + rerr.Error(),
+				Last: i == len(records)-1}
 		}
 	}
 	if err != nil {
