@@ -273,7 +273,7 @@ func (c *checkup) checkJSON(ctx context.Context, bar *progress, served bool) {
 			name = filepath.Join("projects", sg.Slug, "graph.json")
 		}
 		d, err := s.Load(ctx, sg.Key)
-		c.loaded(name, err, logs.take(), c.graphSummary(d), fixDamaged)
+		c.loaded(name, err, withoutJournalOnly(logs.take()), c.graphSummary(d), fixDamaged)
 		if err == nil {
 			c.checkSchema(name, d)
 		}
@@ -350,6 +350,7 @@ func (c *checkup) checkLeftovers(served bool) {
 		if err != nil {
 			continue
 		}
+		c.checkJournalOnly(dir)
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
 			switch {
@@ -367,6 +368,44 @@ func (c *checkup) checkLeftovers(served bool) {
 			c.add(levelInfo, c.rel(dir), "a project folder without a graph", "nothing to do; delete it if you made it")
 		}
 	}
+}
+
+// journalAloneLog is what the json store logs when it loads a graph from
+// its journal alone; checkJournalOnly reports that case with its own advice.
+const journalAloneLog = "rebuilt from its journal alone"
+
+func withoutJournalOnly(logged []string) []string {
+	return slices.DeleteFunc(logged, func(l string) bool { return strings.Contains(l, journalAloneLog) })
+}
+
+// checkJournalOnly notices a graph whose file and .prev are gone but whose
+// journal holds writes: the server serves those writes (to the project the
+// journal's records name) and has lost what only the file held
+// (docs/design/storage.md#folder-lookup).
+func (c *checkup) checkJournalOnly(dir string) {
+	stem := "graph"
+	if dir == c.root {
+		stem = "user"
+	}
+	journal := filepath.Join(dir, stem+".journal")
+	fi, err := os.Lstat(journal)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return
+	}
+	for _, ext := range []string{".json", ".prev"} {
+		if _, err := os.Lstat(filepath.Join(dir, stem+ext)); !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+	}
+	into := c.rel(dir)
+	if dir == c.root {
+		into = "the storage root"
+	}
+	c.add(levelWarn, c.rel(journal),
+		fmt.Sprintf("%s.json and %s.prev are missing: only the journal is left (%d bytes), holding the writes since the last checkpoint; "+
+			"the server serves those, and what only %s.json held is lost", stem, stem, fi.Size(), stem),
+		fmt.Sprintf("restore %s.json from a backup into %s before the server's next write to this graph (docs/operations.md#backup-and-restore): "+
+			"the journal is replayed on it; without a backup, nothing to do: the next write saves %s.json again from the journal", stem, into, stem))
 }
 
 // checkSessions notices sessions of projects that have no memory and whose

@@ -108,7 +108,8 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 		// (docs/decisions/0041-loading-a-large-graph.md).
 		runtime.GC()
 	}
-	if errors.Is(err, errMissing) {
+	missing := errors.Is(err, errMissing)
+	if missing {
 		d, err = domain.GraphData{}, nil
 	}
 	if err != nil {
@@ -141,7 +142,15 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 	if applied > 0 {
 		s.log.Info("storage: replayed the journal", "journal", f.journal(), "records", applied)
 	}
-	if size < 0 && applied > 0 {
+	switch {
+	case missing && applied > 0:
+		// Only the journal is left: the writes since the last checkpoint
+		// are served (and the next save writes the file whole from them);
+		// what only the file held is gone.
+		s.log.Error("storage: the graph file and its .prev are missing; the graph is rebuilt from its journal alone, "+
+			"without what was saved before the journal's first record", "file", f.path(), "journal", f.journal(),
+			"records", applied, "hint", "what only the missing file held can come back only from a backup (docs/operations.md#backup-and-restore)")
+	case size < 0 && applied > 0:
 		s.log.Warn("storage: the journal was replayed on the previous version of the file", "file", f.path())
 	}
 	return d, nil
