@@ -239,10 +239,20 @@ func (st *store) unloadIdle(now domain.Micros) []domain.GraphKey {
 			continue
 		}
 		if st.unload(e, now) {
+			st.release(e.key)
 			out = append(out, e.key)
 		}
 	}
 	return out
+}
+
+// release tells a repository that keeps something of each graph between
+// calls that an unloaded graph is gone, so that unloading frees it all
+// (docs/design/storage.md#unloading).
+func (st *store) release(key domain.GraphKey) {
+	if r, ok := st.graphs.(ports.GraphReleaser); ok {
+		r.Release(key)
+	}
 }
 
 // unload takes e out of the cache if it is still idle and all it holds is

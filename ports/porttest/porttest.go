@@ -97,6 +97,7 @@ func Run(t *testing.T, b Backend) {
 		{"FailedSaveLeavesNoGhost", testFailedSave},
 		{"SessionsRoundTrip", testSessions},
 		{"CheckpointsKeepEverything", testCheckpoints},
+		{"ReleaseForgetsNothingStored", testRelease},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
@@ -763,4 +764,66 @@ func testCheckpoints(h *harness) {
 	if diff := cmp.Diff(sessions, got, dataOpts); diff != "" {
 		h.t.Errorf("sessions after saves and checkpoints differ (-want +got):\n%s", diff)
 	}
+}
+
+// testRelease: a repository that keeps state per graph (ports.GraphReleaser)
+// forgets it on Release and loses nothing stored: commits, checkpoints and
+// loads after a release, or running beside releases of the same graph (the
+// app releases an unloaded graph while a request may load it afresh), give
+// the same graphs.
+func testRelease(h *harness) {
+	r, ok := h.o.Graphs.(ports.GraphReleaser)
+	if !ok {
+		h.t.Skipf("%s keeps no state per graph to release", h.b.Name)
+	}
+	ctx := h.ctx
+	k := domain.ProjectGraph("/home/dev/released")
+	g := restore(h.t, k, RichData(k.Project))
+	h.commit(k, g, g.Everything())
+	r.Release(k)
+	r.Release(k) // twice is harmless
+	h.sameGraph(k, g)
+	h.mutate(k, g, true)
+	if cp, ok := h.o.Graphs.(ports.GraphCheckpointer); ok {
+		r.Release(k)
+		if err := cp.Checkpoint(ctx, k, g); err != nil {
+			h.t.Fatalf("checkpoint after a release: %v", err)
+		}
+	}
+	r.Release(k)
+	r.Release(domain.UserGraph)
+	r.Release(domain.ProjectGraph("/home/dev/never-stored"))
+	h.sameGraph(k, g)
+
+	// Releases beside commits and loads of the same graph.
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				r.Release(k)
+				if _, err := h.o.Graphs.Load(ctx, k); err != nil {
+					h.t.Errorf("load beside releases: %v", err)
+					return
+				}
+			}
+		}
+	}()
+	at := domain.Stamp{Now: t0 + domain.Day, Session: "rel"}
+	for i := range 20 {
+		if _, err := g.PutNode(domain.NodeInput{ID: fmt.Sprintf("rel-%d", i), Gist: "beside releases"}, at); err != nil {
+			h.t.Fatal(err)
+		}
+		h.commit(k, g, g.Pending())
+	}
+	close(stop)
+	wg.Wait()
+	h.sameGraph(k, g)
+	h.reopen()
+	h.sameGraph(k, g)
 }

@@ -79,6 +79,11 @@
 //     of version entries are not kept.
 //   - Times are read exactly from their decimal text and rounded to the
 //     nearest microsecond; they are written with exactly six decimals.
+//   - No file is held open between calls: a journal is opened for each
+//     append or truncation, so a server that has served thousands of
+//     projects holds no descriptor for each. Release (ports.GraphReleaser),
+//     which the app calls when it unloads a graph, drops what the store
+//     keeps of it: its node cache, journal state and folder.
 //   - The store does not take <root>/.lock; package rootdir does.
 //   - The project folder a project resolves to is cached for the life of
 //     the Store: the root's .lock guarantees no other process renames

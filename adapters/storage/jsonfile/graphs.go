@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -18,7 +17,10 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-var _ ports.GraphCheckpointer = (*Store)(nil)
+var (
+	_ ports.GraphCheckpointer = (*Store)(nil)
+	_ ports.GraphReleaser     = (*Store)(nil)
+)
 
 // graphState is what the store knows of one graph's files between calls.
 // mu serialises the graph's file operations: Load, Commit, Checkpoint.
@@ -33,18 +35,67 @@ type graphState struct {
 	// instead): the next commit then writes the file whole.
 	fileSize int64
 	nodes    nodeCache
+	// released is set when Release dropped the state: a caller that
+	// waited for mu takes the state that replaced it (lockState).
+	released bool
 }
 
-// state returns the state of the graph stored in f.
-func (s *Store) state(f file) *graphState {
-	s.gmu.Lock()
-	defer s.gmu.Unlock()
-	st, ok := s.graphs[f.path()]
-	if !ok {
-		st = &graphState{j: journal{path: f.journal()}, fileSize: -1}
-		s.graphs[f.path()] = st
+// lockState returns the state of the graph stored in f, its mu held. A
+// state that Release dropped while the caller waited for it is passed
+// over for the one that replaced it, so that two states never serve one
+// file.
+func (s *Store) lockState(f file) *graphState {
+	for {
+		s.gmu.Lock()
+		st, ok := s.graphs[f.path()]
+		if !ok {
+			st = &graphState{j: journal{path: f.journal()}, fileSize: -1}
+			s.graphs[f.path()] = st
+		}
+		s.gmu.Unlock()
+		st.mu.Lock()
+		if !st.released {
+			return st
+		}
+		st.mu.Unlock()
 	}
-	return st
+}
+
+// Release implements ports.GraphReleaser: the app unloaded the graph, so
+// what the store keeps of it between calls goes — the encoded bytes of its
+// nodes (half its file's size), what it knows of its journal, and the
+// folder its project resolved to. The next call reads them again from the
+// files. A journal that holds a failed write not yet cut off is kept
+// known, since only this process knows where its good records end.
+func (s *Store) Release(key domain.GraphKey) {
+	f := file{dir: s.root, stem: "user"}
+	if key.Level == domain.LevelProject {
+		s.mu.Lock()
+		name, ok := s.folders[key.Project]
+		delete(s.folders, key.Project)
+		s.mu.Unlock()
+		if !ok {
+			return
+		}
+		f = s.folderFile(name)
+	}
+	s.gmu.Lock()
+	st := s.graphs[f.path()]
+	s.gmu.Unlock()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.released || st.j.dirty {
+		return
+	}
+	st.released = true
+	s.gmu.Lock()
+	if s.graphs[f.path()] == st {
+		delete(s.graphs, f.path())
+	}
+	s.gmu.Unlock()
 }
 
 // projectPathOf is the project path the file of a graph records: a project
@@ -66,8 +117,7 @@ func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData
 	if err != nil {
 		return domain.GraphData{}, err
 	}
-	st := s.state(f.file)
-	st.mu.Lock()
+	st := s.lockState(f.file)
 	defer st.mu.Unlock()
 	d, err := s.readGraph(ctx, st, f.file)
 	if err != nil {
@@ -241,10 +291,10 @@ func (s *Store) prepare(st *graphState, f file) error {
 		return err
 	}
 	lost := false
-	if _, err := s.fs.Stat(st.j.path); st.scanned && (errors.Is(err, fs.ErrNotExist) || st.j.f != nil && !s.sameFile(st.j.path, st.j.f)) {
+	if _, err := s.fs.Stat(st.j.path); st.scanned && (errors.Is(err, fs.ErrNotExist) || s.replaced(&st.j)) {
 		// The journal went, and with it any record it held: the file
 		// lacks them, so it is written whole before anything else.
-		st.j.closeJournal()
+		st.j.forget()
 		st.scanned, lost = false, st.j.size > 0
 	}
 	defer func() {
@@ -284,16 +334,6 @@ func (s *Store) prepare(st *graphState, f file) error {
 	return nil
 }
 
-// sameFile reports whether path still names the open file h.
-func (s *Store) sameFile(path string, h File) bool {
-	a, err := s.fs.Stat(path)
-	if err != nil {
-		return false
-	}
-	b, err := h.Stat()
-	return err == nil && os.SameFile(a, b)
-}
-
 // Commit implements ports.GraphRepository: one record naming what cs
 // names, appended to the graph's journal and fsynced. A graph without a
 // whole file yet (a new one, or one whose file vanished) is written whole
@@ -319,8 +359,7 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		return domain.Unavailable(err, "save %s graph: %v", key, err)
 	}
 	defer func() { f.done(err) }()
-	st := s.state(f.file)
-	st.mu.Lock()
+	st := s.lockState(f.file)
 	defer st.mu.Unlock()
 	if err := s.prepare(st, f.file); err != nil {
 		return err
@@ -361,8 +400,7 @@ func (s *Store) Checkpoint(ctx context.Context, key domain.GraphKey, g *domain.G
 	if err != nil {
 		return err
 	}
-	st := s.state(f.file)
-	st.mu.Lock()
+	st := s.lockState(f.file)
 	defer st.mu.Unlock()
 	if err := s.prepare(st, f.file); err != nil {
 		return err
@@ -410,7 +448,7 @@ func (s *Store) checkpoint(ctx context.Context, st *graphState, f file, g *domai
 // rewrite writes the graph file whole from d and empties the journal, as a
 // checkpoint does from a graph.
 func (s *Store) rewrite(ctx context.Context, st *graphState, f file, d domain.GraphData) error {
-	st.j.closeJournal()
+	st.j.forget()
 	st.scanned = false
 	if err := s.prepare(st, f); err != nil {
 		return err

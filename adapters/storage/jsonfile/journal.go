@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/kg-memory/kg/ports"
@@ -123,11 +124,16 @@ func scanJournal(b []byte) (records []journalRecord, good int, err error) {
 	return records, good, nil
 }
 
-// journal is what the store knows of one journal file, and its handle
-// open for appending.
+// journal is what the store knows of one journal file. The file is opened
+// for each append or truncation and closed after it, never held between
+// calls: a server with thousands of loaded graphs must not hold a file
+// descriptor for each (one more request would then fail to open a socket).
 type journal struct {
 	path string
-	f    File  // nil until needed
+	// id is the file as it was last opened, to notice that the name has
+	// since been given to another file (deleted and made again); nil until
+	// the first open.
+	id   fs.FileInfo
 	size int64 // bytes of whole records in the file
 	// dirty is set when a failed append left bytes past size that could not
 	// be cut off: nothing may be appended after them until a checkpoint
@@ -135,53 +141,64 @@ type journal struct {
 	dirty bool
 }
 
-// open opens the journal for appending. A journal it creates has its
-// folder fsynced, so that records acknowledged in it cannot vanish with
-// its name.
-func (s *Store) openJournal(j *journal) error {
-	if j.f != nil {
-		return nil
-	}
+// openJournal opens the journal for appending; the caller closes it. A
+// journal it creates has its folder fsynced, so that records acknowledged
+// in it cannot vanish with its name.
+func (s *Store) openJournal(j *journal) (File, error) {
 	_, err := s.fs.Stat(j.path)
 	created := errors.Is(err, fs.ErrNotExist)
 	f, err := s.fs.Append(j.path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if created {
 		if err := s.fs.SyncDir(filepath.Dir(j.path)); err != nil {
 			_ = f.Close()
-			return err
+			return nil, err
 		}
 	}
-	j.f = f
-	return nil
+	if fi, err := f.Stat(); err == nil {
+		j.id = fi
+	}
+	return f, nil
 }
 
-// closeJournal drops the handle, as when the file it names has vanished.
-func (j *journal) closeJournal() {
-	if j.f != nil {
-		_ = j.f.Close()
-		j.f = nil
+// replaced reports whether the journal's name now names another file than
+// the one last opened, or none: the records this process counted are gone.
+func (s *Store) replaced(j *journal) bool {
+	if j.id == nil {
+		return false
 	}
+	fi, err := s.fs.Stat(j.path)
+	return err != nil || !os.SameFile(fi, j.id)
 }
+
+// forget drops what is known of the file, as when it has vanished.
+func (j *journal) forget() { j.id = nil }
 
 // appendRecord appends one framed record and fsyncs it. On error the
 // journal is cut back to the records it held, so that a failed batch never
 // reaches a later load; if that fails too the journal is marked dirty.
-func (s *Store) appendRecord(j *journal, rec []byte) error {
+func (s *Store) appendRecord(j *journal, rec []byte) (err error) {
 	if j.dirty {
 		return errors.New("journal holds a failed write that could not be cut off")
 	}
-	if err := s.openJournal(j); err != nil {
+	f, err := s.openJournal(j)
+	if err != nil {
 		return err
 	}
-	_, err := j.f.Write(rec)
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			// The record is synced; a failed close loses nothing.
+			s.log.Warn("storage: closing the journal failed", "journal", j.path, "err", cerr)
+		}
+	}()
+	_, err = f.Write(rec)
 	if err == nil {
-		err = j.f.Sync()
+		err = f.Sync()
 	}
 	if err != nil {
-		if terr := j.f.Truncate(j.size); terr != nil {
+		if terr := f.Truncate(j.size); terr != nil {
 			j.dirty = true
 		}
 		return err
@@ -210,13 +227,18 @@ func (s *Store) dropTornTail(j *journal, path string, good, total int) {
 // truncateJournal cuts the journal to size bytes and fsyncs it: to empty it
 // after a checkpoint (0) or to drop a torn tail.
 func (s *Store) truncateJournal(j *journal, size int64) error {
-	if err := s.openJournal(j); err != nil {
+	f, err := s.openJournal(j)
+	if err != nil {
 		return err
 	}
-	if err := j.f.Truncate(size); err != nil {
-		return err
+	err = f.Truncate(size)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := j.f.Sync(); err != nil {
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	j.size, j.dirty = size, false

@@ -393,7 +393,8 @@ func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	g := benchGraph(t, benchKey, 50)
 	must(t, s.Commit(t.Context(), benchKey, g, g.Everything()))
 	g.Checkpoint()
-	st := s.state(s.folderFile("project"))
+	st := s.lockState(s.folderFile("project"))
+	st.mu.Unlock()
 	first := map[string][]byte{}
 	for _, c := range st.nodes.nodes {
 		first[c.n.ID] = c.value

@@ -253,3 +253,40 @@ func TestCheckpointFolderSyncFailureRestoresTheOldFile(t *testing.T) {
 		t.Errorf("after a restart: %v, %v; want the acknowledged [new old]", nodeIDs(d), err)
 	}
 }
+
+// Release drops everything the store keeps of a graph: the node cache a
+// checkpoint fills (half the file's size), what it knows of the journal,
+// and the project's folder; the next load and commit read them again.
+func TestReleaseDropsTheGraphsState(t *testing.T) {
+	root := t.TempDir()
+	s, _, _ := openTest(t, root)
+	ctx := t.Context()
+	g := benchGraph(t, benchKey, 200)
+	must(t, s.Commit(ctx, benchKey, g, g.Everything()))
+	g.Checkpoint()
+	st := s.lockState(s.folderFile("project"))
+	cached := len(st.nodes.nodes)
+	st.mu.Unlock()
+	if cached != 200 {
+		t.Fatalf("node cache holds %d nodes, want 200", cached)
+	}
+	s.Release(benchKey)
+	s.gmu.Lock()
+	states := len(s.graphs)
+	s.gmu.Unlock()
+	s.mu.Lock()
+	folders := len(s.folders)
+	s.mu.Unlock()
+	if states != 0 || folders != 0 {
+		t.Errorf("after Release the store keeps %d graph states and %d folders, want none", states, folders)
+	}
+	if _, err := g.PutNode(domain.NodeInput{ID: "after", Gist: "a write after the release"}, domain.Stamp{Now: 1716500000_000000}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Commit(ctx, benchKey, g, g.Pending()))
+	g.Checkpoint()
+	s2, _, _ := openTest(t, root)
+	if d, err := s2.Load(ctx, benchKey); err != nil || len(d.Nodes) != 201 {
+		t.Errorf("reopened after a release and a write: %d nodes, %v", len(d.Nodes), err)
+	}
+}

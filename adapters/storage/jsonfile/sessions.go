@@ -113,7 +113,7 @@ func (s *Store) quarantineSessions(f file, cause error) error {
 	}
 	s.log.Error("storage: the sessions could not be loaded; starting with none", "err", cause, "kept_as", kept,
 		"hint", "agents start new sessions with kg_read and cwd; the damaged files are kept for inspection and can be deleted")
-	st.j.closeJournal()
+	st.j.forget()
 	st.saved, st.known, st.fileSize, st.j.size, st.j.dirty = map[string]ports.Session{}, true, -1, 0, false
 	return nil
 }
@@ -186,10 +186,10 @@ func (s *Store) readySessions(ctx context.Context, f file) error {
 	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
 		return err
 	}
-	if _, err := s.fs.Stat(st.j.path); errors.Is(err, fs.ErrNotExist) && st.j.size > 0 || st.j.f != nil && !s.sameFile(st.j.path, st.j.f) {
+	if _, err := s.fs.Stat(st.j.path); errors.Is(err, fs.ErrNotExist) && st.j.size > 0 || s.replaced(&st.j) {
 		// The journal went, and its records with it: the set is written
 		// whole before anything else.
-		st.j.closeJournal()
+		st.j.forget()
 		st.fileSize, st.j.size = -1, 0
 	}
 	if _, err := s.fs.Stat(f.path()); err != nil {

@@ -349,10 +349,9 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 				continue // no graph there
 			}
 		}
-		fromState := s.state(from)
-		fromState.mu.Lock()
+		fromState := s.lockState(from)
 		d, err := s.readGraph(ctx, fromState, from)
-		fromState.j.closeJournal()
+		fromState.j.forget()
 		fromState.scanned = false
 		fromState.mu.Unlock()
 		if err != nil {
@@ -374,8 +373,7 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 		// The moved graph is written whole under its new project, its
 		// journal (moved with it) folded in.
 		d.ProjectPath = p
-		toState := s.state(to)
-		toState.mu.Lock()
+		toState := s.lockState(to)
 		err = s.rewrite(ctx, toState, to, d)
 		toState.mu.Unlock()
 		if err != nil {
