@@ -149,6 +149,12 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	} else {
 		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch)})
 	}
+	switch {
+	case err == nil && dirty:
+		st.failing.clear(saveOf(e.key))
+	case err != nil && !errors.Is(err, ports.ErrDamaged):
+		st.saveFailed(e.key, err)
+	}
 	if err != nil {
 		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
 		fail := unavailableWrite(e.key, err)

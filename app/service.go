@@ -64,10 +64,12 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
 	}
+	fails := &failing{}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	s.sessions.failing = fails
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
-		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond),
+		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), failing: fails,
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage

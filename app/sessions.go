@@ -28,6 +28,8 @@ type sessionTable struct {
 	// saveMu serialises saves, so an older snapshot never overwrites a newer
 	// one.
 	saveMu sync.Mutex
+	// failing is told whether the last save failed, for Health; nil: not told.
+	failing *failing
 }
 
 func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session) *sessionTable {
@@ -244,7 +246,13 @@ func (t *sessionTable) save(ctx context.Context) error {
 	}
 	t.mu.Unlock()
 	if err := t.repo.SaveSessions(ctx, snap); err != nil {
+		if t.failing != nil {
+			t.failing.set("save sessions", "the sessions could not be saved ("+err.Error()+"); new sessions fail until a save succeeds")
+		}
 		return err
+	}
+	if t.failing != nil {
+		t.failing.clear("save sessions")
 	}
 	t.mu.Lock()
 	t.saved = gen

@@ -30,6 +30,8 @@ type storeDeps struct {
 	// idleAfter is how long a project graph stays loaded without a request
 	// (Config.IdleUnload); 0 keeps every graph loaded.
 	idleAfter domain.Micros
+	// failing names the saves that fail now, for Health.
+	failing *failing
 }
 
 // store is the multi-project store: the cache of loaded graphs, each behind
@@ -87,6 +89,9 @@ type graphEntry struct {
 var errGone = errors.New("the graph left the cache")
 
 func newStore(d storeDeps) *store {
+	if d.failing == nil {
+		d.failing = &failing{}
+	}
 	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
 		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{}}
 }
@@ -184,13 +189,32 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 			// Served anyway: the upgrade and the moves stay pending and go
 			// out with the next write; reads need no disk.
 			st.log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)
+			st.saveFailed(key, err)
 		} else {
 			g.Checkpoint()
+			st.failing.clear(saveOf(key))
 		}
 	}
 	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
 	return g, nil
+}
+
+// saveOf and checkpointOf name what fails in store.failing.
+func saveOf(key domain.GraphKey) string       { return "save " + key.String() }
+func checkpointOf(key domain.GraphKey) string { return "checkpoint " + key.String() }
+
+// saveFailed records that the graph's save failed with err: Health is
+// degraded, naming the cause, until one succeeds.
+func (st *store) saveFailed(key domain.GraphKey, err error) {
+	st.failing.set(saveOf(key), "the "+graphName(key)+" could not be saved ("+err.Error()+"); its writes fail until a save succeeds")
+}
+
+// checkpointFailed records that folding the graph's journal into its file
+// failed: its writes are durable in the journal, which grows meanwhile.
+func (st *store) checkpointFailed(key domain.GraphKey, err error) {
+	st.failing.set(checkpointOf(key), "the "+graphName(key)+" could not be written whole ("+err.Error()+
+		"); its writes are kept in its journal, which grows until this succeeds")
 }
 
 // drop takes e out of the cache after a fault (a panic in its committer,
@@ -215,6 +239,9 @@ func (st *store) leave(e *graphEntry, also func()) {
 	defer st.mu.Unlock()
 	if st.entries[e.key] == e {
 		delete(st.entries, e.key)
+		// What fails of it now is told by the next load (st.problems)
+		// or save.
+		st.failing.clear(saveOf(e.key), checkpointOf(e.key))
 	}
 	if seq > durable {
 		st.floors[e.key] = max(st.floors[e.key], seq)

@@ -171,6 +171,9 @@ func TestManyProjectsUnderAnOpenFileLimit(t *testing.T) {
 	if !rawHealthAnswer(waiting.r) {
 		t.Fatalf("the connection that waited for a descriptor was never answered\n%s", p.log())
 	}
+	if h := getHealth(t, p.Addr); h["status"] != "degraded" || !strings.Contains(fmt.Sprint(h["problems"]), "too many open files") {
+		t.Errorf("/health after the refused write = %v; want degraded naming the cause", h)
+	}
 	if code, body := putProjectNode(t, fresh, p.Addr, filepath.Join(base, "one-too-many"), "n"); code != http.StatusOK {
 		t.Errorf("the write after descriptors came back: %d %s", code, body)
 	}

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -250,8 +251,9 @@ func TestFullDisk(t *testing.T) {
 			refusedProject, next := f.writeUntilRefused("project", next, cause)
 			refused := []string{"user/" + refusedUser, "project/" + refusedProject, f.restRefused("user", next, cause)}
 			f.readsServe(refused...)
-			if h := srv.health(); h.Storage != backend {
-				t.Errorf("/health during the fault: %+v", h)
+			// Degraded, naming the cause, while saves fail.
+			if h := srv.health(); h.Storage != backend || h.Status != "degraded" || !strings.Contains(strings.Join(h.Problems, "\n"), cause) {
+				t.Errorf("/health during the fault: %+v; want degraded naming %q", h, cause)
 			}
 
 			if err := os.Remove(filler); err != nil {
@@ -263,6 +265,24 @@ func TestFullDisk(t *testing.T) {
 					t.Fatalf("after room was made: %s", r.text)
 				}
 				f.acked["project/"+args["id"].(string)] = args["gist"].(string)
+			}
+			for _, level := range []string{"user"} {
+				_, args := bigNode(f.sid, level, 200)
+				if r := f.call("kg_put_node", args); r.isError {
+					t.Fatalf("after room was made: %s", r.text)
+				}
+				f.acked[level+"/"+args["id"].(string)] = args["gist"].(string)
+			}
+			// Back to ok once saves succeed (the sessions' save and the
+			// checkpoints run on the one-second tick).
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+				h := srv.health()
+				if h.Status == "ok" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("/health after room was made and saves succeed: %+v", h)
+				}
 			}
 			f.readsServe(refused...)
 			f.storedAfterRestart(backend, root, refused...)
