@@ -1,10 +1,12 @@
 package app
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
 
 func TestRegisterSession(t *testing.T) {
@@ -114,4 +116,72 @@ func TestSessionStats(t *testing.T) {
 	}
 	_, err = e.svc.SessionStats(e.ctx, "nope")
 	wantKind(t, err, domain.KindNotFound, "session_id")
+}
+
+// A save hands the repository only what changed since the last save: a
+// register saves its one new session, a tick the sessions touched since, an
+// expiry the ids that went — never every session
+// (docs/design/storage.md#sessions-file).
+func TestSessionSavesNameOnlyWhatChanged(t *testing.T) {
+	e := newEnv(t)
+	var ids []string
+	for range 20 {
+		ids = append(ids, e.session(projA))
+	}
+	last := func() ports.SessionChanges {
+		e.store.mu.Lock()
+		defer e.store.mu.Unlock()
+		return e.store.sessionSaves[len(e.store.sessionSaves)-1]
+	}
+	saves := func() int {
+		e.store.mu.Lock()
+		defer e.store.mu.Unlock()
+		return len(e.store.sessionSaves)
+	}
+	if ch := last(); len(ch.Put) != 1 || ch.Put[0].ID != ids[19] || len(ch.Delete) != 0 {
+		t.Errorf("a register saved %+v, want only the new session", ch)
+	}
+	e.put(user(ids[4]), "n", "g")
+	e.clock.Advance(time.Minute)
+	e.svc.tick(e.ctx)
+	if ch := last(); len(ch.Put) != 1 || ch.Put[0].ID != ids[4] || ch.Put[0].OpCount != 1 || len(ch.Delete) != 0 {
+		t.Errorf("the tick saved %+v, want only the session that made a request", ch)
+	}
+	n := saves()
+	e.svc.tick(e.ctx)
+	if saves() != n {
+		t.Errorf("a tick with nothing changed saved %+v", last())
+	}
+	ttl := time.Duration(e.cfg.SessionTTL) * time.Microsecond
+	e.clock.Advance(ttl / 2)
+	e.put(user(ids[4]), "n2", "g") // keeps this one live
+	e.clock.Advance(ttl / 2)
+	e.svc.tick(e.ctx)
+	if ch := last(); len(ch.Delete) != 19 || slices.Contains(ch.Delete, ids[4]) {
+		t.Errorf("the expiry saved %+v, want the 19 expired ids removed", ch)
+	}
+	stored, _ := e.store.LoadSessions(e.ctx)
+	if len(stored) != 1 || stored[ids[4]].ID != ids[4] {
+		t.Errorf("stored sessions after the expiry: %d, want only %s", len(stored), ids[4])
+	}
+}
+
+// A save that fails keeps what it did not store for the next save.
+func TestFailedSessionSaveIsRetried(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session("")
+	e.put(user(sid), "n", "g")
+	e.store.InjectFault(func(op string) error {
+		if op == "save-sessions" {
+			return errAny
+		}
+		return nil
+	})
+	e.svc.tick(e.ctx)
+	e.store.InjectFault(nil)
+	e.svc.tick(e.ctx)
+	stored, _ := e.store.LoadSessions(e.ctx)
+	if got := stored[sid].OpCount; got != 1 {
+		t.Errorf("op count stored after a failed save and a retry = %d, want 1", got)
+	}
 }

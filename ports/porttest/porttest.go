@@ -96,6 +96,7 @@ func Run(t *testing.T, b Backend) {
 		{"SerialCommitsOnOneGraph", testSerial},
 		{"FailedSaveLeavesNoGhost", testFailedSave},
 		{"SessionsRoundTrip", testSessions},
+		{"SessionUpdatesChangeOnlyWhatTheyName", testSessionUpdates},
 		{"CheckpointsKeepEverything", testCheckpoints},
 		{"ReleaseForgetsNothingStored", testRelease},
 	}
@@ -668,6 +669,77 @@ func testSessions(h *harness) {
 	}
 	if diff := cmp.Diff(want, got, opts); diff != "" {
 		h.t.Errorf("sessions after replace differ (-want +got):\n%s", diff)
+	}
+}
+
+// testSessionUpdates: UpdateSessions puts and removes exactly the sessions
+// it names, leaving the others as stored; removing an id not stored is no
+// change; an id both removed and put is put; a failed update changes
+// nothing; and every result survives a reopen (and, for a journaling
+// backend, a checkpoint).
+func testSessionUpdates(h *harness) {
+	ctx := h.ctx
+	sess := func(id string, ops int64) ports.Session {
+		return ports.Session{ID: id, ProjectPath: "/home/dev/" + id, Start: t0, LastActivity: t0 + domain.Micros(ops), OpCount: ops,
+			Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(ops)}}
+	}
+	want := map[string]ports.Session{}
+	for i := range 50 {
+		id := fmt.Sprintf("%016x", i)
+		want[id] = sess(id, 1)
+	}
+	if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(want)); err != nil {
+		h.t.Fatal(err)
+	}
+	check := func(what string) {
+		h.t.Helper()
+		got, err := h.o.Sessions.LoadSessions(ctx)
+		if err != nil {
+			h.t.Fatalf("%s: %v", what, err)
+		}
+		if diff := cmp.Diff(want, got, dataOpts); diff != "" {
+			h.t.Errorf("%s: sessions differ (-want +got):\n%s", what, diff)
+		}
+	}
+	update := func(ch ports.SessionChanges) {
+		h.t.Helper()
+		if err := h.o.Sessions.UpdateSessions(ctx, ch); err != nil {
+			h.t.Fatalf("UpdateSessions: %v", err)
+		}
+		for _, id := range ch.Delete {
+			delete(want, id)
+		}
+		for _, s := range ch.Put {
+			want[s.ID] = s
+		}
+	}
+	a, b, c := fmt.Sprintf("%016x", 3), fmt.Sprintf("%016x", 7), "new0000000000001"
+	update(ports.SessionChanges{Put: []ports.Session{sess(a, 5), sess(c, 1)}, Delete: []string{b, "never-stored"}})
+	check("after one update")
+	update(ports.SessionChanges{Put: []ports.Session{sess(a, 6)}, Delete: []string{a}})
+	check("after removing and putting one id")
+	update(ports.SessionChanges{})
+	h.reopen()
+	check("after a reopen")
+	if cp, ok := h.o.Sessions.(ports.SessionCheckpointer); ok {
+		update(ports.SessionChanges{Put: []ports.Session{sess(c, 2)}})
+		if err := cp.CheckpointSessions(ctx); err != nil {
+			h.t.Fatal(err)
+		}
+		update(ports.SessionChanges{Delete: []string{c}})
+		h.reopen()
+		check("after updates around a checkpoint")
+	}
+	if h.o.InjectFault != nil {
+		h.o.InjectFault(errDiskFull)
+		err := h.o.Sessions.UpdateSessions(ctx, ports.SessionChanges{Put: []ports.Session{sess("ghost00000000000", 1)}, Delete: []string{a}})
+		h.o.InjectFault(nil)
+		if domain.KindOf(err) != domain.KindUnavailable {
+			h.t.Errorf("a failing update = %v, want unavailable", err)
+		}
+		check("after a failed update")
+		h.reopen()
+		check("after a failed update and a reopen")
 	}
 }
 

@@ -144,3 +144,49 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	s.record(c)
 	return nil
 }
+
+// UpdateSessions applies one incremental save of the sessions in one
+// transaction: the sessions of ch.Put written, those of ch.Delete deleted,
+// and nothing else read or written, so it costs O(changed) whatever the
+// number of sessions stored.
+func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	if err := ctx.Err(); err != nil {
+		return unavailable(err, "save sessions")
+	}
+	enc := make([][]byte, len(ch.Put))
+	for i, sess := range ch.Put {
+		if sess.ID == "" {
+			return domain.Invalidf("session", "empty session id")
+		}
+		v, err := encodeSession(sess)
+		if err != nil {
+			return unavailable(err, "encode session %q", sess.ID)
+		}
+		enc[i] = v
+	}
+	var c counter
+	err := recovered(func() error {
+		return s.db.Update(func(tx *bbolt.Tx) error {
+			b := tx.Bucket(bucketSessions)
+			for _, id := range ch.Delete {
+				if b.Get([]byte(id)) == nil {
+					continue
+				}
+				if err := c.del(b, []byte(id)); err != nil {
+					return err
+				}
+			}
+			for i, sess := range ch.Put {
+				if err := c.put(b, []byte(sess.ID), enc[i]); err != nil {
+					return fmt.Errorf("session %q: %w", sess.ID, err)
+				}
+			}
+			return s.injected()
+		})
+	})
+	if err != nil {
+		return unavailable(err, "save sessions to %s%s", s.path, hintIfDamaged(err))
+	}
+	s.record(c)
+	return nil
+}

@@ -481,3 +481,47 @@ func TestSessionSaveAppendsOnlyWhatChanged(t *testing.T) {
 		t.Errorf("sessions read back differ (-want +got):\n%s", diff)
 	}
 }
+
+// UpdateSessions appends one record with exactly the sessions it names, and
+// the store's view of the set follows without a rewrite.
+func TestUpdateSessionsAppendsWhatItNames(t *testing.T) {
+	root := t.TempDir()
+	s, tfs, _ := openTest(t, root)
+	ctx := t.Context()
+	set := map[string]ports.Session{}
+	for i := range 200 {
+		id := fmt.Sprintf("%016x", i)
+		set[id] = ports.Session{ID: id, ProjectPath: "/home/dev/p", Start: 1716400000_000000, LastActivity: 1716400000_000000}
+	}
+	must(t, s.SaveSessions(ctx, set))
+	tfs.takeOps()
+	added := ports.Session{ID: "ffffffffffffffff", Start: 1716400001_000000, LastActivity: 1716400001_000000}
+	gone := fmt.Sprintf("%016x", 3)
+	must(t, s.UpdateSessions(ctx, ports.SessionChanges{Put: []ports.Session{added}, Delete: []string{gone, "not-stored"}}))
+	set[added.ID] = added
+	delete(set, gone)
+	if ops := tfs.takeOps(); !slices.Equal(ops, []string{"append sessions.journal", "fsyncdir .", "write sessions.journal", "fsync sessions.journal"}) {
+		t.Errorf("an update made %q, want one append to a new journal", ops)
+	}
+	j, _ := os.ReadFile(filepath.Join(root, "sessions.journal"))
+	if bytes.Count(j, []byte("\n")) != 1 || len(j) > 400 || !bytes.Contains(j, []byte(added.ID)) || !bytes.Contains(j, []byte(`"`+gone+`":null`)) ||
+		bytes.Contains(j, []byte("not-stored")) {
+		t.Errorf("sessions.journal = %q; want one small record with the put and the removal", j)
+	}
+	must(t, s.UpdateSessions(ctx, ports.SessionChanges{Delete: []string{"not-stored"}}))
+	if ops := tfs.takeOps(); len(ops) != 0 {
+		t.Errorf("removing a session not stored wrote: %q", ops)
+	}
+	for _, reopened := range []bool{false, true} {
+		if reopened {
+			s, _, _ = openTest(t, root)
+		}
+		got, err := s.LoadSessions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(set, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("sessions (reopened %v) differ (-want +got):\n%s", reopened, diff)
+		}
+	}
+}

@@ -172,6 +172,70 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	return nil
 }
 
+// UpdateSessions implements ports.SessionRepository: one journal record
+// with the sessions put (whole) and removed, appended and fsynced; the set
+// the store keeps is then changed in place, so a save costs O(changed), not
+// O(sessions). sessions.json is written whole (O(sessions)) only when it
+// does not exist yet and when the journal has grown past it.
+func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "save sessions: %v", err)
+	}
+	st, f := &s.sess, s.sessionsFile()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := s.readySessions(ctx, f); err != nil {
+		return err
+	}
+	put := make(map[string]ports.Session, len(ch.Put))
+	for _, ss := range ch.Put {
+		if ss.ID == "" {
+			return domain.Invalidf("session", "empty session id")
+		}
+		put[ss.ID] = cloneSession(ss)
+	}
+	var removed []string
+	for _, id := range ch.Delete {
+		if _, ok := st.saved[id]; ok {
+			if _, again := put[id]; !again {
+				removed = append(removed, id)
+			}
+		}
+	}
+	if len(put)+len(removed) == 0 && st.fileSize >= 0 {
+		return nil
+	}
+	if st.fileSize < 0 || st.j.dirty {
+		// The file is written whole: the set it holds is built anew, and
+		// only replaces the one kept once it is durable.
+		next := maps.Clone(st.saved)
+		for _, id := range removed {
+			delete(next, id)
+		}
+		maps.Copy(next, put)
+		if written, err := s.writeSessions(ctx, next); !written {
+			return domain.Unavailable(err, "save sessions to %s: %v", f.path(), err)
+		}
+		return nil
+	}
+	changed := slices.Sorted(maps.Keys(put))
+	slices.Sort(removed)
+	rec := frameRecord(nil, sessionsRecord(put, changed, removed))
+	if err := s.appendRecord(&st.j, rec); err != nil {
+		return domain.Unavailable(err, "save sessions to %s: %v", f.journal(), err)
+	}
+	for _, id := range removed {
+		delete(st.saved, id)
+	}
+	maps.Copy(st.saved, put)
+	if st.j.size > max(st.fileSize, minCheckpoint) {
+		if _, err := s.writeSessions(ctx, st.saved); err != nil {
+			s.log.Error("storage: sessions checkpoint failed; the journal keeps every record", "err", err)
+		}
+	}
+	return nil
+}
+
 // readySessions makes the sessions ready for a write; s.sess.mu must be
 // held. It reads the saved set if it is not known yet, then checks that
 // the journal handle still names sessions.journal and that sessions.json
