@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -137,15 +138,19 @@ func within(item string, err error) error {
 // (docs/design/http.md#export-and-import). The document is validated first
 // (ValidateImport); a document that fails changes nothing.
 //
-// Each node, edge and progress state of the document that differs from what
-// g holds is written as a change made at `at`: it takes the next version and
-// seq, like a put, so sessions hear of it through kg_sync. Unlike a put, a
-// node keeps the document's tier and times (created, last read, last write,
-// orphaned), which is what lets a graph move between machines without
-// losing what compaction knows of it; a time later than at.Now is taken as
-// at.Now, a missing last write as at.Now, other missing times stay unknown.
-// Items identical to what g holds are left alone, so importing the same
-// document twice changes nothing the second time.
+// Each node, edge and progress state of the document whose content differs
+// from what g holds is written as a change made at `at`: it takes the next
+// version and seq, like a put, so sessions hear of it through kg_sync.
+// Unlike a put, a node written keeps the document's tier and times (created,
+// last read, last write, orphaned), which is what lets a graph move between
+// machines without losing what compaction knows of it; a time later than
+// at.Now is taken as at.Now, a missing last write as at.Now, other missing
+// times stay unknown. An item whose content g already holds — a node's
+// gist, notes and touches, an edge's notes, a progress state as JSON — is
+// left alone, whatever tier and times the document gives it: compaction may
+// have moved it since the document was made, and g's tier is the newer
+// word. So importing the same document twice changes nothing the second
+// time (docs/design/http.md#export-and-import).
 //
 // With ImportReplace, the nodes (with their edges), edges and progress
 // states the document does not hold are deleted first, leaving tombstones.
@@ -184,7 +189,7 @@ func (g *Graph) Import(d GraphData, mode ImportMode, at Stamp) (ImportResult, er
 	slices.Sort(tasks)
 	for _, task := range tasks {
 		state := d.Progress[task]
-		if old, ok := g.progress[task]; ok && bytes.Equal(old, state) {
+		if old, ok := g.progress[task]; ok && sameJSON(old, state) {
 			r.Unchanged++
 			continue
 		}
@@ -244,7 +249,7 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 			n.OrphanedAt = at.Now
 		}
 	}
-	if old, ok := g.node(in.ID); ok && sameNode(old, n) {
+	if old, ok := g.node(in.ID); ok && sameContent(old, n) {
 		return nil
 	}
 	written := clamp(in.Version.TS)
@@ -259,12 +264,22 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 	return n
 }
 
-// sameNode reports whether an imported node says nothing new about a stored
-// one: same text, tier and times.
-func sameNode(old, n *Node) bool {
-	return old.Gist == n.Gist && slices.Equal(old.Notes, n.Notes) && slices.Equal(old.Touches, n.Touches) &&
-		old.Tier == n.Tier && old.Created == n.Created && old.LastRead == n.LastRead &&
-		(old.Tier != Orphaned || old.OrphanedAt == n.OrphanedAt)
+// sameContent reports whether an imported node says nothing new about a
+// stored one: the same gist, notes and touches. Its tier and times are what
+// compaction knows of it, and the stored ones are the newer: comparing them
+// made every import after a compaction write back every node it had moved.
+func sameContent(old, n *Node) bool {
+	return old.Gist == n.Gist && slices.Equal(old.Notes, n.Notes) && slices.Equal(old.Touches, n.Touches)
+}
+
+// sameJSON reports whether two stored JSON values are the same value
+// written with the same member order, whatever the white space.
+func sameJSON(a, b RawJSON) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // importEdge writes the document's edge in, unless g holds it with the same
