@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -17,11 +19,18 @@ import (
 // (the domain's rejected writes do).
 type change func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error)
 
+// streamedChange is a change whose events are produced one at a time when
+// they are published, rather than held from the change to the end of the
+// save: an import of 500,000 nodes would hold as many events
+// (docs/performance.md#import-memory). The sequence must only read what the
+// change made, which no later batch changes before it is published.
+type streamedChange func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error)
+
 // writeOp is one write waiting in a graph's committer queue.
 type writeOp struct {
 	session string
-	apply   change
-	events  []ports.Event
+	apply   streamedChange
+	events  iter.Seq[ports.Event] // nil: none
 	err     error
 	done    chan struct{} // closed when the op is durable or has failed
 }
@@ -32,6 +41,17 @@ type writeOp struct {
 // When e has left the cache (unloaded when idle, dropped after a fault) before
 // the change was applied, the change goes to the graph loaded afresh.
 func (st *store) write(ctx context.Context, e *graphEntry, session string, apply change) error {
+	return st.writeStreamed(ctx, e, session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+		evs, err := apply(g, at)
+		if len(evs) == 0 {
+			return nil, err
+		}
+		return slices.Values(evs), err
+	})
+}
+
+// writeStreamed is write for a change whose events are streamed.
+func (st *store) writeStreamed(ctx context.Context, e *graphEntry, session string, apply streamedChange) error {
 	for {
 		op := &writeOp{session: session, apply: apply, done: make(chan struct{})}
 		err := st.enqueue(ctx, e, op, false)
@@ -174,8 +194,8 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		close(op.done)
 	}
 	for _, op := range batch {
-		if op.err == nil {
-			for _, ev := range op.events {
+		if op.err == nil && op.events != nil {
+			for ev := range op.events {
 				if ev.Compaction != nil {
 					st.metrics.NodesMoved(*ev.Compaction)
 				}

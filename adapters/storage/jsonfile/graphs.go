@@ -337,10 +337,10 @@ func (s *Store) prepare(st *graphState, f file) error {
 // Commit implements ports.GraphRepository: one record naming what cs
 // names, appended to the graph's journal and fsynced. A graph without a
 // whole file yet (a new one, or one whose file vanished) is written whole
-// instead, which also records the project that owns its folder. When the
-// journal has grown past the file (and at least minCheckpoint), or the
-// batch names the whole graph (a copy), the journal is folded into the
-// file after the append.
+// instead, which also records the project that owns its folder, and so is
+// a batch that names the whole graph (a copy) or half of it (bigBatch).
+// When the journal has grown past the file (and at least minCheckpoint),
+// it is folded into the file after the append.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) (err error) {
 	if err := ctx.Err(); err != nil {
 		return domain.Unavailable(err, "save %s graph: %v", key, err)
@@ -365,7 +365,7 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		return err
 	}
 	projectPath := projectPathOf(key, g)
-	if st.fileSize < 0 || st.j.dirty {
+	if st.fileSize < 0 || st.j.dirty || wholeGraph(g, cs) || bigBatch(g, cs) {
 		if written, err := s.checkpoint(ctx, st, f.file, g, projectPath); !written {
 			return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
 		}
@@ -375,12 +375,27 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	if err := s.appendRecord(&st.j, rec); err != nil {
 		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.journal(), err)
 	}
-	if wholeGraph(g, cs) || st.j.size > max(st.fileSize, minCheckpoint) {
+	if st.j.size > max(st.fileSize, minCheckpoint) {
 		if _, err := s.checkpoint(ctx, st, f.file, g, projectPath); err != nil {
 			s.log.Error("storage: checkpoint failed; the journal keeps every record", "graph", key.String(), "err", err)
 		}
 	}
 	return nil
+}
+
+// bigBatchItems is the size of a batch, in items, from which it may be
+// written as a whole file rather than a journal record (bigBatch).
+const bigBatchItems = 4096
+
+// bigBatch reports whether cs changes at least half of g's items (and
+// bigBatchItems): an import, a first compaction of a large graph. Its
+// record would be about as large as the file, built whole in memory and
+// written twice (now, and at the next checkpoint); the file is written
+// whole instead, streamed from the graph in small chunks, which is as
+// durable (docs/design/storage.md#the-json-journal).
+func bigBatch(g *domain.Graph, cs domain.ChangeSet) bool {
+	n := cs.Size()
+	return n >= bigBatchItems && n >= (g.NodeCount()+g.EdgeCount())/2
 }
 
 // wholeGraph reports whether cs names every node and edge of g and its
