@@ -15,10 +15,10 @@
 // into the file: it writes <stem>.tmp, fsyncs it, keeps the current file as
 // <stem>.prev by a hard link, renames the tmp over the file, fsyncs the
 // folder, then empties the journal and fsyncs it. It runs when the journal
-// grows past the file (and 1 MiB), after a batch that names the whole
-// graph, when the app calls Checkpoint (each maintenance tick, shutdown),
-// and in place of an append when the graph has no whole file yet (its first
-// save, which also claims its folder). A folder created for a save is
+// grows past the file (and 1 MiB), when the app calls Checkpoint (each
+// maintenance tick, shutdown), and in place of an append when the graph has
+// no whole file yet (its first save, which also claims its folder) or the
+// batch names the whole graph or half of it (an import, a copy). A folder created for a save is
 // fsynced with each parent up to the root. Commit returns only once the
 // batch is durable. Sessions work the same way: a save appends the sessions
 // that changed or went. All file operations go through the FS interface,
