@@ -118,10 +118,9 @@ func (s *Store) quarantineSessions(f file, cause error) error {
 	return nil
 }
 
-// SaveSessions implements ports.SessionRepository: one journal record with
-// the sessions that changed since the last save and those that went, not
-// a rewrite of every session. sessions.json is written whole when it does
-// not exist yet, and when the journal has grown past it.
+// SaveSessions implements ports.SessionRepository: the sessions that differ
+// from the stored set and those that went are saved as UpdateSessions
+// saves them, one journal record, not a rewrite of every session.
 func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
 	if err := ctx.Err(); err != nil {
 		return domain.Unavailable(err, "save sessions: %v", err)
@@ -132,44 +131,19 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	if err := s.readySessions(ctx, f); err != nil {
 		return err
 	}
-	var changed, removed []string
+	var ch ports.SessionChanges
 	for id, ss := range sessions {
+		ss.ID = id
 		if old, ok := st.saved[id]; !ok || !sameSession(old, ss) {
-			changed = append(changed, id)
+			ch.Put = append(ch.Put, ss)
 		}
 	}
 	for id := range st.saved {
 		if _, ok := sessions[id]; !ok {
-			removed = append(removed, id)
+			ch.Delete = append(ch.Delete, id)
 		}
 	}
-	if len(changed)+len(removed) == 0 && st.fileSize >= 0 {
-		return nil
-	}
-	next := make(map[string]ports.Session, len(sessions))
-	for id, ss := range sessions {
-		ss.ID = id
-		next[id] = cloneSession(ss)
-	}
-	if st.fileSize < 0 || st.j.dirty {
-		if written, err := s.writeSessions(ctx, next); !written {
-			return domain.Unavailable(err, "save sessions to %s: %v", f.path(), err)
-		}
-		return nil
-	}
-	slices.Sort(changed)
-	slices.Sort(removed)
-	rec := frameRecord(nil, sessionsRecord(next, changed, removed))
-	if err := s.appendRecord(&st.j, rec); err != nil {
-		return domain.Unavailable(err, "save sessions to %s: %v", f.journal(), err)
-	}
-	st.saved = next
-	if st.j.size > max(st.fileSize, minCheckpoint) {
-		if _, err := s.writeSessions(ctx, next); err != nil {
-			s.log.Error("storage: sessions checkpoint failed; the journal keeps every record", "err", err)
-		}
-	}
-	return nil
+	return s.updateSessions(ctx, f, ch)
 }
 
 // UpdateSessions implements ports.SessionRepository: one journal record
@@ -187,6 +161,12 @@ func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) err
 	if err := s.readySessions(ctx, f); err != nil {
 		return err
 	}
+	return s.updateSessions(ctx, f, ch)
+}
+
+// updateSessions saves ch; s.sess.mu is held and the sessions are ready.
+func (s *Store) updateSessions(ctx context.Context, f file, ch ports.SessionChanges) error {
+	st := &s.sess
 	put := make(map[string]ports.Session, len(ch.Put))
 	for _, ss := range ch.Put {
 		if ss.ID == "" {
