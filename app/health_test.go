@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/domain"
 )
@@ -235,17 +234,9 @@ func TestHealthDegradedWhileSavesFail(t *testing.T) {
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EROFS} {
 		t.Run(errno.Error(), func(t *testing.T) {
 			fsys := &faultyFS{}
-			st, err := jsonfile.Open(t.TempDir(), jsonfile.Options{FS: fsys})
-			if err != nil {
-				t.Fatal(err)
-			}
-			clk := clock.NewManual(t0)
-			svc, err := New(DefaultConfig(), Deps{Graphs: st, Sessions: st, Clock: clk, Events: &recorder{}, Paths: fakePaths{}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			svc, clk := jsonService(t, t.TempDir(), fsys)
+			t.Cleanup(func() { fsys.set(nil) }) // runs before the service's Close, which saves
 			ctx := context.Background()
-			t.Cleanup(func() { fsys.set(nil); _ = svc.Close(ctx) })
 			sess, err := svc.RegisterSession(ctx, projA)
 			if err != nil {
 				t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -249,16 +248,7 @@ func openFiles(t *testing.T) int {
 // open, and under `ulimit -n 128` the 117th project's write failed).
 func TestManyProjectsHoldNoFiles(t *testing.T) {
 	const projects = 300
-	st, err := jsonfile.Open(t.TempDir(), jsonfile.Options{FS: noFsync{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := clock.NewManual(t0)
-	svc, err := New(DefaultConfig(), Deps{Graphs: st, Sessions: st, Clock: clk, Events: &recorder{}, Paths: fakePaths{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.Close(context.Background()) })
+	svc, clk := jsonService(t, t.TempDir(), noFsync{})
 	ctx := context.Background()
 	before := openFiles(t)
 	for i := range projects {
