@@ -132,13 +132,11 @@ func (s *Store) takeReport(r *pageReport) {
 		switch {
 		case a.expected():
 			s.log.Info("bolt: data set aside earlier is damaged, as expected; it is left as it is", "file", s.path, "what", a.String(), "problem", problem)
-			continue
 		case a.kind == areaSessions:
 			s.log.Error("bolt: the sessions' pages are damaged; they will be set aside", "file", s.path, "problem", problem)
 		case a.kind == areaQuarantine:
 			s.log.Warn("bolt: the bucket of data set aside earlier is damaged; it is left as it is", "file", s.path, "problem", problem)
 		default:
-			s.damage = append(s.damage, damageLine(s.path, a, problem))
 			s.log.Error("bolt: damaged pages found at start", "file", s.path, "what", a.String(), "problem", problem)
 		}
 		s.damaged[a] = problem
@@ -148,10 +146,20 @@ func (s *Store) takeReport(r *pageReport) {
 	}
 }
 
-// Damage returns the damage Open found, one line each, naming the file,
-// what is damaged and what to do (ports.DamageReporter).
+// Damage returns the damage Open found that still stands, one line each,
+// naming the file, what is damaged and what to do (ports.DamageReporter).
+// Damaged sessions are not in it: they are set aside at once.
 func (s *Store) Damage() []string {
-	return append([]string{}, s.damage...)
+	s.damageMu.Lock()
+	defer s.damageMu.Unlock()
+	r := pageReport{damaged: s.damaged}
+	out := []string{}
+	for _, a := range r.damagedAreas() {
+		if a.kind != areaSessions && a.kind != areaQuarantine && !a.expected() {
+			out = append(out, damageLine(s.path, a, s.damaged[a]))
+		}
+	}
+	return out
 }
 
 // PageOwners reads the kg.db at path as Open checks it and returns, per

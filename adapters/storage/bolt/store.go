@@ -84,7 +84,6 @@ type Store struct {
 	fault   error
 
 	readOnly bool
-	damage   []string // what Open found damaged, one line each; set before Open returns
 
 	// damaged holds the areas whose pages the check at Open found damaged:
 	// bbolt never reads them (inspect.go). The sessions leave it once set

@@ -1,0 +1,103 @@
+package porttest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// RunRemoveProject checks a backend's RemoveProject (`kg project rm`): the
+// project's graph is gone, from Load and List, at once and after a reopen;
+// a project of the same name keeps its own; removing a project with no
+// memory is not_found; and the project can be written again afterwards.
+func RunRemoveProject(t *testing.T, b Backend) {
+	ctx := context.Background()
+	const (
+		gone  = "/home/dev/typo/api"
+		other = "/srv/other/api" // same name: the slug is shared
+	)
+	dir := t.TempDir()
+	o := b.Open(t, dir)
+	remover, ok := o.Graphs.(ports.ProjectRemover)
+	if !ok {
+		t.Fatalf("%s: the graph repository has no RemoveProject", b.Name)
+	}
+	commit := func(project string, d domain.GraphData) domain.GraphData {
+		t.Helper()
+		k := domain.ProjectGraph(project)
+		g, _ := domain.Restore(k, d, domain.RestoreOptions{})
+		if err := o.Graphs.Commit(ctx, k, g, g.Everything()); err != nil {
+			t.Fatal(err)
+		}
+		if cp, ok := o.Graphs.(ports.GraphCheckpointer); ok {
+			if err := cp.Checkpoint(ctx, k, g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return g.Data()
+	}
+	load := func(project string) domain.GraphData {
+		t.Helper()
+		d, err := o.Graphs.Load(ctx, domain.ProjectGraph(project))
+		if err != nil {
+			t.Fatalf("load %s: %v", project, err)
+		}
+		g, _ := domain.Restore(domain.ProjectGraph(project), d, domain.RestoreOptions{})
+		return g.Data()
+	}
+	listed := func() map[string]bool {
+		t.Helper()
+		list, err := o.Graphs.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]bool{}
+		for _, sg := range list {
+			m[sg.Key.Project] = true
+		}
+		return m
+	}
+
+	commit(gone, RichData(gone))
+	otherData := commit(other, RichData(other))
+	if err := remover.RemoveProject(ctx, gone); err != nil {
+		t.Fatalf("RemoveProject: %v", err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if got := load(gone); !got.Empty() {
+			t.Errorf("%s: the removed project still loads %d nodes", when, len(got.Nodes))
+		}
+		if d := cmp.Diff(otherData, load(other)); d != "" {
+			t.Errorf("%s: the other project of the same name (-want +got):\n%s", when, d)
+		}
+		if d := cmp.Diff(map[string]bool{other: true}, listed()); d != "" {
+			t.Errorf("%s: List (-want +got):\n%s", when, d)
+		}
+	}
+	check("after the removal")
+	if err := remover.RemoveProject(ctx, gone); domain.KindOf(err) != domain.KindNotFound {
+		t.Errorf("removing it again: %v, want not_found", err)
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o = b.Open(t, dir)
+	defer o.Close()
+	remover = o.Graphs.(ports.ProjectRemover)
+	check("after a reopen")
+
+	again := domain.GraphData{Schema: domain.SchemaVersion, ProjectPath: gone, Seq: 1,
+		Nodes: []domain.Node{{ID: "back", Gist: "written after the removal", Version: domain.Version{V: 1, TS: 1, Seq: 1}}}}
+	want := commit(gone, again)
+	if d := cmp.Diff(want, load(gone)); d != "" {
+		t.Errorf("written again after the removal (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]bool{gone: true, other: true}, listed()); d != "" {
+		t.Errorf("List after writing it again (-want +got):\n%s", d)
+	}
+}
