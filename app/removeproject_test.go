@@ -102,4 +102,3 @@ func TestRemoveProject(t *testing.T) {
 		t.Errorf("after a new write the project holds %d nodes, want 1", len(d.Nodes))
 	}
 }
-
