@@ -26,8 +26,13 @@ import (
 //     panic on such a page into an unavailable error, and the rest of the
 //     file keeps being served.
 
-// repairHint ends every message about a damaged file.
-const repairHint = "stop kg, keep a copy of kg.db, and restore it from a backup (docs/operations.md#damaged-kgdb)"
+// restoreHint ends the message about a file nothing can be read from
+// (neither meta page, nor the root bucket): only a backup helps.
+const restoreHint = "stop kg, keep a copy of kg.db, and restore it from a backup (docs/operations.md#damaged-kgdb)"
+
+// repairHint ends every other message about a damaged file.
+const repairHint = "stop kg and run `kg migrate --to json`, which copies every graph it can still read into json files, names what it cannot, " +
+	"and keeps kg.db as it is; or restore it from a backup (docs/operations.md#damaged-kgdb)"
 
 // pageError is a panic raised while bbolt read the file: its assertion on a
 // page that is not what its parent says, or a fault reading the memory map.
@@ -118,7 +123,7 @@ func openError(path string, timeout time.Duration, err error) error {
 		return unavailable(err, "%s is locked by another process (waited %s): is another kg server running on this root?", path, timeout)
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
 		return unavailable(fmt.Errorf("%w: %w", ports.ErrDamaged, err),
-			"%s cannot be opened: both of its meta pages are damaged, or it is not a bbolt file; %s", path, repairHint)
+			"%s cannot be opened: both of its meta pages are damaged, or it is not a bbolt file; %s", path, restoreHint)
 	case errors.As(err, &pe):
 		return domain.Unavailable(err, "%s cannot be opened: %v; %s", path, err, repairHint)
 	case errors.Is(err, syscall.ELOOP):

@@ -19,7 +19,7 @@ import (
 // process writes it under the check. It returns nil, nil when the file does
 // not exist (a new store), and an error saying what to do when the file
 // must not be opened at all.
-func inspectFile(path string, timeout time.Duration) (*pageReport, error) {
+func inspectFile(path string, timeout time.Duration, readOnly bool) (*pageReport, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -35,15 +35,19 @@ func inspectFile(path string, timeout time.Duration) (*pageReport, error) {
 	if err != nil {
 		return nil, unavailable(err, "inspect %s", path)
 	}
-	r, err := checkPages(f, fi.Size())
+	r, err := checkPages(f, fi.Size(), readOnly)
 	if errors.Is(err, errNotBolt) {
-		return nil, unavailable(fmt.Errorf("%w: %w", ports.ErrDamaged, err), "%s cannot be opened: %v; %s", path, err, repairHint)
+		return nil, unavailable(fmt.Errorf("%w: %w", ports.ErrDamaged, err), "%s cannot be opened: %v; %s", path, err, restoreHint)
 	}
 	if err != nil {
 		return nil, unavailable(err, "inspect %s", path)
 	}
 	if r.fatal != "" {
-		return nil, domain.Unavailable(ports.ErrDamaged, "%s cannot be opened: %s; %s", path, r.fatal, repairHint)
+		hint := repairHint
+		if r.lost {
+			hint = restoreHint
+		}
+		return nil, domain.Unavailable(ports.ErrDamaged, "%s cannot be opened: %s; %s", path, r.fatal, hint)
 	}
 	return r, nil
 }
@@ -141,9 +145,37 @@ func (s *Store) takeReport(r *pageReport) {
 		}
 		s.damaged[a] = problem
 	}
+	s.inspection = Inspection{Refused: r.refuse, CleanClose: r.synced, Leaked: r.leaked, SetAside: r.setAside}
 	if r.leaked > 0 {
 		s.log.Warn("bolt: pages neither in use nor free (space lost, no data)", "file", s.path, "pages", r.leaked)
 	}
+}
+
+// Inspection is what the check at Open found beyond the damaged graphs
+// Damage names, for kg doctor.
+type Inspection struct {
+	// Refused says why a read-write Open refuses the file ("" when it
+	// opens it). Only a store opened read-only gets this far with it.
+	Refused string
+	// CleanClose reports whether the file names its free list, as a
+	// clean close leaves it (else the next start rebuilds it, ADR 0040).
+	CleanClose bool
+	// Leaked counts pages neither in use nor free (space lost, no data).
+	Leaked int
+	// Sessions is the damage found in the sessions' pages, "" for none.
+	Sessions string
+	// SetAside reports whether the file holds data set aside earlier
+	// (damaged sessions, a damaged project removed).
+	SetAside bool
+}
+
+// Inspection returns what the check at Open found.
+func (s *Store) Inspection() Inspection {
+	s.damageMu.Lock()
+	defer s.damageMu.Unlock()
+	in := s.inspection
+	in.Sessions = s.damaged[area{kind: areaSessions}]
+	return in
 }
 
 // Damage returns the damage Open found that still stands, one line each,
@@ -176,7 +208,7 @@ func PageOwners(path string) (owners []string, damaged map[string]string, err er
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := checkPages(f, fi.Size())
+	r, err := checkPages(f, fi.Size(), false)
 	if err != nil {
 		return nil, nil, err
 	}

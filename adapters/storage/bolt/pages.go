@@ -134,6 +134,15 @@ type pageReport struct {
 	meta metaPage
 	// fatal, when set, says why the file must not be opened at all.
 	fatal string
+	// refuse, when set, says why the file must not be written: a free
+	// list that could hand out a page in use, a truncated file. Opened for
+	// writing such a file is refused; read-only it can still be read.
+	refuse string
+	// setAside reports whether the file holds a quarantine.
+	setAside bool
+	// lost reports that fatal comes from the pages everything else is
+	// found through: read-only, nothing can be read either.
+	lost bool
 	// damaged holds, per damaged area, the first problem found in it.
 	damaged map[area]string
 	// synced reports whether the meta page names a free list (a clean
@@ -168,7 +177,12 @@ var errNotBolt = errors.New("both of its meta pages are damaged, or it is not a 
 // checkPages reads the file f (size bytes) page by page and checks what
 // bbolt will read. It returns errNotBolt when no meta page is valid; every
 // other finding is in the report.
-func checkPages(f io.ReaderAt, size int64) (*pageReport, error) {
+//
+// With readOnly the file will only be read: what would make writing it
+// unsafe (a truncated file, a free list that cannot be trusted) is recorded
+// in refuse instead of fatal, and the pages are checked without it, so that
+// what can be read is read (kg doctor, kg migrate's salvage).
+func checkPages(f io.ReaderAt, size int64, readOnly bool) (*pageReport, error) {
 	m, err := readMeta(f, size)
 	if err != nil {
 		return nil, err
@@ -176,14 +190,30 @@ func checkPages(f io.ReaderAt, size int64) (*pageReport, error) {
 	r := &pageReport{meta: m, damaged: map[area]string{}, synced: m.freelist != noFreelist}
 	need := int64(m.hwm) * int64(m.pageSize)
 	if need/int64(m.pageSize) != int64(m.hwm) || size < need {
-		r.fatal = fmt.Sprintf("it is truncated: it holds %d bytes but its pages reach %d bytes", size, need)
-		return r, nil
-	}
-	w := &walker{f: f, m: m, r: r, owner: make([]int32, m.hwm), verified: make([]bool, m.hwm), free: make([]bool, m.hwm)}
-	if r.synced {
-		if msg := w.readFreelist(); msg != "" {
+		msg := fmt.Sprintf("it is truncated: it holds %d bytes but its pages reach %d bytes", size, need)
+		if !readOnly {
 			r.fatal = msg
 			return r, nil
+		}
+		// The pages past the end are damage where they are reached.
+		r.refuse, m.hwm = msg, max(2, uint64(size/int64(m.pageSize)))
+	}
+	w := &walker{f: f, m: m, r: r, readOnly: readOnly, owner: make([]int32, m.hwm), verified: make([]bool, m.hwm), free: make([]bool, m.hwm)}
+	if r.synced {
+		if msg := w.readFreelist(); msg != "" {
+			if !readOnly {
+				r.fatal = msg
+				return r, nil
+			}
+			if r.refuse == "" {
+				r.refuse = msg
+			}
+			clear(w.free)
+			for i, o := range w.owner {
+				if o == -1 {
+					w.owner[i] = 0
+				}
+			}
 		}
 	}
 	w.walk()
@@ -192,7 +222,7 @@ func checkPages(f io.ReaderAt, size int64) (*pageReport, error) {
 	}
 	for a := range r.damaged {
 		if a.fatal() {
-			r.fatal = fmt.Sprintf("%s is damaged (%s)", a, r.damaged[a])
+			r.fatal, r.lost = fmt.Sprintf("%s is damaged (%s)", a, r.damaged[a]), true
 			return r, nil
 		}
 	}
@@ -259,6 +289,8 @@ type walker struct {
 
 	areas   []area
 	areaIdx map[area]int32
+
+	readOnly bool // the file will only be read (checkPages)
 
 	owner    []int32 // per page: 1 + index into areas of its holder; -1: the free list itself; 0: none yet
 	verified []bool  // per claimed page: its parent's branch key equals its first key
@@ -459,12 +491,18 @@ func (w *walker) claim(t task, overflow uint64, verified bool) bool {
 	for i := range overflow + 1 {
 		id := t.id + i
 		if w.free[id] {
-			if t.first == nil || verified {
-				w.r.fatal = fmt.Sprintf("it is inconsistent: page %d is held by %s and listed as free (reachable freed), so a write could overwrite live data", id, a)
-			} else {
+			if t.first != nil && !verified {
 				w.damage(a, "a page points to page %d, which is free", id)
+				return false
 			}
-			return false
+			msg := fmt.Sprintf("it is inconsistent: page %d is held by %s and listed as free (reachable freed), so a write could overwrite live data", id, a)
+			if !w.readOnly {
+				w.r.fatal = msg
+				return false
+			}
+			if w.r.refuse == "" {
+				w.r.refuse = msg // read anyway: nothing is written
+			}
 		}
 		o := w.owner[id]
 		switch {
@@ -520,6 +558,9 @@ func (w *walker) buckets(found []child, a area) []task {
 		c := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		ca := childArea(c.parent, c.key)
+		if ca.kind == areaQuarantine {
+			w.r.setAside = true
+		}
 		if c.root != 0 {
 			out = append(out, task{id: c.root, area: ca})
 			continue

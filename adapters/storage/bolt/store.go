@@ -88,8 +88,9 @@ type Store struct {
 	// damaged holds the areas whose pages the check at Open found damaged:
 	// bbolt never reads them (inspect.go). The sessions leave it once set
 	// aside.
-	damageMu sync.Mutex
-	damaged  map[area]string
+	damageMu   sync.Mutex
+	damaged    map[area]string
+	inspection Inspection
 
 	commits, puts, deletes atomic.Uint64
 }
@@ -123,19 +124,26 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	report, err := inspectFile(path, opt.Timeout)
+	report, err := inspectFile(path, opt.Timeout, opt.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	if report == nil && opt.ReadOnly {
 		return nil, domain.Unavailable(fs.ErrNotExist, "%s does not exist: the root holds no bolt data", path)
 	}
-	if report != nil && !report.synced && len(report.damaged) > 0 && !opt.ReadOnly {
+	if report != nil && !report.synced && len(report.damaged) > 0 {
 		// bbolt would rebuild the free list by walking every page in a
 		// goroutine of its own, where a damaged page kills the process,
-		// and count the pages under it as free (ADR 0040).
-		return nil, domain.Unavailable(ports.ErrDamaged, "%s cannot be opened: it was not closed cleanly, so bbolt must rebuild its free list from its pages, and some of them are damaged (%s); %s",
-			path, report.damaged[report.damagedAreas()[0]], repairHint)
+		// and count the pages under it as free (ADR 0040). Read-only, it
+		// is never rebuilt.
+		why := fmt.Sprintf("it was not closed cleanly, so bbolt must rebuild its free list from its pages, and some of them are damaged (%s)",
+			report.damaged[report.damagedAreas()[0]])
+		if !opt.ReadOnly {
+			return nil, domain.Unavailable(ports.ErrDamaged, "%s cannot be opened: %s; %s", path, why, repairHint)
+		}
+		if report.refuse == "" {
+			report.refuse = why
+		}
 	}
 	var db *bbolt.DB
 	err = recovered(func() error {
