@@ -26,41 +26,19 @@ func RunRemoveProject(t *testing.T, b Backend) {
 	if !ok {
 		t.Fatalf("%s: the graph repository has no RemoveProject", b.Name)
 	}
+	pg := projectGraphs{t: t, o: &o}
 	commit := func(project string, d domain.GraphData) domain.GraphData {
 		t.Helper()
-		k := domain.ProjectGraph(project)
-		g, _ := domain.Restore(k, d, domain.RestoreOptions{})
-		if err := o.Graphs.Commit(ctx, k, g, g.Everything()); err != nil {
-			t.Fatal(err)
-		}
+		data := pg.commit(project, d)
 		if cp, ok := o.Graphs.(ports.GraphCheckpointer); ok {
-			if err := cp.Checkpoint(ctx, k, g); err != nil {
+			g, _ := domain.Restore(domain.ProjectGraph(project), data, domain.RestoreOptions{})
+			if err := cp.Checkpoint(ctx, domain.ProjectGraph(project), g); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return g.Data()
+		return data
 	}
-	load := func(project string) domain.GraphData {
-		t.Helper()
-		d, err := o.Graphs.Load(ctx, domain.ProjectGraph(project))
-		if err != nil {
-			t.Fatalf("load %s: %v", project, err)
-		}
-		g, _ := domain.Restore(domain.ProjectGraph(project), d, domain.RestoreOptions{})
-		return g.Data()
-	}
-	listed := func() map[string]bool {
-		t.Helper()
-		list, err := o.Graphs.List(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]bool{}
-		for _, sg := range list {
-			m[sg.Key.Project] = true
-		}
-		return m
-	}
+	load, listed := pg.load, pg.listed
 
 	commit(gone, RichData(gone))
 	otherData := commit(other, RichData(other))
