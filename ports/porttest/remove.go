@@ -66,8 +66,10 @@ func RunRemoveProject(t *testing.T, b Backend) {
 	}
 	o = b.Open(t, dir)
 	defer o.Close()
-	remover = o.Graphs.(ports.ProjectRemover)
 	check("after a reopen")
+	if err := o.Graphs.(ports.ProjectRemover).RemoveProject(ctx, gone); domain.KindOf(err) != domain.KindNotFound {
+		t.Errorf("removing it after a reopen: %v, want not_found", err)
+	}
 
 	again := domain.GraphData{Schema: domain.SchemaVersion, ProjectPath: gone, Seq: 1,
 		Nodes: []domain.Node{{ID: "back", Gist: "written after the removal", Version: domain.Version{V: 1, TS: 1, Seq: 1}}}}
