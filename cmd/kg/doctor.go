@@ -149,6 +149,11 @@ func (c *checkup) run(ctx context.Context, e env, cfg Config) error {
 		// A shared lock: nothing is created or written, and no server
 		// starts while the files are read.
 		l, err := rootdir.Share(cfg.Root)
+		if err != nil && strings.Contains(err.Error(), "symbolic link") {
+			c.add(levelError, rootdir.LockName, err.Error(), "remove the link: `rm "+filepath.Join(cfg.Root, rootdir.LockName)+"`; kg creates the file at its next start")
+			served = true
+			break
+		}
 		if err != nil {
 			c.add(levelWarn, rootdir.LockName, err.Error(), "run kg doctor again when it is done")
 			served = true
@@ -178,6 +183,11 @@ func (c *checkup) run(ctx context.Context, e env, cfg Config) error {
 // holds ("" when it holds nothing yet).
 func (c *checkup) checkMarker(cfg Config) string {
 	have, err := rootBackend(cfg.Root)
+	if err != nil && strings.Contains(err.Error(), "symbolic link") {
+		c.add(levelError, rootdir.BackendName, err.Error(),
+			"remove the link: `rm "+filepath.Join(cfg.Root, rootdir.BackendName)+"`; kg writes the marker again at its next start")
+		return ""
+	}
 	if err != nil {
 		c.add(levelError, rootdir.BackendName, err.Error(),
 			fmt.Sprintf("write the backend the root holds into it: `echo json > %s` (or bolt, when the root holds kg.db)", filepath.Join(cfg.Root, rootdir.BackendName)))

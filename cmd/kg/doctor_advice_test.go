@@ -508,3 +508,22 @@ func TestDoctorAdviceStartKG(t *testing.T) {
 		})
 	}
 }
+
+// Links where kg keeps its own files (.lock, .backend): kg doctor says to
+// remove them; removed, the root is healthy.
+func TestDoctorAdviceLinksInTheRoot(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{".lock", ".backend"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			oldUserGraph(t, root, 1)
+			if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), filepath.Join(root, name)); err != nil {
+				t.Fatal(err)
+			}
+			_, fs := doctorRun(t, root)
+			follow(t, root, findingOf(t, fs, levelError, name, "symbolic link").Fix)
+			healthy(t, root)
+		})
+	}
+}

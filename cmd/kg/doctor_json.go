@@ -205,7 +205,12 @@ const (
 func (c *checkup) damagedFiles(f stemFiles, err error, probe func(path string) error, kind string) {
 	name := c.rel(f.file())
 	found := false
-	if j := scanJournalFile(f.journal()); j.bad != nil {
+	if j := scanJournalFile(f.journal()); j.bad != nil && kind == fixSessions {
+		found = true
+		c.add(levelWarn, c.rel(f.journal()), fmt.Sprintf("line %d (bytes %d–%d) is damaged (%s), and %d whole record(s) follow it", j.bad.line, j.bad.start, j.bad.end, j.bad.why, j.after),
+			fmt.Sprintf("nothing to do but start kg: it keeps the journal as sessions.journal.corrupt-<unix time> and starts with no sessions (agents start new ones); "+
+				"to keep the sessions instead, stop kg and delete that line first: `sed -i.bak %dd %s`", j.bad.line, f.journal()))
+	} else if j.bad != nil {
 		found = true
 		c.add(levelError, c.rel(f.journal()), fmt.Sprintf("line %d (bytes %d–%d) is damaged (%s), and %d whole record(s) follow it: writes that were acknowledged; the %s is unavailable until it is repaired",
 			j.bad.line, j.bad.start, j.bad.end, j.bad.why, j.after, what(kind)),
