@@ -30,6 +30,7 @@ type streamedChange func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event
 type writeOp struct {
 	session string
 	apply   streamedChange
+	remove  *removal              // set for the removal of the graph (RemoveProject): it runs alone in its batch
 	events  iter.Seq[ports.Event] // nil: none
 	err     error
 	done    chan struct{} // closed when the op is durable or has failed
@@ -112,6 +113,13 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 		}
 		batch, stamps, gone := e.queue, e.stamps, e.gone
 		e.queue, e.stamps, e.nstamps = nil, nil, 0
+		// A removal runs alone: the writes before it form this batch, and
+		// it and those after it wait for the next.
+		if i := slices.IndexFunc(batch, func(op *writeOp) bool { return op.remove != nil }); i > 0 {
+			batch, e.queue = batch[:i], batch[i:]
+		} else if i == 0 && len(batch) > 1 {
+			batch, e.queue = batch[:1], batch[1:]
+		}
 		e.saving = !gone
 		e.q.Unlock()
 		if gone {
@@ -119,6 +127,10 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 				op.err = errGone
 				close(op.done)
 			}
+			continue
+		}
+		if batch[0].remove != nil {
+			st.remove(ctx, e, batch[0]) // the stamps are of a graph that goes
 			continue
 		}
 		st.commitBatch(ctx, e, batch, stamps)
@@ -237,9 +249,17 @@ func (st *store) save(ctx context.Context, e *graphEntry) (time.Duration, error)
 	// Only the committer changes the graph, so a shared lock is enough to
 	// keep it still during the I/O, and reads go on meanwhile.
 	var took time.Duration
+	skip := false
 	err := func() error {
 		e.mu.RLock()
 		defer e.mu.RUnlock()
+		if !e.stored.Load() && e.g.HoldsNothing() {
+			// Never stored and still nothing to keep (a maintenance
+			// tick's schema stamp, a read's empty promotion): a graph is
+			// written only once it holds something.
+			skip = true
+			return nil
+		}
 		start := time.Now()
 		err := st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
 		took = time.Since(start)
@@ -249,6 +269,9 @@ func (st *store) save(ctx context.Context, e *graphEntry) (time.Duration, error)
 	defer e.mu.Unlock()
 	if err == nil {
 		e.g.Checkpoint()
+		if !skip {
+			e.stored.Store(true)
+		}
 	} else {
 		e.g.Rollback()
 	}

@@ -77,6 +77,9 @@ func (s *Service) checkpointGraphs(ctx context.Context) error {
 	var errs []error
 	if cp, ok := s.graphs.(ports.GraphCheckpointer); ok {
 		for _, e := range s.store.loaded() {
+			if !e.stored.Load() {
+				continue // nothing in storage to fold (commitBatch writes a graph once it holds something)
+			}
 			e.mu.RLock()
 			if e.g.Pending().Empty() {
 				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {

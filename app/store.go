@@ -66,6 +66,11 @@ type graphEntry struct {
 
 	// used is when a request last asked for this graph (domain.Micros).
 	used atomic.Int64
+	// stored is set once the graph is in storage: it loaded with content,
+	// or a save wrote it. A graph never stored is not written while it
+	// holds nothing, so that naming a project (a read, a session start)
+	// leaves nothing behind (docs/design/storage.md#folder-lookup).
+	stored atomic.Bool
 
 	// mu guards g. Reads take it shared and never wait on disk; only the
 	// committer takes it exclusively, and never across I/O.
@@ -129,7 +134,7 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 // ever cached.
 func (st *store) load(ctx context.Context, e *graphEntry) {
 	defer close(e.ready)
-	g, err := st.loadGraph(ctx, e.key)
+	g, stored, err := st.loadGraph(ctx, e.key)
 	if err == nil && g == nil {
 		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + graphName(e.key) + " loaded as nothing"}
 	}
@@ -148,6 +153,7 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 		return
 	}
 	e.g = g
+	e.stored.Store(stored)
 	st.mu.Lock()
 	delete(st.problems, e.key)
 	delete(st.floors, e.key)
@@ -156,8 +162,9 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 
 // loadGraph reads the graph, restores it with the sessions' watermarks (and
 // the seq it had when it last left the cache) as its lowest seq, and runs
-// compaction once before it is first served.
-func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, err error) {
+// compaction once before it is first served. stored reports whether the
+// storage held anything of it.
+func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, stored bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			st.log.Error("graph load panicked", "graph", key.String(), "panic", r, "stack", string(debug.Stack()))
@@ -166,7 +173,7 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	}()
 	data, err := st.graphs.Load(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	st.mu.Lock()
 	floor := st.floors[key]
@@ -197,7 +204,7 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	}
 	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
-	return g, nil
+	return g, !data.Empty(), nil
 }
 
 // saveOf and checkpointOf name what fails in store.failing.
@@ -338,6 +345,21 @@ func cmpKey(a, b domain.GraphKey) int {
 		return 1
 	}
 	return 0
+}
+
+// isLoaded reports whether key's graph is in the cache.
+func (st *store) isLoaded(key domain.GraphKey) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, ok := st.entries[key]
+	return ok
+}
+
+// forgetProblem drops what Health says of key's graph (it was removed).
+func (st *store) forgetProblem(key domain.GraphKey) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.problems, key)
 }
 
 // problemList returns the graphs that could not be loaded, sorted.

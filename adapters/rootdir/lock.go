@@ -66,6 +66,34 @@ func Acquire(root, addr string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
+// Share takes a shared lock on <root>/.lock for a command that only reads
+// the root, without creating or writing anything: while it holds it, no
+// server can take the root (Acquire fails at once), and it is refused
+// while a server or a command that writes holds the root. A root without a
+// lock file has had no server yet: Share returns nil, nil, and the reader
+// goes on without a lock. Release gives a shared lock up too.
+func Share(root string) (*Lock, error) {
+	path := filepath.Join(root, LockName)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, syscall.ELOOP):
+		return nil, notALink(path)
+	case err != nil:
+		return nil, domain.Unavailable(err, "cannot open %s, the storage root's lock: %v", path, cause(err))
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		h := readHolder(path)
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, domain.Unavailable(err, "%s", held(path, h))
+		}
+		return nil, domain.Unavailable(err, "lock %s: %v", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
 // cause is what went wrong with a file, without the operation and path a
 // *fs.PathError repeats: the messages above name the file themselves.
 func cause(err error) error {
@@ -81,6 +109,10 @@ func cause(err error) error {
 // address). A holder that has not written itself yet is unknown.
 func held(path string, h Holder) string {
 	switch {
+	case h.PID > 0 && !h.Running():
+		// The file still names its last holder, who is gone: the lock is
+		// shared by commands that only read (Share), which write nothing.
+		return fmt.Sprintf("a kg command that reads the root holds %s; wait for it to finish, or use another storage root", path)
 	case h.PID > 0 && h.Addr != "":
 		return fmt.Sprintf("another kg server holds %s (pid %d, listening on %s); stop it or use another storage root", path, h.PID, h.Addr)
 	case h.PID > 0:

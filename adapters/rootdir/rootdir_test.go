@@ -218,3 +218,55 @@ func TestLinksInTheRootAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A shared lock creates and writes nothing: without a lock file there is
+// none to take; with one, its bytes stay, a server cannot take the root
+// meanwhile (and is told a reader holds it), and a reader is refused while
+// a server holds it.
+func TestShare(t *testing.T) {
+	root := t.TempDir()
+	l, err := Share(root)
+	if err != nil || l != nil {
+		t.Fatalf("Share without a lock file = %v, %v; want nil, nil", l, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, LockName)); !os.IsNotExist(err) {
+		t.Fatalf("Share made the lock file: %v", err)
+	}
+	held, err := Acquire(root, "127.0.0.1:8765")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Share(root); err == nil || !strings.Contains(err.Error(), "127.0.0.1:8765") {
+		t.Errorf("Share while a server holds the root = %v, want the holder named", err)
+	}
+	if err := held.Release(); err != nil {
+		t.Fatal(err)
+	}
+	// The file still names the server, which is gone: write a dead pid.
+	if err := os.WriteFile(filepath.Join(root, LockName), []byte("999999999 127.0.0.1:8765\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(root, LockName))
+	r1, err := Share(root)
+	if err != nil || r1 == nil {
+		t.Fatalf("Share = %v, %v", r1, err)
+	}
+	r2, err := Share(root) // readers share
+	if err != nil || r2 == nil {
+		t.Fatalf("a second Share = %v, %v", r2, err)
+	}
+	_, err = Acquire(root, "127.0.0.1:9999")
+	if err == nil || !strings.Contains(err.Error(), "a kg command that reads the root holds") {
+		t.Errorf("Acquire while readers hold the root = %v, want it refused naming a reader", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, LockName)); string(after) != string(before) {
+		t.Errorf("the lock file changed: %q → %q", before, after)
+	}
+	_ = r1.Release()
+	_ = r2.Release()
+	l, err = Acquire(root, "127.0.0.1:9999")
+	if err != nil {
+		t.Fatalf("Acquire after the readers left: %v", err)
+	}
+	_ = l.Release()
+}

@@ -144,7 +144,11 @@ func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey,
 	if err := requireRoot(cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
-	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
+	open := openOffline
+	if dryRun {
+		open = openReadOnly // a dry run leaves the root as it found it
+	}
+	st, closeStorage, err := open(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
 		return domain.Moves{}, err
 	}

@@ -67,12 +67,12 @@ func newExportCommand(e env) *cobra.Command {
 }
 
 // exportOffline writes the export document of the stored graph, changing
-// nothing.
+// nothing in the root (openReadOnly).
 func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, w io.Writer) error {
 	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
-	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
+	st, closeStorage, err := openReadOnly(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
 		return err
 	}

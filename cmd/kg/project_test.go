@@ -125,8 +125,10 @@ func TestProjectUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"project"}, "kg project: want a command: list or mv"},
-		{[]string{"project", "rm"}, `kg project: unknown command "rm"; want list or mv`},
+		{[]string{"project"}, "kg project: want a command: list or mv or rm"},
+		{[]string{"project", "cp"}, `kg project: unknown command "cp"; want list or mv or rm`},
+		{[]string{"project", "rm"}, "kg project rm: missing PATH"},
+		{[]string{"project", "rm", "/a", "/b"}, `kg project rm: unexpected argument "/b"`},
 		{[]string{"project", "mv", "/a"}, "kg project mv: missing NEW_PATH"},
 		{[]string{"project", "mv"}, "kg project mv: missing OLD_PATH and NEW_PATH"},
 		{[]string{"project", "mv", "/a", "/a/"}, "OLD_PATH and NEW_PATH are both /a"},

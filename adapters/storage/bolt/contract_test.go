@@ -30,3 +30,6 @@ func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 15) }
 
 // TestMoveProject runs the move suite of `kg project mv` (porttest).
 func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }
+
+// TestRemoveProject runs the suite of `kg project rm` (porttest).
+func TestRemoveProject(t *testing.T) { porttest.RunRemoveProject(t, backend) }

@@ -26,3 +26,6 @@ func TestStepCrash(t *testing.T) { porttest.RunStepCrash(t, backend) }
 
 // TestMoveProject runs the move suite of `kg project mv` (porttest).
 func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }
+
+// TestRemoveProject runs the suite of `kg project rm` (porttest).
+func TestRemoveProject(t *testing.T) { porttest.RunRemoveProject(t, backend) }
