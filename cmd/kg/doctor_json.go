@@ -182,6 +182,7 @@ func (c *checkup) loadedFrom(f stemFiles, summary string) {
 	name := c.rel(f.file())
 	if !exists(f.file()) && !exists(f.prev()) && journalHoldsWrites(f.journal()) {
 		c.journalOnly(f)
+		c.add(levelOK, name, summary, "")
 	} else if !exists(f.file()) && exists(f.prev()) {
 		c.add(levelWarn, name, fmt.Sprintf("missing; %s, the version before its last save, loads instead (%s), and the journal is replayed on it", c.rel(f.prev()), summary),
 			fmt.Sprintf("restore %s from a backup if you have one (what its last save added is not in %s); otherwise nothing to do: kg writes it again at its next save",
@@ -388,6 +389,10 @@ func (o oneFile) Stat(name string) (fs.FileInfo, error) {
 }
 
 func (oneFile) ReadDir(string) ([]fs.DirEntry, error) { return nil, fs.ErrNotExist }
+
+// Resolve implements jsonfile.FS: the root is taken as it is named, since
+// nothing but the one file exists in it.
+func (oneFile) Resolve(name string) (string, error) { return name, nil }
 
 // checkAliases reads aliases.json: a file that does not parse stops every
 // lookup that consults it.
