@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -216,5 +219,63 @@ func TestLinksInTheRootAreRefused(t *testing.T) {
 				t.Errorf("ReadHolder read %+v through the link", h)
 			}
 		})
+	}
+}
+
+// A released lock names no holder: the process that held it may live on
+// (a command's parent, a test that ran a server in-process), and a reader
+// must not wait for it to answer as a server that is still starting.
+func TestReleaseForgetsTheHolder(t *testing.T) {
+	root := t.TempDir()
+	l, err := Acquire(root, "127.0.0.1:9999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := ReadHolder(root); h.PID != os.Getpid() || !h.Running() {
+		t.Fatalf("holder while held = %+v", h)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if h := ReadHolder(root); h != (Holder{}) || h.Running() {
+		t.Errorf("holder after Release = %+v (running %v), want none", h, h.Running())
+	}
+}
+
+// A holder killed and not yet reaped by its parent (a zombie: the server
+// kg mcp started, killed with -9, whose parent has gone, under an init that
+// does not reap) holds no lock and answers nothing: it is not running.
+func TestUnreapedHolderIsNotRunning(t *testing.T) {
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+root)
+	if _, err := cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || strings.TrimSpace(line) != "locked" {
+		t.Fatalf("child: %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the exit without reaping: the child stays a zombie.
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := ReadHolder(root)
+	if h.PID != cmd.Process.Pid {
+		t.Fatalf("holder = %+v, want the killed child %d", h, cmd.Process.Pid)
+	}
+	if h.Running() {
+		t.Errorf("holder %+v: Running = true for a killed, unreaped process", h)
 	}
 }

@@ -188,3 +188,30 @@ func TestMCPStdioRefusals(t *testing.T) {
 		t.Errorf("server exit %d", code)
 	}
 }
+
+// A server killed with -9 whose parent has not reaped it yet (a zombie, as
+// under an init that does not reap the server kg mcp started) holds no
+// lock and answers nothing: kg mcp says at once that no server answers,
+// instead of waiting out startingWait for it to finish starting.
+func TestMCPStdioAfterTheServerIsKilled(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	p := start(t, "--port", "0", "--storage-root", root)
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done // its stderr is closed: it has exited; nothing reaps it until the test ends
+	if h := rootdir.ReadHolder(root); h.PID != p.cmd.Process.Pid || h.Addr != p.Addr {
+		t.Fatalf("lock holder = %+v, want the killed server", h)
+	}
+	began := time.Now()
+	code, out, stderr := runKG(t, nil, "mcp", "--no-start", "--storage-root", root, "--port", freePort(t))
+	if code != 1 || out != "" || !strings.Contains(stderr, "no kg server answers") {
+		t.Errorf("kg mcp after the kill: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// Not a speed check: the old behaviour was to wait startingWait in
+	// full before giving up on a server that could never answer.
+	if waited := time.Since(began); waited >= startingWait {
+		t.Errorf("kg mcp took %s, the whole wait for a starting server (%s): it waited for a dead one", waited, startingWait)
+	}
+}
