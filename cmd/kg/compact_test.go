@@ -26,6 +26,7 @@ func oldUserGraph(t *testing.T, root string, n int) {
 // On the files: --dry-run says what would move and changes nothing; a run
 // moves it, each move with its reason; a second run has nothing to do.
 func TestCompactOffline(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 12)
 	before, _ := os.ReadFile(filepath.Join(root, "user.json"))
@@ -79,6 +80,7 @@ func TestCompactOffline(t *testing.T) {
 // With a server holding the root, kg compact goes through its API (the
 // files are locked): a project's plan and a run of the user graph.
 func TestCompactThroughTheServer(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 3)
 	p := start(t, "--port", "0", "--storage-root", root)
@@ -104,6 +106,7 @@ func TestCompactThroughTheServer(t *testing.T) {
 }
 
 func TestCompactUsage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

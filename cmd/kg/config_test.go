@@ -35,6 +35,7 @@ func parseWith(args []string, getenv func(string) string, home func() (string, e
 }
 
 func TestParseServeDefaults(t *testing.T) {
+	t.Parallel()
 	got, err := parse(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func TestParseServeDefaults(t *testing.T) {
 }
 
 func TestParseServeEveryValue(t *testing.T) {
+	t.Parallel()
 	args := []string{
 		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
@@ -92,6 +94,7 @@ func TestParseServeEveryValue(t *testing.T) {
 
 // --idle-unload 0 keeps every project graph loaded: the app's "never".
 func TestParseServeIdleUnloadNever(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -114,6 +117,7 @@ func TestParseServeIdleUnloadNever(t *testing.T) {
 
 // Flags win over the environment, which wins over the defaults.
 func TestParseServePrecedence(t *testing.T) {
+	t.Parallel()
 	envs := map[string]string{
 		"KG_HTTP_PORT": "9001", "KG_STORAGE": "bolt", "KG_STORAGE_ROOT": "~/kg-env",
 		"KG_ESTIMATE_NOTES": "yes", "KG_LOG_LEVEL": "warning", "KG_HTTP_HOST": "::1",
@@ -137,6 +141,7 @@ func TestParseServePrecedence(t *testing.T) {
 }
 
 func TestParseServeAuthToken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		args      []string
@@ -177,6 +182,7 @@ func TestParseServeAuthToken(t *testing.T) {
 // Every bad value stops with a message naming the setting (the flag or the
 // variable it came from) and what it accepts.
 func TestParseServeBadValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -230,6 +236,7 @@ func TestParseServeBadValues(t *testing.T) {
 }
 
 func TestParseServeHomeUnknown(t *testing.T) {
+	t.Parallel()
 	_, err := parseWith(nil, func(string) string { return "" },
 		func() (string, error) { return "", errors.New("$HOME is not defined") })
 	want := `invalid default of --storage-root "~/.knowledge-graph": the home folder is unknown ($HOME is not defined); give an absolute path`
@@ -239,6 +246,7 @@ func TestParseServeHomeUnknown(t *testing.T) {
 }
 
 func TestServeHelp(t *testing.T) {
+	t.Parallel()
 	var out, errs strings.Builder
 	e := env{stdout: &out, stderr: &errs, getenv: func(string) string { return "" }, home: fakeHome}
 	if code := run(context.Background(), e, []string{"serve", "--help"}); code != exitOK {

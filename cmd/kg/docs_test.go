@@ -178,6 +178,7 @@ func checkCommand(args []string, named bool) error {
 }
 
 func TestDocsNameOnlyCommandsTheBinaryHas(t *testing.T) {
+	t.Parallel()
 	var cmds []docCommand
 	for _, f := range docFiles(t) {
 		b, err := os.ReadFile(f)
@@ -213,6 +214,7 @@ func TestDocsNameOnlyCommandsTheBinaryHas(t *testing.T) {
 
 // The checker above catches what it is there to catch.
 func TestDocCommandCheckerCatchesMistakes(t *testing.T) {
+	t.Parallel()
 	if checkCommand([]string{"import"}, true) != nil || checkCommand([]string{"frobnicate"}, true) == nil {
 		t.Error("a command named in the text needs only to exist")
 	}
@@ -250,6 +252,7 @@ var (
 // get the router's "no such route", nor a 405 for the method the docs give
 // it (GET / and DELETE / are documented as 405).
 func TestDocsNameOnlyRoutesTheServerHas(t *testing.T) {
+	t.Parallel()
 	type route struct{ method, path, where string }
 	var routes []route
 	for _, f := range docFiles(t) {
@@ -322,6 +325,7 @@ func routeProblem(t *testing.T, addr, method, path string) string {
 // docs/kg.service is a unit systemd accepts, that runs this binary's `kg
 // serve` with flags and environment variables it has.
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "kg.service"))
 	if err != nil {
 		t.Fatal(err)

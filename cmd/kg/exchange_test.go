@@ -38,6 +38,7 @@ func readExport(t *testing.T, raw []byte) exported {
 // Then the same document goes into a running server, which takes it
 // through its API, and replace deletes what the document lacks.
 func TestExportImport(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src")
 	s := startKG(t, "json", src)
 	project := projectDir(t, "app")
@@ -111,6 +112,7 @@ func TestExportImport(t *testing.T) {
 // A bad document is refused whole, naming what is wrong, and changes
 // nothing; the flags are checked before anything is read.
 func TestImportRefusals(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 2)
 	before, _ := os.ReadFile(filepath.Join(root, "user.json"))

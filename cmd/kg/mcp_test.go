@@ -82,8 +82,10 @@ func stopRootServer(t *testing.T, root string) {
 }
 
 func TestMCPStdioStartsAServerAndForwards(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			t.Cleanup(func() { stopRootServer(t, root) })
 			a := stdioClient(t, nil, "--port", "0", "--storage-root", root, "--storage", storage)
@@ -129,6 +131,7 @@ func TestMCPStdioStartsAServerAndForwards(t *testing.T) {
 // On the wire: a notification gets nothing back, a request one line, a
 // line that is not JSON a parse error; stdin's end ends kg mcp with 0.
 func TestMCPStdioWire(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	p := start(t, "--port", "0", "--storage-root", root)
 	in := strings.Join([]string{
@@ -170,6 +173,7 @@ func TestMCPStdioWire(t *testing.T) {
 // --no-start refuses when nothing answers, and a server that wants a token
 // is reached only with it.
 func TestMCPStdioRefusals(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	code, out, stderr := runKG(t, nil, "mcp", "--no-start", "--storage-root", root, "--port", freePort(t))
 	if code != 1 || out != "" || !strings.Contains(stderr, "no kg server answers") || !strings.Contains(stderr, "--no-start is set") {

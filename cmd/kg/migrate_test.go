@@ -39,6 +39,7 @@ func readBack(t *testing.T, storage, root, sid string) {
 // that command, run as written, converts the root, and the server then
 // starts. Back again, nothing is lost and the source is never deleted.
 func TestMigrateAsTheRefusalSays(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "root")
 	sid, _ := fillRoot(t, "json", root)
 	userJSON, err := os.ReadFile(filepath.Join(root, "user.json"))
@@ -85,6 +86,7 @@ func TestMigrateAsTheRefusalSays(t *testing.T) {
 
 // While a server holds the root, kg migrate refuses and changes nothing.
 func TestMigrateRefusesWhileAServerRuns(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	p := start(t, "--port", "0", "--storage-root", root)
 	for _, args := range [][]string{{"migrate", "--to", "bolt"}, {"migrate", "legacy"}} {
@@ -103,6 +105,7 @@ func TestMigrateRefusesWhileAServerRuns(t *testing.T) {
 }
 
 func TestMigrateUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -117,6 +120,7 @@ func TestMigrateUsage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			code, _, stderr := runKG(t, nil, tc.args...)
 			if code != tc.code || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.want)
@@ -129,8 +133,10 @@ func TestMigrateUsage(t *testing.T) {
 // .claude/knowledge, copying and never deleting; a second run has nothing
 // to do.
 func TestMigrateLegacy(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			home, root := t.TempDir(), filepath.Join(t.TempDir(), "root")
 			project := projectDir(t, "legacy-app")
 			writeFile(t, filepath.Join(home, ".claude", "knowledge", "user.json"),

@@ -13,6 +13,7 @@ import (
 // kg status finds the server of the root through its lock file (here on a
 // port the system picked), reports it, and exits 1 when none answers.
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "root")
 	code, _, stderr := runKG(t, nil, "status", "--storage-root", root, "--port", freePort(t))
 	if code != 1 || !strings.Contains(stderr, "no kg server answers: none holds "+root) {
