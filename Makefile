@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
+.PHONY: all build run test vet fmt-check wire-check unit bench lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -106,9 +106,13 @@ e2e-deps:
 	e2e/install.sh
 	e2e/node22/install.sh
 
-## lint: vet, formatting, staticcheck (every check, staticcheck.conf) and govulncheck; the
+## lint: vet, formatting, no tracked file over 1 MiB outside the allow-list of
+## scripts/large-files.sh, staticcheck (every check, staticcheck.conf) and govulncheck; the
 ## two tools are pinned in go.mod and run with `go tool`
-lint: vet fmt-check staticcheck govulncheck
+lint: vet fmt-check large-files staticcheck govulncheck
+
+large-files:
+	@scripts/large-files.sh
 
 staticcheck:
 	$(GO) tool staticcheck ./...
