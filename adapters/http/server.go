@@ -27,6 +27,9 @@ type Config struct {
 	AllowedHosts   []string // Host values allowed beyond loopback: "name" (any port) or "name:port" (KG_ALLOWED_HOSTS)
 	AllowedOrigins []string // Origins allowed beyond the server's own, e.g. "http://localhost:5173" (KG_ALLOWED_ORIGINS)
 	AuthToken      string   // when set, every request needs "Authorization: Bearer <token>" (KG_AUTH_TOKEN)
+	// Settings are what the server runs with, by flag name, which /health
+	// reports; they must not hold the token.
+	Settings map[string]string
 	// BodyReadTimeout is the base time a request body has to arrive in;
 	// each MiB it declares adds a second (bodydeadline.go). 0:
 	// DefaultBodyReadTimeout.

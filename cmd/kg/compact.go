@@ -109,7 +109,10 @@ func newCompactCommand(e env) *cobra.Command {
 		if key.Project != "" {
 			out.Project = &key.Project
 		}
-		srv, _, err := rootServer(ctx, cfg)
+		srv, h, err := rootServer(ctx, cfg)
+		if err == nil && srv != nil {
+			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
+		}
 		switch {
 		case err != nil:
 			return err

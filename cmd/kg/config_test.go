@@ -259,3 +259,44 @@ func TestServeHelp(t *testing.T) {
 		}
 	}
 }
+
+// What a setting shows (the value /health reports, which a command through
+// the server compares with its own) reads back as the same value, for the
+// defaults and for other values; the token is never shown.
+func TestSettingsShowWhatTheyParse(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{nil, {
+		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
+		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
+		"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "0", "--auth-token", "s3cret",
+		"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
+		"--log-level", "warning", "--log-format", "JSON",
+	}} {
+		cfg, err := parse(args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := serverSettings(cfg)
+		if _, ok := shown["auth-token"]; ok {
+			t.Errorf("the token is shown: %v", shown)
+		}
+		for _, s := range settings(fakeHome) {
+			if s.show == nil {
+				continue
+			}
+			v, ok := shown[s.flag]
+			if !ok {
+				t.Errorf("--%s is not shown", s.flag)
+				continue
+			}
+			again, err := parse([]string{"--" + s.flag + "=" + v}, nil)
+			if err != nil {
+				t.Errorf("--%s: its shown value %q does not parse: %v", s.flag, v, err)
+				continue
+			}
+			if got := s.show(again); got != v {
+				t.Errorf("--%s: shown %q, read back and shown again %q", s.flag, v, got)
+			}
+		}
+	}
+}

@@ -164,7 +164,10 @@ func newImportCommand(e env) *cobra.Command {
 		}
 		ctx := c.Context()
 		var res apijson.ImportResult
-		srv, _, err := rootServer(ctx, cfg)
+		srv, h, err := rootServer(ctx, cfg)
+		if err == nil && srv != nil {
+			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings) // the import compacts
+		}
 		switch {
 		case err != nil:
 			return err

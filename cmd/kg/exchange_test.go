@@ -81,6 +81,11 @@ func TestExportImport(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "imported "+file+" into the project "+other+" (merge): 2 node(s)") {
 		t.Fatalf("import through the server: exit %d\n%s%s", code, out, stderr)
 	}
+	// The import compacts with the server's settings: other ones are refused.
+	code, out, stderr = runKG(t, nil, "import", file, "--project", projectDir(t, "refused"), "--storage-root", third, "--grace-days", "0")
+	if code != 1 || out != "" || !strings.Contains(stderr, "runs with other settings than those given: --grace-days 0 (it runs with 5)") {
+		t.Errorf("import with another grace through the server: exit %d\n%s%s", code, out, stderr)
+	}
 	read := callTool(t, p.Addr, "kg_read", map[string]any{"cwd": other})
 	if nodes, _ := field(read, "project", "active").([]any); len(nodes) != 2 {
 		t.Errorf("the server's read after the import: %v", read)

@@ -215,6 +215,15 @@ func TestMCPStdioRefusals(t *testing.T) {
 	}
 	c := stdioClient(t, []string{"KG_AUTH_TOKEN=s3cret"}, "--no-start", "--storage-root", root)
 	c.session(t.TempDir())
+
+	// Settings for the server it would start, which the server that runs
+	// does not run with: refused, not ignored. What kg mcp uses itself (the
+	// root, the token, its log) is no difference.
+	code, out, stderr = runKG(t, []string{"KG_AUTH_TOKEN=s3cret", "KG_IDLE_UNLOAD=0"}, "mcp", "--no-start", "--storage-root", root,
+		"--max-tokens", "8000", "--log-level", "debug")
+	if code != 1 || out != "" || !strings.Contains(stderr, "runs with other settings than those given: --max-tokens 8000 (it runs with 4000), KG_IDLE_UNLOAD=0 (it runs with 1800);") {
+		t.Errorf("kg mcp with other settings: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
 	_ = c.client.Close()
 	if code := p.stop(syscall.SIGTERM); code != 0 {
 		t.Errorf("server exit %d", code)
