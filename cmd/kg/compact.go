@@ -113,6 +113,12 @@ func newCompactCommand(e env) *cobra.Command {
 		if err == nil && srv != nil {
 			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
 		}
+		if err == nil && srv != nil && key.Level == domain.LevelProject {
+			var known []string
+			if known, err = serverProjects(ctx, srv); err == nil {
+				err = requireKnownProject(key, cfg.Root, known)
+			}
+		}
 		switch {
 		case err != nil:
 			return err
@@ -152,6 +158,9 @@ func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey,
 		return domain.Moves{}, err
 	}
 	defer closeStorage()
+	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+		return domain.Moves{}, err
+	}
 	g, data, err := loadGraph(ctx, st, key)
 	if err != nil {
 		return domain.Moves{}, err

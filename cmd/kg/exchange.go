@@ -50,7 +50,13 @@ func newExportCommand(e env) *cobra.Command {
 		case err != nil:
 			return err
 		case srv != nil:
-			err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+			var known []string
+			if known, err = serverProjects(ctx, srv); err == nil {
+				err = requireKnownProject(key, cfg.Root, known)
+			}
+			if err == nil {
+				err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+			}
 		default:
 			err = exportOffline(ctx, e, cfg, key, &doc)
 		}
@@ -77,6 +83,9 @@ func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, 
 		return err
 	}
 	defer closeStorage()
+	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+		return err
+	}
 	g, _, err := loadGraph(ctx, st, key)
 	if err != nil {
 		return err
