@@ -367,6 +367,14 @@ func TestSystemdUnit(t *testing.T) {
 		if !known[name] {
 			t.Errorf("Environment=%s: kg has no setting %s", kv, name)
 		}
+		// The unit must serve what the root holds: a pinned backend stops
+		// the service at the first start after kg migrate.
+		if name == "KG_STORAGE" {
+			t.Errorf("Environment=%s pins the backend; leave it to the root's .backend", kv)
+		}
+	}
+	if strings.Contains(svc["ExecStart"][0], "--storage ") || strings.Contains(svc["ExecStart"][0], "--storage=") {
+		t.Errorf("ExecStart %q pins the backend; leave it to the root's .backend", svc["ExecStart"])
 	}
 	if svc["KillSignal"][0] != "SIGTERM" {
 		t.Errorf("KillSignal = %q: kg saves on SIGTERM", svc["KillSignal"])

@@ -120,8 +120,8 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	}
 	printf(c, "copied %s → %s in %s: %s\n", have, dst.name, cfg.Root, summary(res))
 	printNotes(c, res)
-	printf(c, "%s now says %s; the %s data is kept. Start the server with --storage %s (or KG_STORAGE=%s).\n",
-		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, dst.name)
+	printf(c, "%s now says %s; the %s data is kept. kg serve serves %s from now on; drop a --storage %s or KG_STORAGE=%s from how you start it.\n",
+		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, have, have)
 	return nil
 }
 

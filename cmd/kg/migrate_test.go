@@ -55,7 +55,7 @@ func TestMigrateAsTheRefusalSays(t *testing.T) {
 	}
 	code, out, stderr := runKG(t, env, strings.Fields(m[1])[1:]...)
 	if code != 0 || !strings.Contains(out, "copied json → bolt in "+root+": written user, project:") ||
-		!strings.Contains(out, "Start the server with --storage bolt") {
+		!strings.Contains(out, "kg serve serves bolt from now on; drop a --storage json or KG_STORAGE=json") {
 		t.Fatalf("%s: exit %d\n%s%s", m[1], code, out, stderr)
 	}
 	if stderr != "" {
@@ -68,6 +68,15 @@ func TestMigrateAsTheRefusalSays(t *testing.T) {
 		t.Errorf("the json source changed or went away: %v", err)
 	}
 	readBack(t, "bolt", root, sid)
+	// A server started without --storage (the service unit of
+	// docs/kg.service) serves what the root now holds.
+	p := start(t, "--port", "0", "--storage-root", root)
+	if h := getHealth(t, p.Addr); h["storage"] != "bolt" {
+		t.Errorf("kg serve without --storage after the migration serves %v, want bolt", h["storage"])
+	}
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("server exit %d", code)
+	}
 
 	// The other way, and a second run that finds nothing to do.
 	code, out, stderr = runKG(t, env, "migrate", "--to", "json")

@@ -174,16 +174,30 @@ func TestPortInUse(t *testing.T) {
 	_ = l.Release()
 }
 
-// A root that holds the other backend is refused with the way out.
+// A root that holds another backend than the one named is refused with the
+// way out, whether --storage or KG_STORAGE names it; named by neither, the
+// backend is the one the root holds.
 func TestBackendMismatch(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, rootdir.BackendName), []byte("bolt\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runKG(t, nil, "serve", "--port", "0", "--storage-root", root)
-	if code != 1 || !strings.Contains(stderr, "holds the bolt backend, not json: run `kg migrate --to json`") {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+	}{{nil, []string{"--storage", "json"}}, {[]string{"KG_STORAGE=json"}, nil}} {
+		code, _, stderr := runKG(t, tc.env, append([]string{"serve", "--port", "0", "--storage-root", root}, tc.args...)...)
+		if code != 1 || !strings.Contains(stderr, "holds the bolt backend, not json: run `kg migrate --to json`") {
+			t.Errorf("%v %v: exit %d, stderr:\n%s", tc.env, tc.args, code, stderr)
+		}
+	}
+	p := start(t, "--port", "0", "--storage-root", root)
+	if h := getHealth(t, p.Addr); h["storage"] != "bolt" {
+		t.Errorf("without --storage, a root marked bolt is served as %v", h["storage"])
+	}
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("server exit %d", code)
 	}
 }
 
