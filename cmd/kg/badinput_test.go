@@ -126,9 +126,9 @@ func badInputs() []badInput {
 		{name: "task id over 128", tool: "kg_progress", args: progress("task_id", strings.Repeat("t", 129)), field: "task_id", detail: "129 chars, limit 128"},
 		{name: "task id with a slash", tool: "kg_progress", args: progress("task_id", "../t"), field: "task_id", detail: "must start with a letter or digit"},
 		// search
-		{name: "query over 1000", tool: "kg_search", args: map[string]any{"query": strings.Repeat("q", 1001)}, field: "query", detail: "1001 chars, limit 1000"},
-		{name: "blank query", tool: "kg_search", args: map[string]any{"query": "   "}, field: "query", detail: "must not be empty"},
-		{name: "query with NUL", tool: "kg_search", args: map[string]any{"query": "a\x00b"}, field: "query", detail: "must not contain NUL"},
+		{name: "query over 1000", tool: "kg_search", args: map[string]any{"query": strings.Repeat("q", 1001)}, field: "query", restField: "q", detail: "1001 chars, limit 1000"},
+		{name: "blank query", tool: "kg_search", args: map[string]any{"query": "   "}, field: "query", restField: "q", detail: "must not be empty"},
+		{name: "query with NUL", tool: "kg_search", args: map[string]any{"query": "a\x00b"}, field: "query", restField: "q", detail: "must not contain NUL"},
 		// cwd / project_path
 		{name: "relative cwd", tool: "kg_read", args: map[string]any{"cwd": "src/app"}, field: "cwd", restField: "project_path", detail: "must be an absolute path"},
 		{name: "cwd with NUL", tool: "kg_read", args: map[string]any{"cwd": "/home/dev/a\x00b"}, field: "cwd", restField: "project_path"},
@@ -401,7 +401,7 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 		{"text/plain", "POST", "/api/nodes", "text/plain", `{"level":"user","id":"keep","gist":"g"}`, 415,
 			"Content-Type", `not "text/plain"`},
 		{"a form", "POST", "/api/progress", "application/x-www-form-urlencoded", `task_id=t`, 415, "Content-Type", "must be JSON"},
-		{"query not UTF-8", "GET", "/api/search?q=%FF", "", "", 400, "query", "must be valid UTF-8"},
+		{"query not UTF-8", "GET", "/api/search?q=%FF", "", "", 400, "q", "must be valid UTF-8"},
 		{"project_path not UTF-8", "POST", "/api/sessions/register?project_path=%2Fhome%2F%FF", "", "", 400, "project_path", "must be valid UTF-8"},
 		{"import not UTF-8", "POST", "/api/import?level=user", "application/json",
 			`{"format":"kg-graph","version":1,"nodes":[{"id":"keep","gist":"caf` + "\xe9" + `"}]}`, 400, "body", "must be valid UTF-8"},

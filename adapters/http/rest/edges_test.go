@@ -124,7 +124,7 @@ func TestSearch(t *testing.T) {
 	e.do("GET", "/api/search", nil).fails(t, http.StatusBadRequest, "invalid", "q", "required")
 	e.do("GET", "/api/search?q=x&limit=0", nil).fails(t, http.StatusBadRequest, "invalid", "limit", "between 1 and 100")
 	e.do("GET", "/api/search?q=x&limit=many", nil).fails(t, http.StatusBadRequest, "invalid", "limit", "between 1 and 100")
-	e.do("GET", "/api/search?q="+strings.Repeat("q", 1001), nil).fails(t, http.StatusBadRequest, "invalid", "query", "1001 chars, limit 1000")
+	e.do("GET", "/api/search?q="+strings.Repeat("q", 1001), nil).fails(t, http.StatusBadRequest, "invalid", "q", "1001 chars, limit 1000")
 	e.do("GET", "/api/search?q=x&level=project", nil).fails(t, http.StatusBadRequest, "invalid", "project_path", "session_id or project_path")
 }
 
