@@ -41,11 +41,12 @@ type NodeRank struct {
 // graph named by the scope (Scope.Level required), and the rank of every
 // node, computed by the domain's own scoring at one instant. It changes
 // nothing, not even read stamps.
-func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (Explanation, error) {
-	_, e, err := s.graphOf(ctx, sc)
+func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanation, err error) {
+	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return Explanation{}, err
 	}
+	defer s.countOp(t.session, &err)
 	p := s.cfg.Policy
 	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
 		Weights: p.Weights(), Margin: domain.ResurrectionMargin}
