@@ -178,8 +178,8 @@ func TestMetricsCountWhatTheServerDid(t *testing.T) {
 		}
 		for _, tier := range []string{"active", "archived", "orphaned"} {
 			checks = append(checks,
-				check{"project " + tier, sc.Value("kg_graph_nodes", "level", "project", "graph", proj, "tier", tier), field(stats, "project", tier).(float64)},
-				check{"user " + tier, sc.Value("kg_graph_nodes", "level", "user", "graph", "user", "tier", tier), field(stats, "user", tier).(float64)})
+				check{"project " + tier, sc.Value("kg_graph_nodes", "level", "project", "graph", proj, "tier", tier), field(stats, "graphs", "project", tier).(float64)},
+				check{"user " + tier, sc.Value("kg_graph_nodes", "level", "user", "graph", "user", "tier", tier), field(stats, "graphs", "user", tier).(float64)})
 		}
 		for _, c := range checks {
 			if c.got != c.want {
