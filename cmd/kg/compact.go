@@ -202,6 +202,17 @@ func maxWatermark(sessions map[string]ports.Session, key domain.GraphKey) uint64
 	return m
 }
 
+// printMoveCounts sums up the moves of a compaction run in one line, for a
+// command whose run may move thousands (kg import of a large graph).
+func printMoveCounts(c *cobra.Command, m apijson.Moves) {
+	budget := fmt.Sprintf("estimate %d tokens", m.EstimateBefore)
+	if m.EstimateAfter != m.EstimateBefore {
+		budget = fmt.Sprintf("estimate %d → %d tokens", m.EstimateBefore, m.EstimateAfter)
+	}
+	printf(c, "compaction: %d archived, %d restored, %d orphaned, %d pruned (%s); --verbose lists every move\n",
+		len(m.Archived), len(m.Restored), len(m.Orphaned), len(m.Pruned), budget)
+}
+
 // printMoves prints a compaction for people: one line for the graph, one
 // per move.
 func printMoves(c *cobra.Command, key domain.GraphKey, out compaction) {
