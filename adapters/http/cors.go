@@ -48,12 +48,7 @@ func allowedMethods(mux *chi.Mux, r *http.Request) []string {
 // request without an Origin header (every client that is not a browser)
 // is not touched.
 func crossOrigin(extra []string, methods func(*http.Request) []string) func(http.Handler) http.Handler {
-	allowed := map[string]bool{}
-	for _, o := range extra {
-		if o = strings.TrimRight(strings.ToLower(strings.TrimSpace(o)), "/"); o != "" {
-			allowed[o] = true
-		}
-	}
+	allowed := originSet(extra)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			origin := r.Header.Get("Origin")

@@ -3,6 +3,7 @@ package rootdir
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,8 +36,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestSecondProcessFailsAtOnce(t *testing.T) {
-	root := t.TempDir()
+// lockingChild starts this test binary as a second process that holds the
+// lock of root (TestMain) until its stdin closes, and returns once it does.
+func lockingChild(t *testing.T, root string) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"="+root)
 	stdin, err := cmd.StdinPipe()
@@ -50,13 +53,19 @@ func TestSecondProcessFailsAtOnce(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || strings.TrimSpace(line) != "locked" {
 		t.Fatalf("child: %q, %v", line, err)
 	}
+	return cmd, stdin
+}
 
-	_, err = Acquire(root, "127.0.0.1:9999")
+func TestSecondProcessFailsAtOnce(t *testing.T) {
+	root := t.TempDir()
+	cmd, stdin := lockingChild(t, root)
+
+	_, err := Acquire(root, "127.0.0.1:9999")
 	if err == nil {
 		t.Fatal("second Acquire succeeded while the child holds the lock")
 	}
@@ -247,22 +256,7 @@ func TestReleaseForgetsTheHolder(t *testing.T) {
 // does not reap) holds no lock and answers nothing: it is not running.
 func TestUnreapedHolderIsNotRunning(t *testing.T) {
 	root := t.TempDir()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), childEnv+"="+root)
-	if _, err := cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || strings.TrimSpace(line) != "locked" {
-		t.Fatalf("child: %q, %v", line, err)
-	}
+	cmd, _ := lockingChild(t, root)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

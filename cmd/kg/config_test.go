@@ -60,16 +60,18 @@ func TestParseServeDefaults(t *testing.T) {
 	}
 }
 
+// everyValue gives every setting a value other than its default.
+var everyValue = []string{
+	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
+	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
+	"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--auth-token", "s3cret",
+	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
+	"--log-level", "debug", "--log-format", "json",
+}
+
 func TestParseServeEveryValue(t *testing.T) {
 	t.Parallel()
-	args := []string{
-		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
-		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-		"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--auth-token", "s3cret",
-		"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
-		"--log-level", "debug", "--log-format", "json",
-	}
-	got, err := parse(args, nil)
+	got, err := parse(everyValue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,13 +267,9 @@ func TestServeHelp(t *testing.T) {
 // defaults and for other values; the token is never shown.
 func TestSettingsShowWhatTheyParse(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{nil, {
-		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
-		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-		"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "0", "--auth-token", "s3cret",
-		"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
-		"--log-level", "warning", "--log-format", "JSON",
-	}} {
+	// The defaults, every other value, and other spellings (warning for
+	// warn, JSON for json, 0 for never).
+	for _, args := range [][]string{nil, everyValue, {"--idle-unload", "0", "--log-level", "warning", "--log-format", "JSON"}} {
 		cfg, err := parse(args, nil)
 		if err != nil {
 			t.Fatal(err)
