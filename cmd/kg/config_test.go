@@ -280,6 +280,9 @@ func TestSettingsShowWhatTheyParse(t *testing.T) {
 		}
 		for _, s := range settings(fakeHome) {
 			if s.show == nil {
+				if s.flag != "auth-token" {
+					t.Errorf("--%s has no show: /health cannot report it, and kg mcp refuses it whenever it is given", s.flag)
+				}
 				continue
 			}
 			v, ok := shown[s.flag]
