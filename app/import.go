@@ -25,11 +25,12 @@ type ImportResult struct {
 // durably once, and its events go out after that save. A document that
 // fails validation, or a save that fails, changes nothing. See
 // domain.Graph.Import for what is written and what ImportReplace deletes.
-func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData) (ImportResult, error) {
+func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData) (_ ImportResult, err error) {
 	t, err := s.resolve(sc)
 	if err != nil {
 		return ImportResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	k, err := t.key(sc.Level)
 	if err != nil {
 		return ImportResult{}, err

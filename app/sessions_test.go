@@ -2,6 +2,7 @@ package app
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,5 +184,55 @@ func TestFailedSessionSaveIsRetried(t *testing.T) {
 	stored, _ := e.store.LoadSessions(e.ctx)
 	if got := stored[sid].OpCount; got != 1 {
 		t.Errorf("op count stored after a failed save and a retry = %d, want 1", got)
+	}
+}
+
+// Only a request that succeeds counts as an operation of its session: one
+// refused for bad input, an unknown id, a conflict or a failed save does not,
+// nor does it move the session's last activity.
+func TestRejectedRequestsDoNotCount(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(projA)
+	e.put(user(sid), "a", "one") // 1
+	count := func() (int64, domain.Micros) {
+		t.Helper()
+		st, err := e.svc.SessionStats(e.ctx, sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Session.OpCount, st.Session.LastActivity
+	}
+	ops, last := count()
+	if ops != 1 {
+		t.Fatalf("op count after one write = %d, want 1", ops)
+	}
+	e.clock.Advance(time.Minute)
+	stale := uint64(7)
+	rejected := map[string]error{}
+	_, rejected["a gist over the limit"] = e.svc.PutNode(e.ctx, user(sid), domain.NodeInput{ID: "b", Gist: strings.Repeat("g", domain.MaxGistLen+1)})
+	_, rejected["a bad level"] = e.svc.PutNode(e.ctx, Scope{SessionID: sid, Level: "team"}, domain.NodeInput{ID: "b", Gist: "g"})
+	_, rejected["another project"] = e.svc.PutNode(e.ctx, Scope{SessionID: sid, ProjectPath: projB, Level: domain.LevelProject}, domain.NodeInput{ID: "b", Gist: "g"})
+	_, rejected["a stale version"] = e.svc.PutNode(e.ctx, user(sid), domain.NodeInput{ID: "a", Gist: "two", ExpectedVersion: &stale})
+	_, rejected["a missing node"] = e.svc.DeleteNode(e.ctx, user(sid), "nobody")
+	_, rejected["a blank query"] = e.svc.Search(e.ctx, SearchRequest{Query: "  ", SessionID: sid})
+	rejected["a bad task"] = e.svc.SaveProgress(e.ctx, user(sid), "bad task id!", domain.RawJSON(`{}`))
+	_, rejected["a cwd of another project"] = e.svc.Read(e.ctx, ReadRequest{SessionID: sid, CWD: projB})
+	_, rejected["an id in no graph"] = e.svc.ReadNode(e.ctx, user(sid), "nobody")
+	e.store.failCommits(domain.UserGraph, errAny)
+	_, rejected["a failed save"] = e.svc.PutNode(e.ctx, user(sid), domain.NodeInput{ID: "c", Gist: "g"})
+	e.store.failCommits(domain.UserGraph, nil)
+	for what, err := range rejected {
+		if err == nil {
+			t.Errorf("%s was not refused", what)
+		}
+	}
+	if got, at := count(); got != 1 || at != last {
+		t.Errorf("after %d refused requests: op count %d, last activity %v; want 1 and %v", len(rejected), got, at, last)
+	}
+	if _, err := e.svc.Read(e.ctx, ReadRequest{SessionID: sid}); err != nil {
+		t.Fatal(err)
+	}
+	if got, at := count(); got != 2 || at != e.clock.Now() {
+		t.Errorf("after a read: op count %d, last activity %v; want 2 and now", got, at)
 	}
 }

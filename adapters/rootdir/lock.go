@@ -122,15 +122,19 @@ func held(path string, h Holder) string {
 }
 
 // Running reports whether the process the holder names is alive. The lock
-// file outlives its holder (Release leaves it), so its content alone says
-// nothing: a dead pid means the lock is free; a live one means it is held,
-// unless the pid was reused, which taking the lock settles.
+// file outlives its holder (Release empties it, a kill leaves it), so its
+// content alone says nothing: a dead pid means the lock is free; a live one
+// means it is held, unless the pid was reused, which taking the lock
+// settles. A killed process that its parent has not reaped yet (a zombie)
+// holds no lock and answers nothing, so it is not running either.
 func (h Holder) Running() bool {
 	if h.PID <= 0 {
 		return false
 	}
-	err := syscall.Kill(h.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(h.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !exited(h.PID)
 }
 
 // ReadHolder returns what the lock file of root says about its holder.
@@ -147,12 +151,16 @@ func readHolder(path string) Holder {
 }
 
 // Release gives the lock up. The file stays: removing it would race a
-// process that has just opened it.
+// process that has just opened it. Its content goes first, while the lock
+// is still held: a process that outlives its lock (a command's parent, a
+// test that ran a server in-process) must not be taken for a server that
+// is still starting.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close() // closing the descriptor releases the flock
+	_ = l.f.Truncate(0) // a read-only root keeps the old content; Running and the lock still tell
+	err := l.f.Close()  // closing the descriptor releases the flock
 	l.f = nil
 	if err != nil {
 		return fmt.Errorf("release lock: %w", err)

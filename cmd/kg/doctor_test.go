@@ -61,6 +61,7 @@ func wantFinding(t *testing.T, by map[string][]finding, subject, level, problem 
 // its fix, nothing is changed, and only what the server cannot recover
 // from makes kg doctor exit 1.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 2)                                     // schema 1, as the replaced server wrote it
 	writeFile(t, filepath.Join(root, "user.tmp"), `{"nodes": {`) // a save cut short
@@ -121,8 +122,10 @@ func TestDoctor(t *testing.T) {
 // With a server running, kg doctor names it and checks the files beside
 // it; on bolt it leaves the file to the server.
 func TestDoctorBesideAServer(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			p := start(t, "--port", "0", "--storage-root", root, "--storage", storage)
 			code, by := doctorFindings(t, root)

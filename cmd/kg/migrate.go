@@ -129,8 +129,8 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	for _, n := range res.NotCopied {
 		printf(c, "not copied, damaged in the %s data (kept as it was; restore it from a backup to get it back): %s\n", have, n)
 	}
-	printf(c, "%s now says %s; the %s data is kept. Start the server with --storage %s (or KG_STORAGE=%s).\n",
-		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, dst.name)
+	printf(c, "%s now says %s; the %s data is kept. kg serve serves %s from now on; drop a --storage %s or KG_STORAGE=%s from how you start it.\n",
+		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, have, have)
 	return nil
 }
 

@@ -330,6 +330,7 @@ func (d damageRoot) copyRoot(t *testing.T) damageRoot {
 }
 
 func TestDamagedFiles(t *testing.T) {
+	t.Parallel()
 	written := map[string]damageRoot{}
 	for _, dc := range damageCases {
 		if _, ok := written[dc.backend]; !ok {
@@ -430,6 +431,7 @@ func TestDamagedFiles(t *testing.T) {
 // as before; a project that would be looked up through the aliases cannot
 // be, and says so, naming the file.
 func TestDamagedAliases(t *testing.T) {
+	t.Parallel()
 	d := writeDamageRoot(t, "json")
 	if err := os.WriteFile(filepath.Join(d.root, "aliases.json"), []byte(`{"old-name": `), 0o600); err != nil {
 		t.Fatal(err)

@@ -231,8 +231,10 @@ func fill(t *testing.T, dir string) string {
 // A full disk: a server on a small tmpfs, filled up; writes are refused
 // with "no space left on device" until room is made.
 func TestFullDisk(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"json", "bolt"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			disk := mountTmpfs(t, "16m")
 			root := filepath.Join(disk, "root")
 			srv := startServer(t, backend, root, "--maintenance-interval", "1")
@@ -327,8 +329,10 @@ func bindReadOnly(t *testing.T, dir string) (undo func()) {
 // through the one file it opened). Once the mount is gone, everything
 // succeeds again, and every acknowledged write is stored.
 func TestReadOnlyRoot(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"json", "bolt"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			srv := startServer(t, backend, root, "--maintenance-interval", "1")
 			f := newFaultRun(t, srv)
@@ -456,6 +460,7 @@ func setFileLimit(pid int, bytes uint64) error {
 // succeed again. (cmd/kg TestEFBIGSaveFailsServerKeepsServing holds the
 // json server's message and its files under the same fault.)
 func TestFileTooLarge(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skipf("no bash to set a file-size limit: %v", err)
@@ -463,6 +468,7 @@ func TestFileTooLarge(t *testing.T) {
 	const limitKiB = 256
 	for _, backend := range []string{"json", "bolt"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			script := `ulimit -S -f ` + strconv.Itoa(limitKiB) + ` || exit 97; exec "$0" "$@"`
 			cmd := exec.Command(bash, append([]string{"-c", script, kgBinary(t)}, serveArgs(backend, root, "--maintenance-interval", "1")...)...)
