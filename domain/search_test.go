@@ -239,12 +239,12 @@ func TestSearchTypo(t *testing.T) {
 		query string
 		want  []Correction
 	}{
-		{"potery", []Correction{{"potery", "poetry"}}},        // one edit from 5 letters
+		{"potery", []Correction{{"potery", "poetry"}}},                         // one edit from 5 letters
 		{"authenticatoin", []Correction{{"authenticatoin", "authentication"}}}, // a swap
 		{"autentcation", []Correction{{"autentcation", "authentication"}}},     // two edits from 9 letters
-		{"poetr", []Correction(nil)},   // a substring of poetry: a match, no correction
-		{"pottary", []Correction(nil)}, // two edits from poetry, 7 letters: none
-		{"batt", []Correction(nil)},    // substring
+		{"poetr", []Correction(nil)},                                           // a substring of poetry: a match, no correction
+		{"pottary", []Correction(nil)},                                         // two edits from poetry, 7 letters: none
+		{"batt", []Correction(nil)},                                            // substring
 		{"poatry", []Correction{{"poatry", "poetry"}}},
 	} {
 		if diff := cmp.Diff(tc.want, searchOne(t, graphs, tc.query).Corrections); diff != "" {
