@@ -194,6 +194,12 @@ func (p *searchPlan) score(gi int, g *Graph, si int32, tf []float64) float64 {
 		v, _ := p.termScore(ti, gi, nt, tf)
 		s += v
 	}
+	return p.withExactID(g, si, s)
+}
+
+// withExactID adds the query's bound to the score s of node slot si when
+// its id is the whole query.
+func (p *searchPlan) withExactID(g *Graph, si int32, s float64) float64 {
 	if s > 0 && g.ends[si].name == p.exactID {
 		s += p.bound
 	}
@@ -206,25 +212,29 @@ func (p *searchPlan) score(gi int, g *Graph, si int32, tf []float64) float64 {
 const boundSlack = 1e-9
 
 // searchGraph offers the nodes of graph gi that can rank among the best to
-// top, by MaxScore: the terms are taken in rising order of bound, and
-// those whose bounds add up to less than the threshold are not essential.
-// Only the nodes holding an essential term are visited; for each, the
-// essential terms are scored, then the others while the score can still
-// reach the threshold.
+// top. First every node of the plan's unit of the highest bound is scored
+// (the rarest term's own words): they would be visited anyway, and they
+// set a threshold that the nodes holding only common words cannot reach.
+// Then WAND (Broder et al., 2003) walks the posting lists of every unit in
+// slot order: each list has a bound, the most a node in it can gain from
+// it, and a node is scored only if the bounds of the lists it can be in add
+// up to the threshold; the lists behind it skip ahead to it by binary
+// search. So a query of a rare word and a common one visits about the rare
+// word's nodes, not the common word's.
 func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 	ix := g.search
-	tf := p.scratch()
-	order := make([]int, 0, len(p.terms))
-	for ti, pt := range p.terms {
-		if len(pt.words[gi]) > 0 {
-			order = append(order, ti)
+	c := p.newScorer(gi, g)
+	order := make([]int, 0, len(p.units)) // units with words in this graph
+	for ui, u := range p.units {
+		if len(u.words[gi]) > 0 {
+			order = append(order, ui)
 		}
 	}
 	if len(order) == 0 {
 		return
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		switch ba, bb := p.terms[a].bound, p.terms[b].bound; {
+		switch ba, bb := p.units[a].bound, p.units[b].bound; {
 		case ba < bb:
 			return -1
 		case ba > bb:
@@ -232,134 +242,164 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		}
 		return 0
 	})
-	prefix := make([]float64, len(order)+1) // prefix[i]: Σ bounds of order[:i]
-	for i, ti := range order {
-		prefix[i+1] = prefix[i] + p.terms[ti].bound
-	}
 
 	// The node whose id is the query ranks first whatever it holds.
 	exact := int32(-1)
 	if si, ok := g.endIx[p.exactID]; ok && g.ends[si].node != nil {
 		exact = si
-		if s := p.score(gi, g, si, tf); s > 0 {
-			top.offer(topHit{s, int32(gi), si})
-		}
+		c.consider(top, si, order)
 	}
 
-	// A cursor per posting list of each term.
-	var cursors []cursor
-	for oi, ti := range order {
-		for _, tw := range p.terms[ti].words[gi] {
-			cursors = append(cursors, cursor{posts: ix.words[tw.word].posts, term: oi})
+	var primed []int32 // the slots of the first unit's nodes, ascending
+	var lists []cursor
+	first := order[len(order)-1]
+	for _, ui := range order {
+		u := &p.units[ui]
+		for _, tw := range u.words[gi] {
+			lw := &ix.words[tw.word]
+			if ui == first {
+				primed = append(primed, lw.posts...)
+			}
+			lists = append(lists, cursor{posts: lw.posts, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
 		}
 	}
-	last := len(order) - 1
-
-	// First every node of the term of the highest bound, the rarest: they
-	// would all be visited anyway, and they set the threshold that makes
-	// the common terms not essential.
-	primer := make([]cursor, 0, len(cursors))
-	for _, c := range cursors {
-		if c.term == last {
-			primer = append(primer, c)
-		}
-	}
-	for si := nextSlot(primer, last); si >= 0; si = nextSlot(primer, last) {
+	slices.Sort(primed)
+	primed = slices.Compact(primed)
+	for _, si := range primed {
 		if si != exact {
-			p.consider(top, gi, g, si, order, len(order)-1, prefix, tf)
+			c.consider(top, si, order)
 		}
 	}
 
-	essential := 0 // order[essential:] are essential
-	update := func() {
-		th := top.threshold()
-		for essential < len(order) && prefix[essential+1] < th*(1-boundSlack) {
-			essential++
-		}
-	}
-	update()
-	for {
-		// The next node: the lowest slot under an essential cursor.
-		next := int32(-1)
-		for i := range cursors {
-			c := &cursors[i]
-			if c.term < essential || c.at >= len(c.posts) {
-				continue
-			}
-			if s := c.posts[c.at]; next < 0 || s < next {
-				next = s
+	byDoc := func(a, b cursor) int { return int(a.doc() - b.doc()) }
+	slices.SortFunc(lists, byDoc)
+	for len(lists) > 0 {
+		// The pivot: the first list at which the bounds of the lists up
+		// to it reach the threshold; no node before its slot can.
+		th := top.threshold() * (1 - boundSlack)
+		acc, pivot := 0.0, -1
+		for i := range lists {
+			if acc += lists[i].bound; acc >= th {
+				pivot = i
+				break
 			}
 		}
-		if next < 0 {
+		if pivot < 0 {
 			return
 		}
-		primed := false
-		for i := range cursors {
-			c := &cursors[i]
-			if c.term >= essential && c.at < len(c.posts) && c.posts[c.at] == next {
-				c.at++
-				primed = primed || c.term == last
+		at := lists[pivot].doc()
+		if lists[0].doc() == at {
+			// Every list before the pivot is at its slot: score it.
+			if _, ok := slices.BinarySearch(primed, at); !ok && at != exact {
+				c.consider(top, at, order)
+			}
+			for i := 0; i < len(lists) && lists[i].doc() == at; i++ {
+				lists[i].at++
+			}
+		} else {
+			for i := 0; i < pivot; i++ {
+				lists[i].seek(at)
 			}
 		}
-		if primed || next == exact {
-			continue
-		}
-		p.consider(top, gi, g, next, order, essential, prefix, tf)
-		update()
+		lists = resort(lists)
 	}
 }
 
-// cursor walks one posting list; term is its term's position in the
-// order of bounds.
+// resort drops the lists that are done and puts the others back in slot
+// order. Only the first lists moved, so an insertion sort is a pass.
+func resort(lists []cursor) []cursor {
+	n := 0
+	for _, l := range lists {
+		if l.at < len(l.posts) {
+			lists[n] = l
+			n++
+		}
+	}
+	lists = lists[:n]
+	for i := 1; i < len(lists); i++ {
+		for j := i; j > 0 && lists[j].doc() < lists[j-1].doc(); j-- {
+			lists[j], lists[j-1] = lists[j-1], lists[j]
+		}
+	}
+	return lists
+}
+
+// cursor walks one posting list, with the most a node in it can gain
+// from its word.
 type cursor struct {
 	posts []int32
 	at    int
-	term  int
+	bound float64
 }
 
-// nextSlot returns the lowest slot under the cursors of term and moves
-// past it, or -1 when they are done.
-func nextSlot(cs []cursor, term int) int32 {
-	next := int32(-1)
-	for i := range cs {
-		c := &cs[i]
-		if c.term == term && c.at < len(c.posts) && (next < 0 || c.posts[c.at] < next) {
-			next = c.posts[c.at]
-		}
-	}
-	for i := range cs {
-		c := &cs[i]
-		if c.term == term && c.at < len(c.posts) && c.posts[c.at] == next {
-			c.at++
-		}
-	}
-	return next
+func (c *cursor) doc() int32 { return c.posts[c.at] }
+
+// seek moves the cursor to the first slot at or after si.
+func (c *cursor) seek(si int32) {
+	i, _ := slices.BinarySearch(c.posts[c.at:], si)
+	c.at += i
 }
 
-// consider scores node slot si of graph gi and offers it to top: the
-// essential terms order[essential:] first, then the others from the
-// highest bound while what is left can still reach the threshold.
-func (p *searchPlan) consider(top *searchTop, gi int, g *Graph, si int32, order []int, essential int, prefix []float64, tf []float64) {
+// scorer scores the nodes of one graph for searchGraph.
+type scorer struct {
+	p    *searchPlan
+	gi   int
+	g    *Graph
+	tf   []float64 // termScore's scratch room
+	vals []float64 // by term: its score in the node, once known
+	done []bool
+}
+
+func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
+	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
+}
+
+// consider scores node slot si and offers it to top: its terms from the
+// unit of the highest bound down, while what the node can still gain may
+// reach the threshold. A node that cannot is dropped; one whose every term
+// was scored is offered with the terms' scores added in query order, the
+// sum every path computes.
+func (c *scorer) consider(top *searchTop, si int32, order []int) {
+	p := c.p
 	if p.visit != nil {
 		p.visit()
 	}
-	nt := &g.search.nodes[si]
+	nt := &c.g.search.nodes[si]
+	clear(c.done)
 	th := top.threshold()
-	s := 0.0
-	for oi := len(order) - 1; oi >= essential; oi-- {
-		v, _ := p.termScore(order[oi], gi, nt, tf)
-		s += v
+	known := 0.0
+	rest := 0.0 // what the node may still gain: the bounds of the units of the terms not scored yet
+	if c.g.ends[si].name == p.exactID {
+		rest = p.bound
 	}
-	for oi := essential - 1; oi >= 0; oi-- {
-		if (s+prefix[oi+1])*(1+boundSlack) < th {
+	for _, ui := range order {
+		rest += p.units[ui].bound
+	}
+	for oi := len(order) - 1; oi >= 0; oi-- {
+		u := &p.units[order[oi]]
+		if c.done[u.term] {
+			continue
+		}
+		if (known+rest)*(1+boundSlack) < th {
 			return
 		}
-		v, _ := p.termScore(order[oi], gi, nt, tf)
-		s += v
+		v, _ := p.termScore(u.term, c.gi, nt, c.tf)
+		c.vals[u.term], c.done[u.term] = v, true
+		known += v
+		for _, uj := range order[:oi+1] {
+			if p.units[uj].term == u.term {
+				rest -= p.units[uj].bound
+			}
+		}
 	}
-	if s*(1+boundSlack) < th {
+	s := 0.0
+	for ti := range p.terms {
+		if c.done[ti] {
+			s += c.vals[ti]
+		}
+	}
+	if s = p.withExactID(c.g, si, s); s*(1+boundSlack) < th {
 		return
 	}
-	// The score as every path computes it: terms in query order.
-	top.offer(topHit{p.score(gi, g, si, tf), int32(gi), si})
+	top.offer(topHit{s, int32(c.gi), si})
 }

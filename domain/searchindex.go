@@ -75,6 +75,10 @@ type lexWord struct {
 	text  string
 	stem  int32
 	posts []int32 // the slots holding the word, ascending
+	// maxTF is at least the most any node counts the word (2 × head +
+	// body): it grows with a count and is left when one falls, so it is a
+	// bound the top-k search may use, never a figure it reports.
+	maxTF int32
 }
 
 // lexStem is one stem: its words and how many nodes hold one of them.
@@ -302,6 +306,9 @@ func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
 		o := &nt.occ[at]
 		o.head += sign * d.head
 		o.body += sign * d.body
+		if tf := headWeight*o.head + o.body; tf > ix.words[w].maxTF {
+			ix.words[w].maxTF = tf
+		}
 		if o.head == 0 && o.body == 0 {
 			nt.occ = slices.Delete(nt.occ, at, at+1)
 			stem := ix.words[w].stem

@@ -88,6 +88,7 @@ type searchPlan struct {
 	terms      []planTerm
 	n          int     // nodes searched
 	bound      float64 // the most any node can score: Σ terms' bounds
+	units      []planUnit
 	exactID    string  // the whole query, trimmed: a node of this id ranks first
 	correction []Correction
 	unmatched  []string // terms that match nothing and have no correction
@@ -110,6 +111,18 @@ type termWord struct{ word, clause int32 }
 type planClause struct {
 	label  string  // the term as it matched, for SearchHit.Matched
 	weight float64 // kind weight × idf
+	sub    bool    // a longer word holding the term
+}
+
+// planUnit is one way into the nodes for the top-k search: the words of a
+// term's stem (or correction), or the longer words holding it, with the
+// most a node holding one of them can gain from the term. A term is split
+// in two so that its substring matches, which count at most subWeight,
+// stop being a way in as soon as they cannot reach the threshold.
+type planUnit struct {
+	term  int
+	bound float64
+	words [][]termWord // words[gi]: the words of graph gi, by number, with their clauses
 }
 
 // planSearch works out terms against the indexes of graphs (nil skipped).
@@ -176,7 +189,7 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 				w = min(w, idf(p.n, df))
 			}
 			c := int32(len(pt.clauses))
-			pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * subWeight * w})
+			pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * subWeight * w, sub: true})
 			for _, gw := range s.words {
 				pt.words[gw.g] = append(pt.words[gw.g], termWord{gw.w, c})
 			}
@@ -193,9 +206,40 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 			pt.bound = max(pt.bound, c.weight*(bm25K1+1))
 		}
 		p.bound += pt.bound
+		p.addUnits(len(p.terms), &pt, graphs)
 		p.terms = append(p.terms, pt)
 	}
 	return p
+}
+
+// addUnits adds the units of term ti: its stem or correction, then the
+// longer words holding it, each if it has a clause. A unit's bound is the
+// most one of its clauses can give: its weight × the part of the most a
+// node of some graph can count its words (lexWord.maxTF).
+func (p *searchPlan) addUnits(ti int, pt *planTerm, graphs []*Graph) {
+	maxTF := make([]int32, len(pt.clauses)) // Σ maxTF of a clause's words in one graph
+	for _, sub := range []bool{false, true} {
+		u := planUnit{term: ti, words: make([][]termWord, len(graphs))}
+		found := false
+		for gi, ws := range pt.words {
+			clear(maxTF)
+			for _, tw := range ws {
+				if pt.clauses[tw.clause].sub == sub {
+					u.words[gi] = append(u.words[gi], tw)
+					maxTF[tw.clause] += graphs[gi].search.words[tw.word].maxTF
+					found = true
+				}
+			}
+			for c, tf := range maxTF {
+				if tf > 0 {
+					u.bound = max(u.bound, pt.clauses[c].weight*saturate(float64(tf)))
+				}
+			}
+		}
+		if found {
+			p.units = append(p.units, u)
+		}
+	}
 }
 
 // nearWord is a word of the graphs near a term: its text, its distance, and
@@ -304,18 +348,34 @@ func (p *searchPlan) termScore(ti, gi int, nt *nodeText, tf []float64) (float64,
 		tf[c] += headWeight*float64(o.head) + float64(o.body)
 		touched = true
 	}
-	if len(ws) <= len(nt.occ) {
+	// Both lists are sorted by word: look the few up in the many, or
+	// merge two of a size.
+	switch occ := nt.occ; {
+	case 4*len(ws) <= len(occ):
 		for _, tw := range ws {
 			if o, ok := nt.find(tw.word); ok {
 				count(o, tw.clause)
 			}
 		}
-	} else {
-		for _, o := range nt.occ {
+	case 4*len(occ) <= len(ws):
+		for _, o := range occ {
 			i, ok := slices.BinarySearchFunc(ws, o.word, func(tw termWord, w int32) int { return int(tw.word - w) })
 			for ok && i < len(ws) && ws[i].word == o.word {
 				count(o, ws[i].clause)
 				i++
+			}
+		}
+	default:
+		i, j := 0, 0
+		for i < len(ws) && j < len(occ) {
+			switch {
+			case ws[i].word < occ[j].word:
+				i++
+			case ws[i].word > occ[j].word:
+				j++
+			default:
+				count(occ[j], ws[i].clause)
+				i++ // a word may be in two clauses: the next entry of ws may match occ[j] too
 			}
 		}
 	}
