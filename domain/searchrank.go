@@ -89,7 +89,7 @@ type searchPlan struct {
 	n          int     // nodes searched
 	bound      float64 // the most any node can score: Σ terms' bounds
 	units      []planUnit
-	exactID    string  // the whole query, trimmed: a node of this id ranks first
+	exactID    string // the whole query, trimmed: a node of this id ranks first
 	correction []Correction
 	unmatched  []string // terms that match nothing and have no correction
 	visit      func()   // when not nil, called for every node scored (tests)
