@@ -23,14 +23,12 @@ import (
 // answer to asking for more; a negative limit is an invalid-argument error
 // naming "limit". Nil graphs are skipped.
 //
-// Cost: top-k by MaxScore (docs/decisions/0045-word-index-for-search.md).
-// Each term has a bound, the most it can add to a score; the terms whose
-// bounds together stay under the k-th best score so far cannot bring a node
-// into the top k on their own, so only the nodes holding one of the other
-// terms are visited, and the rare terms are those. A query of a rare and a
-// common word costs about what the rare word alone costs. Search only
-// reads the graphs and their indexes, so searches may run side by side
-// under a graph's read lock.
+// Cost: top-k by WAND (searchGraph, docs/decisions/0045-word-index-for-search.md).
+// Each word's posting list has a bound, the most a node in it can gain from
+// it; a node whose lists' bounds cannot reach the k-th best score so far is
+// never scored, so a query of a rare and a common word costs about what the
+// rare word alone costs. Search only reads the graphs and their indexes, so
+// searches may run side by side under a graph's read lock.
 func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
 	if err := ValidateQuery("query", query); err != nil {
 		return SearchResult{}, err
