@@ -153,7 +153,7 @@ func (t *searchTop) hits(p *searchPlan) []SearchHit {
 	tf := p.scratch()
 	for i, h := range t.heap {
 		g := t.graphs[h.gi]
-		out[i] = SearchHit{Key: g.key, Node: g.ends[h.si].node, Score: h.score, Matched: p.matched(int(h.gi), &g.search.nodes[h.si], tf)}
+		out[i] = SearchHit{Key: g.key, Node: g.ends[h.si].node, Score: h.score, Matched: p.matched(int(h.gi), g.search, h.si, tf)}
 	}
 	return out
 }
@@ -170,10 +170,10 @@ func (p *searchPlan) scratch() []float64 {
 
 // matched returns the labels of the clauses through which a node scored,
 // in the order of the terms, without repeats.
-func (p *searchPlan) matched(gi int, nt *nodeText, tf []float64) []string {
+func (p *searchPlan) matched(gi int, ix *searchIndex, si int32, tf []float64) []string {
 	var out []string
 	for ti := range p.terms {
-		if v, c := p.termScore(ti, gi, nt, tf); v > 0 {
+		if v, c := p.termScore(ti, gi, ix, si, tf); v > 0 {
 			if l := p.terms[ti].clauses[c].label; !slices.Contains(out, l) {
 				out = append(out, l)
 			}
@@ -187,9 +187,8 @@ func (p *searchPlan) matched(gi int, nt *nodeText, tf []float64) []string {
 // query.
 func (p *searchPlan) score(gi int, g *Graph, si int32, tf []float64) float64 {
 	s := 0.0
-	nt := &g.search.nodes[si]
 	for ti := range p.terms {
-		v, _ := p.termScore(ti, gi, nt, tf)
+		v, _ := p.termScore(ti, gi, g.search, si, tf)
 		s += v
 	}
 	return p.withExactID(g, si, s)
@@ -256,7 +255,9 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		for _, tw := range u.words[gi] {
 			lw := &ix.words[tw.word]
 			if ui == first {
-				primed = append(primed, lw.posts...)
+				for _, ps := range lw.posts {
+					primed = append(primed, ps.slot)
+				}
 			}
 			lists = append(lists, cursor{posts: lw.posts, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
 		}
@@ -325,16 +326,16 @@ func resort(lists []cursor) []cursor {
 // cursor walks one posting list, with the most a node in it can gain
 // from its word.
 type cursor struct {
-	posts []int32
+	posts []posting
 	at    int
 	bound float64
 }
 
-func (c *cursor) doc() int32 { return c.posts[c.at] }
+func (c *cursor) doc() int32 { return c.posts[c.at].slot }
 
 // seek moves the cursor to the first slot at or after si.
 func (c *cursor) seek(si int32) {
-	i, _ := slices.BinarySearch(c.posts[c.at:], si)
+	i, _ := slices.BinarySearchFunc(c.posts[c.at:], si, cmpPostingSlot)
 	c.at += i
 }
 
@@ -362,7 +363,6 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 	if p.visit != nil {
 		p.visit()
 	}
-	nt := &c.g.search.nodes[si]
 	clear(c.done)
 	th := top.threshold()
 	known := 0.0
@@ -381,7 +381,7 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 		if (known+rest)*(1+boundSlack) < th {
 			return
 		}
-		v, _ := p.termScore(u.term, c.gi, nt, c.tf)
+		v, _ := p.termScore(u.term, c.gi, c.g.search, si, c.tf)
 		c.vals[u.term], c.done[u.term] = v, true
 		known += v
 		for _, uj := range order[:oi+1] {

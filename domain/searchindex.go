@@ -10,13 +10,12 @@ import (
 // ranks nodes by the words they hold (searchtext.go), so each graph keeps an
 // inverted index of words, as text-search engines do:
 //
-//   - the lexicon: every word some node's text holds, with the sorted list
-//     of the node slots holding it (its postings) and its stem;
+//   - the lexicon: every word some node's text holds, with its postings, the
+//     node slots holding it in ascending order, each with how many times the
+//     node counts it (tf: headWeight × its count in the id and gist, plus its
+//     count in the rest of the text), and its stem;
 //   - the stems: for each stem, the words that have it and the number of
 //     nodes holding one of them (its document frequency);
-//   - per node slot, its words (by word number) with their counts in the
-//     id and gist and in the rest of its text, and its numbers of tokens
-//     there: what a node's score is computed from;
 //   - a trigram index of the lexicon (not of the text), padded at both ends
 //     of a word: it finds the words holding a term (substring matches) and
 //     the words a few edits from one (the typo fallback) without reading
@@ -38,8 +37,6 @@ import (
 
 // searchIndex is a graph's search index. Slots are the graph's end slots.
 type searchIndex struct {
-	nodes []nodeText // by slot; the zero value for a slot with no node
-
 	words     []lexWord // by word number; a free number has an empty text
 	wordIx    map[string]int32
 	freeWords []int32
@@ -58,28 +55,19 @@ type searchIndex struct {
 	count int // nodes indexed
 }
 
-// nodeText is what the index holds of one node.
-type nodeText struct {
-	occ []wordOcc // the node's words, by word number
-}
-
-// wordOcc counts one word of a node: in its id and gist (head) and in its
-// notes, touches and edge ends (body).
-type wordOcc struct {
-	word       int32
-	head, body int32
-}
-
 // lexWord is one word of the lexicon.
 type lexWord struct {
 	text  string
 	stem  int32
-	posts []int32 // the slots holding the word, ascending
-	// maxTF is at least the most any node counts the word (2 × head +
-	// body): it grows with a count and is left when one falls, so it is a
-	// bound the top-k search may use, never a figure it reports.
+	posts []posting // the nodes holding the word, by slot
+	// maxTF is at least the most any node counts the word: it grows with
+	// a count and is left when one falls, so it is a bound the top-k
+	// search may use, never a figure it reports.
 	maxTF int32
 }
+
+// posting is a node holding a word, and how many times it counts it.
+type posting struct{ slot, tf int32 }
 
 // lexStem is one stem: its words and how many nodes hold one of them.
 type lexStem struct {
@@ -92,40 +80,70 @@ func newSearchIndex() *searchIndex {
 	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}}
 }
 
-// buildSearchIndex indexes every node of g at once, in slot order.
+// buildSearchIndex indexes every node of g at once. The nodes are read in
+// slot order, once: their words are numbered (the lexicon grows as they
+// come) and their postings gathered in one array, with the number of
+// postings of each word; then each word's list is a window of one arena of
+// its final size, filled in slot order, so that no list is grown and left
+// with room to spare. The trigrams of the lexicon come last, word by word.
 func buildSearchIndex(g *Graph) *searchIndex {
 	ix := newSearchIndex()
-	ix.grow(len(g.ends))
 	var ws wordCounts
+	type gathered struct {
+		word int32
+		p    posting
+	}
+	var all []gathered
+	var count []int32 // by word: its postings
+	var stems []int32 // the stems of one node
 	for si := range g.ends {
 		n := g.ends[si].node
 		if n == nil {
 			continue
 		}
 		ws.reset()
-		ix.nodeWords(g, &ws, int32(si), n)
-		ix.apply(int32(si), &ws, +1)
+		nodeWords(g, &ws, int32(si), n)
+		stems = stems[:0]
+		for _, d := range ws.list {
+			w, ok := ix.wordIx[d.text]
+			if !ok {
+				w = ix.addWord(d.text, false)
+				count = append(count, 0)
+			}
+			tf := headWeight*d.head + d.body
+			all = append(all, gathered{w, posting{int32(si), tf}})
+			count[w]++
+			ix.words[w].maxTF = max(ix.words[w].maxTF, tf)
+			stems = append(stems, ix.words[w].stem)
+		}
+		slices.Sort(stems)
+		for _, s := range slices.Compact(stems) {
+			ix.stems[s].df++
+		}
 		ix.count++
+	}
+	arena := make([]posting, len(all))
+	off := 0
+	for w := range ix.words {
+		ix.words[w].posts = arena[off : off : off+int(count[w])]
+		off += int(count[w])
+	}
+	for _, x := range all {
+		ix.words[x.word].posts = append(ix.words[x.word].posts, x.p)
+	}
+	for w := range ix.words {
+		for _, t := range sortedGrams(padWord(ix.words[w].text)) {
+			ix.gramAdd(t, int32(w))
+		}
 	}
 	return ix
 }
 
-// grow makes room for slots up to n.
-func (ix *searchIndex) grow(n int) {
-	if n > len(ix.nodes) {
-		ix.nodes = slices.Grow(ix.nodes, n-len(ix.nodes))[:n]
-	}
-}
-
-// named records that the graph has just given slot si a name.
-func (ix *searchIndex) named(g *Graph, _ int32) { ix.grow(len(g.ends)) }
-
-// release forgets slot si, which the graph has freed.
-func (ix *searchIndex) release(si int32) {
-	if int(si) < len(ix.nodes) {
-		ix.nodes[si] = nodeText{}
-	}
-}
+// named and release are told when the graph names or frees a slot; the
+// index keys nothing by slot but its postings, which a slot leaves with
+// its node.
+func (ix *searchIndex) named(*Graph, int32) {}
+func (ix *searchIndex) release(int32)      {}
 
 // wordCounts gathers the words of some text before they are applied to a
 // node: each word with its counts.
@@ -140,6 +158,26 @@ type wordDelta struct {
 	head, body int32
 }
 
+// smallCounts is the most words a wordCounts looks up by a scan of its
+// list rather than by its map: a node's text mostly holds a few dozen.
+const smallCounts = 32
+
+// find returns the position of word w in the list, or -1.
+func (ws *wordCounts) find(w string) int {
+	if len(ws.list) > smallCounts {
+		if i, ok := ws.at[w]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range ws.list {
+		if ws.list[i].text == w {
+			return i
+		}
+	}
+	return -1
+}
+
 func (ws *wordCounts) reset() {
 	if ws.at == nil {
 		ws.at = map[string]int{}
@@ -152,11 +190,18 @@ func (ws *wordCounts) reset() {
 func (ws *wordCounts) add(text string, head bool) {
 	ws.buf = appendWords(ws.buf[:0], text)
 	for _, w := range ws.buf {
-		i, ok := ws.at[w]
-		if !ok {
+		i := ws.find(w)
+		if i < 0 {
 			i = len(ws.list)
-			ws.at[w] = i
 			ws.list = append(ws.list, wordDelta{text: w})
+			switch {
+			case len(ws.list) == smallCounts+1:
+				for j, d := range ws.list {
+					ws.at[d.text] = j
+				}
+			case len(ws.list) > smallCounts:
+				ws.at[w] = i
+			}
 		}
 		if head {
 			ws.list[i].head++
@@ -180,7 +225,7 @@ func fieldWords(ws *wordCounts, n *Node) {
 
 // nodeWords counts the words of the whole text of node n in slot si: its
 // fields and its ends.
-func (ix *searchIndex) nodeWords(g *Graph, ws *wordCounts, si int32, n *Node) {
+func nodeWords(g *Graph, ws *wordCounts, si int32, n *Node) {
 	fieldWords(ws, n)
 	eachEnd(g, si, func(e int32) { ws.add(g.ends[e].name, false) })
 }
@@ -234,17 +279,15 @@ func (ix *searchIndex) setNode(g *Graph, si int32, old, n *Node) {
 	case n != nil:
 		// A new node: its text is its fields and its ends, and it is no
 		// longer an end in the text of its neighbours.
-		ix.grow(len(g.ends))
-		ix.nodeWords(g, &ws, si, n)
+		nodeWords(g, &ws, si, n)
 		ix.apply(si, &ws, +1)
 		ix.count++
 		ix.neighbourEnds(g, si, -1)
 	default:
 		// A node gone: its text goes, and its name becomes an end in the
 		// text of its neighbours.
-		ix.nodeWords(g, &ws, si, old)
+		nodeWords(g, &ws, si, old)
 		ix.apply(si, &ws, -1)
-		ix.nodes[si] = nodeText{}
 		ix.count--
 		ix.neighbourEnds(g, si, +1)
 	}
@@ -287,87 +330,69 @@ func (ix *searchIndex) edgeChanged(g *Graph, from, to int32, added bool) {
 
 // apply adds sign × the counted words to the text of node slot si.
 func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
-	nt := &ix.nodes[si]
 	for _, d := range ws.list {
 		w, ok := ix.wordIx[d.text]
 		if !ok {
-			w = ix.newWord(d.text)
+			w = ix.addWord(d.text, true)
 		}
-		at, found := slices.BinarySearchFunc(nt.occ, w, func(o wordOcc, w int32) int { return int(o.word - w) })
+		lw := &ix.words[w]
+		at, found := slices.BinarySearchFunc(lw.posts, si, cmpPostingSlot)
+		tf := sign * (headWeight*d.head + d.body)
 		if !found {
 			// The node gains the word (sign is +1: a word it lacks is
 			// never taken away).
-			if !ix.holdsStem(nt, ix.words[w].stem) {
-				ix.stems[ix.words[w].stem].df++
+			if !ix.holdsStem(si, lw.stem) {
+				ix.stems[lw.stem].df++
 			}
-			nt.occ = slices.Insert(nt.occ, at, wordOcc{word: w})
-			ix.addPost(w, si)
+			lw.posts = slices.Insert(lw.posts, at, posting{si, tf})
+			lw.maxTF = max(lw.maxTF, tf)
+			continue
 		}
-		o := &nt.occ[at]
-		o.head += sign * d.head
-		o.body += sign * d.body
-		if tf := headWeight*o.head + o.body; tf > ix.words[w].maxTF {
-			ix.words[w].maxTF = tf
+		p := &lw.posts[at]
+		p.tf += tf
+		lw.maxTF = max(lw.maxTF, p.tf)
+		if p.tf > 0 {
+			continue
 		}
-		if o.head == 0 && o.body == 0 {
-			nt.occ = slices.Delete(nt.occ, at, at+1)
-			stem := ix.words[w].stem
-			if !ix.holdsStem(nt, stem) {
-				ix.stems[stem].df--
-			}
-			ix.removePost(w, si)
+		// The node holds the word no more (tf is 0 exactly when both of
+		// its counts are).
+		lw.posts = slices.Delete(lw.posts, at, at+1)
+		if !ix.holdsStem(si, lw.stem) {
+			ix.stems[lw.stem].df--
+		}
+		if len(lw.posts) == 0 {
+			ix.dropWord(w)
+		} else if cap(lw.posts) > 64 && len(lw.posts) < cap(lw.posts)/4 {
+			lw.posts = slices.Clone(lw.posts) // give back the room of a list that shrank
 		}
 	}
 }
 
-// holdsStem reports whether the node holds a word of stem s.
-func (ix *searchIndex) holdsStem(nt *nodeText, s int32) bool {
+func cmpPostingSlot(p posting, si int32) int { return int(p.slot - si) }
+
+// tf returns how many times node slot si counts word w; 0 if it does not
+// hold it.
+func (ix *searchIndex) tf(w, si int32) int32 {
+	posts := ix.words[w].posts
+	if i, ok := slices.BinarySearchFunc(posts, si, cmpPostingSlot); ok {
+		return posts[i].tf
+	}
+	return 0
+}
+
+// holdsStem reports whether node slot si holds a word of stem s.
+func (ix *searchIndex) holdsStem(si, s int32) bool {
 	for _, w := range ix.stems[s].words {
-		if _, ok := nt.find(w); ok {
+		if ix.tf(w, si) > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// find returns the counts of word w in the node.
-func (nt *nodeText) find(w int32) (wordOcc, bool) {
-	i, ok := slices.BinarySearchFunc(nt.occ, w, func(o wordOcc, w int32) int { return int(o.word - w) })
-	if !ok {
-		return wordOcc{}, false
-	}
-	return nt.occ[i], true
-}
-
-func (ix *searchIndex) addPost(w, si int32) {
-	p := ix.words[w].posts
-	if n := len(p); n == 0 || p[n-1] < si {
-		ix.words[w].posts = append(p, si) // the common case, and always when building
-		return
-	}
-	at, _ := slices.BinarySearch(p, si)
-	ix.words[w].posts = slices.Insert(p, at, si)
-}
-
-func (ix *searchIndex) removePost(w, si int32) {
-	p := ix.words[w].posts
-	at, ok := slices.BinarySearch(p, si)
-	if !ok {
-		return
-	}
-	p = slices.Delete(p, at, at+1)
-	if len(p) == 0 {
-		ix.dropWord(w)
-		return
-	}
-	if cap(p) > 64 && len(p) < cap(p)/4 {
-		p = slices.Clone(p) // give back the room of a list that shrank
-	}
-	ix.words[w].posts = p
-}
-
-// newWord adds text to the lexicon, with its stem and its trigrams.
-func (ix *searchIndex) newWord(text string) int32 {
+// addWord adds text to the lexicon with its stem, and with its trigrams
+// when grams is true (buildSearchIndex adds those last).
+func (ix *searchIndex) addWord(text string, grams bool) int32 {
 	var w int32
 	if n := len(ix.freeWords); n > 0 {
 		w = ix.freeWords[n-1]
@@ -392,8 +417,10 @@ func (ix *searchIndex) newWord(text string) int32 {
 	ix.stems[s].words = append(ix.stems[s].words, w)
 	ix.words[w] = lexWord{text: text, stem: s}
 	ix.wordIx[text] = w
-	for _, t := range sortedGrams(padWord(text)) {
-		ix.gramAdd(t, w)
+	if grams {
+		for _, t := range sortedGrams(padWord(text)) {
+			ix.gramAdd(t, w)
+		}
 	}
 	return w
 }

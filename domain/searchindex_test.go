@@ -229,11 +229,12 @@ func scratchNearest(lexicon []string, stemDF map[string]int, t string, max int) 
 }
 
 // searchIndexProblems compares the search index of g with one worked out
-// from scratch: each node slot holds the words of its text with their
-// counts, each word lists exactly the slots holding it and has its stem,
-// each stem lists its words and counts the nodes holding one, each word
-// is in the set of each trigram of its padded text and no other, and the
-// free numbers are free. It returns one line per problem.
+// from scratch: each word lists exactly the slots of the nodes holding it,
+// in order, each with how many times it counts it, and has its stem; each
+// stem lists its words and counts the nodes holding one; each word's bound
+// is at least its most counted; each word is in the set of each trigram of
+// its padded text and no other; and the free numbers are free. It returns
+// one line per problem.
 func searchIndexProblems(g *Graph) []string {
 	var probs []string
 	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
@@ -241,43 +242,22 @@ func searchIndexProblems(g *Graph) []string {
 	if ix == nil {
 		return []string{"the graph has no search index"}
 	}
-	posts := map[string][]int32{}
+	posts := map[string][]posting{}
 	stemNodes := map[string]map[int32]bool{}
 	count := 0
 	for si := range g.ends {
-		var got map[string][2]int32
-		if si < len(ix.nodes) && ix.nodes[si].occ != nil {
-			got = map[string][2]int32{}
-			for i, o := range ix.nodes[si].occ {
-				if i > 0 && ix.nodes[si].occ[i-1].word >= o.word {
-					bad("slot %d lists its words out of order", si)
-				}
-				got[ix.words[o.word].text] = [2]int32{o.head, o.body}
+		n := g.ends[si].node
+		if n == nil {
+			continue
+		}
+		count++
+		for w, c := range scratchWords(g, n) {
+			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
+			s := stemWord(w)
+			if stemNodes[s] == nil {
+				stemNodes[s] = map[int32]bool{}
 			}
-		}
-		var want map[string][2]int32
-		if n := g.ends[si].node; n != nil {
-			count++
-			want = scratchWords(g, n)
-			for w := range want {
-				posts[w] = append(posts[w], int32(si))
-				s := stemWord(w)
-				if stemNodes[s] == nil {
-					stemNodes[s] = map[int32]bool{}
-				}
-				stemNodes[s][int32(si)] = true
-			}
-		}
-		if len(want) == 0 {
-			want = nil
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			bad("slot %d (%q) words (-want +got):\n%s", si, g.ends[si].name, diff)
-		}
-	}
-	for si := len(g.ends); si < len(ix.nodes); si++ {
-		if ix.nodes[si].occ != nil {
-			bad("slot %d beyond the %d slots has words", si, len(g.ends))
+			stemNodes[s][int32(si)] = true
 		}
 	}
 	if ix.count != count {
@@ -287,7 +267,7 @@ func searchIndexProblems(g *Graph) []string {
 	for _, w := range ix.freeWords {
 		free[w] = true
 	}
-	gotPosts := map[string][]int32{}
+	gotPosts := map[string][]posting{}
 	for w, lw := range ix.words {
 		if lw.text == "" {
 			if !free[int32(w)] {
@@ -296,6 +276,11 @@ func searchIndexProblems(g *Graph) []string {
 			continue
 		}
 		gotPosts[lw.text] = lw.posts
+		for _, p := range lw.posts {
+			if p.tf > lw.maxTF {
+				bad("word %q: slot %d counts it %d times, above its bound %d", lw.text, p.slot, p.tf, lw.maxTF)
+			}
+		}
 		if ix.wordIx[lw.text] != int32(w) {
 			bad("word %q is number %d, its map says %d", lw.text, w, ix.wordIx[lw.text])
 		}
@@ -306,7 +291,7 @@ func searchIndexProblems(g *Graph) []string {
 	if len(ix.wordIx) != len(gotPosts) {
 		bad("the word map has %d entries for %d words", len(ix.wordIx), len(gotPosts))
 	}
-	if diff := cmp.Diff(posts, gotPosts); diff != "" {
+	if diff := cmp.Diff(posts, gotPosts, cmp.AllowUnexported(posting{})); diff != "" {
 		bad("postings (-want +got):\n%s", diff)
 	}
 	gotStems := map[string]int{}

@@ -334,49 +334,16 @@ func (pt *planTerm) addStem(graphs []*Graph, label, stem string, weight float64)
 	}
 }
 
-// termScore returns what term ti adds to the score of the node nt of graph
-// gi, and the clause that gave it (-1 for none). tf is scratch room, one
-// entry per clause.
-func (p *searchPlan) termScore(ti, gi int, nt *nodeText, tf []float64) (float64, int) {
+// termScore returns what term ti adds to the score of node slot si of
+// graph gi, whose index is ix, and the clause that gave it (-1 for none).
+// tf is scratch room, one entry per clause.
+func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float64) (float64, int) {
 	pt := &p.terms[ti]
-	ws := pt.words[gi]
-	if len(ws) == 0 {
-		return 0, -1
-	}
 	touched := false
-	count := func(o wordOcc, c int32) {
-		tf[c] += headWeight*float64(o.head) + float64(o.body)
-		touched = true
-	}
-	// Both lists are sorted by word: look the few up in the many, or
-	// merge two of a size.
-	switch occ := nt.occ; {
-	case 4*len(ws) <= len(occ):
-		for _, tw := range ws {
-			if o, ok := nt.find(tw.word); ok {
-				count(o, tw.clause)
-			}
-		}
-	case 4*len(occ) <= len(ws):
-		for _, o := range occ {
-			i, ok := slices.BinarySearchFunc(ws, o.word, func(tw termWord, w int32) int { return int(tw.word - w) })
-			for ok && i < len(ws) && ws[i].word == o.word {
-				count(o, ws[i].clause)
-				i++
-			}
-		}
-	default:
-		i, j := 0, 0
-		for i < len(ws) && j < len(occ) {
-			switch {
-			case ws[i].word < occ[j].word:
-				i++
-			case ws[i].word > occ[j].word:
-				j++
-			default:
-				count(occ[j], ws[i].clause)
-				i++ // a word may be in two clauses: the next entry of ws may match occ[j] too
-			}
+	for _, tw := range pt.words[gi] {
+		if n := ix.tf(tw.word, si); n > 0 {
+			tf[tw.clause] += float64(n)
+			touched = true
 		}
 	}
 	if !touched {

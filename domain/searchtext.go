@@ -35,7 +35,15 @@ func inWord(r rune) bool { return r == '\'' || unicode.IsLetter(r) || unicode.Is
 // trimToken trims from chunk, a run of text without white space, every
 // character at its ends that keptAtEnd refuses.
 func trimToken(chunk string) string {
+	if n := len(chunk); n > 0 && asciiKept(chunk[0]) && asciiKept(chunk[n-1]) {
+		return chunk // both ends kept: the common case
+	}
 	return strings.TrimFunc(chunk, func(r rune) bool { return !keptAtEnd(r) })
+}
+
+// asciiKept reports whether c is an ASCII letter, digit or '/'.
+func asciiKept(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/'
 }
 
 // lowerWord lower-cases s and writes the typographic apostrophe as "'".
@@ -48,19 +56,48 @@ func lowerWord(s string) string {
 }
 
 // eachChunk calls f with every run of s between white space, in order.
+// ASCII is read a byte at a time; other runes are decoded.
 func eachChunk(s string, f func(chunk string)) {
-	for len(s) > 0 {
-		i := strings.IndexFunc(s, unicode.IsSpace)
-		if i < 0 {
-			f(s)
-			return
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				if i > start {
+					f(s[start:i])
+				}
+				start = i + 1
+			}
+			i++
+			continue
 		}
-		if i > 0 {
-			f(s[:i])
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if i > start {
+				f(s[start:i])
+			}
+			start = i + n
 		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		s = s[i+n:]
+		i += n
 	}
+	if start < len(s) {
+		f(s[start:])
+	}
+}
+
+// asciiSpace marks the ASCII white space (unicode.IsSpace below 0x80).
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// plainWord reports whether tok is made of ASCII lower-case letters,
+// digits and apostrophes only: a word as it stands, with no parts, which
+// most words of most text are.
+func plainWord(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '\'') {
+			return false
+		}
+	}
+	return true
 }
 
 // searchTerms returns the terms of a query: its tokens, repeats dropped,
@@ -89,6 +126,10 @@ func appendWords(dst []string, text string) []string {
 	eachChunk(text, func(chunk string) {
 		tok := trimToken(chunk)
 		if tok == "" {
+			return
+		}
+		if plainWord(tok) {
+			dst = append(dst, tok)
 			return
 		}
 		lower := lowerWord(tok)
