@@ -143,7 +143,7 @@ func buildSearchIndex(g *Graph) *searchIndex {
 // index keys nothing by slot but its postings, which a slot leaves with
 // its node.
 func (ix *searchIndex) named(*Graph, int32) {}
-func (ix *searchIndex) release(int32)      {}
+func (ix *searchIndex) release(int32)       {}
 
 // wordCounts gathers the words of some text before they are applied to a
 // node: each word with its counts.
