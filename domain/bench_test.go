@@ -7,7 +7,7 @@ import (
 )
 
 // benchSizes are the graph sizes of docs/design/benchmarks.md#workload.
-var benchSizes = []int{10_000}
+var benchSizes = []int{1_000, 10_000, 100_000}
 
 // BenchmarkCompact measures one compaction run on the workload: every node
 // active, far over the default budget, grace 0, so the run scores the whole
