@@ -182,18 +182,6 @@ func (p *searchPlan) matched(gi int, ix *searchIndex, si int32, tf []float64) []
 	return out
 }
 
-// score returns the score of node slot si of graph gi: its terms' scores
-// added in query order, plus the bound of the query if its id is the whole
-// query.
-func (p *searchPlan) score(gi int, g *Graph, si int32, tf []float64) float64 {
-	s := 0.0
-	for ti := range p.terms {
-		v, _ := p.termScore(ti, gi, g.search, si, tf)
-		s += v
-	}
-	return p.withExactID(g, si, s)
-}
-
 // withExactID adds the query's bound to the score s of node slot si when
 // its id is the whole query.
 func (p *searchPlan) withExactID(g *Graph, si int32, s float64) float64 {
