@@ -143,7 +143,7 @@ func TestSearch(t *testing.T) {
 	e.do("GET", "/api/search?q=x&limit=many", nil).fails(t, http.StatusBadRequest, "invalid", "limit", "between 1 and 100")
 	e.do("GET", "/api/search?q="+strings.Repeat("q", 1001), nil).fails(t, http.StatusBadRequest, "invalid", "q", "1001 chars, limit 1000")
 	e.do("GET", "/api/search?q=x&level=project", nil).fails(t, http.StatusBadRequest, "invalid", "project_path", "session_id or project_path")
-	e.do("GET", "/api/search?q=%3F%21", nil).fails(t, http.StatusBadRequest, "invalid", "query", "no word to search for")
+	e.do("GET", "/api/search?q=%3F%21", nil).fails(t, http.StatusBadRequest, "invalid", "q", "no word to search for")
 }
 
 func TestSync(t *testing.T) {
