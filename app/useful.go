@@ -192,3 +192,25 @@ func dedupe(list []string) []string {
 	}
 	return out
 }
+
+// Summary is kg_useful's result line, "Marked useful: a, b (already marked:
+// c)" (docs/design/hooks.md#kg_useful); an id marked in both graphs is named
+// once.
+func (r UsefulResult) Summary() string {
+	names := func(ns []UsefulNode) string {
+		var ids []string
+		for _, n := range ns {
+			if !slices.Contains(ids, n.ID) {
+				ids = append(ids, n.ID)
+			}
+		}
+		return strings.Join(ids, ", ")
+	}
+	switch {
+	case len(r.Marked) == 0:
+		return "Nothing newly marked (already marked: " + names(r.Already) + ")"
+	case len(r.Already) == 0:
+		return "Marked useful: " + names(r.Marked)
+	}
+	return "Marked useful: " + names(r.Marked) + " (already marked: " + names(r.Already) + ")"
+}

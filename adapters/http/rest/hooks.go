@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
@@ -190,36 +189,5 @@ func (a *API) markUseful(w http.ResponseWriter, r *http.Request) {
 		Result        string `json:"result"`
 		Marked        []node `json:"marked"`
 		AlreadyMarked []node `json:"already_marked"`
-	}{UsefulText(res), list(res.Marked), list(res.Already)})
-}
-
-// UsefulText is kg_useful's result line: "Marked useful: a, b (already
-// marked: c)" (docs/design/hooks.md#kg_useful). An id marked in both graphs
-// is named once.
-func UsefulText(res app.UsefulResult) string {
-	names := func(ns []app.UsefulNode) string {
-		var ids []string
-		for _, n := range ns {
-			if !contains(ids, n.ID) {
-				ids = append(ids, n.ID)
-			}
-		}
-		return strings.Join(ids, ", ")
-	}
-	switch {
-	case len(res.Marked) == 0:
-		return "Nothing newly marked (already marked: " + names(res.Already) + ")"
-	case len(res.Already) == 0:
-		return "Marked useful: " + names(res.Marked)
-	}
-	return "Marked useful: " + names(res.Marked) + " (already marked: " + names(res.Already) + ")"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	}{res.Summary(), list(res.Marked), list(res.Already)})
 }
