@@ -46,7 +46,7 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
 	compact := req.Source == "compact"
-	if reused && !compact {
+	if reused && req.Source == "resume" {
 		hv, _ := s.sessions.hookView(sess.ID)
 		if hv.FullReadDone {
 			res.Context = continuityNote(sess.ID)

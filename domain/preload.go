@@ -61,6 +61,7 @@ type preloadItem struct {
 // score (BuildPreload). It costs the O(n log n) of Ranks.
 func PreloadOrder(g *Graph, now Micros, p Policy) []*Node {
 	items := preloadItems(g, 0, now, p)
+	slices.SortFunc(items, cmpPreload)
 	out := make([]*Node, len(items))
 	for i, it := range items {
 		out[i] = it.n
@@ -82,7 +83,6 @@ func preloadItems(g *Graph, gi int, now Micros, p Policy) []preloadItem {
 			items = append(items, preloadItem{g: gi, n: n, score: r.Score, recency: r.Recency})
 		}
 	}
-	slices.SortStableFunc(items, cmpPreload)
 	return items
 }
 
@@ -100,6 +100,9 @@ func cmpPreload(a, b preloadItem) int {
 	}
 	return strings.Compare(a.n.ID, b.n.ID)
 }
+
+// minNodeLine is the shortest node line: "  a: b\n".
+const minNodeLine = 7
 
 // preloadSection is what one graph's section shows.
 type preloadSection struct {
@@ -133,7 +136,9 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) Prelo
 		secs[i] = preloadSection{title: preloadTitle(g.Key().Level, pg.Name, st), ids: map[string]struct{}{}}
 		items = append(items, preloadItems(g, i, now, p)...)
 	}
-	slices.SortStableFunc(items, cmpPreload)
+	// cmpPreload is a total order (it ends with the graph and the id), so
+	// an unstable sort gives the one order.
+	slices.SortFunc(items, cmpPreload)
 
 	// What is always written: each graph's title, its ACTIVE line, and
 	// the line of what was left out (as long as it can be).
@@ -143,8 +148,20 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) Prelo
 			left -= runes(s.title) + runes("ACTIVE:\n")
 		}
 	}
-	for _, it := range items {
+	for i, it := range items {
+		if left < minNodeLine {
+			// Nothing more fits: the rest is counted, not measured.
+			out.Left += len(items) - i
+			break
+		}
 		out.work++
+		// A code point is 1 to 4 bytes: a line whose bytes / 4 are over
+		// what is left cannot fit, and needs no counting (once the budget
+		// is nearly spent, that is almost every line).
+		if bytes := len(it.n.ID) + len(it.n.Gist); bytes/4+5 > left {
+			out.Left++
+			continue
+		}
 		cost := 2 + runes(it.n.ID) + 2 + runes(it.n.Gist) + 1
 		if cost > left {
 			out.Left++
