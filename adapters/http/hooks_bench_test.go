@@ -126,4 +126,3 @@ func BenchmarkHookRoutesHTTP(b *testing.B) {
 		})
 	})
 }
-
