@@ -58,7 +58,8 @@ func hookGraph(key domain.GraphKey, n int, words []string, now domain.Micros, se
 
 // hookBench is a service on the memory store whose user graph and project
 // graph hold 10,000 active nodes each, with a budget that keeps them all
-// active (benchmarks.md: hook routes at 10,000 active nodes per graph).
+// active (docs/design/benchmarks.md#targets: hook routes at 10,000 active nodes
+// per graph).
 func hookBench(b *testing.B, nodes int) (*Service, []string) {
 	b.Helper()
 	ctx := context.Background()
