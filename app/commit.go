@@ -168,13 +168,15 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		close(op.done)
 	}
 	for _, op := range batch {
-		if op.err == nil {
+		if op.err == nil && len(op.events) > 0 {
 			for _, ev := range op.events {
 				if ev.Compaction != nil {
 					st.metrics.NodesMoved(*ev.Compaction)
 				}
-				st.events.Publish(ev)
 			}
+			// One write's events together, so that a subscriber with no
+			// room for them all is told to re-read instead of dropped.
+			st.events.Publish(op.events...)
 		}
 	}
 }

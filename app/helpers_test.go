@@ -37,10 +37,10 @@ type recorder struct {
 	evs []ports.Event
 }
 
-func (r *recorder) Publish(ev ports.Event) {
+func (r *recorder) Publish(evs ...ports.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
+	r.evs = append(r.evs, evs...)
 }
 
 // ofType returns the events of type typ, in publication order.

@@ -10,6 +10,10 @@ const (
 	EventEdgeDeleted  = "edge_deleted"
 	EventNodeRecalled = "node_recalled"
 	EventCompacted    = "compacted"
+	// EventGraphReplaced stands for the events of one write that a
+	// subscriber has no room for (a large import): its graph changed too
+	// much to be told item by item, so the subscriber re-reads it.
+	EventGraphReplaced = "graph_replaced"
 )
 
 // Event is one committed change, published after it is durable.
@@ -27,10 +31,14 @@ type Event struct {
 	EdgesDeleted int             // node_deleted
 	Rescued      []string        // node_recalled
 	Compaction   *domain.Moves   // compacted
+	Replaced     int             // graph_replaced: how many events it stands for
 }
 
-// Events receives committed changes. Publish must never block a write: a
-// slow subscriber is dropped rather than waited for.
+// Events receives committed changes. Publish is given the events of one
+// write, in order, all of one graph; it must never block the write: a
+// subscriber with no room for them gets one EventGraphReplaced instead
+// (docs/design/sync.md#live-events), and one with no room even for that is
+// dropped rather than waited for.
 type Events interface {
-	Publish(ev Event)
+	Publish(evs ...Event)
 }

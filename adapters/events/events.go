@@ -2,14 +2,18 @@
 // changes are fanned out to subscribers (the WebSocket, later) over one
 // buffered channel each.
 //
-// Publish never blocks a write. A subscriber whose channel is full — it has
-// fallen Backlog events behind — is dropped instead of waited for: its channel
-// is closed and Err reports ErrSlow, so its owner can close the socket (code
-// 1008) and let the client reconnect and re-read
-// (docs/design/sync.md#live-events).
+// Publish never blocks a write. The events of one write that a subscriber
+// has no room for — more than Backlog of them, as a large import makes, or
+// fewer when it is already behind — are replaced by one graph_replaced
+// event, which tells the client to re-read the graph. A subscriber whose
+// channel is full — it has fallen Backlog events behind — is dropped
+// instead of waited for: its channel is closed and Err reports ErrSlow, so
+// its owner can close the socket (code 1008) and let the client reconnect
+// and re-read (docs/design/sync.md#live-events).
 package events
 
 import (
+	"context"
 	"errors"
 	"sync"
 
@@ -36,11 +40,17 @@ type Hub struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	closed bool
+	// held counts the subscriptions their owners have not closed yet,
+	// dropped or not; idle is closed whenever held is 0.
+	held int
+	idle chan struct{}
 }
 
 // New returns a hub with no subscribers.
 func New() *Hub {
-	return &Hub{subs: make(map[*Subscription]struct{})}
+	idle := make(chan struct{})
+	close(idle)
+	return &Hub{subs: make(map[*Subscription]struct{}), idle: idle}
 }
 
 // Subscription is one subscriber's stream of events.
@@ -49,6 +59,7 @@ type Subscription struct {
 	filter func(ports.Event) bool
 	c      chan ports.Event
 	err    error // set under hub.mu when c is closed; nil while open
+	held   bool  // counted in hub.held until its owner's Close
 }
 
 // Subscribe registers a subscriber. filter chooses the events it wants
@@ -65,26 +76,60 @@ func (h *Hub) Subscribe(filter func(ports.Event) bool) *Subscription {
 		return s
 	}
 	h.subs[s] = struct{}{}
+	s.held = true
+	if h.held == 0 {
+		h.idle = make(chan struct{})
+	}
+	h.held++
 	return s
 }
 
-// Publish hands ev to every subscriber that wants it, without blocking: a
-// subscriber with no room left is dropped. Events pass by value, but their
+// Publish hands the events of one write (in order, all of one graph) to
+// every subscriber that wants them, without blocking. A subscriber with no
+// room for all it wants of them gets one graph_replaced event in their
+// place, which tells it to re-read the graph (a large import does this); one
+// with no room even for that is dropped. Events pass by value, but their
 // pointer fields are shared by all subscribers, who must not modify them.
-func (h *Hub) Publish(ev ports.Event) {
+func (h *Hub) Publish(evs ...ports.Event) {
+	if len(evs) == 0 {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var wanted []ports.Event // reused across subscribers
 	for s := range h.subs {
-		if s.filter != nil && !s.filter(ev) {
-			continue
+		wanted = wanted[:0]
+		for _, ev := range evs {
+			if s.filter == nil || s.filter(ev) {
+				wanted = append(wanted, ev)
+			}
 		}
-		select {
-		case s.c <- ev:
+		room := cap(s.c) - len(s.c) // only sends change len, and they hold h.mu
+		switch {
+		case len(wanted) == 0:
+		case len(wanted) <= room:
+			for _, ev := range wanted {
+				s.c <- ev
+			}
+		case room > 0 && len(wanted) > 1:
+			s.c <- replaced(wanted)
 		default:
 			delete(h.subs, s)
 			s.end(ErrSlow)
 		}
 	}
+}
+
+// replaced is the graph_replaced event that stands for evs: of their graph,
+// at the last one's seq, by their session.
+func replaced(evs []ports.Event) ports.Event {
+	last := evs[len(evs)-1]
+	ev := ports.Event{Type: ports.EventGraphReplaced, Level: last.Level, Project: last.Project,
+		SourceSession: last.SourceSession, Replaced: len(evs)}
+	for _, e := range evs {
+		ev.Seq = max(ev.Seq, e.Seq)
+	}
+	return ev
 }
 
 // Len returns the number of live subscribers (for metrics and tests).
@@ -95,7 +140,8 @@ func (h *Hub) Len() int {
 }
 
 // Close ends every subscription with ErrClosed and makes later Publish
-// calls no-ops. It is called at shutdown, after the last write.
+// calls no-ops. It is called at shutdown, after the last write; Drain then
+// waits for the owners to finish.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -137,10 +183,37 @@ func (s *Subscription) Err() error {
 var errUnsubscribed = errors.New("events: unsubscribed")
 
 // Close ends the subscription. It is safe to call more than once and after
-// the subscription was dropped.
+// the subscription was dropped. Its owner calls it once it is done with the
+// subscription (a socket has sent its last frame), which is what Drain
+// waits for.
 func (s *Subscription) Close() {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	delete(s.hub.subs, s)
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, s)
 	s.end(errUnsubscribed)
+	if s.held {
+		s.held = false
+		if h.held--; h.held == 0 {
+			close(h.idle)
+		}
+	}
+}
+
+// Drain waits until the owner of every subscription has closed it — at
+// shutdown, after Close, until each socket has told its client that the
+// server is stopping — or until ctx ends. It returns how many were still
+// open then.
+func (h *Hub) Drain(ctx context.Context) int {
+	h.mu.Lock()
+	idle := h.idle
+	h.mu.Unlock()
+	select {
+	case <-idle:
+		return 0
+	case <-ctx.Done():
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.held
+	}
 }

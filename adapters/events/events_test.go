@@ -1,9 +1,12 @@
 package events_test
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/domain"
@@ -167,4 +170,111 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	h.Close()
+}
+
+// batch returns the events of one write: n puts of one graph, from seq.
+func batch(from uint64, n int) []ports.Event {
+	evs := make([]ports.Event, n)
+	for i := range evs {
+		evs[i] = ports.Event{Type: ports.EventNodeUpdated, Level: domain.LevelProject, Project: "/p",
+			Seq: from + uint64(i), SourceSession: "S"}
+	}
+	return evs
+}
+
+// The events of one write that a subscriber has no room for come as one
+// graph_replaced event (re-read), not as a drop: an import larger than the
+// backlog, or a write reaching a subscriber already behind.
+func TestWriteWithoutRoomIsOneGraphReplaced(t *testing.T) {
+	h := events.New()
+	big := h.Subscribe(nil)
+	behind := h.Subscribe(nil)
+	own := h.Subscribe(func(e ports.Event) bool { return e.SourceSession != "S" })
+	h.Publish(batch(1, events.Backlog-1)...) // fits everyone, leaves one slot for behind
+	if got := len(drain1(big, events.Backlog-1)); got != events.Backlog-1 {
+		t.Fatalf("big got %d events", got)
+	}
+
+	h.Publish(batch(events.Backlog, 2*events.Backlog)...) // an import larger than the backlog
+	for name, s := range map[string]*events.Subscription{"big": big, "behind": behind} {
+		if s.Err() != nil {
+			t.Fatalf("%s dropped: %v", name, s.Err())
+		}
+	}
+	ev := <-big.Events()
+	want := ports.Event{Type: ports.EventGraphReplaced, Level: domain.LevelProject, Project: "/p",
+		Seq: 3*events.Backlog - 1, SourceSession: "S", Replaced: 2 * events.Backlog}
+	if !reflect.DeepEqual(ev, want) {
+		t.Errorf("big got %+v, want %+v", ev, want)
+	}
+	// A subscriber that wants none of them hears nothing.
+	select {
+	case e := <-own.Events():
+		t.Errorf("own got %+v", e)
+	default:
+	}
+
+	// behind had one slot left, taken by the replacement: with no room at
+	// all, the next write drops it.
+	h.Publish(batch(4*events.Backlog, 3)...)
+	if !errors.Is(behind.Err(), events.ErrSlow) {
+		t.Errorf("behind, full, Err = %v, want ErrSlow", behind.Err())
+	}
+	got := drain1(behind, events.Backlog+1)
+	if len(got) != events.Backlog || got[events.Backlog-1].Type != ports.EventGraphReplaced || got[events.Backlog-2].Seq != events.Backlog-1 {
+		t.Errorf("behind got %d events, last %+v", len(got), got[len(got)-1])
+	}
+	// Writes that fit come item by item.
+	if got := drain1(big, 4); len(got) != 3 || got[0].Seq != 4*events.Backlog || got[2].Type != ports.EventNodeUpdated {
+		t.Errorf("big after the replacement got %+v", got)
+	}
+	for _, s := range []*events.Subscription{big, behind, own} {
+		s.Close()
+	}
+}
+
+// drain1 reads n events that must already be there.
+func drain1(s *events.Subscription, n int) []ports.Event {
+	var got []ports.Event
+	for range n {
+		select {
+		case e, ok := <-s.Events():
+			if !ok {
+				return got
+			}
+			got = append(got, e)
+		default:
+			return got
+		}
+	}
+	return got
+}
+
+// Drain waits for every owner to let go of its subscription after Close:
+// the sockets say goodbye before the server exits.
+func TestDrainWaitsForOwners(t *testing.T) {
+	h := events.New()
+	if n := h.Drain(context.Background()); n != 0 {
+		t.Fatalf("Drain with no subscriber = %d", n)
+	}
+	a, b := h.Subscribe(nil), h.Subscribe(nil)
+	h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if n := h.Drain(ctx); n != 2 {
+		t.Fatalf("Drain before the owners let go = %d, want 2", n)
+	}
+	a.Close()
+	a.Close() // twice counts once
+	done := make(chan int)
+	go func() { done <- h.Drain(context.Background()) }()
+	select {
+	case n := <-done:
+		t.Fatalf("Drain returned %d while b is held", n)
+	case <-time.After(20 * time.Millisecond):
+	}
+	b.Close()
+	if n := <-done; n != 0 {
+		t.Errorf("Drain = %d, want 0", n)
+	}
 }

@@ -31,7 +31,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // nopEvents drops every event: these tests watch results, not events.
 type nopEvents struct{}
 
-func (nopEvents) Publish(ports.Event) {}
+func (nopEvents) Publish(...ports.Event) {}
 
 // env is a real app on the memory adapter behind a real MCP server on :0.
 type env struct {

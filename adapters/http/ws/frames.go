@@ -52,6 +52,13 @@ type compactedFrame struct {
 	Deleted  []string `json:"deleted"` // pruned: orphaned longer than the orphan grace
 }
 
+// replacedFrame stands for the events of one write the socket had no room
+// for (a large import): the client re-reads the graph.
+type replacedFrame struct {
+	base
+	Changes int `json:"changes"` // how many events it stands for
+}
+
 // connectedFrame is the first frame of every socket.
 type connectedFrame struct {
 	Type      string  `json:"type"`
@@ -86,6 +93,8 @@ func frameOf(ev ports.Event) any {
 		if m := ev.Compaction; m != nil {
 			return compactedFrame{b, nonNil(m.Archived), nonNil(m.Restored), nonNil(m.Orphaned), nonNil(m.Pruned)}
 		}
+	case ports.EventGraphReplaced:
+		return replacedFrame{b, ev.Replaced}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -399,4 +401,70 @@ func TestClientMessageOverTheLimitClosesWith1009(t *testing.T) {
 		t.Fatalf("after a 1025-byte message: %v (close code %d), want 1009", err, code)
 	}
 	waitFor(t, "its slot is freed", func() bool { return e.hub.Len() == 0 })
+}
+
+// ?scope=all hears every graph's events (but its own session's), for a page
+// that lists what changed anywhere; it names no project of its own.
+func TestScopeAll(t *testing.T) {
+	e := newEnv(t)
+	s1 := e.session(e.p1)
+	all := e.dial("scope=all")
+	allButS1 := e.dial("scope=all&session_id=" + s1)
+	e.put("project", s1, "", "p1-by-s1")
+	e.put("project", "", e.p2, "p2-by-rest")
+	e.put("user", s1, "", "user-by-s1")
+	e.put("user", "", "", "marker-user")
+	e.put("project", "", e.p1, "marker-p1")
+	e.put("project", "", e.p2, "marker-p2")
+	for name, tc := range map[string]struct {
+		s    *socket
+		want []string
+	}{
+		"every graph":               {all, []string{"node_updated:p1-by-s1", "node_updated:p2-by-rest", "node_updated:user-by-s1"}},
+		"every graph but its own's": {allButS1, []string{"node_updated:p2-by-rest"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := tc.s.until("marker-user", "marker-p1", "marker-p2")
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("frames besides the markers = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	for q, detail := range map[string]string{
+		"scope=all&project_path=" + e.p1: "drop project_path",
+		"scope=every":                    `"every" is not a scope`,
+	} {
+		_, resp, err := e.dialRaw(q)
+		if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("dial %s = %v, %+v; want 400", q, err, resp)
+		}
+		var body map[string]any
+		if err := jsonDecode(resp, &body); err != nil || body["field"] != "scope" || !strings.Contains(body["detail"].(string), detail) {
+			t.Errorf("dial %s: body = %v (%v)", q, body, err)
+		}
+	}
+}
+
+// An import larger than a socket's backlog reaches it as one graph_replaced
+// frame ("re-read"), and the socket stays open for the writes after it.
+func TestLargeImportIsOneGraphReplacedFrame(t *testing.T) {
+	e := newEnv(t, func(s *setup) { s.app.Policy.MaxTokens = 1_000_000 })
+	s := e.dial("project_path=" + e.p1)
+	nodes := make([]map[string]any, events.Backlog+10)
+	for i := range nodes {
+		nodes[i] = map[string]any{"id": fmt.Sprintf("n%03d", i), "gist": "imported"}
+	}
+	doc := map[string]any{"format": "kg-graph", "version": 1, "level": "project", "nodes": nodes}
+	e.call("POST", "/api/import?mode=merge&level=project&project_path="+url.QueryEscape(e.p1), doc, 200)
+	f := s.next()
+	if f["type"] != "graph_replaced" || f["level"] != "project" || f["project"] != e.p1 ||
+		f["changes"] != float64(len(nodes)) || f["seq"] == 0.0 || f["source_session"] != nil {
+		t.Fatalf("frame after the import = %v, want one graph_replaced standing for %d changes", f, len(nodes))
+	}
+	e.put("project", "", e.p1, "after")
+	if got := frameName(s.next()); got != "node_updated:after" {
+		t.Errorf("the frame after = %s, want node_updated:after", got)
+	}
 }
