@@ -21,8 +21,9 @@ type hitJSON struct {
 	Score   float64  `json:"score"` // reciprocal-rank-fusion score, 4 decimals
 }
 
-// search serves GET /api/search?q&session_id&project_path&level&limit: the
-// hits of kg_search. It has no side effects.
+// search serves GET /api/search?q&session_id&project_path&level&limit&scope:
+// the hits of kg_search; scope=all searches the user graph and every project.
+// It has no side effects.
 func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := app.SearchRequest{Query: q.Get("q"), SessionID: q.Get("session_id"), ProjectPath: q.Get("project_path"),
@@ -34,6 +35,14 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		req.Limit = n
+	}
+	switch sc := q.Get("scope"); sc {
+	case "":
+	case "all":
+		req.All = true
+	default:
+		a.fail(w, r, domain.Invalidf("scope", "%q is not a scope; the one scope is all (the user graph and every project)", sc))
+		return
 	}
 	if req.Query == "" {
 		a.fail(w, r, domain.Invalidf("q", "required: the words to search for"))

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// A search over every graph (the web page's one box) looks in the user
+// graph and in every stored project, loading those not loaded, and each hit
+// names its graph.
+func TestSearchEveryGraph(t *testing.T) {
+	e := newEnv(t)
+	a := e.session(projA)
+	b := e.session(projB)
+	e.put(user(a), "u-cache", "cache in the user graph")
+	e.put(project(a), "a-cache", "cache in project a")
+	e.put(project(b), "b-cache", "cache in project b")
+	e.put(project(b), "b-other", "unrelated")
+	e.restart() // nothing but the user graph loaded
+
+	hs, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "search of every graph", hitIDs(hs.Hits),
+		[]string{"project:" + projA + ":a-cache", "project:" + projB + ":b-cache", "user::u-cache"})
+	if len(hs.Unavailable) != 0 {
+		t.Errorf("unavailable = %v", hs.Unavailable)
+	}
+	// Without All, only the loaded graphs, which now include both projects.
+	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs.Hits) != 3 {
+		t.Errorf("after the search of every graph, the loaded graphs give %v", hitIDs(hs.Hits))
+	}
+}
+
+func TestSearchEveryGraphNamesNoGraph(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(projA)
+	for name, req := range map[string]SearchRequest{
+		"level":   {Query: "x", All: true, Level: domain.LevelUser},
+		"session": {Query: "x", All: true, SessionID: sid},
+		"project": {Query: "x", All: true, ProjectPath: projA},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := e.svc.Search(e.ctx, req)
+			wantKind(t, err, domain.KindInvalid, "scope")
+		})
+	}
+}
