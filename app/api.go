@@ -178,4 +178,9 @@ type ProjectInfo struct {
 	ProjectPath string
 	Stats       domain.Stats
 	LastChange  domain.Micros
+	// Estimate is the token estimate of the graph's full read, against
+	// the budget MaxTokens and the target a run brings it down to
+	// (docs/design/compaction.md#token-estimate-of-a-graph); zero when
+	// the graph could not be read.
+	Estimate, MaxTokens, TargetTokens int
 }
