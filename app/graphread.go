@@ -16,7 +16,7 @@ type GraphContents struct {
 	Stats      domain.Stats
 	Estimate   int // token estimate of the full read
 	MaxTokens  int
-	Target     int // the estimate a compaction run brings the graph down to
+	Target     int    // the estimate a compaction run brings the graph down to
 	Seq        uint64 // the last seq handed out
 	DurableSeq uint64 // the highest seq known to be on disk
 	// Unavailable is set, and the rest empty but for Key, when the graph
