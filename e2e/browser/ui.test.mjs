@@ -552,7 +552,7 @@ describe('kg web page', () => {
     const { session_id: sid } = await mcp(kg.url, 'kg_read', { cwd: project });
     await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'from-an-agent', gist: 'written through MCP' });
     await listItem(page, 'from-an-agent').waitFor({ timeout: 10_000 });
-    await page.waitForFunction(() => document.querySelector('svg.pic').kgPicture.snapshot().vertices.some((v) => v.id === 'from-an-agent' && v.drawn));
+    await page.waitForFunction(() => document.querySelector('svg.pic').kgPicture.isDrawn('from-an-agent'));
     assert.equal(await page.evaluate(() => window.kgNoReload), true, 'the page was not reloaded');
 
     await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Home' }).click();

@@ -96,7 +96,7 @@ export function App() {
   const generation = useRef(0);
   const reading = useRef(null); // events of the graph being read, applied once it is
   const focusAfterLoad = useRef(initial.node);
-  const picture = useRef(null);
+  const picture = useRef(null); // the picture's handle (GraphView): applyNow
 
   // ---- the latest changes ------------------------------------------------
   const liveSource = useMemo(() => new LiveEvents(), []);
@@ -120,7 +120,9 @@ export function App() {
     setDrawn({ version: storeRef.current.version });
   }, []);
   const queuePatch = useCallback((from, p) => {
-    patchLog.current.entries.push({ from, to: storeRef.current.version, patch: p });
+    const to = storeRef.current.version;
+    patchLog.current.entries.push({ from, to, patch: p });
+    picture.current?.applyNow(storeRef.current, from, to, p); // at once, not after a render
     if (!flushTimer.current) flushTimer.current = setTimeout(publish, 0);
   }, [publish]);
   /** Applies one event to the graph on screen; true when it changed it. */
@@ -384,7 +386,6 @@ export function App() {
   const hitsHere = useMemo(() => (search
     ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
     : null), [search, key]);
-  const ids = useMemo(() => [...store.nodes.keys()].sort(), [store, drawn.version]); // eslint-disable-line react-hooks/exhaustive-deps
   const rankData = plan?.key === key ? plan.data : null;
 
   return (
@@ -477,7 +478,7 @@ export function App() {
         <NodeForm node={dialog.node} getCurrent={(id) => storeRef.current.nodes.get(id) ?? null}
           onSave={saveNode(dialog.node)} onOpen={(id) => select(id)} onClose={() => setDialog(null)} />
       )}
-      {dialog?.kind === 'edge' && <EdgeForm edge={dialog.edge} from={dialog.from} ids={ids} onSave={saveEdge(dialog.edge)} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'edge' && <EdgeForm edge={dialog.edge} from={dialog.from} ids={[...store.nodes.keys()].sort()} onSave={saveEdge(dialog.edge)} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'delete-node' && (
         <Confirm title={`Delete node ${dialog.node.id}?`} action="Delete node" id={dialog.node.id}
           message={`This deletes ${dialog.node.id} and every edge of this graph that touches it. It cannot be undone here.`}

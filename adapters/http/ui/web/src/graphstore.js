@@ -47,6 +47,9 @@ export class GraphStore {
     this.meta = {};
     this.base = 0; // the read's durable seq: events at or below it are in the read
     this.version = 0;
+    // shape counts the changes that add or remove a node or change its
+    // tier: what the sorted node list depends on.
+    this.shape = 0;
     this.loaded = false;
   }
 
@@ -60,6 +63,7 @@ export class GraphStore {
     this.base = Math.max(this.meta.durable_seq ?? 0, this.meta.seq ?? 0) || 0;
     this.loaded = true;
     this.version++;
+    this.shape++;
   }
 
   /** Whether an event of /ws is about this graph. */
@@ -104,6 +108,7 @@ export class GraphStore {
     // nothing to do.
     if (cur && typeof cur.seq === 'number' && cur.seq === n.seq && cur.version === n.version && cur.tier === n.tier) return;
     const had = !!cur;
+    if (!had || cur.tier !== n.tier) this.shape++;
     this.nodes.set(n.id, n);
     (had ? patch.nodesChanged : patch.nodesAdded).push(n.id);
     // An edge's shown flag follows its ends' tiers.
@@ -127,6 +132,7 @@ export class GraphStore {
 
   removeNode(id, patch) {
     if (!this.nodes.delete(id)) return;
+    this.shape++;
     patch.nodesRemoved.push(id);
     for (const e of this.edgesOf(id)) {
       const k = edgeKey(e);

@@ -24,20 +24,37 @@ export function GraphView({ store, version, log, selected, focusKey, hits, label
   const onSelectRef = useRef(onSelect);
   onSelectRef.current = onSelect;
 
+  // What the picture shows: which graph, which read of it (the log's
+  // generation), at which version of the store.
+  const drawn = useRef({ key: null, store: null, gen: -1, version: -1 });
   useEffect(() => {
     const p = new Picture(host.current, {
       onSelect: (id) => onSelectRef.current(id),
-      onState: (s) => setState((o) => ({ ...o, ...s })),
+      // Only a change re-renders the tools.
+      onState: (s) => setState((o) => (Object.keys(s).every((k) => o[k] === s[k]) ? o : { ...o, ...s })),
     });
     pic.current = p;
-    if (pictureRef) pictureRef.current = p;
-    return () => { p.destroy(); pic.current = null; };
+    // The page hands each change here as it applies it, so the picture does
+    // not wait for a render: from and to are the store's versions before
+    // and after. A change the picture is not in step for waits for the
+    // effect below, which catches up from the log.
+    if (pictureRef) {
+      pictureRef.current = {
+        picture: p,
+        applyNow(st, from, to, patch) {
+          const d = drawn.current;
+          if (d.store !== st || d.version !== from || d.gen !== log.current.gen) return;
+          p.applyPatch(st, patch);
+          drawn.current = { ...d, version: to };
+        },
+      };
+    }
+    return () => { p.destroy(); pic.current = null; if (pictureRef) pictureRef.current = null; };
   }, []); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The patches logged since the last drawing are applied in place; another
   // graph or a new read draws the graph whole, keeping the positions of
   // what stays.
-  const drawn = useRef({ key: null, store: null, gen: -1, version: -1 });
   useEffect(() => {
     const p = pic.current;
     if (!p || !store?.loaded) return;
@@ -46,10 +63,10 @@ export function GraphView({ store, version, log, selected, focusKey, hits, label
     const fresh = d.key !== resetKey;
     if (fresh || d.store !== store || d.gen !== L.gen) {
       p.setGraph(store, { resetView: fresh });
-    } else {
+    } else if (d.version !== store.version) {
       const mine = L.entries.filter((e) => e.from >= d.version);
       if (mine.length && mine[0].from === d.version) p.applyPatch(store, mergePatches(mine.map((e) => e.patch)));
-      else if (d.version !== store.version) p.setGraph(store);
+      else p.setGraph(store);
     }
     L.entries = [];
     drawn.current = { key: resetKey, store, gen: L.gen, version: store.version };

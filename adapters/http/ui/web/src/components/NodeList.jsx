@@ -58,9 +58,12 @@ export function NodeList({ store, version, scope, selected, onSelect }) {
     return () => clearTimeout(t);
   }, [f, key]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const all = useMemo(() => store.nodeList().sort(byTierThenId), [store, version]); // eslint-disable-line react-hooks/exhaustive-deps
+  // The order of the nodes changes only when one comes, goes or changes
+  // tier (store.shape); a change of content takes the new node by id.
+  const order = useMemo(() => store.nodeList().sort(byTierThenId).map((n) => n.id), [store, store.shape]); // eslint-disable-line react-hooks/exhaustive-deps
   const shown = useMemo(() => {
-    if (!f) return all;
+    if (!f) return null;
+    const all = order.map((id) => store.nodes.get(id));
     const low = f.toLowerCase();
     const seen = new Set();
     const out = [];
@@ -75,14 +78,15 @@ export function NodeList({ store, version, scope, selected, onSelect }) {
       if (n.id.toLowerCase().includes(low) || (n.gist ?? '').toLowerCase().includes(low)) out.push(n);
     }
     return out;
-  }, [all, f, ranked]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [order, version, f, ranked]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const page = shown.slice(0, limit);
+  const total = shown ? shown.length : order.length;
+  const page = shown ? shown.slice(0, limit) : order.slice(0, limit).map((id) => store.nodes.get(id)).filter(Boolean);
   return (
     <section class="list" aria-labelledby="list-title">
       <div class="list-head">
         <h2 id="list-title">Nodes</h2>
-        <span class="count" data-testid="list-count">{f ? `${shown.length} of ${all.length}` : all.length}</span>
+        <span class="count" data-testid="list-count">{f ? `${total} of ${order.length}` : order.length}</span>
       </div>
       <label class="filter">
         <span>Filter the list</span>
@@ -92,12 +96,12 @@ export function NodeList({ store, version, scope, selected, onSelect }) {
       <ul class="nodes" aria-label="Nodes of this graph">
         {page.map((n) => <Row key={n.id} node={n} selected={n.id === selected} onSelect={onSelect} />)}
       </ul>
-      {shown.length > page.length && (
+      {total > page.length && (
         <button type="button" class="more" onClick={() => setLimit((l) => l + PAGE * 4)}>
-          Show {Math.min(PAGE * 4, shown.length - page.length)} more of {shown.length - page.length}
+          Show {Math.min(PAGE * 4, total - page.length)} more of {total - page.length}
         </button>
       )}
-      {all.length === 0 && <p class="empty">This graph has no nodes yet. Create one with “New node”.</p>}
+      {order.length === 0 && <p class="empty">This graph has no nodes yet. Create one with “New node”.</p>}
     </section>
   );
 }

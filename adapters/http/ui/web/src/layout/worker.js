@@ -9,9 +9,9 @@ import { Sim } from './sim.js';
 
 const CHUNK_MS = 30;
 // Positions are posted when the layout is at rest, and meanwhile at most
-// this often: each post costs the page a redraw, which at 3,000 nodes is
-// most of the work.
-const POST_EVERY_MS = 600;
+// every so often: each post costs the page a redraw of everything, which
+// at 3,000 nodes is most of the work, so a bigger graph is posted less.
+const postEvery = () => 300 + sim.nodes.length / 5;
 const sim = new Sim();
 let gen = 0;
 let orderSent = false;
@@ -34,7 +34,7 @@ function run() {
   do {
     settled = sim.step(5);
   } while (!settled && performance.now() - t0 < CHUNK_MS);
-  if (settled || performance.now() - posted >= POST_EVERY_MS) post(settled);
+  if (settled || performance.now() - posted >= postEvery()) post(settled);
   if (!settled) timer = setTimeout(run, 0);
 }
 

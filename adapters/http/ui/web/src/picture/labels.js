@@ -23,10 +23,11 @@ export function labelText(id) {
  *   in priority order; sx, sy the vertex's centre on screen, r its radius
  *   on screen, w the label's width; must: placed even if it overlaps
  * @param {{width: number, height: number, max: number}} view
+ * @param {Map<string, object>} [stay] labels placed before that stay where they are
  * @returns {Map<string, {x: number, y: number, w: number, h: number, side: 'right'|'left'|'above'|'below'}>}
  *   each placed label's box on screen (x, y its top left)
  */
-export function placeLabels(candidates, view) {
+export function placeLabels(candidates, view, stay = null) {
   const cell = 64;
   const grid = new Map();
   const placed = new Map();
@@ -55,6 +56,7 @@ export function placeLabels(candidates, view) {
       l.push(b);
     }
   };
+  for (const [id, b] of stay ?? []) add(id, b);
   for (const c of candidates) {
     if (placed.size >= view.max && !c.must) break;
     const y = c.sy - LABEL_HEIGHT / 2;

@@ -75,7 +75,10 @@ export class Picture {
     this.edges = new Map(); // key -> {key, from, to, rel, shown}
     this.byVertex = new Map(); // id -> Set(edge key)
     this.view = { k: 1, tx: 0, ty: 0 };
-    this.userView = false; // the person zoomed or panned: stop fitting
+    // While a new graph's layout settles, the view follows it (fits it);
+    // then it stays put until the person zooms, pans or asks to fit, so a
+    // live change never moves the picture.
+    this.following = true;
     this.selected = null;
     this.depth = 1;
     this.localOn = true;
@@ -86,7 +89,7 @@ export class Picture {
     this.touch = false;
     this.widths = new Widths();
     this.labels = new Map(); // id -> text element
-    this.priority = null; // label candidates in order, recomputed when the graph or selection changes
+    this.priority = null; // ids in label order, recomputed when the selection, the hits or what is shown change
     this.frame = 0;
     this.box = { w: 1, h: 1 };
     this.applied = {}; // what applyView last set
@@ -110,7 +113,7 @@ export class Picture {
     this.resizer = new ResizeObserver(([e]) => {
       const old = this.box;
       this.box = { w: e.contentRect.width || 1, h: e.contentRect.height || 1 };
-      if (!this.userView) this.fit();
+      if (this.following || old.w <= 1) this.fit();
       else if (this.localOnly && this.selected) this.focus();
       else if (old.w > 1) { // keep what was in the middle in the middle
         this.view = { ...this.view, tx: this.view.tx + (this.box.w - old.w) / 2, ty: this.view.ty + (this.box.h - old.h) / 2 };
@@ -143,7 +146,7 @@ export class Picture {
     this.byVertex = new Map();
     for (const [k, e] of store.edges) this.putEdge(k, e);
     for (const [id, t] of this.labels) if (!vs.has(id)) { t.remove(); this.labels.delete(id); }
-    if (resetView) { this.userView = false; this.layout.positions.clear(); this.layout.pinned.clear(); }
+    if (resetView) { this.following = true; this.layout.positions.clear(); this.layout.pinned.clear(); }
     this.layout.reset([...vs.keys()].map((id) => ({ id })), [...store.edges].map(([k, e]) => [k, e.from, e.to]));
     this.svg.dataset.settled = 'false';
     this.svg.dataset.nodes = String(store.nodes.size);
@@ -199,7 +202,9 @@ export class Picture {
     }
     for (const id of touched) this.dirty.moved.add(id);
     this.svg.dataset.nodes = String(store.nodes.size);
-    this.priority = null;
+    // Newcomers are labelled after what is labelled already; the order is
+    // sorted again at the next change of selection or view (order()).
+    if (this.priority) for (const a of add) this.priority.push(a.id);
     this.refreshNear();
     this.schedule();
   }
@@ -249,7 +254,8 @@ export class Picture {
   /** The layout moved these vertices. */
   moved(ids, settled) {
     for (const id of ids) this.dirty.moved.add(id);
-    if (!this.userView) this.dirty.fit = true;
+    // (A hidden picture, 1 × 1, keeps following until it is shown.)
+    if (this.following) { this.dirty.fit = true; if (settled && this.box.w > 1) this.following = false; }
     if (settled && this.wantFocus) this.dirty.focus = true;
     this.svg.dataset.settled = settled ? 'true' : 'false';
     this.schedule();
@@ -373,7 +379,7 @@ export class Picture {
     const k = Math.min(MAX_K, Math.max(MIN_K, this.view.k * f));
     const g = k / this.view.k;
     this.view = { k, tx: x - (x - this.view.tx) * g, ty: y - (y - this.view.ty) * g };
-    this.userView = true;
+    this.following = false;
     this.schedule();
   }
 
@@ -395,8 +401,8 @@ export class Picture {
     this.view = { k, tx: w / 2 - k * (x0 + x1) / 2, ty: h / 2 - k * (y0 + y1) / 2 };
   }
 
-  /** Fits everything and goes back to following the layout. */
-  reset() { this.userView = false; this.fit(); this.schedule(); }
+  /** Fits everything (the Fit button). */
+  reset() { this.fit(); this.schedule(); }
 
   /** Fits the search hits into view, unless they all are already. */
   showHits() {
@@ -410,7 +416,7 @@ export class Picture {
     });
     if (seen || !ids.length) return;
     this.fit(ids, { maxK: 2.2 });
-    this.userView = true;
+    this.following = false;
   }
 
   /** Centres the selection's local graph (the Centre button). */
@@ -424,7 +430,7 @@ export class Picture {
     this.wantFocus = false;
     const ids = this.near.size ? [...this.near] : [this.selected];
     this.fit(ids, { maxK: 2.2 });
-    this.userView = true;
+    this.following = false;
   }
 
   // ---- drawing ----------------------------------------------------------
@@ -500,10 +506,11 @@ export class Picture {
     }
     this.markBatch.render((id) => this.markPath(id));
     this.edgeBatch.render((k) => this.edgePath(k));
-    this.svg.dataset.edges = String(this.edgeBatch.size);
-    this.svg.dataset.drawn = String(this.markBatch.size);
+    const set = (k, v) => { if (this.svg.dataset[k] !== v) this.svg.dataset[k] = v; };
+    set('edges', String(this.edgeBatch.size));
+    set('drawn', String(this.markBatch.size));
     this.drawRings();
-    this.drawLabels();
+    this.drawLabels(d.all ? null : d.moved);
     this.drawArrows();
   }
 
@@ -521,6 +528,9 @@ export class Picture {
     if (this.selected) sel = ring(this.selected, 3);
     for (const id of this.hits ?? []) hits += ring(id, 2);
     for (const id of this.layout.pinned) pins += ring(id, 5);
+    const key = `${pins}|${hits}|${sel}`;
+    if (key === this.ringsKey) return; // unchanged: no repaint
+    this.ringsKey = key;
     this.ringsG.replaceChildren();
     if (pins) el('path', { class: 'ring ring-pinned', d: pins }, this.ringsG);
     if (hits) el('path', { class: 'ring ring-hit', d: hits }, this.ringsG);
@@ -542,39 +552,64 @@ export class Picture {
     this.priority = [...this.vertices.values()].filter((v) => this.visible(v))
       .map((v) => ({ v, s: score(v), d: deg(v.id) }))
       .sort((a, b) => a.s - b.s || b.d - a.d || (a.v.id < b.v.id ? -1 : a.v.id > b.v.id ? 1 : 0))
-      .map((x) => x.v);
+      .map((x) => x.v.id);
     return this.priority;
   }
 
-  drawLabels() {
+  /**
+   * Chooses and draws the labels. When neither the view nor the order
+   * changed and only a few vertices moved (an agent's write), only those
+   * are placed again, among the labels that stay: the rest of the picture
+   * is not touched.
+   */
+  drawLabels(moved = null) {
     const { w, h } = this.size();
     const { k, tx, ty } = this.view;
     const rs = this.screenR();
     const pos = this.layout.positions;
-    // After the selection, its neighbours and the hits, the labels shown
-    // before come first, so a change elsewhere does not reshuffle them.
-    const first = []; const kept = []; const rest = [];
-    for (const v of this.order()) {
-      const p = pos.get(v.id);
-      if (!p) continue;
+    const max = this.touch ? 40 : Math.round((w * h) / 2600);
+    const order = this.order();
+    const key = `${k.toFixed(5)}|${tx.toFixed(2)}|${ty.toFixed(2)}|${w}|${h}|${this.touch}|${this.selected}`;
+    const some = moved && moved.size < 64 && key === this.labelKey && order === this.labelOrder;
+    this.labelKey = key;
+    this.labelOrder = order;
+    const candidate = (id) => {
+      const v = this.vertices.get(id);
+      const p = pos.get(id);
+      if (!v || !p || !this.visible(v)) return null;
       const sx = p.x * k + tx; const sy = p.y * k + ty;
-      if (sx < -200 || sy < -20 || sx > w + 200 || sy > h + 20) continue;
+      if (sx < -200 || sy < -20 || sx > w + 200 || sy > h + 20) return null;
       const text = labelText(v.id);
       const bold = v.id === this.selected;
-      const c = { id: v.id, sx, sy, r: v.kind === 'ref' ? rs * 0.62 : rs, w: this.widths.of(text, bold), must: bold, text, bold };
-      if (bold || this.near.has(v.id) || this.hits?.has(v.id)) first.push(c);
-      else if (this.labels.has(v.id)) kept.push(c);
-      else rest.push(c);
+      return { id: v.id, sx, sy, r: v.kind === 'ref' ? rs * 0.62 : rs, w: this.widths.of(text, bold), must: bold, text, bold };
+    };
+    let cands; let placed;
+    if (some) {
+      const stay = new Map([...(this.placed ?? [])].filter(([id]) => !moved.has(id)));
+      cands = [...moved].map(candidate).filter(Boolean);
+      placed = placeLabels(cands, { width: w, height: h, max }, stay);
+    } else {
+      // After the selection, its neighbours and the hits, the labels shown
+      // before come first, so a change elsewhere does not reshuffle them.
+      const first = []; const kept = []; const rest = [];
+      for (const id of order) {
+        const c = candidate(id);
+        if (!c) continue;
+        if (c.bold || this.near.has(id) || this.hits?.has(id)) first.push(c);
+        else if (this.labels.has(id)) kept.push(c);
+        else rest.push(c);
+      }
+      cands = [...first, ...kept, ...rest];
+      placed = placeLabels(cands, { width: w, height: h, max });
     }
-    const max = this.touch ? 40 : Math.round((w * h) / 2600);
-    const cands = [...first, ...kept, ...rest];
-    const placed = placeLabels(cands, { width: w, height: h, max });
+    this.placed = placed;
     const byId = new Map(cands.map((c) => [c.id, c]));
     for (const [id, t] of this.labels) {
       if (!placed.has(id)) { t.remove(); this.labels.delete(id); }
     }
     for (const [id, b] of placed) {
       const c = byId.get(id);
+      if (!c) continue; // stayed where it was
       let t = this.labels.get(id);
       if (!t) {
         t = el('text', { 'data-id': id }, this.labelsG);
@@ -589,13 +624,15 @@ export class Picture {
       if (t.getAttribute('x') !== x) t.setAttribute('x', x);
       if (t.getAttribute('y') !== y) t.setAttribute('y', y);
     }
-    this.svg.dataset.labels = String(placed.size);
+    if (this.svg.dataset.labels !== String(placed.size)) this.svg.dataset.labels = String(placed.size);
   }
 
   /** Arrowheads on the selection's edges, which say their direction. */
   drawArrows() {
-    this.arrowsG.replaceChildren();
-    if (!this.selected) return;
+    if (!this.selected) {
+      if (this.arrowsKey) { this.arrowsKey = ''; this.arrowsG.replaceChildren(); }
+      return;
+    }
     const { k } = this.view;
     const rs = this.screenR();
     const pos = this.layout.positions;
@@ -615,8 +652,14 @@ export class Picture {
       d += `M${tipX.toFixed(2)} ${tipY.toFixed(2)}L${(tipX - s * Math.cos(ang - 0.42)).toFixed(2)} ${(tipY - s * Math.sin(ang - 0.42)).toFixed(2)}`
         + `L${(tipX - s * Math.cos(ang + 0.42)).toFixed(2)} ${(tipY - s * Math.sin(ang + 0.42)).toFixed(2)}Z`;
     }
+    if (d === this.arrowsKey) return;
+    this.arrowsKey = d;
+    this.arrowsG.replaceChildren();
     if (d) el('path', { class: 'arrow', d }, this.arrowsG);
   }
+
+  /** Whether the vertex id is drawn (cheap, for a test that waits for it). */
+  isDrawn(id) { return this.markBatch.of.has(id); }
 
   /**
    * What is drawn where, for tests and tools: each vertex with its tier,
@@ -700,7 +743,7 @@ export class Picture {
       drag.moved = true;
       if (drag.mode === 'pan') {
         this.view = { ...drag.view, tx: drag.view.tx + dx, ty: drag.view.ty + dy };
-        this.userView = true;
+        this.following = false;
         this.schedule();
       } else if (drag.mode === 'vertex') {
         const { k, tx, ty } = this.view;
