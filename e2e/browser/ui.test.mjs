@@ -631,8 +631,10 @@ describe('kg web page', () => {
     const other = drawn.find((v) => !v.selected && v.kind === 'node');
     await page.mouse.click(other.x + 16, other.y);
     await details(page).locator('h2', { hasText: other.id }).waitFor();
-    await shot(page, 'ui-390x844.png');
+    await frames(page);
+    await shot(page, 'ui-390x844-local.png');
     await page.evaluate(() => window.scrollTo(0, 0));
+    await shot(page, 'ui-390x844.png');
     await page.setViewportSize(DESKTOP);
   });
 
