@@ -97,9 +97,9 @@ export function generate(n, { seed = 1, level = 'project', projectPath, prefix =
   return doc;
 }
 
-/** Imports doc into the kg at url (the graph it names); resolves to the import's result. */
-export async function importInto(url, doc, headers = {}) {
-  const q = new URLSearchParams({ mode: 'replace', level: doc.level });
+/** Imports doc into the kg at url (the graph it names; mode replace or merge); resolves to the import's result. */
+export async function importInto(url, doc, { headers = {}, mode = 'replace' } = {}) {
+  const q = new URLSearchParams({ mode, level: doc.level });
   if (doc.project_path) q.set('project_path', doc.project_path);
   const res = await fetch(`${url}/api/import?${q}`, {
     method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(doc),

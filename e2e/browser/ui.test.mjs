@@ -565,6 +565,22 @@ describe('kg web page', () => {
     assert.equal(await page.evaluate(() => window.kgNoReload), true);
   });
 
+  it('lists on the home view what changed while the page was closed, through its own sessions and /api/sync', async () => {
+    await page.goto('about:blank');
+    const { session_id: sid } = await mcp(kg.url, 'kg_read', { cwd: project });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'while-away', gist: 'written while no page was open' });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'project', id: 'away-in-project', gist: 'and one in the project' });
+    await page.goto(`${kg.url}/ui/`);
+    for (const [id, graph] of [['while-away', 'User graph'], ['away-in-project', 'Project kg-e2e-ui-project-']]) {
+      const change = page.locator('.change[data-kind="node"]', { hasText: id }).first();
+      await change.waitFor();
+      assert.match(await change.textContent(), new RegExp(`${graph}.*session ${sid.slice(0, 8)}.*wrote node ${id}`, 's'));
+    }
+    await page.goto(`${kg.url}/ui/#view=graph`);
+    await loaded(page);
+    await settled(page);
+  });
+
   it('can be used by keyboard alone', async () => {
     await page.keyboard.press('Escape');
     await page.locator('body').focus();
@@ -866,6 +882,22 @@ for (const n of [150, 3000]) {
       }
       await shot(page, `ui-${n}-home-1440x900.png`);
       await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Graph' }).click();
+      await settled(page);
+    });
+
+    it('reads the graph again after an import larger than the socket\'s queue, without losing the connection', async () => {
+      await page.locator('.conn[data-state="connected"]').waitFor();
+      const doc = generate(300, { seed: 21, projectPath: big, prefix: 'imported-' });
+      const first = doc.nodes.map((x) => x.id).sort()[0];
+      await importInto(kg.url, doc, { mode: 'merge' });
+      await page.waitForFunction((id) => document.querySelector('svg.pic').kgPicture.isDrawn(id), first, { timeout: 30_000 });
+      await page.locator('.list-panel input[type="search"]').fill(first);
+      await listItem(page, first).waitFor();
+      await page.locator('.list-panel input[type="search"]').fill('');
+      assert.equal(await page.locator('.conn').getAttribute('data-state'), 'connected');
+      assert.equal(await page.locator('.conn').getAttribute('data-close-code'), '', 'the socket was never closed');
+      const g = await readGraph(kg.url, big);
+      assert.equal(await page.locator('[data-testid="list-count"]').textContent(), String(Object.keys(g.nodes).length));
       await settled(page);
     });
 
