@@ -163,6 +163,7 @@ type SessionStats struct {
 	Session   ports.Session
 	UserGraph domain.Stats
 	Project   *domain.Stats
+	Now       domain.Micros // when the stats were taken: what a session's duration is measured to
 }
 
 // Health is what /health reports of the app.

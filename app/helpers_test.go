@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"iter"
 	"path"
 	"slices"
 	"sync"
@@ -37,10 +38,12 @@ type recorder struct {
 	evs []ports.Event
 }
 
-func (r *recorder) Publish(evs ...ports.Event) {
+func (r *recorder) Publish(evs iter.Seq[ports.Event]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.evs = append(r.evs, evs...)
+	for ev := range evs {
+		r.evs = append(r.evs, ev)
+	}
 }
 
 // ofType returns the events of type typ, in publication order.
@@ -74,10 +77,12 @@ type countingStore struct {
 	commitFail map[domain.GraphKey]error
 	// loadPanic and commitPanic make Load or Commit of a graph panic with
 	// the value given, as a damaged file made bbolt do; savePanic does so
-	// for SaveSessions.
+	// for SaveSessions and UpdateSessions.
 	loadPanic   map[domain.GraphKey]any
 	commitPanic map[domain.GraphKey]any
 	savePanic   any
+	// sessionSaves records what each UpdateSessions was given.
+	sessionSaves []ports.SessionChanges
 }
 
 func newCountingStore() *countingStore {
@@ -127,6 +132,17 @@ func (c *countingStore) SaveSessions(ctx context.Context, sessions map[string]po
 		panic(p)
 	}
 	return c.Store.SaveSessions(ctx, sessions)
+}
+
+func (c *countingStore) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	c.mu.Lock()
+	p := c.savePanic
+	c.sessionSaves = append(c.sessionSaves, ch)
+	c.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+	return c.Store.UpdateSessions(ctx, ch)
 }
 
 // set runs f under the store's lock, to change what it injects.

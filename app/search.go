@@ -17,7 +17,7 @@ import (
 // graph it can (docs/decisions/0008-faults-in-one-graph.md). A search that
 // could look in no graph at all fails with the load error; one aimed at a
 // level fails when that graph cannot be loaded.
-func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult, err error) {
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
@@ -25,6 +25,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, 
 	if err != nil {
 		return SearchResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	var (
 		res     SearchResult
 		entries []*graphEntry

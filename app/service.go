@@ -64,10 +64,12 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
 	}
+	fails := &failing{}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	s.sessions.failing = fails
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
-		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond),
+		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), failing: fails,
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
@@ -169,12 +171,13 @@ type target struct {
 	project string // canonical project path; "" for none
 }
 
-// resolve checks the session and project of a scope. It counts an
-// operation on the session.
+// resolve checks the session and project of a scope. It counts nothing:
+// the use case counts an operation on the session once it has succeeded
+// (countOp).
 func (s *Service) resolve(sc Scope) (target, error) {
 	var t target
 	if sc.SessionID != "" {
-		sess, err := s.sessions.touch(sc.SessionID, s.clock.Now())
+		sess, err := s.sessions.lookup(sc.SessionID, s.clock.Now())
 		if err != nil {
 			return t, err
 		}
@@ -191,6 +194,17 @@ func (s *Service) resolve(sc Scope) (target, error) {
 		t.project = p
 	}
 	return t, nil
+}
+
+// countOp counts one operation of session, and moves its last activity,
+// once the use case that named it has succeeded
+// (docs/design/sync.md#sessions): a request refused for bad input, an
+// unknown id, a conflict or a failed save is no operation. Call it
+// deferred, with the use case's named error.
+func (s *Service) countOp(session string, err *error) {
+	if *err == nil && session != "" {
+		_, _ = s.sessions.touch(session, s.clock.Now()) // a session that expired meanwhile is not revived
+	}
 }
 
 // key returns the graph of level in the target; a project level without a

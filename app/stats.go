@@ -10,11 +10,12 @@ import (
 // the sizes of its graphs. Looking does not count as an operation of the
 // session.
 func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, error) {
-	sess, err := s.sessions.lookup(id, s.clock.Now())
+	now := s.clock.Now()
+	sess, err := s.sessions.lookup(id, now)
 	if err != nil {
 		return SessionStats{}, err
 	}
-	res := SessionStats{Session: sess}
+	res := SessionStats{Session: sess, Now: now}
 	t := target{session: sess.ID, project: sess.ProjectPath}
 	for _, k := range t.keys() {
 		e, err := s.store.get(ctx, k)

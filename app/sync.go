@@ -13,12 +13,13 @@ import (
 // A graph that cannot be loaded is reported as unavailable and the other
 // is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
 // be, Sync fails with the load error.
-func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error) {
-	sess, err := s.sessions.touch(sessionID, s.clock.Now())
+func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err error) {
+	sess, err := s.sessions.lookup(sessionID, s.clock.Now())
 	if err != nil {
 		return SyncResult{}, err
 	}
 	t := target{session: sess.ID, project: sess.ProjectPath}
+	defer s.countOp(t.session, &err)
 	res := SyncResult{ProjectPath: sess.ProjectPath}
 	var downs []error
 	for _, k := range t.keys() {

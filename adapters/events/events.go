@@ -2,19 +2,21 @@
 // changes are fanned out to subscribers (the WebSocket, later) over one
 // buffered channel each.
 //
-// Publish never blocks a write. The events of one write that a subscriber
-// has no room for — more than Backlog of them, as a large import makes, or
-// fewer when it is already behind — are replaced by one graph_replaced
-// event, which tells the client to re-read the graph. A subscriber whose
-// channel is full — it has fallen Backlog events behind — is dropped
-// instead of waited for: its channel is closed and Err reports ErrSlow, so
-// its owner can close the socket (code 1008) and let the client reconnect
-// and re-read (docs/design/sync.md#live-events).
+// Publish never blocks a write. When one write's events would fill a
+// subscriber's channel — a large import its client cannot read as fast, or
+// a write reaching it already behind — the rest of them are replaced by one
+// graph_replaced event in its last place, which tells the client to re-read
+// the graph. A subscriber whose channel is full when a write reaches it —
+// it has fallen Backlog events behind — is dropped instead of waited for:
+// its channel is closed and Err reports ErrSlow, so its owner can close the
+// socket (code 1008) and let the client reconnect and re-read
+// (docs/design/sync.md#live-events).
 package events
 
 import (
 	"context"
 	"errors"
+	"iter"
 	"sync"
 
 	"github.com/kg-memory/kg/ports"
@@ -85,51 +87,59 @@ func (h *Hub) Subscribe(filter func(ports.Event) bool) *Subscription {
 }
 
 // Publish hands the events of one write (in order, all of one graph) to
-// every subscriber that wants them, without blocking. A subscriber with no
-// room for all it wants of them gets one graph_replaced event in their
-// place, which tells it to re-read the graph (a large import does this); one
-// with no room even for that is dropped. Events pass by value, but their
-// pointer fields are shared by all subscribers, who must not modify them.
-func (h *Hub) Publish(evs ...ports.Event) {
-	if len(evs) == 0 {
+// every subscriber that wants them, without blocking, reading the sequence
+// once, as it goes. A subscriber's last free place is kept for one
+// graph_replaced event: when this write's events would take it, the rest of
+// them are counted instead of sent, and the graph_replaced that stands for
+// them goes in that place at the end, which tells the subscriber to re-read
+// the graph (a large import does this). A subscriber with no free place when
+// the write reaches it is dropped. Events pass by value, but their pointer
+// fields are shared by all subscribers, who must not modify them.
+func (h *Hub) Publish(evs iter.Seq[ports.Event]) {
+	var over map[*Subscription]*ports.Event // the graph_replaced of each subscriber cut short
+	for ev := range evs {
+		h.mu.Lock()
+		for s := range h.subs {
+			if s.filter != nil && !s.filter(ev) {
+				continue
+			}
+			if r := over[s]; r != nil {
+				r.Replaced++
+				r.Seq = max(r.Seq, ev.Seq)
+				continue
+			}
+			switch room := cap(s.c) - len(s.c); { // only sends change len, and they hold h.mu
+			case room > 1:
+				s.c <- ev
+			case room == 1:
+				if over == nil {
+					over = map[*Subscription]*ports.Event{}
+				}
+				over[s] = &ports.Event{Type: ports.EventGraphReplaced, Level: ev.Level, Project: ev.Project,
+					Seq: ev.Seq, SourceSession: ev.SourceSession, Replaced: 1}
+			default:
+				delete(h.subs, s)
+				s.end(ErrSlow)
+			}
+		}
+		h.mu.Unlock()
+	}
+	if len(over) == 0 {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var wanted []ports.Event // reused across subscribers
-	for s := range h.subs {
-		wanted = wanted[:0]
-		for _, ev := range evs {
-			if s.filter == nil || s.filter(ev) {
-				wanted = append(wanted, ev)
-			}
+	for s, r := range over {
+		if _, ok := h.subs[s]; !ok {
+			continue // closed or dropped meanwhile
 		}
-		room := cap(s.c) - len(s.c) // only sends change len, and they hold h.mu
-		switch {
-		case len(wanted) == 0:
-		case len(wanted) <= room:
-			for _, ev := range wanted {
-				s.c <- ev
-			}
-		case room > 0 && len(wanted) > 1:
-			s.c <- replaced(wanted)
-		default:
+		select {
+		case s.c <- *r:
+		default: // another graph's write took the place meanwhile
 			delete(h.subs, s)
 			s.end(ErrSlow)
 		}
 	}
-}
-
-// replaced is the graph_replaced event that stands for evs: of their graph,
-// at the last one's seq, by their session.
-func replaced(evs []ports.Event) ports.Event {
-	last := evs[len(evs)-1]
-	ev := ports.Event{Type: ports.EventGraphReplaced, Level: last.Level, Project: last.Project,
-		SourceSession: last.SourceSession, Replaced: len(evs)}
-	for _, e := range evs {
-		ev.Seq = max(ev.Seq, e.Seq)
-	}
-	return ev
 }
 
 // Len returns the number of live subscribers (for metrics and tests).

@@ -182,6 +182,7 @@ func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics) khttp.Config {
 		AllowedHosts:   cfg.AllowedHosts,
 		AllowedOrigins: cfg.AllowedOrigins,
 		AuthToken:      cfg.AuthToken,
+		Settings:       serverSettings(cfg),
 		Clock:          clk,
 		Started:        clk.Now(),
 	}

@@ -44,8 +44,14 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, domain.Invalidf("scope", "%q is not a scope; the one scope is all (the user graph and every project)", sc))
 		return
 	}
+	// The errors name the parameter this caller sent, q; kg_search's name
+	// it query.
 	if req.Query == "" {
 		a.fail(w, r, domain.Invalidf("q", "required: the words to search for"))
+		return
+	}
+	if err := domain.ValidateQuery("q", req.Query); err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	res, err := a.svc.Search(r.Context(), req)

@@ -59,6 +59,12 @@ type replacedFrame struct {
 	Changes int `json:"changes"` // how many events it stands for
 }
 
+type projectRemovedFrame struct {
+	base
+	NodesRemoved int `json:"nodes_removed"`
+	EdgesRemoved int `json:"edges_removed"`
+}
+
 // connectedFrame is the first frame of every socket.
 type connectedFrame struct {
 	Type      string  `json:"type"`
@@ -95,6 +101,8 @@ func frameOf(ev ports.Event) any {
 		}
 	case ports.EventGraphReplaced:
 		return replacedFrame{b, ev.Replaced}
+	case ports.EventProjectRemoved:
+		return projectRemovedFrame{b, ev.NodesRemoved, ev.EdgesRemoved}
 	}
 	return nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -254,7 +253,7 @@ func TestSlowSocketIsClosedWith1008(t *testing.T) {
 		if i > 100_000 {
 			t.Fatal("the slow socket was never dropped")
 		}
-		e.hub.Publish(ports.Event{Type: ports.EventNodeUpdated, Level: domain.LevelUser, Seq: uint64(i), Node: big})
+		e.hub.Publish(ports.One(ports.Event{Type: ports.EventNodeUpdated, Level: domain.LevelUser, Seq: uint64(i), Node: big}))
 		select {
 		case <-read:
 		case err := <-done:
@@ -447,21 +446,41 @@ func TestScopeAll(t *testing.T) {
 	}
 }
 
-// An import larger than a socket's backlog reaches it as one graph_replaced
-// frame ("re-read"), and the socket stays open for the writes after it.
-func TestLargeImportIsOneGraphReplacedFrame(t *testing.T) {
-	e := newEnv(t, func(s *setup) { s.app.Policy.MaxTokens = 1_000_000 })
+// An import larger than its client can read in time reaches the socket as
+// the events that fit, then one graph_replaced frame standing for the rest
+// ("re-read"), and the socket stays open for the writes after it.
+func TestLargeImportEndsInOneGraphReplacedFrame(t *testing.T) {
+	e := newEnv(t, func(s *setup) {
+		s.app.Policy.MaxTokens = 100_000_000
+		s.http.WebSocket = ws.Options{WriteTimeout: time.Minute}
+	})
 	s := e.dial("project_path=" + e.p1)
-	nodes := make([]map[string]any, events.Backlog+10)
+	s.c.SetReadLimit(1 << 20)
+	// More than the socket's buffers hold, so that its queue fills while
+	// the client reads nothing.
+	notes := []string{strings.Repeat("n", domain.MaxNoteLen)}
+	nodes := make([]map[string]any, 1000)
 	for i := range nodes {
-		nodes[i] = map[string]any{"id": fmt.Sprintf("n%03d", i), "gist": "imported"}
+		nodes[i] = map[string]any{"id": fmt.Sprintf("n%04d", i), "gist": "imported", "notes": notes}
 	}
 	doc := map[string]any{"format": "kg-graph", "version": 1, "level": "project", "nodes": nodes}
 	e.call("POST", "/api/import?mode=merge&level=project&project_path="+url.QueryEscape(e.p1), doc, 200)
-	f := s.next()
-	if f["type"] != "graph_replaced" || f["level"] != "project" || f["project"] != e.p1 ||
-		f["changes"] != float64(len(nodes)) || f["seq"] == 0.0 || f["source_session"] != nil {
-		t.Fatalf("frame after the import = %v, want one graph_replaced standing for %d changes", f, len(nodes))
+	items := 0
+	for {
+		f := s.next()
+		if f["type"] == "node_updated" {
+			items++
+			continue
+		}
+		if f["type"] != "graph_replaced" || f["level"] != "project" || f["project"] != e.p1 ||
+			f["changes"] != float64(len(nodes)-items) || f["seq"] == 0.0 || f["source_session"] != nil {
+			t.Fatalf("after %d items: frame %v, want one graph_replaced standing for the other %d", items, f, len(nodes)-items)
+		}
+		break
+	}
+	t.Logf("%d items, then the replacement of %d", items, len(nodes)-items)
+	if items >= len(nodes) || items < 1 {
+		t.Fatalf("%d items before the replacement", items)
 	}
 	e.put("project", "", e.p1, "after")
 	if got := frameName(s.next()); got != "node_updated:after" {

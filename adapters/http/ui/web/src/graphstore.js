@@ -184,7 +184,8 @@ export class GraphStore {
         }
         for (const id of ev.deleted ?? []) this.removeNode(id, patch); // pruned, with its edges
         break;
-      case 'graph_replaced':
+      case 'graph_replaced': // too many changes to be told one by one
+      case 'project_removed': // kg project rm: what is left is nothing
         patch.replace = true;
         break;
       default:

@@ -14,7 +14,7 @@
 //
 // An entry: {key, ts (seconds), level, project, session (or null), kind, ...}
 // with kind node | edge | deleted_node | deleted_edge | recalled | compacted
-// | replaced; a key names one change, so the same change heard twice (an
+// | replaced | removed; a key names one change, so the same change heard twice (an
 // event and a sync) is listed once.
 
 import { scopeKey, scopeOf } from './api.js';
@@ -61,6 +61,8 @@ export function entriesOfEvent(ev) {
       }];
     case 'graph_replaced':
       return [{ ...base, key: key('r'), kind: 'replaced', count: ev.changes ?? 0, ts: now() }];
+    case 'project_removed':
+      return [{ ...base, key: key('x'), kind: 'removed', nodes: ev.nodes_removed ?? 0, edges: ev.edges_removed ?? 0, ts: now() }];
     default:
       return [];
   }

@@ -83,6 +83,7 @@ function What({ e, onOpen }) {
     case 'deleted_node': return <>deleted node <strong>{e.id}</strong>{e.edges ? ` and ${e.edges} edge${e.edges === 1 ? '' : 's'}` : ''}</>;
     case 'deleted_edge': return <>deleted the edge {e.edge.from} <span class="rel">{e.edge.rel}</span> {e.edge.to}</>;
     case 'replaced': return <>changed {e.count} items at once (an import)</>;
+    case 'removed': return <>removed the project's memory ({e.nodes} node{e.nodes === 1 ? '' : 's'}, {e.edges} edge{e.edges === 1 ? '' : 's'})</>;
     case 'compacted': {
       if (e.counts) {
         const parts = Object.entries(e.counts).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`);
