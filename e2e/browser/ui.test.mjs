@@ -890,7 +890,7 @@ for (const n of [150, 3000]) {
       await settled(page);
     });
 
-    it('reads the graph again after an import larger than the socket\'s queue, without losing the connection', async () => {
+    it('takes in an import of 300 nodes (item by item, or read again after a graph_replaced), keeping the connection', async () => {
       await page.locator('.conn[data-state="connected"]').waitFor();
       const doc = generate(300, { seed: 21, projectPath: big, prefix: 'imported-' });
       const first = doc.nodes.map((x) => x.id).sort()[0];
