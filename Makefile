@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
+.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui bench-search lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -71,6 +71,14 @@ bench-ui: build ui-check
 	e2e/browser/install.sh
 	@mkdir -p bench/results
 	KG_BIN=$(CURDIR)/$(BIN) node e2e/browser/bench.mjs --out bench/results/ui-bench.json $(UI_ARGS)
+
+## bench-search: search recall on the public half of LoCoMo (docs/design/benchmarks.md#search-quality), read from
+## LOCOMO at run time, through an in-process kg server (POST /api/import, kg_search over MCP); prints R@1/5/10/20
+## clean and with one typo per question; exits 1 under RECALL_FLOOR (empty: no floor), as CI runs it
+LOCOMO       ?= ../shared/data/locomo/locomo-public.json
+RECALL_FLOOR ?=
+bench-search:
+	$(GO) run ./cmd/kgbench --recall $(LOCOMO) $(if $(RECALL_FLOOR),--floor $(RECALL_FLOOR))
 
 ## peers: the workload of docs/design/benchmarks.md#workload through the official TypeScript MCP client against kg (json, bolt)
 ## and @modelcontextprotocol/server-memory (bench/peers/README.md); long, so not part of test or e2e.

@@ -94,9 +94,10 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	if err != nil {
 		return SearchResult{}, err
 	}
-	res.Hits = make([]Hit, len(found))
-	for i, h := range found {
-		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score}
+	res.Hits = make([]Hit, len(found.Hits))
+	for i, h := range found.Hits {
+		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
 	}
+	res.Corrections, res.Nearest = found.Corrections, found.Nearest
 	return res, nil
 }

@@ -46,7 +46,7 @@ type Graph struct {
 
 	stats Stats
 
-	// search is the trigram index of Search, kept by the same primitives
+	// search is the word index of Search, kept by the same primitives
 	// as the adjacency index; nil only while Restore fills the graph.
 	search *searchIndex
 

@@ -230,7 +230,8 @@ func jsonDepth(b []byte) int {
 	return deepest
 }
 
-// ValidateQuery checks a search query: 1–1000 chars.
+// ValidateQuery checks a search query: 1–1000 chars, holding at least one
+// term (docs/design/mcp.md#kg_search).
 func ValidateQuery(field, q string) error {
 	if err := validateString(field, q); err != nil {
 		return err
@@ -241,6 +242,9 @@ func ValidateQuery(field, q string) error {
 	}
 	if n > MaxQueryLen {
 		return tooLong(field, n, MaxQueryLen, "chars")
+	}
+	if len(searchTerms(q)) == 0 {
+		return Invalidf(field, "%q holds no word to search for: only punctuation", q)
 	}
 	return nil
 }

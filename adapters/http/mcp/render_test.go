@@ -279,6 +279,16 @@ func TestRenderResults(t *testing.T) {
 			Node: &domain.Node{ID: "x", Gist: "g", Tier: domain.Active}}}, Unavailable: []string{"the user graph could not be loaded: damaged"}}),
 			"1 node found for \"tok\" (kg_read with id shows one in full and restores it):\n  [project my-app] x (active, score 0.0167): g\n" +
 				"Not searched: the user graph could not be loaded: damaged"},
+		{"search with a correction", renderSearch("authentcation flow", app.SearchResult{
+			Corrections: []domain.Correction{{Term: "authentcation", Used: "authentication"}},
+			Hits: []app.Hit{{Level: domain.LevelUser, Score: 2.25, Matched: []string{"authentication", "flow"},
+				Node: &domain.Node{ID: "login", Gist: "g", Tier: domain.Active}}}}),
+			"No exact match for \"authentcation\"; showing \"authentication\"\n" +
+				"1 node found for \"authentcation flow\" (kg_read with id shows one in full and restores it):\n" +
+				"  [user] login (active, score 2.2500, matched authentication flow): g"},
+		{"search none, with the nearest spelling", renderSearch("lgin pottary", app.SearchResult{
+			Nearest: []domain.Suggestion{{Term: "lgin", Nearest: "login"}, {Term: "pottary", Nearest: "pottery"}}}),
+			"No nodes match \"lgin pottary\"\nNearest spelling of \"lgin\" in memory: \"login\"\nNearest spelling of \"pottary\" in memory: \"pottery\""},
 		{"search none, the user graph unavailable", renderSearch("q", app.SearchResult{Unavailable: []string{"the user graph could not be loaded: damaged"}}),
 			"No nodes match \"q\"\nNot searched: the user graph could not be loaded: damaged"},
 	}

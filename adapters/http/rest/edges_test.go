@@ -3,6 +3,7 @@ package rest_test
 import (
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,6 +110,22 @@ func TestSearch(t *testing.T) {
 		get(r.body, "hits", 0, "project") != e.proj || get(r.body, "hits", 0, "notes", 0) != "silent failure if expired" {
 		t.Errorf("search = %s", r.raw)
 	}
+	if m := get(r.body, "hits", 0, "matched"); !reflect.DeepEqual(m, []any{"refresh", "window"}) {
+		t.Errorf("matched = %v", m)
+	}
+	if _, ok := r.body["corrections"]; ok {
+		t.Errorf("corrections without one: %s", r.raw)
+	}
+	// A typo is corrected, and the result says so.
+	r = e.do("GET", "/api/search?q=slidng&session_id="+sid, nil).ok(t)
+	if get(r.body, "hits", 0, "id") != "jwt-refresh" || get(r.body, "corrections", 0, "term") != "slidng" ||
+		get(r.body, "corrections", 0, "used") != "sliding" || get(r.body, "hits", 0, "matched", 0) != "sliding" {
+		t.Errorf("search with a typo = %s", r.raw)
+	}
+	r = e.do("GET", "/api/search?q=jwr&session_id="+sid, nil).ok(t)
+	if hits := r.body["hits"].([]any); len(hits) != 0 || get(r.body, "nearest", 0, "nearest") != "jwt" {
+		t.Errorf("no hits, nearest spelling = %s", r.raw)
+	}
 	// Every tier, and no promotion.
 	r = e.do("GET", "/api/search?q=one&level=user&limit=2", nil).ok(t)
 	if hits := r.body["hits"].([]any); len(hits) != 2 {
@@ -126,6 +143,7 @@ func TestSearch(t *testing.T) {
 	e.do("GET", "/api/search?q=x&limit=many", nil).fails(t, http.StatusBadRequest, "invalid", "limit", "between 1 and 100")
 	e.do("GET", "/api/search?q="+strings.Repeat("q", 1001), nil).fails(t, http.StatusBadRequest, "invalid", "q", "1001 chars, limit 1000")
 	e.do("GET", "/api/search?q=x&level=project", nil).fails(t, http.StatusBadRequest, "invalid", "project_path", "session_id or project_path")
+	e.do("GET", "/api/search?q=%3F%21", nil).fails(t, http.StatusBadRequest, "invalid", "q", "no word to search for")
 }
 
 func TestSync(t *testing.T) {
