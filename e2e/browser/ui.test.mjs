@@ -300,6 +300,24 @@ describe('kg web page', () => {
     assert.deepEqual(hits, [...ids].sort(), 'the hits of this graph are marked on the picture');
     await shot(page, 'ui-search-1280x800.png');
 
+    // A misspelt word is corrected by the server, and the page says so.
+    await page.getByLabel('Search every graph').fill('benchmrks');
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="corrections"]').waitFor();
+    assert.match(await page.locator('[data-testid="corrections"]').textContent(), /Searched for .+ \(you typed “benchmrks”\)/);
+    assert.equal(await results.locator('button').count(), 4);
+    assert.match(await results.locator('button').first().textContent(), /matched: benchmarks/, 'a corrected term shows as the word used');
+
+    // No hits: the nearest spelling is offered, and searching it finds the node.
+    await page.getByLabel('Search every graph').fill('mke');
+    await page.keyboard.press('Enter');
+    const nearest = page.locator('[data-testid="nearest"]');
+    await nearest.waitFor();
+    assert.equal(await results.locator('button').count(), 0);
+    await nearest.getByRole('button', { name: 'make' }).click();
+    await results.locator(`button[data-id="build-cmd"]`).waitFor();
+    assert.equal(await page.getByLabel('Search every graph').inputValue(), 'make');
+
     // A hit in another graph opens that graph, with the hit selected.
     await page.getByLabel('Search every graph').fill('make');
     await page.keyboard.press('Enter');

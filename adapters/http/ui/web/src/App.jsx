@@ -367,16 +367,17 @@ export function App() {
     (r) => `Recalled ${node.id}: it is active again${r?.rescued?.length ? `; ${r.rescued.join(', ')} came back as archived` : ''}.`,
   ).catch((e) => say(`Could not recall ${node.id}: ${explain(e, { id: node.id }).text}`));
 
-  const doSearch = async (e) => {
-    e.preventDefault();
-    const q = query.trim();
+  const doSearch = async (e, again) => {
+    e?.preventDefault();
+    const q = (again ?? query).trim();
+    if (again) setQuery(again);
     if (!q) { setSearch(null); return; }
     setView('graph');
     try {
       const r = await api.searchAll(q);
       setSearch({ query: q, ...r });
     } catch (err) {
-      setSearch({ query: q, hits: [], corrections: [], unavailable: [], error: explain(err, { what: 'The search' }).text });
+      setSearch({ query: q, hits: [], corrections: [], nearest: [], unavailable: [], error: explain(err, { what: 'The search' }).text });
     }
   };
 
@@ -434,6 +435,7 @@ export function App() {
             <div class="panel list-panel" id="node-list-panel" tabIndex={-1}>
               {search
                 ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode}
+                    onSearch={(q) => doSearch(null, q)}
                     onClear={() => { setSearch(null); setQuery(''); }} />
                 : <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)} />}
             </div>

@@ -95,8 +95,8 @@ function hitOf(h, scope) {
     score: h.score,
     level: h.level ?? scope?.level ?? 'user',
     project: h.project ?? (scope?.level === 'project' ? scope.projectPath : null),
-    // The query terms this node matched (given by newer servers).
-    matched: Array.isArray(h.matched) ? h.matched : null,
+    // The query terms this node matched, a corrected term as the word used.
+    matched: Array.isArray(h.matched) ? h.matched : [],
   };
 }
 
@@ -104,6 +104,8 @@ function searchOf(data, scope) {
   return {
     hits: list(data, 'hits').map((h) => hitOf(h, scope)),
     corrections: Array.isArray(data?.corrections) ? data.corrections : [],
+    // With no hits, the nearest spelling of each term that matched nothing.
+    nearest: Array.isArray(data?.nearest) ? data.nearest : [],
     unavailable: Array.isArray(data?.unavailable) ? data.unavailable : [],
   };
 }

@@ -1,25 +1,13 @@
 // The hits of the one search box, over the user graph and every project
 // (GET /api/search?scope=all), best first: each with its graph and the
-// words it matched. Hits of the graph on screen are marked on the picture
-// too; a hit of another graph opens that graph.
+// terms the server says it matched (a corrected term as the word used).
+// Hits of the graph on screen are marked on the picture too; a hit of
+// another graph opens that graph. With no hits, the nearest spelling of
+// each term that matched nothing is offered as a search of its own.
 import { scopeKey, scopeOf } from '../api.js';
 
-/** The query's words, as a person typed them. */
-export const queryTerms = (q) => q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 1);
-
-/**
- * The words a hit matched: the server's list when it gives one, else the
- * query's words found in the node's id, gist or notes.
- */
-export function matchedOf(hit, query, corrections = []) {
-  if (Array.isArray(hit.matched) && hit.matched.length) return hit.matched;
-  const used = new Map(corrections.map((c) => [String(c.term).toLowerCase(), String(c.used)]));
-  const text = `${hit.id} ${hit.gist ?? ''} ${(hit.notes ?? []).join(' ')}`.toLowerCase();
-  return queryTerms(query).map((t) => used.get(t) ?? t).filter((t) => text.includes(t.toLowerCase()));
-}
-
-export function SearchResults({ search, currentKey, graphName, selected, onOpen, onClear }) {
-  const { query, hits, corrections, unavailable, error } = search;
+export function SearchResults({ search, currentKey, graphName, selected, onOpen, onClear, onSearch }) {
+  const { query, hits, corrections, nearest, unavailable, error } = search;
   const here = hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === currentKey).length;
   return (
     <section class="list" aria-labelledby="list-title">
@@ -41,13 +29,21 @@ export function SearchResults({ search, currentKey, graphName, selected, onOpen,
               : `${hits.length} match${hits.length === 1 ? '' : 'es'} in every graph, best first; ${here} in this graph, marked on the picture.`}
           </p>
         )}
+      {hits.length === 0 && nearest?.length > 0 && (() => {
+        const spelt = nearest.reduce((q, n) => q.replace(new RegExp(n.term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), n.nearest), query);
+        return (
+          <p class="corrections" data-testid="nearest">
+            Nearest spelling: <button type="button" class="link" onClick={() => onSearch(spelt)}>{spelt}</button>
+          </p>
+        );
+      })()}
       {unavailable?.length > 0 && <p class="error">Not searched: {unavailable.join('; ')}</p>}
       <ul class="nodes hits" aria-label="Search results">
         {hits.map((h) => {
           const scope = scopeOf(h.level, h.project);
           const k = scopeKey(scope);
           const tier = h.tier ?? 'active';
-          const words = matchedOf(h, query, corrections);
+          const words = h.matched ?? [];
           return (
             <li key={`${k}|${h.id}`}>
               <button type="button" class={`node-item tier-${tier}${k === currentKey ? ' here' : ''}`}
