@@ -188,6 +188,15 @@ func TestEveryEventType(t *testing.T) {
 		compacted["orphaned"] == nil || compacted["deleted"] == nil || compacted["source_session"] != sid || compacted["seq"] == nil {
 		t.Errorf("compacted = %v; want sleeper archived by the write that crossed the budget", compacted)
 	}
+	// Each move says why: the node, its tiers and the reason.
+	moves, _ := compacted["moves"].([]any)
+	if len(moves) != 1 {
+		t.Fatalf("compacted moves = %v, want the one move of sleeper", compacted["moves"])
+	}
+	if mv := moves[0].(map[string]any); mv["id"] != "sleeper" || mv["from"] != "active" || mv["to"] != "archived" ||
+		!strings.Contains(fmt.Sprint(mv["reason"]), "score") {
+		t.Errorf("compacted move = %v, want sleeper active → archived with its reason", mv)
+	}
 }
 
 // Events go out only once their write is durable: each frame's change is
