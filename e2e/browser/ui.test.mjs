@@ -582,6 +582,13 @@ describe('kg web page', () => {
     const change = page.locator('.change[data-kind="node"]', { hasText: 'from-an-agent' }).first();
     await change.waitFor();
     assert.match(await change.textContent(), new RegExp(`User graph.*session ${sid.slice(0, 8)}.*wrote node from-an-agent \\(v1\\)`, 's'));
+    // The graph was over its budget (the recalls above), so a run moved
+    // nodes — the write's own, or this one — and the home view says why.
+    const run = await rest(kg.url, '/api/compaction/run?level=user', { method: 'POST' });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const why = page.locator('.change[data-kind="compacted"] .why li[data-id]').first();
+    await why.waitFor();
+    assert.match(await why.textContent(), /\S+ (active|archived) → (archived|orphaned|active|deleted): .*(score|edges to active|grace)/);
     await shot(page, 'ui-home-changes-1280x800.png');
     await change.getByRole('button', { name: 'from-an-agent' }).click();
     await details(page).locator('h2', { hasText: 'from-an-agent' }).waitFor();

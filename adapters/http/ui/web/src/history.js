@@ -20,6 +20,7 @@
 import { scopeKey, scopeOf } from './api.js';
 
 const KEEP = 300;
+const WHY_KEPT = 50;
 const STORE_KEY = 'kg.changes.v1';
 const SESSIONS_KEY = 'kg.page-sessions.v1';
 
@@ -58,6 +59,8 @@ export function entriesOfEvent(ev) {
       return [{
         ...base, key: key('c'), kind: 'compacted', ts: now(),
         moves: { archived: ev.archived ?? [], restored: ev.restored ?? [], orphaned: ev.orphaned ?? [], deleted: ev.deleted ?? [] },
+        // Why: each move with its reason, the first WHY_KEPT of them (kept in the browser).
+        why: (ev.moves ?? []).slice(0, WHY_KEPT).map(({ id, from, to, reason }) => ({ id, from, to, reason })),
       }];
     case 'graph_replaced':
       return [{ ...base, key: key('r'), kind: 'replaced', count: ev.changes ?? 0, ts: now() }];
@@ -175,7 +178,10 @@ export class SyncSessions {
       const k = scopeKey(g);
       try {
         const res = await this.syncOnce(k, g);
-        if (!res) continue;
+        // A session registered just now starts after the live socket
+        // opened: the events tell everything from here on, so a run's counts
+        // reported later would list it twice.
+        if (!res) { this.gap.delete(k); continue; }
         // A project's session reports the user graph too; the user graph's
         // own session does that.
         const part = g.level === 'project' ? res.project : res.user;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explain, retrying } from '../src/errors.js';
-import { entriesOfEvent, entriesOfSync, HistoryFeed } from '../src/history.js';
+import { entriesOfEvent, entriesOfSync, HistoryFeed, SyncSessions } from '../src/history.js';
 
 const apiError = (status, kind, field, detail) => Object.assign(new Error(detail), { status, kind, field });
 
@@ -42,6 +42,11 @@ test('an event or a sync report is one entry per change, named by graph and seq'
   assert.deepEqual(entriesOfSync({ ...sync, unavailable: 'damaged' }), []);
   const c = entriesOfEvent({ type: 'compacted', level: 'user', project: null, seq: 9, source_session: null, archived: ['a'], restored: [], orphaned: [], deleted: ['z'] });
   assert.deepEqual(c[0].moves, { archived: ['a'], restored: [], orphaned: [], deleted: ['z'] });
+  assert.deepEqual(c[0].why, [], 'a frame without moves gives no reasons');
+  const moves = Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, from: 'active', to: 'archived', pass: 'archive', reason: `rank ${i + 1}/60` }));
+  const r = entriesOfEvent({ type: 'compacted', level: 'user', project: null, seq: 10, source_session: 'S', archived: moves.map((m) => m.id), restored: [], orphaned: [], deleted: [], moves });
+  assert.equal(r[0].why.length, 50, 'the first 50 reasons are kept');
+  assert.deepEqual(r[0].why[1], { id: 'n1', from: 'active', to: 'archived', reason: 'rank 2/60' });
 });
 
 test('the feed lists each change once, newest first', () => {
@@ -52,4 +57,33 @@ test('the feed lists each change once, newest first', () => {
   feed.add([{ key: 'a', ts: 1 }, { key: 'c', ts: 2 }]);
   feed.add([{ key: 'c', ts: 2 }]); // nothing new: nobody is told
   assert.deepEqual(seen, [['b', 'a'], ['b', 'c', 'a']]);
+});
+
+test('a compaction run heard live is not listed again as counts by the next sync', async () => {
+  const part = { level: 'user', project: null, changes: [], archived: 3, restored: 0, orphaned: 1, pruned: 0 };
+  const api = { registerSession: async () => ({ session_id: 'page' }), sync: async () => ({ user: part }) };
+  const listed = (sync) => {
+    const feed = new HistoryFeed([]);
+    sync.start(feed);
+    return feed;
+  };
+  // A new session (the first visit): registered while the socket is open,
+  // so the next sync's counts are runs the events already told.
+  const fresh = new SyncSessions(api);
+  const f1 = listed(fresh);
+  await fresh.refresh([{ level: 'user' }]); // registers
+  await fresh.refresh([{ level: 'user' }]);
+  assert.deepEqual(f1.list.filter((e) => e.kind === 'compacted'), []);
+  // A session kept from an earlier visit: what ran while the page was
+  // closed comes only from sync, as counts.
+  const kept = new SyncSessions(api);
+  kept.sessions = { user: 'page' };
+  const f2 = listed(kept);
+  await kept.refresh([{ level: 'user' }]);
+  assert.deepEqual(f2.list.filter((e) => e.kind === 'compacted').map((e) => e.counts), [{ archived: 3, restored: 0, orphaned: 1, deleted: 0 }]);
+  // And after a lost connection, the next sync's counts are listed again.
+  kept.connected(false);
+  part.changes = [{ kind: 'node', seq: 20, ts: 100, source_session: 'S', node: { id: 'n', version: 1 } }];
+  await kept.refresh([{ level: 'user' }]);
+  assert.equal(f2.list.filter((e) => e.kind === 'compacted').length, 2);
 });

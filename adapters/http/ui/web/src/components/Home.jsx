@@ -91,9 +91,21 @@ function What({ e, onOpen }) {
       }
       const m = e.moves;
       const parts = [['archived', m.archived], ['restored', m.restored], ['orphaned', m.orphaned], ['deleted', m.deleted]].filter(([, l]) => l.length);
+      const total = parts.reduce((n, [, l]) => n + l.length, 0);
       return (
         <>compaction {parts.map(([k, l], i) => <span key={k}>{i ? '; ' : ''}{k} <Ids e={e} ids={l} onOpen={onOpen} /></span>)}
-          <span class="hint"> — select a node to see why it ranks where it does</span></>
+          {e.why?.length
+            ? (
+              <ul class="why" aria-label="Why compaction moved them">
+                {e.why.map((w) => (
+                  <li key={w.id} data-id={w.id}>
+                    <NodeLink e={e} id={w.id} onOpen={onOpen} /> {w.from} → {w.to}: <span class="reason">{w.reason}</span>
+                  </li>
+                ))}
+                {total > e.why.length && <li>and {total - e.why.length} more</li>}
+              </ul>
+            )
+            : <span class="hint"> — select a node to see why it ranks where it does</span>}</>
       );
     }
     default: return <>{e.kind}</>;
