@@ -12,13 +12,7 @@ import (
 // names its graph.
 func TestSearchEveryGraph(t *testing.T) {
 	e := newEnv(t)
-	a := e.session(projA)
-	b := e.session(projB)
-	e.put(user(a), "u-cache", "cache in the user graph")
-	e.put(project(a), "a-cache", "cache in project a")
-	e.put(project(b), "b-cache", "cache in project b")
-	e.put(project(b), "b-other", "unrelated")
-	e.restart() // nothing but the user graph loaded
+	seedCaches(e) // nothing but the user graph loaded
 
 	hs, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", All: true})
 	if err != nil {
