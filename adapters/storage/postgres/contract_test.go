@@ -1,0 +1,40 @@
+package postgres_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/kg-memory/kg/adapters/storage/postgres"
+	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
+	"github.com/kg-memory/kg/ports/porttest"
+)
+
+// TestMain runs the package's tests on one throwaway cluster (pgtest).
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// backend opens a Store for the contract suites on the database of dir: the
+// suite's folder names the database, so a reopen (and a crash child) finds
+// the same one.
+var backend = porttest.Backend{Name: "postgres", Open: func(t testing.TB, dir string) porttest.Opened {
+	t.Helper()
+	url := pgtest.DatabaseFor(t, pgtest.NameFor(dir))
+	s, err := postgres.Open(context.Background(), url, postgres.Options{Logger: quiet})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return porttest.Opened{Graphs: s, Sessions: s, InjectFault: s.InjectFault, Close: func() error {
+		s.Close()
+		return nil
+	}}
+}}
+
+func TestContract(t *testing.T) { porttest.Run(t, backend) }
+
+// TestCrash kills a writing child process with SIGKILL and checks that every
+// acknowledged write survived (porttest.RunCrash).
+func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 10) }
+
+// quiet is the logger of the stores tests open: what they log is not news.
+var quiet = slog.New(slog.DiscardHandler)
