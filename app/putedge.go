@@ -11,7 +11,7 @@ import (
 // named by the scope, runs compaction as part of the same write, and
 // returns once both are durable. The ends need not exist.
 func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (PutEdgeResult, error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}

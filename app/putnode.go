@@ -11,7 +11,7 @@ import (
 // the scope, runs compaction as part of the same write, and returns once
 // both are durable.
 func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (PutNodeResult, error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return PutNodeResult{}, err
 	}

@@ -23,6 +23,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 	var err error
 	switch {
 	case req.SessionID != "":
+		if err := s.sessions.ensure(ctx, req.SessionID); err != nil {
+			return res, err
+		}
 		if sess, err = s.sessions.touch(req.SessionID, s.clock.Now()); err != nil {
 			return res, err
 		}
@@ -56,6 +59,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 	}
 	res.SessionID = sess.ID
 	t := target{session: sess.ID, project: sess.ProjectPath}
+	s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
 		full, err := s.fullRead(ctx, t)

@@ -20,10 +20,11 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, 
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
-	t, err := s.resolve(Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath})
+	t, err := s.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath})
 	if err != nil {
 		return SearchResult{}, err
 	}
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var (
 		res     SearchResult
 		entries []*graphEntry

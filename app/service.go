@@ -65,9 +65,11 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		return nil, wrapErr(err, "load sessions")
 	}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
 		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond),
+		shared: shared,
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
@@ -171,9 +173,12 @@ type target struct {
 
 // resolve checks the session and project of a scope. It counts an
 // operation on the session.
-func (s *Service) resolve(sc Scope) (target, error) {
+func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 	var t target
 	if sc.SessionID != "" {
+		if err := s.sessions.ensure(ctx, sc.SessionID); err != nil {
+			return t, err
+		}
 		sess, err := s.sessions.touch(sc.SessionID, s.clock.Now())
 		if err != nil {
 			return t, err
@@ -198,7 +203,7 @@ func (s *Service) resolve(sc Scope) (target, error) {
 // graphOf resolves the scope and returns its target and the loaded graph of
 // sc.Level, loading it first if needed.
 func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return t, nil, err
 	}
@@ -206,6 +211,7 @@ func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, e
 	if err != nil {
 		return t, nil, err
 	}
+	s.store.fresh(ctx, k) // team mode: what other servers committed
 	e, err := s.store.get(ctx, k)
 	return t, e, err
 }

@@ -17,6 +17,8 @@ import (
 // saved at once, so it survives a crash right after it starts.
 type sessionTable struct {
 	repo ports.SessionRepository
+	// shared is repo when several servers share it (team mode, shared.go).
+	shared ports.SharedSessionRepository
 	ttl  domain.Micros
 	max  int
 
@@ -32,6 +34,7 @@ type sessionTable struct {
 
 func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session) *sessionTable {
 	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, live: make(map[string]*ports.Session, len(stored))}
+	t.shared, _ = repo.(ports.SharedSessionRepository)
 	for id, s := range stored {
 		c := copySession(s)
 		c.ID = id

@@ -10,6 +10,9 @@ import (
 // the sizes of its graphs. Looking does not count as an operation of the
 // session.
 func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, error) {
+	if err := s.sessions.ensure(ctx, id); err != nil {
+		return SessionStats{}, err
+	}
 	sess, err := s.sessions.lookup(id, s.clock.Now())
 	if err != nil {
 		return SessionStats{}, err

@@ -14,11 +14,20 @@ import (
 // is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
 // be, Sync fails with the load error.
 func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error) {
+	if err := s.sessions.ensure(ctx, sessionID); err != nil {
+		return SyncResult{}, err
+	}
 	sess, err := s.sessions.touch(sessionID, s.clock.Now())
 	if err != nil {
 		return SyncResult{}, err
 	}
 	t := target{session: sess.ID, project: sess.ProjectPath}
+	// Team mode: what the session was told by another server, and what
+	// other servers committed (shared.go).
+	if err := s.sessions.pull(ctx, sess.ID); err != nil {
+		return SyncResult{}, err
+	}
+	s.store.fresh(ctx, t.keys()...)
 	res := SyncResult{ProjectPath: sess.ProjectPath}
 	var downs []error
 	for _, k := range t.keys() {
@@ -55,6 +64,10 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error
 	}
 	if len(downs) == len(t.keys()) {
 		return SyncResult{}, noGraphLoads(downs)
+	}
+	if err := s.sessions.push(ctx, sess.ID); err != nil {
+		// Told and not stored: another server may tell the session again.
+		s.log.Warn("a sync's watermarks could not be stored", "session", sess.ID, "err", err)
 	}
 	return res, nil
 }

@@ -18,9 +18,12 @@ type Watch struct {
 // its REST error: an unknown session, a relative path, or a session and a path
 // naming different projects. It does not count as an operation of the session,
 // and loads no graph.
-func (s *Service) Watch(_ context.Context, sessionID, projectPath string) (Watch, error) {
+func (s *Service) Watch(ctx context.Context, sessionID, projectPath string) (Watch, error) {
 	var w Watch
 	if sessionID != "" {
+		if err := s.sessions.ensure(ctx, sessionID); err != nil {
+			return Watch{}, err
+		}
 		sess, err := s.sessions.lookup(sessionID, s.clock.Now())
 		if err != nil {
 			return Watch{}, err

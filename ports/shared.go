@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -44,6 +45,12 @@ type SharedGraphRepository interface {
 	// Heads returns the committed position of each graph in keys in one
 	// round trip; a graph never stored is absent (position 0).
 	Heads(ctx context.Context, keys []domain.GraphKey) (map[domain.GraphKey]uint64, error)
+
+	// TakeLease takes the graph's maintenance lease for d when no other
+	// server holds it (or this one does), without waiting for a lock
+	// (docs/design/team.md#maintenance). It reports whether this server
+	// holds the lease now; a graph never stored has none to take.
+	TakeLease(ctx context.Context, key domain.GraphKey, d time.Duration) (bool, error)
 
 	// Watch tells w of the batches other servers commit, as they commit:
 	// Changed with the graph and its new position, in commit order per

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -48,6 +49,9 @@ func backends() []backend {
 	return []backend{
 		{name: "json", inRoot: true, holds: hasFile("user.json"), open: openJSON, inject: injectJSON},
 		{name: "bolt", inRoot: true, holds: hasFile(bolt.FileName), open: openBolt, inject: injectBolt},
+		// Team mode: a database several servers share, outside any root
+		// (docs/design/team.md); KG_DATABASE_URL names it.
+		{name: "postgres", open: notInRoot("postgres"), inject: injectPostgres},
 	}
 }
 
@@ -71,6 +75,14 @@ func backendNames() string {
 		return strings.Join(ns, "")
 	}
 	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
+}
+
+// notInRoot is the open of a backend that keeps nothing in the root: the
+// commands that copy or change a root's files never reach it.
+func notInRoot(name string) func(context.Context, lockedRoot, *slog.Logger) (storage, func(), error) {
+	return func(context.Context, lockedRoot, *slog.Logger) (storage, func(), error) {
+		return storage{}, nil, fmt.Errorf("the %s backend keeps nothing in a storage root", name)
+	}
 }
 
 // hasFile reports whether a root holds the file name.

@@ -25,6 +25,7 @@ import (
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
 )
@@ -45,6 +46,8 @@ type storage struct {
 	Graphs     ports.GraphRepository
 	Sessions   ports.SessionRepository
 	Collectors []prometheus.Collector
+	// Team is the PostgreSQL store of team mode; nil for the root backends.
+	Team *postgres.Store
 }
 
 // closeTimeout bounds the app's Close when it runs as a cleanup (start-up
@@ -129,6 +132,17 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 			log.Error("closing the bolt store failed", "err", err)
 		}
 	}, nil
+}
+
+// openPostgres opens the team-mode store on the database KG_DATABASE_URL
+// names, migrating its schema; there is no root to lock, any number of
+// servers share the database. The cleanup closes its pool.
+func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+	s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: log})
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return storage{Graphs: s, Sessions: s, Collectors: s.Collectors(), Team: s}, s.Close, nil
 }
 
 // newHub is the events sink. Its cleanup ends every subscription.

@@ -53,6 +53,19 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 	}, nil
 }
 
+// injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
+// nothing in the root, so it takes no lock: every server of a team shares
+// the database.
+func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+	mainStorage, cleanup, err := openPostgres(ctx, cfg, log)
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return mainStorage, func() {
+		cleanup()
+	}, nil
+}
+
 // initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
 	config := appConfig(cfg)

@@ -749,3 +749,18 @@ func decodeNotification(s string) (notification, error) {
 	err := json.NewDecoder(strings.NewReader(s)).Decode(&n)
 	return n, err
 }
+
+// TakeLease takes the graph's maintenance lease for d, unless another
+// server holds it or the graph's row is locked by a write right now
+// (ports.SharedGraphRepository).
+func (s *Store) TakeLease(ctx context.Context, key domain.GraphKey, d time.Duration) (bool, error) {
+	level, owner, project := keyCols(key)
+	tag, err := s.pool.Exec(ctx, `UPDATE graphs SET lease_holder = $4, lease_until = now() + $5 * interval '1 millisecond'
+		WHERE id = (SELECT id FROM graphs WHERE level = $1 AND owner = $2 AND project_key = $3
+			AND (lease_until IS NULL OR lease_until < now() OR lease_holder = $4) FOR UPDATE SKIP LOCKED)`,
+		level, owner, project, s.instance, d.Milliseconds())
+	if err != nil {
+		return false, unavailable(err, "take the maintenance lease of the %s graph", key)
+	}
+	return tag.RowsAffected() == 1, nil
+}
