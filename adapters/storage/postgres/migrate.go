@@ -96,8 +96,8 @@ CREATE TABLE progress (
 );
 
 -- The change log: one row per committed batch, in the order of the
--- graph's lock. Other servers catch up from it; the history of trust.md
--- reads it.
+-- graph's lock. Other servers catch up from it; a history of changes
+-- can read it.
 CREATE TABLE changes (
 	graph_id     bigint NOT NULL REFERENCES graphs ON DELETE CASCADE,
 	rev          bigint NOT NULL,
