@@ -179,9 +179,10 @@ func syncIDs(r syncResult) []string {
 
 // TestEventsReachOtherServers: a /ws subscriber on B hears of every write
 // made on A and C, once each, in seq order — for a graph B has loaded and
-// for one it has not.
+// for one it has not. The poll is set to a minute: the events come through
+// the listener.
 func TestEventsReachOtherServers(t *testing.T) {
-	_, ins := team(t, 3, options{})
+	_, ins := team(t, 3, options{poll: time.Minute})
 	a, b, c := ins[0], ins[1], ins[2]
 	for _, project := range []string{"/team/events-loaded", "/team/events-unloaded"} {
 		t.Run(project, func(t *testing.T) {
