@@ -21,10 +21,10 @@ type change func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error)
 type writeOp struct {
 	session   string
 	principal string // who makes the write (team mode); "" for none
-	apply   change
-	events  []ports.Event
-	err     error
-	done    chan struct{} // closed when the op is durable or has failed
+	apply     change
+	events    []ports.Event
+	err       error
+	done      chan struct{} // closed when the op is durable or has failed
 	// firstSeq and lastSeq are the seqs the change took (firstSeq >
 	// lastSeq: none), for the change log of team mode.
 	firstSeq, lastSeq uint64

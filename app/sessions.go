@@ -19,8 +19,8 @@ type sessionTable struct {
 	repo ports.SessionRepository
 	// shared is repo when several servers share it (team mode, shared.go).
 	shared ports.SharedSessionRepository
-	ttl  domain.Micros
-	max  int
+	ttl    domain.Micros
+	max    int
 
 	mu    sync.Mutex
 	live  map[string]*ports.Session

@@ -20,14 +20,14 @@ import (
 // Config is everything `kg serve` is told: the settings of
 // docs/design/operations.md#configuration, parsed and checked.
 type Config struct {
-	Host           string
-	Port           int // 0: the system picks a free port
-	Root           string
-	Storage        string // the name of one of backends()
+	Host    string
+	Port    int // 0: the system picks a free port
+	Root    string
+	Storage string // the name of one of backends()
 	// DatabaseURL is KG_DATABASE_URL, the database of --storage postgres.
 	// It is read from the environment only: a command line is visible to
 	// every user of the machine, and the URL may hold a password.
-	DatabaseURL string
+	DatabaseURL    string
 	App            app.Config
 	AuthToken      string
 	AllowedHosts   []string
