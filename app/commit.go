@@ -37,7 +37,7 @@ type writeOp struct {
 // the change was applied, the change goes to the graph loaded afresh.
 func (st *store) write(ctx context.Context, e *graphEntry, session string, apply change) error {
 	for {
-		op := &writeOp{session: session, apply: apply, done: make(chan struct{})}
+		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{})}
 		err := st.enqueue(ctx, e, op, false)
 		if err == nil {
 			select {
@@ -220,7 +220,7 @@ func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain
 		e.g.StampRead(id, t)
 	}
 	for _, op := range batch {
-		at := domain.Stamp{Now: st.clock.Now(), Session: op.session}
+		at := domain.Stamp{Now: st.clock.Now(), Session: op.session, Principal: op.principal}
 		op.firstSeq = e.g.Seq() + 1
 		op.events, op.err = op.apply(e.g, at)
 		op.lastSeq = e.g.Seq()

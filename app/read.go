@@ -23,10 +23,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 	var err error
 	switch {
 	case req.SessionID != "":
-		if err := s.sessions.ensure(ctx, req.SessionID); err != nil {
-			return res, err
-		}
-		if sess, err = s.sessions.touch(req.SessionID, s.clock.Now()); err != nil {
+		if sess, err = s.touchSession(ctx, req.SessionID); err != nil {
 			return res, err
 		}
 		if req.CWD != "" {
@@ -58,7 +55,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 	}
 	res.SessionID = sess.ID
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {

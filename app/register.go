@@ -25,7 +25,7 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath string) (port
 // that cannot be loaded gets no watermark; the session then starts that graph
 // at the seq of its start time, like a session of the replaced server.
 func (s *Service) newSession(ctx context.Context, project string) (ports.Session, error) {
-	keys := []domain.GraphKey{domain.UserGraph}
+	keys := []domain.GraphKey{domain.UserGraphOf(s.owner(ctx))}
 	if project != "" {
 		keys = append(keys, domain.ProjectGraph(project))
 	}
@@ -40,7 +40,7 @@ func (s *Service) newSession(ctx context.Context, project string) (ports.Session
 		wm[k] = e.g.DurableSeq()
 		e.mu.RUnlock()
 	}
-	sess, err := s.sessions.create(ctx, project, s.clock.Now(), wm)
+	sess, err := s.sessions.create(ctx, project, s.owner(ctx), s.clock.Now(), wm)
 	if err != nil {
 		return ports.Session{}, err
 	}

@@ -61,7 +61,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, 
 			}
 		}
 	default:
-		if err := spanned(domain.UserGraph); err != nil {
+		if err := spanned(domain.UserGraphOf(t.owner)); err != nil {
 			return SearchResult{}, err
 		}
 		entries = s.store.loaded()

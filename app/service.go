@@ -74,8 +74,10 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
-	if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
-		log.Error("user graph could not be loaded; serving without it", "err", err)
+	if shared == nil { // team mode: each principal's user graph loads when first asked for
+		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
+			log.Error("user graph could not be loaded; serving without it", "err", err)
+		}
 	}
 	return s, nil
 }
@@ -169,17 +171,15 @@ func (s *Service) canonical(field, p string) (string, error) {
 type target struct {
 	session string // session id; "" for none
 	project string // canonical project path; "" for none
+	owner   string // the principal whose user graph it reads (team mode); "" otherwise
 }
 
 // resolve checks the session and project of a scope. It counts an
 // operation on the session.
 func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
-	var t target
+	t := target{owner: s.owner(ctx)}
 	if sc.SessionID != "" {
-		if err := s.sessions.ensure(ctx, sc.SessionID); err != nil {
-			return t, err
-		}
-		sess, err := s.sessions.touch(sc.SessionID, s.clock.Now())
+		sess, err := s.touchSession(ctx, sc.SessionID)
 		if err != nil {
 			return t, err
 		}
@@ -219,7 +219,7 @@ func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, e
 func (t target) key(level domain.Level) (domain.GraphKey, error) {
 	switch level {
 	case domain.LevelUser:
-		return domain.UserGraph, nil
+		return domain.UserGraphOf(t.owner), nil
 	case domain.LevelProject:
 		if t.project != "" {
 			return domain.ProjectGraph(t.project), nil
@@ -237,7 +237,7 @@ func (t target) key(level domain.Level) (domain.GraphKey, error) {
 // keys returns the graphs a request without a level covers: the user graph,
 // and the project graph when the target names one.
 func (t target) keys() []domain.GraphKey {
-	ks := []domain.GraphKey{domain.UserGraph}
+	ks := []domain.GraphKey{domain.UserGraphOf(t.owner)}
 	if t.project != "" {
 		ks = append(ks, domain.ProjectGraph(t.project))
 	}
@@ -246,5 +246,5 @@ func (t target) keys() []domain.GraphKey {
 
 // eventBase fills the fields every event of graph key carries.
 func eventBase(typ string, key domain.GraphKey, seq uint64, session string) ports.Event {
-	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Seq: seq, SourceSession: session}
+	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
 }

@@ -69,7 +69,7 @@ func (t *sessionTable) expired(s *ports.Session, now domain.Micros) bool {
 // create registers a session bound to project with the given first
 // watermarks and saves the table at once. At the cap, the least recently
 // active session is expired to make room.
-func (t *sessionTable) create(ctx context.Context, project string, now domain.Micros, wm map[domain.GraphKey]uint64) (ports.Session, error) {
+func (t *sessionTable) create(ctx context.Context, project, principal string, now domain.Micros, wm map[domain.GraphKey]uint64) (ports.Session, error) {
 	t.mu.Lock()
 	for id, s := range t.live {
 		if t.expired(s, now) {
@@ -90,7 +90,7 @@ func (t *sessionTable) create(ctx context.Context, project string, now domain.Mi
 	for t.live[id] != nil {
 		id = newID()
 	}
-	s := &ports.Session{ID: id, ProjectPath: project, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
+	s := &ports.Session{ID: id, ProjectPath: project, Principal: principal, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
 	t.live[id] = s
 	t.gen++
 	out := copySession(*s)

@@ -13,12 +13,15 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 	if err := s.sessions.ensure(ctx, id); err != nil {
 		return SessionStats{}, err
 	}
+	if err := s.sessionOwnedBy(id, s.owner(ctx)); err != nil {
+		return SessionStats{}, err
+	}
 	sess, err := s.sessions.lookup(id, s.clock.Now())
 	if err != nil {
 		return SessionStats{}, err
 	}
 	res := SessionStats{Session: sess}
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.get(ctx, k)
 		if err != nil {

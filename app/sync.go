@@ -14,14 +14,11 @@ import (
 // is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
 // be, Sync fails with the load error.
 func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error) {
-	if err := s.sessions.ensure(ctx, sessionID); err != nil {
-		return SyncResult{}, err
-	}
-	sess, err := s.sessions.touch(sessionID, s.clock.Now())
+	sess, err := s.touchSession(ctx, sessionID)
 	if err != nil {
 		return SyncResult{}, err
 	}
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	// Team mode: what the session was told by another server, and what
 	// other servers committed (shared.go).
 	if err := s.sessions.pull(ctx, sess.ID); err != nil {

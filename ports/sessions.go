@@ -11,6 +11,9 @@ import (
 type Session struct {
 	ID           string
 	ProjectPath  string // canonical project path; empty for none
+	// Principal is who started the session, in team mode: only they can
+	// use it. "" otherwise.
+	Principal string
 	Start        domain.Micros
 	LastActivity domain.Micros
 	OpCount      int64

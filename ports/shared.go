@@ -126,3 +126,28 @@ type SharedSessionRepository interface {
 	// watermark moving forward only.
 	SaveSession(ctx context.Context, s Session) error
 }
+
+// Principal is a person (or a robot) of a team, as a token names them
+// (docs/design/team.md#people-and-tokens).
+type Principal struct {
+	Name  string
+	Scope string // ScopeRead, ScopeWrite or ScopeAdmin
+}
+
+// The scopes of a token.
+const (
+	ScopeRead  = "read"  // reads only: no tool or route that changes memory
+	ScopeWrite = "write" // reads and writes
+	ScopeAdmin = "admin" // everything
+)
+
+// CanWrite reports whether the principal's scope allows changing memory.
+func (p Principal) CanWrite() bool { return p.Scope == ScopeWrite || p.Scope == ScopeAdmin }
+
+// Authenticator checks a bearer token and names its principal (team mode).
+type Authenticator interface {
+	// Authenticate returns the principal of token; an unknown or revoked
+	// token is an error of kind invalid, a store that cannot tell one of
+	// kind unavailable.
+	Authenticate(ctx context.Context, token string) (Principal, error)
+}

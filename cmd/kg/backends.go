@@ -71,10 +71,7 @@ func backendNames() string {
 	for _, b := range backends() {
 		ns = append(ns, b.name)
 	}
-	if len(ns) < 2 {
-		return strings.Join(ns, "")
-	}
-	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
+	return orList(ns)
 }
 
 // notInRoot is the open of a backend that keeps nothing in the root: the
@@ -83,6 +80,26 @@ func notInRoot(name string) func(context.Context, lockedRoot, *slog.Logger) (sto
 	return func(context.Context, lockedRoot, *slog.Logger) (storage, func(), error) {
 		return storage{}, nil, fmt.Errorf("the %s backend keeps nothing in a storage root", name)
 	}
+}
+
+// rootBackendNames names the backends a root's marker may name: "json or
+// bolt".
+func rootBackendNames() string {
+	var ns []string
+	for _, b := range backends() {
+		if b.inRoot {
+			ns = append(ns, b.name)
+		}
+	}
+	return orList(ns)
+}
+
+// orList joins names as "a, b or c".
+func orList(ns []string) string {
+	if len(ns) < 2 {
+		return strings.Join(ns, "")
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
 }
 
 // hasFile reports whether a root holds the file name.
@@ -104,7 +121,7 @@ func rootBackend(root string) (string, error) {
 	if name != "" {
 		if b, ok := backendNamed(name); !ok || !b.inRoot {
 			return "", domain.Unavailable(nil, "%s names an unknown backend %q (want %s)",
-				filepath.Join(root, rootdir.BackendName), name, backendNames())
+				filepath.Join(root, rootdir.BackendName), name, rootBackendNames())
 		}
 		return name, nil
 	}

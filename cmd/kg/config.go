@@ -317,7 +317,8 @@ func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
 		return Config{}, usagef("--storage postgres needs %s, the database's connection URL (e.g. postgres://kg@db.internal/kg); "+
 			"it is read from the environment only, never from the command line, which other users can read", envDatabaseURL)
 	}
-	if c.AuthToken == "" && !isLoopback(c.Host) {
+	// In team mode every request carries a person's token instead.
+	if c.AuthToken == "" && c.Storage != "postgres" && !isLoopback(c.Host) {
 		return Config{}, usagef("--host %s is not a loopback address, so every request must carry a token: "+
 			"set --auth-token or KG_AUTH_TOKEN (or listen on 127.0.0.1)", c.Host)
 	}

@@ -188,8 +188,13 @@ func noMetrics() ports.Metrics { return ports.NoMetrics{} }
 // httpConfig is the HTTP side's share of the settings. Started is read
 // here, once the storage is open, so uptime counts from when the server
 // could serve.
-func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics) khttp.Config {
+func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics, st storage) khttp.Config {
+	var principals ports.Authenticator
+	if st.Team != nil { // team mode: every request carries a person's token
+		principals = st.Team
+	}
 	return khttp.Config{
+		Principals:     principals,
 		Metrics:        m,
 		Version:        readBuildInfo().Version,
 		Storage:        cfg.Storage,

@@ -93,7 +93,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		cleanup()
 		return nil, nil, err
 	}
-	config2 := httpConfig(cfg, clock, metrics)
+	config2 := httpConfig(cfg, clock, metrics, st)
 	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,

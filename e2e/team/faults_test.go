@@ -250,7 +250,7 @@ func TestChildServer(t *testing.T) {
 	}
 	fmt.Printf("addr http://%s\n", ln.Addr())
 	c := clock.System{}
-	_ = http.Serve(ln, khttp.NewServer(khttp.Config{Version: "child", Storage: "postgres", Clock: c, Started: c.Now()}, svc, hub, quiet))
+	_ = http.Serve(ln, khttp.NewServer(khttp.Config{Version: "child", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, hub, quiet))
 }
 
 // TestServerKilledMidBatch: a server is killed with SIGKILL while eight
@@ -258,6 +258,15 @@ func TestChildServer(t *testing.T) {
 // graph is not left locked, and another server reads it all and writes on.
 func TestServerKilledMidBatch(t *testing.T) {
 	dbURL := pgtest.Database(t)
+	setup, err := postgres.Open(context.Background(), dbURL, postgres.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := setup.CreateToken(context.Background(), "tester", "write")
+	setup.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildServer$", "-test.count=1")
 	cmd.Env = append(os.Environ(), childEnv+"="+dbURL)
 	cmd.Stderr = os.Stderr
@@ -284,7 +293,7 @@ func TestServerKilledMidBatch(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the child server did not start")
 	}
-	child := &instance{t: t, name: "child", url: base}
+	child := &instance{t: t, name: "child", url: base, token: token}
 	const project = "/team/killed"
 	stop := make(chan struct{})
 	var acks atomic.Int64
@@ -318,6 +327,7 @@ func TestServerKilledMidBatch(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	b := start(t, dbURL, "survivor", options{lockTimeout: 2 * time.Second})
+	b.token = token
 	got := b.graph(project)
 	for _, id := range acked {
 		if _, ok := got[id]; !ok {

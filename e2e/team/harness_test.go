@@ -44,6 +44,7 @@ type instance struct {
 	hub   *events.Hub
 	srv   *httptest.Server
 	url   string // where it serves
+	token string // the bearer token its requests carry
 	stop  context.CancelFunc
 	done  chan struct{}
 }
@@ -55,7 +56,8 @@ type options struct {
 	maintenance time.Duration
 }
 
-// team starts n instances on a database of the test's own.
+// team starts n instances on a database of the test's own, whose requests
+// carry the token of principal "tester".
 func team(t *testing.T, n int, opt options) (string, []*instance) {
 	t.Helper()
 	url := pgtest.Database(t)
@@ -63,7 +65,28 @@ func team(t *testing.T, n int, opt options) (string, []*instance) {
 	for i := range n {
 		out = append(out, start(t, url, fmt.Sprintf("i%d", i), opt))
 	}
+	token := out[0].newToken("tester", "write")
+	for _, in := range out {
+		in.token = token
+	}
 	return url, out
+}
+
+// newToken makes a token for principal with scope.
+func (in *instance) newToken(principal, scope string) string {
+	in.t.Helper()
+	token, _, err := in.store.CreateToken(context.Background(), principal, scope)
+	if err != nil {
+		in.t.Fatalf("create a token for %s: %v", principal, err)
+	}
+	return token
+}
+
+// as returns a copy of in whose requests carry token.
+func (in *instance) as(token string) *instance {
+	c := *in
+	c.token = token
+	return &c
 }
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -97,7 +120,7 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		t.Fatalf("app %s: %v", name, err)
 	}
 	c := clock.System{}
-	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now()}, svc, hub, logger())
+	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, hub, logger())
 	in := &instance{t: t, name: name, store: store, svc: svc, hub: hub, srv: httptest.NewServer(h), done: make(chan struct{})}
 	in.url = in.srv.URL
 	rctx, cancel := context.WithCancel(context.Background())
@@ -166,6 +189,9 @@ func (in *instance) do(method, path string, body any, out any) (int, error) {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if in.token != "" {
+		req.Header.Set("Authorization", "Bearer "+in.token)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -261,7 +287,8 @@ func (in *instance) dial(q string) *socket {
 	in.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(in.url, "http")+"/ws?"+q, nil)
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(in.url, "http")+"/ws?"+q,
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + in.token}}})
 	if err != nil {
 		in.t.Fatalf("dial /ws on %s: %v", in.name, err)
 	}

@@ -157,8 +157,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.stream(r.Context(), c, sub, watch)
 }
 
-// filter chooses the events of a watch: every user-level event, the events
-// of its project, none caused by its own session.
+// filter chooses the events of a watch: every user-level event (in team
+// mode, of its principal's user graph only), the events of its project,
+// none caused by its own session.
 func filter(w app.Watch) func(ports.Event) bool {
 	return func(ev ports.Event) bool {
 		if w.SessionID != "" && ev.SourceSession == w.SessionID {
@@ -166,7 +167,7 @@ func filter(w app.Watch) func(ports.Event) bool {
 		}
 		switch ev.Level {
 		case domain.LevelUser:
-			return true
+			return ev.Owner == w.Owner
 		case domain.LevelProject:
 			return w.Project != "" && ev.Project == w.Project
 		}

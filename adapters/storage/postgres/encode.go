@@ -20,10 +20,11 @@ import (
 // (not their key order or spacing, which carry none).
 
 type versionRec struct {
-	V       uint64 `json:"v"`
-	TS      int64  `json:"ts"`
-	Session string `json:"session,omitempty"`
-	Seq     uint64 `json:"seq,omitempty"`
+	V         uint64 `json:"v"`
+	TS        int64  `json:"ts"`
+	Session   string `json:"session,omitempty"`
+	Seq       uint64 `json:"seq,omitempty"`
+	Principal string `json:"principal,omitempty"`
 }
 
 type nodeRec struct {
@@ -76,11 +77,11 @@ func tierOf(s string) (domain.Tier, error) {
 }
 
 func versionOf(v domain.Version) versionRec {
-	return versionRec{V: v.V, TS: int64(v.TS), Session: v.Session, Seq: v.Seq}
+	return versionRec{V: v.V, TS: int64(v.TS), Session: v.Session, Seq: v.Seq, Principal: v.Principal}
 }
 
 func (r versionRec) domain() domain.Version {
-	return domain.Version{V: r.V, TS: domain.Micros(r.TS), Session: r.Session, Seq: r.Seq}
+	return domain.Version{V: r.V, TS: domain.Micros(r.TS), Session: r.Session, Seq: r.Seq, Principal: r.Principal}
 }
 
 func nodeRecOf(n *domain.Node) (nodeRec, error) {
@@ -323,6 +324,7 @@ type eventRec struct {
 	Type          string          `json:"type"`
 	Level         string          `json:"level"`
 	Project       string          `json:"project,omitempty"`
+	Owner         string          `json:"owner,omitempty"`
 	Seq           uint64          `json:"seq"`
 	SourceSession string          `json:"source_session,omitempty"`
 	Node          *nodeRec        `json:"node,omitempty"`
@@ -341,7 +343,7 @@ type edgeKeyRec struct {
 }
 
 func eventRecOf(ev ports.Event) (eventRec, error) {
-	r := eventRec{Type: ev.Type, Level: string(ev.Level), Project: ev.Project, Seq: ev.Seq, SourceSession: ev.SourceSession,
+	r := eventRec{Type: ev.Type, Level: string(ev.Level), Project: ev.Project, Owner: ev.Owner, Seq: ev.Seq, SourceSession: ev.SourceSession,
 		NodeID: ev.NodeID, EdgesDeleted: ev.EdgesDeleted, Rescued: ev.Rescued}
 	var err error
 	if r.Node, err = nodeRecPtr(ev.Node); err != nil {
@@ -360,7 +362,7 @@ func eventRecOf(ev ports.Event) (eventRec, error) {
 }
 
 func (r eventRec) domain() (ports.Event, error) {
-	ev := ports.Event{Type: r.Type, Level: domain.Level(r.Level), Project: r.Project, Seq: r.Seq, SourceSession: r.SourceSession,
+	ev := ports.Event{Type: r.Type, Level: domain.Level(r.Level), Project: r.Project, Owner: r.Owner, Seq: r.Seq, SourceSession: r.SourceSession,
 		NodeID: r.NodeID, EdgesDeleted: r.EdgesDeleted, Rescued: r.Rescued}
 	if r.Node != nil {
 		n, err := r.Node.domain()

@@ -329,7 +329,7 @@ func (w *write) store(ctx context.Context, g *domain.Graph, cs domain.ChangeSet,
 	if err != nil {
 		return 0, err
 	}
-	rows, err := rowsOf(g, cs, rec.Writes)
+	rows, err := rowsOf(g, cs)
 	if err != nil {
 		return 0, err
 	}
@@ -469,17 +469,7 @@ func firstSeq(writes []ports.WriteRecord, dflt uint64) uint64 {
 	return first
 }
 
-// principalOf names the principal of the write of writes that took seq.
-func principalOf(writes []ports.WriteRecord, seq uint64) string {
-	for _, w := range writes {
-		if seq >= w.FirstSeq && seq <= w.LastSeq {
-			return w.Principal
-		}
-	}
-	return ""
-}
-
-func rowsOf(g *domain.Graph, cs domain.ChangeSet, writes []ports.WriteRecord) (*itemRows, error) {
+func rowsOf(g *domain.Graph, cs domain.ChangeSet) (*itemRows, error) {
 	r := &itemRows{}
 	for id := range cs.Nodes {
 		n, ok := g.Node(id)
@@ -500,7 +490,7 @@ func rowsOf(g *domain.Graph, cs domain.ChangeSet, writes []ports.WriteRecord) (*
 		r.nodeSeq = append(r.nodeSeq, int64(n.Version.Seq))
 		r.nodeTiers = append(r.nodeTiers, rec.Tier)
 		r.nodeTierSeq = append(r.nodeTierSeq, int64(n.TierSeq))
-		r.nodePrincipals = append(r.nodePrincipals, principalOf(writes, n.Version.Seq))
+		r.nodePrincipals = append(r.nodePrincipals, n.Version.Principal)
 		r.nodeBodies = append(r.nodeBodies, string(body))
 	}
 	for k := range cs.Edges {
@@ -516,7 +506,7 @@ func rowsOf(g *domain.Graph, cs domain.ChangeSet, writes []ports.WriteRecord) (*
 		r.edgeKeys = append(r.edgeKeys, edgeHash(k))
 		r.edgeFrom, r.edgeTo, r.edgeRel = append(r.edgeFrom, k.From), append(r.edgeTo, k.To), append(r.edgeRel, k.Rel)
 		r.edgeV, r.edgeSeq = append(r.edgeV, int64(e.Version.V)), append(r.edgeSeq, int64(e.Version.Seq))
-		r.edgePrincipals = append(r.edgePrincipals, principalOf(writes, e.Version.Seq))
+		r.edgePrincipals = append(r.edgePrincipals, e.Version.Principal)
 		r.edgeBody = append(r.edgeBody, string(body))
 	}
 	for id := range cs.NodeTombstones {
@@ -562,7 +552,7 @@ func (r *itemRows) queue(b *pgx.Batch, id int64) {
 			SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[])
 			ON CONFLICT (graph_id, id) DO UPDATE SET v = EXCLUDED.v, seq = EXCLUDED.seq, tier = EXCLUDED.tier,
 				tier_seq = EXCLUDED.tier_seq, body = EXCLUDED.body,
-				principal = CASE WHEN EXCLUDED.principal = '' THEN nodes.principal ELSE EXCLUDED.principal END`,
+				principal = EXCLUDED.principal`,
 			id, r.nodeIDs, r.nodeV, r.nodeSeq, r.nodeTiers, r.nodeTierSeq, r.nodePrincipals, r.nodeBodies)
 	}
 	if len(r.delNodes) > 0 {
@@ -572,7 +562,7 @@ func (r *itemRows) queue(b *pgx.Batch, id int64) {
 		b.Queue(`INSERT INTO edges (graph_id, key, from_end, to_end, rel, v, seq, principal, body)
 			SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::jsonb[])
 			ON CONFLICT (graph_id, key) DO UPDATE SET v = EXCLUDED.v, seq = EXCLUDED.seq, body = EXCLUDED.body,
-				principal = CASE WHEN EXCLUDED.principal = '' THEN edges.principal ELSE EXCLUDED.principal END`,
+				principal = EXCLUDED.principal`,
 			id, r.edgeKeys, r.edgeFrom, r.edgeTo, r.edgeRel, r.edgeV, r.edgeSeq, r.edgePrincipals, r.edgeBody)
 	}
 	if len(r.delEdges) > 0 {

@@ -129,12 +129,31 @@ CREATE INDEX sessions_activity ON sessions (last_activity);
 
 CREATE TABLE session_watermarks (
 	session_id text   NOT NULL REFERENCES sessions ON DELETE CASCADE,
-	graph      text   NOT NULL,   -- "user" or "project:<key>"
+	graph      text   NOT NULL,   -- "user", "user:<principal>" or "project:<key>"
 	level      text   NOT NULL,
+	owner      text   NOT NULL,
 	project    text   NOT NULL,
 	seq        bigint NOT NULL,
 	PRIMARY KEY (session_id, graph)
 );
+`},
+	{2, "principals and their tokens", `
+CREATE TABLE principals (
+	name       text PRIMARY KEY,
+	created_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- Only a SHA-256 of each token is stored; the token is shown once, when it
+-- is created.
+CREATE TABLE tokens (
+	id           text PRIMARY KEY,             -- public: the first hex digits of the hash
+	principal    text NOT NULL REFERENCES principals ON DELETE CASCADE,
+	scope        text NOT NULL CHECK (scope IN ('read', 'write', 'admin')),
+	hash         bytea NOT NULL UNIQUE,
+	created_at   timestamptz NOT NULL DEFAULT now(),
+	revoked_at   timestamptz
+);
+CREATE INDEX tokens_principal ON tokens (principal);
 `},
 }
 

@@ -52,11 +52,11 @@ func fingerprint(s ports.Session) [32]byte {
 		return 0
 	})
 	b, err := json.Marshal(struct {
-		ID, Project                  string
+		ID, Principal, Project       string
 		Start, Last, Ops, LastSynced int64
 		Extra                        map[string]domain.RawJSON
 		W                            []wm
-	}{s.ID, s.ProjectPath, int64(s.Start), int64(s.LastActivity), s.OpCount, int64(s.LastSyncedTS), s.Extra, w})
+	}{s.ID, s.Principal, s.ProjectPath, int64(s.Start), int64(s.LastActivity), s.OpCount, int64(s.LastSyncedTS), s.Extra, w})
 	if err != nil {
 		// Never equal to a stored fingerprint: the session is written.
 		var random [32]byte
@@ -109,19 +109,19 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 	if id != "" {
 		where, args = " WHERE id = $1", []any{id}
 	}
-	rows, err := tx.Query(ctx, "SELECT id, project_path, start_ts, last_activity, op_count, last_synced_ts, data FROM sessions"+where, args...)
+	rows, err := tx.Query(ctx, "SELECT id, principal, project_path, start_ts, last_activity, op_count, last_synced_ts, data FROM sessions"+where, args...)
 	if err != nil {
 		return err
 	}
 	var sess ports.Session
 	var start, last, synced int64
 	var data []byte
-	_, err = pgx.ForEachRow(rows, []any{&sess.ID, &sess.ProjectPath, &start, &last, &sess.OpCount, &synced, &data}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&sess.ID, &sess.Principal, &sess.ProjectPath, &start, &last, &sess.OpCount, &synced, &data}, func() error {
 		var d sessionData
 		if err := json.Unmarshal(data, &d); err != nil {
 			return damagedf("session %q: %v", sess.ID, err)
 		}
-		out[sess.ID] = ports.Session{ID: sess.ID, ProjectPath: sess.ProjectPath, Start: domain.Micros(start),
+		out[sess.ID] = ports.Session{ID: sess.ID, Principal: sess.Principal, ProjectPath: sess.ProjectPath, Start: domain.Micros(start),
 			LastActivity: domain.Micros(last), OpCount: sess.OpCount, LastSyncedTS: domain.Micros(synced), Extra: rawJSONs(d.Extra)}
 		return nil
 	})
@@ -132,13 +132,13 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 	if id != "" {
 		where = " WHERE session_id = $1"
 	}
-	rows, err = tx.Query(ctx, "SELECT session_id, level, project, seq FROM session_watermarks"+where, args...)
+	rows, err = tx.Query(ctx, "SELECT session_id, level, owner, project, seq FROM session_watermarks"+where, args...)
 	if err != nil {
 		return err
 	}
-	var sid, level, project string
+	var sid, level, owner, project string
 	var seq int64
-	_, err = pgx.ForEachRow(rows, []any{&sid, &level, &project, &seq}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&sid, &level, &owner, &project, &seq}, func() error {
 		sess, ok := out[sid]
 		if !ok {
 			return nil
@@ -146,7 +146,7 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 		if sess.Synced == nil {
 			sess.Synced = map[domain.GraphKey]uint64{}
 		}
-		sess.Synced[domain.GraphKey{Level: domain.Level(level), Project: project}] = uint64(seq)
+		sess.Synced[domain.GraphKey{Level: domain.Level(level), Owner: owner, Project: project}] = uint64(seq)
 		out[sid] = sess
 		return nil
 	})
@@ -274,12 +274,12 @@ func queueSessions(b *pgx.Batch, list []ports.Session) {
 		return
 	}
 	n := len(list)
-	ids, paths, data := make([]string, n), make([]string, n), make([]string, n)
+	ids, principals, paths, data := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	start, last, ops, synced := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
-	var wmID, wmGraph, wmLevel, wmProject []string
+	var wmID, wmGraph, wmLevel, wmOwner, wmProject []string
 	var wmSeq []int64
 	for i, sess := range list {
-		ids[i], paths[i] = sess.ID, sess.ProjectPath
+		ids[i], principals[i], paths[i] = sess.ID, sess.Principal, sess.ProjectPath
 		start[i], last[i], ops[i], synced[i] = int64(sess.Start), int64(sess.LastActivity), sess.OpCount, int64(sess.LastSyncedTS)
 		d, _ := json.Marshal(sessionData{Extra: rawMessages(sess.Extra)})
 		data[i] = string(d)
@@ -290,22 +290,22 @@ func queueSessions(b *pgx.Batch, list []ports.Session) {
 			return 1
 		}) {
 			wmID, wmGraph = append(wmID, sess.ID), append(wmGraph, k.String())
-			wmLevel, wmProject = append(wmLevel, string(k.Level)), append(wmProject, k.Project)
+			wmLevel, wmOwner, wmProject = append(wmLevel, string(k.Level)), append(wmOwner, k.Owner), append(wmProject, k.Project)
 			wmSeq = append(wmSeq, int64(sess.Synced[k]))
 		}
 	}
-	b.Queue(`INSERT INTO sessions (id, project_path, start_ts, last_activity, op_count, last_synced_ts, data)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::jsonb[])
+	b.Queue(`INSERT INTO sessions (id, principal, project_path, start_ts, last_activity, op_count, last_synced_ts, data)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
 		ON CONFLICT (id) DO UPDATE SET
 			last_activity  = GREATEST(sessions.last_activity, EXCLUDED.last_activity),
 			op_count       = GREATEST(sessions.op_count, EXCLUDED.op_count),
 			last_synced_ts = GREATEST(sessions.last_synced_ts, EXCLUDED.last_synced_ts),
 			data           = EXCLUDED.data`,
-		ids, paths, start, last, ops, synced, data)
+		ids, principals, paths, start, last, ops, synced, data)
 	if len(wmID) > 0 {
-		b.Queue(`INSERT INTO session_watermarks (session_id, graph, level, project, seq)
-			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+		b.Queue(`INSERT INTO session_watermarks (session_id, graph, level, owner, project, seq)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
 			ON CONFLICT (session_id, graph) DO UPDATE SET seq = GREATEST(session_watermarks.seq, EXCLUDED.seq)`,
-			wmID, wmGraph, wmLevel, wmProject, wmSeq)
+			wmID, wmGraph, wmLevel, wmOwner, wmProject, wmSeq)
 	}
 }

@@ -73,6 +73,7 @@ type Store struct {
 	sessionsKnown bool // every stored session is in saved (LoadSessions ran, or the first save read them)
 
 	stats *stats
+	auth  authCache
 }
 
 // Open connects to the database url names (a libpq URL or key=value
@@ -111,7 +112,8 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 		return nil, unavailable(err, "connect to the database")
 	}
 	s := &Store{pool: pool, log: opt.Logger, opt: opt, instance: opt.Instance,
-		keys: map[int64]domain.GraphKey{}, saved: map[string]savedSession{}, stats: newStats()}
+		keys: map[int64]domain.GraphKey{}, saved: map[string]savedSession{}, stats: newStats(),
+		auth: authCache{m: map[[32]byte]authEntry{}}}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -207,15 +209,15 @@ func damagedf(format string, args ...any) error {
 // keyCols returns the natural key of a graph's row.
 func keyCols(key domain.GraphKey) (level, owner, project string) {
 	if key.Level == domain.LevelUser {
-		return string(domain.LevelUser), "", ""
+		return string(domain.LevelUser), key.Owner, ""
 	}
 	return string(domain.LevelProject), "", key.Project
 }
 
 // keyOf is keyCols backwards.
-func keyOf(level, _ /* owner */, project string) domain.GraphKey {
+func keyOf(level, owner, project string) domain.GraphKey {
 	if level == string(domain.LevelUser) {
-		return domain.UserGraph
+		return domain.UserGraphOf(owner)
 	}
 	return domain.ProjectGraph(project)
 }
@@ -224,7 +226,7 @@ func validKey(key domain.GraphKey) error {
 	switch {
 	case key.Level == domain.LevelUser && key.Project == "":
 		return nil
-	case key.Level == domain.LevelProject && key.Project != "":
+	case key.Level == domain.LevelProject && key.Project != "" && key.Owner == "":
 		return nil
 	}
 	return domain.Invalidf("graph", "not a valid graph key: %s", key)

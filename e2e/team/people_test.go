@@ -1,0 +1,178 @@
+package team
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// TestEveryRouteNeedsAToken: in team mode a request without a token, or
+// with one nobody was given, is refused on every route.
+func TestEveryRouteNeedsAToken(t *testing.T) {
+	_, ins := team(t, 1, options{})
+	a := ins[0]
+	for _, token := range []string{"", "kg_not-a-token-anyone-was-given"} {
+		anon := a.as(token)
+		for _, r := range []struct{ method, path string }{
+			{"GET", "/health"}, {"GET", "/api/graph/read"}, {"GET", "/api/projects"}, {"POST", "/api/sessions/register"},
+			{"POST", "/api/nodes"}, {"GET", "/metrics"}, {"POST", "/"}, {"GET", "/ui/"},
+		} {
+			code, err := anon.do(r.method, r.path, map[string]any{}, nil)
+			if err != nil || code != http.StatusUnauthorized {
+				t.Errorf("%s %s with token %q: %d %v, want 401", r.method, r.path, token, code, err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(a.url, "http")+"/ws?token="+url.QueryEscape(token), nil)
+		cancel()
+		if err == nil || res == nil || res.StatusCode != http.StatusUnauthorized {
+			t.Errorf("/ws with token %q: %v, want 401", token, err)
+		}
+	}
+}
+
+// TestRevokedTokenStopsOnEveryServer: a token revoked through one server's
+// database stops working on every server within 5 s.
+func TestRevokedTokenStopsOnEveryServer(t *testing.T) {
+	_, ins := team(t, 3, options{})
+	alice := ins[0].newToken("alice", "write")
+	for _, in := range ins {
+		if code := in.as(alice).call("GET", "/api/projects", nil, nil); code != 200 {
+			t.Fatalf("alice on %s: %d", in.name, code)
+		}
+	}
+	revokedAt := time.Now()
+	if n, err := ins[0].store.RevokeToken(context.Background(), "alice"); err != nil || n != 1 {
+		t.Fatalf("revoke: %d, %v", n, err)
+	}
+	for _, in := range ins {
+		for {
+			code, _ := in.as(alice).do("GET", "/api/projects", nil, nil)
+			if code == http.StatusUnauthorized {
+				break
+			}
+			if time.Since(revokedAt) > 5*time.Second {
+				t.Fatalf("%s still accepts the revoked token after 5 s (%d)", in.name, code)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Logf("refused everywhere %v after the revocation", time.Since(revokedAt).Round(time.Millisecond))
+	if code := ins[1].call("GET", "/api/projects", nil, nil); code != 200 {
+		t.Errorf("another person's token stopped working too: %d", code)
+	}
+}
+
+// TestUserGraphsArePersonal: each person reads and writes a user graph of
+// their own, on every server; nobody else sees it, hears of its changes, or
+// can use their session.
+func TestUserGraphsArePersonal(t *testing.T) {
+	_, ins := team(t, 2, options{})
+	a, b := ins[0], ins[1]
+	alice, bob := a.as(a.newToken("alice", "write")), b.as(a.newToken("bob", "write"))
+	bobSocket := bob.dial("")
+	aliceOnB := b.as(alice.token)
+	aliceSocket := aliceOnB.dial("")
+	if code, _ := alice.putNode(map[string]any{"level": "user", "id": "alice-secret", "gist": "only alice"}); code != 200 {
+		t.Fatalf("alice's user write: %d", code)
+	}
+	if code, _ := bob.putNode(map[string]any{"level": "user", "id": "bob-note", "gist": "only bob"}); code != 200 {
+		t.Fatalf("bob's user write: %d", code)
+	}
+	userIDs := func(in *instance) map[string]bool {
+		var out struct {
+			User struct {
+				Nodes []map[string]any `json:"nodes"`
+			} `json:"user"`
+		}
+		if code := in.call("GET", "/api/graph/read", nil, &out); code != 200 {
+			t.Fatalf("graph read: %d", code)
+		}
+		ids := map[string]bool{}
+		for _, n := range out.User.Nodes {
+			ids[n["id"].(string)] = true
+		}
+		return ids
+	}
+	if got := userIDs(bob); got["alice-secret"] || !got["bob-note"] {
+		t.Errorf("bob's user graph on b: %v", got)
+	}
+	if got := userIDs(aliceOnB); !got["alice-secret"] || got["bob-note"] {
+		t.Errorf("alice's user graph on b: %v", got)
+	}
+	if !aliceSocket.waitFor(5*time.Second, func(fs []map[string]any) bool { return len(eventFrames(fs)) >= 1 }) {
+		t.Error("alice's socket on b did not hear of her write on a")
+	}
+	time.Sleep(300 * time.Millisecond)
+	for _, ev := range bobSocket.events() {
+		if n, _ := ev["node"].(map[string]any); n["id"] == "alice-secret" {
+			t.Error("bob's socket heard of alice's user graph")
+		}
+	}
+	sess := alice.register("/team/personal")
+	if code := bob.call("POST", "/api/sync", map[string]any{"session_id": sess}, nil); code != http.StatusNotFound {
+		t.Errorf("bob syncing alice's session: %d, want 404", code)
+	}
+	if code := aliceOnB.call("POST", "/api/sync", map[string]any{"session_id": sess}, nil); code != 200 {
+		t.Errorf("alice syncing her session on b: %d", code)
+	}
+}
+
+// TestReadScope: a token of scope read reads and syncs, and cannot change
+// memory.
+func TestReadScope(t *testing.T) {
+	_, ins := team(t, 1, options{})
+	a := ins[0]
+	reader := a.as(a.newToken("auditor", "read"))
+	if code := reader.call("GET", "/api/graph/read?project_path=/team/scope", nil, nil); code != 200 {
+		t.Errorf("read with a read token: %d", code)
+	}
+	sess := reader.register("/team/scope")
+	if code := reader.call("POST", "/api/sync", map[string]any{"session_id": sess}, nil); code != 200 {
+		t.Errorf("sync with a read token: %d", code)
+	}
+	if code, _ := reader.putNode(map[string]any{"level": "project", "project_path": "/team/scope", "id": "x", "gist": "x"}); code != http.StatusForbidden {
+		t.Errorf("write with a read token: %d, want 403", code)
+	}
+	if _, ok := a.graph("/team/scope")["x"]; ok {
+		t.Error("the refused write was stored")
+	}
+}
+
+// TestWhoWroteWhat: the export and the graph read name the person who last
+// wrote each node and edge, whichever server they wrote on.
+func TestWhoWroteWhat(t *testing.T) {
+	_, ins := team(t, 2, options{})
+	alice, bob := ins[0].as(ins[0].newToken("alice", "write")), ins[1].as(ins[0].newToken("bob", "write"))
+	const project = "/team/who"
+	alice.putNode(map[string]any{"level": "project", "project_path": project, "id": "by-alice", "gist": "a"})
+	bob.putNode(map[string]any{"level": "project", "project_path": project, "id": "by-bob", "gist": "b"})
+	if code := bob.call("POST", "/api/edges", map[string]any{"level": "project", "project_path": project, "from": "by-alice", "to": "by-bob", "rel": "uses"}, nil); code != 200 {
+		t.Fatalf("edge: %d", code)
+	}
+	var doc struct {
+		Nodes []map[string]any `json:"nodes"`
+		Edges []map[string]any `json:"edges"`
+	}
+	if code := alice.call("GET", "/api/export?level=project&project_path="+url.QueryEscape(project), nil, &doc); code != 200 {
+		t.Fatalf("export: %d", code)
+	}
+	got := map[string]any{}
+	for _, n := range doc.Nodes {
+		got[n["id"].(string)] = n["written_by"]
+	}
+	if got["by-alice"] != "alice" || got["by-bob"] != "bob" {
+		t.Errorf("export names the writers %v", got)
+	}
+	if len(doc.Edges) != 1 || doc.Edges[0]["written_by"] != "bob" {
+		t.Errorf("export's edges %v, want one written by bob", doc.Edges)
+	}
+	if n := alice.graph(project)["by-bob"]; n["written_by"] != "bob" {
+		t.Errorf("graph read on a: by-bob written by %v", n["written_by"])
+	}
+}
