@@ -9,11 +9,11 @@ import (
 // Session is the stored record of one agent session
 // (docs/design/sync.md#sessions).
 type Session struct {
-	ID           string
-	ProjectPath  string // canonical project path; empty for none
+	ID          string
+	ProjectPath string // canonical project path; empty for none
 	// Principal is who started the session, in team mode: only they can
 	// use it. "" otherwise.
-	Principal string
+	Principal    string
 	Start        domain.Micros
 	LastActivity domain.Micros
 	OpCount      int64
