@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -69,4 +70,45 @@ func (s *Service) sessionOwnedBy(id, owner string) error {
 func principalName(ctx context.Context) string {
 	p, _ := PrincipalOf(ctx)
 	return p.Name
+}
+
+// privateEnds returns, in team mode, the ends of an edge put into a shared
+// project graph that name nodes of the writer's own user graph: such an edge
+// would show one person's private ids to everyone
+// (docs/design/team.md#people-and-tokens). Outside team mode, and for the
+// user graph, there are none.
+func (s *Service) privateEnds(ctx context.Context, t target, k domain.GraphKey, in domain.EdgeInput) ([]string, error) {
+	if s.store.shared == nil || k.Level != domain.LevelProject {
+		return nil, nil
+	}
+	u, err := s.store.get(ctx, domain.UserGraphOf(t.owner))
+	if err != nil {
+		return nil, err
+	}
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	var out []string
+	for _, end := range []string{in.From, in.To} {
+		if u.g.IsNode(end) {
+			out = append(out, end)
+		}
+	}
+	return out, nil
+}
+
+// refusePrivateEnds refuses an edge whose end names a node of the writer's
+// user graph and none of the project graph g.
+func refusePrivateEnds(g *domain.Graph, in domain.EdgeInput, private []string) error {
+	for i, end := range private {
+		if g.IsNode(end) {
+			continue
+		}
+		field := "from"
+		if end != in.From || (i > 0 && in.From == in.To) {
+			field = "to"
+		}
+		return domain.Invalidf(field, "%q is a node of your user graph; an edge of a shared project graph cannot name it, "+
+			"because everyone would see it — put the node in the project graph, or the edge in your user graph", end)
+	}
+	return nil
 }

@@ -26,8 +26,15 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (P
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
+	private, err := s.privateEnds(ctx, t, k, in)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
 	res := PutEdgeResult{Level: k.Level, Project: k.Project}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		if err := refusePrivateEnds(g, in, private); err != nil {
+			return nil, err
+		}
 		ed, err := g.PutEdge(in, at)
 		if err != nil {
 			return nil, err

@@ -176,3 +176,24 @@ func TestWhoWroteWhat(t *testing.T) {
 		t.Errorf("graph read on a: by-bob written by %v", n["written_by"])
 	}
 }
+
+// TestNoEdgeFromAProjectToAUserGraph: in a shared project graph an edge
+// that names a node of the writer's own user graph is refused, naming the
+// end; the same edge in the user graph, or to a project node, is fine.
+func TestNoEdgeFromAProjectToAUserGraph(t *testing.T) {
+	_, ins := team(t, 1, options{})
+	a := ins[0]
+	const project = "/team/private-ends"
+	a.putNode(map[string]any{"level": "user", "id": "my-habit", "gist": "private"})
+	a.putNode(map[string]any{"level": "project", "project_path": project, "id": "module", "gist": "shared"})
+	code, err := a.do("POST", "/api/edges", map[string]any{"level": "project", "project_path": project, "from": "module", "to": "my-habit", "rel": "follows"}, nil)
+	if err != nil || code != http.StatusBadRequest {
+		t.Fatalf("project edge to a user node: %d %v, want 400", code, err)
+	}
+	if code := a.call("POST", "/api/edges", map[string]any{"level": "user", "from": "my-habit", "to": "module", "rel": "about"}, nil); code != 200 {
+		t.Errorf("user edge naming a project id: %d", code)
+	}
+	if code := a.call("POST", "/api/edges", map[string]any{"level": "project", "project_path": project, "from": "module", "to": "src/x.go", "rel": "touches"}, nil); code != 200 {
+		t.Errorf("project edge to a file: %d", code)
+	}
+}

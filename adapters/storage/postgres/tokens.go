@@ -26,7 +26,7 @@ var _ ports.Authenticator = (*Store)(nil)
 
 // tokenTTL is how long a server trusts what it last read of a token: a
 // token revoked on one server stops working on every server within it,
-// well under the 5 s team.md asks.
+// well under the 5 s docs/design/team.md#people-and-tokens allows.
 const tokenTTL = 2 * time.Second
 
 var principalName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
