@@ -200,6 +200,15 @@ func TestDatabaseRestartMidBatch(t *testing.T) {
 	if err := c.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	var health struct {
+		Status   string   `json:"status"`
+		Problems []string `json:"problems"`
+	}
+	// The token was checked within the last 2 s, so /health answers.
+	if code, err := ins[0].do("GET", "/health", nil, &health); err != nil || code != 200 || health.Status != "degraded" || len(health.Problems) == 0 ||
+		!strings.Contains(health.Problems[0], "database cannot be reached") {
+		t.Errorf("/health with the database down: %d %v %+v, want degraded naming the database", code, err, health)
+	}
 	time.Sleep(200 * time.Millisecond)
 	if err := c.Restart(context.Background()); err != nil {
 		t.Fatalf("restart the database: %v", err)

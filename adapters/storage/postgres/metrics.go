@@ -1,10 +1,14 @@
 package postgres
 
 import (
+	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kg-memory/kg/ports"
 )
 
 // stats are the store's own series on /metrics
@@ -72,4 +76,23 @@ func (s *Store) Listener() ListenerState {
 		ls.Listening = true
 	}
 	return ls
+}
+
+var _ ports.DamageReporter = (*Store)(nil)
+
+// Damage reports, one line each, what keeps this server from serving as
+// one with the others (ports.DamageReporter): /health is then degraded. It
+// makes one round trip to the database, bounded by 2 s.
+func (s *Store) Damage() []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var out []string
+	if _, err := s.Ping(ctx); err != nil {
+		out = append(out, "the database cannot be reached ("+err.Error()+"): writes fail and reads are served from memory until it is back")
+	}
+	ls := s.Listener()
+	if ls.Listening && !ls.Up && ls.DownFor > 5*time.Second {
+		out = append(out, fmt.Sprintf("the listener has been disconnected for %s: other servers' changes reach this one only when a request reads them", ls.DownFor.Round(time.Second)))
+	}
+	return out
 }
