@@ -46,6 +46,9 @@ type Options struct {
 	// Instance names this server in the change log and in notifications;
 	// a random id when empty.
 	Instance string
+	// NoMigrate opens the database as it is, for the commands that only
+	// look (kg status, kg doctor); Schema tells whether it is behind.
+	NoMigrate bool
 }
 
 // Store keeps graphs and sessions in a PostgreSQL database that any number
@@ -114,6 +117,9 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	s := &Store{pool: pool, log: opt.Logger, opt: opt, instance: opt.Instance,
 		keys: map[int64]domain.GraphKey{}, saved: map[string]savedSession{}, stats: newStats(),
 		auth: authCache{m: map[[32]byte]authEntry{}}}
+	if opt.NoMigrate {
+		return s, nil
+	}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -182,6 +188,10 @@ type SchemaInfo struct {
 
 // Schema returns the database's schema version.
 func (s *Store) Schema(ctx context.Context) (SchemaInfo, error) {
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass('schema_migrations') IS NOT NULL").Scan(&exists); err != nil || !exists {
+		return SchemaInfo{Known: SchemaVersion()}, err // a database no kg has used: version 0
+	}
 	var v int
 	err := s.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
 	return SchemaInfo{Version: v, Known: SchemaVersion()}, err
