@@ -58,7 +58,7 @@ type options struct {
 
 // team starts n instances on a database of the test's own, whose requests
 // carry the token of principal "tester".
-func team(t *testing.T, n int, opt options) (string, []*instance) {
+func team(t testing.TB, n int, opt options) (string, []*instance) {
 	t.Helper()
 	url := pgtest.Database(t)
 	var out []*instance
@@ -279,6 +279,7 @@ type socket struct {
 	c      *websocket.Conn
 	mu     sync.Mutex
 	frames []map[string]any
+	at     []time.Time // when each frame arrived
 	got    chan struct{}
 }
 
@@ -312,6 +313,7 @@ func (s *socket) read() {
 		}
 		s.mu.Lock()
 		s.frames = append(s.frames, f)
+		s.at = append(s.at, time.Now())
 		s.mu.Unlock()
 		select {
 		case s.got <- struct{}{}:
