@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -111,4 +112,41 @@ func refusePrivateEnds(g *domain.Graph, in domain.EdgeInput, private []string) e
 			"because everyone would see it — put the node in the project graph, or the edge in your user graph", end)
 	}
 	return nil
+}
+
+// projectKey names the project of a cwd or project_path in team mode
+// (docs/design/team.md#project-keys): a value that is not an absolute path
+// is the project's key itself; a path is resolved through its folder — the
+// contents of .kg/project, else its git origin plus the sub-folder — and a
+// folder that gives no key (or that this server cannot read) is a private
+// project of the principal, "private/<principal><path>", which nobody else
+// shares.
+func (s *Service) projectKey(ctx context.Context, field, p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		if err := domain.ValidateProjectKey(field, p); err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	if err := domain.ValidateProjectPath(field, p); err != nil {
+		return "", err
+	}
+	c, err := s.paths.Canonical(p)
+	if err != nil {
+		return "", domain.Invalidf(field, "%q cannot be resolved: %v", p, err)
+	}
+	if s.keys != nil {
+		key, found, err := s.keys.ProjectKey(c)
+		if err != nil {
+			return "", err
+		}
+		if found {
+			return key, nil
+		}
+	}
+	key := "private/" + principalName(ctx) + c
+	if err := domain.ValidateProjectKey(field, key); err != nil {
+		return "", err
+	}
+	return key, nil
 }

@@ -27,7 +27,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 			return res, err
 		}
 		if req.CWD != "" {
-			p, err := s.canonical("cwd", req.CWD)
+			p, err := s.canonical(ctx, "cwd", req.CWD)
 			if err != nil {
 				return res, err
 			}
@@ -40,7 +40,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 			}
 		}
 	case req.CWD != "":
-		p, err := s.canonical("cwd", req.CWD)
+		p, err := s.canonical(ctx, "cwd", req.CWD)
 		if err != nil {
 			return res, err
 		}

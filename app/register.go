@@ -13,7 +13,7 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath string) (port
 	var p string
 	if projectPath != "" {
 		var err error
-		if p, err = s.canonical("project_path", projectPath); err != nil {
+		if p, err = s.canonical(ctx, "project_path", projectPath); err != nil {
 			return ports.Session{}, err
 		}
 	}

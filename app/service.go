@@ -20,6 +20,7 @@ type Service struct {
 	clock    ports.Clock
 	events   ports.Events
 	paths    ports.PathResolver
+	keys     ports.ProjectKeys // team mode: a project's key from its folder; nil: none found
 	log      *slog.Logger
 	store    *store
 	sessions *sessionTable
@@ -57,6 +58,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		clock:   deps.Clock,
 		events:  deps.Events,
 		paths:   deps.Paths,
+		keys:    deps.ProjectKeys,
 		log:     log,
 		started: deps.Clock.Now(),
 	}
@@ -144,7 +146,10 @@ func projectName(path string) string {
 // naming field in the error (cwd or project_path). The path, and the path
 // it resolves to, must pass domain.ValidateProjectPath: no control
 // characters are stored, keyed on or echoed back.
-func (s *Service) canonical(field, p string) (string, error) {
+func (s *Service) canonical(ctx context.Context, field, p string) (string, error) {
+	if s.store.shared != nil {
+		return s.projectKey(ctx, field, p)
+	}
 	if err := domain.ValidateProjectPath(field, p); err != nil {
 		return "", err
 	}
@@ -186,7 +191,7 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 		t.session, t.project = sess.ID, sess.ProjectPath
 	}
 	if sc.ProjectPath != "" {
-		p, err := s.canonical("project_path", sc.ProjectPath)
+		p, err := s.canonical(ctx, "project_path", sc.ProjectPath)
 		if err != nil {
 			return t, err
 		}

@@ -35,7 +35,7 @@ func (s *Service) Watch(ctx context.Context, sessionID, projectPath string) (Wat
 		w.SessionID, w.Project = sess.ID, sess.ProjectPath
 	}
 	if projectPath != "" {
-		p, err := s.canonical("project_path", projectPath)
+		p, err := s.canonical(ctx, "project_path", projectPath)
 		if err != nil {
 			return Watch{}, err
 		}

@@ -151,9 +151,10 @@ func newHub() (*events.Hub, func()) {
 	return h, h.Close
 }
 
-func systemClock() ports.Clock        { return clock.System{} }
-func osPaths() ports.PathResolver     { return paths.OS{} }
-func appConfig(cfg Config) app.Config { return cfg.App }
+func systemClock() ports.Clock         { return clock.System{} }
+func osPaths() ports.PathResolver      { return paths.OS{} }
+func osProjectKeys() ports.ProjectKeys { return paths.OS{} }
+func appConfig(cfg Config) app.Config  { return cfg.App }
 
 // openService builds the app: it loads the sessions and the user graph.
 // The cleanup closes it as a safety net; a second Close is cheap.

@@ -50,6 +50,7 @@ var appSet = wire.NewSet(
 	wire.Bind(new(ports.Events), new(*events.Hub)),
 	systemClock,
 	osPaths,
+	osProjectKeys,
 	appConfig,
 	wire.Struct(new(app.Deps), "*"),
 	openService,

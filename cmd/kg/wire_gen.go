@@ -74,19 +74,21 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	projectKeys := osProjectKeys()
 	metrics, err := newMetrics(st)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
 	deps := app.Deps{
-		Graphs:   graphRepository,
-		Sessions: sessionRepository,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-		Metrics:  metrics,
+		Graphs:      graphRepository,
+		Sessions:    sessionRepository,
+		Clock:       clock,
+		Events:      hub,
+		Paths:       pathResolver,
+		ProjectKeys: projectKeys,
+		Log:         log,
+		Metrics:     metrics,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -116,15 +118,17 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	projectKeys := osProjectKeys()
 	metrics := noMetrics()
 	deps := app.Deps{
-		Graphs:   graphRepository,
-		Sessions: sessionRepository,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-		Metrics:  metrics,
+		Graphs:      graphRepository,
+		Sessions:    sessionRepository,
+		Clock:       clock,
+		Events:      hub,
+		Paths:       pathResolver,
+		ProjectKeys: projectKeys,
+		Log:         log,
+		Metrics:     metrics,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -142,6 +146,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 // appSet is the app on an opened storage.
 var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
+	osProjectKeys,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
 )
 

@@ -58,7 +58,7 @@ func writeLatencies(b *testing.B, servers []*instance, writers, n int) []time.Du
 			wg.Go(func() {
 				for k := range per {
 					start := time.Now()
-					code, _ := in.putNodeQuiet(map[string]any{"level": "project", "project_path": "/bench/team",
+					code, _ := in.putNodeQuiet(map[string]any{"level": "project", "project_path": "example.com/bench/team",
 						"id": fmt.Sprintf("b%d-%d-%d-%d", si, w, k, b.N), "gist": "a benchmark write of a typical length for a gist"})
 					d := time.Since(start)
 					if code != 200 {
@@ -109,7 +109,7 @@ func BenchmarkTeamWrite(b *testing.B) {
 func BenchmarkTeamEvents(b *testing.B) {
 	_, ins := team(b, 2, options{})
 	a, bb := ins[0], ins[1]
-	const project = "/bench/events"
+	const project = "example.com/bench/events"
 	bb.graph(project)
 	s := bb.dial("project_path=" + url.QueryEscape(project))
 	for b.Loop() {

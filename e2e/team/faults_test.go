@@ -33,7 +33,7 @@ import (
 func TestListenerKilled(t *testing.T) {
 	dbURL, ins := team(t, 2, options{poll: time.Minute})
 	a, b := ins[0], ins[1]
-	const project, n = "/team/listener-killed", 40
+	const project, n = "example.com/team/listener-killed", 40
 	b.graph(project)
 	s := b.dial("project_path=" + url.QueryEscape(project))
 	put := func(i int) {
@@ -95,7 +95,7 @@ func TestListenerKilled(t *testing.T) {
 func TestLockHeldPastTimeout(t *testing.T) {
 	dbURL, ins := team(t, 2, options{lockTimeout: 300 * time.Millisecond})
 	a, b := ins[0], ins[1]
-	const project = "/team/lock-timeout"
+	const project = "example.com/team/lock-timeout"
 	if code, _ := a.putNode(map[string]any{"level": "project", "project_path": project, "id": "before", "gist": "x"}); code != 200 {
 		t.Fatal("first put")
 	}
@@ -192,7 +192,7 @@ func TestDatabaseRestartMidBatch(t *testing.T) {
 		t.Skip("skipped: the database is not started by the tests (KG_TEST_DATABASE_URL), so it cannot be restarted")
 	}
 	_, ins := team(t, 2, options{})
-	const project = "/team/db-restart"
+	const project = "example.com/team/db-restart"
 	stop := make(chan struct{})
 	var acks atomic.Int64
 	wait := writers(t, ins, project, 8, stop, &acks)
@@ -303,7 +303,7 @@ func TestServerKilledMidBatch(t *testing.T) {
 		t.Fatal("the child server did not start")
 	}
 	child := &instance{t: t, name: "child", url: base, token: token}
-	const project = "/team/killed"
+	const project = "example.com/team/killed"
 	stop := make(chan struct{})
 	var acks atomic.Int64
 	var mu sync.Mutex

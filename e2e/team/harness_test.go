@@ -114,7 +114,7 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		cfg.MaintenanceInterval = opt.maintenance
 	}
 	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub,
-		Paths: paths.OS{}, Log: logger()})
+		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Log: logger()})
 	if err != nil {
 		store.Close()
 		t.Fatalf("app %s: %v", name, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +116,7 @@ func TestUserGraphsArePersonal(t *testing.T) {
 			t.Error("bob's socket heard of alice's user graph")
 		}
 	}
-	sess := alice.register("/team/personal")
+	sess := alice.register("example.com/team/personal")
 	if code := bob.call("POST", "/api/sync", map[string]any{"session_id": sess}, nil); code != http.StatusNotFound {
 		t.Errorf("bob syncing alice's session: %d, want 404", code)
 	}
@@ -132,14 +134,14 @@ func TestReadScope(t *testing.T) {
 	if code := reader.call("GET", "/api/graph/read?project_path=/team/scope", nil, nil); code != 200 {
 		t.Errorf("read with a read token: %d", code)
 	}
-	sess := reader.register("/team/scope")
+	sess := reader.register("example.com/team/scope")
 	if code := reader.call("POST", "/api/sync", map[string]any{"session_id": sess}, nil); code != 200 {
 		t.Errorf("sync with a read token: %d", code)
 	}
-	if code, _ := reader.putNode(map[string]any{"level": "project", "project_path": "/team/scope", "id": "x", "gist": "x"}); code != http.StatusForbidden {
+	if code, _ := reader.putNode(map[string]any{"level": "project", "project_path": "example.com/team/scope", "id": "x", "gist": "x"}); code != http.StatusForbidden {
 		t.Errorf("write with a read token: %d, want 403", code)
 	}
-	if _, ok := a.graph("/team/scope")["x"]; ok {
+	if _, ok := a.graph("example.com/team/scope")["x"]; ok {
 		t.Error("the refused write was stored")
 	}
 }
@@ -149,7 +151,7 @@ func TestReadScope(t *testing.T) {
 func TestWhoWroteWhat(t *testing.T) {
 	_, ins := team(t, 2, options{})
 	alice, bob := ins[0].as(ins[0].newToken("alice", "write")), ins[1].as(ins[0].newToken("bob", "write"))
-	const project = "/team/who"
+	const project = "example.com/acme/who" // a project key: the same project for everyone
 	alice.putNode(map[string]any{"level": "project", "project_path": project, "id": "by-alice", "gist": "a"})
 	bob.putNode(map[string]any{"level": "project", "project_path": project, "id": "by-bob", "gist": "b"})
 	if code := bob.call("POST", "/api/edges", map[string]any{"level": "project", "project_path": project, "from": "by-alice", "to": "by-bob", "rel": "uses"}, nil); code != 200 {
@@ -183,7 +185,7 @@ func TestWhoWroteWhat(t *testing.T) {
 func TestNoEdgeFromAProjectToAUserGraph(t *testing.T) {
 	_, ins := team(t, 1, options{})
 	a := ins[0]
-	const project = "/team/private-ends"
+	const project = "example.com/team/private-ends"
 	a.putNode(map[string]any{"level": "user", "id": "my-habit", "gist": "private"})
 	a.putNode(map[string]any{"level": "project", "project_path": project, "id": "module", "gist": "shared"})
 	code, err := a.do("POST", "/api/edges", map[string]any{"level": "project", "project_path": project, "from": "module", "to": "my-habit", "rel": "follows"}, nil)
@@ -195,5 +197,46 @@ func TestNoEdgeFromAProjectToAUserGraph(t *testing.T) {
 	}
 	if code := a.call("POST", "/api/edges", map[string]any{"level": "project", "project_path": project, "from": "module", "to": "src/x.go", "rel": "touches"}, nil); code != 200 {
 		t.Errorf("project edge to a file: %d", code)
+	}
+}
+
+// TestProjectKeys: two developers' checkouts of one repository, at
+// different paths, are one project on the team servers; a folder that
+// names no project is a private project of its person.
+func TestProjectKeys(t *testing.T) {
+	_, ins := team(t, 2, options{})
+	alice, bob := ins[0].as(ins[0].newToken("alice", "write")), ins[1].as(ins[0].newToken("bob", "write"))
+	base := t.TempDir()
+	aliceDir, bobDir := filepath.Join(base, "home", "alice", "api"), filepath.Join(base, "Users", "bob", "src", "api")
+	for dir, origin := range map[string]string{aliceDir: "git@github.com:acme/api.git", bobDir: "https://bob@GitHub.com/acme/api"} {
+		if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[remote \"origin\"]\n\turl = "+origin+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	aliceSess, bobSess := alice.register(aliceDir), bob.register(bobDir)
+	if code, _ := alice.putNode(map[string]any{"level": "project", "session_id": aliceSess, "id": "shared-fact", "gist": "x"}); code != 200 {
+		t.Fatal("alice's write")
+	}
+	var stats struct {
+		Session map[string]any `json:"session"`
+	}
+	bob.call("GET", "/api/sessions/"+bobSess+"/stats", nil, &stats)
+	if got := bob.graph("github.com/acme/api"); got["shared-fact"] == nil {
+		t.Errorf("bob's checkout is not alice's project: %v (bob's session: %v)", got, stats.Session)
+	}
+	if ids := syncIDs(bob.sync(bobSess)); len(ids) != 1 || ids[0] != "shared-fact" {
+		t.Errorf("bob's sync reported %v, want alice's write", ids)
+	}
+	scratch := filepath.Join(base, "scratch")
+	os.MkdirAll(scratch, 0o755)
+	alice.putNode(map[string]any{"level": "project", "project_path": scratch, "id": "private-fact", "gist": "y"})
+	if got := bob.graph(scratch); got["private-fact"] != nil {
+		t.Error("a folder with no project key is shared with bob")
+	}
+	if got := alice.graph(scratch); got["private-fact"] == nil {
+		t.Error("alice lost her private project")
 	}
 }

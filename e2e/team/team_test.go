@@ -16,7 +16,7 @@ import (
 // converges to the database's state.
 func TestConcurrentWritersOneGraph(t *testing.T) {
 	dbURL, ins := team(t, 3, options{})
-	const project, writers, each = "/team/concurrent", 8, 6
+	const project, writers, each = "example.com/team/concurrent", 8, 6
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	acked := map[string]bool{}
@@ -92,7 +92,7 @@ func TestConcurrentWritersOneGraph(t *testing.T) {
 func TestExpectedVersionAcrossServers(t *testing.T) {
 	_, ins := team(t, 2, options{})
 	a, b := ins[0], ins[1]
-	const project = "/team/versions"
+	const project = "example.com/team/versions"
 	if code, n := a.putNode(map[string]any{"level": "project", "project_path": project, "id": "shared", "gist": "v1"}); code != 200 || n["version"] != 1.0 {
 		t.Fatalf("first put: %d %v", code, n)
 	}
@@ -125,7 +125,7 @@ func TestExpectedVersionAcrossServers(t *testing.T) {
 func TestSessionHopsBetweenServers(t *testing.T) {
 	_, ins := team(t, 3, options{})
 	a, b, c := ins[0], ins[1], ins[2]
-	const project = "/team/hops"
+	const project = "example.com/team/hops"
 	sess := a.register(project)
 	other := b.register(project)
 	// Written by another session on B: the session must hear of it once,
@@ -184,9 +184,9 @@ func syncIDs(r syncResult) []string {
 func TestEventsReachOtherServers(t *testing.T) {
 	_, ins := team(t, 3, options{poll: time.Minute})
 	a, b, c := ins[0], ins[1], ins[2]
-	for _, project := range []string{"/team/events-loaded", "/team/events-unloaded"} {
+	for _, project := range []string{"example.com/team/events-loaded", "example.com/team/events-unloaded"} {
 		t.Run(project, func(t *testing.T) {
-			if project == "/team/events-loaded" {
+			if project == "example.com/team/events-loaded" {
 				b.graph(project) // loaded on b
 			}
 			s := b.dial("project_path=" + url.QueryEscape(project))
