@@ -2,7 +2,6 @@ package http
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/kg-memory/kg/adapters/http/ui"
 	"github.com/kg-memory/kg/app"
@@ -47,14 +46,7 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 					return
 				}
 			}
-			if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(path == strings.TrimSuffix(ui.Prefix, "/") || strings.HasPrefix(path, ui.Prefix)) {
-				ui.WriteLogin(w, http.StatusUnauthorized, "")
-				return
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="kg"`)
-			reject(w, http.StatusUnauthorized, "invalid", "Authorization",
-				"missing, unknown or revoked token; send Authorization: Bearer <token> (kg token create makes one)")
+			unauthorized(w, r, "missing, unknown or revoked token; send Authorization: Bearer <token> (kg token create makes one)")
 		})
 	}
 }

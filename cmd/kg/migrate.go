@@ -63,10 +63,7 @@ func newMigrateCommand(e env) *cobra.Command {
 // root's backend.
 func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	ctx := c.Context()
-	if err := requireRoot(cfg.Root); err != nil {
-		return err
-	}
-	release, err := lockOffline(ctx, cfg, "kg migrate")
+	release, err := lockToMigrate(c, cfg)
 	if err != nil {
 		return err
 	}
@@ -134,6 +131,15 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	return nil
 }
 
+// lockToMigrate takes the lock of a root that must exist, refusing while
+// a server runs on it. The cleanup releases it.
+func lockToMigrate(c *cobra.Command, cfg Config) (func(), error) {
+	if err := requireRoot(cfg.Root); err != nil {
+		return nil, err
+	}
+	return lockOffline(c.Context(), cfg, "kg migrate")
+}
+
 // migrateToTeam is `kg migrate --to postgres --principal NAME`: it copies the
 // root into the team database KG_DATABASE_URL names, the root's user graph
 // and sessions to the principal, checks the copy (counts and checksums) and
@@ -146,10 +152,7 @@ func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error 
 		return usagef("invalid --principal: %v", err)
 	}
 	ctx := c.Context()
-	if err := requireRoot(cfg.Root); err != nil {
-		return err
-	}
-	release, err := lockOffline(ctx, cfg, "kg migrate")
+	release, err := lockToMigrate(c, cfg)
 	if err != nil {
 		return err
 	}
