@@ -312,37 +312,54 @@ func (w *sharedWatcher) Changed(key domain.GraphKey, at uint64) {
 	e, ok := st.entries[key]
 	st.mu.Unlock()
 	if ok {
+		// A graph loading now may load the batch without publishing its
+		// events: wait for it, then publish what it took in.
 		select {
 		case <-e.ready:
-			if e.err == nil {
-				if err := st.catchUp(w.ctx, e, at); err != nil {
-					w.log.Warn("listener: could not catch a graph up; the next read or poll will", "graph", key.String(), "err", err)
-				}
+		case <-w.ctx.Done():
+			return
+		}
+		if e.err == nil {
+			if err := st.catchUp(w.ctx, e, at); err != nil {
+				w.log.Warn("listener: could not catch a graph up; the next read or poll will", "graph", key.String(), "err", err)
 				return
 			}
-		default:
-			return // loading: it loads the committed state
+			w.publishUnpublished(key, at, at)
+			return
 		}
 	}
-	st.pubMu.Lock()
-	from := st.published[key]
-	st.pubMu.Unlock()
-	if from == 0 || from < at-min(at, 64) {
-		from = at - 1 // a graph not followed so far: from this batch on
-	}
-	w.publishFrom(key, from)
+	w.publishUnpublished(key, at, ^uint64(0))
 }
 
-// publishFrom publishes the events of the batches of an unloaded graph
-// after from.
-func (w *sharedWatcher) publishFrom(key domain.GraphKey, from uint64) {
+// publishUnpublished publishes the events of the batches of key up to
+// position at whose events did not go out yet — from the last published
+// one, or, for a graph not followed so far, from the one at — and none
+// after limit.
+func (w *sharedWatcher) publishUnpublished(key domain.GraphKey, at, limit uint64) {
+	w.st.pubMu.Lock()
+	from := w.st.published[key]
+	w.st.pubMu.Unlock()
+	if from >= at {
+		return
+	}
+	if from == 0 || from < at-min(at, 64) {
+		from = at - 1 // not followed so far: from this batch on
+	}
+	w.publishFrom(key, from, limit)
+}
+
+// publishFrom publishes the events of the batches of key after from, up to
+// limit.
+func (w *sharedWatcher) publishFrom(key domain.GraphKey, from, limit uint64) {
 	remote, err := w.st.shared.Since(w.ctx, key, from)
 	if err != nil {
 		w.log.Warn("listener: could not read a change", "graph", key.String(), "err", err)
 		return
 	}
 	for _, b := range remote {
-		w.st.publishBatch(key, b)
+		if b.At <= limit {
+			w.st.publishBatch(key, b)
+		}
 	}
 }
 
@@ -376,7 +393,7 @@ func (w *sharedWatcher) Resync() {
 		from := st.published[k]
 		st.pubMu.Unlock()
 		if heads[k] > from {
-			w.publishFrom(k, from)
+			w.publishFrom(k, from, ^uint64(0))
 		}
 	}
 }
