@@ -155,6 +155,12 @@ func (c *Cluster) startServer(ctx context.Context) error {
 		"-c", "full_page_writes=off", "-c", "max_connections=300", "-c", "shared_buffers=32MB",
 		"-c", "log_min_messages=warning", "-c", "max_locks_per_transaction=256")
 	cmd.Stdout, cmd.Stderr = logf, logf
+	// A test binary that dies without stopping it (a panic, a timeout)
+	// takes the server with it: an immediate shutdown.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return fmt.Errorf("start postgres: %w", err)
