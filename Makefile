@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench lint staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
+.PHONY: all build run test vet fmt-check wire-check unit bench bench-search lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -18,8 +18,9 @@ build:
 run: build
 	./$(BIN) serve
 
-## test: vet, formatting, wire freshness and every test with the race detector
-test: vet fmt-check wire-check unit
+## test: vet, formatting and every test with the race detector (wire freshness is in lint:
+## docs/decisions/0046-keep-google-wire.md)
+test: vet fmt-check unit
 
 vet:
 	$(GO) vet ./...
@@ -61,6 +62,14 @@ OLD ?= bench/results/old.txt
 NEW ?= $(BENCH_OUT)
 bench-compare:
 	$(BENCHSTAT) $(OLD) $(NEW)
+
+## bench-search: search recall on the public half of LoCoMo (docs/design/benchmarks.md#search-quality), read from
+## LOCOMO at run time, through an in-process kg server (POST /api/import, kg_search over MCP); prints R@1/5/10/20
+## clean and with one typo per question; exits 1 under RECALL_FLOOR (empty: no floor), as CI runs it
+LOCOMO       ?= ../shared/data/locomo/locomo-public.json
+RECALL_FLOOR ?=
+bench-search:
+	$(GO) run ./cmd/kgbench --recall $(LOCOMO) $(if $(RECALL_FLOOR),--floor $(RECALL_FLOOR))
 
 ## peers: the workload of docs/design/benchmarks.md#workload through the official TypeScript MCP client against kg (json, bolt)
 ## and @modelcontextprotocol/server-memory (bench/peers/README.md); long, so not part of test or e2e.
@@ -106,9 +115,13 @@ e2e-deps:
 	e2e/install.sh
 	e2e/node22/install.sh
 
-## lint: vet, formatting, staticcheck (every check, staticcheck.conf) and govulncheck; the
-## two tools are pinned in go.mod and run with `go tool`
-lint: vet fmt-check staticcheck govulncheck
+## lint: vet, formatting, wire freshness, no tracked file over 1 MiB outside the allow-list of
+## scripts/large-files.sh, staticcheck (every check, staticcheck.conf) and govulncheck; the
+## tools are pinned in go.mod and run with `go tool`
+lint: vet fmt-check wire-check large-files staticcheck govulncheck
+
+large-files:
+	@scripts/large-files.sh
 
 staticcheck:
 	$(GO) tool staticcheck ./...

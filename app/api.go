@@ -86,6 +86,12 @@ type SearchRequest struct {
 // in.
 type SearchResult struct {
 	Hits []Hit
+	// Corrections are the terms that matched nothing and the word of the
+	// graphs searched in their place (docs/design/mcp.md#kg_search).
+	Corrections []domain.Correction
+	// Nearest is given when nothing matched: the nearest spelling of each
+	// term that matched nothing.
+	Nearest []domain.Suggestion
 	// Unavailable names each graph left out because it cannot be loaded,
 	// and why, one line each (a search without a level only).
 	Unavailable []string
@@ -97,6 +103,7 @@ type Hit struct {
 	Project string // project path, for project-level hits
 	Node    *domain.Node
 	Score   float64
+	Matched []string // the terms (after correction) through which it scored
 }
 
 // PutNodeResult is the outcome of kg_put_node.
@@ -159,6 +166,7 @@ type SessionStats struct {
 	Session   ports.Session
 	UserGraph domain.Stats
 	Project   *domain.Stats
+	Now       domain.Micros // when the stats were taken: what a session's duration is measured to
 }
 
 // Health is what /health reports of the app.

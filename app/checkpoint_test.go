@@ -18,16 +18,25 @@ import (
 func jsonEnv(t *testing.T) (*Service, string) {
 	t.Helper()
 	root := t.TempDir()
-	st, err := jsonfile.Open(root, jsonfile.Options{})
+	svc, _ := jsonService(t, root, nil)
+	return svc, root
+}
+
+// jsonService is a service on the json backend in root, through the file
+// system fsys (nil: the real one), on a manual clock.
+func jsonService(t *testing.T, root string, fsys jsonfile.FS) (*Service, *clock.Manual) {
+	t.Helper()
+	st, err := jsonfile.Open(root, jsonfile.Options{FS: fsys})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(DefaultConfig(), Deps{Graphs: st, Sessions: st, Clock: clock.NewManual(t0), Events: &recorder{}, Paths: fakePaths{}})
+	clk := clock.NewManual(t0)
+	svc, err := New(DefaultConfig(), Deps{Graphs: st, Sessions: st, Clock: clk, Events: &recorder{}, Paths: fakePaths{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Close(context.Background()) })
-	return svc, root
+	return svc, clk
 }
 
 func fileHolds(t *testing.T, path, what string) bool {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"iter"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -29,7 +30,7 @@ func (s *Service) Close(ctx context.Context) error {
 		if n == 0 {
 			continue
 		}
-		op := &writeOp{apply: func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil }, done: make(chan struct{})}
+		op := &writeOp{apply: func(*domain.Graph, domain.Stamp) (iter.Seq[ports.Event], error) { return nil, nil }, done: make(chan struct{})}
 		if err := st.enqueue(ctx, e, op, true); err != nil {
 			if !errors.Is(err, errGone) { // unloaded meanwhile: its stamps were made durable first
 				errs = append(errs, err)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -17,12 +19,20 @@ import (
 // (the domain's rejected writes do).
 type change func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error)
 
+// streamedChange is a change whose events are produced one at a time when
+// they are published, rather than held from the change to the end of the
+// save: an import of 500,000 nodes would hold as many events
+// (docs/performance.md#import-memory). The sequence must only read what the
+// change made, which no later batch changes before it is published.
+type streamedChange func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error)
+
 // writeOp is one write waiting in a graph's committer queue.
 type writeOp struct {
 	session   string
 	principal string // who makes the write (team mode); "" for none
-	apply     change
-	events    []ports.Event
+	apply     streamedChange
+	remove    *removal              // set for the removal of the graph (RemoveProject): it runs alone in its batch
+	events    iter.Seq[ports.Event] // nil: none
 	err       error
 	done      chan struct{} // closed when the op is durable or has failed
 	// firstSeq and lastSeq are the seqs the change took (firstSeq >
@@ -36,6 +46,17 @@ type writeOp struct {
 // When e has left the cache (unloaded when idle, dropped after a fault) before
 // the change was applied, the change goes to the graph loaded afresh.
 func (st *store) write(ctx context.Context, e *graphEntry, session string, apply change) error {
+	return st.writeStreamed(ctx, e, session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+		evs, err := apply(g, at)
+		if len(evs) == 0 {
+			return nil, err
+		}
+		return slices.Values(evs), err
+	})
+}
+
+// writeStreamed is write for a change whose events are streamed.
+func (st *store) writeStreamed(ctx context.Context, e *graphEntry, session string, apply streamedChange) error {
 	for {
 		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{})}
 		err := st.enqueue(ctx, e, op, false)
@@ -96,6 +117,13 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 		}
 		batch, stamps, gone := e.queue, e.stamps, e.gone
 		e.queue, e.stamps, e.nstamps = nil, nil, 0
+		// A removal runs alone: the writes before it form this batch, and
+		// it and those after it wait for the next.
+		if i := slices.IndexFunc(batch, func(op *writeOp) bool { return op.remove != nil }); i > 0 {
+			batch, e.queue = batch[:i], batch[i:]
+		} else if i == 0 && len(batch) > 1 {
+			batch, e.queue = batch[:1], batch[1:]
+		}
 		e.saving = !gone
 		e.q.Unlock()
 		if gone {
@@ -103,6 +131,10 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 				op.err = errGone
 				close(op.done)
 			}
+			continue
+		}
+		if batch[0].remove != nil {
+			st.remove(ctx, e, batch[0]) // the stamps are of a graph that goes
 			continue
 		}
 		st.commitBatch(ctx, e, batch, stamps)
@@ -171,6 +203,12 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		}
 		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch)})
 	}
+	switch {
+	case err == nil && dirty:
+		st.failing.clear(saveOf(e.key))
+	case err != nil && !errors.Is(err, ports.ErrDamaged):
+		st.saveFailed(e.key, err)
+	}
 	if err != nil {
 		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
 		fail := unavailableWrite(e.key, err)
@@ -190,8 +228,8 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		close(op.done)
 	}
 	for _, op := range batch {
-		if op.err == nil {
-			for _, ev := range op.events {
+		if op.err == nil && op.events != nil {
+			for ev := range op.events {
 				if ev.Compaction != nil {
 					st.metrics.NodesMoved(*ev.Compaction)
 				}
@@ -236,9 +274,20 @@ func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, ba
 	// Only the committer changes the graph, so a shared lock is enough to
 	// keep it still during the I/O, and reads go on meanwhile.
 	var took time.Duration
+	skip := false
 	err := func() error {
 		e.mu.RLock()
 		defer e.mu.RUnlock()
+		if !e.stored.Load() && e.g.HoldsNothing() {
+			// Never stored and still nothing to keep (a maintenance
+			// tick's schema stamp, a read's empty promotion): a graph is
+			// written only once it holds something.
+			skip = true
+			if w != nil {
+				w.Abort(ctx) // team mode: nothing to store, the lock is let go
+			}
+			return nil
+		}
 		start := time.Now()
 		var err error
 		if w != nil {
@@ -253,6 +302,9 @@ func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, ba
 	defer e.mu.Unlock()
 	if err == nil {
 		e.g.Checkpoint()
+		if !skip {
+			e.stored.Store(true)
+		}
 	} else {
 		e.g.Rollback()
 	}

@@ -9,11 +9,12 @@ import (
 
 // Compact is POST /api/compaction/run: one compaction run of the graph
 // named by the scope now, through the write path, returning the moves made.
-func (s *Service) Compact(ctx context.Context, sc Scope) (domain.Moves, error) {
+func (s *Service) Compact(ctx context.Context, sc Scope) (_ domain.Moves, err error) {
 	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return domain.Moves{}, err
 	}
+	defer s.countOp(t.session, &err)
 	var moves domain.Moves
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m, evs := s.compactRunOn(ports.CompactionOnRequest, g, at)

@@ -56,34 +56,11 @@ type Deps struct {
 	Metrics ports.Metrics
 }
 
-// The Service methods the inbound adapters use (bodies in the files beside
-// this one; one use case per file):
-//
-//	func New(cfg Config, deps Deps) (*Service, error)             // loads sessions and the user graph
-//	func Open(ctx, Config, Deps) (*Service, error)                 // New with a context for the start-up I/O
-//	func (s *Service) Run(ctx context.Context)                     // maintenance loop; returns when ctx is done
-//	func (s *Service) Close(ctx context.Context) error             // make pending writes durable, save sessions
-//	func (s *Service) Read(ctx, ReadRequest) (ReadResult, error)   // kg_read
-//	func (s *Service) ReadNode(ctx, Scope, id string) (NodeRead, error) // GET /api/nodes/{level}/{id}; Scope.Level required
-//	func (s *Service) ReadGraphs(ctx, Scope) (GraphRead, error)    // GET /api/graph/read: every tier, promoting nothing
-//	func (s *Service) Search(ctx, SearchRequest) ([]Hit, error)
-//	func (s *Service) PutNode(ctx, Scope, domain.NodeInput) (PutNodeResult, error)
-//	func (s *Service) PutEdge(ctx, Scope, domain.EdgeInput) (PutEdgeResult, error)
-//	func (s *Service) DeleteNode(ctx, Scope, id string) (DeleteNodeResult, error) // Level "": user, then project; in both: error
-//	func (s *Service) DeleteEdge(ctx, Scope, domain.EdgeKey) (DeleteEdgeResult, error)
-//	func (s *Service) Sync(ctx, sessionID string) (SyncResult, error)
-//	func (s *Service) SaveProgress(ctx, Scope, task string, state domain.RawJSON) error
-//	func (s *Service) LoadProgress(ctx, Scope, task string) (domain.RawJSON, bool, error)
-//	func (s *Service) RegisterSession(ctx, projectPath string) (ports.Session, error)
-//	func (s *Service) SessionStats(ctx, id string) (SessionStats, error)
-//	func (s *Service) Watch(ctx, sessionID, projectPath string) (Watch, error) // what a WebSocket listens to
-//	func (s *Service) Health(ctx) Health
-//	func (s *Service) Gauges() Gauges                              // what /metrics reads at scrape time
-//	func (s *Service) Projects(ctx) ([]ProjectInfo, error)
-//	func (s *Service) ExplainCompaction(ctx, Scope) (Explanation, error) // what a run would do now, and every node's rank
-//	func (s *Service) Compact(ctx, Scope) (domain.Moves, error)        // one run now
-//	func (s *Service) Export(ctx, Scope) (Export, error)
-//	func (s *Service) Import(ctx, Scope, domain.ImportMode, domain.GraphData) (ImportResult, error)
+// The use cases are the exported methods of Service, one per file beside
+// this one, each documented with the tool or route it serves: `go doc -all
+// ./app Service` lists them from the code, so no list here can drift from
+// it (TestEveryUseCaseHasACaller checks that something outside app calls
+// each).
 //
 // Every error is a *domain.Error (or wraps one) whose Kind the adapters map
 // in one table; anything else is a bug and maps to internal.

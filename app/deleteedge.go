@@ -11,11 +11,12 @@ import (
 // first, then the project graph; an edge in both is an error asking for the
 // level. A missing edge is not an error: Deleted is false and nothing is
 // written.
-func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) (DeleteEdgeResult, error) {
+func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) (_ DeleteEdgeResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return DeleteEdgeResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	e, err := s.locate(ctx, t, sc.Level, "edge", func(g *domain.Graph) bool {
 		_, ok := g.Edge(key)
 		return ok

@@ -11,11 +11,12 @@ import (
 // graph that touch it. Without a level the user graph is tried first, then
 // the project graph; a node in both is an error asking for the level,
 // because a destructive call must never guess.
-func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (DeleteNodeResult, error) {
+func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ DeleteNodeResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return DeleteNodeResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	e, err := s.locate(ctx, t, sc.Level, "node", func(g *domain.Graph) bool { return g.IsNode(id) })
 	if err != nil {
 		return DeleteNodeResult{}, err

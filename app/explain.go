@@ -19,6 +19,12 @@ type Explanation struct {
 	MaxTokens      int
 	Target         int // the estimate a run that archives brings the graph down to
 	ArchivedBudget int // tokens of archived id lines (5 per id) a run keeps the graph within
+	// Weights are the weights of the score and of connectedness the
+	// ranking was computed with (docs/design/compaction.md#scores), and
+	// Margin how much better an archived node must score to swap with one
+	// a run archives (pass 1b).
+	Weights domain.ScoreWeights
+	Margin  float64
 }
 
 // NodeRank is one node's standing in compaction at Explanation.Now.
@@ -35,13 +41,15 @@ type NodeRank struct {
 // graph named by the scope (Scope.Level required), and the rank of every
 // node, computed by the domain's own scoring at one instant. It changes
 // nothing, not even read stamps.
-func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (Explanation, error) {
-	_, e, err := s.graphOf(ctx, sc)
+func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanation, err error) {
+	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return Explanation{}, err
 	}
+	defer s.countOp(t.session, &err)
 	p := s.cfg.Policy
-	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget()}
+	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
+		Weights: p.Weights(), Margin: domain.ResurrectionMargin}
 	e.mu.RLock()
 	ex.Plan = domain.PlanCompaction(e.g, ex.Now, p)
 	ranked, others := domain.Ranks(e.g, ex.Now, p)

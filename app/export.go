@@ -16,11 +16,12 @@ type Export struct {
 
 // Export is GET /api/export: the current state of the graph named by the
 // scope (Scope.Level required), loading it if needed. It changes nothing.
-func (s *Service) Export(ctx context.Context, sc Scope) (Export, error) {
-	_, e, err := s.graphOf(ctx, sc)
+func (s *Service) Export(ctx context.Context, sc Scope) (_ Export, err error) {
+	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return Export{}, err
 	}
+	defer s.countOp(t.session, &err)
 	ex := Export{Key: e.key, At: s.clock.Now()}
 	e.mu.RLock()
 	ex.Data = e.g.Data()

@@ -45,11 +45,12 @@ type GraphRead struct {
 // recalling it. A graph that cannot be loaded is shown as unavailable and
 // the other is served (docs/decisions/0008-faults-in-one-graph.md); when
 // none can be, ReadGraphs fails with the load error.
-func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (GraphRead, error) {
+func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err error) {
 	t, err := s.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath})
 	if err != nil {
 		return GraphRead{}, err
 	}
+	defer s.countOp(t.session, &err)
 	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var res GraphRead
 	var downs []error

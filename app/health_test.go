@@ -1,10 +1,16 @@
 package app
 
 import (
+	"context"
 	"errors"
+	"io/fs"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -177,5 +183,105 @@ func TestSpanningRequestsFailWhenNoGraphLoads(t *testing.T) {
 	_, err = e.svc.Sync(e.ctx, sid)
 	if de := wantKind(t, err, domain.KindUnavailable, ""); !strings.Contains(de.Error(), "user graph") || !strings.Contains(err.Error(), projA) {
 		t.Errorf("sync: %q, want both graphs named", err)
+	}
+}
+
+// faultyFS is the real file system with a switch that makes every write
+// operation fail with err, as a full or read-only disk does.
+type faultyFS struct {
+	jsonfile.OS
+	mu  sync.Mutex
+	err error
+}
+
+func (f *faultyFS) set(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
+func (f *faultyFS) fault() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func (f *faultyFS) Create(name string) (jsonfile.File, error) {
+	if err := f.fault(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return f.OS.Create(name)
+}
+
+func (f *faultyFS) Append(name string) (jsonfile.File, error) {
+	if err := f.fault(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return f.OS.Append(name)
+}
+
+func (f *faultyFS) Mkdir(name string, perm fs.FileMode) error {
+	if err := f.fault(); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	return f.OS.Mkdir(name, perm)
+}
+
+// /health is degraded, naming the cause, while saves fail — a full disk, a
+// read-only file system — and ok again once they succeed
+// (docs/design/storage.md#failed-saves).
+func TestHealthDegradedWhileSavesFail(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EROFS} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			fsys := &faultyFS{}
+			svc, clk := jsonService(t, t.TempDir(), fsys)
+			t.Cleanup(func() { fsys.set(nil) }) // runs before the service's Close, which saves
+			ctx := context.Background()
+			sess, err := svc.RegisterSession(ctx, projA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sc := range []Scope{user(sess.ID), project(sess.ID)} {
+				if _, err := svc.PutNode(ctx, sc, domain.NodeInput{ID: "before", Gist: "saved"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if h := svc.Health(ctx); len(h.Problems) != 0 {
+				t.Fatalf("health before the fault = %q", h.Problems)
+			}
+
+			fsys.set(errno)
+			for _, sc := range []Scope{user(sess.ID), project(sess.ID)} {
+				_, err = svc.PutNode(ctx, sc, domain.NodeInput{ID: "refused", Gist: "not saved"})
+				wantKind(t, err, domain.KindUnavailable, "")
+			}
+			if _, err := svc.RegisterSession(ctx, projA); err == nil {
+				t.Fatal("a session was registered while sessions cannot be saved")
+			}
+			clk.Advance(time.Minute)
+			svc.tick(ctx) // its writes, checkpoints and the sessions' save fail too
+			h := svc.Health(ctx)
+			problems := strings.Join(h.Problems, "\n")
+			t.Logf("health while saves fail:\n%s", problems)
+			for _, want := range []string{"user graph could not be saved", "project graph (" + projA + ") could not be saved",
+				"sessions could not be saved", errno.Error()} {
+				if !strings.Contains(problems, want) {
+					t.Errorf("health while saves fail lacks %q:\n%s", want, problems)
+				}
+			}
+
+			fsys.set(nil)
+			if _, err := svc.PutNode(ctx, user(sess.ID), domain.NodeInput{ID: "after", Gist: "saved again"}); err != nil {
+				t.Fatal(err)
+			}
+			if h := svc.Health(ctx); strings.Contains(strings.Join(h.Problems, "\n"), "user graph could not be saved") {
+				t.Errorf("the user graph's save succeeded, but health still says it fails: %q", h.Problems)
+			}
+			clk.Advance(time.Minute)
+			svc.tick(ctx)
+			if h := svc.Health(ctx); len(h.Problems) != 0 {
+				t.Errorf("health once every save succeeds = %q, want ok", h.Problems)
+			}
+		})
 	}
 }

@@ -74,10 +74,12 @@ type countingStore struct {
 	commitFail map[domain.GraphKey]error
 	// loadPanic and commitPanic make Load or Commit of a graph panic with
 	// the value given, as a damaged file made bbolt do; savePanic does so
-	// for SaveSessions.
+	// for SaveSessions and UpdateSessions.
 	loadPanic   map[domain.GraphKey]any
 	commitPanic map[domain.GraphKey]any
 	savePanic   any
+	// sessionSaves records what each UpdateSessions was given.
+	sessionSaves []ports.SessionChanges
 }
 
 func newCountingStore() *countingStore {
@@ -127,6 +129,17 @@ func (c *countingStore) SaveSessions(ctx context.Context, sessions map[string]po
 		panic(p)
 	}
 	return c.Store.SaveSessions(ctx, sessions)
+}
+
+func (c *countingStore) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	c.mu.Lock()
+	p := c.savePanic
+	c.sessionSaves = append(c.sessionSaves, ch)
+	c.mu.Unlock()
+	if p != nil {
+		panic(p)
+	}
+	return c.Store.UpdateSessions(ctx, ch)
 }
 
 // set runs f under the store's lock, to change what it injects.

@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"iter"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
-// ImportResult is what an import did to one graph.
+// ImportResult is what an import did to one graph. Its Nodes are the nodes
+// written, as the batch left them (after its compaction run).
 type ImportResult struct {
 	Level   domain.Level
 	Project string
@@ -23,11 +25,12 @@ type ImportResult struct {
 // durably once, and its events go out after that save. A document that
 // fails validation, or a save that fails, changes nothing. See
 // domain.Graph.Import for what is written and what ImportReplace deletes.
-func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData) (ImportResult, error) {
+func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData) (_ ImportResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return ImportResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	k, err := t.key(sc.Level)
 	if err != nil {
 		return ImportResult{}, err
@@ -44,16 +47,39 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 		return ImportResult{}, err
 	}
 	res := ImportResult{Level: k.Level, Project: k.Project, Mode: mode}
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.writeStreamed(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.Import(doc, mode, at)
+		// The graph holds what it took; the document can go before the save
+		// (docs/performance.md#import-memory). A change is applied once.
+		doc = domain.GraphData{}
 		if err != nil {
 			return nil, err
 		}
+		moves, cev := s.compactRun(g, at)
+		// The nodes written, as the batch leaves them (compaction has
+		// archived most of a large import): the versions the import made
+		// and compaction replaced are then not kept alive by the result
+		// and the events, which would hold a second copy of every node.
+		for i, n := range r.Nodes {
+			if cur, ok := g.Node(n.ID); ok {
+				r.Nodes[i] = cur
+			}
+		}
 		res.ImportResult = r
 		evs := importEvents(k, r, at.Session, g)
-		moves, cev := s.compactRun(g, at)
 		res.Compaction = moves
-		return append(evs, cev...), nil
+		return func(yield func(ports.Event) bool) {
+			for ev := range evs {
+				if !yield(ev) {
+					return
+				}
+			}
+			for _, ev := range cev {
+				if !yield(ev) {
+					return
+				}
+			}
+		}, nil
 	})
 	if err != nil {
 		return ImportResult{}, err
@@ -62,31 +88,46 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 }
 
 // importEvents are the events of an import, one per item it changed, in the
-// order of their seqs: deletions first, then nodes, then edges.
-func importEvents(k domain.GraphKey, r domain.ImportResult, session string, g *domain.Graph) []ports.Event {
-	evs := make([]ports.Event, 0, len(r.DeletedNodes)+len(r.DeletedEdges)+len(r.Nodes)+len(r.Edges))
+// order of their seqs: deletions first, then nodes, then edges. The node and
+// edge events are made as they are published, from the items the import
+// wrote (never changed in place afterwards), instead of half a million held
+// through the save; the few deletions are made now, while their tombstones
+// are the import's.
+func importEvents(k domain.GraphKey, r domain.ImportResult, session string, g *domain.Graph) iter.Seq[ports.Event] {
+	deletions := make([]ports.Event, 0, len(r.DeletedNodes)+len(r.DeletedEdges))
 	for _, d := range r.DeletedNodes {
 		tomb, _ := g.NodeTombstone(d.ID)
 		ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, session)
 		ev.NodeID, ev.EdgesDeleted = d.ID, d.EdgesDeleted
-		evs = append(evs, ev)
+		deletions = append(deletions, ev)
 	}
 	for _, key := range r.DeletedEdges {
 		tomb, _ := g.EdgeTombstone(key)
 		ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
 		kc := key
 		ev.EdgeKey = &kc
-		evs = append(evs, ev)
+		deletions = append(deletions, ev)
 	}
-	for _, n := range r.Nodes {
-		ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, session)
-		ev.Node = n
-		evs = append(evs, ev)
+	nodes, edges := r.Nodes, r.Edges
+	return func(yield func(ports.Event) bool) {
+		for _, ev := range deletions {
+			if !yield(ev) {
+				return
+			}
+		}
+		for _, n := range nodes {
+			ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, session)
+			ev.Node = n
+			if !yield(ev) {
+				return
+			}
+		}
+		for _, ed := range edges {
+			ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
+			ev.Edge = ed
+			if !yield(ev) {
+				return
+			}
+		}
 	}
-	for _, ed := range r.Edges {
-		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
-		ev.Edge = ed
-		evs = append(evs, ev)
-	}
-	return evs
 }

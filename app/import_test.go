@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -159,4 +160,62 @@ func TestImportSaveFailureChangesNothing(t *testing.T) {
 func (e *env) resetEvents() {
 	e.svc.store.running.Wait()
 	e.events.reset()
+}
+
+// Importing a document again changes nothing, also once compaction has moved
+// its nodes: the import compares content, not tiers (issue 15: every repeat
+// of a 3,000-node document wrote 2,997 nodes back and made them active).
+func TestReimportAfterCompactionChangesNothing(t *testing.T) {
+	const n = 3000
+	e := newEnv(t)
+	doc := domain.GraphData{Progress: map[string]domain.RawJSON{"task": domain.RawJSON(`{"step": 1}`)}}
+	for i := range n {
+		doc.Nodes = append(doc.Nodes, domain.Node{ID: fmt.Sprintf("n%04d", i), Gist: fmt.Sprintf("imported insight number %d about the code", i),
+			Notes: []string{"why it matters"}})
+	}
+	for i := 1; i < n; i++ {
+		doc.Edges = append(doc.Edges, domain.Edge{From: doc.Nodes[i-1].ID, To: doc.Nodes[i].ID, Rel: "relates-to"})
+	}
+	to := Scope{ProjectPath: projA, Level: domain.LevelProject}
+	first, err := e.svc.Import(e.ctx, to, domain.ImportMerge, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Nodes) != n || len(first.Compaction.Archived) == 0 {
+		t.Fatalf("first import wrote %d nodes and archived %d; want %d written and the budget to archive some",
+			len(first.Nodes), len(first.Compaction.Archived), n)
+	}
+	key := domain.ProjectGraph(projA)
+	before, err := e.store.Load(e.ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits := e.store.count(key)
+	e.resetEvents()
+	e.clock.Advance(time.Minute)
+
+	for _, mode := range []domain.ImportMode{domain.ImportMerge, domain.ImportReplace} {
+		again, err := e.svc.Import(e.ctx, to, mode, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again.Nodes)+len(again.Edges)+len(again.Progress)+len(again.DeletedNodes)+len(again.DeletedEdges) != 0 ||
+			again.Unchanged != n+(n-1)+1 || !again.Compaction.Empty() {
+			t.Errorf("%s import again: %d nodes, %d edges, %d progress written, %d unchanged, moves %+v; want nothing written",
+				mode, len(again.Nodes), len(again.Edges), len(again.Progress), again.Unchanged, again.Compaction)
+		}
+	}
+	if got := e.store.count(key); got != commits {
+		t.Errorf("the repeats committed %d times, want none", got-commits)
+	}
+	if evs := e.evs(ports.EventNodeUpdated); len(evs) != 0 {
+		t.Errorf("the repeats published %d node_updated events", len(evs))
+	}
+	after, err := e.store.Load(e.ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, after); diff != "" {
+		t.Errorf("the stored graph changed (-before +after):\n%.3000s", diff)
+	}
 }

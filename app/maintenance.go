@@ -80,10 +80,16 @@ func (s *Service) checkpointGraphs(ctx context.Context) error {
 	var errs []error
 	if cp, ok := s.graphs.(ports.GraphCheckpointer); ok {
 		for _, e := range s.store.loaded() {
+			if !e.stored.Load() {
+				continue // nothing in storage to fold (commitBatch writes a graph once it holds something)
+			}
 			e.mu.RLock()
 			if e.g.Pending().Empty() {
 				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {
 					errs = append(errs, fmt.Errorf("%s graph: %w", e.key, err))
+					s.store.checkpointFailed(e.key, err)
+				} else {
+					s.store.failing.clear(checkpointOf(e.key))
 				}
 			}
 			e.mu.RUnlock()
@@ -96,8 +102,11 @@ func (s *Service) checkpointGraphs(ctx context.Context) error {
 func (s *Service) checkpointSessions(ctx context.Context) error {
 	if cp, ok := s.sessions.repo.(ports.SessionCheckpointer); ok {
 		if err := cp.CheckpointSessions(ctx); err != nil {
+			s.store.failing.set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
+				"); they are kept in their journal, which grows until this succeeds")
 			return fmt.Errorf("sessions: %w", err)
 		}
+		s.store.failing.clear("checkpoint sessions")
 	}
 	return nil
 }

@@ -233,7 +233,7 @@ func TestMetricsReportTheRunAtLoad(t *testing.T) {
 	}
 }
 
-// flakySessions fails SaveSessions while fail is set.
+// flakySessions fails SaveSessions and UpdateSessions while fail is set.
 type flakySessions struct {
 	ports.SessionRepository
 	mu   sync.Mutex
@@ -248,6 +248,16 @@ func (f *flakySessions) SaveSessions(ctx context.Context, s map[string]ports.Ses
 		return domain.Unavailable(errAny, "save sessions")
 	}
 	return f.SessionRepository.SaveSessions(ctx, s)
+}
+
+func (f *flakySessions) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	f.mu.Lock()
+	fail := f.fail
+	f.mu.Unlock()
+	if fail {
+		return domain.Unavailable(errAny, "save sessions")
+	}
+	return f.SessionRepository.UpdateSessions(ctx, ch)
 }
 
 func (f *flakySessions) setFail(v bool) {

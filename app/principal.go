@@ -43,17 +43,18 @@ func (s *Service) owner(ctx context.Context) string {
 	return principalName(ctx)
 }
 
-// touchSession counts an operation of session id, found on any server in
-// team mode, and refuses a session that belongs to another principal as
-// unknown: its id must not let anyone else into its user graph.
-func (s *Service) touchSession(ctx context.Context, id string) (ports.Session, error) {
+// sessionFor looks up session id, found on any server in team mode, and
+// refuses a session that belongs to another principal as unknown: its id
+// must not let anyone else into its user graph. It counts nothing (countOp
+// does, once the use case has succeeded).
+func (s *Service) sessionFor(ctx context.Context, id string) (ports.Session, error) {
 	if err := s.sessions.ensure(ctx, id); err != nil {
 		return ports.Session{}, err
 	}
 	if err := s.sessionOwnedBy(id, s.owner(ctx)); err != nil {
 		return ports.Session{}, err
 	}
-	return s.sessions.touch(id, s.clock.Now())
+	return s.sessions.lookup(id, s.clock.Now())
 }
 
 // sessionOwnedBy fails, as for an unknown session, unless session id

@@ -25,11 +25,12 @@ func (s *Service) progressKey(ctx context.Context, sc Scope) (target, domain.Gra
 // SaveProgress is kg_progress with a state: it stores the state of task
 // whole, replacing what was there, and returns once it is durable. The
 // project level loads the project graph first.
-func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state domain.RawJSON) error {
+func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state domain.RawJSON) (err error) {
 	t, k, err := s.progressKey(ctx, sc)
 	if err != nil {
 		return err
 	}
+	defer s.countOp(t.session, &err)
 	if err := domain.ValidateID("task_id", task); err != nil {
 		return err
 	}
@@ -47,11 +48,12 @@ func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state
 
 // LoadProgress is kg_progress without a state: the stored state of task,
 // and whether there is one.
-func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (domain.RawJSON, bool, error) {
-	_, k, err := s.progressKey(ctx, sc)
+func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (_ domain.RawJSON, _ bool, err error) {
+	t, k, err := s.progressKey(ctx, sc)
 	if err != nil {
 		return nil, false, err
 	}
+	defer s.countOp(t.session, &err)
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return nil, false, err

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
@@ -35,6 +36,16 @@ func TestProgressErrors(t *testing.T) {
 	e := newEnv(t)
 	err := e.svc.SaveProgress(e.ctx, Scope{}, "t", domain.RawJSON(`[1]`))
 	wantKind(t, err, domain.KindInvalid, "state")
+	// A state nested past the limit is refused with it named, and nothing
+	// is stored (issue 15: 6,000 levels grew user.json by 69 MiB).
+	deep := domain.RawJSON(`{"x":` + strings.Repeat("[", 6000) + strings.Repeat("]", 6000) + `}`)
+	err = e.svc.SaveProgress(e.ctx, Scope{}, "t", deep)
+	if de := wantKind(t, err, domain.KindInvalid, "state"); de.Limit != domain.MaxProgressDepth || !strings.Contains(err.Error(), "limit 64") {
+		t.Errorf("a deep state: %v, want the depth limit named", err)
+	}
+	if _, ok, _ := e.svc.LoadProgress(e.ctx, Scope{}, "t"); ok {
+		t.Error("a refused state was stored")
+	}
 	err = e.svc.SaveProgress(e.ctx, Scope{}, "bad/task", domain.RawJSON(`{}`))
 	wantKind(t, err, domain.KindInvalid, "task_id")
 	err = e.svc.SaveProgress(e.ctx, Scope{Level: domain.LevelProject}, "t", domain.RawJSON(`{}`))

@@ -8,8 +8,8 @@ import (
 )
 
 // Projects is GET /api/projects: every stored project graph and every
-// loaded one not stored yet, with counts per tier and the time of the last
-// change. A stored graph that is not loaded is read for its counts but not
+// loaded one not stored yet that holds something, with counts per tier and
+// the time of the last change. A stored graph that is not loaded is read for its counts but not
 // loaded into the store: listing must not run compaction on every project.
 func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	stored, err := s.graphs.List(ctx)
@@ -50,6 +50,13 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	}
 	slices.SortFunc(rest, cmpKey)
 	for _, k := range rest {
+		e := loaded[k]
+		e.mu.RLock()
+		nothing := e.g.HoldsNothing()
+		e.mu.RUnlock()
+		if nothing {
+			continue // only named (read, a session started): it has no memory
+		}
 		info(k, "") // not saved yet: it has no folder
 	}
 	return out, nil

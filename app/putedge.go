@@ -10,11 +10,12 @@ import (
 // PutEdge is kg_put_edge: it upserts the edge (from, to, rel) in the graph
 // named by the scope, runs compaction as part of the same write, and
 // returns once both are durable. The ends need not exist.
-func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (PutEdgeResult, error) {
+func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_ PutEdgeResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	k, err := t.key(sc.Level)
 	if err != nil {
 		return PutEdgeResult{}, err

@@ -10,11 +10,12 @@ import (
 // PutNode is kg_put_node: it creates or merges a node in the graph named by
 // the scope, runs compaction as part of the same write, and returns once
 // both are durable.
-func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (PutNodeResult, error) {
+func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_ PutNodeResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	k, err := t.key(sc.Level)
 	if err != nil {
 		return PutNodeResult{}, err

@@ -12,7 +12,7 @@ import (
 // Read is kg_read: it starts a session (cwd, no session id) or continues
 // one, then returns the full read of the user graph and the session's
 // project graph, or the nodes asked for by id.
-func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error) {
+func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err error) {
 	var res ReadResult
 	if req.Level != "" {
 		if _, err := domain.ParseLevel("level", string(req.Level)); err != nil {
@@ -20,10 +20,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 		}
 	}
 	var sess ports.Session
-	var err error
 	switch {
 	case req.SessionID != "":
-		if sess, err = s.touchSession(ctx, req.SessionID); err != nil {
+		if sess, err = s.sessionFor(ctx, req.SessionID); err != nil {
 			return res, err
 		}
 		if req.CWD != "" {
@@ -47,15 +46,13 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 		if sess, err = s.newSession(ctx, p); err != nil {
 			return res, err
 		}
-		if sess, err = s.sessions.touch(sess.ID, s.clock.Now()); err != nil {
-			return res, err
-		}
 		res.NewSession = true
 	default:
 		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 	}
 	res.SessionID = sess.ID
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	defer s.countOp(t.session, &err)
 	s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {

@@ -5,11 +5,12 @@ import "context"
 // ReadNode is GET /api/nodes/{level}/{id}: the read by id of one node of
 // the graph named by the scope (Scope.Level required). It stamps, promotes
 // and rescues like kg_read.
-func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (NodeRead, error) {
+func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead, err error) {
 	t, e, err := s.graphOf(ctx, sc)
 	if err != nil {
 		return NodeRead{}, err
 	}
+	defer s.countOp(t.session, &err)
 	rd, ok, err := s.readByID(ctx, e, t.session, id)
 	if err != nil {
 		return NodeRead{}, err

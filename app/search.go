@@ -16,7 +16,7 @@ import (
 // graph it can (docs/decisions/0008-faults-in-one-graph.md). A search that
 // could look in no graph at all fails with the load error; one aimed at a
 // level fails when that graph cannot be loaded.
-func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult, err error) {
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
@@ -24,6 +24,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, 
 	if err != nil {
 		return SearchResult{}, err
 	}
+	defer s.countOp(t.session, &err)
 	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var (
 		res     SearchResult
@@ -83,9 +84,10 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (SearchResult, 
 	if err != nil {
 		return SearchResult{}, err
 	}
-	res.Hits = make([]Hit, len(found))
-	for i, h := range found {
-		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score}
+	res.Hits = make([]Hit, len(found.Hits))
+	for i, h := range found.Hits {
+		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
 	}
+	res.Corrections, res.Nearest = found.Corrections, found.Nearest
 	return res, nil
 }

@@ -30,14 +30,15 @@ func TestSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameIDs(t, "project A search", hitIDs(hs.Hits), []string{"project:" + projA + ":a-cache", "user::u-cache"})
+	// Equal scores: the user graph first (docs/design/mcp.md#kg_search).
+	sameIDs(t, "project A search", hitIDs(hs.Hits), []string{"user::u-cache", "project:" + projA + ":a-cache"})
 
 	// Without a session or project: the user graph and every loaded project.
 	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameIDs(t, "global search", hitIDs(hs.Hits), []string{"project:" + projA + ":a-cache", "user::u-cache"})
+	sameIDs(t, "global search", hitIDs(hs.Hits), []string{"user::u-cache", "project:" + projA + ":a-cache"})
 
 	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache", SessionID: a2, Level: domain.LevelUser})
 	if err != nil {

@@ -66,11 +66,13 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
 	}
+	fails := &failing{}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	s.sessions.failing = fails
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
-		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond),
+		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), failing: fails,
 		shared: shared,
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
@@ -179,12 +181,13 @@ type target struct {
 	owner   string // the principal whose user graph it reads (team mode); "" otherwise
 }
 
-// resolve checks the session and project of a scope. It counts an
-// operation on the session.
+// resolve checks the session and project of a scope. It counts nothing:
+// the use case counts an operation on the session once it has succeeded
+// (countOp).
 func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 	t := target{owner: s.owner(ctx)}
 	if sc.SessionID != "" {
-		sess, err := s.touchSession(ctx, sc.SessionID)
+		sess, err := s.sessionFor(ctx, sc.SessionID)
 		if err != nil {
 			return t, err
 		}
@@ -201,6 +204,17 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 		t.project = p
 	}
 	return t, nil
+}
+
+// countOp counts one operation of session, and moves its last activity,
+// once the use case that named it has succeeded
+// (docs/design/sync.md#sessions): a request refused for bad input, an
+// unknown id, a conflict or a failed save is no operation. Call it
+// deferred, with the use case's named error.
+func (s *Service) countOp(session string, err *error) {
+	if *err == nil && session != "" {
+		_, _ = s.sessions.touch(session, s.clock.Now()) // a session that expired meanwhile is not revived
+	}
 }
 
 // key returns the graph of level in the target; a project level without a

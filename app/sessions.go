@@ -14,7 +14,10 @@ import (
 // sessionTable holds the live sessions (docs/design/sync.md#sessions). Changes
 // to activity counters and watermarks are saved at most once per maintenance
 // tick and at Close, so they never cost an fsync per request; a new session is
-// saved at once, so it survives a crash right after it starts.
+// saved at once, so it survives a crash right after it starts. A save hands
+// the repository only the sessions that changed and the ids that went since
+// the last one, so its cost follows the change, not the number of sessions
+// (docs/design/storage.md#sessions-file).
 type sessionTable struct {
 	repo ports.SessionRepository
 	// shared is repo when several servers share it (team mode, shared.go).
@@ -22,23 +25,31 @@ type sessionTable struct {
 	ttl    domain.Micros
 	max    int
 
-	mu    sync.Mutex
-	live  map[string]*ports.Session
-	gen   uint64 // bumped by every change
-	saved uint64 // gen of the last successful save
+	mu   sync.Mutex
+	live map[string]*ports.Session
+	// changed and gone are the ids of the sessions changed (or created)
+	// and removed since the last successful save.
+	changed map[string]struct{}
+	gone    map[string]struct{}
+	// order finds the least recently active session for the cap.
+	order byActivity
 
 	// saveMu serialises saves, so an older snapshot never overwrites a newer
 	// one.
 	saveMu sync.Mutex
+	// failing is told whether the last save failed, for Health; nil: not told.
+	failing *failing
 }
 
 func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session) *sessionTable {
-	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, live: make(map[string]*ports.Session, len(stored))}
+	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, live: make(map[string]*ports.Session, len(stored)),
+		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
 	t.shared, _ = repo.(ports.SharedSessionRepository)
 	for id, s := range stored {
 		c := copySession(s)
 		c.ID = id
 		t.live[id] = &c
+		t.order.add(id, c.LastActivity)
 	}
 	return t
 }
@@ -66,40 +77,46 @@ func (t *sessionTable) expired(s *ports.Session, now domain.Micros) bool {
 	return now-s.LastActivity > t.ttl
 }
 
+// markChanged and markGone record a change for the next save; t.mu held.
+func (t *sessionTable) markChanged(id string) { t.changed[id] = struct{}{} }
+
+func (t *sessionTable) markGone(id string) {
+	delete(t.live, id)
+	delete(t.changed, id)
+	t.gone[id] = struct{}{}
+}
+
 // create registers a session bound to project with the given first
-// watermarks and saves the table at once. At the cap, the least recently
-// active session is expired to make room.
+// watermarks and saves it at once. At the cap, the least recently active
+// session is expired to make room (an expired one, if any: the oldest is).
+// Its cost does not grow with the number of sessions: the save names only
+// the new session (and the one expired), and the least recently active is
+// found without looking at every session (byActivity). Expired sessions
+// below the cap are left to the tick: they are unknown already.
 func (t *sessionTable) create(ctx context.Context, project, principal string, now domain.Micros, wm map[domain.GraphKey]uint64) (ports.Session, error) {
 	t.mu.Lock()
-	for id, s := range t.live {
-		if t.expired(s, now) {
-			delete(t.live, id)
-		}
-	}
 	for len(t.live) >= t.max {
-		var oldest *ports.Session
-		for _, s := range t.live {
-			if oldest == nil || s.LastActivity < oldest.LastActivity ||
-				(s.LastActivity == oldest.LastActivity && s.ID < oldest.ID) {
-				oldest = s
-			}
+		oldest := t.order.oldest(t.live)
+		if oldest == "" {
+			break // cannot happen: every live session has an entry
 		}
-		delete(t.live, oldest.ID)
+		t.markGone(oldest)
 	}
+	t.order.tidy(t.live)
 	id := newID()
 	for t.live[id] != nil {
 		id = newID()
 	}
 	s := &ports.Session{ID: id, ProjectPath: project, Principal: principal, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
 	t.live[id] = s
-	t.gen++
+	t.order.add(id, now)
+	t.markChanged(id)
 	out := copySession(*s)
 	t.mu.Unlock()
 
 	if err := t.save(ctx); err != nil {
 		t.mu.Lock()
-		delete(t.live, id)
-		t.gen++
+		t.markGone(id)
 		t.mu.Unlock()
 		return ports.Session{}, wrapErr(err, "the new session could not be saved")
 	}
@@ -124,8 +141,7 @@ func (t *sessionTable) liveLocked(id string, now domain.Micros) (*ports.Session,
 		return nil, unknownSession(id)
 	}
 	if t.expired(s, now) {
-		delete(t.live, id)
-		t.gen++
+		t.markGone(id)
 		return nil, unknownSession(id)
 	}
 	return s, nil
@@ -141,7 +157,7 @@ func (t *sessionTable) touch(id string, now domain.Micros) (ports.Session, error
 	}
 	s.LastActivity = max(s.LastActivity, now)
 	s.OpCount++
-	t.gen++
+	t.markChanged(id)
 	return copySession(*s), nil
 }
 
@@ -167,7 +183,7 @@ func (t *sessionTable) watermark(id string, key domain.GraphKey, start func(sinc
 		s.Synced = map[domain.GraphKey]uint64{}
 	}
 	s.Synced[key] = w
-	t.gen++
+	t.markChanged(id)
 	return w, nil
 }
 
@@ -184,7 +200,7 @@ func (t *sessionTable) advance(id string, key domain.GraphKey, seq uint64) {
 	}
 	if cur, ok := s.Synced[key]; !ok || seq > cur {
 		s.Synced[key] = seq
-		t.gen++
+		t.markChanged(id)
 	}
 }
 
@@ -208,12 +224,9 @@ func (t *sessionTable) expire(now domain.Micros) int {
 	n := 0
 	for id, s := range t.live {
 		if t.expired(s, now) {
-			delete(t.live, id)
+			t.markGone(id)
 			n++
 		}
-	}
-	if n > 0 {
-		t.gen++
 	}
 	return n
 }
@@ -231,26 +244,64 @@ func (t *sessionTable) count(now domain.Micros) int {
 	return n
 }
 
-// save stores the table if it changed since the last save.
+// save stores what changed since the last save: the sessions changed or
+// created, whole, and the ids that went. When it fails, they stay to be
+// saved by the next save.
 func (t *sessionTable) save(ctx context.Context) error {
 	t.saveMu.Lock()
 	defer t.saveMu.Unlock()
 	t.mu.Lock()
-	if t.gen == t.saved {
+	if len(t.changed)+len(t.gone) == 0 {
 		t.mu.Unlock()
 		return nil
 	}
-	gen := t.gen
-	snap := make(map[string]ports.Session, len(t.live))
-	for id, s := range t.live {
-		snap[id] = copySession(*s)
+	ch := ports.SessionChanges{Put: make([]ports.Session, 0, len(t.changed)), Delete: make([]string, 0, len(t.gone))}
+	for id := range t.changed {
+		if s := t.live[id]; s != nil {
+			ch.Put = append(ch.Put, copySession(*s))
+		}
 	}
+	for id := range t.gone {
+		ch.Delete = append(ch.Delete, id)
+	}
+	t.changed, t.gone = map[string]struct{}{}, map[string]struct{}{}
 	t.mu.Unlock()
-	if err := t.repo.SaveSessions(ctx, snap); err != nil {
+
+	saved := false
+	defer func() {
+		if !saved { // an error, or a panic on its way to the caller's guard
+			t.requeue(ch)
+		}
+	}()
+	if err := t.repo.UpdateSessions(ctx, ch); err != nil {
+		if t.failing != nil {
+			t.failing.set("save sessions", "the sessions could not be saved ("+err.Error()+"); new sessions fail until a save succeeds")
+		}
 		return err
 	}
-	t.mu.Lock()
-	t.saved = gen
-	t.mu.Unlock()
+	saved = true
+	if t.failing != nil {
+		t.failing.clear("save sessions")
+	}
 	return nil
+}
+
+// requeue gives the next save what a failed one did not store. A session is
+// saved whole, so the next save writes its latest state; one that went
+// meanwhile is removed instead.
+func (t *sessionTable) requeue(ch ports.SessionChanges) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range ch.Put {
+		if _, ok := t.live[s.ID]; ok {
+			t.changed[s.ID] = struct{}{}
+		} else {
+			t.gone[s.ID] = struct{}{}
+		}
+	}
+	for _, id := range ch.Delete {
+		if _, ok := t.live[id]; !ok {
+			t.gone[id] = struct{}{}
+		}
+	}
 }

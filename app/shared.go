@@ -33,20 +33,21 @@ import (
 // seq another server commits later (docs/design/team.md#the-write-order).
 // The compaction run of the load is committed like a write; when another
 // server committed meanwhile, the load starts again.
-func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, error) {
+func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, bool, error) {
 	for attempt := 1; ; attempt++ {
 		data, at, err := st.shared.LoadAt(ctx, key)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
 		}
 		g, notes := domain.Restore(key, data, domain.RestoreOptions{Take: true})
 		for _, n := range notes {
 			st.log.Warn("graph load", "graph", key.String(), "note", n)
 		}
 		moves := st.compactLoaded(key, g)
-		if g.Pending().Empty() || data.Empty() {
+		stored := !data.Empty()
+		if g.Pending().Empty() || !stored {
 			st.logLoaded(key, g, moves)
-			return g, at, nil
+			return g, at, stored, nil
 		}
 		w, remote, err := st.shared.BeginWrite(ctx, key, at)
 		if err == nil && len(remote) == 0 {
@@ -54,7 +55,7 @@ func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.G
 			if next, err = w.Commit(ctx, g, g.Pending(), ports.BatchRecord{}); err == nil {
 				g.Checkpoint()
 				st.logLoaded(key, g, moves)
-				return g, next, nil
+				return g, next, true, nil
 			}
 		} else if err == nil {
 			w.Abort(ctx)
@@ -68,7 +69,7 @@ func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.G
 		st.log.Warn("the compaction of a graph just loaded could not be saved; served as stored", "graph", key.String(), "err", err)
 		g.Rollback()
 		st.logLoaded(key, g, domain.Moves{})
-		return g, at, nil
+		return g, at, true, nil
 	}
 }
 
@@ -133,7 +134,11 @@ func (st *store) commitShared(ctx context.Context, e *graphEntry, w ports.GraphW
 			continue
 		}
 		rec.Writes = append(rec.Writes, ports.WriteRecord{Session: op.session, Principal: op.principal, FirstSeq: op.firstSeq, LastSeq: op.lastSeq})
-		rec.Events = append(rec.Events, op.events...)
+		if op.events != nil {
+			for ev := range op.events { // the sequence is read again when the events go out
+				rec.Events = append(rec.Events, ev)
+			}
+		}
 	}
 	at, err := w.Commit(ctx, e.g, e.g.Pending(), rec)
 	if err != nil {

@@ -16,11 +16,12 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 	if err := s.sessionOwnedBy(id, s.owner(ctx)); err != nil {
 		return SessionStats{}, err
 	}
-	sess, err := s.sessions.lookup(id, s.clock.Now())
+	now := s.clock.Now()
+	sess, err := s.sessions.lookup(id, now)
 	if err != nil {
 		return SessionStats{}, err
 	}
-	res := SessionStats{Session: sess}
+	res := SessionStats{Session: sess, Now: now}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.get(ctx, k)

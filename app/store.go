@@ -30,6 +30,8 @@ type storeDeps struct {
 	// idleAfter is how long a project graph stays loaded without a request
 	// (Config.IdleUnload); 0 keeps every graph loaded.
 	idleAfter domain.Micros
+	// failing names the saves that fail now, for Health.
+	failing *failing
 	// shared is graphs when several servers share it (team mode,
 	// shared.go); nil otherwise, and then nothing of shared.go runs.
 	shared ports.SharedGraphRepository
@@ -73,6 +75,11 @@ type graphEntry struct {
 
 	// used is when a request last asked for this graph (domain.Micros).
 	used atomic.Int64
+	// stored is set once the graph is in storage: it loaded with content,
+	// or a save wrote it. A graph never stored is not written while it
+	// holds nothing, so that naming a project (a read, a session start)
+	// leaves nothing behind (docs/design/storage.md#folder-lookup).
+	stored atomic.Bool
 
 	// mu guards g. Reads take it shared and never wait on disk; only the
 	// committer takes it exclusively, and never across I/O.
@@ -104,6 +111,9 @@ type graphEntry struct {
 var errGone = errors.New("the graph left the cache")
 
 func newStore(d storeDeps) *store {
+	if d.failing == nil {
+		d.failing = &failing{}
+	}
 	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
 		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{},
 		published: map[domain.GraphKey]uint64{}}
@@ -142,7 +152,7 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 // ever cached.
 func (st *store) load(ctx context.Context, e *graphEntry) {
 	defer close(e.ready)
-	g, at, err := st.loadGraph(ctx, e.key)
+	g, at, stored, err := st.loadGraph(ctx, e.key)
 	if err == nil && g == nil {
 		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + graphName(e.key) + " loaded as nothing"}
 	}
@@ -161,6 +171,7 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 		return
 	}
 	e.g, e.at = g, at
+	e.stored.Store(stored)
 	st.mu.Lock()
 	delete(st.problems, e.key)
 	delete(st.floors, e.key)
@@ -169,9 +180,10 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 
 // loadGraph reads the graph, restores it with the sessions' watermarks (and
 // the seq it had when it last left the cache) as its lowest seq, and runs
-// compaction once before it is first served. In team mode it returns the
-// position in the change log the graph is at (loadShared).
-func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, at uint64, err error) {
+// compaction once before it is first served. stored reports whether the
+// storage held anything of it. In team mode it returns the position in the
+// change log the graph is at (loadShared).
+func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, at uint64, stored bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			st.log.Error("graph load panicked", "graph", key.String(), "panic", r, "stack", string(debug.Stack()))
@@ -183,7 +195,7 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	}
 	data, err := st.graphs.Load(ctx, key)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	st.mu.Lock()
 	floor := st.floors[key]
@@ -202,12 +214,14 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 			// Served anyway: the upgrade and the moves stay pending and go
 			// out with the next write; reads need no disk.
 			st.log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)
+			st.saveFailed(key, err)
 		} else {
 			g.Checkpoint()
+			st.failing.clear(saveOf(key))
 		}
 	}
 	st.logLoaded(key, g, moves)
-	return g, 0, nil
+	return g, 0, !data.Empty(), nil
 }
 
 // compactLoaded runs the compaction of a graph just loaded.
@@ -223,6 +237,23 @@ func (st *store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Move
 func (st *store) logLoaded(key domain.GraphKey, g *domain.Graph, moves domain.Moves) {
 	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
+}
+
+// saveOf and checkpointOf name what fails in store.failing.
+func saveOf(key domain.GraphKey) string       { return "save " + key.String() }
+func checkpointOf(key domain.GraphKey) string { return "checkpoint " + key.String() }
+
+// saveFailed records that the graph's save failed with err: Health is
+// degraded, naming the cause, until one succeeds.
+func (st *store) saveFailed(key domain.GraphKey, err error) {
+	st.failing.set(saveOf(key), "the "+graphName(key)+" could not be saved ("+err.Error()+"); its writes fail until a save succeeds")
+}
+
+// checkpointFailed records that folding the graph's journal into its file
+// failed: its writes are durable in the journal, which grows meanwhile.
+func (st *store) checkpointFailed(key domain.GraphKey, err error) {
+	st.failing.set(checkpointOf(key), "the "+graphName(key)+" could not be written whole ("+err.Error()+
+		"); its writes are kept in its journal, which grows until this succeeds")
 }
 
 // drop takes e out of the cache after a fault (a panic in its committer,
@@ -247,6 +278,9 @@ func (st *store) leave(e *graphEntry, also func()) {
 	defer st.mu.Unlock()
 	if st.entries[e.key] == e {
 		delete(st.entries, e.key)
+		// What fails of it now is told by the next load (st.problems)
+		// or save.
+		st.failing.clear(saveOf(e.key), checkpointOf(e.key))
 	}
 	if seq > durable {
 		st.floors[e.key] = max(st.floors[e.key], seq)
@@ -271,10 +305,20 @@ func (st *store) unloadIdle(now domain.Micros) []domain.GraphKey {
 			continue
 		}
 		if st.unload(e, now) {
+			st.release(e.key)
 			out = append(out, e.key)
 		}
 	}
 	return out
+}
+
+// release tells a repository that keeps something of each graph between
+// calls that an unloaded graph is gone, so that unloading frees it all
+// (docs/design/storage.md#unloading).
+func (st *store) release(key domain.GraphKey) {
+	if r, ok := st.graphs.(ports.GraphReleaser); ok {
+		r.Release(key)
+	}
 }
 
 // unload takes e out of the cache if it is still idle and all it holds is
@@ -333,6 +377,21 @@ func cmpKey(a, b domain.GraphKey) int {
 		return 1
 	}
 	return 0
+}
+
+// isLoaded reports whether key's graph is in the cache.
+func (st *store) isLoaded(key domain.GraphKey) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, ok := st.entries[key]
+	return ok
+}
+
+// forgetProblem drops what Health says of key's graph (it was removed).
+func (st *store) forgetProblem(key domain.GraphKey) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	delete(st.problems, key)
 }
 
 // problemList returns the graphs that could not be loaded, sorted.

@@ -13,12 +13,13 @@ import (
 // A graph that cannot be loaded is reported as unavailable and the other
 // is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
 // be, Sync fails with the load error.
-func (s *Service) Sync(ctx context.Context, sessionID string) (SyncResult, error) {
-	sess, err := s.touchSession(ctx, sessionID)
+func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err error) {
+	sess, err := s.sessionFor(ctx, sessionID)
 	if err != nil {
 		return SyncResult{}, err
 	}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	defer s.countOp(t.session, &err)
 	// Team mode: what the session was told by another server, and what
 	// other servers committed (shared.go).
 	if err := s.sessions.pull(ctx, sess.ID); err != nil {

@@ -1,9 +1,14 @@
 package app
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -178,3 +183,120 @@ func TestReloadKeepsSeqsOfAFailedSave(t *testing.T) {
 		})
 	}
 }
+
+// releasingStore records the graphs the app releases (ports.GraphReleaser).
+type releasingStore struct {
+	*countingStore
+	released []domain.GraphKey
+}
+
+func (r *releasingStore) Release(key domain.GraphKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.released = append(r.released, key)
+}
+
+// Unloading a graph tells a repository that keeps something of it that it is
+// gone (docs/design/storage.md#unloading); the user graph, never unloaded,
+// is never released.
+func TestUnloadReleasesTheGraphInTheRepository(t *testing.T) {
+	e := newEnv(t)
+	rs := &releasingStore{countingStore: e.store}
+	svc, err := New(e.cfg, Deps{Graphs: rs, Sessions: rs, Clock: e.clock, Events: e.events, Paths: fakePaths{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = svc.Close(e.ctx) })
+	for _, p := range []string{projA, projB} {
+		s, err := svc.RegisterSession(e.ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.PutNode(e.ctx, project(s.ID), domain.NodeInput{ID: "n", Gist: "g"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc.tick(e.ctx)
+	rs.mu.Lock()
+	if len(rs.released) != 0 {
+		t.Errorf("released %v before any graph was idle", rs.released)
+	}
+	rs.mu.Unlock()
+	e.clock.Advance(DefaultIdleUnload)
+	svc.tick(e.ctx)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	want := []domain.GraphKey{domain.ProjectGraph(projA), domain.ProjectGraph(projB)}
+	if !slices.Equal(rs.released, want) {
+		t.Errorf("released %v, want %v", rs.released, want)
+	}
+}
+
+// openFiles counts this process's open file descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count file descriptors: %v", err)
+	}
+	return len(fds)
+}
+
+// Serving many projects on the json backend holds no file per project,
+// loaded or unloaded: the journals are opened for each append only, and
+// unloading releases the rest (issue 15: 1,500 projects left 1,512 journals
+// open, and under `ulimit -n 128` the 117th project's write failed).
+func TestManyProjectsHoldNoFiles(t *testing.T) {
+	const projects = 300
+	svc, clk := jsonService(t, t.TempDir(), noFsync{})
+	ctx := context.Background()
+	before := openFiles(t)
+	for i := range projects {
+		s, err := svc.RegisterSession(ctx, fmt.Sprintf("/work/many/p%03d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"first", "second"} { // a whole save, then an append
+			if _, err := svc.PutNode(ctx, project(s.ID), domain.NodeInput{ID: id, Gist: "g"}); err != nil {
+				t.Fatalf("project %d: %v", i, err)
+			}
+		}
+	}
+	loaded := openFiles(t)
+	clk.Advance(DefaultIdleUnload)
+	svc.tick(ctx)
+	if h := svc.Health(ctx); h.LoadedGraphs != 1 {
+		t.Fatalf("%d graphs still loaded after the idle unload, want 1", h.LoadedGraphs)
+	}
+	after := openFiles(t)
+	t.Logf("open files: %d before, %d with %d projects loaded, %d after unloading them", before, loaded, projects, after)
+	if loaded > before+5 || after > before+5 {
+		t.Errorf("open files grew from %d to %d with %d projects loaded and %d after unloading them", before, loaded, projects, after)
+	}
+}
+
+// noFsync is the real file system without its fsyncs, for tests that make
+// many saves and count something other than durability.
+type noFsync struct{ jsonfile.OS }
+
+type noFsyncFile struct{ jsonfile.File }
+
+func (noFsyncFile) Sync() error { return nil }
+
+func (f noFsync) Create(name string) (jsonfile.File, error) {
+	w, err := f.OS.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return noFsyncFile{w}, nil
+}
+
+func (f noFsync) Append(name string) (jsonfile.File, error) {
+	w, err := f.OS.Append(name)
+	if err != nil {
+		return nil, err
+	}
+	return noFsyncFile{w}, nil
+}
+
+func (noFsync) SyncDir(string) error { return nil }

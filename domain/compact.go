@@ -144,7 +144,7 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 	n := len(slots)
 	s := &sim{
 		p:         p,
-		w:         p.scoreWeights(),
+		w:         p.Weights(),
 		ids:       make([]string, 0, n),
 		slot:      slots,
 		nodes:     make([]*Node, 0, n),

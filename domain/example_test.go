@@ -95,17 +95,21 @@ func ExampleSearch() {
 			return
 		}
 	}
-	hits, err := domain.Search([]*domain.Graph{user, project}, "Cache write", 0)
+	res, err := domain.Search([]*domain.Graph{user, project}, "Cache write", 0)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, h := range hits {
-		fmt.Printf("%.4f %s %s [%s]\n", h.Score, h.Key.Level, h.Node.ID, h.Node.Tier)
+	for _, h := range res.Hits {
+		fmt.Printf("%.4f %s %s [%s] %v\n", h.Score, h.Key.Level, h.Node.ID, h.Node.Tier, h.Matched)
 	}
+	// A typo: the nearest word of the graphs stands in for it.
+	res, _ = domain.Search([]*domain.Graph{user, project}, "invalidaton", 0)
+	fmt.Println(res.Corrections, len(res.Hits))
 	// Output:
-	// 0.0331 user cache-invalidation [active]
-	// 0.0167 project cache-keys [active]
+	// 2.1440 user cache-invalidation [active] [cache write]
+	// 0.8339 project cache-keys [active] [cache]
+	// [{invalidaton invalidation}] 1
 }
 
 func ExampleGraph_View() {

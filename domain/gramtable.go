@@ -1,8 +1,8 @@
 package domain
 
 // gramTable maps trigrams to int32 values: an open-addressing hash table
-// with linear probing. Building the search index of a large graph looks a
-// trigram up for every three bytes of its text; for keys this small the
+// with linear probing. The search index looks a trigram up for every three
+// bytes of every word it adds to its lexicon; for keys this small the
 // built-in map spent most of that time hashing and matching control bytes,
 // where this table needs one multiplication and, mostly, one probe
 // (docs/decisions/0013-search-index.md).

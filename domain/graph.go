@@ -46,7 +46,7 @@ type Graph struct {
 
 	stats Stats
 
-	// search is the trigram index of Search, kept by the same primitives
+	// search is the word index of Search, kept by the same primitives
 	// as the adjacency index; nil only while Restore fills the graph.
 	search *searchIndex
 
@@ -197,6 +197,15 @@ func (g *Graph) NodeCount() int { return g.nodeCount }
 
 // EdgeCount returns the number of edges.
 func (g *Graph) EdgeCount() int { return len(g.edges) }
+
+// HoldsNothing reports whether the graph holds no node, edge, tombstone,
+// progress state or unknown metadata: nothing a store would have to keep.
+// A graph that was never stored is not written while it holds nothing
+// (docs/design/storage.md#folder-lookup).
+func (g *Graph) HoldsNothing() bool {
+	return g.nodeCount == 0 && len(g.edges) == 0 && len(g.nodeTombs) == 0 && len(g.edgeTombs) == 0 &&
+		len(g.progress) == 0 && len(g.meta) == 0
+}
 
 // Nodes returns every node, sorted by id.
 func (g *Graph) Nodes() []*Node {

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,19 +56,19 @@ type DeletedNode struct {
 // `nodes[3].gist: 1204 chars, limit 1000`. The document's seqs, version
 // numbers, sessions, tombstones and metadata are the bookkeeping of the graph
 // it came from and are not looked at.
+//
+// The document given is left as it was; its lists are copied only when an
+// item has to change, so checking a document of 500,000 nodes costs no
+// second copy of it (an import checks it twice: before the graph is loaded,
+// and as it is applied).
 func ValidateImport(d GraphData) (GraphData, error) {
-	nodes := make([]Node, len(d.Nodes))
-	seen := make(map[string]int, len(d.Nodes))
+	nodes := d.Nodes
 	for i, n := range d.Nodes {
 		at := itemField("nodes", i)
 		in, err := NodeInput{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}.Validate()
 		if err != nil {
 			return d, within(at, err)
 		}
-		if j, dup := seen[n.ID]; dup {
-			return d, Invalidf(at+".id", "%q is also nodes[%d]; a document names each node once", n.ID, j)
-		}
-		seen[n.ID] = i
 		if n.Tier > Orphaned {
 			return d, Invalidf(at+".tier", "%s is not one of active, archived, orphaned", n.Tier)
 		}
@@ -79,25 +80,35 @@ func ValidateImport(d GraphData) (GraphData, error) {
 				return d, Invalidf(at+"."+t.name, "must not be negative")
 			}
 		}
-		n.Gist, n.Notes = in.Gist, in.Notes
-		nodes[i] = n
+		if in.Gist != n.Gist || !slices.Equal(in.Notes, n.Notes) {
+			if &nodes[0] == &d.Nodes[0] {
+				nodes = slices.Clone(d.Nodes)
+			}
+			nodes[i].Gist, nodes[i].Notes = in.Gist, in.Notes
+		}
 	}
-	edges := slices.Clone(d.Edges)
-	seenEdge := make(map[EdgeKey]int, len(d.Edges))
+	if i, j, dup := firstDuplicate(len(d.Nodes), func(i int) string { return d.Nodes[i].ID }, strings.Compare); dup {
+		return d, Invalidf(itemField("nodes", j)+".id", "%q is also nodes[%d]; a document names each node once", d.Nodes[j].ID, i)
+	}
+	edges := d.Edges
 	for i, e := range d.Edges {
 		at := itemField("edges", i)
 		in, err := (EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes}).Validate()
 		if err != nil {
 			return d, within(at, err)
 		}
-		edges[i].Notes = in.Notes
-		if j, dup := seenEdge[e.Key()]; dup {
-			return d, Invalidf(at, "%s is also edges[%d]; a document names each edge once", e.Key(), j)
-		}
-		seenEdge[e.Key()] = i
 		if e.Version.TS < 0 {
 			return d, Invalidf(at+".last_write_ts", "must not be negative")
 		}
+		if !slices.Equal(in.Notes, e.Notes) {
+			if &edges[0] == &d.Edges[0] {
+				edges = slices.Clone(d.Edges)
+			}
+			edges[i].Notes = in.Notes
+		}
+	}
+	if i, j, dup := firstDuplicate(len(d.Edges), func(i int) EdgeKey { return d.Edges[i].Key() }, cmpEdgeKey); dup {
+		return d, Invalidf(itemField("edges", j), "%s is also edges[%d]; a document names each edge once", d.Edges[j].Key(), i)
 	}
 	tasks := make([]string, 0, len(d.Progress))
 	for task := range d.Progress {
@@ -115,6 +126,27 @@ func ValidateImport(d GraphData) (GraphData, error) {
 	}
 	d.Nodes, d.Edges = nodes, edges
 	return d, nil
+}
+
+// firstDuplicate finds two of n items with the same key: the pair (i, j),
+// i < j, with the smallest j, the one a scan in order meets first. It sorts
+// the items' indexes rather than filling a map of every key: 4 bytes an
+// item instead of a map entry, for a document of hundreds of thousands.
+func firstDuplicate[K any](n int, key func(int) K, cmp func(a, b K) int) (i, j int, dup bool) {
+	ix := make([]int32, n)
+	for k := range ix {
+		ix[k] = int32(k)
+	}
+	slices.SortStableFunc(ix, func(a, b int32) int { return cmp(key(int(a)), key(int(b))) })
+	j = -1
+	for k := 1; k < n; k++ {
+		// Stable: among equal keys, indexes stay in order, so ix[k-1] is the
+		// earlier of a pair and ix[k] the later.
+		if cmp(key(int(ix[k-1])), key(int(ix[k]))) == 0 && (j < 0 || int(ix[k]) < j) {
+			i, j = int(ix[k-1]), int(ix[k])
+		}
+	}
+	return i, j, j >= 0
 }
 
 // within puts an error of a validator in the context of one item of a
@@ -137,15 +169,19 @@ func within(item string, err error) error {
 // (docs/design/http.md#export-and-import). The document is validated first
 // (ValidateImport); a document that fails changes nothing.
 //
-// Each node, edge and progress state of the document that differs from what
-// g holds is written as a change made at `at`: it takes the next version and
-// seq, like a put, so sessions hear of it through kg_sync. Unlike a put, a
-// node keeps the document's tier and times (created, last read, last write,
-// orphaned), which is what lets a graph move between machines without
-// losing what compaction knows of it; a time later than at.Now is taken as
-// at.Now, a missing last write as at.Now, other missing times stay unknown.
-// Items identical to what g holds are left alone, so importing the same
-// document twice changes nothing the second time.
+// Each node, edge and progress state of the document whose content differs
+// from what g holds is written as a change made at `at`: it takes the next
+// version and seq, like a put, so sessions hear of it through kg_sync.
+// Unlike a put, a node written keeps the document's tier and times (created,
+// last read, last write, orphaned), which is what lets a graph move between
+// machines without losing what compaction knows of it; a time later than
+// at.Now is taken as at.Now, a missing last write as at.Now, other missing
+// times stay unknown. An item whose content g already holds — a node's
+// gist, notes and touches, an edge's notes, a progress state as JSON — is
+// left alone, whatever tier and times the document gives it: compaction may
+// have moved it since the document was made, and g's tier is the newer
+// word. So importing the same document twice changes nothing the second
+// time (docs/design/http.md#export-and-import).
 //
 // With ImportReplace, the nodes (with their edges), edges and progress
 // states the document does not hold are deleted first, leaving tombstones.
@@ -184,7 +220,7 @@ func (g *Graph) Import(d GraphData, mode ImportMode, at Stamp) (ImportResult, er
 	slices.Sort(tasks)
 	for _, task := range tasks {
 		state := d.Progress[task]
-		if old, ok := g.progress[task]; ok && bytes.Equal(old, state) {
+		if old, ok := g.progress[task]; ok && sameJSON(old, state) {
 			r.Unchanged++
 			continue
 		}
@@ -244,7 +280,7 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 			n.OrphanedAt = at.Now
 		}
 	}
-	if old, ok := g.node(in.ID); ok && sameNode(old, n) {
+	if old, ok := g.node(in.ID); ok && sameContent(old, n) {
 		return nil
 	}
 	written := clamp(in.Version.TS)
@@ -259,12 +295,22 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 	return n
 }
 
-// sameNode reports whether an imported node says nothing new about a stored
-// one: same text, tier and times.
-func sameNode(old, n *Node) bool {
-	return old.Gist == n.Gist && slices.Equal(old.Notes, n.Notes) && slices.Equal(old.Touches, n.Touches) &&
-		old.Tier == n.Tier && old.Created == n.Created && old.LastRead == n.LastRead &&
-		(old.Tier != Orphaned || old.OrphanedAt == n.OrphanedAt)
+// sameContent reports whether an imported node says nothing new about a
+// stored one: the same gist, notes and touches. Its tier and times are what
+// compaction knows of it, and the stored ones are the newer: comparing them
+// made every import after a compaction write back every node it had moved.
+func sameContent(old, n *Node) bool {
+	return old.Gist == n.Gist && slices.Equal(old.Notes, n.Notes) && slices.Equal(old.Touches, n.Touches)
+}
+
+// sameJSON reports whether two stored JSON values are the same value
+// written with the same member order, whatever the white space.
+func sameJSON(a, b RawJSON) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // importEdge writes the document's edge in, unless g holds it with the same

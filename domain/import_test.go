@@ -259,3 +259,45 @@ func TestImportNormalizesWindowsLineBreaks(t *testing.T) {
 		t.Errorf("the document given was modified: %+v", doc)
 	}
 }
+
+// What decides whether an imported node is written is its content: the same
+// gist, notes and touches under another tier or other times is left as
+// stored (the stored tier is the newer word of compaction); other content is
+// written, with the document's tier. A progress state that differs only in
+// white space is the same state.
+func TestImportComparesContentNotTiers(t *testing.T) {
+	g := importSource(t) // a active, b archived, c orphaned
+	doc := g.Data()
+	for i := range doc.Nodes {
+		doc.Nodes[i].Tier, doc.Nodes[i].OrphanedAt, doc.Nodes[i].LastRead = Active, 0, 9_000
+		if doc.Nodes[i].ID == "c" {
+			doc.Nodes[i].Notes = []string{"new note"}
+		}
+	}
+	doc.Progress = map[string]RawJSON{"task": RawJSON(`{ "step" : 1 }`)}
+	before := g.Seq()
+	r, err := g.Import(doc, ImportMerge, coreAt(10_000, "imp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Nodes) != 1 || r.Nodes[0].ID != "c" || len(r.Progress) != 0 {
+		t.Fatalf("import wrote nodes %v and progress %v; want only c, whose notes changed", nodeIDs(r.Nodes), r.Progress)
+	}
+	if b, _ := g.Node("b"); b.Tier != Archived {
+		t.Errorf("b, unchanged in content, is %s; want it left archived", b.Tier)
+	}
+	if c, _ := g.Node("c"); c.Tier != Active || c.Notes[0] != "new note" {
+		t.Errorf("c = %+v; want the document's content and tier", c)
+	}
+	if g.Seq() != before+1 {
+		t.Errorf("seq moved %d, want one change", g.Seq()-before)
+	}
+}
+
+func nodeIDs(ns []*Node) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.ID
+	}
+	return out
+}

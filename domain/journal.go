@@ -78,16 +78,27 @@ func (g *Graph) Checkpoint() {
 	g.durableSeq = g.seq
 }
 
-// clearJournal empties the journal, keeping its room but none of the values
-// it held.
+// clearJournal empties the journal, keeping its room (up to keptJournal
+// entries) but none of the values it held.
 func (g *Graph) clearJournal() {
-	clear(g.nodeUndos)
-	clear(g.edgeUndos)
-	clear(g.rareUndos)
-	g.journal = g.journal[:0]
-	g.nodeUndos = g.nodeUndos[:0]
-	g.edgeUndos = g.edgeUndos[:0]
-	g.rareUndos = g.rareUndos[:0]
+	g.journal = emptied(g.journal)
+	g.nodeUndos = emptied(g.nodeUndos)
+	g.edgeUndos = emptied(g.edgeUndos)
+	g.rareUndos = emptied(g.rareUndos)
+}
+
+// keptJournal is the room a journal list keeps between batches: what a
+// usual batch needs. The room of a rare large one (an import, a first
+// compaction of a big graph: a million entries) is let go rather than held
+// for the life of the graph.
+const keptJournal = 1 << 12
+
+func emptied[T any](s []T) []T {
+	if cap(s) > keptJournal {
+		return nil
+	}
+	clear(s)
+	return s[:0]
 }
 
 // Rollback returns the graph to its state at the last checkpoint, except the

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,6 +24,7 @@ const (
 	MaxTouches        = 50       // items in touches
 	MaxTouchLen       = 512      // chars in one touch
 	MaxProgressBytes  = 64 << 10 // a progress state, as JSON
+	MaxProgressDepth  = 64       // levels of objects and lists nested in a progress state, itself included
 	MaxQueryLen       = 1000     // a search query
 	MaxBodyBytes      = 1 << 20  // a request body
 	MaxImportBodySize = 64 << 20 // the body of POST /api/import
@@ -179,10 +181,18 @@ func ValidateTouches(field string, touches []string) error {
 }
 
 // ValidateProgressState checks a progress state: a JSON object of at most
-// 64 KiB.
+// 64 KiB, nested at most 64 levels deep. The depth bounds what any indented
+// rendering of the state costs (an export document, kg_progress's text):
+// each level adds indentation to every line inside it, and a 12 KB state
+// 6,000 levels deep rendered as 69 MiB
+// (docs/decisions/0048-progress-states-on-one-line-and-at-most-64-levels-deep.md).
 func ValidateProgressState(field string, state []byte) error {
 	if len(state) > MaxProgressBytes {
 		return tooLong(field, len(state), MaxProgressBytes, "bytes")
+	}
+	if d := jsonDepth(state); d > MaxProgressDepth {
+		return &Error{Kind: KindInvalid, Field: field, Limit: MaxProgressDepth,
+			Msg: fmt.Sprintf("nested %d levels deep, limit %d", d, MaxProgressDepth)}
 	}
 	if !json.Valid(state) {
 		return Invalidf(field, "must be a JSON object")
@@ -194,7 +204,34 @@ func ValidateProgressState(field string, state []byte) error {
 	return nil
 }
 
-// ValidateQuery checks a search query: 1–1000 chars.
+// jsonDepth returns how deep objects and lists nest in b, read as JSON
+// text: {} is 1, {"a":[1]} is 2. Brackets inside strings do not count.
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// ValidateQuery checks a search query: 1–1000 chars, holding at least one
+// term (docs/design/mcp.md#kg_search).
 func ValidateQuery(field, q string) error {
 	if err := validateString(field, q); err != nil {
 		return err
@@ -205,6 +242,9 @@ func ValidateQuery(field, q string) error {
 	}
 	if n > MaxQueryLen {
 		return tooLong(field, n, MaxQueryLen, "chars")
+	}
+	if len(searchTerms(q)) == 0 {
+		return Invalidf(field, "%q holds no word to search for: only punctuation", q)
 	}
 	return nil
 }

@@ -99,7 +99,7 @@ func FuzzValidators(f *testing.F) {
 		}
 		if !rejects(t, ValidateProgressState("state", []byte(s)), "state") {
 			var obj map[string]any
-			if len(s) > MaxProgressBytes || json.Unmarshal([]byte(s), &obj) != nil || obj == nil {
+			if len(s) > MaxProgressBytes || json.Unmarshal([]byte(s), &obj) != nil || obj == nil || depthOf(obj) > MaxProgressDepth {
 				t.Fatalf("ValidateProgressState accepted %q", s)
 			}
 		}
@@ -199,4 +199,22 @@ func FuzzPutEdge(f *testing.F) {
 			t.Fatalf("round trip (-graph +restored):\n%s", diff)
 		}
 	})
+}
+
+// depthOf is how deep objects and lists nest in a decoded JSON value.
+func depthOf(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, depthOf(e))
+		}
+	case []any:
+		for _, e := range x {
+			d = max(d, depthOf(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
 }

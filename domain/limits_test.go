@@ -274,6 +274,10 @@ func TestValidateProgressState(t *testing.T) {
 		{name: "string", state: `"s"`, msg: "state: must be a JSON object"},
 		{name: "not JSON", state: `{step:3}`, msg: "state: must be a JSON object"},
 		{name: "empty", state: ``, msg: "state: must be a JSON object"},
+		{name: "nested at the limit", state: `{"x":` + strings.Repeat("[", MaxProgressDepth-1) + strings.Repeat("]", MaxProgressDepth-1) + `}`},
+		{name: "nested too deep", state: `{"x":` + strings.Repeat("[", 6000) + strings.Repeat("]", 6000) + `}`,
+			msg: "state: nested 6001 levels deep, limit 64", limit: MaxProgressDepth},
+		{name: "brackets in strings do not nest", state: `{"x":"` + strings.Repeat("[{", 100) + `\"]"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

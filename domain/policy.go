@@ -56,9 +56,11 @@ func DefaultPolicy() Policy {
 	}
 }
 
-// scoreWeights returns the weights the policy scores with: its own, or the
-// defaults when it sets none.
-func (p Policy) scoreWeights() ScoreWeights {
+// Weights returns the weights the policy scores with: its own, or the
+// defaults when it sets none. What explains a ranking to a person (the
+// compaction plan of the API) reads them here, so it cannot tell another
+// formula than the one compaction uses.
+func (p Policy) Weights() ScoreWeights {
 	if p.Score == (ScoreWeights{}) {
 		return DefaultScoreWeights()
 	}

@@ -5,28 +5,17 @@ import (
 	"strings"
 )
 
-// searchRRFK is the constant of reciprocal rank fusion: a node at rank r
-// (0-based) of one term's ranking gains 1/(searchRRFK + r). 60 is the value
-// of the replaced server (and of the original RRF paper); it keeps the
-// first ranks from dominating the fused score.
-const searchRRFK = 60
-
 // Search finds the nodes of graphs that match query
-// (docs/design/mcp.md#kg_search) and returns at most limit hits, best first.
+// (docs/design/mcp.md#kg_search) and returns at most limit hits, best first,
+// with the corrections it used and, when nothing matched, the nearest
+// spelling of each term that matched nothing.
 //
-// The terms are the query lower-cased and split on white space, duplicates
-// dropped. A node's text is its id, gist, notes and touches and the far
-// ends of its edges that are not nodes of its graph (file paths, artifacts,
-// once per edge), each lower-cased; a term matches a node whose text
-// contains it, and its weight there is the number of non-overlapping
-// occurrences, added up over those pieces (a term holds no white space, so
-// it never spans two). For
-// each term the matching nodes of all graphs are ranked by occurrence count
-// (descending; ties by id, then graph key: user before project, projects by
-// path) and the node at rank r gains 1/(60+r). The scores add up over the
-// terms; hits are sorted by score (descending), then id, then graph key.
-// Every tier is searched. Search has no side effects: nothing is promoted or
-// stamped.
+// The terms are the query's tokens (searchtext.go), repeats dropped. Each
+// term is scored in every node by BM25 over the node's words
+// (searchrank.go); the scores add up over the terms, and a node whose id is
+// the whole query ranks first. Hits are sorted by score (descending), then
+// level (user first), then id, then project. Every tier is searched. Search
+// has no side effects: nothing is promoted or stamped.
 //
 // The query must pass ValidateQuery. A limit of 0 means DefaultSearchLim; a
 // limit above MaxSearchLimit is clamped to MaxSearchLimit, because a search
@@ -34,190 +23,369 @@ const searchRRFK = 60
 // answer to asking for more; a negative limit is an invalid-argument error
 // naming "limit". Nil graphs are skipped.
 //
-// Cost: each graph's trigram index (searchindex.go) gives the nodes that
-// hold every trigram of a term, and the term is counted in their cached
-// lower-cased text only; a term shorter than three bytes is counted in
-// every node. Then the matches are sorted, so a search costs about the
-// matching nodes, not the graph. It only reads the graphs and their
-// indexes, so searches may run side by side under a graph's read lock.
-func Search(graphs []*Graph, query string, limit int) ([]SearchHit, error) {
+// Cost: top-k by WAND (searchGraph, docs/decisions/0045-word-index-for-search.md).
+// Each word's posting list has a bound, the most a node in it can gain from
+// it; a node whose lists' bounds cannot reach the k-th best score so far is
+// never scored, so a query of a rare and a common word costs about what the
+// rare word alone costs. Search only reads the graphs and their indexes, so
+// searches may run side by side under a graph's read lock.
+func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
 	if err := ValidateQuery("query", query); err != nil {
-		return nil, err
+		return SearchResult{}, err
 	}
 	switch {
 	case limit < 0:
-		return nil, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
+		return SearchResult{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
 	case limit == 0:
 		limit = DefaultSearchLim
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
-	terms := searchTerms(query)
-	m := searchMatches(graphs, terms)
-	if len(m.hits) == 0 {
-		return nil, nil
-	}
-	byID := m.sortByID(graphs)
-
-	// Rank each term's matches by count (descending), ties in hit order:
-	// a stable sort of the matches taken in that order. Terms are fused in
-	// query order so that the float sums, and with them the order of hits
-	// with near-equal scores, are the same on every run.
-	score := make([]float64, len(m.hits))
-	ms := make([]int32, 0, len(byID))
-	for t := range terms {
-		c := m.counts[t]
-		ms = ms[:0]
-		for _, h := range byID {
-			if c[h] > 0 {
-				ms = append(ms, h)
+	p := planSearch(graphs, query, searchTerms(query))
+	top := &searchTop{limit: limit, graphs: graphs}
+	if p.n > 0 {
+		for gi, g := range graphs {
+			if g != nil {
+				p.searchGraph(top, gi, g)
 			}
 		}
-		slices.SortStableFunc(ms, func(a, b int32) int { return int(c[b]) - int(c[a]) })
-		for r, h := range ms {
-			score[h] += 1 / float64(searchRRFK+r)
-		}
 	}
-
-	// The best limit hits by score (descending), ties in hit order: the
-	// hits are visited in hit order, so a later one with the same score
-	// never displaces an earlier one.
-	top := make([]int32, 0, min(limit, len(m.hits)))
-	for _, h := range byID {
-		sc := score[h]
-		if len(top) == cap(top) && sc <= score[top[len(top)-1]] {
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(top, sc, func(x int32, sc float64) int {
-			if score[x] >= sc {
-				return -1 // x stays before a hit that scores the same or less
+	res := SearchResult{Corrections: p.correction}
+	res.Hits = top.hits(p)
+	if len(res.Hits) == 0 {
+		for _, t := range p.unmatched {
+			if near := nearWords(graphs, t, nearMax(len([]rune(t)))); len(near) > 0 {
+				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: near[0].text})
 			}
-			return 1
-		})
-		if len(top) == cap(top) {
-			top = top[:len(top)-1]
 		}
-		top = slices.Insert(top, at, h)
 	}
-	out := make([]SearchHit, len(top))
-	for i, h := range top {
-		g := graphs[m.hits[h].g]
-		out[i] = SearchHit{Key: g.key, Node: g.ends[m.hits[h].si].node, Score: score[h]}
-	}
-	return out, nil
+	return res, nil
 }
 
-// searchHits are the nodes that hold at least one term of a search.
-type searchHits struct {
-	hits   []hitRef  // each matching node once
-	counts [][]int32 // counts[t][h]: occurrences of term t in hit h, 0 for none
+// searchTop keeps the best hits found so far, worst first.
+type searchTop struct {
+	limit  int
+	graphs []*Graph
+	heap   []topHit // a min-heap by hit order: the root is the worst
 }
 
-// hitRef names a node of a search: the position of its graph in the
-// graphs searched and its slot there. Hits stay this small until the best
-// are picked, because a search can match most nodes of a large graph.
-type hitRef struct{ g, si int32 }
+type topHit struct {
+	score float64
+	gi    int32
+	si    int32
+}
 
-// searchMatches finds every node of graphs that holds one of terms.
-func searchMatches(graphs []*Graph, terms []string) searchHits {
-	var m searchHits
-	m.counts = make([][]int32, len(terms))
-	type found struct{ si, count int32 }
-	inGraph := make([][]found, len(terms)) // reused for every graph
-	pos := make([]int, len(terms))
-	for gi, g := range graphs {
-		if g == nil {
-			continue
+// better reports whether hit a ranks before hit b: a higher score, then
+// the user graph before projects, then the id, then the project path.
+func (t *searchTop) better(a, b topHit) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return t.cmpTies(a, b) < 0
+}
+
+func (t *searchTop) cmpTies(a, b topHit) int {
+	ga, gb := t.graphs[a.gi], t.graphs[b.gi]
+	if ua, ub := ga.key.Level == LevelUser, gb.key.Level == LevelUser; ua != ub {
+		if ua {
+			return -1
 		}
-		most := 0 // hits in this graph at most
-		for t, term := range terms {
-			inGraph[t] = inGraph[t][:0]
-			g.search.matchTerm(g, term, func(si int32, c int) { inGraph[t] = append(inGraph[t], found{si, int32(c)}) })
-			pos[t] = 0
-			most += len(inGraph[t])
-		}
-		m.hits = slices.Grow(m.hits, most)
-		for t := range terms {
-			m.counts[t] = slices.Grow(m.counts[t], most)
-		}
-		// Each term's matches come in ascending slot order: merging them
-		// makes each matching node one hit, without a map.
-		for {
-			next := int32(-1)
-			for t, fs := range inGraph {
-				if pos[t] < len(fs) && (next < 0 || fs[pos[t]].si < next) {
-					next = fs[pos[t]].si
-				}
-			}
-			if next < 0 {
+		return 1
+	}
+	if c := strings.Compare(ga.ends[a.si].name, gb.ends[b.si].name); c != 0 {
+		return c
+	}
+	return cmpGraphKey(ga.key, gb.key)
+}
+
+// threshold is the score a node must reach to be considered: that of the
+// worst hit kept once the list is full, and 0 before.
+func (t *searchTop) threshold() float64 {
+	if len(t.heap) < t.limit {
+		return 0
+	}
+	return t.heap[0].score
+}
+
+// offer keeps h if it ranks among the best limit.
+func (t *searchTop) offer(h topHit) {
+	if len(t.heap) < t.limit {
+		t.heap = append(t.heap, h)
+		for i := len(t.heap) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !t.better(t.heap[parent], t.heap[i]) {
 				break
 			}
-			m.hits = append(m.hits, hitRef{int32(gi), next})
-			for t, fs := range inGraph {
-				c := int32(0)
-				if pos[t] < len(fs) && fs[pos[t]].si == next {
-					c = fs[pos[t]].count
-					pos[t]++
-				}
-				m.counts[t] = append(m.counts[t], c)
-			}
+			t.heap[parent], t.heap[i] = t.heap[i], t.heap[parent]
+			i = parent
 		}
+		return
 	}
-	return m
+	if !t.better(h, t.heap[0]) {
+		return
+	}
+	t.heap[0] = h
+	for i := 0; ; {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(t.heap) && t.better(t.heap[worst], t.heap[l]) {
+			worst = l
+		}
+		if r < len(t.heap) && t.better(t.heap[worst], t.heap[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		t.heap[i], t.heap[worst] = t.heap[worst], t.heap[i]
+		i = worst
+	}
 }
 
-// sortByID returns the positions of the hits in hit order: by node id,
-// then graph key (user before project, projects by path). It sorts small
-// keys, the id and the rank of the hit's graph key.
-func (m searchHits) sortByID(graphs []*Graph) []int32 {
-	order := make([]int, 0, len(graphs))
-	for gi, g := range graphs {
-		if g != nil {
-			order = append(order, gi)
+// hits returns the kept hits, best first, with the terms each matched.
+func (t *searchTop) hits(p *searchPlan) []SearchHit {
+	slices.SortFunc(t.heap, func(a, b topHit) int {
+		if t.better(a, b) {
+			return -1
 		}
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmpGraphKey(graphs[a].key, graphs[b].key) })
-	rank := make([]int32, len(graphs)) // by position in graphs; equal keys share a rank
-	for i, gi := range order {
-		rank[gi] = int32(i)
-		if i > 0 && graphs[order[i-1]].key == graphs[gi].key {
-			rank[gi] = rank[order[i-1]]
-		}
-	}
-	type idKey struct {
-		id    string
-		graph int32 // the rank of the hit's graph key
-		h     int32
-	}
-	ks := make([]idKey, len(m.hits))
-	for h, r := range m.hits {
-		ks[h] = idKey{graphs[r.g].ends[r.si].name, rank[r.g], int32(h)}
-	}
-	slices.SortFunc(ks, func(a, b idKey) int {
-		if c := strings.Compare(a.id, b.id); c != 0 {
-			return c
-		}
-		return int(a.graph - b.graph)
+		return 1
 	})
-	out := make([]int32, len(ks))
-	for i, k := range ks {
-		out[i] = k.h
+	out := make([]SearchHit, len(t.heap))
+	tf := p.scratch()
+	for i, h := range t.heap {
+		g := t.graphs[h.gi]
+		out[i] = SearchHit{Key: g.key, Node: g.ends[h.si].node, Score: h.score, Matched: p.matched(int(h.gi), g.search, h.si, tf)}
 	}
 	return out
 }
 
-// searchTerms lower-cases the query, splits it on white space and drops
-// repeated terms, keeping the first occurrence's position.
-func searchTerms(query string) []string {
-	fields := strings.Fields(strings.ToLower(query))
-	terms := fields[:0]
-	seen := make(map[string]struct{}, len(fields))
-	for _, f := range fields {
-		if _, dup := seen[f]; dup {
+// scratch returns room for termScore: one entry per clause of the
+// largest term.
+func (p *searchPlan) scratch() []float64 {
+	n := 0
+	for _, pt := range p.terms {
+		n = max(n, len(pt.clauses))
+	}
+	return make([]float64, n)
+}
+
+// matched returns the labels of the clauses through which a node scored,
+// in the order of the terms, without repeats.
+func (p *searchPlan) matched(gi int, ix *searchIndex, si int32, tf []float64) []string {
+	var out []string
+	for ti := range p.terms {
+		if v, c := p.termScore(ti, gi, ix, si, tf); v > 0 {
+			if l := p.terms[ti].clauses[c].label; !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// withExactID adds the query's bound to the score s of node slot si when
+// its id is the whole query.
+func (p *searchPlan) withExactID(g *Graph, si int32, s float64) float64 {
+	if s > 0 && g.ends[si].name == p.exactID {
+		s += p.bound
+	}
+	return s
+}
+
+// boundSlack keeps float rounding from pruning a node whose score equals
+// the threshold: a bound counts as under the threshold only when it is
+// under by more than this share.
+const boundSlack = 1e-9
+
+// searchGraph offers the nodes of graph gi that can rank among the best to
+// top. First every node of the plan's unit of the highest bound is scored
+// (the rarest term's own words): they would be visited anyway, and they
+// set a threshold that the nodes holding only common words cannot reach.
+// Then WAND (Broder et al., 2003) walks the posting lists of every unit in
+// slot order: each list has a bound, the most a node in it can gain from
+// it, and a node is scored only if the bounds of the lists it can be in add
+// up to the threshold; the lists behind it skip ahead to it by binary
+// search. So a query of a rare word and a common one visits about the rare
+// word's nodes, not the common word's.
+func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
+	ix := g.search
+	c := p.newScorer(gi, g)
+	order := make([]int, 0, len(p.units)) // units with words in this graph
+	for ui, u := range p.units {
+		if len(u.words[gi]) > 0 {
+			order = append(order, ui)
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch ba, bb := p.units[a].bound, p.units[b].bound; {
+		case ba < bb:
+			return -1
+		case ba > bb:
+			return 1
+		}
+		return 0
+	})
+
+	// The node whose id is the query ranks first whatever it holds.
+	exact := int32(-1)
+	if si, ok := g.endIx[p.exactID]; ok && g.ends[si].node != nil {
+		exact = si
+		c.consider(top, si, order)
+	}
+
+	var primed []int32 // the slots of the first unit's nodes, ascending
+	var lists []cursor
+	first := order[len(order)-1]
+	for _, ui := range order {
+		u := &p.units[ui]
+		for _, tw := range u.words[gi] {
+			lw := &ix.words[tw.word]
+			if ui == first {
+				for _, ps := range lw.posts {
+					primed = append(primed, ps.slot)
+				}
+			}
+			lists = append(lists, cursor{posts: lw.posts, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
+		}
+	}
+	slices.Sort(primed)
+	primed = slices.Compact(primed)
+	for _, si := range primed {
+		if si != exact {
+			c.consider(top, si, order)
+		}
+	}
+
+	byDoc := func(a, b cursor) int { return int(a.doc() - b.doc()) }
+	slices.SortFunc(lists, byDoc)
+	for len(lists) > 0 {
+		// The pivot: the first list at which the bounds of the lists up
+		// to it reach the threshold; no node before its slot can.
+		th := top.threshold() * (1 - boundSlack)
+		acc, pivot := 0.0, -1
+		for i := range lists {
+			if acc += lists[i].bound; acc >= th {
+				pivot = i
+				break
+			}
+		}
+		if pivot < 0 {
+			return
+		}
+		at := lists[pivot].doc()
+		if lists[0].doc() == at {
+			// Every list before the pivot is at its slot: score it.
+			if _, ok := slices.BinarySearch(primed, at); !ok && at != exact {
+				c.consider(top, at, order)
+			}
+			for i := 0; i < len(lists) && lists[i].doc() == at; i++ {
+				lists[i].at++
+			}
+		} else {
+			for i := 0; i < pivot; i++ {
+				lists[i].seek(at)
+			}
+		}
+		lists = resort(lists)
+	}
+}
+
+// resort drops the lists that are done and puts the others back in slot
+// order. Only the first lists moved, so an insertion sort is a pass.
+func resort(lists []cursor) []cursor {
+	n := 0
+	for _, l := range lists {
+		if l.at < len(l.posts) {
+			lists[n] = l
+			n++
+		}
+	}
+	lists = lists[:n]
+	for i := 1; i < len(lists); i++ {
+		for j := i; j > 0 && lists[j].doc() < lists[j-1].doc(); j-- {
+			lists[j], lists[j-1] = lists[j-1], lists[j]
+		}
+	}
+	return lists
+}
+
+// cursor walks one posting list, with the most a node in it can gain
+// from its word.
+type cursor struct {
+	posts []posting
+	at    int
+	bound float64
+}
+
+func (c *cursor) doc() int32 { return c.posts[c.at].slot }
+
+// seek moves the cursor to the first slot at or after si.
+func (c *cursor) seek(si int32) {
+	i, _ := slices.BinarySearchFunc(c.posts[c.at:], si, cmpPostingSlot)
+	c.at += i
+}
+
+// scorer scores the nodes of one graph for searchGraph.
+type scorer struct {
+	p    *searchPlan
+	gi   int
+	g    *Graph
+	tf   []float64 // termScore's scratch room
+	vals []float64 // by term: its score in the node, once known
+	done []bool
+}
+
+func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
+	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
+}
+
+// consider scores node slot si and offers it to top: its terms from the
+// unit of the highest bound down, while what the node can still gain may
+// reach the threshold. A node that cannot is dropped; one whose every term
+// was scored is offered with the terms' scores added in query order, the
+// sum every path computes.
+func (c *scorer) consider(top *searchTop, si int32, order []int) {
+	p := c.p
+	if p.visit != nil {
+		p.visit()
+	}
+	clear(c.done)
+	th := top.threshold()
+	known := 0.0
+	rest := 0.0 // what the node may still gain: the bounds of the units of the terms not scored yet
+	if c.g.ends[si].name == p.exactID {
+		rest = p.bound
+	}
+	for _, ui := range order {
+		rest += p.units[ui].bound
+	}
+	for oi := len(order) - 1; oi >= 0; oi-- {
+		u := &p.units[order[oi]]
+		if c.done[u.term] {
 			continue
 		}
-		seen[f] = struct{}{}
-		terms = append(terms, f)
+		if (known+rest)*(1+boundSlack) < th {
+			return
+		}
+		v, _ := p.termScore(u.term, c.gi, c.g.search, si, c.tf)
+		c.vals[u.term], c.done[u.term] = v, true
+		known += v
+		for _, uj := range order[:oi+1] {
+			if p.units[uj].term == u.term {
+				rest -= p.units[uj].bound
+			}
+		}
 	}
-	return terms
+	s := 0.0
+	for ti := range p.terms {
+		if c.done[ti] {
+			s += c.vals[ti]
+		}
+	}
+	if s = p.withExactID(c.g, si, s); s*(1+boundSlack) < th {
+		return
+	}
+	top.offer(topHit{s, int32(c.gi), si})
 }

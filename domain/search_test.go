@@ -1,6 +1,8 @@
 package domain
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -16,105 +18,249 @@ func hitNames(hits []SearchHit) []string {
 	return out
 }
 
-// rrf returns the float64 sum of 1/k over ks, added in order as Search adds
-// them (constant expressions would be exact and differ in the last bit).
-func rrf(ks ...int) float64 {
-	s := 0.0
-	for _, k := range ks {
-		s += 1 / float64(k)
+func hitNamesOf(t failer, g *Graph, q string) []string {
+	t.Helper()
+	res, err := Search([]*Graph{g}, q, 0)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
 	}
-	return s
+	return hitNames(res.Hits)
 }
 
-func TestSearchRanking(t *testing.T) {
-	g := NewGraph(UserGraph)
-	corePut(t, g, "alpha", "cache cache cache", nil, nil)
-	corePut(t, g, "beta", "a Cache", nil, nil)
-	corePut(t, g, "gamma", "token cache", nil, nil)
-	corePut(t, g, "delta", "unrelated", nil, nil)
-
-	tests := []struct {
-		name   string
-		query  string
-		want   []string
-		scores []float64
-	}{
-		{
-			name:  "one term ranked by occurrences then id",
-			query: "cache",
-			want:  []string{"user/alpha", "user/beta", "user/gamma"},
-			// alpha 3 occurrences, beta and gamma 1 each (tie by id).
-			scores: []float64{rrf(60), rrf(61), rrf(62)},
-		},
-		{
-			name:   "scores add up over terms",
-			query:  "cache token",
-			want:   []string{"user/gamma", "user/alpha", "user/beta"},
-			scores: []float64{rrf(62, 60), rrf(60), rrf(61)},
-		},
-		{
-			name:   "query is lower-cased and repeated terms count once",
-			query:  "TOKEN token Token",
-			want:   []string{"user/gamma"},
-			scores: []float64{rrf(60)},
-		},
-		{
-			name:   "id is searched",
-			query:  "delt",
-			want:   []string{"user/delta"},
-			scores: []float64{rrf(60)},
-		},
-		{
-			name:  "no match",
-			query: "zzz",
-			want:  []string{},
-		},
+func searchOne(t *testing.T, graphs []*Graph, q string) SearchResult {
+	t.Helper()
+	res, err := Search(graphs, q, 0)
+	if err != nil {
+		t.Fatalf("Search(%q): %v", q, err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			hits, err := Search([]*Graph{g}, tc.query, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, hitNames(hits)); diff != "" {
-				t.Fatalf("hits (-want +got):\n%s", diff)
-			}
-			for i, s := range tc.scores {
-				if hits[i].Score != s {
-					t.Errorf("score of %s = %v, want %v", hits[i].Node.ID, hits[i].Score, s)
-				}
-			}
-		})
-	}
+	return res
 }
 
-func TestSearchFields(t *testing.T) {
-	g := NewGraph(UserGraph)
-	corePut(t, g, "n-notes", "gist one", []string{"see Refresh handler", "refresh twice: refresh"}, nil)
-	corePut(t, g, "n-touch", "gist two", nil, []string{"src/auth/REFRESH.py"})
-	corePut(t, g, "n-split", "ends with foo", []string{"bar starts the note"}, nil)
-
+func TestSearchTerms(t *testing.T) {
 	tests := []struct {
-		name  string
 		query string
 		want  []string
 	}{
-		// n-notes has 3 occurrences across two notes, n-touch 1.
-		{"notes and touches are searched, counts add across fields", "refresh", []string{"user/n-notes", "user/n-touch"}},
-		{"a term never spans two fields", "foobar", []string{}},
-		{"a term may hold punctuation", "src/auth/", []string{"user/n-touch"}},
-		{"white space of any kind splits terms", "foo\tbar\nnothing", []string{"user/n-split"}},
+		{"When did Caroline go to pottery?", []string{"when", "did", "caroline", "go", "to", "pottery"}},
+		{"Caroline's (new) 'job'", []string{"caroline's", "new", "job"}},
+		{"Caroline’s", []string{"caroline's"}},
+		{"src/auth/refresh.py, auth/ token_refresh...", []string{"src/auth/refresh.py", "auth/", "token_refresh"}},
+		{"Cache cache CACHE", []string{"cache"}},
+		{"--verbose .env", []string{"verbose", "env"}},
+		{"tab\tnew\nline", []string{"tab", "new", "line"}},
+		{"? ! ...", nil},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			hits, err := Search([]*Graph{g}, tc.query, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, hitNames(hits)); diff != "" {
-				t.Fatalf("hits (-want +got):\n%s", diff)
-			}
-		})
+		if diff := cmp.Diff(tc.want, searchTerms(tc.query)); diff != "" {
+			t.Errorf("searchTerms(%q) (-want +got):\n%s", tc.query, diff)
+		}
+	}
+}
+
+func TestSearchWordsOfText(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Refresh tokens!", []string{"refresh", "tokens"}},
+		{"tokenRefresh", []string{"tokenrefresh", "token", "refresh"}},
+		{"token_refresh", []string{"token_refresh", "token", "refresh"}},
+		{"src/auth/refresh.py", []string{"src/auth/refresh.py", "src", "auth", "refresh", "py"}},
+		{"HTTPServer v2Config", []string{"httpserver", "http", "server", "v2config", "v2", "config"}},
+		{"don't (see auth/)", []string{"don't", "see", "auth/", "auth"}},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, appendWords(nil, tc.text)); diff != "" {
+			t.Errorf("appendWords(%q) (-want +got):\n%s", tc.text, diff)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		max  int
+		want int
+	}{
+		{"authentication", "authentcation", 2, 1}, // a deletion
+		{"pottery", "potetry", 1, 1},              // a swap of neighbours is one edit
+		{"pottery", "pottary", 1, 1},
+		{"pottery", "poetry", 2, 2},
+		{"pottery", "battery", 1, 2}, // more than max: max+1
+		{"é", "e", 1, 1},             // runes, not bytes
+		{"abc", "abc", 0, 0},
+	}
+	for _, tc := range tests {
+		if got := editDistance([]rune(tc.a), []rune(tc.b), tc.max); got != tc.want {
+			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.max, got, tc.want)
+		}
+	}
+}
+
+// TestSearchRanking: rarer words count more, a word of the id or gist
+// counts more than one of the notes, repeats saturate, stop words count
+// little, and scores follow the formula of docs/design/mcp.md#kg_search.
+func TestSearchRanking(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "alpha", "the cache of the pottery class", nil, nil)
+	corePut(t, g, "beta", "the cache", nil, nil)
+	corePut(t, g, "gamma", "a plain gist", []string{"pottery twice: pottery"}, nil)
+	corePut(t, g, "delta", "the cache is warm", nil, nil)
+	corePut(t, g, "epsilon", "pottery", nil, nil)
+
+	// "pottery" is in 3 of 5 nodes, "cache" in 3: alpha holds both.
+	res := searchOne(t, []*Graph{g}, "When did the pottery cache?")
+	if diff := cmp.Diff([]string{"user/alpha", "user/beta", "user/delta", "user/epsilon", "user/gamma"}, hitNames(res.Hits)); diff != "" {
+		t.Fatalf("hits (-want +got):\n%s", diff)
+	}
+	// epsilon: "pottery" once in the gist, tf 2; gamma: twice in a note, tf 2
+	// as well, and a shorter node is not favoured (b = 0): equal scores, by id.
+	w := idf(5, 3)
+	if got, want := res.Hits[3].Score, w*saturate(2); got != want {
+		t.Errorf("epsilon scores %v, want idf(5,3)×saturate(2) = %v", got, want)
+	}
+	if res.Hits[3].Score != res.Hits[4].Score {
+		t.Errorf("epsilon %v and gamma %v should tie", res.Hits[3].Score, res.Hits[4].Score)
+	}
+	// beta: the stop word "the" (in 3 of 5 nodes) at a tenth, then "cache"
+	// in the gist (tf 2), added in query order.
+	if got, want := res.Hits[1].Score, stopWeight*idf(5, 3)*saturate(2)+w*saturate(2); got != want {
+		t.Errorf("beta scores %v, want %v", got, want)
+	}
+	if diff := cmp.Diff([]string{"the", "pottery", "cache"}, res.Hits[0].Matched); diff != "" {
+		t.Errorf("alpha matched (-want +got):\n%s", diff)
+	}
+	// A query of stop words only counts them fully: alpha holds "the" twice
+	// in its gist.
+	if got := searchOne(t, []*Graph{g}, "the"); len(got.Hits) != 3 || got.Hits[0].Score != idf(5, 3)*saturate(4) {
+		t.Errorf("search the: %v", hitNames(got.Hits))
+	}
+}
+
+func TestSearchWordForms(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "n1", "She painted the fence", nil, nil)
+	corePut(t, g, "n2", "Painting classes", nil, nil)
+	corePut(t, g, "n3", "three paints", nil, nil)
+	corePut(t, g, "n4", "potteries of the town", nil, nil)
+	corePut(t, g, "n5", "a painter", nil, nil) // a longer word, another stem
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"paint", []string{"user/n1", "user/n2", "user/n3", "user/n5"}},
+		{"painting?", []string{"user/n1", "user/n2", "user/n3"}},
+		{"pottery", []string{"user/n4"}},
+		{"class", []string{"user/n2"}},
+	} {
+		if diff := cmp.Diff(tc.want, hitNamesOf(t, g, tc.query)); diff != "" {
+			t.Errorf("search %q (-want +got):\n%s", tc.query, diff)
+		}
+	}
+	// The word form scores as the word; the longer word that holds it
+	// at subWeight.
+	res := searchOne(t, []*Graph{g}, "paint")
+	if res.Hits[0].Score != res.Hits[2].Score || res.Hits[3].Score >= res.Hits[0].Score {
+		t.Errorf("scores %v", res.Hits)
+	}
+}
+
+// TestSearchIdentifiers: identifiers are split into words on the node
+// side, paths still match by substring, and an exact id ranks first.
+func TestSearchIdentifiers(t *testing.T) {
+	g := NewGraph(ProjectGraph("/p"))
+	corePut(t, g, "camel", "the tokenRefresh handler", nil, nil)
+	corePut(t, g, "snake", "calls token_refresh on expiry", nil, nil)
+	corePut(t, g, "path", "where it lives", nil, []string{"src/auth/refresh.py"})
+	corePut(t, g, "author", "who wrote the authoring guide", nil, nil)
+	corePut(t, g, "refresh", "an id that is the query", nil, nil)
+	corePut(t, g, "mention", "refresh refresh refresh, and refresh again", []string{"refresh"}, nil)
+	coreEdge(t, g, coreAt(2, ""), "author", "edits", "docs/auth/guide.md")
+	const p = "project:/p/"
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"auth/", []string{p + "author", p + "path"}},
+		{"src/auth/refresh.py", []string{p + "path"}},
+		{"refresh.py", []string{p + "path"}},
+		{"token_refresh", []string{p + "snake"}},
+		{"tokenRefresh", []string{p + "camel"}},
+	} {
+		if diff := cmp.Diff(tc.want, hitNamesOf(t, g, tc.query)); diff != "" {
+			t.Errorf("search %q (-want +got):\n%s", tc.query, diff)
+		}
+	}
+	// refresh finds all three spellings, and the node whose id it is
+	// ranks first although "mention" holds the word five times.
+	got := hitNamesOf(t, g, "refresh")
+	if len(got) != 5 || got[0] != p+"refresh" {
+		t.Fatalf("search refresh: %v, want refresh first, then mention, camel, snake and path", got)
+	}
+	for _, id := range []string{"camel", "snake", "path"} {
+		if !strings.Contains(strings.Join(got, " "), p+id) {
+			t.Errorf("search refresh misses %s: %v", id, got)
+		}
+	}
+	// "auth" is a word of the path and of the edge end, and inside
+	// "author" and "authoring": the words themselves first.
+	res := searchOne(t, []*Graph{g}, "auth")
+	if diff := cmp.Diff([]string{p + "author", p + "path"}, hitNames(res.Hits)); diff != "" {
+		t.Errorf("search auth (-want +got):\n%s", diff)
+	}
+}
+
+func TestSearchTypo(t *testing.T) {
+	user := NewGraph(UserGraph)
+	proj := NewGraph(ProjectGraph("/p"))
+	corePut(t, user, "jwt", "JWT authentication with refresh tokens", nil, nil)
+	corePut(t, proj, "login", "the login flow calls authentication twice", []string{"authentication, again"}, nil)
+	corePut(t, proj, "poetry", "a poetry reading", nil, nil)
+	corePut(t, proj, "battery", "the battery is low", nil, nil)
+	graphs := []*Graph{user, proj}
+
+	res := searchOne(t, graphs, "authentcation flow")
+	if diff := cmp.Diff([]Correction{{Term: "authentcation", Used: "authentication"}}, res.Corrections); diff != "" {
+		t.Errorf("corrections (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"project:/p/login", "user/jwt"}, hitNames(res.Hits)); diff != "" {
+		t.Fatalf("hits (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"authentication", "flow"}, res.Hits[0].Matched); diff != "" {
+		t.Errorf("matched (-want +got):\n%s", diff)
+	}
+	// The correction counts typoWeight of the word itself.
+	exact := searchOne(t, graphs, "authentication")
+	typo := searchOne(t, graphs, "authentcation")
+	if got, want := typo.Hits[1].Score, typoWeight*exact.Hits[1].Score; math.Abs(got-want) > 1e-12 {
+		t.Errorf("corrected score %v, want %v × %v", got, typoWeight, exact.Hits[1].Score)
+	}
+	for _, tc := range []struct {
+		query string
+		want  []Correction
+	}{
+		{"potery", []Correction{{"potery", "poetry"}}},                         // one edit from 5 letters
+		{"authenticatoin", []Correction{{"authenticatoin", "authentication"}}}, // a swap
+		{"autentcation", []Correction{{"autentcation", "authentication"}}},     // two edits from 9 letters
+		{"poetr", []Correction(nil)},                                           // a substring of poetry: a match, no correction
+		{"pottary", []Correction(nil)},                                         // two edits from poetry, 7 letters: none
+		{"batt", []Correction(nil)},                                            // substring
+		{"poatry", []Correction{{"poatry", "poetry"}}},
+	} {
+		if diff := cmp.Diff(tc.want, searchOne(t, graphs, tc.query).Corrections); diff != "" {
+			t.Errorf("corrections of %q (-want +got):\n%s", tc.query, diff)
+		}
+	}
+	// No hits: the nearest spelling of each term that matched nothing.
+	none := searchOne(t, graphs, "pottary lgin")
+	if len(none.Hits) != 0 {
+		t.Fatalf("hits for pottary lgin: %v", hitNames(none.Hits))
+	}
+	if diff := cmp.Diff([]Suggestion{{"pottary", "poetry"}, {"lgin", "login"}}, none.Nearest); diff != "" {
+		t.Errorf("nearest (-want +got):\n%s", diff)
+	}
+	if got := searchOne(t, graphs, "zzzzzzzzz").Nearest; got != nil {
+		t.Errorf("nearest of a term near nothing: %v", got)
 	}
 }
 
@@ -133,17 +279,19 @@ func TestSearchAcrossGraphsAndTiers(t *testing.T) {
 	before := []GraphData{user.Data(), pa.Data(), pb.Data()}
 	pa.Checkpoint()
 
-	// Input order of the graphs must not matter.
-	hits, err := Search([]*Graph{pb, nil, pa, user}, "shared", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"project:/p/a/arch", "project:/p/a/orph", "user/same", "project:/p/a/same", "project:/p/b/same"}
-	if diff := cmp.Diff(want, hitNames(hits)); diff != "" {
+	// Input order of the graphs must not matter; ties by level, then id,
+	// then project.
+	res := searchOne(t, []*Graph{pb, nil, pa, user}, "shared")
+	want := []string{"user/same", "project:/p/a/arch", "project:/p/a/orph", "project:/p/a/same", "project:/p/b/same"}
+	if diff := cmp.Diff(want, hitNames(res.Hits)); diff != "" {
 		t.Fatalf("hits (-want +got):\n%s", diff)
 	}
-	if hits[1].Node.Tier != Orphaned || hits[0].Node.Tier != Archived {
-		t.Errorf("tiers = %v, %v; want archived, orphaned", hits[0].Node.Tier, hits[1].Node.Tier)
+	if res.Hits[2].Node.Tier != Orphaned || res.Hits[1].Node.Tier != Archived {
+		t.Errorf("tiers = %v, %v; want archived, orphaned", res.Hits[1].Node.Tier, res.Hits[2].Node.Tier)
+	}
+	// Rarity counts over every graph searched: "word" is in 3 of 5 nodes.
+	if got, want := searchOne(t, []*Graph{pb, pa, user}, "word").Hits[0].Score, idf(5, 3)*saturate(2); got != want {
+		t.Errorf("score of word %v, want %v", got, want)
 	}
 
 	after := []GraphData{user.Data(), pa.Data(), pb.Data()}
@@ -158,7 +306,7 @@ func TestSearchAcrossGraphsAndTiers(t *testing.T) {
 func TestSearchLimit(t *testing.T) {
 	g := NewGraph(UserGraph)
 	for i := range 150 {
-		corePut(t, g, "n"+strings.Repeat("x", i/26)+string(rune('a'+i%26)), "common", nil, nil)
+		corePut(t, g, "n"+strings.Repeat("x", i/26)+string(rune('a'+i%26)), "common "+strings.Repeat("rare ", i%3), nil, nil)
 	}
 	tests := []struct {
 		name  string
@@ -172,19 +320,43 @@ func TestSearchLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, err := Search([]*Graph{g}, "common", tc.limit)
+			res, err := Search([]*Graph{g}, "common rare", tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(hits) != tc.want {
-				t.Fatalf("got %d hits, want %d", len(hits), tc.want)
+			if len(res.Hits) != tc.want {
+				t.Fatalf("got %d hits, want %d", len(res.Hits), tc.want)
 			}
-			for i := 1; i < len(hits); i++ {
-				if hits[i-1].Score < hits[i].Score {
-					t.Fatalf("hits not sorted by score at %d", i)
-				}
+			if diff := cmp.Diff(searchSummary(scanSearch([]*Graph{g}, "common rare", tc.limit)), searchSummary(res)); diff != "" {
+				t.Errorf("differs from the scan (-scan +index):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestSearchTopKSkipsCommonTerm: with a rare term in the query, the nodes
+// holding only a common one are never scored, and the result is still
+// the scan's.
+func TestSearchTopKSkipsCommonTerm(t *testing.T) {
+	g := NewGraph(UserGraph)
+	for i := range 2000 {
+		gist := "common words everywhere"
+		if i%100 == 0 {
+			gist += " rare"
+		}
+		corePut(t, g, fmt.Sprintf("n%04d", i), gist, nil, nil)
+	}
+	p := planSearch([]*Graph{g}, "common rare", searchTerms("common rare"))
+	top := &searchTop{limit: 10, graphs: []*Graph{g}}
+	visited := 0
+	p.visit = func() { visited++ }
+	p.searchGraph(top, 0, g)
+	if visited > 100 {
+		t.Errorf("scored %d nodes for a query whose rare term is in 20", visited)
+	}
+	res := searchOne(t, []*Graph{g}, "common rare")
+	if diff := cmp.Diff(searchSummary(scanSearch([]*Graph{g}, "common rare", 0)), searchSummary(res)); diff != "" {
+		t.Errorf("differs from the scan (-scan +index):\n%s", diff)
 	}
 }
 
@@ -201,13 +373,14 @@ func TestSearchRejects(t *testing.T) {
 		{"query too long", strings.Repeat("é", MaxQueryLen+1), 0, "query: 1001 chars, limit 1000"},
 		{"query with NUL", "a\x00b", 0, "query: must not contain NUL"},
 		{"query not UTF-8", "a\xffb", 0, "query: must be valid UTF-8"},
+		{"punctuation only", " ?! ", 0, `query: " ?! " holds no word to search for: only punctuation`},
 		{"negative limit", "a", -1, "limit: -1 must be between 0 (default 20) and 100"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, err := Search([]*Graph{g}, tc.query, tc.limit)
+			res, err := Search([]*Graph{g}, tc.query, tc.limit)
 			if err == nil {
-				t.Fatalf("got %d hits and no error, want %q", len(hits), tc.wantErr)
+				t.Fatalf("got %d hits and no error, want %q", len(res.Hits), tc.wantErr)
 			}
 			if err.Error() != tc.wantErr {
 				t.Errorf("error = %q, want %q", err, tc.wantErr)
@@ -239,14 +412,6 @@ func TestSearchEdgeEnds(t *testing.T) {
 	coreEdge(t, g, coreAt(2, ""), "login-flow", "touches", "src/auth.go")
 	coreEdge(t, g, coreAt(2, ""), "src/auth.go", "read-by", "login-flow") // a second edge: counts again
 	coreEdge(t, g, coreAt(2, ""), "unrelated", "next-to", "token-store")  // between nodes: no text
-	search := func(q string) []string {
-		t.Helper()
-		hits, err := Search([]*Graph{g}, q, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return hitNames(hits)
-	}
 	const p = "project:/p/"
 	steps := []struct {
 		name  string
@@ -282,7 +447,7 @@ func TestSearchEdgeEnds(t *testing.T) {
 		if st.do != nil {
 			st.do()
 		}
-		if diff := cmp.Diff(st.want, search(st.query)); diff != "" {
+		if diff := cmp.Diff(st.want, hitNamesOf(t, g, st.query)); diff != "" {
 			t.Errorf("%s: %q (-want +got):\n%s", st.name, st.query, diff)
 		}
 		for _, p := range searchIndexProblems(g) {
@@ -310,13 +475,4 @@ func TestSearchEdgeEndsAfterRollback(t *testing.T) {
 	for _, p := range searchIndexProblems(g) {
 		t.Error(p)
 	}
-}
-
-func hitNamesOf(t *testing.T, g *Graph, q string) []string {
-	t.Helper()
-	hits, err := Search([]*Graph{g}, q, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return hitNames(hits)
 }

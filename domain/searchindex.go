@@ -1,19 +1,25 @@
 package domain
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
-// The search index (docs/decisions/0013-search-index.md). Search matches
-// terms as substrings, so the index is one of trigrams, as code-search
-// engines use: for every three consecutive bytes of a piece of a node's
-// lower-cased text, the set of nodes whose text holds them. A term of three
-// bytes or more can only occur in a node that holds all of its trigrams,
-// so the index narrows the nodes to count the term in to those, and the
-// exact occurrence counts are taken on them alone. A term of one or two
-// bytes has no trigram; it is counted in every node (see matchTerm).
+// The search index (docs/decisions/0045-word-index-for-search.md). Search
+// ranks nodes by the words they hold (searchtext.go), so each graph keeps an
+// inverted index of words, as text-search engines do:
+//
+//   - the lexicon: every word some node's text holds, with its postings, the
+//     node slots holding it in ascending order, each with how many times the
+//     node counts it (tf: headWeight × its count in the id and gist, plus its
+//     count in the rest of the text), and its stem;
+//   - the stems: for each stem, the words that have it and the number of
+//     nodes holding one of them (its document frequency);
+//   - a trigram index of the lexicon (not of the text), padded at both ends
+//     of a word: it finds the words holding a term (substring matches) and
+//     the words a few edits from one (the typo fallback) without reading
+//     every word.
 //
 // A node's text (docs/design/mcp.md#kg_search) is its id, gist, notes and
 // touches and the ends of its edges that are not nodes of its graph: file
@@ -26,136 +32,209 @@ import (
 // that keep the adjacency index (putNodeAt, putEdge, removeEdgeSlot,
 // endSlot, releaseEnd), so Rollback, which replays the undo journal through
 // them, takes it back too. Restore builds it once, after the graph is
-// whole, rather than node by node.
+// whole, visiting the slots in order so that every postings list only grows
+// at its end.
 
 // searchIndex is a graph's search index. Slots are the graph's end slots.
 type searchIndex struct {
-	// fields holds, by slot, the lower-cased searchable fields of the node
-	// in that slot (appendSearchFields); nil for a slot with no node. A
-	// field already in lower case is the node's own string, not a copy.
-	fields [][]string
-	// lower holds, by slot, the slot's name lower-cased: the text an end
-	// that is not a node gives the nodes at the other end of its edges.
-	lower []string
-	// grams holds, for each trigram, the position in posts of the set of
-	// slots whose text holds it. The sets live in one array, which keeps
-	// the table's entries small and the sets close together; free holds
-	// the positions of sets that emptied, for reuse.
-	grams gramTable
-	posts []postings
-	free  []int32
+	words     []lexWord // by word number; a free number has an empty text
+	wordIx    map[string]int32
+	freeWords []int32
+
+	stems     []lexStem // by stem number; a free number has no words
+	stemIx    map[string]int32
+	freeStems []int32
+
+	// grams holds, for each trigram of a padded word, the position in
+	// gramSets of the set of word numbers holding it; freeGrams the
+	// positions of sets that emptied.
+	grams     gramTable
+	gramSets  []postings
+	freeGrams []int32
+
+	count int // nodes indexed
 }
 
-func newSearchIndex() *searchIndex { return &searchIndex{} }
-
-// postingsOf returns the set of slots whose text holds trigram t; nil if
-// none does.
-func (ix *searchIndex) postingsOf(t uint32) *postings {
-	if i, ok := ix.grams.get(t); ok {
-		return &ix.posts[i]
-	}
-	return nil
+// lexWord is one word of the lexicon.
+type lexWord struct {
+	text  string
+	stem  int32
+	posts []posting // the nodes holding the word, by slot
+	// maxTF is at least the most any node counts the word: it grows with
+	// a count and is left when one falls, so it is a bound the top-k
+	// search may use, never a figure it reports.
+	maxTF int32
 }
 
-// buildSearchIndex indexes every node of g at once, in two passes over
-// the nodes so that every set is allocated at its final size: the first
-// counts the nodes holding each trigram, which says whether its set is an
-// array or a bitmap; the arrays are then windows of one arena, and the
-// second pass fills them, visiting slots in ascending order so that each
-// array only grows at its end. Growing arrays one node at a time instead
-// left a quarter to a half of their room unused.
+// posting is a node holding a word, and how many times it counts it.
+type posting struct{ slot, tf int32 }
+
+// lexStem is one stem: its words and how many nodes hold one of them.
+type lexStem struct {
+	text  string
+	words []int32
+	df    int32
+}
+
+func newSearchIndex() *searchIndex {
+	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}}
+}
+
+// buildSearchIndex indexes every node of g at once. The nodes are read in
+// slot order, once: their words are numbered (the lexicon grows as they
+// come) and their postings gathered in one array, with the number of
+// postings of each word; then each word's list is a window of one arena of
+// its final size, filled in slot order, so that no list is grown and left
+// with room to spare. The trigrams of the lexicon come last, word by word.
 func buildSearchIndex(g *Graph) *searchIndex {
 	ix := newSearchIndex()
-	ix.grow(len(g.ends))
-	total := 0
-	for si := range g.ends {
-		if n := g.ends[si].node; n != nil {
-			total += 2 + len(n.Notes) + len(n.Touches)
-		} else {
-			ix.lower[si] = strings.ToLower(g.ends[si].name)
-		}
+	var ws wordCounts
+	type gathered struct {
+		word int32
+		p    posting
 	}
-	all := make([]string, 0, total)
-	var buf []uint32
-	var count, last []int32 // by set: nodes holding its trigram; the last one counted, +1
+	var all []gathered
+	var count []int32 // by word: its postings
+	var stems []int32 // the stems of one node
 	for si := range g.ends {
 		n := g.ends[si].node
 		if n == nil {
 			continue
 		}
-		start := len(all)
-		all = appendSearchFields(all, n)
-		ix.fields[si] = all[start:len(all):len(all)]
-		ix.lower[si] = ix.fields[si][0] // the lower-cased id
-		buf = ix.appendNodeGrams(g, buf[:0], int32(si))
-		for _, t := range buf {
-			i := ix.set(t)
-			if int(i) == len(count) {
-				count, last = append(count, 0), append(last, 0)
+		ws.reset()
+		nodeWords(g, &ws, int32(si), n)
+		stems = stems[:0]
+		for _, d := range ws.list {
+			w, ok := ix.wordIx[d.text]
+			if !ok {
+				w = ix.addWord(d.text, false)
+				count = append(count, 0)
 			}
-			if last[i] != int32(si)+1 {
-				last[i] = int32(si) + 1
-				count[i]++
-			}
+			tf := headWeight*d.head + d.body
+			all = append(all, gathered{w, posting{int32(si), tf}})
+			count[w]++
+			ix.words[w].maxTF = max(ix.words[w].maxTF, tf)
+			stems = append(stems, ix.words[w].stem)
 		}
-	}
-	nslots := len(g.ends)
-	arena := 0
-	for _, c := range count {
-		if c <= bitmapAt(nslots) {
-			arena += int(c)
+		slices.Sort(stems)
+		for _, s := range slices.Compact(stems) {
+			ix.stems[s].df++
 		}
+		ix.count++
 	}
-	slots := make([]int32, arena)
+	arena := make([]posting, len(all))
 	off := 0
-	for i, c := range count {
-		p := &ix.posts[i]
-		if c > bitmapAt(nslots) {
-			p.bits = make([]uint64, (nslots+63)/64)
-			continue
-		}
-		p.slots = slots[off : off : off+int(c)]
-		off += int(c)
+	for w := range ix.words {
+		ix.words[w].posts = arena[off : off : off+int(count[w])]
+		off += int(count[w])
 	}
-	for si := range g.ends {
-		if g.ends[si].node == nil {
-			continue
-		}
-		buf = ix.appendNodeGrams(g, buf[:0], int32(si))
-		for _, t := range buf {
-			i, _ := ix.grams.get(t)
-			ix.posts[i].add(int32(si), nslots)
+	for _, x := range all {
+		ix.words[x.word].posts = append(ix.words[x.word].posts, x.p)
+	}
+	for w := range ix.words {
+		for _, t := range sortedGrams(padWord(ix.words[w].text)) {
+			ix.gramAdd(t, int32(w))
 		}
 	}
 	return ix
 }
 
-// grow makes room for slots up to n.
-func (ix *searchIndex) grow(n int) {
-	if n > len(ix.fields) {
-		ix.fields = slices.Grow(ix.fields, n-len(ix.fields))[:n]
-		ix.lower = slices.Grow(ix.lower, n-len(ix.lower))[:n]
+// named and release are told when the graph names or frees a slot; the
+// index keys nothing by slot but its postings, which a slot leaves with
+// its node.
+func (ix *searchIndex) named(*Graph, int32) {}
+func (ix *searchIndex) release(int32)       {}
+
+// wordCounts gathers the words of some text before they are applied to a
+// node: each word with its counts.
+type wordCounts struct {
+	at   map[string]int // position in list
+	list []wordDelta
+	buf  []string
+}
+
+type wordDelta struct {
+	text       string
+	head, body int32
+}
+
+// smallCounts is the most words a wordCounts looks up by a scan of its
+// list rather than by its map: a node's text mostly holds a few dozen.
+const smallCounts = 32
+
+// find returns the position of word w in the list, or -1.
+func (ws *wordCounts) find(w string) int {
+	if len(ws.list) > smallCounts {
+		if i, ok := ws.at[w]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range ws.list {
+		if ws.list[i].text == w {
+			return i
+		}
+	}
+	return -1
+}
+
+func (ws *wordCounts) reset() {
+	if ws.at == nil {
+		ws.at = map[string]int{}
+	}
+	clear(ws.at)
+	ws.list = ws.list[:0]
+}
+
+// add counts the words of text, in the head (the id and gist) or not.
+func (ws *wordCounts) add(text string, head bool) {
+	ws.buf = appendWords(ws.buf[:0], text)
+	for _, w := range ws.buf {
+		i := ws.find(w)
+		if i < 0 {
+			i = len(ws.list)
+			ws.list = append(ws.list, wordDelta{text: w})
+			switch {
+			case len(ws.list) == smallCounts+1:
+				for j, d := range ws.list {
+					ws.at[d.text] = j
+				}
+			case len(ws.list) > smallCounts:
+				ws.at[w] = i
+			}
+		}
+		if head {
+			ws.list[i].head++
+		} else {
+			ws.list[i].body++
+		}
 	}
 }
 
-// named records the name of slot si, which the graph has just given it.
-func (ix *searchIndex) named(g *Graph, si int32) {
-	ix.grow(len(g.ends))
-	ix.lower[si] = strings.ToLower(g.ends[si].name)
+// fieldWords counts the words of a node's own fields.
+func fieldWords(ws *wordCounts, n *Node) {
+	ws.add(n.ID, true)
+	ws.add(n.Gist, true)
+	for _, s := range n.Notes {
+		ws.add(s, false)
+	}
+	for _, s := range n.Touches {
+		ws.add(s, false)
+	}
 }
 
-// release forgets slot si, which the graph has freed.
-func (ix *searchIndex) release(si int32) {
-	if int(si) < len(ix.fields) {
-		ix.fields[si], ix.lower[si] = nil, ""
-	}
+// nodeWords counts the words of the whole text of node n in slot si: its
+// fields and its ends.
+func nodeWords(g *Graph, ws *wordCounts, si int32, n *Node) {
+	fieldWords(ws, n)
+	eachEnd(g, si, func(e int32) { ws.add(g.ends[e].name, false) })
 }
 
 // eachEnd calls f with the slot of the far end of every edge of node slot
 // si whose far end is not a node: the ends that are part of the node's
 // text, once per edge. Whether an end is a node is read from the graph's
 // endTiers, one byte per slot, rather than from the slots themselves.
-func (ix *searchIndex) eachEnd(g *Graph, si int32, f func(e int32)) {
+func eachEnd(g *Graph, si int32, f func(e int32)) {
 	s := &g.ends[si]
 	for _, list := range [2][]adjEntry{s.out, s.in} {
 		for _, a := range list {
@@ -179,104 +258,50 @@ func eachNeighbour(g *Graph, si int32, f func(n int32)) {
 	}
 }
 
-// appendNodeGrams appends to buf the trigrams of the whole text of node
-// slot si, its fields and its ends, repeats included.
-func (ix *searchIndex) appendNodeGrams(g *Graph, buf []uint32, si int32) []uint32 {
-	for _, f := range ix.fields[si] {
-		buf = appendGrams(buf, f)
-	}
-	ix.eachEnd(g, si, func(e int32) { buf = appendGrams(buf, ix.lower[e]) })
-	return buf
-}
-
-// holds reports whether the text of node slot si holds trigram t, in a
-// field or an end.
-func (ix *searchIndex) holds(g *Graph, si int32, t uint32) bool {
-	gram := string([]byte{byte(t >> 16), byte(t >> 8), byte(t)})
-	for _, f := range ix.fields[si] {
-		if strings.Contains(f, gram) {
-			return true
-		}
-	}
-	found := false
-	ix.eachEnd(g, si, func(e int32) { found = found || strings.Contains(ix.lower[e], gram) })
-	return found
-}
-
 // setNode updates the index for slot si, whose node was old and is now n
 // (either may be nil); the graph has already put n in the slot. A change
 // that keeps the text (a tier change, a read stamp, a new version) costs
 // one comparison of the fields.
 func (ix *searchIndex) setNode(g *Graph, si int32, old, n *Node) {
+	var ws wordCounts
+	ws.reset()
 	switch {
 	case old == nil && n == nil:
 	case old != nil && n != nil:
-		if !sameText(old, n) {
-			ix.rewrite(g, si, n)
+		if sameText(old, n) {
+			return
 		}
+		fieldWords(&ws, old)
+		ix.apply(si, &ws, -1)
+		ws.reset()
+		fieldWords(&ws, n)
+		ix.apply(si, &ws, +1)
 	case n != nil:
 		// A new node: its text is its fields and its ends, and it is no
 		// longer an end in the text of its neighbours.
-		ix.grow(len(g.ends))
-		ix.fields[si] = appendSearchFields(make([]string, 0, 2+len(n.Notes)+len(n.Touches)), n)
-		for _, t := range ix.appendNodeGrams(g, nil, si) {
-			ix.add(g, t, si)
-		}
-		eachNeighbour(g, si, func(nb int32) { ix.dropEnd(g, nb, si) })
+		nodeWords(g, &ws, si, n)
+		ix.apply(si, &ws, +1)
+		ix.count++
+		ix.neighbourEnds(g, si, -1)
 	default:
 		// A node gone: its text goes, and its name becomes an end in the
 		// text of its neighbours.
-		for _, t := range ix.appendNodeGrams(g, nil, si) {
-			ix.remove(g, t, si)
-		}
-		ix.fields[si] = nil
-		eachNeighbour(g, si, func(nb int32) { ix.addEnd(g, nb, si) })
+		nodeWords(g, &ws, si, old)
+		ix.apply(si, &ws, -1)
+		ix.count--
+		ix.neighbourEnds(g, si, +1)
 	}
 }
 
-// rewrite gives node slot si the fields of n, its ends unchanged.
-func (ix *searchIndex) rewrite(g *Graph, si int32, n *Node) {
-	before := sortedGrams(ix.fields[si]...)
-	ix.fields[si] = appendSearchFields(make([]string, 0, 2+len(n.Notes)+len(n.Touches)), n)
-	after := sortedGrams(ix.fields[si]...)
-	// The slot leaves the trigrams its fields lost, unless an end holds
-	// them, and joins those they gained; both lists are sorted and free of
-	// repeats.
-	i, j := 0, 0
-	for i < len(before) || j < len(after) {
-		switch {
-		case j == len(after) || (i < len(before) && before[i] < after[j]):
-			if !ix.holds(g, si, before[i]) {
-				ix.remove(g, before[i], si)
-			}
-			i++
-		case i == len(before) || after[j] < before[i]:
-			ix.add(g, after[j], si)
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-}
-
-// addEnd records that node slot si has gained an edge to end slot e, which
-// is not a node.
-func (ix *searchIndex) addEnd(g *Graph, si, e int32) {
-	for _, t := range sortedGrams(ix.lower[e]) {
-		ix.add(g, t, si)
-	}
-}
-
-// dropEnd records that node slot si has lost an edge to end slot e, or
-// that e has become a node. The slot stays in a trigram's set that another
-// field or end still gives it.
-func (ix *searchIndex) dropEnd(g *Graph, si, e int32) {
-	for _, t := range sortedGrams(ix.lower[e]) {
-		if !ix.holds(g, si, t) {
-			ix.remove(g, t, si)
-		}
-	}
+// neighbourEnds adds (sign +1) or takes away (-1) the name of slot si in
+// the text of every node at the far end of one of its edges, once per edge.
+func (ix *searchIndex) neighbourEnds(g *Graph, si int32, sign int32) {
+	var ws wordCounts
+	eachNeighbour(g, si, func(nb int32) {
+		ws.reset()
+		ws.add(g.ends[si].name, false)
+		ix.apply(nb, &ws, sign)
+	})
 }
 
 // edgeChanged records that an edge between slots from and to was put
@@ -293,48 +318,166 @@ func (ix *searchIndex) edgeChanged(g *Graph, from, to int32, added bool) {
 	if toNode {
 		si, e = to, from
 	}
+	var ws wordCounts
+	ws.reset()
+	ws.add(g.ends[e].name, false)
+	sign := int32(-1)
 	if added {
-		ix.addEnd(g, si, e)
-	} else {
-		ix.dropEnd(g, si, e)
+		sign = +1
+	}
+	ix.apply(si, &ws, sign)
+}
+
+// apply adds sign × the counted words to the text of node slot si.
+func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
+	for _, d := range ws.list {
+		w, ok := ix.wordIx[d.text]
+		if !ok {
+			w = ix.addWord(d.text, true)
+		}
+		lw := &ix.words[w]
+		at, found := slices.BinarySearchFunc(lw.posts, si, cmpPostingSlot)
+		tf := sign * (headWeight*d.head + d.body)
+		if !found {
+			// The node gains the word (sign is +1: a word it lacks is
+			// never taken away).
+			if !ix.holdsStem(si, lw.stem) {
+				ix.stems[lw.stem].df++
+			}
+			lw.posts = slices.Insert(lw.posts, at, posting{si, tf})
+			lw.maxTF = max(lw.maxTF, tf)
+			continue
+		}
+		p := &lw.posts[at]
+		p.tf += tf
+		lw.maxTF = max(lw.maxTF, p.tf)
+		if p.tf > 0 {
+			continue
+		}
+		// The node holds the word no more (tf is 0 exactly when both of
+		// its counts are).
+		lw.posts = slices.Delete(lw.posts, at, at+1)
+		if !ix.holdsStem(si, lw.stem) {
+			ix.stems[lw.stem].df--
+		}
+		if len(lw.posts) == 0 {
+			ix.dropWord(w)
+		} else if cap(lw.posts) > 64 && len(lw.posts) < cap(lw.posts)/4 {
+			lw.posts = slices.Clone(lw.posts) // give back the room of a list that shrank
+		}
 	}
 }
 
-// set returns the position in posts of the set of trigram t, making an
-// empty one if there is none.
-func (ix *searchIndex) set(t uint32) int32 {
+func cmpPostingSlot(p posting, si int32) int { return int(p.slot - si) }
+
+// tf returns how many times node slot si counts word w; 0 if it does not
+// hold it.
+func (ix *searchIndex) tf(w, si int32) int32 {
+	posts := ix.words[w].posts
+	if i, ok := slices.BinarySearchFunc(posts, si, cmpPostingSlot); ok {
+		return posts[i].tf
+	}
+	return 0
+}
+
+// holdsStem reports whether node slot si holds a word of stem s.
+func (ix *searchIndex) holdsStem(si, s int32) bool {
+	for _, w := range ix.stems[s].words {
+		if ix.tf(w, si) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// addWord adds text to the lexicon with its stem, and with its trigrams
+// when grams is true (buildSearchIndex adds those last).
+func (ix *searchIndex) addWord(text string, grams bool) int32 {
+	var w int32
+	if n := len(ix.freeWords); n > 0 {
+		w = ix.freeWords[n-1]
+		ix.freeWords = ix.freeWords[:n-1]
+	} else {
+		w = int32(len(ix.words))
+		ix.words = append(ix.words, lexWord{})
+	}
+	stemText := stemWord(text)
+	s, ok := ix.stemIx[stemText]
+	if !ok {
+		if n := len(ix.freeStems); n > 0 {
+			s = ix.freeStems[n-1]
+			ix.freeStems = ix.freeStems[:n-1]
+		} else {
+			s = int32(len(ix.stems))
+			ix.stems = append(ix.stems, lexStem{})
+		}
+		ix.stems[s] = lexStem{text: stemText}
+		ix.stemIx[stemText] = s
+	}
+	ix.stems[s].words = append(ix.stems[s].words, w)
+	ix.words[w] = lexWord{text: text, stem: s}
+	ix.wordIx[text] = w
+	if grams {
+		for _, t := range sortedGrams(padWord(text)) {
+			ix.gramAdd(t, w)
+		}
+	}
+	return w
+}
+
+// dropWord takes word w, which no node holds any more, out of the lexicon.
+func (ix *searchIndex) dropWord(w int32) {
+	lw := ix.words[w]
+	for _, t := range sortedGrams(padWord(lw.text)) {
+		ix.gramRemove(t, w)
+	}
+	st := &ix.stems[lw.stem]
+	st.words = slices.DeleteFunc(st.words, func(x int32) bool { return x == w })
+	if len(st.words) == 0 {
+		delete(ix.stemIx, st.text)
+		*st = lexStem{}
+		ix.freeStems = append(ix.freeStems, lw.stem)
+	}
+	delete(ix.wordIx, lw.text)
+	ix.words[w] = lexWord{}
+	ix.freeWords = append(ix.freeWords, w)
+}
+
+func (ix *searchIndex) gramAdd(t uint32, w int32) {
 	i, ok := ix.grams.get(t)
 	if !ok {
-		if n := len(ix.free); n > 0 {
-			i = ix.free[n-1]
-			ix.free = ix.free[:n-1]
+		if n := len(ix.freeGrams); n > 0 {
+			i = ix.freeGrams[n-1]
+			ix.freeGrams = ix.freeGrams[:n-1]
 		} else {
-			i = int32(len(ix.posts))
-			ix.posts = append(ix.posts, postings{})
+			i = int32(len(ix.gramSets))
+			ix.gramSets = append(ix.gramSets, postings{})
 		}
 		ix.grams.put(t, i)
 	}
-	return i
+	ix.gramSets[i].add(w, len(ix.words))
 }
 
-// add puts slot si in the postings of trigram t.
-func (ix *searchIndex) add(g *Graph, t uint32, si int32) {
-	ix.posts[ix.set(t)].add(si, len(g.ends))
-}
-
-// remove takes slot si out of the postings of trigram t.
-func (ix *searchIndex) remove(g *Graph, t uint32, si int32) {
+func (ix *searchIndex) gramRemove(t uint32, w int32) {
 	i, ok := ix.grams.get(t)
 	if !ok {
 		return
 	}
-	p := &ix.posts[i]
-	p.remove(si, len(g.ends))
+	p := &ix.gramSets[i]
+	p.remove(w, len(ix.words))
 	if p.n == 0 {
 		*p = postings{}
 		ix.grams.remove(t)
-		ix.free = append(ix.free, i)
+		ix.freeGrams = append(ix.freeGrams, i)
 	}
+}
+
+// gramSet returns the set of words holding trigram t; nil if none does.
+func (ix *searchIndex) gramSet(t uint32) *postings {
+	if i, ok := ix.grams.get(t); ok {
+		return &ix.gramSets[i]
+	}
+	return nil
 }
 
 // sameText reports whether two versions of a node have the same searchable
@@ -343,199 +486,106 @@ func sameText(a, b *Node) bool {
 	return a.Gist == b.Gist && slices.Equal(a.Notes, b.Notes) && slices.Equal(a.Touches, b.Touches)
 }
 
-// appendSearchFields appends to fs the fields a node is searched by
-// (docs/design/mcp.md#kg_search): its id, gist, notes and touches, each
-// lower-cased.
-func appendSearchFields(fs []string, n *Node) []string {
-	fs = append(fs, strings.ToLower(n.ID), strings.ToLower(n.Gist))
-	for _, s := range n.Notes {
-		fs = append(fs, strings.ToLower(s))
-	}
-	for _, s := range n.Touches {
-		fs = append(fs, strings.ToLower(s))
-	}
-	return fs
-}
+// wordPad is the byte a word is padded with at both ends for its
+// trigrams: NUL, which no text holds (validateString).
+const wordPad = "\x00\x00"
 
-// spaceBytes has bit c set for each ASCII white-space byte c.
-const spaceBytes = 1<<' ' | 1<<'\t' | 1<<'\n' | 1<<'\v' | 1<<'\f' | 1<<'\r'
+func padWord(w string) string { return wordPad + w + wordPad }
 
-// isSpaceByte reports whether c is ASCII white space. A term holds no
-// white space of any kind (terms are split on it), and an ASCII white-space
-// byte in UTF-8 text is always that character, so a trigram holding one is
-// never a trigram of a term and need not be indexed.
-func isSpaceByte(c byte) bool { return c <= ' ' && spaceBytes&(uint64(1)<<c) != 0 }
-
-// appendGrams appends the trigrams of s to buf, repeats included, skipping
-// those that hold white space.
+// appendGrams appends the trigrams of s to buf, repeats included.
 func appendGrams(buf []uint32, s string) []uint32 {
-	var w uint32 // the last bytes read, the latest lowest
-	run := 0     // bytes read since the last white space
+	var w uint32
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isSpaceByte(c) {
-			run = 0
-			continue
-		}
-		w = w<<8 | uint32(c)
-		if run++; run >= 3 {
+		w = w<<8 | uint32(s[i])
+		if i >= 2 {
 			buf = append(buf, w&0xFFFFFF)
 		}
 	}
 	return buf
 }
 
-// sortedGrams returns the distinct trigrams of the strings ss, sorted.
-func sortedGrams(ss ...string) []uint32 {
-	var g []uint32
-	for _, s := range ss {
-		g = appendGrams(g, s)
-	}
+// sortedGrams returns the distinct trigrams of s, sorted.
+func sortedGrams(s string) []uint32 {
+	g := appendGrams(nil, s)
 	slices.Sort(g)
 	return slices.Compact(g)
 }
 
-// matchTerm calls found for every node slot of g whose text holds term,
-// with the number of non-overlapping occurrences, in ascending slot order.
-// A term of three bytes or more is counted only in the slots that hold
-// all of its trigrams; a shorter one, which has none, in every node: such a
-// term is a letter or two, found in most nodes anyway, and an index of
-// unigrams and bigrams would cost as much memory as the trigrams for
-// little narrowing.
-func (ix *searchIndex) matchTerm(g *Graph, term string, found func(si int32, count int)) {
-	count := func(si int32) {
-		c := 0
-		for _, f := range ix.fields[si] {
-			c += strings.Count(f, term)
-		}
-		ix.eachEnd(g, si, func(e int32) { c += strings.Count(ix.lower[e], term) })
-		if c > 0 {
-			found(si, c)
-		}
-	}
+// wordsHolding calls f with every word of the lexicon that holds term as a
+// substring. A term of three bytes or more is looked for only in the words
+// holding all of its trigrams; a shorter one in every word.
+func (ix *searchIndex) wordsHolding(term string, f func(w int32)) {
 	if len(term) < 3 {
-		for si := range ix.fields {
-			if ix.fields[si] != nil {
-				count(int32(si))
+		for w := range ix.words {
+			if t := ix.words[w].text; t != "" && strings.Contains(t, term) {
+				f(int32(w))
 			}
 		}
 		return
 	}
 	grams := sortedGrams(term)
-	lists := make([]*postings, len(grams))
+	sets := make([]*postings, len(grams))
 	for i, t := range grams {
-		if lists[i] = ix.postingsOf(t); lists[i] == nil {
-			return // a trigram no node holds
+		if sets[i] = ix.gramSet(t); sets[i] == nil {
+			return
 		}
 	}
-	// Drive from the smallest set and test the others.
-	slices.SortFunc(lists, func(a, b *postings) int { return int(a.n - b.n) })
-	lists[0].each(func(si int32) {
-		for _, p := range lists[1:] {
-			if !p.has(si) {
+	slices.SortFunc(sets, func(a, b *postings) int { return int(a.n - b.n) })
+	sets[0].each(func(w int32) {
+		for _, p := range sets[1:] {
+			if !p.has(w) {
 				return
 			}
 		}
-		count(si)
+		if strings.Contains(ix.words[w].text, term) {
+			f(w)
+		}
 	})
 }
 
-// postings is a set of slots: a sorted array while it is small, a bitmap
-// once the array would take more room than a bitmap of every slot, as in
-// roaring bitmaps. Adding or removing a slot then costs at most a shift of
-// an array of slots/32 entries, and a common trigram takes one bit per
-// slot rather than 32.
-type postings struct {
-	n     int32    // how many slots are in the set
-	slots []int32  // the set, sorted, while bits is nil
-	bits  []uint64 // the set as a bitmap, when not nil
-}
-
-// bitmapAt is the size from which a set of slots out of nslots is kept as
-// a bitmap; a bitmap goes back to an array below half of it, so that a set
-// hovering at the threshold is not converted back and forth.
-func bitmapAt(nslots int) int32 { return int32(max(64, nslots/32)) }
-
-func (p *postings) has(si int32) bool {
-	if p.bits != nil {
-		w := int(si >> 6)
-		return w < len(p.bits) && p.bits[w]&(1<<(si&63)) != 0
-	}
-	_, ok := slices.BinarySearch(p.slots, si)
-	return ok
-}
-
-// add puts si in the set; nslots is the graph's number of slots.
-func (p *postings) add(si int32, nslots int) {
-	if p.bits != nil {
-		w := int(si >> 6)
-		if w >= len(p.bits) {
-			p.bits = append(p.bits, make([]uint64, w+1-len(p.bits))...)
-		}
-		if p.bits[w]&(1<<(si&63)) == 0 {
-			p.bits[w] |= 1 << (si & 63)
-			p.n++
-		}
-		return
-	}
-	if n := len(p.slots); n == 0 || p.slots[n-1] < si {
-		p.slots = append(p.slots, si) // the common case when building
-	} else {
-		i, ok := slices.BinarySearch(p.slots, si)
-		if ok {
+// wordsNear calls f with every word of the lexicon within max edits of
+// term (editDistance), and the distance. For a term in ASCII the words
+// are first narrowed by their padded trigrams: an edit of the term takes
+// at most four of its trigrams away (a swap of two letters; other edits
+// three), so a word within max edits shares all but 4×max of them. A term
+// with other letters, or too short to narrow that way, is compared with
+// every word of a fitting length.
+func (ix *searchIndex) wordsNear(term string, max int, f func(w int32, dist int)) {
+	tr := []rune(term)
+	check := func(w int32) {
+		text := ix.words[w].text
+		if text == "" {
 			return
 		}
-		p.slots = slices.Insert(p.slots, i, si)
-	}
-	p.n++
-	if p.n > bitmapAt(nslots) {
-		p.bits = make([]uint64, (nslots+63)/64)
-		for _, s := range p.slots {
-			p.bits[s>>6] |= 1 << (s & 63)
-		}
-		p.slots = nil
-	}
-}
-
-// remove takes si out of the set; nslots is the graph's number of slots.
-func (p *postings) remove(si int32, nslots int) {
-	if p.bits != nil {
-		w := int(si >> 6)
-		if w >= len(p.bits) || p.bits[w]&(1<<(si&63)) == 0 {
+		if n := utf8.RuneCountInString(text); n < len(tr)-max || n > len(tr)+max {
 			return
 		}
-		p.bits[w] &^= 1 << (si & 63)
-		p.n--
-		if p.n < bitmapAt(nslots)/2 {
-			slots := make([]int32, 0, p.n)
-			p.each(func(s int32) { slots = append(slots, s) })
-			p.slots, p.bits = slots, nil
+		if d := editDistance(tr, []rune(text), max); d <= max {
+			f(w, d)
+		}
+	}
+	grams := sortedGrams(padWord(term))
+	need := len(grams) - 4*max
+	if len(tr) != len(term) || need <= 0 {
+		for w := range ix.words {
+			check(int32(w))
 		}
 		return
 	}
-	i, ok := slices.BinarySearch(p.slots, si)
-	if !ok {
-		return
-	}
-	p.slots = slices.Delete(p.slots, i, i+1)
-	p.n--
-	if cap(p.slots) > 64 && len(p.slots) < cap(p.slots)/4 {
-		p.slots = slices.Clone(p.slots) // give back the room of a set that shrank
-	}
-}
-
-// each calls f for every slot of the set, in ascending order.
-func (p *postings) each(f func(si int32)) {
-	if p.bits == nil {
-		for _, s := range p.slots {
-			f(s)
+	shared := map[int32]int{}
+	for _, t := range grams {
+		if p := ix.gramSet(t); p != nil {
+			p.each(func(w int32) { shared[w]++ })
 		}
-		return
 	}
-	for w, word := range p.bits {
-		for word != 0 {
-			f(int32(w<<6 | bits.TrailingZeros64(word)))
-			word &= word - 1
+	ws := make([]int32, 0, len(shared))
+	for w, c := range shared {
+		if c >= need {
+			ws = append(ws, w)
 		}
+	}
+	slices.Sort(ws)
+	for _, w := range ws {
+		check(w)
 	}
 }

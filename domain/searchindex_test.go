@@ -2,118 +2,239 @@ package domain
 
 import (
 	"fmt"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// scratchSearchFields returns the lower-cased fields of a node: id, gist,
-// notes and touches.
-func scratchSearchFields(n *Node) []string {
-	fields := []string{strings.ToLower(n.ID), strings.ToLower(n.Gist)}
+// The reference of the search properties: the rules of
+// docs/design/mcp.md#kg_search worked out from a graph's data alone, by
+// reading every node, with none of the index, the lexicon trigrams or the
+// top-k bounds. It shares with Search only the rules themselves: how text
+// is cut into words (appendWords, searchTerms), the stemmer, the edit
+// distance and the formula's pieces (idf, saturate and the constants).
+
+// scratchWords returns the words of a node of g with their counts in the
+// id and gist ([0]) and in the rest of its text ([1]): its notes, touches
+// and the far end of each of its edges that is not a node of g.
+func scratchWords(g *Graph, n *Node) map[string][2]int32 {
+	out := map[string][2]int32{}
+	add := func(text string, field int) {
+		for _, w := range appendWords(nil, text) {
+			c := out[w]
+			c[field]++
+			out[w] = c
+		}
+	}
+	add(n.ID, 0)
+	add(n.Gist, 0)
 	for _, s := range n.Notes {
-		fields = append(fields, strings.ToLower(s))
+		add(s, 1)
 	}
 	for _, s := range n.Touches {
-		fields = append(fields, strings.ToLower(s))
+		add(s, 1)
 	}
-	return fields
-}
-
-// scratchSearchText returns the pieces of the text a node of g is searched by,
-// straight from docs/design/mcp.md#kg_search and the graph's data rather than
-// any of its indexes: its fields, then the far end of each of its edges that is
-// not a node of g, lower-cased.
-func scratchSearchText(g *Graph, n *Node) []string {
-	text := scratchSearchFields(n)
 	for _, e := range g.Edges() {
 		switch {
 		case e.From == e.To:
 		case e.From == n.ID && !g.IsNode(e.To):
-			text = append(text, strings.ToLower(e.To))
+			add(e.To, 1)
 		case e.To == n.ID && !g.IsNode(e.From):
-			text = append(text, strings.ToLower(e.From))
+			add(e.From, 1)
 		}
 	}
-	return text
+	return out
 }
 
-// cmpHit is the tie-break of search: id, then graph key.
-func cmpHit(a, b SearchHit) int {
-	if c := strings.Compare(a.Node.ID, b.Node.ID); c != 0 {
-		return c
-	}
-	return cmpGraphKey(a.Key, b.Key)
+// scratchDoc is one node searched by scanSearch.
+type scratchDoc struct {
+	key   GraphKey
+	node  *Node
+	words map[string][2]int32
 }
 
-// scanSearch is Search as a plain scan of every node, the way it was done
-// before the index: the reference the indexed search must equal.
-func scanSearch(graphs []*Graph, query string, limit int) []SearchHit {
+// scanSearch is Search as a plain scan of every node of graphs: the
+// reference the indexed, top-k search must equal.
+func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	switch {
 	case limit == 0:
 		limit = DefaultSearchLim
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
-	terms := searchTerms(query)
-	type match struct{ hit, count int }
-	var hits []SearchHit
-	perTerm := make([][]match, len(terms))
+	var docs []scratchDoc
+	wordDF := map[string]int{} // nodes holding the word
+	stemDF := map[string]int{} // nodes holding a word of the stem
 	for _, g := range graphs {
 		if g == nil {
 			continue
 		}
 		for _, n := range g.Nodes() {
-			fields := scratchSearchText(g, n)
-			idx := -1
-			for t, term := range terms {
-				c := 0
-				for _, f := range fields {
-					c += strings.Count(f, term)
-				}
-				if c == 0 {
-					continue
-				}
-				if idx < 0 {
-					idx = len(hits)
-					hits = append(hits, SearchHit{Key: g.key, Node: n})
-				}
-				perTerm[t] = append(perTerm[t], match{idx, c})
+			d := scratchDoc{key: g.Key(), node: n, words: scratchWords(g, n)}
+			docs = append(docs, d)
+			stems := map[string]bool{}
+			for w := range d.words {
+				wordDF[w]++
+				stems[stemWord(w)] = true
+			}
+			for s := range stems {
+				stemDF[s]++
 			}
 		}
 	}
-	for _, ms := range perTerm {
-		slices.SortStableFunc(ms, func(a, b match) int {
-			if a.count != b.count {
-				return b.count - a.count
-			}
-			return cmpHit(hits[a.hit], hits[b.hit])
-		})
-		for r, m := range ms {
-			hits[m.hit].Score += 1 / float64(searchRRFK+r)
+	lexicon := slices.Sorted(maps.Keys(wordDF))
+	n := len(docs)
+
+	// Each term matches through clauses: a set of words and a weight.
+	type clause struct {
+		label  string
+		words  map[string]bool
+		weight float64
+	}
+	var res SearchResult
+	var terms [][]clause
+	var unmatched []string
+	terms_ := searchTerms(query)
+	stops := 0
+	for _, t := range terms_ {
+		if isStopWord(t) {
+			stops++
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b SearchHit) int {
+	stemWords := func(stem string) map[string]bool {
+		ws := map[string]bool{}
+		for _, w := range lexicon {
+			if stemWord(w) == stem {
+				ws[w] = true
+			}
+		}
+		return ws
+	}
+	for _, t := range terms_ {
+		kw := 1.0
+		if stops < len(terms_) && isStopWord(t) {
+			kw = stopWeight
+		}
+		stem := stemWord(t)
+		var cs []clause
+		df := stemDF[stem]
+		if df > 0 {
+			cs = append(cs, clause{t, stemWords(stem), kw * idf(n, df)})
+		}
+		for _, w := range lexicon {
+			if strings.Contains(w, t) && stemWord(w) != stem {
+				x := idf(n, wordDF[w])
+				if df > 0 {
+					x = min(x, idf(n, df))
+				}
+				cs = append(cs, clause{t, map[string]bool{w: true}, kw * subWeight * x})
+			}
+		}
+		if len(cs) == 0 {
+			if c, ok := scratchNearest(lexicon, stemDF, t, typoMax(utf8.RuneCountInString(t))); ok {
+				res.Corrections = append(res.Corrections, Correction{Term: t, Used: c})
+				cs = append(cs, clause{c, stemWords(stemWord(c)), typoWeight * idf(n, stemDF[stemWord(c)])})
+			} else {
+				unmatched = append(unmatched, t)
+			}
+		}
+		terms = append(terms, cs)
+	}
+	bound := 0.0
+	for _, cs := range terms {
+		b := 0.0
+		for _, c := range cs {
+			b = max(b, c.weight*(bm25K1+1))
+		}
+		bound += b
+	}
+	var hits []SearchHit
+	for _, d := range docs {
+		h := SearchHit{Key: d.key, Node: d.node}
+		for _, cs := range terms {
+			best, label := 0.0, ""
+			for _, c := range cs {
+				tf := 0.0
+				for w := range c.words {
+					if x, ok := d.words[w]; ok {
+						tf += headWeight*float64(x[0]) + float64(x[1])
+					}
+				}
+				if v := c.weight * saturate(tf); tf > 0 && v > best {
+					best, label = v, c.label
+				}
+			}
+			h.Score += best
+			if best > 0 && !slices.Contains(h.Matched, label) {
+				h.Matched = append(h.Matched, label)
+			}
+		}
+		if h.Score > 0 && d.node.ID == strings.TrimSpace(query) {
+			h.Score += bound
+		}
+		if h.Score > 0 {
+			hits = append(hits, h)
+		}
+	}
+	slices.SortFunc(hits, func(a, b SearchHit) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
 		case a.Score < b.Score:
 			return 1
 		}
-		return cmpHit(a, b)
+		if ua, ub := a.Key.Level == LevelUser, b.Key.Level == LevelUser; ua != ub {
+			if ua {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(a.Node.ID, b.Node.ID); c != 0 {
+			return c
+		}
+		return cmpGraphKey(a.Key, b.Key)
 	})
-	return hits[:min(len(hits), limit)]
+	res.Hits = hits[:min(len(hits), limit)]
+	if len(res.Hits) == 0 {
+		for _, t := range unmatched {
+			if c, ok := scratchNearest(lexicon, stemDF, t, nearMax(utf8.RuneCountInString(t))); ok {
+				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: c})
+			}
+		}
+	}
+	return res
+}
+
+// scratchNearest returns the word of lexicon nearest to t within max
+// edits: the fewest edits, then the most nodes holding its stem, then the
+// first by text.
+func scratchNearest(lexicon []string, stemDF map[string]int, t string, max int) (string, bool) {
+	best, bestD, bestDF := "", max+1, 0
+	for _, w := range lexicon {
+		d := editDistance([]rune(t), []rune(w), max)
+		if d > max {
+			continue
+		}
+		df := stemDF[stemWord(w)]
+		if d < bestD || (d == bestD && df > bestDF) {
+			best, bestD, bestDF = w, d, df
+		}
+	}
+	return best, best != ""
 }
 
 // searchIndexProblems compares the search index of g with one worked out
-// from scratch: each node slot holds its fields lower-cased, every slot its
-// lower-cased name, every trigram without white space of a node's whole
-// text (scratchSearchText) lists the slot, every listed slot's text holds
-// the trigram, and every postings set is well formed. It returns one line
-// per problem.
+// from scratch: each word lists exactly the slots of the nodes holding it,
+// in order, each with how many times it counts it, and has its stem; each
+// stem lists its words and counts the nodes holding one; each word's bound
+// is at least its most counted; each word is in the set of each trigram of
+// its padded text and no other; and the free numbers are free. It returns
+// one line per problem.
 func searchIndexProblems(g *Graph) []string {
 	var probs []string
 	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
@@ -121,69 +242,109 @@ func searchIndexProblems(g *Graph) []string {
 	if ix == nil {
 		return []string{"the graph has no search index"}
 	}
-	text := map[int32]string{} // a node's whole text, joined with newlines
+	posts := map[string][]posting{}
+	stemNodes := map[string]map[int32]bool{}
+	count := 0
 	for si := range g.ends {
-		var want []string
-		if n := g.ends[si].node; n != nil {
-			want = scratchSearchFields(n)
-			text[int32(si)] = strings.Join(scratchSearchText(g, n), "\n")
+		n := g.ends[si].node
+		if n == nil {
+			continue
 		}
-		var got []string
-		if si < len(ix.fields) {
-			got = ix.fields[si]
-		}
-		if !slices.Equal(got, want) || (got == nil) != (want == nil) {
-			bad("slot %d (%q) has fields %q, want %q", si, g.ends[si].name, got, want)
-		}
-		if si < len(ix.lower) && ix.lower[si] != strings.ToLower(g.ends[si].name) {
-			bad("slot %d (%q) has the lower-cased name %q", si, g.ends[si].name, ix.lower[si])
-		}
-	}
-	for si := len(g.ends); si < len(ix.fields); si++ {
-		if ix.fields[si] != nil || ix.lower[si] != "" {
-			bad("slot %d beyond the %d slots has fields %q, name %q", si, len(g.ends), ix.fields[si], ix.lower[si])
-		}
-	}
-	gram := func(t uint32) string { return string([]byte{byte(t >> 16), byte(t >> 8), byte(t)}) }
-	ix.grams.all(func(t uint32, i int32) {
-		p := &ix.posts[i]
-		var got []int32
-		p.each(func(si int32) { got = append(got, si) })
-		if int(p.n) != len(got) || p.n == 0 {
-			bad("trigram %q counts %d slots and lists %d", gram(t), p.n, len(got))
-		}
-		for i := 1; i < len(got); i++ {
-			if got[i] <= got[i-1] {
-				bad("trigram %q lists slots out of order or twice: %v", gram(t), got)
-				break
+		count++
+		for w, c := range scratchWords(g, n) {
+			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
+			s := stemWord(w)
+			if stemNodes[s] == nil {
+				stemNodes[s] = map[int32]bool{}
 			}
+			stemNodes[s][int32(si)] = true
+		}
+	}
+	if ix.count != count {
+		bad("the index counts %d nodes, the graph has %d", ix.count, count)
+	}
+	free := map[int32]bool{}
+	for _, w := range ix.freeWords {
+		free[w] = true
+	}
+	gotPosts := map[string][]posting{}
+	for w, lw := range ix.words {
+		if lw.text == "" {
+			if !free[int32(w)] {
+				bad("word %d is empty and not free", w)
+			}
+			continue
+		}
+		gotPosts[lw.text] = lw.posts
+		for _, p := range lw.posts {
+			if p.tf > lw.maxTF {
+				bad("word %q: slot %d counts it %d times, above its bound %d", lw.text, p.slot, p.tf, lw.maxTF)
+			}
+		}
+		if ix.wordIx[lw.text] != int32(w) {
+			bad("word %q is number %d, its map says %d", lw.text, w, ix.wordIx[lw.text])
+		}
+		if st := ix.stems[lw.stem]; st.text != stemWord(lw.text) || !slices.Contains(st.words, int32(w)) {
+			bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, stemWord(lw.text))
+		}
+	}
+	if len(ix.wordIx) != len(gotPosts) {
+		bad("the word map has %d entries for %d words", len(ix.wordIx), len(gotPosts))
+	}
+	if diff := cmp.Diff(posts, gotPosts, cmp.AllowUnexported(posting{})); diff != "" {
+		bad("postings (-want +got):\n%s", diff)
+	}
+	gotStems := map[string]int{}
+	for s, st := range ix.stems {
+		if len(st.words) == 0 {
+			continue
+		}
+		gotStems[st.text] = int(st.df)
+		if ix.stemIx[st.text] != int32(s) {
+			bad("stem %q is number %d, its map says %d", st.text, s, ix.stemIx[st.text])
+		}
+		for _, w := range st.words {
+			if ix.words[w].stem != int32(s) {
+				bad("stem %q lists word %q of stem %d", st.text, ix.words[w].text, ix.words[w].stem)
+			}
+		}
+	}
+	wantStems := map[string]int{}
+	for s, nodes := range stemNodes {
+		wantStems[s] = len(nodes)
+	}
+	if diff := cmp.Diff(wantStems, gotStems); diff != "" {
+		bad("stems and their nodes (-want +got):\n%s", diff)
+	}
+	wantGrams := map[uint32][]int32{}
+	for w, lw := range ix.words {
+		if lw.text != "" {
+			for _, t := range sortedGrams(padWord(lw.text)) {
+				wantGrams[t] = append(wantGrams[t], int32(w))
+			}
+		}
+	}
+	gotGrams := map[uint32][]int32{}
+	ix.grams.all(func(t uint32, i int32) {
+		p := &ix.gramSets[i]
+		var ws []int32
+		p.each(func(w int32) { ws = append(ws, w) })
+		if int(p.n) != len(ws) || p.n == 0 {
+			bad("trigram %06x counts %d words and lists %d", t, p.n, len(ws))
 		}
 		if p.bits != nil {
 			pop := 0
-			for _, w := range p.bits {
-				pop += bits.OnesCount64(w)
+			for _, x := range p.bits {
+				pop += bits.OnesCount64(x)
 			}
 			if pop != int(p.n) {
-				bad("trigram %q has %d bits set and counts %d", gram(t), pop, p.n)
+				bad("trigram %06x has %d bits set and counts %d", t, pop, p.n)
 			}
 		}
-		for _, si := range got {
-			if !strings.Contains(text[si], gram(t)) {
-				bad("trigram %q lists slot %d (%q), whose text %q does not hold it", gram(t), si, g.ends[si].name, text[si])
-			}
-		}
+		gotGrams[t] = ws
 	})
-	for si, s := range text {
-		for i := 0; i+3 <= len(s); i++ {
-			w := s[i : i+3]
-			if strings.ContainsAny(w, " \t\n\v\f\r") {
-				continue
-			}
-			t := uint32(w[0])<<16 | uint32(w[1])<<8 | uint32(w[2])
-			if p := ix.postingsOf(t); p == nil || !p.has(si) {
-				bad("trigram %q of slot %d (%q) does not list it", w, si, g.ends[si].name)
-			}
-		}
+	if diff := cmp.Diff(wantGrams, gotGrams); diff != "" {
+		bad("trigrams of the lexicon (-want +got):\n%s", diff)
 	}
 	return probs
 }
@@ -208,8 +369,8 @@ func TestSearchIndexFollowsChanges(t *testing.T) {
 	check("after a delete")
 	g.Rollback()
 	check("after the rollback")
-	if hits, _ := Search([]*Graph{g}, "sliding lru", 0); len(hits) != 2 {
-		t.Errorf("after the rollback: %d hits, want the 2 nodes of the checkpoint", len(hits))
+	if hits := hitNamesOf(t, g, "sliding lru"); len(hits) != 2 {
+		t.Errorf("after the rollback: %v, want the 2 nodes of the checkpoint", hits)
 	}
 	r, _ := Restore(g.Key(), g.Data(), RestoreOptions{})
 	for _, p := range searchIndexProblems(r) {
@@ -218,7 +379,7 @@ func TestSearchIndexFollowsChanges(t *testing.T) {
 }
 
 // TestSearchIndexRewriteKeepsEnds: a node rewritten so that its fields no
-// longer hold a trigram keeps it while one of its ends does.
+// longer hold a word keeps it while one of its ends does.
 func TestSearchIndexRewriteKeepsEnds(t *testing.T) {
 	g := NewGraph(UserGraph)
 	corePut(t, g, "n", "auth module", nil, nil)

@@ -3,26 +3,22 @@ package domain
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
+
+	"github.com/kg-memory/kg/bench/workload"
 )
 
 // The benchmark workload of docs/design/benchmarks.md#workload, generated
 // deterministically so that every run, and the comparison with the peer server,
 // describe the same data: nodes n000001…, each with a 60-char gist and two
-// 40-char notes made of words from one fixed vocabulary with a fixed seed;
+// 40-char notes made of words drawn from a Zipf distribution over 5,000
+// words (bench/workload) with a fixed seed;
 // edges n_i → n_{i+1} plus two more from each node to nodes drawn with the same
 // seed, so about three edges per node, all with rel "relates-to".
 
-// workloadVocabulary is the fixed word list of the workload texts and
-// queries.
-var workloadVocabulary = strings.Fields(`
-	cache index graph node edge token budget archive search query
-	session project schema storage commit batch rollback journal version tombstone
-	compaction score recency rank percentile orphan resurrect promote rescue grace
-	handler router socket event stream client server config flag metric
-	parser lexer buffer writer reader decoder encoder codec frame header
-	retry timeout deadline context cancel worker queue channel mutex lock`)
+// workloadVocabulary is the workload's words and their Zipf distribution
+// (bench/workload), the ones cmd/kgbench draws from.
+var workloadVocabulary = workload.Vocabulary()
 
 const (
 	workloadSeed1, workloadSeed2 = 2024, 611
@@ -39,22 +35,9 @@ const (
 // workloadID is the id of the i-th node, counting from 1.
 func workloadID(i int) string { return fmt.Sprintf("n%06d", i) }
 
-// workloadText returns exactly n chars of vocabulary words, separated by
+// workloadText returns exactly n chars of drawn words, separated by
 // single spaces, with no space at either end.
-func workloadText(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for b.Len() < n {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(workloadVocabulary[r.IntN(len(workloadVocabulary))])
-	}
-	s := []byte(b.String()[:n])
-	if s[n-1] == ' ' {
-		s[n-1] = 'x'
-	}
-	return string(s)
-}
+func workloadText(r *rand.Rand, n int) string { return workloadVocabulary.Text(r, n) }
 
 // workloadData returns the workload of n nodes as stored data: every node
 // active and written one second after the previous one, as a client that
@@ -107,12 +90,12 @@ func workloadGraph(tb testing.TB, n int) *Graph {
 	return g
 }
 
-// workloadQueries returns k search strings of two vocabulary terms each.
+// workloadQueries returns k search strings of two drawn words each.
 func workloadQueries(k int) []string {
 	r := rand.New(rand.NewPCG(workloadSeed2, workloadSeed1))
 	qs := make([]string, k)
 	for i := range qs {
-		qs[i] = workloadVocabulary[r.IntN(len(workloadVocabulary))] + " " + workloadVocabulary[r.IntN(len(workloadVocabulary))]
+		qs[i] = workloadVocabulary.Query(r)
 	}
 	return qs
 }

@@ -2,7 +2,8 @@
 // servers run.sh started, and the text of a tool result.
 
 // TOOLS are the tools of the server kg replaces, sorted; kg must keep
-// offering each of them.
+// offering each of them. kg may offer more: what it offers is its own
+// tools/list (listTools), never a copy kept here.
 export const TOOLS = [
   'kg_delete_edge', 'kg_delete_node', 'kg_progress', 'kg_put_edge',
   'kg_put_node', 'kg_read', 'kg_search', 'kg_sync',
@@ -26,3 +27,18 @@ export function servers() {
 // text joins the text content of a tool result: what most clients show the
 // model.
 export const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+// listTools asks the server at url (its MCP endpoint) for its tools, with
+// one stateless tools/list, and returns their names, sorted: the one list
+// the tests compare what a client was offered with.
+export async function listTools(url) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  if (res.status !== 200) throw new Error(`tools/list at ${url}: HTTP ${res.status}`);
+  const body = await res.json();
+  if (body.error) throw new Error(`tools/list at ${url}: ${JSON.stringify(body.error)}`);
+  return body.result.tools.map((t) => t.name).sort();
+}

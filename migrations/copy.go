@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"reflect"
 
@@ -13,6 +14,10 @@ import (
 // and every session of from present in to, losslessly: a graph loaded back
 // from to restores to the same data as from's. It never writes to from.
 //
+// It salvages: a graph (or the list of projects, or the sessions) that from
+// reports damaged (ports.ErrDamaged) is not copied, is named with why in
+// Result.NotCopied, and the rest is copied. Any other error stops it.
+//
 // A graph of from replaces the graph of the same key in to whole (items only
 // to has are deleted), so a second run changes nothing (and, finding the graphs equal, writes
 // nothing). Graphs that only to
@@ -23,10 +28,18 @@ func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 	log := opt.log()
 	var res Result
 	sessions, err := from.LoadSessions(ctx)
+	if errors.Is(err, ports.ErrDamaged) {
+		res.notCopied(log, "sessions", err)
+		sessions, err = nil, nil
+	}
 	if err != nil {
 		return res, err
 	}
 	keys, err := storedKeys(ctx, from, sessions)
+	if errors.Is(err, ports.ErrDamaged) {
+		res.notCopied(log, "the list of project graphs (every project not named by a session)", err)
+		keys, err = sessionKeys(sessions), nil
+	}
 	if err != nil {
 		return res, err
 	}
@@ -34,6 +47,10 @@ func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 	for i, key := range keys {
 		opt.progress(i, total)
 		src, err := from.Load(ctx, key)
+		if errors.Is(err, ports.ErrDamaged) {
+			res.notCopied(log, key.String(), err)
+			continue
+		}
 		if err != nil {
 			return res, err
 		}

@@ -47,7 +47,9 @@ type LegacySource struct {
 //     dst wins);
 //   - a node dst has deleted comes back only when the legacy version is
 //     higher than its tombstone's, so a deletion made in kg is kept;
-//   - a session dst has is kept as it is; others are added.
+//   - a session dst has is kept as it is; others are added;
+//   - a progress task (_meta.progress) or another _meta key dst has is kept;
+//     others are added, so nothing the legacy file held is dropped.
 //
 // Every item taken from the source gets a fresh seq in dst, so sync reports
 // it. Running the import twice changes nothing the second time.
@@ -164,6 +166,8 @@ func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
 	out.Edges = slices.Clone(cur.Edges)
 	out.NodeTombstones = maps.Clone(cur.NodeTombstones)
 	out.EdgeTombstones = maps.Clone(cur.EdgeTombstones)
+	out.Progress = maps.Clone(cur.Progress)
+	out.Meta = maps.Clone(cur.Meta)
 
 	nodeAt := map[string]int{}
 	for i, n := range out.Nodes {
@@ -215,6 +219,27 @@ func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
 		out.Edges = append(out.Edges, e)
 		cs.Edges[k] = struct{}{}
 	}
+
+	for _, task := range slices.Sorted(maps.Keys(legacy.Progress)) {
+		if _, ok := out.Progress[task]; ok {
+			continue
+		}
+		if out.Progress == nil {
+			out.Progress = map[string]domain.RawJSON{}
+		}
+		out.Progress[task] = legacy.Progress[task]
+		cs.Progress[task] = struct{}{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(legacy.Meta)) {
+		if _, ok := out.Meta[k]; ok {
+			continue
+		}
+		if out.Meta == nil {
+			out.Meta = map[string]domain.RawJSON{}
+		}
+		out.Meta[k] = legacy.Meta[k]
+		cs.Meta = true
+	}
 	return out, cs
 }
 
@@ -225,15 +250,19 @@ type legacyGraph struct {
 }
 
 // legacyFile is the oldest graph format: nodes by id and edges by key, with
-// at most a _meta holding version entries. Other _meta keys (the legacy
-// server kept no seqs, tombstones or progress worth carrying) are ignored.
+// a _meta that may hold version entries, the progress of tasks and keys of
+// its own (compaction statistics, ...). The versions number the items; the
+// progress becomes the graph's; every other key is kept as it is, as the
+// JSON backend keeps the _meta keys it does not know.
 type legacyFile struct {
 	Nodes map[string]json.RawMessage `json:"nodes"`
 	Edges json.RawMessage            `json:"edges"` // an object by key, or a list
-	Meta  struct {
-		Versions map[string]legacyVersion `json:"versions"`
-	} `json:"_meta"`
+	Meta  map[string]json.RawMessage `json:"_meta"`
 }
+
+// kgMetaKeys are the _meta keys of kg's own format, which a legacy file
+// cannot mean as kg does: it is numbered afresh, so they are not carried.
+var kgMetaKeys = []string{"schema", "seq", "tombstones", "project_path"}
 
 type legacyVersion struct {
 	V       uint64          `json:"v"`
@@ -257,12 +286,40 @@ func readLegacyGraph(file string) (legacyGraph, error) {
 	bad := func(item string, err error) error {
 		return domain.Unavailable(err, "%s: %s: %v", file, item, err)
 	}
+	var versions map[string]legacyVersion
+	for _, k := range slices.Sorted(maps.Keys(f.Meta)) {
+		raw := f.Meta[k]
+		switch {
+		case k == "versions":
+			if err := json.Unmarshal(raw, &versions); err != nil {
+				return lg, bad("_meta.versions", err)
+			}
+		case k == "progress":
+			var tasks map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &tasks); err != nil {
+				return lg, bad("_meta.progress", err)
+			}
+			for task, state := range tasks {
+				if lg.data.Progress == nil {
+					lg.data.Progress = map[string]domain.RawJSON{}
+				}
+				lg.data.Progress[task] = compactJSON(state)
+			}
+		case slices.Contains(kgMetaKeys, k):
+			lg.notes = append(lg.notes, fmt.Sprintf("%s: _meta.%s not carried over: kg numbers the imported graph itself", file, k))
+		default:
+			if lg.data.Meta == nil {
+				lg.data.Meta = map[string]domain.RawJSON{}
+			}
+			lg.data.Meta[k] = compactJSON(raw)
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(f.Nodes)) {
 		n, err := decodeLegacyNode(key, f.Nodes[key])
 		if err != nil {
 			return lg, bad(fmt.Sprintf("node %q", key), err)
 		}
-		if v, ok := f.Meta.Versions["node:"+n.ID]; ok && v.V > 0 {
+		if v, ok := versions["node:"+n.ID]; ok && v.V > 0 {
 			n.Version.V = v.V
 			if ts, err := parseSeconds(v.TS); err == nil && ts != 0 {
 				n.Version.TS = ts
@@ -291,7 +348,7 @@ func readLegacyGraph(file string) (legacyGraph, error) {
 		if err != nil {
 			return lg, bad(fmt.Sprintf("edge %d", i), err)
 		}
-		if v, ok := f.Meta.Versions["edge:"+e.From+"->"+e.To+":"+e.Rel]; ok && v.V > 0 {
+		if v, ok := versions["edge:"+e.From+"->"+e.To+":"+e.Rel]; ok && v.V > 0 {
 			e.Version.V = v.V
 			if ts, err := parseSeconds(v.TS); err == nil {
 				e.Version.TS = ts
@@ -503,4 +560,15 @@ func parseSeconds(raw json.RawMessage) (domain.Micros, error) {
 		m = -m
 	}
 	return m, nil
+}
+
+// compactJSON is raw without its white space, as the stores keep JSON they
+// carry unread; raw that does not compact (it decoded, so it will) is kept
+// as it is.
+func compactJSON(raw json.RawMessage) domain.RawJSON {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return domain.RawJSON(raw)
+	}
+	return domain.RawJSON(b.Bytes())
 }

@@ -41,9 +41,12 @@ func TestImportLegacy(t *testing.T) {
 				v := func(n, seq uint64) domain.Version {
 					return domain.Version{V: n, TS: 1716500000_000000, Session: "kgsess", Seq: seq}
 				}
+				// A progress task and a _meta key the root has are kept too.
 				commitAll(t, dst, domain.UserGraph, domain.GraphData{Schema: 2, Seq: 5,
 					Nodes:          []domain.Node{{ID: "prefers-tabs", Gist: "User prefers tabs, edited in kg", Version: v(2, 4)}},
-					NodeTombstones: map[string]domain.Tombstone{"old-lesson": {V: 1, TS: 1716500000_000000, Seq: 5}}})
+					NodeTombstones: map[string]domain.Tombstone{"old-lesson": {V: 1, TS: 1716500000_000000, Seq: 5}},
+					Progress:       map[string]domain.RawJSON{"refactor-auth": domain.RawJSON(`{"step":5}`)},
+					Meta:           map[string]domain.RawJSON{"compaction_stats": domain.RawJSON(`{"runs":40}`)}})
 				app := domain.ProjectGraph(tmp + "/projects/app")
 				commitAll(t, dst, app, domain.GraphData{Schema: 2, Seq: 9, ProjectPath: app.Project,
 					Nodes: []domain.Node{{ID: "db-choice", Gist: "MySQL", Version: v(2, 9)}}})
@@ -71,6 +74,11 @@ func TestImportLegacy(t *testing.T) {
 			}
 			if got := replaceTmp(sortedNames(res), tmp); got != c.wantChanged+" unchanged=" {
 				t.Errorf("first import: %s, want %s", got, c.wantChanged)
+			}
+			// The one _meta key not carried (kg's own seq) is said, not dropped
+			// in silence; the progress and the other keys are in want.json.
+			if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, "user.json: _meta.seq not carried over") {
+				t.Errorf("notes %q do not say that _meta.seq was left out", res.Notes)
 			}
 			first := dump(t, dst, tmp)
 			golden(t, filepath.Join("testdata", "legacy", c.name, "want.json"), first)

@@ -53,6 +53,14 @@ type Result struct {
 	// Notes are what the step noticed and the user should know (duplicate
 	// ids resolved, legacy entries skipped), one line each.
 	Notes []string
+	// NotCopied names what the source holds but could not be read
+	// (damaged), with why, one line each: a salvage copies the rest.
+	NotCopied []string
+}
+
+func (r *Result) notCopied(log *slog.Logger, what string, err error) {
+	log.Warn("migrations: not copied: damaged in the source", "what", what, "err", err)
+	r.NotCopied = append(r.NotCopied, what+": "+err.Error())
 }
 
 func (r *Result) changed(what string)   { r.Changed = append(r.Changed, what) }
@@ -117,6 +125,21 @@ func storedKeys(ctx context.Context, graphs ports.GraphRepository, sessions map[
 	}
 	slices.SortFunc(extra, func(a, b domain.GraphKey) int { return strings.Compare(a.Project, b.Project) })
 	return append(keys, extra...), nil
+}
+
+// sessionKeys returns the user graph and the projects sessions name, when
+// the list of projects cannot be read.
+func sessionKeys(sessions map[string]ports.Session) []domain.GraphKey {
+	keys := []domain.GraphKey{domain.UserGraph}
+	seen := map[string]bool{}
+	for _, s := range sessions {
+		if s.ProjectPath != "" && !seen[s.ProjectPath] {
+			seen[s.ProjectPath] = true
+			keys = append(keys, domain.ProjectGraph(s.ProjectPath))
+		}
+	}
+	slices.SortFunc(keys[1:], func(a, b domain.GraphKey) int { return strings.Compare(a.Project, b.Project) })
+	return keys
 }
 
 // minSeq is the highest watermark any session holds for key: a restored graph

@@ -10,6 +10,8 @@ const (
 	EventEdgeDeleted  = "edge_deleted"
 	EventNodeRecalled = "node_recalled"
 	EventCompacted    = "compacted"
+	// EventProjectRemoved: `kg project rm` removed a project's memory.
+	EventProjectRemoved = "project_removed"
 )
 
 // Event is one committed change, published after it is durable.
@@ -28,6 +30,8 @@ type Event struct {
 	EdgesDeleted int             // node_deleted
 	Rescued      []string        // node_recalled
 	Compaction   *domain.Moves   // compacted
+	NodesRemoved int             // project_removed
+	EdgesRemoved int             // project_removed
 }
 
 // Events receives committed changes. Publish must never block a write: a

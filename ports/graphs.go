@@ -41,3 +41,18 @@ type StoredGraph struct {
 	Key  domain.GraphKey
 	Slug string // the folder or bucket name the graph is stored under
 }
+
+// GraphReleaser is implemented by a GraphRepository that keeps something of
+// a graph between calls — caches of its encoded items, what it knows of its
+// files (the json backend) — so that a graph the app unloads
+// (docs/design/storage.md#unloading) costs nothing once it is gone. A
+// repository whose per-graph state is the stored graph itself (memory), or
+// that keeps none (bolt), does not implement it.
+type GraphReleaser interface {
+	// Release forgets what the repository keeps of the graph named by key.
+	// The app calls it after the graph left its cache, with no commit or
+	// checkpoint of it in flight; a Load, Commit or Checkpoint that follows,
+	// or that runs at the same time for a graph loaded afresh, reads what
+	// it needs from storage again. Nothing stored changes.
+	Release(key domain.GraphKey)
+}

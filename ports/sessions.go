@@ -35,6 +35,27 @@ type SessionRepository interface {
 	// it may set the damaged data aside (kept, never deleted), log it and
 	// return an empty map and nil, or return an unavailable error.
 	LoadSessions(ctx context.Context) (map[string]Session, error)
-	// SaveSessions durably replaces the stored set with sessions.
+	// SaveSessions durably replaces the stored set with sessions. It costs
+	// O(sessions): it is for tools that rewrite the set (migrations, kg
+	// project mv); the server saves with UpdateSessions.
 	SaveSessions(ctx context.Context, sessions map[string]Session) error
+	// UpdateSessions durably applies one save of the server's sessions: it
+	// stores each session of ch.Put whole (created or replaced) and removes
+	// each id of ch.Delete (an id not stored is no removal), in one durable
+	// step, costing O(len(ch.Put) + len(ch.Delete)) whatever the number of
+	// sessions stored, so that starting a session stays cheap at 10,000
+	// (docs/design/storage.md#sessions-file). An id in both is put. On
+	// error nothing is changed and the error's kind is
+	// domain.KindUnavailable.
+	UpdateSessions(ctx context.Context, ch SessionChanges) error
 }
+
+// SessionChanges is one incremental save of the sessions: those created or
+// changed since the last save, whole, and the ids of those that went.
+type SessionChanges struct {
+	Put    []Session
+	Delete []string
+}
+
+// Empty reports whether ch changes nothing.
+func (ch SessionChanges) Empty() bool { return len(ch.Put) == 0 && len(ch.Delete) == 0 }

@@ -23,6 +23,10 @@ type Health struct {
 	LoadedGraphs   int      `json:"loaded_graphs"`
 	UptimeS        int64    `json:"uptime_s"`
 	Problems       []string `json:"problems,omitempty"`
+	// Settings are the settings the server runs with, by flag name, as a
+	// command writes them (the token left out): a command that would go
+	// through the server with other ones refuses rather than ignore them.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // ServeHTTP answers 200 with the health body, degraded or not: the server
@@ -37,6 +41,7 @@ func (h *health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ActiveSessions: a.ActiveSessions,
 		LoadedGraphs:   a.LoadedGraphs,
 		Problems:       a.Problems,
+		Settings:       h.cfg.Settings,
 	}
 	if len(a.Problems) > 0 {
 		body.Status = "degraded"

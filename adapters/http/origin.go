@@ -14,12 +14,7 @@ import (
 // The server's own origin is the scheme and the Host the request was sent
 // to; checkHost runs first, so that Host is already one we answer to.
 func checkOrigin(extra []string) func(http.Handler) http.Handler {
-	allowed := map[string]bool{}
-	for _, o := range extra {
-		if o = strings.TrimRight(strings.ToLower(strings.TrimSpace(o)), "/"); o != "" {
-			allowed[o] = true
-		}
-	}
+	allowed := originSet(extra)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			origin := r.Header.Get("Origin")
@@ -36,6 +31,18 @@ func checkOrigin(extra []string) func(http.Handler) http.Handler {
 				"Origin "+quote(origin)+" is not allowed; add it to KG_ALLOWED_ORIGINS to let that page in")
 		})
 	}
+}
+
+// originSet is the configured origins as a request's Origin is compared
+// with them: lower case, without a trailing slash.
+func originSet(extra []string) map[string]bool {
+	allowed := map[string]bool{}
+	for _, o := range extra {
+		if o = strings.TrimRight(strings.ToLower(strings.TrimSpace(o)), "/"); o != "" {
+			allowed[o] = true
+		}
+	}
+	return allowed
 }
 
 // ownOrigin is the origin of the server as the request addressed it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -27,6 +28,9 @@ type Config struct {
 	AllowedHosts   []string // Host values allowed beyond loopback: "name" (any port) or "name:port" (KG_ALLOWED_HOSTS)
 	AllowedOrigins []string // Origins allowed beyond the server's own, e.g. "http://localhost:5173" (KG_ALLOWED_ORIGINS)
 	AuthToken      string   // when set, every request needs "Authorization: Bearer <token>" (KG_AUTH_TOKEN)
+	// Settings are what the server runs with, by flag name, which /health
+	// reports; they must not hold the token.
+	Settings map[string]string
 	// BodyReadTimeout is the base time a request body has to arrive in;
 	// each MiB it declares adds a second (bodydeadline.go). 0:
 	// DefaultBodyReadTimeout.
@@ -74,6 +78,7 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 		m = metrics.New()
 	}
 	r := chi.NewRouter()
+	methods := func(req *http.Request) []string { return allowedMethods(r, req) }
 	r.Use(
 		logRequests(log, m),
 		middleware.Recoverer,
@@ -81,6 +86,7 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 		checkHost(cfg.AllowedHosts),
 		rejectCrossSite,
 		checkOrigin(cfg.AllowedOrigins),
+		crossOrigin(cfg.AllowedOrigins, methods),
 		requireToken(auth),
 		requirePrincipal(cfg.Principals),
 	)
@@ -88,9 +94,11 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
 	}
 	r.NotFound(notFound)
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		ms := methods(req)
+		w.Header().Set("Allow", strings.Join(ms, ", "))
 		reject(w, http.StatusMethodNotAllowed, string(domain.KindInvalid), "method",
-			r.Method+" is not allowed on "+quote(r.URL.Path))
+			req.Method+" is not allowed on "+quote(req.URL.Path)+"; it takes "+strings.Join(ms, ", "))
 	})
 
 	h := &health{cfg: cfg, svc: svc}

@@ -66,6 +66,34 @@ func Acquire(root, addr string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
+// Share takes a shared lock on <root>/.lock for a command that only reads
+// the root, without creating or writing anything: while it holds it, no
+// server can take the root (Acquire fails at once), and it is refused
+// while a server or a command that writes holds the root. A root without a
+// lock file has had no server yet: Share returns nil, nil, and the reader
+// goes on without a lock. Release gives a shared lock up too.
+func Share(root string) (*Lock, error) {
+	path := filepath.Join(root, LockName)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, syscall.ELOOP):
+		return nil, notALink(path)
+	case err != nil:
+		return nil, domain.Unavailable(err, "cannot open %s, the storage root's lock: %v", path, cause(err))
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		h := readHolder(path)
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, domain.Unavailable(err, "%s", held(path, h))
+		}
+		return nil, domain.Unavailable(err, "lock %s: %v", path, err)
+	}
+	return &Lock{f: f}, nil
+}
+
 // cause is what went wrong with a file, without the operation and path a
 // *fs.PathError repeats: the messages above name the file themselves.
 func cause(err error) error {
@@ -81,6 +109,10 @@ func cause(err error) error {
 // address). A holder that has not written itself yet is unknown.
 func held(path string, h Holder) string {
 	switch {
+	case h.PID > 0 && !h.Running():
+		// The file still names its last holder, who is gone: the lock is
+		// shared by commands that only read (Share), which write nothing.
+		return fmt.Sprintf("a kg command that reads the root holds %s; wait for it to finish, or use another storage root", path)
 	case h.PID > 0 && h.Addr != "":
 		return fmt.Sprintf("another kg server holds %s (pid %d, listening on %s); stop it or use another storage root", path, h.PID, h.Addr)
 	case h.PID > 0:
@@ -90,15 +122,19 @@ func held(path string, h Holder) string {
 }
 
 // Running reports whether the process the holder names is alive. The lock
-// file outlives its holder (Release leaves it), so its content alone says
-// nothing: a dead pid means the lock is free; a live one means it is held,
-// unless the pid was reused, which taking the lock settles.
+// file outlives its holder (Release empties it, a kill leaves it), so its
+// content alone says nothing: a dead pid means the lock is free; a live one
+// means it is held, unless the pid was reused, which taking the lock
+// settles. A killed process that its parent has not reaped yet (a zombie)
+// holds no lock and answers nothing, so it is not running either.
 func (h Holder) Running() bool {
 	if h.PID <= 0 {
 		return false
 	}
-	err := syscall.Kill(h.PID, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(h.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !exited(h.PID)
 }
 
 // ReadHolder returns what the lock file of root says about its holder.
@@ -115,12 +151,16 @@ func readHolder(path string) Holder {
 }
 
 // Release gives the lock up. The file stays: removing it would race a
-// process that has just opened it.
+// process that has just opened it. Its content goes first, while the lock
+// is still held: a process that outlives its lock (a command's parent, a
+// test that ran a server in-process) must not be taken for a server that
+// is still starting.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := l.f.Close() // closing the descriptor releases the flock
+	_ = l.f.Truncate(0) // a read-only root keeps the old content; Running and the lock still tell
+	err := l.f.Close()  // closing the descriptor releases the flock
 	l.f = nil
 	if err != nil {
 		return fmt.Errorf("release lock: %w", err)

@@ -3,12 +3,16 @@ package rootdir
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -32,8 +36,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestSecondProcessFailsAtOnce(t *testing.T) {
-	root := t.TempDir()
+// lockingChild starts this test binary as a second process that holds the
+// lock of root (TestMain) until its stdin closes, and returns once it does.
+func lockingChild(t *testing.T, root string) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), childEnv+"="+root)
 	stdin, err := cmd.StdinPipe()
@@ -47,13 +53,19 @@ func TestSecondProcessFailsAtOnce(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || strings.TrimSpace(line) != "locked" {
 		t.Fatalf("child: %q, %v", line, err)
 	}
+	return cmd, stdin
+}
 
-	_, err = Acquire(root, "127.0.0.1:9999")
+func TestSecondProcessFailsAtOnce(t *testing.T) {
+	root := t.TempDir()
+	cmd, stdin := lockingChild(t, root)
+
+	_, err := Acquire(root, "127.0.0.1:9999")
 	if err == nil {
 		t.Fatal("second Acquire succeeded while the child holds the lock")
 	}
@@ -217,4 +229,99 @@ func TestLinksInTheRootAreRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A released lock names no holder: the process that held it may live on
+// (a command's parent, a test that ran a server in-process), and a reader
+// must not wait for it to answer as a server that is still starting.
+func TestReleaseForgetsTheHolder(t *testing.T) {
+	root := t.TempDir()
+	l, err := Acquire(root, "127.0.0.1:9999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := ReadHolder(root); h.PID != os.Getpid() || !h.Running() {
+		t.Fatalf("holder while held = %+v", h)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if h := ReadHolder(root); h != (Holder{}) || h.Running() {
+		t.Errorf("holder after Release = %+v (running %v), want none", h, h.Running())
+	}
+}
+
+// A holder killed and not yet reaped by its parent (a zombie: the server
+// kg mcp started, killed with -9, whose parent has gone, under an init that
+// does not reap) holds no lock and answers nothing: it is not running.
+func TestUnreapedHolderIsNotRunning(t *testing.T) {
+	root := t.TempDir()
+	cmd, _ := lockingChild(t, root)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the exit without reaping: the child stays a zombie.
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := ReadHolder(root)
+	if h.PID != cmd.Process.Pid {
+		t.Fatalf("holder = %+v, want the killed child %d", h, cmd.Process.Pid)
+	}
+	if h.Running() {
+		t.Errorf("holder %+v: Running = true for a killed, unreaped process", h)
+	}
+}
+
+// A shared lock creates and writes nothing: without a lock file there is
+// none to take; with one, its bytes stay, a server cannot take the root
+// meanwhile (and is told a reader holds it), and a reader is refused while
+// a server holds it.
+func TestShare(t *testing.T) {
+	root := t.TempDir()
+	l, err := Share(root)
+	if err != nil || l != nil {
+		t.Fatalf("Share without a lock file = %v, %v; want nil, nil", l, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, LockName)); !os.IsNotExist(err) {
+		t.Fatalf("Share made the lock file: %v", err)
+	}
+	held, err := Acquire(root, "127.0.0.1:8765")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Share(root); err == nil || !strings.Contains(err.Error(), "127.0.0.1:8765") {
+		t.Errorf("Share while a server holds the root = %v, want the holder named", err)
+	}
+	if err := held.Release(); err != nil {
+		t.Fatal(err)
+	}
+	// The file still names the server, which is gone: write a dead pid.
+	if err := os.WriteFile(filepath.Join(root, LockName), []byte("999999999 127.0.0.1:8765\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(root, LockName))
+	r1, err := Share(root)
+	if err != nil || r1 == nil {
+		t.Fatalf("Share = %v, %v", r1, err)
+	}
+	r2, err := Share(root) // readers share
+	if err != nil || r2 == nil {
+		t.Fatalf("a second Share = %v, %v", r2, err)
+	}
+	_, err = Acquire(root, "127.0.0.1:9999")
+	if err == nil || !strings.Contains(err.Error(), "a kg command that reads the root holds") {
+		t.Errorf("Acquire while readers hold the root = %v, want it refused naming a reader", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, LockName)); string(after) != string(before) {
+		t.Errorf("the lock file changed: %q → %q", before, after)
+	}
+	_ = r1.Release()
+	_ = r2.Release()
+	l, err = Acquire(root, "127.0.0.1:9999")
+	if err != nil {
+		t.Fatalf("Acquire after the readers left: %v", err)
+	}
+	_ = l.Release()
 }

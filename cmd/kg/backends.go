@@ -33,12 +33,22 @@ type backend struct {
 	inRoot bool
 	// holds reports whether a root without a .backend marker holds this
 	// backend's data; nil for never. A root of the replaced server has a
-	// user.json and no marker: it holds json.
+	// user.json (or sessions.json, or projects/) and no marker: it holds
+	// json.
 	holds func(root string) bool
 	// open opens the backend on a root this process holds the lock of,
 	// without checking the marker: `kg migrate` opens two backends under
 	// one lock. The cleanup closes it.
 	open func(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error)
+	// openSource opens the backend as the source of `kg migrate --to`
+	// another backend: bolt read-only (its free list is not needed, so a
+	// file whose free list is damaged can be salvaged), json as a start
+	// would (a damaged file with a good .prev is set aside and the .prev read).
+	openSource func(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error)
+	// openReadOnly opens the backend of a root for a command that only
+	// reads: it writes nothing to the root, and takes no lock (the caller
+	// holds a shared one).
+	openReadOnly func(ctx context.Context, root string, log *slog.Logger) (storage, func(), error)
 	// inject opens the backend as `kg serve` does: for an inRoot backend it
 	// takes the root's lock and checks the marker first (wire_gen.go).
 	inject func(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error)
@@ -47,8 +57,10 @@ type backend struct {
 // backends lists the storage backends; the first is the default.
 func backends() []backend {
 	return []backend{
-		{name: "json", inRoot: true, holds: hasFile("user.json"), open: openJSON, inject: injectJSON},
-		{name: "bolt", inRoot: true, holds: hasFile(bolt.FileName), open: openBolt, inject: injectBolt},
+		{name: "json", inRoot: true, holds: hasFile("user.json", "user.prev", "user.journal", "sessions.json", "projects"), open: openJSON, openSource: openJSON, openReadOnly: openJSONReadOnly, inject: injectJSON},
+		{name: "bolt", inRoot: true, holds: hasFile(bolt.FileName), open: openBolt, openSource: func(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error) {
+			return openBoltReadOnly(ctx, string(root), log)
+		}, openReadOnly: openBoltReadOnly, inject: injectBolt},
 		// Team mode: a database several servers share, outside any root
 		// (docs/design/team.md); KG_DATABASE_URL names it.
 		{name: "postgres", open: notInRoot("postgres"), inject: injectPostgres},
@@ -102,11 +114,16 @@ func orList(ns []string) string {
 	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
 }
 
-// hasFile reports whether a root holds the file name.
-func hasFile(name string) func(root string) bool {
+// hasFile reports whether a root holds any of the files (or folders)
+// named.
+func hasFile(names ...string) func(root string) bool {
 	return func(root string) bool {
-		_, err := os.Stat(filepath.Join(root, name))
-		return !errors.Is(err, fs.ErrNotExist)
+		for _, name := range names {
+			if _, err := os.Stat(filepath.Join(root, name)); !errors.Is(err, fs.ErrNotExist) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -133,6 +150,14 @@ func rootBackend(root string) (string, error) {
 	return "", nil
 }
 
+// mismatch is the refusal of a root that holds the backend have when want
+// was asked for.
+func mismatch(root, have, want string) error {
+	return &domain.Error{Kind: domain.KindConflict, Field: "storage",
+		Msg: "storage root " + root + " holds the " + have + " backend, not " + want +
+			": run `kg migrate --to " + want + "` to convert it, or start with --storage " + have}
+}
+
 // checkMarker makes sure root holds the backend want: a root that holds
 // another one is refused with the way out; a root that records none gets
 // want written, durably, as its marker.
@@ -142,9 +167,7 @@ func checkMarker(root, want string) error {
 		return err
 	}
 	if have != "" && have != want {
-		return &domain.Error{Kind: domain.KindConflict, Field: "storage",
-			Msg: "storage root " + root + " holds the " + have + " backend, not " + want +
-				": run `kg migrate --to " + want + "` to convert it, or start with --storage " + have}
+		return mismatch(root, have, want)
 	}
 	if marked, err := rootdir.Backend(root); err != nil || marked != "" {
 		return err

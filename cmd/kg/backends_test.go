@@ -16,6 +16,7 @@ import (
 // Every registered backend is complete, named once, and accepted by
 // --storage; nothing else is.
 func TestBackendRegistry(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, b := range backends() {
 		if b.name == "" || b.name != strings.ToLower(b.name) || seen[b.name] {
@@ -39,6 +40,7 @@ func TestBackendRegistry(t *testing.T) {
 }
 
 func TestCheckMarker(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		files    map[string]string
@@ -84,12 +86,14 @@ func TestCheckMarker(t *testing.T) {
 // A backend that lives in the root is opened under the root's lock, which
 // its cleanup gives back; a second open on the same root is refused.
 func TestInjectTakesTheRootLock(t *testing.T) {
+	t.Parallel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, b := range backends() {
 		if !b.inRoot {
 			continue
 		}
 		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			cfg, err := parse([]string{"--storage-root", root, "--storage", b.name}, nil)
 			if err != nil {

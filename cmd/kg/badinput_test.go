@@ -126,9 +126,9 @@ func badInputs() []badInput {
 		{name: "task id over 128", tool: "kg_progress", args: progress("task_id", strings.Repeat("t", 129)), field: "task_id", detail: "129 chars, limit 128"},
 		{name: "task id with a slash", tool: "kg_progress", args: progress("task_id", "../t"), field: "task_id", detail: "must start with a letter or digit"},
 		// search
-		{name: "query over 1000", tool: "kg_search", args: map[string]any{"query": strings.Repeat("q", 1001)}, field: "query", detail: "1001 chars, limit 1000"},
-		{name: "blank query", tool: "kg_search", args: map[string]any{"query": "   "}, field: "query", detail: "must not be empty"},
-		{name: "query with NUL", tool: "kg_search", args: map[string]any{"query": "a\x00b"}, field: "query", detail: "must not contain NUL"},
+		{name: "query over 1000", tool: "kg_search", args: map[string]any{"query": strings.Repeat("q", 1001)}, field: "query", restField: "q", detail: "1001 chars, limit 1000"},
+		{name: "blank query", tool: "kg_search", args: map[string]any{"query": "   "}, field: "query", restField: "q", detail: "must not be empty"},
+		{name: "query with NUL", tool: "kg_search", args: map[string]any{"query": "a\x00b"}, field: "query", restField: "q", detail: "must not contain NUL"},
 		// cwd / project_path
 		{name: "relative cwd", tool: "kg_read", args: map[string]any{"cwd": "src/app"}, field: "cwd", restField: "project_path", detail: "must be an absolute path"},
 		{name: "cwd with NUL", tool: "kg_read", args: map[string]any{"cwd": "/home/dev/a\x00b"}, field: "cwd", restField: "project_path"},
@@ -292,6 +292,7 @@ func seedGraphs(s *kgServer, sid string) {
 }
 
 func TestBadInputThroughMCPAndREST(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		s := startKG(t, storage, t.TempDir())
 		proj := projectDir(t, "app")
@@ -349,6 +350,7 @@ func TestBadInputThroughMCPAndREST(t *testing.T) {
 // malformed JSON-RPC: the status, and the JSON-RPC error code and message
 // (MCP) or the error body's field and detail (REST); nothing changes.
 func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
+	t.Parallel()
 	call := func(args string) string {
 		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"kg_put_node","arguments":` + args + `}}`
 	}
@@ -399,7 +401,7 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 		{"text/plain", "POST", "/api/nodes", "text/plain", `{"level":"user","id":"keep","gist":"g"}`, 415,
 			"Content-Type", `not "text/plain"`},
 		{"a form", "POST", "/api/progress", "application/x-www-form-urlencoded", `task_id=t`, 415, "Content-Type", "must be JSON"},
-		{"query not UTF-8", "GET", "/api/search?q=%FF", "", "", 400, "query", "must be valid UTF-8"},
+		{"query not UTF-8", "GET", "/api/search?q=%FF", "", "", 400, "q", "must be valid UTF-8"},
 		{"project_path not UTF-8", "POST", "/api/sessions/register?project_path=%2Fhome%2F%FF", "", "", 400, "project_path", "must be valid UTF-8"},
 		{"import not UTF-8", "POST", "/api/import?level=user", "application/json",
 			`{"format":"kg-graph","version":1,"nodes":[{"id":"keep","gist":"caf` + "\xe9" + `"}]}`, 400, "body", "must be valid UTF-8"},
@@ -487,20 +489,23 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 	})
 }
 
-// repeatReader reads n copies of b, then EOF, without holding them.
+// repeatReader reads n copies of b, then EOF, without holding them. It
+// copies from one filled chunk: a loop over 64 MiB, byte by byte, costs
+// seconds under the race detector.
 type repeatReader struct {
-	b byte
-	n int
+	b     byte
+	n     int
+	chunk []byte
 }
 
 func (r *repeatReader) Read(p []byte) (int, error) {
 	if r.n <= 0 {
 		return 0, io.EOF
 	}
-	k := min(len(p), r.n)
-	for i := range k {
-		p[i] = r.b
+	if r.chunk == nil {
+		r.chunk = bytes.Repeat([]byte{r.b}, 64<<10)
 	}
+	k := copy(p[:min(len(p), r.n)], r.chunk)
 	r.n -= k
 	return k, nil
 }

@@ -10,6 +10,7 @@ import (
 
 // Every command has --help: exit 0, its usage on stdout.
 func TestEveryCommandHasHelp(t *testing.T) {
+	t.Parallel()
 	var paths [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {

@@ -156,15 +156,18 @@ func (c *apiClient) send(ctx context.Context, method, path string, query url.Val
 // rootServer finds the server that holds cfg.Root: the one its lock file
 // names, when that process still runs and answers /health. A server that
 // is starting (its lock taken, the user graph loading) gets startingWait
-// to answer. It returns nil when no server holds the root.
+// to answer; the lock file is read again before each probe, so a holder
+// that dies (or is killed, and lingers unreaped) or lets go of the root
+// during the wait ends it at once. It returns nil when no server holds the
+// root.
 func rootServer(ctx context.Context, cfg Config) (*apiClient, khttp.Health, error) {
-	h := rootdir.ReadHolder(cfg.Root)
-	if !h.Running() || h.Addr == "" {
-		return nil, khttp.Health{}, nil
-	}
-	c := newAPIClient(h.Addr, cfg.AuthToken)
 	deadline := time.Now().Add(startingWait)
 	for {
+		h := rootdir.ReadHolder(cfg.Root)
+		if !h.Running() || h.Addr == "" {
+			return nil, khttp.Health{}, nil
+		}
+		c := newAPIClient(h.Addr, cfg.AuthToken)
 		hl, err := c.health(ctx)
 		if err == nil {
 			return c, hl, nil

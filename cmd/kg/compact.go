@@ -109,7 +109,16 @@ func newCompactCommand(e env) *cobra.Command {
 		if key.Project != "" {
 			out.Project = &key.Project
 		}
-		srv, _, err := rootServer(ctx, cfg)
+		srv, h, err := rootServer(ctx, cfg)
+		if err == nil && srv != nil {
+			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
+		}
+		if err == nil && srv != nil && key.Level == domain.LevelProject {
+			var known []string
+			if known, err = serverProjects(ctx, srv); err == nil {
+				err = requireKnownProject(key, cfg.Root, known)
+			}
+		}
 		switch {
 		case err != nil:
 			return err
@@ -144,11 +153,18 @@ func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey,
 	if err := requireRoot(cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
-	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
+	open := openOffline
+	if dryRun {
+		open = openReadOnly // a dry run leaves the root as it found it
+	}
+	st, closeStorage, err := open(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
 		return domain.Moves{}, err
 	}
 	defer closeStorage()
+	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+		return domain.Moves{}, err
+	}
 	g, data, err := loadGraph(ctx, st, key)
 	if err != nil {
 		return domain.Moves{}, err
@@ -188,6 +204,17 @@ func maxWatermark(sessions map[string]ports.Session, key domain.GraphKey) uint64
 		m = max(m, s.Synced[key])
 	}
 	return m
+}
+
+// printMoveCounts sums up the moves of a compaction run in one line, for a
+// command whose run may move thousands (kg import of a large graph).
+func printMoveCounts(c *cobra.Command, m apijson.Moves) {
+	budget := fmt.Sprintf("estimate %d tokens", m.EstimateBefore)
+	if m.EstimateAfter != m.EstimateBefore {
+		budget = fmt.Sprintf("estimate %d → %d tokens", m.EstimateBefore, m.EstimateAfter)
+	}
+	printf(c, "compaction: %d archived, %d restored, %d orphaned, %d pruned (%s); --verbose lists every move\n",
+		len(m.Archived), len(m.Restored), len(m.Orphaned), len(m.Pruned), budget)
 }
 
 // printMoves prints a compaction for people: one line for the graph, one

@@ -26,6 +26,7 @@ func oldUserGraph(t *testing.T, root string, n int) {
 // On the files: --dry-run says what would move and changes nothing; a run
 // moves it, each move with its reason; a second run has nothing to do.
 func TestCompactOffline(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 12)
 	before, _ := os.ReadFile(filepath.Join(root, "user.json"))
@@ -79,6 +80,7 @@ func TestCompactOffline(t *testing.T) {
 // With a server holding the root, kg compact goes through its API (the
 // files are locked): a project's plan and a run of the user graph.
 func TestCompactThroughTheServer(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 3)
 	p := start(t, "--port", "0", "--storage-root", root)
@@ -98,12 +100,40 @@ func TestCompactThroughTheServer(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "user graph: nothing to move (estimate ") {
 		t.Errorf("run: exit %d\n%s%s", code, out, stderr)
 	}
+
+	// The run is the server's, with its settings: a budget given that the
+	// server does not run with is refused, naming both, before anything
+	// moves; the server's own value, however spelt, is no difference.
+	before, _ := os.ReadFile(filepath.Join(root, "user.json"))
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"--max-tokens", "200"}, "--max-tokens 200 (it runs with 4000)"},
+		{[]string{"KG_MAX_TOKENS=200"}, nil, "KG_MAX_TOKENS=200 (it runs with 4000)"},
+		{nil, []string{"--dry-run", "--grace-days", "0", "--estimate-notes"}, "--estimate-notes true (it runs with false), --grace-days 0 (it runs with 5)"},
+	} {
+		code, out, stderr := runKG(t, tc.env, append([]string{"compact", "--storage-root", root}, tc.args...)...)
+		if code != 1 || out != "" || !strings.Contains(stderr, "runs with other settings than those given: "+tc.want+";") ||
+			!strings.Contains(stderr, "restart the server with these") {
+			t.Errorf("kg compact %v %v: exit %d, stdout %q, stderr %q; want exit 1 naming %s", tc.env, tc.args, code, out, stderr, tc.want)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(root, "user.json")); string(after) != string(before) {
+		t.Errorf("a refused compaction changed user.json")
+	}
+	code, out, stderr = runKG(t, []string{"KG_ESTIMATE_NOTES=no"}, "compact", "--storage-root", root, "--max-tokens", "4000", "--grace-days", "5")
+	if code != 0 || !strings.HasPrefix(out, "user graph: nothing to move") {
+		t.Errorf("with the server's own settings: exit %d\n%s%s", code, out, stderr)
+	}
 	if code := p.stop(syscall.SIGTERM); code != 0 {
 		t.Errorf("server exit %d", code)
 	}
 }
 
 func TestCompactUsage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -58,6 +58,11 @@ type setting struct {
 	isBool    bool   // --flag alone means true
 	usage     string
 	parse     func(c *Config, v string) error // the error says what is accepted
+	// show writes the value c holds, in the form parse reads, so that two
+	// spellings of one value (KG_ESTIMATE_NOTES=yes, --estimate-notes)
+	// show the same; nil for a secret. /health reports what the server
+	// runs with (serverSettings), and a command through it compares.
+	show func(c Config) string
 }
 
 // settings lists the table of docs/design/operations.md#configuration, in its
@@ -73,7 +78,8 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.Host = h
 				return nil
-			}},
+			},
+			show: func(c Config) string { return c.Host }},
 		{flag: "port", env: "KG_HTTP_PORT", def: "8765",
 			usage: "TCP `port` to listen on (0: any free port)",
 			parse: func(c *Config, v string) error {
@@ -83,7 +89,8 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.Port = n
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(c.Port) }},
 		{flag: "storage-root", env: "KG_STORAGE_ROOT", def: "~/.knowledge-graph",
 			usage: "`folder` that holds the graphs, sessions and the lock",
 			parse: func(c *Config, v string) error {
@@ -96,7 +103,8 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.Root = p
 				return nil
-			}},
+			},
+			show: func(c Config) string { return c.Root }},
 		{flag: "storage", env: "KG_STORAGE", def: backends()[0].name,
 			usage: "storage `backend`: " + backendNames(),
 			parse: func(c *Config, v string) error {
@@ -106,7 +114,8 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.Storage = b.name
 				return nil
-			}},
+			},
+			show: func(c Config) string { return c.Storage }},
 		{flag: "max-tokens", env: "KG_MAX_TOKENS", def: strconv.Itoa(domain.DefaultMaxTokens),
 			usage: "`tokens`: the budget of each graph's full read",
 			parse: func(c *Config, v string) error {
@@ -118,7 +127,8 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.App.Policy.MaxTokens = n
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(c.App.Policy.MaxTokens) }},
 		{flag: "estimate-notes", env: "KG_ESTIMATE_NOTES", def: "false", isBool: true,
 			usage: "count notes in the token estimate",
 			parse: func(c *Config, v string) error {
@@ -128,35 +138,40 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.App.Policy.EstimateNotes = b
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strconv.FormatBool(c.App.Policy.EstimateNotes) }},
 		{flag: "grace-days", env: "KG_GRACE_PERIOD_DAYS", def: strconv.Itoa(domain.DefaultGraceDays),
 			usage: "`days` a new node is never archived",
 			parse: func(c *Config, v string) error {
 				n, err := parseDays(v)
 				c.App.Policy.Grace = domain.Days(n)
 				return err
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.Grace / domain.Day)) }},
 		{flag: "orphan-grace-days", env: "KG_ORPHAN_GRACE_DAYS", def: strconv.Itoa(domain.DefaultOrphanGraceDays),
 			usage: "`days` an orphaned node is kept before it is pruned (0: prune at the next run)",
 			parse: func(c *Config, v string) error {
 				n, err := parseDays(v)
 				c.App.Policy.OrphanGrace = domain.Days(n)
 				return err
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.OrphanGrace / domain.Day)) }},
 		{flag: "maintenance-interval", env: "KG_SAVE_INTERVAL", def: "30",
 			usage: "`seconds` between maintenance ticks (read stamps, compaction, session save)",
 			parse: func(c *Config, v string) error {
 				d, err := parseSeconds(v, 1, 24*3600)
 				c.App.MaintenanceInterval = d
 				return err
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(int(c.App.MaintenanceInterval / time.Second)) }},
 		{flag: "session-ttl", env: "KG_SESSION_TTL", def: "86400",
 			usage: "`seconds` without activity after which a session expires",
 			parse: func(c *Config, v string) error {
 				d, err := parseSeconds(v, 1, 365*24*3600)
 				c.App.SessionTTL = domain.Micros(d.Microseconds())
 				return err
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(int(c.App.SessionTTL / domain.Second)) }},
 		{flag: "idle-unload", env: "KG_IDLE_UNLOAD", def: strconv.Itoa(int(app.DefaultIdleUnload / time.Second)),
 			usage: "`seconds` a project graph stays loaded without a request before it is unloaded (0: never)",
 			parse: func(c *Config, v string) error {
@@ -170,7 +185,8 @@ func settings(home func() (string, error)) []setting {
 				}
 				c.App.IdleUnload = d
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
 		{flag: "auth-token", env: "KG_AUTH_TOKEN",
 			usage: "bearer `token` every request must carry (required when --host is not loopback)",
 			parse: func(c *Config, v string) error {
@@ -192,7 +208,8 @@ func settings(home func() (string, error)) []setting {
 					c.AllowedHosts = append(c.AllowedHosts, h)
 				}
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strings.Join(c.AllowedHosts, ",") }},
 		{flag: "allowed-origins", env: "KG_ALLOWED_ORIGINS",
 			usage: "comma-separated `origins` (scheme://host[:port]) whose pages may call the server",
 			parse: func(c *Config, v string) error {
@@ -205,7 +222,8 @@ func settings(home func() (string, error)) []setting {
 					c.AllowedOrigins = append(c.AllowedOrigins, strings.TrimRight(o, "/"))
 				}
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strings.Join(c.AllowedOrigins, ",") }},
 		{flag: "log-level", env: "KG_LOG_LEVEL", def: "info",
 			usage: "`level`: debug, info, warn or error",
 			parse: func(c *Config, v string) error {
@@ -222,7 +240,8 @@ func settings(home func() (string, error)) []setting {
 					return errors.New("want debug, info, warn or error")
 				}
 				return nil
-			}},
+			},
+			show: func(c Config) string { return strings.ToLower(c.LogLevel.String()) }},
 		{flag: "log-format", env: "KG_LOG_FORMAT", def: "text",
 			usage: "`format`: text or json",
 			parse: func(c *Config, v string) error {
@@ -232,7 +251,8 @@ func settings(home func() (string, error)) []setting {
 					return nil
 				}
 				return errors.New("want text or json")
-			}},
+			},
+			show: func(c Config) string { return c.LogFormat }},
 	}
 }
 

@@ -35,6 +35,7 @@ func parseWith(args []string, getenv func(string) string, home func() (string, e
 }
 
 func TestParseServeDefaults(t *testing.T) {
+	t.Parallel()
 	got, err := parse(nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -59,15 +60,18 @@ func TestParseServeDefaults(t *testing.T) {
 	}
 }
 
+// everyValue gives every setting a value other than its default.
+var everyValue = []string{
+	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
+	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
+	"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--auth-token", "s3cret",
+	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
+	"--log-level", "debug", "--log-format", "json",
+}
+
 func TestParseServeEveryValue(t *testing.T) {
-	args := []string{
-		"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
-		"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-		"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--auth-token", "s3cret",
-		"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
-		"--log-level", "debug", "--log-format", "json",
-	}
-	got, err := parse(args, nil)
+	t.Parallel()
+	got, err := parse(everyValue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +96,7 @@ func TestParseServeEveryValue(t *testing.T) {
 
 // --idle-unload 0 keeps every project graph loaded: the app's "never".
 func TestParseServeIdleUnloadNever(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -114,6 +119,7 @@ func TestParseServeIdleUnloadNever(t *testing.T) {
 
 // Flags win over the environment, which wins over the defaults.
 func TestParseServePrecedence(t *testing.T) {
+	t.Parallel()
 	envs := map[string]string{
 		"KG_HTTP_PORT": "9001", "KG_STORAGE": "bolt", "KG_STORAGE_ROOT": "~/kg-env",
 		"KG_ESTIMATE_NOTES": "yes", "KG_LOG_LEVEL": "warning", "KG_HTTP_HOST": "::1",
@@ -137,6 +143,7 @@ func TestParseServePrecedence(t *testing.T) {
 }
 
 func TestParseServeAuthToken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		args      []string
@@ -177,6 +184,7 @@ func TestParseServeAuthToken(t *testing.T) {
 // Every bad value stops with a message naming the setting (the flag or the
 // variable it came from) and what it accepts.
 func TestParseServeBadValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -230,6 +238,7 @@ func TestParseServeBadValues(t *testing.T) {
 }
 
 func TestParseServeHomeUnknown(t *testing.T) {
+	t.Parallel()
 	_, err := parseWith(nil, func(string) string { return "" },
 		func() (string, error) { return "", errors.New("$HOME is not defined") })
 	want := `invalid default of --storage-root "~/.knowledge-graph": the home folder is unknown ($HOME is not defined); give an absolute path`
@@ -239,6 +248,7 @@ func TestParseServeHomeUnknown(t *testing.T) {
 }
 
 func TestServeHelp(t *testing.T) {
+	t.Parallel()
 	var out, errs strings.Builder
 	e := env{stdout: &out, stderr: &errs, getenv: func(string) string { return "" }, home: fakeHome}
 	if code := run(context.Background(), e, []string{"serve", "--help"}); code != exitOK {
@@ -248,6 +258,46 @@ func TestServeHelp(t *testing.T) {
 		"default ~/.knowledge-graph", "--estimate-notes ", "Settings (a flag wins"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help does not mention %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// What a setting shows (the value /health reports, which a command through
+// the server compares with its own) reads back as the same value, for the
+// defaults and for other values; the token is never shown.
+func TestSettingsShowWhatTheyParse(t *testing.T) {
+	t.Parallel()
+	// The defaults, every other value, and other spellings (warning for
+	// warn, JSON for json, 0 for never).
+	for _, args := range [][]string{nil, everyValue, {"--idle-unload", "0", "--log-level", "warning", "--log-format", "JSON"}} {
+		cfg, err := parse(args, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := serverSettings(cfg)
+		if _, ok := shown["auth-token"]; ok {
+			t.Errorf("the token is shown: %v", shown)
+		}
+		for _, s := range settings(fakeHome) {
+			if s.show == nil {
+				if s.flag != "auth-token" {
+					t.Errorf("--%s has no show: /health cannot report it, and kg mcp refuses it whenever it is given", s.flag)
+				}
+				continue
+			}
+			v, ok := shown[s.flag]
+			if !ok {
+				t.Errorf("--%s is not shown", s.flag)
+				continue
+			}
+			again, err := parse([]string{"--" + s.flag + "=" + v}, nil)
+			if err != nil {
+				t.Errorf("--%s: its shown value %q does not parse: %v", s.flag, v, err)
+				continue
+			}
+			if got := s.show(again); got != v {
+				t.Errorf("--%s: shown %q, read back and shown again %q", s.flag, v, got)
+			}
 		}
 	}
 }

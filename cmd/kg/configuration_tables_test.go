@@ -21,6 +21,7 @@ var settingDocs = []string{"README.md", "docs/operations.md", "docs/design/opera
 // variables of settings(), so that a new setting cannot ship undocumented
 // and a removed one cannot stay in the docs.
 func TestConfigurationTablesListEverySetting(t *testing.T) {
+	t.Parallel()
 	var want []string
 	for _, s := range settings(func() (string, error) { return "/home/u", nil }) {
 		want = append(want, "--"+s.flag, s.env)
@@ -40,6 +41,7 @@ func TestConfigurationTablesListEverySetting(t *testing.T) {
 // TestDocumentedSettingsFinder runs the table reader on a sample, so the
 // test above cannot pass by reading nothing.
 func TestDocumentedSettingsFinder(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "doc.md")
 	doc := "# Doc\n\n`--not-in-a-table`\n\n## Configuration\n\n| flag | environment | default |\n| --- | --- | --- |\n" +
 		"| `--host` | `KG_HTTP_HOST` | `127.0.0.1` |\n| `--log-level`, `--log-format` | `KG_LOG_LEVEL`, `KG_LOG_FORMAT` | `info` |\n\n" +

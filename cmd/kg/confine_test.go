@@ -157,6 +157,7 @@ func (s *kgServer) served(t *testing.T, project string) string {
 // projects/ (json) or one bucket (bolt), is read back, also after a
 // restart, and nothing outside the root is touched.
 func TestRequestsStayInsideTheRoot(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		sb := newSandbox(t)
 		linkToRoot, linkOut := filepath.Join(sb.base, "link-to-root"), filepath.Join(sb.base, "link-out")
@@ -279,6 +280,7 @@ func tryStart(t *testing.T, args ...string) (*proc, string) {
 // server either refuses to start, naming the link, or serves without the
 // linked content; nothing outside the root changes.
 func TestPlantedLinksAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	type link struct{ at, to string } // relative to the root and to outside
 	tests := []struct {
 		name, storage string
@@ -298,6 +300,7 @@ func TestPlantedLinksAreNotFollowed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			sb := newSandbox(t)
 			for _, l := range tc.links {
 				at := filepath.Join(sb.root, l.at)
@@ -350,6 +353,7 @@ func TestPlantedLinksAreNotFollowed(t *testing.T) {
 // root untouched), from a flag or the environment; with one it starts and
 // every request without the token is refused.
 func TestOpenBindNeedsAndEnforcesTheToken(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		env  []string
@@ -362,6 +366,7 @@ func TestOpenBindNeedsAndEnforcesTheToken(t *testing.T) {
 		{"an empty token", []string{"KG_AUTH_TOKEN="}, []string{"--host", "0.0.0.0"}, "not a loopback address"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "untouched")
 			code, _, stderr := runKG(t, append(tc.env, "KG_STORAGE_ROOT="+root), append([]string{"serve"}, tc.args...)...)
 			if code != 2 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "--auth-token or KG_AUTH_TOKEN") {

@@ -97,6 +97,7 @@ func zeroPage(t *testing.T, file string, path ...string) {
 // A kg.db that cannot be opened stops `kg serve` with exit status 1 and one
 // line that says what is wrong and what to do: no Go panic, no stack.
 func TestUnopenableBoltFileStopsTheStart(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, file string)
@@ -135,6 +136,7 @@ func TestUnopenableBoltFileStopsTheStart(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			c.damage(t, boltRoot(t, root))
 			code, _, stderr := runKG(t, nil, "serve", "--port", "0", "--storage", "bolt", "--storage-root", root, "--log-level", "error")
@@ -155,6 +157,7 @@ func TestUnopenableBoltFileStopsTheStart(t *testing.T) {
 // graph, serves every other graph, lets a session start on the damaged
 // project, and lives through the ticks.
 func TestDamagedBoltPageServesTheRest(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	file := boltRoot(t, root)
 	zeroPage(t, file, "projects", damagedProject, "nodes")
@@ -211,6 +214,7 @@ func waitLog(t *testing.T, p *proc, line string, n int) {
 // graph is missing, tools aimed at the user graph say it is unavailable,
 // and /health is degraded.
 func TestUnloadableUserGraphStillStartsSessions(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "user.json"), []byte(`{"nodes": {"a": {"id": `), 0o600); err != nil {
 		t.Fatal(err)

@@ -178,6 +178,7 @@ func checkCommand(args []string, named bool) error {
 }
 
 func TestDocsNameOnlyCommandsTheBinaryHas(t *testing.T) {
+	t.Parallel()
 	var cmds []docCommand
 	for _, f := range docFiles(t) {
 		b, err := os.ReadFile(f)
@@ -213,6 +214,7 @@ func TestDocsNameOnlyCommandsTheBinaryHas(t *testing.T) {
 
 // The checker above catches what it is there to catch.
 func TestDocCommandCheckerCatchesMistakes(t *testing.T) {
+	t.Parallel()
 	if checkCommand([]string{"import"}, true) != nil || checkCommand([]string{"frobnicate"}, true) == nil {
 		t.Error("a command named in the text needs only to exist")
 	}
@@ -250,6 +252,7 @@ var (
 // get the router's "no such route", nor a 405 for the method the docs give
 // it (GET / and DELETE / are documented as 405).
 func TestDocsNameOnlyRoutesTheServerHas(t *testing.T) {
+	t.Parallel()
 	type route struct{ method, path, where string }
 	var routes []route
 	for _, f := range docFiles(t) {
@@ -322,6 +325,7 @@ func routeProblem(t *testing.T, addr, method, path string) string {
 // docs/kg.service is a unit systemd accepts, that runs this binary's `kg
 // serve` with flags and environment variables it has.
 func TestSystemdUnit(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "kg.service"))
 	if err != nil {
 		t.Fatal(err)
@@ -363,6 +367,14 @@ func TestSystemdUnit(t *testing.T) {
 		if !known[name] {
 			t.Errorf("Environment=%s: kg has no setting %s", kv, name)
 		}
+		// The unit must serve what the root holds: a pinned backend stops
+		// the service at the first start after kg migrate.
+		if name == "KG_STORAGE" {
+			t.Errorf("Environment=%s pins the backend; leave it to the root's .backend", kv)
+		}
+	}
+	if strings.Contains(svc["ExecStart"][0], "--storage ") || strings.Contains(svc["ExecStart"][0], "--storage=") {
+		t.Errorf("ExecStart %q pins the backend; leave it to the root's .backend", svc["ExecStart"])
 	}
 	if svc["KillSignal"][0] != "SIGTERM" {
 		t.Errorf("KillSignal = %q: kg saves on SIGTERM", svc["KillSignal"])

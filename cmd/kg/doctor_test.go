@@ -61,6 +61,7 @@ func wantFinding(t *testing.T, by map[string][]finding, subject, level, problem 
 // its fix, nothing is changed, and only what the server cannot recover
 // from makes kg doctor exit 1.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 2)                                     // schema 1, as the replaced server wrote it
 	writeFile(t, filepath.Join(root, "user.tmp"), `{"nodes": {`) // a save cut short
@@ -81,17 +82,17 @@ func TestDoctor(t *testing.T) {
 	wantFinding(t, by, ".lock", levelOK, "no server runs")
 	wantFinding(t, by, "user.json", levelInfo, "schema 1, as the replaced server wrote it")
 	wantFinding(t, by, "user.tmp", levelWarn, "a temporary file left by a save that did not finish")
-	wantFinding(t, by, "projects/deleted-project/graph.corrupt-1716400000", levelInfo, "a damaged file kg set aside")
+	wantFinding(t, by, "projects/deleted-project/graph.corrupt-1716400000", levelInfo, "a damaged file kept aside")
 	wantFinding(t, by, "project "+gone, levelInfo, "the folder no longer exists")
 	wantFinding(t, by, "sessions.json", levelOK, "0 session(s)")
-	wantFinding(t, by, "projects/", levelWarn, "file is damaged; loaded its previous version; file="+filepath.Join(root, "projects", "damaged", "graph.json"))
+	wantFinding(t, by, "projects/damaged/graph.json", levelWarn, "projects/damaged/graph.prev, the version before its last save, loads")
 
 	// Damage the user graph with a good .prev: a warning; without one, an
 	// error and exit 1.
 	writeFile(t, filepath.Join(root, "user.prev"), `{"nodes": {}, "edges": {}}`)
 	writeFile(t, filepath.Join(root, "user.json"), `{"nodes": [}`)
 	code, by = doctorFindings(t, root)
-	wantFinding(t, by, "user.json", levelWarn, "damaged, but the version before its last save (.prev) loads")
+	wantFinding(t, by, "user.json", levelWarn, "user.prev, the version before its last save, loads")
 	if code != 0 {
 		t.Errorf("exit %d for a damaged file with a good .prev, want 0", code)
 	}
@@ -100,7 +101,7 @@ func TestDoctor(t *testing.T) {
 	}
 	delete(before, filepath.Join(root, "user.json"))
 	code, by = doctorFindings(t, root)
-	wantFinding(t, by, "user.json", levelError, "is damaged")
+	wantFinding(t, by, "user.json", levelError, "there is no user.prev to fall back on")
 	if code != 1 {
 		t.Errorf("exit %d for a graph that does not load, want 1", code)
 	}
@@ -121,8 +122,10 @@ func TestDoctor(t *testing.T) {
 // With a server running, kg doctor names it and checks the files beside
 // it; on bolt it leaves the file to the server.
 func TestDoctorBesideAServer(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			p := start(t, "--port", "0", "--storage-root", root, "--storage", storage)
 			code, by := doctorFindings(t, root)
@@ -138,7 +141,7 @@ func TestDoctorBesideAServer(t *testing.T) {
 			}
 			if storage == "bolt" {
 				code, by = doctorFindings(t, root)
-				wantFinding(t, by, "kg.db", levelOK, "consistent")
+				wantFinding(t, by, "kg.db", levelOK, "every page reads")
 				wantFinding(t, by, "kg.db user", levelOK, "empty")
 				if code != 0 {
 					t.Errorf("stopped: exit %d", code)

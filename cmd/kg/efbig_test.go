@@ -84,6 +84,7 @@ func efbigNode(sid string, i int) (id string, args map[string]any) {
 }
 
 func TestEFBIGSaveFailsServerKeepsServing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the kg binary several times; skipped under -short")
 	}

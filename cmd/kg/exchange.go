@@ -50,7 +50,13 @@ func newExportCommand(e env) *cobra.Command {
 		case err != nil:
 			return err
 		case srv != nil:
-			err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+			var known []string
+			if known, err = serverProjects(ctx, srv); err == nil {
+				err = requireKnownProject(key, cfg.Root, known)
+			}
+			if err == nil {
+				err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+			}
 		default:
 			err = exportOffline(ctx, e, cfg, key, &doc)
 		}
@@ -67,16 +73,19 @@ func newExportCommand(e env) *cobra.Command {
 }
 
 // exportOffline writes the export document of the stored graph, changing
-// nothing.
+// nothing in the root (openReadOnly).
 func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, w io.Writer) error {
 	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
-	st, closeStorage, err := openOffline(ctx, cfg, commandLogger(e, cfg))
+	st, closeStorage, err := openReadOnly(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
 		return err
 	}
 	defer closeStorage()
+	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+		return err
+	}
 	g, _, err := loadGraph(ctx, st, key)
 	if err != nil {
 		return err
@@ -111,7 +120,7 @@ func writeFileAtomic(path string, data []byte) error {
 // newImportCommand is `kg import`.
 func newImportCommand(e env) *cobra.Command {
 	var graph graphFlags
-	var merge, replace bool
+	var merge, replace, verbose bool
 	c := &cobra.Command{
 		Use:   "import FILE",
 		Short: "write a document of kg export into a graph: validated whole, then applied",
@@ -119,12 +128,14 @@ func newImportCommand(e env) *cobra.Command {
 			"--level/--project name, else the one the document came from. The whole document is validated\n" +
 			"before anything changes; then it is applied as one write. --merge (the default) keeps the items the\n" +
 			"document does not hold; --replace deletes them. Through the running server when one holds the root\n" +
-			"(POST /api/import), else on the files, under the root's lock.",
+			"(POST /api/import), else on the files, under the root's lock. What the compaction run of the write\n" +
+			"moved is summed up in one line; --verbose lists every move with its reason.",
 		Args: exactArgs("FILE"),
 	}
 	graph.bind(c)
 	c.Flags().BoolVar(&merge, "merge", false, "keep the items the document does not hold (the default)")
 	c.Flags().BoolVar(&replace, "replace", false, "delete the items the document does not hold")
+	c.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every compaction move with its reason, not only their counts")
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		if merge && replace {
@@ -146,10 +157,15 @@ func newImportCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		raw, err := readDocument(e, args[0])
+		// On a terminal a bar shows the work: the bytes read, then each
+		// step; piped, nothing (docs/design/operations.md#through-the-running-server).
+		bar := newProgress(e, "kg import: reading "+args[0])
+		defer bar.finish()
+		raw, err := readDocument(e, args[0], bar)
 		if err != nil {
 			return err
 		}
+		bar.describe("kg import: checking the document")
 		// The whole document is checked here, before a server or the files
 		// are touched.
 		doc, err := portable.Decode(bytes.NewReader(raw))
@@ -164,14 +180,17 @@ func newImportCommand(e env) *cobra.Command {
 		}
 		ctx := c.Context()
 		var res apijson.ImportResult
-		srv, _, err := rootServer(ctx, cfg)
+		srv, h, err := rootServer(ctx, cfg)
+		if err == nil && srv != nil {
+			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings) // the import compacts
+		}
 		switch {
 		case err != nil:
 			return err
 		case srv != nil:
 			q := scopeQuery(key)
 			q.Set("mode", string(mode))
-			bar := newProgress(e, "kg import")
+			bar.describe("kg import: sending to " + srv.URL())
 			body := io.Reader(bytes.NewReader(raw))
 			if bar.bar != nil {
 				bar.set(0, len(raw))
@@ -179,10 +198,10 @@ func newImportCommand(e env) *cobra.Command {
 				body = &r
 			}
 			err = srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
-			bar.finish()
 		default:
-			res, err = importOffline(ctx, e, cfg, key, mode, doc.Data)
+			res, err = importOffline(ctx, e, cfg, key, mode, doc.Data, bar)
 		}
+		bar.finish()
 		var ae *apiError
 		if domain.KindOf(err) == domain.KindInvalid || (errors.As(err, &ae) && ae.Status/100 == 4) {
 			return fmt.Errorf("%w (nothing was changed)", err)
@@ -197,15 +216,20 @@ func newImportCommand(e env) *cobra.Command {
 		}
 		printf(c, "\n")
 		if res.Compaction != nil && len(res.Compaction.Moves) > 0 {
-			printMoves(c, key, compaction{Level: string(key.Level), Moves: *res.Compaction})
+			if verbose {
+				printMoves(c, key, compaction{Level: string(key.Level), Moves: *res.Compaction})
+			} else {
+				printMoveCounts(c, *res.Compaction)
+			}
 		}
 		return nil
 	}
 	return c
 }
 
-// readDocument reads the file to import; "-" is stdin.
-func readDocument(e env, name string) ([]byte, error) {
+// readDocument reads the file to import; "-" is stdin. bar counts the
+// bytes of a file.
+func readDocument(e env, name string, bar *progress) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(io.LimitReader(e.stdin, domain.MaxImportBodySize+1))
 	}
@@ -214,7 +238,13 @@ func readDocument(e env, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, domain.MaxImportBodySize+1))
+	var r io.Reader = io.LimitReader(f, domain.MaxImportBodySize+1)
+	if fi, err := f.Stat(); err == nil && bar.bar != nil {
+		bar.set(0, int(min(fi.Size(), domain.MaxImportBodySize)))
+		pr := progressbar.NewReader(r, bar.bar)
+		r = &pr
+	}
+	b, err := io.ReadAll(r)
 	if err == nil && len(b) > domain.MaxImportBodySize {
 		err = fmt.Errorf("%s is larger than an import may be (%d bytes)", name, domain.MaxImportBodySize)
 	}
@@ -224,7 +254,10 @@ func readDocument(e env, name string) ([]byte, error) {
 // importOffline writes the document through the app, as the server's
 // import does (validated whole, applied as one write and compacted, saved
 // once), on the files under the root's lock.
-func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData) (apijson.ImportResult, error) {
+func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, bar *progress) (apijson.ImportResult, error) {
+	const steps = 3 // open, write, save
+	bar.describe("kg import: opening " + cfg.Root)
+	bar.set(0, steps)
 	log := commandLogger(e, cfg)
 	st, closeStorage, err := openOffline(ctx, cfg, log)
 	if err != nil {
@@ -236,10 +269,14 @@ func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, 
 		return apijson.ImportResult{}, err
 	}
 	defer closeApp()
+	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), graphName(key)))
+	bar.set(1, steps)
 	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data)
 	if err != nil {
 		return apijson.ImportResult{}, err
 	}
+	bar.describe("kg import: saving")
+	bar.set(2, steps)
 	closeCtx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
 	if err := svc.Close(closeCtx); err != nil {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -38,6 +41,7 @@ func readExport(t *testing.T, raw []byte) exported {
 // Then the same document goes into a running server, which takes it
 // through its API, and replace deletes what the document lacks.
 func TestExportImport(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src")
 	s := startKG(t, "json", src)
 	project := projectDir(t, "app")
@@ -80,6 +84,11 @@ func TestExportImport(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "imported "+file+" into the project "+other+" (merge): 2 node(s)") {
 		t.Fatalf("import through the server: exit %d\n%s%s", code, out, stderr)
 	}
+	// The import compacts with the server's settings: other ones are refused.
+	code, out, stderr = runKG(t, nil, "import", file, "--project", projectDir(t, "refused"), "--storage-root", third, "--grace-days", "0")
+	if code != 1 || out != "" || !strings.Contains(stderr, "runs with other settings than those given: --grace-days 0 (it runs with 5)") {
+		t.Errorf("import with another grace through the server: exit %d\n%s%s", code, out, stderr)
+	}
 	read := callTool(t, p.Addr, "kg_read", map[string]any{"cwd": other})
 	if nodes, _ := field(read, "project", "active").([]any); len(nodes) != 2 {
 		t.Errorf("the server's read after the import: %v", read)
@@ -111,6 +120,7 @@ func TestExportImport(t *testing.T) {
 // A bad document is refused whole, naming what is wrong, and changes
 // nothing; the flags are checked before anything is read.
 func TestImportRefusals(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldUserGraph(t, root, 2)
 	before, _ := os.ReadFile(filepath.Join(root, "user.json"))
@@ -141,6 +151,77 @@ func TestImportRefusals(t *testing.T) {
 		code, _, stderr := runKG(t, nil, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("kg %v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// importDoc writes an export document of the user graph with n nodes
+// created long ago (past any grace), and returns its path.
+func importDoc(t *testing.T, n int) string {
+	t.Helper()
+	var nodes []string
+	for i := range n {
+		nodes = append(nodes, fmt.Sprintf(`{"id": "n%03d", "gist": "an old lesson number %d, long enough to cost tokens", "tier": "active", "version": 1, "created_ts": %d}`,
+			i, i, 1716400000+i*3600))
+	}
+	file := filepath.Join(t.TempDir(), "doc.json")
+	writeFile(t, file, `{"format": "kg-graph", "version": 1, "level": "user", "exported_ts": 1716400000,
+		"nodes": [`+strings.Join(nodes, ",\n")+`], "edges": [], "progress": {}}`)
+	return file
+}
+
+// An import whose compaction run moves many nodes sums the moves up in one
+// line; --verbose lists each with its reason.
+func TestImportSumsUpTheMoves(t *testing.T) {
+	t.Parallel()
+	file := importDoc(t, 60)
+	root := filepath.Join(t.TempDir(), "root")
+	code, out, stderr := runKG(t, nil, "import", file, "--storage-root", root, "--max-tokens", "200")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "imported "+file+" into the user graph (merge): 60 node(s)") ||
+		!regexp.MustCompile(`^compaction: [1-9]\d* archived, 0 restored, \d+ orphaned, 0 pruned \(estimate \d+ → \d+ tokens\); --verbose lists every move$`).MatchString(lines[1]) {
+		t.Errorf("import: exit %d\n%s%s", code, out, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("piped, the import wrote to stderr: %q", stderr)
+	}
+
+	again := filepath.Join(t.TempDir(), "root")
+	code, out, _ = runKG(t, nil, "import", file, "--storage-root", again, "--max-tokens", "200", "--verbose")
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) < 20 || !strings.HasPrefix(lines[1], "user graph: made ") || !strings.Contains(out, "active → archived") {
+		t.Errorf("import --verbose: exit %d, %d lines\n%s", code, len(lines), out)
+	}
+}
+
+// On a terminal, the import on the files shows its progress on stderr
+// (what it reads, then each step), and clears it before its summary;
+// piped, it shows nothing.
+func TestImportShowsProgressOnATerminal(t *testing.T) {
+	t.Parallel()
+	file := importDoc(t, 30)
+	for _, interactive := range []bool{true, false} {
+		root := filepath.Join(t.TempDir(), "root")
+		var out, errs strings.Builder
+		e := env{stdin: strings.NewReader(""), stdout: &out, stderr: &errs, getenv: func(string) string { return "" }, home: fakeHome,
+			interactive: interactive, executable: func() (string, error) { return kgBin, nil }}
+		code := run(context.Background(), e, []string{"import", file, "--storage-root", root})
+		if code != 0 || !strings.HasPrefix(out.String(), "imported ") {
+			t.Fatalf("interactive %v: exit %d\n%s%s", interactive, code, out.String(), errs.String())
+		}
+		if !interactive {
+			if errs.Len() != 0 {
+				t.Errorf("piped: stderr %q", errs.String())
+			}
+			continue
+		}
+		for _, want := range []string{"kg import: reading " + file, "kg import: writing 30 node(s), 0 edge(s) into the user graph", "kg import: saving"} {
+			if !strings.Contains(errs.String(), want) {
+				t.Errorf("on a terminal, stderr lacks %q:\n%q", want, errs.String())
+			}
+		}
+		if !strings.HasSuffix(errs.String(), "\r") {
+			t.Errorf("the bar is not cleared at the end: %q", errs.String())
 		}
 	}
 }

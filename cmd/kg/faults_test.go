@@ -231,8 +231,10 @@ var fileFaults = []struct {
 }
 
 func TestFileFaultsUnderTheServer(t *testing.T) {
+	t.Parallel()
 	for _, ff := range fileFaults {
 		t.Run(ff.name, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			if err := makeRoot(root); err != nil {
 				t.Fatal(err)

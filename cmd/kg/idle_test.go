@@ -11,6 +11,7 @@ import (
 // it again with everything that was written to it. The polling guard only
 // bounds a hang; nothing here depends on how long a step takes.
 func TestIdleUnloadFlagUnloadsIdleProjects(t *testing.T) {
+	t.Parallel()
 	s := startKG(t, "json", t.TempDir(), "--maintenance-interval", "1", "--idle-unload", "1")
 	sid := s.session(projectDir(t, "idle"))
 	s.putNode(sid, "project", "kept", "written before the unload", nil)

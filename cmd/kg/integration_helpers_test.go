@@ -1,16 +1,36 @@
 package main
 
-// Helpers of integration_test.go: a kg server run in this process by
-// runServer, the function `kg serve` runs (the injectors of wire_gen.go, a
-// real root, a real listener on 127.0.0.1:0, the same shutdown), driven by
-// mcp-go's Streamable HTTP client.
+// How the tests of this package run a kg, and how a new test should:
+//
+//   - Every test calls t.Parallel() first (and so does each subtest that
+//     starts its own server), and shares nothing with another test: each
+//     has its own root (t.TempDir()), its own port (--port 0, never 8765)
+//     and its own environment. Never os.Setenv or t.Setenv: give a setting
+//     as a flag, or to the child's environment through runKG's env.
+//   - A server in this process: startKG(t, storage, root, flags...) runs
+//     runServer, what `kg serve` runs, on a real root and a real listener,
+//     and returns a *kgServer with an MCP client (call, ok, fails, session,
+//     putNode...); its cleanup stops it. Prefer it: it is the cheapest.
+//     forEachBackend runs a test once per storage backend, in parallel.
+//   - A server as a child process, where the process is what is tested
+//     (signals, exit statuses, the lock, kg mcp): start(t, flags...) runs
+//     `kg serve` from kgBin and returns a *proc once it listens.
+//   - A command: runKG(t, env, args...) runs kgBin to completion and
+//     returns its exit status, stdout and stderr.
+//   - kgBin is built once per run of the package, by TestMain, with -race,
+//     into a temporary folder; every child shares it. Children get
+//     childEnv: no KG_ variable of the machine, a temporary HOME, and the
+//     race detector's one-second pause at exit turned off.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +41,143 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
+// kgBin is the binary built by TestMain.
+var kgBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kg-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	kgBin = filepath.Join(dir, "kg")
+	build := exec.Command("go", "build", "-race", "-o", kgBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building kg:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// childEnv is the environment of a child kg: no KG_ setting leaks in from
+// the machine, and HOME is a temporary folder, so that the default root
+// never touches a real memory. A -race binary sleeps a second at exit
+// (GORACE atexit_sleep_ms, for reports of races at exit); children of
+// these tests are run by the hundred and each exits after its work is
+// checked, so the pause is turned off unless GORACE says otherwise.
+func childEnv(t *testing.T, extra ...string) []string {
+	t.Helper()
+	var env []string
+	gorace := false
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KG_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+		gorace = gorace || strings.HasPrefix(kv, "GORACE=")
+	}
+	if !gorace {
+		env = append(env, "GORACE=atexit_sleep_ms=0")
+	}
+	return append(append(env, "HOME="+t.TempDir()), extra...)
+}
+
+// proc is a running kg server.
+type proc struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	Addr string // host:port it listens on
+
+	mu     sync.Mutex
+	stderr bytes.Buffer
+	done   chan struct{} // closed when stderr is drained
+}
+
+// start runs `kg serve args...` and returns once it logs its address; it
+// fails the test if the child exits first.
+func start(t *testing.T, args ...string) *proc {
+	t.Helper()
+	return startCmd(t, exec.Command(kgBin, append([]string{"serve", "--log-format", "json"}, args...)...))
+}
+
+// startCmd runs cmd, a kg server logging JSON (perhaps behind a shell that
+// execs it), and returns once it logs its address; it fails the test if the
+// child exits first.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{t: t, done: make(chan struct{}), cmd: cmd}
+	p.cmd.Env = childEnv(t)
+	pipe, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		defer close(p.done)
+		defer close(addr)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.stderr.WriteString(line + "\n")
+			p.mu.Unlock()
+			var rec struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "listening" {
+				addr <- rec.Addr
+			}
+		}
+	}()
+	a, ok := <-addr
+	if !ok {
+		_ = p.cmd.Wait()
+		t.Fatalf("kg exited before listening: %v\n%s", p.cmd.ProcessState, p.log())
+	}
+	p.Addr = a
+	return p
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// stop sends sig and returns the exit status once the child is gone.
+func (p *proc) stop(sig os.Signal) int {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.t.Fatal(err)
+	}
+	<-p.done
+	_ = p.cmd.Wait()
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// runKG runs kg to completion and returns its exit status and output.
+func runKG(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(kgBin, args...)
+	cmd.Env = childEnv(t, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
 // forEachBackend runs f as one subtest per registered storage backend that
 // keeps its data in the root (team mode's postgres is tested by e2e/team).
 func forEachBackend(t *testing.T, f func(t *testing.T, storage string)) {
@@ -29,7 +186,10 @@ func forEachBackend(t *testing.T, f func(t *testing.T, storage string)) {
 		if !b.inRoot {
 			continue
 		}
-		t.Run(b.name, func(t *testing.T) { f(t, b.name) })
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, b.name)
+		})
 	}
 }
 

@@ -76,6 +76,7 @@ func takeSnapshot(s *kgServer, sid string, activeIDs map[string]string, tasks ma
 // to file paths, a cross-level edge, progress, the session with its
 // project binding, and the tiers.
 func TestIntegrationRestartKeepsEverything(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
 		proj := projectDir(t, "shop")
@@ -200,6 +201,7 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 // a restart; on json, in two folders: projects/api and projects/api-<hash>
 // (docs/design/storage.md#folder-lookup).
 func TestIntegrationSameFolderNameProjectsStayApart(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
 		base := t.TempDir()
@@ -281,6 +283,7 @@ func TestIntegrationSameFolderNameProjectsStayApart(t *testing.T) {
 // its nodes, edges, tiers, progress and an old session; the first writes
 // turn its graph files into schema 2, keeping what kg does not know.
 func TestIntegrationServesSchema1Root(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "root")
 	copyDir(t, filepath.Join("..", "..", "adapters", "storage", "jsonfile", "testdata", "schema1"), root)
 	// The fixture's session was last active in May 2024, so it would have
@@ -379,6 +382,7 @@ func TestIntegrationServesSchema1Root(t *testing.T) {
 // 4. Reading an archived node by id restores it and rescues its orphaned
 // neighbour, durably (docs/design/compaction.md#reading-a-node-by-id).
 func TestIntegrationPromotionAndChainRescue(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
 		proj := projectDir(t, "tiers")
@@ -448,6 +452,7 @@ func TestIntegrationPromotionAndChainRescue(t *testing.T) {
 // backend: each session hears of the other's writes and deletions, never of
 // its own, and its own writes do not make it miss what the other did before.
 func TestIntegrationTwoSessionSync(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
 		proj := projectDir(t, "proj-sync")

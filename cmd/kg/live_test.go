@@ -16,6 +16,7 @@ import (
 // REST graph read, the writer's own socket hears nothing of it, and
 // stopping the server closes the sockets with 1001.
 func TestLiveEventsAndRESTThroughTheServer(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		s := startKG(t, storage, t.TempDir())
 		proj := projectDir(t, "app")

@@ -59,6 +59,16 @@ func newMCPCommand(e env) *cobra.Command {
 				if err != nil {
 					return "", err
 				}
+				// A server that already ran (or won the race to the lock)
+				// may run with other settings than this bridge was given
+				// for the server it would start: refuse rather than hide it.
+				h, err := client.health(ctx)
+				if err == nil {
+					err = settings.checkServerRunsWith(client, h, cfg, e.getenv, serverFlags(bridgeOwnSettings))
+				}
+				if err != nil {
+					return "", err
+				}
 				log.Info("kg mcp: forwarding stdio", "url", client.URL())
 				return client.URL(), nil
 			},

@@ -72,6 +72,7 @@ func delta(before, after metricstest.Scrape, name string, pairs ...string) float
 }
 
 func TestMetricsCountWhatTheServerDid(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, storage string) {
 		root := filepath.Join(t.TempDir(), "root")
 		proj := projectDir(t, "shop")
@@ -177,8 +178,8 @@ func TestMetricsCountWhatTheServerDid(t *testing.T) {
 		}
 		for _, tier := range []string{"active", "archived", "orphaned"} {
 			checks = append(checks,
-				check{"project " + tier, sc.Value("kg_graph_nodes", "level", "project", "graph", proj, "tier", tier), field(stats, "project", tier).(float64)},
-				check{"user " + tier, sc.Value("kg_graph_nodes", "level", "user", "graph", "user", "tier", tier), field(stats, "user", tier).(float64)})
+				check{"project " + tier, sc.Value("kg_graph_nodes", "level", "project", "graph", proj, "tier", tier), field(stats, "graphs", "project", tier).(float64)},
+				check{"user " + tier, sc.Value("kg_graph_nodes", "level", "user", "graph", "user", "tier", tier), field(stats, "graphs", "user", tier).(float64)})
 		}
 		for _, c := range checks {
 			if c.got != c.want {
@@ -218,6 +219,7 @@ func TestMetricsCountWhatTheServerDid(t *testing.T) {
 // backend, on that backend only), and that every kg_ series served is
 // listed.
 func TestMetricsTheDocsList(t *testing.T) {
+	t.Parallel()
 	listed := documentedSeries(t)
 	if len(listed) < 15 {
 		t.Fatalf("found %d series in docs/operations.md; the finder is broken", len(listed))

@@ -22,8 +22,10 @@ func newMigrateCommand(e env) *cobra.Command {
 		Short: "copy the root into another backend (--to), or import the oldest layout (legacy)",
 		Long: "kg migrate --to BACKEND copies every graph and session of the storage root into BACKEND, losslessly,\n" +
 			"never deleting the source, then records BACKEND in <root>/.backend; start the server with\n" +
-			"--storage BACKEND afterwards. On a root that already holds BACKEND it writes every graph still in\n" +
-			"the replaced server's schema 1 as schema 2. It refuses while a server runs on the root.",
+			"--storage BACKEND afterwards. It salvages: what the source holds damaged (a graph on damaged pages\n" +
+			"of kg.db) is named and left behind, the rest is copied. On a root that already holds BACKEND it\n" +
+			"writes every graph still in the replaced server's schema 1 as schema 2. It refuses while a server\n" +
+			"runs on the root.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("unknown command %q; want --to %s, or legacy", args[0], backendNames())
@@ -82,7 +84,11 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 		return nil
 	}
 	src, _ := backendNamed(have)
-	from, closeFrom, err := src.open(ctx, lockedRoot(cfg.Root), log)
+	open := src.openSource
+	if have == dst.name {
+		open = src.open // the schema upgrade writes the source itself
+	}
+	from, closeFrom, err := open(ctx, lockedRoot(cfg.Root), log)
 	if err != nil {
 		return err
 	}
@@ -126,8 +132,11 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	}
 	printf(c, "copied %s → %s in %s: %s\n", have, dst.name, cfg.Root, summary(res))
 	printNotes(c, res)
-	printf(c, "%s now says %s; the %s data is kept. Start the server with --storage %s (or KG_STORAGE=%s).\n",
-		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, dst.name)
+	for _, n := range res.NotCopied {
+		printf(c, "not copied, damaged in the %s data (kept as it was; restore it from a backup to get it back): %s\n", have, n)
+	}
+	printf(c, "%s now says %s; the %s data is kept. kg serve serves %s from now on; drop a --storage %s or KG_STORAGE=%s from how you start it.\n",
+		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, have, have)
 	return nil
 }
 
@@ -166,7 +175,7 @@ func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error 
 	}
 	log := commandLogger(e, cfg)
 	src, _ := backendNamed(have)
-	from, closeFrom, err := src.open(ctx, lockedRoot(cfg.Root), log)
+	from, closeFrom, err := src.openSource(ctx, lockedRoot(cfg.Root), log) // read-only where the backend can: the root stays as it is
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ func readBack(t *testing.T, storage, root, sid string) {
 // that command, run as written, converts the root, and the server then
 // starts. Back again, nothing is lost and the source is never deleted.
 func TestMigrateAsTheRefusalSays(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "root")
 	sid, _ := fillRoot(t, "json", root)
 	userJSON, err := os.ReadFile(filepath.Join(root, "user.json"))
@@ -54,7 +55,7 @@ func TestMigrateAsTheRefusalSays(t *testing.T) {
 	}
 	code, out, stderr := runKG(t, env, strings.Fields(m[1])[1:]...)
 	if code != 0 || !strings.Contains(out, "copied json → bolt in "+root+": written user, project:") ||
-		!strings.Contains(out, "Start the server with --storage bolt") {
+		!strings.Contains(out, "kg serve serves bolt from now on; drop a --storage json or KG_STORAGE=json") {
 		t.Fatalf("%s: exit %d\n%s%s", m[1], code, out, stderr)
 	}
 	if stderr != "" {
@@ -67,6 +68,15 @@ func TestMigrateAsTheRefusalSays(t *testing.T) {
 		t.Errorf("the json source changed or went away: %v", err)
 	}
 	readBack(t, "bolt", root, sid)
+	// A server started without --storage (the service unit of
+	// docs/kg.service) serves what the root now holds.
+	p := start(t, "--port", "0", "--storage-root", root)
+	if h := getHealth(t, p.Addr); h["storage"] != "bolt" {
+		t.Errorf("kg serve without --storage after the migration serves %v, want bolt", h["storage"])
+	}
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("server exit %d", code)
+	}
 
 	// The other way, and a second run that finds nothing to do.
 	code, out, stderr = runKG(t, env, "migrate", "--to", "json")
@@ -85,6 +95,7 @@ func TestMigrateAsTheRefusalSays(t *testing.T) {
 
 // While a server holds the root, kg migrate refuses and changes nothing.
 func TestMigrateRefusesWhileAServerRuns(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	p := start(t, "--port", "0", "--storage-root", root)
 	for _, args := range [][]string{{"migrate", "--to", "bolt"}, {"migrate", "legacy"}} {
@@ -103,6 +114,7 @@ func TestMigrateRefusesWhileAServerRuns(t *testing.T) {
 }
 
 func TestMigrateUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -117,6 +129,7 @@ func TestMigrateUsage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			code, _, stderr := runKG(t, nil, tc.args...)
 			if code != tc.code || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, tc.code, tc.want)
@@ -129,8 +142,10 @@ func TestMigrateUsage(t *testing.T) {
 // .claude/knowledge, copying and never deleting; a second run has nothing
 // to do.
 func TestMigrateLegacy(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			home, root := t.TempDir(), filepath.Join(t.TempDir(), "root")
 			project := projectDir(t, "legacy-app")
 			writeFile(t, filepath.Join(home, ".claude", "knowledge", "user.json"),

@@ -13,6 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/adapters/storage/bolt"
+	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/adapters/storage/memory"
 )
 
 // commandConfig reads the settings of a command other than `kg serve`. It
@@ -59,6 +62,84 @@ func openOffline(ctx context.Context, cfg Config, log *slog.Logger) (storage, fu
 		return storage{}, nil, fmt.Errorf("storage %q is not a backend", cfg.Storage)
 	}
 	return b.inject(ctx, cfg, "", log)
+}
+
+// openReadOnly opens the root's storage for a command that only reads it
+// (kg export, kg compact --dry-run, kg project list): it creates nothing and
+// writes nothing — no .lock, no .backend, no folder, no byte of a data file
+// — so the root is left exactly as it was found. It holds a shared lock on
+// the root meanwhile when the root has a lock file (rootdir.Share), so no
+// server starts under it. A root that holds no memory yet reads as empty.
+// The cleanup closes the storage and releases the lock.
+func openReadOnly(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+	if err := requireRoot(cfg.Root); err != nil {
+		return storage{}, nil, err
+	}
+	b, ok := backendNamed(cfg.Storage)
+	if !ok || !b.inRoot {
+		return storage{}, nil, fmt.Errorf("storage %q is not a backend kept in the root", cfg.Storage)
+	}
+	have, err := rootBackend(cfg.Root)
+	if err != nil {
+		return storage{}, nil, err
+	}
+	if have != "" && have != b.name {
+		return storage{}, nil, mismatch(cfg.Root, have, b.name)
+	}
+	l, err := rootdir.Share(cfg.Root)
+	if err != nil {
+		return storage{}, nil, err
+	}
+	release := func() { _ = l.Release() }
+	if have == "" {
+		m := memory.New()
+		return storage{Graphs: m, Sessions: m}, release, nil
+	}
+	st, closeStorage, err := b.openReadOnly(ctx, cfg.Root, log)
+	if err != nil {
+		release()
+		return storage{}, nil, err
+	}
+	return st, func() { closeStorage(); release() }, nil
+}
+
+// readOnlyFS is the file system of a json store that may read and never
+// write: a load that would set a damaged file aside, or apply an alias,
+// fails instead with errReadOnly, which the command reports.
+type readOnlyFS struct{ jsonfile.FS }
+
+// errReadOnly is why a read-only store refused to change a file.
+var errReadOnly = errors.New("this command only reads the root and changes nothing")
+
+func (readOnlyFS) Create(string) (jsonfile.File, error) { return nil, errReadOnly }
+func (readOnlyFS) Append(string) (jsonfile.File, error) { return nil, errReadOnly }
+func (readOnlyFS) Rename(string, string) error          { return errReadOnly }
+func (readOnlyFS) Link(string, string) error            { return errReadOnly }
+func (readOnlyFS) Remove(string) error                  { return errReadOnly }
+func (readOnlyFS) Mkdir(string, fs.FileMode) error      { return errReadOnly }
+func (readOnlyFS) SyncDir(string) error                 { return errReadOnly }
+
+// openJSONReadOnly opens the json store of root through readOnlyFS.
+func openJSONReadOnly(_ context.Context, root string, log *slog.Logger) (storage, func(), error) {
+	s, err := jsonfile.Open(root, jsonfile.Options{Logger: log, FS: readOnlyFS{jsonfile.OS{}}})
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return storage{Graphs: s, Sessions: s}, func() {}, nil
+}
+
+// openBoltReadOnly opens <root>/kg.db read-only: nothing is written to
+// it, not even the free list at close.
+func openBoltReadOnly(ctx context.Context, root string, log *slog.Logger) (storage, func(), error) {
+	s, err := bolt.Open(ctx, root, bolt.Options{Logger: log, ReadOnly: true})
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return storage{Graphs: s, Sessions: s}, func() {
+		if err := s.Close(); err != nil {
+			log.Error("closing the bolt store failed", "err", err)
+		}
+	}, nil
 }
 
 // lockOffline takes the root's lock for a command that must have the root

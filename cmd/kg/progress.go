@@ -31,6 +31,9 @@ func (p *progress) set(done, total int) {
 	if p.bar == nil {
 		return
 	}
+	if p.bar.IsFinished() {
+		p.bar.Reset() // a bar that reached its end shows the next stage of the work
+	}
 	if p.bar.GetMax() != total {
 		p.bar.ChangeMax(total)
 	}

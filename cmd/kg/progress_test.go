@@ -9,6 +9,7 @@ import (
 // On a terminal the bar is drawn and cleared at the end; piped, nothing is
 // written.
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	for _, interactive := range []bool{true, false} {
 		var w bytes.Buffer
 		p := newProgress(env{stderr: &w, interactive: interactive}, "copying")

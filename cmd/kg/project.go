@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -19,16 +20,94 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// newProjectCommand is `kg project list` and `kg project mv`.
+// newProjectCommand is `kg project list`, `kg project mv` and `kg project rm`.
 func newProjectCommand(e env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "project",
-		Short: "list the projects with memory, or move a project's memory to a new path",
+		Short: "list the projects with memory, move a project's memory to a new path, or remove it",
 		Args:  cobra.ArbitraryArgs,
 		RunE:  wantSubcommand,
 	}
-	c.AddCommand(newProjectListCommand(e), newProjectMvCommand(e))
+	c.AddCommand(newProjectListCommand(e), newProjectMvCommand(e), newProjectRmCommand(e))
 	return c
+}
+
+func newProjectRmCommand(e env) *cobra.Command {
+	var force bool
+	c := &cobra.Command{
+		Use:   "rm PATH [--force]",
+		Short: "remove a project's memory (an empty one, or any with --force)",
+		Long: "Removes the memory stored for the project at PATH: its folder (json) or bucket (bolt), so that it is no\n" +
+			"longer listed and its folder name is free. A project that holds anything (a node, an edge, a\n" +
+			"tombstone, a progress state) is refused unless --force: `kg export --project PATH -o FILE` keeps a\n" +
+			"copy first. Through the running server when one holds the root (DELETE /api/projects), which tells\n" +
+			"the live clients; else on the files, under the root's lock.",
+		Args: exactArgs("PATH"),
+	}
+	c.Flags().BoolVar(&force, "force", false, "remove the project even if it holds memory")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		path, err := projectPath("PATH", args[0])
+		if err != nil {
+			return err
+		}
+		ctx := c.Context()
+		var out struct {
+			Removed string `json:"removed"`
+			Nodes   int    `json:"nodes"`
+			Edges   int    `json:"edges"`
+			Stored  bool   `json:"stored"`
+		}
+		srv, _, err := rootServer(ctx, cfg)
+		switch {
+		case err != nil:
+			return err
+		case srv != nil:
+			q := url.Values{"project_path": {path}}
+			if force {
+				q.Set("force", "true")
+			}
+			err = srv.call(ctx, "DELETE", "/api/projects", q, nil, &out)
+		default:
+			var r app.RemovedProject
+			r, err = removeOffline(ctx, e, cfg, path, force)
+			out.Removed, out.Nodes, out.Edges, out.Stored = r.ProjectPath, r.Nodes, r.Edges, r.Stored
+		}
+		if err != nil {
+			return err
+		}
+		if out.Nodes > 0 || out.Edges > 0 {
+			printf(c, "removed the memory of %s: %d node(s), %d edge(s)\n", out.Removed, out.Nodes, out.Edges)
+		} else {
+			printf(c, "removed %s: it held no memory\n", out.Removed)
+		}
+		return nil
+	}
+	return c
+}
+
+// removeOffline removes a project through the app, as the server does,
+// on the files under the root's lock.
+func removeOffline(ctx context.Context, e env, cfg Config, path string, force bool) (app.RemovedProject, error) {
+	if err := requireRoot(cfg.Root); err != nil {
+		return app.RemovedProject{}, err
+	}
+	log := commandLogger(e, cfg)
+	st, closeStorage, err := openOffline(ctx, cfg, log)
+	if err != nil {
+		return app.RemovedProject{}, err
+	}
+	defer closeStorage()
+	svc, closeApp, err := initApp(ctx, cfg, st, log)
+	if err != nil {
+		return app.RemovedProject{}, err
+	}
+	defer closeApp()
+	return svc.RemoveProject(ctx, path, force)
 }
 
 func newProjectListCommand(e env) *cobra.Command {
@@ -91,13 +170,13 @@ func newProjectListCommand(e env) *cobra.Command {
 }
 
 // listOffline lists the projects from the files, reading each graph
-// without changing it.
+// without changing anything in the root (openReadOnly).
 func listOffline(ctx context.Context, e env, cfg Config) ([]apijson.Project, error) {
 	if err := requireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	log := commandLogger(e, cfg)
-	st, closeStorage, err := openOffline(ctx, cfg, log)
+	st, closeStorage, err := openReadOnly(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}

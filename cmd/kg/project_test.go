@@ -15,8 +15,10 @@ import (
 // kg project list reads the files when no server runs and asks the server
 // when one does; both say the same.
 func TestProjectList(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			code, _, stderr := runKG(t, nil, "project", "list", "--storage-root", root)
 			if code != 1 || !strings.Contains(stderr, "there is no storage root at "+root) {
@@ -73,8 +75,10 @@ func TestProjectList(t *testing.T) {
 // kg project mv gives a project's memory and sessions to a new path, and
 // refuses while a server runs or when the new path has memory.
 func TestProjectMv(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			old, other := projectDir(t, "api"), projectDir(t, "web")
 			moved := filepath.Join(t.TempDir(), "renamed", "api") // need not exist
@@ -121,12 +125,15 @@ func TestProjectMv(t *testing.T) {
 }
 
 func TestProjectUsage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"project"}, "kg project: want a command: list or mv"},
-		{[]string{"project", "rm"}, `kg project: unknown command "rm"; want list or mv`},
+		{[]string{"project"}, "kg project: want a command: list or mv or rm"},
+		{[]string{"project", "cp"}, `kg project: unknown command "cp"; want list or mv or rm`},
+		{[]string{"project", "rm"}, "kg project rm: missing PATH"},
+		{[]string{"project", "rm", "/a", "/b"}, `kg project rm: unexpected argument "/b"`},
 		{[]string{"project", "mv", "/a"}, "kg project mv: missing NEW_PATH"},
 		{[]string{"project", "mv"}, "kg project mv: missing OLD_PATH and NEW_PATH"},
 		{[]string{"project", "mv", "/a", "/a/"}, "OLD_PATH and NEW_PATH are both /a"},

@@ -202,6 +202,7 @@ func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics, st storage) kht
 		AllowedHosts:   cfg.AllowedHosts,
 		AllowedOrigins: cfg.AllowedOrigins,
 		AuthToken:      cfg.AuthToken,
+		Settings:       serverSettings(cfg),
 		Clock:          clk,
 		Started:        clk.Now(),
 	}

@@ -55,6 +55,16 @@ func serveOn(c *cobra.Command, e env) {
 		if err != nil {
 			return err
 		}
+		// Without --storage or KG_STORAGE, the backend is the one the root
+		// holds (its .backend marker, or its files), so that a service
+		// unit needs no edit after kg migrate; a new root gets the
+		// default. A backend named that the root does not hold is refused
+		// under the lock (checkMarker).
+		if !settings.isSet("storage", e.getenv) {
+			if have, err := rootBackend(cfg.Root); err == nil && have != "" {
+				cfg.Storage = have
+			}
+		}
 		log := newLogger(e.stderr, cfg)
 		ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()

@@ -6,153 +6,20 @@ package main
 // child's log until the line it needs, or waits for the child to exit.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/rootdir"
 )
-
-// kgBin is the binary built by TestMain.
-var kgBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kg-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	kgBin = filepath.Join(dir, "kg")
-	build := exec.Command("go", "build", "-race", "-o", kgBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building kg:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// childEnv is the environment of a child kg: no KG_ setting leaks in from
-// the machine, and HOME is a temporary folder, so that the default root
-// never touches a real memory.
-func childEnv(t *testing.T, extra ...string) []string {
-	t.Helper()
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "KG_") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
-	return append(append(env, "HOME="+t.TempDir()), extra...)
-}
-
-// proc is a running kg server.
-type proc struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	Addr string // host:port it listens on
-
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	done   chan struct{} // closed when stderr is drained
-}
-
-// start runs `kg serve args...` and returns once it logs its address; it
-// fails the test if the child exits first.
-func start(t *testing.T, args ...string) *proc {
-	t.Helper()
-	return startCmd(t, exec.Command(kgBin, append([]string{"serve", "--log-format", "json"}, args...)...))
-}
-
-// startCmd runs cmd, a kg server logging JSON (perhaps behind a shell that
-// execs it), and returns once it logs its address; it fails the test if the
-// child exits first.
-func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
-	t.Helper()
-	p := &proc{t: t, done: make(chan struct{}), cmd: cmd}
-	p.cmd.Env = childEnv(t)
-	pipe, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		defer close(p.done)
-		defer close(addr)
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.stderr.WriteString(line + "\n")
-			p.mu.Unlock()
-			var rec struct{ Msg, Addr string }
-			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "listening" {
-				addr <- rec.Addr
-			}
-		}
-	}()
-	a, ok := <-addr
-	if !ok {
-		_ = p.cmd.Wait()
-		t.Fatalf("kg exited before listening: %v\n%s", p.cmd.ProcessState, p.log())
-	}
-	p.Addr = a
-	return p
-}
-
-func (p *proc) log() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
-
-// stop sends sig and returns the exit status once the child is gone.
-func (p *proc) stop(sig os.Signal) int {
-	p.t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		p.t.Fatal(err)
-	}
-	<-p.done
-	_ = p.cmd.Wait()
-	return p.cmd.ProcessState.ExitCode()
-}
-
-// runKG runs kg to completion and returns its exit status and output.
-func runKG(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	cmd := exec.Command(kgBin, args...)
-	cmd.Env = childEnv(t, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
-}
 
 func getHealth(t *testing.T, addr string) map[string]any {
 	t.Helper()
@@ -203,11 +70,13 @@ func callTool(t *testing.T, addr, tool string, args map[string]any) map[string]a
 // /health and MCP, exits 0 on SIGTERM or SIGINT with what it acknowledged
 // saved and the lock released, and a restart finds the data.
 func TestServeLifecycle(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		storage string
 		sig     os.Signal
 	}{{"json", syscall.SIGTERM}, {"bolt", syscall.SIGTERM}, {"json", os.Interrupt}} {
 		t.Run(tc.storage+"/"+tc.sig.String(), func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
 			args := []string{"--port", "0", "--storage-root", root, "--storage", tc.storage}
 			p := start(t, args...)
@@ -257,8 +126,10 @@ func TestServeLifecycle(t *testing.T) {
 // A second server on a held root fails at once, naming the holder, and the
 // first one keeps serving.
 func TestSecondServerOnSameRoot(t *testing.T) {
+	t.Parallel()
 	for _, storage := range []string{"json", "bolt"} {
 		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			p := start(t, "--port", "0", "--storage-root", root, "--storage", storage)
 			code, _, stderr := runKG(t, nil, "serve", "--port", "0", "--storage-root", root, "--storage", storage)
@@ -283,6 +154,7 @@ func TestSecondServerOnSameRoot(t *testing.T) {
 // A port in use is a one-line error naming the port, and the root's lock is
 // given back.
 func TestPortInUse(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -302,21 +174,37 @@ func TestPortInUse(t *testing.T) {
 	_ = l.Release()
 }
 
-// A root that holds the other backend is refused with the way out.
+// A root that holds another backend than the one named is refused with the
+// way out, whether --storage or KG_STORAGE names it; named by neither, the
+// backend is the one the root holds.
 func TestBackendMismatch(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, rootdir.BackendName), []byte("bolt\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runKG(t, nil, "serve", "--port", "0", "--storage-root", root)
-	if code != 1 || !strings.Contains(stderr, "holds the bolt backend, not json: run `kg migrate --to json`") {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	for _, tc := range []struct {
+		env  []string
+		args []string
+	}{{nil, []string{"--storage", "json"}}, {[]string{"KG_STORAGE=json"}, nil}} {
+		code, _, stderr := runKG(t, tc.env, append([]string{"serve", "--port", "0", "--storage-root", root}, tc.args...)...)
+		if code != 1 || !strings.Contains(stderr, "holds the bolt backend, not json: run `kg migrate --to json`") {
+			t.Errorf("%v %v: exit %d, stderr:\n%s", tc.env, tc.args, code, stderr)
+		}
+	}
+	p := start(t, "--port", "0", "--storage-root", root)
+	if h := getHealth(t, p.Addr); h["storage"] != "bolt" {
+		t.Errorf("without --storage, a root marked bolt is served as %v", h["storage"])
+	}
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("server exit %d", code)
 	}
 }
 
 // Bad usage exits 2 with a message that names the setting, before anything
 // is touched.
 func TestBadUsageExits2(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  []string
@@ -336,6 +224,7 @@ func TestBadUsageExits2(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := filepath.Join(t.TempDir(), "untouched")
 			code, _, stderr := runKG(t, append(tc.env, "KG_STORAGE_ROOT="+root), tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -349,6 +238,7 @@ func TestBadUsageExits2(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runKG(t, nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "kg ") || !strings.Contains(out, "platform ") {
 		t.Errorf("kg version: exit %d, %q", code, out)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,9 +18,10 @@ func newStatusCommand(e env) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "status",
-		Short: "whether a server answers: its version, storage, sessions, graphs (exit 1 if none)",
+		Short: "whether a server answers: its version, storage, sessions, graphs (exit 1 if none, or degraded)",
 		Long: "Asks the server that holds the storage root (found through the root's lock file), or else the one\n" +
-			"at --host/--port, how it is. Exits 1 when none answers.",
+			"at --host/--port, how it is. Exits 1 when none answers, and when it answers degraded (a graph that\n" +
+			"cannot be loaded or saved), after printing its problems.",
 		Args: noArgs,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the server's /health answer and its URL as JSON")
@@ -75,7 +77,10 @@ func newStatusCommand(e env) *cobra.Command {
 			}
 			enc := json.NewEncoder(e.stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			if err := enc.Encode(out); err != nil {
+				return err
+			}
+			return degraded(e, h)
 		}
 		fmt.Fprintf(e.stdout, "kg %s answers at %s\n", h.Version, client.URL())
 		fmt.Fprintf(e.stdout, "status    %s\n", h.Status)
@@ -91,7 +96,18 @@ func newStatusCommand(e env) *cobra.Command {
 		fmt.Fprintf(e.stdout, "sessions  %d active\n", h.ActiveSessions)
 		fmt.Fprintf(e.stdout, "graphs    %d loaded\n", h.LoadedGraphs)
 		fmt.Fprintf(e.stdout, "uptime    %s\n", time.Duration(h.UptimeS)*time.Second)
-		return nil
+		return degraded(e, h)
 	}
 	return c
+}
+
+// degraded ends kg status with exit 1 when the server is not ok, saying so
+// on stderr with its problems, so that a script or a monitor that checks
+// the exit status learns of a graph that does not load or save.
+func degraded(e env, h khttp.Health) error {
+	if h.Status == "ok" {
+		return nil
+	}
+	fmt.Fprintf(e.stderr, "kg status: the server is %s: %s\n", h.Status, strings.Join(h.Problems, "; "))
+	return &exitError{code: exitFailure}
 }

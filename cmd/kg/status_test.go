@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 // kg status finds the server of the root through its lock file (here on a
 // port the system picked), reports it, and exits 1 when none answers.
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "root")
 	code, _, stderr := runKG(t, nil, "status", "--storage-root", root, "--port", freePort(t))
 	if code != 1 || !strings.Contains(stderr, "no kg server answers: none holds "+root) {
@@ -76,4 +78,32 @@ func freePort(t *testing.T) string {
 	}
 	defer ln.Close()
 	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// A server that answers degraded (here its user graph does not load) makes
+// kg status exit 1, its problems printed, with --json too: a monitor that
+// reads the exit status learns of it.
+func TestStatusDegradedExits1(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "user.json"), []byte(`{"nodes": {"a": {"id": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, "--port", "0", "--storage-root", root)
+	code, out, stderr := runKG(t, nil, "status", "--storage-root", root)
+	if code != 1 || !strings.Contains(out, "status    degraded") || !strings.Contains(out, "problem   ") ||
+		!strings.HasPrefix(stderr, "kg status: the server is degraded: ") || !strings.Contains(stderr, "user graph") {
+		t.Errorf("kg status: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	code, out, _ = runKG(t, nil, "status", "--json", "--storage-root", root)
+	var got struct {
+		Status   string   `json:"status"`
+		Problems []string `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 1 || got.Status != "degraded" || len(got.Problems) == 0 {
+		t.Errorf("kg status --json: exit %d, %v: %s", code, err, out)
+	}
+	if code := p.stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("server exit %d", code)
+	}
 }

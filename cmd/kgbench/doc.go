@@ -8,6 +8,7 @@
 //	kgbench [--url http://127.0.0.1:8765/] [--nodes 1000] [--clients 4] [--ops 200] [--seed 2024] [--cwd /abs/project]
 //	kgbench --inproc json|bolt [--cpuprofile dir] [flags]
 //	kgbench --print-workload [--nodes 1000] [--ops 200] [--seed 2024]
+//	kgbench --recall locomo.json [--floor r5=61,r20=73,typo-r5=59] [--inproc json|bolt | --url URL]
 //
 // Without --inproc it drives the server at --url (start one with `kg
 // serve`; a server with --auth-token is not supported). With --inproc json
@@ -25,10 +26,11 @@
 // phase by phase:
 //
 //   - create: kg_put_node of nodes n000001…n<--nodes>, each with a 60-char
-//     gist and two 40-char notes made of words of one fixed vocabulary,
-//     drawn with --seed (the data of the package benchmarks);
+//     gist and two 40-char notes made of words drawn from a Zipf
+//     distribution over 5,000 words (bench/workload) with --seed (the data
+//     of the package benchmarks);
 //   - edge: kg_put_edge n_i --relates-to--> n_{i+1};
-//   - search: --ops kg_search calls of two vocabulary terms each;
+//   - search: --ops kg_search calls of two drawn words each;
 //   - full_read: --ops kg_read calls without id (the full read);
 //   - floor: --ops kg_progress calls for a task never saved: a call that
 //     writes nothing, what any call costs through the client.
@@ -53,6 +55,16 @@
 //	go tool pprof -top -focus 'net/http.\(\*conn\).serve' dir/create.pprof
 //
 // docs/performance.md keeps the summary of the profiles at 5,000 nodes.
+//
+// With --recall it runs the search-quality benchmark of
+// docs/design/benchmarks.md#search-quality instead (make bench-search): it
+// reads LoCoMo's JSON file, loads each conversation into the server (an
+// in-process json one unless --inproc or --url says otherwise) as a
+// project graph of its own through POST /api/import, one node per turn,
+// asks each question of categories 1–4 through kg_search (limit 20), as
+// written and with one seeded typo, and prints recall@1, 5, 10 and 20. With
+// --floor it exits 1 when a figure is under its floor (r<k>=<percent> for
+// clean questions, typo-r<k>=<percent> for those with a typo).
 //
 // With --print-workload it prints the workload as one JSON document
 // ({"seed", "nodes": [{"id", "gist", "notes"}], "edges": [{"from", "to",

@@ -21,7 +21,7 @@ func TestWorkloadShape(t *testing.T) {
 		t.Fatalf("%d nodes, %d edges, %d queries; want %d, %d, %d", len(w.Nodes), len(w.Edges), len(w.Queries), n, n-1, q)
 	}
 	words := map[string]bool{}
-	for _, v := range vocabulary {
+	for _, v := range vocabulary.All() {
 		words[v] = true
 	}
 	for i, nd := range w.Nodes {

@@ -33,6 +33,9 @@ type options struct {
 	printWorkload bool
 	// cpuProfileDir: write one CPU profile per phase there.
 	cpuProfileDir string
+	// recall: the LoCoMo file of the search-quality benchmark; floor its
+	// least figures.
+	recall, floor string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -48,6 +51,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.inproc, "inproc", "", "json or bolt: start an in-process kg server on a temporary root instead of using --url")
 	fs.BoolVar(&o.printWorkload, "print-workload", false, "print the workload of --nodes, --ops and --seed as JSON and exit (what bench/peers replays)")
 	fs.StringVar(&o.cpuProfileDir, "cpuprofile", "", "folder to write one CPU profile per phase into (<phase>.pprof); with --inproc the profile holds the server's side of every call")
+	fs.StringVar(&o.recall, "recall", "", "LoCoMo's JSON file: run the search-quality benchmark (docs/design/benchmarks.md#search-quality) instead of the workload; with --inproc json by default")
+	fs.StringVar(&o.floor, "floor", "", "with --recall: the least recall, e.g. r5=61,r20=73,typo-r5=58; exit 1 under any")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of docs/design/benchmarks.md#workload.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -68,6 +73,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("--inproc %q: want json or bolt", o.inproc)
 	case o.cwd != "" && !filepath.IsAbs(o.cwd):
 		return o, fmt.Errorf("--cwd %q: want an absolute path", o.cwd)
+	case o.floor != "" && o.recall == "":
+		return o, errors.New("--floor: only with --recall")
+	}
+	if _, err := parseFloors(o.floor); err != nil {
+		return o, err
+	}
+	if o.recall != "" && o.inproc == "" && !setFlags(fs)["url"] {
+		o.inproc = "json"
 	}
 	if o.cwd == "" {
 		o.cwd = filepath.Join(os.TempDir(), "kgbench-"+strconv.FormatInt(time.Now().UnixNano(), 36))
@@ -119,6 +132,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		url, where = srv.URL, "in-process "+o.inproc+" server at "+srv.URL
 	}
+	if o.recall != "" {
+		return runRecallCommand(ctx, o, url, where, stdout, stderr)
+	}
 	w := NewWorkload(o.nodes, o.ops, o.seed)
 	d := newKGDriver(url, o.cwd, o.clients)
 	fmt.Fprintf(stdout, "kgbench: %s, %s; %d nodes, %d edges, %d clients, %d searches and full reads, seed %d, cwd %s\n",
@@ -130,6 +146,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	report(stdout, stats, chk)
 	if !chk.OK() {
+		return 1
+	}
+	return 0
+}
+
+// setFlags returns the names of the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// runRecallCommand is kgbench --recall: load LoCoMo into the server at url,
+// ask its questions, print recall@k and check the floors.
+func runRecallCommand(ctx context.Context, o options, url, where string, stdout, stderr io.Writer) int {
+	convs, err := loadLoCoMo(o.recall)
+	if err != nil {
+		fmt.Fprintf(stderr, "kgbench: --recall: %v\n", err)
+		return 1
+	}
+	floors, _ := parseFloors(o.floor) // checked by parse
+	start := time.Now()
+	res, err := runRecall(ctx, url, o.cwd, convs)
+	if err != nil {
+		fmt.Fprintf(stderr, "kgbench: --recall: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "kgbench --recall %s: %d conversations as %d projects, %d turns as nodes (POST /api/import), each question through kg_search (MCP, limit 20), %s, %.1f s\n",
+		filepath.Base(o.recall), res.conversations, res.conversations, res.turns, where, time.Since(start).Seconds())
+	if !reportRecall(stdout, res, floors) {
 		return 1
 	}
 	return 0

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strings"
+
+	"github.com/kg-memory/kg/bench/workload"
 )
 
 // The workload of docs/design/benchmarks.md#workload as a value, independent of
@@ -13,16 +14,10 @@ import (
 // bench/peers replays the document --print-workload prints against kg and the
 // peer memory server.
 
-// vocabulary is the fixed word list of the workload texts and queries; it
-// is the list of domain/workload_test.go, so that the Go benchmarks of every
-// package and this tool describe the same data.
-var vocabulary = strings.Fields(`
-	cache index graph node edge token budget archive search query
-	session project schema storage commit batch rollback journal version tombstone
-	compaction score recency rank percentile orphan resurrect promote rescue grace
-	handler router socket event stream client server config flag metric
-	parser lexer buffer writer reader decoder encoder codec frame header
-	retry timeout deadline context cancel worker queue channel mutex lock`)
+// vocabulary is the workload's words and their Zipf distribution, the
+// ones domain/workload_test.go draws from (bench/workload), so that the Go
+// benchmarks of every package and this tool describe the same data.
+var vocabulary = workload.Vocabulary()
 
 // Shape of the workload (docs/design/benchmarks.md#workload).
 const (
@@ -58,23 +53,6 @@ type Workload struct {
 // nodeID is the id of the i-th node, counting from 1.
 func nodeID(i int) string { return fmt.Sprintf("n%06d", i) }
 
-// text returns exactly n chars of vocabulary words, separated by single
-// spaces, with no space at either end.
-func text(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for b.Len() < n {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(vocabulary[r.IntN(len(vocabulary))])
-	}
-	s := []byte(b.String()[:n])
-	if s[n-1] == ' ' {
-		s[n-1] = 'x'
-	}
-	return string(s)
-}
-
 // NewWorkload returns the workload of n nodes and q search strings, drawn
 // deterministically from seed: the same arguments give the same workload.
 func NewWorkload(n, q int, seed uint64) Workload {
@@ -83,8 +61,8 @@ func NewWorkload(n, q int, seed uint64) Workload {
 	for i := 1; i <= n; i++ {
 		w.Nodes = append(w.Nodes, Node{
 			ID:    nodeID(i),
-			Gist:  text(r, gistLen),
-			Notes: []string{text(r, noteLen), text(r, noteLen)},
+			Gist:  vocabulary.Text(r, gistLen),
+			Notes: []string{vocabulary.Text(r, noteLen), vocabulary.Text(r, noteLen)},
 		})
 	}
 	for i := 1; i < n; i++ {
@@ -92,7 +70,7 @@ func NewWorkload(n, q int, seed uint64) Workload {
 	}
 	qr := rand.New(rand.NewPCG(seed2, seed))
 	for range q {
-		w.Queries = append(w.Queries, vocabulary[qr.IntN(len(vocabulary))]+" "+vocabulary[qr.IntN(len(vocabulary))])
+		w.Queries = append(w.Queries, vocabulary.Query(qr))
 	}
 	return w
 }

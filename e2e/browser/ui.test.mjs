@@ -249,6 +249,11 @@ describe('kg web page', () => {
     assert.equal(await d.locator('[data-testid="place"]').textContent(), `${withEdge.rank}${suffix(withEdge.rank)} of ${ranked.length}, lowest first`);
     assert.match(await d.locator('.ranking').textContent(), /Recency\d+\w\w percentile.*Connectedness\d+\w\w percentile/s);
     assert.equal(await d.locator('[data-testid="grace"]').textContent(), 'none (past grace)');
+    // The formula shown is the one the plan says the scores were computed with.
+    const w = plan.weights;
+    assert.match(await d.locator('[data-testid="formula"]').textContent(),
+      new RegExp(`^Score = ${w.recency} × recency percentile \\+ ${w.connectedness} × connectedness percentile`));
+    assert.match(await d.locator('.ranking').textContent(), new RegExp(`\\(${w.in} × edges in \\+ ${w.out} × edges out`));
     await shot(page, 'ui-details-1280x800.png');
     await d.locator('.rank-section').scrollIntoViewIfNeeded();
     await shot(page, 'ui-ranking-1280x800.png');

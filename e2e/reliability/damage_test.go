@@ -176,6 +176,24 @@ func damageFirstRecord(t *testing.T, path string) {
 	}
 }
 
+// damageLastRecord changes a byte inside the last record of a journal,
+// leaving the line whole (its newline kept), as bit rot could.
+func damageLastRecord(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(b, []byte(`"batch":`)) + len(`"batch":`) + 5
+	if !bytes.HasSuffix(b, []byte("\n")) || i < len(`"batch":`)+5 {
+		t.Fatalf("%s holds no whole record:\n%s", path, b)
+	}
+	b[i] ^= 0x01
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // putBolt overwrites one record of a kg.db, as a bad write could.
 func putBolt(t *testing.T, root string, value []byte, path ...string) {
 	t.Helper()
@@ -269,6 +287,12 @@ var damageCases = []damageCase{
 		damage:      func(t *testing.T, d damageRoot) { damageFirstRecord(t, d.alphaFile("graph.journal")) },
 		unavailable: "graph.journal is damaged", degraded: "graph.journal is damaged",
 		keptAs: "projects/alpha/graph.journal.corrupt-*"},
+	{name: "journal with a damaged last record", backend: "json",
+		// A whole last line whose checksum fails is damage, not a torn
+		// write (ADR 0043).
+		damage:      func(t *testing.T, d damageRoot) { damageLastRecord(t, d.alphaFile("graph.journal")) },
+		unavailable: "graph.journal is damaged: line ", degraded: "its checksum does not match (the last record)",
+		keptAs: "projects/alpha/graph.journal.corrupt-*"},
 	{name: "sessions.json and .prev damaged", backend: "json",
 		damage: func(t *testing.T, d damageRoot) {
 			truncateFile(t, filepath.Join(d.root, "sessions.json"))
@@ -306,6 +330,7 @@ func (d damageRoot) copyRoot(t *testing.T) damageRoot {
 }
 
 func TestDamagedFiles(t *testing.T) {
+	t.Parallel()
 	written := map[string]damageRoot{}
 	for _, dc := range damageCases {
 		if _, ok := written[dc.backend]; !ok {
@@ -406,6 +431,7 @@ func TestDamagedFiles(t *testing.T) {
 // as before; a project that would be looked up through the aliases cannot
 // be, and says so, naming the file.
 func TestDamagedAliases(t *testing.T) {
+	t.Parallel()
 	d := writeDamageRoot(t, "json")
 	if err := os.WriteFile(filepath.Join(d.root, "aliases.json"), []byte(`{"old-name": `), 0o600); err != nil {
 		t.Fatal(err)

@@ -51,6 +51,7 @@ const (
 var killFlags = []string{"--max-tokens", "300", "--grace-days", "0", "--maintenance-interval", "1"}
 
 func TestKillServer(t *testing.T) {
+	t.Parallel()
 	seed := *killSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())

@@ -78,12 +78,20 @@ func kgBinary(t testing.TB) string {
 
 // childEnv is the environment of a child kg: no KG_ setting from the
 // machine, and a temporary HOME, so that no real memory is ever touched.
+// The race detector's one-second pause at exit (GORACE atexit_sleep_ms)
+// is turned off unless GORACE says otherwise: each stop of a server would
+// wait it out.
 func childEnv(t testing.TB) []string {
 	var env []string
+	gorace := false
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KG_") && !strings.HasPrefix(kv, "HOME=") {
 			env = append(env, kv)
 		}
+		gorace = gorace || strings.HasPrefix(kv, "GORACE=")
+	}
+	if !gorace {
+		env = append(env, "GORACE=atexit_sleep_ms=0")
 	}
 	return append(env, "HOME="+t.TempDir())
 }

@@ -32,36 +32,9 @@ func RunMoveProject(t *testing.T, b Backend) {
 	if !ok {
 		t.Fatalf("%s: the graph repository has no MoveProject", b.Name)
 	}
-	commit := func(project string) domain.GraphData {
-		t.Helper()
-		k := domain.ProjectGraph(project)
-		g, _ := domain.Restore(k, RichData(project), domain.RestoreOptions{})
-		if err := o.Graphs.Commit(ctx, k, g, g.Everything()); err != nil {
-			t.Fatal(err)
-		}
-		return g.Data()
-	}
-	load := func(project string) domain.GraphData {
-		t.Helper()
-		d, err := o.Graphs.Load(ctx, domain.ProjectGraph(project))
-		if err != nil {
-			t.Fatalf("load %s: %v", project, err)
-		}
-		g, _ := domain.Restore(domain.ProjectGraph(project), d, domain.RestoreOptions{})
-		return g.Data()
-	}
-	listed := func() map[string]bool {
-		t.Helper()
-		list, err := o.Graphs.List(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]bool{}
-		for _, sg := range list {
-			m[sg.Key.Project] = true
-		}
-		return m
-	}
+	pg := projectGraphs{t: t, o: &o}
+	commit := func(project string) domain.GraphData { return pg.commit(project, RichData(project)) }
+	load, listed := pg.load, pg.listed
 
 	want := commit(from)
 	otherData := commit(other)
@@ -98,7 +71,50 @@ func RunMoveProject(t *testing.T, b Backend) {
 	if err := o.Close(); err != nil {
 		t.Fatal(err)
 	}
-	o = b.Open(t, dir)
+	o = b.Open(t, dir) // pg sees the reopened instance
 	defer o.Close()
 	check("after a reopen")
+}
+
+// projectGraphs are the steps the project suites share, on the open
+// instance *o (a reopen replaces it).
+type projectGraphs struct {
+	t *testing.T
+	o *Opened
+}
+
+// commit stores d whole as the graph of project and returns it restored.
+func (p projectGraphs) commit(project string, d domain.GraphData) domain.GraphData {
+	p.t.Helper()
+	k := domain.ProjectGraph(project)
+	g, _ := domain.Restore(k, d, domain.RestoreOptions{})
+	if err := p.o.Graphs.Commit(context.Background(), k, g, g.Everything()); err != nil {
+		p.t.Fatal(err)
+	}
+	return g.Data()
+}
+
+// load returns the graph of project, restored.
+func (p projectGraphs) load(project string) domain.GraphData {
+	p.t.Helper()
+	d, err := p.o.Graphs.Load(context.Background(), domain.ProjectGraph(project))
+	if err != nil {
+		p.t.Fatalf("load %s: %v", project, err)
+	}
+	g, _ := domain.Restore(domain.ProjectGraph(project), d, domain.RestoreOptions{})
+	return g.Data()
+}
+
+// listed returns the projects List names.
+func (p projectGraphs) listed() map[string]bool {
+	p.t.Helper()
+	list, err := p.o.Graphs.List(context.Background())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	m := map[string]bool{}
+	for _, sg := range list {
+		m[sg.Key.Project] = true
+	}
+	return m
 }

@@ -39,6 +39,10 @@ type Backend struct {
 	// same dir to check persistence. Open fails the test itself when the
 	// adapter cannot be opened.
 	Open func(t testing.TB, dir string) Opened
+	// Parallel runs the cases of Run beside each other: for a backend whose
+	// instances on different dirs share nothing (a database per dir), whose
+	// cases spend their time waiting on another process.
+	Parallel bool
 }
 
 // Opened is one open instance of a backend.
@@ -96,10 +100,15 @@ func Run(t *testing.T, b Backend) {
 		{"SerialCommitsOnOneGraph", testSerial},
 		{"FailedSaveLeavesNoGhost", testFailedSave},
 		{"SessionsRoundTrip", testSessions},
+		{"SessionUpdatesChangeOnlyWhatTheyName", testSessionUpdates},
 		{"CheckpointsKeepEverything", testCheckpoints},
+		{"ReleaseForgetsNothingStored", testRelease},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
+			if b.Parallel {
+				t.Parallel()
+			}
 			dir := t.TempDir()
 			h := &harness{t: t, b: b, dir: dir, ctx: t.Context()}
 			h.o = b.Open(t, dir)
@@ -670,6 +679,77 @@ func testSessions(h *harness) {
 	}
 }
 
+// testSessionUpdates: UpdateSessions puts and removes exactly the sessions
+// it names, leaving the others as stored; removing an id not stored is no
+// change; an id both removed and put is put; a failed update changes
+// nothing; and every result survives a reopen (and, for a journaling
+// backend, a checkpoint).
+func testSessionUpdates(h *harness) {
+	ctx := h.ctx
+	sess := func(id string, ops int64) ports.Session {
+		return ports.Session{ID: id, ProjectPath: "/home/dev/" + id, Start: t0, LastActivity: t0 + domain.Micros(ops), OpCount: ops,
+			Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(ops)}}
+	}
+	want := map[string]ports.Session{}
+	for i := range 50 {
+		id := fmt.Sprintf("%016x", i)
+		want[id] = sess(id, 1)
+	}
+	if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(want)); err != nil {
+		h.t.Fatal(err)
+	}
+	check := func(what string) {
+		h.t.Helper()
+		got, err := h.o.Sessions.LoadSessions(ctx)
+		if err != nil {
+			h.t.Fatalf("%s: %v", what, err)
+		}
+		if diff := cmp.Diff(want, got, dataOpts); diff != "" {
+			h.t.Errorf("%s: sessions differ (-want +got):\n%s", what, diff)
+		}
+	}
+	update := func(ch ports.SessionChanges) {
+		h.t.Helper()
+		if err := h.o.Sessions.UpdateSessions(ctx, ch); err != nil {
+			h.t.Fatalf("UpdateSessions: %v", err)
+		}
+		for _, id := range ch.Delete {
+			delete(want, id)
+		}
+		for _, s := range ch.Put {
+			want[s.ID] = s
+		}
+	}
+	a, b, c := fmt.Sprintf("%016x", 3), fmt.Sprintf("%016x", 7), "new0000000000001"
+	update(ports.SessionChanges{Put: []ports.Session{sess(a, 5), sess(c, 1)}, Delete: []string{b, "never-stored"}})
+	check("after one update")
+	update(ports.SessionChanges{Put: []ports.Session{sess(a, 6)}, Delete: []string{a}})
+	check("after removing and putting one id")
+	update(ports.SessionChanges{})
+	h.reopen()
+	check("after a reopen")
+	if cp, ok := h.o.Sessions.(ports.SessionCheckpointer); ok {
+		update(ports.SessionChanges{Put: []ports.Session{sess(c, 2)}})
+		if err := cp.CheckpointSessions(ctx); err != nil {
+			h.t.Fatal(err)
+		}
+		update(ports.SessionChanges{Delete: []string{c}})
+		h.reopen()
+		check("after updates around a checkpoint")
+	}
+	if h.o.InjectFault != nil {
+		h.o.InjectFault(errDiskFull)
+		err := h.o.Sessions.UpdateSessions(ctx, ports.SessionChanges{Put: []ports.Session{sess("ghost00000000000", 1)}, Delete: []string{a}})
+		h.o.InjectFault(nil)
+		if domain.KindOf(err) != domain.KindUnavailable {
+			h.t.Errorf("a failing update = %v, want unavailable", err)
+		}
+		check("after a failed update")
+		h.reopen()
+		check("after a failed update and a reopen")
+	}
+}
+
 // testCheckpoints interleaves commits and session saves with the
 // checkpoints of a backend that journals them (ports.GraphCheckpointer,
 // ports.SessionCheckpointer): whatever the order, and across reopens,
@@ -763,4 +843,66 @@ func testCheckpoints(h *harness) {
 	if diff := cmp.Diff(sessions, got, dataOpts); diff != "" {
 		h.t.Errorf("sessions after saves and checkpoints differ (-want +got):\n%s", diff)
 	}
+}
+
+// testRelease: a repository that keeps state per graph (ports.GraphReleaser)
+// forgets it on Release and loses nothing stored: commits, checkpoints and
+// loads after a release, or running beside releases of the same graph (the
+// app releases an unloaded graph while a request may load it afresh), give
+// the same graphs.
+func testRelease(h *harness) {
+	r, ok := h.o.Graphs.(ports.GraphReleaser)
+	if !ok {
+		h.t.Skipf("%s keeps no state per graph to release", h.b.Name)
+	}
+	ctx := h.ctx
+	k := domain.ProjectGraph("/home/dev/released")
+	g := restore(h.t, k, RichData(k.Project))
+	h.commit(k, g, g.Everything())
+	r.Release(k)
+	r.Release(k) // twice is harmless
+	h.sameGraph(k, g)
+	h.mutate(k, g, true)
+	if cp, ok := h.o.Graphs.(ports.GraphCheckpointer); ok {
+		r.Release(k)
+		if err := cp.Checkpoint(ctx, k, g); err != nil {
+			h.t.Fatalf("checkpoint after a release: %v", err)
+		}
+	}
+	r.Release(k)
+	r.Release(domain.UserGraph)
+	r.Release(domain.ProjectGraph("/home/dev/never-stored"))
+	h.sameGraph(k, g)
+
+	// Releases beside commits and loads of the same graph.
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				r.Release(k)
+				if _, err := h.o.Graphs.Load(ctx, k); err != nil {
+					h.t.Errorf("load beside releases: %v", err)
+					return
+				}
+			}
+		}
+	}()
+	at := domain.Stamp{Now: t0 + domain.Day, Session: "rel"}
+	for i := range 20 {
+		if _, err := g.PutNode(domain.NodeInput{ID: fmt.Sprintf("rel-%d", i), Gist: "beside releases"}, at); err != nil {
+			h.t.Fatal(err)
+		}
+		h.commit(k, g, g.Pending())
+	}
+	close(stop)
+	wg.Wait()
+	h.sameGraph(k, g)
+	h.reopen()
+	h.sameGraph(k, g)
 }

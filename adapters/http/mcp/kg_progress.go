@@ -22,7 +22,7 @@ var kgProgress = tool[progressArgs, progressOutput]{
 	args: []mcpgo.ToolOption{
 		sessionArg(true),
 		mcpgo.WithString("task_id", mcpgo.Required(), mcpgo.Description("Task id: letters, digits, '.', '_' and '-'.")),
-		mcpgo.WithObject("state", mcpgo.Description("The task state, a JSON object of at most 64 KiB.")),
+		mcpgo.WithObject("state", mcpgo.Description("The task state, a JSON object of at most 64 KiB, nested at most 64 levels deep.")),
 		mcpgo.WithString("level", mcpgo.Enum("user", "project"), mcpgo.DefaultString("user"), mcpgo.Description("The graph to keep the state in.")),
 	},
 	run: progress,

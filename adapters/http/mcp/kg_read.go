@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,7 +82,6 @@ type graphOut struct {
 	Health          healthOut   `json:"health"`
 	ArchivedOmitted int         `json:"archived_omitted,omitempty" jsonschema:"archived ids left out to keep the read under its size cap; kg_search finds them"`
 	EdgesOmitted    int         `json:"edges_omitted,omitempty" jsonschema:"edges to archived nodes left out to keep the read under its size cap"`
-	NotesOmitted    int         `json:"edge_notes_omitted,omitempty" jsonschema:"edges whose notes were left out to keep the read under its size cap; kg_read with id shows them"`
 	Unavailable     string      `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be read: which graph and why; the rest of the read is served"`
 }
 
@@ -93,12 +91,13 @@ type activeOut struct {
 	Gist string `json:"gist"`
 }
 
-// edgeOut is a shown edge of the full read.
+// edgeOut is a shown edge of the full read: its notes are counted, not
+// given (docs/design/mcp.md#full-read).
 type edgeOut struct {
-	From  string   `json:"from"`
-	Rel   string   `json:"rel"`
-	To    string   `json:"to"`
-	Notes []string `json:"notes,omitempty"`
+	From      string `json:"from"`
+	Rel       string `json:"rel"`
+	To        string `json:"to"`
+	NoteCount int    `json:"note_count,omitempty" jsonschema:"how many notes the edge has; kg_read with id of either end shows them"`
 }
 
 // healthOut is the HEALTH line of a graph.
@@ -156,15 +155,15 @@ type shownGraph struct {
 	view            domain.View
 	archivedOmitted int
 	edgesOmitted    int
-	notesOmitted    int    // edges shown without their notes
 	unavailable     string // why the graph cannot be read; the view is then empty
 }
 
 // fitFullRead returns the graphs of a full read trimmed so that its text
 // stays within limit characters: archived id lines go first, from the last
-// graph backwards, then edges to archived nodes, then the notes of the
-// edges still shown; active gists and edges between active nodes never go.
-// A read that fits is returned whole. The app's view is never changed.
+// graph backwards, then edges to archived nodes; active gists and edges
+// between active nodes never go (and edge notes are never printed, so they
+// cannot push the read past the cap). A read that fits is returned whole.
+// The app's view is never changed.
 func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 	gs := []shownGraph{{level: domain.LevelUser, view: fr.User.View, unavailable: fr.User.Unavailable}}
 	if fr.Project != nil {
@@ -176,7 +175,7 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 		return gs
 	}
 	// Room for the line that says what was left out, in each graph.
-	excess += len(gs) * utf8.RuneCountInString(omittedLine(maxInt, maxInt, maxInt))
+	excess += len(gs) * utf8.RuneCountInString(omittedLine(maxInt, maxInt))
 	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
 		g := &gs[i]
 		for len(g.view.Archived) > 0 && excess > 0 {
@@ -200,7 +199,7 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 			e := g.view.Edges[j]
 			if archived[e.From] || archived[e.To] {
 				keep[j] = false
-				excess -= utf8.RuneCountInString(edgeLine(e)) + 3
+				excess -= utf8.RuneCountInString(fullReadEdgeLine(e)) + 3
 				g.edgesOmitted++
 			}
 		}
@@ -212,22 +211,24 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 		}
 		g.view.Edges = edges
 	}
-	for i := len(gs) - 1; i >= 0 && excess > 0; i-- {
-		g := &gs[i]
-		edges := slices.Clone(g.view.Edges)
-		for j := len(edges) - 1; j >= 0 && excess > 0; j-- {
-			if len(edges[j].Notes) == 0 {
-				continue
-			}
-			bare := *edges[j]
-			bare.Notes = nil
-			excess -= utf8.RuneCountInString(edgeLine(edges[j])) - utf8.RuneCountInString(edgeLine(&bare))
-			edges[j] = &bare
-			g.notesOmitted++
-		}
-		g.view.Edges = edges
-	}
 	return gs
+}
+
+// fullReadEdgeLine is an edge as the full read shows it: its key, and how
+// many notes it has, never the notes themselves
+// (docs/design/mcp.md#full-read). Notes of any length on many edges would
+// take the read past what its token estimate charges, and an edge to
+// "Design — draft" would read like an edge to "Design" with the note
+// "draft". A read by id and kg_sync show them.
+func fullReadEdgeLine(e *domain.Edge) string {
+	switch n := len(e.Notes); n {
+	case 0:
+		return e.Key().String()
+	case 1:
+		return e.Key().String() + " (+1 note)"
+	default:
+		return e.Key().String() + " (+" + strconv.Itoa(n) + " notes)"
+	}
 }
 
 const maxInt = int(^uint(0) >> 1)
@@ -265,13 +266,13 @@ func renderFullRead(gs []shownGraph, session string) string {
 		if len(v.Edges) > 0 {
 			b.WriteString("EDGES:\n")
 			for _, e := range v.Edges {
-				fmt.Fprintf(&b, "  %s\n", edgeLine(e))
+				fmt.Fprintf(&b, "  %s\n", fullReadEdgeLine(e))
 			}
 		}
 		b.WriteString(healthLine(v.Health))
 		b.WriteByte('\n')
-		if g.archivedOmitted > 0 || g.edgesOmitted > 0 || g.notesOmitted > 0 {
-			b.WriteString(omittedLine(g.archivedOmitted, g.edgesOmitted, g.notesOmitted))
+		if g.archivedOmitted > 0 || g.edgesOmitted > 0 {
+			b.WriteString(omittedLine(g.archivedOmitted, g.edgesOmitted))
 			b.WriteByte('\n')
 		}
 	}
@@ -280,15 +281,10 @@ func renderFullRead(gs []shownGraph, session string) string {
 }
 
 // omittedLine says what the cap left out of one graph.
-func omittedLine(archived, edges, notes int) string {
+func omittedLine(archived, edges int) string {
 	a := plural(archived, "archived id", "archived ids")
 	e := plural(edges, "edge to archived nodes", "edges to archived nodes")
-	if notes == 0 {
-		return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)", a, e, maxReadChars)
-	}
-	return fmt.Sprintf("(%s, %s and the notes of %s left out to stay under %d characters; "+
-		"kg_search finds them, kg_read with id shows a node's edges with their notes)",
-		a, e, plural(notes, "edge", "edges"), maxReadChars)
+	return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)", a, e, maxReadChars)
 }
 
 // healthLine is "HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8
@@ -332,7 +328,6 @@ func graphOutput(g shownGraph) *graphOut {
 		Edges:           make([]edgeOut, 0, len(v.Edges)),
 		ArchivedOmitted: g.archivedOmitted,
 		EdgesOmitted:    g.edgesOmitted,
-		NotesOmitted:    g.notesOmitted,
 		Unavailable:     g.unavailable,
 		Health: healthOut{
 			Active: v.Health.Active, Archived: v.Health.Archived, Orphaned: v.Health.Orphaned,
@@ -345,7 +340,7 @@ func graphOutput(g shownGraph) *graphOut {
 		out.Active = append(out.Active, activeOut{ID: n.ID, Gist: n.Gist})
 	}
 	for _, e := range v.Edges {
-		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To, Notes: e.Notes})
+		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To, NoteCount: len(e.Notes)})
 	}
 	return out
 }

@@ -17,7 +17,8 @@ import (
 var kgSearch = tool[searchArgs, searchOutput]{
 	name: "kg_search",
 	description: "Search every node, archived and orphaned ones included, by words in its id, gist, " +
-		"notes and touches and in the file paths and artifacts its edges point to. Use it to find knowledge " +
+		"notes and touches and in the file paths and artifacts its edges point to; rare words count most, " +
+		"word forms and identifier parts match, and a misspelt word is corrected. Use it to find knowledge " +
 		"the full read no longer shows, or what is known about a file. Has no side effects.",
 	hints: hints{title: "Search memory", readOnly: true, idempotent: true},
 	args: []mcpgo.ToolOption{
@@ -52,7 +53,10 @@ func search(ctx context.Context, svc Service, a searchArgs) (string, searchOutpu
 // searchOutput is the structured result of kg_search.
 type searchOutput struct {
 	Query string   `json:"query"`
-	Hits  []hitOut `json:"hits" jsonschema:"by score, then id"`
+	Hits  []hitOut `json:"hits" jsonschema:"by score, then level (user first), then id"`
+	// Corrections and Nearest are left out when empty.
+	Corrections []correctionOut `json:"corrections,omitempty" jsonschema:"each term that matched nothing and the word of memory searched for in its place"`
+	Nearest     []nearestOut    `json:"nearest,omitempty" jsonschema:"when nothing matched: each term that matched nothing and the nearest spelling in memory"`
 	// Unavailable is left out when every graph was searched.
 	Unavailable []string `json:"unavailable,omitempty" jsonschema:"each graph that could not be searched because it cannot be loaded: which and why; the others were searched"`
 }
@@ -65,14 +69,31 @@ type hitOut struct {
 	Tier    string   `json:"tier"`
 	Gist    string   `json:"gist"`
 	Notes   []string `json:"notes"`
-	Score   float64  `json:"score" jsonschema:"reciprocal-rank-fusion score, 4 decimals"`
+	Score   float64  `json:"score" jsonschema:"BM25 score, 4 decimals"`
+	Matched []string `json:"matched" jsonschema:"the query terms (a correction's word for a corrected term) that matched this node"`
+}
+
+type correctionOut struct {
+	Term string `json:"term"`
+	Used string `json:"used"`
+}
+
+type nearestOut struct {
+	Term    string `json:"term"`
+	Nearest string `json:"nearest"`
 }
 
 // renderSearch is the text of kg_search.
 func renderSearch(query string, res app.SearchResult) string {
 	var b strings.Builder
+	for _, c := range res.Corrections {
+		fmt.Fprintf(&b, "No exact match for %q; showing %q\n", c.Term, c.Used)
+	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(&b, "No nodes match %q\n", query)
+		for _, s := range res.Nearest {
+			fmt.Fprintf(&b, "Nearest spelling of %q in memory: %q\n", s.Term, s.Nearest)
+		}
 	} else {
 		fmt.Fprintf(&b, "%s for %q (kg_read with id shows one in full and restores it):\n", plural(len(res.Hits), "node found", "nodes found"), query)
 	}
@@ -81,7 +102,11 @@ func renderSearch(query string, res app.SearchResult) string {
 		if h.Project != "" {
 			where = "project " + filepath.Base(h.Project)
 		}
-		fmt.Fprintf(&b, "  [%s] %s (%s, score %.4f): %s\n", where, h.Node.ID, h.Node.Tier, h.Score, h.Node.Gist)
+		fmt.Fprintf(&b, "  [%s] %s (%s, score %.4f", where, h.Node.ID, h.Node.Tier, h.Score)
+		if len(h.Matched) > 0 {
+			fmt.Fprintf(&b, ", matched %s", strings.Join(h.Matched, " "))
+		}
+		fmt.Fprintf(&b, "): %s\n", h.Node.Gist)
 		for _, s := range h.Node.Notes {
 			fmt.Fprintf(&b, "    - %s\n", s)
 		}
@@ -97,8 +122,14 @@ func searchOutputOf(query string, res app.SearchResult) searchOutput {
 	for _, h := range res.Hits {
 		out.Hits = append(out.Hits, hitOut{
 			Level: string(h.Level), Project: h.Project, ID: h.Node.ID, Tier: h.Node.Tier.String(),
-			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: round4(h.Score),
+			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: round4(h.Score), Matched: nonNil(h.Matched),
 		})
+	}
+	for _, c := range res.Corrections {
+		out.Corrections = append(out.Corrections, correctionOut{Term: c.Term, Used: c.Used})
+	}
+	for _, s := range res.Nearest {
+		out.Nearest = append(out.Nearest, nearestOut{Term: s.Term, Nearest: s.Nearest})
 	}
 	return out
 }

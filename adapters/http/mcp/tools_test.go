@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const (
@@ -192,7 +194,7 @@ func TestFullReadAndReadByID(t *testing.T) {
 		"  auth-token-refresh: JWT refresh uses sliding window\n" +
 		"  session-handler: owns the cookie\n" +
 		"EDGES:\n" +
-		"  auth-token-refresh --requires-init--> session-handler — order matters\n" +
+		"  auth-token-refresh --requires-init--> session-handler (+1 note)\n" +
 		"  auth-token-refresh --touches--> src/auth/refresh.py\n"
 	if !strings.HasPrefix(full.text, want) {
 		t.Errorf("full read:\n%s\nwant it to start with:\n%s", full.text, want)
@@ -202,8 +204,8 @@ func TestFullReadAndReadByID(t *testing.T) {
 	if len(user["active"].([]any)) != 2 || len(user["edges"].([]any)) != 2 {
 		t.Errorf("structured user graph %v", user)
 	}
-	if notes := user["edges"].([]any)[0].(map[string]any)["notes"]; fmt.Sprint(notes) != "[order matters]" {
-		t.Errorf("structured edge notes %v, want the text's [order matters]", notes)
+	if e0 := user["edges"].([]any)[0].(map[string]any); e0["note_count"] != 1.0 || e0["notes"] != nil {
+		t.Errorf("structured edge %v, want its notes counted like the text, not given", e0)
 	}
 
 	byID := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "auth-token-refresh"})
@@ -261,6 +263,44 @@ func TestSearch(t *testing.T) {
 	none := e.ok(t, "kg_search", map[string]any{"query": "zebra"})
 	if none.text != `No nodes match "zebra"` {
 		t.Errorf("no hits: %q", none.text)
+	}
+}
+
+// TestSearchCorrectionsAndMatched: each hit says which terms matched it,
+// a term that matches nothing is corrected and the result says so, and
+// with no hits the nearest spelling is given (docs/design/mcp.md#kg_search).
+func TestSearchCorrectionsAndMatched(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(t, projA)
+	e.ok(t, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "login-flow", "gist": "the login flow calls authentication twice"})
+	e.ok(t, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "token-store", "gist": "tokens live here", "touches": []any{"src/auth/tokenRefresh.ts"}})
+
+	r := e.ok(t, "kg_search", map[string]any{"query": "authentcation flow", "session_id": sid})
+	mustContain(t, r.text, `No exact match for "authentcation"; showing "authentication"`, "matched authentication flow): the login flow")
+	if diff := cmp.Diff([]any{map[string]any{"term": "authentcation", "used": "authentication"}}, r.structured["corrections"]); diff != "" {
+		t.Errorf("corrections (-want +got):\n%s", diff)
+	}
+	hits := r.structured["hits"].([]any)
+	if len(hits) != 1 || !cmp.Equal(hits[0].(map[string]any)["matched"], []any{"authentication", "flow"}) {
+		t.Errorf("hits %v", hits)
+	}
+	ref := e.ok(t, "kg_search", map[string]any{"query": "refresh", "session_id": sid})
+	if hits := ref.structured["hits"].([]any); len(hits) != 1 || hits[0].(map[string]any)["id"] != "token-store" {
+		t.Errorf("refresh in a touched path: %v", ref.structured)
+	}
+	if _, ok := ref.structured["corrections"]; ok {
+		t.Errorf("corrections given without one: %v", ref.structured)
+	}
+	none := e.ok(t, "kg_search", map[string]any{"query": "lgin", "session_id": sid})
+	if none.text != "No nodes match \"lgin\"\nNearest spelling of \"lgin\" in memory: \"login\"" {
+		t.Errorf("no hits: %q", none.text)
+	}
+	if diff := cmp.Diff([]any{map[string]any{"term": "lgin", "nearest": "login"}}, none.structured["nearest"]); diff != "" {
+		t.Errorf("nearest (-want +got):\n%s", diff)
+	}
+	bad := e.call(t, "kg_search", map[string]any{"query": "?!", "session_id": sid})
+	if !bad.isError || !strings.Contains(bad.text, "query") {
+		t.Errorf("a query of punctuation: %+v", bad)
 	}
 }
 

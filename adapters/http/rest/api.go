@@ -17,6 +17,7 @@ import (
 type Service interface {
 	ReadGraphs(ctx context.Context, sc app.Scope) (app.GraphRead, error)
 	Projects(ctx context.Context) ([]app.ProjectInfo, error)
+	RemoveProject(ctx context.Context, path string, force bool) (app.RemovedProject, error)
 	RegisterSession(ctx context.Context, projectPath string) (ports.Session, error)
 	SessionStats(ctx context.Context, id string) (app.SessionStats, error)
 	PutNode(ctx context.Context, sc app.Scope, in domain.NodeInput) (app.PutNodeResult, error)
@@ -55,6 +56,7 @@ type BodyLimit func(max int64) func(http.Handler) http.Handler
 func (a *API) Register(r chi.Router, limit BodyLimit) {
 	r.Get("/graph/read", a.readGraphs)
 	r.Get("/projects", a.projects)
+	r.Delete("/projects", a.removeProject)
 	r.Get("/sessions/{id}/stats", a.sessionStats)
 	r.Get("/nodes/{level}/{id}", a.readNode)
 	r.Delete("/nodes/{level}/{id}", a.deleteNode)

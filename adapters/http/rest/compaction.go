@@ -24,6 +24,20 @@ type rankingJSON struct {
 	GraceLeftS     float64  `json:"grace_left_s"`
 }
 
+// weightsJSON is the formula of a node's score, so that what explains a
+// ranking is the one compaction computes:
+// score = recency × p_recency + connectedness × p_connectedness, and
+// connectedness = in × edges in + out × edges out (edges from and to active
+// nodes). An archived node swaps with one a run archives when it scores at
+// least resurrection_margin more.
+type weightsJSON struct {
+	Recency            float64 `json:"recency"`
+	Connectedness      float64 `json:"connectedness"`
+	In                 int     `json:"in"`
+	Out                int     `json:"out"`
+	ResurrectionMargin float64 `json:"resurrection_margin"`
+}
+
 func rankingOf(rs []app.NodeRank) []rankingJSON {
 	out := make([]rankingJSON, len(rs))
 	for i := range rs {
@@ -55,11 +69,15 @@ func (a *API) compactionPlan(w http.ResponseWriter, r *http.Request) {
 		TargetTokens   int     `json:"target_tokens"`
 		ArchivedBudget int     `json:"archived_budget"`
 		apijson.Moves
+		Weights weightsJSON   `json:"weights"`
 		Ranking []rankingJSON `json:"ranking"`
 	}{
 		Level: string(ex.Key.Level), Project: optional(ex.Key.Project), NowTS: apijson.Seconds(ex.Now),
 		MaxTokens: ex.MaxTokens, TargetTokens: ex.Target, ArchivedBudget: ex.ArchivedBudget,
-		Moves: apijson.MovesOf(ex.Plan), Ranking: rankingOf(ex.Ranking),
+		Moves: apijson.MovesOf(ex.Plan),
+		Weights: weightsJSON{Recency: ex.Weights.Recency, Connectedness: ex.Weights.Connectedness,
+			In: ex.Weights.In, Out: ex.Weights.Out, ResurrectionMargin: ex.Margin},
+		Ranking: rankingOf(ex.Ranking),
 	})
 }
 

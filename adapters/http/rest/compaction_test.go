@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -93,5 +94,45 @@ func TestCompactionPlanGraceLeft(t *testing.T) {
 	x := get(r.body, "ranking", 0)
 	if get(x, "id") != "young" || get(x, "eligible") != false || get(x, "rank") != nil || get(x, "grace_left_s") != float64(4*86400) {
 		t.Errorf("node in grace = %v", x)
+	}
+}
+
+// The plan gives the formula its scores were computed with, read from the
+// policy compaction uses, so that what explains a ranking (the web page)
+// writes no weights of its own: with weights other than the defaults, the
+// plan names those, and every score is that formula of its percentiles.
+func TestCompactionPlanGivesItsWeights(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w    domain.ScoreWeights
+	}{
+		{"the defaults", domain.DefaultScoreWeights()},
+		{"others", domain.ScoreWeights{Recency: 0.5, Connectedness: 0.25, In: 3, Out: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, func(_ *testing.T, s *setup) { s.app.Policy.MaxTokens = 200; s.app.Policy.Score = tc.w })
+			sid := e.session("")
+			for i := range 6 {
+				e.clock.Advance(time.Second)
+				e.put("user", sid, fmt.Sprintf("n%d", i), strings.Repeat("x", 20))
+			}
+			e.do("POST", "/api/edges", map[string]any{"level": "user", "session_id": sid, "from": "n1", "to": "n2", "rel": "uses"}).ok(t)
+			e.clock.Advance(6 * 24 * time.Hour)
+			r := e.do("GET", "/api/compaction/plan?level=user", nil).ok(t)
+			want := map[string]any{"recency": tc.w.Recency, "connectedness": tc.w.Connectedness,
+				"in": float64(tc.w.In), "out": float64(tc.w.Out), "resurrection_margin": domain.ResurrectionMargin}
+			if got := r.body["weights"]; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("weights = %v, want %v", got, want)
+			}
+			for _, x := range r.body["ranking"].([]any) {
+				pr, pc, score := get(x, "p_recency").(float64), get(x, "p_connectedness").(float64), get(x, "score").(float64)
+				if f := tc.w.Recency*pr + tc.w.Connectedness*pc; math.Abs(f-score) > 1e-9 {
+					t.Errorf("%v: score %v, but the weights give %v", get(x, "id"), score, f)
+				}
+			}
+			if get(r.body, "ranking", 0, "id") == "n2" {
+				t.Errorf("n2, the end of the one edge, ranks first to be archived: %s", r.raw)
+			}
+		})
 	}
 }

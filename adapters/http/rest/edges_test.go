@@ -3,6 +3,7 @@ package rest_test
 import (
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -109,6 +110,22 @@ func TestSearch(t *testing.T) {
 		get(r.body, "hits", 0, "project") != e.proj || get(r.body, "hits", 0, "notes", 0) != "silent failure if expired" {
 		t.Errorf("search = %s", r.raw)
 	}
+	if m := get(r.body, "hits", 0, "matched"); !reflect.DeepEqual(m, []any{"refresh", "window"}) {
+		t.Errorf("matched = %v", m)
+	}
+	if _, ok := r.body["corrections"]; ok {
+		t.Errorf("corrections without one: %s", r.raw)
+	}
+	// A typo is corrected, and the result says so.
+	r = e.do("GET", "/api/search?q=slidng&session_id="+sid, nil).ok(t)
+	if get(r.body, "hits", 0, "id") != "jwt-refresh" || get(r.body, "corrections", 0, "term") != "slidng" ||
+		get(r.body, "corrections", 0, "used") != "sliding" || get(r.body, "hits", 0, "matched", 0) != "sliding" {
+		t.Errorf("search with a typo = %s", r.raw)
+	}
+	r = e.do("GET", "/api/search?q=jwr&session_id="+sid, nil).ok(t)
+	if hits := r.body["hits"].([]any); len(hits) != 0 || get(r.body, "nearest", 0, "nearest") != "jwt" {
+		t.Errorf("no hits, nearest spelling = %s", r.raw)
+	}
 	// Every tier, and no promotion.
 	r = e.do("GET", "/api/search?q=one&level=user&limit=2", nil).ok(t)
 	if hits := r.body["hits"].([]any); len(hits) != 2 {
@@ -124,8 +141,9 @@ func TestSearch(t *testing.T) {
 	e.do("GET", "/api/search", nil).fails(t, http.StatusBadRequest, "invalid", "q", "required")
 	e.do("GET", "/api/search?q=x&limit=0", nil).fails(t, http.StatusBadRequest, "invalid", "limit", "between 1 and 100")
 	e.do("GET", "/api/search?q=x&limit=many", nil).fails(t, http.StatusBadRequest, "invalid", "limit", "between 1 and 100")
-	e.do("GET", "/api/search?q="+strings.Repeat("q", 1001), nil).fails(t, http.StatusBadRequest, "invalid", "query", "1001 chars, limit 1000")
+	e.do("GET", "/api/search?q="+strings.Repeat("q", 1001), nil).fails(t, http.StatusBadRequest, "invalid", "q", "1001 chars, limit 1000")
 	e.do("GET", "/api/search?q=x&level=project", nil).fails(t, http.StatusBadRequest, "invalid", "project_path", "session_id or project_path")
+	e.do("GET", "/api/search?q=%3F%21", nil).fails(t, http.StatusBadRequest, "invalid", "q", "no word to search for")
 }
 
 func TestSync(t *testing.T) {
@@ -159,16 +177,21 @@ func TestProgress(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(e.proj)
 	r := e.do("POST", "/api/progress", `{"session_id":"`+sid+`","task_id":"t1","state":{"step":2,"big":12345678901234567890}}`).ok(t)
-	if r.body["saved"] != true || r.body["level"] != "user" {
+	if r.body["task_id"] != "t1" || r.body["stored"] != true || r.body["level"] != "user" {
 		t.Errorf("save = %s", r.raw)
 	}
 	r = e.do("GET", "/api/progress/t1?session_id="+sid, nil).ok(t)
-	if !strings.Contains(r.raw, `"big":12345678901234567890`) || get(r.body, "state", "step") != 2.0 {
-		t.Errorf("load = %s (numbers must come back exactly)", r.raw)
+	if strings.TrimSpace(r.raw) != `{"step":2,"big":12345678901234567890}` {
+		t.Errorf("load = %s, want the state itself, numbers exactly as stored", r.raw)
 	}
-	e.do("POST", "/api/progress", map[string]any{"session_id": sid, "task_id": "t2", "level": "project", "state": map[string]any{}}).ok(t)
-	e.do("GET", "/api/progress/t2?level=project&project_path="+e.proj, nil).ok(t)
-	e.do("GET", "/api/progress/t2", nil).fails(t, http.StatusNotFound, "not_found", "task_id", `no progress found for task "t2" in the user graph`)
+	e.do("POST", "/api/progress", map[string]any{"session_id": sid, "task_id": "t2", "level": "project", "state": map[string]any{"in": "project"}}).ok(t)
+	if r := e.do("GET", "/api/progress/t2?level=project&project_path="+e.proj, nil).ok(t); r.body["in"] != "project" {
+		t.Errorf("load of the project's = %s", r.raw)
+	}
+	// None stored (t2 is the project's): {}, as the replaced server answers.
+	if r := e.do("GET", "/api/progress/t2", nil).ok(t); strings.TrimSpace(r.raw) != "{}" {
+		t.Errorf("load of a task with no state = %s, want {}", r.raw)
+	}
 	e.do("POST", "/api/progress", map[string]any{"task_id": "t3", "state": []int{1}}).fails(t, http.StatusBadRequest, "invalid", "state", "JSON object")
 	e.do("POST", "/api/progress", map[string]any{"task_id": "t3"}).fails(t, http.StatusBadRequest, "invalid", "state", "required")
 	e.do("POST", "/api/progress", map[string]any{"task_id": "no way", "state": map[string]any{}}).fails(t, http.StatusBadRequest, "invalid", "task_id", "must start with")

@@ -64,5 +64,5 @@ func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	apijson.Write(w, http.StatusOK, apijson.ImportResultOf(res))
+	apijson.WriteImportResult(w, res)
 }

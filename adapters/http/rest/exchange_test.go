@@ -108,6 +108,7 @@ func (r repeat) Read(p []byte) (int, error) {
 }
 
 func TestImportHasItsOwnBodyLimit(t *testing.T) {
+	t.Parallel() // three bodies of up to 64 MiB: the longest test of the package
 	e := newEnv(t)
 	send := func(n int, known bool) *http.Response {
 		req, err := http.NewRequest("POST", e.url+"/api/import", pad(n))

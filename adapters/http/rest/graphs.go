@@ -5,6 +5,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
 )
 
 // graphJSON is one graph of GET /api/graph/read: every node of every tier
@@ -63,13 +64,16 @@ func (a *API) readGraphs(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	// project is always a graph, as the replaced server answers: without a
+	// project named, an empty one (docs/design/http.md#shapes-of-the-replaced-server).
 	body := struct {
-		User    graphJSON  `json:"user"`
-		Project *graphJSON `json:"project"`
+		User    graphJSON `json:"user"`
+		Project graphJSON `json:"project"`
 	}{User: graphOf(res.User)}
 	if res.Project != nil {
-		p := graphOf(*res.Project)
-		body.Project = &p
+		body.Project = graphOf(*res.Project)
+	} else {
+		body.Project = graphOf(app.GraphContents{Key: domain.GraphKey{Level: domain.LevelProject}, MaxTokens: res.User.MaxTokens})
 	}
 	apijson.Write(w, http.StatusOK, body)
 }

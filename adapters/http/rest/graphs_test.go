@@ -75,8 +75,11 @@ func TestGraphReadListsEveryTierWithoutPromoting(t *testing.T) {
 		t.Errorf("stored a = %s, last read %d; want archived, never read", n.Tier, n.LastRead)
 	}
 
-	// No project named: the user graph only.
-	if r := e.do("GET", "/api/graph/read", nil).ok(t); r.body["project"] != nil {
+	// No project named: the user graph, and an empty project graph, as the
+	// replaced server answers (never null).
+	r = e.do("GET", "/api/graph/read", nil).ok(t)
+	if p, ok := r.body["project"].(map[string]any); !ok || p["level"] != "project" || p["project"] != nil ||
+		len(p["nodes"].([]any)) != 0 || len(p["edges"].([]any)) != 0 {
 		t.Errorf("project without a name: %v", r.body["project"])
 	}
 }

@@ -28,8 +28,8 @@ func TestRegisterSessionAndStats(t *testing.T) {
 	e.put("user", sid, "u", "user node")
 	e.put("project", sid, "p", "project node")
 	st := e.do("GET", "/api/sessions/"+sid+"/stats", nil).ok(t)
-	if st.body["session_id"] != sid || st.body["op_count"] != 2.0 || get(st.body, "user", "active") != 1.0 ||
-		get(st.body, "project", "active") != 1.0 || st.body["project_path"] != e.proj {
+	if st.body["session_id"] != sid || st.body["op_count"] != 2.0 || get(st.body, "graphs", "user", "active") != 1.0 ||
+		get(st.body, "graphs", "project", "active") != 1.0 || st.body["project_path"] != e.proj {
 		t.Errorf("stats = %s", st.raw)
 	}
 

@@ -18,7 +18,9 @@ func levelOrUser(l domain.Level) string {
 }
 
 // loadProgress serves GET /api/progress/{task_id}?level&session_id&
-// project_path: the stored state of the task; 404 when there is none.
+// project_path: the stored state of the task itself, as the replaced
+// server answers, numbers exactly as stored; {} when there is none
+// (docs/design/http.md#shapes-of-the-replaced-server).
 func (a *API) loadProgress(w http.ResponseWriter, r *http.Request) {
 	task, err := param(r, "task_id")
 	if err != nil {
@@ -32,14 +34,11 @@ func (a *API) loadProgress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		a.fail(w, r, domain.NotFoundf("task_id", "no progress found for task %q in the %s graph", task, levelOrUser(sc.Level)))
-		return
+		state = domain.RawJSON("{}")
 	}
-	apijson.Write(w, http.StatusOK, struct {
-		TaskID string          `json:"task_id"`
-		Level  string          `json:"level"`
-		State  json.RawMessage `json:"state"`
-	}{task, levelOrUser(sc.Level), json.RawMessage(state)})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(state, '\n'))
 }
 
 // saveProgress serves POST /api/progress with body {"task_id", "state",
@@ -68,7 +67,7 @@ func (a *API) saveProgress(w http.ResponseWriter, r *http.Request) {
 	}
 	apijson.Write(w, http.StatusOK, struct {
 		TaskID string `json:"task_id"`
-		Level  string `json:"level"`
-		Saved  bool   `json:"saved"`
-	}{in.TaskID, levelOrUser(sc.Level), true})
+		Stored bool   `json:"stored"`
+		Level  string `json:"level"` // beyond the replaced server's answer
+	}{in.TaskID, true, levelOrUser(sc.Level)})
 }

@@ -18,7 +18,22 @@ type hitJSON struct {
 	Tier    string   `json:"tier"`
 	Gist    string   `json:"gist"`
 	Notes   []string `json:"notes"`
-	Score   float64  `json:"score"` // reciprocal-rank-fusion score, 4 decimals
+	Score   float64  `json:"score"`   // BM25 score (docs/design/mcp.md#kg_search), 4 decimals
+	Matched []string `json:"matched"` // the terms (after correction) that matched the node
+}
+
+// correctionJSON is a term that matched nothing and the word searched for
+// in its place.
+type correctionJSON struct {
+	Term string `json:"term"`
+	Used string `json:"used"`
+}
+
+// nearestJSON is, with no hits, a term that matched nothing and the
+// nearest spelling in the graphs searched.
+type nearestJSON struct {
+	Term    string `json:"term"`
+	Nearest string `json:"nearest"`
 }
 
 // search serves GET /api/search?q&session_id&project_path&level&limit: the
@@ -35,8 +50,14 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Limit = n
 	}
+	// The errors name the parameter this caller sent, q; kg_search's name
+	// it query.
 	if req.Query == "" {
 		a.fail(w, r, domain.Invalidf("q", "required: the words to search for"))
+		return
+	}
+	if err := domain.ValidateQuery("q", req.Query); err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	res, err := a.svc.Search(r.Context(), req)
@@ -47,13 +68,25 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	out := make([]hitJSON, len(res.Hits))
 	for i, h := range res.Hits {
 		out[i] = hitJSON{Level: string(h.Level), Project: optional(h.Project), ID: h.Node.ID, Tier: h.Node.Tier.String(),
-			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: math.Round(h.Score*10_000) / 10_000}
+			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: math.Round(h.Score*10_000) / 10_000, Matched: nonNil(h.Matched)}
+	}
+	var corrections []correctionJSON
+	for _, c := range res.Corrections {
+		corrections = append(corrections, correctionJSON{c.Term, c.Used})
+	}
+	var nearest []nearestJSON
+	for _, n := range res.Nearest {
+		nearest = append(nearest, nearestJSON{n.Term, n.Nearest})
 	}
 	apijson.Write(w, http.StatusOK, struct {
 		Query string    `json:"query"`
 		Hits  []hitJSON `json:"hits"`
+		// Corrections and Nearest as kg_search gives them, left out
+		// when empty.
+		Corrections []correctionJSON `json:"corrections,omitempty"`
+		Nearest     []nearestJSON    `json:"nearest,omitempty"`
 		// Unavailable names each graph that could not be searched
 		// because it cannot be loaded, and why.
 		Unavailable []string `json:"unavailable,omitempty"`
-	}{req.Query, out, res.Unavailable})
+	}{req.Query, out, corrections, nearest, res.Unavailable})
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"math"
 	"net/http"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
@@ -46,22 +47,36 @@ func (a *API) sessionStats(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
+	// The replaced server's keys (docs/design/http.md#shapes-of-the-replaced-server),
+	// then kg's: the last activity, and each graph's tiers.
 	s := st.Session
-	body := struct {
-		SessionID      string     `json:"session_id"`
-		ProjectPath    *string    `json:"project_path"`
-		StartTS        float64    `json:"start_ts"`
-		LastActivityTS float64    `json:"last_activity_ts"`
-		OpCount        int64      `json:"op_count"`
-		User           statsJSON  `json:"user"`
-		Project        *statsJSON `json:"project"`
-	}{
-		SessionID: s.ID, ProjectPath: optional(s.ProjectPath), StartTS: apijson.Seconds(s.Start),
-		LastActivityTS: apijson.Seconds(s.LastActivity), OpCount: s.OpCount, User: statsOf(st.UserGraph),
+	type graphSize struct {
+		Nodes int `json:"nodes"` // every tier
+		Edges int `json:"edges"`
+		statsJSON
 	}
+	sizeOf := func(g domain.Stats) *graphSize {
+		return &graphSize{Nodes: g.Active + g.Archived + g.Orphaned, Edges: g.Edges, statsJSON: statsOf(g)}
+	}
+	body := struct {
+		SessionID       string  `json:"session_id"`
+		DurationSeconds int64   `json:"duration_seconds"`
+		OpCount         int64   `json:"op_count"`
+		ProjectPath     *string `json:"project_path"`
+		StartedAt       float64 `json:"started_at"`
+		Graphs          struct {
+			User    *graphSize `json:"user"`
+			Project *graphSize `json:"project,omitempty"`
+		} `json:"graphs"`
+		LastActivityTS float64 `json:"last_activity_ts"`
+	}{
+		SessionID: s.ID, DurationSeconds: int64(math.Round(float64(max(st.Now-s.Start, 0)) / float64(domain.Second))),
+		OpCount: s.OpCount, ProjectPath: optional(s.ProjectPath), StartedAt: apijson.Seconds(s.Start),
+		LastActivityTS: apijson.Seconds(s.LastActivity),
+	}
+	body.Graphs.User = sizeOf(st.UserGraph)
 	if st.Project != nil {
-		p := statsOf(*st.Project)
-		body.Project = &p
+		body.Graphs.Project = sizeOf(*st.Project)
 	}
 	apijson.Write(w, http.StatusOK, body)
 }

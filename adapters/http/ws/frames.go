@@ -52,6 +52,12 @@ type compactedFrame struct {
 	Deleted  []string `json:"deleted"` // pruned: orphaned longer than the orphan grace
 }
 
+type projectRemovedFrame struct {
+	base
+	NodesRemoved int `json:"nodes_removed"`
+	EdgesRemoved int `json:"edges_removed"`
+}
+
 // connectedFrame is the first frame of every socket.
 type connectedFrame struct {
 	Type      string  `json:"type"`
@@ -86,6 +92,8 @@ func frameOf(ev ports.Event) any {
 		if m := ev.Compaction; m != nil {
 			return compactedFrame{b, nonNil(m.Archived), nonNil(m.Restored), nonNil(m.Orphaned), nonNil(m.Pruned)}
 		}
+	case ports.EventProjectRemoved:
+		return projectRemovedFrame{b, ev.NodesRemoved, ev.EdgesRemoved}
 	}
 	return nil
 }

@@ -26,7 +26,15 @@ func TestContract(t *testing.T) { porttest.Run(t, backend) }
 
 // TestCrash kills a writing child process with SIGKILL and checks that every
 // acknowledged write survived (porttest.RunCrash).
-func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 15) }
+// It runs beside the other tests: its rounds spend their time starting
+// child processes, not on the CPU.
+func TestCrash(t *testing.T) {
+	t.Parallel()
+	porttest.RunCrash(t, backend, 15)
+}
 
 // TestMoveProject runs the move suite of `kg project mv` (porttest).
 func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }
+
+// TestRemoveProject runs the suite of `kg project rm` (porttest).
+func TestRemoveProject(t *testing.T) { porttest.RunRemoveProject(t, backend) }

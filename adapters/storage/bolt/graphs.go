@@ -36,7 +36,11 @@ func graphBucket(tx *bbolt.Tx, key domain.GraphKey) *bbolt.Bucket {
 	if key.Level == domain.LevelUser {
 		return tx.Bucket(bucketUser)
 	}
-	return tx.Bucket(bucketProjects).Bucket([]byte(key.Project))
+	projects := tx.Bucket(bucketProjects)
+	if projects == nil { // a file opened read-only before its first start
+		return nil
+	}
+	return projects.Bucket([]byte(key.Project))
 }
 
 // Load reads every item of the graph. An item that does not decode makes
@@ -48,6 +52,9 @@ func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData
 	}
 	if err := validKey(key); err != nil {
 		return domain.GraphData{}, err
+	}
+	if a, problem, bad := s.graphDamage(key); bad {
+		return domain.GraphData{}, s.areaError(key.String()+" graph", a, problem, "loaded")
 	}
 	var d domain.GraphData
 	err := recovered(func() error {
@@ -176,6 +183,9 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	if cs.Empty() {
 		return nil
 	}
+	if a, problem, bad := s.graphDamage(key); bad {
+		return s.areaError(key.String()+" graph", a, problem, "saved")
+	}
 	var c counter
 	err := recovered(func() error {
 		return s.db.Update(func(tx *bbolt.Tx) error {
@@ -187,7 +197,7 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 				return err
 			}
 			if cs.Meta || b.Bucket(subMeta).Get(metaSeq) == nil {
-				if err := writeMeta(tx, b, &c, key, g); err != nil {
+				if err := s.writeMeta(tx, b, &c, key, g); err != nil {
 					return err
 				}
 			}
@@ -335,7 +345,7 @@ func sortedEdgeKeys(set map[domain.EdgeKey]struct{}) []encodedEdgeKey {
 // writeMeta stores seq, schema, project path and the unknown metadata.
 // Values that did not change are not written, so an ordinary commit writes
 // only the seq.
-func writeMeta(tx *bbolt.Tx, b *bbolt.Bucket, c *counter, key domain.GraphKey, g *domain.Graph) error {
+func (s *Store) writeMeta(tx *bbolt.Tx, b *bbolt.Bucket, c *counter, key domain.GraphKey, g *domain.Graph) error {
 	meta := b.Bucket(subMeta)
 	putIfChanged := func(k, v []byte) error {
 		if old := meta.Get(k); old != nil && bytes.Equal(old, v) {
@@ -353,7 +363,7 @@ func writeMeta(tx *bbolt.Tx, b *bbolt.Bucket, c *counter, key domain.GraphKey, g
 		return err
 	}
 	if key.Level == domain.LevelProject && meta.Get(metaSlug) == nil {
-		slug, err := claimSlug(tx, key)
+		slug, err := s.claimSlug(tx, key)
 		if err != nil {
 			return err
 		}
@@ -392,11 +402,24 @@ func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, unavailable(err, "list graphs")
 	}
+	if problem, bad := s.damagedArea(area{kind: areaProjects}); bad {
+		return nil, s.areaError("the list of project graphs", area{kind: areaProjects}, problem, "read")
+	}
 	var out []ports.StoredGraph
 	err := recovered(func() error {
 		return s.db.View(func(tx *bbolt.Tx) error {
-			return tx.Bucket(bucketProjects).ForEachBucket(func(k []byte) error {
-				meta := tx.Bucket(bucketProjects).Bucket(k).Bucket(subMeta)
+			projects := tx.Bucket(bucketProjects)
+			if projects == nil { // a file opened read-only before its first start
+				return nil
+			}
+			return projects.ForEachBucket(func(k []byte) error {
+				if s.projectDamaged(string(k)) {
+					// Listed, so that it is seen; its slug is on its
+					// damaged pages.
+					out = append(out, ports.StoredGraph{Key: domain.ProjectGraph(string(k))})
+					return nil
+				}
+				meta := projects.Bucket(k).Bucket(subMeta)
 				if meta == nil {
 					return nil
 				}
@@ -424,12 +447,18 @@ func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 // transaction so two projects cannot claim one name: the slug when no other
 // project holds it, else <slug>-<hash> (docs/design/storage.md#project-slugs;
 // there are no folders named by raw name in a bolt file).
-func claimSlug(tx *bbolt.Tx, key domain.GraphKey) (string, error) {
+func (s *Store) claimSlug(tx *bbolt.Tx, key domain.GraphKey) (string, error) {
 	slug, hash := slugOf(key.Project)
 	taken := false
 	projects := tx.Bucket(bucketProjects)
 	err := projects.ForEachBucket(func(k []byte) error {
 		if string(k) == key.Project {
+			return nil
+		}
+		if s.projectDamaged(string(k)) {
+			// Its pages are not read: its slug is unknown, so assume it
+			// is this one's.
+			taken = true
 			return nil
 		}
 		if meta := projects.Bucket(k).Bucket(subMeta); meta != nil && string(meta.Get(metaSlug)) == slug {

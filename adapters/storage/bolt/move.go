@@ -28,49 +28,56 @@ func (s *Store) MoveProject(ctx context.Context, from, to string) error {
 	if from == to {
 		return domain.Invalidf("project", "%s is both the old and the new path", from)
 	}
+	for _, k := range []domain.GraphKey{src, dst} {
+		if a, problem, bad := s.graphDamage(k); bad {
+			return s.areaError(k.String()+" graph", a, problem, "moved")
+		}
+	}
 	var c counter
-	err := s.db.Update(func(tx *bbolt.Tx) error {
-		projects := tx.Bucket(bucketProjects)
-		old := projects.Bucket([]byte(from))
-		if old == nil || old.Bucket(subMeta) == nil {
-			return &domain.Error{Kind: domain.KindNotFound, Field: "project", Msg: "no memory is stored for project " + from}
-		}
-		if b := projects.Bucket([]byte(to)); b != nil && b.Bucket(subMeta) != nil {
-			return &domain.Error{Kind: domain.KindConflict, Field: "project",
-				Msg: "project " + to + " already has memory; move or export it first"}
-		}
-		if projects.Bucket([]byte(to)) != nil {
-			if err := projects.DeleteBucket([]byte(to)); err != nil { // an empty bucket left behind
-				return err
+	err := recovered(func() error {
+		return s.db.Update(func(tx *bbolt.Tx) error {
+			projects := tx.Bucket(bucketProjects)
+			old := projects.Bucket([]byte(from))
+			if old == nil || old.Bucket(subMeta) == nil {
+				return &domain.Error{Kind: domain.KindNotFound, Field: "project", Msg: "no memory is stored for project " + from}
 			}
-		}
-		nb, err := projects.CreateBucket([]byte(to))
-		if err != nil {
-			return err
-		}
-		for _, sub := range graphSubs {
-			from := old.Bucket(sub)
-			to, err := nb.CreateBucket(sub)
-			if err != nil || from == nil {
-				return err
+			if b := projects.Bucket([]byte(to)); b != nil && b.Bucket(subMeta) != nil {
+				return &domain.Error{Kind: domain.KindConflict, Field: "project",
+					Msg: "project " + to + " already has memory; move or export it first"}
 			}
-			err = from.ForEach(func(k, v []byte) error { return c.put(to, k, v) })
+			if projects.Bucket([]byte(to)) != nil {
+				if err := projects.DeleteBucket([]byte(to)); err != nil { // an empty bucket left behind
+					return err
+				}
+			}
+			nb, err := projects.CreateBucket([]byte(to))
 			if err != nil {
 				return err
 			}
-		}
-		if err := projects.DeleteBucket([]byte(from)); err != nil {
-			return err
-		}
-		meta := nb.Bucket(subMeta)
-		if err := c.put(meta, metaProjectPath, []byte(to)); err != nil {
-			return err
-		}
-		slug, err := claimSlug(tx, dst)
-		if err != nil {
-			return err
-		}
-		return c.put(meta, metaSlug, []byte(slug))
+			for _, sub := range graphSubs {
+				from := old.Bucket(sub)
+				to, err := nb.CreateBucket(sub)
+				if err != nil || from == nil {
+					return err
+				}
+				err = from.ForEach(func(k, v []byte) error { return c.put(to, k, v) })
+				if err != nil {
+					return err
+				}
+			}
+			if err := projects.DeleteBucket([]byte(from)); err != nil {
+				return err
+			}
+			meta := nb.Bucket(subMeta)
+			if err := c.put(meta, metaProjectPath, []byte(to)); err != nil {
+				return err
+			}
+			slug, err := s.claimSlug(tx, dst)
+			if err != nil {
+				return err
+			}
+			return c.put(meta, metaSlug, []byte(slug))
+		})
 	})
 	if err != nil {
 		if domain.KindOf(err) == domain.KindNotFound || domain.KindOf(err) == domain.KindConflict {

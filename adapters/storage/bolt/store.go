@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -57,6 +58,11 @@ type Options struct {
 	Timeout time.Duration
 	// Logger receives what the store notices; slog.Default() when nil.
 	Logger *slog.Logger
+	// ReadOnly opens the file without writing anything to it, ever: no
+	// root or file is created, no free list is written at Close, damaged
+	// sessions are not set aside, and every Commit fails. For the commands
+	// that only read (kg doctor, kg export, kg migrate's source).
+	ReadOnly bool
 }
 
 // Stats counts what the store wrote since it was opened, for metrics and
@@ -77,18 +83,28 @@ type Store struct {
 	faultMu sync.Mutex
 	fault   error
 
-	damage []string // what Open found damaged; set before Open returns
+	readOnly bool
+
+	// damaged holds the areas whose pages the check at Open found damaged:
+	// bbolt never reads them (inspect.go). The sessions leave it once set
+	// aside.
+	damageMu   sync.Mutex
+	damaged    map[area]string
+	inspection Inspection
 
 	commits, puts, deletes atomic.Uint64
 }
 
 // Open opens or creates <root>/kg.db (mode 0600). When another process
 // holds the file it fails after opt.Timeout with an unavailable error that
-// says so, instead of waiting for ever. A file kg must not open — a
-// symbolic link, an empty or truncated file, unreadable meta pages, pages
-// in use and free at once — is refused with an error that says what to do;
-// damaged data pages are found here and reported by Damage, and only what
-// lies under them is unavailable (damage.go).
+// says so, instead of waiting for ever. Before bbolt reads the file, every
+// page it could reach is read and checked from the file itself (pages.go):
+// a file kg must not open — a symbolic link, an empty or truncated file,
+// unreadable meta pages or free list, pages in use and free at once, a
+// file left without its free list that has damaged pages — is refused with
+// an error that says what to do; damaged pages of a graph (or of the
+// sessions) are reported by Damage, and bbolt is never let near them: only
+// what lies under them is unavailable (docs/decisions/0044-bolt-page-check.md).
 func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, unavailable(err, "open bolt store")
@@ -99,41 +115,59 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, unavailable(err, "create storage root %s", root)
-	}
 	path := filepath.Join(root, FileName)
+	if !opt.ReadOnly {
+		if err := os.MkdirAll(root, 0o700); err != nil {
+			return nil, unavailable(err, "create storage root %s", root)
+		}
+	}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	if err := checkLength(path, opt.Timeout, opt.Logger); err != nil {
+	report, err := inspectFile(path, opt.Timeout, opt.ReadOnly)
+	if err != nil {
 		return nil, err
 	}
+	if report == nil && opt.ReadOnly {
+		return nil, domain.Unavailable(fs.ErrNotExist, "%s does not exist: the root holds no bolt data", path)
+	}
+	if report != nil && !report.synced && len(report.damaged) > 0 {
+		// bbolt would rebuild the free list by walking every page in a
+		// goroutine of its own, where a damaged page kills the process,
+		// and count the pages under it as free (ADR 0040). Read-only, it
+		// is never rebuilt.
+		why := fmt.Sprintf("it was not closed cleanly, so bbolt must rebuild its free list from its pages, and some of them are damaged (%s)",
+			report.damaged[report.damagedAreas()[0]])
+		if !opt.ReadOnly {
+			return nil, domain.Unavailable(ports.ErrDamaged, "%s cannot be opened: %s; %s", path, why, repairHint)
+		}
+		if report.refuse == "" {
+			report.refuse = why
+		}
+	}
 	var db *bbolt.DB
-	err := recovered(func() error {
+	err = recovered(func() error {
 		var err error
 		// The free list is kept in memory, as a hash map, and written
 		// only at Close (ADR 0040): writing it with every commit cost
 		// O(free pages), 33 pages per write in a file with 16k free.
-		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opt.Timeout, OpenFile: noFollow,
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opt.Timeout, OpenFile: noFollow, ReadOnly: opt.ReadOnly,
 			NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
 		return err
 	})
 	if err != nil {
 		return nil, openError(path, opt.Timeout, err)
 	}
-	s := &Store{db: db, path: path, log: opt.Logger}
-	// Inspect before anything is written: every commit writes a free list,
-	// and an inconsistent one could hand out a page still in use.
-	err = s.inspect()
-	if len(s.damage) > 0 {
+	s := &Store{db: db, path: path, log: opt.Logger, readOnly: opt.ReadOnly, damaged: map[area]string{}}
+	if report != nil {
+		s.takeReport(report)
+	}
+	if len(s.damaged) > 0 && !opt.ReadOnly {
 		// Keep the free list on disk while pages are damaged: a file
 		// without one cannot be opened again before it is repaired.
 		db.NoFreelistSync = false
 	}
-	if err == nil {
-		err = recovered(func() error { return initBuckets(db) })
-	}
+	err = recovered(func() error { return initBuckets(db, opt.ReadOnly) })
 	if err != nil {
 		_ = db.Close()
 		if domain.KindOf(err) == domain.KindUnavailable {
@@ -147,7 +181,7 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 // initBuckets checks the layout version of an existing file, and records
 // it and creates the top-level buckets in a new one. An existing file is
 // only read.
-func initBuckets(db *bbolt.DB) error {
+func initBuckets(db *bbolt.DB, readOnly bool) error {
 	complete := false
 	err := db.View(func(tx *bbolt.Tx) error {
 		kg := tx.Bucket(bucketKG)
@@ -163,7 +197,7 @@ func initBuckets(db *bbolt.DB) error {
 		}
 		return nil
 	})
-	if err != nil || complete {
+	if err != nil || complete || readOnly {
 		return err
 	}
 	return db.Update(func(tx *bbolt.Tx) error {
@@ -190,6 +224,12 @@ func initBuckets(db *bbolt.DB) error {
 // lock. A free list that cannot be written is logged, not returned: nothing
 // is lost, the next Open rebuilds it.
 func (s *Store) Close() error {
+	if s.readOnly {
+		if err := s.db.Close(); err != nil {
+			return unavailable(err, "close %s", s.path)
+		}
+		return nil
+	}
 	err := recovered(func() error {
 		return s.db.Update(func(*bbolt.Tx) error {
 			s.db.NoFreelistSync = false // read by this commit, under the writer lock

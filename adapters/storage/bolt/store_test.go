@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	bbolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -378,6 +379,43 @@ func TestSessionsWriteOnlyChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(set, got); diff != "" {
+		t.Errorf("sessions (-want +got):\n%s", diff)
+	}
+}
+
+// UpdateSessions writes exactly the sessions it names and deletes exactly
+// the stored ids it names, whatever else is stored.
+func TestUpdateSessionsWritesWhatItNames(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir)
+	set := map[string]ports.Session{}
+	for i := range 100 {
+		id := fmt.Sprintf("%016x", i)
+		set[id] = ports.Session{ID: id, Start: t0, LastActivity: t0}
+	}
+	if err := s.SaveSessions(ctx, set); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Stats()
+	put := ports.Session{ID: "ffffffffffffffff", Start: t0 + 1, LastActivity: t0 + 1, OpCount: 2}
+	gone := fmt.Sprintf("%016x", 5)
+	if err := s.UpdateSessions(ctx, ports.SessionChanges{Put: []ports.Session{put}, Delete: []string{gone, "not-stored"}}); err != nil {
+		t.Fatal(err)
+	}
+	set[put.ID] = put
+	delete(set, gone)
+	if after := s.Stats(); after.Puts-before.Puts != 1 || after.Deletes-before.Deletes != 1 || after.Commits-before.Commits != 1 {
+		t.Errorf("update: %+v after %+v; want one transaction, one put, one delete", after, before)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := open(t, dir).LoadSessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(set, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("sessions (-want +got):\n%s", diff)
 	}
 }

@@ -20,9 +20,17 @@ var backend = porttest.Backend{Name: "json", Open: func(t testing.TB, dir string
 
 func TestContract(t *testing.T) { porttest.Run(t, backend) }
 
-func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 60) }
+// TestCrash runs beside the other tests: its rounds spend their time
+// starting child processes, not on the CPU.
+func TestCrash(t *testing.T) {
+	t.Parallel()
+	porttest.RunCrash(t, backend, 60)
+}
 
 func TestStepCrash(t *testing.T) { porttest.RunStepCrash(t, backend) }
 
 // TestMoveProject runs the move suite of `kg project mv` (porttest).
 func TestMoveProject(t *testing.T) { porttest.RunMoveProject(t, backend) }
+
+// TestRemoveProject runs the suite of `kg project rm` (porttest).
+func TestRemoveProject(t *testing.T) { porttest.RunRemoveProject(t, backend) }

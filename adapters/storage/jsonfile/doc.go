@@ -15,10 +15,10 @@
 // into the file: it writes <stem>.tmp, fsyncs it, keeps the current file as
 // <stem>.prev by a hard link, renames the tmp over the file, fsyncs the
 // folder, then empties the journal and fsyncs it. It runs when the journal
-// grows past the file (and 1 MiB), after a batch that names the whole
-// graph, when the app calls Checkpoint (each maintenance tick, shutdown),
-// and in place of an append when the graph has no whole file yet (its first
-// save, which also claims its folder). A folder created for a save is
+// grows past the file (and 1 MiB), when the app calls Checkpoint (each
+// maintenance tick, shutdown), and in place of an append when the graph has
+// no whole file yet (its first save, which also claims its folder) or the
+// batch names the whole graph or half of it (an import, a copy). A folder created for a save is
 // fsynced with each parent up to the root. Commit returns only once the
 // batch is durable. Sessions work the same way: a save appends the sessions
 // that changed or went. All file operations go through the FS interface,
@@ -30,13 +30,21 @@
 // back to its .prev and is kept as <stem>.corrupt-<unix time>; when
 // neither loads the graph is unavailable and every other graph keeps
 // working. The journal's records at or above the file's seq are then
-// replayed; a torn last record (never acknowledged) is dropped, a bad
-// record followed by good ones makes the graph unavailable, the journal
-// kept as <stem>.journal.corrupt-<unix time>. Damaged sessions are set
+// replayed; a torn last record (bytes after the last newline, never
+// acknowledged) is dropped, and a whole line that is not a good record,
+// the last one included, makes the graph unavailable (a JournalDamage
+// names the line), a copy of the journal kept as
+// <stem>.journal.corrupt-<unix time>. Damaged sessions are set
 // aside the same way and the store starts with none.
 //
 // No operation follows a symbolic link inside the root: folders on the way
-// are checked with Lstat, files opened with O_NOFOLLOW.
+// are checked with Lstat, files and folders opened with O_NOFOLLOW. The
+// root itself may be a link; Open resolves it once and the store works in
+// its target.
+//
+// A whole-file write whose folder fsync fails after the rename puts the old
+// file back (or removes the new one), so a refused save never shows after a
+// restart.
 //
 // # Caveats
 //
@@ -71,6 +79,11 @@
 //     of version entries are not kept.
 //   - Times are read exactly from their decimal text and rounded to the
 //     nearest microsecond; they are written with exactly six decimals.
+//   - No file is held open between calls: a journal is opened for each
+//     append or truncation, so a server that has served thousands of
+//     projects holds no descriptor for each. Release (ports.GraphReleaser),
+//     which the app calls when it unloads a graph, drops what the store
+//     keeps of it: its node cache, journal state and folder.
 //   - The store does not take <root>/.lock; package rootdir does.
 //   - The project folder a project resolves to is cached for the life of
 //     the Store: the root's .lock guarantees no other process renames

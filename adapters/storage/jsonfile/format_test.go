@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,7 +40,8 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // canonical re-renders a JSON document with sorted keys and two-space
-// indent, numbers kept verbatim: what every file kg writes must already be.
+// indent, numbers kept verbatim, each progress state on one line: what
+// every file kg writes must already be.
 func canonical(t *testing.T, b []byte) []byte {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -47,6 +50,20 @@ func canonical(t *testing.T, b []byte) []byte {
 	if err := dec.Decode(&v); err != nil {
 		t.Fatalf("written file does not parse: %v", err)
 	}
+	states := map[string][]byte{}
+	if progress, ok := jsonAt(v, "_meta", "progress").(map[string]any); ok {
+		for task, state := range progress {
+			var line bytes.Buffer
+			enc := json.NewEncoder(&line)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(state); err != nil {
+				t.Fatal(err)
+			}
+			mark := fmt.Sprintf("progress state %d", len(states))
+			states[mark] = bytes.TrimSuffix(line.Bytes(), []byte("\n"))
+			progress[task] = mark
+		}
+	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
@@ -54,7 +71,23 @@ func canonical(t *testing.T, b []byte) []byte {
 	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes()
+	b = out.Bytes()
+	for mark, line := range states {
+		b = bytes.Replace(b, []byte(`"`+mark+`"`), line, 1)
+	}
+	return b
+}
+
+// jsonAt walks a decoded JSON value along object keys.
+func jsonAt(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }
 
 func TestEncodeRichGraph(t *testing.T) {
@@ -337,5 +370,35 @@ func TestNodeIDFromFieldElseKey(t *testing.T) {
 		if _, ok := g.Node(id); !ok {
 			t.Errorf("node %q (id from map key) missing", id)
 		}
+	}
+}
+
+// A progress state is written on one line: a state nested 6,000 arrays deep
+// (12 KB; a write refuses it now, but a file of an older kg or of the
+// replaced server may hold one) costs the file its own size, not the 69 MiB
+// two spaces per level per line made it (issue 15), and reads back the same.
+// The rest of the file stays two-space indented.
+func TestDeepProgressStateIsStoredCompactly(t *testing.T) {
+	const depth = 6000
+	state := domain.RawJSON(`{"x":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+	d := porttest.RichData("/home/dev/kg")
+	plain := encodeGraph(d)
+	d.Progress["deep"] = state
+	b := encodeGraph(d)
+	if grew := len(b) - len(plain); grew > len(state)+100 {
+		t.Errorf("a %d-byte state grew the file by %d bytes", len(state), grew)
+	}
+	if !bytes.Contains(b, []byte(`"deep": `+string(state))) {
+		t.Error("the state is not on one line")
+	}
+	if diff := cmp.Diff(string(canonical(t, b)), string(b)); diff != "" {
+		t.Errorf("not sorted two-space JSON around the state (-canonical +written):\n%.2000s", diff)
+	}
+	got, _, err := decodeGraph(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Progress["deep"], state) {
+		t.Errorf("the state reads back as %.80q…", got.Progress["deep"])
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,8 +16,13 @@ import (
 // renames and syncs, and to stop at any step as a kill -9 would.
 //
 // No operation follows a symbolic link in its last element: the store
-// refuses links in its root (Store.safeDir checks the folders above).
+// refuses links in its root (Store.safeDir checks the folders above). The
+// root itself may be a link; Open resolves it once, with Resolve, so that
+// every path the store names lies under a real folder.
 type FS interface {
+	// Resolve returns the path name refers to, every symbolic link on the
+	// way resolved.
+	Resolve(name string) (string, error)
 	// ReadFile returns the whole content of the named file.
 	ReadFile(name string) ([]byte, error)
 	// Create creates or truncates the named file for writing.
@@ -84,6 +90,9 @@ func (OS) Create(name string) (File, error) {
 func (OS) Append(name string) (File, error) {
 	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 }
+
+// Resolve implements FS.
+func (OS) Resolve(name string) (string, error) { return filepath.EvalSymlinks(name) }
 
 // Rename implements FS.
 func (OS) Rename(oldpath, newpath string) error { return os.Rename(oldpath, newpath) }

@@ -1,14 +1,15 @@
 package jsonfile
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -16,7 +17,10 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-var _ ports.GraphCheckpointer = (*Store)(nil)
+var (
+	_ ports.GraphCheckpointer = (*Store)(nil)
+	_ ports.GraphReleaser     = (*Store)(nil)
+)
 
 // graphState is what the store knows of one graph's files between calls.
 // mu serialises the graph's file operations: Load, Commit, Checkpoint.
@@ -31,18 +35,67 @@ type graphState struct {
 	// instead): the next commit then writes the file whole.
 	fileSize int64
 	nodes    nodeCache
+	// released is set when Release dropped the state: a caller that
+	// waited for mu takes the state that replaced it (lockState).
+	released bool
 }
 
-// state returns the state of the graph stored in f.
-func (s *Store) state(f file) *graphState {
-	s.gmu.Lock()
-	defer s.gmu.Unlock()
-	st, ok := s.graphs[f.path()]
-	if !ok {
-		st = &graphState{j: journal{path: f.journal()}, fileSize: -1}
-		s.graphs[f.path()] = st
+// lockState returns the state of the graph stored in f, its mu held. A
+// state that Release dropped while the caller waited for it is passed
+// over for the one that replaced it, so that two states never serve one
+// file.
+func (s *Store) lockState(f file) *graphState {
+	for {
+		s.gmu.Lock()
+		st, ok := s.graphs[f.path()]
+		if !ok {
+			st = &graphState{j: journal{path: f.journal()}, fileSize: -1}
+			s.graphs[f.path()] = st
+		}
+		s.gmu.Unlock()
+		st.mu.Lock()
+		if !st.released {
+			return st
+		}
+		st.mu.Unlock()
 	}
-	return st
+}
+
+// Release implements ports.GraphReleaser: the app unloaded the graph, so
+// what the store keeps of it between calls goes — the encoded bytes of its
+// nodes (half its file's size), what it knows of its journal, and the
+// folder its project resolved to. The next call reads them again from the
+// files. A journal that holds a failed write not yet cut off is kept
+// known, since only this process knows where its good records end.
+func (s *Store) Release(key domain.GraphKey) {
+	f := file{dir: s.root, stem: "user"}
+	if key.Level == domain.LevelProject {
+		s.mu.Lock()
+		name, ok := s.folders[key.Project]
+		delete(s.folders, key.Project)
+		s.mu.Unlock()
+		if !ok {
+			return
+		}
+		f = s.folderFile(name)
+	}
+	s.gmu.Lock()
+	st := s.graphs[f.path()]
+	s.gmu.Unlock()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.released || st.j.dirty {
+		return
+	}
+	st.released = true
+	s.gmu.Lock()
+	if s.graphs[f.path()] == st {
+		delete(s.graphs, f.path())
+	}
+	s.gmu.Unlock()
 }
 
 // projectPathOf is the project path the file of a graph records: a project
@@ -64,8 +117,7 @@ func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData
 	if err != nil {
 		return domain.GraphData{}, err
 	}
-	st := s.state(f.file)
-	st.mu.Lock()
+	st := s.lockState(f.file)
 	defer st.mu.Unlock()
 	d, err := s.readGraph(ctx, st, f.file)
 	if err != nil {
@@ -83,8 +135,8 @@ const collectAfter = 16 << 20
 
 // readGraph reads the graph stored in f: its file, or the .prev, with the
 // journal replayed on it. A torn record at the end of the journal is
-// dropped; a bad record followed by good ones makes the graph unavailable,
-// the journal kept as <stem>.journal.corrupt-<unix time>.
+// dropped; a damaged whole line makes the graph unavailable, the journal
+// kept as <stem>.journal.corrupt-<unix time>.
 func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.GraphData, error) {
 	var d domain.GraphData
 	size, err := s.load(ctx, f, func(b []byte) error {
@@ -106,7 +158,8 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 		// (docs/decisions/0041-loading-a-large-graph.md).
 		runtime.GC()
 	}
-	if errors.Is(err, errMissing) {
+	missing := errors.Is(err, errMissing)
+	if missing {
 		d, err = domain.GraphData{}, nil
 	}
 	if err != nil {
@@ -122,13 +175,13 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 		// refused, so it is not part of the graph.
 		b = b[:st.j.size]
 	}
-	payloads, good, err := scanJournal(b)
+	records, good, err := scanJournal(b)
 	var applied int
 	if err == nil {
-		applied, err = replayGraph(&d, payloads)
+		applied, err = replayGraph(&d, records)
 	}
 	if err != nil {
-		return domain.GraphData{}, s.journalDamaged(f, err)
+		return domain.GraphData{}, s.journalDamaged(f, b, err)
 	}
 	dirty := st.scanned && st.j.dirty
 	st.fileSize, st.j.size, st.scanned = size, int64(good), true
@@ -139,52 +192,90 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 	if applied > 0 {
 		s.log.Info("storage: replayed the journal", "journal", f.journal(), "records", applied)
 	}
-	if size < 0 && applied > 0 {
+	switch {
+	case missing && applied > 0:
+		// Only the journal is left: the writes since the last checkpoint
+		// are served (and the next save writes the file whole from them);
+		// what only the file held is gone.
+		s.log.Error("storage: the graph file and its .prev are missing; the graph is rebuilt from its journal alone, "+
+			"without what was saved before the journal's first record", "file", f.path(), "journal", f.journal(),
+			"records", applied, "hint", "what only the missing file held can come back only from a backup (docs/operations.md#backup-and-restore)")
+	case size < 0 && applied > 0:
 		s.log.Warn("storage: the journal was replayed on the previous version of the file", "file", f.path())
 	}
 	return d, nil
 }
 
-// journalDamaged keeps a damaged journal as <stem>.journal.corrupt-<unix
-// time> (once: a later load finds the copy) and returns the unavailable
-// error of its graph. The journal stays in place, so the graph stays
-// unavailable until someone repairs or removes it; nothing is guessed.
-func (s *Store) journalDamaged(f file, cause error) error {
-	kept := s.keptCopy(f.journal())
-	if kept == "" {
-		var err error
-		if kept, err = s.keepAside(f.journal(), false); err != nil {
-			kept = "(not kept: " + err.Error() + ")"
-		}
+// journalDamaged keeps a damaged journal, whose bytes are b, as
+// <stem>.journal.corrupt-<unix time> (once: a later load finds the copy) and
+// returns the unavailable error of its graph, naming the damaged line. The
+// journal stays in place, so the graph stays unavailable until someone
+// repairs or removes that line; nothing is guessed
+// (docs/decisions/0043-damaged-last-journal-record.md).
+func (s *Store) journalDamaged(f file, b []byte, cause error) error {
+	kept, err := s.keepCopy(f.journal(), b)
+	if err != nil {
+		kept = "(not kept: " + err.Error() + ")"
+	}
+	line := "the damaged line"
+	var jd *JournalDamage
+	if errors.As(cause, &jd) {
+		line = fmt.Sprintf("line %d", jd.Line)
 	}
 	s.log.Error("storage: the journal is damaged; the graph is unavailable", "journal", f.journal(), "err", cause,
 		"kept_as", kept, "hint", "see docs/operations.md#damaged-journal-or-sessions-json")
-	return domain.Unavailable(cause, "%s is damaged (%v); kept as %s; the graph is unavailable until the journal is repaired or removed",
-		f.journal(), cause, kept)
+	return domain.Unavailable(cause, "%s is damaged: %v; kept as %s; the graph is unavailable until %s is repaired or removed from the journal",
+		f.journal(), cause, kept, line)
 }
 
-// keptCopy returns the name of a .corrupt-<time> copy already kept of
-// path, or "".
-func (s *Store) keptCopy(path string) string {
-	fi, err := s.fs.Stat(path)
-	if err != nil {
-		return ""
-	}
-	entries, err := s.fs.ReadDir(filepath.Dir(path))
-	if err != nil {
-		return ""
-	}
-	prefix := filepath.Base(path) + ".corrupt-"
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) {
-			continue
-		}
-		name := filepath.Join(filepath.Dir(path), e.Name())
-		if ki, err := s.fs.Stat(name); err == nil && os.SameFile(fi, ki) {
-			return name
+// keepCopy keeps the bytes b of the file at path as <name>.corrupt-<unix
+// time>, unless a copy with those bytes is already there, and returns its
+// name. It writes a copy rather than a hard link: the damaged file stays in
+// place for a person to repair, and an editor that writes in place would
+// change a linked copy with it.
+func (s *Store) keepCopy(path string, b []byte) (string, error) {
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".corrupt-"
+	if entries, err := s.fs.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), prefix) {
+				continue
+			}
+			name := filepath.Join(dir, e.Name())
+			if kb, err := s.fs.ReadFile(name); err == nil && bytes.Equal(kb, b) {
+				return name, nil
+			}
 		}
 	}
-	return ""
+	base := path + ".corrupt-" + strconv.FormatInt(s.now().Unix(), 10)
+	name := base
+	for i := 2; ; i++ {
+		if _, err := s.fs.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if i > 100 {
+			return "", fmt.Errorf("too many copies named %s-*", base)
+		}
+		name = base + "-" + strconv.Itoa(i)
+	}
+	w, err := s.fs.Create(name)
+	if err != nil {
+		return "", err
+	}
+	_, err = w.Write(b)
+	if err == nil {
+		err = w.Sync()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = s.fs.SyncDir(dir)
+	}
+	if err != nil {
+		_ = s.fs.Remove(name)
+		return "", err
+	}
+	return name, nil
 }
 
 // prepare checks the files of the graph before a commit or checkpoint:
@@ -200,10 +291,10 @@ func (s *Store) prepare(st *graphState, f file) error {
 		return err
 	}
 	lost := false
-	if _, err := s.fs.Stat(st.j.path); st.scanned && (errors.Is(err, fs.ErrNotExist) || st.j.f != nil && !s.sameFile(st.j.path, st.j.f)) {
+	if _, err := s.fs.Stat(st.j.path); st.scanned && (errors.Is(err, fs.ErrNotExist) || s.replaced(&st.j)) {
 		// The journal went, and with it any record it held: the file
 		// lacks them, so it is written whole before anything else.
-		st.j.closeJournal()
+		st.j.forget()
 		st.scanned, lost = false, st.j.size > 0
 	}
 	defer func() {
@@ -227,7 +318,7 @@ func (s *Store) prepare(st *graphState, f file) error {
 	default:
 		_, good, err := scanJournal(b)
 		if err != nil {
-			return s.journalDamaged(f, err)
+			return s.journalDamaged(f, b, err)
 		}
 		st.j.size = int64(good)
 		if good < len(b) {
@@ -243,23 +334,13 @@ func (s *Store) prepare(st *graphState, f file) error {
 	return nil
 }
 
-// sameFile reports whether path still names the open file h.
-func (s *Store) sameFile(path string, h File) bool {
-	a, err := s.fs.Stat(path)
-	if err != nil {
-		return false
-	}
-	b, err := h.Stat()
-	return err == nil && os.SameFile(a, b)
-}
-
 // Commit implements ports.GraphRepository: one record naming what cs
 // names, appended to the graph's journal and fsynced. A graph without a
 // whole file yet (a new one, or one whose file vanished) is written whole
-// instead, which also records the project that owns its folder. When the
-// journal has grown past the file (and at least minCheckpoint), or the
-// batch names the whole graph (a copy), the journal is folded into the
-// file after the append.
+// instead, which also records the project that owns its folder, and so is
+// a batch that names the whole graph (a copy) or half of it (bigBatch).
+// When the journal has grown past the file (and at least minCheckpoint),
+// it is folded into the file after the append.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) (err error) {
 	if err := ctx.Err(); err != nil {
 		return domain.Unavailable(err, "save %s graph: %v", key, err)
@@ -278,14 +359,13 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		return domain.Unavailable(err, "save %s graph: %v", key, err)
 	}
 	defer func() { f.done(err) }()
-	st := s.state(f.file)
-	st.mu.Lock()
+	st := s.lockState(f.file)
 	defer st.mu.Unlock()
 	if err := s.prepare(st, f.file); err != nil {
 		return err
 	}
 	projectPath := projectPathOf(key, g)
-	if st.fileSize < 0 || st.j.dirty {
+	if st.fileSize < 0 || st.j.dirty || wholeGraph(g, cs) || bigBatch(g, cs) {
 		if written, err := s.checkpoint(ctx, st, f.file, g, projectPath); !written {
 			return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
 		}
@@ -295,12 +375,27 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	if err := s.appendRecord(&st.j, rec); err != nil {
 		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.journal(), err)
 	}
-	if wholeGraph(g, cs) || st.j.size > max(st.fileSize, minCheckpoint) {
+	if st.j.size > max(st.fileSize, minCheckpoint) {
 		if _, err := s.checkpoint(ctx, st, f.file, g, projectPath); err != nil {
 			s.log.Error("storage: checkpoint failed; the journal keeps every record", "graph", key.String(), "err", err)
 		}
 	}
 	return nil
+}
+
+// bigBatchItems is the size of a batch, in items, from which it may be
+// written as a whole file rather than a journal record (bigBatch).
+const bigBatchItems = 4096
+
+// bigBatch reports whether cs changes at least half of g's items (and
+// bigBatchItems): an import, a first compaction of a large graph. Its
+// record would be about as large as the file, built whole in memory and
+// written twice (now, and at the next checkpoint); the file is written
+// whole instead, streamed from the graph in small chunks, which is as
+// durable (docs/design/storage.md#the-json-journal).
+func bigBatch(g *domain.Graph, cs domain.ChangeSet) bool {
+	n := cs.Size()
+	return n >= bigBatchItems && n >= (g.NodeCount()+g.EdgeCount())/2
 }
 
 // wholeGraph reports whether cs names every node and edge of g and its
@@ -320,8 +415,7 @@ func (s *Store) Checkpoint(ctx context.Context, key domain.GraphKey, g *domain.G
 	if err != nil {
 		return err
 	}
-	st := s.state(f.file)
-	st.mu.Lock()
+	st := s.lockState(f.file)
 	defer st.mu.Unlock()
 	if err := s.prepare(st, f.file); err != nil {
 		return err
@@ -369,7 +463,7 @@ func (s *Store) checkpoint(ctx context.Context, st *graphState, f file, g *domai
 // rewrite writes the graph file whole from d and empties the journal, as a
 // checkpoint does from a graph.
 func (s *Store) rewrite(ctx context.Context, st *graphState, f file, d domain.GraphData) error {
-	st.j.closeJournal()
+	st.j.forget()
 	st.scanned = false
 	if err := s.prepare(st, f); err != nil {
 		return err

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"os"
 	"path/filepath"
+
+	"github.com/kg-memory/kg/ports"
 )
 
 // The journal (docs/decisions/0011-json-journal.md). Beside a stored file
@@ -46,69 +49,91 @@ func frameRecord(dst, payload []byte) []byte {
 }
 
 // parseRecord returns the payload of line (a record without its newline)
-// when it is a whole record with a matching checksum.
-func parseRecord(line []byte) ([]byte, bool) {
+// when it is a whole record with a matching checksum; otherwise why not.
+func parseRecord(line []byte) (payload []byte, why string) {
 	if len(line) < len(recordHead)+recordTrailer || !bytes.HasPrefix(line, []byte(recordHead)) {
-		return nil, false
+		return nil, "not a journal record"
 	}
 	tail := line[len(line)-recordTrailer:]
 	if !bytes.HasPrefix(tail, []byte(recordTail)) || !bytes.HasSuffix(tail, []byte(`"}`)) {
-		return nil, false
+		return nil, "not a journal record"
 	}
 	var sum [4]byte
 	if _, err := hex.Decode(sum[:], tail[len(recordTail):len(recordTail)+8]); err != nil {
-		return nil, false
+		return nil, "not a journal record"
 	}
-	payload := line[len(recordHead) : len(line)-recordTrailer]
-	return payload, crc32.Checksum(payload, castagnoli) == binary.BigEndian.Uint32(sum[:])
+	payload = line[len(recordHead) : len(line)-recordTrailer]
+	if crc32.Checksum(payload, castagnoli) != binary.BigEndian.Uint32(sum[:]) {
+		return nil, "its checksum does not match"
+	}
+	return payload, ""
 }
 
-// journalDamage reports a bad record followed by good ones: not a torn
-// write, which only the last record can be, but damage.
-type journalDamage struct {
-	offset int // of the first bad record
-	why    string
+// JournalDamage is the cause of the error of a journal that holds a damaged
+// record: a whole line (it ends in a newline) that is not a record or fails
+// its checksum, or a record that does not decode. A kill cannot leave
+// one: a record is written by one append, so only the last line can be torn,
+// and a torn line has no newline. Line and Offset name the damaged record,
+// so that a person (and kg doctor) can find it
+// (docs/design/storage.md#replay-at-load).
+type JournalDamage struct {
+	Line   int    // 1-based line number of the damaged record
+	Offset int    // its first byte
+	Reason string // what is wrong with it
+	// Last reports that no record follows it.
+	Last bool
 }
 
-func (d *journalDamage) Error() string {
-	return fmt.Sprintf("bad record at byte %d followed by good ones (%s)", d.offset, d.why)
+func (d *JournalDamage) Error() string {
+	where := "good records follow it"
+	if d.Last {
+		where = "the last record"
+	}
+	return fmt.Sprintf("line %d (byte %d): %s (%s)", d.Line, d.Offset, d.Reason, where)
 }
 
-// scanJournal splits a journal into the payloads of its records, in order.
-// good is the length of the prefix the whole records fill. What lies past
-// good is a torn tail, never acknowledged, unless a whole record follows
-// it: then the journal is damaged (a *journalDamage).
-func scanJournal(b []byte) (payloads [][]byte, good int, err error) {
-	for good < len(b) {
+// Unwrap makes a damaged journal a ports.ErrDamaged.
+func (d *JournalDamage) Unwrap() error { return ports.ErrDamaged }
+
+// journalRecord is one whole record of a journal.
+type journalRecord struct {
+	payload []byte
+	line    int // 1-based
+	offset  int
+}
+
+// scanJournal splits a journal into its records, in order. good is the
+// length of the prefix the whole records fill. What lies past good is a
+// torn tail (never acknowledged: bytes after the last newline), unless a
+// whole line there is not a record: then the journal is damaged, a
+// *JournalDamage naming that line.
+func scanJournal(b []byte) (records []journalRecord, good int, err error) {
+	for line := 1; good < len(b); line++ {
 		end := bytes.IndexByte(b[good:], '\n')
-		if end >= 0 {
-			if p, ok := parseRecord(b[good : good+end]); ok {
-				payloads = append(payloads, p)
-				good += end + 1
-				continue
-			}
+		if end < 0 {
+			return records, good, nil // a torn tail
 		}
-		// A bad record: damage if any whole record comes after it.
-		for rest := good + end + 1; end >= 0 && rest < len(b); {
-			next := bytes.IndexByte(b[rest:], '\n')
-			if next < 0 {
-				break
-			}
-			if _, ok := parseRecord(b[rest : rest+next]); ok {
-				return payloads, good, &journalDamage{offset: good, why: "checksum or framing"}
-			}
-			rest += next + 1
+		p, why := parseRecord(b[good : good+end])
+		if why != "" {
+			return records, good, &JournalDamage{Line: line, Offset: good, Reason: why,
+				Last: bytes.IndexByte(b[good+end+1:], '\n') < 0}
 		}
-		return payloads, good, nil
+		records = append(records, journalRecord{payload: p, line: line, offset: good})
+		good += end + 1
 	}
-	return payloads, good, nil
+	return records, good, nil
 }
 
-// journal is what the store knows of one journal file, and its handle
-// open for appending.
+// journal is what the store knows of one journal file. The file is opened
+// for each append or truncation and closed after it, never held between
+// calls: a server with thousands of loaded graphs must not hold a file
+// descriptor for each (one more request would then fail to open a socket).
 type journal struct {
 	path string
-	f    File  // nil until needed
+	// id is the file as it was last opened, to notice that the name has
+	// since been given to another file (deleted and made again); nil until
+	// the first open.
+	id   fs.FileInfo
 	size int64 // bytes of whole records in the file
 	// dirty is set when a failed append left bytes past size that could not
 	// be cut off: nothing may be appended after them until a checkpoint
@@ -116,53 +141,64 @@ type journal struct {
 	dirty bool
 }
 
-// open opens the journal for appending. A journal it creates has its
-// folder fsynced, so that records acknowledged in it cannot vanish with
-// its name.
-func (s *Store) openJournal(j *journal) error {
-	if j.f != nil {
-		return nil
-	}
+// openJournal opens the journal for appending; the caller closes it. A
+// journal it creates has its folder fsynced, so that records acknowledged
+// in it cannot vanish with its name.
+func (s *Store) openJournal(j *journal) (File, error) {
 	_, err := s.fs.Stat(j.path)
 	created := errors.Is(err, fs.ErrNotExist)
 	f, err := s.fs.Append(j.path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if created {
 		if err := s.fs.SyncDir(filepath.Dir(j.path)); err != nil {
 			_ = f.Close()
-			return err
+			return nil, err
 		}
 	}
-	j.f = f
-	return nil
+	if fi, err := f.Stat(); err == nil {
+		j.id = fi
+	}
+	return f, nil
 }
 
-// closeJournal drops the handle, as when the file it names has vanished.
-func (j *journal) closeJournal() {
-	if j.f != nil {
-		_ = j.f.Close()
-		j.f = nil
+// replaced reports whether the journal's name now names another file than
+// the one last opened, or none: the records this process counted are gone.
+func (s *Store) replaced(j *journal) bool {
+	if j.id == nil {
+		return false
 	}
+	fi, err := s.fs.Stat(j.path)
+	return err != nil || !os.SameFile(fi, j.id)
 }
+
+// forget drops what is known of the file, as when it has vanished.
+func (j *journal) forget() { j.id = nil }
 
 // appendRecord appends one framed record and fsyncs it. On error the
 // journal is cut back to the records it held, so that a failed batch never
 // reaches a later load; if that fails too the journal is marked dirty.
-func (s *Store) appendRecord(j *journal, rec []byte) error {
+func (s *Store) appendRecord(j *journal, rec []byte) (err error) {
 	if j.dirty {
 		return errors.New("journal holds a failed write that could not be cut off")
 	}
-	if err := s.openJournal(j); err != nil {
+	f, err := s.openJournal(j)
+	if err != nil {
 		return err
 	}
-	_, err := j.f.Write(rec)
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			// The record is synced; a failed close loses nothing.
+			s.log.Warn("storage: closing the journal failed", "journal", j.path, "err", cerr)
+		}
+	}()
+	_, err = f.Write(rec)
 	if err == nil {
-		err = j.f.Sync()
+		err = f.Sync()
 	}
 	if err != nil {
-		if terr := j.f.Truncate(j.size); terr != nil {
+		if terr := f.Truncate(j.size); terr != nil {
 			j.dirty = true
 		}
 		return err
@@ -191,13 +227,18 @@ func (s *Store) dropTornTail(j *journal, path string, good, total int) {
 // truncateJournal cuts the journal to size bytes and fsyncs it: to empty it
 // after a checkpoint (0) or to drop a torn tail.
 func (s *Store) truncateJournal(j *journal, size int64) error {
-	if err := s.openJournal(j); err != nil {
+	f, err := s.openJournal(j)
+	if err != nil {
 		return err
 	}
-	if err := j.f.Truncate(size); err != nil {
-		return err
+	err = f.Truncate(size)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := j.f.Sync(); err != nil {
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	j.size, j.dirty = size, false

@@ -17,6 +17,7 @@ import (
 // the graph file, so one decoder reads both.
 //
 //	{"seq":[<seq before>,<seq after>],
+//	 "project_path":"<the project>",
 //	 "nodes":{"<id>":{"node":{…},"version":{…}}, "<removed id>":null},
 //	 "edges":[{"from":…,"to":…,"rel":…,"edge":{…},"version":{…}}, {"from":…,"to":…,"rel":…}],
 //	 "node_tombstones":{"<id>":{…}, "<id>":null},
@@ -26,7 +27,9 @@ import (
 //
 // An edge or edge tombstone without its value is a removal; "meta" is
 // present when the batch changed the seq, the project path or unknown
-// metadata, and then holds all of them.
+// metadata, and then holds all of them. "project_path", in every record of
+// a project graph, names the project the journal belongs to (kg before it
+// wrote it only in "meta").
 
 // graphRecord encodes the batch cs of g, whose seqs lie above before, as a
 // record payload. projectPath is the path the file records.
@@ -41,6 +44,13 @@ func graphRecord(g *domain.Graph, cs domain.ChangeSet, before uint64, projectPat
 	e.b = strconv.AppendUint(e.b, g.Seq(), 10)
 	e.b = append(e.b, ']')
 	member := 1
+	if projectPath != "" {
+		// Every record names its project, so that a folder whose graph
+		// file and .prev are gone still has an owner (folder lookup).
+		e.key(member, "project_path")
+		e.str(projectPath)
+		member++
+	}
 
 	if len(cs.Nodes) > 0 {
 		e.key(member, "nodes")
@@ -181,6 +191,7 @@ func (e *enc) tombstone(t domain.Tombstone) { e.entry(t.V, t.Seq, t.TS, t.Sessio
 // graphBatch is a graph record as encoding/json reads it.
 type graphBatch struct {
 	Seq            [2]uint64                  `json:"seq"`
+	ProjectPath    string                     `json:"project_path"`
 	Nodes          map[string]*nodeRecord     `json:"nodes"`
 	Edges          []edgeRecord               `json:"edges"`
 	NodeTombstones map[string]*entryRecord    `json:"node_tombstones"`
@@ -346,22 +357,27 @@ func (r *graphReplay) add(payload []byte) error {
 // changes nothing, since a record holds the whole content of each item it
 // names and every later change is in a later record. It returns how many
 // records it applied.
-func replayGraph(d *domain.GraphData, payloads [][]byte) (int, error) {
+//
+// A record that does not decode is damage: a *JournalDamage naming its
+// line.
+func replayGraph(d *domain.GraphData, records []journalRecord) (int, error) {
 	r := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
 		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
 		progress: map[string]domain.RawJSON{}}
-	for i, p := range payloads {
+	for i, rec := range records {
 		var head struct {
 			Seq [2]uint64 `json:"seq"`
 		}
-		if err := json.Unmarshal(p, &head); err != nil {
-			return 0, fmt.Errorf("record %d: %w", i+1, err)
-		}
-		if head.Seq[1] < d.Seq {
+		err := json.Unmarshal(rec.payload, &head)
+		if err == nil && head.Seq[1] < d.Seq {
 			continue
 		}
-		if err := r.add(p); err != nil {
-			return 0, fmt.Errorf("record %d: %w", i+1, err)
+		if err == nil {
+			err = r.add(rec.payload)
+		}
+		if err != nil {
+			return 0, &JournalDamage{Line: rec.line, Offset: rec.offset, Reason: "it does not decode: " + err.Error(),
+				Last: i == len(records)-1}
 		}
 	}
 	if r.records == 0 {
@@ -435,4 +451,31 @@ func replayGraph(d *domain.GraphData, payloads [][]byte) (int, error) {
 	}
 	d.Seq = max(d.Seq, r.seq)
 	return r.records, nil
+}
+
+// journalOwner returns the project the records of a journal name: the
+// latest record's "project_path", or its "meta" one (records of an older kg
+// carry it only there, and only when the batch took a seq). It reports
+// whether the journal holds any record at all. A damaged journal gives what
+// its records before the damage say.
+func journalOwner(b []byte) (owner string, records bool) {
+	recs, _, _ := scanJournal(b)
+	for i := len(recs) - 1; i >= 0; i-- {
+		var head struct {
+			ProjectPath string `json:"project_path"`
+			Meta        *struct {
+				ProjectPath string `json:"project_path"`
+			} `json:"meta"`
+		}
+		if json.Unmarshal(recs[i].payload, &head) != nil {
+			continue
+		}
+		if head.ProjectPath != "" {
+			return head.ProjectPath, true
+		}
+		if head.Meta != nil && head.Meta.ProjectPath != "" {
+			return head.Meta.ProjectPath, true
+		}
+	}
+	return "", len(recs) > 0
 }

@@ -47,6 +47,15 @@ func TestDamagedSessionsStartWithNone(t *testing.T) {
 			recs[0] = bytes.Replace(recs[0], []byte("bbbb0000bbbb0000"), []byte("cccc0000cccc0000"), 1)
 			must(t, os.WriteFile(p, bytes.Join(recs, nil), 0o600))
 		}, []string{"sessions.journal.corrupt-"}},
+		{"a whole last record failing its checksum in sessions.journal", func(t *testing.T, root string) {
+			p := filepath.Join(root, "sessions.journal")
+			b, err := os.ReadFile(p)
+			must(t, err)
+			recs := bytes.SplitAfter(b, []byte("\n"))
+			last := len(recs) - 2 // the one before the empty tail
+			recs[last] = bytes.Replace(recs[last], []byte(`"aaaa0000aaaa0000":null`), []byte(`"aaaa0000aaaa000f":null`), 1)
+			must(t, os.WriteFile(p, bytes.Join(recs, nil), 0o600))
+		}, []string{"sessions.journal.corrupt-"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

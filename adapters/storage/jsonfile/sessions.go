@@ -79,10 +79,11 @@ func (s *Store) readSessions(ctx context.Context) error {
 		err = linkErr(f.journal(), err)
 		return domain.Unavailable(err, "read %s: %v", f.journal(), err)
 	}
-	payloads, good, err := scanJournal(b)
-	for i := 0; err == nil && i < len(payloads); i++ {
-		if err = replaySessions(sessions, payloads[i]); err != nil {
-			err = fmt.Errorf("record %d: %w", i+1, err)
+	records, good, err := scanJournal(b)
+	for i := 0; err == nil && i < len(records); i++ {
+		if rerr := replaySessions(sessions, records[i].payload); rerr != nil {
+			err = &JournalDamage{Line: records[i].line, Offset: records[i].offset, Reason: "it does not decode: " + rerr.Error(),
+				Last: i == len(records)-1}
 		}
 	}
 	if err != nil {
@@ -112,15 +113,14 @@ func (s *Store) quarantineSessions(f file, cause error) error {
 	}
 	s.log.Error("storage: the sessions could not be loaded; starting with none", "err", cause, "kept_as", kept,
 		"hint", "agents start new sessions with kg_read and cwd; the damaged files are kept for inspection and can be deleted")
-	st.j.closeJournal()
+	st.j.forget()
 	st.saved, st.known, st.fileSize, st.j.size, st.j.dirty = map[string]ports.Session{}, true, -1, 0, false
 	return nil
 }
 
-// SaveSessions implements ports.SessionRepository: one journal record with
-// the sessions that changed since the last save and those that went, not
-// a rewrite of every session. sessions.json is written whole when it does
-// not exist yet, and when the journal has grown past it.
+// SaveSessions implements ports.SessionRepository: the sessions that differ
+// from the stored set and those that went are saved as UpdateSessions
+// saves them, one journal record, not a rewrite of every session.
 func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
 	if err := ctx.Err(); err != nil {
 		return domain.Unavailable(err, "save sessions: %v", err)
@@ -131,40 +131,85 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	if err := s.readySessions(ctx, f); err != nil {
 		return err
 	}
-	var changed, removed []string
+	var ch ports.SessionChanges
 	for id, ss := range sessions {
+		ss.ID = id
 		if old, ok := st.saved[id]; !ok || !sameSession(old, ss) {
-			changed = append(changed, id)
+			ch.Put = append(ch.Put, ss)
 		}
 	}
 	for id := range st.saved {
 		if _, ok := sessions[id]; !ok {
-			removed = append(removed, id)
+			ch.Delete = append(ch.Delete, id)
 		}
 	}
-	if len(changed)+len(removed) == 0 && st.fileSize >= 0 {
+	return s.updateSessions(ctx, f, ch)
+}
+
+// UpdateSessions implements ports.SessionRepository: one journal record
+// with the sessions put (whole) and removed, appended and fsynced; the set
+// the store keeps is then changed in place, so a save costs O(changed), not
+// O(sessions). sessions.json is written whole (O(sessions)) only when it
+// does not exist yet and when the journal has grown past it.
+func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "save sessions: %v", err)
+	}
+	st, f := &s.sess, s.sessionsFile()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := s.readySessions(ctx, f); err != nil {
+		return err
+	}
+	return s.updateSessions(ctx, f, ch)
+}
+
+// updateSessions saves ch; s.sess.mu is held and the sessions are ready.
+func (s *Store) updateSessions(ctx context.Context, f file, ch ports.SessionChanges) error {
+	st := &s.sess
+	put := make(map[string]ports.Session, len(ch.Put))
+	for _, ss := range ch.Put {
+		if ss.ID == "" {
+			return domain.Invalidf("session", "empty session id")
+		}
+		put[ss.ID] = cloneSession(ss)
+	}
+	var removed []string
+	for _, id := range ch.Delete {
+		if _, ok := st.saved[id]; ok {
+			if _, again := put[id]; !again {
+				removed = append(removed, id)
+			}
+		}
+	}
+	if len(put)+len(removed) == 0 && st.fileSize >= 0 {
 		return nil
 	}
-	next := make(map[string]ports.Session, len(sessions))
-	for id, ss := range sessions {
-		ss.ID = id
-		next[id] = cloneSession(ss)
-	}
 	if st.fileSize < 0 || st.j.dirty {
+		// The file is written whole: the set it holds is built anew, and
+		// only replaces the one kept once it is durable.
+		next := maps.Clone(st.saved)
+		for _, id := range removed {
+			delete(next, id)
+		}
+		maps.Copy(next, put)
 		if written, err := s.writeSessions(ctx, next); !written {
 			return domain.Unavailable(err, "save sessions to %s: %v", f.path(), err)
 		}
 		return nil
 	}
-	slices.Sort(changed)
+	changed := slices.Sorted(maps.Keys(put))
 	slices.Sort(removed)
-	rec := frameRecord(nil, sessionsRecord(next, changed, removed))
+	rec := frameRecord(nil, sessionsRecord(put, changed, removed))
 	if err := s.appendRecord(&st.j, rec); err != nil {
 		return domain.Unavailable(err, "save sessions to %s: %v", f.journal(), err)
 	}
-	st.saved = next
+	for _, id := range removed {
+		delete(st.saved, id)
+	}
+	maps.Copy(st.saved, put)
 	if st.j.size > max(st.fileSize, minCheckpoint) {
-		if _, err := s.writeSessions(ctx, next); err != nil {
+		if _, err := s.writeSessions(ctx, st.saved); err != nil {
 			s.log.Error("storage: sessions checkpoint failed; the journal keeps every record", "err", err)
 		}
 	}
@@ -185,10 +230,10 @@ func (s *Store) readySessions(ctx context.Context, f file) error {
 	if err := s.noLinks(f.path(), f.prev(), f.journal()); err != nil {
 		return err
 	}
-	if _, err := s.fs.Stat(st.j.path); errors.Is(err, fs.ErrNotExist) && st.j.size > 0 || st.j.f != nil && !s.sameFile(st.j.path, st.j.f) {
+	if _, err := s.fs.Stat(st.j.path); errors.Is(err, fs.ErrNotExist) && st.j.size > 0 || s.replaced(&st.j) {
 		// The journal went, and its records with it: the set is written
 		// whole before anything else.
-		st.j.closeJournal()
+		st.j.forget()
 		st.fileSize, st.j.size = -1, 0
 	}
 	if _, err := s.fs.Stat(f.path()); err != nil {

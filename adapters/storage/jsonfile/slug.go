@@ -277,9 +277,12 @@ func (m *ownerMeta) fromHead(b []byte) bool {
 }
 
 // owner returns the project path recorded in the folder's graph, "" when
-// the folder has no graph or the graph names no project. A graph that
-// cannot be read makes the owner unknown: an unavailable error, since
-// guessing could hand one project's graph to another.
+// the folder has no graph or the graph names no project. A folder whose
+// graph file and .prev are gone is owned by the project its journal's
+// records name: they hold acknowledged writes, which must go to that
+// project and no other. A graph that cannot be read, or a journal with
+// records that name no project, makes the owner unknown: an unavailable
+// error, since guessing could hand one project's graph to another.
 func (s *Store) owner(ctx context.Context, name string) (string, error) {
 	f := s.folderFile(name)
 	var owner string
@@ -297,10 +300,29 @@ func (s *Store) owner(ctx context.Context, name string) (string, error) {
 		return nil
 	})
 	if errors.Is(err, errMissing) {
-		return "", nil
+		return s.journalOwner(f)
 	}
 	if err != nil {
 		return "", domain.Unavailable(err, "cannot tell which project owns %s: %v", f.dir, err)
+	}
+	return owner, nil
+}
+
+// journalOwner is the owner of a folder that has a journal but neither a
+// graph file nor its .prev (docs/design/storage.md#folder-lookup).
+func (s *Store) journalOwner(f file) (string, error) {
+	b, err := s.fs.ReadFile(f.journal())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		err = linkErr(f.journal(), err)
+		return "", domain.Unavailable(err, "cannot tell which project owns %s: read %s: %v", f.dir, f.journal(), err)
+	}
+	owner, records := journalOwner(b)
+	if owner == "" && records {
+		return "", domain.Unavailable(errDamaged, "cannot tell which project owns %s: %s and %s are missing and the records of %s name no project",
+			f.dir, f.path(), f.prev(), f.journal())
 	}
 	return owner, nil
 }
@@ -327,10 +349,9 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 				continue // no graph there
 			}
 		}
-		fromState := s.state(from)
-		fromState.mu.Lock()
+		fromState := s.lockState(from)
 		d, err := s.readGraph(ctx, fromState, from)
-		fromState.j.closeJournal()
+		fromState.j.forget()
 		fromState.scanned = false
 		fromState.mu.Unlock()
 		if err != nil {
@@ -352,8 +373,7 @@ func (s *Store) applyAlias(ctx context.Context, p, name string) (bool, error) {
 		// The moved graph is written whole under its new project, its
 		// journal (moved with it) folded in.
 		d.ProjectPath = p
-		toState := s.state(to)
-		toState.mu.Lock()
+		toState := s.lockState(to)
 		err = s.rewrite(ctx, toState, to, d)
 		toState.mu.Unlock()
 		if err != nil {

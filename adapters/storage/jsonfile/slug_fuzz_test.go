@@ -226,6 +226,11 @@ func resolve(p string) string {
 	}
 }
 
+func (c *confinedFS) Resolve(name string) (string, error) {
+	c.check("resolve", name)
+	return c.OS.Resolve(name)
+}
+
 func (c *confinedFS) ReadFile(name string) ([]byte, error) {
 	c.check("read", name)
 	return c.OS.ReadFile(name)

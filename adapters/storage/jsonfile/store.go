@@ -80,6 +80,21 @@ func Open(root string, opt Options) (*Store, error) {
 	} else if err != nil {
 		return nil, domain.Unavailable(err, "open storage root %s", s.root)
 	}
+	// The root may be a symbolic link (~/.knowledge-graph -> ~/Dropbox/kg):
+	// the user chose it. It is resolved once, here, because every folder
+	// operation below refuses to follow a link in its last element, the
+	// root's fsync and listing included (docs/design/storage.md#root-and-layout).
+	real, err := s.fs.Resolve(s.root)
+	if err != nil {
+		return nil, domain.Unavailable(err, "open storage root %s: %v", s.root, err)
+	}
+	if fi, err := s.fs.Stat(real); err != nil || !fi.IsDir() {
+		return nil, domain.Unavailable(fs.ErrInvalid, "storage root %s is not a folder", s.root)
+	}
+	if real != s.root {
+		s.log.Info("storage: the root is a symbolic link; using its target", "root", s.root, "target", real)
+		s.root = real
+	}
 	return s, nil
 }
 
@@ -231,7 +246,9 @@ func (s *Store) writeAtomic(ctx context.Context, f file, write func(io.Writer) e
 	}
 	// The previous version is kept by a hard link, never a copy: a crash
 	// cannot leave a half-written .prev.
-	if _, err := s.fs.Stat(f.path()); err == nil {
+	_, err = s.fs.Stat(f.path())
+	hadOld := err == nil
+	if hadOld {
 		if err := s.fs.Remove(f.prev()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			_ = s.fs.Remove(tmp)
 			return err
@@ -245,7 +262,41 @@ func (s *Store) writeAtomic(ctx context.Context, f file, write func(io.Writer) e
 		_ = s.fs.Remove(tmp)
 		return err
 	}
-	return s.fs.SyncDir(f.dir)
+	if err := s.fs.SyncDir(f.dir); err != nil {
+		// The new file is in place but its name is not durable, so the
+		// save is refused, and what it wrote must not stay visible: a
+		// refused write found after a restart is a ghost
+		// (docs/design/storage.md#failed-saves).
+		s.undoRename(f, hadOld)
+		return err
+	}
+	return nil
+}
+
+// undoRename puts back what writeAtomic replaced when the folder's fsync
+// after its rename failed: the old file from its .prev link (kept again as
+// the .prev), or no file when there was none. If that fails, the refused
+// content stays visible until the next save replaces it, and an error says
+// so. (A power cut before the folder is next synced may still bring either
+// name back: nothing was acknowledged, so both are allowed.)
+func (s *Store) undoRename(f file, hadOld bool) {
+	var err error
+	if hadOld {
+		err = s.fs.Rename(f.prev(), f.path())
+	} else {
+		err = s.fs.Remove(f.path())
+	}
+	if err != nil {
+		s.log.Error("storage: a refused save could not be undone; its content stays in the file until the next save",
+			"file", f.path(), "err", err)
+		return
+	}
+	if hadOld {
+		if err := s.fs.Link(f.path(), f.prev()); err != nil {
+			s.log.Warn("storage: the previous version could not be linked again", "file", f.prev(), "err", err)
+		}
+	}
+	_ = s.fs.SyncDir(f.dir) // best effort: it has just failed once
 }
 
 // errMissing reports that neither a file nor its .prev exists.

@@ -121,6 +121,27 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	return nil
 }
 
+// UpdateSessions applies one incremental save of the sessions.
+func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "save sessions")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fault != nil {
+		if err := s.fault("save-sessions"); err != nil {
+			return domain.Unavailable(err, "save sessions")
+		}
+	}
+	for _, id := range ch.Delete {
+		delete(s.sessions, id)
+	}
+	for _, sess := range ch.Put {
+		s.sessions[sess.ID] = copySession(sess)
+	}
+	return nil
+}
+
 func copySession(s ports.Session) ports.Session {
 	s.Synced = maps.Clone(s.Synced)
 	s.Extra = maps.Clone(s.Extra)

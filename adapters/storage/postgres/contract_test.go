@@ -28,13 +28,29 @@ var backend = porttest.Backend{Name: "postgres", Open: func(t testing.TB, dir st
 		s.Close()
 		return nil
 	}}
-}}
+}, Parallel: true}
 
-func TestContract(t *testing.T) { porttest.Run(t, backend) }
+// TestContract runs the storage contract suite, its cases beside each other
+// (each on a database of its own; they spend their time waiting on the
+// server).
+func TestContract(t *testing.T) {
+	t.Parallel()
+	porttest.Run(t, backend)
+}
+
+// TestRemoveProject runs the contract of `kg project rm`.
+func TestRemoveProject(t *testing.T) {
+	t.Parallel()
+	porttest.RunRemoveProject(t, backend)
+}
 
 // TestCrash kills a writing child process with SIGKILL and checks that every
-// acknowledged write survived (porttest.RunCrash).
-func TestCrash(t *testing.T) { porttest.RunCrash(t, backend, 10) }
+// acknowledged write survived (porttest.RunCrash). It runs beside the other
+// tests: its rounds spend their time starting child processes.
+func TestCrash(t *testing.T) {
+	t.Parallel()
+	porttest.RunCrash(t, backend, 10)
+}
 
 // quiet is the logger of the stores tests open: what they log is not news.
 var quiet = slog.New(slog.DiscardHandler)

@@ -52,7 +52,10 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		WHERE level = $1 AND owner = $2 AND project_key = $3`, level, owner, project).
 		Scan(&id, &seq, &rev, &d.Schema, &d.ProjectPath, &meta)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return d, 0, nil
+		// Never stored, or removed: at the position a graph stored
+		// later starts from.
+		floor, err := removedRev(ctx, tx, key)
+		return d, floor, err
 	}
 	if err != nil {
 		return d, 0, err
@@ -210,7 +213,14 @@ func (s *Store) BeginWrite(ctx context.Context, key domain.GraphKey, at uint64) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if w.rev <= at {
+	if w.rev < at {
+		// The graph was removed (and perhaps stored again) since the
+		// copy was loaded: a removal keeps positions rising, so this is
+		// a copy of a graph whose log is gone.
+		w.Abort(ctx)
+		return nil, nil, fmt.Errorf("%w: the graph's position %d is behind the copy's %d", ports.ErrLogGap, w.rev, at)
+	}
+	if w.rev == at {
 		return w, nil, nil
 	}
 	batches, err := s.since(ctx, w.tx, w.id, at, w.rev)
@@ -279,9 +289,13 @@ func (w *write) lock(ctx context.Context) error {
 			}
 			slug = &base
 		}
-		err = w.tx.QueryRow(ctx, `INSERT INTO graphs (level, owner, project_key, slug, project_path) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT DO NOTHING RETURNING id`, level, owner, project, slug, w.key.Project).Scan(&w.id)
+		// A project removed before continues from its position
+		// (docs/design/team.md#removing-a-project).
+		err = w.tx.QueryRow(ctx, `INSERT INTO graphs (level, owner, project_key, slug, project_path, rev)
+			VALUES ($1, $2, $3, $4, $5, coalesce((SELECT rev FROM removed_graphs WHERE $1 = 'project' AND project_key = $3), 0))
+			ON CONFLICT DO NOTHING RETURNING id, rev`, level, owner, project, slug, w.key.Project).Scan(&w.id, &rev)
 		if err == nil {
+			w.rev = uint64(rev)
 			return nil // a new row is this transaction's until it commits
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
@@ -604,12 +618,19 @@ func (s *Store) Since(ctx context.Context, key domain.GraphKey, at uint64) ([]po
 		err := tx.QueryRow(ctx, "SELECT id, rev FROM graphs WHERE level = $1 AND owner = $2 AND project_key = $3",
 			level, owner, project).Scan(&id, &rev)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
+			floor, err := removedRev(ctx, tx, key)
+			if err == nil && floor > at {
+				return fmt.Errorf("%w: the graph was removed after position %d", ports.ErrLogGap, at)
+			}
+			return err
 		}
 		if err != nil {
 			return err
 		}
-		if uint64(rev) <= at {
+		if uint64(rev) < at {
+			return fmt.Errorf("%w: the graph's position %d is behind %d (it was removed since)", ports.ErrLogGap, rev, at)
+		}
+		if uint64(rev) == at {
 			return nil
 		}
 		out, err = s.since(ctx, tx, id, at, uint64(rev))
@@ -680,9 +701,13 @@ func (s *Store) Heads(ctx context.Context, keys []domain.GraphKey) (map[domain.G
 	for i, k := range keys {
 		levels[i], owners[i], projects[i] = keyCols(k)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT g.level, g.owner, g.project_key, g.rev FROM graphs g
-		JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(level, owner, project_key)
-		ON g.level = k.level AND g.owner = k.owner AND g.project_key = k.project_key`, levels, owners, projects)
+	// A graph removed and not stored since is at the position it left
+	// (removed_graphs).
+	rows, err := s.pool.Query(ctx, `SELECT k.level, k.owner, k.project_key, coalesce(g.rev, r.rev)
+		FROM unnest($1::text[], $2::text[], $3::text[]) AS k(level, owner, project_key)
+		LEFT JOIN graphs g ON g.level = k.level AND g.owner = k.owner AND g.project_key = k.project_key
+		LEFT JOIN removed_graphs r ON k.level = 'project' AND r.project_key = k.project_key
+		WHERE g.id IS NOT NULL OR r.rev IS NOT NULL`, levels, owners, projects)
 	if err != nil {
 		return nil, unavailable(err, "read the graphs' positions")
 	}
@@ -697,6 +722,20 @@ func (s *Store) Heads(ctx context.Context, keys []domain.GraphKey) (map[domain.G
 		return nil, unavailable(err, "read the graphs' positions")
 	}
 	return out, nil
+}
+
+// removedRev is the position a graph of key starts from: that of its
+// removal, or 0 (docs/design/team.md#removing-a-project).
+func removedRev(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (uint64, error) {
+	if key.Level != domain.LevelProject {
+		return 0, nil
+	}
+	var rev int64
+	err := tx.QueryRow(ctx, "SELECT rev FROM removed_graphs WHERE project_key = $1", key.Project).Scan(&rev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return uint64(rev), err
 }
 
 // keyByID returns the key of graph id, from memory or the database.

@@ -155,6 +155,17 @@ CREATE TABLE tokens (
 );
 CREATE INDEX tokens_principal ON tokens (principal);
 `},
+	{3, "the positions of removed project graphs", `
+-- A removed project graph (kg project rm) leaves its last position + 1
+-- here, so that a graph of the same project stored later continues from it
+-- and a server still holding the old copy finds its position gone from
+-- the change log (docs/design/team.md#removing-a-project).
+CREATE TABLE removed_graphs (
+	project_key text   PRIMARY KEY,
+	rev         bigint NOT NULL,
+	removed_at  timestamptz NOT NULL DEFAULT now()
+);
+`},
 }
 
 // migrationLock is the key of the advisory lock that serialises schema

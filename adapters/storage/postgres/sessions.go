@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -157,33 +158,62 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 // last saved or loaded them, forward only, and removes the sessions it
 // knows of that are no longer in the set — unless another server used one
 // since, which keeps it alive. A store that has not loaded the sessions
-// knows of every stored one at its first save.
+// knows of every stored one at its first save. It is for the tools that
+// rewrite the set; the server saves with UpdateSessions.
 func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
 	if err := s.knowSessions(ctx); err != nil {
 		return err
 	}
+	put := make([]ports.Session, 0, len(sessions))
+	for id, sess := range sessions {
+		sess.ID = id
+		put = append(put, sess)
+	}
+	s.sessMu.Lock()
+	var gone []string
+	for id := range s.saved {
+		if _, ok := sessions[id]; !ok {
+			gone = append(gone, id)
+		}
+	}
+	s.sessMu.Unlock()
+	return s.UpdateSessions(ctx, ports.SessionChanges{Put: put, Delete: gone})
+}
+
+// UpdateSessions stores the sessions of ch.Put that changed since this
+// store last saved or loaded them, forward only, and removes those of
+// ch.Delete, in one transaction whose cost follows the change
+// (ports.SessionRepository). A session this store has seen is removed only
+// when nobody used it since (its stored last activity is not after the one
+// this store saw): a session another server keeps alive stays. An id in
+// both is removed, then put.
+func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	deleted := make(map[string]bool, len(ch.Delete))
+	for _, id := range ch.Delete {
+		deleted[id] = true
+	}
 	s.sessMu.Lock()
 	var changed []ports.Session
 	hashes := map[string][32]byte{}
-	for id, sess := range sessions {
-		if id == "" {
+	for _, sess := range ch.Put {
+		if sess.ID == "" {
 			s.sessMu.Unlock()
 			return domain.Invalidf("session", "empty session id")
 		}
-		sess.ID = id
 		h := fingerprint(sess)
-		if old, ok := s.saved[id]; ok && old.hash == h {
+		if old, ok := s.saved[sess.ID]; ok && old.hash == h && !deleted[sess.ID] {
 			continue
 		}
-		hashes[id] = h
+		hashes[sess.ID] = h
 		changed = append(changed, sess)
 	}
-	var gone []string
-	var goneAt []int64
-	for id, old := range s.saved {
-		if _, ok := sessions[id]; !ok {
-			gone, goneAt = append(gone, id), append(goneAt, old.lastActivity)
+	gone, goneAt := make([]string, 0, len(ch.Delete)), make([]int64, 0, len(ch.Delete))
+	for _, id := range ch.Delete {
+		last := int64(math.MaxInt64) // never seen here: removed whatever its activity
+		if old, ok := s.saved[id]; ok {
+			last = old.lastActivity
 		}
+		gone, goneAt = append(gone, id), append(goneAt, last)
 	}
 	s.sessMu.Unlock()
 	if len(changed) == 0 && len(gone) == 0 {
@@ -191,11 +221,11 @@ func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Sess
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		queueSessions(b, changed)
 		if len(gone) > 0 {
 			b.Queue(`DELETE FROM sessions s USING unnest($1::text[], $2::bigint[]) AS g(id, last)
 				WHERE s.id = g.id AND s.last_activity <= g.last`, gone, goneAt)
 		}
+		queueSessions(b, changed)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}

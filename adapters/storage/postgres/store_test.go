@@ -26,6 +26,7 @@ func open(t *testing.T, url, name string) *postgres.Store {
 // TestMigratingAtOnce: four servers opening a new database at the same
 // moment migrate it once, under the advisory lock.
 func TestMigratingAtOnce(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -61,6 +62,7 @@ func TestMigratingAtOnce(t *testing.T) {
 // TestNewerSchemaIsRefused: a database migrated by a later kg is not
 // written by this one.
 func TestNewerSchemaIsRefused(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	s := open(t, url, "a")
 	if _, err := s.Pool().Exec(context.Background(), "INSERT INTO schema_migrations (version, name) VALUES ($1, 'from the future')",
@@ -78,6 +80,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 // lease at once, one gets it; it renews it; another gets it once it has
 // expired.
 func TestLeaseTakenOnce(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Database(t)
 	stores := []*postgres.Store{open(t, url, "a"), open(t, url, "b"), open(t, url, "c")}
 	ctx := context.Background()

@@ -44,9 +44,12 @@ export function normalizePlan(p) {
   const ordered = ranking.filter((r) => r.eligible && typeof r.score === 'number')
     .sort((a, b) => a.score - b.score || (a.recency ?? 0) - (b.recency ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const positions = new Map(ordered.map((r, i) => [r.id, i + 1]));
+  // The formula the scores were computed with, as the server gives it: the
+  // page writes no weights of its own.
+  const weights = pick(p, 'weights') ?? null;
   return {
     moves,
-    ranking: new Map(ranking.map((r) => [r.id, { ...r, position: r.position ?? positions.get(r.id), of: ordered.length }])),
+    ranking: new Map(ranking.map((r) => [r.id, { ...r, position: r.position ?? positions.get(r.id), of: ordered.length, weights }])),
     estimateBefore: pick(p, 'estimate_before', 'estimate', 'EstimateBefore'),
     estimateAfter: pick(p, 'estimate_after', 'EstimateAfter'),
     max: pick(p, 'max_tokens', 'max', 'budget'),

@@ -14,10 +14,11 @@ function Ranking({ node, rank, move }) {
   }
   if (!rank) return <>{planned}<p>No ranking for this node in the plan.</p></>;
   const ranked = typeof rank.score === 'number';
+  const w = rank.weights; // the formula of the plan (GET /api/compaction/plan)
   const facts = (
     <>
       <dt>Recency</dt><dd>{ranked ? `${percent(rank.pRecency)}, ` : ''}last used {formatTime(rank.recency)}</dd>
-      <dt>Connectedness</dt><dd>{ranked ? `${percent(rank.pConnectedness)}, ` : ''}{rank.connectedness ?? 0} (66 × edges in + 33 × edges out, with active nodes)</dd>
+      <dt>Connectedness</dt><dd>{ranked ? `${percent(rank.pConnectedness)}, ` : ''}{rank.connectedness ?? 0}{w && ` (${w.in} × edges in + ${w.out} × edges out, with active nodes)`}</dd>
       <dt>Grace left</dt><dd data-testid="grace">{duration(rank.graceLeft)}</dd>
     </>
   );
@@ -26,7 +27,7 @@ function Ranking({ node, rank, move }) {
       <>
         <dl class="facts ranking">{facts}</dl>
         <p data-testid="unranked">{tier === 'archived'
-          ? 'Archived nodes are not in the ranking of active nodes. Recall brings it back; a compaction run also restores it when it outranks a node it would archive by 0.05.'
+          ? `Archived nodes are not in the ranking of active nodes. Recall brings it back; a compaction run also restores it when it outranks a node it would archive${w ? ` by ${w.resurrection_margin}` : ''}.`
           : 'In its grace period: never archived until the grace is over, so not ranked.'}</p>
         {planned}
       </>
@@ -39,7 +40,7 @@ function Ranking({ node, rank, move }) {
         {facts}
         <dt>Place</dt><dd data-testid="place">{rank.position ? `${ordinal(rank.position)} of ${rank.of}, lowest first` : '—'}</dd>
       </dl>
-      <p class="explain">Score = 0.33 × recency percentile + 0.66 × connectedness percentile, among the active nodes past grace. When the graph is over its token budget, the lowest-placed are archived first.</p>
+      <p class="explain" data-testid="formula">{w && `Score = ${w.recency} × recency percentile + ${w.connectedness} × connectedness percentile, among the active nodes past grace. `}When the graph is over its token budget, the lowest-placed are archived first.</p>
       {planned}
     </>
   );

@@ -1,0 +1,364 @@
+package domain
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// The ranking of Search (docs/design/mcp.md#kg_search): BM25 over the words
+// of a node's text, a word of the id or gist counting twice, each term
+// scored by its best match (its stem, a longer word holding it, or, for a
+// term that matches nothing, the nearest spelling in the graphs). The
+// constants were chosen by recall on public data (docs/performance.md#search-quality).
+const (
+	// bm25K1 is how fast repeats of a word saturate: the part of a word
+	// counted tf times is tf×(k1+1)/(tf+k1), below k1+1.
+	bm25K1 = 1.2
+	// A word of the id or gist counts headWeight times one of the notes,
+	// touches or edge ends.
+	headWeight = 2
+	// A match inside a longer word ("auth" in "oauth") counts subWeight of
+	// a match of the word itself, with the rarity of that longer word but
+	// never more than the term's own.
+	subWeight = 0.5
+	// A correction counts typoWeight of the word it stands for.
+	typoWeight = 0.75
+	// A stop word of English ("the", "when", "did") counts stopWeight of
+	// another word, on top of its low rarity: in a small graph even "the"
+	// is rare enough to outvote a word that matters.
+	stopWeight = 0.1
+)
+
+// Typo fallback: a term of typoMinRunes or more that matches nothing is
+// matched by words typoEdits away (typoFarEdits from typoFarRunes).
+const (
+	typoMinRunes = 5
+	typoFarRunes = 9
+	typoEdits    = 1
+	typoFarEdits = 2
+)
+
+// typoMax returns how many edits a correction of a term of n runes may be
+// away; 0 when the term has no correction.
+func typoMax(n int) int {
+	switch {
+	case n < typoMinRunes:
+		return 0
+	case n < typoFarRunes:
+		return typoEdits
+	}
+	return typoFarEdits
+}
+
+// nearMax returns how many edits the nearest spelling of a term of n runes
+// shown with no hits may be away: one more than a correction, and one for a
+// short term.
+func nearMax(n int) int { return typoMax(n) + 1 }
+
+// stemWord returns the stem of a word, the key its word forms share: the
+// Snowball English (Porter2) stem of a word of letters ("potteries" and
+// "pottery", "painted" and "painting"), and any other word itself.
+func stemWord(w string) string {
+	if !isLetters(w) {
+		return w
+	}
+	return english.Stem(w, true)
+}
+
+// isStopWord reports whether a term is one of Snowball's English stop words.
+func isStopWord(t string) bool { return english.IsStopWord(t) }
+
+// idf is the BM25 rarity weight of a match held by df of n nodes, always
+// above 0: ln(1 + (n − df + 0.5)/(df + 0.5)).
+func idf(n, df int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// saturate is the BM25 part of a word counted tf times (b = 0: a node's
+// length does not count, docs/design/mcp.md#kg_search).
+func saturate(tf float64) float64 { return tf * (bm25K1 + 1) / (tf + bm25K1) }
+
+// searchPlan is a query worked out against the graphs searched: its terms
+// with what each matches in each graph, and the statistics the scores need.
+type searchPlan struct {
+	terms      []planTerm
+	n          int     // nodes searched
+	bound      float64 // the most any node can score: Σ terms' bounds
+	units      []planUnit
+	exactID    string // the whole query, trimmed: a node of this id ranks first
+	correction []Correction
+	unmatched  []string // terms that match nothing and have no correction
+	visit      func()   // when not nil, called for every node scored (tests)
+}
+
+// planTerm is one term of the query.
+type planTerm struct {
+	clauses []planClause
+	bound   float64 // the most the term can add to a score
+	// words[gi] lists the words of graph gi the term counts, by word number,
+	// each with its clause.
+	words [][]termWord
+}
+
+type termWord struct{ word, clause int32 }
+
+// planClause is one way a term matches: its stem, a longer word that holds
+// it, or a correction.
+type planClause struct {
+	label  string  // the term as it matched, for SearchHit.Matched
+	weight float64 // kind weight × idf
+	sub    bool    // a longer word holding the term
+}
+
+// planUnit is one way into the nodes for the top-k search: the words of a
+// term's stem (or correction), or the longer words holding it, with the
+// most a node holding one of them can gain from the term. A term is split
+// in two so that its substring matches, which count at most subWeight,
+// stop being a way in as soon as they cannot reach the threshold.
+type planUnit struct {
+	term  int
+	bound float64
+	words [][]termWord // words[gi]: the words of graph gi, by number, with their clauses
+}
+
+// planSearch works out terms against the indexes of graphs (nil skipped).
+func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
+	p := &searchPlan{exactID: strings.TrimSpace(query)}
+	for _, g := range graphs {
+		if g != nil {
+			p.n += g.search.count
+		}
+	}
+	// Stop words count less, unless the query holds nothing else.
+	stops := 0
+	for _, t := range terms {
+		if isStopWord(t) {
+			stops++
+		}
+	}
+	for _, t := range terms {
+		pt := planTerm{words: make([][]termWord, len(graphs))}
+		stem := stemWord(t)
+		df := stemDF(graphs, stem)
+		kw := 1.0
+		if stops < len(terms) && isStopWord(t) {
+			kw = stopWeight
+		}
+		// Longer words holding the term, by text: each is a clause with
+		// the rarity of that word, never above the term's own.
+		type graphWord struct{ g, w int32 }
+		type sub struct {
+			df    int
+			words []graphWord
+		}
+		subs := map[string]*sub{}
+		for gi, g := range graphs {
+			if g == nil {
+				continue
+			}
+			ix := g.search
+			ix.wordsHolding(t, func(w int32) {
+				if ix.stems[ix.words[w].stem].text == stem {
+					return
+				}
+				s := subs[ix.words[w].text]
+				if s == nil {
+					s = &sub{}
+					subs[ix.words[w].text] = s
+				}
+				s.df += len(ix.words[w].posts)
+				s.words = append(s.words, graphWord{int32(gi), w})
+			})
+		}
+		if df > 0 {
+			pt.addStem(graphs, t, stem, kw*idf(p.n, df))
+		}
+		texts := make([]string, 0, len(subs))
+		for text := range subs {
+			texts = append(texts, text)
+		}
+		slices.Sort(texts)
+		for _, text := range texts {
+			s := subs[text]
+			w := idf(p.n, s.df)
+			if df > 0 {
+				w = min(w, idf(p.n, df))
+			}
+			c := int32(len(pt.clauses))
+			pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * subWeight * w, sub: true})
+			for _, gw := range s.words {
+				pt.words[gw.g] = append(pt.words[gw.g], termWord{gw.w, c})
+			}
+		}
+		if len(pt.clauses) == 0 {
+			if !p.correct(graphs, t, &pt) {
+				p.unmatched = append(p.unmatched, t)
+			}
+		}
+		for gi := range pt.words {
+			slices.SortFunc(pt.words[gi], func(a, b termWord) int { return int(a.word - b.word) })
+		}
+		for _, c := range pt.clauses {
+			pt.bound = max(pt.bound, c.weight*(bm25K1+1))
+		}
+		p.bound += pt.bound
+		p.addUnits(len(p.terms), &pt, graphs)
+		p.terms = append(p.terms, pt)
+	}
+	return p
+}
+
+// addUnits adds the units of term ti: its stem or correction, then the
+// longer words holding it, each if it has a clause. A unit's bound is the
+// most one of its clauses can give: its weight × the part of the most a
+// node of some graph can count its words (lexWord.maxTF).
+func (p *searchPlan) addUnits(ti int, pt *planTerm, graphs []*Graph) {
+	maxTF := make([]int32, len(pt.clauses)) // Σ maxTF of a clause's words in one graph
+	for _, sub := range []bool{false, true} {
+		u := planUnit{term: ti, words: make([][]termWord, len(graphs))}
+		found := false
+		for gi, ws := range pt.words {
+			clear(maxTF)
+			for _, tw := range ws {
+				if pt.clauses[tw.clause].sub == sub {
+					u.words[gi] = append(u.words[gi], tw)
+					maxTF[tw.clause] += graphs[gi].search.words[tw.word].maxTF
+					found = true
+				}
+			}
+			for c, tf := range maxTF {
+				if tf > 0 {
+					u.bound = max(u.bound, pt.clauses[c].weight*saturate(float64(tf)))
+				}
+			}
+		}
+		if found {
+			p.units = append(p.units, u)
+		}
+	}
+}
+
+// nearWord is a word of the graphs near a term: its text, its distance, and
+// how many nodes hold its stem.
+type nearWord struct {
+	text string
+	dist int
+	df   int
+}
+
+// nearWords returns the words of graphs within max edits of term, the
+// nearest first, then by the nodes holding their stem (most first), then
+// by text.
+func nearWords(graphs []*Graph, term string, max int) []nearWord {
+	found := map[string]*nearWord{}
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		ix := g.search
+		ix.wordsNear(term, max, func(w int32, d int) {
+			text := ix.words[w].text
+			if found[text] == nil {
+				found[text] = &nearWord{text: text, dist: d}
+			}
+		})
+	}
+	out := make([]nearWord, 0, len(found))
+	for _, nw := range found {
+		nw.df = stemDF(graphs, stemWord(nw.text))
+		out = append(out, *nw)
+	}
+	slices.SortFunc(out, func(a, b nearWord) int {
+		switch {
+		case a.dist != b.dist:
+			return a.dist - b.dist
+		case a.df != b.df:
+			return b.df - a.df
+		}
+		return strings.Compare(a.text, b.text)
+	})
+	return out
+}
+
+// stemDF returns how many nodes of graphs hold a word of stem.
+func stemDF(graphs []*Graph, stem string) int {
+	df := 0
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		if s, ok := g.search.stemIx[stem]; ok {
+			df += int(g.search.stems[s].df)
+		}
+	}
+	return df
+}
+
+// correct gives a term that matches nothing its correction: the nearest
+// word of the graphs within typoMax edits, matched by its stem at
+// typoWeight. It reports whether there was one.
+func (p *searchPlan) correct(graphs []*Graph, t string, pt *planTerm) bool {
+	max := typoMax(utf8.RuneCountInString(t))
+	if max == 0 {
+		return false
+	}
+	near := nearWords(graphs, t, max)
+	if len(near) == 0 {
+		return false
+	}
+	used := near[0].text
+	p.correction = append(p.correction, Correction{Term: t, Used: used})
+	stem := stemWord(used)
+	pt.addStem(graphs, used, stem, typoWeight*idf(p.n, stemDF(graphs, stem)))
+	return true
+}
+
+// addStem adds to the term a clause that counts the words of stem, shown
+// as label.
+func (pt *planTerm) addStem(graphs []*Graph, label, stem string, weight float64) {
+	c := int32(len(pt.clauses))
+	pt.clauses = append(pt.clauses, planClause{label: label, weight: weight})
+	for gi, g := range graphs {
+		if g == nil {
+			continue
+		}
+		if s, ok := g.search.stemIx[stem]; ok {
+			for _, w := range g.search.stems[s].words {
+				pt.words[gi] = append(pt.words[gi], termWord{w, c})
+			}
+		}
+	}
+}
+
+// termScore returns what term ti adds to the score of node slot si of
+// graph gi, whose index is ix, and the clause that gave it (-1 for none).
+// tf is scratch room, one entry per clause.
+func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float64) (float64, int) {
+	pt := &p.terms[ti]
+	touched := false
+	for _, tw := range pt.words[gi] {
+		if n := ix.tf(tw.word, si); n > 0 {
+			tf[tw.clause] += float64(n)
+			touched = true
+		}
+	}
+	if !touched {
+		return 0, -1
+	}
+	best, which := 0.0, -1
+	for c := range pt.clauses {
+		if tf[c] == 0 {
+			continue
+		}
+		v := pt.clauses[c].weight * saturate(tf[c])
+		tf[c] = 0
+		if v > best {
+			best, which = v, c
+		}
+	}
+	return best, which
+}
