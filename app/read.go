@@ -25,8 +25,8 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 		if sess, err = s.sessionFor(ctx, req.SessionID); err != nil {
 			return res, err
 		}
-		if req.CWD != "" {
-			p, err := s.canonical(ctx, "cwd", req.CWD)
+		if req.CWD != "" || req.ProjectKey != "" {
+			p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 			if err != nil {
 				return res, err
 			}
@@ -38,8 +38,8 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 				return res, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
 			}
 		}
-	case req.CWD != "":
-		p, err := s.canonical(ctx, "cwd", req.CWD)
+	case req.CWD != "" || req.ProjectKey != "":
+		p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 		if err != nil {
 			return res, err
 		}

@@ -7,13 +7,14 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// RegisterSession is POST /api/sessions/register: it starts a session bound
-// to projectPath (absolute; empty for none) and returns it.
-func (s *Service) RegisterSession(ctx context.Context, projectPath string) (ports.Session, error) {
+// RegisterSession is POST /api/sessions/register: it starts a session
+// bound to the project named by projectPath (absolute) and projectKey (its
+// key, projectOf), either optional (both empty: none), and returns it.
+func (s *Service) RegisterSession(ctx context.Context, projectPath, projectKey string) (ports.Session, error) {
 	var p string
-	if projectPath != "" {
+	if projectPath != "" || projectKey != "" {
 		var err error
-		if p, err = s.canonical(ctx, "project_path", projectPath); err != nil {
+		if p, err = s.projectOf(ctx, "project_path", projectPath, projectKey); err != nil {
 			return ports.Session{}, err
 		}
 	}

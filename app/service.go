@@ -173,6 +173,28 @@ func (s *Service) canonical(ctx context.Context, field, p string) (string, error
 	return c, nil
 }
 
+// projectOf resolves the project a request names by a path (in field) and
+// a key the client resolved (project_key), either of them optional
+// (docs/design/team.md#project-keys). A team server takes the key first: a
+// client on another machine knows its folder's key, and the server cannot
+// read the folder. A server of one person names projects by their paths:
+// it checks the key and uses the path, and refuses a key alone.
+func (s *Service) projectOf(ctx context.Context, field, path, key string) (string, error) {
+	if key == "" {
+		return s.canonical(ctx, field, path)
+	}
+	if err := domain.ValidateProjectKey("project_key", key); err != nil {
+		return "", err
+	}
+	switch {
+	case s.store.shared != nil:
+		return key, nil
+	case path == "":
+		return "", domain.Invalidf("project_key", "%q: project keys name projects on a team server only; pass %s (the absolute project root)", key, field)
+	}
+	return s.canonical(ctx, field, path)
+}
+
 // target is a resolved Scope: the session (if any) and the project it
 // names (if any).
 type target struct {
@@ -193,8 +215,8 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 		}
 		t.session, t.project = sess.ID, sess.ProjectPath
 	}
-	if sc.ProjectPath != "" {
-		p, err := s.canonical(ctx, "project_path", sc.ProjectPath)
+	if sc.ProjectPath != "" || sc.ProjectKey != "" {
+		p, err := s.projectOf(ctx, "project_path", sc.ProjectPath, sc.ProjectKey)
 		if err != nil {
 			return t, err
 		}

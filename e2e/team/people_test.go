@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestEveryRouteNeedsAToken: in team mode a request without a token, or
@@ -238,5 +242,67 @@ func TestProjectKeys(t *testing.T) {
 	}
 	if got := alice.graph(scratch); got["private-fact"] == nil {
 		t.Error("alice lost her private project")
+	}
+}
+
+// TestProjectKeyParameter: project_key names the project on a team server
+// wherever a cwd or project_path is taken, before a path this server cannot
+// read (a folder on the developer's machine): REST writes and reads,
+// session registration, search and MCP's kg_read.
+func TestProjectKeyParameter(t *testing.T) {
+	_, ins := team(t, 2, options{})
+	a, b := ins[0], ins[1]
+	const key = "github.com/acme/keyed"
+	elsewhere := "/home/someone/on/another/machine/keyed" // no such folder here
+	if code, _ := a.putNode(map[string]any{"level": "project", "project_path": elsewhere, "project_key": key, "id": "by-key", "gist": "named by its key"}); code != 200 {
+		t.Fatalf("put with project_key: %d", code)
+	}
+	if got := b.graph(key); got["by-key"] == nil {
+		t.Errorf("the write with project_key is not in project %s on b: %v", key, keys(got))
+	}
+	var read struct {
+		Project struct {
+			Nodes []map[string]any `json:"nodes"`
+		} `json:"project"`
+	}
+	if code := b.call("GET", "/api/graph/read?project_key="+url.QueryEscape(key), nil, &read); code != 200 || len(read.Project.Nodes) != 1 {
+		t.Errorf("graph read by project_key: %d, %d nodes; want 1", code, len(read.Project.Nodes))
+	}
+	var reg struct {
+		SessionID   string `json:"session_id"`
+		ProjectPath string `json:"project_path"`
+	}
+	if code := b.call("POST", "/api/sessions/register", map[string]any{"project_path": elsewhere, "project_key": key}, &reg); code != 200 || reg.ProjectPath != key {
+		t.Errorf("register with project_key: %d, bound to %q; want %q", code, reg.ProjectPath, key)
+	}
+	var hits struct {
+		Hits []map[string]any `json:"hits"`
+	}
+	if code := b.call("GET", "/api/search?q=named&project_key="+url.QueryEscape(key), nil, &hits); code != 200 || len(hits.Hits) != 1 {
+		t.Errorf("search by project_key: %d, %d hits; want 1", code, len(hits.Hits))
+	}
+	if code, _ := a.putNode(map[string]any{"level": "project", "project_key": "bad\nkey", "id": "x", "gist": "x"}); code != 400 {
+		t.Errorf("a project_key with a control character: %d, want 400", code)
+	}
+
+	// MCP: kg_read with cwd (unreadable here) and project_key starts a
+	// session on the keyed project.
+	ctx := context.Background()
+	c, err := client.NewStreamableHttpClient(b.url+"/", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + b.token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ProtocolVersion: mcpgo.LATEST_PROTOCOL_VERSION}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "kg_read",
+		Arguments: map[string]any{"cwd": elsewhere, "project_key": key}}})
+	if err != nil || res.IsError {
+		t.Fatalf("kg_read with project_key: %v %+v", err, res)
+	}
+	out, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(out), `"by-key"`) {
+		t.Errorf("kg_read with project_key does not read the keyed project: %s", out)
 	}
 }

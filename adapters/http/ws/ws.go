@@ -127,7 +127,11 @@ func (s *Server) release() {
 // socket's events until it closes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	watch, err := s.svc.Watch(r.Context(), q.Get("session_id"), q.Get("project_path"))
+	project := q.Get("project_path")
+	if project == "" {
+		project = q.Get("project_key") // a team server takes a key where it takes a path
+	}
+	watch, err := s.svc.Watch(r.Context(), q.Get("session_id"), project)
 	if err != nil {
 		apijson.WriteError(w, r, s.log, err)
 		return
