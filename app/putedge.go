@@ -20,7 +20,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	if in, err = in.Validate(); err != nil {
+	if in, err = t.relativeEdge(k, in).Validate(); err != nil {
 		return PutEdgeResult{}, err
 	}
 	e, err := s.store.get(ctx, k)

@@ -21,7 +21,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		return PutNodeResult{}, err
 	}
 	// Reject bad input before a graph is loaded for it.
-	if in, err = in.Validate(); err != nil {
+	if in, err = t.relativeNode(k, in).Validate(); err != nil {
 		return PutNodeResult{}, err
 	}
 	e, err := s.store.get(ctx, k)

@@ -43,7 +43,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 		if err != nil {
 			return res, err
 		}
-		if sess, err = s.newSession(ctx, p); err != nil {
+		if sess, err = s.newSession(ctx, p, s.rootOf(p, req.CWD)); err != nil {
 			return res, err
 		}
 		res.NewSession = true

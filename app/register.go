@@ -18,14 +18,15 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath, projectKey s
 			return ports.Session{}, err
 		}
 	}
-	return s.newSession(ctx, p)
+	return s.newSession(ctx, p, s.rootOf(p, projectPath))
 }
 
 // newSession loads the session's graphs and registers it with each graph's
 // durable seq as its first watermark (docs/design/sync.md#sessions). A graph
 // that cannot be loaded gets no watermark; the session then starts that graph
 // at the seq of its start time, like a session of the replaced server.
-func (s *Service) newSession(ctx context.Context, project string) (ports.Session, error) {
+// root is the folder the project was named by in team mode (rootOf).
+func (s *Service) newSession(ctx context.Context, project, root string) (ports.Session, error) {
 	keys := []domain.GraphKey{domain.UserGraphOf(s.owner(ctx))}
 	if project != "" {
 		keys = append(keys, domain.ProjectGraph(project))
@@ -41,7 +42,7 @@ func (s *Service) newSession(ctx context.Context, project string) (ports.Session
 		wm[k] = e.g.DurableSeq()
 		e.mu.RUnlock()
 	}
-	sess, err := s.sessions.create(ctx, project, s.owner(ctx), s.clock.Now(), wm)
+	sess, err := s.sessions.create(ctx, project, s.owner(ctx), root, s.clock.Now(), wm)
 	if err != nil {
 		return ports.Session{}, err
 	}

@@ -201,6 +201,7 @@ type target struct {
 	session string // session id; "" for none
 	project string // canonical project path; "" for none
 	owner   string // the principal whose user graph it reads (team mode); "" otherwise
+	root    string // the folder the project was named by (team mode, rootOf); "" otherwise
 }
 
 // resolve checks the session and project of a scope. It counts nothing:
@@ -213,7 +214,7 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 		if err != nil {
 			return t, err
 		}
-		t.session, t.project = sess.ID, sess.ProjectPath
+		t.session, t.project, t.root = sess.ID, sess.ProjectPath, sess.Root
 	}
 	if sc.ProjectPath != "" || sc.ProjectKey != "" {
 		p, err := s.projectOf(ctx, "project_path", sc.ProjectPath, sc.ProjectKey)
@@ -222,6 +223,9 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 		}
 		if t.session != "" && t.project != "" && t.project != p {
 			return t, domain.Invalidf("project_path", "%q is not the project of session %q (%s); pass one of them", p, t.session, t.project)
+		}
+		if root := s.rootOf(p, sc.ProjectPath); root != "" || t.project != p {
+			t.root = root
 		}
 		t.project = p
 	}

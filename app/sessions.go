@@ -93,7 +93,7 @@ func (t *sessionTable) markGone(id string) {
 // the new session (and the one expired), and the least recently active is
 // found without looking at every session (byActivity). Expired sessions
 // below the cap are left to the tick: they are unknown already.
-func (t *sessionTable) create(ctx context.Context, project, principal string, now domain.Micros, wm map[domain.GraphKey]uint64) (ports.Session, error) {
+func (t *sessionTable) create(ctx context.Context, project, principal, root string, now domain.Micros, wm map[domain.GraphKey]uint64) (ports.Session, error) {
 	t.mu.Lock()
 	for len(t.live) >= t.max {
 		oldest := t.order.oldest(t.live)
@@ -107,7 +107,7 @@ func (t *sessionTable) create(ctx context.Context, project, principal string, no
 	for t.live[id] != nil {
 		id = newID()
 	}
-	s := &ports.Session{ID: id, ProjectPath: project, Principal: principal, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
+	s := &ports.Session{ID: id, ProjectPath: project, Principal: principal, Root: root, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
 	t.live[id] = s
 	t.order.add(id, now)
 	t.markChanged(id)

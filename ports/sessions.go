@@ -13,7 +13,12 @@ type Session struct {
 	ProjectPath string // canonical project path; empty for none
 	// Principal is who started the session, in team mode: only they can
 	// use it. "" otherwise.
-	Principal    string
+	Principal string
+	// Root is the folder the session's project was named by, on the
+	// client's machine (team mode: absolute file paths under it are stored
+	// relative to it, docs/design/team.md#repository-relative-paths). ""
+	// otherwise.
+	Root         string
 	Start        domain.Micros
 	LastActivity domain.Micros
 	OpCount      int64

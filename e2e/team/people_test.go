@@ -306,3 +306,53 @@ func TestProjectKeyParameter(t *testing.T) {
 		t.Errorf("kg_read with project_key does not read the keyed project: %s", out)
 	}
 }
+
+// TestTouchesRelativeToTheCheckout: in a shared graph a touch or an edge end
+// that is an absolute path inside the folder the project was named by is
+// stored relative to it — so /home/alice/api/src/pay.go and
+// /Users/bob/src/api/src/pay.go are one file — for a session started on
+// another server too; a path outside the folder, and a relative one, are
+// kept as given (docs/design/team.md#repository-relative-paths).
+func TestTouchesRelativeToTheCheckout(t *testing.T) {
+	_, ins := team(t, 2, options{})
+	a, b := ins[0], ins[1]
+	const key = "github.com/acme/relative"
+	alice, bob := "/home/alice/api", "/Users/bob/src/api" // neither exists here: the key names the project
+	var reg struct {
+		SessionID string `json:"session_id"`
+	}
+	if code := a.call("POST", "/api/sessions/register", map[string]any{"project_path": alice, "project_key": key}, &reg); code != 200 {
+		t.Fatalf("register: %d", code)
+	}
+	// The session's write lands on b, which must know the session's folder.
+	if code, _ := b.putNode(map[string]any{"level": "project", "session_id": reg.SessionID, "id": "pay",
+		"gist": "the payment path", "touches": []string{alice + "/src/pay.go", "/etc/hosts", "docs/pay.md", alice + "/../api-old/x.go"}}); code != 200 {
+		t.Fatalf("put with the session on b: %d", code)
+	}
+	if code := a.call("POST", "/api/edges", map[string]any{"level": "project", "project_path": bob, "project_key": key,
+		"from": bob + "/src/pay.go", "to": "pay", "rel": "implements"}, nil); code != 200 {
+		t.Fatalf("edge from bob's checkout: %d", code)
+	}
+	var read struct {
+		Project struct {
+			Nodes []struct {
+				ID      string   `json:"id"`
+				Touches []string `json:"touches"`
+			} `json:"nodes"`
+			Edges []struct {
+				From string `json:"from"`
+				To   string `json:"to"`
+			} `json:"edges"`
+		} `json:"project"`
+	}
+	if code := b.call("GET", "/api/graph/read?project_key="+url.QueryEscape(key), nil, &read); code != 200 || len(read.Project.Nodes) != 1 {
+		t.Fatalf("graph read: %d, %d nodes", code, len(read.Project.Nodes))
+	}
+	want := []string{"src/pay.go", "/etc/hosts", "docs/pay.md", alice + "/../api-old/x.go"}
+	if got := read.Project.Nodes[0].Touches; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("touches stored as %q, want %q", got, want)
+	}
+	if len(read.Project.Edges) != 1 || read.Project.Edges[0].From != "src/pay.go" {
+		t.Errorf("edges %+v, want one from src/pay.go", read.Project.Edges)
+	}
+}

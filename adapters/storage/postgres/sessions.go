@@ -31,6 +31,7 @@ type savedSession struct {
 
 // sessionData is the data column.
 type sessionData struct {
+	Root  string                     `json:"root,omitempty"`
 	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
@@ -53,11 +54,11 @@ func fingerprint(s ports.Session) [32]byte {
 		return 0
 	})
 	b, err := json.Marshal(struct {
-		ID, Principal, Project       string
+		ID, Principal, Project, Root string
 		Start, Last, Ops, LastSynced int64
 		Extra                        map[string]domain.RawJSON
 		W                            []wm
-	}{s.ID, s.Principal, s.ProjectPath, int64(s.Start), int64(s.LastActivity), s.OpCount, int64(s.LastSyncedTS), s.Extra, w})
+	}{s.ID, s.Principal, s.ProjectPath, s.Root, int64(s.Start), int64(s.LastActivity), s.OpCount, int64(s.LastSyncedTS), s.Extra, w})
 	if err != nil {
 		// Never equal to a stored fingerprint: the session is written.
 		var random [32]byte
@@ -122,7 +123,7 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 		if err := json.Unmarshal(data, &d); err != nil {
 			return damagedf("session %q: %v", sess.ID, err)
 		}
-		out[sess.ID] = ports.Session{ID: sess.ID, Principal: sess.Principal, ProjectPath: sess.ProjectPath, Start: domain.Micros(start),
+		out[sess.ID] = ports.Session{ID: sess.ID, Principal: sess.Principal, ProjectPath: sess.ProjectPath, Root: d.Root, Start: domain.Micros(start),
 			LastActivity: domain.Micros(last), OpCount: sess.OpCount, LastSyncedTS: domain.Micros(synced), Extra: rawJSONs(d.Extra)}
 		return nil
 	})
@@ -311,7 +312,7 @@ func queueSessions(b *pgx.Batch, list []ports.Session) {
 	for i, sess := range list {
 		ids[i], principals[i], paths[i] = sess.ID, sess.Principal, sess.ProjectPath
 		start[i], last[i], ops[i], synced[i] = int64(sess.Start), int64(sess.LastActivity), sess.OpCount, int64(sess.LastSyncedTS)
-		d, _ := json.Marshal(sessionData{Extra: rawMessages(sess.Extra)})
+		d, _ := json.Marshal(sessionData{Root: sess.Root, Extra: rawMessages(sess.Extra)})
 		data[i] = string(d)
 		for _, k := range slices.SortedFunc(maps.Keys(sess.Synced), func(a, b domain.GraphKey) int {
 			if a.String() < b.String() {
