@@ -13,26 +13,47 @@ import (
 )
 
 // ToTeam copies a root (from) into a team database (to), as Copy does, with
-// the root's user graph and its sessions going to principal
-// (docs/design/team.md#moving-in); project graphs keep their keys. It then
-// reads every graph back from to and checks that it holds the same nodes,
-// edges and tombstones, by count and by a checksum of their ids, versions
-// and seqs; a difference is an error. The source is not changed.
-func ToTeam(ctx context.Context, from, to Backend, principal string, opt Options) (Result, error) {
-	dst := ownedBy{Backend: to, owner: principal}
+// the root's user graph and its sessions going to principal, and each
+// project graph to the project's key as a team server resolves it from the
+// project's folder (keys; nil keeps the paths): the contents of its
+// .kg/project, else its git origin, else a private project of principal
+// (docs/design/team.md#moving-in). A session keeps its project's folder as
+// its root. Two projects of the root with one key are refused before
+// anything is copied. It then reads every graph back from to and checks
+// that it holds the same nodes, edges and tombstones, by count and by a
+// checksum of their ids, versions and seqs; a difference is an error. The
+// source is not changed.
+func ToTeam(ctx context.Context, from, to Backend, principal string, keys ports.ProjectKeys, opt Options) (Result, error) {
+	sessions, err := from.LoadSessions(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	stored, err := storedKeys(ctx, from, sessions)
+	if err != nil {
+		return Result{}, err
+	}
+	dst := ownedBy{Backend: to, owner: principal, projects: map[string]string{}, paths: map[string]string{}}
+	if keys != nil {
+		for _, k := range stored {
+			if k.Level != domain.LevelProject {
+				continue
+			}
+			key, err := teamKey(keys, principal, k.Project)
+			if err != nil {
+				return Result{}, err
+			}
+			if other, ok := dst.paths[key]; ok {
+				return Result{}, domain.Invalidf("project", "the projects %s and %s both have the key %s: a team server would make them one project; give one a .kg/project of its own, or remove one (kg project rm), and run again",
+					other, k.Project, key)
+			}
+			dst.projects[k.Project], dst.paths[key] = key, k.Project
+		}
+	}
 	res, err := Copy(ctx, from, dst, opt)
 	if err != nil {
 		return res, err
 	}
-	sessions, err := from.LoadSessions(ctx)
-	if err != nil {
-		return res, err
-	}
-	keys, err := storedKeys(ctx, from, sessions)
-	if err != nil {
-		return res, err
-	}
-	for _, key := range keys {
+	for _, key := range stored {
 		src, err := from.Load(ctx, key)
 		if err != nil {
 			return res, err
@@ -49,18 +70,63 @@ func ToTeam(ctx context.Context, from, to Backend, principal string, opt Options
 	return res, nil
 }
 
+// teamKey is the key a team server gives the project at path, a folder of
+// the root's machine (docs/design/team.md#project-keys).
+func teamKey(keys ports.ProjectKeys, principal, path string) (string, error) {
+	key, found, err := keys.ProjectKey(path)
+	if err != nil {
+		return "", fmt.Errorf("the key of project %s: %w", path, err)
+	}
+	if !found {
+		key = "private/" + principal + path
+	}
+	if err := domain.ValidateProjectKey("project", key); err != nil {
+		return "", fmt.Errorf("the key of project %s: %w", path, err)
+	}
+	return key, nil
+}
+
 // ownedBy is a team backend seen through a root's keys: the user graph is
-// the principal's, and the sessions are theirs.
+// the principal's, the sessions are theirs, and a project is stored under
+// its key.
 type ownedBy struct {
 	Backend
-	owner string
+	owner    string
+	projects map[string]string // the root's project path → its key
+	paths    map[string]string // and back
 }
 
 func (o ownedBy) key(k domain.GraphKey) domain.GraphKey {
 	if k.Level == domain.LevelUser {
 		return domain.UserGraphOf(o.owner)
 	}
+	if key, ok := o.projects[k.Project]; ok {
+		return domain.ProjectGraph(key)
+	}
 	return k
+}
+
+// rootKey is key backwards.
+func (o ownedBy) rootKey(k domain.GraphKey) domain.GraphKey {
+	if k == domain.UserGraphOf(o.owner) {
+		return domain.UserGraph
+	}
+	if p, ok := o.paths[k.Project]; ok && k.Level == domain.LevelProject {
+		return domain.ProjectGraph(p)
+	}
+	return k
+}
+
+// remap returns synced with each key passed through f.
+func remap(synced map[domain.GraphKey]uint64, f func(domain.GraphKey) domain.GraphKey) map[domain.GraphKey]uint64 {
+	if synced == nil {
+		return nil
+	}
+	out := make(map[domain.GraphKey]uint64, len(synced))
+	for k, v := range synced {
+		out[f(k)] = v
+	}
+	return out
 }
 
 func (o ownedBy) Load(ctx context.Context, k domain.GraphKey) (domain.GraphData, error) {
@@ -81,12 +147,11 @@ func (o ownedBy) LoadSessions(ctx context.Context) (map[string]ports.Session, er
 		if s.Principal != o.owner {
 			continue
 		}
-		s.Principal = ""
-		if w, ok := s.Synced[domain.UserGraphOf(o.owner)]; ok {
-			s.Synced = maps.Clone(s.Synced)
-			delete(s.Synced, domain.UserGraphOf(o.owner))
-			s.Synced[domain.UserGraph] = w
+		s.Principal, s.Root = "", ""
+		if p, ok := o.paths[s.ProjectPath]; ok {
+			s.ProjectPath = p
 		}
+		s.Synced = remap(s.Synced, o.rootKey)
 		out[id] = s
 	}
 	return out, nil
@@ -96,11 +161,10 @@ func (o ownedBy) SaveSessions(ctx context.Context, sessions map[string]ports.Ses
 	out := make(map[string]ports.Session, len(sessions))
 	for id, s := range sessions {
 		s.Principal = o.owner
-		if w, ok := s.Synced[domain.UserGraph]; ok {
-			s.Synced = maps.Clone(s.Synced)
-			delete(s.Synced, domain.UserGraph)
-			s.Synced[domain.UserGraphOf(o.owner)] = w
+		if key, ok := o.projects[s.ProjectPath]; ok {
+			s.ProjectPath, s.Root = key, s.ProjectPath // the folder: its touches are relative to it
 		}
+		s.Synced = remap(s.Synced, o.key)
 		out[id] = s
 	}
 	return o.Backend.SaveSessions(ctx, out)

@@ -190,7 +190,7 @@ func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error 
 	}
 	defer to.Close()
 	bar := newProgress(e, "kg migrate "+have+" → postgres")
-	res, err := migrations.ToTeam(ctx, both(from), to, principal, migrations.Options{Log: log, Progress: bar.set})
+	res, err := migrations.ToTeam(ctx, both(from), to, principal, paths.OS{}, migrations.Options{Log: log, Progress: bar.set})
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("copy %s → postgres: %w (the root is as it was)", have, err)
