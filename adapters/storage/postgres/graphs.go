@@ -791,5 +791,33 @@ func (s *Store) TakeLease(ctx context.Context, key domain.GraphKey, d time.Durat
 	if err != nil {
 		return false, unavailable(err, "take the maintenance lease of the %s graph", key)
 	}
-	return tag.RowsAffected() == 1, nil
+	if tag.RowsAffected() != 1 {
+		return false, nil
+	}
+	s.pruneChanges(ctx, key)
+	return true, nil
+}
+
+// pruneChanges deletes the batches of the graph's change log older than
+// the retention but its last Options.ChangesKept: part of the graph's
+// time-driven maintenance, done by the server holding its lease. A server
+// whose copy is older than what is left finds a gap and loads the graph
+// afresh (docs/design/team.md#pruning-the-change-log). A failure is logged:
+// the next lease tries again.
+func (s *Store) pruneChanges(ctx context.Context, key domain.GraphKey) {
+	if s.opt.ChangesRetention < 0 {
+		return
+	}
+	level, owner, project := keyCols(key)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM changes c USING graphs g
+		WHERE g.level = $1 AND g.owner = $2 AND g.project_key = $3 AND c.graph_id = g.id
+			AND c.rev <= g.rev - $4 AND c.committed_at < now() - $5 * interval '1 millisecond'`,
+		level, owner, project, s.opt.ChangesKept, s.opt.ChangesRetention.Milliseconds())
+	if err != nil {
+		s.log.Warn("postgres: could not prune the change log; the next maintenance tries again", "graph", key.String(), "err", err)
+		return
+	}
+	if n := tag.RowsAffected(); n > 0 {
+		s.log.Info("postgres: pruned the change log", "graph", key.String(), "batches", n)
+	}
 }

@@ -27,6 +27,11 @@ var (
 const (
 	DefaultLockTimeout  = 5 * time.Second
 	DefaultPollInterval = 5 * time.Second
+	// A graph's change log keeps its last DefaultChangesKept batches, and
+	// every batch younger than DefaultChangesRetention
+	// (docs/design/team.md#pruning-the-change-log).
+	DefaultChangesRetention = 30 * 24 * time.Hour
+	DefaultChangesKept      = 1000
 )
 
 // Options tune Open. The zero value is valid.
@@ -49,6 +54,12 @@ type Options struct {
 	// NoMigrate opens the database as it is, for the commands that only
 	// look (kg status, kg doctor); Schema tells whether it is behind.
 	NoMigrate bool
+	// ChangesRetention and ChangesKept bound a graph's change log: the
+	// server that takes a graph's maintenance lease deletes the batches
+	// older than ChangesRetention but the last ChangesKept. The defaults
+	// when zero; a negative ChangesRetention keeps every batch.
+	ChangesRetention time.Duration
+	ChangesKept      int
 }
 
 // Store keeps graphs and sessions in a PostgreSQL database that any number
@@ -92,6 +103,12 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	}
 	if opt.PollInterval <= 0 {
 		opt.PollInterval = DefaultPollInterval
+	}
+	if opt.ChangesRetention == 0 {
+		opt.ChangesRetention = DefaultChangesRetention
+	}
+	if opt.ChangesKept <= 0 {
+		opt.ChangesKept = DefaultChangesKept
 	}
 	if opt.Instance == "" {
 		var b [6]byte
