@@ -2,14 +2,16 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kg-memory/kg/domain"
 )
 
 // Search is kg_search. With a session (or a project path) it searches the
 // user graph and that project's graph, loading it if needed; without
-// either, the user graph and every loaded project graph. Level narrows it
-// to one graph. It has no side effects on the graphs.
+// either, the user graph and every loaded project graph; with All, the user
+// graph and every project graph, loaded or stored. Level narrows it to one
+// graph. It has no side effects on the graphs.
 //
 // Without a level, a graph that cannot be loaded is left out and named in
 // Unavailable, and the others are searched, as the full read serves the
@@ -45,6 +47,16 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		return nil
 	}
 	switch {
+	case req.All:
+		keys, err := s.everyGraph(ctx, t, req)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		for _, k := range keys {
+			if err := spanned(k); err != nil {
+				return SearchResult{}, err
+			}
+		}
 	case req.Level != "":
 		k, err := t.key(req.Level)
 		if err != nil {
@@ -65,7 +77,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		if err := spanned(domain.UserGraphOf(t.owner)); err != nil {
 			return SearchResult{}, err
 		}
-		entries = s.store.loaded()
+		entries = slices.DeleteFunc(s.store.loaded(), func(e *graphEntry) bool { return !t.mayRead(e.key) })
 	}
 	if len(entries) == 0 && len(downs) > 0 {
 		return SearchResult{}, noGraphLoads(downs)

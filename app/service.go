@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -230,6 +231,18 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 		t.project = p
 	}
 	return t, nil
+}
+
+// mayRead reports whether the request t may read graph k when it spans
+// several graphs (a search of every graph): its own user graph only, and
+// no private project of another principal (team mode,
+// docs/design/team.md#project-keys). Outside team mode the owner is "" and
+// every graph is readable.
+func (t target) mayRead(k domain.GraphKey) bool {
+	if k.Level == domain.LevelUser {
+		return k.Owner == t.owner
+	}
+	return !strings.HasPrefix(k.Project, "private/") || strings.HasPrefix(k.Project, "private/"+t.owner+"/")
 }
 
 // countOp counts one operation of session, and moves its last activity,

@@ -193,7 +193,11 @@ func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 		if ev.Compaction != nil {
 			st.metrics.NodesMoved(*ev.Compaction)
 		}
-		st.events.Publish(ev)
+	}
+	if len(b.Events) > 0 {
+		// One batch of another server, of one graph: published as one
+		// write's events (a subscriber short of room re-reads the graph).
+		st.events.Publish(slices.Values(b.Events))
 	}
 }
 

@@ -356,3 +356,49 @@ func TestTouchesRelativeToTheCheckout(t *testing.T) {
 		t.Errorf("edges %+v, want one from src/pay.go", read.Project.Edges)
 	}
 }
+
+// TestSearchOfEveryGraphIsPersonal: a search that spans graphs (no project,
+// or scope=all) finds the searcher's own user graph and the shared
+// projects, never another person's user graph or private project, even
+// when this server has them loaded.
+func TestSearchOfEveryGraphIsPersonal(t *testing.T) {
+	_, ins := team(t, 1, options{})
+	alice, bob := ins[0].as(ins[0].newToken("alice", "write")), ins[0].as(ins[0].newToken("bob", "write"))
+	scratch := filepath.Join(t.TempDir(), "scratch") // no key: bob's private project
+	if err := os.MkdirAll(scratch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []map[string]any{
+		{"level": "user", "id": "bob-user", "gist": "zebra in bob's user graph"},
+		{"level": "project", "project_path": scratch, "id": "bob-private", "gist": "zebra in bob's private project"},
+		{"level": "project", "project_path": "github.com/acme/shared", "id": "shared", "gist": "zebra in a shared project"},
+	} {
+		if code, _ := bob.putNode(w); code != 200 {
+			t.Fatalf("bob's write %v: %d", w["id"], code)
+		}
+	}
+	if code, _ := alice.putNode(map[string]any{"level": "user", "id": "alice-user", "gist": "zebra in alice's user graph"}); code != 200 {
+		t.Fatal("alice's write")
+	}
+	for _, q := range []string{"/api/search?q=zebra", "/api/search?q=zebra&scope=all"} {
+		var res struct {
+			Hits []struct {
+				ID string `json:"id"`
+			} `json:"hits"`
+		}
+		if code := alice.call("GET", q, nil, &res); code != 200 {
+			t.Fatalf("%s: %d", q, code)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		got := strings.Join(ids, " ")
+		if strings.Contains(got, "bob-") || !strings.Contains(got, "alice-user") {
+			t.Errorf("alice's %s found %v; want her own user graph, and nothing of bob's", q, ids)
+		}
+		if strings.Contains(q, "scope=all") && !strings.Contains(got, "shared") {
+			t.Errorf("alice's %s found %v; want the shared project too", q, ids)
+		}
+	}
+}
