@@ -10,6 +10,7 @@ import { explain } from './errors.js';
 import { GraphStore } from './graphstore.js';
 import { HistoryFeed, LiveEvents, SyncSessions } from './history.js';
 import { Live } from './live.js';
+import { FrameQueue } from './frames.js';
 import { normalizePlan } from './plan.js';
 import { scopeLabel } from './format.js';
 import { GraphView } from './components/GraphView.jsx';
@@ -119,8 +120,7 @@ export function App() {
     flushTimer.current = 0;
     setDrawn({ version: storeRef.current.version });
   }, []);
-  const queuePatch = useCallback((from, p) => {
-    const to = storeRef.current.version;
+  const queuePatch = useCallback((from, to, p) => {
     patchLog.current.entries.push({ from, to, patch: p });
     picture.current?.applyNow(storeRef.current, from, to, p); // at once, not after a render
     if (!flushTimer.current) flushTimer.current = setTimeout(publish, 0);
@@ -132,7 +132,7 @@ export function App() {
     const p = st.apply(ev);
     if (!p) return false;
     if (p.replace) return 'replace';
-    queuePatch(from, p);
+    queuePatch(from, st.version, p);
     return true;
   }, [queuePatch]);
 
@@ -217,30 +217,49 @@ export function App() {
   useEffect(() => { if (view === 'home') loadHome(); }, [view, loadHome]);
 
   // ---- live ----------------------------------------------------------------
+  // The events heard since the last frame, applied together, in order: one
+  // patch of the store, one picture update and one render for a burst
+  // (frames.js). A graph_replaced among them reads the graph again, and the
+  // events after it wait for that read, as they would one by one.
+  const heard = useCallback((evs) => {
+    const here = scopeKey(scopeRef.current);
+    let mine = [];
+    for (const ev of evs) {
+      liveSource.event(ev);
+      if (scopeKey(scopeOf(ev.level, ev.project)) === here) mine.push(ev);
+    }
+    if (viewRef.current === 'home') scheduleHome();
+    let changed = false;
+    while (mine.length) {
+      if (reading.current) { reading.current.push(...mine); break; }
+      const st = storeRef.current;
+      if (scopeKey(st.scope) !== here) break;
+      const r = st.applyAll(mine);
+      if (r.patch) { queuePatch(r.from, r.to, r.patch); changed = true; }
+      if (!r.replaced) break;
+      read({ keep: true }); // reading.current is set at once: the rest waits for the read
+      mine = r.rest;
+    }
+    if (changed) markPlanStale();
+  }, [read, scheduleHome, liveSource, queuePatch, markPlanStale]);
   const live = useRef(null);
+  const events = useRef(null); // the FrameQueue of the events heard
   useEffect(() => {
+    const q = new FrameQueue(heard);
+    events.current = q;
     const l = new Live(wsURL, {
       onState: (st) => { setConn(st); feed.connected(st.state === 'connected'); },
       onReconnect: () => {
+        q.flush(); // what was heard before the connection was lost comes first
         read({ keep: true });
         if (viewRef.current === 'home') loadHome();
       },
-      onEvent: (ev) => {
-        liveSource.event(ev);
-        if (viewRef.current === 'home') scheduleHome();
-        const here = scopeKey(scopeRef.current);
-        if (scopeKey(scopeOf(ev.level, ev.project)) !== here) return;
-        if (reading.current) { reading.current.push(ev); return; }
-        if (scopeKey(storeRef.current.scope) !== here) return;
-        const changed = applyEvent(ev);
-        if (changed === 'replace') read({ keep: true });
-        else if (changed) markPlanStale();
-      },
+      onEvent: (ev) => q.push(ev),
     });
     live.current = l;
     l.start();
-    return () => l.stop();
-  }, [read, loadHome, scheduleHome, liveSource, applyEvent, markPlanStale, feed]);
+    return () => { l.stop(); q.stop(); };
+  }, [read, loadHome, heard, feed]);
 
   // A graph chosen: read it.
   useEffect(() => {
@@ -326,6 +345,7 @@ export function App() {
 
   // Applies the answer of the page's own write at once, as its event would.
   const applyLocal = (ev) => {
+    events.current?.flush(); // the events heard before this answer come first
     const s = scopeRef.current;
     if (applyEvent({ level: s.level, project: s.level === 'project' ? s.projectPath : null, ...ev })) markPlanStale();
   };

@@ -196,6 +196,29 @@ export class GraphStore {
     return patch;
   }
 
+  /**
+   * Applies a burst of events in order and returns what they changed as one
+   * patch: {from, to, patch} with the store's versions before and after
+   * (patch null when nothing changed). A graph_replaced or project_removed
+   * ends the burst: replaced is true, the patch holds what came before it,
+   * and rest the events after it, for once the graph is read again.
+   */
+  applyAll(events) {
+    const from = this.version;
+    const patches = [];
+    const done = (replaced, to, rest) => ({
+      from, to, patch: patches.length ? mergePatches(patches) : null, replaced, rest,
+    });
+    for (let i = 0; i < events.length; i++) {
+      const to = this.version;
+      const p = this.apply(events[i]);
+      if (!p) continue;
+      if (p.replace) return done(true, to, events.slice(i + 1));
+      patches.push(p);
+    }
+    return done(false, this.version, []);
+  }
+
   /** Counts per tier and edges, as the graph read's stats give them. */
   counts() {
     const c = { active: 0, archived: 0, orphaned: 0, edges: this.edges.size };
