@@ -240,7 +240,7 @@ func searchIndexProblems(g *Graph) []string {
 	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
 	ix := g.search
 	if ix == nil {
-		return []string{"the graph has no search index"}
+		return nil // not built yet: the first search builds it
 	}
 	posts := map[string][]posting{}
 	stemNodes := map[string]map[int32]bool{}
@@ -253,6 +253,9 @@ func searchIndexProblems(g *Graph) []string {
 		count++
 		for w, c := range scratchWords(g, n) {
 			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
+			if !isLetters(w) {
+				continue // its own stem, with no entry
+			}
 			s := stemWord(w)
 			if stemNodes[s] == nil {
 				stemNodes[s] = map[int32]bool{}
@@ -284,9 +287,19 @@ func searchIndexProblems(g *Graph) []string {
 		if ix.wordIx[lw.text] != int32(w) {
 			bad("word %q is number %d, its map says %d", lw.text, w, ix.wordIx[lw.text])
 		}
-		if st := ix.stems[lw.stem]; st.text != stemWord(lw.text) || !slices.Contains(st.words, int32(w)) {
-			bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, stemWord(lw.text))
+		switch {
+		case lw.stem == ownStem:
+			if isLetters(lw.text) {
+				bad("word %q of letters has no stem entry", lw.text)
+			}
+		case !isLetters(lw.text):
+			bad("word %q, not of letters, has stem entry %d", lw.text, lw.stem)
+		default:
+			if st := ix.stems[lw.stem]; st.text != stemWord(lw.text) || !slices.Contains(st.words, int32(w)) {
+				bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, stemWord(lw.text))
+			}
 		}
+		probs = append(probs, blockProblems(ix, int32(w))...)
 	}
 	if len(ix.wordIx) != len(gotPosts) {
 		bad("the word map has %d entries for %d words", len(ix.wordIx), len(gotPosts))
@@ -345,6 +358,35 @@ func searchIndexProblems(g *Graph) []string {
 	})
 	if diff := cmp.Diff(wantGrams, gotGrams); diff != "" {
 		bad("trigrams of the lexicon (-want +got):\n%s", diff)
+	}
+	return probs
+}
+
+// blockProblems checks the block maxima of word w: a word held by fewer
+// than blockMin/2 nodes has none; one that has them has, for each block of
+// its postings, the most a node of the block counts it (capped), and 0 for
+// a block of none.
+func blockProblems(ix *searchIndex, w int32) []string {
+	lw := &ix.words[w]
+	bm := ix.blocksOf(w)
+	if bm == nil {
+		return nil
+	}
+	var probs []string
+	if len(lw.posts) < int(ix.blockMin)/2 {
+		probs = append(probs, fmt.Sprintf("word %q: block maxima with %d postings, under %d", lw.text, len(lw.posts), ix.blockMin/2))
+	}
+	want := make([]uint8, len(bm))
+	for _, p := range lw.posts {
+		j := int(p.slot >> blockShift)
+		if j >= len(want) {
+			probs = append(probs, fmt.Sprintf("word %q: slot %d is past its %d block maxima", lw.text, p.slot, len(bm)))
+			return probs
+		}
+		want[j] = max(want[j], capBlockTF(p.tf))
+	}
+	if diff := cmp.Diff(want, bm); diff != "" {
+		probs = append(probs, fmt.Sprintf("word %q: block maxima (-want +got):\n%s", lw.text, diff))
 	}
 	return probs
 }
