@@ -135,7 +135,7 @@ func BenchmarkSearchIndex(b *testing.B) {
 			withIndex := heap()
 			b.ReportAllocs()
 			for b.Loop() {
-				g.search = buildSearchIndex(g, defaultBlockMin)
+				g.search = buildSearchIndex(g, defaultBlockShift, defaultBlockMin)
 			}
 			b.ReportMetric(float64(withIndex-without)/(1<<20), "index-MB")
 			b.ReportMetric(float64(without-base)/(1<<20), "graph-MB")

@@ -120,7 +120,7 @@ func (g *Graph) searchIndex() *searchIndex {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
 	if g.search == nil {
-		g.search = buildSearchIndex(g, defaultBlockMin)
+		g.search = buildSearchIndex(g, defaultBlockShift, defaultBlockMin)
 	}
 	return g.search
 }

@@ -20,7 +20,7 @@ import (
 //     its own stem, held by the nodes of its postings, so a graph whose
 //     every node id is a word of its own pays no stem for each;
 //   - for a word held by many nodes, its block maxima: the most any node
-//     of each run of blockSlots slots counts it, the bound that lets the
+//     of each run of 64 slots counts it, the bound that lets the
 //     top-k search skip the runs that cannot reach the k-th best score
 //     (search.go);
 //   - a trigram index of the lexicon (not of the text), padded at both ends
@@ -66,9 +66,11 @@ type searchIndex struct {
 	// lexWord.blk - 1; freeBlocks the numbers of lists given back.
 	blocks     [][]uint8
 	freeBlocks []int32
-	// blockMin is the fewest postings a word has block maxima with
-	// (defaultBlockMin; tests make it small).
-	blockMin int32
+	// A block is 1<<blockShift slots; blockMin is the fewest postings a
+	// word has block maxima with (defaultBlockShift, defaultBlockMin; tests
+	// make them small).
+	blockShift uint8
+	blockMin   int32
 
 	count int // nodes indexed
 }
@@ -99,21 +101,26 @@ type lexStem struct {
 const ownStem = -1
 
 // Block maxima (docs/decisions/0053-search-index-on-first-search-and-block-max.md): the
-// slots of a graph are cut into blocks of blockSlots, and a word held by at
+// slots of a graph are cut into blocks of 1<<defaultBlockShift (64), and a word held by at
 // least blockMin nodes keeps, per block, the most a node of the block
 // counts it (capped at maxBlockTF, which stands for "lexWord.maxTF or
 // less"). One byte a block: a word gets them only when its postings, eight
 // bytes each, are at least half as many as its blocks.
 const (
-	blockShift      = 6
-	blockSlots      = 1 << blockShift
-	defaultBlockMin = 256
-	maxBlockTF      = 255
+	defaultBlockShift = 6
+	defaultBlockMin   = 256
+	maxBlockTF        = 255
 )
 
-func newSearchIndex(blockMin int32) *searchIndex {
-	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}, blockMin: blockMin}
+func newSearchIndex(blockShift uint8, blockMin int32) *searchIndex {
+	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}, blockShift: blockShift, blockMin: blockMin}
 }
+
+// block returns the block of slot si.
+func (ix *searchIndex) block(si int32) int32 { return si >> ix.blockShift }
+
+// blockStart returns the first slot of block j.
+func (ix *searchIndex) blockStart(j int32) int32 { return j << ix.blockShift }
 
 // buildSearchIndex indexes every node of g at once, with block maxima for
 // the words held by blockMin nodes or more. The nodes are read in slot
@@ -124,8 +131,8 @@ func newSearchIndex(blockMin int32) *searchIndex {
 // of its final size, filled in slot order, so that no list is grown and
 // left with room to spare. The trigrams of the lexicon come last, word by
 // word.
-func buildSearchIndex(g *Graph, blockMin int32) *searchIndex {
-	b := indexBuilder{ix: newSearchIndex(blockMin)}
+func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *searchIndex {
+	b := indexBuilder{ix: newSearchIndex(blockShift, blockMin)}
 	ix := b.ix
 	// Most graphs have a word of their own per node (its id).
 	ix.wordIx = make(map[string]int32, g.nodeCount)
@@ -599,6 +606,26 @@ func (ix *searchIndex) blocksOf(w int32) []uint8 {
 	return nil
 }
 
+// blockMaxTF returns at least the most a node of block j counts word w:
+// its block maximum if it has them, else the most of its postings in the
+// block (a word without block maxima has few).
+func (ix *searchIndex) blockMaxTF(w, j int32) int32 {
+	lw := &ix.words[w]
+	if bm := ix.blocksOf(w); bm != nil {
+		if int(j) < len(bm) {
+			return blockTF(bm[j], lw)
+		}
+		return 0
+	}
+	end := ix.blockStart(j + 1)
+	i, _ := slices.BinarySearchFunc(lw.posts, ix.blockStart(j), cmpPostingSlot)
+	m := int32(0)
+	for ; i < len(lw.posts) && lw.posts[i].slot < end; i++ {
+		m = max(m, lw.posts[i].tf)
+	}
+	return m
+}
+
 // blockTF returns what a block maximum m stands for: at most that count.
 func blockTF(m uint8, lw *lexWord) int32 {
 	if m == maxBlockTF {
@@ -614,12 +641,12 @@ func capBlockTF(tf int32) uint8 { return uint8(min(tf, maxBlockTF)) }
 func (ix *searchIndex) maybeBlocks(w int32) {
 	lw := &ix.words[w]
 	n := len(lw.posts)
-	if lw.blk != 0 || n < int(ix.blockMin) || 2*n < int(lw.posts[n-1].slot>>blockShift)+1 {
+	if lw.blk != 0 || n < int(ix.blockMin) || 2*n < int(ix.block(lw.posts[n-1].slot))+1 {
 		return
 	}
-	bm := make([]uint8, lw.posts[n-1].slot>>blockShift+1)
+	bm := make([]uint8, ix.block(lw.posts[n-1].slot)+1)
 	for _, p := range lw.posts {
-		j := p.slot >> blockShift
+		j := ix.block(p.slot)
 		bm[j] = max(bm[j], capBlockTF(p.tf))
 	}
 	if k := len(ix.freeBlocks); k > 0 {
@@ -652,7 +679,7 @@ func (ix *searchIndex) raiseBlock(w, si, tf int32) {
 		return
 	}
 	bm := &ix.blocks[lw.blk-1]
-	j := int(si >> blockShift)
+	j := int(ix.block(si))
 	if j >= len(*bm) {
 		*bm = append(*bm, make([]uint8, j+1-len(*bm))...)
 	}
@@ -671,13 +698,13 @@ func (ix *searchIndex) recountBlock(w, si int32) {
 		ix.dropBlocks(w)
 		return
 	}
-	base := si &^ (blockSlots - 1)
+	base, end := ix.blockStart(ix.block(si)), ix.blockStart(ix.block(si)+1)
 	i, _ := slices.BinarySearchFunc(lw.posts, base, cmpPostingSlot)
 	m := uint8(0)
-	for ; i < len(lw.posts) && lw.posts[i].slot < base+blockSlots; i++ {
+	for ; i < len(lw.posts) && lw.posts[i].slot < end; i++ {
 		m = max(m, capBlockTF(lw.posts[i].tf))
 	}
-	ix.blocks[lw.blk-1][si>>blockShift] = m
+	ix.blocks[lw.blk-1][ix.block(si)] = m
 }
 
 func (ix *searchIndex) gramAdd(t uint32, w int32) {
