@@ -125,7 +125,8 @@ type planUnit struct {
 	words [][]termWord // words[gi]: the words of graph gi, by number, with their clauses
 }
 
-// planSearch works out terms against the indexes of graphs (nil skipped).
+// planSearch works out terms against the indexes of graphs (nil skipped),
+// building those not built yet: the rest of the search reads Graph.search.
 func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 	p := &searchPlan{exactID: strings.TrimSpace(query)}
 	for _, g := range graphs {
