@@ -339,10 +339,10 @@ func countBefore(slots []int32, si int32) int {
 }
 
 // blockBounds gives, block by block of a graph's slots, the most a node
-// of the block can gain from each unit of a plan: by the block maxima of
-// the unit's words (searchindex.go), or, for a word without them, by its
-// bound over the graph. It is worked out for one block at a time, the one
-// of the last slot asked about: the top-k search asks in slot order.
+// of the block can gain from each term of a plan: the most of the term's
+// units, each worked out from its words' most in the block
+// (searchIndex.blockMaxTF). It holds one block at a time, the one last
+// asked about: the search asks block after block.
 // (docs/decisions/0053-search-index-on-first-search-and-block-max.md)
 type blockBounds struct {
 	p     *searchPlan
@@ -350,9 +350,8 @@ type blockBounds struct {
 	ix    *searchIndex
 	order []int
 	tf    []int32   // by clause of one term: Σ block maxima of its words
-	block int32     // the block of bound; -1 before the first
-	unit  []float64 // by unit
-	term  []float64 // by term: the most of its units
+	block int32     // the block of term and total; -1 before the first
+	term  []float64 // by term: the most a node of the block can gain from it
 	total float64   // Σ term
 }
 
@@ -362,8 +361,7 @@ type blockBounds struct {
 const blockUnitWords = 32
 
 func newBlockBounds(p *searchPlan, gi int, ix *searchIndex, order []int) *blockBounds {
-	b := &blockBounds{p: p, gi: gi, ix: ix, order: order, block: -1,
-		unit: make([]float64, len(p.units)), term: make([]float64, len(p.terms))}
+	b := &blockBounds{p: p, gi: gi, ix: ix, order: order, block: -1, term: make([]float64, len(p.terms))}
 	n := 0
 	for _, pt := range p.terms {
 		n = max(n, len(pt.clauses))
@@ -383,7 +381,6 @@ func (b *blockBounds) at(j int32) {
 		u := &b.p.units[ui]
 		ws := u.words[b.gi]
 		if len(ws) > blockUnitWords {
-			b.unit[ui] = u.bound
 			b.term[u.term] = max(b.term[u.term], u.bound)
 			continue
 		}
@@ -397,8 +394,7 @@ func (b *blockBounds) at(j int32) {
 				v = max(v, b.p.terms[u.term].clauses[cl].weight*saturate(float64(tf)))
 			}
 		}
-		b.unit[ui] = min(v, u.bound)
-		b.term[u.term] = max(b.term[u.term], b.unit[ui])
+		b.term[u.term] = max(b.term[u.term], min(v, u.bound))
 	}
 	// A term scores by its best clause, so by one of its units. No
 	// exact-id bonus: searchGraph considers that node first.
