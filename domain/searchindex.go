@@ -540,27 +540,14 @@ func (ix *searchIndex) stemDF(stem string) int { return ix.eachStemWord(stem, fu
 // addWord adds text to the lexicon with its stem, and with its trigrams
 // when grams is true (buildSearchIndex adds those last).
 func (ix *searchIndex) addWord(text string, grams bool) int32 {
-	var w int32
-	if n := len(ix.freeWords); n > 0 {
-		w = ix.freeWords[n-1]
-		ix.freeWords = ix.freeWords[:n-1]
-	} else {
-		w = int32(len(ix.words))
-		ix.words = append(ix.words, lexWord{})
-	}
+	w := takeFree(&ix.freeWords, &ix.words)
 	ix.words[w] = lexWord{text: text, stem: ownStem}
 	ix.wordIx[text] = w
 	if isLetters(text) { // any other word is its own stem (stemWord)
 		stemText := stemWord(text)
 		s, ok := ix.stemIx[stemText]
 		if !ok {
-			if n := len(ix.freeStems); n > 0 {
-				s = ix.freeStems[n-1]
-				ix.freeStems = ix.freeStems[:n-1]
-			} else {
-				s = int32(len(ix.stems))
-				ix.stems = append(ix.stems, lexStem{})
-			}
+			s = takeFree(&ix.freeStems, &ix.stems)
 			ix.stems[s] = lexStem{text: stemText}
 			ix.stemIx[stemText] = s
 		}
@@ -649,14 +636,22 @@ func (ix *searchIndex) maybeBlocks(w int32) {
 		j := ix.block(p.slot)
 		bm[j] = max(bm[j], capBlockTF(p.tf))
 	}
-	if k := len(ix.freeBlocks); k > 0 {
-		lw.blk = ix.freeBlocks[k-1] + 1
-		ix.freeBlocks = ix.freeBlocks[:k-1]
-		ix.blocks[lw.blk-1] = bm
-		return
+	b := takeFree(&ix.freeBlocks, &ix.blocks)
+	ix.blocks[b] = bm
+	lw.blk = b + 1
+}
+
+// takeFree returns the number of a free entry of list: the last of free,
+// or a new zero entry at its end.
+func takeFree[T any](free *[]int32, list *[]T) int32 {
+	if n := len(*free); n > 0 {
+		i := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return i
 	}
-	ix.blocks = append(ix.blocks, bm)
-	lw.blk = int32(len(ix.blocks))
+	var zero T
+	*list = append(*list, zero)
+	return int32(len(*list) - 1)
 }
 
 // dropBlocks takes the block maxima of word w away, if it has them.
@@ -710,13 +705,7 @@ func (ix *searchIndex) recountBlock(w, si int32) {
 func (ix *searchIndex) gramAdd(t uint32, w int32) {
 	i, ok := ix.grams.get(t)
 	if !ok {
-		if n := len(ix.freeGrams); n > 0 {
-			i = ix.freeGrams[n-1]
-			ix.freeGrams = ix.freeGrams[:n-1]
-		} else {
-			i = int32(len(ix.gramSets))
-			ix.gramSets = append(ix.gramSets, postings{})
-		}
+		i = takeFree(&ix.freeGrams, &ix.gramSets)
 		ix.grams.put(t, i)
 	}
 	ix.gramSets[i].add(w, len(ix.words))
