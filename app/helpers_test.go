@@ -204,6 +204,8 @@ type env struct {
 	events *recorder
 	cfg    Config
 	svc    *Service
+	// transcripts, when set before open, reads Claude Code transcripts.
+	transcripts ports.Transcripts
 }
 
 func newEnv(t *testing.T, opts ...func(*Config)) *env {
@@ -219,7 +221,8 @@ func newEnv(t *testing.T, opts ...func(*Config)) *env {
 // open starts a service on the env's store and clock.
 func (e *env) open() *Service {
 	e.t.Helper()
-	svc, err := New(e.cfg, Deps{Graphs: e.store, Sessions: e.store, Clock: e.clock, Events: e.events, Paths: fakePaths{}})
+	svc, err := New(e.cfg, Deps{Graphs: e.store, Sessions: e.store, Clock: e.clock, Events: e.events, Paths: fakePaths{},
+		Transcripts: e.transcripts})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -61,6 +61,9 @@ func (s *Service) tick(ctx context.Context) {
 	if err := s.guard("checkpointing sessions", func() error { return s.checkpointSessions(ctx) }); err != nil {
 		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
+	if err := s.guard("saving tool-event counts", func() error { return s.tools.save(ctx) }); err != nil {
+		s.log.Error("saving the tool-event counts failed; will retry next tick", "err", err)
+	}
 }
 
 // checkpoint folds the journals of repositories that keep one into their files

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -41,8 +42,16 @@ func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state
 	if err != nil {
 		return err
 	}
-	return s.store.write(ctx, e, t.session, func(g *domain.Graph, _ domain.Stamp) ([]ports.Event, error) {
-		return nil, g.SetProgress(task, state)
+	return s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		if err := g.SetProgress(task, state); err != nil {
+			return nil, err
+		}
+		if task == maintainTask {
+			// When the graph was last maintained, for its maintenance debt
+			// (docs/design/hooks.md#maintenance-debt).
+			g.SetMeta(maintainedMeta, domain.RawJSON(strconv.FormatInt(int64(at.Now), 10)))
+		}
+		return nil, nil
 	})
 }
 

@@ -44,5 +44,8 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if err != nil {
 		return PutNodeResult{}, err
 	}
+	// A session is not reminded of what it just wrote
+	// (docs/design/hooks.md#sessions-and-the-seen-set).
+	s.sessions.see(t.session, ports.SeenKey(k.Level, in.ID))
 	return res, nil
 }

@@ -43,7 +43,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 		if err != nil {
 			return res, err
 		}
-		if sess, err = s.newSession(ctx, p); err != nil {
+		if sess, err = s.newSession(ctx, p, ""); err != nil {
 			return res, err
 		}
 		res.NewSession = true
@@ -60,6 +60,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, err
 		}
 		res.Full = &full
+		s.sessions.sawFullRead(t.session, full.shownKeys())
 		return res, nil
 	}
 	keys := t.keys()
@@ -90,7 +91,33 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, nodeNotFound(id, req.Level)
 		}
 	}
+	s.sessions.see(t.session, readKeys(res.Nodes)...)
 	return res, nil
+}
+
+// readKeys names the nodes of reads by id in the seen set.
+func readKeys(nodes []NodeRead) []string {
+	keys := make([]string, len(nodes))
+	for i, r := range nodes {
+		keys[i] = ports.SeenKey(r.Level, r.Node.ID)
+	}
+	return keys
+}
+
+// shownKeys names, for the seen set, the nodes the full read shows with
+// their gist: the active ones. An archived id line shows no content, so
+// recall may still bring its gist (docs/design/hooks.md#sessions-and-the-seen-set).
+func (f FullRead) shownKeys() []string {
+	var keys []string
+	for _, gv := range []*GraphView{&f.User, f.Project} {
+		if gv == nil {
+			continue
+		}
+		for _, n := range gv.View.Active {
+			keys = append(keys, ports.SeenKey(gv.Key.Level, n.ID))
+		}
+	}
+	return keys
 }
 
 // nodeNotFound is the error for an id found in none of the graphs looked in.

@@ -17,14 +17,16 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath string) (port
 			return ports.Session{}, err
 		}
 	}
-	return s.newSession(ctx, p)
+	return s.newSession(ctx, p, "")
 }
 
 // newSession loads the session's graphs and registers it with each graph's
 // durable seq as its first watermark (docs/design/sync.md#sessions). A graph
 // that cannot be loaded gets no watermark; the session then starts that graph
 // at the seq of its start time, like a session of the replaced server.
-func (s *Service) newSession(ctx context.Context, project string) (ports.Session, error) {
+// claude, when not empty, is the Claude session the new session is bound to
+// (docs/design/hooks.md#session-binding), saved with it.
+func (s *Service) newSession(ctx context.Context, project, claude string) (ports.Session, error) {
 	keys := []domain.GraphKey{domain.UserGraph}
 	if project != "" {
 		keys = append(keys, domain.ProjectGraph(project))
@@ -40,7 +42,7 @@ func (s *Service) newSession(ctx context.Context, project string) (ports.Session
 		wm[k] = e.g.DurableSeq()
 		e.mu.RUnlock()
 	}
-	sess, err := s.sessions.create(ctx, project, s.clock.Now(), wm)
+	sess, err := s.sessions.create(ctx, project, s.clock.Now(), wm, claude)
 	if err != nil {
 		return ports.Session{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
 
 // Search is kg_search. With a session (or a project path) it searches the
@@ -99,5 +100,14 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
 	}
 	res.Corrections, res.Nearest = found.Corrections, found.Nearest
+	if t.session != "" {
+		keys := make([]string, 0, len(res.Hits))
+		for _, h := range res.Hits {
+			if h.Level == domain.LevelUser || h.Project == t.project {
+				keys = append(keys, ports.SeenKey(h.Level, h.Node.ID))
+			}
+		}
+		s.sessions.see(t.session, keys...)
+	}
 	return res, nil
 }

@@ -25,6 +25,14 @@ type Service struct {
 	sessions *sessionTable
 	started  domain.Micros
 	damage   func() []string // what the repository found damaged when it opened; nil when it cannot tell
+	// transcripts reads Claude Code transcripts; nil: none is read.
+	transcripts ports.Transcripts
+	// tools counts the targets of tool events per project
+	// (docs/design/hooks.md#tool-events).
+	tools *toolEvents
+	// uses counts kg_useful marks as uses of their nodes (useful.go); nil
+	// counts none.
+	uses UseCounter
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -59,6 +67,8 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		paths:   deps.Paths,
 		log:     log,
 		started: deps.Clock.Now(),
+
+		transcripts: deps.Transcripts,
 	}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
@@ -74,6 +84,8 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
+	repo, _ := deps.Graphs.(ports.ToolEventRepository)
+	s.tools = loadToolEvents(ctx, repo, log)
 	if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
 		log.Error("user graph could not be loaded; serving without it", "err", err)
 	}
@@ -90,6 +102,9 @@ func (c Config) withDefaults() Config {
 	if c.SessionTTL <= 0 {
 		c.SessionTTL = d.SessionTTL
 	}
+	if c.BoundSessionTTL <= 0 {
+		c.BoundSessionTTL = d.BoundSessionTTL
+	}
 	if c.MaxSessions <= 0 {
 		c.MaxSessions = d.MaxSessions
 	}
@@ -98,6 +113,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleUnload == 0 {
 		c.IdleUnload = d.IdleUnload
+	}
+	if c.PreloadChars <= 0 {
+		c.PreloadChars = d.PreloadChars
 	}
 	return c
 }

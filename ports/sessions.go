@@ -20,6 +20,10 @@ type Session struct {
 	// Synced is the sync watermark per graph: the highest seq of that graph
 	// the session has been told about.
 	Synced map[domain.GraphKey]uint64
+	// Hooks is what the hook routes keep of the session
+	// (docs/design/hooks.md#sessions-and-the-seen-set): its Claude binding,
+	// its seen set, and the state of its nudges.
+	Hooks HookState
 	// Extra holds unknown stored fields, kept untouched.
 	Extra map[string]domain.RawJSON
 }

@@ -38,6 +38,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(
 		newServeCommand(e),
 		newMCPCommand(e),
+		newHookCommand(e),
 		newCompactCommand(e),
 		newExportCommand(e),
 		newImportCommand(e),

@@ -168,6 +168,17 @@ func settings(home func() (string, error)) []setting {
 				return err
 			},
 			show: func(c Config) string { return strconv.Itoa(int(c.App.SessionTTL / domain.Second)) }},
+		{flag: "preload-chars", env: "KG_PRELOAD_CHARS", def: strconv.Itoa(app.DefaultPreloadChars),
+			usage: "most `characters` a Claude Code session start's preload injects",
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < app.MinPreloadChars || n > 1_000_000 {
+					return fmt.Errorf("want a whole number of characters from %d to 1000000", app.MinPreloadChars)
+				}
+				c.App.PreloadChars = n
+				return nil
+			},
+			show: func(c Config) string { return strconv.Itoa(c.App.PreloadChars) }},
 		{flag: "idle-unload", env: "KG_IDLE_UNLOAD", def: strconv.Itoa(int(app.DefaultIdleUnload / time.Second)),
 			usage: "`seconds` a project graph stays loaded without a request before it is unloaded (0: never)",
 			parse: func(c *Config, v string) error {

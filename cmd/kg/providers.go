@@ -25,6 +25,7 @@ import (
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
 )
@@ -137,9 +138,13 @@ func newHub() (*events.Hub, func()) {
 	return h, h.Close
 }
 
-func systemClock() ports.Clock        { return clock.System{} }
-func osPaths() ports.PathResolver     { return paths.OS{} }
-func appConfig(cfg Config) app.Config { return cfg.App }
+func systemClock() ports.Clock    { return clock.System{} }
+func osPaths() ports.PathResolver { return paths.OS{} }
+
+// homeTranscripts reads Claude Code transcripts in the user's home folder
+// only (docs/design/hooks.md#session-binding).
+func homeTranscripts() ports.Transcripts { return transcript.Home{} }
+func appConfig(cfg Config) app.Config    { return cfg.App }
 
 // openService builds the app: it loads the sessions and the user graph.
 // The cleanup closes it as a safety net; a second Close is cheap.

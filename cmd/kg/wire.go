@@ -43,6 +43,7 @@ var appSet = wire.NewSet(
 	wire.Bind(new(ports.Events), new(*events.Hub)),
 	systemClock,
 	osPaths,
+	homeTranscripts,
 	appConfig,
 	wire.Struct(new(app.Deps), "*"),
 	openService,

@@ -66,14 +66,16 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		cleanup()
 		return nil, nil, err
 	}
+	transcripts := homeTranscripts()
 	deps := app.Deps{
-		Graphs:   graphRepository,
-		Sessions: sessionRepository,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-		Metrics:  metrics,
+		Graphs:      graphRepository,
+		Sessions:    sessionRepository,
+		Clock:       clock,
+		Events:      hub,
+		Paths:       pathResolver,
+		Log:         log,
+		Metrics:     metrics,
+		Transcripts: transcripts,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -104,14 +106,16 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
 	metrics := noMetrics()
+	transcripts := homeTranscripts()
 	deps := app.Deps{
-		Graphs:   graphRepository,
-		Sessions: sessionRepository,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-		Metrics:  metrics,
+		Graphs:      graphRepository,
+		Sessions:    sessionRepository,
+		Clock:       clock,
+		Events:      hub,
+		Paths:       pathResolver,
+		Log:         log,
+		Metrics:     metrics,
+		Transcripts: transcripts,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -129,6 +133,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 // appSet is the app on an opened storage.
 var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
+	homeTranscripts,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
 )
 

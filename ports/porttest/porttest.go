@@ -99,6 +99,7 @@ func Run(t *testing.T, b Backend) {
 		{"SessionUpdatesChangeOnlyWhatTheyName", testSessionUpdates},
 		{"CheckpointsKeepEverything", testCheckpoints},
 		{"ReleaseForgetsNothingStored", testRelease},
+		{"ToolEventsRoundTrip", testToolEvents},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
@@ -642,6 +643,12 @@ func testSessions(h *harness) {
 			Extra: map[string]domain.RawJSON{"client": raw(`"claude"`), "hooks": raw(`{"x":[1,true]}`)}},
 		"fedcba9876543210": {ID: "fedcba9876543210", ProjectPath: "/srv/odd name ü", Start: t0, LastActivity: t0,
 			Synced: map[domain.GraphKey]uint64{domain.ProjectGraph("/srv/odd name ü"): 3}},
+		// The hook state of docs/design/hooks.md#sessions-and-the-seen-set,
+		// every field set, with ids no file format may mangle.
+		"0000aaaa0000bbbb": {ID: "0000aaaa0000bbbb", ProjectPath: "/home/dev/src/kg", Start: t0, LastActivity: t0 + 9,
+			Hooks: ports.HookState{ClaudeSessionID: "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33",
+				Seen: []string{"u:auth-refresh", "p:auth-refresh", `p:odd "id" ü/\`, "u:x"}, FullReadDone: true, PreloadedCount: 42,
+				Useful: []string{"p:auth-refresh"}, Nudges: 2, LastNudge: t0 + 7, PromptNudges: 1}},
 	}
 	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
 		h.t.Fatal(err)
@@ -898,4 +905,47 @@ func testRelease(h *harness) {
 	h.sameGraph(k, g)
 	h.reopen()
 	h.sameGraph(k, g)
+}
+
+// testToolEvents: a graph repository that keeps the tool-event counts
+// (docs/design/hooks.md#tool-events) has none at first, returns the document
+// saved whole and unchanged across a reopen, replaces it on the next save,
+// and keeps the one before when a save fails.
+func testToolEvents(h *harness) {
+	repo, ok := h.o.Graphs.(ports.ToolEventRepository)
+	if !ok {
+		h.t.Skip("the backend keeps no tool-event counts")
+	}
+	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || doc != nil {
+		h.t.Fatalf("LoadToolEvents on an empty store = %q, %v; want nil, nil", doc, err)
+	}
+	first := raw(`{"version":1,"projects":{"/srv/odd name ü":{"file:a/b.go":{"count":2,"last_seen_us":7}}}}`)
+	second := raw(`{"version":1,"projects":{}}`)
+	if err := repo.SaveToolEvents(h.ctx, first); err != nil {
+		h.t.Fatal(err)
+	}
+	h.reopen()
+	repo = h.o.Graphs.(ports.ToolEventRepository)
+	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || compactJSON(doc) != compactJSON(first) {
+		h.t.Fatalf("after reopen LoadToolEvents = %s, %v; want %s", doc, err, first)
+	}
+	if h.o.InjectFault != nil {
+		h.o.InjectFault(errDiskFull)
+		err := repo.SaveToolEvents(h.ctx, second)
+		h.o.InjectFault(nil)
+		if domain.KindOf(err) != domain.KindUnavailable {
+			h.t.Fatalf("SaveToolEvents on a full disk = %v; want an unavailable error", err)
+		}
+		if doc, err := repo.LoadToolEvents(h.ctx); err != nil || compactJSON(doc) != compactJSON(first) {
+			h.t.Fatalf("after a failed save LoadToolEvents = %s, %v; want the document before, %s", doc, err, first)
+		}
+	}
+	if err := repo.SaveToolEvents(h.ctx, second); err != nil {
+		h.t.Fatal(err)
+	}
+	h.reopen()
+	repo = h.o.Graphs.(ports.ToolEventRepository)
+	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || compactJSON(doc) != compactJSON(second) {
+		h.t.Fatalf("after a second save LoadToolEvents = %s, %v; want %s", doc, err, second)
+	}
 }

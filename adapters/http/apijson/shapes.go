@@ -21,10 +21,13 @@ type Node struct {
 	Archived   bool     `json:"_archived,omitempty"` // archived or orphaned, as the replaced server stored it
 	OrphanedTS float64  `json:"_orphaned_ts,omitempty"`
 	TierSeq    uint64   `json:"_tier_seq,omitempty"` // seq of the last tier change by compaction or rescue
-	Tier       string   `json:"tier"`
-	Version    uint64   `json:"version"`
-	Seq        uint64   `json:"seq"`
-	UpdatedTS  float64  `json:"updated_ts,omitempty"`
+	// Useful is when sessions marked the node useful with kg_useful, Unix
+	// seconds, oldest first (docs/design/hooks.md#kg_useful).
+	Useful    []float64 `json:"_useful,omitempty"`
+	Tier      string    `json:"tier"`
+	Version   uint64    `json:"version"`
+	Seq       uint64    `json:"seq"`
+	UpdatedTS float64   `json:"updated_ts,omitempty"`
 }
 
 // NodeOf returns the API shape of n.
@@ -37,6 +40,9 @@ func NodeOf(n *domain.Node) Node {
 	}
 	if n.Tier == domain.Orphaned {
 		out.OrphanedTS = Seconds(n.OrphanedAt)
+	}
+	for _, t := range domain.UsefulMarks(n) {
+		out.Useful = append(out.Useful, Seconds(t))
 	}
 	return out
 }
