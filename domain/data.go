@@ -72,8 +72,7 @@ type RestoreOptions struct {
 // checkpointed: Pending is empty unless the upgrade changed something that
 // must be written back.
 func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string) {
-	g := NewGraph(key)
-	g.search = nil // built once the graph is whole, below
+	g := NewGraph(key) // no search index until a search (Graph.searchIndex)
 	// Every index at its final size (the ends that are not nodes aside),
 	// so that none is grown, copied and left behind while the graph loads.
 	g.ends = make([]endSlot, 0, len(data.Nodes))
@@ -173,7 +172,6 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		upgraded = true
 	}
 
-	g.search = buildSearchIndex(g)
 	g.Checkpoint()
 	if upgraded {
 		// Everything may have been renumbered: let per-item backends

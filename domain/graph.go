@@ -4,6 +4,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Graph is one level's knowledge graph in memory, with the indexes that keep
@@ -46,9 +47,13 @@ type Graph struct {
 
 	stats Stats
 
-	// search is the word index of Search, kept by the same primitives
-	// as the adjacency index; nil only while Restore fills the graph.
-	search *searchIndex
+	// search is the word index of Search, nil until the first search
+	// builds it (searchIndex); from then on the same primitives as the
+	// adjacency index keep it. searchMu orders the searches that may race
+	// to build it under the graph's read lock; the primitives run under
+	// the write lock, so they read search without it.
+	search   *searchIndex
+	searchMu sync.Mutex
 
 	// What the changes since the last checkpoint replaced: journal orders
 	// the entries, each kept in the typed list of its kind.
@@ -98,13 +103,26 @@ func NewGraph(key GraphKey) *Graph {
 		progress:  map[string]RawJSON{},
 		meta:      map[string]RawJSON{},
 		endIx:     map[string]int32{},
-		search:    newSearchIndex(),
 	}
 	if key.Level == LevelProject {
 		g.projectPath = key.Project
 	}
 	g.pending.reset()
 	return g
+}
+
+// searchIndex returns the graph's search index, building it on the first
+// call (docs/decisions/0053-search-index-on-first-search-and-block-max.md).
+// Searches run side by side under the graph's read lock, so the first
+// ones may race to build it: searchMu lets one build it and the others
+// wait for it.
+func (g *Graph) searchIndex() *searchIndex {
+	g.searchMu.Lock()
+	defer g.searchMu.Unlock()
+	if g.search == nil {
+		g.search = buildSearchIndex(g, defaultBlockShift, defaultBlockMin)
+	}
+	return g.search
 }
 
 // Key returns the key of the graph.

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -27,8 +28,12 @@ import (
 // Each word's posting list has a bound, the most a node in it can gain from
 // it; a node whose lists' bounds cannot reach the k-th best score so far is
 // never scored, so a query of a rare and a common word costs about what the
-// rare word alone costs. Search only reads the graphs and their indexes, so
-// searches may run side by side under a graph's read lock.
+// rare word alone costs; and the slots are cut into blocks whose bounds
+// (the most a node of the block counts each word) let whole blocks go
+// unscored (docs/decisions/0053-search-index-on-first-search-and-block-max.md).
+// A graph's first search builds its index (Graph.searchIndex); after that,
+// Search only reads the graphs and their indexes, so searches may run side
+// by side under a graph's read lock.
 func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
 	if err := ValidateQuery("query", query); err != nil {
 		return SearchResult{}, err
@@ -197,15 +202,19 @@ func (p *searchPlan) withExactID(g *Graph, si int32, s float64) float64 {
 const boundSlack = 1e-9
 
 // searchGraph offers the nodes of graph gi that can rank among the best to
-// top. First every node of the plan's unit of the highest bound is scored
+// top. First the nodes of the plan's unit of the highest bound are scored
 // (the rarest term's own words): they would be visited anyway, and they
 // set a threshold that the nodes holding only common words cannot reach.
+// They are scored block by block, the block of the highest bound first, so
+// that the threshold rises fast, until a block's bound cannot reach it.
 // Then WAND (Broder et al., 2003) walks the posting lists of every unit in
 // slot order: each list has a bound, the most a node in it can gain from
 // it, and a node is scored only if the bounds of the lists it can be in add
 // up to the threshold; the lists behind it skip ahead to it by binary
-// search. So a query of a rare word and a common one visits about the rare
-// word's nodes, not the common word's.
+// search, and a block whose bound cannot reach the threshold is skipped
+// whole. So a query of a rare word and a common one visits about the rare
+// word's nodes, not the common word's, and one of two common words about
+// the nodes of the blocks where both are frequent.
 func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 	ix := g.search
 	c := p.newScorer(gi, g)
@@ -227,6 +236,8 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		}
 		return 0
 	})
+
+	c.blocks = newBlockBounds(p, gi, ix, order)
 
 	// The node whose id is the query ranks first whatever it holds.
 	exact := int32(-1)
@@ -252,9 +263,30 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 	}
 	slices.Sort(primed)
 	primed = slices.Compact(primed)
-	for _, si := range primed {
-		if si != exact {
-			c.consider(top, si, order)
+	// The blocks of the primed nodes, the most promising first, so that
+	// the threshold rises fast; once a block cannot reach it, no later one
+	// can, and their nodes never will (the threshold only rises).
+	type primedBlock struct {
+		from, to int // primed[from:to]
+		bound    float64
+	}
+	var blocks []primedBlock
+	for i := 0; i < len(primed); {
+		j := ix.block(primed[i])
+		to := i + countBefore(primed[i:], ix.blockStart(j+1))
+		c.blocks.at(j)
+		blocks = append(blocks, primedBlock{i, to, c.blocks.total})
+		i = to
+	}
+	slices.SortStableFunc(blocks, func(a, b primedBlock) int { return cmp.Compare(b.bound, a.bound) })
+	for _, b := range blocks {
+		if b.bound*(1+boundSlack) < top.threshold() {
+			break
+		}
+		for _, si := range primed[b.from:b.to] {
+			if si != exact {
+				c.consider(top, si, order)
+			}
 		}
 	}
 
@@ -275,7 +307,15 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			return
 		}
 		at := lists[pivot].doc()
-		if lists[0].doc() == at {
+		if next, ok := c.blocks.hopeless(at, top.threshold()); ok {
+			// No node of at's block can reach the threshold: every
+			// list skips past it.
+			for i := range lists {
+				if lists[i].doc() < next {
+					lists[i].seek(next)
+				}
+			}
+		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
 			if _, ok := slices.BinarySearch(primed, at); !ok && at != exact {
 				c.consider(top, at, order)
@@ -290,6 +330,92 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		}
 		lists = resort(lists)
 	}
+}
+
+// countBefore returns how many of the ascending slots are before si.
+func countBefore(slots []int32, si int32) int {
+	i, _ := slices.BinarySearch(slots, si)
+	return i
+}
+
+// blockBounds gives, block by block of a graph's slots, the most a node
+// of the block can gain from each term of a plan: the most of the term's
+// units, each worked out from its words' most in the block
+// (searchIndex.blockMaxTF). It holds one block at a time, the one last
+// asked about: the search asks block after block.
+// (docs/decisions/0053-search-index-on-first-search-and-block-max.md)
+type blockBounds struct {
+	p     *searchPlan
+	gi    int
+	ix    *searchIndex
+	order []int
+	tf    []int32   // by clause of one term: Σ block maxima of its words
+	block int32     // the block of term and total; -1 before the first
+	term  []float64 // by term: the most a node of the block can gain from it
+	total float64   // Σ term
+}
+
+// blockUnitWords is the most words a unit may have for its block bound to
+// be worked out word by word; a unit of more (a short substring held by
+// many words) keeps its bound over the graph.
+const blockUnitWords = 32
+
+func newBlockBounds(p *searchPlan, gi int, ix *searchIndex, order []int) *blockBounds {
+	b := &blockBounds{p: p, gi: gi, ix: ix, order: order, block: -1, term: make([]float64, len(p.terms))}
+	n := 0
+	for _, pt := range p.terms {
+		n = max(n, len(pt.clauses))
+	}
+	b.tf = make([]int32, n)
+	return b
+}
+
+// at works out the bounds of block j.
+func (b *blockBounds) at(j int32) {
+	if b.block == j {
+		return
+	}
+	b.block = j
+	clear(b.term)
+	for _, ui := range b.order {
+		u := &b.p.units[ui]
+		ws := u.words[b.gi]
+		if len(ws) > blockUnitWords {
+			b.term[u.term] = max(b.term[u.term], u.bound)
+			continue
+		}
+		clear(b.tf)
+		for _, tw := range ws {
+			b.tf[tw.clause] += b.ix.blockMaxTF(tw.word, j)
+		}
+		v := 0.0
+		for cl, tf := range b.tf {
+			if tf > 0 {
+				v = max(v, b.p.terms[u.term].clauses[cl].weight*saturate(float64(tf)))
+			}
+		}
+		b.term[u.term] = max(b.term[u.term], min(v, u.bound))
+	}
+	// A term scores by its best clause, so by one of its units. No
+	// exact-id bonus: searchGraph considers that node first.
+	b.total = 0
+	for _, v := range b.term {
+		b.total += v
+	}
+}
+
+// hopeless reports whether no node of the block of slot si can reach
+// threshold th, and if so the first slot of the next block.
+func (b *blockBounds) hopeless(si int32, th float64) (int32, bool) {
+	if th <= 0 {
+		return 0, false
+	}
+	j := b.ix.block(si)
+	b.at(j)
+	if b.total*(1+boundSlack) < th {
+		return b.ix.blockStart(j + 1), true
+	}
+	return 0, false
 }
 
 // resort drops the lists that are done and puts the others back in slot
@@ -329,12 +455,13 @@ func (c *cursor) seek(si int32) {
 
 // scorer scores the nodes of one graph for searchGraph.
 type scorer struct {
-	p    *searchPlan
-	gi   int
-	g    *Graph
-	tf   []float64 // termScore's scratch room
-	vals []float64 // by term: its score in the node, once known
-	done []bool
+	p      *searchPlan
+	gi     int
+	g      *Graph
+	tf     []float64 // termScore's scratch room
+	vals   []float64 // by term: its score in the node, once known
+	done   []bool
+	blocks *blockBounds
 }
 
 func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
@@ -351,15 +478,15 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 	if p.visit != nil {
 		p.visit()
 	}
+	// The terms' bounds in si's block: at most their bounds over the graph.
+	c.blocks.at(c.blocks.ix.block(si))
+	bound := c.blocks.term
 	clear(c.done)
 	th := top.threshold()
 	known := 0.0
-	rest := 0.0 // what the node may still gain: the bounds of the units of the terms not scored yet
+	rest := c.blocks.total // what the node may still gain: the bounds of the terms not scored yet
 	if c.g.ends[si].name == p.exactID {
-		rest = p.bound
-	}
-	for _, ui := range order {
-		rest += p.units[ui].bound
+		rest += p.bound
 	}
 	for oi := len(order) - 1; oi >= 0; oi-- {
 		u := &p.units[order[oi]]
@@ -372,11 +499,7 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 		v, _ := p.termScore(u.term, c.gi, c.g.search, si, c.tf)
 		c.vals[u.term], c.done[u.term] = v, true
 		known += v
-		for _, uj := range order[:oi+1] {
-			if p.units[uj].term == u.term {
-				rest -= p.units[uj].bound
-			}
-		}
+		rest -= bound[u.term]
 	}
 	s := 0.0
 	for ti := range p.terms {

@@ -174,7 +174,17 @@ func (m *searchMachine) Rollback(t *rapid.T) {
 	m.proj.Rollback()
 }
 
-// Reload restores a graph from its data, as a load from storage does.
+// Reindex builds a graph's search index again with blocks of a few slots
+// and block maxima for words of a few nodes, so that the writes after it
+// keep block maxima and the searches skip blocks (the default sizes need
+// hundreds of nodes).
+func (m *searchMachine) Reindex(t *rapid.T) {
+	g := m.graph(t)
+	g.search = buildSearchIndex(g, uint8(rapid.IntRange(0, 2).Draw(t, "block-shift")), int32(rapid.IntRange(1, 3).Draw(t, "block-min")))
+}
+
+// Reload restores a graph from its data, as a load from storage does: with
+// no search index until the next search.
 func (m *searchMachine) Reload(t *rapid.T) {
 	g := m.graph(t)
 	r, _ := Restore(g.Key(), g.Data(), RestoreOptions{})
@@ -249,9 +259,10 @@ func TestSearchPropIndexEqualsScan(t *testing.T) {
 // TestSearchPropTopKOnLargerGraphs: on graphs of up to a few hundred
 // nodes whose words follow a skewed distribution (a few in most nodes,
 // most in few, as in real notes and in the benchmark workload), the top-k
-// search, which skips the nodes that cannot reach the k-th best score,
-// returns exactly what the scan returns, for small limits where skipping
-// happens most.
+// search, which skips the nodes and the blocks that cannot reach the k-th
+// best score, returns exactly what the scan returns, for small limits
+// where skipping happens most, with blocks of the default size and small
+// ones.
 func TestSearchPropTopKOnLargerGraphs(t *testing.T) {
 	words := []string{"cache", "token", "the", "refresh", "tokenRefresh", "src/auth/refresh.py", "painting", "paints",
 		"pottery", "zebra", "a", "caches", "auth", "oauth", "authentication", "write", "writer"}
@@ -290,6 +301,11 @@ func TestSearchPropTopKOnLargerGraphs(t *testing.T) {
 			q += " pottary"
 		}
 		limit := rapid.IntRange(1, 25).Draw(t, "limit")
+		if rapid.Bool().Draw(t, "small-blocks") {
+			for _, g := range graphs {
+				g.search = buildSearchIndex(g, uint8(rapid.IntRange(1, 4).Draw(t, "block-shift")), int32(rapid.IntRange(1, 16).Draw(t, "block-min")))
+			}
+		}
 		got, err := Search(graphs, q, limit)
 		if err != nil {
 			t.Fatal(err)

@@ -15,7 +15,14 @@ import (
 //     node counts it (tf: headWeight × its count in the id and gist, plus its
 //     count in the rest of the text), and its stem;
 //   - the stems: for each stem, the words that have it and the number of
-//     nodes holding one of them (its document frequency);
+//     nodes holding one of them (its document frequency). Only a word of
+//     letters has an entry: any other word (an id, a number, a path) is
+//     its own stem, held by the nodes of its postings, so a graph whose
+//     every node id is a word of its own pays no stem for each;
+//   - for a word held by many nodes, its block maxima: the most any node
+//     of each run of 64 slots counts it, the bound that lets the
+//     top-k search skip the runs that cannot reach the k-th best score
+//     (search.go);
 //   - a trigram index of the lexicon (not of the text), padded at both ends
 //     of a word: it finds the words holding a term (substring matches) and
 //     the words a few edits from one (the typo fallback) without reading
@@ -28,12 +35,15 @@ import (
 // it is written, when an edge between it and a reference is put or deleted, and
 // when a node named like one of its ends is created or deleted.
 //
-// The index lives in the graph and is kept exact by the same primitives
-// that keep the adjacency index (putNodeAt, putEdge, removeEdgeSlot,
-// endSlot, releaseEnd), so Rollback, which replays the undo journal through
-// them, takes it back too. Restore builds it once, after the graph is
-// whole, visiting the slots in order so that every postings list only grows
-// at its end.
+// A graph builds its index on its first search (Graph.searchIndex), not
+// when it is created or loaded: a server that loads a large graph to write
+// to it, read it or compact it never pays for an index it does not use.
+// From then on the index lives in the graph and is kept exact by the same
+// primitives that keep the adjacency index (putNodeAt, putEdge,
+// removeEdgeSlot, endSlot, releaseEnd), which update it whenever it exists,
+// so Rollback, which replays the undo journal through them, takes it back
+// too. The build visits the slots in order, so that every postings list is
+// filled at its end.
 
 // searchIndex is a graph's search index. Slots are the graph's end slots.
 type searchIndex struct {
@@ -52,13 +62,24 @@ type searchIndex struct {
 	gramSets  []postings
 	freeGrams []int32
 
+	// blocks holds the block maxima of the words that have them, by
+	// lexWord.blk - 1; freeBlocks the numbers of lists given back.
+	blocks     [][]uint8
+	freeBlocks []int32
+	// A block is 1<<blockShift slots; blockMin is the fewest postings a
+	// word has block maxima with (defaultBlockShift, defaultBlockMin; tests
+	// make them small).
+	blockShift uint8
+	blockMin   int32
+
 	count int // nodes indexed
 }
 
 // lexWord is one word of the lexicon.
 type lexWord struct {
 	text  string
-	stem  int32
+	stem  int32     // its stem's number; ownStem for a word that is not of letters
+	blk   int32     // 1 + the number of its block maxima in blocks; 0 for none
 	posts []posting // the nodes holding the word, by slot
 	// maxTF is at least the most any node counts the word: it grows with
 	// a count and is left when one falls, so it is a bound the top-k
@@ -76,67 +97,157 @@ type lexStem struct {
 	df    int32
 }
 
-func newSearchIndex() *searchIndex {
-	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}}
+// ownStem is the stem of a word that has no stem entry: itself.
+const ownStem = -1
+
+// Block maxima (docs/decisions/0053-search-index-on-first-search-and-block-max.md): the
+// slots of a graph are cut into blocks of 1<<defaultBlockShift (64), and a word held by at
+// least blockMin nodes keeps, per block, the most a node of the block
+// counts it (capped at maxBlockTF, which stands for "lexWord.maxTF or
+// less"). One byte a block: a word gets them only when its postings, eight
+// bytes each, are at least half as many as its blocks.
+const (
+	defaultBlockShift = 6
+	defaultBlockMin   = 256
+	maxBlockTF        = 255
+)
+
+func newSearchIndex(blockShift uint8, blockMin int32) *searchIndex {
+	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}, blockShift: blockShift, blockMin: blockMin}
 }
 
-// buildSearchIndex indexes every node of g at once. The nodes are read in
-// slot order, once: their words are numbered (the lexicon grows as they
-// come) and their postings gathered in one array, with the number of
-// postings of each word; then each word's list is a window of one arena of
-// its final size, filled in slot order, so that no list is grown and left
-// with room to spare. The trigrams of the lexicon come last, word by word.
-func buildSearchIndex(g *Graph) *searchIndex {
-	ix := newSearchIndex()
-	var ws wordCounts
-	type gathered struct {
-		word int32
-		p    posting
-	}
-	var all []gathered
-	var count []int32 // by word: its postings
-	var stems []int32 // the stems of one node
+// block returns the block of slot si.
+func (ix *searchIndex) block(si int32) int32 { return si >> ix.blockShift }
+
+// blockStart returns the first slot of block j.
+func (ix *searchIndex) blockStart(j int32) int32 { return j << ix.blockShift }
+
+// buildSearchIndex indexes every node of g at once, with block maxima for
+// the words held by blockMin nodes or more. The nodes are read in slot
+// order, once: each token of a node's text is looked up in the lexicon
+// (which grows as words come) and counted against the node by its word
+// number, and the nodes' postings are gathered in chunks, with the number
+// of postings of each word; then each word's list is a window of one arena
+// of its final size, filled in slot order, so that no list is grown and
+// left with room to spare. The trigrams of the lexicon come last, word by
+// word.
+func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *searchIndex {
+	b := indexBuilder{ix: newSearchIndex(blockShift, blockMin)}
+	ix := b.ix
+	// Most graphs have a word of their own per node (its id).
+	ix.wordIx = make(map[string]int32, g.nodeCount)
+	ix.words = make([]lexWord, 0, g.nodeCount+1024)
 	for si := range g.ends {
-		n := g.ends[si].node
-		if n == nil {
-			continue
+		if n := g.ends[si].node; n != nil {
+			b.addNode(g, int32(si), n)
 		}
-		ws.reset()
-		nodeWords(g, &ws, int32(si), n)
-		stems = stems[:0]
-		for _, d := range ws.list {
-			w, ok := ix.wordIx[d.text]
-			if !ok {
-				w = ix.addWord(d.text, false)
-				count = append(count, 0)
-			}
-			tf := headWeight*d.head + d.body
-			all = append(all, gathered{w, posting{int32(si), tf}})
-			count[w]++
-			ix.words[w].maxTF = max(ix.words[w].maxTF, tf)
-			stems = append(stems, ix.words[w].stem)
-		}
-		slices.Sort(stems)
-		for _, s := range slices.Compact(stems) {
-			ix.stems[s].df++
-		}
-		ix.count++
 	}
-	arena := make([]posting, len(all))
+
+	arena := make([]posting, b.total)
 	off := 0
 	for w := range ix.words {
-		ix.words[w].posts = arena[off : off : off+int(count[w])]
-		off += int(count[w])
+		ix.words[w].posts = arena[off : off : off+int(b.count[w])]
+		off += int(b.count[w])
 	}
-	for _, x := range all {
-		ix.words[x.word].posts = append(ix.words[x.word].posts, x.p)
+	b.count, b.seen, b.at, b.stemSeen = nil, nil, nil, nil
+	ni := 0
+	for ci, chunk := range b.chunks {
+		for _, x := range chunk {
+			for b.nodes[ni].left == 0 {
+				ni++
+			}
+			b.nodes[ni].left--
+			lw := &ix.words[x.word]
+			lw.posts = append(lw.posts, posting{b.nodes[ni].slot, x.tf})
+		}
+		b.chunks[ci] = nil // read: let it go
 	}
+	var grams []uint32
 	for w := range ix.words {
-		for _, t := range sortedGrams(padWord(ix.words[w].text)) {
+		grams = appendPaddedGrams(grams[:0], ix.words[w].text)
+		for _, t := range grams {
 			ix.gramAdd(t, int32(w))
 		}
+		ix.maybeBlocks(int32(w))
 	}
 	return ix
+}
+
+// indexBuilder gathers the postings of buildSearchIndex node by node.
+type indexBuilder struct {
+	ix       *searchIndex
+	chunks   [][]gathered // the postings, node after node, in slot order
+	nodes    []builtNode  // the nodes, in slot order
+	total    int          // postings gathered
+	count    []int32      // by word: its postings
+	seen     []int32      // by word: 1 + the slot of the last node that counted it
+	at       []int32      // by word: its place in node while seen says it is there
+	stemSeen []int32      // by stem: 1 + the slot of the last node counted in its df
+	node     []gathered   // the postings of the node being read
+	toks     []string
+}
+
+type gathered struct{ word, tf int32 }
+
+// builtNode is a node read by an indexBuilder: its slot, and how many of
+// its postings are yet to be put in their lists.
+type builtNode struct{ slot, left int32 }
+
+// gatherChunk is the length of a chunk of gathered postings: 128 KiB.
+const gatherChunk = 1 << 14
+
+// addNode gathers the postings of node n in slot si.
+func (b *indexBuilder) addNode(g *Graph, si int32, n *Node) {
+	b.node = b.node[:0]
+	b.text(si, n.ID, headWeight)
+	b.text(si, n.Gist, headWeight)
+	for _, s := range n.Notes {
+		b.text(si, s, 1)
+	}
+	for _, s := range n.Touches {
+		b.text(si, s, 1)
+	}
+	eachEnd(g, si, func(e int32) { b.text(si, g.ends[e].name, 1) })
+
+	ix := b.ix
+	for _, x := range b.node {
+		b.count[x.word]++
+		lw := &ix.words[x.word]
+		lw.maxTF = max(lw.maxTF, x.tf)
+		if s := lw.stem; s != ownStem && b.stemSeen[s] != si+1 {
+			b.stemSeen[s] = si + 1
+			ix.stems[s].df++
+		}
+		if len(b.chunks) == 0 || len(b.chunks[len(b.chunks)-1]) == gatherChunk {
+			b.chunks = append(b.chunks, make([]gathered, 0, gatherChunk))
+		}
+		c := &b.chunks[len(b.chunks)-1]
+		*c = append(*c, x)
+	}
+	b.total += len(b.node)
+	b.nodes = append(b.nodes, builtNode{si, int32(len(b.node))})
+	b.ix.count++
+}
+
+// text counts the words of s against the node in slot si, tf times each.
+func (b *indexBuilder) text(si int32, s string, tf int32) {
+	ix := b.ix
+	b.toks = appendWords(b.toks[:0], s)
+	for _, tok := range b.toks {
+		w, ok := ix.wordIx[tok]
+		if !ok {
+			w = ix.addWord(tok, false)
+			b.count, b.seen, b.at = append(b.count, 0), append(b.seen, 0), append(b.at, 0)
+			if st := ix.words[w].stem; st != ownStem && int(st) >= len(b.stemSeen) {
+				b.stemSeen = append(b.stemSeen, make([]int32, int(st)+1-len(b.stemSeen))...)
+			}
+		}
+		if b.seen[w] != si+1 {
+			b.seen[w], b.at[w] = si+1, int32(len(b.node))
+			b.node = append(b.node, gathered{w, 0})
+		}
+		b.node[b.at[w]].tf += tf
+	}
 }
 
 // named and release are told when the graph names or frees a slot; the
@@ -341,30 +452,39 @@ func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
 		if !found {
 			// The node gains the word (sign is +1: a word it lacks is
 			// never taken away).
-			if !ix.holdsStem(si, lw.stem) {
+			if lw.stem != ownStem && !ix.holdsStem(si, lw.stem) {
 				ix.stems[lw.stem].df++
 			}
 			lw.posts = slices.Insert(lw.posts, at, posting{si, tf})
 			lw.maxTF = max(lw.maxTF, tf)
+			ix.raiseBlock(w, si, tf)
 			continue
 		}
 		p := &lw.posts[at]
 		p.tf += tf
 		lw.maxTF = max(lw.maxTF, p.tf)
 		if p.tf > 0 {
+			if tf > 0 {
+				ix.raiseBlock(w, si, p.tf)
+			} else {
+				ix.recountBlock(w, si)
+			}
 			continue
 		}
 		// The node holds the word no more (tf is 0 exactly when both of
 		// its counts are).
 		lw.posts = slices.Delete(lw.posts, at, at+1)
-		if !ix.holdsStem(si, lw.stem) {
+		if lw.stem != ownStem && !ix.holdsStem(si, lw.stem) {
 			ix.stems[lw.stem].df--
 		}
 		if len(lw.posts) == 0 {
 			ix.dropWord(w)
-		} else if cap(lw.posts) > 64 && len(lw.posts) < cap(lw.posts)/4 {
+			continue
+		}
+		if cap(lw.posts) > 64 && len(lw.posts) < cap(lw.posts)/4 {
 			lw.posts = slices.Clone(lw.posts) // give back the room of a list that shrank
 		}
+		ix.recountBlock(w, si)
 	}
 }
 
@@ -390,35 +510,53 @@ func (ix *searchIndex) holdsStem(si, s int32) bool {
 	return false
 }
 
+// stemText returns the stem of word w.
+func (ix *searchIndex) stemText(w int32) string {
+	if s := ix.words[w].stem; s != ownStem {
+		return ix.stems[s].text
+	}
+	return ix.words[w].text
+}
+
+// eachStemWord calls f with every word of stem, and returns how many nodes
+// hold one of them.
+func (ix *searchIndex) eachStemWord(stem string, f func(w int32)) int {
+	if s, ok := ix.stemIx[stem]; ok {
+		for _, w := range ix.stems[s].words {
+			f(w)
+		}
+		return int(ix.stems[s].df)
+	}
+	if w, ok := ix.wordIx[stem]; ok && ix.words[w].stem == ownStem {
+		f(w)
+		return len(ix.words[w].posts)
+	}
+	return 0
+}
+
+// stemDF returns how many nodes hold a word of stem.
+func (ix *searchIndex) stemDF(stem string) int { return ix.eachStemWord(stem, func(int32) {}) }
+
 // addWord adds text to the lexicon with its stem, and with its trigrams
 // when grams is true (buildSearchIndex adds those last).
 func (ix *searchIndex) addWord(text string, grams bool) int32 {
-	var w int32
-	if n := len(ix.freeWords); n > 0 {
-		w = ix.freeWords[n-1]
-		ix.freeWords = ix.freeWords[:n-1]
-	} else {
-		w = int32(len(ix.words))
-		ix.words = append(ix.words, lexWord{})
-	}
-	stemText := stemWord(text)
-	s, ok := ix.stemIx[stemText]
-	if !ok {
-		if n := len(ix.freeStems); n > 0 {
-			s = ix.freeStems[n-1]
-			ix.freeStems = ix.freeStems[:n-1]
-		} else {
-			s = int32(len(ix.stems))
-			ix.stems = append(ix.stems, lexStem{})
-		}
-		ix.stems[s] = lexStem{text: stemText}
-		ix.stemIx[stemText] = s
-	}
-	ix.stems[s].words = append(ix.stems[s].words, w)
-	ix.words[w] = lexWord{text: text, stem: s}
+	w := takeFree(&ix.freeWords, &ix.words)
+	ix.words[w] = lexWord{text: text, stem: ownStem}
 	ix.wordIx[text] = w
+	if isLetters(text) { // any other word is its own stem (stemWord)
+		stemText := stemWord(text)
+		s, ok := ix.stemIx[stemText]
+		if !ok {
+			s = takeFree(&ix.freeStems, &ix.stems)
+			ix.stems[s] = lexStem{text: stemText}
+			ix.stemIx[stemText] = s
+		}
+		ix.stems[s].words = append(ix.stems[s].words, w)
+		ix.words[w].stem = s
+	}
 	if grams {
-		for _, t := range sortedGrams(padWord(text)) {
+		var buf [32]uint32
+		for _, t := range appendPaddedGrams(buf[:0], text) {
 			ix.gramAdd(t, w)
 		}
 	}
@@ -428,31 +566,146 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 // dropWord takes word w, which no node holds any more, out of the lexicon.
 func (ix *searchIndex) dropWord(w int32) {
 	lw := ix.words[w]
-	for _, t := range sortedGrams(padWord(lw.text)) {
+	var buf [32]uint32
+	for _, t := range appendPaddedGrams(buf[:0], lw.text) {
 		ix.gramRemove(t, w)
 	}
-	st := &ix.stems[lw.stem]
-	st.words = slices.DeleteFunc(st.words, func(x int32) bool { return x == w })
-	if len(st.words) == 0 {
-		delete(ix.stemIx, st.text)
-		*st = lexStem{}
-		ix.freeStems = append(ix.freeStems, lw.stem)
+	if lw.stem != ownStem {
+		st := &ix.stems[lw.stem]
+		st.words = slices.DeleteFunc(st.words, func(x int32) bool { return x == w })
+		if len(st.words) == 0 {
+			delete(ix.stemIx, st.text)
+			*st = lexStem{}
+			ix.freeStems = append(ix.freeStems, lw.stem)
+		}
 	}
+	ix.dropBlocks(w)
 	delete(ix.wordIx, lw.text)
 	ix.words[w] = lexWord{}
 	ix.freeWords = append(ix.freeWords, w)
 }
 
+// blocksOf returns the block maxima of word w; nil when it has none.
+func (ix *searchIndex) blocksOf(w int32) []uint8 {
+	if b := ix.words[w].blk; b > 0 {
+		return ix.blocks[b-1]
+	}
+	return nil
+}
+
+// blockMaxTF returns at least the most a node of block j counts word w:
+// its block maximum if it has them, else the most of its postings in the
+// block (a word without block maxima has few).
+func (ix *searchIndex) blockMaxTF(w, j int32) int32 {
+	lw := &ix.words[w]
+	if bm := ix.blocksOf(w); bm != nil {
+		if int(j) < len(bm) {
+			return blockTF(bm[j], lw)
+		}
+		return 0
+	}
+	end := ix.blockStart(j + 1)
+	i, _ := slices.BinarySearchFunc(lw.posts, ix.blockStart(j), cmpPostingSlot)
+	m := int32(0)
+	for ; i < len(lw.posts) && lw.posts[i].slot < end; i++ {
+		m = max(m, lw.posts[i].tf)
+	}
+	return m
+}
+
+// blockTF returns what a block maximum m stands for: at most that count.
+func blockTF(m uint8, lw *lexWord) int32 {
+	if m == maxBlockTF {
+		return lw.maxTF
+	}
+	return int32(m)
+}
+
+func capBlockTF(tf int32) uint8 { return uint8(min(tf, maxBlockTF)) }
+
+// maybeBlocks gives word w block maxima if it has none and is held by
+// enough nodes: blockMin, and at least half as many as its blocks.
+func (ix *searchIndex) maybeBlocks(w int32) {
+	lw := &ix.words[w]
+	n := len(lw.posts)
+	if lw.blk != 0 || n < int(ix.blockMin) || 2*n < int(ix.block(lw.posts[n-1].slot))+1 {
+		return
+	}
+	bm := make([]uint8, ix.block(lw.posts[n-1].slot)+1)
+	for _, p := range lw.posts {
+		j := ix.block(p.slot)
+		bm[j] = max(bm[j], capBlockTF(p.tf))
+	}
+	b := takeFree(&ix.freeBlocks, &ix.blocks)
+	ix.blocks[b] = bm
+	lw.blk = b + 1
+}
+
+// takeFree returns the number of a free entry of list: the last of free,
+// or a new zero entry at its end.
+func takeFree[T any](free *[]int32, list *[]T) int32 {
+	if n := len(*free); n > 0 {
+		i := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return i
+	}
+	var zero T
+	*list = append(*list, zero)
+	return int32(len(*list) - 1)
+}
+
+// dropBlocks takes the block maxima of word w away, if it has them.
+func (ix *searchIndex) dropBlocks(w int32) {
+	lw := &ix.words[w]
+	if lw.blk == 0 {
+		return
+	}
+	ix.blocks[lw.blk-1] = nil
+	ix.freeBlocks = append(ix.freeBlocks, lw.blk-1)
+	lw.blk = 0
+}
+
+// raiseBlock records that node slot si now counts word w tf times, more
+// than before.
+func (ix *searchIndex) raiseBlock(w, si, tf int32) {
+	lw := &ix.words[w]
+	if lw.blk == 0 {
+		ix.maybeBlocks(w)
+		return
+	}
+	bm := &ix.blocks[lw.blk-1]
+	j := int(ix.block(si))
+	if j >= len(*bm) {
+		*bm = append(*bm, make([]uint8, j+1-len(*bm))...)
+	}
+	(*bm)[j] = max((*bm)[j], capBlockTF(tf))
+}
+
+// recountBlock works out again the block maximum of word w over the block
+// of slot si, after the count of si fell, or drops the word's block
+// maxima once it is held by fewer than blockMin/2 nodes.
+func (ix *searchIndex) recountBlock(w, si int32) {
+	lw := &ix.words[w]
+	if lw.blk == 0 {
+		return
+	}
+	if len(lw.posts) < int(ix.blockMin)/2 {
+		ix.dropBlocks(w)
+		return
+	}
+	base, end := ix.blockStart(ix.block(si)), ix.blockStart(ix.block(si)+1)
+	i, _ := slices.BinarySearchFunc(lw.posts, base, cmpPostingSlot)
+	m := uint8(0)
+	for ; i < len(lw.posts) && lw.posts[i].slot < end; i++ {
+		m = max(m, capBlockTF(lw.posts[i].tf))
+	}
+	ix.blocks[lw.blk-1][ix.block(si)] = m
+}
+
 func (ix *searchIndex) gramAdd(t uint32, w int32) {
 	i, ok := ix.grams.get(t)
 	if !ok {
-		if n := len(ix.freeGrams); n > 0 {
-			i = ix.freeGrams[n-1]
-			ix.freeGrams = ix.freeGrams[:n-1]
-		} else {
-			i = int32(len(ix.gramSets))
-			ix.gramSets = append(ix.gramSets, postings{})
-		}
+		i = takeFree(&ix.freeGrams, &ix.gramSets)
 		ix.grams.put(t, i)
 	}
 	ix.gramSets[i].add(w, len(ix.words))
@@ -509,6 +762,25 @@ func sortedGrams(s string) []uint32 {
 	g := appendGrams(nil, s)
 	slices.Sort(g)
 	return slices.Compact(g)
+}
+
+// appendPaddedGrams appends to buf the distinct trigrams of word w padded
+// at both ends (padWord), sorted: those of sortedGrams(padWord(w)), without
+// building the padded word.
+func appendPaddedGrams(buf []uint32, w string) []uint32 {
+	start := len(buf)
+	var x uint32 // the last three bytes, the pad before w included
+	for i := 0; i < len(w); i++ {
+		x = (x<<8 | uint32(w[i])) & 0xFFFFFF
+		buf = append(buf, x)
+	}
+	for range len(wordPad) {
+		x = x << 8 & 0xFFFFFF
+		buf = append(buf, x)
+	}
+	g := buf[start:]
+	slices.Sort(g)
+	return buf[:start+len(slices.Compact(g))]
 }
 
 // wordsHolding calls f with every word of the lexicon that holds term as a

@@ -240,7 +240,7 @@ func searchIndexProblems(g *Graph) []string {
 	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
 	ix := g.search
 	if ix == nil {
-		return []string{"the graph has no search index"}
+		return nil // not built yet: the first search builds it
 	}
 	posts := map[string][]posting{}
 	stemNodes := map[string]map[int32]bool{}
@@ -253,6 +253,9 @@ func searchIndexProblems(g *Graph) []string {
 		count++
 		for w, c := range scratchWords(g, n) {
 			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
+			if !isLetters(w) {
+				continue // its own stem, with no entry
+			}
 			s := stemWord(w)
 			if stemNodes[s] == nil {
 				stemNodes[s] = map[int32]bool{}
@@ -284,9 +287,19 @@ func searchIndexProblems(g *Graph) []string {
 		if ix.wordIx[lw.text] != int32(w) {
 			bad("word %q is number %d, its map says %d", lw.text, w, ix.wordIx[lw.text])
 		}
-		if st := ix.stems[lw.stem]; st.text != stemWord(lw.text) || !slices.Contains(st.words, int32(w)) {
-			bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, stemWord(lw.text))
+		switch {
+		case lw.stem == ownStem:
+			if isLetters(lw.text) {
+				bad("word %q of letters has no stem entry", lw.text)
+			}
+		case !isLetters(lw.text):
+			bad("word %q, not of letters, has stem entry %d", lw.text, lw.stem)
+		default:
+			if st := ix.stems[lw.stem]; st.text != stemWord(lw.text) || !slices.Contains(st.words, int32(w)) {
+				bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, stemWord(lw.text))
+			}
 		}
+		probs = append(probs, blockProblems(ix, int32(w))...)
 	}
 	if len(ix.wordIx) != len(gotPosts) {
 		bad("the word map has %d entries for %d words", len(ix.wordIx), len(gotPosts))
@@ -345,6 +358,35 @@ func searchIndexProblems(g *Graph) []string {
 	})
 	if diff := cmp.Diff(wantGrams, gotGrams); diff != "" {
 		bad("trigrams of the lexicon (-want +got):\n%s", diff)
+	}
+	return probs
+}
+
+// blockProblems checks the block maxima of word w: a word held by fewer
+// than blockMin/2 nodes has none; one that has them has, for each block of
+// its postings, the most a node of the block counts it (capped), and 0 for
+// a block of none.
+func blockProblems(ix *searchIndex, w int32) []string {
+	lw := &ix.words[w]
+	bm := ix.blocksOf(w)
+	if bm == nil {
+		return nil
+	}
+	var probs []string
+	if len(lw.posts) < int(ix.blockMin)/2 {
+		probs = append(probs, fmt.Sprintf("word %q: block maxima with %d postings, under %d", lw.text, len(lw.posts), ix.blockMin/2))
+	}
+	want := make([]uint8, len(bm))
+	for _, p := range lw.posts {
+		j := int(ix.block(p.slot))
+		if j >= len(want) {
+			probs = append(probs, fmt.Sprintf("word %q: slot %d is past its %d block maxima", lw.text, p.slot, len(bm)))
+			return probs
+		}
+		want[j] = max(want[j], capBlockTF(p.tf))
+	}
+	if diff := cmp.Diff(want, bm); diff != "" {
+		probs = append(probs, fmt.Sprintf("word %q: block maxima (-want +got):\n%s", lw.text, diff))
 	}
 	return probs
 }
@@ -421,5 +463,98 @@ func TestPostingsSwitchesForm(t *testing.T) {
 	}
 	if !p.has(700-7) || p.has(7) {
 		t.Errorf("has: %v for a member, %v for a removed slot", p.has(700-7), p.has(7))
+	}
+}
+
+// TestSearchIndexBuiltOnFirstSearch: a loaded graph has no search index,
+// writes to it build none, and its first search builds one equal to the
+// index worked out from scratch; searches racing on a graph's read lock
+// (as the app runs them) build it once and all answer alike.
+func TestSearchIndexBuiltOnFirstSearch(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "auth", "JWT refresh", []string{"sliding window"}, []string{"src/auth.go"})
+	corePut(t, g, "cache", "LRU cache", nil, nil)
+	r, _ := Restore(g.Key(), g.Data(), RestoreOptions{})
+	if r.search != nil {
+		t.Fatal("Restore built a search index")
+	}
+	corePut(t, r, "token", "refresh tokens", nil, nil)
+	if _, err := r.DeleteNode("cache", coreAt(2, "")); err != nil {
+		t.Fatal(err)
+	}
+	if r.search != nil {
+		t.Fatal("a write built a search index")
+	}
+
+	const searches = 8
+	got := make([][]string, searches)
+	done := make(chan int)
+	for i := range searches {
+		go func() {
+			res, err := Search([]*Graph{r}, "refresh", 0)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = hitNames(res.Hits)
+			done <- i
+		}()
+	}
+	for range searches {
+		<-done
+	}
+	ix := r.search
+	if ix == nil {
+		t.Fatal("no search index after a search")
+	}
+	for _, p := range searchIndexProblems(r) {
+		t.Error(p)
+	}
+	want := []string{"user/auth", "user/token"}
+	for i := range got {
+		if diff := cmp.Diff(want, got[i]); diff != "" {
+			t.Errorf("search %d (-want +got):\n%s", i, diff)
+		}
+	}
+	hitNamesOf(t, r, "cache")
+	if r.search != ix {
+		t.Error("a second search built the index again")
+	}
+}
+
+// TestSearchSkipsBlocks: a query of a word every node holds, whose best
+// nodes are all in one block, scores the nodes of that block and not the
+// others: their block maxima cannot reach the threshold.
+func TestSearchSkipsBlocks(t *testing.T) {
+	const blocks = 8
+	g := NewGraph(UserGraph)
+	n := blocks << defaultBlockShift
+	for i := range n {
+		gist := "common"
+		if i>>defaultBlockShift == 5 && i%8 == 0 {
+			gist = "common common common common common" // the 8 best, in block 5
+		}
+		corePut(t, g, fmt.Sprintf("n%04d", i), gist, nil, nil)
+	}
+	for _, blockMin := range []int32{int32(n) + 1, 2} { // no block maxima, then maxima for "common"
+		g.search = buildSearchIndex(g, defaultBlockShift, blockMin)
+		p := planSearch([]*Graph{g}, "common", searchTerms("common"))
+		visits := 0
+		p.visit = func() { visits++ }
+		top := &searchTop{limit: 8, graphs: []*Graph{g}}
+		p.searchGraph(top, 0, g)
+		var ids []string
+		for _, h := range top.hits(p) {
+			ids = append(ids, h.Node.ID)
+		}
+		var want []string
+		for i := 5 << defaultBlockShift; i < 6<<defaultBlockShift; i += 8 {
+			want = append(want, fmt.Sprintf("n%04d", i))
+		}
+		if diff := cmp.Diff(want, ids); diff != "" {
+			t.Errorf("block min %d: hits (-want +got):\n%s", blockMin, diff)
+		}
+		if limit := 1 << defaultBlockShift; visits > limit {
+			t.Errorf("block min %d: scored %d nodes of %d, want at most the %d of one block", blockMin, visits, n, limit)
+		}
 	}
 }

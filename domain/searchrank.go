@@ -125,12 +125,13 @@ type planUnit struct {
 	words [][]termWord // words[gi]: the words of graph gi, by number, with their clauses
 }
 
-// planSearch works out terms against the indexes of graphs (nil skipped).
+// planSearch works out terms against the indexes of graphs (nil skipped),
+// building those not built yet: the rest of the search reads Graph.search.
 func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 	p := &searchPlan{exactID: strings.TrimSpace(query)}
 	for _, g := range graphs {
 		if g != nil {
-			p.n += g.search.count
+			p.n += g.searchIndex().count
 		}
 	}
 	// Stop words count less, unless the query holds nothing else.
@@ -162,7 +163,7 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 			}
 			ix := g.search
 			ix.wordsHolding(t, func(w int32) {
-				if ix.stems[ix.words[w].stem].text == stem {
+				if ix.stemText(w) == stem {
 					return
 				}
 				s := subs[ix.words[w].text]
@@ -291,9 +292,7 @@ func stemDF(graphs []*Graph, stem string) int {
 		if g == nil {
 			continue
 		}
-		if s, ok := g.search.stemIx[stem]; ok {
-			df += int(g.search.stems[s].df)
-		}
+		df += g.search.stemDF(stem)
 	}
 	return df
 }
@@ -326,11 +325,9 @@ func (pt *planTerm) addStem(graphs []*Graph, label, stem string, weight float64)
 		if g == nil {
 			continue
 		}
-		if s, ok := g.search.stemIx[stem]; ok {
-			for _, w := range g.search.stems[s].words {
-				pt.words[gi] = append(pt.words[gi], termWord{w, c})
-			}
-		}
+		g.search.eachStemWord(stem, func(w int32) {
+			pt.words[gi] = append(pt.words[gi], termWord{w, c})
+		})
 	}
 }
 
