@@ -112,6 +112,9 @@ type PutNodeResult struct {
 	Project    string
 	Node       *domain.Node
 	Compaction domain.Moves // what the compaction run this write triggered moved
+	// Redacted names each secret the write held, replaced by
+	// [REDACTED:<kind>] before it was stored (KG_SECRETS=redact).
+	Redacted []domain.SecretFinding
 }
 
 // PutEdgeResult is the outcome of kg_put_edge.
@@ -120,6 +123,7 @@ type PutEdgeResult struct {
 	Project    string
 	Edge       *domain.Edge
 	Compaction domain.Moves
+	Redacted   []domain.SecretFinding // as PutNodeResult.Redacted
 }
 
 // DeleteNodeResult is the outcome of kg_delete_node.

@@ -23,11 +23,15 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if in, err = in.Validate(); err != nil {
 		return PutEdgeResult{}, err
 	}
+	in, redacted, err := domain.ScreenEdge(in, s.cfg.Secrets)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	res := PutEdgeResult{Level: k.Level, Project: k.Project}
+	res := PutEdgeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		ed, err := g.PutEdge(in, at)
 		if err != nil {

@@ -24,11 +24,15 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if in, err = in.Validate(); err != nil {
 		return PutNodeResult{}, err
 	}
+	in, redacted, err := domain.ScreenNode(in, s.cfg.Secrets)
+	if err != nil {
+		return PutNodeResult{}, err
+	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
-	res := PutNodeResult{Level: k.Level, Project: k.Project}
+	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		n, err := g.PutNode(in, at)
 		if err != nil {

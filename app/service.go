@@ -99,6 +99,9 @@ func (c Config) withDefaults() Config {
 	if c.IdleUnload == 0 {
 		c.IdleUnload = d.IdleUnload
 	}
+	if c.Secrets == "" {
+		c.Secrets = d.Secrets
+	}
 	return c
 }
 

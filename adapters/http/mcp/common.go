@@ -4,6 +4,7 @@ package mcp
 // Everything that belongs to one tool is in that tool's file.
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -60,6 +61,40 @@ func movesLine(m domain.Moves) string {
 	add("orphaned", m.Orphaned)
 	add("pruned", m.Pruned)
 	return "\nCompaction: " + strings.Join(parts, "; ")
+}
+
+// redactedLine is "\nRedacted: notes[1] looked like an AWS access key
+// (chars 12–31), stored as [REDACTED:aws-access-key]", one finding after
+// another, or "" for none (KG_SECRETS=redact, docs/design/trust.md#secrets).
+func redactedLine(fs []domain.SecretFinding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s looked like %s (chars %d–%d), stored as %s", f.Field, f.Kind.Label, f.Start+1, f.End, f.RedactedAs())
+	}
+	return "\nRedacted: " + strings.Join(parts, "; ")
+}
+
+// redactionOut is a secret stored redacted.
+type redactionOut struct {
+	Field    string `json:"field"`
+	Kind     string `json:"kind"`
+	Start    int    `json:"start" jsonschema:"first char of the secret, from 1"`
+	End      int    `json:"end" jsonschema:"last char of the secret, included"`
+	StoredAs string `json:"stored_as"`
+}
+
+func redactedOutput(fs []domain.SecretFinding) []redactionOut {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]redactionOut, len(fs))
+	for i, f := range fs {
+		out[i] = redactionOut{Field: f.Field, Kind: f.Kind.ID, Start: f.Start + 1, End: f.End, StoredAs: f.RedactedAs()}
+	}
+	return out
 }
 
 // movesOut is what a compaction run moved.
