@@ -115,6 +115,9 @@ type PutNodeResult struct {
 	// Redacted names each secret the write held, replaced by
 	// [REDACTED:<kind>] before it was stored (KG_SECRETS=redact).
 	Redacted []domain.SecretFinding
+	// PossibleDuplicates names the nodes a new node may duplicate, by id
+	// or gist; the write is made all the same.
+	PossibleDuplicates []domain.Duplicate
 }
 
 // PutEdgeResult is the outcome of kg_put_edge.

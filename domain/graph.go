@@ -46,6 +46,10 @@ type Graph struct {
 
 	stats Stats
 
+	// idForms counts the nodes by the normalised form of their id
+	// (NormalizedID), for the duplicate warning; kept by putNodeAt.
+	idForms map[string]int32
+
 	// search is the word index of Search, kept by the same primitives
 	// as the adjacency index; nil only while Restore fills the graph.
 	search *searchIndex

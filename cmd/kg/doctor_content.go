@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,20 +13,22 @@ import (
 )
 
 // What kg doctor looks at in the graphs' content when asked
-// (docs/design/operations.md#kg-doctor): stored secrets. Like every check
-// of kg doctor it changes nothing.
+// (docs/design/operations.md#kg-doctor): stored secrets, possible
+// duplicates. Like every check of kg doctor it changes nothing.
 
 // contentChecks are the checks of what the graphs hold, each asked for by
 // its flag.
 type contentChecks struct {
-	secrets bool
+	secrets    bool
+	duplicates bool
 }
 
 func (cc *contentChecks) bind(c *cobra.Command) {
 	c.Flags().BoolVar(&cc.secrets, "secrets", false, "scan every node and edge for credentials (keys, tokens, passwords)")
+	c.Flags().BoolVar(&cc.duplicates, "duplicates", false, "list the clusters of active and archived nodes that may say one thing")
 }
 
-func (cc contentChecks) any() bool { return cc.secrets }
+func (cc contentChecks) any() bool { return cc.secrets || cc.duplicates }
 
 // graphSubject names a graph in a finding.
 func graphSubject(key domain.GraphKey) string {
@@ -43,6 +46,34 @@ func (c *checkup) checkContent(key domain.GraphKey, d domain.GraphData) {
 	g, _ := domain.Restore(key, d, domain.RestoreOptions{})
 	if c.content.secrets {
 		c.checkSecrets(key, g)
+	}
+	if c.content.duplicates {
+		c.checkDuplicates(key, g)
+	}
+}
+
+// checkDuplicates reports each cluster of possible duplicates
+// (docs/design/trust.md#duplicates): its nodes and the links that joined
+// them. Merging is a person's call, so it is information, not a fault.
+func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
+	clusters := g.DuplicateClusters()
+	if len(clusters) == 0 {
+		c.add(levelOK, graphSubject(key), "no possible duplicates", "")
+		return
+	}
+	for _, cl := range clusters {
+		links := make([]string, len(cl.Pairs))
+		for i, p := range cl.Pairs {
+			how := fmt.Sprintf("gists %.2f alike", p.Score)
+			if p.ByID {
+				how = "same id"
+			}
+			links[i] = fmt.Sprintf("%s ~ %s: %s", p.A, p.B, how)
+		}
+		c.add(levelInfo, graphSubject(key),
+			fmt.Sprintf("possible duplicates: %s (%s)", strings.Join(cl.IDs, ", "), strings.Join(links, "; ")),
+			"if they say one thing, keep one: move what the others add into it and their edges to it, then delete them "+
+				"(kg_put_node, kg_put_edge, kg_delete_node); if not, nothing to do")
 	}
 }
 

@@ -167,3 +167,24 @@ func RedactionsOf(fs []domain.SecretFinding) []Redaction {
 	}
 	return out
 }
+
+// Duplicate is a node a new one may duplicate
+// (docs/design/trust.md#duplicates): by "id" or by "gist", with how alike
+// the gists are (1 for a match by id).
+type Duplicate struct {
+	ID    string  `json:"id"`
+	By    string  `json:"by"`
+	Score float64 `json:"score"`
+}
+
+// DuplicatesOf returns the API shape of ds; nil for none.
+func DuplicatesOf(ds []domain.Duplicate) []Duplicate {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]Duplicate, len(ds))
+	for i, d := range ds {
+		out[i] = Duplicate{ID: d.ID, By: domain.DuplicateBy(d), Score: d.Score}
+	}
+	return out
+}

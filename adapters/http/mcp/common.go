@@ -97,6 +97,41 @@ func redactedOutput(fs []domain.SecretFinding) []redactionOut {
 	return out
 }
 
+// duplicatesLine is "\nPossible duplicates: auth-token-refresh (0.86),
+// Auth_Token (same id)", or "" for none (docs/design/trust.md#duplicates).
+func duplicatesLine(ds []domain.Duplicate) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		if d.ByID {
+			parts[i] = d.ID + " (same id)"
+		} else {
+			parts[i] = fmt.Sprintf("%s (%.2f)", d.ID, d.Score)
+		}
+	}
+	return "\nPossible duplicates: " + strings.Join(parts, ", ")
+}
+
+// duplicateOut is a node a new one may duplicate.
+type duplicateOut struct {
+	ID    string  `json:"id"`
+	By    string  `json:"by" jsonschema:"id: the same id but for case, - or _ and a plural s; gist: a near-identical gist"`
+	Score float64 `json:"score" jsonschema:"how alike the gists are, 0 to 1; 1 for a match by id"`
+}
+
+func duplicatesOutput(ds []domain.Duplicate) []duplicateOut {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]duplicateOut, len(ds))
+	for i, d := range ds {
+		out[i] = duplicateOut{ID: d.ID, By: domain.DuplicateBy(d), Score: d.Score}
+	}
+	return out
+}
+
 // movesOut is what a compaction run moved.
 type movesOut struct {
 	Archived []string `json:"archived,omitempty"`
