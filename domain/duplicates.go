@@ -23,7 +23,7 @@ const (
 	// dupRareWords is how many of the new gist's rarest words at most lead
 	// to the nodes compared with it, through the search index.
 	dupRareWords = 3
-	// dupWordBudget is the most nodes read for one word.
+	// dupWordBudget is the most nodes read from one word's postings.
 	dupWordBudget = 256
 )
 
@@ -80,7 +80,6 @@ func (g *Graph) noteIDForm(id string, sign int32) {
 // the gist a comparison with the nodes that hold one of its rarest words.
 func (g *Graph) PossibleDuplicates(id, gist string) []Duplicate {
 	var out []Duplicate
-	seen := map[string]bool{id: true}
 	form := NormalizedID(id)
 	own := int32(0)
 	if _, ok := g.node(id); ok {
@@ -91,22 +90,22 @@ func (g *Graph) PossibleDuplicates(id, gist string) []Duplicate {
 		// read, and only as often as a write names a duplicate.
 		for i := range g.ends {
 			s := &g.ends[i]
-			if s.node != nil && !seen[s.name] && NormalizedID(s.name) == form {
-				seen[s.name] = true
+			if s.node != nil && s.name != id && NormalizedID(s.name) == form {
 				out = append(out, Duplicate{ID: s.name, ByID: true, Score: 1})
 			}
 		}
 	}
+	byID := len(out)
 	var sc gramScratch
 	grams := slices.Clone(sc.grams(gist))
 	if len(grams) > 0 {
 		g.eachGistCandidate(gist, func(si int32) {
 			s := &g.ends[si]
-			if seen[s.name] || (g.endTiers[si] != endActive && g.endTiers[si] != endArchived) {
+			if s.name == id || (g.endTiers[si] != endActive && g.endTiers[si] != endArchived) ||
+				slices.ContainsFunc(out[:byID], func(d Duplicate) bool { return d.ID == s.name }) {
 				return
 			}
 			if score, ok := gistsAlike(grams, sc.grams(s.node.Gist)); ok {
-				seen[s.name] = true
 				out = append(out, Duplicate{ID: s.name, Score: score})
 			}
 		})
@@ -129,13 +128,15 @@ func (g *Graph) PossibleDuplicates(id, gist string) []Duplicate {
 	return out
 }
 
-// eachGistCandidate calls f with the slot of each node, once, that holds
-// one of the rarest words of gist (docs/design/trust.md#near-identical-gists):
-// a gist near-identical to gist shares most of its words, so it holds one
-// of them. The rarest word is always read, up to dupWordBudget of its nodes;
-// the next ones, up to dupRareWords in all, when they are that rare too. So
-// a write compares at most dupRareWords × dupWordBudget gists, and mostly a
-// handful, whatever the size of the graph.
+// eachGistCandidate calls f with the slot of each node, once, that may hold
+// a gist near-identical to gist (docs/design/trust.md#near-identical-gists).
+// Such a gist shares most of gist's words, so it holds at least two of the
+// dupRareWords rarest (or the one, for a gist of one known word). The
+// nodes are read from the rarest word's postings (up to dupWordBudget of
+// them) and from the next ones' when they are that rare too; whether a
+// node holds the others is a binary search. So a write compares a handful
+// of gists, and never more than dupRareWords × dupWordBudget, whatever the
+// size of the graph.
 func (g *Graph) eachGistCandidate(gist string, f func(si int32)) {
 	ix := g.search
 	if ix == nil {
@@ -148,10 +149,11 @@ func (g *Graph) eachGistCandidate(gist string, f func(si int32)) {
 		}
 	}
 	slices.SortFunc(words, func(a, b int32) int { return len(ix.words[a].posts) - len(ix.words[b].posts) })
+	words = words[:min(len(words), dupRareWords)]
 	var slots []int32
 	for i, w := range words {
 		posts := ix.words[w].posts
-		if i == dupRareWords || (i > 0 && len(posts) > dupWordBudget) {
+		if i > 0 && len(posts) > dupWordBudget {
 			break
 		}
 		for _, p := range posts[:min(len(posts), dupWordBudget)] {
@@ -159,8 +161,18 @@ func (g *Graph) eachGistCandidate(gist string, f func(si int32)) {
 		}
 	}
 	slices.Sort(slots)
+	need := min(2, len(words))
 	for _, si := range slices.Compact(slots) {
-		if g.ends[si].node != nil {
+		if g.ends[si].node == nil {
+			continue
+		}
+		held := 0
+		for _, w := range words {
+			if held < need && ix.tf(w, si) > 0 {
+				held++
+			}
+		}
+		if held >= need {
 			f(si)
 		}
 	}
