@@ -277,19 +277,24 @@ func (g *Graph) DuplicateClusters() []DuplicateCluster {
 		return x
 	}
 	var pairs []DuplicatePair
+	// A pair may be found from either end or both: the candidates of a
+	// gist are led by its own rarest words.
+	found := map[[2]string]bool{}
 	for i := range g.ends {
 		s := &g.ends[i]
 		if t := g.endTiers[i]; s.node == nil || (t != endActive && t != endArchived) {
 			continue
 		}
 		for _, d := range g.PossibleDuplicates(s.name, s.node.Gist) {
-			if d.ID < s.name {
-				continue // the pair is found from its other end too
+			a, b := min(s.name, d.ID), max(s.name, d.ID)
+			if found[[2]string{a, b}] {
+				continue
 			}
 			if dn, ok := g.node(d.ID); !ok || (dn.Tier != Active && dn.Tier != Archived) {
 				continue
 			}
-			pairs = append(pairs, DuplicatePair{A: s.name, B: d.ID, ByID: d.ByID, Score: d.Score})
+			found[[2]string{a, b}] = true
+			pairs = append(pairs, DuplicatePair{A: a, B: b, ByID: d.ByID, Score: d.Score})
 			for _, x := range []string{s.name, d.ID} {
 				if _, ok := parent[x]; !ok {
 					parent[x] = x
