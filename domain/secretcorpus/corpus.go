@@ -19,8 +19,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-
-	"github.com/kg-memory/kg/domain"
 )
 
 //go:embed corpus.txt
@@ -200,19 +198,4 @@ func randomBytes(rng *rand.Rand, n int) []byte {
 		out[i] = byte(rng.IntN(256))
 	}
 	return out
-}
-
-// TextOf is every string a graph's data holds in its nodes and edges, one a
-// line: what a test looks for a secret in after a write.
-func TextOf(d domain.GraphData) string {
-	var b strings.Builder
-	for _, n := range d.Nodes {
-		b.WriteString(strings.Join(append(append([]string{n.ID, n.Gist}, n.Notes...), n.Touches...), "\n"))
-		b.WriteByte('\n')
-	}
-	for _, e := range d.Edges {
-		b.WriteString(strings.Join(append([]string{e.From, e.To, e.Rel}, e.Notes...), "\n"))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
