@@ -268,8 +268,7 @@ type DuplicatePair struct {
 // --duplicates), largest first, then by first id. Nothing is changed.
 func (g *Graph) DuplicateClusters() []DuplicateCluster {
 	parent := map[string]string{}
-	var find func(string) string
-	find = func(x string) string {
+	find := func(x string) string {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
