@@ -123,6 +123,12 @@ type PutNodeResult struct {
 	Project    string
 	Node       *domain.Node
 	Compaction domain.Moves // what the compaction run this write triggered moved
+	// Redacted names each secret the write held, replaced by
+	// [REDACTED:<kind>] before it was stored (KG_SECRETS=redact).
+	Redacted []domain.SecretFinding
+	// PossibleDuplicates names the nodes a new node may duplicate, by id
+	// or gist; the write is made all the same.
+	PossibleDuplicates []domain.Duplicate
 }
 
 // PutEdgeResult is the outcome of kg_put_edge.
@@ -131,6 +137,7 @@ type PutEdgeResult struct {
 	Project    string
 	Edge       *domain.Edge
 	Compaction domain.Moves
+	Redacted   []domain.SecretFinding // as PutNodeResult.Redacted
 }
 
 // DeleteNodeResult is the outcome of kg_delete_node.

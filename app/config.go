@@ -26,6 +26,9 @@ type Config struct {
 	// durable, and the next request loads it again. Negative: never. The
 	// user graph is never unloaded.
 	IdleUnload time.Duration
+	// Secrets is what a write that holds a credential does (KG_SECRETS,
+	// docs/design/trust.md#secrets); empty means block.
+	Secrets domain.SecretsMode
 }
 
 // Defaults of the app settings.
@@ -51,6 +54,7 @@ func DefaultConfig() Config {
 		MaintenanceInterval: DefaultMaintenanceInterval,
 		IdleUnload:          DefaultIdleUnload,
 		PreloadChars:        DefaultPreloadChars,
+		Secrets:             domain.SecretsBlock,
 	}
 }
 

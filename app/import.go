@@ -16,6 +16,8 @@ type ImportResult struct {
 	Mode    domain.ImportMode
 	domain.ImportResult
 	Compaction domain.Moves // what the compaction run of the same write moved
+	// Redacted names each secret replaced by [REDACTED:<kind>] (KG_SECRETS=redact).
+	Redacted []domain.SecretFinding
 }
 
 // Import is POST /api/import: it writes a document's nodes, edges and
@@ -42,11 +44,15 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 	if doc, err = domain.ValidateImport(doc); err != nil {
 		return ImportResult{}, err
 	}
+	doc, redacted, err := domain.ScreenImport(doc, s.cfg.Secrets)
+	if err != nil {
+		return ImportResult{}, err
+	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return ImportResult{}, err
 	}
-	res := ImportResult{Level: k.Level, Project: k.Project, Mode: mode}
+	res := ImportResult{Level: k.Level, Project: k.Project, Mode: mode, Redacted: redacted}
 	err = s.store.writeStreamed(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.Import(doc, mode, at)
 		// The graph holds what it took; the document can go before the save

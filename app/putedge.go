@@ -23,6 +23,10 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if in, err = t.relativeEdge(k, in).Validate(); err != nil {
 		return PutEdgeResult{}, err
 	}
+	in, redacted, err := domain.ScreenEdge(in, s.cfg.Secrets)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return PutEdgeResult{}, err
@@ -31,7 +35,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	res := PutEdgeResult{Level: k.Level, Project: k.Project}
+	res := PutEdgeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		if err := refusePrivateEnds(g, in, private); err != nil {
 			return nil, err

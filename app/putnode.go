@@ -24,16 +24,26 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if in, err = t.relativeNode(k, in).Validate(); err != nil {
 		return PutNodeResult{}, err
 	}
+	in, redacted, err := domain.ScreenNode(in, s.cfg.Secrets)
+	if err != nil {
+		return PutNodeResult{}, err
+	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
-	res := PutNodeResult{Level: k.Level, Project: k.Project}
+	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		var dups []domain.Duplicate
+		if _, exists := g.Node(in.ID); !exists {
+			// Only a new node is checked (docs/design/trust.md#duplicates).
+			dups = g.PossibleDuplicates(in.ID, in.Gist)
+		}
 		n, err := g.PutNode(in, at)
 		if err != nil {
 			return nil, err
 		}
+		res.PossibleDuplicates = dups
 		ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, at.Session)
 		ev.Node = n
 		moves, cev := s.compactRun(g, at)

@@ -124,6 +124,9 @@ func (c Config) withDefaults() Config {
 	if c.PreloadChars <= 0 {
 		c.PreloadChars = d.PreloadChars
 	}
+	if c.Secrets == "" {
+		c.Secrets = d.Secrets
+	}
 	return c
 }
 

@@ -47,6 +47,10 @@ type Graph struct {
 
 	stats Stats
 
+	// idForms counts the nodes by the normalised form of their id
+	// (NormalizedID), for the duplicate warning; kept by putNodeAt.
+	idForms map[string]int32
+
 	// search is the word index of Search, nil until the first search
 	// builds it (searchIndex); from then on the same primitives as the
 	// adjacency index keep it. searchMu orders the searches that may race

@@ -136,6 +136,18 @@ func indexProblems(g *Graph) []string {
 			bad("node %q is kept under %q", n.ID, id)
 		}
 	}
+	forms := map[string]int32{}
+	for id := range nodes {
+		forms[NormalizedID(id)]++
+	}
+	if len(forms) != len(g.idForms) {
+		bad("%d id forms counted, %d from scratch", len(g.idForms), len(forms))
+	}
+	for f, c := range forms {
+		if g.idForms[f] != c {
+			bad("id form %q counted %d times, %d from scratch", f, g.idForms[f], c)
+		}
+	}
 	if g.nodeCount != len(nodes) {
 		bad("node count %d, %d nodes", g.nodeCount, len(nodes))
 	}

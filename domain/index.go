@@ -185,6 +185,9 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 		g.stats.addNode(old.Tier, s.gistCost, s.notesCost, -1)
 		g.nodeCount--
 	}
+	if (old == nil) != (n == nil) {
+		g.noteIDForm(s.name, int32(b2i(n != nil)*2-1))
+	}
 	before := g.endTiers[si]
 	if n == nil {
 		s.node, s.gistCost, s.notesCost = nil, 0, 0

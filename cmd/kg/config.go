@@ -198,6 +198,17 @@ func settings(home func() (string, error)) []setting {
 				return nil
 			},
 			show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
+		{flag: "secrets-mode", env: "KG_SECRETS", def: string(domain.SecretsBlock),
+			usage: "what a write holding a credential does: `mode` block (refuse it), redact (store [REDACTED:<kind>] in its place) or allow",
+			parse: func(c *Config, v string) error {
+				m, err := domain.ParseSecretsMode("secrets-mode", strings.ToLower(v))
+				if err != nil {
+					return errors.New("want block, redact or allow")
+				}
+				c.App.Secrets = m
+				return nil
+			},
+			show: func(c Config) string { return string(c.App.Secrets) }},
 		{flag: "auth-token", env: "KG_AUTH_TOKEN",
 			usage: "bearer `token` every request must carry (required when --host is not loopback)",
 			parse: func(c *Config, v string) error {

@@ -64,7 +64,7 @@ func TestParseServeDefaults(t *testing.T) {
 var everyValue = []string{
 	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-	"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--auth-token", "s3cret",
+	"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--secrets-mode", "redact", "--auth-token", "s3cret",
 	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 	"--log-level", "debug", "--log-format", "json",
 }
@@ -83,6 +83,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.MaintenanceInterval = 5 * time.Second
 	wantApp.SessionTTL = 3600 * domain.Second
 	wantApp.IdleUnload = 10 * time.Minute
+	wantApp.Secrets = domain.SecretsRedact
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
 		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
@@ -216,6 +217,8 @@ func TestParseServeBadValues(t *testing.T) {
 		{"idle unload negative", []string{"--idle-unload", "-5"}, nil, `invalid --idle-unload "-5": want a whole number of seconds from 1 to 31536000, or 0 for never`},
 		{"idle unload duration", []string{"--idle-unload", "30m"}, nil, `invalid --idle-unload "30m": want a whole number of seconds`},
 		{"idle unload env", nil, map[string]string{"KG_IDLE_UNLOAD": "99999999"}, `invalid KG_IDLE_UNLOAD "99999999": want a whole number of seconds from 1 to 31536000, or 0 for never`},
+		{"secrets mode", []string{"--secrets-mode", "warn"}, nil, `invalid --secrets-mode "warn": want block, redact or allow`},
+		{"secrets env", nil, map[string]string{"KG_SECRETS": "off"}, `invalid KG_SECRETS "off": want block, redact or allow`},
 		{"auth token space", []string{"--auth-token", "a b"}, nil, `invalid --auth-token "a b": want a token without white space`},
 		{"allowed hosts URL", []string{"--allowed-hosts", "ok,http://x/"}, nil, `invalid --allowed-hosts "ok,http://x/": want comma-separated host names or host:port, not "http://x/"`},
 		{"allowed origins bare", nil, map[string]string{"KG_ALLOWED_ORIGINS": "localhost:5173"}, `invalid KG_ALLOWED_ORIGINS "localhost:5173": want comma-separated origins like http://localhost:5173, not "localhost:5173"`},

@@ -44,6 +44,7 @@ type finding struct {
 type checkup struct {
 	root     string
 	findings []finding
+	content  contentChecks // what of the graphs' content to look at (--secrets, …)
 }
 
 func (c *checkup) add(level, subject, problem, fix string) {
@@ -64,6 +65,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 func newDoctorCommand(e env) *cobra.Command {
 	var asJSON bool
+	var content contentChecks
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "check the storage root and say how to fix each finding",
@@ -72,10 +74,12 @@ func newDoctorCommand(e env) *cobra.Command {
 			"line and byte where), damaged pages of kg.db, schema versions, stray temporary files, damaged files\n" +
 			"kept aside, pending alias moves, projects that hold nothing and projects whose folder is gone. Each\n" +
 			"finding says how to fix it. Exits 1 when a finding is an error. While no server runs, it holds a shared\n" +
-			"lock on the root, so none starts meanwhile.",
+			"lock on the root, so none starts meanwhile. --secrets scans what every graph holds for credentials,\n" +
+			"--duplicates lists the nodes that may say one thing (docs/design/trust.md).",
 		Args: noArgs,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	content.bind(c)
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		cfg, err := commandConfig(e, settings)
@@ -96,7 +100,7 @@ func newDoctorCommand(e env) *cobra.Command {
 			printf(c, "no problem found\n")
 			return nil
 		}
-		ck := &checkup{root: cfg.Root}
+		ck := &checkup{root: cfg.Root, content: content}
 		if err := ck.run(c.Context(), e, cfg); err != nil {
 			return err
 		}
@@ -144,7 +148,8 @@ func (c *checkup) run(ctx context.Context, e env, cfg Config) error {
 	// bolt file is the server's.
 	served := false
 	h := rootdir.ReadHolder(cfg.Root)
-	switch srv, hl, err := rootServer(ctx, cfg); {
+	srv, hl, err := rootServer(ctx, cfg)
+	switch {
 	case err != nil:
 		c.add(levelWarn, rootdir.LockName, fmt.Sprintf("the server of pid %d at %s answers with an error: %v", h.PID, h.Addr, err),
 			"give the server's token with --auth-token or KG_AUTH_TOKEN")
@@ -183,6 +188,9 @@ func (c *checkup) run(ctx context.Context, e env, cfg Config) error {
 	case "bolt":
 		if served {
 			c.add(levelInfo, "kg.db", "not opened: the server holds it", "stop the server to check the file itself; its /health lists graphs that do not load")
+			if c.content.any() && srv != nil {
+				c.checkContentThroughServer(ctx, srv)
+			}
 		} else {
 			c.checkBolt(ctx, bar)
 		}

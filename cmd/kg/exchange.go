@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -182,7 +183,8 @@ func newImportCommand(e env) *cobra.Command {
 		var res apijson.ImportResult
 		srv, h, err := rootServer(ctx, cfg)
 		if err == nil && srv != nil {
-			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings) // the import compacts
+			// The import compacts, and is screened for secrets.
+			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
 		}
 		switch {
 		case err != nil:
@@ -215,6 +217,9 @@ func newImportCommand(e env) *cobra.Command {
 			printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
 		}
 		printf(c, "\n")
+		for _, r := range res.Redacted {
+			printf(c, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
+		}
 		if res.Compaction != nil && len(res.Compaction.Moves) > 0 {
 			if verbose {
 				printMoves(c, key, compaction{Level: string(key.Level), Moves: *res.Compaction})

@@ -41,7 +41,9 @@ type ImportResult struct {
 	EdgesDeleted    int     `json:"edges_deleted"` // beyond those of the deleted nodes
 	ProgressRemoved int     `json:"progress_removed"`
 	Unchanged       int     `json:"unchanged"` // items of the document identical to what was stored
-	Compaction      *Moves  `json:"compaction"`
+	// Redacted names the secrets stored redacted (KG_SECRETS=redact).
+	Redacted   []Redaction `json:"redacted,omitempty"`
+	Compaction *Moves      `json:"compaction"` // the last member: EncodeImportResult streams it
 }
 
 // ImportResultOf returns the API shape of r.
@@ -50,7 +52,7 @@ func ImportResultOf(r app.ImportResult) ImportResult {
 		Level: string(r.Level), Mode: string(r.Mode),
 		NodesWritten: len(r.Nodes), EdgesWritten: len(r.Edges), ProgressWritten: len(r.Progress),
 		NodesDeleted: len(r.DeletedNodes), EdgesDeleted: len(r.DeletedEdges), ProgressRemoved: len(r.ProgressRemoved),
-		Unchanged: r.Unchanged, Compaction: MovesOrNil(r.Compaction),
+		Unchanged: r.Unchanged, Compaction: MovesOrNil(r.Compaction), Redacted: RedactionsOf(r.Redacted),
 	}
 	if r.Project != "" {
 		out.Project = &r.Project

@@ -153,3 +153,49 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// Redaction is a secret a write held and that was stored replaced by
+// [REDACTED:<kind>] (KG_SECRETS=redact, docs/design/trust.md#secrets): where,
+// which kind, never the secret. Start and end are chars from 1, both
+// included, as the error of block mode names them.
+type Redaction struct {
+	Field    string `json:"field"`
+	Kind     string `json:"kind"`
+	Start    int    `json:"start"`
+	End      int    `json:"end"`
+	StoredAs string `json:"stored_as"`
+}
+
+// RedactionsOf returns the API shape of fs; nil for none, which the
+// omitempty fields leave out.
+func RedactionsOf(fs []domain.SecretFinding) []Redaction {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]Redaction, len(fs))
+	for i, f := range fs {
+		out[i] = Redaction{Field: f.Field, Kind: f.Kind.ID, Start: f.Start + 1, End: f.End, StoredAs: f.RedactedAs()}
+	}
+	return out
+}
+
+// Duplicate is a node a new one may duplicate
+// (docs/design/trust.md#duplicates): by "id" or by "gist", with how alike
+// the gists are (1 for a match by id).
+type Duplicate struct {
+	ID    string  `json:"id"`
+	By    string  `json:"by"`
+	Score float64 `json:"score"`
+}
+
+// DuplicatesOf returns the API shape of ds; nil for none.
+func DuplicatesOf(ds []domain.Duplicate) []Duplicate {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]Duplicate, len(ds))
+	for i, d := range ds {
+		out[i] = Duplicate{ID: d.ID, By: domain.DuplicateBy(d), Score: d.Score}
+	}
+	return out
+}

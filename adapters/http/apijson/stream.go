@@ -30,7 +30,7 @@ func WriteImportResult(w http.ResponseWriter, r app.ImportResult) {
 // EncodeImportResult writes the JSON of ImportResultOf(r) and a newline, as
 // json.Encoder does, streaming the moves.
 func EncodeImportResult(w io.Writer, r app.ImportResult) error {
-	out := ImportResultOf(app.ImportResult{Level: r.Level, Project: r.Project, Mode: r.Mode, ImportResult: r.ImportResult})
+	out := ImportResultOf(app.ImportResult{Level: r.Level, Project: r.Project, Mode: r.Mode, ImportResult: r.ImportResult, Redacted: r.Redacted})
 	head, err := json.Marshal(out)
 	if err != nil {
 		return err

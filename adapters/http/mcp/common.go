@@ -4,6 +4,7 @@ package mcp
 // Everything that belongs to one tool is in that tool's file.
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -60,6 +61,75 @@ func movesLine(m domain.Moves) string {
 	add("orphaned", m.Orphaned)
 	add("pruned", m.Pruned)
 	return "\nCompaction: " + strings.Join(parts, "; ")
+}
+
+// redactedLine is "\nRedacted: notes[1] looked like an AWS access key
+// (chars 12–31), stored as [REDACTED:aws-access-key]", one finding after
+// another, or "" for none (KG_SECRETS=redact, docs/design/trust.md#secrets).
+func redactedLine(fs []domain.SecretFinding) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%s looked like %s (chars %d–%d), stored as %s", f.Field, f.Kind.Label, f.Start+1, f.End, f.RedactedAs())
+	}
+	return "\nRedacted: " + strings.Join(parts, "; ")
+}
+
+// redactionOut is a secret stored redacted.
+type redactionOut struct {
+	Field    string `json:"field"`
+	Kind     string `json:"kind"`
+	Start    int    `json:"start" jsonschema:"first char of the secret, from 1"`
+	End      int    `json:"end" jsonschema:"last char of the secret, included"`
+	StoredAs string `json:"stored_as"`
+}
+
+func redactedOutput(fs []domain.SecretFinding) []redactionOut {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]redactionOut, len(fs))
+	for i, f := range fs {
+		out[i] = redactionOut{Field: f.Field, Kind: f.Kind.ID, Start: f.Start + 1, End: f.End, StoredAs: f.RedactedAs()}
+	}
+	return out
+}
+
+// duplicatesLine is "\nPossible duplicates: auth-token-refresh (0.86),
+// Auth_Token (same id)", or "" for none (docs/design/trust.md#duplicates).
+func duplicatesLine(ds []domain.Duplicate) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		if d.ByID {
+			parts[i] = d.ID + " (same id)"
+		} else {
+			parts[i] = fmt.Sprintf("%s (%.2f)", d.ID, d.Score)
+		}
+	}
+	return "\nPossible duplicates: " + strings.Join(parts, ", ")
+}
+
+// duplicateOut is a node a new one may duplicate.
+type duplicateOut struct {
+	ID    string  `json:"id"`
+	By    string  `json:"by" jsonschema:"id: the same id but for case, - or _ and a plural s; gist: a near-identical gist"`
+	Score float64 `json:"score" jsonschema:"how alike the gists are, 0 to 1; 1 for a match by id"`
+}
+
+func duplicatesOutput(ds []domain.Duplicate) []duplicateOut {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]duplicateOut, len(ds))
+	for i, d := range ds {
+		out[i] = duplicateOut{ID: d.ID, By: domain.DuplicateBy(d), Score: d.Score}
+	}
+	return out
 }
 
 // movesOut is what a compaction run moved.

@@ -45,23 +45,24 @@ func putEdge(ctx context.Context, svc Service, a putEdgeArgs) (string, putEdgeOu
 	e := res.Edge
 	return renderPutEdge(res), putEdgeOutput{
 		Level: string(res.Level), Project: res.Project, From: e.From, Rel: e.Rel, To: e.To,
-		Version: e.Version.V, Compaction: movesOutput(res.Compaction),
+		Version: e.Version.V, Compaction: movesOutput(res.Compaction), Redacted: redactedOutput(res.Redacted),
 	}, nil
 }
 
 // putEdgeOutput is the structured result of kg_put_edge.
 type putEdgeOutput struct {
-	Level      string    `json:"level"`
-	Project    string    `json:"project,omitempty"`
-	From       string    `json:"from"`
-	Rel        string    `json:"rel"`
-	To         string    `json:"to"`
-	Version    uint64    `json:"version"`
-	Compaction *movesOut `json:"compaction,omitempty"`
+	Level      string         `json:"level"`
+	Project    string         `json:"project,omitempty"`
+	From       string         `json:"from"`
+	Rel        string         `json:"rel"`
+	To         string         `json:"to"`
+	Version    uint64         `json:"version"`
+	Compaction *movesOut      `json:"compaction,omitempty"`
+	Redacted   []redactionOut `json:"redacted,omitempty" jsonschema:"secrets the write held, stored replaced by [REDACTED:<kind>] (KG_SECRETS=redact)"`
 }
 
 // renderPutEdge is "Edge a --rel--> b saved to user graph", plus a line for
 // what compaction moved.
 func renderPutEdge(r app.PutEdgeResult) string {
-	return fmt.Sprintf("Edge %s saved to %s graph", r.Edge.Key(), r.Level) + movesLine(r.Compaction)
+	return fmt.Sprintf("Edge %s saved to %s graph", r.Edge.Key(), r.Level) + redactedLine(r.Redacted) + movesLine(r.Compaction)
 }

@@ -54,21 +54,26 @@ func putNode(ctx context.Context, svc Service, a putNodeArgs) (string, putNodeOu
 	}
 	return renderPutNode(res), putNodeOutput{
 		Level: string(res.Level), Project: res.Project, ID: res.Node.ID, Version: res.Node.Version.V,
-		Compaction: movesOutput(res.Compaction),
+		Compaction: movesOutput(res.Compaction), Redacted: redactedOutput(res.Redacted),
+		PossibleDuplicates: duplicatesOutput(res.PossibleDuplicates),
 	}, nil
 }
 
 // putNodeOutput is the structured result of kg_put_node.
 type putNodeOutput struct {
-	Level      string    `json:"level"`
-	Project    string    `json:"project,omitempty"`
-	ID         string    `json:"id"`
-	Version    uint64    `json:"version"`
-	Compaction *movesOut `json:"compaction,omitempty" jsonschema:"what the compaction run this write triggered moved, if anything"`
+	Level      string         `json:"level"`
+	Project    string         `json:"project,omitempty"`
+	ID         string         `json:"id"`
+	Version    uint64         `json:"version"`
+	Compaction *movesOut      `json:"compaction,omitempty" jsonschema:"what the compaction run this write triggered moved, if anything"`
+	Redacted   []redactionOut `json:"redacted,omitempty" jsonschema:"secrets the write held, stored replaced by [REDACTED:<kind>] (KG_SECRETS=redact)"`
+	// The write is made all the same: kg warns, never drops.
+	PossibleDuplicates []duplicateOut `json:"possible_duplicates,omitempty" jsonschema:"existing nodes this new node may repeat; the write was made all the same"`
 }
 
 // renderPutNode is "Node "x" saved to project graph (v3)", plus a line for
 // what compaction moved.
 func renderPutNode(r app.PutNodeResult) string {
-	return fmt.Sprintf("Node %q saved to %s graph (v%d)", r.Node.ID, r.Level, r.Node.Version.V) + movesLine(r.Compaction)
+	return fmt.Sprintf("Node %q saved to %s graph (v%d)", r.Node.ID, r.Level, r.Node.Version.V) + redactedLine(r.Redacted) +
+		duplicatesLine(r.PossibleDuplicates) + movesLine(r.Compaction)
 }

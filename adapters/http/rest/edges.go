@@ -35,11 +35,13 @@ func (a *API) putEdge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	apijson.Write(w, http.StatusOK, struct {
-		Edge       apijson.Edge   `json:"edge"`
-		Level      string         `json:"level"`
-		Project    *string        `json:"project"`
-		Compaction *apijson.Moves `json:"compaction"`
-	}{apijson.EdgeOf(res.Edge), string(res.Level), optional(res.Project), apijson.MovesOrNil(res.Compaction)})
+		Edge       apijson.Edge        `json:"edge"`
+		Level      string              `json:"level"`
+		Project    *string             `json:"project"`
+		Compaction *apijson.Moves      `json:"compaction"`
+		Redacted   []apijson.Redaction `json:"redacted,omitempty"`
+	}{apijson.EdgeOf(res.Edge), string(res.Level), optional(res.Project), apijson.MovesOrNil(res.Compaction),
+		apijson.RedactionsOf(res.Redacted)})
 }
 
 // deleteEdgeByQuery serves DELETE /api/edges?level&from&to&rel&session_id&

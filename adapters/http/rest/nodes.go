@@ -38,11 +38,14 @@ func (a *API) putNode(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	apijson.Write(w, http.StatusOK, struct {
-		Node       apijson.Node   `json:"node"`
-		Level      string         `json:"level"`
-		Project    *string        `json:"project"`
-		Compaction *apijson.Moves `json:"compaction"`
-	}{apijson.NodeOf(res.Node), string(res.Level), optional(res.Project), apijson.MovesOrNil(res.Compaction)})
+		Node       apijson.Node        `json:"node"`
+		Level      string              `json:"level"`
+		Project    *string             `json:"project"`
+		Compaction *apijson.Moves      `json:"compaction"`
+		Redacted   []apijson.Redaction `json:"redacted,omitempty"`
+		Duplicates []apijson.Duplicate `json:"possible_duplicates,omitempty"`
+	}{apijson.NodeOf(res.Node), string(res.Level), optional(res.Project), apijson.MovesOrNil(res.Compaction),
+		apijson.RedactionsOf(res.Redacted), apijson.DuplicatesOf(res.PossibleDuplicates)})
 }
 
 // edgeEndJSON is an edge seen from the node read: its direction and the

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/http/portable"
+	"github.com/kg-memory/kg/domain"
+)
+
+// What kg doctor looks at in the graphs' content when asked
+// (docs/design/operations.md#kg-doctor): stored secrets, possible
+// duplicates. Like every check of kg doctor it changes nothing.
+
+// contentChecks are the checks of what the graphs hold, each asked for by
+// its flag.
+type contentChecks struct {
+	secrets    bool
+	duplicates bool
+}
+
+func (cc *contentChecks) bind(c *cobra.Command) {
+	c.Flags().BoolVar(&cc.secrets, "secrets", false, "scan every node and edge for credentials (keys, tokens, passwords)")
+	c.Flags().BoolVar(&cc.duplicates, "duplicates", false, "list the clusters of active and archived nodes that may say one thing")
+}
+
+func (cc contentChecks) any() bool { return cc.secrets || cc.duplicates }
+
+// graphSubject names a graph in a finding.
+func graphSubject(key domain.GraphKey) string {
+	if key.Level == domain.LevelUser {
+		return "user graph"
+	}
+	return "project " + key.Project
+}
+
+// checkContent makes the asked checks of one graph's data.
+func (c *checkup) checkContent(key domain.GraphKey, d domain.GraphData) {
+	if !c.content.any() {
+		return
+	}
+	g, _ := domain.Restore(key, d, domain.RestoreOptions{})
+	if c.content.secrets {
+		c.checkSecrets(key, g)
+	}
+	if c.content.duplicates {
+		c.checkDuplicates(key, g)
+	}
+}
+
+// checkDuplicates reports each cluster of possible duplicates
+// (docs/design/trust.md#duplicates): its nodes and the links that joined
+// them. Merging is a person's call, so it is information, not a fault.
+func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
+	clusters := g.DuplicateClusters()
+	if len(clusters) == 0 {
+		c.add(levelOK, graphSubject(key), "no possible duplicates", "")
+		return
+	}
+	for _, cl := range clusters {
+		links := make([]string, len(cl.Pairs))
+		for i, p := range cl.Pairs {
+			how := fmt.Sprintf("gists %.2f alike", p.Score)
+			if p.ByID {
+				how = "same id"
+			}
+			links[i] = fmt.Sprintf("%s ~ %s: %s", p.A, p.B, how)
+		}
+		c.add(levelInfo, graphSubject(key),
+			fmt.Sprintf("possible duplicates: %s (%s)", strings.Join(cl.IDs, ", "), strings.Join(links, "; ")),
+			"if they say one thing, keep one: move what the others add into it and their edges to it, then delete them "+
+				"(kg_put_node, kg_put_edge, kg_delete_node); if not, nothing to do")
+	}
+}
+
+// checkSecrets reports each credential a graph holds, by its node or edge,
+// field, kind and position; never the credential itself.
+func (c *checkup) checkSecrets(key domain.GraphKey, g *domain.Graph) {
+	found := g.Secrets()
+	if len(found) == 0 {
+		c.add(levelOK, graphSubject(key), "no secret found", "")
+		return
+	}
+	for _, f := range found {
+		item, fix := "node "+f.Node, fmt.Sprintf("write node %s again with the secret replaced by where it lives "+
+			"(kg_put_node, or the web page), or delete it; then rotate the credential: it has been in memory", f.Node)
+		if f.Edge != nil {
+			item = "edge " + f.Edge.String()
+			fix = "write the edge again with the secret replaced by where it lives (kg_put_edge), or delete it " +
+				"(kg_delete_edge); then rotate the credential: it has been in memory"
+		}
+		c.add(levelWarn, graphSubject(key), item+" "+f.Message(), fix)
+	}
+}
+
+// checkContentThroughServer makes the content checks through the server
+// that holds the root's bolt file: each graph as its export reads it.
+func (c *checkup) checkContentThroughServer(ctx context.Context, srv *apiClient) {
+	keys := []domain.GraphKey{domain.UserGraph}
+	projects, err := serverProjects(ctx, srv)
+	if err != nil {
+		c.add(levelWarn, "server", "the list of projects cannot be read: "+err.Error(), "run kg doctor again")
+	}
+	for _, p := range projects {
+		keys = append(keys, domain.ProjectGraph(p))
+	}
+	for _, k := range keys {
+		var doc bytes.Buffer
+		if err := srv.call(ctx, "GET", "/api/export", scopeQuery(k), nil, &doc); err != nil {
+			c.add(levelWarn, graphSubject(k), "cannot be read through the server: "+err.Error(), "run kg doctor again")
+			continue
+		}
+		d, err := portable.Decode(&doc)
+		if err != nil {
+			c.add(levelWarn, graphSubject(k), "the server's export does not decode: "+err.Error(), "run kg doctor again")
+			continue
+		}
+		c.checkContent(k, d.Data)
+	}
+}

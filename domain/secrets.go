@@ -1,0 +1,534 @@
+package domain
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The secret scanner (docs/design/trust.md#secrets): every write of a node or
+// an edge is scanned for credentials before it is applied — the well-known
+// token formats, private key blocks, URLs that carry a password, password and
+// secret assignments, and long random strings. What a match does depends on
+// the SecretsMode: refuse the write, store it with the secret replaced, or
+// nothing. Scanning is on writes only: stored data is never scanned at load,
+// so a graph that holds something secret-looking still loads and serves.
+
+// SecretsMode is what a write that holds a secret does (KG_SECRETS).
+type SecretsMode string
+
+// The secrets modes.
+const (
+	SecretsBlock  SecretsMode = "block"  // refuse the write, naming the field, the kind and the position
+	SecretsRedact SecretsMode = "redact" // store it with each secret replaced by [REDACTED:<kind>]
+	SecretsAllow  SecretsMode = "allow"  // no check
+)
+
+// ParseSecretsMode checks a secrets mode named by a setting.
+func ParseSecretsMode(field, s string) (SecretsMode, error) {
+	switch SecretsMode(s) {
+	case SecretsBlock, SecretsRedact, SecretsAllow:
+		return SecretsMode(s), nil
+	}
+	return "", Invalidf(field, "%q is not one of block, redact, allow", s)
+}
+
+// SecretKind is one kind of credential the scanner knows.
+type SecretKind struct {
+	ID    string // the name in [REDACTED:<id>], e.g. aws-access-key
+	Label string // how a message names it, e.g. "an AWS access key"
+}
+
+// Secret is one credential found in a text: its kind and where it is, in
+// code points from 0, end exclusive (Start and End), and in bytes.
+type Secret struct {
+	Kind               SecretKind
+	Start, End         int // code points; End exclusive
+	byteStart, byteEnd int
+}
+
+// SecretFinding is a secret found in a field of a write or of a stored item.
+type SecretFinding struct {
+	Field string // e.g. "notes[1]", "nodes[3].gist", "to"
+	Secret
+}
+
+// Message says what was found without the secret itself:
+// `notes[1]: looks like an AWS access key (chars 12–31)`. Chars count from 1,
+// both ends included.
+func (f SecretFinding) Message() string {
+	return fmt.Sprintf("%s: looks like %s (chars %d–%d)", f.Field, f.Kind.Label, f.Start+1, f.End)
+}
+
+// RedactedAs is the text that replaces the secret in redact mode.
+func (f SecretFinding) RedactedAs() string { return redaction(f.Kind) }
+
+func redaction(k SecretKind) string { return "[REDACTED:" + k.ID + "]" }
+
+// secretRule finds one kind of secret. A rule whose keywords are all absent
+// from a text (compared in lower case) is not run on it: most texts hold
+// none, and the check is then a handful of substring searches.
+type secretRule struct {
+	kind     SecretKind
+	keywords []string
+	re       *regexp.Regexp
+	// group is the submatch that is the secret (0: the whole match).
+	group int
+	// accept, when set, looks at the match (the secret) and the text and
+	// says whether it is one: placeholders and look-alikes are not.
+	accept func(secret string) bool
+}
+
+// The kinds of secret (docs/design/trust.md#what-counts-as-a-secret).
+var (
+	kindAWSAccessKey   = SecretKind{"aws-access-key", "an AWS access key"}
+	kindAWSSecretKey   = SecretKind{"aws-secret-key", "an AWS secret access key"}
+	kindGitHubToken    = SecretKind{"github-token", "a GitHub token"}
+	kindGitLabToken    = SecretKind{"gitlab-token", "a GitLab token"}
+	kindSlackToken     = SecretKind{"slack-token", "a Slack token"}
+	kindSlackWebhook   = SecretKind{"slack-webhook", "a Slack webhook URL"}
+	kindDiscordWebhook = SecretKind{"discord-webhook", "a Discord webhook URL"}
+	kindDiscordToken   = SecretKind{"discord-token", "a Discord bot token"}
+	kindTelegramToken  = SecretKind{"telegram-token", "a Telegram bot token"}
+	kindStripeKey      = SecretKind{"stripe-key", "a Stripe secret key"}
+	kindGoogleAPIKey   = SecretKind{"google-api-key", "a Google API key"}
+	kindGoogleSecret   = SecretKind{"google-oauth-secret", "a Google OAuth client secret"}
+	kindOpenAIKey      = SecretKind{"openai-key", "an OpenAI API key"}
+	kindAnthropicKey   = SecretKind{"anthropic-key", "an Anthropic API key"}
+	kindHuggingFace    = SecretKind{"huggingface-token", "a Hugging Face token"}
+	kindNPMToken       = SecretKind{"npm-token", "an npm token"}
+	kindPyPIToken      = SecretKind{"pypi-token", "a PyPI token"}
+	kindTwilioKey      = SecretKind{"twilio-key", "a Twilio API key"}
+	kindSendGridKey    = SecretKind{"sendgrid-key", "a SendGrid API key"}
+	kindMailgunKey     = SecretKind{"mailgun-key", "a Mailgun API key"}
+	kindShopifyToken   = SecretKind{"shopify-token", "a Shopify access token"}
+	kindSquareToken    = SecretKind{"square-token", "a Square access token"}
+	kindDOToken        = SecretKind{"digitalocean-token", "a DigitalOcean token"}
+	kindAzureKey       = SecretKind{"azure-storage-key", "an Azure storage account key"}
+	kindCIToken        = SecretKind{"ci-token", "a CI service token (CircleCI, Buildkite)"}
+	kindJWT            = SecretKind{"jwt", "a JSON Web Token"}
+	kindPrivateKey     = SecretKind{"private-key", "a private key block"}
+	kindURLPassword    = SecretKind{"url-password", "a password in a URL"}
+	kindPassword       = SecretKind{"password", "a password or secret assignment"}
+	kindHighEntropy    = SecretKind{"high-entropy", "a long random string (a key or token)"}
+)
+
+func rule(kind SecretKind, keywords []string, pattern string) secretRule {
+	return secretRule{kind: kind, keywords: keywords, re: regexp.MustCompile(pattern)}
+}
+
+// secretRules are the token formats, most specific first: where two rules
+// match the same text, the first wins.
+var secretRules = []secretRule{
+	rule(kindPrivateKey, []string{"private key"}, `-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`),
+	rule(kindAWSAccessKey, []string{"akia", "asia", "abia", "acca"}, `\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`),
+	{kind: kindAWSSecretKey, keywords: []string{"aws"}, group: 1,
+		re: regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`)},
+	rule(kindGitHubToken, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{59,240})\b`),
+	rule(kindGitLabToken, []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glft-"}, `\bgl(?:pat|ptt|dt|rt|soat|cbt|ft)-[0-9A-Za-z_-]{20,}`),
+	rule(kindSlackWebhook, []string{"hooks.slack.com"}, `https://hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{20,}`),
+	rule(kindSlackToken, []string{"xox"}, `\bxox[abposr]-[0-9A-Za-z-]{10,}`),
+	rule(kindDiscordWebhook, []string{"discord"}, `https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{40,}`),
+	rule(kindTelegramToken, []string{":aa"}, `\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`),
+	rule(kindStripeKey, []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, `\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}|whsec_[A-Za-z0-9]{32,})\b`),
+	{kind: kindGoogleAPIKey, keywords: []string{"aiza"}, group: 1, re: regexp.MustCompile(`\b(AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)`)},
+	rule(kindGoogleSecret, []string{"gocspx-"}, `\bGOCSPX-[0-9A-Za-z_-]{28}`),
+	rule(kindAnthropicKey, []string{"sk-ant-"}, `\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}`),
+	rule(kindOpenAIKey, []string{"sk-"}, `\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})`),
+	rule(kindHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`),
+	rule(kindNPMToken, []string{"npm_"}, `\bnpm_[A-Za-z0-9]{36}\b`),
+	rule(kindPyPIToken, []string{"pypi-"}, `\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`),
+	rule(kindTwilioKey, []string{"sk"}, `\bSK[0-9a-fA-F]{32}\b`),
+	rule(kindSendGridKey, []string{"sg."}, `\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`),
+	rule(kindMailgunKey, []string{"key-"}, `\bkey-[0-9a-z]{32}\b`),
+	rule(kindShopifyToken, []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`),
+	rule(kindSquareToken, []string{"sq0atp-", "sq0csp-", "eaaa"}, `\b(?:sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}|EAAA[A-Za-z0-9_-]{60})\b`),
+	rule(kindDOToken, []string{"_v1_"}, `\bdo[opr]_v1_[a-f0-9]{64}\b`),
+	rule(kindAzureKey, []string{"accountkey="}, `(?i)AccountKey=[A-Za-z0-9+/]{86}==`),
+	rule(kindCIToken, []string{"ccipat_", "bkua_"}, `\b(?:CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}|bkua_[a-f0-9]{40})\b`),
+	rule(kindDiscordToken, []string{"."}, `\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b`),
+	rule(kindJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+	{kind: kindURLPassword, keywords: []string{"://"}, group: 1, accept: notPlaceholder,
+		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@"'<>\[\]]+:([^\s/?#@"'<>]+)@[^\s/?#"'<>]`)},
+}
+
+// passwordAssignment finds `password=…`, `secret: "…"` and the like; the
+// value is judged by assignedSecret.
+var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])((?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|client[_-]?secret|token))["']?[ \t]*(:|=)[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s,;&"'<>)\]}]+)`)
+
+var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token"}
+
+// ScanSecrets returns the secrets in s, in order of position, without
+// overlaps. A rule runs only on a text that holds one of its keywords, so a
+// text that holds none costs a few substring searches and one pass of the
+// long-random-string rule.
+func ScanSecrets(s string) []Secret {
+	if len(s) < 8 {
+		return nil
+	}
+	lower := strings.ToLower(s)
+	var found []Secret
+	for i := range secretRules {
+		r := &secretRules[i]
+		if !containsAny(lower, r.keywords) {
+			continue
+		}
+		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[2*r.group], m[2*r.group+1]
+			if a < 0 || (r.accept != nil && !r.accept(s[a:b])) {
+				continue
+			}
+			found = addSecret(found, r.kind, a, b)
+		}
+	}
+	if strings.ContainsAny(s, ":=") && containsAny(lower, assignmentKeywords) {
+		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[6], m[7]
+			if v := s[a:b]; assignedSecret(s[m[2]:m[3]], s[m[4]:m[5]], v) {
+				if q := v[0]; (q == '"' || q == '\'') && len(v) >= 2 {
+					a, b = a+1, b-1
+				}
+				found = addSecret(found, kindPassword, a, b)
+			}
+		}
+	}
+	found = highEntropy(s, lower, found)
+	if len(found) == 0 {
+		return nil
+	}
+	slices.SortFunc(found, func(x, y Secret) int { return x.byteStart - y.byteStart })
+	// Byte offsets to code points, in one pass.
+	cp, at := 0, 0
+	for i := range found {
+		cp += utf8.RuneCountInString(s[at:found[i].byteStart])
+		found[i].Start = cp
+		cp += utf8.RuneCountInString(s[found[i].byteStart:found[i].byteEnd])
+		found[i].End = cp
+		at = found[i].byteEnd
+	}
+	return found
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// addSecret adds the secret at bytes [a, b) unless a secret found before
+// overlaps it.
+func addSecret(found []Secret, kind SecretKind, a, b int) []Secret {
+	for _, f := range found {
+		if a < f.byteEnd && f.byteStart < b {
+			return found
+		}
+	}
+	return append(found, Secret{Kind: kind, byteStart: a, byteEnd: b})
+}
+
+// assignedSecret judges the value of an assignment to a secret-named key: a
+// real value, not a placeholder, a reference to where the secret lives
+// (an environment variable, a function call, a config path), or a word of
+// prose ("the secret: rotate it monthly").
+func assignedSecret(key, sep, v string) bool {
+	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'')
+	if quoted {
+		v = v[1 : len(v)-1]
+	}
+	if len(v) < 6 || !notPlaceholder(v) {
+		return false
+	}
+	if strings.ContainsAny(v, "()") || dottedName.MatchString(v) || envName.MatchString(v) {
+		return false // a call, a config path, an environment variable's name
+	}
+	for _, p := range []string{"/", "~/", "./", "../"} {
+		if strings.HasPrefix(v, p) {
+			return false // a path (pwd: /home/alice/src)
+		}
+	}
+	if wordish.MatchString(v) {
+		// Lower-case words (and kebab or snake case): prose, or the
+		// name of something. Quoted after `=`, it is a value.
+		return quoted && sep == "="
+	}
+	lk := strings.ToLower(key)
+	if sep == ":" && !quoted && (strings.HasSuffix(lk, "token") || strings.HasSuffix(lk, "key")) {
+		// "token: JWT refresh", "key: a2": a value must look random.
+		return hasDigit(v) && hasLetter(v) && len(v) >= 8
+	}
+	return true
+}
+
+var (
+	dottedName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
+	envName    = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	wordish    = regexp.MustCompile(`^[a-z]+(?:[_-][a-z]+)*$`)
+)
+
+// notPlaceholder reports whether v is a value rather than a placeholder for
+// one: `${DB_PASSWORD}`, `<password>`, `{{ .Secret }}`, `%s`, `xxxx`, `***`,
+// `changeme`, an earlier redaction.
+func notPlaceholder(v string) bool {
+	if v == "" {
+		return false
+	}
+	switch v[0] {
+	case '$', '<', '{', '%', '[', '*':
+		return false
+	}
+	lv := strings.ToLower(v)
+	for _, p := range []string{"password", "passwd", "secret", "changeme", "example", "placeholder", "your", "redacted", "dummy", "xxxx", "****", "...", "none", "null", "undefined", "empty", "token"} {
+		if strings.Contains(lv, p) {
+			return false
+		}
+	}
+	same := true
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			same = false
+			break
+		}
+	}
+	return !same
+}
+
+func hasDigit(s string) bool  { return strings.ContainsAny(s, "0123456789") }
+func hasLetter(s string) bool { return strings.IndexFunc(s, isASCIILetter) >= 0 }
+
+func isASCIILetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+
+// The long-random-string rule (docs/design/trust.md#long-random-strings).
+const (
+	entropyMinLen = 32  // chars of a candidate
+	entropyMinBit = 4.0 // Shannon entropy, bits per char
+	// entropyMinMix is the least share of neighbouring chars of different
+	// classes (lower, upper, digit, other): random text switches class at
+	// about every other char, an identifier (tokenRefreshHandlerV2) rarely.
+	entropyMinMix = 0.3
+)
+
+// highEntropy adds the long random strings of s that no rule found:
+// runs of at least entropyMinLen chars of the base64 and URL-safe alphabets
+// that mix upper case, lower case and digits, switch between them often and
+// carry much entropy — and are none of the look-alikes: hex (UUIDs, git
+// SHAs, digests), base64 of ordinary text, checksums written as
+// `sha512-…` or `h1:…`, IPFS ids, and path segments of URLs.
+func highEntropy(s, lower string, found []Secret) []Secret {
+	public := publicBlocks(s, lower)
+	for i := 0; i < len(s); {
+		if !isTokenByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isTokenByte(s[j]) {
+			j++
+		}
+		if j-i >= entropyMinLen && !inSpans(public, i) && randomToken(s, i, j) {
+			found = addSecret(found, kindHighEntropy, i, j)
+		}
+		i = j
+	}
+	return found
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' || c == '='
+}
+
+// randomToken judges the candidate s[i:j].
+func randomToken(s string, i, j int) bool {
+	t := strings.TrimRight(s[i:j], "=")
+	if len(t) < entropyMinLen {
+		return false
+	}
+	var lower, upper, digit int
+	hex := true
+	for k := 0; k < len(t); k++ {
+		c := t[k]
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower++
+			hex = hex && c <= 'f'
+		case c >= 'A' && c <= 'Z':
+			upper++
+			hex = hex && c <= 'F'
+		case c >= '0' && c <= '9':
+			digit++
+		case c != '-':
+			hex = false
+		}
+	}
+	if hex || lower == 0 || upper == 0 || digit == 0 {
+		return false
+	}
+	if classMix(t) < entropyMinMix || wordy(t) || entropy(t) < entropyMinBit {
+		return false
+	}
+	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-"} {
+		if strings.HasPrefix(t, p) {
+			return false // a checksum, as package locks write them
+		}
+	}
+	before := s[:i]
+	for _, p := range []string{"h1:", "sha256:", "sha512:",
+		"ssh-rsa ", "ssh-ed25519 ", "ssh-dss ", "ecdsa-sha2-nistp256 ", "ecdsa-sha2-nistp384 ", "ecdsa-sha2-nistp521 "} {
+		if strings.HasSuffix(before, p) {
+			return false // a checksum (go.sum) or a public key
+		}
+	}
+	if strings.HasPrefix(t, "Qm") && len(t) == 46 {
+		return false // an IPFS content id (CIDv0)
+	}
+	if inURLPath(s, i) {
+		return false
+	}
+	return !base64Text(s[i:j])
+}
+
+// publicBlocks returns the byte spans of the PEM blocks of s that hold
+// public material (a certificate, a public key): their base64 lines look
+// random and are no secret.
+func publicBlocks(s, lower string) [][2]int {
+	if !strings.Contains(lower, "-----begin") {
+		return nil
+	}
+	var spans [][2]int
+	for _, m := range pemBlock.FindAllStringSubmatchIndex(s, -1) {
+		if !strings.Contains(s[m[2]:m[3]], "PRIVATE") {
+			spans = append(spans, [2]int{m[0], m[1]})
+		}
+	}
+	return spans
+}
+
+var pemBlock = regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)`)
+
+func inSpans(spans [][2]int, i int) bool {
+	for _, sp := range spans {
+		if i >= sp[0] && i < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// wordy reports whether most of t lies in runs of three or more lower-case
+// letters: words of an identifier (handleTokenRefreshV2), not random text,
+// where such runs are rare.
+func wordy(t string) bool {
+	inWords, run := 0, 0
+	for k := 0; k <= len(t); k++ {
+		if k < len(t) && t[k] >= 'a' && t[k] <= 'z' {
+			run++
+			continue
+		}
+		if run >= 3 {
+			inWords += run
+		}
+		run = 0
+	}
+	return inWords*2 >= len(t)
+}
+
+// classMix is the share of neighbouring chars of t that are of different
+// classes.
+func classMix(t string) float64 {
+	class := func(c byte) int {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return 0
+		case c >= 'A' && c <= 'Z':
+			return 1
+		case c >= '0' && c <= '9':
+			return 2
+		}
+		return 3
+	}
+	switches := 0
+	for k := 1; k < len(t); k++ {
+		if class(t[k]) != class(t[k-1]) {
+			switches++
+		}
+	}
+	return float64(switches) / float64(len(t)-1)
+}
+
+// entropy is the Shannon entropy of t's bytes, in bits per byte.
+func entropy(t string) float64 {
+	var counts [256]int
+	for k := 0; k < len(t); k++ {
+		counts[t[k]]++
+	}
+	h, n := 0.0, float64(len(t))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// inURLPath reports whether byte i of s lies in the path of a URL (after
+// "://" in the same run of non-space text, and not right after '=' or '#'
+// that open a value): a content hash in a link, not a credential. Values in
+// a URL's query are judged like any text.
+func inURLPath(s string, i int) bool {
+	start := strings.LastIndexAny(s[:i], " \t\n\"'<>(")
+	word := s[start+1 : i]
+	k := strings.Index(word, "://")
+	if k < 0 {
+		return false
+	}
+	if strings.ContainsAny(word[k:], "?#") || strings.HasSuffix(word, "=") {
+		return false
+	}
+	return true
+}
+
+// base64Text reports whether t decodes (as standard or URL-safe base64) to
+// ordinary text: a look-alike of a key, not one.
+func base64Text(t string) bool {
+	raw := strings.TrimRight(t, "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		b, err := enc.DecodeString(raw)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		printable := 0
+		for _, c := range b {
+			if c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' || c == '\r' {
+				printable++
+			}
+		}
+		if printable*100 >= len(b)*95 {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns s with each of secrets (found in s by ScanSecrets) replaced
+// by [REDACTED:<kind>].
+func Redact(s string, secrets []Secret) string {
+	if len(secrets) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, f := range secrets {
+		b.WriteString(s[at:f.byteStart])
+		b.WriteString(redaction(f.Kind))
+		at = f.byteEnd
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}

@@ -1,0 +1,222 @@
+package domain
+
+import (
+	"slices"
+	"strings"
+)
+
+// Screening a write for secrets (docs/design/trust.md#secrets): each text
+// field of a node or an edge is scanned; block mode refuses the write with
+// an error that names every finding's field, kind and position and never
+// the secret; redact mode replaces each secret by [REDACTED:<kind>] and
+// returns what it replaced. An id or a rel names the item and cannot be
+// redacted: a secret there refuses the write in redact mode too.
+
+// secretAdvice ends a refusal: what to store instead.
+const secretAdvice = "store a reference to where it lives instead (an environment variable's name, a vault path)"
+
+// secretsError is the refusal of a write holding the findings fs: the
+// first finding's field, every finding's kind and position, the advice.
+func secretsError(fs []SecretFinding, extra string) error {
+	var b strings.Builder
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteString("; ")
+			b.WriteString(f.Field)
+			b.WriteString(": ")
+		}
+		b.WriteString(strings.TrimPrefix(f.Message(), f.Field+": "))
+	}
+	b.WriteString("; ")
+	if extra != "" {
+		b.WriteString(extra)
+	} else {
+		b.WriteString(secretAdvice)
+	}
+	return &Error{Kind: KindInvalid, Field: fs[0].Field, Msg: b.String()}
+}
+
+// screen scans one field: it appends the findings of s under field and
+// returns s redacted (in redact mode) or as it was.
+func screen(field, s string, mode SecretsMode, out *[]SecretFinding) string {
+	found := ScanSecrets(s)
+	if len(found) == 0 {
+		return s
+	}
+	for _, f := range found {
+		*out = append(*out, SecretFinding{Field: field, Secret: f})
+	}
+	if mode == SecretsRedact {
+		return Redact(s, found)
+	}
+	return s
+}
+
+// screenList scans the items of a list field; the list is copied only when
+// an item is redacted.
+func screenList(field string, list []string, mode SecretsMode, out *[]SecretFinding) []string {
+	res := list
+	for i, s := range list {
+		r := screen(itemField(field, i), s, mode, out)
+		if r != s {
+			if &res[0] == &list[0] {
+				res = slices.Clone(list)
+			}
+			res[i] = r
+		}
+	}
+	return res
+}
+
+// ScreenNode scans a node's input for secrets under mode. In block mode a
+// finding refuses it; in redact mode it returns the input with every secret
+// replaced, and the findings. A secret in the id refuses it in both modes.
+func ScreenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, error) {
+	if mode == SecretsAllow {
+		return in, nil, nil
+	}
+	in, fs, err := screenNode(in, mode)
+	if err == nil && len(fs) > 0 && mode == SecretsBlock {
+		return in, nil, secretsError(fs, "")
+	}
+	return in, fs, err
+}
+
+// screenNode scans a node's fields, redacting in redact mode; only a secret
+// in the id is an error.
+func screenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, error) {
+	var ids, fs []SecretFinding
+	screen("id", in.ID, SecretsBlock, &ids)
+	if len(ids) > 0 {
+		return in, nil, secretsError(ids, "an id names the node and cannot be redacted: choose another id")
+	}
+	in.Gist = screen("gist", in.Gist, mode, &fs)
+	in.Notes = screenList("notes", in.Notes, mode, &fs)
+	in.Touches = screenList("touches", in.Touches, mode, &fs)
+	return in, fs, nil
+}
+
+// ScreenEdge is ScreenNode for an edge: from, to, rel and notes. An end that
+// is redacted becomes a reference; a secret in the rel refuses the edge in
+// both modes.
+func ScreenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []SecretFinding, error) {
+	if mode == SecretsAllow {
+		return in, nil, nil
+	}
+	in, fs, err := screenEdge(in, mode)
+	if err == nil && len(fs) > 0 && mode == SecretsBlock {
+		return in, nil, secretsError(fs, "")
+	}
+	return in, fs, err
+}
+
+// screenEdge scans an edge's fields, redacting in redact mode; only a
+// secret in the rel is an error.
+func screenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []SecretFinding, error) {
+	var rels, fs []SecretFinding
+	screen("rel", in.Rel, SecretsBlock, &rels)
+	if len(rels) > 0 {
+		return in, nil, secretsError(rels, "a rel names the relationship and cannot be redacted: choose another rel")
+	}
+	in.From = screen("from", in.From, mode, &fs)
+	in.To = screen("to", in.To, mode, &fs)
+	in.Notes = screenList("notes", in.Notes, mode, &fs)
+	return in, fs, nil
+}
+
+// ScreenImport scans every node and edge of an import document, naming
+// fields as ValidateImport does (`nodes[3].notes[1]`). In block mode any
+// finding refuses the whole document; in redact mode the document is
+// returned with every secret replaced (its lists copied only where an item
+// changed). Progress states are not scanned (docs/design/trust.md#secrets).
+func ScreenImport(d GraphData, mode SecretsMode) (GraphData, []SecretFinding, error) {
+	if mode == SecretsAllow {
+		return d, nil, nil
+	}
+	var fs []SecretFinding
+	nodes := d.Nodes
+	for i := range d.Nodes {
+		n := &d.Nodes[i]
+		at := itemField("nodes", i)
+		in, found, err := screenNode(NodeInput{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}, mode)
+		if err != nil {
+			return d, nil, within(at, err)
+		}
+		if len(found) == 0 {
+			continue
+		}
+		for _, f := range found {
+			f.Field = at + "." + f.Field
+			fs = append(fs, f)
+		}
+		if mode == SecretsRedact {
+			if &nodes[0] == &d.Nodes[0] {
+				nodes = slices.Clone(d.Nodes)
+			}
+			nodes[i].Gist, nodes[i].Notes, nodes[i].Touches = in.Gist, in.Notes, in.Touches
+		}
+	}
+	edges := d.Edges
+	for i := range d.Edges {
+		e := &d.Edges[i]
+		at := itemField("edges", i)
+		in, found, err := screenEdge(EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes}, mode)
+		if err != nil {
+			return d, nil, within(at, err)
+		}
+		if len(found) == 0 {
+			continue
+		}
+		for _, f := range found {
+			f.Field = at + "." + f.Field
+			fs = append(fs, f)
+		}
+		if mode == SecretsRedact {
+			if &edges[0] == &d.Edges[0] {
+				edges = slices.Clone(d.Edges)
+			}
+			edges[i].From, edges[i].To, edges[i].Notes = in.From, in.To, in.Notes
+		}
+	}
+	if len(fs) > 0 && mode == SecretsBlock {
+		return d, nil, secretsError(fs, "")
+	}
+	d.Nodes, d.Edges = nodes, edges
+	return d, fs, nil
+}
+
+// StoredSecret is a secret found in an item a graph holds (kg doctor
+// --secrets): the node, or the edge, and the finding.
+type StoredSecret struct {
+	Node string   // the node's id; empty for an edge
+	Edge *EdgeKey // the edge; nil for a node
+	SecretFinding
+}
+
+// Secrets scans every node and edge of the graph, in id and (from, rel, to)
+// order, and returns what it finds. Nothing is changed.
+func (g *Graph) Secrets() []StoredSecret {
+	var out []StoredSecret
+	for _, n := range g.Nodes() {
+		var fs []SecretFinding
+		screen("id", n.ID, SecretsBlock, &fs)
+		screen("gist", n.Gist, SecretsBlock, &fs)
+		screenList("notes", n.Notes, SecretsBlock, &fs)
+		screenList("touches", n.Touches, SecretsBlock, &fs)
+		for _, f := range fs {
+			out = append(out, StoredSecret{Node: n.ID, SecretFinding: f})
+		}
+	}
+	for _, e := range g.Edges() {
+		var fs []SecretFinding
+		screen("from", e.From, SecretsBlock, &fs)
+		screen("to", e.To, SecretsBlock, &fs)
+		screen("rel", e.Rel, SecretsBlock, &fs)
+		screenList("notes", e.Notes, SecretsBlock, &fs)
+		for _, f := range fs {
+			k := e.Key()
+			out = append(out, StoredSecret{Edge: &k, SecretFinding: f})
+		}
+	}
+	return out
+}
