@@ -115,12 +115,14 @@ type sim struct {
 	tier      []Tier
 	tier0     []Tier // the tier before the run
 	recency   []Micros
-	eligible  []bool  // past grace (orphaned nodes are excluded by tier)
-	cost      []int32 // estimate of the node when active
-	moved     []bool  // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
-	stepNode  []int32 // the node of each kept step of the plan, for applying it
-	archived0 int     // archived nodes before the run
-	why       reason  // the buffer reasons are built in
+	use       []uint64 // u(n): the use count decayed to the run's day; ScoringUse only
+	useDay    []int32  // the day of the node's last count; ScoringUse only
+	eligible  []bool   // past grace (orphaned nodes are excluded by tier)
+	cost      []int32  // estimate of the node when active
+	moved     []bool   // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
+	stepNode  []int32  // the node of each kept step of the plan, for applying it
+	archived0 int      // archived nodes before the run
+	why       reason   // the buffer reasons are built in
 	est       int
 
 	// The edges touching node i are ends[adj[start[i]:start[i+1]]], a
@@ -157,6 +159,11 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		est:       g.Stats().Estimate(p.EstimateNotes),
 		archived0: g.Stats().Archived,
 	}
+	byUse := p.Scoring == ScoringUse
+	today := UseDay(now)
+	if byUse {
+		s.use, s.useDay = make([]uint64, 0, n), make([]int32, 0, n)
+	}
 	degrees := 0
 	for _, si := range slots {
 		e := &g.ends[si]
@@ -166,6 +173,10 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		s.tier = append(s.tier, nd.Tier)
 		s.tier0 = append(s.tier0, nd.Tier)
 		s.recency = append(s.recency, nd.Recency())
+		if byUse {
+			s.use = append(s.use, nd.Use.At(today))
+			s.useDay = append(s.useDay, nd.Use.Day)
+		}
 		s.eligible = append(s.eligible, graceLeft(nd.Created, now, p.Grace) == 0)
 		c := e.gistCost
 		if p.EstimateNotes {
@@ -362,8 +373,8 @@ type member struct {
 }
 
 // population scores the eligible nodes whose simulated tier is one of
-// tiers, with connectedness against the simulated active set, and returns
-// them in rank order (rankOrder). The sort moves 24-byte keys, not whole ranks.
+// tiers, by the policy's scoring, and returns them in rank order
+// (rankOrder). The sort moves 24-byte keys, not whole ranks.
 func (s *sim) population(tiers ...Tier) []member {
 	idx := make([]int32, 0, len(s.tier))
 	for i, t := range s.tier {
@@ -372,6 +383,48 @@ func (s *sim) population(tiers ...Tier) []member {
 		}
 		idx = append(idx, int32(i))
 	}
+	if s.p.Scoring == ScoringUse {
+		return s.usePopulation(idx)
+	}
+	return s.seedPopulation(idx)
+}
+
+// usePopulation scores the nodes idx by ScoringUse: score = p_use, the
+// percentile of the node's use count decayed to the run's day
+// (docs/design/compaction.md#score).
+func (s *sim) usePopulation(idx []int32) []member {
+	n := len(idx)
+	rec := make([]Micros, n)
+	use := make([]uint64, n)
+	for k, i := range idx {
+		rec[k], use[k] = s.recency[i], s.use[i]
+	}
+	pu := percentiles(use)
+	keys := make([]rankKey, n)
+	for k := range keys {
+		keys[k] = rankKey{score: pu[k], recency: rec[k], k: int32(k)}
+	}
+	slices.SortFunc(keys, rankOrder{func(k int32) string { return s.ids[idx[k]] }}.cmp)
+	pop := make([]member, n)
+	for j, key := range keys {
+		k, i := key.k, idx[key.k]
+		pop[j] = member{i: i, Rank: Rank{
+			ID:       s.ids[i],
+			Recency:  rec[k],
+			Use:      use[k],
+			UseDay:   s.useDay[i],
+			PUse:     pu[k],
+			Score:    key.score,
+			Eligible: true,
+		}}
+	}
+	return pop
+}
+
+// seedPopulation scores the nodes idx by ScoringSeed, with connectedness
+// against the simulated active set: score = 0.33 × p_recency +
+// 0.66 × p_connectedness (docs/design/compaction.md#score).
+func (s *sim) seedPopulation(idx []int32) []member {
 	n := len(idx)
 	rec := make([]Micros, n)
 	con := make([]int, n)

@@ -136,6 +136,10 @@ func (s *sim) connectedness(i int32) int {
 // score. others holds every other node (active in grace, archived,
 // orphaned), by id, with its recency, connectedness, eligibility and, while
 // in grace, the time left.
+//
+// Under ScoringUse every node also carries its use count at now and the day
+// it was last counted, and the ranked ones their connectedness too, for a
+// person to compare, though it does not enter their score.
 func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 	s := newSim(g, g.nodeSlots(), now, p)
 	pop := s.population(Active)
@@ -143,6 +147,7 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 	inPop := make([]bool, len(s.ids))
 	for k, m := range pop {
 		ranked[k] = m.Rank
+		ranked[k].Connectedness = s.connectedness(m.i)
 		inPop[m.i] = true
 	}
 	others = make([]Rank, 0, len(s.ids)-len(pop))
@@ -155,6 +160,9 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),
 			GraceLeft:     graceLeft(n.Created, now, p.Grace),
+		}
+		if s.use != nil {
+			r.Use, r.UseDay = s.use[i], s.useDay[i]
 		}
 		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
 		others = append(others, r)
