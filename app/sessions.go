@@ -53,6 +53,7 @@ func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string
 
 func copySession(s ports.Session) ports.Session {
 	s.Synced = maps.Clone(s.Synced)
+	s.Counted = maps.Clone(s.Counted) // its slices are never changed in place
 	s.Extra = maps.Clone(s.Extra)
 	return s
 }
