@@ -18,5 +18,6 @@ func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead
 	if !ok {
 		return NodeRead{}, nodeNotFound(id, sc.Level)
 	}
+	s.store.showUse(e, &rd) // shown, not counted (docs/design/compaction.md#the-use-count)
 	return rd, nil
 }
