@@ -487,7 +487,7 @@ func (s *sim) archive(m *Moves) []int32 {
 		archived[k] = r.i
 		m.Archived = append(m.Archived, r.ID)
 		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank,
-			Reason: s.why.str("rank ").num(k + 1).str("/").num(len(pop)).str(", score ").score(r.Score).
+			Reason: s.why.str("rank ").num(k + 1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
 				str("; estimate ").num(est).str(" > target ").num(target).
 				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
 	}
@@ -579,7 +579,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			if s.tier[x.i] != Active || s.moved[x.i] {
 				continue
 			}
-			reason := s.why.str("rank ").num(int(pos[x.i]) + 1).str("/").num(len(pop)).str(", score ").score(x.Score).
+			reason := s.why.str("rank ").num(int(pos[x.i]) + 1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
 				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
 			s.move(x.i, Archived)
 			added = append(added, x.i)
@@ -596,7 +596,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
 		s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: &p.Rank,
-			Reason: s.why.str("score ").score(p.Score).str(" beats ").score(j.Score).str(" of ").str(j.ID).
+			Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
 				str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
 				str("; estimate ").num(before).str(" -> ").num(s.est).
 				str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
@@ -688,6 +688,22 @@ func (r *reason) str(s string) *reason { r.b = append(r.b, s...); return r }
 func (r *reason) num(n int) *reason { r.b = strconv.AppendInt(r.b, int64(n), 10); return r }
 
 func (r *reason) score(v float64) *reason { r.b = appendFixed4(r.b, v); return r }
+
+// use says, under ScoringUse, what a score is the percentile of: " = p_use
+// of 1.50 sessions", the node's use count at the run's day in sessions,
+// truncated to two decimals. Under ScoringSeed it adds nothing, so the
+// reasons stay those of before the use count.
+func (r *reason) use(p Policy, rk *Rank) *reason {
+	if p.Scoring != ScoringUse {
+		return r
+	}
+	hundredths := rk.Use * 100 / UseUnit // Use ≤ 2^48: no overflow
+	r.b = append(r.b, " = p_use of "...)
+	r.b = strconv.AppendUint(r.b, hundredths/100, 10)
+	r.b = append(r.b, '.', byte('0'+hundredths%100/10), byte('0'+hundredths%10))
+	r.b = append(r.b, " sessions"...)
+	return r
+}
 
 // done returns the line and empties the buffer for the next one.
 func (r *reason) done() string {
