@@ -449,6 +449,7 @@ func (s *sim) seedPopulation(idx []int32) []member {
 			PConnectedness: pc[k],
 			Score:          key.score,
 			Eligible:       true,
+			Scoring:        ScoringSeed,
 		}}
 	}
 	return pop

@@ -45,6 +45,7 @@ type Rank struct {
 	PConnectedness float64
 	PUse           float64
 	Score          float64
-	Eligible       bool   // not orphaned and past grace
-	GraceLeft      Micros // 0 when past grace
+	Eligible       bool    // not orphaned and past grace
+	GraceLeft      Micros  // 0 when past grace
+	Scoring        Scoring // the scoring the figures were computed under: which percentiles mean something
 }

@@ -156,6 +156,7 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 			continue
 		}
 		r := Rank{
+			Scoring:       s.p.Scoring,
 			ID:            s.ids[i],
 			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),

@@ -149,13 +149,13 @@ func TestRanks(t *testing.T) {
 	combineScore := DefaultScoreWeights().combine
 	// Pass 1 takes the population in this order: c, a, b.
 	wantRanked := []Rank{
-		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true},
-		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true},
-		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true},
+		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: ScoringSeed},
+		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: ScoringSeed},
+		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: ScoringSeed},
 	}
 	wantOthers := []Rank{
-		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true},
-		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9},
+		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: ScoringSeed},
+		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: ScoringSeed},
 	}
 	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
 		t.Fatalf("ranked (-want +got):\n%s", diff)
