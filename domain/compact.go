@@ -488,7 +488,7 @@ func (s *sim) archive(m *Moves) []int32 {
 		archived[k] = r.i
 		m.Archived = append(m.Archived, r.ID)
 		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank,
-			Reason: s.why.str("rank ").num(k + 1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
+			Reason: s.why.str("rank ").num(k+1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
 				str("; estimate ").num(est).str(" > target ").num(target).
 				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
 	}
@@ -580,7 +580,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			if s.tier[x.i] != Active || s.moved[x.i] {
 				continue
 			}
-			reason := s.why.str("rank ").num(int(pos[x.i]) + 1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
+			reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
 				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
 			s.move(x.i, Archived)
 			added = append(added, x.i)

@@ -112,7 +112,7 @@ func TestCompactionPlanExplainsTheUseCount(t *testing.T) {
 		e.put("user", sid, fmt.Sprintf("n%d", i), strings.Repeat("x", 20))
 	}
 	other := e.session("")
-	e.put("user", other, "n0", strings.Repeat("y", 20))             // a second session's count, saved with the write
+	e.put("user", other, "n0", strings.Repeat("y", 20))            // a second session's count, saved with the write
 	e.do("GET", "/api/nodes/user/n1?session_id="+other, nil).ok(t) // a REST read: shown, not counted
 	e.clock.Advance(6 * 24 * time.Hour)
 	r := e.do("GET", "/api/compaction/plan?level=user", nil).ok(t)
