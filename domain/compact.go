@@ -115,8 +115,8 @@ type sim struct {
 	tier      []Tier
 	tier0     []Tier // the tier before the run
 	recency   []Micros
-	use       []uint64 // u(n): the use count decayed to the run's day; ScoringUse only
-	useDay    []int32  // the day of the node's last count; ScoringUse only
+	use       []uint64 // u(n): the use count decayed to the run's day
+	useDay    []int32  // the day of the node's last count
 	eligible  []bool   // past grace (orphaned nodes are excluded by tier)
 	cost      []int32  // estimate of the node when active
 	moved     []bool   // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
@@ -159,11 +159,10 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		est:       g.Stats().Estimate(p.EstimateNotes),
 		archived0: g.Stats().Archived,
 	}
-	byUse := p.Scoring == ScoringUse
+	// The use count is read under either scoring: under seed it ranks
+	// nothing, but the figures a person is shown include it.
 	today := UseDay(now)
-	if byUse {
-		s.use, s.useDay = make([]uint64, 0, n), make([]int32, 0, n)
-	}
+	s.use, s.useDay = make([]uint64, 0, n), make([]int32, 0, n)
 	degrees := 0
 	for _, si := range slots {
 		e := &g.ends[si]
@@ -173,10 +172,8 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		s.tier = append(s.tier, nd.Tier)
 		s.tier0 = append(s.tier0, nd.Tier)
 		s.recency = append(s.recency, nd.Recency())
-		if byUse {
-			s.use = append(s.use, nd.Use.At(today))
-			s.useDay = append(s.useDay, nd.Use.Day)
-		}
+		s.use = append(s.use, nd.Use.At(today))
+		s.useDay = append(s.useDay, nd.Use.Day)
 		s.eligible = append(s.eligible, graceLeft(nd.Created, now, p.Grace) == 0)
 		c := e.gistCost
 		if p.EstimateNotes {
@@ -447,6 +444,8 @@ func (s *sim) seedPopulation(idx []int32) []member {
 			Connectedness:  con[k],
 			PRecency:       pr[k],
 			PConnectedness: pc[k],
+			Use:            s.use[i],
+			UseDay:         s.useDay[i],
 			Score:          key.score,
 			Eligible:       true,
 			Scoring:        ScoringSeed,

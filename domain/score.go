@@ -137,9 +137,9 @@ func (s *sim) connectedness(i int32) int {
 // orphaned), by id, with its recency, connectedness, eligibility and, while
 // in grace, the time left.
 //
-// Under ScoringUse every node also carries its use count at now and the day
-// it was last counted, and the ranked ones their connectedness too, for a
-// person to compare, though it does not enter their score.
+// Every node also carries its use count at now and the day it was last
+// counted, and under ScoringUse the ranked ones their connectedness too, for
+// a person to compare, though it does not enter their score.
 func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 	s := newSim(g, g.nodeSlots(), now, p)
 	pop := s.population(Active)
@@ -161,9 +161,8 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),
 			GraceLeft:     graceLeft(n.Created, now, p.Grace),
-		}
-		if s.use != nil {
-			r.Use, r.UseDay = s.use[i], s.useDay[i]
+			Use:           s.use[i],
+			UseDay:        s.useDay[i],
 		}
 		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
 		others = append(others, r)
