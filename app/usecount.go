@@ -8,12 +8,15 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// CountUses counts one use by session sessionID of each node ids of graph
+// countUses counts one use by session sessionID of each node ids of graph
 // key (docs/design/compaction.md#the-use-count): a node the session has not
 // counted before, in its life and across restarts, gets
 // _use ← decay(_use, day(now) − _use_day) + 65536 and _use_day ← day(now);
-// one it has counted is left as it is. It is how kg_useful's marks count;
-// kg_read by id and kg_put_node count through the same path on their own.
+// one it has counted is left as it is. It is how kg_useful's marks count:
+// the use case that stores the marks calls it, in one line, once they are
+// valid; kg_read by id and kg_put_node count through the same path on their
+// own. It is not a use case itself (no caller outside app), so it is not
+// exported.
 //
 // A count is no write: it takes no version and no seq, sends no event and
 // makes no sync entry. Like a read stamp it is applied with the graph's next
@@ -26,7 +29,7 @@ import (
 // otherwise the error names the field and nothing is counted. Repeated ids
 // count once. It counts no operation of the session: the call it is part of
 // does.
-func (s *Service) CountUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
+func (s *Service) countUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
 	if sessionID == "" {
 		return domain.Invalidf("session_id", "required: a use is counted once per session")
 	}
@@ -62,13 +65,13 @@ func (s *Service) CountUses(ctx context.Context, sessionID string, key domain.Gr
 	if len(missing) > 0 {
 		return domain.NotFoundf("ids", "no node %s in the %s; nothing was counted", quoteList(missing), graphName(key))
 	}
-	s.countUses(ctx, e, sess.ID, ids, now)
+	s.countFresh(ctx, e, sess.ID, ids, now)
 	return nil
 }
 
-// countUses counts the uses of ids by session at now that it had not
+// countFresh counts the uses of ids by session at now that it had not
 // counted, and returns those.
-func (s *Service) countUses(ctx context.Context, e *graphEntry, session string, ids []string, now domain.Micros) []string {
+func (s *Service) countFresh(ctx context.Context, e *graphEntry, session string, ids []string, now domain.Micros) []string {
 	if session == "" {
 		return nil // calls without a session count nothing
 	}
@@ -82,7 +85,7 @@ func (s *Service) countUses(ctx context.Context, e *graphEntry, session string, 
 // countRead counts the read by id rd of session, a node of e's graph, and
 // makes the read show the node's use count with it.
 func (s *Service) countRead(ctx context.Context, e *graphEntry, session string, rd *NodeRead) {
-	s.countUses(ctx, e, session, []string{rd.Node.ID}, s.clock.Now())
+	s.countFresh(ctx, e, session, []string{rd.Node.ID}, s.clock.Now())
 	s.store.showUse(e, rd)
 }
 

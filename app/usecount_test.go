@@ -32,7 +32,12 @@ func (e *env) storedUse(key domain.GraphKey, id string) (domain.Use, domain.Vers
 	return n.Use, n.Version
 }
 
+// sessions is the use count n sessions give a node on day(t0); none is a
+// node never counted.
 func sessions(n int) domain.Use {
+	if n == 0 {
+		return domain.Use{Known: true}
+	}
 	return domain.Use{Count: uint64(n) * domain.UseUnit, Day: domain.UseDay(domain.Micros(t0.UnixMicro())), Known: true}
 }
 
@@ -61,7 +66,7 @@ func TestUseCountsOncePerSession(t *testing.T) {
 			t.Errorf("read %d: the read shows use %+v, want %d sessions", i, got, wantN)
 		}
 	}
-	if err := e.svc.CountUses(e.ctx, c, domain.UserGraph, []string{"n", "n"}); err != nil {
+	if err := e.svc.countUses(e.ctx, c, domain.UserGraph, []string{"n", "n"}); err != nil {
 		t.Fatal(err)
 	}
 	use, v := e.storedUse(domain.UserGraph, "n")
@@ -78,7 +83,7 @@ func TestUseCountsOncePerSession(t *testing.T) {
 	}
 	// A session that has only the mark counts through it.
 	d := e.session(projA)
-	if err := e.svc.CountUses(e.ctx, d, domain.UserGraph, []string{"n"}); err != nil {
+	if err := e.svc.countUses(e.ctx, d, domain.UserGraph, []string{"n"}); err != nil {
 		t.Fatal(err)
 	}
 	if use, _ := e.storedUse(domain.UserGraph, "n"); use != sessions(4) {
@@ -166,7 +171,7 @@ func TestFailedPutCountsNothing(t *testing.T) {
 	}
 }
 
-// CountUses refuses what it cannot count, naming the field, and counts
+// countUses refuses what it cannot count, naming the field, and counts
 // nothing then.
 func TestCountUsesRefusals(t *testing.T) {
 	e := newEnv(t)
@@ -190,7 +195,7 @@ func TestCountUsesRefusals(t *testing.T) {
 		{"no project", none, domain.ProjectGraph(projA), []string{"p"}, domain.KindInvalid, "level", "no project"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := e.svc.CountUses(e.ctx, tc.session, tc.key, tc.ids)
+			err := e.svc.countUses(e.ctx, tc.session, tc.key, tc.ids)
 			de := wantKind(t, err, tc.kind, tc.field)
 			if !strings.Contains(de.Error(), tc.msg) {
 				t.Errorf("error %q does not say %q", de, tc.msg)
@@ -201,7 +206,7 @@ func TestCountUsesRefusals(t *testing.T) {
 		t.Errorf("refused counts changed n: %+v", use)
 	}
 	// The refused call claimed nothing: b's mark still counts.
-	if err := e.svc.CountUses(e.ctx, b, domain.UserGraph, []string{"n"}); err != nil {
+	if err := e.svc.countUses(e.ctx, b, domain.UserGraph, []string{"n"}); err != nil {
 		t.Fatal(err)
 	}
 	if use, _ := e.storedUse(domain.UserGraph, "n"); use != sessions(2) {
