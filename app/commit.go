@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -236,6 +237,9 @@ func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain
 	for id, t := range stamps {
 		e.g.StampRead(id, t)
 	}
+	// In time order: counts queued by concurrent reads may have arrived out
+	// of it (docs/decisions/0052-use-day-never-goes-back.md).
+	slices.SortStableFunc(uses, func(a, b pendingUse) int { return cmp.Compare(a.t, b.t) })
 	for _, u := range uses {
 		e.g.CountUse(u.id, u.t)
 	}
