@@ -80,6 +80,10 @@ type SearchRequest struct {
 	ProjectPath string
 	Level       domain.Level // empty: user graph and the project graph(s)
 	Limit       int          // 0: default 20; at most 100
+	// All searches the user graph and every project graph, loading those
+	// not loaded (the web page's one box); it names no session, project
+	// or level.
+	All bool
 }
 
 // SearchResult is what a search found, and which graphs it could not look
@@ -182,4 +186,9 @@ type ProjectInfo struct {
 	ProjectPath string
 	Stats       domain.Stats
 	LastChange  domain.Micros
+	// Estimate is the token estimate of the graph's full read, against
+	// the budget MaxTokens and the target a run brings it down to
+	// (docs/design/compaction.md#token-estimate-of-a-graph); zero when
+	// the graph could not be read.
+	Estimate, MaxTokens, TargetTokens int
 }

@@ -208,11 +208,23 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	}
 	for _, op := range batch {
 		if op.err == nil && op.events != nil {
-			for ev := range op.events {
-				if ev.Compaction != nil {
-					st.metrics.NodesMoved(*ev.Compaction)
-				}
-				st.events.Publish(ev)
+			// One write's events together, so that a subscriber with no
+			// room for them all is told to re-read instead of dropped.
+			st.events.Publish(st.counted(op.events))
+		}
+	}
+}
+
+// counted is evs, recording the nodes each compaction run among them moved
+// as they are published.
+func (st *store) counted(evs iter.Seq[ports.Event]) iter.Seq[ports.Event] {
+	return func(yield func(ports.Event) bool) {
+		for ev := range evs {
+			if ev.Compaction != nil {
+				st.metrics.NodesMoved(*ev.Compaction)
+			}
+			if !yield(ev) {
+				return
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"iter"
 	"path"
 	"slices"
 	"sync"
@@ -37,10 +38,12 @@ type recorder struct {
 	evs []ports.Event
 }
 
-func (r *recorder) Publish(ev ports.Event) {
+func (r *recorder) Publish(evs iter.Seq[ports.Event]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
+	for ev := range evs {
+		r.evs = append(r.evs, ev)
+	}
 }
 
 // ofType returns the events of type typ, in publication order.

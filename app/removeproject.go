@@ -67,7 +67,7 @@ func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (R
 		}
 		s.store.forgetProblem(key)
 		s.log.Info("project removed", "project", p, "damaged", true)
-		s.events.Publish(removedEvent(key, 0, RemovedProject{ProjectPath: p, Stored: true}))
+		s.events.Publish(ports.One(removedEvent(key, 0, RemovedProject{ProjectPath: p, Stored: true})))
 		return RemovedProject{ProjectPath: p, Stored: true}, nil
 	}
 	op := &writeOp{done: make(chan struct{}), remove: &removal{force: force, remover: remover, listed: inStorage}}
@@ -154,6 +154,6 @@ func (st *store) remove(ctx context.Context, e *graphEntry, op *writeOp) {
 	op.err = err
 	close(op.done)
 	if err == nil && (r.result.Stored || holds) {
-		st.events.Publish(removedEvent(e.key, seq, r.result))
+		st.events.Publish(ports.One(removedEvent(e.key, seq, r.result)))
 	}
 }

@@ -8,8 +8,9 @@ import (
 
 // Search is kg_search. With a session (or a project path) it searches the
 // user graph and that project's graph, loading it if needed; without
-// either, the user graph and every loaded project graph. Level narrows it
-// to one graph. It has no side effects on the graphs.
+// either, the user graph and every loaded project graph; with All, the user
+// graph and every project graph, loaded or stored. Level narrows it to one
+// graph. It has no side effects on the graphs.
 //
 // Without a level, a graph that cannot be loaded is left out and named in
 // Unavailable, and the others are searched, as the full read serves the
@@ -44,6 +45,16 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		return nil
 	}
 	switch {
+	case req.All:
+		keys, err := s.everyGraph(ctx, req)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		for _, k := range keys {
+			if err := spanned(k); err != nil {
+				return SearchResult{}, err
+			}
+		}
 	case req.Level != "":
 		k, err := t.key(req.Level)
 		if err != nil {

@@ -289,7 +289,7 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 	if written == 0 {
 		written = at.Now
 	}
-	n.Version = Version{V: g.NodeVersion(in.ID) + 1, TS: written, Session: at.Session, Seq: g.nextSeq()}
+	n.Version = Version{V: g.lastNodeVersion(in.ID) + 1, TS: written, Session: at.Session, Seq: g.nextSeq()}
 	if _, ok := g.nodeTombs[in.ID]; ok {
 		g.setNodeTomb(in.ID, nil)
 	}

@@ -127,7 +127,11 @@ func (s *Server) release() {
 // socket's events until it closes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	watch, err := s.svc.Watch(r.Context(), q.Get("session_id"), q.Get("project_path"))
+	aw, err := s.svc.Watch(r.Context(), q.Get("session_id"), q.Get("project_path"))
+	watch := watch{Watch: aw}
+	if err == nil {
+		err = scopeOf(q.Get("scope"), q.Get("project_path"), &watch)
+	}
 	if err != nil {
 		apijson.WriteError(w, r, s.log, err)
 		return
@@ -154,15 +158,42 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The slot is free before the subscription ends, so whoever sees the
 	// subscriber count drop can open a socket.
 	defer s.release()
-	s.stream(r.Context(), c, sub, watch)
+	s.stream(r.Context(), c, sub, watch.Watch)
+}
+
+// watch is what a socket listens to: the app's Watch, or every graph.
+type watch struct {
+	app.Watch
+	all bool // ?scope=all: the events of every graph
+}
+
+// scopeOf reads ?scope: empty (the user graph and the project named), or
+// "all" (every graph, for a page that lists what changed anywhere), which
+// names no project of its own.
+func scopeOf(scope, projectPath string, w *watch) error {
+	switch scope {
+	case "":
+		return nil
+	case "all":
+		if projectPath != "" {
+			return domain.Invalidf("scope", "all watches every graph; drop project_path, or drop scope to watch one project")
+		}
+		w.all = true
+		return nil
+	}
+	return domain.Invalidf("scope", "%q is not a scope; the one scope is all (every graph)", scope)
 }
 
 // filter chooses the events of a watch: every user-level event, the events
-// of its project, none caused by its own session.
-func filter(w app.Watch) func(ports.Event) bool {
+// of its project (of every project with scope=all), none caused by its own
+// session.
+func filter(w watch) func(ports.Event) bool {
 	return func(ev ports.Event) bool {
 		if w.SessionID != "" && ev.SourceSession == w.SessionID {
 			return false
+		}
+		if w.all {
+			return true
 		}
 		switch ev.Level {
 		case domain.LevelUser:
