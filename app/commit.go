@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -115,8 +116,8 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 			e.q.Unlock()
 			return
 		}
-		batch, stamps, gone := e.queue, e.stamps, e.gone
-		e.queue, e.stamps, e.nstamps = nil, nil, 0
+		batch, stamps, uses, gone := e.queue, e.stamps, e.uses, e.gone
+		e.queue, e.stamps, e.uses, e.nstamps = nil, nil, nil, 0
 		// A removal runs alone: the writes before it form this batch, and
 		// it and those after it wait for the next.
 		if i := slices.IndexFunc(batch, func(op *writeOp) bool { return op.remove != nil }); i > 0 {
@@ -137,7 +138,7 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 			st.remove(ctx, e, batch[0]) // the stamps are of a graph that goes
 			continue
 		}
-		st.commitBatch(ctx, e, batch, stamps)
+		st.commitBatch(ctx, e, batch, stamps, uses)
 	}
 }
 
@@ -154,7 +155,7 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 // (ports.ErrDamaged) is handled the same way after the rollback: the same
 // save would fail again, and the reload tells whether the graph can still
 // be read (docs/design/storage.md#loading-and-damage).
-func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros) {
+func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros, uses []pendingUse) {
 	acked := false
 	var w ports.GraphWrite // team mode: the batch's write, holding the graph's lock in the database
 	defer func() {
@@ -191,7 +192,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 			return
 		}
 	}
-	dirty := st.apply(e, batch, stamps)
+	dirty := st.apply(e, batch, stamps, uses)
 	var err error
 	if dirty {
 		var took time.Duration
@@ -260,14 +261,21 @@ func (st *store) settled(e *graphEntry) {
 	e.q.Unlock()
 }
 
-// apply applies the read stamps and then each change of the batch, each
-// with its own clock read, under the graph's write lock, and reports
-// whether the graph now has changes to save.
-func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros) bool {
+// apply applies the read stamps and the use counts, then each change of
+// the batch, each with its own clock read, under the graph's write lock, and
+// reports whether the graph now has changes to save. A count of a node
+// deleted meanwhile counts nothing.
+func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros, uses []pendingUse) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for id, t := range stamps {
 		e.g.StampRead(id, t)
+	}
+	// In time order: counts queued by concurrent reads may have arrived out
+	// of it (docs/decisions/0052-use-day-never-goes-back.md).
+	slices.SortStableFunc(uses, func(a, b pendingUse) int { return cmp.Compare(a.t, b.t) })
+	for _, u := range uses {
+		e.g.CountUse(u.id, u.t)
 	}
 	for _, op := range batch {
 		at := domain.Stamp{Now: st.clock.Now(), Session: op.session, Principal: op.principal}

@@ -25,6 +25,9 @@ type Explanation struct {
 	// a run archives (pass 1b).
 	Weights domain.ScoreWeights
 	Margin  float64
+	// Scoring is the score the ranking is by (KG_SCORING); Weights are
+	// those of ScoringSeed.
+	Scoring domain.Scoring
 }
 
 // NodeRank is one node's standing in compaction at Explanation.Now.
@@ -49,7 +52,7 @@ func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanatio
 	defer s.countOp(t.session, &err)
 	p := s.cfg.Policy
 	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
-		Weights: p.Weights(), Margin: domain.ResurrectionMargin}
+		Weights: p.Weights(), Margin: domain.ResurrectionMargin, Scoring: p.Scoring}
 	e.mu.RLock()
 	ex.Plan = domain.PlanCompaction(e.g, ex.Now, p)
 	ranked, others := domain.Ranks(e.g, ex.Now, p)

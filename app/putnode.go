@@ -33,6 +33,12 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		return PutNodeResult{}, err
 	}
 	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
+	// The write counts a use of the node by its session, in the same save,
+	// before its compaction run (docs/design/compaction.md#the-use-count).
+	var counted []string
+	if t.session != "" {
+		counted = s.sessions.claimCounts(t.session, k, []string{in.ID})
+	}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		var dups []domain.Duplicate
 		if _, exists := g.Node(in.ID); !exists {
@@ -44,6 +50,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 			return nil, err
 		}
 		res.PossibleDuplicates = dups
+		if len(counted) > 0 {
+			g.CountUse(in.ID, at.Now)
+			n, _ = g.Node(in.ID)
+		}
 		ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, at.Session)
 		ev.Node = n
 		moves, cev := s.compactRun(g, at)
@@ -52,6 +62,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		return append([]ports.Event{ev}, cev...), nil
 	})
 	if err != nil {
+		s.sessions.unclaimCounts(t.session, k, counted)
 		return PutNodeResult{}, err
 	}
 	// A session is not reminded of what it just wrote

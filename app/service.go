@@ -32,8 +32,8 @@ type Service struct {
 	// tools counts the targets of tool events per project
 	// (docs/design/hooks.md#tool-events).
 	tools *toolEvents
-	// uses counts kg_useful marks as uses of their nodes (useful.go); nil
-	// counts none.
+	// uses counts kg_useful marks as uses of their nodes (useful.go):
+	// countUses (usecount.go), unless a test puts its own recorder.
 	uses UseCounter
 }
 
@@ -91,6 +91,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	}
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	s.tools = loadToolEvents(ctx, repo, log)
+	s.uses = useCounterFunc(s.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
 		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
 			log.Error("user graph could not be loaded; serving without it", "err", err)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/kg-memory/kg/domain"
@@ -83,6 +84,7 @@ func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string
 
 func copySession(s ports.Session) ports.Session {
 	s.Synced = maps.Clone(s.Synced)
+	s.Counted = maps.Clone(s.Counted) // its slices are never changed in place
 	s.Extra = maps.Clone(s.Extra)
 	return s
 }
@@ -356,4 +358,58 @@ func (t *sessionTable) requeue(ch ports.SessionChanges) {
 			t.gone[id] = struct{}{}
 		}
 	}
+}
+
+// MaxCountedPerGraph is how many nodes of one graph a session remembers
+// having counted for the use count, like its seen set: past it the oldest
+// are forgotten, and such a node would count again
+// (docs/design/compaction.md#the-use-count).
+const MaxCountedPerGraph = 5000
+
+// claimCounts records that session id counts the nodes ids of graph key and
+// returns those it had not counted before, in order and once each; none for
+// a session that is not live. The session is saved with the next save. The
+// lookup is a scan of at most MaxCountedPerGraph ids.
+func (t *sessionTable) claimCounts(id string, key domain.GraphKey, ids []string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok {
+		return nil
+	}
+	had := s.Counted[key]
+	var fresh []string
+	for _, n := range ids {
+		if !slices.Contains(had, n) && !slices.Contains(fresh, n) {
+			fresh = append(fresh, n)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	// Appending never changes the elements a copy handed out holds.
+	list := append(had, fresh...)
+	if over := len(list) - MaxCountedPerGraph; over > 0 {
+		list = list[over:]
+	}
+	if s.Counted == nil {
+		s.Counted = map[domain.GraphKey][]string{}
+	}
+	s.Counted[key] = list
+	t.markChanged(id)
+	return fresh
+}
+
+// unclaimCounts takes back claimCounts's ids of a count that was not saved
+// (a write that failed), so that the session's next use counts them.
+func (t *sessionTable) unclaimCounts(id string, key domain.GraphKey, ids []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok || len(ids) == 0 {
+		return
+	}
+	// A new slice: a copy handed out may share the old one.
+	s.Counted[key] = slices.DeleteFunc(slices.Clone(s.Counted[key]), func(n string) bool { return slices.Contains(ids, n) })
+	t.markChanged(id)
 }

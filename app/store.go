@@ -86,13 +86,15 @@ type graphEntry struct {
 	mu sync.RWMutex
 	g  *domain.Graph
 
-	// q guards the committer's queue, the pending read stamps and gone.
+	// q guards the committer's queue, the pending read stamps and use
+	// counts, and gone.
 	q       sync.Mutex
 	queue   []*writeOp
 	active  bool                     // a committer goroutine is draining queue
 	saving  bool                     // a batch taken from queue is being applied and saved, not yet acknowledged
 	stamps  map[string]domain.Micros // read stamps of active nodes, applied with the next batch
-	nstamps int                      // len(stamps), readable without ranging
+	uses    []pendingUse             // use counts, applied with the next batch after the stamps
+	nstamps int                      // len(stamps) + len(uses), readable without ranging
 	// gone is set when the entry has left the cache (unloaded when idle, or
 	// dropped after a fault). A write or stamp that still holds it goes
 	// through the cache again, which loads the graph afresh.
@@ -420,7 +422,7 @@ func (st *store) stamp(ctx context.Context, e *graphEntry, id string, t domain.M
 			if t > e.stamps[id] {
 				e.stamps[id] = t
 			}
-			e.nstamps = len(e.stamps)
+			e.nstamps = len(e.stamps) + len(e.uses)
 			e.q.Unlock()
 			return
 		}
@@ -429,6 +431,57 @@ func (st *store) stamp(ctx context.Context, e *graphEntry, id string, t domain.M
 		if e, err = st.get(ctx, e.key); err != nil {
 			return // the graph cannot be loaded: the stamp is lost, like in a crash
 		}
+	}
+}
+
+// pendingUse is one session's use of a node at a time, waiting for the
+// graph's next batch (docs/design/compaction.md#the-use-count).
+type pendingUse struct {
+	id string
+	t  domain.Micros
+}
+
+// countUses leaves one use of each node of ids at t for the graph's next
+// batch or tick, like a read stamp: a use count takes no version and no seq,
+// and the read that counts never waits on disk. The caller has checked that
+// the session had not counted them.
+func (st *store) countUses(ctx context.Context, e *graphEntry, ids []string, t domain.Micros) {
+	for {
+		e.q.Lock()
+		if !e.gone {
+			for _, id := range ids {
+				e.uses = append(e.uses, pendingUse{id: id, t: t})
+			}
+			e.nstamps = len(e.stamps) + len(e.uses)
+			e.q.Unlock()
+			return
+		}
+		e.q.Unlock()
+		var err error
+		if e, err = st.get(ctx, e.key); err != nil {
+			return // the graph cannot be loaded: the count is lost, like a read stamp in a crash
+		}
+	}
+}
+
+// showUse makes the read rd of a node of e's graph show its use count with
+// the counts still pending, as the next batch will apply them. The node was
+// read before: a batch that applied some of them since took them out of the
+// pending ones first, so none is shown twice (a count applied meanwhile may
+// be missing from this one read).
+func (st *store) showUse(e *graphEntry, rd *NodeRead) {
+	e.q.Lock()
+	defer e.q.Unlock()
+	u := rd.Node.Use
+	for _, p := range e.uses {
+		if p.id == rd.Node.ID {
+			u = u.Add(p.t)
+		}
+	}
+	if u != rd.Node.Use {
+		c := *rd.Node // the graph's nodes are never changed in place
+		c.Use = u
+		rd.Node = &c
 	}
 }
 

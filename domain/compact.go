@@ -115,12 +115,14 @@ type sim struct {
 	tier      []Tier
 	tier0     []Tier // the tier before the run
 	recency   []Micros
-	eligible  []bool  // past grace (orphaned nodes are excluded by tier)
-	cost      []int32 // estimate of the node when active
-	moved     []bool  // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
-	stepNode  []int32 // the node of each kept step of the plan, for applying it
-	archived0 int     // archived nodes before the run
-	why       reason  // the buffer reasons are built in
+	use       []uint64 // u(n): the use count decayed to the run's day
+	useDay    []int32  // the day of the node's last count
+	eligible  []bool   // past grace (orphaned nodes are excluded by tier)
+	cost      []int32  // estimate of the node when active
+	moved     []bool   // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
+	stepNode  []int32  // the node of each kept step of the plan, for applying it
+	archived0 int      // archived nodes before the run
+	why       reason   // the buffer reasons are built in
 	est       int
 
 	// The edges touching node i are ends[adj[start[i]:start[i+1]]], a
@@ -157,6 +159,10 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		est:       g.Stats().Estimate(p.EstimateNotes),
 		archived0: g.Stats().Archived,
 	}
+	// The use count is read under either scoring: under seed it ranks
+	// nothing, but the figures a person is shown include it.
+	today := UseDay(now)
+	s.use, s.useDay = make([]uint64, 0, n), make([]int32, 0, n)
 	degrees := 0
 	for _, si := range slots {
 		e := &g.ends[si]
@@ -166,6 +172,8 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		s.tier = append(s.tier, nd.Tier)
 		s.tier0 = append(s.tier0, nd.Tier)
 		s.recency = append(s.recency, nd.Recency())
+		s.use = append(s.use, nd.Use.At(today))
+		s.useDay = append(s.useDay, nd.Use.Day)
 		s.eligible = append(s.eligible, graceLeft(nd.Created, now, p.Grace) == 0)
 		c := e.gistCost
 		if p.EstimateNotes {
@@ -362,8 +370,8 @@ type member struct {
 }
 
 // population scores the eligible nodes whose simulated tier is one of
-// tiers, with connectedness against the simulated active set, and returns
-// them in rank order (rankOrder). The sort moves 24-byte keys, not whole ranks.
+// tiers, by the policy's scoring, and returns them in rank order
+// (rankOrder). The sort moves 24-byte keys, not whole ranks.
 func (s *sim) population(tiers ...Tier) []member {
 	idx := make([]int32, 0, len(s.tier))
 	for i, t := range s.tier {
@@ -372,6 +380,48 @@ func (s *sim) population(tiers ...Tier) []member {
 		}
 		idx = append(idx, int32(i))
 	}
+	if s.p.Scoring == ScoringUse {
+		return s.usePopulation(idx)
+	}
+	return s.seedPopulation(idx)
+}
+
+// usePopulation scores the nodes idx by ScoringUse: score = p_use, the
+// percentile of the node's use count decayed to the run's day
+// (docs/design/compaction.md#score).
+func (s *sim) usePopulation(idx []int32) []member {
+	n := len(idx)
+	rec := make([]Micros, n)
+	use := make([]uint64, n)
+	for k, i := range idx {
+		rec[k], use[k] = s.recency[i], s.use[i]
+	}
+	pu := percentiles(use)
+	keys := make([]rankKey, n)
+	for k := range keys {
+		keys[k] = rankKey{score: pu[k], recency: rec[k], k: int32(k)}
+	}
+	slices.SortFunc(keys, rankOrder{func(k int32) string { return s.ids[idx[k]] }}.cmp)
+	pop := make([]member, n)
+	for j, key := range keys {
+		k, i := key.k, idx[key.k]
+		pop[j] = member{i: i, Rank: Rank{
+			ID:       s.ids[i],
+			Recency:  rec[k],
+			Use:      use[k],
+			UseDay:   s.useDay[i],
+			PUse:     pu[k],
+			Score:    key.score,
+			Eligible: true,
+		}}
+	}
+	return pop
+}
+
+// seedPopulation scores the nodes idx by ScoringSeed, with connectedness
+// against the simulated active set: score = 0.33 × p_recency +
+// 0.66 × p_connectedness (docs/design/compaction.md#score).
+func (s *sim) seedPopulation(idx []int32) []member {
 	n := len(idx)
 	rec := make([]Micros, n)
 	con := make([]int, n)
@@ -394,8 +444,11 @@ func (s *sim) population(tiers ...Tier) []member {
 			Connectedness:  con[k],
 			PRecency:       pr[k],
 			PConnectedness: pc[k],
+			Use:            s.use[i],
+			UseDay:         s.useDay[i],
 			Score:          key.score,
 			Eligible:       true,
+			Scoring:        ScoringSeed,
 		}}
 	}
 	return pop
@@ -434,7 +487,7 @@ func (s *sim) archive(m *Moves) []int32 {
 		archived[k] = r.i
 		m.Archived = append(m.Archived, r.ID)
 		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank,
-			Reason: s.why.str("rank ").num(k + 1).str("/").num(len(pop)).str(", score ").score(r.Score).
+			Reason: s.why.str("rank ").num(k+1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
 				str("; estimate ").num(est).str(" > target ").num(target).
 				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
 	}
@@ -526,7 +579,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			if s.tier[x.i] != Active || s.moved[x.i] {
 				continue
 			}
-			reason := s.why.str("rank ").num(int(pos[x.i]) + 1).str("/").num(len(pop)).str(", score ").score(x.Score).
+			reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
 				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
 			s.move(x.i, Archived)
 			added = append(added, x.i)
@@ -543,7 +596,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
 		s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: &p.Rank,
-			Reason: s.why.str("score ").score(p.Score).str(" beats ").score(j.Score).str(" of ").str(j.ID).
+			Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
 				str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
 				str("; estimate ").num(before).str(" -> ").num(s.est).
 				str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
@@ -635,6 +688,22 @@ func (r *reason) str(s string) *reason { r.b = append(r.b, s...); return r }
 func (r *reason) num(n int) *reason { r.b = strconv.AppendInt(r.b, int64(n), 10); return r }
 
 func (r *reason) score(v float64) *reason { r.b = appendFixed4(r.b, v); return r }
+
+// use says, under ScoringUse, what a score is the percentile of: " = p_use
+// of 1.50 sessions", the node's use count at the run's day in sessions,
+// truncated to two decimals. Under ScoringSeed it adds nothing, so the
+// reasons stay those of before the use count.
+func (r *reason) use(p Policy, rk *Rank) *reason {
+	if p.Scoring != ScoringUse {
+		return r
+	}
+	hundredths := rk.Use * 100 / UseUnit // Use ≤ 2^48: no overflow
+	r.b = append(r.b, " = p_use of "...)
+	r.b = strconv.AppendUint(r.b, hundredths/100, 10)
+	r.b = append(r.b, '.', byte('0'+hundredths%100/10), byte('0'+hundredths%10))
+	r.b = append(r.b, " sessions"...)
+	return r
+}
 
 // done returns the line and empties the buffer for the next one.
 func (r *reason) done() string {

@@ -17,6 +17,7 @@ type cpN struct {
 	created    Micros // 0: old
 	tier       Tier
 	orphanedAt Micros
+	use        Use // zero: none stored, so Restore gives the default
 }
 
 // cpE is an edge of a hand-built test graph, rel "r" unless given.
@@ -42,7 +43,7 @@ func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *Graph {
 		seq++
 		d.Nodes = append(d.Nodes, Node{
 			ID: n.id, Gist: strings.Repeat("g", gl), Notes: notes,
-			Tier: n.tier, Created: n.created, LastRead: n.read, OrphanedAt: n.orphanedAt,
+			Tier: n.tier, Created: n.created, LastRead: n.read, OrphanedAt: n.orphanedAt, Use: n.use,
 			Version: Version{V: 1, TS: n.ts, Seq: seq},
 		})
 	}
@@ -96,15 +97,32 @@ func summarize(m Moves) []stepSummary {
 	return s
 }
 
+// cpUse is a use count of sessions (in whole sessions) last counted days
+// before cpNow.
+func cpUse(sessions uint64, days int32) Use {
+	return Use{Count: sessions * UseUnit, Day: UseDay(cpNow) - days, Known: true}
+}
+
+// seedOnly marks a case whose order is the seed formula's (recency and
+// connectedness); the other cases hold under both scorings.
+var seedOnly = []Scoring{ScoringSeed}
+
+// useOnly marks a case whose order is the use count's.
+var useOnly = []Scoring{ScoringUse}
+
 // TestCompactWorkedCases checks each rule of a run on a graph small enough to
-// compute by hand. Unless a case says otherwise a node costs 25 tokens and an
-// edge 15.
+// compute by hand, under both scorings unless the case names one. Unless a
+// case says otherwise a node costs 25 tokens and an edge 15; the nodes of
+// line have no stored use count, so each is given one session's worth on the
+// day of its recency (day 0): under use they all tie and rank by recency, as
+// under seed when they have no edges.
 func TestCompactWorkedCases(t *testing.T) {
 	tests := []struct {
-		name   string
-		nodes  []cpN
-		edges  []cpE
-		policy Policy
+		name     string
+		nodes    []cpN
+		edges    []cpE
+		policy   Policy
+		scorings []Scoring // nil: both
 
 		wantSteps  []stepSummary
 		wantBefore int
@@ -158,6 +176,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			// is hidden: −15 → 95, but a→b (archived→active) stays shown.
 			// Archive c: −25, b→c stays shown → 70.
 			name:       "archiving hides only the edges left without an active end",
+			scorings:   seedOnly,
 			nodes:      []cpN{{id: "a", ts: 1}, {id: "b", ts: 1}, {id: "c", ts: 1}},
 			edges:      []cpE{{"a", "b"}, {"b", "c"}, {"a", "x.go"}, {"x.go", "y.go"}},
 			policy:     Policy{MaxTokens: 100},
@@ -205,13 +224,73 @@ func TestCompactWorkedCases(t *testing.T) {
 			// n4 .6, n5 .8, p 1. j = n1, score(p) − score(n1) = 0.33 ≥ 0.05:
 			// p comes back (→100 > 80), so n3, next in rank order, is
 			// archived for it (→75). Then j = n2 but no p is left.
-			name:   "pass 1b swap kept",
-			nodes:  append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}),
-			policy: Policy{MaxTokens: 100},
+			name:     "pass 1b swap kept",
+			scorings: seedOnly,
+			nodes:    append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}),
+			policy:   Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
 				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived},
 				{"p", PassResurrect, Active}, {"n3", PassArchiveForSwap, Archived},
 			},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// Under use all six tie at first (one session on day 0) but p,
+			// used by four sessions today: pass 1 archives n1 and n2 by
+			// recency (→75); in pass 1b the five tied nodes have
+			// (0 + 4/2) / 5 = 0.4 and p 1, so p swaps in for n1, and n3, next
+			// in rank order, is archived for it (→75). Under seed p, written
+			// at 1, ties n1 and stays archived.
+			name:     "pass 1b brings back an archived node used more",
+			nodes:    append(line(5, nil), cpN{id: "p", ts: 1, tier: Archived, use: cpUse(4, 0)}),
+			policy:   Policy{MaxTokens: 100},
+			scorings: useOnly,
+			wantSteps: []stepSummary{
+				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived},
+				{"p", PassResurrect, Active}, {"n3", PassArchiveForSwap, Archived},
+			},
+			wantBefore: 125, wantAfter: 75,
+		},
+		{
+			// 105 > 100. a was written last and both others point at it,
+			// but one session used it 30 days ago (65536 × T[30] >> 16 =
+			// 3,320), b three today, c two: a goes first (→80), and its
+			// edges stay shown, to active ends.
+			name: "pass 1 archives the least used first, whatever its edges and recency",
+			nodes: []cpN{
+				{id: "a", ts: 50, use: cpUse(1, 30)}, {id: "b", ts: 1, use: cpUse(3, 0)}, {id: "c", ts: 2, use: cpUse(2, 0)},
+			},
+			edges:      []cpE{{"b", "a"}, {"c", "a"}},
+			policy:     Policy{MaxTokens: 100},
+			scorings:   useOnly,
+			wantSteps:  []stepSummary{{"a", PassArchive, Archived}},
+			wantBefore: 105, wantAfter: 80,
+		},
+		{
+			// The same graph under seed: b, the oldest and least connected
+			// (0.33 × 0 + 0.66 × 0.25 = 0.165), goes first.
+			name: "seed archives the oldest, least connected first, whatever its use",
+			nodes: []cpN{
+				{id: "a", ts: 50, use: cpUse(1, 30)}, {id: "b", ts: 1, use: cpUse(3, 0)}, {id: "c", ts: 2, use: cpUse(2, 0)},
+			},
+			edges:      []cpE{{"b", "a"}, {"c", "a"}},
+			policy:     Policy{MaxTokens: 100},
+			scorings:   seedOnly,
+			wantSteps:  []stepSummary{{"b", PassArchive, Archived}},
+			wantBefore: 105, wantAfter: 80,
+		},
+		{
+			// Two sessions 7 days ago are worth 2 × 65536 × 32767 >> 16 =
+			// 65,534, less than one today (65,536): a goes before b though
+			// it was written later and used by more sessions.
+			name: "a use halves in seven days",
+			nodes: []cpN{
+				{id: "a", ts: 30, use: cpUse(2, 7)}, {id: "b", ts: 20, use: cpUse(1, 0)},
+				{id: "c", use: cpUse(5, 0)}, {id: "d", use: cpUse(5, 0)}, {id: "e", use: cpUse(5, 0)},
+			},
+			policy:     Policy{MaxTokens: 100},
+			scorings:   useOnly,
+			wantSteps:  []stepSummary{{"a", PassArchive, Archived}, {"b", PassArchive, Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -294,54 +373,70 @@ func TestCompactWorkedCases(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := cpGraph(t, tt.nodes, tt.edges)
-			before := tiers(g)
-			seq := g.Seq()
-			plan := PlanCompaction(g, cpNow, tt.policy)
-			m := g.Compact(cpNow, tt.policy)
-			if diff := cmp.Diff(plan, m); diff != "" {
-				t.Errorf("plan and run differ (-plan +run):\n%s", diff)
+		scorings := tt.scorings
+		if scorings == nil {
+			scorings = []Scoring{ScoringUse, ScoringSeed}
+		}
+		for _, sc := range scorings {
+			t.Run(tt.name+"/"+sc.String(), func(t *testing.T) {
+				p := tt.policy
+				p.Scoring = sc
+				checkWorkedCase(t, tt.nodes, tt.edges, p, tt.wantSteps, tt.wantBefore, tt.wantAfter, tt.wantOver)
+			})
+		}
+	}
+}
+
+// checkWorkedCase compacts the graph of nodes and edges with policy and
+// checks the steps and estimates, that the plan is the run, the tiers and
+// seqs the run leaves, and that a second run moves nothing.
+func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy Policy, wantSteps []stepSummary, wantBefore, wantAfter int, wantOver bool) {
+	t.Helper()
+	g := cpGraph(t, nodes, edges)
+	before := tiers(g)
+	seq := g.Seq()
+	plan := PlanCompaction(g, cpNow, policy)
+	m := g.Compact(cpNow, policy)
+	if diff := cmp.Diff(plan, m); diff != "" {
+		t.Errorf("plan and run differ (-plan +run):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantSteps, summarize(m)); diff != "" {
+		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if m.EstimateBefore != wantBefore || m.EstimateAfter != wantAfter || m.OverBudget != wantOver {
+		t.Errorf("estimate %d → %d over %v, want %d → %d over %v",
+			m.EstimateBefore, m.EstimateAfter, m.OverBudget, wantBefore, wantAfter, wantOver)
+	}
+	if got := policy.Estimate(g); got != m.EstimateAfter {
+		t.Errorf("graph estimate after the run %d, moves say %d", got, m.EstimateAfter)
+	}
+	// The graph's tiers are the plan's: the last move of each node.
+	want := before
+	for _, st := range m.Steps {
+		want[st.ID] = st.To
+	}
+	if diff := cmp.Diff(want, tiers(g)); diff != "" {
+		t.Errorf("tiers (-want +got):\n%s", diff)
+	}
+	// One seq per node that changed tier, none for the rest.
+	changed := 0
+	for id, tr := range tiers(g) {
+		n := nodeMap(g)[id]
+		if tr != before[id] || n.TierSeq > seq {
+			changed++
+			if n.TierSeq <= seq || n.Version.V != 1 {
+				t.Errorf("%s: TierSeq %d (seq before %d), version %d; want a new TierSeq and version 1", id, n.TierSeq, seq, n.Version.V)
 			}
-			if diff := cmp.Diff(tt.wantSteps, summarize(m)); diff != "" {
-				t.Errorf("steps (-want +got):\n%s", diff)
-			}
-			if m.EstimateBefore != tt.wantBefore || m.EstimateAfter != tt.wantAfter || m.OverBudget != tt.wantOver {
-				t.Errorf("estimate %d → %d over %v, want %d → %d over %v",
-					m.EstimateBefore, m.EstimateAfter, m.OverBudget, tt.wantBefore, tt.wantAfter, tt.wantOver)
-			}
-			if got := tt.policy.Estimate(g); got != m.EstimateAfter {
-				t.Errorf("graph estimate after the run %d, moves say %d", got, m.EstimateAfter)
-			}
-			// The graph's tiers are the plan's: the last move of each node.
-			want := before
-			for _, st := range m.Steps {
-				want[st.ID] = st.To
-			}
-			if diff := cmp.Diff(want, tiers(g)); diff != "" {
-				t.Errorf("tiers (-want +got):\n%s", diff)
-			}
-			// One seq per node that changed tier, none for the rest.
-			changed := 0
-			for id, tr := range tiers(g) {
-				n := nodeMap(g)[id]
-				if tr != before[id] || n.TierSeq > seq {
-					changed++
-					if n.TierSeq <= seq || n.Version.V != 1 {
-						t.Errorf("%s: TierSeq %d (seq before %d), version %d; want a new TierSeq and version 1", id, n.TierSeq, seq, n.Version.V)
-					}
-				}
-				if tr == Orphaned && before[id] != Orphaned && n.OrphanedAt != cpNow {
-					t.Errorf("%s: orphaned at %d, want now %d", id, n.OrphanedAt, cpNow)
-				}
-			}
-			if g.Seq() != seq+uint64(changed) {
-				t.Errorf("seq %d → %d for %d changed nodes", seq, g.Seq(), changed)
-			}
-			if again := g.Compact(cpNow, tt.policy); !again.Empty() {
-				t.Errorf("second run moved %v", summarize(again))
-			}
-		})
+		}
+		if tr == Orphaned && before[id] != Orphaned && n.OrphanedAt != cpNow {
+			t.Errorf("%s: orphaned at %d, want now %d", id, n.OrphanedAt, cpNow)
+		}
+	}
+	if g.Seq() != seq+uint64(changed) {
+		t.Errorf("seq %d → %d for %d changed nodes", seq, g.Seq(), changed)
+	}
+	if again := g.Compact(cpNow, policy); !again.Empty() {
+		t.Errorf("second run moved %v", summarize(again))
 	}
 }
 
@@ -352,7 +447,7 @@ func TestCompactMovesExplainThemselves(t *testing.T) {
 		cpN{id: "p", ts: 10, tier: Archived},
 		cpN{id: "o1", ts: 2, tier: Archived}, cpN{id: "o2", ts: 3, tier: Archived},
 		cpN{id: "o3", ts: 4, tier: Archived}, cpN{id: "o4", ts: 5, tier: Archived}), nil)
-	m := g.Compact(cpNow, Policy{MaxTokens: 100})
+	m := g.Compact(cpNow, Policy{MaxTokens: 100, Scoring: ScoringSeed}) // under seed p, written last, is restored
 	want := map[string][]string{
 		PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
 		PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
@@ -401,7 +496,7 @@ func TestCompactWithinBudgetAllocatesNothing(t *testing.T) {
 func TestCompactRollback(t *testing.T) {
 	g := cpGraph(t, append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}), nil)
 	before := g.Data()
-	m := g.Compact(cpNow, Policy{MaxTokens: 100})
+	m := g.Compact(cpNow, Policy{MaxTokens: 100, Scoring: ScoringSeed}) // under seed p, written last, is restored
 	if m.Empty() {
 		t.Fatal("the run moved nothing")
 	}
@@ -437,9 +532,9 @@ func fanEdges(n int) []cpE {
 
 // ExamplePlanCompaction shows a dry run: what a run would do now, and why.
 // Three nodes of 25 tokens and one edge of 15 are 90 tokens, over a budget
-// of 80; the run archives in rank order down to the target of 64. gamma has
-// no edge, so it ranks lowest; an edge in counts twice an edge out, so beta
-// ranks above alpha.
+// of 80; the run archives in rank order down to the target of 64. Under the
+// seed scoring gamma has no edge, so it ranks lowest; an edge in counts twice
+// an edge out, so beta ranks above alpha.
 func ExamplePlanCompaction() {
 	g := NewGraph(GraphKey{Level: LevelUser})
 	at := Stamp{Now: Days(1)}
@@ -452,7 +547,7 @@ func ExamplePlanCompaction() {
 		panic(err)
 	}
 	p := DefaultPolicy()
-	p.MaxTokens, p.Grace = 80, 0
+	p.MaxTokens, p.Grace, p.Scoring = 80, 0, ScoringSeed
 
 	plan := PlanCompaction(g, Days(10), p)
 	for _, st := range plan.Steps {

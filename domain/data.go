@@ -96,6 +96,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 
 	var notes []string
 	upgraded := false
+	var unknownUse []string // nodes given the default use count, to be saved with it
 	for i := range nodes {
 		n := &nodes[i]
 		if n.Version.V == 0 {
@@ -107,6 +108,14 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 				n.Version.TS = n.Created
 			}
 			upgraded = true
+		}
+		if !n.Use.Known {
+			// Stored without a use count: the default, from its times as
+			// stored, kept (and saved) until a count changes it, so that a
+			// later uncounted read does not move it
+			// (docs/design/compaction.md#the-use-count).
+			n.Use = DefaultUse(n.Recency())
+			unknownUse = append(unknownUse, n.ID)
 		}
 		if old, dup := g.node(n.ID); dup {
 			if n.Version.V > old.Version.V {
@@ -177,6 +186,10 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		// Everything may have been renumbered: let per-item backends
 		// rewrite every item once.
 		g.pending = g.Everything()
+	} else {
+		for _, id := range unknownUse {
+			g.pending.Nodes[id] = struct{}{}
+		}
 	}
 	return g, notes
 }

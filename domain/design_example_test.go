@@ -8,8 +8,8 @@ import (
 
 // ExampleGraph_Compact_workedExample is the worked example of
 // docs/design/compaction.md#worked-example: a nine-node project graph with
-// a budget of 100 tokens, on which one run archives (pass 1), swaps a node
-// back in (pass 1b) and orphans (pass 2). The document computes every
+// a budget of 100 tokens, on which one run under KG_SCORING=seed archives
+// (pass 1), swaps a node back in (pass 1b) and orphans (pass 2). The document computes every
 // number printed here by hand; if this output changes, the document must
 // change with it.
 func ExampleGraph_Compact_workedExample() {
@@ -57,6 +57,7 @@ func ExampleGraph_Compact_workedExample() {
 
 	p := domain.DefaultPolicy() // grace 5 days, margin 0.05, notes not estimated
 	p.MaxTokens = 100           // target 80, archived budget 30 (6 ids)
+	p.Scoring = domain.ScoringSeed
 
 	m := g.Compact(day(100), p)
 	for _, s := range m.Steps {

@@ -280,9 +280,11 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 			n.OrphanedAt = at.Now
 		}
 	}
-	if old, ok := g.node(in.ID); ok && sameContent(old, n) {
+	old, had := g.node(in.ID)
+	if had && sameContent(old, n) {
 		return nil
 	}
+	n.Use = importedUse(in, old, at.Now)
 	written := clamp(in.Version.TS)
 	if written == 0 {
 		written = at.Now
@@ -293,6 +295,24 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 	}
 	g.setNode(in.ID, n)
 	return n
+}
+
+// importedUse is the use count of a node an import writes
+// (docs/design/compaction.md#the-use-count): the document's, its day taken as
+// today when it is later, like its times; for a document without one, the
+// count the graph holds of the node (a better word than a guess), else the
+// default from the document's times, as a node loaded without one gets. It
+// is never counted as a use: imports are not sessions.
+func importedUse(in, old *Node, now Micros) Use {
+	switch {
+	case in.Use.Known:
+		u := in.Use
+		u.Day = min(u.Day, UseDay(now))
+		return u
+	case old != nil:
+		return old.Use
+	}
+	return DefaultUse(min(max(in.Version.TS, in.LastRead), now))
 }
 
 // sameContent reports whether an imported node says nothing new about a

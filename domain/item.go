@@ -68,6 +68,7 @@ type Node struct {
 	LastRead   Micros // 0 = never read
 	OrphanedAt Micros // meaningful only when Tier == Orphaned
 	TierSeq    uint64 // seq of the last tier change by compaction or rescue; 0 = none
+	Use        Use    // the use count (docs/design/compaction.md#the-use-count): no version, no seq
 
 	Version Version
 

@@ -515,7 +515,7 @@ func TestHostileTextAlreadyStoredStillLoads(t *testing.T) {
 	bad := "\x1b[31mred\u2028line"
 	d := GraphData{Schema: SchemaVersion, Seq: 3,
 		Nodes: []Node{{ID: "old", Gist: bad, Notes: []string{"\x1b[2J" + bad}, Touches: []string{"src/\u2029a.go"},
-			Version: Version{V: 1, TS: 1, Seq: 1}}},
+			Use: Use{Count: UseUnit, Known: true}, Version: Version{V: 1, TS: 1, Seq: 1}}},
 		Edges: []Edge{{From: "old", To: "file\u0085name", Rel: "uses", Version: Version{V: 1, TS: 1, Seq: 2}}},
 	}
 	g, notes := Restore(ProjectGraph("/p"), d, RestoreOptions{})

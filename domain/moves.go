@@ -31,15 +31,21 @@ func (m Moves) Empty() bool {
 	return len(m.Archived) == 0 && len(m.Restored) == 0 && len(m.Orphaned) == 0 && len(m.Pruned) == 0
 }
 
-// Rank is why a node ranks where it does in compaction: its percentiles in a
-// population, its score and its grace.
+// Rank is why a node ranks where it does in compaction: its figures, their
+// percentiles in a population, its score and its grace. Which percentiles a
+// ranked node carries depends on the scoring: PRecency and PConnectedness
+// under ScoringSeed, PUse under ScoringUse.
 type Rank struct {
 	ID             string
 	Recency        Micros // max(last write, last read)
-	Connectedness  int    // 66 × in + 33 × out, edges from/to active nodes
+	Connectedness  int    // 66 × in + 33 × out, edges from/to active nodes; 0 in a ranked population under ScoringUse
+	Use            uint64 // the use count decayed to the run's day, u(n)
+	UseDay         int32  // the day the node was last counted (or given its default)
 	PRecency       float64
 	PConnectedness float64
+	PUse           float64
 	Score          float64
-	Eligible       bool   // not orphaned and past grace
-	GraceLeft      Micros // 0 when past grace
+	Eligible       bool    // not orphaned and past grace
+	GraceLeft      Micros  // 0 when past grace
+	Scoring        Scoring // the scoring the figures were computed under: which percentiles mean something
 }

@@ -89,7 +89,9 @@ func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
 	if old, ok := g.node(in.ID); ok {
 		n = old.clone()
 	} else {
-		n = &Node{ID: in.ID, Created: at.Now}
+		// A node created by a call starts with no use: the call's own
+		// count, if it has a session, gives it one session's worth.
+		n = &Node{ID: in.ID, Created: at.Now, Use: Use{Known: true}}
 	}
 	n.Gist = in.Gist
 	if in.Notes != nil {

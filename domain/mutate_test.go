@@ -32,7 +32,7 @@ func TestPutNodeMerge(t *testing.T) {
 			}
 			want := Node{
 				ID: "n", Gist: "new gist", Notes: tc.wantNotes, Touches: tc.wantTouches,
-				Tier: Active, Created: 100, LastRead: 150,
+				Tier: Active, Created: 100, LastRead: 150, Use: Use{Known: true}, // a put does not count: the app does, once per session
 				Version: Version{V: 2, TS: 200, Session: "B", Seq: 2},
 			}
 			if diff := cmp.Diff(want, *n); diff != "" {

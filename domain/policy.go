@@ -1,5 +1,7 @@
 package domain
 
+import "strconv"
+
 // Policy holds the compaction settings of docs/design/compaction.md#settings.
 type Policy struct {
 	MaxTokens     int    // token budget per graph (KG_MAX_TOKENS)
@@ -7,10 +9,48 @@ type Policy struct {
 	Grace         Micros // creation grace: younger nodes are never archived (KG_GRACE_PERIOD_DAYS)
 	OrphanGrace   Micros // how long a node stays orphaned before pruning (KG_ORPHAN_GRACE_DAYS)
 	TombstoneTTL  Micros // how long tombstones are kept
-	// Score weighs what ranks a node in compaction; the zero value means
+	// Scoring is the score compaction ranks nodes by (KG_SCORING); the zero
+	// value is ScoringUse, the default.
+	Scoring Scoring
+	// Score weighs what ranks a node under ScoringSeed; the zero value means
 	// DefaultScoreWeights, so a Policy that leaves it out scores as the
 	// spec does.
 	Score ScoreWeights
+}
+
+// Scoring names the score of docs/design/compaction.md#score that ranks
+// nodes in compaction.
+type Scoring uint8
+
+const (
+	// ScoringUse is the default: score = p_use, the percentile of the
+	// node's decayed use count (docs/design/compaction.md#the-use-count).
+	ScoringUse Scoring = iota
+	// ScoringSeed is the design description's formula:
+	// score = 0.33 × p_recency + 0.66 × p_connectedness.
+	ScoringSeed
+)
+
+// String is the name KG_SCORING takes: "use" or "seed".
+func (s Scoring) String() string {
+	switch s {
+	case ScoringUse:
+		return "use"
+	case ScoringSeed:
+		return "seed"
+	}
+	return "scoring(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseScoring reads a scoring named by a setting.
+func ParseScoring(field, s string) (Scoring, error) {
+	switch s {
+	case "use":
+		return ScoringUse, nil
+	case "seed":
+		return ScoringSeed, nil
+	}
+	return 0, Invalidf(field, "%q is not one of use, seed", s)
 }
 
 // ScoreWeights are the weights of a node's compaction score

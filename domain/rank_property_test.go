@@ -16,10 +16,26 @@ type ranked struct {
 	Recency Micros
 }
 
+// scratchUse is u(n) at now computed from the definitions of
+// docs/design/compaction.md#the-use-count: the decay factor of k days by k
+// multiplications, and day(t) by division; no table, no code of use.go.
+func scratchUse(u Use, now Micros) uint64 {
+	k := now/(86_400*1_000_000) - Micros(u.Day)
+	if k <= 0 {
+		return u.Count
+	}
+	f := uint64(65536)
+	for range k {
+		f = f * 59358 >> 16
+	}
+	return u.Count * f >> 16
+}
+
 // scratchRankOrder returns the population of pass 1 (the active eligible
 // nodes of g) sorted in rank order (rankOrder), with every score computed
 // here from the definitions of docs/design/compaction.md#scores and the
-// policy's weights, sharing no code with compaction but the order itself.
+// policy's scoring and weights, sharing no code with compaction but the
+// order itself.
 func scratchRankOrder(g *Graph, now Micros, p Policy) []ranked {
 	w := p.Score
 	if w == (ScoreWeights{}) {
@@ -67,10 +83,18 @@ func scratchRankOrder(g *Graph, now Micros, p Policy) []ranked {
 	for i, f := range pop {
 		recs[i], conns[i] = int(f.recency), f.conn
 	}
+	uses := make([]int, len(pop))
+	for i, f := range pop {
+		uses[i] = int(scratchUse(nodes[f.id].Use, now)) // < 2^48: an int holds it
+	}
 	keys := make([]rankKey, len(pop))
 	for i, f := range pop {
 		pr, pc := percentile(recs[i], recs), percentile(conns[i], conns)
-		keys[i] = rankKey{score: float64(w.Recency*pr) + float64(w.Connectedness*pc), recency: f.recency, k: int32(i)}
+		score := float64(w.Recency*pr) + float64(w.Connectedness*pc)
+		if p.Scoring == ScoringUse {
+			score = percentile(uses[i], uses)
+		}
+		keys[i] = rankKey{score: score, recency: f.recency, k: int32(i)}
 	}
 	slices.SortFunc(keys, rankOrder{func(k int32) string { return pop[k].id }}.cmp)
 	out := make([]ranked, len(keys))
@@ -82,7 +106,8 @@ func scratchRankOrder(g *Graph, now Micros, p Policy) []ranked {
 
 // TestCompactPropArchivesInRankOrder: pass 1 archives the first nodes of
 // the rank order, in that order, each with the score the definitions give,
-// whether the policy keeps the default weights or sets its own.
+// under either scoring, and under seed whether the policy keeps the default
+// weights or sets its own.
 func TestCompactPropArchivesInRankOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g, _, p := genGraph(t)
@@ -131,7 +156,7 @@ func TestScoreWeightsDecideTheOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Policy{MaxTokens: 1, Score: tt.weights}
+			p := Policy{MaxTokens: 1, Score: tt.weights, Scoring: ScoringSeed}
 			var got []string
 			for _, m := range newSim(g, g.nodeSlots(), cpNow, p).population(Active) {
 				got = append(got, m.ID)

@@ -136,6 +136,10 @@ func (s *sim) connectedness(i int32) int {
 // score. others holds every other node (active in grace, archived,
 // orphaned), by id, with its recency, connectedness, eligibility and, while
 // in grace, the time left.
+//
+// Every node also carries its use count at now and the day it was last
+// counted, and under ScoringUse the ranked ones their connectedness too, for
+// a person to compare, though it does not enter their score.
 func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 	s := newSim(g, g.nodeSlots(), now, p)
 	pop := s.population(Active)
@@ -143,6 +147,7 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 	inPop := make([]bool, len(s.ids))
 	for k, m := range pop {
 		ranked[k] = m.Rank
+		ranked[k].Connectedness = s.connectedness(m.i)
 		inPop[m.i] = true
 	}
 	others = make([]Rank, 0, len(s.ids)-len(pop))
@@ -151,10 +156,13 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 			continue
 		}
 		r := Rank{
+			Scoring:       s.p.Scoring,
 			ID:            s.ids[i],
 			Recency:       s.recency[i],
 			Connectedness: s.connectedness(int32(i)),
 			GraceLeft:     graceLeft(n.Created, now, p.Grace),
+			Use:           s.use[i],
+			UseDay:        s.useDay[i],
 		}
 		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
 		others = append(others, r)

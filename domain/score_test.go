@@ -144,18 +144,18 @@ func TestRanks(t *testing.T) {
 		{id: "d", ts: 50, tier: Archived},
 		{id: "e", ts: 400, created: now - 1},
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"b", "d"}, {"a", "src/file.go"}, {"e", "a"}})
-	p := Policy{MaxTokens: 1000, Grace: 10}
+	p := Policy{MaxTokens: 1000, Grace: 10, Scoring: ScoringSeed}
 	ranked, others := Ranks(g, now, p)
 	combineScore := DefaultScoreWeights().combine
 	// Pass 1 takes the population in this order: c, a, b.
 	wantRanked := []Rank{
-		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true},
-		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true},
-		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true},
+		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: ScoringSeed},
+		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: ScoringSeed},
+		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: ScoringSeed},
 	}
 	wantOthers := []Rank{
-		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true},
-		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9},
+		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: ScoringSeed},
+		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: ScoringSeed},
 	}
 	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
 		t.Fatalf("ranked (-want +got):\n%s", diff)
@@ -175,6 +175,40 @@ func TestRanks(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"c", "a", "b"}, order); diff != "" {
 		t.Errorf("rank order (-want +got):\n%s", diff)
+	}
+}
+
+// TestRanksByUse: under the use scoring the ranked nodes carry their use count
+// at now, the day it was last counted and its percentile, which is their
+// score; their connectedness is given for comparison; the others carry their
+// count and day too. A node stored without a count has one session's worth on
+// the day of its recency.
+func TestRanksByUse(t *testing.T) {
+	const now = 100 * Day
+	today := UseDay(now)
+	g := cpGraph(t, []cpN{
+		{id: "a", ts: 90 * Day, use: cpUse(3, 7)},             // 3 × 32767 = 98,301
+		{id: "b", ts: 10 * Day, use: cpUse(2, 0)},             // 131,072
+		{id: "c", ts: 20 * Day},                               // none stored: 65,536 as of day 20, 80 days ago: 65536 × T[80] >> 16
+		{id: "d", ts: 50, tier: Archived, use: cpUse(9, 100)}, // decayed to nothing
+		{id: "e", ts: 99 * Day, created: now - 1, use: cpUse(1, 0)},
+	}, []cpE{{"a", "b"}, {"c", "b"}, {"e", "a"}})
+	ranked, others := Ranks(g, now, Policy{MaxTokens: 1000, Grace: 10})
+	cUse := UseUnit * useDecay[80] >> 16
+	wantRanked := []Rank{
+		{ID: "c", Recency: 20 * Day, Connectedness: 33, Use: cUse, UseDay: 20, PUse: 0, Score: 0, Eligible: true},
+		{ID: "a", Recency: 90 * Day, Connectedness: 33 + 66, Use: 98_301, UseDay: today - 7, PUse: 0.5, Score: 0.5, Eligible: true},
+		{ID: "b", Recency: 10 * Day, Connectedness: 132, Use: 2 * UseUnit, UseDay: today, PUse: 1, Score: 1, Eligible: true},
+	}
+	wantOthers := []Rank{
+		{ID: "d", Recency: 50, Use: 0, UseDay: today - 100, Eligible: true},
+		{ID: "e", Recency: 99 * Day, Connectedness: 33, Use: UseUnit, UseDay: today, GraceLeft: 9},
+	}
+	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
+		t.Errorf("ranked (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantOthers, others); diff != "" {
+		t.Errorf("others (-want +got):\n%s", diff)
 	}
 }
 

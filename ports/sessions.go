@@ -32,6 +32,12 @@ type Session struct {
 	// (docs/design/hooks.md#sessions-and-the-seen-set): its Claude binding,
 	// its seen set, and the state of its nudges.
 	Hooks HookState
+	// Counted holds, per graph, the ids of the nodes the session has
+	// counted for the use count, oldest first, so that it counts each node
+	// once in its life, restarts included
+	// (docs/design/compaction.md#the-use-count). A stored session is
+	// replaced whole: a slice is never changed in place once handed out.
+	Counted map[domain.GraphKey][]string
 	// Extra holds unknown stored fields, kept untouched.
 	Extra map[string]domain.RawJSON
 }

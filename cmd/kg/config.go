@@ -156,6 +156,17 @@ func settings(home func() (string, error)) []setting {
 				return err
 			},
 			show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.OrphanGrace / domain.Day)) }},
+		{flag: "scoring", env: "KG_SCORING", def: domain.ScoringUse.String(),
+			usage: "the `score` compaction ranks nodes by: use (the decayed use count) or seed (recency and connectedness)",
+			parse: func(c *Config, v string) error {
+				sc, err := domain.ParseScoring("scoring", strings.ToLower(v))
+				if err != nil {
+					return errors.New("want use or seed")
+				}
+				c.App.Policy.Scoring = sc
+				return nil
+			},
+			show: func(c Config) string { return c.App.Policy.Scoring.String() }},
 		{flag: "maintenance-interval", env: "KG_SAVE_INTERVAL", def: "30",
 			usage: "`seconds` between maintenance ticks (read stamps, compaction, session save)",
 			parse: func(c *Config, v string) error {

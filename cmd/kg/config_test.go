@@ -55,7 +55,7 @@ func TestParseServeDefaults(t *testing.T) {
 	// The table's defaults are the spec's, as the app and domain name them.
 	if got.App.Policy.Grace != domain.Days(5) || got.App.Policy.OrphanGrace != domain.Days(365) ||
 		got.App.MaintenanceInterval != 30*time.Second || got.App.SessionTTL != 86400*domain.Second ||
-		got.App.IdleUnload != 30*time.Minute {
+		got.App.IdleUnload != 30*time.Minute || got.App.Policy.Scoring != domain.ScoringUse {
 		t.Errorf("spec defaults differ: %+v", got.App)
 	}
 }
@@ -64,7 +64,7 @@ func TestParseServeDefaults(t *testing.T) {
 var everyValue = []string{
 	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-	"--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--secrets-mode", "redact", "--auth-token", "s3cret",
+	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--secrets-mode", "redact", "--auth-token", "s3cret",
 	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 	"--log-level", "debug", "--log-format", "json",
 }
@@ -80,6 +80,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.Policy.EstimateNotes = true
 	wantApp.Policy.Grace = 0
 	wantApp.Policy.OrphanGrace = 0
+	wantApp.Policy.Scoring = domain.ScoringSeed
 	wantApp.MaintenanceInterval = 5 * time.Second
 	wantApp.SessionTTL = 3600 * domain.Second
 	wantApp.IdleUnload = 10 * time.Minute
@@ -210,6 +211,8 @@ func TestParseServeBadValues(t *testing.T) {
 		{"grace days env", nil, map[string]string{"KG_GRACE_PERIOD_DAYS": "1.5"}, `invalid KG_GRACE_PERIOD_DAYS "1.5": want a whole number of days`},
 		{"orphan grace days", []string{"--orphan-grace-days", "forever"}, nil, `invalid --orphan-grace-days "forever": want a whole number of days from 0 to 36500`},
 		{"orphan grace env", nil, map[string]string{"KG_ORPHAN_GRACE_DAYS": "99999"}, `invalid KG_ORPHAN_GRACE_DAYS "99999": want a whole number of days`},
+		{"scoring", []string{"--scoring", "recency"}, nil, `invalid --scoring "recency": want use or seed`},
+		{"scoring env", nil, map[string]string{"KG_SCORING": "lru"}, `invalid KG_SCORING "lru": want use or seed`},
 		{"maintenance zero", []string{"--maintenance-interval", "0"}, nil, `invalid --maintenance-interval "0": want a whole number of seconds from 1 to 86400`},
 		{"save interval env", nil, map[string]string{"KG_SAVE_INTERVAL": "30s"}, `invalid KG_SAVE_INTERVAL "30s": want a whole number of seconds from 1 to 86400`},
 		{"session ttl", []string{"--session-ttl", "0"}, nil, `invalid --session-ttl "0": want a whole number of seconds from 1 to 31536000`},

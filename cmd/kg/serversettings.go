@@ -16,7 +16,7 @@ import (
 
 // compactionSettings are what a compaction run reads: a command that
 // compacts (kg compact, kg import) gets them from the server that runs it.
-var compactionSettings = []string{"max-tokens", "estimate-notes", "grace-days", "orphan-grace-days"}
+var compactionSettings = []string{"max-tokens", "estimate-notes", "grace-days", "orphan-grace-days", "scoring"}
 
 // bridgeOwnSettings are the settings kg mcp uses itself when a server
 // already runs: where to find it and how to talk to it, and its own log.

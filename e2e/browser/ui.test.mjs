@@ -367,12 +367,14 @@ describe('kg web page', () => {
     assert.equal(await d.locator('[data-testid="score"]').textContent(), withEdge.score.toFixed(4));
     const suffix = (n) => (Math.floor(n / 10) % 10 === 1 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
     assert.equal(await d.locator('[data-testid="place"]').textContent(), `${withEdge.rank}${suffix(withEdge.rank)} of ${ranked.length}, lowest first`);
-    assert.match(await d.locator('.ranking').textContent(), /Recency\d+\w\w percentile.*Connectedness\d+\w\w percentile/s);
     assert.equal(await d.locator('[data-testid="grace"]').textContent(), 'none (past grace)');
-    // The formula shown is the one the plan says the scores were computed with.
+    // The formula shown is the one the plan says the scores were computed
+    // with: the use count's percentile by default (KG_SCORING=use).
+    assert.equal(plan.scoring, 'use');
+    const sessions = (Math.floor((withEdge.use * 100) / 65536) / 100).toFixed(2);
+    assert.match(await d.locator('[data-testid="use"]').textContent(), new RegExp(`^\\d+\\w\\w percentile, ${sessions} sessions lately, last counted (\\d{4}-\\d\\d-\\d\\d|never)$`));
+    assert.match(await d.locator('[data-testid="formula"]').textContent(), /^Score = use percentile, among the active nodes past grace/);
     const w = plan.weights;
-    assert.match(await d.locator('[data-testid="formula"]').textContent(),
-      new RegExp(`^Score = ${w.recency} × recency percentile \\+ ${w.connectedness} × connectedness percentile`));
     assert.match(await d.locator('.ranking').textContent(), new RegExp(`\\(${w.in} × edges in \\+ ${w.out} × edges out`));
     await shot(page, 'ui-details-1280x800.png');
     await d.locator('.rank-section').scrollIntoViewIfNeeded();

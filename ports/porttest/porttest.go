@@ -99,6 +99,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentWritersLoseNothing", testConcurrent},
 		{"SerialCommitsOnOneGraph", testSerial},
 		{"FailedSaveLeavesNoGhost", testFailedSave},
+		{"UseCountsSurviveAReopen", testUseCounts},
 		{"SessionsRoundTrip", testSessions},
 		{"SessionUpdatesChangeOnlyWhatTheyName", testSessionUpdates},
 		{"CheckpointsKeepEverything", testCheckpoints},
@@ -208,7 +209,8 @@ const t0 = domain.Micros(1716400000_123456)
 func raw(s string) domain.RawJSON { return domain.RawJSON(s) }
 
 // RichData returns graph data that exercises every stored feature: all
-// tiers, orphaned times, tier seqs, unknown fields of nodes, edges and
+// tiers, orphaned times, tier seqs, use counts (the largest, and nodes
+// stored without one, which restore gives the default), unknown fields of nodes, edges and
 // metadata, edges whose ends are file paths or unknown ids, edges whose
 // "<from>-><to>:<rel>" strings collide, tombstones (one pruned, two edge
 // tombstones with colliding strings) and progress. project is the project
@@ -224,8 +226,10 @@ func RichData(project string) domain.GraphData {
 		Nodes: []domain.Node{
 			{ID: "alpha", Gist: "naïve — 日本語 \"quoted\" <tag> & \\ back\tslash", Notes: []string{"why one", "line\nbreak"},
 				Touches: []string{"src/a.go:1-20", "docs/b.md"}, Created: t0, LastRead: t0 + 999_999,
+				Use:     domain.Use{Count: 98303, Day: 19865, Known: true},
 				Version: v(3, 5, "s1"), Extra: map[string]domain.RawJSON{"_useful_ts": raw(`[1716400000.5,2]`), "zeta": raw(`{"a":null}`)}},
-			{ID: "beta", Gist: "archived one", Tier: domain.Archived, Created: t0 - domain.Day, TierSeq: 31, Version: v(1, 2, "")},
+			{ID: "beta", Gist: "archived one", Tier: domain.Archived, Created: t0 - domain.Day, TierSeq: 31,
+				Use: domain.Use{Count: domain.UseMax, Day: domain.MaxUseDay, Known: true}, Version: v(1, 2, "")},
 			{ID: "gamma", Gist: "orphaned one", Tier: domain.Orphaned, OrphanedAt: t0 + 1, TierSeq: 32, Created: 0, Version: v(2, 6, "s2")},
 			{ID: "orphan-zero", Gist: "orphaned at time zero", Tier: domain.Orphaned, Version: v(1, 7, "")},
 			{ID: "Zed.9_x", Gist: "sorts before lower case", Notes: []string{}, Version: v(1, 8, "s1")},
@@ -355,6 +359,45 @@ func testReopen(h *harness) {
 	h.commit(keys[0], g, g.Pending())
 	h.reopen()
 	h.sameGraph(keys[0], g)
+}
+
+// testUseCounts: a use count is saved by an incremental commit like a read
+// stamp, without a version or a seq, and comes back exactly after a reopen;
+// the default given to a node stored without one is saved too, so that a
+// later read stamp does not move it (docs/design/compaction.md#the-use-count).
+func testUseCounts(h *harness) {
+	k := domain.ProjectGraph("/home/dev/src/kg")
+	g := restore(h.t, k, RichData(k.Project))
+	h.commit(k, g, g.Everything())
+	h.reopen()
+
+	g = restore(h.t, k, h.load(k))
+	zed, _ := g.Node("Zed.9_x") // stored without a count: the default from its times
+	if want := domain.DefaultUse(zed.Recency()); zed.Use != want {
+		h.t.Fatalf("Zed.9_x restored with use %+v, want the default %+v", zed.Use, want)
+	}
+	seq := g.Seq()
+	alpha, _ := g.Node("alpha")
+	later := t0 + 7*domain.Day
+	if _, ok := g.CountUse("alpha", later); !ok {
+		h.t.Fatal("CountUse(alpha) found no node")
+	}
+	g.StampRead("Zed.9_x", later)
+	h.commit(k, g, g.Pending())
+	if g.Seq() != seq {
+		h.t.Errorf("a count took a seq: %d, then %d", seq, g.Seq())
+	}
+	h.reopen()
+
+	h.sameGraph(k, g)
+	got := restore(h.t, k, h.load(k))
+	a, _ := got.Node("alpha")
+	if want := alpha.Use.Add(later); a.Use != want || a.Version != alpha.Version {
+		h.t.Errorf("alpha after a count and a reopen: use %+v version %+v; want use %+v version %+v", a.Use, a.Version, want, alpha.Version)
+	}
+	if z, _ := got.Node("Zed.9_x"); z.Use != zed.Use || z.LastRead != later {
+		h.t.Errorf("Zed.9_x after a read stamp and a reopen: use %+v read %d; want use %+v (the default as first given) read %d", z.Use, z.LastRead, zed.Use, later)
+	}
 }
 
 func testSameFolderName(h *harness) {
@@ -645,7 +688,8 @@ func testSessions(h *harness) {
 	}
 	want := map[string]ports.Session{
 		"0123456789abcdef": {ID: "0123456789abcdef", ProjectPath: "/home/dev/src/kg", Start: t0, LastActivity: t0 + 5*domain.Second + 1,
-			OpCount: 42, Synced: map[domain.GraphKey]uint64{domain.UserGraph: 17, domain.ProjectGraph("/home/dev/src/kg"): 99}},
+			OpCount: 42, Synced: map[domain.GraphKey]uint64{domain.UserGraph: 17, domain.ProjectGraph("/home/dev/src/kg"): 99},
+			Counted: map[domain.GraphKey][]string{domain.UserGraph: {"zeta", "alpha", "naïve \"id\""}, domain.ProjectGraph("/home/dev/src/kg"): {"b"}}},
 		"deadbeef": {ID: "deadbeef", Start: t0 - domain.Day, LastActivity: t0, LastSyncedTS: t0 - 3,
 			Extra: map[string]domain.RawJSON{"client": raw(`"claude"`), "hooks": raw(`{"x":[1,true]}`)}},
 		"fedcba9876543210": {ID: "fedcba9876543210", ProjectPath: "/srv/odd name ü", Start: t0, LastActivity: t0,
@@ -695,7 +739,8 @@ func testSessionUpdates(h *harness) {
 	ctx := h.ctx
 	sess := func(id string, ops int64) ports.Session {
 		return ports.Session{ID: id, ProjectPath: "/home/dev/" + id, Start: t0, LastActivity: t0 + domain.Micros(ops), OpCount: ops,
-			Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(ops)}}
+			Synced:  map[domain.GraphKey]uint64{domain.UserGraph: uint64(ops)},
+			Counted: map[domain.GraphKey][]string{domain.ProjectGraph("/home/dev/" + id): {fmt.Sprintf("node-%d", ops), "first"}}}
 	}
 	want := map[string]ports.Session{}
 	for i := range 50 {

@@ -24,6 +24,8 @@ type Node struct {
 	// Useful is when sessions marked the node useful with kg_useful, Unix
 	// seconds, oldest first (docs/design/hooks.md#kg_useful).
 	Useful    []float64 `json:"_useful,omitempty"`
+	Use       uint64    `json:"_use"`     // the use count, 65,536 per session (docs/design/compaction.md#the-use-count)
+	UseDay    int32     `json:"_use_day"` // the day it was last counted: Unix time / 86,400 s
 	Tier      string    `json:"tier"`
 	Version   uint64    `json:"version"`
 	Seq       uint64    `json:"seq"`
@@ -38,7 +40,7 @@ func NodeOf(n *domain.Node) Node {
 	out := Node{
 		ID: n.ID, Gist: n.Gist, Notes: nonNil(n.Notes), Touches: nonNil(n.Touches),
 		CreatedTS: Seconds(n.Created), LastReadTS: Seconds(n.LastRead),
-		Archived: n.Tier != domain.Active, TierSeq: n.TierSeq,
+		Archived: n.Tier != domain.Active, TierSeq: n.TierSeq, Use: n.Use.Count, UseDay: n.Use.Day,
 		Tier: n.Tier.String(), Version: n.Version.V, Seq: n.Version.Seq, UpdatedTS: Seconds(n.Version.TS),
 		WrittenBy: n.Version.Principal,
 	}
@@ -91,19 +93,25 @@ type Move struct {
 	Rank   *Rank  `json:"rank,omitempty"`
 }
 
-// Rank is where a node stands in compaction's rank order: its recency and
-// connectedness, their percentiles in the ranked population, its score and its
-// grace. Connectedness is 66 × edges in + 33 × edges out, counting edges from
-// and to active nodes (in integer hundredths,
-// docs/design/compaction.md#recency-and-connectedness).
+// Rank is where a node stands in compaction's rank order under the scoring
+// it was computed with (docs/design/compaction.md#score): its recency, use
+// count and connectedness, the percentiles its score is made of in the ranked
+// population — p_use under "use", p_recency and p_connectedness under
+// "seed"; the others are left out — its score and its grace. Connectedness
+// is 66 × edges in + 33 × edges out, counting edges from and to active nodes
+// (in integer hundredths, docs/design/compaction.md#recency-and-connectedness).
 type Rank struct {
-	RecencyTS      float64 `json:"recency_ts,omitempty"`
-	Connectedness  int     `json:"connectedness"`
-	PRecency       float64 `json:"p_recency"`
-	PConnectedness float64 `json:"p_connectedness"`
-	Score          float64 `json:"score"`
-	Eligible       bool    `json:"eligible"`
-	GraceLeftS     float64 `json:"grace_left_s"`
+	Scoring        string   `json:"scoring"`
+	RecencyTS      float64  `json:"recency_ts,omitempty"`
+	Use            uint64   `json:"use"`     // the use count decayed to the run's day, 65,536 per session
+	UseDay         int32    `json:"use_day"` // the day it was last counted
+	Connectedness  int      `json:"connectedness"`
+	PUse           *float64 `json:"p_use,omitempty"`
+	PRecency       *float64 `json:"p_recency,omitempty"`
+	PConnectedness *float64 `json:"p_connectedness,omitempty"`
+	Score          float64  `json:"score"`
+	Eligible       bool     `json:"eligible"`
+	GraceLeftS     float64  `json:"grace_left_s"`
 }
 
 // RankOf returns the API shape of r.
@@ -111,11 +119,21 @@ func RankOf(r *domain.Rank) *Rank {
 	if r == nil {
 		return nil
 	}
-	return &Rank{
-		RecencyTS: Seconds(r.Recency), Connectedness: r.Connectedness,
-		PRecency: r.PRecency, PConnectedness: r.PConnectedness, Score: r.Score,
-		Eligible: r.Eligible, GraceLeftS: Seconds(r.GraceLeft),
+	out := &Rank{
+		Scoring: r.Scoring.String(), RecencyTS: Seconds(r.Recency), Use: r.Use, UseDay: r.UseDay, Connectedness: r.Connectedness,
+		Score: r.Score, Eligible: r.Eligible, GraceLeftS: Seconds(r.GraceLeft),
 	}
+	out.PUse, out.PRecency, out.PConnectedness = Percentiles(r)
+	return out
+}
+
+// Percentiles returns the percentiles r's score is made of under its
+// scoring, nil for the others.
+func Percentiles(r *domain.Rank) (pUse, pRecency, pConnectedness *float64) {
+	if r.Scoring == domain.ScoringUse {
+		return &r.PUse, nil, nil
+	}
+	return nil, &r.PRecency, &r.PConnectedness
 }
 
 // MovesOf returns the API shape of m.

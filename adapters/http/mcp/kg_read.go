@@ -128,6 +128,8 @@ type nodeOut struct {
 	Version        uint64       `json:"version"`
 	Created        string       `json:"created,omitempty"`
 	LastWritten    string       `json:"last_written,omitempty"`
+	Use            uint64       `json:"use" jsonschema:"the use count as last counted, 65536 per session that needed the node; it halves every 7 days"`
+	LastCounted    string       `json:"last_counted,omitempty" jsonschema:"the day the use count was last counted"`
 	Out            []edgeEndOut `json:"edges_out"`
 	In             []edgeEndOut `json:"edges_in"`
 	Rescued        []string     `json:"rescued,omitempty" jsonschema:"orphaned neighbours this read made archived again"`
@@ -390,6 +392,11 @@ func renderNodeRead(b *strings.Builder, r app.NodeRead) {
 		fmt.Fprintf(b, ", last written %s", t)
 	}
 	b.WriteByte('\n')
+	fmt.Fprintf(b, "use: %s sessions", useSessions(n.Use.Count))
+	if d := lastCounted(n.Use); d != "" {
+		fmt.Fprintf(b, ", last counted %s", d)
+	}
+	b.WriteByte('\n')
 	renderEnds(b, "EDGES OUT:", r.Out, r.Level)
 	renderEnds(b, "EDGES IN:", r.In, r.Level)
 	if len(r.Rescued) > 0 {
@@ -431,6 +438,22 @@ func graphLabel(level domain.Level, project string) string {
 	return string(level) + " graph"
 }
 
+// useSessions renders a use count in sessions with two decimals, truncated:
+// 98303 is "1.49" (docs/design/compaction.md#the-use-count).
+func useSessions(u uint64) string {
+	h := u * 100 / domain.UseUnit // a count is at most 2^48: no overflow
+	return fmt.Sprintf("%d.%02d", h/100, h%100)
+}
+
+// lastCounted renders the day a use count was last counted, 2006-01-02;
+// "" for a node never counted.
+func lastCounted(u domain.Use) string {
+	if u.Count == 0 && u.Day == 0 {
+		return ""
+	}
+	return time.UnixMicro(int64(u.Day) * int64(domain.Day)).UTC().Format(time.DateOnly)
+}
+
 // formatTime renders a time as RFC 3339 in UTC; "" for none.
 func formatTime(t domain.Micros) string {
 	if t == 0 {
@@ -448,6 +471,7 @@ func nodeReadsOutput(res app.ReadResult) readOutput {
 			Tier: n.Tier.String(), WasTier: r.WasTier.String(),
 			Gist: n.Gist, Notes: nonNil(n.Notes), Touches: nonNil(n.Touches),
 			Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
+			Use: n.Use.Count, LastCounted: lastCounted(n.Use),
 			Out: endsOutput(r.Out), In: endsOutput(r.In),
 			Rescued: r.Rescued, RecallNotSaved: r.RecallNotSaved,
 		})

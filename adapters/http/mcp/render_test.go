@@ -66,7 +66,8 @@ func TestRenderNodeReadGolden(t *testing.T) {
 		Level: domain.LevelProject, Project: "/src/my-app", WasTier: domain.Archived, Rescued: []string{"lost-neighbour"},
 		Node: &domain.Node{ID: "auth-token-refresh", Gist: "JWT refresh uses sliding window", Tier: domain.Active,
 			Notes: []string{"silent failure if the session expired"}, Touches: []string{"src/auth/refresh.py"},
-			Created: ts, Version: domain.Version{V: 3, TS: ts + domain.Days(2)}},
+			Created: ts, Version: domain.Version{V: 3, TS: ts + domain.Days(2)},
+			Use: domain.Use{Count: 98303, Day: domain.UseDay(ts + domain.Days(2)), Known: true}},
 		Out: []app.EdgeEnd{
 			{Edge: &domain.Edge{From: "auth-token-refresh", Rel: "requires-init", To: "session-handler",
 				Notes: []string{"init order matters", "see the startup sequence"}}, OtherTier: tier(domain.Active), OtherLevel: domain.LevelProject},

@@ -67,6 +67,11 @@ type node struct {
 	OrphanedTS  float64  `json:"orphaned_ts,omitempty"`
 	Version     uint64   `json:"version,omitempty"`
 	WrittenBy   string   `json:"written_by,omitempty"` // team mode: the principal of the last write (docs/design/team.md#who-wrote-what)
+	// Use and UseDay are the use count (docs/design/compaction.md#the-use-count),
+	// kept raw: a pair that is not two integer literals reads as no count,
+	// never as an error, like a stored one.
+	Use    json.RawMessage `json:"use,omitempty"`
+	UseDay json.RawMessage `json:"use_day,omitempty"`
 }
 
 type edge struct {
@@ -98,6 +103,10 @@ func Encode(w io.Writer, key domain.GraphKey, at domain.Micros, d domain.GraphDa
 		}
 		if n.Tier == domain.Orphaned {
 			out.OrphanedTS = seconds(n.OrphanedAt)
+		}
+		if n.Use.Known {
+			out.Use = strconv.AppendUint(nil, n.Use.Count, 10)
+			out.UseDay = strconv.AppendInt(nil, int64(n.Use.Day), 10)
 		}
 		doc.Nodes = append(doc.Nodes, out)
 	}
@@ -216,7 +225,8 @@ func Decode(r io.Reader) (Document, error) {
 
 // domain converts a decoded node, checking its tier and times.
 func (n node) domain(at string) (domain.Node, error) {
-	out := domain.Node{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Version: domain.Version{V: n.Version}}
+	out := domain.Node{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Version: domain.Version{V: n.Version},
+		Use: domain.ParseUseJSON(n.Use, n.UseDay)}
 	switch n.Tier {
 	case "", "active":
 		out.Tier = domain.Active

@@ -24,9 +24,9 @@ func sample() domain.GraphData {
 		Seq: 40,
 		Nodes: []domain.Node{
 			{ID: "a", Gist: "first", Notes: []string{"why"}, Touches: []string{"src/a.go"}, Created: t, LastRead: t + 5,
-				Version: domain.Version{V: 3, TS: t + 2, Session: "s1", Seq: 30}},
+				Version: domain.Version{V: 3, TS: t + 2, Session: "s1", Seq: 30}, Use: domain.Use{Count: 98303, Day: 20148, Known: true}},
 			{ID: "b", Gist: "archived one", Tier: domain.Archived, Created: t, TierSeq: 31,
-				Version: domain.Version{V: 1, TS: t, Seq: 2}},
+				Version: domain.Version{V: 1, TS: t, Seq: 2}, Use: domain.Use{Count: domain.UseMax, Day: domain.MaxUseDay, Known: true}},
 			{ID: "c", Gist: "orphaned one", Tier: domain.Orphaned, OrphanedAt: t + 9,
 				Version: domain.Version{V: 1, TS: t, Seq: 3}},
 		},

@@ -49,7 +49,7 @@ func TestCompactionPlanExplainsEveryNode(t *testing.T) {
 		t.Fatalf("ranking = %v", ranking)
 	}
 	for i, x := range ranking {
-		if get(x, "rank") != float64(i+1) || get(x, "eligible") != true || get(x, "score") == nil || get(x, "p_recency") == nil {
+		if get(x, "rank") != float64(i+1) || get(x, "eligible") != true || get(x, "score") == nil || get(x, "p_use") == nil {
 			t.Errorf("ranking[%d] = %v", i, x)
 		}
 	}
@@ -101,6 +101,43 @@ func TestCompactionPlanGraceLeft(t *testing.T) {
 // policy compaction uses, so that what explains a ranking (the web page)
 // writes no weights of its own: with weights other than the defaults, the
 // plan names those, and every score is that formula of its percentiles.
+// Under KG_SCORING=use (the default) the plan says so, each ranked node's
+// score is its p_use, and its use count is given: a node two sessions read
+// by id outranks the others, written by one.
+func TestCompactionPlanExplainsTheUseCount(t *testing.T) {
+	e := newEnv(t, func(_ *testing.T, s *setup) { s.app.Policy.MaxTokens = 200 })
+	sid := e.session("")
+	for i := range 6 {
+		e.clock.Advance(time.Second)
+		e.put("user", sid, fmt.Sprintf("n%d", i), strings.Repeat("x", 20))
+	}
+	other := e.session("")
+	e.put("user", other, "n0", strings.Repeat("y", 20))            // a second session's count, saved with the write
+	e.do("GET", "/api/nodes/user/n1?session_id="+other, nil).ok(t) // a REST read: shown, not counted
+	e.clock.Advance(6 * 24 * time.Hour)
+	r := e.do("GET", "/api/compaction/plan?level=user", nil).ok(t)
+	if got := r.body["scoring"]; got != "use" {
+		t.Errorf("scoring = %v, want use", got)
+	}
+	ranking := r.body["ranking"].([]any)
+	for _, x := range ranking {
+		if get(x, "p_recency") != nil || get(x, "p_connectedness") != nil {
+			t.Errorf("%v: seed percentiles under use: %v", get(x, "id"), x)
+		}
+		if pu, score := get(x, "p_use"), get(x, "score"); pu != score {
+			t.Errorf("%v: score %v is not its p_use %v", get(x, "id"), score, pu)
+		}
+	}
+	// Six days on, one session's count has decayed to 36,178 (T[6]).
+	last := ranking[len(ranking)-1]
+	if get(last, "id") != "n0" || get(last, "use") != float64(2*36178) {
+		t.Errorf("last in rank order = %v, want n0 with two sessions' use", last)
+	}
+	if u := get(ranking[0], "use"); u != float64(36178) {
+		t.Errorf("first in rank order has use %v, want one session's (its writer's)", u)
+	}
+}
+
 func TestCompactionPlanGivesItsWeights(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -110,7 +147,9 @@ func TestCompactionPlanGivesItsWeights(t *testing.T) {
 		{"others", domain.ScoreWeights{Recency: 0.5, Connectedness: 0.25, In: 3, Out: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, func(_ *testing.T, s *setup) { s.app.Policy.MaxTokens = 200; s.app.Policy.Score = tc.w })
+			e := newEnv(t, func(_ *testing.T, s *setup) {
+				s.app.Policy.MaxTokens, s.app.Policy.Score, s.app.Policy.Scoring = 200, tc.w, domain.ScoringSeed
+			})
 			sid := e.session("")
 			for i := range 6 {
 				e.clock.Advance(time.Second)

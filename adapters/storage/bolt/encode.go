@@ -30,17 +30,22 @@ type versionRec struct {
 }
 
 type nodeRec struct {
-	ID         string                     `json:"id"`
-	Gist       string                     `json:"gist"`
-	Notes      []string                   `json:"notes"`
-	Touches    []string                   `json:"touches"`
-	Tier       string                     `json:"tier"`
-	Created    int64                      `json:"created,omitempty"`
-	LastRead   int64                      `json:"last_read,omitempty"`
-	OrphanedAt int64                      `json:"orphaned_at,omitempty"`
-	TierSeq    uint64                     `json:"tier_seq,omitempty"`
-	Version    versionRec                 `json:"version"`
-	Extra      map[string]json.RawMessage `json:"extra,omitempty"` // read only; written by marshalWithExtra
+	ID         string   `json:"id"`
+	Gist       string   `json:"gist"`
+	Notes      []string `json:"notes"`
+	Touches    []string `json:"touches"`
+	Tier       string   `json:"tier"`
+	Created    int64    `json:"created,omitempty"`
+	LastRead   int64    `json:"last_read,omitempty"`
+	OrphanedAt int64    `json:"orphaned_at,omitempty"`
+	TierSeq    uint64   `json:"tier_seq,omitempty"`
+	// Use and UseDay are the use count (docs/design/compaction.md#the-use-count);
+	// absent in records written before it, which then read as a node
+	// without one.
+	Use     *uint64                    `json:"use,omitempty"`
+	UseDay  *uint64                    `json:"use_day,omitempty"`
+	Version versionRec                 `json:"version"`
+	Extra   map[string]json.RawMessage `json:"extra,omitempty"` // read only; written by marshalWithExtra
 }
 
 type edgeRec struct {
@@ -71,6 +76,13 @@ type syncedRec struct {
 	Seq     uint64 `json:"seq"`
 }
 
+// countedRec is the ids a session has counted in one graph, oldest first.
+type countedRec struct {
+	Level   string   `json:"level"`
+	Project string   `json:"project,omitempty"`
+	IDs     []string `json:"ids"`
+}
+
 type sessionRec struct {
 	ProjectPath  string       `json:"project_path,omitempty"`
 	Start        int64        `json:"start_ts"`
@@ -78,6 +90,7 @@ type sessionRec struct {
 	OpCount      int64        `json:"op_count"`
 	LastSyncedTS int64        `json:"last_synced_ts,omitempty"`
 	Synced       *[]syncedRec `json:"synced"` // pointer: nil and empty map both round-trip
+	Counted      []countedRec `json:"counted,omitempty"`
 	// HookState is ports.MarshalHookState's object, absent when empty.
 	HookState json.RawMessage            `json:"hook_state,omitempty"`
 	Extra     map[string]json.RawMessage `json:"extra,omitempty"`
@@ -108,6 +121,10 @@ func encodeNode(n *domain.Node) ([]byte, error) {
 		Tier: tierNames[n.Tier], Created: int64(n.Created), LastRead: int64(n.LastRead),
 		OrphanedAt: int64(n.OrphanedAt), TierSeq: n.TierSeq, Version: versionOf(n.Version),
 	}
+	if n.Use.Known {
+		day := uint64(max(n.Use.Day, 0))
+		r.Use, r.UseDay = &n.Use.Count, &day
+	}
 	if r.Tier == "" {
 		return nil, fmt.Errorf("node %q: unknown tier %d", n.ID, n.Tier)
 	}
@@ -123,10 +140,14 @@ func decodeNode(b []byte) (domain.Node, error) {
 	if err != nil {
 		return domain.Node{}, err
 	}
+	var use domain.Use
+	if r.Use != nil && r.UseDay != nil {
+		use = domain.StoredUse(*r.Use, *r.UseDay, true)
+	}
 	return domain.Node{
 		ID: r.ID, Gist: r.Gist, Notes: r.Notes, Touches: r.Touches, Tier: tier,
 		Created: domain.Micros(r.Created), LastRead: domain.Micros(r.LastRead),
-		OrphanedAt: domain.Micros(r.OrphanedAt), TierSeq: r.TierSeq,
+		OrphanedAt: domain.Micros(r.OrphanedAt), TierSeq: r.TierSeq, Use: use,
 		Version: r.Version.domain(), Extra: rawMap(r.Extra),
 	}, nil
 }
@@ -185,6 +206,17 @@ func encodeSession(s ports.Session) ([]byte, error) {
 		return nil, err
 	}
 	r.HookState = json.RawMessage(hooks)
+	for k, ids := range s.Counted {
+		if len(ids) > 0 {
+			r.Counted = append(r.Counted, countedRec{Level: string(k.Level), Project: k.Project, IDs: ids})
+		}
+	}
+	slices.SortFunc(r.Counted, func(a, b countedRec) int {
+		if c := strings.Compare(a.Level, b.Level); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Project, b.Project)
+	})
 	return marshalWithExtra(r, s.Extra)
 }
 
@@ -207,6 +239,12 @@ func decodeSession(id string, b []byte) (ports.Session, error) {
 		s.Synced = make(map[domain.GraphKey]uint64, len(*r.Synced))
 		for _, w := range *r.Synced {
 			s.Synced[domain.GraphKey{Level: domain.Level(w.Level), Project: w.Project}] = w.Seq
+		}
+	}
+	if len(r.Counted) > 0 {
+		s.Counted = make(map[domain.GraphKey][]string, len(r.Counted))
+		for _, c := range r.Counted {
+			s.Counted[domain.GraphKey{Level: domain.Level(c.Level), Project: c.Project}] = c.IDs
 		}
 	}
 	return s, nil

@@ -212,12 +212,16 @@ func (p *parser) node(key string) (domain.Node, error) {
 	var id string
 	var bad [len(nodeFields)]bool
 	archived, orphaned := false, false
+	var use storedUse
 	err := p.object(func(k []byte, esc bool) error {
 		if esc {
 			k = []byte(unquote(k))
 		}
 		null, err := p.null()
 		if err != nil {
+			return err
+		}
+		if handled, err := use.field(p, k, null); handled {
 			return err
 		}
 		f := -1
@@ -312,8 +316,39 @@ func (p *parser) node(key string) (domain.Node, error) {
 	case archived:
 		n.Tier = domain.Archived
 	}
+	n.Use = use.use()
 	return n, nil
 }
+
+// storedUse collects a node's _use and _use_day as the parser meets them. A
+// value that is not a non-negative integer is no type error: the node reads
+// as one without a use count (docs/design/compaction.md#the-use-count).
+type storedUse struct {
+	count, day     uint64
+	countOK, dayOK bool
+}
+
+// field reads member k of a node if it is one of the use count's; a
+// repeated member's last value wins, and a null one is absent.
+func (u *storedUse) field(p *parser, k []byte, null bool) (handled bool, err error) {
+	var v *uint64
+	var ok *bool
+	switch string(k) {
+	case "_use":
+		v, ok = &u.count, &u.countOK
+	case "_use_day":
+		v, ok = &u.day, &u.dayOK
+	default:
+		return false, nil
+	}
+	*v, *ok = 0, false
+	if !null {
+		*v, *ok, err = p.uint()
+	}
+	return true, err
+}
+
+func (u storedUse) use() domain.Use { return domain.StoredUse(u.count, u.day, u.countOK && u.dayOK) }
 
 // edge reads the value of the edge stored under key.
 func (p *parser) edge(key string) (domain.Edge, error) {

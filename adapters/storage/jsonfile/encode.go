@@ -330,8 +330,9 @@ func (e *enc) restExtras(i *int, x *extras) {
 }
 
 // node writes a node's value: the known fields in key order ("_archived",
-// "_created_ts", "_last_read_ts", "_orphaned_ts", "_tier_seq", "gist",
-// "id", "notes", "touches") merged with its unknown ones.
+// "_created_ts", "_last_read_ts", "_orphaned_ts", "_tier_seq", "_use",
+// "_use_day", "gist", "id", "notes", "touches") merged with its unknown
+// ones.
 func (e *enc) node(n *domain.Node, x *extras) {
 	x.reset(n.Extra)
 	e.open('{')
@@ -356,6 +357,12 @@ func (e *enc) node(n *domain.Node, x *extras) {
 	if n.TierSeq != 0 {
 		e.known(&i, x, "_tier_seq")
 		e.b = strconv.AppendUint(e.b, n.TierSeq, 10)
+	}
+	if n.Use.Known {
+		e.known(&i, x, "_use")
+		e.b = strconv.AppendUint(e.b, n.Use.Count, 10)
+		e.known(&i, x, "_use_day")
+		e.b = strconv.AppendInt(e.b, int64(n.Use.Day), 10)
 	}
 	e.known(&i, x, "gist")
 	e.str(n.Gist)

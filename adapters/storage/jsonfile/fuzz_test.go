@@ -30,7 +30,9 @@ func FuzzDecodeGraph(f *testing.F) {
 		`{"_meta": {"versions": {"node:a": {"V": 1, "ts": 1.5}}}}`, `{"edges": {"k": {"from": "a", "to": "b", "rel": "r", "w": [1, {"x": null}]}}}`,
 		`{"nodes": {"b": {"id": "a", "gist": "1"}, "a": {"gist": "2"}}, "NODES": {"c": null}}`,
 		`{"_meta": {"tombstones": {"edge:a->b:r#2": {"v": 1, "from": "x"}, "other": {}}, "seq": 1e3}}`,
-		`{"nodes": {"a": {"_tier_seq": -0, "_archived": false, "_orphaned_ts": "1"}}}`} {
+		`{"nodes": {"a": {"_tier_seq": -0, "_archived": false, "_orphaned_ts": "1"}}}`,
+		`{"nodes": {"a": {"_use": 98303, "_use_day": 19865}, "b": {"_use": -1, "_use_day": 2}, "c": {"_use": 1.5, "_use_day": "2"},
+		 "d": {"_use": 18446744073709551616, "_use_day": 106751992}, "e": {"_use": 1, "_use": null, "_use_day": 1}, "f": {"_use_day": 3}}}`} {
 		f.Add([]byte(s))
 	}
 	opts := cmpopts.EquateEmpty()

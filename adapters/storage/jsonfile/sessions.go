@@ -326,18 +326,20 @@ func replaySessions(sessions map[string]ports.Session, payload []byte) error {
 func sameSession(a, b ports.Session) bool {
 	return a.ProjectPath == b.ProjectPath && a.Start == b.Start && a.LastActivity == b.LastActivity &&
 		a.OpCount == b.OpCount && a.LastSyncedTS == b.LastSyncedTS && maps.Equal(a.Synced, b.Synced) &&
-		a.Hooks.Equal(b.Hooks) && maps.EqualFunc(a.Extra, b.Extra, func(x, y domain.RawJSON) bool { return bytes.Equal(x, y) })
+		a.Hooks.Equal(b.Hooks) && maps.EqualFunc(a.Counted, b.Counted, slices.Equal) &&
+		maps.EqualFunc(a.Extra, b.Extra, func(x, y domain.RawJSON) bool { return bytes.Equal(x, y) })
 }
 
 func cloneSession(ss ports.Session) ports.Session {
 	ss.Synced = maps.Clone(ss.Synced)
+	ss.Counted = maps.Clone(ss.Counted) // its slices are never changed in place
 	ss.Extra = maps.Clone(ss.Extra)
 	ss.Hooks = ss.Hooks.Clone()
 	return ss
 }
 
 // Known fields of a stored session; the rest is kept in Extra.
-var sessionFields = []string{"last_activity", "last_synced_ts", "op_count", "project_path", "start_ts", "synced_seq", ports.HookStateField}
+var sessionFields = []string{"counted", "last_activity", "last_synced_ts", "op_count", "project_path", "start_ts", "synced_seq", ports.HookStateField}
 
 func decodeSessions(b []byte) (map[string]ports.Session, error) {
 	var top map[string]map[string]json.RawMessage
@@ -388,6 +390,19 @@ func decodeSession(id string, m map[string]json.RawMessage) (ports.Session, erro
 						break
 					}
 					ss.Synced[key] = seq
+				}
+			}
+		case "counted":
+			var w map[string][]string
+			if err = json.Unmarshal(v, &w); err == nil && len(w) > 0 {
+				ss.Counted = make(map[domain.GraphKey][]string, len(w))
+				for gk, ids := range w {
+					key, ok := parseGraphKey(gk)
+					if !ok {
+						err = fmt.Errorf("graph %q", gk)
+						break
+					}
+					ss.Counted[key] = ids
 				}
 			}
 		default:
@@ -449,8 +464,27 @@ func (e *enc) session(ss ports.Session) {
 	if hooks, _ := ports.MarshalHookState(ss.Hooks); hooks != nil {
 		fs = append(fs, field{key: ports.HookStateField, kind: fRaw, raw: hooks})
 	}
+	if c := countedJSON(ss.Counted); c != nil {
+		fs = append(fs, field{key: "counted", kind: fRaw, raw: c})
+	}
 	fs = appendExtra(fs, ss.Extra)
 	e.fields(fs)
+}
+
+// countedJSON renders the counted ids as {"user": [...], "project:<path>":
+// [...]}, or nil when there are none.
+func countedJSON(c map[domain.GraphKey][]string) domain.RawJSON {
+	m := make(map[string][]string, len(c))
+	for k, ids := range c {
+		if len(ids) > 0 {
+			m[k.String()] = ids
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(m) // a map of strings to strings always marshals
+	return b
 }
 
 // syncedJSON renders the watermarks as {"user": n, "project:<path>": n}.

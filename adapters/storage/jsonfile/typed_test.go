@@ -214,8 +214,21 @@ func typedNode(key string, fields map[string]typedRaw) (domain.Node, error) {
 	case archived:
 		n.Tier = domain.Archived
 	}
+	// The use count is never a type error: what is not a pair of
+	// non-negative integers reads as no count.
+	use, useOK := fields["_use"], false
+	day, dayOK := fields["_use_day"], false
+	var count, days uint64
+	if use != nil && !typedNull(use) {
+		count, useOK = typedUint(use)
+	}
+	if day != nil && !typedNull(day) {
+		days, dayOK = typedUint(day)
+	}
+	n.Use = domain.StoredUse(count, days, useOK && dayOK)
 	for k, v := range fields {
-		if slices.ContainsFunc(nodeFields[:], func(f struct{ name, want string }) bool { return f.name == k }) {
+		if k == "_use" || k == "_use_day" ||
+			slices.ContainsFunc(nodeFields[:], func(f struct{ name, want string }) bool { return f.name == k }) {
 			continue
 		}
 		if n.Extra == nil {

@@ -146,6 +146,7 @@ func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) err
 
 func copySession(s ports.Session) ports.Session {
 	s.Synced = maps.Clone(s.Synced)
+	s.Counted = maps.Clone(s.Counted) // its slices are never changed in place
 	s.Extra = maps.Clone(s.Extra)
 	s.Hooks = s.Hooks.Clone()
 	return s

@@ -23,6 +23,16 @@ export function percent(p) {
   return typeof p === 'number' ? `${ordinal(Math.round(p * 100))} percentile` : '—';
 }
 
+/** A use count (65,536 per session) in sessions, two decimals, truncated. */
+export function sessions(use) {
+  return typeof use === 'number' ? (Math.floor((use * 100) / 65536) / 100).toFixed(2) : '—';
+}
+
+/** A day number (Unix time / 86,400 s) as 2006-01-02. */
+export function formatDay(day) {
+  return typeof day === 'number' && day > 0 ? new Date(day * 86400000).toISOString().slice(0, 10) : 'never';
+}
+
 /** A duration in seconds for a person: "3 d 4 h", "12 min", "none". */
 export function duration(seconds) {
   if (typeof seconds !== 'number' || seconds <= 0) return 'none (past grace)';

@@ -17,6 +17,10 @@ function rankOf(r) {
     id: pick(r, 'id', 'ID'),
     tier: pick(r, 'tier'),
     score: pick(r, 'score', 'Score'),
+    scoring: pick(r, 'scoring'),
+    pUse: pick(r, 'p_use', 'PUse'),
+    use: pick(r, 'use', 'Use'),
+    useDay: pick(r, 'use_day', 'UseDay'),
     pRecency: pick(r, 'p_recency', 'recency_percentile', 'PRecency'),
     pConnectedness: pick(r, 'p_connectedness', 'connectedness_percentile', 'PConnectedness'),
     recency: pick(r, 'recency', 'recency_ts', 'Recency'),
@@ -47,9 +51,13 @@ export function normalizePlan(p) {
   // The formula the scores were computed with, as the server gives it: the
   // page writes no weights of its own.
   const weights = pick(p, 'weights') ?? null;
+  // The score the ranking is by: "use" (p_use) or "seed" (the weights);
+  // a server that does not say is one from before the use count.
+  const scoring = pick(p, 'scoring') ?? 'seed';
   return {
     moves,
-    ranking: new Map(ranking.map((r) => [r.id, { ...r, position: r.position ?? positions.get(r.id), of: ordered.length, weights }])),
+    scoring,
+    ranking: new Map(ranking.map((r) => [r.id, { ...r, scoring: r.scoring ?? scoring, position: r.position ?? positions.get(r.id), of: ordered.length, weights }])),
     estimateBefore: pick(p, 'estimate_before', 'estimate', 'EstimateBefore'),
     estimateAfter: pick(p, 'estimate_after', 'EstimateAfter'),
     max: pick(p, 'max_tokens', 'max', 'budget'),

@@ -6,7 +6,7 @@
 //
 // The panel is a list of sections (SECTIONS below), each a component of
 // ({node, ...props}); a new signal or the node's history is one more entry.
-import { formatTime, percent, duration, ordinal, pick } from '../format.js';
+import { formatTime, formatDay, percent, sessions, duration, ordinal, pick } from '../format.js';
 
 function Ranking({ node, rank, move }) {
   const tier = node.tier ?? 'active';
@@ -19,10 +19,14 @@ function Ranking({ node, rank, move }) {
   if (!rank) return <>{planned}<p>No ranking for this node in the plan.</p></>;
   const ranked = typeof rank.score === 'number';
   const w = rank.weights; // the formula of the plan (GET /api/compaction/plan)
+  // Under "use" the score is the use count's percentile; recency and
+  // connectedness are shown as facts, without percentiles of their own.
+  const byUse = rank.scoring === 'use';
   const facts = (
     <>
-      <dt>Recency</dt><dd>{ranked ? `${percent(rank.pRecency)}, ` : ''}last used {formatTime(rank.recency)}</dd>
-      <dt>Connectedness</dt><dd>{ranked ? `${percent(rank.pConnectedness)}, ` : ''}{rank.connectedness ?? 0}{w && ` (${w.in} × edges in + ${w.out} × edges out, with active nodes)`}</dd>
+      {byUse && <><dt>Use</dt><dd data-testid="use">{ranked ? `${percent(rank.pUse)}, ` : ''}{sessions(rank.use)} sessions lately, last counted {formatDay(rank.useDay)}</dd></>}
+      <dt>Recency</dt><dd>{ranked && !byUse ? `${percent(rank.pRecency)}, ` : ''}last used {formatTime(rank.recency)}</dd>
+      <dt>Connectedness</dt><dd>{ranked && !byUse ? `${percent(rank.pConnectedness)}, ` : ''}{rank.connectedness ?? 0}{w && ` (${w.in} × edges in + ${w.out} × edges out, with active nodes)`}</dd>
       <dt>Grace left</dt><dd data-testid="grace">{duration(rank.graceLeft)}</dd>
     </>
   );
@@ -44,7 +48,9 @@ function Ranking({ node, rank, move }) {
         {facts}
         <dt>Place</dt><dd data-testid="place">{rank.position ? `${ordinal(rank.position)} of ${rank.of}, lowest first` : '—'}</dd>
       </dl>
-      <p class="explain" data-testid="formula">{w && `Score = ${w.recency} × recency percentile + ${w.connectedness} × connectedness percentile, among the active nodes past grace. `}When the graph is over its token budget, the lowest-placed are archived first.</p>
+      <p class="explain" data-testid="formula">{byUse
+        ? 'Score = use percentile, among the active nodes past grace: how many separate sessions needed it lately (each session counts once; the count halves every 7 days). '
+        : w && `Score = ${w.recency} × recency percentile + ${w.connectedness} × connectedness percentile, among the active nodes past grace. `}When the graph is over its token budget, the lowest-placed are archived first.</p>
       {planned}
     </>
   );

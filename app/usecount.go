@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// countUses counts one use by session sessionID of each node ids of graph
+// key (docs/design/compaction.md#the-use-count): a node the session has not
+// counted before, in its life and across restarts, gets
+// _use ← decay(_use, day(now) − _use_day) + 65536 and _use_day ← day(now);
+// one it has counted is left as it is. It is how kg_useful's marks count:
+// the use case that stores the marks calls it, in one line, once they are
+// valid; kg_read by id and kg_put_node count through the same path on their
+// own. It is not a use case itself (no caller outside app), so it is not
+// exported.
+//
+// A count is no write: it takes no version and no seq, sends no event and
+// makes no sync entry. Like a read stamp it is applied with the graph's next
+// batch or maintenance tick (at most one tick later, and at Close), so the
+// call never waits on disk; the session's counted set is saved with the
+// sessions at the same tick.
+//
+// The session must be live, key must be the user graph or the session's
+// project graph, and every id must name a node of that graph (any tier);
+// otherwise the error names the field and nothing is counted. Repeated ids
+// count once. It counts no operation of the session: the call it is part of
+// does.
+func (s *Service) countUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
+	if sessionID == "" {
+		return domain.Invalidf("session_id", "required: a use is counted once per session")
+	}
+	if len(ids) == 0 {
+		return domain.Invalidf("ids", "required: at least one node id")
+	}
+	now := s.clock.Now()
+	sess, err := s.sessions.lookup(sessionID, now)
+	if err != nil {
+		return err
+	}
+	switch {
+	case key == domain.UserGraphOf(sess.Principal):
+	case key.Level == domain.LevelProject && sess.ProjectPath == "":
+		return domain.Invalidf("level", "session %q has no project; it can count uses in the user graph only", sess.ID)
+	case key.Level == domain.LevelProject && key.Project != sess.ProjectPath:
+		return domain.Invalidf("level", "%s is not a graph of session %q (bound to %s)", key, sess.ID, sess.ProjectPath)
+	case key.Level != domain.LevelProject:
+		return domain.Invalidf("level", "unknown graph %s", key)
+	}
+	e, err := s.store.get(ctx, key)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	e.mu.RLock()
+	for _, id := range ids {
+		if _, ok := e.g.Node(id); !ok {
+			missing = append(missing, id)
+		}
+	}
+	e.mu.RUnlock()
+	if len(missing) > 0 {
+		return domain.NotFoundf("ids", "no node %s in the %s; nothing was counted", quoteList(missing), graphName(key))
+	}
+	s.countFresh(ctx, e, sess.ID, ids, now)
+	return nil
+}
+
+// countFresh counts the uses of ids by session at now that it had not
+// counted, and returns those.
+func (s *Service) countFresh(ctx context.Context, e *graphEntry, session string, ids []string, now domain.Micros) []string {
+	if session == "" {
+		return nil // calls without a session count nothing
+	}
+	fresh := s.sessions.claimCounts(session, e.key, ids)
+	if len(fresh) > 0 {
+		s.store.countUses(ctx, e, fresh, now)
+	}
+	return fresh
+}
+
+// countRead counts the read by id rd of session, a node of e's graph, and
+// makes the read show the node's use count with it.
+func (s *Service) countRead(ctx context.Context, e *graphEntry, session string, rd *NodeRead) {
+	s.countFresh(ctx, e, session, []string{rd.Node.ID}, s.clock.Now())
+	s.store.showUse(e, rd)
+}
+
+// quoteList renders ids as "a", "b" and "c".
+func quoteList(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = strconv.Quote(id)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
