@@ -28,17 +28,22 @@ type versionRec struct {
 }
 
 type nodeRec struct {
-	ID         string                     `json:"id"`
-	Gist       string                     `json:"gist"`
-	Notes      []string                   `json:"notes"`
-	Touches    []string                   `json:"touches"`
-	Tier       string                     `json:"tier"`
-	Created    int64                      `json:"created,omitempty"`
-	LastRead   int64                      `json:"last_read,omitempty"`
-	OrphanedAt int64                      `json:"orphaned_at,omitempty"`
-	TierSeq    uint64                     `json:"tier_seq,omitempty"`
-	Version    versionRec                 `json:"version"`
-	Extra      map[string]json.RawMessage `json:"extra,omitempty"`
+	ID         string   `json:"id"`
+	Gist       string   `json:"gist"`
+	Notes      []string `json:"notes"`
+	Touches    []string `json:"touches"`
+	Tier       string   `json:"tier"`
+	Created    int64    `json:"created,omitempty"`
+	LastRead   int64    `json:"last_read,omitempty"`
+	OrphanedAt int64    `json:"orphaned_at,omitempty"`
+	TierSeq    uint64   `json:"tier_seq,omitempty"`
+	// Use and UseDay are the use count (docs/design/compaction.md#the-use-count);
+	// absent in items written before it, which then read as a node
+	// without one.
+	Use     *uint64                    `json:"use,omitempty"`
+	UseDay  *uint64                    `json:"use_day,omitempty"`
+	Version versionRec                 `json:"version"`
+	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 type edgeRec struct {
@@ -89,9 +94,14 @@ func nodeRecOf(n *domain.Node) (nodeRec, error) {
 	if err != nil {
 		return nodeRec{}, fmt.Errorf("node %q: %w", n.ID, err)
 	}
-	return nodeRec{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Tier: tier,
+	r := nodeRec{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Tier: tier,
 		Created: int64(n.Created), LastRead: int64(n.LastRead), OrphanedAt: int64(n.OrphanedAt),
-		TierSeq: n.TierSeq, Version: versionOf(n.Version), Extra: rawMessages(n.Extra)}, nil
+		TierSeq: n.TierSeq, Version: versionOf(n.Version), Extra: rawMessages(n.Extra)}
+	if n.Use.Known {
+		day := uint64(max(n.Use.Day, 0))
+		r.Use, r.UseDay = &n.Use.Count, &day
+	}
+	return r, nil
 }
 
 func (r nodeRec) domain() (domain.Node, error) {
@@ -99,9 +109,13 @@ func (r nodeRec) domain() (domain.Node, error) {
 	if err != nil {
 		return domain.Node{}, err
 	}
+	var use domain.Use
+	if r.Use != nil && r.UseDay != nil {
+		use = domain.StoredUse(*r.Use, *r.UseDay, true)
+	}
 	return domain.Node{ID: r.ID, Gist: r.Gist, Notes: r.Notes, Touches: r.Touches, Tier: tier,
 		Created: domain.Micros(r.Created), LastRead: domain.Micros(r.LastRead), OrphanedAt: domain.Micros(r.OrphanedAt),
-		TierSeq: r.TierSeq, Version: r.Version.domain(), Extra: rawJSONs(r.Extra)}, nil
+		TierSeq: r.TierSeq, Use: use, Version: r.Version.domain(), Extra: rawJSONs(r.Extra)}, nil
 }
 
 func edgeRecOf(e *domain.Edge) edgeRec {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,7 +35,42 @@ type sessionData struct {
 	Root string `json:"root,omitempty"`
 	// HookState is ports.MarshalHookState's object, as every backend keeps it.
 	HookState json.RawMessage            `json:"hook_state,omitempty"`
+	Counted   []countedRec               `json:"counted,omitempty"`
 	Extra     map[string]json.RawMessage `json:"extra,omitempty"`
+}
+
+// countedRec is one graph's ids of Session.Counted, the nodes the session
+// counted for the use count (docs/design/compaction.md#the-use-count).
+type countedRec struct {
+	Level   string   `json:"level"`
+	Owner   string   `json:"owner,omitempty"`
+	Project string   `json:"project,omitempty"`
+	IDs     []string `json:"ids"`
+}
+
+// countedRecs lists counted by graph, in a stable order.
+func countedRecs(counted map[domain.GraphKey][]string) []countedRec {
+	var out []countedRec
+	for _, k := range slices.SortedFunc(maps.Keys(counted), func(a, b domain.GraphKey) int {
+		return strings.Compare(a.String()+"\x00"+a.Owner, b.String()+"\x00"+b.Owner)
+	}) {
+		if len(counted[k]) > 0 {
+			out = append(out, countedRec{Level: string(k.Level), Owner: k.Owner, Project: k.Project, IDs: counted[k]})
+		}
+	}
+	return out
+}
+
+// countedOf is the inverse of countedRecs; nil for none.
+func countedOf(recs []countedRec) map[domain.GraphKey][]string {
+	if len(recs) == 0 {
+		return nil
+	}
+	out := make(map[domain.GraphKey][]string, len(recs))
+	for _, r := range recs {
+		out[domain.GraphKey{Level: domain.Level(r.Level), Owner: r.Owner, Project: r.Project}] = r.IDs
+	}
+	return out
 }
 
 func fingerprint(s ports.Session) [32]byte {
@@ -61,7 +97,8 @@ func fingerprint(s ports.Session) [32]byte {
 		Extra                        map[string]domain.RawJSON
 		W                            []wm
 		Hooks                        ports.HookState
-	}{s.ID, s.Principal, s.ProjectPath, s.Root, int64(s.Start), int64(s.LastActivity), s.OpCount, int64(s.LastSyncedTS), s.Extra, w, s.Hooks})
+		Counted                      []countedRec
+	}{s.ID, s.Principal, s.ProjectPath, s.Root, int64(s.Start), int64(s.LastActivity), s.OpCount, int64(s.LastSyncedTS), s.Extra, w, s.Hooks, countedRecs(s.Counted)})
 	if err != nil {
 		// Never equal to a stored fingerprint: the session is written.
 		var random [32]byte
@@ -133,7 +170,7 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 			}
 		}
 		out[sess.ID] = ports.Session{ID: sess.ID, Principal: sess.Principal, ProjectPath: sess.ProjectPath, Root: d.Root, Start: domain.Micros(start),
-			LastActivity: domain.Micros(last), OpCount: sess.OpCount, LastSyncedTS: domain.Micros(synced), Hooks: hooks, Extra: rawJSONs(d.Extra)}
+			LastActivity: domain.Micros(last), OpCount: sess.OpCount, LastSyncedTS: domain.Micros(synced), Hooks: hooks, Counted: countedOf(d.Counted), Extra: rawJSONs(d.Extra)}
 		return nil
 	})
 	if err != nil {
@@ -322,7 +359,7 @@ func queueSessions(b *pgx.Batch, list []ports.Session) {
 		ids[i], principals[i], paths[i] = sess.ID, sess.Principal, sess.ProjectPath
 		start[i], last[i], ops[i], synced[i] = int64(sess.Start), int64(sess.LastActivity), sess.OpCount, int64(sess.LastSyncedTS)
 		hooks, _ := ports.MarshalHookState(sess.Hooks) // a struct of plain fields: cannot fail
-		d, _ := json.Marshal(sessionData{Root: sess.Root, HookState: json.RawMessage(hooks), Extra: rawMessages(sess.Extra)})
+		d, _ := json.Marshal(sessionData{Root: sess.Root, HookState: json.RawMessage(hooks), Counted: countedRecs(sess.Counted), Extra: rawMessages(sess.Extra)})
 		data[i] = string(d)
 		for _, k := range slices.SortedFunc(maps.Keys(sess.Synced), func(a, b domain.GraphKey) int {
 			if a.String() < b.String() {
