@@ -104,6 +104,17 @@ type Store struct {
 // never mapped again (docs/design/storage.md#bolt-mapping).
 const initialMmapSize = 1 << 30
 
+// growthStep is how far past its pages bbolt grows a file of size bytes
+// (DB.AllocSize, set before each graph commit, under the writer lock).
+// bbolt grows a file mapped larger than 16 MiB in steps of 16 MiB, which,
+// with the mapping above, would make every kg.db 16 MiB long from its first
+// write and stop a start under a small file-size limit. A quarter of the
+// file, from 32 KiB to bbolt's 16 MiB, keeps the growths few (each is a
+// truncate and an fsync) and the tail small.
+func growthStep(size int64) int {
+	return int(min(max(size/4, 32<<10), 16<<20)) // 16 MiB: bbolt's DefaultAllocSize
+}
+
 // Open opens or creates <root>/kg.db (mode 0600). When another process
 // holds the file it fails after opt.Timeout with an unavailable error that
 // says so, instead of waiting for ever. Before bbolt reads the file, every
@@ -168,6 +179,7 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, openError(path, opt.Timeout, err)
 	}
+	db.AllocSize = growthStep(0)
 	s := &Store{db: db, path: path, log: opt.Logger, readOnly: opt.ReadOnly, damaged: map[area]string{}}
 	if report != nil {
 		s.takeReport(report)
