@@ -38,7 +38,9 @@ func TestLargeCommitCopiesItsItemsOnce(t *testing.T) {
 	size := uint64(fi.Size())
 	got := after.TotalAlloc - before.TotalAlloc
 	t.Logf("commit of 50,000 nodes allocated %d MB for a %d MB file", got>>20, size>>20)
-	if got > 3*size {
-		t.Errorf("a commit of 50,000 nodes allocated %d MB, more than 3 × the %d MB it wrote", got>>20, size>>20)
+	// Encoding each node, bbolt's nodes and the pages written: about 3 ×
+	// the file; copied at each mapping, 12 ×.
+	if got > 5*size {
+		t.Errorf("a commit of 50,000 nodes allocated %d MB, more than 5 × the %d MB it wrote", got>>20, size>>20)
 	}
 }
