@@ -105,7 +105,9 @@ func freelistPage(t *testing.T, file string) uint64 { return metaField(t, file, 
 
 // pagesEnd is where the pages of the file end (its high-water mark, by the
 // newer meta page), in bytes.
-func pagesEnd(t *testing.T, file string) int64 { return int64(metaField(t, file, 40)) * int64(pageSize) }
+func pagesEnd(t *testing.T, file string) int64 {
+	return int64(metaField(t, file, 40)) * int64(pageSize)
+}
 
 // metaField returns the 8-byte field at off in the newer meta page.
 func metaField(t *testing.T, file string, off int) uint64 {
