@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench bench-search lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
+.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui bench-search lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -62,6 +62,15 @@ OLD ?= bench/results/old.txt
 NEW ?= $(BENCH_OUT)
 bench-compare:
 	$(BENCHSTAT) $(OLD) $(NEW)
+
+## bench-ui: the web page's benchmark (e2e/browser/bench.mjs): an agent's writes reaching the open page
+## in headless Chromium at 150 and 3,000 nodes, with the page's long tasks (docs/performance.md#the-web-page);
+## not part of test or e2e. UI_ARGS passes options, e.g. make bench-ui UI_ARGS='--nodes 3000 --writes 50'
+UI_ARGS ?=
+bench-ui: build ui-check
+	e2e/browser/install.sh
+	@mkdir -p bench/results
+	KG_BIN=$(CURDIR)/$(BIN) node e2e/browser/bench.mjs --out bench/results/ui-bench.json $(UI_ARGS)
 
 ## bench-search: search recall on the public half of LoCoMo (docs/design/benchmarks.md#search-quality), read from
 ## LOCOMO at run time, through an in-process kg server (POST /api/import, kg_search over MCP); prints R@1/5/10/20

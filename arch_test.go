@@ -45,6 +45,7 @@ var rules = []rule{
 		description: "domain, ports and its library, not app nor another adapter"},
 	{prefix: "adapters/clock", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/paths", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
+	{prefix: "adapters/transcript", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/rootdir", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/events", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/mcpstdio", description: "standard library only: it forwards bytes to the server"},

@@ -64,5 +64,8 @@ func (s *Service) Close(ctx context.Context) error {
 	if err := s.checkpoint(ctx); err != nil {
 		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
 	}
+	if err := s.guard("saving tool-event counts at shutdown", func() error { return s.tools.save(ctx) }); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }

@@ -10,10 +10,17 @@ import (
 
 // Config holds the settings of the app layer.
 type Config struct {
-	Policy              domain.Policy
-	SessionTTL          domain.Micros // sessions expire after this long without activity (KG_SESSION_TTL)
+	Policy     domain.Policy
+	SessionTTL domain.Micros // sessions expire after this long without activity (KG_SESSION_TTL)
+	// BoundSessionTTL is how long a session bound to a Claude session is
+	// kept after its last activity, past SessionTTL, so that a resume of its
+	// conversation revives it (docs/design/hooks.md#session-binding).
+	BoundSessionTTL     domain.Micros
 	MaxSessions         int           // live sessions at most; one more expires the least recently active
 	MaintenanceInterval time.Duration // KG_SAVE_INTERVAL
+	// PreloadChars is the most characters a session start's preload
+	// context holds (KG_PRELOAD_CHARS, docs/design/hooks.md#the-preload).
+	PreloadChars int
 	// IdleUnload is how long a project graph stays loaded without a
 	// request; the maintenance tick then unloads it, once all it holds is
 	// durable, and the next request loads it again. Negative: never. The
@@ -24,9 +31,14 @@ type Config struct {
 // Defaults of the app settings.
 const (
 	DefaultSessionTTL          = 24 * 3600 * domain.Second
+	DefaultBoundSessionTTL     = 30 * domain.Day
 	DefaultMaxSessions         = 10_000
 	DefaultMaintenanceInterval = 30 * time.Second
 	DefaultIdleUnload          = 30 * time.Minute
+	DefaultPreloadChars        = 9000
+	// MinPreloadChars is the least KG_PRELOAD_CHARS accepts: the header and
+	// the section titles must fit with room for nodes.
+	MinPreloadChars = 1000
 )
 
 // DefaultConfig returns the defaults of the spec.
@@ -34,9 +46,11 @@ func DefaultConfig() Config {
 	return Config{
 		Policy:              domain.DefaultPolicy(),
 		SessionTTL:          DefaultSessionTTL,
+		BoundSessionTTL:     DefaultBoundSessionTTL,
 		MaxSessions:         DefaultMaxSessions,
 		MaintenanceInterval: DefaultMaintenanceInterval,
 		IdleUnload:          DefaultIdleUnload,
+		PreloadChars:        DefaultPreloadChars,
 	}
 }
 
@@ -47,10 +61,17 @@ type Deps struct {
 	Clock    ports.Clock
 	Events   ports.Events
 	Paths    ports.PathResolver
-	Log      *slog.Logger
+	// ProjectKeys, in team mode, finds a project's key in its folder
+	// (.kg/project, the git origin); nil finds none.
+	ProjectKeys ports.ProjectKeys
+	Log         *slog.Logger
 	// Metrics is told of each write batch, compaction run and new session;
 	// nil records nothing.
 	Metrics ports.Metrics
+	// Transcripts reads Claude Code transcripts for the session a resumed
+	// conversation used (docs/design/hooks.md#session-binding); nil reads
+	// none.
+	Transcripts ports.Transcripts
 }
 
 // The use cases are the exported methods of Service, one per file beside

@@ -16,6 +16,7 @@ type GraphContents struct {
 	Stats      domain.Stats
 	Estimate   int // token estimate of the full read
 	MaxTokens  int
+	Target     int    // the estimate a compaction run brings the graph down to
 	Seq        uint64 // the last seq handed out
 	DurableSeq uint64 // the highest seq known to be on disk
 	// Unavailable is set, and the rest empty but for Key, when the graph
@@ -46,11 +47,12 @@ type GraphRead struct {
 // the other is served (docs/decisions/0008-faults-in-one-graph.md); when
 // none can be, ReadGraphs fails with the load error.
 func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err error) {
-	t, err := s.resolve(Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath})
+	t, err := s.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath, ProjectKey: sc.ProjectKey})
 	if err != nil {
 		return GraphRead{}, err
 	}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var res GraphRead
 	var downs []error
 	for _, k := range t.keys() {
@@ -61,7 +63,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 		var gc GraphContents
 		if down != nil {
 			downs = append(downs, down)
-			gc = GraphContents{Key: k, MaxTokens: s.cfg.Policy.MaxTokens, Unavailable: down.Error()}
+			gc = GraphContents{Key: k, MaxTokens: s.cfg.Policy.MaxTokens, Target: s.cfg.Policy.Target(), Unavailable: down.Error()}
 		} else {
 			e.mu.RLock()
 			gc = s.contents(e.g)
@@ -85,7 +87,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 func (s *Service) contents(g *domain.Graph) GraphContents {
 	gc := GraphContents{
 		Key: g.Key(), Nodes: g.Nodes(), Stats: g.Stats(),
-		Estimate: s.cfg.Policy.Estimate(g), MaxTokens: s.cfg.Policy.MaxTokens,
+		Estimate: s.cfg.Policy.Estimate(g), MaxTokens: s.cfg.Policy.MaxTokens, Target: s.cfg.Policy.Target(),
 		Seq: g.Seq(), DurableSeq: g.DurableSeq(),
 	}
 	edges := g.Edges()

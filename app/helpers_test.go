@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"iter"
 	"path"
 	"slices"
 	"sync"
@@ -37,10 +38,12 @@ type recorder struct {
 	evs []ports.Event
 }
 
-func (r *recorder) Publish(ev ports.Event) {
+func (r *recorder) Publish(evs iter.Seq[ports.Event]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
+	for ev := range evs {
+		r.evs = append(r.evs, ev)
+	}
 }
 
 // ofType returns the events of type typ, in publication order.
@@ -201,6 +204,8 @@ type env struct {
 	events *recorder
 	cfg    Config
 	svc    *Service
+	// transcripts, when set before open, reads Claude Code transcripts.
+	transcripts ports.Transcripts
 }
 
 func newEnv(t *testing.T, opts ...func(*Config)) *env {
@@ -216,7 +221,8 @@ func newEnv(t *testing.T, opts ...func(*Config)) *env {
 // open starts a service on the env's store and clock.
 func (e *env) open() *Service {
 	e.t.Helper()
-	svc, err := New(e.cfg, Deps{Graphs: e.store, Sessions: e.store, Clock: e.clock, Events: e.events, Paths: fakePaths{}})
+	svc, err := New(e.cfg, Deps{Graphs: e.store, Sessions: e.store, Clock: e.clock, Events: e.events, Paths: fakePaths{},
+		Transcripts: e.transcripts})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -235,7 +241,7 @@ func (e *env) restart() {
 
 func (e *env) session(project string) string {
 	e.t.Helper()
-	s, err := e.svc.RegisterSession(e.ctx, project)
+	s, err := e.svc.RegisterSession(e.ctx, project, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

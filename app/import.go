@@ -41,7 +41,7 @@ const ImportMovesListed = 1000
 // fails validation, or a save that fails, changes nothing. See
 // domain.Graph.Import for what is written and what ImportReplace deletes.
 func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData, opt ImportOptions) (_ ImportResult, err error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return ImportResult{}, err
 	}

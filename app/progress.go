@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -9,8 +10,8 @@ import (
 
 // progressKey resolves the graph of a kg_progress call: the user graph by
 // default.
-func (s *Service) progressKey(sc Scope) (target, domain.GraphKey, error) {
-	t, err := s.resolve(sc)
+func (s *Service) progressKey(ctx context.Context, sc Scope) (target, domain.GraphKey, error) {
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return t, domain.GraphKey{}, err
 	}
@@ -26,7 +27,7 @@ func (s *Service) progressKey(sc Scope) (target, domain.GraphKey, error) {
 // whole, replacing what was there, and returns once it is durable. The
 // project level loads the project graph first.
 func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state domain.RawJSON) (err error) {
-	t, k, err := s.progressKey(sc)
+	t, k, err := s.progressKey(ctx, sc)
 	if err != nil {
 		return err
 	}
@@ -41,15 +42,23 @@ func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state
 	if err != nil {
 		return err
 	}
-	return s.store.write(ctx, e, t.session, func(g *domain.Graph, _ domain.Stamp) ([]ports.Event, error) {
-		return nil, g.SetProgress(task, state)
+	return s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		if err := g.SetProgress(task, state); err != nil {
+			return nil, err
+		}
+		if task == maintainTask {
+			// When the graph was last maintained, for its maintenance debt
+			// (docs/design/hooks.md#maintenance-debt).
+			g.SetMeta(maintainedMeta, domain.RawJSON(strconv.FormatInt(int64(at.Now), 10)))
+		}
+		return nil, nil
 	})
 }
 
 // LoadProgress is kg_progress without a state: the stored state of task,
 // and whether there is one.
 func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (_ domain.RawJSON, _ bool, err error) {
-	t, k, err := s.progressKey(sc)
+	t, k, err := s.progressKey(ctx, sc)
 	if err != nil {
 		return nil, false, err
 	}

@@ -27,15 +27,14 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
 		if e, ok := loaded[k]; ok {
 			e.mu.RLock()
-			pi.Stats, pi.LastChange = e.g.Stats(), e.g.Data().LastChange()
+			pi.count(s.cfg.Policy, e.g, e.g.Data().LastChange())
 			e.mu.RUnlock()
 		} else {
 			data, err := s.graphs.Load(ctx, k)
 			if err != nil {
 				s.log.Warn("project listed without counts", "graph", k.String(), "err", err)
 			} else {
-				g, _ := domain.Restore(k, data, domain.RestoreOptions{})
-				pi.Stats, pi.LastChange = g.Stats(), data.LastChange()
+				pi = ProjectInfoOf(s.cfg.Policy, slug, k, data)
 			}
 		}
 		out = append(out, pi)
@@ -60,4 +59,20 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		info(k, "") // not saved yet: it has no folder
 	}
 	return out, nil
+}
+
+// ProjectInfoOf is the listing entry of the stored project graph k, read from
+// its data under policy p: what GET /api/projects shows of a graph that is
+// not loaded, and what a listing made without the server shows.
+func ProjectInfoOf(p domain.Policy, slug string, k domain.GraphKey, data domain.GraphData) ProjectInfo {
+	pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
+	g, _ := domain.Restore(k, data, domain.RestoreOptions{})
+	pi.count(p, g, data.LastChange())
+	return pi
+}
+
+// count fills in the counts and token figures of g.
+func (pi *ProjectInfo) count(p domain.Policy, g *domain.Graph, last domain.Micros) {
+	pi.Stats, pi.LastChange = g.Stats(), last
+	pi.Estimate, pi.MaxTokens, pi.TargetTokens = p.Estimate(g), p.MaxTokens, p.Target()
 }

@@ -22,11 +22,11 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	var sess ports.Session
 	switch {
 	case req.SessionID != "":
-		if sess, err = s.sessions.lookup(req.SessionID, s.clock.Now()); err != nil {
+		if sess, err = s.sessionFor(ctx, req.SessionID); err != nil {
 			return res, err
 		}
-		if req.CWD != "" {
-			p, err := s.canonical("cwd", req.CWD)
+		if req.CWD != "" || req.ProjectKey != "" {
+			p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 			if err != nil {
 				return res, err
 			}
@@ -38,12 +38,12 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 				return res, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
 			}
 		}
-	case req.CWD != "":
-		p, err := s.canonical("cwd", req.CWD)
+	case req.CWD != "" || req.ProjectKey != "":
+		p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 		if err != nil {
 			return res, err
 		}
-		if sess, err = s.newSession(ctx, p); err != nil {
+		if sess, err = s.newSession(ctx, p, s.rootOf(p, req.CWD), ""); err != nil {
 			return res, err
 		}
 		res.NewSession = true
@@ -51,8 +51,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 	}
 	res.SessionID = sess.ID
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
 		full, err := s.fullRead(ctx, t)
@@ -60,6 +61,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, err
 		}
 		res.Full = &full
+		s.sessions.sawFullRead(t.session, full.shownKeys())
 		return res, nil
 	}
 	keys := t.keys()
@@ -90,7 +92,33 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, nodeNotFound(id, req.Level)
 		}
 	}
+	s.sessions.see(t.session, readKeys(res.Nodes)...)
 	return res, nil
+}
+
+// readKeys names the nodes of reads by id in the seen set.
+func readKeys(nodes []NodeRead) []string {
+	keys := make([]string, len(nodes))
+	for i, r := range nodes {
+		keys[i] = ports.SeenKey(r.Level, r.Node.ID)
+	}
+	return keys
+}
+
+// shownKeys names, for the seen set, the nodes the full read shows with
+// their gist: the active ones. An archived id line shows no content, so
+// recall may still bring its gist (docs/design/hooks.md#sessions-and-the-seen-set).
+func (f FullRead) shownKeys() []string {
+	var keys []string
+	for _, gv := range []*GraphView{&f.User, f.Project} {
+		if gv == nil {
+			continue
+		}
+		for _, n := range gv.View.Active {
+			keys = append(keys, ports.SeenKey(gv.Key.Level, n.ID))
+		}
+	}
+	return keys
 }
 
 // nodeNotFound is the error for an id found in none of the graphs looked in.

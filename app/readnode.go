@@ -1,6 +1,10 @@
 package app
 
-import "context"
+import (
+	"context"
+
+	"github.com/kg-memory/kg/ports"
+)
 
 // ReadNode is GET /api/nodes/{level}/{id}: the read by id of one node of
 // the graph named by the scope (Scope.Level required). It stamps, promotes
@@ -18,5 +22,6 @@ func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead
 	if !ok {
 		return NodeRead{}, nodeNotFound(id, sc.Level)
 	}
+	s.sessions.see(t.session, ports.SeenKey(rd.Level, id))
 	return rd, nil
 }

@@ -2,14 +2,17 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
 
 // Search is kg_search. With a session (or a project path) it searches the
 // user graph and that project's graph, loading it if needed; without
-// either, the user graph and every loaded project graph. Level narrows it
-// to one graph. It has no side effects on the graphs.
+// either, the user graph and every loaded project graph; with All, the user
+// graph and every project graph, loaded or stored. Level narrows it to one
+// graph. It has no side effects on the graphs.
 //
 // Without a level, a graph that cannot be loaded is left out and named in
 // Unavailable, and the others are searched, as the full read serves the
@@ -20,11 +23,12 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
-	t, err := s.resolve(Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath})
+	t, err := s.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath, ProjectKey: req.ProjectKey})
 	if err != nil {
 		return SearchResult{}, err
 	}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var (
 		res     SearchResult
 		entries []*graphEntry
@@ -44,6 +48,16 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		return nil
 	}
 	switch {
+	case req.All:
+		keys, err := s.everyGraph(ctx, t, req)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		for _, k := range keys {
+			if err := spanned(k); err != nil {
+				return SearchResult{}, err
+			}
+		}
 	case req.Level != "":
 		k, err := t.key(req.Level)
 		if err != nil {
@@ -61,10 +75,10 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 			}
 		}
 	default:
-		if err := spanned(domain.UserGraph); err != nil {
+		if err := spanned(domain.UserGraphOf(t.owner)); err != nil {
 			return SearchResult{}, err
 		}
-		entries = s.store.loaded()
+		entries = slices.DeleteFunc(s.store.loaded(), func(e *graphEntry) bool { return !t.mayRead(e.key) })
 	}
 	if len(entries) == 0 && len(downs) > 0 {
 		return SearchResult{}, noGraphLoads(downs)
@@ -88,5 +102,14 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
 	}
 	res.Corrections, res.Nearest = found.Corrections, found.Nearest
+	if t.session != "" {
+		keys := make([]string, 0, len(res.Hits))
+		for _, h := range res.Hits {
+			if h.Level == domain.LevelUser || h.Project == t.project {
+				keys = append(keys, ports.SeenKey(h.Level, h.Node.ID))
+			}
+		}
+		s.sessions.see(t.session, keys...)
+	}
 	return res, nil
 }

@@ -14,15 +14,22 @@ func hitIDs(hs []Hit) []string {
 	return out
 }
 
-func TestSearch(t *testing.T) {
-	e := newEnv(t)
+// seedCaches puts a node about caches in the user graph and in projects A
+// and B (and one unrelated node in B), then restarts the service, so that
+// nothing but the user graph is loaded.
+func seedCaches(e *env) {
 	a := e.session(projA)
 	b := e.session(projB)
 	e.put(user(a), "u-cache", "cache in the user graph")
 	e.put(project(a), "a-cache", "cache in project a")
 	e.put(project(b), "b-cache", "cache in project b")
 	e.put(project(b), "b-other", "unrelated")
-	e.restart() // nothing but the user graph loaded
+	e.restart()
+}
+
+func TestSearch(t *testing.T) {
+	e := newEnv(t)
+	seedCaches(e)
 	a2 := e.session("")
 
 	// A session of project A: its project graph is loaded for the search.

@@ -20,11 +20,24 @@ import (
 // (docs/design/storage.md#sessions-file).
 type sessionTable struct {
 	repo ports.SessionRepository
-	ttl  domain.Micros
-	max  int
+	// shared is repo when several servers share it (team mode, shared.go).
+	shared ports.SharedSessionRepository
+	ttl    domain.Micros
+	max    int
+	// boundTTL is how long a session bound to a Claude session is kept
+	// after its last activity: past the TTL it is dormant (unknown to the
+	// tools) until a session start of its conversation revives it
+	// (docs/design/hooks.md#session-binding).
+	boundTTL domain.Micros
 
 	mu   sync.Mutex
 	live map[string]*ports.Session
+	// hooks holds the hook state of the sessions that have one
+	// (hookstate.go); a record in live keeps its Hooks empty, so that the
+	// copies requests take of it never copy the seen set. byClaude finds
+	// the session bound to a Claude session id.
+	hooks    map[string]*hookState
+	byClaude map[string]string
 	// changed and gone are the ids of the sessions changed (or created)
 	// and removed since the last successful save.
 	changed map[string]struct{}
@@ -40,13 +53,30 @@ type sessionTable struct {
 }
 
 func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session) *sessionTable {
-	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, live: make(map[string]*ports.Session, len(stored)),
+	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, boundTTL: cfg.BoundSessionTTL,
+		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookState{}, byClaude: map[string]string{},
 		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
+	t.shared, _ = repo.(ports.SharedSessionRepository)
 	for id, s := range stored {
 		c := copySession(s)
 		c.ID = id
+		if !s.Hooks.Empty() {
+			t.hooks[id] = newHookState(s.Hooks)
+			c.Hooks = ports.HookState{}
+		}
 		t.live[id] = &c
 		t.order.add(id, c.LastActivity)
+	}
+	for id, h := range t.hooks {
+		if h.claude == "" {
+			continue
+		}
+		// Two records bound to one conversation (a file edited by hand):
+		// the most recently active one holds the binding.
+		if other, ok := t.byClaude[h.claude]; !ok || t.live[other].LastActivity < t.live[id].LastActivity ||
+			t.live[other].LastActivity == t.live[id].LastActivity && other < id {
+			t.byClaude[h.claude] = id
+		}
 	}
 	return t
 }
@@ -78,9 +108,20 @@ func (t *sessionTable) expired(s *ports.Session, now domain.Micros) bool {
 func (t *sessionTable) markChanged(id string) { t.changed[id] = struct{}{} }
 
 func (t *sessionTable) markGone(id string) {
+	if h := t.hooks[id]; h != nil && h.claude != "" && t.byClaude[h.claude] == id {
+		delete(t.byClaude, h.claude)
+	}
+	delete(t.hooks, id)
 	delete(t.live, id)
 	delete(t.changed, id)
 	t.gone[id] = struct{}{}
+}
+
+// dormant reports whether s, expired, is kept because it is bound to a
+// Claude session and was active within boundTTL; t.mu held.
+func (t *sessionTable) dormant(s *ports.Session, now domain.Micros) bool {
+	h := t.hooks[s.ID]
+	return h != nil && h.claude != "" && now-s.LastActivity <= max(t.boundTTL, t.ttl)
 }
 
 // create registers a session bound to project with the given first
@@ -90,7 +131,7 @@ func (t *sessionTable) markGone(id string) {
 // the new session (and the one expired), and the least recently active is
 // found without looking at every session (byActivity). Expired sessions
 // below the cap are left to the tick: they are unknown already.
-func (t *sessionTable) create(ctx context.Context, project string, now domain.Micros, wm map[domain.GraphKey]uint64) (ports.Session, error) {
+func (t *sessionTable) create(ctx context.Context, project, principal, root string, now domain.Micros, wm map[domain.GraphKey]uint64, claude string) (ports.Session, error) {
 	t.mu.Lock()
 	for len(t.live) >= t.max {
 		oldest := t.order.oldest(t.live)
@@ -104,16 +145,24 @@ func (t *sessionTable) create(ctx context.Context, project string, now domain.Mi
 	for t.live[id] != nil {
 		id = newID()
 	}
-	s := &ports.Session{ID: id, ProjectPath: project, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
+	s := &ports.Session{ID: id, ProjectPath: project, Principal: principal, Root: root, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
 	t.live[id] = s
 	t.order.add(id, now)
 	t.markChanged(id)
+	var unbound string // the session the conversation was bound to before
+	if claude != "" {
+		unbound = t.byClaude[claude]
+		t.bindLocked(id, claude)
+	}
 	out := copySession(*s)
 	t.mu.Unlock()
 
 	if err := t.save(ctx); err != nil {
 		t.mu.Lock()
 		t.markGone(id)
+		if unbound != "" && t.live[unbound] != nil {
+			t.bindLocked(unbound, claude)
+		}
 		t.mu.Unlock()
 		return ports.Session{}, wrapErr(err, "the new session could not be saved")
 	}
@@ -138,7 +187,9 @@ func (t *sessionTable) liveLocked(id string, now domain.Micros) (*ports.Session,
 		return nil, unknownSession(id)
 	}
 	if t.expired(s, now) {
-		t.markGone(id)
+		if !t.dormant(s, now) {
+			t.markGone(id)
+		}
 		return nil, unknownSession(id)
 	}
 	return s, nil
@@ -220,7 +271,7 @@ func (t *sessionTable) expire(now domain.Micros) int {
 	defer t.mu.Unlock()
 	n := 0
 	for id, s := range t.live {
-		if t.expired(s, now) {
+		if t.expired(s, now) && !t.dormant(s, now) {
 			t.markGone(id)
 			n++
 		}
@@ -255,7 +306,11 @@ func (t *sessionTable) save(ctx context.Context) error {
 	ch := ports.SessionChanges{Put: make([]ports.Session, 0, len(t.changed)), Delete: make([]string, 0, len(t.gone))}
 	for id := range t.changed {
 		if s := t.live[id]; s != nil {
-			ch.Put = append(ch.Put, copySession(*s))
+			c := copySession(*s)
+			if h := t.hooks[id]; h != nil {
+				c.Hooks = h.export()
+			}
+			ch.Put = append(ch.Put, c)
 		}
 	}
 	for id := range t.gone {

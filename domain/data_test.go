@@ -106,8 +106,8 @@ func TestRestoreSchema1(t *testing.T) {
 			if e, _ := g.Edge(EdgeKey{"a", "b", "r"}); e.Version.V != 1 {
 				t.Errorf("an edge without a version entry has version %d, want 1", e.Version.V)
 			}
-			if g.NodeVersion("d") != 2 {
-				t.Errorf("deleted node d is at version %d, want 2 (its tombstone)", g.NodeVersion("d"))
+			if g.NodeVersion("d") != 0 || g.lastNodeVersion("d") != 2 {
+				t.Errorf("deleted node d is at version %d (last %d), want 0 (last 2, its tombstone's)", g.NodeVersion("d"), g.lastNodeVersion("d"))
 			}
 			// The upgrade must be written back, item by item.
 			p := g.Pending()

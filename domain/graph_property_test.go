@@ -67,7 +67,7 @@ func (m *graphMachine) PutNode(t *rapid.T) {
 		in.ExpectedVersion = &v
 	}
 	before := m.g.Data()
-	want := m.g.NodeVersion(in.ID) + 1
+	want := m.g.lastNodeVersion(in.ID) + 1
 	n, err := m.g.PutNode(in, m.stamp(t))
 	if err != nil {
 		if KindOf(err) != KindConflict {

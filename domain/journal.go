@@ -15,6 +15,7 @@ const (
 	undoEdgeTomb
 	undoProgress
 	undoProjectPath // id holds the path before the change
+	undoMeta        // id names the metadata value, progress holds the old one
 )
 
 // undo orders what the primitives replaced: entry i of the list of its
@@ -162,5 +163,11 @@ func (g *Graph) undoRare(u rareUndo) {
 		}
 	case undoProjectPath:
 		g.projectPath = u.id
+	case undoMeta:
+		if u.had {
+			g.meta[u.id] = u.progress
+		} else {
+			delete(g.meta, u.id)
+		}
 	}
 }

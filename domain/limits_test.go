@@ -382,11 +382,10 @@ func TestRejectedWritesChangeNothing(t *testing.T) {
 			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "g", ExpectedVersion: &v9}, coreAt(9, "x"))
 			return err
 		}, `expected_version: node "keep" is at version 1, not 9; read it and retry`, KindConflict},
-		{"create-only on a deleted node", func(g *Graph) error {
-			v0 := uint64(0)
-			_, err := g.PutNode(NodeInput{ID: "gone", Gist: "g", ExpectedVersion: &v0}, coreAt(9, "x"))
+		{"the old version of a deleted node", func(g *Graph) error {
+			_, err := g.PutNode(NodeInput{ID: "gone", Gist: "g", ExpectedVersion: &v1}, coreAt(9, "x"))
 			return err
-		}, `expected_version: node "gone" is at version 1, not 0; read it and retry`, KindConflict},
+		}, `expected_version: node "gone" was deleted (its last version was 1): it is at version 0, not 1; send 0 to re-create it`, KindConflict},
 		{"validation comes before the version check", func(g *Graph) error {
 			_, err := g.PutNode(NodeInput{ID: "keep", Gist: "", ExpectedVersion: &v1}, coreAt(9, "x"))
 			return err

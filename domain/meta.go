@@ -11,3 +11,18 @@ import (
 func (g *Graph) MetaNames() []string {
 	return slices.Sorted(maps.Keys(g.meta))
 }
+
+// SetMeta stores v as the metadata value name (nil removes it): a value kg
+// keeps with the graph that is neither a node nor an edge, saved with the
+// graph's next commit, taking no seq. Like every change it is undone by
+// Rollback.
+func (g *Graph) SetMeta(name string, v RawJSON) {
+	old, had := g.meta[name]
+	g.journalRare(rareUndo{kind: undoMeta, id: name, progress: old, had: had})
+	if v == nil {
+		delete(g.meta, name)
+	} else {
+		g.meta[name] = v
+	}
+	g.pending.Meta = true
+}

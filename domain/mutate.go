@@ -10,6 +10,9 @@ import (
 type Stamp struct {
 	Now     Micros
 	Session string
+	// Principal is who makes the change, in team mode; "" otherwise. It
+	// is recorded on the version entries the change writes.
+	Principal string
 }
 
 // NodeInput is a client's put of a node. A nil Notes or Touches means
@@ -43,9 +46,23 @@ func (in NodeInput) Validate() (NodeInput, error) {
 	return in, nil
 }
 
-// NodeVersion returns the version a node is at: its version if it exists,
-// the version kept by its tombstone if it was deleted, else 0.
+// NodeVersion returns the version a node is at, as a client sees it: its
+// version if it exists, 0 if it is missing or deleted
+// (docs/design/sync.md#tombstones). expected_version is compared with it,
+// so that 0 means "create only" for a deleted node too.
 func (g *Graph) NodeVersion(id string) uint64 {
+	if n, ok := g.node(id); ok {
+		return n.Version.V
+	}
+	return 0
+}
+
+// lastNodeVersion returns the last version the node had in any
+// incarnation: its version if it exists, the version kept by its tombstone
+// if it was deleted, else 0. A write numbers the node from it, so that a
+// re-created node continues from its tombstone and a client holding a
+// version of the old incarnation cannot overwrite the new one.
+func (g *Graph) lastNodeVersion(id string) uint64 {
 	if n, ok := g.node(id); ok {
 		return n.Version.V
 	}
@@ -62,11 +79,12 @@ func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur := g.NodeVersion(in.ID)
-	if in.ExpectedVersion != nil && *in.ExpectedVersion != cur {
-		return nil, &Error{Kind: KindConflict, Field: "expected_version",
-			Msg: fmt.Sprintf("node %q is at version %d, not %d; read it and retry", in.ID, cur, *in.ExpectedVersion)}
+	if in.ExpectedVersion != nil {
+		if cur := g.NodeVersion(in.ID); *in.ExpectedVersion != cur {
+			return nil, versionConflict(in.ID, cur, *in.ExpectedVersion, g.lastNodeVersion(in.ID))
+		}
 	}
+	last := g.lastNodeVersion(in.ID)
 	var n *Node
 	if old, ok := g.node(in.ID); ok {
 		n = old.clone()
@@ -81,12 +99,24 @@ func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
 		n.Touches = cloneStrings(in.Touches)
 	}
 	n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
-	n.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	n.Version = Version{V: last + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	if _, ok := g.nodeTombs[in.ID]; ok {
 		g.setNodeTomb(in.ID, nil)
 	}
 	g.setNode(in.ID, n)
 	return n, nil
+}
+
+// versionConflict is the error of a put whose expected version does not
+// hold. A deleted node is at version 0; the message says it was deleted, so
+// that a client holding its old version knows why.
+func versionConflict(id string, cur, want, last uint64) error {
+	if cur == 0 && last > 0 {
+		return &Error{Kind: KindConflict, Field: "expected_version",
+			Msg: fmt.Sprintf("node %q was deleted (its last version was %d): it is at version 0, not %d; send 0 to re-create it", id, last, want)}
+	}
+	return &Error{Kind: KindConflict, Field: "expected_version",
+		Msg: fmt.Sprintf("node %q is at version %d, not %d; read it and retry", id, cur, want)}
 }
 
 // EdgeInput is a client's put of an edge. A nil Notes keeps the stored
@@ -142,7 +172,7 @@ func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
 	if in.Notes != nil {
 		e.Notes = cloneStrings(in.Notes)
 	}
-	e.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	e.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	if _, ok := g.edgeTombs[k]; ok {
 		g.setEdgeTomb(k, nil)
 	}
@@ -224,7 +254,7 @@ func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
 	n.LastRead = at.Now
 	if old.Tier != Active {
 		n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
-		n.Version = Version{V: old.Version.V + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+		n.Version = Version{V: old.Version.V + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	}
 	g.setNode(id, n)
 	r.Node = n

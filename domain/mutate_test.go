@@ -100,13 +100,26 @@ func TestExpectedVersion(t *testing.T) {
 		}, ev(1), 0, `expected_version: node "n" is at version 2, not 1; read it and retry`},
 		{"future version of a missing node", func(*testing.T, *Graph) {}, ev(4), 0,
 			`expected_version: node "n" is at version 0, not 4; read it and retry`},
-		{"a deleted node continues its tombstone's version", func(t *testing.T, g *Graph) {
+		{"create only re-creates a deleted node, continuing its tombstone's version", func(t *testing.T, g *Graph) {
 			corePut(t, g, "n", "g", nil, nil)
 			corePut(t, g, "n", "g", nil, nil)
 			if _, err := g.DeleteNode("n", coreAt(2, "")); err != nil {
 				t.Fatal(err)
 			}
-		}, ev(2), 3, ""},
+		}, ev(0), 3, ""},
+		{"the version of a deleted node is stale", func(t *testing.T, g *Graph) {
+			corePut(t, g, "n", "g", nil, nil)
+			corePut(t, g, "n", "g", nil, nil)
+			if _, err := g.DeleteNode("n", coreAt(2, "")); err != nil {
+				t.Fatal(err)
+			}
+		}, ev(2), 0, `expected_version: node "n" was deleted (its last version was 2): it is at version 0, not 2; send 0 to re-create it`},
+		{"the version after a tombstone is no version of a deleted node", func(t *testing.T, g *Graph) {
+			corePut(t, g, "n", "g", nil, nil)
+			if _, err := g.DeleteNode("n", coreAt(2, "")); err != nil {
+				t.Fatal(err)
+			}
+		}, ev(2), 0, `expected_version: node "n" was deleted (its last version was 1): it is at version 0, not 2; send 0 to re-create it`},
 		{"without expected version, last write wins", func(t *testing.T, g *Graph) {
 			corePut(t, g, "n", "g", nil, nil)
 		}, nil, 2, ""},

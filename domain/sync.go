@@ -37,7 +37,7 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 
 	eachDurable(g.allNodes(), cp.nodes, func(_ string, n *Node) {
 		if in(n.Version.Seq) && report(n.Version.Session) {
-			r.Items = append(r.Items, SyncItem{Seq: n.Version.Seq, Node: n})
+			r.Items = append(r.Items, SyncItem{Seq: n.Version.Seq, TS: n.Version.TS, Session: n.Version.Session, Node: n})
 		}
 		if in(n.TierSeq) {
 			switch n.Tier {
@@ -52,7 +52,7 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 	})
 	eachDurable(g.edgesByKey(), cp.edges, func(_ EdgeKey, e *Edge) {
 		if in(e.Version.Seq) && report(e.Version.Session) {
-			r.Items = append(r.Items, SyncItem{Seq: e.Version.Seq, Edge: e})
+			r.Items = append(r.Items, SyncItem{Seq: e.Version.Seq, TS: e.Version.TS, Session: e.Version.Session, Edge: e})
 		}
 	})
 	eachDurable(tombstones(g.nodeTombs), cp.nodeTombs, func(id string, t *Tombstone) {
@@ -61,12 +61,12 @@ func (g *Graph) ChangesSince(from, to uint64, exclude string) SyncReport {
 		case t.Pruned:
 			r.Pruned++
 		case report(t.Session):
-			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, NodeID: id})
+			r.Items = append(r.Items, SyncItem{Seq: t.Seq, TS: t.TS, Session: t.Session, Deleted: true, NodeID: id})
 		}
 	})
 	eachDurable(tombstones(g.edgeTombs), cp.edgeTombs, func(k EdgeKey, t *Tombstone) {
 		if in(t.Seq) && !t.Pruned && report(t.Session) {
-			r.Items = append(r.Items, SyncItem{Seq: t.Seq, Deleted: true, EdgeKey: &k})
+			r.Items = append(r.Items, SyncItem{Seq: t.Seq, TS: t.TS, Session: t.Session, Deleted: true, EdgeKey: &k})
 		}
 	})
 	slices.SortFunc(r.Items, cmpSyncItem)

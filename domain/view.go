@@ -57,6 +57,8 @@ type Suggestion struct {
 // SyncItem is one change reported by ChangesSince.
 type SyncItem struct {
 	Seq     uint64
+	TS      Micros   // when the change was made
+	Session string   // the session that made it; "" for none
 	Node    *Node    // an upserted node (current content)
 	Edge    *Edge    // an upserted edge (current content)
 	Deleted bool     // a deletion: NodeID or EdgeKey names the item

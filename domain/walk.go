@@ -7,6 +7,17 @@ import "iter"
 // every commit of the JSON backend). They yield in no particular order and
 // what they yield must not be modified.
 
+// AllNodes yields every node, in every tier.
+func (g *Graph) AllNodes() iter.Seq[*Node] {
+	return func(yield func(*Node) bool) {
+		for _, n := range g.allNodes() {
+			if !yield(n) {
+				return
+			}
+		}
+	}
+}
+
 // AllEdges yields every edge.
 func (g *Graph) AllEdges() iter.Seq[*Edge] {
 	return func(yield func(*Edge) bool) {

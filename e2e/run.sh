@@ -3,8 +3,9 @@
 # a free port with a temporary root each, and runs the MCP tests of
 # mcp.test.mjs (Streamable HTTP) and mcp-stdio.test.mjs (`kg mcp`) against
 # both with Node's test runner. The servers are always stopped (trap), and
-# each must exit 0 on SIGTERM. Then the browser tests of the web page
-# (browser/ui.test.mjs), which start servers of their own.
+# each must exit 0 on SIGTERM. Then the unit tests of the web page's modules
+# (adapters/http/ui/web/test) and its browser tests (browser/ui.test.mjs),
+# which start servers of their own.
 #
 # Usage: e2e/run.sh [path/to/kg]   (default: bin/kg, as `make build` makes it)
 set -euo pipefail
@@ -99,7 +100,9 @@ if [ "$status" -ne 0 ]; then
 	done
 fi
 
-# The web page in Debian's chromium: the tests start their own servers
-# (they stop and restart one) from the same binary.
+# The web page's own modules (the graph store, labels, errors, the latest
+# changes), in Node; then the page in Debian's chromium: the tests start
+# their own servers (they stop and restart one) from the same binary.
+node --test --test-reporter=spec "$repo"/adapters/http/ui/web/test/*.test.mjs || status=$?
 KG_BIN=$kg node --test --test-reporter=spec "$here/browser/ui.test.mjs" || status=$?
 exit "$status"

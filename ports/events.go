@@ -1,6 +1,10 @@
 package ports
 
-import "github.com/kg-memory/kg/domain"
+import (
+	"iter"
+
+	"github.com/kg-memory/kg/domain"
+)
 
 // Event types (docs/design/sync.md#live-events).
 const (
@@ -12,6 +16,10 @@ const (
 	EventCompacted    = "compacted"
 	// EventProjectRemoved: `kg project rm` removed a project's memory.
 	EventProjectRemoved = "project_removed"
+	// EventGraphReplaced stands for the events of one write that a
+	// subscriber has no room for (a large import): its graph changed too
+	// much to be told item by item, so the subscriber re-reads it.
+	EventGraphReplaced = "graph_replaced"
 )
 
 // Event is one committed change, published after it is durable.
@@ -19,6 +27,7 @@ type Event struct {
 	Type          string
 	Level         domain.Level
 	Project       string // project path; empty for user-level events
+	Owner         string // the principal whose user graph a user-level event is of (team mode); "" otherwise
 	Seq           uint64
 	SourceSession string // empty when no session made it (REST, maintenance)
 
@@ -31,10 +40,21 @@ type Event struct {
 	Compaction   *domain.Moves   // compacted
 	NodesRemoved int             // project_removed
 	EdgesRemoved int             // project_removed
+	Replaced     int             // graph_replaced: how many events it stands for
 }
 
-// Events receives committed changes. Publish must never block a write: a
-// slow subscriber is dropped rather than waited for.
+// Events receives committed changes. Publish is given the events of one
+// write, in order, all of one graph, as a sequence it may read only once
+// (an import's events are produced as they are published). It must never
+// block the write: a subscriber with no room for the rest of a write's
+// events gets one EventGraphReplaced in their place
+// (docs/design/sync.md#live-events), and one with no room at all is dropped
+// rather than waited for.
 type Events interface {
-	Publish(ev Event)
+	Publish(evs iter.Seq[Event])
+}
+
+// One is the sequence of a write with a single event.
+func One(ev Event) iter.Seq[Event] {
+	return func(yield func(Event) bool) { yield(ev) }
 }

@@ -2,15 +2,21 @@
 // changes are fanned out to subscribers (the WebSocket, later) over one
 // buffered channel each.
 //
-// Publish never blocks a write. A subscriber whose channel is full — it has
-// fallen Backlog events behind — is dropped instead of waited for: its channel
-// is closed and Err reports ErrSlow, so its owner can close the socket (code
-// 1008) and let the client reconnect and re-read
+// Publish never blocks a write. When one write's events would fill a
+// subscriber's channel — a large import its client cannot read as fast, or
+// a write reaching it already behind — the rest of them are replaced by one
+// graph_replaced event in its last place, which tells the client to re-read
+// the graph. A subscriber whose channel is full when a write reaches it —
+// it has fallen Backlog events behind — is dropped instead of waited for:
+// its channel is closed and Err reports ErrSlow, so its owner can close the
+// socket (code 1008) and let the client reconnect and re-read
 // (docs/design/sync.md#live-events).
 package events
 
 import (
+	"context"
 	"errors"
+	"iter"
 	"sync"
 
 	"github.com/kg-memory/kg/ports"
@@ -36,11 +42,17 @@ type Hub struct {
 	mu     sync.Mutex
 	subs   map[*Subscription]struct{}
 	closed bool
+	// held counts the subscriptions their owners have not closed yet,
+	// dropped or not; idle is closed whenever held is 0.
+	held int
+	idle chan struct{}
 }
 
 // New returns a hub with no subscribers.
 func New() *Hub {
-	return &Hub{subs: make(map[*Subscription]struct{})}
+	idle := make(chan struct{})
+	close(idle)
+	return &Hub{subs: make(map[*Subscription]struct{}), idle: idle}
 }
 
 // Subscription is one subscriber's stream of events.
@@ -49,6 +61,7 @@ type Subscription struct {
 	filter func(ports.Event) bool
 	c      chan ports.Event
 	err    error // set under hub.mu when c is closed; nil while open
+	held   bool  // counted in hub.held until its owner's Close
 }
 
 // Subscribe registers a subscriber. filter chooses the events it wants
@@ -65,22 +78,64 @@ func (h *Hub) Subscribe(filter func(ports.Event) bool) *Subscription {
 		return s
 	}
 	h.subs[s] = struct{}{}
+	s.held = true
+	if h.held == 0 {
+		h.idle = make(chan struct{})
+	}
+	h.held++
 	return s
 }
 
-// Publish hands ev to every subscriber that wants it, without blocking: a
-// subscriber with no room left is dropped. Events pass by value, but their
-// pointer fields are shared by all subscribers, who must not modify them.
-func (h *Hub) Publish(ev ports.Event) {
+// Publish hands the events of one write (in order, all of one graph) to
+// every subscriber that wants them, without blocking, reading the sequence
+// once, as it goes. A subscriber's last free place is kept for one
+// graph_replaced event: when this write's events would take it, the rest of
+// them are counted instead of sent, and the graph_replaced that stands for
+// them goes in that place at the end, which tells the subscriber to re-read
+// the graph (a large import does this). A subscriber with no free place when
+// the write reaches it is dropped. Events pass by value, but their pointer
+// fields are shared by all subscribers, who must not modify them.
+func (h *Hub) Publish(evs iter.Seq[ports.Event]) {
+	var over map[*Subscription]*ports.Event // the graph_replaced of each subscriber cut short
+	for ev := range evs {
+		h.mu.Lock()
+		for s := range h.subs {
+			if s.filter != nil && !s.filter(ev) {
+				continue
+			}
+			if r := over[s]; r != nil {
+				r.Replaced++
+				r.Seq = max(r.Seq, ev.Seq)
+				continue
+			}
+			switch room := cap(s.c) - len(s.c); { // only sends change len, and they hold h.mu
+			case room > 1:
+				s.c <- ev
+			case room == 1:
+				if over == nil {
+					over = map[*Subscription]*ports.Event{}
+				}
+				over[s] = &ports.Event{Type: ports.EventGraphReplaced, Level: ev.Level, Project: ev.Project,
+					Seq: ev.Seq, SourceSession: ev.SourceSession, Replaced: 1}
+			default:
+				delete(h.subs, s)
+				s.end(ErrSlow)
+			}
+		}
+		h.mu.Unlock()
+	}
+	if len(over) == 0 {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for s := range h.subs {
-		if s.filter != nil && !s.filter(ev) {
-			continue
+	for s, r := range over {
+		if _, ok := h.subs[s]; !ok {
+			continue // closed or dropped meanwhile
 		}
 		select {
-		case s.c <- ev:
-		default:
+		case s.c <- *r:
+		default: // another graph's write took the place meanwhile
 			delete(h.subs, s)
 			s.end(ErrSlow)
 		}
@@ -95,7 +150,8 @@ func (h *Hub) Len() int {
 }
 
 // Close ends every subscription with ErrClosed and makes later Publish
-// calls no-ops. It is called at shutdown, after the last write.
+// calls no-ops. It is called at shutdown, after the last write; Drain then
+// waits for the owners to finish.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -137,10 +193,37 @@ func (s *Subscription) Err() error {
 var errUnsubscribed = errors.New("events: unsubscribed")
 
 // Close ends the subscription. It is safe to call more than once and after
-// the subscription was dropped.
+// the subscription was dropped. Its owner calls it once it is done with the
+// subscription (a socket has sent its last frame), which is what Drain
+// waits for.
 func (s *Subscription) Close() {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	delete(s.hub.subs, s)
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, s)
 	s.end(errUnsubscribed)
+	if s.held {
+		s.held = false
+		if h.held--; h.held == 0 {
+			close(h.idle)
+		}
+	}
+}
+
+// Drain waits until the owner of every subscription has closed it — at
+// shutdown, after Close, until each socket has told its client that the
+// server is stopping — or until ctx ends. It returns how many were still
+// open then.
+func (h *Hub) Drain(ctx context.Context) int {
+	h.mu.Lock()
+	idle := h.idle
+	h.mu.Unlock()
+	select {
+	case <-idle:
+		return 0
+	case <-ctx.Done():
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.held
+	}
 }

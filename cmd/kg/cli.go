@@ -38,6 +38,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(
 		newServeCommand(e),
 		newMCPCommand(e),
+		newHookCommand(e),
 		newCompactCommand(e),
 		newExportCommand(e),
 		newImportCommand(e),
@@ -45,6 +46,7 @@ func newRoot(e env) *cobra.Command {
 		newProjectCommand(e),
 		newDoctorCommand(e),
 		newStatusCommand(e),
+		newTokenCommand(e),
 		newVersionCommand(e),
 	)
 	root.SetIn(e.stdin)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,18 +66,37 @@ func TestLiveEventsAndRESTThroughTheServer(t *testing.T) {
 			t.Fatalf("graph read = %d %v, %v", resp.StatusCode, graphs, err)
 		}
 
-		s.stop()
+		// The clients read while the server stops, as a browser does, so
+		// that each socket's close handshake completes.
+		ends := map[string]chan error{}
 		for name, c := range map[string]*websocket.Conn{"writer's": own, "watcher's": other} {
-			var err error
-			for err == nil { // the writer's socket must not have heard of its own write
-				var f map[string]any
-				if f, err = read(c); err == nil {
+			end := make(chan error, 1)
+			ends[name] = end
+			go func() {
+				for {
+					f, err := read(c)
+					if err != nil {
+						end <- err
+						return
+					}
+					// The writer's socket must not have heard of its own write.
 					t.Errorf("%s socket got %v", name, f)
 				}
-			}
+			}()
+		}
+		s.stop()
+		for name, end := range ends {
+			err := <-end
 			if code := websocket.CloseStatus(err); code != websocket.StatusGoingAway {
 				t.Errorf("%s socket ended with %v (code %d), want 1001", name, err, code)
 			}
+		}
+		// The server waited for the sockets to say goodbye before it
+		// stopped, so that a process exiting first cannot cut them (1006).
+		logs := s.logs.String()
+		closed, stopped := strings.Index(logs, "msg=\"WebSockets closed\""), strings.Index(logs, "msg=stopped")
+		if closed < 0 || stopped < closed {
+			t.Errorf("the log does not say the sockets closed before the server stopped:\n%s", logs)
 		}
 	})
 }

@@ -191,8 +191,7 @@ func listOffline(ctx context.Context, e env, cfg Config) ([]apijson.Project, err
 		if d, err := st.Graphs.Load(ctx, sg.Key); err != nil {
 			log.Warn("project listed without counts", "project", sg.Key.Project, "err", err)
 		} else {
-			g, _ := domain.Restore(sg.Key, d, domain.RestoreOptions{})
-			p.Stats, p.LastChange = g.Stats(), d.LastChange()
+			p = app.ProjectInfoOf(cfg.App.Policy, sg.Slug, sg.Key, d)
 		}
 		out = append(out, apijson.ProjectOf(p))
 	}

@@ -30,6 +30,9 @@ const (
 	// idleTimeout closes keep-alive connections a client forgot, so they
 	// do not pile up over a long-running server's life.
 	idleTimeout = 2 * time.Minute
+	// socketsTimeout bounds the wait for the WebSockets to send their
+	// close frame (1001) and hear the client's answer.
+	socketsTimeout = 3 * time.Second
 )
 
 // newServeCommand is `kg serve`.
@@ -163,6 +166,7 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 		_ = hs.Close()
 	}
 	cancel()
+	closeSockets(srv, log)
 	stopMaint()
 	<-maintDone
 
@@ -176,6 +180,22 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 		return serveErr
 	}
 	return nil
+}
+
+// closeSockets tells every WebSocket client that the server is stopping
+// (close code 1001) and waits, for at most socketsTimeout, until each socket
+// has sent its close frame: Shutdown neither closes nor waits for hijacked
+// connections, and a process that exits first leaves its clients with 1006
+// (docs/design/http.md#websocket).
+func closeSockets(srv *server, log *slog.Logger) {
+	srv.Events.Close() // also run by Shutdown, in a goroutine of its own
+	ctx, cancel := context.WithTimeout(context.Background(), socketsTimeout)
+	defer cancel()
+	if left := srv.Events.Drain(ctx); left > 0 {
+		log.Warn("WebSockets still open at exit; their clients see the connection drop", "sockets", left, "timeout", socketsTimeout)
+		return
+	}
+	log.Info("WebSockets closed")
 }
 
 // listen binds the configured address. A port in use is one line that

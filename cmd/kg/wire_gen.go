@@ -53,6 +53,19 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 	}, nil
 }
 
+// injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
+// nothing in the root, so it takes no lock: every server of a team shares
+// the database.
+func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+	mainStorage, cleanup, err := openPostgres(ctx, cfg, log)
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return mainStorage, func() {
+		cleanup()
+	}, nil
+}
+
 // initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
 	config := appConfig(cfg)
@@ -61,26 +74,30 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	projectKeys := osProjectKeys()
 	metrics, err := newMetrics(st)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
+	transcripts := homeTranscripts()
 	deps := app.Deps{
-		Graphs:   graphRepository,
-		Sessions: sessionRepository,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-		Metrics:  metrics,
+		Graphs:      graphRepository,
+		Sessions:    sessionRepository,
+		Clock:       clock,
+		Events:      hub,
+		Paths:       pathResolver,
+		ProjectKeys: projectKeys,
+		Log:         log,
+		Metrics:     metrics,
+		Transcripts: transcripts,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	config2 := httpConfig(cfg, clock, metrics)
+	config2 := httpConfig(cfg, clock, metrics, st)
 	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,
@@ -103,15 +120,19 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	projectKeys := osProjectKeys()
 	metrics := noMetrics()
+	transcripts := homeTranscripts()
 	deps := app.Deps{
-		Graphs:   graphRepository,
-		Sessions: sessionRepository,
-		Clock:    clock,
-		Events:   hub,
-		Paths:    pathResolver,
-		Log:      log,
-		Metrics:  metrics,
+		Graphs:      graphRepository,
+		Sessions:    sessionRepository,
+		Clock:       clock,
+		Events:      hub,
+		Paths:       pathResolver,
+		ProjectKeys: projectKeys,
+		Log:         log,
+		Metrics:     metrics,
+		Transcripts: transcripts,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -129,6 +150,8 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 // appSet is the app on an opened storage.
 var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
+	homeTranscripts,
+	osProjectKeys,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
 )
 

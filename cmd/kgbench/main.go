@@ -36,6 +36,9 @@ type options struct {
 	// recall: the LoCoMo file of the search-quality benchmark; floor its
 	// least figures.
 	recall, floor string
+	// promptRecall: the LoCoMo file of the sweep behind recall's relevance
+	// threshold (docs/design/hooks.md#the-relevance-threshold).
+	promptRecall string
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -52,6 +55,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.printWorkload, "print-workload", false, "print the workload of --nodes, --ops and --seed as JSON and exit (what bench/peers replays)")
 	fs.StringVar(&o.cpuProfileDir, "cpuprofile", "", "folder to write one CPU profile per phase into (<phase>.pprof); with --inproc the profile holds the server's side of every call")
 	fs.StringVar(&o.recall, "recall", "", "LoCoMo's JSON file: run the search-quality benchmark (docs/design/benchmarks.md#search-quality) instead of the workload; with --inproc json by default")
+	fs.StringVar(&o.promptRecall, "prompt-recall", "", "LoCoMo's JSON file: print the sweep behind recall's relevance threshold (docs/design/hooks.md#the-relevance-threshold), in process, and exit")
 	fs.StringVar(&o.floor, "floor", "", "with --recall: the least recall, e.g. r5=61,r20=73,typo-r5=58; exit 1 under any")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: kgbench [flags]\n\nDrives a kg server through MCP with the workload of docs/design/benchmarks.md#workload.\n\nFlags:\n")
@@ -98,6 +102,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "kgbench: %v\n", err)
 		return 2
+	}
+	if o.promptRecall != "" {
+		convs, err := loadLoCoMo(o.promptRecall)
+		if err == nil {
+			err = runPromptRecall(stdout, convs)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "kgbench: --prompt-recall: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if o.printWorkload {
 		if err := writeWorkload(stdout, NewWorkload(o.nodes, o.ops, o.seed), o.seed); err != nil {

@@ -39,6 +39,10 @@ type Backend struct {
 	// same dir to check persistence. Open fails the test itself when the
 	// adapter cannot be opened.
 	Open func(t testing.TB, dir string) Opened
+	// Parallel runs the cases of Run beside each other: for a backend whose
+	// instances on different dirs share nothing (a database per dir), whose
+	// cases spend their time waiting on another process.
+	Parallel bool
 }
 
 // Opened is one open instance of a backend.
@@ -99,9 +103,13 @@ func Run(t *testing.T, b Backend) {
 		{"SessionUpdatesChangeOnlyWhatTheyName", testSessionUpdates},
 		{"CheckpointsKeepEverything", testCheckpoints},
 		{"ReleaseForgetsNothingStored", testRelease},
+		{"ToolEventsRoundTrip", testToolEvents},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
+			if b.Parallel {
+				t.Parallel()
+			}
 			dir := t.TempDir()
 			h := &harness{t: t, b: b, dir: dir, ctx: t.Context()}
 			h.o = b.Open(t, dir)
@@ -642,6 +650,12 @@ func testSessions(h *harness) {
 			Extra: map[string]domain.RawJSON{"client": raw(`"claude"`), "hooks": raw(`{"x":[1,true]}`)}},
 		"fedcba9876543210": {ID: "fedcba9876543210", ProjectPath: "/srv/odd name ü", Start: t0, LastActivity: t0,
 			Synced: map[domain.GraphKey]uint64{domain.ProjectGraph("/srv/odd name ü"): 3}},
+		// The hook state of docs/design/hooks.md#sessions-and-the-seen-set,
+		// every field set, with ids no file format may mangle.
+		"0000aaaa0000bbbb": {ID: "0000aaaa0000bbbb", ProjectPath: "/home/dev/src/kg", Start: t0, LastActivity: t0 + 9,
+			Hooks: ports.HookState{ClaudeSessionID: "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33",
+				Seen: []string{"u:auth-refresh", "p:auth-refresh", `p:odd "id" ü/\`, "u:x"}, FullReadDone: true, PreloadedCount: 42,
+				Useful: []string{"p:auth-refresh"}, Nudges: 2, LastNudge: t0 + 7, PromptNudges: 1}},
 	}
 	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
 		h.t.Fatal(err)
@@ -898,4 +912,47 @@ func testRelease(h *harness) {
 	h.sameGraph(k, g)
 	h.reopen()
 	h.sameGraph(k, g)
+}
+
+// testToolEvents: a graph repository that keeps the tool-event counts
+// (docs/design/hooks.md#tool-events) has none at first, returns the document
+// saved whole and unchanged across a reopen, replaces it on the next save,
+// and keeps the one before when a save fails.
+func testToolEvents(h *harness) {
+	repo, ok := h.o.Graphs.(ports.ToolEventRepository)
+	if !ok {
+		h.t.Skip("the backend keeps no tool-event counts")
+	}
+	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || doc != nil {
+		h.t.Fatalf("LoadToolEvents on an empty store = %q, %v; want nil, nil", doc, err)
+	}
+	first := raw(`{"version":1,"projects":{"/srv/odd name ü":{"file:a/b.go":{"count":2,"last_seen_us":7}}}}`)
+	second := raw(`{"version":1,"projects":{}}`)
+	if err := repo.SaveToolEvents(h.ctx, first); err != nil {
+		h.t.Fatal(err)
+	}
+	h.reopen()
+	repo = h.o.Graphs.(ports.ToolEventRepository)
+	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || compactJSON(doc) != compactJSON(first) {
+		h.t.Fatalf("after reopen LoadToolEvents = %s, %v; want %s", doc, err, first)
+	}
+	if h.o.InjectFault != nil {
+		h.o.InjectFault(errDiskFull)
+		err := repo.SaveToolEvents(h.ctx, second)
+		h.o.InjectFault(nil)
+		if domain.KindOf(err) != domain.KindUnavailable {
+			h.t.Fatalf("SaveToolEvents on a full disk = %v; want an unavailable error", err)
+		}
+		if doc, err := repo.LoadToolEvents(h.ctx); err != nil || compactJSON(doc) != compactJSON(first) {
+			h.t.Fatalf("after a failed save LoadToolEvents = %s, %v; want the document before, %s", doc, err, first)
+		}
+	}
+	if err := repo.SaveToolEvents(h.ctx, second); err != nil {
+		h.t.Fatal(err)
+	}
+	h.reopen()
+	repo = h.o.Graphs.(ports.ToolEventRepository)
+	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || compactJSON(doc) != compactJSON(second) {
+		h.t.Fatalf("after a second save LoadToolEvents = %s, %v; want %s", doc, err, second)
+	}
 }

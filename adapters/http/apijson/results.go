@@ -13,12 +13,19 @@ type Project struct {
 	Orphaned     int     `json:"orphaned"`
 	Edges        int     `json:"edges"`
 	LastChangeTS float64 `json:"last_change_ts,omitempty"`
+	// The token estimate of the full read, its budget and the target a
+	// run brings it down to; left out when unknown (a graph that could not
+	// be read, or a listing made without the server).
+	Tokens       int `json:"tokens,omitempty"`
+	MaxTokens    int `json:"max_tokens,omitempty"`
+	TargetTokens int `json:"target_tokens,omitempty"`
 }
 
 // ProjectOf returns the API shape of p.
 func ProjectOf(p app.ProjectInfo) Project {
 	return Project{Slug: p.Slug, ProjectPath: p.ProjectPath, Active: p.Stats.Active, Archived: p.Stats.Archived,
-		Orphaned: p.Stats.Orphaned, Edges: p.Stats.Edges, LastChangeTS: Seconds(p.LastChange)}
+		Orphaned: p.Stats.Orphaned, Edges: p.Stats.Edges, LastChangeTS: Seconds(p.LastChange),
+		Tokens: p.Estimate, MaxTokens: p.MaxTokens, TargetTokens: p.TargetTokens}
 }
 
 // ImportResult counts what an import did: the answer of POST /api/import,

@@ -124,6 +124,22 @@ func (l *strList) decode(name string, raw json.RawMessage) error {
 	return nil
 }
 
+// requiredList is a list-of-strings argument that must be given; the use
+// case checks how many it holds, naming its limits.
+type requiredList []string
+
+func (l *requiredList) decode(name string, raw json.RawMessage) error {
+	if raw == nil {
+		return domain.Invalidf(name, "is required: a list of strings")
+	}
+	var v strList
+	if err := v.decode(name, raw); err != nil {
+		return err
+	}
+	*l = requiredList(v)
+	return nil
+}
+
 // integer is an optional whole-number argument. A number with no fraction,
 // or a string holding one, is accepted: some clients send every argument as
 // a string.

@@ -88,6 +88,8 @@ func decoded(v reflect.Value) any {
 			return []string(nil)
 		}
 		return []string(*a)
+	case *requiredList:
+		return []string(*a)
 	case *integer:
 		if !a.given {
 			return nil
@@ -147,6 +149,9 @@ func wantArguments(at reflect.Type, raw []byte) (string, []any) {
 			want[i], ok = wantLevel(v, true)
 		case *strList:
 			want[i], ok = wantList(v)
+		case *requiredList:
+			want[i], ok = wantList(v)
+			ok = ok && v != nil
 		case *integer:
 			want[i], ok = wantInteger(v)
 		case *object:

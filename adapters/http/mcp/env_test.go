@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -31,7 +32,10 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // nopEvents drops every event: these tests watch results, not events.
 type nopEvents struct{}
 
-func (nopEvents) Publish(ports.Event) {}
+func (nopEvents) Publish(evs iter.Seq[ports.Event]) {
+	for range evs { //nolint:revive // read to the end, as a publisher must
+	}
+}
 
 // env is a real app on the memory adapter behind a real MCP server on :0.
 type env struct {

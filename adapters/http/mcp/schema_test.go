@@ -76,7 +76,7 @@ func (t tool[A, O]) argNames() (names, required, problems []string) {
 		}
 		names = append(names, name)
 		switch reflect.New(f.Type).Interface().(type) {
-		case *requiredStr, *requiredLevel:
+		case *requiredStr, *requiredLevel, *requiredList:
 			required = append(required, name)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func kgTools() []registered {
 	return []registered{
 		kgRead, kgSearch, kgPutNode, kgPutEdge,
-		kgDeleteNode, kgDeleteEdge, kgSync, kgProgress,
+		kgDeleteNode, kgDeleteEdge, kgSync, kgProgress, kgUseful,
 	}
 }
 
@@ -25,7 +25,7 @@ const instructions = `kg is your persistent memory across conversations: a knowl
 Start every conversation by calling kg_read with cwd set to the absolute path of the project root. It returns a session_id and the active memory of both graphs; pass that session_id to every later call.
 The full read shows each active node's gist. kg_read with id shows a node in full and brings an archived one back; kg_search finds what the full read no longer shows.
 Save what a later session should know with kg_put_node: the why, not the what, as a one-line gist with details in notes and the files it touches. Connect related nodes with kg_put_edge.
-Call kg_sync to hear what other sessions changed, and keep the state of a long task in kg_progress so it survives a context reset.`
+Call kg_sync to hear what other sessions changed, and keep the state of a long task in kg_progress so it survives a context reset. When a node changed what you did, say so with kg_useful.`
 
 // New returns the MCP endpoint: the kg tools on mcp-go's Streamable HTTP
 // transport in stateless mode. version is the binary's version, reported as

@@ -20,4 +20,5 @@ type Service interface {
 	Sync(ctx context.Context, sessionID string) (app.SyncResult, error)
 	SaveProgress(ctx context.Context, sc app.Scope, task string, state domain.RawJSON) error
 	LoadProgress(ctx context.Context, sc app.Scope, task string) (domain.RawJSON, bool, error)
+	MarkUseful(ctx context.Context, sessionID string, ids []string) (app.UsefulResult, error)
 }

@@ -170,6 +170,21 @@ func TestPutNodeNotesAndTouches(t *testing.T) {
 	if r := put(map[string]any{"gist": "sixth", "expected_version": "5"}); r.structured["version"] != float64(6) {
 		t.Errorf("expected_version as a string: %v", r.structured)
 	}
+
+	// A deleted node is at version 0: "create only" re-creates it, and its
+	// version continues from the tombstone's; the old version is stale.
+	e.ok(t, "kg_delete_node", map[string]any{"session_id": sid, "level": "project", "id": "n1"})
+	c = e.call(t, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "n1", "gist": "x", "expected_version": 6})
+	if !c.isError || c.text != `Error: expected_version: node "n1" was deleted (its last version was 6): it is at version 0, not 6; send 0 to re-create it` {
+		t.Errorf("the version of the deleted node: %+v", c)
+	}
+	if r := put(map[string]any{"gist": "reborn", "expected_version": 0}); r.text != `Node "n1" saved to project graph (v7)` {
+		t.Errorf("re-creating with expected_version 0: %q", r.text)
+	}
+	c = e.call(t, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "n1", "gist": "x", "expected_version": 0})
+	if !c.isError || c.text != `Error: expected_version: node "n1" is at version 7, not 0; read it and retry` {
+		t.Errorf("create only, once re-created: %+v", c)
+	}
 }
 
 func TestFullReadAndReadByID(t *testing.T) {

@@ -18,7 +18,7 @@ type Service interface {
 	ReadGraphs(ctx context.Context, sc app.Scope) (app.GraphRead, error)
 	Projects(ctx context.Context) ([]app.ProjectInfo, error)
 	RemoveProject(ctx context.Context, path string, force bool) (app.RemovedProject, error)
-	RegisterSession(ctx context.Context, projectPath string) (ports.Session, error)
+	RegisterSession(ctx context.Context, projectPath, projectKey string) (ports.Session, error)
 	SessionStats(ctx context.Context, id string) (app.SessionStats, error)
 	PutNode(ctx context.Context, sc app.Scope, in domain.NodeInput) (app.PutNodeResult, error)
 	ReadNode(ctx context.Context, sc app.Scope, id string) (app.NodeRead, error)
@@ -33,6 +33,12 @@ type Service interface {
 	Compact(ctx context.Context, sc app.Scope) (domain.Moves, error)
 	Export(ctx context.Context, sc app.Scope) (app.Export, error)
 	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
+	SessionBootstrap(ctx context.Context, req app.BootstrapRequest) (app.BootstrapResult, error)
+	SessionStateOf(ctx context.Context, projectPath string) (app.SessionState, error)
+	PromptContext(ctx context.Context, req app.PromptRequest) (app.HookText, error)
+	ToolEvent(ctx context.Context, req app.ToolEventRequest) (app.HookText, error)
+	MaintenanceDebt(ctx context.Context) (app.DebtReport, error)
+	MarkUseful(ctx context.Context, sessionID string, ids []string) (app.UsefulResult, error)
 }
 
 // API serves the REST routes.
@@ -66,6 +72,9 @@ func (a *API) Register(r chi.Router, limit BodyLimit) {
 	r.Get("/progress/{task_id}", a.loadProgress)
 	r.Get("/compaction/plan", a.compactionPlan)
 	r.Get("/export", a.export)
+	r.Get("/session_bootstrap", a.sessionBootstrap)
+	r.Get("/session_state", a.sessionState)
+	r.Get("/maintenance_debt", a.maintenanceDebt)
 
 	r.Group(func(r chi.Router) {
 		r.Use(limit(domain.MaxBodyBytes))
@@ -75,6 +84,9 @@ func (a *API) Register(r chi.Router, limit BodyLimit) {
 		r.Post("/sync", a.sync)
 		r.Post("/progress", a.saveProgress)
 		r.Post("/compaction/run", a.compact)
+		r.Post("/prompt_context", a.promptContext)
+		r.Post("/tool_event", a.toolEvent)
+		r.Post("/nodes/useful", a.markUseful)
 	})
 	r.With(limit(domain.MaxImportBodySize)).Post("/import", a.importGraph)
 }

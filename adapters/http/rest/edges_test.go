@@ -165,6 +165,11 @@ func TestSync(t *testing.T) {
 		get(changes, 1, "kind") != "deleted_node" || get(changes, 1, "id") != "gone" || get(r.body, "project", "project") != e.proj {
 		t.Errorf("sync project changes = %v; want theirs, then gone's deletion, never mine", changes)
 	}
+	// Each change says who made it and when, as a live event does.
+	if get(changes, 0, "source_session") != other || get(changes, 1, "source_session") != other ||
+		get(changes, 1, "ts") != float64(t0.Unix()) || get(r.body, "user", "changes", 0, "source_session") != nil {
+		t.Errorf("sync changes do not name their sessions and times: %s", r.raw)
+	}
 	if r := e.do("POST", "/api/sync", map[string]any{"session_id": me}).ok(t); r.body["empty"] != true {
 		t.Errorf("second sync = %s", r.raw)
 	}

@@ -18,6 +18,7 @@ type graphJSON struct {
 	Stats      statsJSON       `json:"stats"`
 	Tokens     int             `json:"tokens"`
 	MaxTokens  int             `json:"max_tokens"`
+	Target     int             `json:"target_tokens"`
 	Seq        uint64          `json:"seq"`
 	DurableSeq uint64          `json:"durable_seq"`
 	// Unavailable says which graph cannot be loaded and why; the graph is
@@ -44,7 +45,7 @@ func graphOf(gc app.GraphContents) graphJSON {
 		Level: string(gc.Key.Level), Project: optional(gc.Key.Project),
 		Nodes: make([]apijson.Node, len(gc.Nodes)), Edges: make([]graphEdgeJSON, len(gc.Edges)),
 		Stats:  statsJSON{Active: gc.Stats.Active, Archived: gc.Stats.Archived, Orphaned: gc.Stats.Orphaned, Edges: gc.Stats.Edges, ShownEdges: gc.Stats.ShownEdges},
-		Tokens: gc.Estimate, MaxTokens: gc.MaxTokens, Seq: gc.Seq, DurableSeq: gc.DurableSeq,
+		Tokens: gc.Estimate, MaxTokens: gc.MaxTokens, Target: gc.Target, Seq: gc.Seq, DurableSeq: gc.DurableSeq,
 		Unavailable: gc.Unavailable,
 	}
 	for i, n := range gc.Nodes {

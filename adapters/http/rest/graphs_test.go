@@ -63,8 +63,8 @@ func TestGraphReadListsEveryTierWithoutPromoting(t *testing.T) {
 		get(edges, 0, "shown") != false || get(edges, 1, "shown") != true {
 		t.Errorf("user edges = %v", edges)
 	}
-	if get(user, "stats", "orphaned") != 1.0 || get(user, "max_tokens") != 4000.0 {
-		t.Errorf("user stats = %v, max %v", get(user, "stats"), get(user, "max_tokens"))
+	if get(user, "stats", "orphaned") != 1.0 || get(user, "max_tokens") != 4000.0 || get(user, "target_tokens") != 3200.0 {
+		t.Errorf("user stats = %v, max %v, target %v", get(user, "stats"), get(user, "max_tokens"), get(user, "target_tokens"))
 	}
 	if get(r.body, "project", "project") != e.proj || get(r.body, "project", "nodes", 0, "id") != "p" {
 		t.Errorf("project graph = %v", r.body["project"])
@@ -112,5 +112,12 @@ func TestProjects(t *testing.T) {
 	if p["project_path"] != e.proj || p["active"] != 2.0 || p["edges"] != 1.0 || p["slug"] == "" ||
 		p["last_change_ts"] != float64(t0.Unix()) {
 		t.Errorf("project = %v", p)
+	}
+	// The token meter of the web page's home view: the estimate of the full
+	// read (as /api/graph/read gives it), the budget and the target.
+	g := e.do("GET", "/api/graph/read?project_path="+e.proj, nil).ok(t)
+	if p["tokens"] != get(g.body, "project", "tokens") || p["tokens"] == nil ||
+		p["max_tokens"] != 4000.0 || p["target_tokens"] != 3200.0 {
+		t.Errorf("project tokens = %v of %v, target %v; the graph read says %v", p["tokens"], p["max_tokens"], p["target_tokens"], get(g.body, "project", "tokens"))
 	}
 }

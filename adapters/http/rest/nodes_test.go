@@ -116,6 +116,34 @@ func TestPutNodeErrors(t *testing.T) {
 	}
 }
 
+// A deleted node is at version 0 (docs/design/sync.md#tombstones): the
+// page's "create" (expected_version 0) re-creates it, continuing the
+// version its tombstone kept.
+func TestRecreateDeletedNodeWithExpectedVersionZero(t *testing.T) {
+	e := newEnv(t)
+	sid := e.session(e.proj)
+	e.put("user", sid, "n", "v1")
+	e.put("user", sid, "n", "v2")
+	e.do("DELETE", "/api/nodes/user/n", nil).ok(t)
+	create := map[string]any{"level": "user", "id": "n", "gist": "again", "expected_version": 0}
+	r := e.do("POST", "/api/nodes", create).ok(t)
+	if get(r.body, "node", "version") != 3.0 || get(r.body, "node", "gist") != "again" {
+		t.Errorf("re-create = %s", r.raw)
+	}
+	if n, ok := e.stored(domain.UserGraph, "n"); !ok || n.Version.V != 3 {
+		t.Errorf("stored = %+v, %v", n, ok)
+	}
+	e.do("POST", "/api/nodes", create).fails(t, http.StatusConflict, "conflict", "expected_version", `node "n" is at version 3, not 0`)
+
+	e.do("DELETE", "/api/nodes/user/n", nil).ok(t)
+	stale := map[string]any{"level": "user", "id": "n", "gist": "stale", "expected_version": 3}
+	e.do("POST", "/api/nodes", stale).fails(t, http.StatusConflict, "conflict", "expected_version",
+		`node "n" was deleted (its last version was 3): it is at version 0, not 3`)
+	if _, ok := e.stored(domain.UserGraph, "n"); ok {
+		t.Error("a stale write re-created the node")
+	}
+}
+
 func TestBodyNotJSONIs415(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session("")

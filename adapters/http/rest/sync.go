@@ -25,21 +25,25 @@ type syncGraphJSON struct {
 // content (an orphaned node without its gist), or "deleted_node" /
 // "deleted_edge" naming what was deleted.
 type syncItemJSON struct {
-	Kind string        `json:"kind"`
-	Seq  uint64        `json:"seq"`
-	Node *apijson.Node `json:"node,omitempty"`
-	Edge *apijson.Edge `json:"edge,omitempty"`
-	ID   string        `json:"id,omitempty"`
-	From string        `json:"from,omitempty"`
-	To   string        `json:"to,omitempty"`
-	Rel  string        `json:"rel,omitempty"`
+	Kind string `json:"kind"`
+	Seq  uint64 `json:"seq"`
+	// TS and SourceSession say when and by whom (null: no session) the
+	// change was made, as a live event does.
+	TS            float64       `json:"ts,omitempty"`
+	SourceSession *string       `json:"source_session"`
+	Node          *apijson.Node `json:"node,omitempty"`
+	Edge          *apijson.Edge `json:"edge,omitempty"`
+	ID            string        `json:"id,omitempty"`
+	From          string        `json:"from,omitempty"`
+	To            string        `json:"to,omitempty"`
+	Rel           string        `json:"rel,omitempty"`
 }
 
 func syncGraphOf(level domain.Level, project string, rep domain.SyncReport, unavailable string) syncGraphJSON {
 	out := syncGraphJSON{Level: string(level), Project: optional(project), Changes: make([]syncItemJSON, 0, len(rep.Items)),
 		Archived: rep.Archived, Restored: rep.Restored, Orphaned: rep.Orphaned, Pruned: rep.Pruned, Unavailable: unavailable}
 	for _, it := range rep.Items {
-		j := syncItemJSON{Seq: it.Seq}
+		j := syncItemJSON{Seq: it.Seq, TS: apijson.Seconds(it.TS), SourceSession: optional(it.Session)}
 		switch {
 		case it.Node != nil:
 			n := apijson.NodeOf(it.Node)

@@ -79,6 +79,23 @@ func TestServesThePageAndItsAssets(t *testing.T) {
 	}
 }
 
+// The page's script names the layout worker's script, which is served
+// beside it: from the page's origin, as the CSP's script-src 'self' (which
+// also covers workers) allows, hashed and cached like the other assets.
+func TestServesTheLayoutWorker(t *testing.T) {
+	h := newTest(t, Options{})
+	js, _ := assetsOf(t, h)
+	m := regexp.MustCompile(`"(layout-[A-Z0-9]+\.js)"`).FindStringSubmatch(get(t, h, "GET", js, nil).Body.String())
+	if m == nil {
+		t.Fatal("the page's script names no layout worker")
+	}
+	rec := get(t, h, "GET", "/ui/assets/"+m[1], nil)
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/javascript; charset=utf-8" ||
+		rec.Header().Get("Cache-Control") != "public, max-age=31536000, immutable" || rec.Body.Len() == 0 {
+		t.Errorf("GET %s: %d %v", m[1], rec.Code, rec.Header())
+	}
+}
+
 func TestPageCSPAllowsNoInlineScriptAndNoFraming(t *testing.T) {
 	rec := get(t, newTest(t, Options{}), "GET", "/ui/", nil)
 	csp := rec.Header().Get("Content-Security-Policy")

@@ -9,10 +9,15 @@
 // a text "ping" is answered {"type":"pong"}. A socket never receives the
 // events its own session caused.
 //
+// ?scope=all watches every graph instead, for a page that shows what
+// changed anywhere.
+//
 // Each socket is fed by its own subscription to the events hub, whose
 // bounded queue (events.Backlog) is what makes a slow socket visible: the
-// hub drops a subscriber that falls that far behind, and the socket is then
-// closed with 1008 (policy violation); the client reconnects and re-reads.
+// events of one write that do not fit come as one graph_replaced frame (the
+// client re-reads the graph), and a subscriber whose queue is full is
+// dropped, its socket closed with 1008 (policy violation); the client
+// reconnects and re-reads. At shutdown every socket is closed with 1001.
 // Every write has a timeout. The server pings every PingInterval and drops
 // a socket whose pong does not come within PingTimeout. At most MaxClients
 // sockets are open at once; one more is refused with 503 before the

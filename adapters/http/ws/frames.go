@@ -50,6 +50,26 @@ type compactedFrame struct {
 	Restored []string `json:"restored"`
 	Orphaned []string `json:"orphaned"`
 	Deleted  []string `json:"deleted"` // pruned: orphaned longer than the orphan grace
+	// Moves is every move in the order made, each with its reason, so a
+	// person told of the run sees why it moved what it moved.
+	Moves []moveFrame `json:"moves"`
+}
+
+// moveFrame is one move of a compaction run: a node, its tiers before and
+// after ("deleted" when pruned) and the reason, as /api/compaction/run gives
+// it without the rank's figures.
+type moveFrame struct {
+	ID     string `json:"id"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+}
+
+// replacedFrame stands for the events of one write the socket had no room
+// for (a large import): the client re-reads the graph.
+type replacedFrame struct {
+	base
+	Changes int `json:"changes"` // how many events it stands for
 }
 
 type projectRemovedFrame struct {
@@ -90,8 +110,14 @@ func frameOf(ev ports.Event) any {
 		}
 	case ports.EventCompacted:
 		if m := ev.Compaction; m != nil {
-			return compactedFrame{b, nonNil(m.Archived), nonNil(m.Restored), nonNil(m.Orphaned), nonNil(m.Pruned)}
+			moves := make([]moveFrame, 0, len(m.Steps))
+			for _, mv := range apijson.MovesOf(*m).Moves {
+				moves = append(moves, moveFrame{mv.ID, mv.From, mv.To, mv.Reason})
+			}
+			return compactedFrame{b, nonNil(m.Archived), nonNil(m.Restored), nonNil(m.Orphaned), nonNil(m.Pruned), moves}
 		}
+	case ports.EventGraphReplaced:
+		return replacedFrame{b, ev.Replaced}
 	case ports.EventProjectRemoved:
 		return projectRemovedFrame{b, ev.NodesRemoved, ev.EdgesRemoved}
 	}

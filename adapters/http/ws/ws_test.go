@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -187,6 +188,15 @@ func TestEveryEventType(t *testing.T) {
 		compacted["orphaned"] == nil || compacted["deleted"] == nil || compacted["source_session"] != sid || compacted["seq"] == nil {
 		t.Errorf("compacted = %v; want sleeper archived by the write that crossed the budget", compacted)
 	}
+	// Each move says why: the node, its tiers and the reason.
+	moves, _ := compacted["moves"].([]any)
+	if len(moves) != 1 {
+		t.Fatalf("compacted moves = %v, want the one move of sleeper", compacted["moves"])
+	}
+	if mv := moves[0].(map[string]any); mv["id"] != "sleeper" || mv["from"] != "active" || mv["to"] != "archived" ||
+		!strings.Contains(fmt.Sprint(mv["reason"]), "score") {
+		t.Errorf("compacted move = %v, want sleeper active → archived with its reason", mv)
+	}
 }
 
 // Events go out only once their write is durable: each frame's change is
@@ -252,7 +262,7 @@ func TestSlowSocketIsClosedWith1008(t *testing.T) {
 		if i > 100_000 {
 			t.Fatal("the slow socket was never dropped")
 		}
-		e.hub.Publish(ports.Event{Type: ports.EventNodeUpdated, Level: domain.LevelUser, Seq: uint64(i), Node: big})
+		e.hub.Publish(ports.One(ports.Event{Type: ports.EventNodeUpdated, Level: domain.LevelUser, Seq: uint64(i), Node: big}))
 		select {
 		case <-read:
 		case err := <-done:
@@ -399,4 +409,90 @@ func TestClientMessageOverTheLimitClosesWith1009(t *testing.T) {
 		t.Fatalf("after a 1025-byte message: %v (close code %d), want 1009", err, code)
 	}
 	waitFor(t, "its slot is freed", func() bool { return e.hub.Len() == 0 })
+}
+
+// ?scope=all hears every graph's events (but its own session's), for a page
+// that lists what changed anywhere; it names no project of its own.
+func TestScopeAll(t *testing.T) {
+	e := newEnv(t)
+	s1 := e.session(e.p1)
+	all := e.dial("scope=all")
+	allButS1 := e.dial("scope=all&session_id=" + s1)
+	e.put("project", s1, "", "p1-by-s1")
+	e.put("project", "", e.p2, "p2-by-rest")
+	e.put("user", s1, "", "user-by-s1")
+	e.put("user", "", "", "marker-user")
+	e.put("project", "", e.p1, "marker-p1")
+	e.put("project", "", e.p2, "marker-p2")
+	for name, tc := range map[string]struct {
+		s    *socket
+		want []string
+	}{
+		"every graph":               {all, []string{"node_updated:p1-by-s1", "node_updated:p2-by-rest", "node_updated:user-by-s1"}},
+		"every graph but its own's": {allButS1, []string{"node_updated:p2-by-rest"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := tc.s.until("marker-user", "marker-p1", "marker-p2")
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("frames besides the markers = %v, want %v", got, tc.want)
+			}
+		})
+	}
+
+	for q, detail := range map[string]string{
+		"scope=all&project_path=" + e.p1: "drop project_path",
+		"scope=every":                    `"every" is not a scope`,
+	} {
+		_, resp, err := e.dialRaw(q)
+		if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("dial %s = %v, %+v; want 400", q, err, resp)
+		}
+		var body map[string]any
+		if err := jsonDecode(resp, &body); err != nil || body["field"] != "scope" || !strings.Contains(body["detail"].(string), detail) {
+			t.Errorf("dial %s: body = %v (%v)", q, body, err)
+		}
+	}
+}
+
+// An import larger than its client can read in time reaches the socket as
+// the events that fit, then one graph_replaced frame standing for the rest
+// ("re-read"), and the socket stays open for the writes after it.
+func TestLargeImportEndsInOneGraphReplacedFrame(t *testing.T) {
+	e := newEnv(t, func(s *setup) {
+		s.app.Policy.MaxTokens = 100_000_000
+		s.http.WebSocket = ws.Options{WriteTimeout: time.Minute}
+	})
+	s := e.dial("project_path=" + e.p1)
+	s.c.SetReadLimit(1 << 20)
+	// More than the socket's buffers hold, so that its queue fills while
+	// the client reads nothing.
+	notes := []string{strings.Repeat("n", domain.MaxNoteLen)}
+	nodes := make([]map[string]any, 1000)
+	for i := range nodes {
+		nodes[i] = map[string]any{"id": fmt.Sprintf("n%04d", i), "gist": "imported", "notes": notes}
+	}
+	doc := map[string]any{"format": "kg-graph", "version": 1, "level": "project", "nodes": nodes}
+	e.call("POST", "/api/import?mode=merge&level=project&project_path="+url.QueryEscape(e.p1), doc, 200)
+	items := 0
+	for {
+		f := s.next()
+		if f["type"] == "node_updated" {
+			items++
+			continue
+		}
+		if f["type"] != "graph_replaced" || f["level"] != "project" || f["project"] != e.p1 ||
+			f["changes"] != float64(len(nodes)-items) || f["seq"] == 0.0 || f["source_session"] != nil {
+			t.Fatalf("after %d items: frame %v, want one graph_replaced standing for the other %d", items, f, len(nodes)-items)
+		}
+		break
+	}
+	t.Logf("%d items, then the replacement of %d", items, len(nodes)-items)
+	if items >= len(nodes) || items < 1 {
+		t.Fatalf("%d items before the replacement", items)
+	}
+	e.put("project", "", e.p1, "after")
+	if got := frameName(s.next()); got != "node_updated:after" {
+		t.Errorf("the frame after = %s, want node_updated:after", got)
+	}
 }

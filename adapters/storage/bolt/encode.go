@@ -72,13 +72,15 @@ type syncedRec struct {
 }
 
 type sessionRec struct {
-	ProjectPath  string                     `json:"project_path,omitempty"`
-	Start        int64                      `json:"start_ts"`
-	LastActivity int64                      `json:"last_activity"`
-	OpCount      int64                      `json:"op_count"`
-	LastSyncedTS int64                      `json:"last_synced_ts,omitempty"`
-	Synced       *[]syncedRec               `json:"synced"` // pointer: nil and empty map both round-trip
-	Extra        map[string]json.RawMessage `json:"extra,omitempty"`
+	ProjectPath  string       `json:"project_path,omitempty"`
+	Start        int64        `json:"start_ts"`
+	LastActivity int64        `json:"last_activity"`
+	OpCount      int64        `json:"op_count"`
+	LastSyncedTS int64        `json:"last_synced_ts,omitempty"`
+	Synced       *[]syncedRec `json:"synced"` // pointer: nil and empty map both round-trip
+	// HookState is ports.MarshalHookState's object, absent when empty.
+	HookState json.RawMessage            `json:"hook_state,omitempty"`
+	Extra     map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
 var tierNames = map[domain.Tier]string{domain.Active: "active", domain.Archived: "archived", domain.Orphaned: "orphaned"}
@@ -178,6 +180,11 @@ func encodeSession(s ports.Session) ([]byte, error) {
 		})
 		r.Synced = &list
 	}
+	hooks, err := ports.MarshalHookState(s.Hooks)
+	if err != nil {
+		return nil, err
+	}
+	r.HookState = json.RawMessage(hooks)
 	return marshalWithExtra(r, s.Extra)
 }
 
@@ -189,6 +196,13 @@ func decodeSession(id string, b []byte) (ports.Session, error) {
 	s := ports.Session{ID: id, ProjectPath: r.ProjectPath, Start: domain.Micros(r.Start),
 		LastActivity: domain.Micros(r.LastActivity), OpCount: r.OpCount,
 		LastSyncedTS: domain.Micros(r.LastSyncedTS), Extra: rawMap(r.Extra)}
+	if r.HookState != nil {
+		h, err := ports.UnmarshalHookState(r.HookState)
+		if err != nil {
+			return ports.Session{}, fmt.Errorf("hook_state: %w", err)
+		}
+		s.Hooks = h
+	}
 	if r.Synced != nil {
 		s.Synced = make(map[domain.GraphKey]uint64, len(*r.Synced))
 		for _, w := range *r.Synced {

@@ -326,17 +326,18 @@ func replaySessions(sessions map[string]ports.Session, payload []byte) error {
 func sameSession(a, b ports.Session) bool {
 	return a.ProjectPath == b.ProjectPath && a.Start == b.Start && a.LastActivity == b.LastActivity &&
 		a.OpCount == b.OpCount && a.LastSyncedTS == b.LastSyncedTS && maps.Equal(a.Synced, b.Synced) &&
-		maps.EqualFunc(a.Extra, b.Extra, func(x, y domain.RawJSON) bool { return bytes.Equal(x, y) })
+		a.Hooks.Equal(b.Hooks) && maps.EqualFunc(a.Extra, b.Extra, func(x, y domain.RawJSON) bool { return bytes.Equal(x, y) })
 }
 
 func cloneSession(ss ports.Session) ports.Session {
 	ss.Synced = maps.Clone(ss.Synced)
 	ss.Extra = maps.Clone(ss.Extra)
+	ss.Hooks = ss.Hooks.Clone()
 	return ss
 }
 
 // Known fields of a stored session; the rest is kept in Extra.
-var sessionFields = []string{"last_activity", "last_synced_ts", "op_count", "project_path", "start_ts", "synced_seq"}
+var sessionFields = []string{"last_activity", "last_synced_ts", "op_count", "project_path", "start_ts", "synced_seq", ports.HookStateField}
 
 func decodeSessions(b []byte) (map[string]ports.Session, error) {
 	var top map[string]map[string]json.RawMessage
@@ -374,6 +375,8 @@ func decodeSession(id string, m map[string]json.RawMessage) (ports.Session, erro
 			err = json.Unmarshal(v, &ss.ProjectPath)
 		case "op_count":
 			err = json.Unmarshal(v, &ss.OpCount)
+		case ports.HookStateField:
+			ss.Hooks, err = ports.UnmarshalHookState(v)
 		case "synced_seq":
 			var w map[string]uint64
 			if err = json.Unmarshal(v, &w); err == nil && len(w) > 0 {
@@ -441,6 +444,10 @@ func (e *enc) session(ss ports.Session) {
 	}
 	if ss.LastSyncedTS != 0 {
 		fs = append(fs, field{key: "last_synced_ts", kind: fMicros, t: ss.LastSyncedTS})
+	}
+	// The hook state always marshals: it holds strings, numbers and a bool.
+	if hooks, _ := ports.MarshalHookState(ss.Hooks); hooks != nil {
+		fs = append(fs, field{key: ports.HookStateField, kind: fRaw, raw: hooks})
 	}
 	fs = appendExtra(fs, ss.Extra)
 	e.fields(fs)

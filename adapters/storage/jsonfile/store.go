@@ -53,7 +53,8 @@ type Store struct {
 	gmu    sync.Mutex             // guards graphs
 	graphs map[string]*graphState // by graph file path
 
-	sess sessionsState
+	sess  sessionsState
+	tools toolEventsState
 }
 
 // Open returns a store on root, an absolute folder, creating it if needed.

@@ -15,8 +15,9 @@ import (
 )
 
 var (
-	_ ports.GraphRepository   = (*Store)(nil)
-	_ ports.SessionRepository = (*Store)(nil)
+	_ ports.GraphRepository     = (*Store)(nil)
+	_ ports.SessionRepository   = (*Store)(nil)
+	_ ports.ToolEventRepository = (*Store)(nil)
 )
 
 // Store holds the committed state of every graph and the sessions.
@@ -24,6 +25,7 @@ type Store struct {
 	mu       sync.Mutex
 	graphs   map[domain.GraphKey]domain.GraphData
 	sessions map[string]ports.Session
+	tools    domain.RawJSON
 	fault    func(op string) error
 }
 
@@ -145,6 +147,7 @@ func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) err
 func copySession(s ports.Session) ports.Session {
 	s.Synced = maps.Clone(s.Synced)
 	s.Extra = maps.Clone(s.Extra)
+	s.Hooks = s.Hooks.Clone()
 	return s
 }
 
@@ -159,4 +162,30 @@ func copyData(d domain.GraphData) domain.GraphData {
 	d.Progress = maps.Clone(d.Progress)
 	d.Meta = maps.Clone(d.Meta)
 	return d
+}
+
+// LoadToolEvents returns the stored tool-event counts.
+func (s *Store) LoadToolEvents(ctx context.Context) (domain.RawJSON, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tools), nil
+}
+
+// SaveToolEvents replaces the stored tool-event counts.
+func (s *Store) SaveToolEvents(ctx context.Context, doc domain.RawJSON) error {
+	if err := ctx.Err(); err != nil {
+		return domain.Unavailable(err, "save the tool-event counts")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fault != nil {
+		if err := s.fault("save-tool-events"); err != nil {
+			return domain.Unavailable(err, "save the tool-event counts")
+		}
+	}
+	s.tools = slices.Clone(doc)
+	return nil
 }

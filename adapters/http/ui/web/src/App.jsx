@@ -1,130 +1,290 @@
-// The graph explorer: one graph at a time (the user graph or a project),
-// its picture and node list, the selected node, the compaction plan, and
-// forms to change it; kept live through /ws.
+// The page: a home view (every graph, its counts and token meter, the latest
+// changes) and a graph view (the picture, the node list, the selected node,
+// the compaction plan), one search box over every graph, and forms to
+// change the memory. One socket (/ws?scope=all) keeps it live: the events
+// of the graph on screen are applied in place (graphstore.js), every event
+// feeds the latest changes (history.js).
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, scopeKey, scopeOf } from './api.js';
+import { explain } from './errors.js';
+import { GraphStore } from './graphstore.js';
+import { HistoryFeed, LiveEvents, SyncSessions } from './history.js';
 import { Live } from './live.js';
 import { normalizePlan } from './plan.js';
 import { scopeLabel } from './format.js';
 import { GraphView } from './components/GraphView.jsx';
 import { NodeList } from './components/NodeList.jsx';
+import { SearchResults } from './components/SearchResults.jsx';
 import { Details } from './components/Details.jsx';
 import { Plan } from './components/Plan.jsx';
+import { Home } from './components/Home.jsx';
 import { NodeForm } from './components/NodeForm.jsx';
 import { EdgeForm } from './components/EdgeForm.jsx';
 import { Confirm } from './components/Confirm.jsx';
 import { Status } from './components/Status.jsx';
 
-/** The graph and node named by the address's #fragment, so a reload keeps them. */
+/** The view, graph and node named by the address's #fragment, so a reload keeps them. */
 function fromHash() {
   const h = new URLSearchParams(window.location.hash.slice(1));
   const path = h.get('project');
-  return { scope: path ? { level: 'project', projectPath: path } : { level: 'user' }, node: h.get('node') };
+  const scope = path ? { level: 'project', projectPath: path } : { level: 'user' };
+  const graph = h.has('project') || h.has('node') || h.get('view') === 'graph';
+  return { view: graph ? 'graph' : 'home', scope, node: h.get('node') };
 }
 
-function toHash(scope, node) {
+function toHash(view, scope, node) {
   const h = new URLSearchParams();
-  if (scope.level === 'project') h.set('project', scope.projectPath);
-  if (node) h.set('node', node);
+  if (view === 'graph') {
+    h.set('view', 'graph');
+    if (scope.level === 'project') h.set('project', scope.projectPath);
+    if (node) h.set('node', node);
+  }
   const s = h.toString();
   window.history.replaceState(null, '', s ? `#${s}` : window.location.pathname);
 }
 
-const scopeKey = (s) => (s.level === 'user' ? 'user' : `project:${s.projectPath}`);
-
-function wsURL(scope) {
+function wsURL() {
   const u = new URL('/ws', window.location.href);
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  if (scope.level === 'project') u.searchParams.set('project_path', scope.projectPath);
+  u.searchParams.set('scope', 'all');
   return u.toString();
 }
+
+function useMedia(query) {
+  const [on, setOn] = useState(() => window.matchMedia?.(query).matches ?? false);
+  useEffect(() => {
+    const m = window.matchMedia?.(query);
+    if (!m) return undefined;
+    const f = () => setOn(m.matches);
+    m.addEventListener('change', f);
+    return () => m.removeEventListener('change', f);
+  }, [query]);
+  return on;
+}
+
+const PLAN_DELAY = 800; // after a change, the plan is read again this long after the last event
 
 export function App() {
   const auth = document.documentElement.dataset.auth === 'token';
   const initial = useMemo(fromHash, []);
+  const [view, setView] = useState(initial.view);
   const [scope, setScope] = useState(initial.scope);
-  const [projects, setProjects] = useState([]);
-  const [graph, setGraph] = useState({ nodes: [], edges: [] });
+  const key = scopeKey(scope);
+  const storeRef = useRef(new GraphStore(initial.scope));
+  const [drawn, setDrawn] = useState({ version: 0 });
   const [loaded, setLoaded] = useState(false);
-  const [plan, setPlan] = useState(null);
+  const [loadError, setLoadError] = useState('');
+  const [projects, setProjects] = useState([]);
   const [selected, setSelected] = useState(initial.node);
+  const [focusKey, setFocusKey] = useState(initial.node ? 1 : 0);
   const [query, setQuery] = useState('');
   const [search, setSearch] = useState(null);
   const [tab, setTab] = useState('details');
+  const [plan, setPlan] = useState(null); // {key, data, stale, state}
   const [dialog, setDialog] = useState(null);
   const [conn, setConn] = useState({ state: 'connecting' });
   const [message, setMessage] = useState('');
-  const [loadError, setLoadError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [home, setHome] = useState({ graphs: [], loading: true });
+  const [changes, setChanges] = useState([]);
+  const phone = useMedia('(max-width: 700px)');
 
   const scopeRef = useRef(scope);
   scopeRef.current = scope;
+  const viewRef = useRef(view);
+  viewRef.current = view;
   const generation = useRef(0);
+  const reading = useRef(null); // events of the graph being read, applied once it is
+  const focusAfterLoad = useRef(initial.node);
+  const picture = useRef(null); // the picture's handle (GraphView): applyNow
 
-  // reload reads the graph, its plan and the project list again. Answers to
-  // an older reload (another graph chosen meanwhile) are dropped.
-  const reload = useCallback(async () => {
+  // ---- the latest changes ------------------------------------------------
+  const liveSource = useMemo(() => new LiveEvents(), []);
+  const syncSource = useMemo(() => new SyncSessions(api), []);
+  const feed = useMemo(() => new HistoryFeed([liveSource, syncSource]), [liveSource, syncSource]);
+  useEffect(() => {
+    feed.start();
+    setChanges([...feed.list]);
+    const off = feed.subscribe((l) => setChanges([...l]));
+    return () => { off(); feed.stop(); };
+  }, [feed]);
+
+  // ---- the graph on screen -----------------------------------------------
+  // Each change applied to the store is logged as a patch (graphstore.js);
+  // the picture applies the log in place, the rest re-renders from the
+  // store's version. A read starts a new log.
+  const patchLog = useRef({ gen: 0, entries: [] });
+  const flushTimer = useRef(0);
+  const publish = useCallback(() => {
+    flushTimer.current = 0;
+    setDrawn({ version: storeRef.current.version });
+  }, []);
+  const queuePatch = useCallback((from, p) => {
+    const to = storeRef.current.version;
+    patchLog.current.entries.push({ from, to, patch: p });
+    picture.current?.applyNow(storeRef.current, from, to, p); // at once, not after a render
+    if (!flushTimer.current) flushTimer.current = setTimeout(publish, 0);
+  }, [publish]);
+  /** Applies one event to the graph on screen; true when it changed it. */
+  const applyEvent = useCallback((ev) => {
+    const st = storeRef.current;
+    const from = st.version;
+    const p = st.apply(ev);
+    if (!p) return false;
+    if (p.replace) return 'replace';
+    queuePatch(from, p);
+    return true;
+  }, [queuePatch]);
+
+  const markPlanStale = useCallback(() => setPlan((p) => (p && !p.stale ? { ...p, stale: true } : p)), []);
+
+  // read reads the graph on screen (and the project list). The socket is
+  // already open: the events of this graph heard meanwhile are applied
+  // after the read, those it already holds skipped by seq.
+  const retryTimer = useRef(0);
+  const read = useCallback(async ({ keep = false } = {}) => {
     const s = scopeRef.current;
     const gen = ++generation.current;
-    try {
-      const [g, p, ps] = await Promise.all([
-        api.graph(s).catch((e) => ({ error: e })),
-        api.plan(s).catch((e) => ({ error: e })),
-        api.projects().catch(() => null),
-      ]);
-      if (gen !== generation.current) return;
-      // The project list is shown even when this graph cannot be read, so
-      // that the others can still be chosen.
-      if (ps) setProjects(ps);
-      if (g.error) throw g.error;
-      setGraph(g);
-      setPlan(p?.error ? { moves: [], ranking: new Map(), error: p.error.message } : normalizePlan(p));
+    clearTimeout(retryTimer.current);
+    reading.current = [];
+    const [g, ps] = await Promise.all([
+      api.graph(s).catch((e) => ({ error: e })),
+      api.projects().catch(() => null),
+    ]);
+    if (gen !== generation.current) return;
+    if (ps) setProjects(ps);
+    const buffered = reading.current ?? [];
+    reading.current = null;
+    const st = keep && scopeKey(storeRef.current.scope) === scopeKey(s) ? storeRef.current : new GraphStore(s);
+    if (g.error) {
+      const p = explain(g.error);
+      if (p.kind === 'offline') {
+        setLoadError('kg is not answering — retrying…');
+        retryTimer.current = setTimeout(() => read({ keep }), 2000);
+      } else {
+        setLoadError(`Could not read ${scopeLabel(s).toLowerCase()}: ${g.error.message}`);
+      }
+      st.load({ nodes: [], edges: [], meta: {} });
+    } else {
       setLoadError('');
-      setLoaded(true);
-    } catch (e) {
-      if (gen !== generation.current) return;
-      // Not the graph chosen before: an empty one, under the reason.
-      setGraph({ nodes: [], edges: [] });
-      setPlan(null);
-      setLoadError(`Could not read ${scopeLabel(s).toLowerCase()}: ${e.message}`);
-      setLoaded(true);
+      st.load(g);
+      for (const ev of buffered) st.apply(ev);
     }
-  }, []);
+    storeRef.current = st;
+    patchLog.current = { gen: patchLog.current.gen + 1, entries: [] };
+    setDrawn({ version: st.version });
+    setLoaded(true);
+    markPlanStale();
+    if (focusAfterLoad.current) {
+      if (st.nodes.has(focusAfterLoad.current)) setFocusKey((k) => k + 1);
+      focusAfterLoad.current = null;
+    }
+  }, [markPlanStale]);
 
-  // Live updates: events about the graph on screen re-read it, a few at a
-  // time; events may come in bursts (a compaction run, an agent's batch).
-  const pending = useRef(null);
-  const scheduleReload = useCallback(() => {
-    clearTimeout(pending.current);
-    pending.current = setTimeout(reload, 150);
-  }, [reload]);
+  // ---- the home view -----------------------------------------------------
+  const homeTimer = useRef(0);
+  const loadHome = useCallback(async () => {
+    setHome((h) => ({ ...h, loading: true }));
+    const [u, ps] = await Promise.all([
+      api.graph({ level: 'user' }).catch((e) => ({ error: e })),
+      api.projects().catch(() => null),
+    ]);
+    if (ps) setProjects(ps);
+    const userScope = { level: 'user' };
+    const graphs = [{
+      scope: userScope, name: 'User graph', slug: 'user-graph', exportURL: api.exportURL(userScope),
+      ...(u.error
+        ? { unavailable: u.error.message }
+        : {
+          counts: { ...u.meta.stats }, tokens: u.meta.tokens, max: u.meta.max_tokens, target: u.meta.target_tokens,
+        }),
+    }];
+    for (const p of ps ?? []) {
+      const sc = { level: 'project', projectPath: p.project_path };
+      graphs.push({
+        scope: sc, name: scopeLabel(sc), path: p.project_path, slug: p.slug, exportURL: api.exportURL(sc),
+        counts: { active: p.active, archived: p.archived, orphaned: p.orphaned, edges: p.edges },
+        tokens: p.tokens, max: p.max_tokens, target: p.target_tokens, lastChange: p.last_change_ts,
+      });
+    }
+    setHome({ graphs, loading: false });
+    feed.refresh(graphs.map((g) => g.scope));
+  }, [feed]);
+  const scheduleHome = useCallback(() => {
+    clearTimeout(homeTimer.current);
+    homeTimer.current = setTimeout(() => { if (viewRef.current === 'home') loadHome(); }, 1500);
+  }, [loadHome]);
+  useEffect(() => { if (view === 'home') loadHome(); }, [view, loadHome]);
+
+  // ---- live ----------------------------------------------------------------
   const live = useRef(null);
   useEffect(() => {
-    const l = new Live(() => wsURL(scopeRef.current), {
-      onState: setConn,
-      onReconnect: reload,
+    const l = new Live(wsURL, {
+      onState: (st) => { setConn(st); feed.connected(st.state === 'connected'); },
+      onReconnect: () => {
+        read({ keep: true });
+        if (viewRef.current === 'home') loadHome();
+      },
       onEvent: (ev) => {
-        const s = scopeRef.current;
-        const sameGraph = ev.level === s.level && (s.level === 'user' || !ev.project || ev.project === s.projectPath);
-        if (sameGraph) scheduleReload();
+        liveSource.event(ev);
+        if (viewRef.current === 'home') scheduleHome();
+        const here = scopeKey(scopeRef.current);
+        if (scopeKey(scopeOf(ev.level, ev.project)) !== here) return;
+        if (reading.current) { reading.current.push(ev); return; }
+        if (scopeKey(storeRef.current.scope) !== here) return;
+        const changed = applyEvent(ev);
+        if (changed === 'replace') read({ keep: true });
+        else if (changed) markPlanStale();
       },
     });
     live.current = l;
     l.start();
     return () => l.stop();
-  }, [reload, scheduleReload]);
+  }, [read, loadHome, scheduleHome, liveSource, applyEvent, markPlanStale, feed]);
 
-  // A new graph: read it, subscribe to its events.
-  const firstScope = useRef(true);
+  // A graph chosen: read it.
   useEffect(() => {
     setLoaded(false);
-    setSearch(null);
-    reload();
-    if (firstScope.current) firstScope.current = false;
-    else live.current?.restart();
-  }, [scopeKey(scope)]); // eslint-disable-line react-hooks/exhaustive-deps
+    setPlan(null);
+    read();
+  }, [key]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  useEffect(() => toHash(scope, selected), [scope, selected]);
+  useEffect(() => toHash(view, scope, selected), [view, scope, selected]);
+  // An address typed or followed in this tab: go where it says.
+  useEffect(() => {
+    const onHash = () => {
+      const h = fromHash();
+      setView(h.view);
+      if (scopeKey(h.scope) !== scopeKey(scopeRef.current)) { focusAfterLoad.current = h.node; setScope(h.scope); }
+      if (h.node) { setSelected(h.node); setFocusKey((k) => k + 1); }
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+
+  // ---- the compaction plan, read only when shown ------------------------
+  const store = storeRef.current;
+  const node = selected ? store.nodes.get(selected) ?? null : null;
+  const needPlan = view === 'graph' && loaded && (tab === 'plan' || (tab === 'details' && !!node));
+  const planTimer = useRef(0);
+  useEffect(() => {
+    if (!needPlan) return undefined;
+    if (plan && plan.key === key && !plan.stale) return undefined;
+    const s = scope;
+    const fetchPlan = async () => {
+      // Not stale while read: a change during the read marks it stale again.
+      setPlan((p) => (p?.key === key ? { ...p, stale: false, state: 'loading' } : { key, data: null, stale: false, state: 'loading' }));
+      try {
+        const data = normalizePlan(await api.plan(s));
+        if (scopeKey(scopeRef.current) === scopeKey(s)) setPlan({ key: scopeKey(s), data, stale: false, state: 'ok' });
+      } catch (e) {
+        if (scopeKey(scopeRef.current) === scopeKey(s)) setPlan({ key: scopeKey(s), data: null, stale: false, state: { error: explain(e).text } });
+      }
+    };
+    // A first read at once; a read after changes once they settle.
+    planTimer.current = setTimeout(fetchPlan, plan?.key === key ? PLAN_DELAY : 0);
+    return () => clearTimeout(planTimer.current);
+  }, [needPlan, key, plan?.stale, plan?.key]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // "/" jumps to the search box, as on many sites.
   useEffect(() => {
@@ -139,138 +299,207 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey);
   }, [dialog]);
 
-  const node = graph.nodes.find((n) => n.id === selected) ?? null;
-  const ids = useMemo(() => graph.nodes.map((n) => n.id).sort(), [graph]);
-  const idSet = useMemo(() => new Set(ids), [ids]);
-
-  const select = (id) => { setSelected(id); setTab('details'); };
   const say = (m) => setMessage(m);
 
-  // act runs one write, then re-reads; the events it causes re-read too.
+  /** Selects a node; focus brings its local graph into view. */
+  const select = (id, { focus = true } = {}) => {
+    setSelected(id);
+    setTab('details');
+    if (focus) setFocusKey((k) => k + 1);
+  };
+
+  const chooseGraph = (s) => {
+    if (scopeKey(s) === key) return;
+    setSelected(null);
+    setScope(s);
+  };
+
+  /** Opens a node of any graph (a search hit, a change of the home view). */
+  const openNode = (s, id) => {
+    setView('graph');
+    if (scopeKey(s) === key) { if (id) select(id); return; }
+    setSelected(id ?? null);
+    setTab('details');
+    focusAfterLoad.current = id ?? null;
+    setScope(s);
+  };
+
+  // Applies the answer of the page's own write at once, as its event would.
+  const applyLocal = (ev) => {
+    const s = scopeRef.current;
+    if (applyEvent({ level: s.level, project: s.level === 'project' ? s.projectPath : null, ...ev })) markPlanStale();
+  };
+
   const act = async (fn, done) => {
     setBusy(true);
     try {
       const r = await fn();
       setDialog(null);
       if (done) say(done(r));
-      await reload();
       return r;
     } finally {
       setBusy(false);
     }
   };
 
-  const saveNode = (editing) => (fields) => act(
-    () => api.putNode(scope, fields, editing ? (editing.version ?? undefined) : 0),
-    () => { setSelected(fields.id); return `${editing ? 'Saved' : 'Created'} node ${fields.id}.`; },
+  const saveNode = (editing) => (fields, expected) => act(
+    async () => {
+      const r = await api.putNode(scope, fields, expected);
+      applyLocal({ type: 'node_updated', node: r.node });
+      return r;
+    },
+    () => { select(fields.id, { focus: !editing }); return `${editing ? 'Saved' : 'Created'} node ${fields.id}.`; },
   );
   const saveEdge = (editing) => (fields) => act(
-    () => api.putEdge(scope, fields),
+    async () => {
+      const r = await api.putEdge(scope, fields);
+      applyLocal({ type: 'edge_updated', edge: r.edge });
+      return r;
+    },
     () => `${editing ? 'Saved' : 'Created'} edge ${fields.from} ${fields.rel} ${fields.to}.`,
   );
   const recall = () => act(
-    () => api.recall(scope, node.id),
+    async () => {
+      const r = await api.recall(scope, node.id);
+      applyLocal({ type: 'node_recalled', node: r.node, rescued: r.rescued ?? [] });
+      return r;
+    },
     (r) => `Recalled ${node.id}: it is active again${r?.rescued?.length ? `; ${r.rescued.join(', ')} came back as archived` : ''}.`,
-  ).catch((e) => say(`Could not recall ${node.id}: ${e.message}`));
+  ).catch((e) => say(`Could not recall ${node.id}: ${explain(e, { id: node.id }).text}`));
 
-  const doSearch = async (e) => {
-    e.preventDefault();
-    const q = query.trim();
+  const doSearch = async (e, again) => {
+    e?.preventDefault();
+    const q = (again ?? query).trim();
+    if (again) setQuery(again);
     if (!q) { setSearch(null); return; }
+    setView('graph');
     try {
-      const hits = await api.search(scope, q);
-      setSearch({ query: q, hits });
+      const r = await api.searchAll(q);
+      setSearch({ query: q, ...r });
     } catch (err) {
-      say(`Search failed: ${err.message}`);
+      setSearch({ query: q, hits: [], corrections: [], nearest: [], unavailable: [], error: explain(err, { what: 'The search' }).text });
     }
-  };
-
-  const chooseGraph = (value) => {
-    setSelected(null);
-    setScope(value === 'user' ? { level: 'user' } : { level: 'project', projectPath: value });
   };
 
   const projectPaths = projects.map((p) => p.project_path ?? p.path).filter(Boolean);
   if (scope.level === 'project' && !projectPaths.includes(scope.projectPath)) projectPaths.push(scope.projectPath);
+  const graphName = (s) => (s.level === 'user' ? 'User graph' : scopeLabel(s));
+  const hitsHere = useMemo(() => (search
+    ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
+    : null), [search, key]);
+  const rankData = plan?.key === key ? plan.data : null;
 
   return (
-    <div class="app" data-loaded={loaded ? 'true' : 'false'} data-scope={scopeKey(scope)}>
-      <a class="skip" href="#node-list-panel">Skip to the node list</a>
+    <div class={`app view-${view}`} data-loaded={loaded ? 'true' : 'false'} data-scope={key} data-view={view}>
+      <a class="skip" href={view === 'home' ? '#home-graphs-title' : '#node-list-panel'}>Skip to the content</a>
       <header class="top">
         <h1>kg <span class="sub">memory graph</span></h1>
+        <nav class="views" aria-label="Views">
+          <button type="button" aria-current={view === 'home' ? 'page' : undefined} onClick={() => setView('home')}>Home</button>
+          <button type="button" aria-current={view === 'graph' ? 'page' : undefined} onClick={() => setView('graph')}>Graph</button>
+        </nav>
         <div class="graph-pick">
           <label for="graph-select">Graph</label>
-          <select id="graph-select" value={scope.level === 'user' ? 'user' : scope.projectPath} onChange={(e) => chooseGraph(e.currentTarget.value)}>
+          <select id="graph-select" value={scope.level === 'user' ? 'user' : scope.projectPath}
+            onChange={(e) => { const v = e.currentTarget.value; chooseGraph(v === 'user' ? { level: 'user' } : { level: 'project', projectPath: v }); setView('graph'); }}>
             <option value="user">User graph</option>
             {projectPaths.map((p) => <option key={p} value={p}>Project {p}</option>)}
           </select>
         </div>
         <form role="search" class="search" onSubmit={doSearch}>
-          <label for="search-input" class="visually-hidden">Search this graph</label>
-          <input id="search-input" type="search" value={query} placeholder="Search (press /)"
+          <label for="search-input" class="visually-hidden">Search every graph</label>
+          <input id="search-input" type="search" value={query} placeholder="Search every graph (press /)"
             onInput={(e) => setQuery(e.currentTarget.value)} maxLength={1000} />
           <button type="submit">Search</button>
         </form>
         <div class="top-actions">
-          <button type="button" class="primary" onClick={() => setDialog({ kind: 'node' })}>New node</button>
-          <button type="button" onClick={() => setDialog({ kind: 'edge', from: selected ?? '' })}>New edge</button>
+          <button type="button" class="primary" onClick={() => { setView('graph'); setDialog({ kind: 'node' }); }}>New node</button>
+          <button type="button" onClick={() => { setView('graph'); setDialog({ kind: 'edge', from: selected ?? '' }); }}>New edge</button>
           {auth && <form method="post" action="/ui/logout"><button type="submit">Log out</button></form>}
         </div>
         <Status conn={conn} onRetry={() => live.current?.restart()} />
       </header>
-      {loadError && <p class="error banner" role="alert">{loadError}</p>}
-      <main class="body">
-        <div class="panel list-panel" id="node-list-panel" tabIndex={-1}>
-          <NodeList nodes={graph.nodes} selected={selected} onSelect={select} search={search}
-            onClearSearch={() => { setSearch(null); setQuery(''); }} />
-        </div>
-        <div class="panel graph-panel">
-          <GraphView graph={graph} selected={selected} onSelect={select} label={scopeLabel(scope)} resetKey={scopeKey(scope)} />
-        </div>
-        <aside class="panel side" aria-label="Selected node and compaction plan">
-          <div role="tablist" class="tabs" aria-label="Side panel">
-            <button type="button" role="tab" id="tab-details" aria-controls="panel-details" aria-selected={tab === 'details'} onClick={() => setTab('details')}>Node</button>
-            <button type="button" role="tab" id="tab-plan" aria-controls="panel-plan" aria-selected={tab === 'plan'} onClick={() => setTab('plan')}>
-              Compaction plan{plan?.moves?.length ? ` (${plan.moves.length})` : ''}
-            </button>
-          </div>
-          <div role="tabpanel" id="panel-details" aria-labelledby="tab-details" hidden={tab !== 'details'}>
-            {selected && !node && loaded
-              ? <p class="empty">Node {selected} is not in this graph (any more).</p>
-              : (
-                <Details node={node} graph={graph} busy={busy}
-                  rank={plan?.ranking?.get(selected)} move={plan?.moves?.find((m) => m.id === selected)}
-                  onSelect={select}
-                  onEdit={() => setDialog({ kind: 'node', node })}
-                  onDelete={() => setDialog({ kind: 'delete-node', node })}
-                  onRecall={recall}
-                  onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
-                  onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
-                  onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
-              )}
-          </div>
-          <div role="tabpanel" id="panel-plan" aria-labelledby="tab-plan" hidden={tab !== 'plan'}>
-            {plan?.error ? <p class="error">The plan could not be read: {plan.error}</p> : <Plan plan={plan} ids={idSet} onSelect={select} />}
-          </div>
-        </aside>
+      {loadError && view === 'graph' && <p class="error banner" role="alert">{loadError}</p>}
+      {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
+      <main class="body home-body" hidden={view !== 'home'}>
+        {view === 'home' && (
+            <Home graphs={home.graphs} loading={home.loading} changes={changes} onOpen={openNode} onRefresh={loadHome}
+              onImported={(g, r) => {
+                say(`Imported into ${g.name}: ${r.nodes_written} nodes and ${r.edges_written} edges written, ${r.nodes_deleted} nodes deleted, ${r.unchanged} unchanged.`);
+                loadHome();
+                if (scopeKey(g.scope) === key) read({ keep: true });
+              }} />
+        )}
+      </main>
+      <main class="body graph-body" hidden={view !== 'graph'}>
+            <div class="panel list-panel" id="node-list-panel" tabIndex={-1}>
+              {search
+                ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode}
+                    onSearch={(q) => doSearch(null, q)}
+                    onClear={() => { setSearch(null); setQuery(''); }} />
+                : <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)} />}
+            </div>
+            <div class="panel graph-panel">
+              <GraphView store={store} version={drawn.version} log={patchLog} selected={selected} focusKey={focusKey}
+                hits={hitsHere} label={graphName(scope)} resetKey={key} phone={phone} pictureRef={picture}
+                onSelect={(id) => select(id, { focus: false })} />
+            </div>
+            <aside class="panel side" aria-label="Selected node and compaction plan">
+              <div role="tablist" class="tabs" aria-label="Side panel">
+                <button type="button" role="tab" id="tab-details" aria-controls="panel-details" aria-selected={tab === 'details'} onClick={() => setTab('details')}>Node</button>
+                <button type="button" role="tab" id="tab-plan" aria-controls="panel-plan" aria-selected={tab === 'plan'} onClick={() => setTab('plan')}>
+                  Compaction plan{rankData?.moves?.length ? ` (${rankData.moves.length})` : ''}
+                </button>
+              </div>
+              <div role="tabpanel" id="panel-details" aria-labelledby="tab-details" hidden={tab !== 'details'}>
+                {selected && !node && loaded
+                  ? <p class="empty">Node {selected} is not in this graph (any more).</p>
+                  : (
+                    <Details node={node} store={store} busy={busy}
+                      rank={rankData?.ranking?.get(selected)} move={rankData?.moves?.find((m) => m.id === selected)}
+                      rankState={plan?.key === key ? plan.state : 'loading'}
+                      onSelect={(id) => select(id)}
+                      onEdit={() => setDialog({ kind: 'node', node })}
+                      onDelete={() => setDialog({ kind: 'delete-node', node })}
+                      onRecall={recall}
+                      onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
+                      onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
+                      onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
+                  )}
+              </div>
+              <div role="tabpanel" id="panel-plan" aria-labelledby="tab-plan" hidden={tab !== 'plan'}>
+                {tab === 'plan' && (plan?.state?.error
+                  ? <p class="error">The plan could not be read: {plan.state.error}</p>
+                  : <Plan plan={rankData} ids={store.nodes} onSelect={(id) => select(id)} />)}
+              </div>
+            </aside>
       </main>
       <p class="message" role="status" aria-live="polite">{message}</p>
 
-      {dialog?.kind === 'node' && <NodeForm node={dialog.node} onSave={saveNode(dialog.node)} onClose={() => setDialog(null)} />}
-      {dialog?.kind === 'edge' && <EdgeForm edge={dialog.edge} from={dialog.from} ids={ids} onSave={saveEdge(dialog.edge)} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'node' && (
+        <NodeForm node={dialog.node} getCurrent={(id) => storeRef.current.nodes.get(id) ?? null}
+          onSave={saveNode(dialog.node)} onOpen={(id) => select(id)} onClose={() => setDialog(null)} />
+      )}
+      {dialog?.kind === 'edge' && <EdgeForm edge={dialog.edge} from={dialog.from} ids={[...store.nodes.keys()].sort()} onSave={saveEdge(dialog.edge)} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'delete-node' && (
-        <Confirm title={`Delete node ${dialog.node.id}?`} action="Delete node"
+        <Confirm title={`Delete node ${dialog.node.id}?`} action="Delete node" id={dialog.node.id}
           message={`This deletes ${dialog.node.id} and every edge of this graph that touches it. It cannot be undone here.`}
           onClose={() => setDialog(null)}
-          onConfirm={() => act(() => api.deleteNode(scope, dialog.node.id),
-            (r) => { setSelected(null); return `Deleted node ${dialog.node.id}${r?.edges_deleted ? ` and ${r.edges_deleted} edge${r.edges_deleted === 1 ? '' : 's'}` : ''}.`; })} />
+          onConfirm={() => act(async () => {
+            const r = await api.deleteNode(scope, dialog.node.id);
+            applyLocal({ type: 'node_deleted', node_id: dialog.node.id });
+            return r;
+          }, (r) => { setSelected(null); return `Deleted node ${dialog.node.id}${r?.edges_deleted ? ` and ${r.edges_deleted} edge${r.edges_deleted === 1 ? '' : 's'}` : ''}.`; })} />
       )}
       {dialog?.kind === 'delete-edge' && (
         <Confirm title="Delete this edge?" action="Delete edge"
           message={`${dialog.edge.from} ${dialog.edge.rel} ${dialog.edge.to}`}
           onClose={() => setDialog(null)}
-          onConfirm={() => act(() => api.deleteEdge(scope, dialog.edge),
-            () => `Deleted edge ${dialog.edge.from} ${dialog.edge.rel} ${dialog.edge.to}.`)} />
+          onConfirm={() => act(async () => {
+            const r = await api.deleteEdge(scope, dialog.edge);
+            applyLocal({ type: 'edge_deleted', from: dialog.edge.from, to: dialog.edge.to, rel: dialog.edge.rel });
+            return r;
+          }, () => `Deleted edge ${dialog.edge.from} ${dialog.edge.rel} ${dialog.edge.to}.`)} />
       )}
     </div>
   );

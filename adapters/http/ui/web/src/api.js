@@ -12,22 +12,44 @@ export class ApiError extends Error {
   }
 }
 
+/** kg did not answer at all (stopped, restarting, or the network is down). */
+export class OfflineError extends Error {
+  constructor(cause) {
+    super('kg is not answering');
+    this.cause = cause;
+    this.offline = true;
+  }
+}
+
 /** What to do when the server says the login is gone; set by the app. */
 let onUnauthorized = () => window.location.assign('/ui/');
 export function setUnauthorizedHandler(fn) { onUnauthorized = fn; }
 
-async function call(method, path, { query, body } = {}) {
+async function call(method, path, { query, body, raw } = {}) {
   const url = new URL(path, window.location.origin);
   for (const [k, v] of Object.entries(query ?? {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
   }
   const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
-  if (body !== undefined) {
+  if (raw !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = raw;
+  } else if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
-  const res = await fetch(url, init);
-  const text = await res.text();
+  let res;
+  try {
+    res = await fetch(url, init);
+  } catch (e) {
+    throw new OfflineError(e);
+  }
+  let text;
+  try {
+    text = await res.text();
+  } catch (e) {
+    throw new OfflineError(e);
+  }
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
   if (res.status === 401) onUnauthorized();
@@ -38,26 +60,61 @@ async function call(method, path, { query, body } = {}) {
 const enc = encodeURIComponent;
 
 /** A scope names one graph: {level: 'user'} or {level: 'project', projectPath}. */
-const scopeQuery = (scope) => ({
+export const scopeQuery = (scope) => ({
   level: scope.level,
   project_path: scope.level === 'project' ? scope.projectPath : undefined,
 });
 
-const list = (v, key) => (Array.isArray(v) ? v : Array.isArray(v?.[key]) ? v[key] : v && typeof v === 'object' ? Object.values(v[key] ?? {}) : []);
+export const scopeKey = (s) => (s.level === 'user' ? 'user' : `project:${s.projectPath}`);
 
-/** Normalises one graph of /api/graph/read to {nodes: [...], edges: [...]}. */
+/** The scope of an event, a hit or a sync report: {level, project}. */
+export const scopeOf = (level, project) => (level === 'project' && project ? { level: 'project', projectPath: project } : { level: 'user' });
+
+const list = (v, key) => (Array.isArray(v) ? v : Array.isArray(v?.[key]) ? v[key] : []);
+
+/** Normalises one graph of /api/graph/read to {nodes, edges, meta}. */
 function graphOf(g) {
-  if (!g) return { nodes: [], edges: [] };
+  if (!g) return { nodes: [], edges: [], meta: {} };
   const nodes = Array.isArray(g.nodes) ? g.nodes : Object.values(g.nodes ?? {});
   const edges = Array.isArray(g.edges) ? g.edges : Object.values(g.edges ?? {});
-  return { nodes, edges: edges.map((e) => ({ ...e, notes: e.notes ?? [] })) };
+  return {
+    nodes,
+    edges: edges.map((e) => ({ ...e, notes: e.notes ?? [] })),
+    meta: {
+      stats: g.stats, tokens: g.tokens, max_tokens: g.max_tokens, target_tokens: g.target_tokens,
+      seq: g.seq, durable_seq: g.durable_seq,
+    },
+  };
+}
+
+function hitOf(h, scope) {
+  const node = h.node ?? h;
+  return {
+    ...node,
+    id: node.id ?? h.id,
+    score: h.score,
+    level: h.level ?? scope?.level ?? 'user',
+    project: h.project ?? (scope?.level === 'project' ? scope.projectPath : null),
+    // The query terms this node matched, a corrected term as the word used.
+    matched: Array.isArray(h.matched) ? h.matched : [],
+  };
+}
+
+function searchOf(data, scope) {
+  return {
+    hits: list(data, 'hits').map((h) => hitOf(h, scope)),
+    corrections: Array.isArray(data?.corrections) ? data.corrections : [],
+    // With no hits, the nearest spelling of each term that matched nothing.
+    nearest: Array.isArray(data?.nearest) ? data.nearest : [],
+    unavailable: Array.isArray(data?.unavailable) ? data.unavailable : [],
+  };
 }
 
 export const api = {
   async projects() {
     return list(await call('GET', '/api/projects'), 'projects');
   },
-  /** The graph of scope, every tier. */
+  /** The graph of scope, every tier, with its counts and token figures. */
   async graph(scope) {
     const data = await call('GET', '/api/graph/read', {
       query: { project_path: scope.level === 'project' ? scope.projectPath : undefined },
@@ -68,17 +125,18 @@ export const api = {
     if (g?.unavailable) throw new ApiError(503, { detail: g.unavailable, kind: 'unavailable' });
     return graphOf(g);
   },
-  async search(scope, q) {
-    const data = await call('GET', '/api/search', { query: { q, ...scopeQuery(scope), limit: 50 } });
-    return list(data, 'hits').map((h) => {
-      const node = h.node ?? h;
-      return { ...node, id: node.id ?? h.id, score: h.score, level: h.level ?? scope.level };
-    });
+  /** One box over every graph: the user graph and every project (scope=all). */
+  async searchAll(q, limit = 50) {
+    return searchOf(await call('GET', '/api/search', { query: { q, scope: 'all', limit } }), null);
+  },
+  /** A search of one graph (the list's filter). */
+  async searchGraph(scope, q, limit = 100) {
+    return searchOf(await call('GET', '/api/search', { query: { q, ...scopeQuery(scope), limit } }), scope);
   },
   plan(scope) {
     return call('GET', '/api/compaction/plan', { query: scopeQuery(scope) });
   },
-  /** Creates (expectedVersion 0) or updates (the version read) a node. */
+  /** Creates (expectedVersion 0) or updates (the version read) a node; undefined: last write wins. */
   putNode(scope, { id, gist, notes, touches }, expectedVersion) {
     return call('POST', '/api/nodes', {
       body: { ...scopeQuery(scope), id, gist, notes, touches, expected_version: expectedVersion },
@@ -100,5 +158,22 @@ export const api = {
   },
   deleteEdge(scope, { from, to, rel }) {
     return call('DELETE', '/api/edges', { query: { ...scopeQuery(scope), from, to, rel } });
+  },
+  /** A session of the page's own, bound to a project or to none. */
+  registerSession(projectPath) {
+    return call('POST', '/api/sessions/register', { query: { project_path: projectPath } });
+  },
+  sync(sessionID) {
+    return call('POST', '/api/sync', { body: { session_id: sessionID } });
+  },
+  /** The address that downloads one graph as a document (GET /api/export). */
+  exportURL(scope) {
+    const u = new URL('/api/export', window.location.origin);
+    for (const [k, v] of Object.entries(scopeQuery(scope))) if (v) u.searchParams.set(k, v);
+    return u.toString();
+  },
+  /** Imports a document (its text) into scope; mode merge or replace. */
+  import(scope, text, mode) {
+    return call('POST', '/api/import', { query: { mode, ...scopeQuery(scope) }, raw: text });
   },
 };

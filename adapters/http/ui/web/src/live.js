@@ -2,7 +2,8 @@
 // its state — connected, reconnecting, disconnected — and retries a lost
 // connection with exponential backoff, forever, so that a restarted server
 // is found again. After a reconnect the page re-reads, since events sent
-// while it was away are not replayed.
+// while it was away are not replayed. The close code of the last socket is
+// kept: 1001 says the server stopped on purpose.
 
 /** Delay before retry number attempt (1, 2, …): 0.5 s doubling to 8 s, ±20 %. */
 export function backoff(attempt, random = Math.random) {
@@ -52,7 +53,7 @@ export class Live {
 
   connect() {
     if (this.closed) return;
-    this.state(this.failures >= FAILURES_BEFORE_DISCONNECTED ? 'disconnected' : this.everConnected || this.failures ? 'reconnecting' : 'connecting', { retrying: true });
+    this.state(this.failures >= FAILURES_BEFORE_DISCONNECTED ? 'disconnected' : this.everConnected || this.failures ? 'reconnecting' : 'connecting', { retrying: true, closeCode: this.lastClose });
     let socket;
     try {
       socket = new WebSocket(this.url());
@@ -75,9 +76,11 @@ export class Live {
       try { ev = JSON.parse(m.data); } catch { return; }
       if (ev && ev.type !== 'connected' && ev.type !== 'pong') this.onEvent(ev);
     };
-    socket.onclose = () => {
+    socket.onclose = (ev) => {
       if (this.socket !== socket) return;
       this.socket = null;
+      // 1001: the server is stopping; 1008: too far behind; 1006: cut.
+      if (opened) this.lastClose = ev?.code ?? 0;
       if (!opened) this.failures++;
       this.retry();
     };
@@ -88,7 +91,7 @@ export class Live {
     const attempt = Math.max(1, this.failures);
     const delay = backoff(attempt);
     const state = this.failures >= FAILURES_BEFORE_DISCONNECTED ? 'disconnected' : 'reconnecting';
-    this.state(state, { retryAt: Date.now() + delay });
+    this.state(state, { retryAt: Date.now() + delay, closeCode: this.lastClose });
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay);
   }

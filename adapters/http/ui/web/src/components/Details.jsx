@@ -1,7 +1,11 @@
 // The selected node: its content, its edges in and out with their notes,
 // and why it ranks where it does in compaction. Nothing here reads the node
-// by id, which would recall it: the content comes from the graph read, the
-// ranking from the compaction plan. Recall is its own button.
+// by id, which would recall it: the content comes from the graph read (kept
+// live by the events), the ranking from the compaction plan, read when a
+// node is shown. Recall is its own button.
+//
+// The panel is a list of sections (SECTIONS below), each a component of
+// ({node, ...props}); a new signal or the node's history is one more entry.
 import { formatTime, percent, duration, ordinal, pick } from '../format.js';
 
 function Ranking({ node, rank, move }) {
@@ -46,14 +50,13 @@ function Ranking({ node, rank, move }) {
   );
 }
 
-function EdgeRow({ e, direction, ids, onSelect, onEditEdge, onDeleteEdge }) {
+function EdgeRow({ e, direction, isNode, onSelect, onEditEdge, onDeleteEdge }) {
   const other = direction === 'out' ? e.to : e.from;
-  const isNode = ids.has(other);
   return (
     <li class="edge" data-rel={e.rel} data-other={other}>
       <div class="edge-line">
         <span class="rel">{direction === 'out' ? `${e.rel} →` : `← ${e.rel}`}</span>{' '}
-        {isNode
+        {isNode(other)
           ? <button type="button" class="link" onClick={() => onSelect(other)}>{other}</button>
           : <span class="ref" title="not a node of this graph">{other}</span>}
       </div>
@@ -66,17 +69,67 @@ function EdgeRow({ e, direction, ids, onSelect, onEditEdge, onDeleteEdge }) {
   );
 }
 
-export function Details({ node, graph, rank, move, busy, onSelect, onEdit, onDelete, onRecall, onNewEdge, onEditEdge, onDeleteEdge }) {
+const byRelThenEnd = (end) => (a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : a[end] < b[end] ? -1 : a[end] > b[end] ? 1 : 0);
+
+function Edges({ node, store, onSelect, onEditEdge, onDeleteEdge }) {
+  const all = store.edgesOf(node.id);
+  const out = all.filter((e) => e.from === node.id).sort(byRelThenEnd('to'));
+  const inn = all.filter((e) => e.to === node.id).sort(byRelThenEnd('from'));
+  const isNode = (id) => store.nodes.has(id);
+  const rows = (list, direction) => (list.length === 0
+    ? <p class="empty">None.</p>
+    : <ul class="edges-list">{list.map((e) => <EdgeRow key={`${e.from}|${e.to}|${e.rel}`} e={e} direction={direction} isNode={isNode} onSelect={onSelect} onEditEdge={onEditEdge} onDeleteEdge={onDeleteEdge} />)}</ul>);
+  return (
+    <>
+      <h3>Edges out ({out.length})</h3>
+      {rows(out, 'out')}
+      <h3>Edges in ({inn.length})</h3>
+      {rows(inn, 'in')}
+    </>
+  );
+}
+
+function Content({ node }) {
+  return (
+    <>
+      <dl class="facts">
+        <dt>Tier</dt><dd>{node.tier ?? 'active'}</dd>
+        <dt>Version</dt><dd data-testid="version">{pick(node, 'version', '_v') ?? '—'}</dd>
+        <dt>Change seq</dt><dd>{pick(node, 'seq', '_seq') ?? '—'}</dd>
+        <dt>Created</dt><dd>{formatTime(pick(node, 'created', '_created_ts'))}</dd>
+        <dt>Last write</dt><dd>{formatTime(pick(node, 'updated_ts', 'last_write', '_last_write_ts'))}</dd>
+        {node.written_by && <><dt>Written by</dt><dd data-testid="written-by">{node.written_by}</dd></>}
+        <dt>Last read</dt><dd>{formatTime(pick(node, 'last_read', '_last_read_ts'))}</dd>
+      </dl>
+      <h3>Notes</h3>
+      {(node.notes ?? []).length ? <ul class="notes">{node.notes.map((n, i) => <li key={i}>{n}</li>)}</ul> : <p class="empty">None.</p>}
+      <h3>Touches</h3>
+      {(node.touches ?? []).length ? <ul class="touches">{node.touches.map((t, i) => <li key={i}><code>{t}</code></li>)}</ul> : <p class="empty">None.</p>}
+    </>
+  );
+}
+
+function Rank({ node, rank, move, rankState }) {
+  return (
+    <section aria-labelledby="rank-title" class="rank-section">
+      <h3 id="rank-title">Why it ranks here</h3>
+      {rankState === 'loading' && !rank
+        ? <p class="empty">Reading the ranking…</p>
+        : rankState?.error
+          ? <p class="error">The ranking could not be read: {rankState.error}</p>
+          : <Ranking node={node} rank={rank} move={move} />}
+    </section>
+  );
+}
+
+/** The sections of the panel, in order. */
+const SECTIONS = [Content, Edges, Rank];
+
+export function Details({ node, busy, onEdit, onDelete, onRecall, onNewEdge, ...rest }) {
   if (!node) {
     return <p class="empty">Select a node in the list or the picture to see it here.</p>;
   }
   const tier = node.tier ?? 'active';
-  const ids = new Set(graph.nodes.map((n) => n.id));
-  const out = graph.edges.filter((e) => e.from === node.id);
-  const inn = graph.edges.filter((e) => e.to === node.id);
-  const rows = (list, direction) => (list.length === 0
-    ? <p class="empty">None.</p>
-    : <ul class="edges-list">{list.map((e) => <EdgeRow key={`${e.from}|${e.to}|${e.rel}`} e={e} direction={direction} ids={ids} onSelect={onSelect} onEditEdge={onEditEdge} onDeleteEdge={onDeleteEdge} />)}</ul>);
   return (
     <article class="details" aria-labelledby="details-title" data-id={node.id}>
       <header class="details-head">
@@ -90,26 +143,7 @@ export function Details({ node, graph, rank, move, busy, onSelect, onEdit, onDel
         <button type="button" onClick={onNewEdge} disabled={busy}>Add edge from here</button>
         <button type="button" class="danger" onClick={onDelete} disabled={busy}>Delete</button>
       </div>
-      <dl class="facts">
-        <dt>Tier</dt><dd>{tier}</dd>
-        <dt>Version</dt><dd data-testid="version">{pick(node, 'version', '_v') ?? '—'}</dd>
-        <dt>Change seq</dt><dd>{pick(node, 'seq', '_seq') ?? '—'}</dd>
-        <dt>Created</dt><dd>{formatTime(pick(node, 'created', '_created_ts'))}</dd>
-        <dt>Last write</dt><dd>{formatTime(pick(node, 'updated_ts', 'last_write', '_last_write_ts'))}</dd>
-        <dt>Last read</dt><dd>{formatTime(pick(node, 'last_read', '_last_read_ts'))}</dd>
-      </dl>
-      <h3>Notes</h3>
-      {(node.notes ?? []).length ? <ul class="notes">{node.notes.map((n, i) => <li key={i}>{n}</li>)}</ul> : <p class="empty">None.</p>}
-      <h3>Touches</h3>
-      {(node.touches ?? []).length ? <ul class="touches">{node.touches.map((t, i) => <li key={i}><code>{t}</code></li>)}</ul> : <p class="empty">None.</p>}
-      <h3>Edges out ({out.length})</h3>
-      {rows(out, 'out')}
-      <h3>Edges in ({inn.length})</h3>
-      {rows(inn, 'in')}
-      <section aria-labelledby="rank-title" class="rank-section">
-        <h3 id="rank-title">Why it ranks here</h3>
-        <Ranking node={node} rank={rank} move={move} />
-      </section>
+      {SECTIONS.map((S, i) => <S key={i} node={node} {...rest} />)}
     </article>
   );
 }

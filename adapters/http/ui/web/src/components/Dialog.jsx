@@ -21,8 +21,16 @@ export function Dialog({ title, onClose, children, describedBy }) {
   );
 }
 
-/** The error of a failed write, naming the field when the server did. */
-export function FormError({ error }) {
-  if (!error) return null;
-  return <p class="error" role="alert" id="form-error">{error.message}</p>;
+/**
+ * What went wrong with a write, in plain language (errors.js), with the
+ * next steps as buttons; children are those buttons.
+ */
+export function Problem({ problem, children }) {
+  if (!problem) return null;
+  return (
+    <div class={`problem problem-${problem.kind}`} role="alert" id="form-error" data-kind={problem.kind}>
+      <p>{problem.text}</p>
+      {children && <div class="problem-actions">{children}</div>}
+    </div>
+  );
 }

@@ -1,146 +1,135 @@
-// The force-directed picture of one graph. Tiers differ by shape and line,
-// not only by colour: active nodes are filled circles, archived ones hollow
-// circles with a dashed ring, orphaned ones small hollow diamonds with a
-// dotted line, and edge ends that are not nodes (files, URLs, other levels)
-// grey squares. The picture is for the eye; the node list beside it is the
-// keyboard's way to the same nodes.
-import { useMemo, useRef, useState, useEffect } from 'preact/hooks';
-import { layout } from '../layout.js';
+// The picture of the graph on screen (picture/picture.js) with its tools:
+// zoom, fit, centre on the selection, the local graph's depth, and toggles
+// for the tiers and for references (files, URLs). Preact renders the tools;
+// the picture changes its own elements, so a live change does not re-render
+// thousands of them.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Picture } from '../picture/picture.js';
+import { mergePatches } from '../graphstore.js';
 
-const MARKER = 'kg-arrow';
+const TOGGLES = [
+  { key: 'active', label: 'Active' },
+  { key: 'archived', label: 'Archived' },
+  { key: 'orphaned', label: 'Orphaned' },
+  { key: 'ref', label: 'Files and references' },
+];
 
-function Shape({ v, selected }) {
-  const cls = `v v-${v.kind === 'ref' ? 'ref' : v.tier}${selected ? ' v-selected' : ''}`;
-  if (v.kind === 'ref') return <rect class={cls} x={-5} y={-5} width={10} height={10} />;
-  if (v.tier === 'orphaned') return <path class={cls} d="M0,-8 L8,0 L0,8 L-8,0 Z" />;
-  return <circle class={cls} r={v.tier === 'active' ? 8 : 7} />;
-}
+export function GraphView({ store, version, log, selected, focusKey, hits, label, resetKey, phone, onSelect, pictureRef }) {
+  const host = useRef(null);
+  const pic = useRef(null);
+  const [hidden, setHidden] = useState(() => new Set());
+  const [depth, setDepth] = useState(1);
+  const [local, setLocal] = useState(true);
+  const [state, setState] = useState({ k: 1, pinned: 0, near: 0 });
+  const onSelectRef = useRef(onSelect);
+  onSelectRef.current = onSelect;
 
-export function GraphView({ graph, selected, onSelect, label, resetKey }) {
-  const previous = useRef(new Map());
-  const svg = useRef(null);
-  const [view, setView] = useState({ k: 1, x: 0, y: 0 });
-
-  // Vertices: the graph's nodes plus the edge ends that name no node.
-  const { vertices, links } = useMemo(() => {
-    const ids = new Set(graph.nodes.map((n) => n.id));
-    const vs = graph.nodes.map((n) => ({ id: n.id, kind: 'node', tier: n.tier ?? 'active' }));
-    const refs = new Set();
-    for (const e of graph.edges) {
-      for (const end of [e.from, e.to]) {
-        if (!ids.has(end) && !refs.has(end)) { refs.add(end); vs.push({ id: end, kind: 'ref', tier: 'ref' }); }
-      }
+  // What the picture shows: which graph, which read of it (the log's
+  // generation), at which version of the store.
+  const drawn = useRef({ key: null, store: null, gen: -1, version: -1 });
+  useEffect(() => {
+    const p = new Picture(host.current, {
+      onSelect: (id) => onSelectRef.current(id),
+      // Only a change re-renders the tools.
+      onState: (s) => setState((o) => (Object.keys(s).every((k) => o[k] === s[k]) ? o : { ...o, ...s })),
+    });
+    pic.current = p;
+    // The page hands each change here as it applies it, so the picture does
+    // not wait for a render: from and to are the store's versions before
+    // and after. A change the picture is not in step for waits for the
+    // effect below, which catches up from the log.
+    if (pictureRef) {
+      pictureRef.current = {
+        picture: p,
+        applyNow(st, from, to, patch) {
+          const d = drawn.current;
+          if (d.store !== st || d.version !== from || d.gen !== log.current.gen) return;
+          p.applyPatch(st, patch);
+          drawn.current = { ...d, version: to };
+        },
+      };
     }
-    return { vertices: vs, links: graph.edges.map((e) => ({ source: e.from, target: e.to, edge: e })) };
-  }, [graph]);
+    return () => { p.destroy(); pic.current = null; if (pictureRef) pictureRef.current = null; };
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const positions = useMemo(() => {
-    const p = layout(vertices, links, previous.current);
-    previous.current = p;
-    return p;
-  }, [vertices, links]);
-
-  // Fit the drawing in the box when the graph changes.
-  const box = useMemo(() => {
-    let x0 = Infinity; let y0 = Infinity; let x1 = -Infinity; let y1 = -Infinity;
-    for (const p of positions.values()) {
-      x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y);
+  // The patches logged since the last drawing are applied in place; another
+  // graph or a new read draws the graph whole, keeping the positions of
+  // what stays.
+  useEffect(() => {
+    const p = pic.current;
+    if (!p || !store?.loaded) return;
+    const d = drawn.current;
+    const L = log.current;
+    const fresh = d.key !== resetKey;
+    if (fresh || d.store !== store || d.gen !== L.gen) {
+      p.setGraph(store, { resetView: fresh });
+    } else if (d.version !== store.version) {
+      const mine = L.entries.filter((e) => e.from >= d.version);
+      if (mine.length && mine[0].from === d.version) p.applyPatch(store, mergePatches(mine.map((e) => e.patch)));
+      else p.setGraph(store);
     }
-    if (!Number.isFinite(x0)) return { x: -260, y: -180, w: 520, h: 360 };
-    // Room for the labels, which run to the right of their nodes.
-    x0 -= 30; x1 += 150; y0 -= 30; y1 += 30;
-    // A small graph is not blown up: the box is at least 520 × 360 units.
-    const w = Math.max(520, x1 - x0);
-    const h = Math.max(360, y1 - y0);
-    return { x: (x0 + x1 - w) / 2, y: (y0 + y1 - h) / 2, w, h };
-  }, [positions]);
+    L.entries = [];
+    drawn.current = { key: resetKey, store, gen: L.gen, version: store.version };
+    p.svg.setAttribute('aria-label', `${label}: ${store.nodes.size} nodes and ${store.edges.size} edges`);
+    p.setSelected(selected);
+  }, [store, version, resetKey]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  // Zoom and pan stay while agents write; another graph starts fitted.
-  useEffect(() => setView({ k: 1, x: 0, y: 0 }), [resetKey]);
+  useEffect(() => { pic.current?.setSelected(selected); }, [selected]);
+  // A selection from the list, a search or a link: bring it into view.
+  useEffect(() => { if (focusKey) pic.current?.setSelected(selected, { focus: true }); }, [focusKey]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => { pic.current?.setHits(hits); }, [hits]);
+  useEffect(() => { pic.current?.setHidden(hidden); }, [hidden]);
+  useEffect(() => { pic.current?.setDepth(depth); }, [depth]);
+  useEffect(() => { pic.current?.setLocal(local || phone, phone); }, [local, phone]);
+  useEffect(() => { pic.current?.setTouch(!!phone); }, [phone]);
 
-  const tier = new Map(vertices.map((v) => [v.id, v.tier]));
-  const showLabels = vertices.length <= 150;
-  const neighbours = new Set();
-  for (const l of links) {
-    if (l.source === selected) neighbours.add(l.target);
-    if (l.target === selected) neighbours.add(l.source);
-  }
-
-  // Pan by dragging the background, zoom with the wheel or the buttons.
-  const drag = useRef(null);
-  const scale = () => {
-    const r = svg.current?.getBoundingClientRect();
-    return r && r.width ? Math.max(box.w / r.width, box.h / r.height) / view.k : 1;
-  };
-  const onPointerDown = (e) => {
-    if (e.target.closest?.('.vertex')) return;
-    drag.current = { x: e.clientX, y: e.clientY, view, s: scale() };
-    e.currentTarget.setPointerCapture?.(e.pointerId);
-  };
-  const onPointerMove = (e) => {
-    const d = drag.current;
-    if (!d) return;
-    setView({ ...d.view, x: d.view.x - (e.clientX - d.x) * d.s, y: d.view.y - (e.clientY - d.y) * d.s });
-  };
-  const onPointerUp = () => { drag.current = null; };
-  const zoom = (f) => setView((v) => ({ ...v, k: Math.min(8, Math.max(0.25, v.k * f)) }));
-  const onWheel = (e) => { e.preventDefault(); zoom(e.deltaY < 0 ? 1.15 : 1 / 1.15); };
-
-  const w = box.w / view.k;
-  const h = box.h / view.k;
-  const viewBox = `${box.x + (box.w - w) / 2 + view.x} ${box.y + (box.h - h) / 2 + view.y} ${w} ${h}`;
+  const toggle = (key) => setHidden((h) => {
+    const n = new Set(h);
+    if (n.has(key)) n.delete(key); else n.add(key);
+    return n;
+  });
 
   return (
     <div class="graph">
-      <div class="graph-tools" role="group" aria-label="Zoom">
-        <button type="button" onClick={() => zoom(1.25)} aria-label="Zoom in">+</button>
-        <button type="button" onClick={() => zoom(0.8)} aria-label="Zoom out">−</button>
-        <button type="button" onClick={() => setView({ k: 1, x: 0, y: 0 })}>Fit</button>
+      <div class="graph-tools" role="toolbar" aria-label="Picture">
+        <div class="tool-group" role="group" aria-label="Zoom">
+          <button type="button" onClick={() => pic.current?.zoomBy(1.4)} aria-label="Zoom in">+</button>
+          <button type="button" onClick={() => pic.current?.zoomBy(1 / 1.4)} aria-label="Zoom out">−</button>
+          <button type="button" onClick={() => pic.current?.reset()}>Fit</button>
+          <button type="button" onClick={() => pic.current?.centre()} disabled={!selected}>Centre</button>
+        </div>
+        <div class="tool-group" role="group" aria-label="Local graph">
+          <label class="check">
+            <input type="checkbox" checked={local || phone} disabled={phone} onChange={(e) => setLocal(e.currentTarget.checked)} />
+            Local graph
+          </label>
+          <label class="depth">
+            <span class="visually-hidden">Depth of the local graph</span>
+            <select value={depth} onChange={(e) => setDepth(Number(e.currentTarget.value))} aria-label="Depth of the local graph">
+              <option value={1}>1 step</option>
+              <option value={2}>2 steps</option>
+            </select>
+          </label>
+          {/* Always there, so the picture does not move when it appears. */}
+          <button type="button" class={state.pinned ? '' : 'invisible'} onClick={() => pic.current?.unpinAll()} disabled={!state.pinned}>Unpin {state.pinned}</button>
+        </div>
+        <fieldset class="tool-group toggles">
+          <legend class="visually-hidden">Show</legend>
+          {TOGGLES.map((t) => (
+            <label class={`check toggle-${t.key}`} key={t.key}>
+              <input type="checkbox" checked={!hidden.has(t.key)} onChange={() => toggle(t.key)} />
+              {t.label}
+            </label>
+          ))}
+        </fieldset>
       </div>
-      <svg ref={svg} viewBox={viewBox} preserveAspectRatio="xMidYMid meet" role="img"
-        aria-label={`${label}: ${graph.nodes.length} nodes and ${graph.edges.length} edges`}
-        onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={onPointerUp}
-        onPointerCancel={onPointerUp} onWheel={onWheel} data-nodes={graph.nodes.length}>
-        <defs>
-          <marker id={MARKER} viewBox="0 0 10 10" refX="18" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" class="arrow" />
-          </marker>
-        </defs>
-        <g class="edges">
-          {links.map((l) => {
-            const a = positions.get(l.source); const b = positions.get(l.target);
-            if (!a || !b) return null;
-            const lit = l.source === selected || l.target === selected;
-            const quiet = l.edge.shown === false || (tier.get(l.source) !== 'active' && tier.get(l.target) !== 'active');
-            return (
-              <line key={`${l.source}\u0000${l.target}\u0000${l.edge.rel}`} x1={a.x} y1={a.y} x2={b.x} y2={b.y}
-                class={`e${lit ? ' e-lit' : ''}${quiet ? ' e-quiet' : ''}`} marker-end={`url(#${MARKER})`} />
-            );
-          })}
-        </g>
-        <g class="vertices">
-          {vertices.map((v) => {
-            const p = positions.get(v.id);
-            if (!p) return null;
-            const isSel = v.id === selected;
-            const labelled = showLabels || isSel || neighbours.has(v.id) || v.tier === 'active';
-            return (
-              <g key={`${v.kind}:${v.id}`} class={`vertex${v.kind === 'node' ? ' pickable' : ''}`}
-                transform={`translate(${p.x.toFixed(1)},${p.y.toFixed(1)})`} data-id={v.id} data-tier={v.tier}
-                onClick={v.kind === 'node' ? () => onSelect(v.id) : undefined}>
-                <title>{v.kind === 'ref' ? `${v.id} (not a node of this graph)` : `${v.id} (${v.tier})`}</title>
-                <Shape v={v} selected={isSel} />
-                {labelled && <text x={11} y={4} class={`label${isSel ? ' label-selected' : ''}`}>{v.id.length > 32 ? `${v.id.slice(0, 31)}…` : v.id}</text>}
-              </g>
-            );
-          })}
-        </g>
-      </svg>
+      <div class="pic-host" ref={host} />
       <ul class="legend" aria-label="Legend">
         <li><svg viewBox="-10 -10 20 20" aria-hidden="true"><circle class="v v-active" r="7" /></svg>active</li>
         <li><svg viewBox="-10 -10 20 20" aria-hidden="true"><circle class="v v-archived" r="7" /></svg>archived</li>
         <li><svg viewBox="-10 -10 20 20" aria-hidden="true"><path class="v v-orphaned" d="M0,-8 L8,0 L0,8 L-8,0 Z" /></svg>orphaned</li>
-        <li><svg viewBox="-10 -10 20 20" aria-hidden="true"><rect class="v v-ref" x="-5" y="-5" width="10" height="10" /></svg>file or other reference</li>
+        <li><svg viewBox="-10 -10 20 20" aria-hidden="true"><rect class="v v-ref" x="-5" y="-5" width="10" height="10" /></svg>file or reference</li>
+        <li class="legend-hint">Drag a node to pin it; double-click to free it.</li>
       </ul>
     </div>
   );

@@ -1,37 +1,82 @@
 // Create or edit a node. Editing sends the version that was read
 // (expected_version), so a change made meanwhile by an agent is not
-// overwritten: the server answers 409 and the form says so.
-import { useState } from 'preact/hooks';
-import { Dialog, FormError } from './Dialog.jsx';
+// overwritten: the form says so and offers to show their version or to
+// overwrite it. Creating sends expected_version 0: it never overwrites a
+// node that exists (and re-creates a deleted one). While kg is not
+// answering, the save is tried again until it answers.
+import { useRef, useState } from 'preact/hooks';
+import { Dialog, Problem } from './Dialog.jsx';
+import { NotesField } from './NotesField.jsx';
+import { explain, retrying } from '../errors.js';
 
-export function NodeForm({ node, onSave, onClose }) {
+const same = (a, b) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
+
+export function NodeForm({ node, getCurrent, onSave, onOpen, onClose }) {
   const editing = !!node;
   const [id, setId] = useState(node?.id ?? '');
   const [gist, setGist] = useState(node?.gist ?? '');
   const [notes, setNotes] = useState(node?.notes?.length ? [...node.notes] : []);
   const [touches, setTouches] = useState((node?.touches ?? []).join('\n'));
-  const [error, setError] = useState(null);
+  const [base, setBase] = useState(editing ? (node.version ?? 0) : 0); // the version the fields came from
+  const [problem, setProblem] = useState(null);
+  const [field, setField] = useState('');
   const [busy, setBusy] = useState(false);
+  const cancelled = useRef(false);
 
-  const submit = async (e) => {
-    e.preventDefault();
+  const fields = () => ({
+    id: id.trim(),
+    gist,
+    notes: notes.filter((n) => n.trim() !== ''),
+    touches: touches.split('\n').map((t) => t.trim()).filter(Boolean),
+  });
+
+  const save = async (expected) => {
+    const f = fields();
     setBusy(true);
-    setError(null);
+    setProblem(null);
+    setField('');
+    let tries = 0;
     try {
-      await onSave({
-        id: id.trim(),
-        gist,
-        notes: notes.filter((n) => n.trim() !== ''),
-        touches: touches.split('\n').map((t) => t.trim()).filter(Boolean),
+      await retrying(() => { tries++; return onSave(f, expected); }, {
+        onWait: () => setProblem(explain({ offline: true })),
+        stop: () => cancelled.current,
       });
     } catch (err) {
-      setError(err);
+      if (cancelled.current) return;
+      // A save retried after kg came back may have gone through the first
+      // time: if the node now holds what was sent, it did.
+      const cur = getCurrent(f.id);
+      if (tries > 1 && err?.kind === 'conflict' && cur && cur.gist === f.gist.trim() && same(cur.notes, f.notes) && same(cur.touches, f.touches)) {
+        return;
+      }
+      const p = explain(err, { id: f.id, creating: !editing || expected === 0 });
+      if (p.kind === 'changed' && !cur) p.text = `“${f.id}” was deleted since you opened it — save to create it again, or cancel.`;
+      setProblem(p);
+      setField(err?.field ?? '');
       setBusy(false);
     }
   };
-  const invalid = (f) => (error?.field === f ? { 'aria-invalid': 'true', 'aria-describedby': 'form-error' } : {});
+
+  const submit = (e) => { e.preventDefault(); save(editing ? base : 0); };
+
+  const seeTheirs = () => {
+    const cur = getCurrent(node.id);
+    if (!cur) return;
+    setGist(cur.gist ?? '');
+    setNotes([...(cur.notes ?? [])]);
+    setTouches((cur.touches ?? []).join('\n'));
+    setBase(cur.version ?? 0);
+    setProblem({ kind: 'info', text: `Their version (v${cur.version}) is in the form now; change it and save, or cancel.` });
+  };
+  const overwrite = () => {
+    const cur = getCurrent(node.id);
+    save(cur ? cur.version : 0);
+  };
+  const close = () => { cancelled.current = true; onClose(); };
+
+  const invalid = (f) => (field === f || field.startsWith(`${f}[`) ? { 'aria-invalid': 'true', 'aria-describedby': 'form-error' } : {});
   return (
-    <Dialog title={editing ? `Edit node ${node.id}` : 'New node'} onClose={onClose}>
+    <Dialog title={editing ? `Edit node ${node.id}` : 'New node'} onClose={close}>
       <form onSubmit={submit} class="form">
         <label for="f-id">Id</label>
         <input id="f-id" name="id" value={id} onInput={(e) => setId(e.currentTarget.value)} required
@@ -41,25 +86,27 @@ export function NodeForm({ node, onSave, onClose }) {
         <label for="f-gist">Gist</label>
         <input id="f-gist" name="gist" value={gist} onInput={(e) => setGist(e.currentTarget.value)} required maxLength={1000}
           autofocus={editing} {...invalid('gist')} />
-        <fieldset>
-          <legend>Notes</legend>
-          {notes.map((n, i) => (
-            <div class="note-row" key={i}>
-              <label for={`f-note-${i}`} class="visually-hidden">Note {i + 1}</label>
-              <textarea id={`f-note-${i}`} rows={2} value={n}
-                onInput={(e) => { const v = e.currentTarget.value; setNotes((ns) => ns.map((x, j) => (j === i ? v : x))); }}
-                {...invalid('notes')} />
-              <button type="button" onClick={() => setNotes((ns) => ns.filter((_, j) => j !== i))} aria-label={`Remove note ${i + 1}`}>Remove</button>
-            </div>
-          ))}
-          <button type="button" onClick={() => setNotes((ns) => [...ns, ''])}>Add a note</button>
-        </fieldset>
+        <NotesField notes={notes} setNotes={setNotes} idPrefix="f" invalid={invalid('notes')} />
         <label for="f-touches">Touches (one file or reference a line)</label>
         <textarea id="f-touches" rows={3} value={touches} onInput={(e) => setTouches(e.currentTarget.value)} {...invalid('touches')} />
-        <FormError error={error} />
+        <Problem problem={problem}>
+          {problem?.kind === 'changed' && getCurrent(node?.id) && (
+            <>
+              <button type="button" onClick={seeTheirs}>See their version</button>
+              <button type="button" class="danger" onClick={overwrite}>Overwrite with mine</button>
+            </>
+          )}
+          {problem?.kind === 'changed' && editing && !getCurrent(node?.id) && (
+            <button type="button" onClick={() => save(0)}>Create it again</button>
+          )}
+          {problem?.kind === 'exists' && (
+            <button type="button" onClick={() => { onClose(); onOpen(fields().id); }}>Open {fields().id}</button>
+          )}
+          {problem?.kind === 'offline' && busy && <button type="button" onClick={close}>Stop trying</button>}
+        </Problem>
         <div class="form-actions">
           <button type="submit" class="primary" disabled={busy}>{editing ? 'Save' : 'Create'}</button>
-          <button type="button" onClick={onClose}>Cancel</button>
+          <button type="button" onClick={close}>Cancel</button>
         </div>
       </form>
     </Dialog>

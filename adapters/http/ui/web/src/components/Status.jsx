@@ -18,10 +18,11 @@ export function Status({ conn, onRetry }) {
   }, [conn.retryAt]);
   const wait = conn.retryAt ? Math.max(0, Math.ceil((conn.retryAt - now) / 1000)) : 0;
   return (
-    <div class={`conn conn-${conn.state}`} data-state={conn.state}>
+    <div class={`conn conn-${conn.state}`} data-state={conn.state} data-close-code={conn.closeCode ?? ''}>
       <span class="conn-dot" aria-hidden="true" />
       <span role="status" class="conn-text">
-        {text[conn.state]}{conn.state !== 'connected' && conn.retryAt && wait > 0 ? ` — retrying in ${wait} s` : ''}
+        {text[conn.state]}{conn.state !== 'connected' && conn.closeCode === 1001 ? ' (kg stopped)' : ''}
+        {conn.state !== 'connected' && conn.retryAt && wait > 0 ? ` — retrying in ${wait} s` : ''}
       </span>
       {(conn.state === 'disconnected' || conn.state === 'reconnecting') && (
         <button type="button" class="small" onClick={onRetry}>Retry now</button>

@@ -1,0 +1,72 @@
+// Which vertices get a label: chosen by on-screen size, so that more show as
+// one zooms in, and culled so that no two overlap. Pure: positions in,
+// label boxes out (screen pixels), so it is cheap to run on every zoom step.
+
+/** Screen size of a label, in CSS pixels (the stylesheet's .label). */
+export const LABEL_FONT_PX = 12;
+export const LABEL_FONT = `${LABEL_FONT_PX}px "Liberation Sans", Arial, Helvetica, sans-serif`;
+const LABEL_HEIGHT = 15;
+const PAD = 2;
+const MAX_CHARS = 32;
+
+/** The text of a label: long ids are cut with an ellipsis. */
+export function labelText(id) {
+  return id.length > MAX_CHARS ? `${id.slice(0, MAX_CHARS - 1)}…` : id;
+}
+
+/**
+ * Places labels greedily in priority order: a label goes right of its
+ * vertex, else left, above or below, whichever is first free, and is
+ * skipped if all four overlap a label already placed or leave the view.
+ *
+ * @param {{id: string, sx: number, sy: number, r: number, w: number, must?: boolean}[]} candidates
+ *   in priority order; sx, sy the vertex's centre on screen, r its radius
+ *   on screen, w the label's width; must: placed even if it overlaps
+ * @param {{width: number, height: number, max: number}} view
+ * @param {Map<string, object>} [stay] labels placed before that stay where they are
+ * @returns {Map<string, {x: number, y: number, w: number, h: number, side: 'right'|'left'|'above'|'below'}>}
+ *   each placed label's box on screen (x, y its top left)
+ */
+export function placeLabels(candidates, view, stay = null) {
+  const cell = 64;
+  const grid = new Map();
+  const placed = new Map();
+  const cols = Math.ceil(view.width / cell) + 2;
+  const cellsOf = (b) => {
+    const out = [];
+    const c0 = Math.floor(b.x / cell); const c1 = Math.floor((b.x + b.w) / cell);
+    const r0 = Math.floor(b.y / cell); const r1 = Math.floor((b.y + b.h) / cell);
+    for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) out.push(r * cols + c);
+    return out;
+  };
+  const hits = (b) => {
+    for (const k of cellsOf(b)) {
+      for (const o of grid.get(k) ?? []) {
+        if (b.x < o.x + o.w + PAD && o.x < b.x + b.w + PAD && b.y < o.y + o.h + PAD && o.y < b.y + b.h + PAD) return true;
+      }
+    }
+    return false;
+  };
+  const inView = (b) => b.x >= 0 && b.y >= 0 && b.x + b.w <= view.width && b.y + b.h <= view.height;
+  const add = (id, b) => {
+    placed.set(id, b);
+    for (const k of cellsOf(b)) {
+      let l = grid.get(k);
+      if (!l) { l = []; grid.set(k, l); }
+      l.push(b);
+    }
+  };
+  for (const [id, b] of stay ?? []) add(id, b);
+  for (const c of candidates) {
+    if (placed.size >= view.max && !c.must) break;
+    const y = c.sy - LABEL_HEIGHT / 2;
+    const right = { x: c.sx + c.r + 3, y, w: c.w, h: LABEL_HEIGHT, side: 'right' };
+    const left = { x: c.sx - c.r - 3 - c.w, y, w: c.w, h: LABEL_HEIGHT, side: 'left' };
+    const above = { x: c.sx - c.w / 2, y: c.sy - c.r - 2 - LABEL_HEIGHT, w: c.w, h: LABEL_HEIGHT, side: 'above' };
+    const below = { x: c.sx - c.w / 2, y: c.sy + c.r + 2, w: c.w, h: LABEL_HEIGHT, side: 'below' };
+    const fit = [right, left, above, below].find((b) => inView(b) && !hits(b));
+    if (fit) add(c.id, fit);
+    else if (c.must && inView(right)) add(c.id, right);
+  }
+  return placed;
+}

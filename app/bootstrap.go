@@ -1,0 +1,154 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Limits of what a session start injects (docs/design/hooks.md#the-preload).
+const (
+	// MaxPreloadHeader and MaxContinuityNote bound the header of a preload
+	// and the note of a resumed conversation.
+	MaxPreloadHeader  = 600
+	MaxContinuityNote = 300
+)
+
+// SessionBootstrap is GET /api/session_bootstrap, what a Claude Code session
+// start calls (docs/design/hooks.md#session_bootstrap): it finds the session
+// of the conversation — the one bound to its Claude session id (revived
+// when it expired), else, on a resume or a compaction, the last one its
+// transcript names — or starts one bound to it, and returns what to inject:
+// the preload, or on a resume of a session that had one, a continuity note.
+// A compaction clears the seen set and preloads again.
+func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ BootstrapResult, err error) {
+	project, err := s.hookProjectOf(ctx, "project_path", req.ProjectPath)
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	if err := checkHookString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+		return BootstrapResult{}, err
+	}
+	if err := checkHookString("source", req.Source, maxSource); err != nil {
+		return BootstrapResult{}, err
+	}
+	if err := checkHookString("transcript_path", req.TranscriptPath, 4096); err != nil {
+		return BootstrapResult{}, err
+	}
+	now := s.clock.Now()
+	sess, reused, err := s.conversationSession(ctx, project, req, now)
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	defer s.countOp(sess.ID, &err)
+	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
+
+	compact := req.Source == "compact"
+	if reused && req.Source == "resume" {
+		hv, _ := s.sessions.hookView(sess.ID)
+		if hv.FullReadDone {
+			res.Context = continuityNote(sess.ID)
+			return res, nil
+		}
+	}
+	if compact {
+		// The conversation's context was summarised: it no longer holds
+		// what the seen set says it does.
+		s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+			h.clearSeen()
+			h.fullRead = false
+			return true
+		})
+	}
+	header := preloadHeader(sess.ID)
+	lg, err := s.lockGraphs(ctx, project)
+	if err != nil {
+		return BootstrapResult{}, err
+	}
+	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
+	if len(lg.graphs) > 1 {
+		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
+	}
+	pre := domain.BuildPreload(parts, now, s.cfg.Policy, s.cfg.PreloadChars-runeLen(header)-2)
+	lg.unlock()
+
+	keys := make([]string, len(pre.Shown))
+	for i, n := range pre.Shown {
+		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
+	}
+	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+		for _, k := range keys {
+			h.see(k)
+		}
+		h.fullRead = true
+		h.preloaded = len(keys)
+		return true
+	})
+	res.Text = pre.Text
+	res.Context = header + "\n\n" + pre.Text
+	res.Stats = &PreloadStats{UserActive: pre.Active[0], ShownGists: len(pre.Shown)}
+	if len(pre.Active) > 1 {
+		res.Stats.ProjectActive = pre.Active[1]
+	}
+	return res, nil
+}
+
+// conversationSession finds or starts the session of a session start
+// (docs/design/hooks.md#session-binding) and reports whether it existed.
+func (s *Service) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
+	claude := req.ClaudeSessionID
+	if claude != "" && req.Source != "clear" {
+		if b, ok := s.sessions.bound(claude, now); ok && b.ProjectPath == project {
+			sess, err := s.sessions.revive(b.ID, claude, now)
+			if err == nil {
+				return sess, true, nil
+			}
+		}
+	}
+	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && s.transcripts != nil {
+		if id := s.transcriptSession(project, req.TranscriptPath, now); id != "" {
+			if sess, err := s.sessions.revive(id, claude, now); err == nil {
+				return sess, true, nil
+			}
+		}
+	}
+	sess, err := s.newSession(ctx, project, s.rootOf(project, req.ProjectPath), claude)
+	return sess, false, err
+}
+
+// transcriptSession returns the last kg session the transcript at path
+// names that is live and of project; "" for none, and for a transcript it
+// may not read (outside the home folder) or cannot.
+func (s *Service) transcriptSession(project, path string, now domain.Micros) string {
+	tail, err := s.transcripts.Tail(path, domain.MaxTranscriptTail)
+	if err != nil {
+		s.log.Info("transcript not read", "path", path, "err", err)
+		return ""
+	}
+	for _, id := range domain.TranscriptSessionIDs(tail) {
+		if sess, err := s.sessions.lookup(id, now); err == nil && sess.ProjectPath == project {
+			return id
+		}
+	}
+	return ""
+}
+
+// preloadHeader is the first part of a preload's context: the session id
+// and how to use what follows (docs/design/hooks.md#the-preload).
+func preloadHeader(session string) string {
+	return fmt.Sprintf("kg memory preloaded. session_id: %s — pass it to every kg_* call. The active memory of the user graph "+
+		"and of this project is below, already in your context: do not call kg_read for the full read. Call kg_read with "+
+		"session_id and ids for a node's notes and edges, and kg_search to look up what is not shown here. Save what a later "+
+		"session should know with kg_put_node, and mark the nodes that changed your work with kg_useful.", session)
+}
+
+// continuityNote is the context of a resumed conversation whose session had
+// its preload: the transcript still holds it.
+func continuityNote(session string) string {
+	return fmt.Sprintf("kg session %s continues: memory was preloaded earlier in this conversation. "+
+		"Pass session_id %s to every kg_* call.", session, session)
+}
+
+func runeLen(s string) int { return len([]rune(s)) }

@@ -1,0 +1,117 @@
+package app
+
+import (
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// MaxSeen is how many node ids a session's seen set holds at most; past it
+// the oldest go (docs/design/hooks.md#sessions-and-the-seen-set).
+const MaxSeen = 5000
+
+// hookState is the live form of a session's ports.HookState: the seen set
+// as a map with an insertion order, so that asking whether a node is seen is
+// O(1) and showing one is amortized O(1) however large the set. The session
+// table holds it beside the session record, not inside it, so the copies of a
+// session that every request takes never copy the seen set; it is turned into
+// its stored form only when the session is saved (export).
+type hookState struct {
+	claude string
+	// seen maps a SeenKey to the stamp it was last shown under; order
+	// lists the keys in stamp order, oldest first. An entry of order whose
+	// stamp is not the key's current one was shown again later: it is
+	// skipped, and dropped when the list is compacted.
+	seen  map[string]uint64
+	order []seenEntry
+	next  uint64
+
+	fullRead     bool
+	preloaded    int
+	useful       []string
+	nudges       int
+	lastNudge    domain.Micros
+	promptNudges int
+}
+
+type seenEntry struct {
+	key   string
+	stamp uint64
+}
+
+// newHookState returns the live form of a stored state.
+func newHookState(h ports.HookState) *hookState {
+	s := &hookState{claude: h.ClaudeSessionID, seen: make(map[string]uint64, len(h.Seen)), fullRead: h.FullReadDone,
+		preloaded: h.PreloadedCount, useful: append([]string(nil), h.Useful...), nudges: h.Nudges, lastNudge: h.LastNudge,
+		promptNudges: h.PromptNudges}
+	for _, k := range h.Seen {
+		s.see(k)
+	}
+	return s
+}
+
+// export returns the stored form of the state: the seen set oldest first.
+func (h *hookState) export() ports.HookState {
+	out := ports.HookState{ClaudeSessionID: h.claude, FullReadDone: h.fullRead, PreloadedCount: h.preloaded,
+		Useful: append([]string(nil), h.useful...), Nudges: h.nudges, LastNudge: h.lastNudge, PromptNudges: h.promptNudges}
+	if len(h.seen) > 0 {
+		out.Seen = make([]string, 0, len(h.seen))
+		for _, e := range h.order {
+			if h.seen[e.key] == e.stamp {
+				out.Seen = append(out.Seen, e.key)
+			}
+		}
+	}
+	return out
+}
+
+// see adds key to the seen set as its newest entry (a key seen again moves
+// to the end), dropping the oldest past MaxSeen.
+func (h *hookState) see(key string) {
+	h.next++
+	h.seen[key] = h.next
+	h.order = append(h.order, seenEntry{key, h.next})
+	for len(h.seen) > MaxSeen {
+		e := h.order[0]
+		h.order = h.order[1:]
+		if h.seen[e.key] == e.stamp {
+			delete(h.seen, e.key)
+		}
+	}
+	if len(h.order) > 2*len(h.seen)+64 {
+		h.compact()
+	}
+}
+
+// compact drops the entries of order that are no longer current.
+func (h *hookState) compact() {
+	kept := make([]seenEntry, 0, len(h.seen))
+	for _, e := range h.order {
+		if h.seen[e.key] == e.stamp {
+			kept = append(kept, e)
+		}
+	}
+	h.order = kept
+}
+
+// has reports whether key is in the seen set.
+func (h *hookState) has(key string) bool {
+	_, ok := h.seen[key]
+	return ok
+}
+
+// clearSeen empties the seen set (a compaction of the conversation: its
+// context lost what the set says it holds).
+func (h *hookState) clearSeen() {
+	h.seen = map[string]uint64{}
+	h.order = nil
+}
+
+// marked reports whether the session marked key useful.
+func (h *hookState) marked(key string) bool {
+	for _, k := range h.useful {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,246 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// SessionStateOf is GET /api/session_state: the most recently active session
+// of the project, and whether it has read its memory
+// (docs/design/hooks.md#session_state).
+func (s *Service) SessionStateOf(ctx context.Context, projectPath string) (SessionState, error) {
+	project, err := s.hookProjectOf(ctx, "project_path", projectPath)
+	if err != nil {
+		return SessionState{}, err
+	}
+	sess, ok := s.sessions.mostRecent(project, s.clock.Now())
+	if !ok {
+		return SessionState{}, nil
+	}
+	hv, _ := s.sessions.hookView(sess.ID)
+	return SessionState{Found: true, SessionID: sess.ID, FullReadDone: hv.FullReadDone, PreloadedCount: hv.PreloadedCount}, nil
+}
+
+// hookSession is the session a prompt or tool event of a conversation
+// belongs to: the one bound to its Claude session id (revived if it went
+// dormant), else the project's most recent. ok is false for none.
+func (s *Service) hookSession(claude, project string, now domain.Micros) (ports.Session, bool) {
+	if b, ok := s.sessions.bound(claude, now); ok && (project == "" || b.ProjectPath == project) {
+		if sess, err := s.sessions.revive(b.ID, "", now); err == nil {
+			return sess, true
+		}
+	}
+	if project == "" {
+		return ports.Session{}, false
+	}
+	return s.sessions.mostRecent(project, now)
+}
+
+// hookProject resolves the project of a prompt or tool event: cwd, or,
+// without one, the project of the session bound to the conversation.
+func (s *Service) hookProject(ctx context.Context, claude, cwd string, now domain.Micros) (string, error) {
+	if cwd != "" {
+		return s.canonical(ctx, "cwd", cwd)
+	}
+	if b, ok := s.sessions.bound(claude, now); ok && b.ProjectPath != "" {
+		return b.ProjectPath, nil
+	}
+	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
+}
+
+// PromptContext is POST /api/prompt_context, what a Claude Code prompt
+// calls (docs/design/hooks.md#recall). Until the conversation's session has
+// had a preload or a full read, it answers with the nudge to call kg_read,
+// naming the session (started, bound to the conversation, when there is
+// none); the nudge is given at most maxPromptNudges times. Then it recalls:
+// the nodes the prompt's human text finds above the relevance threshold
+// that the session has not been shown, at most recallMaxNodes, with the
+// edges among them and to nodes it has seen.
+func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookText, err error) {
+	if err := checkHookString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+		return HookText{}, err
+	}
+	if !utf8.ValidString(req.Prompt) {
+		return HookText{}, domain.Invalidf("prompt", "must be valid UTF-8")
+	}
+	now := s.clock.Now()
+	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, now)
+	if err != nil {
+		return HookText{}, err
+	}
+	sess, ok := s.hookSession(req.ClaudeSessionID, project, now)
+	if !ok && req.ClaudeSessionID != "" {
+		// A conversation kg has not seen: its session starts here, so
+		// that the nudge can name it and a full read in it ends the nudge.
+		if sess, err = s.newSession(ctx, project, s.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
+			return HookText{}, err
+		}
+		ok = true
+	}
+	if !ok {
+		return HookText{Text: sessionNudge(project, "")}, nil
+	}
+	defer s.countOp(sess.ID, &err)
+	nudge := false
+	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+		if h.fullRead || h.promptNudges >= maxPromptNudges {
+			return false
+		}
+		h.promptNudges++
+		nudge = true
+		return true
+	})
+	if nudge {
+		return HookText{Text: sessionNudge(project, sess.ID)}, nil
+	}
+	return s.recall(ctx, sess, project, req.Prompt)
+}
+
+// recall is the recall of PromptContext for session sess.
+func (s *Service) recall(ctx context.Context, sess ports.Session, project, prompt string) (HookText, error) {
+	query, ok := domain.RecallQuery(domain.PromptText(prompt))
+	if !ok {
+		return HookText{}, nil
+	}
+	lg, err := s.lockGraphs(ctx, project)
+	if err != nil {
+		return HookText{}, err
+	}
+	defer lg.unlock()
+	graphs := lg.graphs
+	found, err := domain.Search(graphs, query, domain.RecallSearchLimit)
+	if err != nil {
+		return HookText{}, err
+	}
+	nodes := lg.nodeCount()
+	type pick struct {
+		g   *domain.Graph
+		hit domain.SearchHit
+		key string
+	}
+	var cands []pick
+	var keys []string
+	for _, h := range found.Hits {
+		if domain.Relevance(h.Score, nodes) < domain.RecallThreshold {
+			break // hits come best first
+		}
+		var g *domain.Graph
+		for _, x := range graphs {
+			if x != nil && x.Key() == h.Key {
+				g = x
+			}
+		}
+		k := seenKey(g, h.Node.ID)
+		cands = append(cands, pick{g, h, k})
+		keys = append(keys, k)
+	}
+	unseen := map[string]bool{}
+	for _, k := range s.sessions.unseen(sess.ID, keys) {
+		unseen[k] = true
+	}
+	var b strings.Builder
+	b.WriteString(recallHeader(sess.ID))
+	left := recallMaxChars - runeLen(b.String())
+	var shown []pick
+	for _, c := range cands {
+		if !unseen[c.key] || len(shown) == recallMaxNodes {
+			continue
+		}
+		line := "  " + recallLabel(c.g) + c.hit.Node.ID + ": " + c.hit.Node.Gist + "\n"
+		if n := runeLen(line); n <= left {
+			left -= n
+			b.WriteString(line)
+			shown = append(shown, c)
+		}
+	}
+	if len(shown) == 0 {
+		return HookText{}, nil
+	}
+	// Edges among the nodes shown, and from them to nodes the session has
+	// seen, while they fit.
+	inShown := map[string]bool{}
+	for _, c := range shown {
+		inShown[c.key] = true
+	}
+	var ends []string
+	type edgeOf struct {
+		g *domain.Graph
+		e *domain.Edge
+	}
+	var edges []edgeOf
+	for _, c := range shown {
+		for _, e := range c.g.EdgesOf(c.hit.Node.ID) {
+			other := e.To
+			if other == c.hit.Node.ID {
+				other = e.From
+			}
+			if !c.g.IsNode(other) {
+				continue
+			}
+			ok := seenKey(c.g, other)
+			if inShown[ok] && e.From != c.hit.Node.ID {
+				continue // listed from its other end
+			}
+			edges = append(edges, edgeOf{c.g, e})
+			if !inShown[ok] {
+				ends = append(ends, ok)
+			}
+		}
+	}
+	seenEnds := map[string]bool{}
+	if len(ends) > 0 {
+		unseenEnds := map[string]bool{}
+		for _, k := range s.sessions.unseen(sess.ID, ends) {
+			unseenEnds[k] = true
+		}
+		for _, k := range ends {
+			seenEnds[k] = !unseenEnds[k]
+		}
+	}
+	wroteEdges := false
+	for _, x := range edges {
+		fromKey, toKey := seenKey(x.g, x.e.From), seenKey(x.g, x.e.To)
+		if !(inShown[fromKey] || seenEnds[fromKey]) || !(inShown[toKey] || seenEnds[toKey]) {
+			continue
+		}
+		line := "  " + x.e.Key().String() + "\n"
+		cost := runeLen(line)
+		if !wroteEdges {
+			cost += runeLen("edges:\n")
+		}
+		if cost > left {
+			continue
+		}
+		if !wroteEdges {
+			b.WriteString("edges:\n")
+			wroteEdges = true
+		}
+		left -= cost
+		b.WriteString(line)
+	}
+	shownKeys := make([]string, len(shown))
+	for i, c := range shown {
+		shownKeys[i] = c.key
+	}
+	s.sessions.see(sess.ID, shownKeys...)
+	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
+}
+
+// recallHeader is the first line of a recall.
+func recallHeader(session string) string {
+	return "kg recall (session_id " + session + "): memory related to this prompt, not yet in this conversation; " +
+		"kg_read with ids shows a node in full.\n"
+}
+
+// recallLabel marks a node of the user graph in a recall: most memory is
+// the project's.
+func recallLabel(g *domain.Graph) string {
+	if g.Key().Level == domain.LevelUser {
+		return "[user] "
+	}
+	return ""
+}

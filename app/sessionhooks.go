@@ -1,0 +1,179 @@
+package app
+
+import (
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// The session table's part for the hook routes
+// (docs/design/hooks.md#sessions-and-the-seen-set): the binding to a Claude
+// session, the seen set and the nudge state. A change is saved with the
+// next save of the sessions, like an activity count.
+
+// hooksLocked returns the hook state of session id, creating it; t.mu held.
+func (t *sessionTable) hooksLocked(id string) *hookState {
+	h := t.hooks[id]
+	if h == nil {
+		h = newHookState(ports.HookState{})
+		t.hooks[id] = h
+	}
+	return h
+}
+
+// bindLocked binds session id to the Claude session claude, taking the
+// binding from any session that held it: one conversation, one session.
+// t.mu held.
+func (t *sessionTable) bindLocked(id, claude string) {
+	if prev, ok := t.byClaude[claude]; ok && prev != id {
+		if h := t.hooks[prev]; h != nil {
+			h.claude = ""
+			t.markChanged(prev)
+		}
+	}
+	h := t.hooksLocked(id)
+	if h.claude != "" && h.claude != claude && t.byClaude[h.claude] == id {
+		delete(t.byClaude, h.claude)
+	}
+	h.claude = claude
+	t.byClaude[claude] = id
+	t.markChanged(id)
+}
+
+// bound returns the session bound to the Claude session claude, live or
+// dormant, if any; an expired one past its keeping is dropped.
+func (t *sessionTable) bound(claude string, now domain.Micros) (ports.Session, bool) {
+	if claude == "" {
+		return ports.Session{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.byClaude[claude]
+	if !ok {
+		return ports.Session{}, false
+	}
+	s := t.live[id]
+	if s == nil {
+		delete(t.byClaude, claude)
+		return ports.Session{}, false
+	}
+	if t.expired(s, now) && !t.dormant(s, now) {
+		t.markGone(id)
+		return ports.Session{}, false
+	}
+	return copySession(*s), true
+}
+
+// revive makes session id active at now, whether live or dormant, binding
+// it to claude when claude is not empty, and returns it. Its watermarks
+// and seen set are kept: that is what reviving is for.
+func (t *sessionTable) revive(id, claude string, now domain.Micros) (ports.Session, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok || t.expired(s, now) && !t.dormant(s, now) {
+		if ok {
+			t.markGone(id)
+		}
+		return ports.Session{}, unknownSession(id)
+	}
+	s.LastActivity = max(s.LastActivity, now)
+	t.markChanged(id)
+	if claude != "" {
+		t.bindLocked(id, claude)
+	}
+	return copySession(*s), nil
+}
+
+// mostRecent returns the most recently active live session of project
+// (ties: the smallest id). It looks at every live session: a hook asks it
+// once per call, and 10,000 sessions are read in well under a millisecond.
+func (t *sessionTable) mostRecent(project string, now domain.Micros) (ports.Session, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var best *ports.Session
+	for _, s := range t.live {
+		if s.ProjectPath != project || t.expired(s, now) {
+			continue
+		}
+		if best == nil || s.LastActivity > best.LastActivity || s.LastActivity == best.LastActivity && s.ID < best.ID {
+			best = s
+		}
+	}
+	if best == nil {
+		return ports.Session{}, false
+	}
+	return copySession(*best), true
+}
+
+// withHooks runs fn on the hook state of live session id under the table's
+// lock and saves what it changed with the next save: fn reports whether it
+// changed anything. A session that went meanwhile is left alone (false).
+func (t *sessionTable) withHooks(id string, fn func(h *hookState) bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.live[id]; !ok {
+		return false
+	}
+	if fn(t.hooksLocked(id)) {
+		t.markChanged(id)
+	}
+	return true
+}
+
+// hookView returns a copy of the stored form of session id's hook state,
+// for reading it outside the lock; ok is false for a session not live.
+func (t *sessionTable) hookView(id string) (ports.HookState, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.live[id]; !ok {
+		return ports.HookState{}, false
+	}
+	h := t.hooks[id]
+	if h == nil {
+		return ports.HookState{}, true
+	}
+	out := h.export()
+	out.Seen = nil // the caller asks has() for the few it needs
+	return out, true
+}
+
+// see adds the nodes keys (SeenKey) to session id's seen set: what was just
+// shown to it. An empty id (a call without a session) is no session.
+func (t *sessionTable) see(id string, keys ...string) {
+	if id == "" || len(keys) == 0 {
+		return
+	}
+	t.withHooks(id, func(h *hookState) bool {
+		for _, k := range keys {
+			h.see(k)
+		}
+		return true
+	})
+}
+
+// sawFullRead records a full read of session id: the nodes it showed join
+// the seen set and the session counts as having read its memory.
+func (t *sessionTable) sawFullRead(id string, keys []string) {
+	t.withHooks(id, func(h *hookState) bool {
+		for _, k := range keys {
+			h.see(k)
+		}
+		h.fullRead = true
+		return true
+	})
+}
+
+// unseen returns those of keys that session id has not been shown, in
+// order, under one lock.
+func (t *sessionTable) unseen(id string, keys []string) []string {
+	var out []string
+	t.withHooks(id, func(h *hookState) bool {
+		for _, k := range keys {
+			if !h.has(k) {
+				out = append(out, k)
+			}
+		}
+		return false
+	})
+	return out
+}

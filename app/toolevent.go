@@ -1,0 +1,171 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// Nudge throttles of tool events (docs/design/hooks.md#tool-events).
+const (
+	maxSessionNudges = 3
+	nudgeGap         = 10 * 60 * domain.Second
+)
+
+// The kinds of target a tool event counts.
+const (
+	targetFile   = "file:"
+	targetURL    = "url:"
+	targetSearch = "search:"
+)
+
+// ToolEvent is POST /api/tool_event, what a Claude Code tool use calls
+// (docs/design/hooks.md#tool-events). A Read of a file under the project
+// root, a WebFetch of a URL and a WebSearch are counted per project, in
+// memory (saved with the maintenance tick: no write per event). When a file
+// was read in two or more conversations, or a URL or query used twice, and no
+// node of the user or project graph mentions it, the answer nudges the model
+// to record what it learned — at most once a day per target, three times per
+// session, ten minutes apart. Anything else is answered with nothing.
+func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText, err error) {
+	if err := checkHookString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+		return HookText{}, err
+	}
+	now := s.clock.Now()
+	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, now)
+	if err != nil {
+		return HookText{}, err
+	}
+	key, mention, ok := s.toolTarget(project, req)
+	if !ok {
+		return HookText{}, nil
+	}
+	tt := s.tools.record(project, key, req.ClaudeSessionID, now)
+	if strings.HasPrefix(key, targetFile) && len(tt.Sessions) < 2 || !strings.HasPrefix(key, targetFile) && tt.Count < 2 {
+		return HookText{}, nil
+	}
+	sess, ok := s.hookSession(req.ClaudeSessionID, project, now)
+	if !ok {
+		return HookText{}, nil
+	}
+	defer s.countOp(sess.ID, &err)
+	if hv, _ := s.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
+		return HookText{}, nil
+	}
+	lg, err := s.lockGraphs(ctx, project)
+	if err != nil {
+		return HookText{}, err
+	}
+	covered := mentioned(lg.graphs, mention)
+	lg.unlock()
+	if covered {
+		return HookText{}, nil
+	}
+	claimed := false
+	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+		if !nudgeAllowed(h.nudges, h.lastNudge, now) {
+			return false
+		}
+		h.nudges++
+		h.lastNudge = now
+		claimed = true
+		return true
+	})
+	if !claimed || !s.tools.claimNudge(project, key, now) {
+		return HookText{}, nil
+	}
+	return HookText{Text: toolNudge(key, mention, sess.ID)}, nil
+}
+
+// nudgeAllowed is the per-session throttle: three nudges, ten minutes apart.
+func nudgeAllowed(nudges int, last, now domain.Micros) bool {
+	return nudges < maxSessionNudges && (last == 0 || now-last >= nudgeGap)
+}
+
+// toolTarget is what a tool event counts: its key among the project's
+// targets and the text a node mentions it by; ok is false for an event
+// that is not counted (another tool, a file outside the project).
+func (s *Service) toolTarget(project string, req ToolEventRequest) (key, mention string, ok bool) {
+	switch req.ToolName {
+	case "Read":
+		p := req.FilePath
+		if p == "" || !filepath.IsAbs(p) || checkHookString("tool_input.file_path", p, maxToolTarget) != nil {
+			return "", "", false
+		}
+		if c, err := s.paths.Canonical(p); err == nil {
+			p = c
+		}
+		rel, err := filepath.Rel(project, p)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", "", false
+		}
+		rel = filepath.ToSlash(rel)
+		return targetFile + rel, rel, true
+	case "WebFetch":
+		u := strings.TrimSpace(req.URL)
+		if u == "" || checkHookString("tool_input.url", u, maxToolTarget) != nil {
+			return "", "", false
+		}
+		return targetURL + u, u, true
+	case "WebSearch":
+		q := strings.ToLower(strings.Join(strings.Fields(req.Query), " "))
+		if q == "" || checkHookString("tool_input.query", q, maxToolTarget) != nil {
+			return "", "", false
+		}
+		return targetSearch + q, q, true
+	}
+	return "", "", false
+}
+
+// mentioned reports whether a node of graphs mentions text in its id,
+// gist, notes or touches, or an edge of them names it as an end
+// (case-insensitively). It reads every node: a nudge is rare, and this is
+// what lets it never speak about something memory holds.
+func mentioned(graphs []*domain.Graph, text string) bool {
+	want := strings.ToLower(text)
+	has := func(s string) bool { return strings.Contains(strings.ToLower(s), want) }
+	for _, g := range graphs {
+		if g == nil {
+			continue
+		}
+		for n := range g.AllNodes() {
+			if has(n.ID) || has(n.Gist) {
+				return true
+			}
+			for _, x := range n.Notes {
+				if has(x) {
+					return true
+				}
+			}
+			for _, x := range n.Touches {
+				if has(x) {
+					return true
+				}
+			}
+		}
+		for e := range g.AllEdges() {
+			if has(e.From) || has(e.To) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// toolNudge is the text of a tool-event nudge.
+func toolNudge(key, mention, session string) string {
+	switch {
+	case strings.HasPrefix(key, targetFile):
+		return fmt.Sprintf("kg: %s has been read in earlier conversations too, and no memory mentions it. If you learned "+
+			"something about it that a later session should know, record it with kg_put_node (session_id %q, touches [%q]).",
+			mention, session, mention)
+	case strings.HasPrefix(key, targetURL):
+		return fmt.Sprintf("kg: %s has been fetched before, and no memory mentions it. If what it says matters to this "+
+			"project, record the gist with kg_put_node (session_id %q) so it need not be fetched again.", mention, session)
+	}
+	return fmt.Sprintf("kg: the web has been searched for %q before, and no memory mentions it. If the answer matters to "+
+		"this project, record it with kg_put_node (session_id %q) so it need not be searched again.", mention, session)
+}

@@ -1,0 +1,172 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Limits of the tool-event counts (docs/design/hooks.md#tool-events).
+const (
+	// maxToolTargets is how many targets a project keeps counts of; past
+	// it the least recently seen goes.
+	maxToolTargets = 1000
+	// maxTargetSessions is how many distinct conversations a target
+	// remembers: two are what a nudge needs.
+	maxTargetSessions = 4
+)
+
+// toolEvents counts the targets of tool events per project, in memory. The
+// counts are saved whole with the maintenance tick (save), through the
+// repository when it keeps them, so an event costs no write
+// (docs/design/hooks.md#tool-events).
+type toolEvents struct {
+	repo ports.ToolEventRepository // nil: counts are not kept across restarts
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	projects map[string]map[string]*toolTarget
+	dirty    bool
+	saveMu   sync.Mutex
+}
+
+// toolTarget is what is known of one target of one project.
+type toolTarget struct {
+	Sessions  []string      `json:"sessions,omitempty"` // distinct Claude sessions that used it, at most maxTargetSessions
+	Count     int           `json:"count"`
+	LastSeen  domain.Micros `json:"last_seen_us"`
+	LastNudge domain.Micros `json:"last_nudge_us,omitempty"`
+}
+
+// toolEventsDoc is the stored document.
+type toolEventsDoc struct {
+	Version  int                               `json:"version"`
+	Projects map[string]map[string]*toolTarget `json:"projects"`
+}
+
+// loadToolEvents reads the stored counts. Counts are disposable: a document
+// that cannot be read is logged and the counts start empty.
+func loadToolEvents(ctx context.Context, repo ports.ToolEventRepository, log *slog.Logger) *toolEvents {
+	t := &toolEvents{repo: repo, log: log, projects: map[string]map[string]*toolTarget{}}
+	if repo == nil {
+		return t
+	}
+	raw, err := repo.LoadToolEvents(ctx)
+	if err != nil {
+		log.Warn("tool-event counts could not be loaded; starting with none", "err", err)
+		return t
+	}
+	if raw == nil {
+		return t
+	}
+	var doc toolEventsDoc
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.Version != 1 {
+		log.Warn("tool-event counts are not in a known form; starting with none", "err", err, "version", doc.Version)
+		return t
+	}
+	for p, targets := range doc.Projects {
+		for k, tt := range targets {
+			if tt == nil {
+				delete(targets, k)
+			}
+		}
+		t.projects[p] = targets
+	}
+	return t
+}
+
+// record counts one use of target in project by the Claude session claude
+// at now and returns a copy of what is now known of it.
+func (t *toolEvents) record(project, target, claude string, now domain.Micros) toolTarget {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	targets := t.projects[project]
+	if targets == nil {
+		targets = map[string]*toolTarget{}
+		t.projects[project] = targets
+	}
+	tt := targets[target]
+	if tt == nil {
+		if len(targets) >= maxToolTargets {
+			evictOldest(targets)
+		}
+		tt = &toolTarget{}
+		targets[target] = tt
+	}
+	tt.Count++
+	tt.LastSeen = max(tt.LastSeen, now)
+	if claude != "" && len(tt.Sessions) < maxTargetSessions && !contains(tt.Sessions, claude) {
+		tt.Sessions = append(tt.Sessions, claude)
+	}
+	t.dirty = true
+	c := *tt
+	c.Sessions = append([]string(nil), tt.Sessions...)
+	return c
+}
+
+// claimNudge records a nudge about target at now unless one was given in
+// the last day: the per-target throttle. It reports whether the nudge may
+// go.
+func (t *toolEvents) claimNudge(project, target string, now domain.Micros) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tt := t.projects[project][target]
+	if tt == nil || tt.LastNudge != 0 && now-tt.LastNudge < domain.Day {
+		return false
+	}
+	tt.LastNudge = now
+	t.dirty = true
+	return true
+}
+
+// evictOldest drops the least recently seen target.
+func evictOldest(targets map[string]*toolTarget) {
+	var oldest string
+	var at domain.Micros
+	for k, tt := range targets {
+		if oldest == "" || tt.LastSeen < at || tt.LastSeen == at && k < oldest {
+			oldest, at = k, tt.LastSeen
+		}
+	}
+	delete(targets, oldest)
+}
+
+// save stores the counts whole when they changed since the last save.
+func (t *toolEvents) save(ctx context.Context) error {
+	if t.repo == nil {
+		return nil
+	}
+	t.saveMu.Lock()
+	defer t.saveMu.Unlock()
+	t.mu.Lock()
+	if !t.dirty {
+		t.mu.Unlock()
+		return nil
+	}
+	raw, err := json.Marshal(toolEventsDoc{Version: 1, Projects: t.projects})
+	t.dirty = false
+	t.mu.Unlock()
+	if err == nil {
+		err = t.repo.SaveToolEvents(ctx, raw)
+	}
+	if err != nil {
+		t.mu.Lock()
+		t.dirty = true
+		t.mu.Unlock()
+		return wrapErr(err, "save the tool-event counts")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

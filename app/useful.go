@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Limits of kg_useful (docs/design/hooks.md#kg_useful).
+const (
+	MaxUsefulIDs        = 5
+	MaxUsefulPerSession = 20
+)
+
+// MarkUseful is kg_useful and POST /api/nodes/useful: it marks each node of
+// ids, looked up in the user graph and the session's project graph (an id in
+// both marks both), as useful to the session: once per node per session, at
+// most MaxUsefulPerSession per session. The marks are saved on the nodes
+// durably, with no version and no seq, so no other session hears of them
+// through kg_sync. An unknown id is an error naming it, and then nothing is
+// marked; so is a call that would pass the session's allowance.
+func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string) (_ UsefulResult, err error) {
+	if sessionID == "" {
+		return UsefulResult{}, domain.Invalidf("session_id", "required; call kg_read with cwd to start a session")
+	}
+	sess, err := s.sessions.lookup(sessionID, s.clock.Now())
+	if err != nil {
+		return UsefulResult{}, err
+	}
+	defer s.countOp(sess.ID, &err)
+	ids = dedupe(ids)
+	switch {
+	case len(ids) == 0:
+		return UsefulResult{}, domain.Invalidf("ids", "required: 1 to %d node ids", MaxUsefulIDs)
+	case len(ids) > MaxUsefulIDs:
+		return UsefulResult{}, domain.Invalidf("ids", "%d ids, limit %d", len(ids), MaxUsefulIDs)
+	}
+	for i, id := range ids {
+		if id == "" || checkHookString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
+			return UsefulResult{}, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
+		}
+	}
+	t := target{session: sess.ID, project: sess.ProjectPath}
+	res := UsefulResult{SessionID: sess.ID}
+	// Find every id first: an unknown one marks nothing.
+	type graphIDs struct {
+		e   *graphEntry
+		ids []string
+	}
+	var found []graphIDs
+	hit := map[string]bool{}
+	for _, k := range t.keys() {
+		e, err := s.store.get(ctx, k)
+		if err != nil {
+			return UsefulResult{}, err
+		}
+		gi := graphIDs{e: e}
+		e.mu.RLock()
+		for _, id := range ids {
+			if _, ok := e.g.Node(id); ok {
+				gi.ids = append(gi.ids, id)
+				hit[id] = true
+			}
+		}
+		e.mu.RUnlock()
+		found = append(found, gi)
+	}
+	var missing []string
+	for _, id := range ids {
+		if !hit[id] {
+			missing = append(missing, strconv.Quote(id))
+		}
+	}
+	if len(missing) > 0 {
+		where := "the user graph"
+		if t.project != "" {
+			where = "the user or project graph"
+		}
+		return UsefulResult{}, domain.NotFoundf("ids", "%s not found in %s; nothing was marked", strings.Join(missing, ", "), where)
+	}
+	// Reserve the new marks in the session, so that two calls at once
+	// cannot pass its allowance; a failed save gives them back.
+	var fresh []string
+	var allowance error
+	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+		var add []string
+		for _, gi := range found {
+			for _, id := range gi.ids {
+				k := ports.SeenKey(gi.e.key.Level, id)
+				if h.marked(k) || slices.Contains(add, k) {
+					res.Already = append(res.Already, UsefulNode{Level: gi.e.key.Level, Project: gi.e.key.Project, ID: id})
+				} else {
+					add = append(add, k)
+				}
+			}
+		}
+		if len(h.useful)+len(add) > MaxUsefulPerSession {
+			allowance = domain.Invalidf("ids", "a session marks at most %d nodes useful; this one has marked %d, and %d more would pass it; nothing was marked",
+				MaxUsefulPerSession, len(h.useful), len(add))
+			return false
+		}
+		h.useful = append(h.useful, add...)
+		fresh = add
+		return len(add) > 0
+	})
+	if allowance != nil {
+		res.Already = nil
+		return UsefulResult{}, allowance
+	}
+	for _, gi := range found {
+		var marks []string
+		for _, id := range gi.ids {
+			if slices.Contains(fresh, ports.SeenKey(gi.e.key.Level, id)) {
+				marks = append(marks, id)
+			}
+		}
+		if len(marks) == 0 {
+			continue
+		}
+		err := s.store.write(ctx, gi.e, sess.ID, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+			for _, id := range marks {
+				if _, ok := g.Node(id); !ok {
+					return nil, domain.NotFoundf("ids", "node %q was deleted meanwhile; nothing of this graph was marked", id)
+				}
+			}
+			for _, id := range marks {
+				recordUsefulMark(g, id, at)
+			}
+			return nil, nil
+		})
+		if err != nil {
+			s.unreserveUseful(sess.ID, fresh, res.Marked)
+			return UsefulResult{}, err
+		}
+		for _, id := range marks {
+			res.Marked = append(res.Marked, UsefulNode{Level: gi.e.key.Level, Project: gi.e.key.Project, ID: id})
+		}
+		s.countUseful(ctx, sess.ID, gi.e.key, marks)
+	}
+	return res, nil
+}
+
+// UseCounter counts uses of nodes for compaction's importance signal
+// (docs/design/compaction.md): a kg_useful mark is a use of its node by the
+// session that made it, counted once per session like a read by id.
+type UseCounter interface {
+	CountUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error
+}
+
+// countUseful counts the nodes ids of graph key, just marked useful by
+// session, as uses. The mark itself is saved already: a count that fails is
+// logged, and the mark stands.
+func (s *Service) countUseful(ctx context.Context, session string, key domain.GraphKey, ids []string) {
+	if s.uses == nil {
+		return
+	}
+	if err := s.uses.CountUses(ctx, session, key, ids); err != nil {
+		s.log.Warn("useful marks saved but not counted as uses", "graph", key.String(), "ids", ids, "err", err)
+	}
+}
+
+// recordUsefulMark records a useful mark on node id of g, within the write
+// that saves it: the one place a mark is made.
+func recordUsefulMark(g *domain.Graph, id string, at domain.Stamp) {
+	_ = g.MarkUseful(id, at.Now) // the caller checked that the node exists
+}
+
+// unreserveUseful gives back the reserved marks of fresh that were not
+// saved (not in saved).
+func (s *Service) unreserveUseful(session string, fresh []string, saved []UsefulNode) {
+	keep := map[string]bool{}
+	for _, n := range saved {
+		keep[ports.SeenKey(n.Level, n.ID)] = true
+	}
+	s.sessions.withHooks(session, func(h *hookState) bool {
+		h.useful = slices.DeleteFunc(h.useful, func(k string) bool { return slices.Contains(fresh, k) && !keep[k] })
+		return true
+	})
+}
+
+// dedupe drops repeated strings, keeping the first of each.
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Summary is kg_useful's result line, "Marked useful: a, b (already marked:
+// c)" (docs/design/hooks.md#kg_useful); an id marked in both graphs is named
+// once.
+func (r UsefulResult) Summary() string {
+	names := func(ns []UsefulNode) string {
+		var ids []string
+		for _, n := range ns {
+			if !slices.Contains(ids, n.ID) {
+				ids = append(ids, n.ID)
+			}
+		}
+		return strings.Join(ids, ", ")
+	}
+	switch {
+	case len(r.Marked) == 0:
+		return "Nothing newly marked (already marked: " + names(r.Already) + ")"
+	case len(r.Already) == 0:
+		return "Marked useful: " + names(r.Marked)
+	}
+	return "Marked useful: " + names(r.Marked) + " (already marked: " + names(r.Already) + ")"
+}

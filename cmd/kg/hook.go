@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/domain"
+)
+
+// The deadlines of kg hook (docs/design/hooks.md#kg-hook): under what
+// Claude Code gives each hook, so that a late answer is never half
+// printed.
+var hookDeadlines = map[string]time.Duration{
+	"session-start": 3 * time.Second,
+	"prompt":        900 * time.Millisecond,
+	"tool-event":    900 * time.Millisecond,
+}
+
+// newHookCommand is `kg hook session-start|prompt|tool-event`.
+func newHookCommand(e env) *cobra.Command {
+	var debug bool
+	c := &cobra.Command{
+		Use:   "hook session-start|prompt|tool-event",
+		Short: "run as a Claude Code hook: the hook input on stdin, what Claude Code expects on stdout",
+		Long: "The command Claude Code runs for its SessionStart, UserPromptSubmit and PostToolUse hooks. It reads\n" +
+			"the hook input on stdin, asks the running server (started in the background, as kg mcp does, when\n" +
+			"none answers) and prints exactly what Claude Code expects. It never fails the hook: on any error, or\n" +
+			"past its deadline (3 s, 0.9 s, 0.9 s), it prints nothing and exits 0; --debug says why on stderr.",
+		Args: exactArgs("event"),
+	}
+	c.Flags().BoolVar(&debug, "debug", false, "write why nothing was printed to stderr")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		event := args[0]
+		say := func(err error) {
+			if debug {
+				fmt.Fprintf(e.stderr, "kg hook %s: %v\n", event, err)
+			}
+		}
+		wait, ok := hookDeadlines[event]
+		if !ok {
+			// A hook configured wrongly: said always, still exit 0.
+			fmt.Fprintf(e.stderr, "kg hook: unknown event %q; want session-start, prompt or tool-event\n", event)
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(c.Context(), wait)
+		defer cancel()
+		out, err := runHook(ctx, e, settings, event, debug)
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			say(err)
+			return nil
+		}
+		if len(out) > 0 {
+			_, _ = e.stdout.Write(out)
+		}
+		return nil
+	}
+	return c
+}
+
+// hookStdin is the part of a hook input kg hook reads itself.
+type hookStdin struct {
+	SessionID      string `json:"session_id"`
+	CWD            string `json:"cwd"`
+	Source         string `json:"source"`
+	TranscriptPath string `json:"transcript_path"`
+}
+
+// runHook does the work of one hook and returns what to print: nil for
+// nothing.
+func runHook(ctx context.Context, e env, settings *settingsFlags, event string, debug bool) ([]byte, error) {
+	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the hook input: %w", err)
+	}
+	if len(input) > domain.MaxBodyBytes {
+		return nil, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
+	}
+	var in hookStdin
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, fmt.Errorf("the hook input is not a JSON object: %w", err)
+	}
+	cfg, err := commandConfig(e, settings)
+	if err != nil {
+		return nil, err
+	}
+	logOut := io.Discard
+	if debug {
+		logOut = e.stderr
+	}
+	log := slog.New(slog.NewTextHandler(logOut, nil))
+	args := settings.given()
+	if !settings.isSet("storage", e.getenv) {
+		args = append(args, "--storage="+cfg.Storage)
+	}
+	client, err := findOrStartServer(ctx, e, cfg, args, false, log)
+	if err != nil {
+		return nil, err
+	}
+	var raw bytes.Buffer
+	switch event {
+	case "session-start":
+		q := url.Values{"project_path": {in.CWD}, "claude_session_id": {in.SessionID}, "source": {in.Source},
+			"transcript_path": {in.TranscriptPath}}
+		var res struct {
+			Context string `json:"context"`
+			Text    string `json:"text"`
+			Stats   struct {
+				UserActive    int `json:"user_active"`
+				ProjectActive int `json:"project_active"`
+			} `json:"stats"`
+		}
+		if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
+			return nil, err
+		}
+		if res.Context == "" {
+			return nil, nil
+		}
+		out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart", "additionalContext": res.Context}}
+		if res.Text != "" {
+			user, project := preloadCounts(res.Text)
+			out["systemMessage"] = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
+		}
+		b, err := json.Marshal(out)
+		return append(b, '\n'), err
+	case "prompt":
+		err = client.send(ctx, http.MethodPost, "/api/prompt_context", nil, "application/json", bytes.NewReader(input), &raw)
+	case "tool-event":
+		err = client.send(ctx, http.MethodPost, "/api/tool_event", nil, "application/json", bytes.NewReader(input), &raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var answer struct {
+		HookSpecificOutput *json.RawMessage `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(raw.Bytes(), &answer); err != nil {
+		return nil, fmt.Errorf("the server's answer is not the JSON expected: %w", err)
+	}
+	if answer.HookSpecificOutput == nil {
+		return nil, nil // {}: nothing to add
+	}
+	return append(bytes.TrimSpace(raw.Bytes()), '\n'), nil
+}
+
+// preloadCounts counts the node lines of a preload's user and project
+// sections (docs/design/hooks.md#the-preload): "  id: gist" lines under
+// ACTIVE:.
+func preloadCounts(text string) (user, project int) {
+	var count *int
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "=== USER GRAPH"):
+			count = &user
+		case strings.HasPrefix(line, "=== PROJECT GRAPH"):
+			count = &project
+		case line == "EDGES:":
+			count = nil
+		case count != nil && strings.HasPrefix(line, "  "):
+			*count++
+		}
+	}
+	return user, project
+}

@@ -1,0 +1,169 @@
+package domain
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// preloadGraph is a graph of n active nodes created long before now (out
+// of creation grace), node i read at i seconds, each linked to the next.
+func preloadGraph(t testing.TB, key GraphKey, n int, now Micros) *Graph {
+	t.Helper()
+	g := NewGraph(key)
+	old := now - Days(60)
+	for i := range n {
+		id := fmt.Sprintf("n%05d", i)
+		if _, err := g.PutNode(NodeInput{ID: id, Gist: "gist of node " + id + " with some words"}, Stamp{Now: old + Micros(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			if _, err := g.PutEdge(EdgeInput{From: fmt.Sprintf("n%05d", i-1), To: id, Rel: "leads-to"}, Stamp{Now: old + Micros(i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return g
+}
+
+func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
+	now := Days(400)
+	p := DefaultPolicy()
+	user := preloadGraph(t, UserGraph, 300, now)
+	proj := preloadGraph(t, ProjectGraph("/src/app"), 700, now)
+	for _, budget := range []int{400, 2000, 8400} {
+		pre := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}, now, p, budget)
+		if n := utf8.RuneCountInString(pre.Text); n > budget {
+			t.Errorf("budget %d: text is %d characters", budget, n)
+		}
+		if pre.Active[0] != 300 || pre.Active[1] != 700 {
+			t.Errorf("budget %d: active = %v, want [300 700]", budget, pre.Active)
+		}
+		if len(pre.Shown)+pre.Left != 1000 {
+			t.Errorf("budget %d: shown %d + left %d, want 1000", budget, len(pre.Shown), pre.Left)
+		}
+		if pre.Left == 0 || !strings.Contains(pre.Text, fmt.Sprintf("(%d more active nodes not preloaded, to fit; kg_read shows them all)", pre.Left)) {
+			t.Errorf("budget %d: no line counting the %d left out in\n%s", budget, pre.Left, pre.Text)
+		}
+		for _, h := range []string{"=== USER GRAPH — 300 active, 0 archived ===", "=== PROJECT GRAPH (app) — 700 active, 0 archived ==="} {
+			if !strings.Contains(pre.Text, h) {
+				t.Errorf("budget %d: header %q missing", budget, h)
+			}
+		}
+		for _, s := range pre.Shown {
+			if !strings.Contains(pre.Text, "  "+s.ID+": gist of node "+s.ID) {
+				t.Errorf("budget %d: shown %s has no line", budget, s.ID)
+			}
+		}
+	}
+}
+
+func TestPreloadShowsEveryNodeAndTheEdgesAmongThemWhenAllFit(t *testing.T) {
+	now := Days(400)
+	g := preloadGraph(t, ProjectGraph("/src/app"), 4, now)
+	pre := BuildPreload([]PreloadGraph{{Graph: NewGraph(UserGraph)}, {Graph: g, Name: "app"}}, now, DefaultPolicy(), 9000)
+	if pre.Left != 0 || len(pre.Shown) != 4 {
+		t.Fatalf("shown %d, left %d; want all 4", len(pre.Shown), pre.Left)
+	}
+	for _, e := range []string{"n00000 --leads-to--> n00001", "n00001 --leads-to--> n00002", "n00002 --leads-to--> n00003"} {
+		if !strings.Contains(pre.Text, "EDGES:\n") || !strings.Contains(pre.Text, "  "+e+"\n") && !strings.HasSuffix(pre.Text, "  "+e) {
+			t.Errorf("edge %q not shown in\n%s", e, pre.Text)
+		}
+	}
+	if strings.Contains(pre.Text, "not preloaded") {
+		t.Errorf("a left-out line with nothing left out:\n%s", pre.Text)
+	}
+}
+
+func TestPreloadIsInRankOrderBestFirst(t *testing.T) {
+	now := Days(400)
+	p := DefaultPolicy()
+	g := preloadGraph(t, ProjectGraph("/src/app"), 50, now)
+	order := PreloadOrder(g, now, p)
+	pre := BuildPreload([]PreloadGraph{{Graph: g, Name: "app"}}, now, p, 600)
+	if len(pre.Shown) == 0 || len(pre.Shown) == 50 {
+		t.Fatalf("shown %d of 50; the budget should cut", len(pre.Shown))
+	}
+	for i, s := range pre.Shown {
+		if s.ID != order[i].ID {
+			t.Fatalf("shown[%d] = %s, want the rank order's %s", i, s.ID, order[i].ID)
+		}
+	}
+}
+
+// The fix of the replaced server's quadratic trimming: the build measures
+// each node and each edge a bounded number of times, whatever the budget
+// (docs/design/hooks.md#the-preload).
+func TestPreloadBuildIsLinearAfterRanking(t *testing.T) {
+	now := Days(400)
+	for _, n := range []int{1000, 4000} {
+		g := preloadGraph(t, ProjectGraph("/src/app"), n, now)
+		pre := BuildPreload([]PreloadGraph{{Graph: g}}, now, DefaultPolicy(), 9000)
+		// n nodes, each edge seen from both ends (2(n-1)), each edge
+		// among the shown measured once more.
+		if limit := n + 3*(n-1); pre.work > limit {
+			t.Errorf("%d nodes: %d steps, want at most %d", n, pre.work, limit)
+		}
+	}
+}
+
+func TestPromptTextKeepsOnlyThePersonsWords(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "why does the token refresh fail", "why does the token refresh fail"},
+		{"notification", "<task-notification>build done</task-notification>fix the cache", " fix the cache"},
+		{"system reminder", "look <system-reminder>be brief</system-reminder> here", "look   here"},
+		{"unclosed tag", "fix this <system-reminder>never closed", "fix this "},
+		{"other tags stay", "a <b>bold word", "a <b>bold word"},
+		{"image", "what is in [Image #1] and [image: shot.png]?", "what is in   and  ?"},
+		{"paths reduced", "see src/auth/refresh.py and C:\\x\\y.go", "see refresh.py and y.go"},
+	}
+	for _, tt := range tests {
+		if got := PromptText(tt.in); got != tt.want {
+			t.Errorf("%s: PromptText(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRecallQuery(t *testing.T) {
+	if _, ok := RecallQuery("ok thx"); ok {
+		t.Error("5 letters searched; fewer than 8 must give nothing")
+	}
+	if _, ok := RecallQuery("   1234567890 !!!"); ok {
+		t.Error("digits only searched")
+	}
+	q, ok := RecallQuery("Why does the token refresh fail? the TOKEN refresh, again")
+	if !ok || q != "token refresh fail" {
+		t.Errorf("query = %q, %v; want the distinct words, no stop words", q, ok)
+	}
+	long := strings.Repeat("alpha beta gamma ", 10) + strings.Join(strings.Fields(strings.Repeat("w ", 1)), "")
+	for i := range 100 {
+		long += fmt.Sprintf(" word%03dx", i)
+	}
+	q, ok = RecallQuery(long)
+	if !ok || len(strings.Fields(q)) > MaxRecallTerms {
+		t.Errorf("a long prompt gives %d terms, want at most %d", len(strings.Fields(q)), MaxRecallTerms)
+	}
+}
+
+func TestRelevanceIsScaleFree(t *testing.T) {
+	for _, n := range []int{10, 1000, 100000} {
+		unit := 2 * math.Log1p((float64(n)-0.5)/1.5)
+		if r := Relevance(unit, n); r < 0.999 || r > 1.001 {
+			t.Errorf("nodes %d: relevance of one rare word = %v, want 1", n, r)
+		}
+	}
+}
+
+func TestTranscriptSessionIDsLastFirst(t *testing.T) {
+	tail := []byte(`{"input":{"session_id":"0123456789abcdef"}}` + "\n" +
+		`{"text":"kg memory preloaded. session_id: fedcba9876543210 — pass it"}` + "\n" +
+		`{"content":"{\"session_id\":\"0123456789abcdef\"}"}` + "\n" +
+		`{"content":"Session: deadbeef"}` + "\n" + `{"x":"session_id: 0123456789abcdefff"}`)
+	got := TranscriptSessionIDs(tail)
+	want := []string{"deadbeef", "0123456789abcdef", "fedcba9876543210"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ids = %v, want %v", got, want)
+	}
+}

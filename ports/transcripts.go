@@ -1,0 +1,12 @@
+package ports
+
+// Transcripts reads the transcripts Claude Code keeps of its conversations,
+// from which a session start with no binding finds the kg session the
+// conversation used (docs/design/hooks.md#session-binding).
+type Transcripts interface {
+	// Tail returns at most max bytes from the end of the transcript at
+	// path. A path it must not read — one outside the user's home folder
+	// once symlinks are resolved, or not a regular file — is an error, as
+	// is one that cannot be read; the caller then reads nothing.
+	Tail(path string, max int64) ([]byte, error)
+}
