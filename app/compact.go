@@ -33,9 +33,15 @@ func (s *Service) compactRun(g *domain.Graph, at domain.Stamp) (domain.Moves, []
 	return s.compactRunOn(ports.CompactionOnWrite, g, at)
 }
 
-// compactRunOn is a compaction run started by trigger.
+// compactRunOn is a compaction run started by trigger, listing every move.
 func (s *Service) compactRunOn(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
-	m := g.Compact(at.Now, s.cfg.Policy)
+	return s.compactRunListing(trigger, g, at, -1)
+}
+
+// compactRunListing is compactRunOn listing at most list moves with their
+// reasons (domain.Graph.CompactListing; < 0: all).
+func (s *Service) compactRunListing(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp, list int) (domain.Moves, []ports.Event) {
+	m := g.CompactListing(at.Now, s.cfg.Policy, list)
 	s.store.metrics.CompactionRan(trigger)
 	if m.Empty() {
 		return m, nil

@@ -20,6 +20,21 @@ type ImportResult struct {
 	Redacted []domain.SecretFinding
 }
 
+// ImportOptions are the choices of an import beyond its mode and document.
+type ImportOptions struct {
+	// ListMoves is the most moves of the import's compaction run the
+	// result lists, each with its rank and reason (Compaction.Steps); the
+	// others are counted (Compaction.Unlisted) and named in the id lists.
+	// Negative lists every move: about 250 bytes a move while the import
+	// runs, and a large import moves nearly every node
+	// (docs/performance.md#import-memory).
+	ListMoves int
+}
+
+// ImportMovesListed is how many compaction moves POST /api/import lists
+// unless the request asks for another number (docs/api.md).
+const ImportMovesListed = 1000
+
 // Import is POST /api/import: it writes a document's nodes, edges and
 // progress into the graph named by the scope (Scope.Level required), as one
 // write through the write path: the whole document is validated before
@@ -27,7 +42,7 @@ type ImportResult struct {
 // durably once, and its events go out after that save. A document that
 // fails validation, or a save that fails, changes nothing. See
 // domain.Graph.Import for what is written and what ImportReplace deletes.
-func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData) (_ ImportResult, err error) {
+func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData, opt ImportOptions) (_ ImportResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return ImportResult{}, err
@@ -61,15 +76,19 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 		if err != nil {
 			return nil, err
 		}
-		moves, cev := s.compactRun(g, at)
-		// The nodes written, as the batch leaves them (compaction has
-		// archived most of a large import): the versions the import made
-		// and compaction replaced are then not kept alive by the result
-		// and the events, which would hold a second copy of every node.
+		// The result names the nodes written as the batch leaves them
+		// (compaction archives most of a large import). It lets go of the
+		// versions the import made while compaction runs: each one it
+		// replaces is then garbage at once, not a second copy of the node
+		// held to the end of the save (docs/performance.md#import-memory).
+		ids := make([]string, len(r.Nodes))
 		for i, n := range r.Nodes {
-			if cur, ok := g.Node(n.ID); ok {
-				r.Nodes[i] = cur
-			}
+			ids[i], r.Nodes[i] = n.ID, nil
+		}
+		moves, cev := s.compactRunListing(ports.CompactionOnWrite, g, at, opt.ListMoves)
+		for i, id := range ids {
+			// Compaction moves nodes between tiers and deletes none.
+			r.Nodes[i], _ = g.Node(id)
 		}
 		res.ImportResult = r
 		evs := importEvents(k, r, at.Session, g)

@@ -35,7 +35,7 @@ func TestExportThenImportIntoAnotherProject(t *testing.T) {
 	other := e.session(projB)
 	to := Scope{ProjectPath: projB, Level: domain.LevelProject}
 	commits := e.store.count(domain.ProjectGraph(projB))
-	res, err := e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data)
+	res, err := e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data, ImportOptions{ListMoves: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestExportThenImportIntoAnotherProject(t *testing.T) {
 
 	// The same document again writes nothing.
 	e.resetEvents()
-	res, err = e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data)
+	res, err = e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data, ImportOptions{ListMoves: -1})
 	if err != nil || len(res.Nodes)+len(res.Edges)+len(res.Progress) != 0 || res.Unchanged != 4 {
 		t.Errorf("second import = %+v, %v", res, err)
 	}
@@ -79,7 +79,7 @@ func TestImportReplacePublishesDeletions(t *testing.T) {
 	e.put(user(sid), "kept", "stays")
 	e.edge(user(sid), "kept", "old", "r")
 	e.resetEvents()
-	res, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "kept", Gist: "stays"}}})
+	res, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "kept", Gist: "stays"}}}, ImportOptions{ListMoves: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestImportRejectsAndChangesNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := e.svc.Import(e.ctx, tc.sc, tc.mode, tc.doc)
+			_, err := e.svc.Import(e.ctx, tc.sc, tc.mode, tc.doc, ImportOptions{ListMoves: -1})
 			wantKind(t, err, tc.kind, tc.field)
 		})
 	}
@@ -136,7 +136,7 @@ func TestImportSaveFailureChangesNothing(t *testing.T) {
 	e.put(user(sid), "n", "v1")
 	e.resetEvents()
 	e.store.failCommits(domain.UserGraph, errAny)
-	_, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "m", Gist: "new"}}})
+	_, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "m", Gist: "new"}}}, ImportOptions{ListMoves: -1})
 	wantKind(t, err, domain.KindUnavailable, "")
 	if !errors.Is(err, errAny) {
 		t.Errorf("error %v does not wrap the cause", err)
@@ -177,7 +177,7 @@ func TestReimportAfterCompactionChangesNothing(t *testing.T) {
 		doc.Edges = append(doc.Edges, domain.Edge{From: doc.Nodes[i-1].ID, To: doc.Nodes[i].ID, Rel: "relates-to"})
 	}
 	to := Scope{ProjectPath: projA, Level: domain.LevelProject}
-	first, err := e.svc.Import(e.ctx, to, domain.ImportMerge, doc)
+	first, err := e.svc.Import(e.ctx, to, domain.ImportMerge, doc, ImportOptions{ListMoves: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestReimportAfterCompactionChangesNothing(t *testing.T) {
 	e.clock.Advance(time.Minute)
 
 	for _, mode := range []domain.ImportMode{domain.ImportMerge, domain.ImportReplace} {
-		again, err := e.svc.Import(e.ctx, to, mode, doc)
+		again, err := e.svc.Import(e.ctx, to, mode, doc, ImportOptions{ListMoves: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,8 +27,20 @@ const (
 // A run on a graph within both budgets returns at once: it reads the
 // incrementally kept Stats and allocates nothing.
 func (g *Graph) Compact(now Micros, p Policy) Moves {
-	m, s := plan(g, now, p)
-	if len(m.Steps) == 0 {
+	return g.CompactListing(now, p, -1)
+}
+
+// CompactListing is Compact listing at most list moves in Steps, each with
+// its rank and reason, and counting the others in Unlisted; list < 0 lists
+// every move. The id lists (Archived, Orphaned, ...) are whole either way.
+// A run can move every node of a graph, and a listed move costs about 250
+// bytes (its reason, its rank, the move): the compaction run of an import
+// of 500,000 nodes listed a million moves, 200 MB held until the answer was
+// written (docs/performance.md#import-memory). A move not listed costs 4
+// bytes while the run lasts, and its reason is never built.
+func (g *Graph) CompactListing(now Micros, p Policy, list int) Moves {
+	m, s := plan(g, now, p, list)
+	if s == nil || len(s.stepNode) == 0 { // s.stepNode holds the unlisted moves too
 		return m
 	}
 	// Apply the plan's final tiers. Each node that changes takes one seq,
@@ -61,19 +73,20 @@ func (g *Graph) Compact(now Micros, p Policy) Moves {
 // PlanCompaction returns exactly what Compact(now, p) would do to g, with the
 // rank and reason of every move, without changing g.
 func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
-	m, _ := plan(g, now, p)
+	m, _ := plan(g, now, p, -1)
 	return m
 }
 
-// plan is PlanCompaction, with the simulation that ends in the planned
-// tiers; nil when the graph is within both budgets.
-func plan(g *Graph, now Micros, p Policy) (Moves, *sim) {
-	return planOver(g, (*Graph).movableSlots, now, p)
+// plan is PlanCompaction listing at most list moves (CompactListing), with
+// the simulation that ends in the planned tiers; nil when the graph is
+// within both budgets.
+func plan(g *Graph, now Micros, p Policy, list int) (Moves, *sim) {
+	return planOver(g, (*Graph).movableSlots, now, p, list)
 }
 
 // planOver is plan, with the simulation reading the nodes in slots(g),
 // which must hold every active and archived node.
-func planOver(g *Graph, slots func(*Graph) []int32, now Micros, p Policy) (Moves, *sim) {
+func planOver(g *Graph, slots func(*Graph) []int32, now Micros, p Policy, list int) (Moves, *sim) {
 	st := g.Stats()
 	est := st.Estimate(p.EstimateNotes)
 	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
@@ -83,6 +96,7 @@ func planOver(g *Graph, slots func(*Graph) []int32, now Micros, p Policy) (Moves
 		return m, nil
 	}
 	s := newSim(g, slots(g), now, p)
+	s.list = list
 	archived := s.archive(&m)
 	if len(archived) > 0 {
 		s.resurrect(&m, archived)
@@ -120,7 +134,8 @@ type sim struct {
 	eligible  []bool   // past grace (orphaned nodes are excluded by tier)
 	cost      []int32  // estimate of the node when active
 	moved     []bool   // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
-	stepNode  []int32  // the node of each kept step of the plan, for applying it
+	stepNode  []int32  // the node of each kept step of the plan, listed or not, for applying it
+	list      int      // the most moves Moves.Steps lists; < 0: all (CompactListing)
 	archived0 int      // archived nodes before the run
 	why       reason   // the buffer reasons are built in
 	est       int
@@ -156,6 +171,7 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		eligible:  make([]bool, 0, n),
 		cost:      make([]int32, 0, n),
 		moved:     make([]bool, n),
+		list:      -1,
 		est:       g.Stats().Estimate(p.EstimateNotes),
 		archived0: g.Stats().Archived,
 	}
@@ -295,14 +311,39 @@ func (s *sim) edgesOf(i int32) []int32 { return s.adj[s.start[i]:s.start[i+1]] }
 
 // grow makes room for n more steps.
 func (s *sim) grow(m *Moves, n int) {
-	m.Steps = slices.Grow(m.Steps, n)
+	listed := n
+	if s.list >= 0 {
+		listed = min(n, max(s.list-len(m.Steps), 0))
+	}
+	m.Steps = slices.Grow(m.Steps, listed)
 	s.stepNode = slices.Grow(s.stepNode, n)
 }
 
-// step records a kept move of node i.
+// listed reports whether the next kept move is listed in m.Steps; when it
+// is not, it is recorded with unlisted and its reason is not built.
+func (s *sim) listed(m *Moves) bool { return s.list < 0 || len(m.Steps) < s.list }
+
+// step records a kept move of node i, listed.
 func (s *sim) step(m *Moves, i int32, mv Move) {
 	m.Steps = append(m.Steps, mv)
 	s.stepNode = append(s.stepNode, i)
+}
+
+// unlisted records a kept move of node i that is only counted.
+func (s *sim) unlisted(m *Moves, i int32) {
+	m.Unlisted++
+	s.stepNode = append(s.stepNode, i)
+}
+
+// rank is the rank a listed move points at. A full listing points into the
+// population, which its moves keep alive anyway; a short one copies it, so
+// that a few moves do not keep the whole population alive.
+func (s *sim) rank(r *Rank) *Rank {
+	if s.list < 0 {
+		return r
+	}
+	c := *r
+	return &c
 }
 
 // end classifies an edge end under the simulated tiers.
@@ -486,7 +527,11 @@ func (s *sim) archive(m *Moves) []int32 {
 		r := &pop[k]
 		archived[k] = r.i
 		m.Archived = append(m.Archived, r.ID)
-		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: &r.Rank,
+		if !s.listed(m) {
+			s.unlisted(m, r.i)
+			continue
+		}
+		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: s.rank(&r.Rank),
 			Reason: s.why.str("rank ").num(k+1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
 				str("; estimate ").num(est).str(" > target ").num(target).
 				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
@@ -579,11 +624,13 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			if s.tier[x.i] != Active || s.moved[x.i] {
 				continue
 			}
-			reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
-				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
+			if s.listed(m) { // the same for every extra of this swap: m.Steps does not change here
+				reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
+					str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
+				steps = append(steps, Move{ID: x.ID, From: Active, To: Archived, Pass: PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
+			}
 			s.move(x.i, Archived)
 			added = append(added, x.i)
-			steps = append(steps, Move{ID: x.ID, From: Active, To: Archived, Pass: PassArchiveForSwap, Rank: &x.Rank, Reason: reason})
 		}
 		if s.est > target {
 			// The swap cannot fit: put everything back and stop.
@@ -595,15 +642,23 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		}
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
-		s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: &p.Rank,
-			Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
-				str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
-				str("; estimate ").num(before).str(" -> ").num(s.est).
-				str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
+		if s.listed(m) {
+			s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: s.rank(&p.Rank),
+				Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
+					str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
+					str("; estimate ").num(before).str(" -> ").num(s.est).
+					str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
+		} else {
+			s.unlisted(m, p.i)
+		}
 		for k, i := range added {
 			s.moved[i] = true
 			m.Archived = append(m.Archived, s.ids[i])
-			s.step(m, i, steps[k])
+			if k < len(steps) && s.listed(m) {
+				s.step(m, i, steps[k])
+			} else {
+				s.unlisted(m, i)
+			}
 			heap.Push(&js, pos[i])
 		}
 	}
@@ -668,12 +723,16 @@ func (s *sim) orphan(m *Moves) {
 	left := len(as)
 	for _, c := range as[:len(as)-keep] {
 		id := s.ids[c.i]
-		reason := s.why.num(c.edges).str(" edges to active nodes; ").num(left).str(" archived ids x ").num(ArchivedIDTokens).
-			str(" = ").num(ArchivedIDTokens * left).str(" tokens > archived budget ").num(budget).done()
+		if s.listed(m) {
+			reason := s.why.num(c.edges).str(" edges to active nodes; ").num(left).str(" archived ids x ").num(ArchivedIDTokens).
+				str(" = ").num(ArchivedIDTokens * left).str(" tokens > archived budget ").num(budget).done()
+			s.step(m, c.i, Move{ID: id, From: Archived, To: Orphaned, Pass: PassOrphan, Reason: reason})
+		} else {
+			s.unlisted(m, c.i)
+		}
 		s.move(c.i, Orphaned)
 		left--
 		m.Orphaned = append(m.Orphaned, id)
-		s.step(m, c.i, Move{ID: id, From: Archived, To: Orphaned, Pass: PassOrphan, Reason: reason})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -325,8 +326,8 @@ func TestCompactPropMovableNodesPlanAsAllNodes(t *testing.T) {
 		}
 		now := propNow + Micros(rapid.Int64Range(0, int64(2*Day)).Draw(t, "later"))
 		p.MaxTokens = rapid.IntRange(0, 400).Draw(t, "max after")
-		all, _ := planOver(g, (*Graph).nodeSlots, now, p)
-		movable, _ := planOver(g, (*Graph).movableSlots, now, p)
+		all, _ := planOver(g, (*Graph).nodeSlots, now, p, -1)
+		movable, _ := planOver(g, (*Graph).movableSlots, now, p, -1)
 		if diff := cmp.Diff(all, movable); diff != "" {
 			t.Fatalf("plans differ (-all nodes +movable nodes):\n%s", diff)
 		}
@@ -468,4 +469,32 @@ func TestScoringsDifferential(t *testing.T) {
 	if differ == 0 {
 		t.Error("the two scorings archived the same nodes on every graph")
 	}
+}
+
+// TestCompactPropListingChangesNothingButTheList checks CompactListing
+// against Compact on the same graph: the same tiers and seqs afterwards, the
+// same id lists and estimates, its steps the first of the full run's, and
+// the others counted.
+func TestCompactPropListingChangesNothingButTheList(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g, d, p := genGraph(t)
+		other := restoreData(t, d)
+		list := rapid.IntRange(0, 12).Draw(t, "list")
+		all := g.Compact(propNow, p)
+		some := other.CompactListing(propNow, p, list)
+		listed := min(list, len(all.Steps))
+		if diff := cmp.Diff(all.Steps[:listed], some.Steps, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("listed steps are not the first of the full run (-full +listed):\n%s", diff)
+		}
+		if some.Unlisted != len(all.Steps)-listed {
+			t.Fatalf("%d unlisted, want %d", some.Unlisted, len(all.Steps)-listed)
+		}
+		all.Steps, some.Steps, some.Unlisted = nil, nil, 0
+		if diff := cmp.Diff(all, some, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("id lists or estimates differ (-full +listed):\n%s", diff)
+		}
+		if diff := cmp.Diff(withoutSeq(g.Data()), withoutSeq(other.Data())); diff != "" || g.Seq() != other.Seq() {
+			t.Fatalf("graphs differ after the runs (-full +listed):\n%s", diff)
+		}
+	})
 }

@@ -157,7 +157,6 @@ func (g *Graph) releaseEnd(si int32) {
 func (g *Graph) setNode(id string, n *Node) {
 	old, _ := g.node(id)
 	g.journalNode(id, old)
-	g.pending.Nodes[id] = struct{}{}
 	g.putNode(id, n)
 }
 
@@ -260,7 +259,6 @@ func (g *Graph) setEdge(k EdgeKey, e *Edge) {
 		old = g.edgeSlots[ei].e
 	}
 	g.journalEdge(k, old)
-	g.pending.Edges[k] = struct{}{}
 	g.putEdge(k, e)
 }
 

@@ -48,12 +48,29 @@ type rareUndo struct {
 	progress RawJSON
 }
 
+// journalNode records that the node under id, old, is being replaced, and
+// names id in the pending set. Only the first change of an item since the
+// checkpoint is journaled: Rollback puts back the value each item had at
+// the checkpoint, which is what its first entry holds, and a primitive sets
+// an item whole, so the values between are never needed. Keeping them would
+// keep alive every version a batch makes and replaces: an import of 500,000
+// nodes compacted in the same batch held each imported version under the
+// one compaction made of it (docs/performance.md#import-memory).
 func (g *Graph) journalNode(id string, old *Node) {
+	if _, seen := g.pending.Nodes[id]; seen {
+		return
+	}
+	g.pending.Nodes[id] = struct{}{}
 	g.journal = append(g.journal, undo{kind: undoNode, i: int32(len(g.nodeUndos))})
 	g.nodeUndos = append(g.nodeUndos, nodeUndo{id: id, old: old})
 }
 
+// journalEdge is journalNode for the edge under k.
 func (g *Graph) journalEdge(k EdgeKey, old *Edge) {
+	if _, seen := g.pending.Edges[k]; seen {
+		return
+	}
+	g.pending.Edges[k] = struct{}{}
 	g.journal = append(g.journal, undo{kind: undoEdge, i: int32(len(g.edgeUndos))})
 	g.edgeUndos = append(g.edgeUndos, edgeUndo{k: k, old: old})
 }

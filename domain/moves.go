@@ -18,7 +18,11 @@ type Moves struct {
 	Restored []string // archived before this run, made active by pass 1b
 	Orphaned []string
 	Pruned   []string
-	Steps    []Move // every kept move, in the order made
+	Steps    []Move // every kept move, in the order made; only the first ones when the run listed fewer
+	// Unlisted counts the kept moves left out of Steps by a run told to
+	// list fewer (Graph.CompactListing): they are in the id lists above,
+	// without a rank or a reason.
+	Unlisted int
 
 	EstimateBefore, EstimateAfter int
 	// OverBudget is true when the run ends with the estimate above max:

@@ -315,7 +315,6 @@ func (g *Graph) setTierSeq(si int32, tier Tier, now Micros, seq uint64) {
 	}
 	n.TierSeq = seq
 	g.journalNode(e.name, old)
-	g.pending.Nodes[e.name] = struct{}{}
 	g.putNodeAt(si, n, e.gistCost, e.notesCost)
 }
 

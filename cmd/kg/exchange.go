@@ -192,6 +192,12 @@ func newImportCommand(e env) *cobra.Command {
 		case srv != nil:
 			q := scopeQuery(key)
 			q.Set("mode", string(mode))
+			// The moves are printed with --verbose only; else their
+			// counts, which the id lists give.
+			q.Set("moves", "0")
+			if verbose {
+				q.Set("moves", "all")
+			}
 			bar.describe("kg import: sending to " + srv.URL())
 			body := io.Reader(bytes.NewReader(raw))
 			if bar.bar != nil {
@@ -201,7 +207,11 @@ func newImportCommand(e env) *cobra.Command {
 			}
 			err = srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
 		default:
-			res, err = importOffline(ctx, e, cfg, key, mode, doc.Data, bar)
+			opt := app.ImportOptions{}
+			if verbose {
+				opt.ListMoves = -1
+			}
+			res, err = importOffline(ctx, e, cfg, key, mode, doc.Data, opt, bar)
 		}
 		bar.finish()
 		var ae *apiError
@@ -220,7 +230,7 @@ func newImportCommand(e env) *cobra.Command {
 		for _, r := range res.Redacted {
 			printf(c, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
 		}
-		if res.Compaction != nil && len(res.Compaction.Moves) > 0 {
+		if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
 			if verbose {
 				printMoves(c, key, compaction{Level: string(key.Level), Moves: *res.Compaction})
 			} else {
@@ -259,7 +269,7 @@ func readDocument(e env, name string, bar *progress) ([]byte, error) {
 // importOffline writes the document through the app, as the server's
 // import does (validated whole, applied as one write and compacted, saved
 // once), on the files under the root's lock.
-func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, bar *progress) (apijson.ImportResult, error) {
+func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
 	const steps = 3 // open, write, save
 	bar.describe("kg import: opening " + cfg.Root)
 	bar.set(0, steps)
@@ -276,7 +286,7 @@ func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, 
 	defer closeApp()
 	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), graphName(key)))
 	bar.set(1, steps)
-	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data)
+	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data, opt)
 	if err != nil {
 		return apijson.ImportResult{}, err
 	}

@@ -77,10 +77,14 @@ type Moves struct {
 	Restored       []string `json:"restored"`
 	Orphaned       []string `json:"orphaned"`
 	Pruned         []string `json:"pruned"`
-	Moves          []Move   `json:"moves"` // every move in the order made, each with its reason
+	Moves          []Move   `json:"moves"` // every move in the order made, each with its reason (the first ones, when MovesUnlisted > 0)
 	EstimateBefore int      `json:"estimate_before"`
 	EstimateAfter  int      `json:"estimate_after"`
 	OverBudget     bool     `json:"over_budget"`
+	// MovesUnlisted counts the moves made but not in Moves: an import
+	// lists the first of them unless asked for all (docs/api.md). They are
+	// in the id lists.
+	MovesUnlisted int `json:"moves_unlisted,omitempty"`
 }
 
 // Move is one tier change with the facts that decided it.
@@ -142,6 +146,7 @@ func MovesOf(m domain.Moves) Moves {
 		Archived: nonNil(m.Archived), Restored: nonNil(m.Restored), Orphaned: nonNil(m.Orphaned), Pruned: nonNil(m.Pruned),
 		Moves:          make([]Move, 0, len(m.Steps)),
 		EstimateBefore: m.EstimateBefore, EstimateAfter: m.EstimateAfter, OverBudget: m.OverBudget,
+		MovesUnlisted: m.Unlisted,
 	}
 	for i := range m.Steps {
 		s := &m.Steps[i]

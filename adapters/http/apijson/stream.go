@@ -57,7 +57,7 @@ func EncodeImportResult(w io.Writer, r app.ImportResult) error {
 // encodeMoves writes the JSON of MovesOf(m) one move at a time.
 func encodeMoves(w io.Writer, m domain.Moves) error {
 	empty := MovesOf(domain.Moves{Archived: m.Archived, Restored: m.Restored, Orphaned: m.Orphaned, Pruned: m.Pruned,
-		EstimateBefore: m.EstimateBefore, EstimateAfter: m.EstimateAfter, OverBudget: m.OverBudget})
+		EstimateBefore: m.EstimateBefore, EstimateAfter: m.EstimateAfter, OverBudget: m.OverBudget, Unlisted: m.Unlisted})
 	head, err := json.Marshal(empty) // {"archived":[…],…,"moves":[],"estimate_before":…}
 	if err != nil {
 		return err

@@ -32,7 +32,7 @@ type Service interface {
 	ExplainCompaction(ctx context.Context, sc app.Scope) (app.Explanation, error)
 	Compact(ctx context.Context, sc app.Scope) (domain.Moves, error)
 	Export(ctx context.Context, sc app.Scope) (app.Export, error)
-	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData) (app.ImportResult, error)
+	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
 	SessionBootstrap(ctx context.Context, req app.BootstrapRequest) (app.BootstrapResult, error)
 	SessionStateOf(ctx context.Context, projectPath string) (app.SessionState, error)
 	PromptContext(ctx context.Context, req app.PromptRequest) (app.HookText, error)

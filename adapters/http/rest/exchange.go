@@ -3,9 +3,11 @@ package rest
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/http/portable"
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -30,8 +32,8 @@ func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	_, _ = buf.WriteTo(w)
 }
 
-// importGraph serves POST /api/import?mode=merge|replace&level&session_id&
-// project_path with a portable document as its body. The graph written is
+// importGraph serves POST /api/import?mode=merge|replace&moves&level&
+// session_id&project_path with a portable document as its body. The graph written is
 // the one the query names, else the one the document came from. The whole
 // document is checked before anything changes; a bad one changes nothing.
 func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +42,11 @@ func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := checkJSON(r); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	opt, err := importOptions(r)
+	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
@@ -59,10 +66,29 @@ func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
 	if m := r.URL.Query().Get("mode"); m != "" {
 		mode = domain.ImportMode(m)
 	}
-	res, err := a.svc.Import(r.Context(), sc, mode, doc.Data)
+	res, err := a.svc.Import(r.Context(), sc, mode, doc.Data, opt)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	apijson.WriteImportResult(w, res)
+}
+
+// importOptions reads the query's moves: how many of the compaction run's
+// moves the answer lists with their reasons, a whole number or "all"
+// (app.ImportMovesListed when absent).
+func importOptions(r *http.Request) (app.ImportOptions, error) {
+	opt := app.ImportOptions{ListMoves: app.ImportMovesListed}
+	switch v := r.URL.Query().Get("moves"); v {
+	case "":
+	case "all":
+		opt.ListMoves = -1
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return opt, domain.Invalidf("moves", "%q is not a whole number of moves to list, or all", v)
+		}
+		opt.ListMoves = n
+	}
+	return opt, nil
 }

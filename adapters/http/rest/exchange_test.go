@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -74,6 +75,8 @@ func TestImportRejectsWholeDocuments(t *testing.T) {
 		{"no graph named", "", `{"format":"kg-graph","version":1}`, 400, "invalid", "level", "required"},
 		{"not JSON", "", `{"format":`, 400, "invalid", "body", "not valid JSON"},
 		{"no body", "", "", 400, "invalid", "body", "required"},
+		{"bad moves", "moves=some", head + `"nodes":[]}`, 400, "invalid", "moves", "not a whole number"},
+		{"negative moves", "moves=-1", head + `"nodes":[]}`, 400, "invalid", "moves", "not a whole number"},
 		{"unknown session", "level=user&session_id=0123456789abcdef", head + `"nodes":[]}`, 404, "not_found", "session_id", "unknown session"},
 	}
 	for _, tc := range tests {
@@ -140,5 +143,48 @@ func TestImportHasItsOwnBodyLimit(t *testing.T) {
 	}
 	if resp := send(domain.MaxImportBodySize+1, false); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("an import over 64 MiB (chunked): %d", resp.StatusCode)
+	}
+}
+
+// TestImportListsTheMovesAsked checks the moves query of an import: its
+// compaction run lists that many moves with their reasons and counts the
+// others, whose ids are in the lists all the same.
+func TestImportListsTheMovesAsked(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"kg-graph","version":1,"level":"project","nodes":[`)
+	for i := range 400 { // 400 nodes of about 30 tokens: far over the default budget
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"n%03d","gist":"%s %03d"}`, i, strings.Repeat("a gist of a node ", 6), i)
+	}
+	b.WriteString(`]}`)
+	doc := b.String()
+	e := newEnv(t)
+	moved := func(r reply) (listed, unlisted, ids int) {
+		c := r.body["compaction"].(map[string]any)
+		for _, k := range []string{"archived", "restored", "orphaned", "pruned"} {
+			ids += len(c[k].([]any))
+		}
+		u, _ := c["moves_unlisted"].(float64)
+		return len(c["moves"].([]any)), int(u), ids
+	}
+	all := e.do("POST", "/api/import?moves=all&level=project&project_path="+t.TempDir(), doc).ok(t)
+	total, unlisted, ids := moved(all)
+	if total < 100 || unlisted != 0 || ids < total {
+		t.Fatalf("moves=all listed %d, left %d unlisted, %d ids; want every move of a large run listed", total, unlisted, ids)
+	}
+	if _, ok := all.body["compaction"].(map[string]any)["moves_unlisted"]; ok {
+		t.Errorf("moves_unlisted is in an answer that lists every move: %.300s", all.raw)
+	}
+	for _, tc := range []struct {
+		query string
+		want  int
+	}{{"moves=3", 3}, {"moves=0", 0}, {"", min(total, 1000)}} {
+		r := e.do("POST", "/api/import?"+tc.query+"&level=project&project_path="+t.TempDir(), doc).ok(t)
+		listed, unlisted, got := moved(r)
+		if listed != tc.want || unlisted != total-tc.want || got != ids {
+			t.Errorf("%q: listed %d, unlisted %d, %d ids; want %d, %d, %d", tc.query, listed, unlisted, got, tc.want, total-tc.want, ids)
+		}
 	}
 }

@@ -189,6 +189,7 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	var c counter
 	err := recovered(func() error {
 		return s.db.Update(func(tx *bbolt.Tx) error {
+			s.db.AllocSize = growthStep(tx.Size()) // read by this commit, under the writer lock
 			b, err := openGraphBucket(tx, key)
 			if err != nil {
 				return err

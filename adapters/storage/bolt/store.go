@@ -95,6 +95,26 @@ type Store struct {
 	commits, puts, deletes atomic.Uint64
 }
 
+// initialMmapSize is the size of the file's first mapping: address space
+// only, which the file fills as it grows. Each time bbolt maps a grown file
+// again it first copies every key and value of the open write transaction
+// to the heap, and the mapping grows by doubling from 32 KiB, so one large
+// transaction (an import of 500,000 nodes) was copied about 15 times over,
+// 2.3 GB allocated and the save's peak doubled. A file within this size is
+// never mapped again (docs/design/storage.md#bolt-mapping).
+const initialMmapSize = 1 << 30
+
+// growthStep is how far past its pages bbolt grows a file of size bytes
+// (DB.AllocSize, set before each graph commit, under the writer lock).
+// bbolt grows a file mapped larger than 16 MiB in steps of 16 MiB, which,
+// with the mapping above, would make every kg.db 16 MiB long from its first
+// write and stop a start under a small file-size limit. A quarter of the
+// file, from 32 KiB to bbolt's 16 MiB, keeps the growths few (each is a
+// truncate and an fsync) and the tail small.
+func growthStep(size int64) int {
+	return int(min(max(size/4, 32<<10), 16<<20)) // 16 MiB: bbolt's DefaultAllocSize
+}
+
 // Open opens or creates <root>/kg.db (mode 0600). When another process
 // holds the file it fails after opt.Timeout with an unavailable error that
 // says so, instead of waiting for ever. Before bbolt reads the file, every
@@ -151,13 +171,15 @@ func Open(ctx context.Context, root string, opt Options) (*Store, error) {
 		// The free list is kept in memory, as a hash map, and written
 		// only at Close (ADR 0040): writing it with every commit cost
 		// O(free pages), 33 pages per write in a file with 16k free.
+		// The file is mapped initialMmapSize large from the start: see there.
 		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: opt.Timeout, OpenFile: noFollow, ReadOnly: opt.ReadOnly,
-			NoFreelistSync: true, FreelistType: bbolt.FreelistMapType})
+			NoFreelistSync: true, FreelistType: bbolt.FreelistMapType, InitialMmapSize: initialMmapSize})
 		return err
 	})
 	if err != nil {
 		return nil, openError(path, opt.Timeout, err)
 	}
+	db.AllocSize = growthStep(0)
 	s := &Store{db: db, path: path, log: opt.Logger, readOnly: opt.ReadOnly, damaged: map[area]string{}}
 	if report != nil {
 		s.takeReport(report)
