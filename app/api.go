@@ -16,15 +16,21 @@ import (
 type Scope struct {
 	SessionID   string
 	ProjectPath string
-	Level       domain.Level
+	// ProjectKey is the project's key as the client resolved it
+	// (docs/design/team.md#project-keys): on a team server it names the
+	// project, before ProjectPath; elsewhere a ProjectPath beside it is
+	// used and it is only checked.
+	ProjectKey string
+	Level      domain.Level
 }
 
 // ReadRequest is kg_read: start or continue a session, and read memory.
 type ReadRequest struct {
-	CWD       string       // absolute project root; starts a session when SessionID is empty
-	SessionID string       // continue this session
-	IDs       []string     // read these nodes by id; empty = the full read
-	Level     domain.Level // restricts a read by id; empty = both graphs
+	CWD        string       // absolute project root; starts a session when SessionID is empty
+	ProjectKey string       // the project's key (Scope.ProjectKey); with or instead of CWD
+	SessionID  string       // continue this session
+	IDs        []string     // read these nodes by id; empty = the full read
+	Level      domain.Level // restricts a read by id; empty = both graphs
 }
 
 // ReadResult is the outcome of a read.
@@ -78,6 +84,7 @@ type SearchRequest struct {
 	Query       string
 	SessionID   string
 	ProjectPath string
+	ProjectKey  string       // Scope.ProjectKey
 	Level       domain.Level // empty: user graph and the project graph(s)
 	Limit       int          // 0: default 20; at most 100
 	// All searches the user graph and every project graph, loading those

@@ -24,7 +24,7 @@ const (
 // the preload, or on a resume of a session that had one, a continuity note.
 // A compaction clears the seen set and preloads again.
 func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ BootstrapResult, err error) {
-	project, err := s.projectOf("project_path", req.ProjectPath)
+	project, err := s.hookProjectOf(ctx, "project_path", req.ProjectPath)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -126,7 +126,7 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 			}
 		}
 	}
-	sess, err := s.newSession(ctx, project, claude)
+	sess, err := s.newSession(ctx, project, s.rootOf(project, req.ProjectPath), claude)
 	return sess, false, err
 }
 

@@ -57,7 +57,7 @@ func TestTickAndCloseFoldTheJournals(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			svc, root := jsonEnv(t)
 			ctx := context.Background()
-			sess, err := svc.RegisterSession(ctx, "")
+			sess, err := svc.RegisterSession(ctx, "", "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,12 +28,16 @@ type streamedChange func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event
 
 // writeOp is one write waiting in a graph's committer queue.
 type writeOp struct {
-	session string
-	apply   streamedChange
-	remove  *removal              // set for the removal of the graph (RemoveProject): it runs alone in its batch
-	events  iter.Seq[ports.Event] // nil: none
-	err     error
-	done    chan struct{} // closed when the op is durable or has failed
+	session   string
+	principal string // who makes the write (team mode); "" for none
+	apply     streamedChange
+	remove    *removal              // set for the removal of the graph (RemoveProject): it runs alone in its batch
+	events    iter.Seq[ports.Event] // nil: none
+	err       error
+	done      chan struct{} // closed when the op is durable or has failed
+	// firstSeq and lastSeq are the seqs the change took (firstSeq >
+	// lastSeq: none), for the change log of team mode.
+	firstSeq, lastSeq uint64
 }
 
 // write sends a change through the graph's committer
@@ -54,7 +58,7 @@ func (st *store) write(ctx context.Context, e *graphEntry, session string, apply
 // writeStreamed is write for a change whose events are streamed.
 func (st *store) writeStreamed(ctx context.Context, e *graphEntry, session string, apply streamedChange) error {
 	for {
-		op := &writeOp{session: session, apply: apply, done: make(chan struct{})}
+		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{})}
 		err := st.enqueue(ctx, e, op, false)
 		if err == nil {
 			select {
@@ -152,10 +156,14 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 // be read (docs/design/storage.md#loading-and-damage).
 func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros) {
 	acked := false
+	var w ports.GraphWrite // team mode: the batch's write, holding the graph's lock in the database
 	defer func() {
 		r := recover()
 		if r == nil {
 			return
+		}
+		if w != nil {
+			w.Abort(ctx)
 		}
 		st.log.Error("a graph's committer panicked", "graph", e.key.String(), "writes", len(batch), "panic", r, "stack", string(debug.Stack()))
 		if acked { // only the events were left to send
@@ -172,13 +180,27 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		}
 	}()
 
+	if st.shared != nil {
+		// Held until the events are out: a catch-up must not publish
+		// another server's later batch before this one's events.
+		e.syncMu.Lock()
+		defer e.syncMu.Unlock()
+		var err error
+		if w, err = st.beginShared(ctx, e); err != nil {
+			st.failBeforeApply(e, batch, stamps, err)
+			return
+		}
+	}
 	dirty := st.apply(e, batch, stamps)
 	var err error
 	if dirty {
 		var took time.Duration
-		took, err = st.save(ctx, e)
+		took, err = st.save(ctx, e, w, batch)
 		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Saved: true, SaveTime: took, Err: err})
 	} else {
+		if w != nil {
+			w.Abort(ctx)
+		}
 		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch)})
 	}
 	switch {
@@ -248,16 +270,19 @@ func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain
 		e.g.StampRead(id, t)
 	}
 	for _, op := range batch {
-		at := domain.Stamp{Now: st.clock.Now(), Session: op.session}
+		at := domain.Stamp{Now: st.clock.Now(), Session: op.session, Principal: op.principal}
+		op.firstSeq = e.g.Seq() + 1
 		op.events, op.err = op.apply(e.g, at)
+		op.lastSeq = e.g.Seq()
 	}
 	return !e.g.Pending().Empty()
 }
 
 // save commits the graph's pending changes, then checkpoints the graph, or
 // rolls it back to its last durable state when the commit failed. It
-// returns how long the commit took.
-func (st *store) save(ctx context.Context, e *graphEntry) (time.Duration, error) {
+// returns how long the commit took. In team mode w is the batch's write
+// (shared.go), which the commit ends.
+func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, batch []*writeOp) (time.Duration, error) {
 	// Only the committer changes the graph, so a shared lock is enough to
 	// keep it still during the I/O, and reads go on meanwhile.
 	var took time.Duration
@@ -270,10 +295,18 @@ func (st *store) save(ctx context.Context, e *graphEntry) (time.Duration, error)
 			// tick's schema stamp, a read's empty promotion): a graph is
 			// written only once it holds something.
 			skip = true
+			if w != nil {
+				w.Abort(ctx) // team mode: nothing to store, the lock is let go
+			}
 			return nil
 		}
 		start := time.Now()
-		err := st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
+		var err error
+		if w != nil {
+			err = st.commitShared(ctx, e, w, batch)
+		} else {
+			err = st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
+		}
 		took = time.Since(start)
 		return err
 	}()

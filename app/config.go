@@ -61,7 +61,10 @@ type Deps struct {
 	Clock    ports.Clock
 	Events   ports.Events
 	Paths    ports.PathResolver
-	Log      *slog.Logger
+	// ProjectKeys, in team mode, finds a project's key in its folder
+	// (.kg/project, the git origin); nil finds none.
+	ProjectKeys ports.ProjectKeys
+	Log         *slog.Logger
 	// Metrics is told of each write batch, compaction run and new session;
 	// nil records nothing.
 	Metrics ports.Metrics

@@ -29,7 +29,7 @@ const debtHorizon = 14 * domain.Day
 func (s *Service) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 	now := s.clock.Now()
 	var rep DebtReport
-	if e, err := s.store.get(ctx, domain.UserGraph); err == nil {
+	if e, err := s.store.get(ctx, domain.UserGraphOf(s.owner(ctx))); err == nil {
 		e.mu.RLock()
 		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, s.cfg.Policy))
 		e.mu.RUnlock()

@@ -12,7 +12,7 @@ import (
 // level. A missing edge is not an error: Deleted is false and nothing is
 // written.
 func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) (_ DeleteEdgeResult, err error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return DeleteEdgeResult{}, err
 	}

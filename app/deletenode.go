@@ -12,7 +12,7 @@ import (
 // the project graph; a node in both is an error asking for the level,
 // because a destructive call must never guess.
 func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ DeleteNodeResult, err error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return DeleteNodeResult{}, err
 	}

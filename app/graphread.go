@@ -47,11 +47,12 @@ type GraphRead struct {
 // the other is served (docs/decisions/0008-faults-in-one-graph.md); when
 // none can be, ReadGraphs fails with the load error.
 func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err error) {
-	t, err := s.resolve(Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath})
+	t, err := s.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath, ProjectKey: sc.ProjectKey})
 	if err != nil {
 		return GraphRead{}, err
 	}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var res GraphRead
 	var downs []error
 	for _, k := range t.keys() {

@@ -237,7 +237,7 @@ func TestHealthDegradedWhileSavesFail(t *testing.T) {
 			svc, clk := jsonService(t, t.TempDir(), fsys)
 			t.Cleanup(func() { fsys.set(nil) }) // runs before the service's Close, which saves
 			ctx := context.Background()
-			sess, err := svc.RegisterSession(ctx, projA)
+			sess, err := svc.RegisterSession(ctx, projA, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -255,7 +255,7 @@ func TestHealthDegradedWhileSavesFail(t *testing.T) {
 				_, err = svc.PutNode(ctx, sc, domain.NodeInput{ID: "refused", Gist: "not saved"})
 				wantKind(t, err, domain.KindUnavailable, "")
 			}
-			if _, err := svc.RegisterSession(ctx, projA); err == nil {
+			if _, err := svc.RegisterSession(ctx, projA, ""); err == nil {
 				t.Fatal("a session was registered while sessions cannot be saved")
 			}
 			clk.Advance(time.Minute)

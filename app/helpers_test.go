@@ -241,7 +241,7 @@ func (e *env) restart() {
 
 func (e *env) session(project string) string {
 	e.t.Helper()
-	s, err := e.svc.RegisterSession(e.ctx, project)
+	s, err := e.svc.RegisterSession(e.ctx, project, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}

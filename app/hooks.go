@@ -131,12 +131,13 @@ func checkHookString(field, v string, limit int) error {
 	return nil
 }
 
-// projectOf resolves a hook's project path, required, naming field.
-func (s *Service) projectOf(field, p string) (string, error) {
+// hookProject resolves a hook's project path, required, naming field (a
+// project key on a team server, like every other path: canonical).
+func (s *Service) hookProjectOf(ctx context.Context, field, p string) (string, error) {
 	if p == "" {
 		return "", domain.Invalidf(field, "required: the absolute path of the project root")
 	}
-	return s.canonical(field, p)
+	return s.canonical(ctx, field, p)
 }
 
 // lockedGraphs are the user graph and a project graph, read-locked in the
@@ -151,7 +152,7 @@ type lockedGraphs struct {
 // graph that cannot be loaded is left out (nil in graphs): a hook serves
 // what it can. Release with unlock.
 func (s *Service) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
-	t := target{project: project}
+	t := target{project: project, owner: s.owner(ctx)}
 	lg := &lockedGraphs{}
 	for _, k := range t.keys() {
 		e, down, err := s.spannedGraph(ctx, k)

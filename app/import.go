@@ -26,7 +26,7 @@ type ImportResult struct {
 // fails validation, or a save that fails, changes nothing. See
 // domain.Graph.Import for what is written and what ImportReplace deletes.
 func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData) (_ ImportResult, err error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return ImportResult{}, err
 	}

@@ -16,6 +16,9 @@ import (
 // panics is logged and the loop goes on, since the maintenance of one graph
 // must not end the process.
 func (s *Service) Run(ctx context.Context) {
+	if s.store.shared != nil {
+		go s.watchShared(ctx)
+	}
 	tk := time.NewTicker(s.cfg.MaintenanceInterval)
 	defer tk.Stop()
 	for {
@@ -125,8 +128,12 @@ func (s *Service) guard(what string, fn func() error) (err error) {
 }
 
 // maintain is the maintenance write of one graph. The read stamps go out
-// with it because every batch applies them first.
+// with it because every batch applies them first. In team mode only the
+// server holding the graph's lease does it; the others write the stamps.
 func (s *Service) maintain(ctx context.Context, e *graphEntry) error {
+	if ok, err := s.maintenanceLease(ctx, e); err != nil || !ok {
+		return errors.Join(err, s.flushStamps(ctx, e))
+	}
 	return s.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m := g.Compact(at.Now, s.cfg.Policy)
 		s.store.metrics.CompactionRan(ports.CompactionOnMaintenance)

@@ -275,14 +275,14 @@ func TestMetricsReportSessionsStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.Close(context.Background()) })
-	if _, err := svc.RegisterSession(e.ctx, ""); err != nil {
+	if _, err := svc.RegisterSession(e.ctx, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Read(e.ctx, ReadRequest{CWD: projA}); err != nil {
 		t.Fatal(err)
 	}
 	sessions.setFail(true)
-	if _, err := svc.RegisterSession(e.ctx, ""); err == nil {
+	if _, err := svc.RegisterSession(e.ctx, "", ""); err == nil {
 		t.Error("a session that could not be saved was started")
 	}
 	sessions.setFail(false)

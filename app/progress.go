@@ -10,8 +10,8 @@ import (
 
 // progressKey resolves the graph of a kg_progress call: the user graph by
 // default.
-func (s *Service) progressKey(sc Scope) (target, domain.GraphKey, error) {
-	t, err := s.resolve(sc)
+func (s *Service) progressKey(ctx context.Context, sc Scope) (target, domain.GraphKey, error) {
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return t, domain.GraphKey{}, err
 	}
@@ -27,7 +27,7 @@ func (s *Service) progressKey(sc Scope) (target, domain.GraphKey, error) {
 // whole, replacing what was there, and returns once it is durable. The
 // project level loads the project graph first.
 func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state domain.RawJSON) (err error) {
-	t, k, err := s.progressKey(sc)
+	t, k, err := s.progressKey(ctx, sc)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state
 // LoadProgress is kg_progress without a state: the stored state of task,
 // and whether there is one.
 func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (_ domain.RawJSON, _ bool, err error) {
-	t, k, err := s.progressKey(sc)
+	t, k, err := s.progressKey(ctx, sc)
 	if err != nil {
 		return nil, false, err
 	}

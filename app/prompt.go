@@ -12,8 +12,8 @@ import (
 // SessionStateOf is GET /api/session_state: the most recently active session
 // of the project, and whether it has read its memory
 // (docs/design/hooks.md#session_state).
-func (s *Service) SessionStateOf(_ context.Context, projectPath string) (SessionState, error) {
-	project, err := s.projectOf("project_path", projectPath)
+func (s *Service) SessionStateOf(ctx context.Context, projectPath string) (SessionState, error) {
+	project, err := s.hookProjectOf(ctx, "project_path", projectPath)
 	if err != nil {
 		return SessionState{}, err
 	}
@@ -42,9 +42,9 @@ func (s *Service) hookSession(claude, project string, now domain.Micros) (ports.
 
 // hookProject resolves the project of a prompt or tool event: cwd, or,
 // without one, the project of the session bound to the conversation.
-func (s *Service) hookProject(claude, cwd string, now domain.Micros) (string, error) {
+func (s *Service) hookProject(ctx context.Context, claude, cwd string, now domain.Micros) (string, error) {
 	if cwd != "" {
-		return s.canonical("cwd", cwd)
+		return s.canonical(ctx, "cwd", cwd)
 	}
 	if b, ok := s.sessions.bound(claude, now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
@@ -68,7 +68,7 @@ func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookT
 		return HookText{}, domain.Invalidf("prompt", "must be valid UTF-8")
 	}
 	now := s.clock.Now()
-	project, err := s.hookProject(req.ClaudeSessionID, req.CWD, now)
+	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, now)
 	if err != nil {
 		return HookText{}, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookT
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so
 		// that the nudge can name it and a full read in it ends the nudge.
-		if sess, err = s.newSession(ctx, project, req.ClaudeSessionID); err != nil {
+		if sess, err = s.newSession(ctx, project, s.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
 			return HookText{}, err
 		}
 		ok = true

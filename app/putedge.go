@@ -11,7 +11,7 @@ import (
 // named by the scope, runs compaction as part of the same write, and
 // returns once both are durable. The ends need not exist.
 func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_ PutEdgeResult, err error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
@@ -20,15 +20,22 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	if in, err = in.Validate(); err != nil {
+	if in, err = t.relativeEdge(k, in).Validate(); err != nil {
 		return PutEdgeResult{}, err
 	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
+	private, err := s.privateEnds(ctx, t, k, in)
+	if err != nil {
+		return PutEdgeResult{}, err
+	}
 	res := PutEdgeResult{Level: k.Level, Project: k.Project}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		if err := refusePrivateEnds(g, in, private); err != nil {
+			return nil, err
+		}
 		ed, err := g.PutEdge(in, at)
 		if err != nil {
 			return nil, err

@@ -11,7 +11,7 @@ import (
 // the scope, runs compaction as part of the same write, and returns once
 // both are durable.
 func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_ PutNodeResult, err error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
@@ -21,7 +21,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		return PutNodeResult{}, err
 	}
 	// Reject bad input before a graph is loaded for it.
-	if in, err = in.Validate(); err != nil {
+	if in, err = t.relativeNode(k, in).Validate(); err != nil {
 		return PutNodeResult{}, err
 	}
 	e, err := s.store.get(ctx, k)

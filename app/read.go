@@ -22,11 +22,11 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	var sess ports.Session
 	switch {
 	case req.SessionID != "":
-		if sess, err = s.sessions.lookup(req.SessionID, s.clock.Now()); err != nil {
+		if sess, err = s.sessionFor(ctx, req.SessionID); err != nil {
 			return res, err
 		}
-		if req.CWD != "" {
-			p, err := s.canonical("cwd", req.CWD)
+		if req.CWD != "" || req.ProjectKey != "" {
+			p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 			if err != nil {
 				return res, err
 			}
@@ -38,12 +38,12 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 				return res, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
 			}
 		}
-	case req.CWD != "":
-		p, err := s.canonical("cwd", req.CWD)
+	case req.CWD != "" || req.ProjectKey != "":
+		p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 		if err != nil {
 			return res, err
 		}
-		if sess, err = s.newSession(ctx, p, ""); err != nil {
+		if sess, err = s.newSession(ctx, p, s.rootOf(p, req.CWD), ""); err != nil {
 			return res, err
 		}
 		res.NewSession = true
@@ -51,8 +51,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 	}
 	res.SessionID = sess.ID
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
 		full, err := s.fullRead(ctx, t)

@@ -7,27 +7,29 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// RegisterSession is POST /api/sessions/register: it starts a session bound
-// to projectPath (absolute; empty for none) and returns it.
-func (s *Service) RegisterSession(ctx context.Context, projectPath string) (ports.Session, error) {
+// RegisterSession is POST /api/sessions/register: it starts a session
+// bound to the project named by projectPath (absolute) and projectKey (its
+// key, projectOf), either optional (both empty: none), and returns it.
+func (s *Service) RegisterSession(ctx context.Context, projectPath, projectKey string) (ports.Session, error) {
 	var p string
-	if projectPath != "" {
+	if projectPath != "" || projectKey != "" {
 		var err error
-		if p, err = s.canonical("project_path", projectPath); err != nil {
+		if p, err = s.projectOf(ctx, "project_path", projectPath, projectKey); err != nil {
 			return ports.Session{}, err
 		}
 	}
-	return s.newSession(ctx, p, "")
+	return s.newSession(ctx, p, s.rootOf(p, projectPath), "")
 }
 
 // newSession loads the session's graphs and registers it with each graph's
 // durable seq as its first watermark (docs/design/sync.md#sessions). A graph
 // that cannot be loaded gets no watermark; the session then starts that graph
 // at the seq of its start time, like a session of the replaced server.
+// root is the folder the project was named by in team mode (rootOf).
 // claude, when not empty, is the Claude session the new session is bound to
 // (docs/design/hooks.md#session-binding), saved with it.
-func (s *Service) newSession(ctx context.Context, project, claude string) (ports.Session, error) {
-	keys := []domain.GraphKey{domain.UserGraph}
+func (s *Service) newSession(ctx context.Context, project, root, claude string) (ports.Session, error) {
+	keys := []domain.GraphKey{domain.UserGraphOf(s.owner(ctx))}
 	if project != "" {
 		keys = append(keys, domain.ProjectGraph(project))
 	}
@@ -42,7 +44,7 @@ func (s *Service) newSession(ctx context.Context, project, claude string) (ports
 		wm[k] = e.g.DurableSeq()
 		e.mu.RUnlock()
 	}
-	sess, err := s.sessions.create(ctx, project, s.clock.Now(), wm, claude)
+	sess, err := s.sessions.create(ctx, project, s.owner(ctx), root, s.clock.Now(), wm, claude)
 	if err != nil {
 		return ports.Session{}, err
 	}

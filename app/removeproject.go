@@ -30,7 +30,7 @@ type RemovedProject struct {
 // storage is then set aside unread where the backend can (bolt), else
 // deleted (docs/design/operations.md#kg-project-rm).
 func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (RemovedProject, error) {
-	p, err := s.canonical("project_path", path)
+	p, err := s.canonical(ctx, "project_path", path)
 	if err != nil {
 		return RemovedProject{}, err
 	}
@@ -70,6 +70,9 @@ func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (R
 		s.events.Publish(ports.One(removedEvent(key, 0, RemovedProject{ProjectPath: p, Stored: true})))
 		return RemovedProject{ProjectPath: p, Stored: true}, nil
 	}
+	// Team mode: what it holds is what the database holds, written by any
+	// server, not only this one's copy (docs/design/team.md#removing-a-project).
+	s.store.fresh(ctx, key)
 	op := &writeOp{done: make(chan struct{}), remove: &removal{force: force, remover: remover, listed: inStorage}}
 	for {
 		if err := s.store.enqueue(ctx, e, op, false); err != nil {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -22,11 +23,12 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
-	t, err := s.resolve(Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath})
+	t, err := s.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath, ProjectKey: req.ProjectKey})
 	if err != nil {
 		return SearchResult{}, err
 	}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var (
 		res     SearchResult
 		entries []*graphEntry
@@ -47,7 +49,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	}
 	switch {
 	case req.All:
-		keys, err := s.everyGraph(ctx, req)
+		keys, err := s.everyGraph(ctx, t, req)
 		if err != nil {
 			return SearchResult{}, err
 		}
@@ -73,10 +75,10 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 			}
 		}
 	default:
-		if err := spanned(domain.UserGraph); err != nil {
+		if err := spanned(domain.UserGraphOf(t.owner)); err != nil {
 			return SearchResult{}, err
 		}
-		entries = s.store.loaded()
+		entries = slices.DeleteFunc(s.store.loaded(), func(e *graphEntry) bool { return !t.mayRead(e.key) })
 	}
 	if len(entries) == 0 && len(downs) > 0 {
 		return SearchResult{}, noGraphLoads(downs)

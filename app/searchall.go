@@ -10,7 +10,7 @@ import (
 // everyGraph returns the graphs a search with All spans: the user graph,
 // then every project graph — stored, or loaded and not saved yet — by path.
 // A search over every graph names no session, project or level.
-func (s *Service) everyGraph(ctx context.Context, req SearchRequest) ([]domain.GraphKey, error) {
+func (s *Service) everyGraph(ctx context.Context, t target, req SearchRequest) ([]domain.GraphKey, error) {
 	switch {
 	case req.Level != "":
 		return nil, domain.Invalidf("scope", "all searches every graph; drop level, or drop scope to search one")
@@ -24,7 +24,7 @@ func (s *Service) everyGraph(ctx context.Context, req SearchRequest) ([]domain.G
 	seen := map[domain.GraphKey]bool{}
 	var projects []domain.GraphKey
 	add := func(k domain.GraphKey) {
-		if k.Level == domain.LevelProject && !seen[k] {
+		if k.Level == domain.LevelProject && !seen[k] && t.mayRead(k) {
 			seen[k] = true
 			projects = append(projects, k)
 		}
@@ -36,5 +36,5 @@ func (s *Service) everyGraph(ctx context.Context, req SearchRequest) ([]domain.G
 		add(e.key)
 	}
 	slices.SortFunc(projects, cmpKey)
-	return append([]domain.GraphKey{domain.UserGraph}, projects...), nil
+	return append([]domain.GraphKey{domain.UserGraphOf(t.owner)}, projects...), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -20,6 +21,7 @@ type Service struct {
 	clock    ports.Clock
 	events   ports.Events
 	paths    ports.PathResolver
+	keys     ports.ProjectKeys // team mode: a project's key from its folder; nil: none found
 	log      *slog.Logger
 	store    *store
 	sessions *sessionTable
@@ -65,6 +67,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		clock:   deps.Clock,
 		events:  deps.Events,
 		paths:   deps.Paths,
+		keys:    deps.ProjectKeys,
 		log:     log,
 		started: deps.Clock.Now(),
 
@@ -77,17 +80,21 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	fails := &failing{}
 	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
 	s.sessions.failing = fails
+	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
 		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), failing: fails,
+		shared: shared,
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	s.tools = loadToolEvents(ctx, repo, log)
-	if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
-		log.Error("user graph could not be loaded; serving without it", "err", err)
+	if shared == nil { // team mode: each principal's user graph loads when first asked for
+		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
+			log.Error("user graph could not be loaded; serving without it", "err", err)
+		}
 	}
 	return s, nil
 }
@@ -160,7 +167,10 @@ func projectName(path string) string {
 // naming field in the error (cwd or project_path). The path, and the path
 // it resolves to, must pass domain.ValidateProjectPath: no control
 // characters are stored, keyed on or echoed back.
-func (s *Service) canonical(field, p string) (string, error) {
+func (s *Service) canonical(ctx context.Context, field, p string) (string, error) {
+	if s.store.shared != nil {
+		return s.projectKey(ctx, field, p)
+	}
 	if err := domain.ValidateProjectPath(field, p); err != nil {
 		return "", err
 	}
@@ -182,36 +192,75 @@ func (s *Service) canonical(field, p string) (string, error) {
 	return c, nil
 }
 
+// projectOf resolves the project a request names by a path (in field) and
+// a key the client resolved (project_key), either of them optional
+// (docs/design/team.md#project-keys). A team server takes the key first: a
+// client on another machine knows its folder's key, and the server cannot
+// read the folder. A server of one person names projects by their paths:
+// it checks the key and uses the path, and refuses a key alone.
+func (s *Service) projectOf(ctx context.Context, field, path, key string) (string, error) {
+	if key == "" {
+		return s.canonical(ctx, field, path)
+	}
+	if err := domain.ValidateProjectKey("project_key", key); err != nil {
+		return "", err
+	}
+	switch {
+	case s.store.shared != nil:
+		return key, nil
+	case path == "":
+		return "", domain.Invalidf("project_key", "%q: project keys name projects on a team server only; pass %s (the absolute project root)", key, field)
+	}
+	return s.canonical(ctx, field, path)
+}
+
 // target is a resolved Scope: the session (if any) and the project it
 // names (if any).
 type target struct {
 	session string // session id; "" for none
 	project string // canonical project path; "" for none
+	owner   string // the principal whose user graph it reads (team mode); "" otherwise
+	root    string // the folder the project was named by (team mode, rootOf); "" otherwise
 }
 
 // resolve checks the session and project of a scope. It counts nothing:
 // the use case counts an operation on the session once it has succeeded
 // (countOp).
-func (s *Service) resolve(sc Scope) (target, error) {
-	var t target
+func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
+	t := target{owner: s.owner(ctx)}
 	if sc.SessionID != "" {
-		sess, err := s.sessions.lookup(sc.SessionID, s.clock.Now())
+		sess, err := s.sessionFor(ctx, sc.SessionID)
 		if err != nil {
 			return t, err
 		}
-		t.session, t.project = sess.ID, sess.ProjectPath
+		t.session, t.project, t.root = sess.ID, sess.ProjectPath, sess.Root
 	}
-	if sc.ProjectPath != "" {
-		p, err := s.canonical("project_path", sc.ProjectPath)
+	if sc.ProjectPath != "" || sc.ProjectKey != "" {
+		p, err := s.projectOf(ctx, "project_path", sc.ProjectPath, sc.ProjectKey)
 		if err != nil {
 			return t, err
 		}
 		if t.session != "" && t.project != "" && t.project != p {
 			return t, domain.Invalidf("project_path", "%q is not the project of session %q (%s); pass one of them", p, t.session, t.project)
 		}
+		if root := s.rootOf(p, sc.ProjectPath); root != "" || t.project != p {
+			t.root = root
+		}
 		t.project = p
 	}
 	return t, nil
+}
+
+// mayRead reports whether the request t may read graph k when it spans
+// several graphs (a search of every graph): its own user graph only, and
+// no private project of another principal (team mode,
+// docs/design/team.md#project-keys). Outside team mode the owner is "" and
+// every graph is readable.
+func (t target) mayRead(k domain.GraphKey) bool {
+	if k.Level == domain.LevelUser {
+		return k.Owner == t.owner
+	}
+	return !strings.HasPrefix(k.Project, "private/") || strings.HasPrefix(k.Project, "private/"+t.owner+"/")
 }
 
 // countOp counts one operation of session, and moves its last activity,
@@ -230,7 +279,7 @@ func (s *Service) countOp(session string, err *error) {
 // graphOf resolves the scope and returns its target and the loaded graph of
 // sc.Level, loading it first if needed.
 func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, error) {
-	t, err := s.resolve(sc)
+	t, err := s.resolve(ctx, sc)
 	if err != nil {
 		return t, nil, err
 	}
@@ -238,6 +287,7 @@ func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, e
 	if err != nil {
 		return t, nil, err
 	}
+	s.store.fresh(ctx, k) // team mode: what other servers committed
 	e, err := s.store.get(ctx, k)
 	return t, e, err
 }
@@ -245,7 +295,7 @@ func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, e
 func (t target) key(level domain.Level) (domain.GraphKey, error) {
 	switch level {
 	case domain.LevelUser:
-		return domain.UserGraph, nil
+		return domain.UserGraphOf(t.owner), nil
 	case domain.LevelProject:
 		if t.project != "" {
 			return domain.ProjectGraph(t.project), nil
@@ -263,7 +313,7 @@ func (t target) key(level domain.Level) (domain.GraphKey, error) {
 // keys returns the graphs a request without a level covers: the user graph,
 // and the project graph when the target names one.
 func (t target) keys() []domain.GraphKey {
-	ks := []domain.GraphKey{domain.UserGraph}
+	ks := []domain.GraphKey{domain.UserGraphOf(t.owner)}
 	if t.project != "" {
 		ks = append(ks, domain.ProjectGraph(t.project))
 	}
@@ -272,5 +322,5 @@ func (t target) keys() []domain.GraphKey {
 
 // eventBase fills the fields every event of graph key carries.
 func eventBase(typ string, key domain.GraphKey, seq uint64, session string) ports.Event {
-	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Seq: seq, SourceSession: session}
+	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
 }

@@ -20,8 +20,10 @@ import (
 // (docs/design/storage.md#sessions-file).
 type sessionTable struct {
 	repo ports.SessionRepository
-	ttl  domain.Micros
-	max  int
+	// shared is repo when several servers share it (team mode, shared.go).
+	shared ports.SharedSessionRepository
+	ttl    domain.Micros
+	max    int
 	// boundTTL is how long a session bound to a Claude session is kept
 	// after its last activity: past the TTL it is dormant (unknown to the
 	// tools) until a session start of its conversation revives it
@@ -54,6 +56,7 @@ func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string
 	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, boundTTL: cfg.BoundSessionTTL,
 		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookState{}, byClaude: map[string]string{},
 		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
+	t.shared, _ = repo.(ports.SharedSessionRepository)
 	for id, s := range stored {
 		c := copySession(s)
 		c.ID = id
@@ -128,7 +131,7 @@ func (t *sessionTable) dormant(s *ports.Session, now domain.Micros) bool {
 // the new session (and the one expired), and the least recently active is
 // found without looking at every session (byActivity). Expired sessions
 // below the cap are left to the tick: they are unknown already.
-func (t *sessionTable) create(ctx context.Context, project string, now domain.Micros, wm map[domain.GraphKey]uint64, claude string) (ports.Session, error) {
+func (t *sessionTable) create(ctx context.Context, project, principal, root string, now domain.Micros, wm map[domain.GraphKey]uint64, claude string) (ports.Session, error) {
 	t.mu.Lock()
 	for len(t.live) >= t.max {
 		oldest := t.order.oldest(t.live)
@@ -142,7 +145,7 @@ func (t *sessionTable) create(ctx context.Context, project string, now domain.Mi
 	for t.live[id] != nil {
 		id = newID()
 	}
-	s := &ports.Session{ID: id, ProjectPath: project, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
+	s := &ports.Session{ID: id, ProjectPath: project, Principal: principal, Root: root, Start: now, LastActivity: now, Synced: maps.Clone(wm)}
 	t.live[id] = s
 	t.order.add(id, now)
 	t.markChanged(id)

@@ -67,12 +67,12 @@ func BenchmarkRegisterSession(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.Cleanup(func() { _ = svc.Close(ctx) })
-				if _, err := svc.RegisterSession(ctx, "/work/bench"); err != nil { // loads the project graph
+				if _, err := svc.RegisterSession(ctx, "/work/bench", ""); err != nil { // loads the project graph
 					b.Fatal(err)
 				}
 				cpu := processCPU(b)
 				for b.Loop() {
-					if _, err := svc.RegisterSession(ctx, "/work/bench"); err != nil {
+					if _, err := svc.RegisterSession(ctx, "/work/bench", ""); err != nil {
 						b.Fatal(err)
 					}
 				}

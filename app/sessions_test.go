@@ -15,7 +15,7 @@ func TestRegisterSession(t *testing.T) {
 	w := e.session(projA)
 	e.put(project(w), "n", "makes the project's durable seq move")
 
-	s, err := e.svc.RegisterSession(e.ctx, projA+"/sub/..")
+	s, err := e.svc.RegisterSession(e.ctx, projA+"/sub/..", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestRegisterSession(t *testing.T) {
 	if _, ok := s.Synced[domain.UserGraph]; !ok {
 		t.Error("no user watermark")
 	}
-	_, err = e.svc.RegisterSession(e.ctx, "relative")
+	_, err = e.svc.RegisterSession(e.ctx, "relative", "")
 	if de := wantKind(t, err, domain.KindInvalid, "project_path"); de.Error() != "project_path: must be an absolute path" {
 		t.Errorf("message %q", de.Error())
 	}
@@ -42,7 +42,7 @@ func TestRegisterSessionFailsWhenItCannotBeSaved(t *testing.T) {
 		}
 		return nil
 	})
-	_, err := e.svc.RegisterSession(e.ctx, "")
+	_, err := e.svc.RegisterSession(e.ctx, "", "")
 	wantKind(t, err, domain.KindUnavailable, "")
 	if h := e.svc.Health(e.ctx); h.ActiveSessions != 0 {
 		t.Errorf("%d sessions live after a failed registration", h.ActiveSessions)
@@ -235,4 +235,25 @@ func TestRejectedRequestsDoNotCount(t *testing.T) {
 	if got, at := count(); got != 2 || at != e.clock.Now() {
 		t.Errorf("after a read: op count %d, last activity %v; want 2 and now", got, at)
 	}
+}
+
+// TestProjectKeyOnALocalServer: a server of one person names projects by
+// their paths (docs/design/team.md#project-keys): a project_key beside a
+// path is checked and the path used; a key alone is refused naming
+// project_key, and so is a key that is no key.
+func TestProjectKeyOnALocalServer(t *testing.T) {
+	e := newEnv(t)
+	s, err := e.svc.RegisterSession(e.ctx, projA, "github.com/acme/api")
+	if err != nil || s.ProjectPath != projA {
+		t.Fatalf("register with a path and a key: %+v, %v; want bound to %s", s, err, projA)
+	}
+	res, err := e.svc.Read(e.ctx, ReadRequest{CWD: projA, ProjectKey: "github.com/acme/api"})
+	if err != nil || res.Full == nil || res.Full.Project == nil || res.Full.Project.Key.Project != projA {
+		t.Fatalf("kg_read with cwd and project_key: %+v, %v; want the project at %s", res.Full, err, projA)
+	}
+	_, err = e.svc.RegisterSession(e.ctx, "", "github.com/acme/api")
+	wantKind(t, err, domain.KindInvalid, "project_key")
+	_, err = e.svc.PutNode(e.ctx, Scope{ProjectPath: projA, ProjectKey: "bad\x00key", Level: domain.LevelProject},
+		domain.NodeInput{ID: "n", Gist: "g"})
+	wantKind(t, err, domain.KindInvalid, "project_key")
 }

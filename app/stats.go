@@ -10,13 +10,19 @@ import (
 // the sizes of its graphs. Looking does not count as an operation of the
 // session.
 func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, error) {
+	if err := s.sessions.ensure(ctx, id); err != nil {
+		return SessionStats{}, err
+	}
+	if err := s.sessionOwnedBy(id, s.owner(ctx)); err != nil {
+		return SessionStats{}, err
+	}
 	now := s.clock.Now()
 	sess, err := s.sessions.lookup(id, now)
 	if err != nil {
 		return SessionStats{}, err
 	}
 	res := SessionStats{Session: sess, Now: now}
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.get(ctx, k)
 		if err != nil {

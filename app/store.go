@@ -32,6 +32,9 @@ type storeDeps struct {
 	idleAfter domain.Micros
 	// failing names the saves that fail now, for Health.
 	failing *failing
+	// shared is graphs when several servers share it (team mode,
+	// shared.go); nil otherwise, and then nothing of shared.go runs.
+	shared ports.SharedGraphRepository
 }
 
 // store is the multi-project store: the cache of loaded graphs, each behind
@@ -50,6 +53,12 @@ type store struct {
 	// a reload never hands out a seq again
 	// (docs/design/sync.md#change-sequence).
 	floors map[domain.GraphKey]uint64
+
+	// published is, per graph, the position of the last batch whose
+	// events went out (team mode): a batch's events are published once,
+	// in order, however it reached this server (shared.go).
+	pubMu     sync.Mutex
+	published map[domain.GraphKey]uint64
 
 	// life guards closed against committers being started while Close
 	// waits for the running ones.
@@ -93,6 +102,14 @@ type graphEntry struct {
 	// dropped after a fault). A write or stamp that still holds it goes
 	// through the cache again, which loads the graph afresh.
 	gone bool
+
+	// Team mode (shared.go): at is the position in the graph's change log
+	// that g is at; syncMu is held by whatever brings g forward — a batch
+	// of the committer from its lock to its events, or a catch-up — so
+	// they take turns and publish in order. at is read and written under
+	// syncMu.
+	syncMu sync.Mutex
+	at     uint64
 }
 
 // errGone is what enqueue returns for an entry that has left the cache.
@@ -103,7 +120,8 @@ func newStore(d storeDeps) *store {
 		d.failing = &failing{}
 	}
 	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
-		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{}}
+		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{},
+		published: map[domain.GraphKey]uint64{}}
 }
 
 // get returns the loaded graph of key, loading it first if needed. Callers
@@ -139,7 +157,7 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 // ever cached.
 func (st *store) load(ctx context.Context, e *graphEntry) {
 	defer close(e.ready)
-	g, stored, err := st.loadGraph(ctx, e.key)
+	g, at, stored, err := st.loadGraph(ctx, e.key)
 	if err == nil && g == nil {
 		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + graphName(e.key) + " loaded as nothing"}
 	}
@@ -157,7 +175,7 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 		st.log.Error("graph load failed", "graph", e.key.String(), "err", err)
 		return
 	}
-	e.g = g
+	e.g, e.at = g, at
 	e.stored.Store(stored)
 	st.mu.Lock()
 	delete(st.problems, e.key)
@@ -168,17 +186,21 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 // loadGraph reads the graph, restores it with the sessions' watermarks (and
 // the seq it had when it last left the cache) as its lowest seq, and runs
 // compaction once before it is first served. stored reports whether the
-// storage held anything of it.
-func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, stored bool, err error) {
+// storage held anything of it. In team mode it returns the position in the
+// change log the graph is at (loadShared).
+func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, at uint64, stored bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			st.log.Error("graph load panicked", "graph", key.String(), "panic", r, "stack", string(debug.Stack()))
 			g, err = nil, domain.Unavailable(fmt.Errorf("panic: %v", r), "the %s could not be loaded (it failed with %v)", graphName(key), r)
 		}
 	}()
+	if st.shared != nil {
+		return st.loadShared(ctx, key)
+	}
 	data, err := st.graphs.Load(ctx, key)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
 	st.mu.Lock()
 	floor := st.floors[key]
@@ -189,11 +211,7 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	for _, n := range notes {
 		st.log.Warn("graph load", "graph", key.String(), "note", n)
 	}
-	moves := g.Compact(st.clock.Now(), st.policy)
-	st.metrics.CompactionRan(ports.CompactionOnLoad)
-	if !moves.Empty() {
-		st.metrics.NodesMoved(moves) // served from now on, saved now or with the next write
-	}
+	moves := st.compactLoaded(key, g)
 	// A graph never stored is not written until its first change: naming
 	// a project must not leave an empty folder behind.
 	if !g.Pending().Empty() && !data.Empty() {
@@ -207,9 +225,23 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 			st.failing.clear(saveOf(key))
 		}
 	}
+	st.logLoaded(key, g, moves)
+	return g, 0, !data.Empty(), nil
+}
+
+// compactLoaded runs the compaction of a graph just loaded.
+func (st *store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
+	moves := g.Compact(st.clock.Now(), st.policy)
+	st.metrics.CompactionRan(ports.CompactionOnLoad)
+	if !moves.Empty() {
+		st.metrics.NodesMoved(moves) // served from now on, saved now or with the next write
+	}
+	return moves
+}
+
+func (st *store) logLoaded(key domain.GraphKey, g *domain.Graph, moves domain.Moves) {
 	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
-	return g, !data.Empty(), nil
 }
 
 // saveOf and checkpointOf name what fails in store.failing.

@@ -14,12 +14,18 @@ import (
 // is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
 // be, Sync fails with the load error.
 func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err error) {
-	sess, err := s.sessions.lookup(sessionID, s.clock.Now())
+	sess, err := s.sessionFor(ctx, sessionID)
 	if err != nil {
 		return SyncResult{}, err
 	}
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	defer s.countOp(t.session, &err)
+	// Team mode: what the session was told by another server, and what
+	// other servers committed (shared.go).
+	if err := s.sessions.pull(ctx, sess.ID); err != nil {
+		return SyncResult{}, err
+	}
+	s.store.fresh(ctx, t.keys()...)
 	res := SyncResult{ProjectPath: sess.ProjectPath}
 	var downs []error
 	for _, k := range t.keys() {
@@ -56,6 +62,10 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 	}
 	if len(downs) == len(t.keys()) {
 		return SyncResult{}, noGraphLoads(downs)
+	}
+	if err := s.sessions.push(ctx, sess.ID); err != nil {
+		// Told and not stored: another server may tell the session again.
+		s.log.Warn("a sync's watermarks could not be stored", "session", sess.ID, "err", err)
 	}
 	return res, nil
 }

@@ -35,7 +35,7 @@ func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookTe
 		return HookText{}, err
 	}
 	now := s.clock.Now()
-	project, err := s.hookProject(req.ClaudeSessionID, req.CWD, now)
+	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, now)
 	if err != nil {
 		return HookText{}, err
 	}

@@ -208,7 +208,7 @@ func TestUnloadReleasesTheGraphInTheRepository(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = svc.Close(e.ctx) })
 	for _, p := range []string{projA, projB} {
-		s, err := svc.RegisterSession(e.ctx, p)
+		s, err := svc.RegisterSession(e.ctx, p, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ func TestManyProjectsHoldNoFiles(t *testing.T) {
 	ctx := context.Background()
 	before := openFiles(t)
 	for i := range projects {
-		s, err := svc.RegisterSession(ctx, fmt.Sprintf("/work/many/p%03d", i))
+		s, err := svc.RegisterSession(ctx, fmt.Sprintf("/work/many/p%03d", i), "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 // project Project (none when empty), and not the changes of SessionID.
 type Watch struct {
 	SessionID string // the subscriber's session; "" for none
+	Owner     string // team mode: the principal whose user-level events it hears
 	Project   string // canonical project path; "" for user-level events only
 }
 
@@ -18,9 +19,15 @@ type Watch struct {
 // its REST error: an unknown session, a relative path, or a session and a path
 // naming different projects. It does not count as an operation of the session,
 // and loads no graph.
-func (s *Service) Watch(_ context.Context, sessionID, projectPath string) (Watch, error) {
-	var w Watch
+func (s *Service) Watch(ctx context.Context, sessionID, projectPath string) (Watch, error) {
+	w := Watch{Owner: s.owner(ctx)}
 	if sessionID != "" {
+		if err := s.sessions.ensure(ctx, sessionID); err != nil {
+			return Watch{}, err
+		}
+		if err := s.sessionOwnedBy(sessionID, w.Owner); err != nil {
+			return Watch{}, err
+		}
 		sess, err := s.sessions.lookup(sessionID, s.clock.Now())
 		if err != nil {
 			return Watch{}, err
@@ -28,7 +35,7 @@ func (s *Service) Watch(_ context.Context, sessionID, projectPath string) (Watch
 		w.SessionID, w.Project = sess.ID, sess.ProjectPath
 	}
 	if projectPath != "" {
-		p, err := s.canonical("project_path", projectPath)
+		p, err := s.canonical(ctx, "project_path", projectPath)
 		if err != nil {
 			return Watch{}, err
 		}

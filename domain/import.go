@@ -287,7 +287,7 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 	if written == 0 {
 		written = at.Now
 	}
-	n.Version = Version{V: g.lastNodeVersion(in.ID) + 1, TS: written, Session: at.Session, Seq: g.nextSeq()}
+	n.Version = Version{V: g.lastNodeVersion(in.ID) + 1, TS: written, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	if _, ok := g.nodeTombs[in.ID]; ok {
 		g.setNodeTomb(in.ID, nil)
 	}
@@ -331,7 +331,7 @@ func (g *Graph) importEdge(in *Edge, at Stamp) *Edge {
 		written = at.Now
 	}
 	e := &Edge{From: k.From, To: k.To, Rel: k.Rel, Notes: slices.Clone(in.Notes),
-		Version: Version{V: cur + 1, TS: written, Session: at.Session, Seq: g.nextSeq()}}
+		Version: Version{V: cur + 1, TS: written, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}}
 	if _, ok := g.edgeTombs[k]; ok {
 		g.setEdgeTomb(k, nil)
 	}

@@ -41,6 +41,9 @@ type Version struct {
 	TS      Micros // time of the last change; the node's last write time
 	Session string // the session that made it; empty for none (REST, system)
 	Seq     uint64 // the change sequence number of the last change; 0 = none (schema 1)
+	// Principal is who made it, in team mode (docs/design/team.md#who-wrote-what);
+	// empty otherwise. Only the team backend stores it.
+	Principal string
 }
 
 // Tombstone records a deleted node or edge: the version it had, and the

@@ -24,14 +24,22 @@ func ParseLevel(field, s string) (Level, error) {
 }
 
 // GraphKey names one graph: the user graph, or a project graph by its
-// canonical absolute path.
+// canonical absolute path (in team mode, by its project key).
 type GraphKey struct {
 	Level   Level
 	Project string // canonical absolute path; empty for the user graph
+	// Owner is the principal a user graph belongs to in team mode
+	// (docs/design/team.md#people-and-tokens); empty for the one user
+	// graph of a server of one person, and for project graphs.
+	Owner string
 }
 
 // UserGraph is the key of the user graph.
 var UserGraph = GraphKey{Level: LevelUser}
+
+// UserGraphOf is the key of the user graph of principal owner ("": the
+// user graph of a server of one person).
+func UserGraphOf(owner string) GraphKey { return GraphKey{Level: LevelUser, Owner: owner} }
 
 // ProjectGraph is the key of the graph of the project at path (already
 // canonical, see docs/design/model.md#levels-and-graphs).
@@ -41,6 +49,9 @@ func ProjectGraph(path string) GraphKey { return GraphKey{Level: LevelProject, P
 // "user" or "project:<path>".
 func (k GraphKey) String() string {
 	if k.Level == LevelUser {
+		if k.Owner != "" {
+			return "user:" + k.Owner
+		}
 		return "user"
 	}
 	return fmt.Sprintf("project:%s", k.Project)

@@ -249,6 +249,30 @@ func ValidateQuery(field, q string) error {
 	return nil
 }
 
+// MaxProjectKeyLen is the longest project key (team mode).
+const MaxProjectKeyLen = 512
+
+// ValidateProjectKey checks a project key (docs/design/team.md#project-keys):
+// 1 to 512 characters, no control character, no white space at either end,
+// and not an absolute path (a key names a project wherever it is checked
+// out).
+func ValidateProjectKey(field, key string) error {
+	n := utf8.RuneCountInString(key)
+	switch {
+	case n == 0:
+		return Invalidf(field, "empty; want a project key such as github.com/acme/api")
+	case n > MaxProjectKeyLen:
+		return tooLong(field, n, MaxProjectKeyLen, "chars")
+	case !utf8.ValidString(key) || strings.IndexFunc(key, unicode.IsControl) >= 0:
+		return Invalidf(field, "holds a control character or bytes that are not UTF-8")
+	case strings.TrimSpace(key) != key:
+		return Invalidf(field, "starts or ends with white space")
+	case strings.HasPrefix(key, "/"):
+		return Invalidf(field, "%q is a path; a project key names a project wherever it is checked out, e.g. github.com/acme/api", key)
+	}
+	return nil
+}
+
 // ValidateProjectPath checks the characters of a project path a client
 // gives (cwd, project_path): valid UTF-8, no NUL, no control characters and
 // no line or paragraph separators, so that no such path is stored, keyed

@@ -10,6 +10,9 @@ import (
 type Stamp struct {
 	Now     Micros
 	Session string
+	// Principal is who makes the change, in team mode; "" otherwise. It
+	// is recorded on the version entries the change writes.
+	Principal string
 }
 
 // NodeInput is a client's put of a node. A nil Notes or Touches means
@@ -96,7 +99,7 @@ func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
 		n.Touches = cloneStrings(in.Touches)
 	}
 	n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
-	n.Version = Version{V: last + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	n.Version = Version{V: last + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	if _, ok := g.nodeTombs[in.ID]; ok {
 		g.setNodeTomb(in.ID, nil)
 	}
@@ -169,7 +172,7 @@ func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
 	if in.Notes != nil {
 		e.Notes = cloneStrings(in.Notes)
 	}
-	e.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+	e.Version = Version{V: cur + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	if _, ok := g.edgeTombs[k]; ok {
 		g.setEdgeTomb(k, nil)
 	}
@@ -251,7 +254,7 @@ func (g *Graph) RecallNode(id string, at Stamp) (Recall, error) {
 	n.LastRead = at.Now
 	if old.Tier != Active {
 		n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
-		n.Version = Version{V: old.Version.V + 1, TS: at.Now, Session: at.Session, Seq: g.nextSeq()}
+		n.Version = Version{V: old.Version.V + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	}
 	g.setNode(id, n)
 	r.Node = n

@@ -27,6 +27,7 @@ type Event struct {
 	Type          string
 	Level         domain.Level
 	Project       string // project path; empty for user-level events
+	Owner         string // the principal whose user graph a user-level event is of (team mode); "" otherwise
 	Seq           uint64
 	SourceSession string // empty when no session made it (REST, maintenance)
 

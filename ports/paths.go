@@ -9,3 +9,13 @@ type PathResolver interface {
 	// p is an error of kind invalid.
 	Canonical(p string) (string, error)
 }
+
+// ProjectKeys names a project independently of where it is checked out
+// (team mode, docs/design/team.md#project-keys): reading a folder is I/O, so
+// it sits behind a port.
+type ProjectKeys interface {
+	// ProjectKey returns the key of the project whose root is the
+	// canonical folder root; found is false when the folder gives none
+	// (no .kg/project, no git origin) or cannot be read.
+	ProjectKey(root string) (key string, found bool, err error)
+}

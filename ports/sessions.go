@@ -9,8 +9,16 @@ import (
 // Session is the stored record of one agent session
 // (docs/design/sync.md#sessions).
 type Session struct {
-	ID           string
-	ProjectPath  string // canonical project path; empty for none
+	ID          string
+	ProjectPath string // canonical project path; empty for none
+	// Principal is who started the session, in team mode: only they can
+	// use it. "" otherwise.
+	Principal string
+	// Root is the folder the session's project was named by, on the
+	// client's machine (team mode: absolute file paths under it are stored
+	// relative to it, docs/design/team.md#repository-relative-paths). ""
+	// otherwise.
+	Root         string
 	Start        domain.Micros
 	LastActivity domain.Micros
 	OpCount      int64

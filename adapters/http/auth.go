@@ -81,16 +81,22 @@ func requireToken(a *tokenAuth) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(path == strings.TrimSuffix(ui.Prefix, "/") || strings.HasPrefix(path, ui.Prefix)) {
-				ui.WriteLogin(w, http.StatusUnauthorized, "")
-				return
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="kg"`)
-			reject(w, http.StatusUnauthorized, "invalid", "Authorization",
-				"missing or wrong bearer token; send Authorization: Bearer <KG_AUTH_TOKEN>")
+			unauthorized(w, r, "missing or wrong bearer token; send Authorization: Bearer <KG_AUTH_TOKEN>")
 		})
 	}
+}
+
+// unauthorized answers a request without valid credentials: the login form
+// for the web page, else 401 with detail.
+func unauthorized(w http.ResponseWriter, r *http.Request, detail string) {
+	path := r.URL.Path
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+		(path == strings.TrimSuffix(ui.Prefix, "/") || strings.HasPrefix(path, ui.Prefix)) {
+		ui.WriteLogin(w, http.StatusUnauthorized, "")
+		return
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="kg"`)
+	reject(w, http.StatusUnauthorized, "invalid", "Authorization", detail)
 }
 
 // allows reports whether r carries the token or a valid login cookie.

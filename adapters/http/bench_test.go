@@ -36,7 +36,7 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = svc.Close(context.Background()) })
 	h := NewServer(Config{Version: "bench", Storage: "memory", Clock: clk, Started: clk.Now()}, svc, hub, log)
-	sess, err := svc.RegisterSession(context.Background(), "")
+	sess, err := svc.RegisterSession(context.Background(), "", "")
 	if err != nil {
 		b.Fatal(err)
 	}

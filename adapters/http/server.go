@@ -49,6 +49,10 @@ type Config struct {
 	// Metrics records the requests and tool calls and is served at
 	// /metrics; nil: metrics of this server alone (metrics.New).
 	Metrics *metrics.Metrics
+
+	// Principals, in team mode, checks the person's token every request
+	// carries (principals.go); nil otherwise.
+	Principals ports.Authenticator
 }
 
 // Service is what the HTTP side needs of the app: the use cases of the
@@ -84,6 +88,7 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 		checkOrigin(cfg.AllowedOrigins),
 		crossOrigin(cfg.AllowedOrigins, methods),
 		requireToken(auth),
+		requirePrincipal(cfg.Principals),
 	)
 	notFound := func(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusNotFound, string(domain.KindNotFound), "", "no such route: "+quote(r.URL.Path))
@@ -114,14 +119,14 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 
 	mountMetrics(r, m, svc, sockets, log)
 
-	mountUI(r, auth, http.HandlerFunc(notFound), log)
+	mountUI(r, auth, cfg.Principals, http.HandlerFunc(notFound), log)
 	return r
 }
 
 // mountUI serves the web page at /ui/ and its login and logout forms.
-func mountUI(r chi.Router, auth *tokenAuth, notFound http.Handler, log *slog.Logger) {
+func mountUI(r chi.Router, auth *tokenAuth, team ports.Authenticator, notFound http.Handler, log *slog.Logger) {
 	var page http.Handler
-	page, err := ui.New(ui.Options{Auth: auth != nil, NotFound: notFound})
+	page, err := ui.New(ui.Options{Auth: auth != nil || team != nil, NotFound: notFound})
 	if err != nil {
 		// The page is embedded at build time, so this is a broken build
 		// (ui's tests catch it); the rest of the server still serves.
@@ -133,6 +138,10 @@ func mountUI(r chi.Router, auth *tokenAuth, notFound http.Handler, log *slog.Log
 	r.Get("/ui", page.ServeHTTP)
 	r.Head("/ui", page.ServeHTTP)
 	r.Handle("/ui/*", page)
-	r.With(limitBody(loginBodyMax)).Post(ui.LoginPath, auth.login)
+	login := auth.login
+	if team != nil {
+		login = teamLogin(team)
+	}
+	r.With(limitBody(loginBodyMax)).Post(ui.LoginPath, login)
 	r.Post(ui.LogoutPath, logout)
 }

@@ -65,6 +65,10 @@ type Bridge struct {
 	Log *slog.Logger
 	// MaxInFlight bounds the requests forwarded at once; 0 means 8.
 	MaxInFlight int
+	// ProjectKey, when set, finds the key of the project whose root is a
+	// folder; the bridge sends it with a kg_read that gives a cwd
+	// (withProjectKey).
+	ProjectKey func(root string) (key string, ok bool)
 
 	out     sync.Mutex // one line at a time on the client's stdout
 	mu      sync.Mutex // guards url and version
@@ -213,6 +217,8 @@ func (b *Bridge) forward(ctx context.Context, msg []byte) [][]byte {
 		batch = true // the server answers it as it answers batches
 	} else if err := json.Unmarshal(msg, &env); err != nil {
 		return [][]byte{errorMessage(nil, codeParseError, "the message is not valid JSON: "+err.Error())}
+	} else if env.Method == "tools/call" {
+		msg = b.withProjectKey(msg)
 	}
 
 	answers, err := b.post(ctx, msg, env)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -60,6 +61,9 @@ func backends() []backend {
 		{name: "bolt", inRoot: true, holds: hasFile(bolt.FileName), open: openBolt, openSource: func(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, func(), error) {
 			return openBoltReadOnly(ctx, string(root), log)
 		}, openReadOnly: openBoltReadOnly, inject: injectBolt},
+		// Team mode: a database several servers share, outside any root
+		// (docs/design/team.md); KG_DATABASE_URL names it.
+		{name: "postgres", open: notInRoot("postgres"), inject: injectPostgres},
 	}
 }
 
@@ -79,6 +83,31 @@ func backendNames() string {
 	for _, b := range backends() {
 		ns = append(ns, b.name)
 	}
+	return orList(ns)
+}
+
+// notInRoot is the open of a backend that keeps nothing in the root: the
+// commands that copy or change a root's files never reach it.
+func notInRoot(name string) func(context.Context, lockedRoot, *slog.Logger) (storage, func(), error) {
+	return func(context.Context, lockedRoot, *slog.Logger) (storage, func(), error) {
+		return storage{}, nil, fmt.Errorf("the %s backend keeps nothing in a storage root", name)
+	}
+}
+
+// rootBackendNames names the backends a root's marker may name: "json or
+// bolt".
+func rootBackendNames() string {
+	var ns []string
+	for _, b := range backends() {
+		if b.inRoot {
+			ns = append(ns, b.name)
+		}
+	}
+	return orList(ns)
+}
+
+// orList joins names as "a, b or c".
+func orList(ns []string) string {
 	if len(ns) < 2 {
 		return strings.Join(ns, "")
 	}
@@ -109,7 +138,7 @@ func rootBackend(root string) (string, error) {
 	if name != "" {
 		if b, ok := backendNamed(name); !ok || !b.inRoot {
 			return "", domain.Unavailable(nil, "%s names an unknown backend %q (want %s)",
-				filepath.Join(root, rootdir.BackendName), name, backendNames())
+				filepath.Join(root, rootdir.BackendName), name, rootBackendNames())
 		}
 		return name, nil
 	}

@@ -26,7 +26,7 @@ func TestBackendRegistry(t *testing.T) {
 		if b.open == nil || b.inject == nil {
 			t.Errorf("backend %s lacks open or inject", b.name)
 		}
-		cfg, err := parse([]string{"--storage", strings.ToUpper(b.name)}, nil)
+		cfg, err := parse([]string{"--storage", strings.ToUpper(b.name)}, map[string]string{envDatabaseURL: "postgres://kg@db/kg"})
 		if err != nil || cfg.Storage != b.name {
 			t.Errorf("--storage %s: %+v, %v", b.name, cfg.Storage, err)
 		}
@@ -34,7 +34,7 @@ func TestBackendRegistry(t *testing.T) {
 	if _, err := parse([]string{"--storage", "sqlite"}, nil); err == nil || !strings.Contains(err.Error(), "want "+backendNames()) {
 		t.Errorf("--storage sqlite: %v", err)
 	}
-	if got := backendNames(); got != "json or bolt" {
+	if got := backendNames(); got != "json, bolt or postgres" {
 		t.Errorf("backendNames = %q", got)
 	}
 }

@@ -47,6 +47,7 @@ func newRoot(e env) *cobra.Command {
 		newProjectCommand(e),
 		newDoctorCommand(e),
 		newStatusCommand(e),
+		newTokenCommand(e),
 		newVersionCommand(e),
 	)
 	root.SetIn(e.stdin)

@@ -20,10 +20,14 @@ import (
 // Config is everything `kg serve` is told: the settings of
 // docs/design/operations.md#configuration, parsed and checked.
 type Config struct {
-	Host           string
-	Port           int // 0: the system picks a free port
-	Root           string
-	Storage        string // the name of one of backends()
+	Host    string
+	Port    int // 0: the system picks a free port
+	Root    string
+	Storage string // the name of one of backends()
+	// DatabaseURL is KG_DATABASE_URL, the database of --storage postgres.
+	// It is read from the environment only: a command line is visible to
+	// every user of the machine, and the URL may hold a password.
+	DatabaseURL    string
 	App            app.Config
 	AuthToken      string
 	AllowedHosts   []string
@@ -263,6 +267,9 @@ func settings(home func() (string, error)) []setting {
 	}
 }
 
+// envDatabaseURL is the one setting without a flag (Config.DatabaseURL).
+const envDatabaseURL = "KG_DATABASE_URL"
+
 // stringValue is a flag that remembers whether it was given, so that an
 // unset flag falls through to the environment rather than to a default.
 type stringValue struct {
@@ -336,7 +343,13 @@ func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
 			return Config{}, usagef("invalid %s %q: %v", from, v, err)
 		}
 	}
-	if c.AuthToken == "" && !isLoopback(c.Host) {
+	c.DatabaseURL = strings.TrimSpace(getenv(envDatabaseURL))
+	if c.Storage == "postgres" && c.DatabaseURL == "" {
+		return Config{}, usagef("--storage postgres needs %s, the database's connection URL (e.g. postgres://kg@db.internal/kg); "+
+			"it is read from the environment only, never from the command line, which other users can read", envDatabaseURL)
+	}
+	// In team mode every request carries a person's token instead.
+	if c.AuthToken == "" && c.Storage != "postgres" && !isLoopback(c.Host) {
 		return Config{}, usagef("--host %s is not a loopback address, so every request must carry a token: "+
 			"set --auth-token or KG_AUTH_TOKEN (or listen on 127.0.0.1)", c.Host)
 	}

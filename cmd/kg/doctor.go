@@ -82,6 +82,20 @@ func newDoctorCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if cfg.Storage == "postgres" {
+			problems, err := teamReport(c, e, cfg)
+			if err != nil {
+				return err
+			}
+			for _, p := range problems {
+				printf(c, "problem: %s\n", p)
+			}
+			if len(problems) > 0 {
+				return &exitError{code: exitFailure}
+			}
+			printf(c, "no problem found\n")
+			return nil
+		}
 		ck := &checkup{root: cfg.Root}
 		if err := ck.run(c.Context(), e, cfg); err != nil {
 			return err

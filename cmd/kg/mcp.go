@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/mcpstdio"
+	"github.com/kg-memory/kg/adapters/paths"
 )
 
 // serverLogName is the file under the root that a server started by `kg
@@ -50,6 +51,13 @@ func newMCPCommand(e env) *cobra.Command {
 		b := &mcpstdio.Bridge{
 			Token: cfg.AuthToken,
 			Log:   log,
+			// A team server may not read this machine's folders: the
+			// project's key goes with kg_read's cwd
+			// (docs/design/team.md#project-keys).
+			ProjectKey: func(root string) (string, bool) {
+				key, ok, err := paths.OS{}.ProjectKey(root)
+				return key, ok && err == nil
+			},
 			Connect: func(ctx context.Context) (string, error) {
 				args := settings.given()
 				if !settings.isSet("storage", e.getenv) {

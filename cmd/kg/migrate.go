@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/migrations"
 	"github.com/kg-memory/kg/ports"
 )
@@ -33,18 +34,26 @@ func newMigrateCommand(e env) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&to, "to", "", "`backend` to copy the root into: "+backendNames())
+	var principal string
+	c.Flags().StringVar(&principal, "principal", "", "with --to postgres: the `person` whose user graph the root's becomes")
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		if to == "" {
 			return usagef("want --to %s, or the legacy command", backendNames())
 		}
 		dst, ok := backendNamed(strings.ToLower(to))
-		if !ok || !dst.inRoot {
+		if !ok {
 			return usagef("invalid --to %q: want %s", to, backendNames())
 		}
 		cfg, err := commandConfig(e, settings)
 		if err != nil {
 			return err
+		}
+		if !dst.inRoot {
+			return migrateToTeam(c, e, cfg, principal)
+		}
+		if principal != "" {
+			return usagef("--principal is for --to postgres: a root has one user graph")
 		}
 		return migrateTo(c, e, cfg, dst)
 	}
@@ -56,10 +65,7 @@ func newMigrateCommand(e env) *cobra.Command {
 // root's backend.
 func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	ctx := c.Context()
-	if err := requireRoot(cfg.Root); err != nil {
-		return err
-	}
-	release, err := lockOffline(ctx, cfg, "kg migrate")
+	release, err := lockToMigrate(c, cfg)
 	if err != nil {
 		return err
 	}
@@ -131,6 +137,67 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	}
 	printf(c, "%s now says %s; the %s data is kept. kg serve serves %s from now on; drop a --storage %s or KG_STORAGE=%s from how you start it.\n",
 		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, have, have)
+	return nil
+}
+
+// lockToMigrate takes the lock of a root that must exist, refusing while
+// a server runs on it. The cleanup releases it.
+func lockToMigrate(c *cobra.Command, cfg Config) (func(), error) {
+	if err := requireRoot(cfg.Root); err != nil {
+		return nil, err
+	}
+	return lockOffline(c.Context(), cfg, "kg migrate")
+}
+
+// migrateToTeam is `kg migrate --to postgres --principal NAME`: it copies the
+// root into the team database KG_DATABASE_URL names, the root's user graph
+// and sessions to the principal, checks the copy (counts and checksums) and
+// changes nothing in the root (docs/design/team.md#moving-in).
+func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error {
+	if principal == "" {
+		return usagef("--to postgres needs --principal, the person whose user graph the root's becomes")
+	}
+	if err := postgres.ValidPrincipal(principal); err != nil {
+		return usagef("invalid --principal: %v", err)
+	}
+	ctx := c.Context()
+	release, err := lockToMigrate(c, cfg)
+	if err != nil {
+		return err
+	}
+	defer release()
+	have, err := rootBackend(cfg.Root)
+	if err != nil {
+		return err
+	}
+	if have == "" {
+		return fmt.Errorf("%s holds no memory: nothing to copy", cfg.Root)
+	}
+	log := commandLogger(e, cfg)
+	src, _ := backendNamed(have)
+	from, closeFrom, err := src.openSource(ctx, lockedRoot(cfg.Root), log) // read-only where the backend can: the root stays as it is
+	if err != nil {
+		return err
+	}
+	defer closeFrom()
+	url := e.getenv(envDatabaseURL)
+	if url == "" {
+		return usagef("%s is not set: it names the team's database", envDatabaseURL)
+	}
+	to, err := postgres.Open(ctx, url, postgres.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	defer to.Close()
+	bar := newProgress(e, "kg migrate "+have+" → postgres")
+	res, err := migrations.ToTeam(ctx, both(from), to, principal, paths.OS{}, migrations.Options{Log: log, Progress: bar.set})
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("copy %s → postgres: %w (the root is as it was)", have, err)
+	}
+	printf(c, "copied %s → postgres (user graph and sessions to %s), checked: %s\n", cfg.Root, principal, summary(res))
+	printNotes(c, res)
+	printf(c, "the root is unchanged. Start team servers with --storage postgres and KG_DATABASE_URL, and give %s a token: kg token create --name %s\n", principal, principal)
 	return nil
 }
 

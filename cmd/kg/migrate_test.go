@@ -121,9 +121,9 @@ func TestMigrateUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no --to", []string{"migrate"}, 2, "kg migrate: want --to json or bolt, or the legacy command"},
-		{"unknown backend", []string{"migrate", "--to", "sqlite"}, 2, `invalid --to "sqlite": want json or bolt`},
-		{"unknown word", []string{"migrate", "bolt"}, 2, `unknown command "bolt"; want --to json or bolt, or legacy`},
+		{"no --to", []string{"migrate"}, 2, "kg migrate: want --to json, bolt or postgres, or the legacy command"},
+		{"unknown backend", []string{"migrate", "--to", "sqlite"}, 2, `invalid --to "sqlite": want json, bolt or postgres`},
+		{"unknown word", []string{"migrate", "bolt"}, 2, `unknown command "bolt"; want --to json, bolt or postgres, or legacy`},
 		{"legacy takes no argument", []string{"migrate", "legacy", "x"}, 2, `kg migrate legacy: unexpected argument "x"`},
 		{"no root", []string{"migrate", "--to", "bolt", "--storage-root", "/nonexistent/kg"}, 1, "there is no storage root at /nonexistent/kg"},
 	}

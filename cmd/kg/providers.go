@@ -25,6 +25,7 @@ import (
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
@@ -46,6 +47,8 @@ type storage struct {
 	Graphs     ports.GraphRepository
 	Sessions   ports.SessionRepository
 	Collectors []prometheus.Collector
+	// Team is the PostgreSQL store of team mode; nil for the root backends.
+	Team *postgres.Store
 }
 
 // closeTimeout bounds the app's Close when it runs as a cleanup (start-up
@@ -132,14 +135,26 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 	}, nil
 }
 
+// openPostgres opens the team-mode store on the database KG_DATABASE_URL
+// names, migrating its schema; there is no root to lock, any number of
+// servers share the database. The cleanup closes its pool.
+func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+	s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: log})
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return storage{Graphs: s, Sessions: s, Collectors: s.Collectors(), Team: s}, s.Close, nil
+}
+
 // newHub is the events sink. Its cleanup ends every subscription.
 func newHub() (*events.Hub, func()) {
 	h := events.New()
 	return h, h.Close
 }
 
-func systemClock() ports.Clock    { return clock.System{} }
-func osPaths() ports.PathResolver { return paths.OS{} }
+func systemClock() ports.Clock         { return clock.System{} }
+func osPaths() ports.PathResolver      { return paths.OS{} }
+func osProjectKeys() ports.ProjectKeys { return paths.OS{} }
 
 // homeTranscripts reads Claude Code transcripts in the user's home folder
 // only (docs/design/hooks.md#session-binding).
@@ -179,8 +194,13 @@ func noMetrics() ports.Metrics { return ports.NoMetrics{} }
 // httpConfig is the HTTP side's share of the settings. Started is read
 // here, once the storage is open, so uptime counts from when the server
 // could serve.
-func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics) khttp.Config {
+func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics, st storage) khttp.Config {
+	var principals ports.Authenticator
+	if st.Team != nil { // team mode: every request carries a person's token
+		principals = st.Team
+	}
 	return khttp.Config{
+		Principals:     principals,
 		Metrics:        m,
 		Version:        readBuildInfo().Version,
 		Storage:        cfg.Storage,

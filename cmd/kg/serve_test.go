@@ -213,7 +213,7 @@ func TestBadUsageExits2(t *testing.T) {
 	}{
 		{"bad port flag", nil, []string{"serve", "--port", "eighty"}, `kg serve: invalid --port "eighty": want a port number from 0 to 65535`},
 		{"bad port env", []string{"KG_HTTP_PORT=99999"}, []string{"serve"}, `invalid KG_HTTP_PORT "99999"`},
-		{"plain kg takes serve flags", nil, []string{"--storage", "mongo"}, `kg: invalid --storage "mongo": want json or bolt (see kg --help)`},
+		{"plain kg takes serve flags", nil, []string{"--storage", "mongo"}, `kg: invalid --storage "mongo": want json, bolt or postgres (see kg --help)`},
 		{"open host without token", nil, []string{"--host", "0.0.0.0"}, "--host 0.0.0.0 is not a loopback address"},
 		{"unknown flag", nil, []string{"serve", "--verbose"}, "kg serve: unknown flag: --verbose (see kg serve --help)"},
 		{"missing value", nil, []string{"serve", "--port"}, "kg serve: flag needs an argument: --port"},

@@ -31,6 +31,19 @@ func newStatusCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if cfg.Storage == "postgres" {
+			problems, err := teamReport(c, e, cfg)
+			if err != nil {
+				return err
+			}
+			for _, p := range problems {
+				fmt.Fprintln(e.stderr, p)
+			}
+			if len(problems) > 0 {
+				return &exitError{code: exitFailure}
+			}
+			return nil
+		}
 		ctx := c.Context()
 		client, h, err := rootServer(ctx, cfg)
 		if err != nil {

@@ -36,6 +36,13 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 	panic(wire.Build(lockRoot, openBolt))
 }
 
+// injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
+// nothing in the root, so it takes no lock: every server of a team shares
+// the database.
+func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+	panic(wire.Build(openPostgres))
+}
+
 // appSet is the app on an opened storage.
 var appSet = wire.NewSet(
 	wire.FieldsOf(new(storage), "Graphs", "Sessions"),
@@ -44,6 +51,7 @@ var appSet = wire.NewSet(
 	systemClock,
 	osPaths,
 	homeTranscripts,
+	osProjectKeys,
 	appConfig,
 	wire.Struct(new(app.Deps), "*"),
 	openService,

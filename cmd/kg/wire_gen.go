@@ -53,6 +53,19 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 	}, nil
 }
 
+// injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
+// nothing in the root, so it takes no lock: every server of a team shares
+// the database.
+func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+	mainStorage, cleanup, err := openPostgres(ctx, cfg, log)
+	if err != nil {
+		return storage{}, nil, err
+	}
+	return mainStorage, func() {
+		cleanup()
+	}, nil
+}
+
 // initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
 	config := appConfig(cfg)
@@ -61,6 +74,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	projectKeys := osProjectKeys()
 	metrics, err := newMetrics(st)
 	if err != nil {
 		cleanup()
@@ -73,6 +87,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		Clock:       clock,
 		Events:      hub,
 		Paths:       pathResolver,
+		ProjectKeys: projectKeys,
 		Log:         log,
 		Metrics:     metrics,
 		Transcripts: transcripts,
@@ -82,7 +97,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		cleanup()
 		return nil, nil, err
 	}
-	config2 := httpConfig(cfg, clock, metrics)
+	config2 := httpConfig(cfg, clock, metrics, st)
 	handler := http.NewServer(config2, service, hub, log)
 	mainServer := &server{
 		Service: service,
@@ -105,6 +120,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 	clock := systemClock()
 	hub, cleanup := newHub()
 	pathResolver := osPaths()
+	projectKeys := osProjectKeys()
 	metrics := noMetrics()
 	transcripts := homeTranscripts()
 	deps := app.Deps{
@@ -113,6 +129,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 		Clock:       clock,
 		Events:      hub,
 		Paths:       pathResolver,
+		ProjectKeys: projectKeys,
 		Log:         log,
 		Metrics:     metrics,
 		Transcripts: transcripts,
@@ -134,6 +151,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
 	homeTranscripts,
+	osProjectKeys,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
 )
 

@@ -39,6 +39,10 @@ type Backend struct {
 	// same dir to check persistence. Open fails the test itself when the
 	// adapter cannot be opened.
 	Open func(t testing.TB, dir string) Opened
+	// Parallel runs the cases of Run beside each other: for a backend whose
+	// instances on different dirs share nothing (a database per dir), whose
+	// cases spend their time waiting on another process.
+	Parallel bool
 }
 
 // Opened is one open instance of a backend.
@@ -103,6 +107,9 @@ func Run(t *testing.T, b Backend) {
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
+			if b.Parallel {
+				t.Parallel()
+			}
 			dir := t.TempDir()
 			h := &harness{t: t, b: b, dir: dir, ctx: t.Context()}
 			h.o = b.Open(t, dir)

@@ -50,7 +50,7 @@ func RunRemoveProject(t *testing.T, b Backend) {
 		if got := load(gone); !got.Empty() {
 			t.Errorf("%s: the removed project still loads %d nodes", when, len(got.Nodes))
 		}
-		if d := cmp.Diff(otherData, load(other)); d != "" {
+		if d := cmp.Diff(otherData, load(other), dataOpts); d != "" {
 			t.Errorf("%s: the other project of the same name (-want +got):\n%s", when, d)
 		}
 		if d := cmp.Diff(map[string]bool{other: true}, listed()); d != "" {
@@ -74,7 +74,7 @@ func RunRemoveProject(t *testing.T, b Backend) {
 	again := domain.GraphData{Schema: domain.SchemaVersion, ProjectPath: gone, Seq: 1,
 		Nodes: []domain.Node{{ID: "back", Gist: "written after the removal", Version: domain.Version{V: 1, TS: 1, Seq: 1}}}}
 	want := commit(gone, again)
-	if d := cmp.Diff(want, load(gone)); d != "" {
+	if d := cmp.Diff(want, load(gone), dataOpts); d != "" {
 		t.Errorf("written again after the removal (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(map[string]bool{gone: true, other: true}, listed()); d != "" {

@@ -28,6 +28,9 @@ type Node struct {
 	Version   uint64    `json:"version"`
 	Seq       uint64    `json:"seq"`
 	UpdatedTS float64   `json:"updated_ts,omitempty"`
+	// WrittenBy is the principal of the last write, in team mode
+	// (docs/design/team.md#who-wrote-what); absent otherwise.
+	WrittenBy string `json:"written_by,omitempty"`
 }
 
 // NodeOf returns the API shape of n.
@@ -37,6 +40,7 @@ func NodeOf(n *domain.Node) Node {
 		CreatedTS: Seconds(n.Created), LastReadTS: Seconds(n.LastRead),
 		Archived: n.Tier != domain.Active, TierSeq: n.TierSeq,
 		Tier: n.Tier.String(), Version: n.Version.V, Seq: n.Version.Seq, UpdatedTS: Seconds(n.Version.TS),
+		WrittenBy: n.Version.Principal,
 	}
 	if n.Tier == domain.Orphaned {
 		out.OrphanedTS = Seconds(n.OrphanedAt)
@@ -56,12 +60,13 @@ type Edge struct {
 	Version   uint64   `json:"version"`
 	Seq       uint64   `json:"seq"`
 	UpdatedTS float64  `json:"updated_ts,omitempty"`
+	WrittenBy string   `json:"written_by,omitempty"` // team mode: the principal of the last write
 }
 
 // EdgeOf returns the API shape of e.
 func EdgeOf(e *domain.Edge) Edge {
 	return Edge{From: e.From, To: e.To, Rel: e.Rel, Notes: nonNil(e.Notes),
-		Version: e.Version.V, Seq: e.Version.Seq, UpdatedTS: Seconds(e.Version.TS)}
+		Version: e.Version.V, Seq: e.Version.Seq, UpdatedTS: Seconds(e.Version.TS), WrittenBy: e.Version.Principal}
 }
 
 // Moves is what a compaction run did or would do.

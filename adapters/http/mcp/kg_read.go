@@ -29,6 +29,7 @@ var kgRead = tool[readArgs, readOutput]{
 	hints: hints{title: "Read memory"},
 	args: []mcpgo.ToolOption{
 		mcpgo.WithString("cwd", mcpgo.Description("Absolute path of the project root; starts a session bound to that project when no session_id is given.")),
+		mcpgo.WithString("project_key", mcpgo.Description("The project's key on a team server (e.g. github.com/acme/api: the contents of .kg/project, else the normalised git origin plus the sub-folder); there it names the project, before cwd. kg mcp sends it. A server of one person uses cwd.")),
 		sessionArg(false),
 		mcpgo.WithString("id", mcpgo.Description("Read this node in full instead of the full read.")),
 		mcpgo.WithArray("ids", mcpgo.WithStringItems(), mcpgo.Description("Read these nodes in full.")),
@@ -38,15 +39,16 @@ var kgRead = tool[readArgs, readOutput]{
 }
 
 type readArgs struct {
-	CWD       str     `arg:"cwd"`
-	SessionID str     `arg:"session_id"`
-	ID        str     `arg:"id"`
-	IDs       strList `arg:"ids"`
-	Level     level   `arg:"level"`
+	CWD        str     `arg:"cwd"`
+	ProjectKey str     `arg:"project_key"`
+	SessionID  str     `arg:"session_id"`
+	ID         str     `arg:"id"`
+	IDs        strList `arg:"ids"`
+	Level      level   `arg:"level"`
 }
 
 func read(ctx context.Context, svc Service, a readArgs) (string, readOutput, error) {
-	req := app.ReadRequest{CWD: string(a.CWD), SessionID: string(a.SessionID), Level: domain.Level(a.Level)}
+	req := app.ReadRequest{CWD: string(a.CWD), ProjectKey: string(a.ProjectKey), SessionID: string(a.SessionID), Level: domain.Level(a.Level)}
 	if a.ID != "" {
 		req.IDs = append(req.IDs, string(a.ID))
 	}

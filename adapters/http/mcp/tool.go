@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/kg-memory/kg/adapters/metrics"
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -84,6 +85,10 @@ func (t tool[A, O]) handler(svc Service, log *slog.Logger, calls *metrics.ToolCa
 			return mcpgo.NewToolResultError("failed to bind arguments: " + err.Error()), nil
 		}
 		err := in.err
+		if err == nil && t.hints.destructive && !app.MayWrite(ctx) {
+			p, _ := app.PrincipalOf(ctx)
+			err = domain.Invalidf("Authorization", "the token of %s has scope read: %s changes memory, which it may not", p.Name, t.name)
+		}
 		if err == nil {
 			var text string
 			var out O

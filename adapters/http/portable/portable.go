@@ -66,6 +66,7 @@ type node struct {
 	LastWriteTS float64  `json:"last_write_ts,omitempty"`
 	OrphanedTS  float64  `json:"orphaned_ts,omitempty"`
 	Version     uint64   `json:"version,omitempty"`
+	WrittenBy   string   `json:"written_by,omitempty"` // team mode: the principal of the last write (docs/design/team.md#who-wrote-what)
 }
 
 type edge struct {
@@ -75,6 +76,7 @@ type edge struct {
 	Notes       []string `json:"notes"`
 	LastWriteTS float64  `json:"last_write_ts,omitempty"`
 	Version     uint64   `json:"version,omitempty"`
+	WrittenBy   string   `json:"written_by,omitempty"`
 }
 
 // Encode writes the document of graph key, taken at time at, holding d's
@@ -92,7 +94,7 @@ func Encode(w io.Writer, key domain.GraphKey, at domain.Micros, d domain.GraphDa
 		out := node{
 			ID: n.ID, Gist: n.Gist, Notes: nonNil(n.Notes), Touches: nonNil(n.Touches), Tier: n.Tier.String(),
 			CreatedTS: seconds(n.Created), LastReadTS: seconds(n.LastRead), LastWriteTS: seconds(n.Version.TS),
-			Version: n.Version.V,
+			Version: n.Version.V, WrittenBy: n.Version.Principal,
 		}
 		if n.Tier == domain.Orphaned {
 			out.OrphanedTS = seconds(n.OrphanedAt)
@@ -102,7 +104,7 @@ func Encode(w io.Writer, key domain.GraphKey, at domain.Micros, d domain.GraphDa
 	for i := range d.Edges {
 		e := &d.Edges[i]
 		doc.Edges = append(doc.Edges, edge{From: e.From, To: e.To, Rel: e.Rel, Notes: nonNil(e.Notes),
-			LastWriteTS: seconds(e.Version.TS), Version: e.Version.V})
+			LastWriteTS: seconds(e.Version.TS), Version: e.Version.V, WrittenBy: e.Version.Principal})
 	}
 	for task, state := range d.Progress {
 		doc.Progress[task] = json.RawMessage(state)

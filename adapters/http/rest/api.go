@@ -19,7 +19,7 @@ type Service interface {
 	ReadGraphs(ctx context.Context, sc app.Scope) (app.GraphRead, error)
 	Projects(ctx context.Context) ([]app.ProjectInfo, error)
 	RemoveProject(ctx context.Context, path string, force bool) (app.RemovedProject, error)
-	RegisterSession(ctx context.Context, projectPath string) (ports.Session, error)
+	RegisterSession(ctx context.Context, projectPath, projectKey string) (ports.Session, error)
 	SessionStats(ctx context.Context, id string) (app.SessionStats, error)
 	PutNode(ctx context.Context, sc app.Scope, in domain.NodeInput) (app.PutNodeResult, error)
 	ReadNode(ctx context.Context, sc app.Scope, id string) (app.NodeRead, error)

@@ -106,13 +106,14 @@ func decodeBody(r *http.Request, v any, required bool) error {
 }
 
 // scopeOf is the graph a request names in its query: session_id,
-// project_path and level.
+// project_path, project_key and level.
 func scopeOf(r *http.Request, level string) app.Scope {
 	q := r.URL.Query()
 	if level == "" {
 		level = q.Get("level")
 	}
-	return app.Scope{SessionID: q.Get("session_id"), ProjectPath: q.Get("project_path"), Level: domain.Level(level)}
+	return app.Scope{SessionID: q.Get("session_id"), ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
+		Level: domain.Level(level)}
 }
 
 // param returns a path parameter, decoded. chi matches the escaped path

@@ -18,6 +18,7 @@ type putEdgeBody struct {
 	Notes       []string `json:"notes"`
 	SessionID   string   `json:"session_id"`
 	ProjectPath string   `json:"project_path"`
+	ProjectKey  string   `json:"project_key"`
 }
 
 // putEdge serves POST /api/edges: create or update the edge (from, to, rel).
@@ -27,7 +28,7 @@ func (a *API) putEdge(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, Level: domain.Level(in.Level)}
+	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, ProjectKey: in.ProjectKey, Level: domain.Level(in.Level)}
 	res, err := a.svc.PutEdge(r.Context(), sc, domain.EdgeInput{From: in.From, To: in.To, Rel: in.Rel, Notes: in.Notes})
 	if err != nil {
 		a.fail(w, r, err)

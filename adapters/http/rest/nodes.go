@@ -18,6 +18,7 @@ type putNodeBody struct {
 	Touches         []string `json:"touches"`
 	SessionID       string   `json:"session_id"`
 	ProjectPath     string   `json:"project_path"`
+	ProjectKey      string   `json:"project_key"`
 	ExpectedVersion *uint64  `json:"expected_version"`
 }
 
@@ -29,7 +30,7 @@ func (a *API) putNode(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, Level: domain.Level(in.Level)}
+	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, ProjectKey: in.ProjectKey, Level: domain.Level(in.Level)}
 	res, err := a.svc.PutNode(r.Context(), sc, domain.NodeInput{ID: in.ID, Gist: in.Gist, Notes: in.Notes,
 		Touches: in.Touches, ExpectedVersion: in.ExpectedVersion})
 	if err != nil {

@@ -42,7 +42,7 @@ func (a *API) loadProgress(w http.ResponseWriter, r *http.Request) {
 }
 
 // saveProgress serves POST /api/progress with body {"task_id", "state",
-// "level"?, "session_id"?, "project_path"?}: it stores the state whole,
+// "level"?, "session_id"?, "project_path"?, "project_key"?}: it stores the state whole,
 // replacing what was there.
 func (a *API) saveProgress(w http.ResponseWriter, r *http.Request) {
 	var in struct {
@@ -51,6 +51,7 @@ func (a *API) saveProgress(w http.ResponseWriter, r *http.Request) {
 		Level       string          `json:"level"`
 		SessionID   string          `json:"session_id"`
 		ProjectPath string          `json:"project_path"`
+		ProjectKey  string          `json:"project_key"`
 	}
 	if err := decodeBody(r, &in, true); err != nil {
 		a.fail(w, r, err)
@@ -60,7 +61,7 @@ func (a *API) saveProgress(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, domain.Invalidf("state", "required: a JSON object"))
 		return
 	}
-	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, Level: domain.Level(in.Level)}
+	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, ProjectKey: in.ProjectKey, Level: domain.Level(in.Level)}
 	if err := a.svc.SaveProgress(r.Context(), sc, in.TaskID, domain.RawJSON(in.State)); err != nil {
 		a.fail(w, r, err)
 		return

@@ -15,6 +15,9 @@ func (a *API) removeProject(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	path := q.Get("project_path")
 	if path == "" {
+		path = q.Get("project_key") // a team server takes a key where it takes a path
+	}
+	if path == "" {
 		a.fail(w, r, domain.Invalidf("project_path", "missing: name the project to remove (an absolute path)"))
 		return
 	}

@@ -36,13 +36,13 @@ type nearestJSON struct {
 	Nearest string `json:"nearest"`
 }
 
-// search serves GET /api/search?q&session_id&project_path&level&limit&scope:
+// search serves GET /api/search?q&session_id&project_path&project_key&level&limit&scope:
 // the hits of kg_search; scope=all searches the user graph and every project.
 // It has no side effects.
 func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := app.SearchRequest{Query: q.Get("q"), SessionID: q.Get("session_id"), ProjectPath: q.Get("project_path"),
-		Level: domain.Level(q.Get("level"))}
+		ProjectKey: q.Get("project_key"), Level: domain.Level(q.Get("level"))}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > domain.MaxSearchLimit {

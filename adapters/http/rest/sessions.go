@@ -10,10 +10,11 @@ import (
 
 // registerSession serves POST /api/sessions/register?project_path=P: a new
 // session bound to P (or to no project). P may also come as the body's
-// project_path.
+// project_path, and the project's key as project_key (query or body).
 func (a *API) registerSession(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		ProjectPath string `json:"project_path"`
+		ProjectKey  string `json:"project_key"`
 	}
 	if err := decodeBody(r, &in, false); err != nil {
 		a.fail(w, r, err)
@@ -22,7 +23,10 @@ func (a *API) registerSession(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.Query().Get("project_path"); p != "" {
 		in.ProjectPath = p
 	}
-	s, err := a.svc.RegisterSession(r.Context(), in.ProjectPath)
+	if k := r.URL.Query().Get("project_key"); k != "" {
+		in.ProjectKey = k
+	}
+	s, err := a.svc.RegisterSession(r.Context(), in.ProjectPath, in.ProjectKey)
 	if err != nil {
 		a.fail(w, r, err)
 		return

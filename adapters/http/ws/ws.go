@@ -127,10 +127,14 @@ func (s *Server) release() {
 // socket's events until it closes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	aw, err := s.svc.Watch(r.Context(), q.Get("session_id"), q.Get("project_path"))
+	project := q.Get("project_path")
+	if project == "" {
+		project = q.Get("project_key") // a team server takes a key where it takes a path
+	}
+	aw, err := s.svc.Watch(r.Context(), q.Get("session_id"), project)
 	watch := watch{Watch: aw}
 	if err == nil {
-		err = scopeOf(q.Get("scope"), q.Get("project_path"), &watch)
+		err = scopeOf(q.Get("scope"), project, &watch)
 	}
 	if err != nil {
 		apijson.WriteError(w, r, s.log, err)
@@ -184,25 +188,32 @@ func scopeOf(scope, projectPath string, w *watch) error {
 	return domain.Invalidf("scope", "%q is not a scope; the one scope is all (every graph)", scope)
 }
 
-// filter chooses the events of a watch: every user-level event, the events
-// of its project (of every project with scope=all), none caused by its own
-// session.
+// filter chooses the events of a watch: every user-level event (in team
+// mode, of its principal's user graph only), the events of its project (of
+// every project with scope=all), none caused by its own session.
 func filter(w watch) func(ports.Event) bool {
 	return func(ev ports.Event) bool {
 		if w.SessionID != "" && ev.SourceSession == w.SessionID {
 			return false
 		}
-		if w.all {
-			return true
-		}
 		switch ev.Level {
 		case domain.LevelUser:
-			return true
+			return ev.Owner == w.Owner
 		case domain.LevelProject:
+			if w.all {
+				return !privateOfAnother(ev.Project, w.Owner)
+			}
 			return w.Project != "" && ev.Project == w.Project
 		}
-		return false
+		return w.all
 	}
+}
+
+// privateOfAnother reports whether project is the private project of a
+// principal other than owner (team mode: "private/<principal><path>",
+// docs/design/team.md#project-keys), which only its principal sees.
+func privateOfAnother(project, owner string) bool {
+	return strings.HasPrefix(project, "private/") && !strings.HasPrefix(project, "private/"+owner+"/")
 }
 
 // stream writes the socket's frames until the socket or the subscription

@@ -98,6 +98,7 @@ function Content({ node }) {
         <dt>Change seq</dt><dd>{pick(node, 'seq', '_seq') ?? '—'}</dd>
         <dt>Created</dt><dd>{formatTime(pick(node, 'created', '_created_ts'))}</dd>
         <dt>Last write</dt><dd>{formatTime(pick(node, 'updated_ts', 'last_write', '_last_write_ts'))}</dd>
+        {node.written_by && <><dt>Written by</dt><dd data-testid="written-by">{node.written_by}</dd></>}
         <dt>Last read</dt><dd>{formatTime(pick(node, 'last_read', '_last_read_ts'))}</dd>
       </dl>
       <h3>Notes</h3>

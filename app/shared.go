@@ -1,0 +1,513 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Team mode: several kg servers share one repository
+// (ports.SharedGraphRepository; docs/design/team.md). Everything in this
+// file runs only when the store's shared repository is set; with the json
+// and bolt backends none of it is reached.
+//
+// Each server keeps its own copy of every loaded graph, as it does alone, at
+// a position of the graph's change log (graphEntry.at). The copy is brought
+// forward in three ways, each under the entry's syncMu, so that they take
+// turns and a batch's events are published once and in order:
+//   - a write (commitBatch) locks the graph in the database, applies the
+//     batches other servers committed since, then its own, and commits;
+//   - a read checks the positions of its graphs (one round trip) and
+//     catches up those behind (fresh);
+//   - the listener applies what other servers commit as they commit it,
+//     and after a reconnection, or every poll, checks every loaded graph
+//     (sharedWatcher).
+
+// loadShared loads a graph of a shared repository with its position. The
+// graph is restored with no lowest seq: its durable seq must be exactly
+// the database's, never a watermark above it, or a session could skip a
+// seq another server commits later (docs/design/team.md#the-write-order).
+// The compaction run of the load is committed like a write; when another
+// server committed meanwhile, the load starts again.
+func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, bool, error) {
+	for attempt := 1; ; attempt++ {
+		data, at, err := st.shared.LoadAt(ctx, key)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		g, notes := domain.Restore(key, data, domain.RestoreOptions{Take: true})
+		for _, n := range notes {
+			st.log.Warn("graph load", "graph", key.String(), "note", n)
+		}
+		moves := st.compactLoaded(key, g)
+		stored := !data.Empty()
+		if g.Pending().Empty() || !stored {
+			st.logLoaded(key, g, moves)
+			return g, at, stored, nil
+		}
+		w, remote, err := st.shared.BeginWrite(ctx, key, at)
+		if err == nil && len(remote) == 0 {
+			var next uint64
+			if next, err = w.Commit(ctx, g, g.Pending(), ports.BatchRecord{}); err == nil {
+				g.Checkpoint()
+				st.logLoaded(key, g, moves)
+				return g, next, true, nil
+			}
+		} else if err == nil {
+			w.Abort(ctx)
+			if attempt < 3 {
+				continue // another server wrote meanwhile: load what it wrote
+			}
+			err = errors.New("other servers kept writing")
+		}
+		// Served as stored: the moves are made again by the next write's
+		// compaction run.
+		st.log.Warn("the compaction of a graph just loaded could not be saved; served as stored", "graph", key.String(), "err", err)
+		g.Rollback()
+		st.logLoaded(key, g, domain.Moves{})
+		return g, at, true, nil
+	}
+}
+
+// errStaleCopy is the error of a catch-up that cannot be applied to the
+// copy in memory (the change log no longer reaches back to it, or the copy
+// holds changes that are not committed): the graph is loaded afresh.
+var errStaleCopy = errors.New("this server's copy of the graph cannot be caught up")
+
+// beginShared locks e's graph for a batch and brings e up to the committed
+// state, publishing the events of what it applies. The caller holds
+// e.syncMu. A copy that cannot be caught up is dropped from the cache; the
+// batch's writes then go to the graph loaded afresh.
+func (st *store) beginShared(ctx context.Context, e *graphEntry) (ports.GraphWrite, error) {
+	w, remote, err := st.shared.BeginWrite(ctx, e.key, e.at)
+	if err != nil {
+		if errors.Is(err, ports.ErrLogGap) {
+			st.dropStale(e, err)
+			return nil, errGone
+		}
+		return nil, err
+	}
+	if err := st.applyRemote(e, remote); err != nil {
+		w.Abort(ctx)
+		st.dropStale(e, err)
+		return nil, errGone
+	}
+	return w, nil
+}
+
+// failBeforeApply ends a batch that could not begin: each write gets err
+// (errGone sends it to the graph loaded afresh), and the read stamps go back
+// to the queue for the next batch.
+func (st *store) failBeforeApply(e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros, err error) {
+	if !errors.Is(err, errGone) {
+		st.log.Error("a write could not lock its graph in the database", "graph", e.key.String(), "writes", len(batch), "err", err)
+		err = unavailableWrite(e.key, err)
+	}
+	e.q.Lock()
+	for id, t := range stamps {
+		if e.stamps == nil {
+			e.stamps = map[string]domain.Micros{}
+		}
+		e.stamps[id] = max(e.stamps[id], t)
+	}
+	e.nstamps = len(e.stamps)
+	e.q.Unlock()
+	st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: err})
+	st.settled(e)
+	for _, op := range batch {
+		op.err, op.events = err, nil
+		close(op.done)
+	}
+}
+
+// commitShared commits the batch through w, recording who wrote what and
+// its events in the change log, and moves e to the batch's position. The
+// caller holds e.syncMu and e.mu for reading.
+func (st *store) commitShared(ctx context.Context, e *graphEntry, w ports.GraphWrite, batch []*writeOp) error {
+	rec := ports.BatchRecord{}
+	for _, op := range batch {
+		if op.err != nil {
+			continue
+		}
+		rec.Writes = append(rec.Writes, ports.WriteRecord{Session: op.session, Principal: op.principal, FirstSeq: op.firstSeq, LastSeq: op.lastSeq})
+		if op.events != nil {
+			for ev := range op.events { // the sequence is read again when the events go out
+				rec.Events = append(rec.Events, ev)
+			}
+		}
+	}
+	at, err := w.Commit(ctx, e.g, e.g.Pending(), rec)
+	if err != nil {
+		return err
+	}
+	e.at = at
+	st.markPublished(e.key, at) // its events go out from commitBatch
+	return nil
+}
+
+// applyRemote applies batches other servers committed, in order, to e's
+// copy and publishes their events. The caller holds e.syncMu. A copy with
+// changes of its own that are not committed cannot take them (errStaleCopy).
+func (st *store) applyRemote(e *graphEntry, remote []ports.CommittedBatch) error {
+	if len(remote) == 0 {
+		return nil
+	}
+	e.mu.Lock()
+	if pendingItems(e.g.Pending()) {
+		e.mu.Unlock()
+		return fmt.Errorf("%w: it holds changes not yet committed", errStaleCopy)
+	}
+	for _, b := range remote {
+		e.g.ApplyCommitted(b.Delta)
+		e.at = b.At
+	}
+	e.mu.Unlock()
+	for _, b := range remote {
+		st.publishBatch(e.key, b)
+	}
+	return nil
+}
+
+// pendingItems reports whether cs names an item (its seq alone does not
+// count: a rolled-back save leaves it pending).
+func pendingItems(cs domain.ChangeSet) bool {
+	cs.Meta = false // a copy: the graph's own set is not touched
+	return !cs.Empty()
+}
+
+// publishBatch publishes the events of a batch committed elsewhere, unless
+// they went out already, and records that they did.
+func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
+	st.pubMu.Lock()
+	if b.At <= st.published[key] {
+		st.pubMu.Unlock()
+		return
+	}
+	st.published[key] = b.At
+	st.pubMu.Unlock()
+	for _, ev := range b.Events {
+		if ev.Compaction != nil {
+			st.metrics.NodesMoved(*ev.Compaction)
+		}
+	}
+	if len(b.Events) > 0 {
+		// One batch of another server, of one graph: published as one
+		// write's events (a subscriber short of room re-reads the graph).
+		st.events.Publish(slices.Values(b.Events))
+	}
+}
+
+func (st *store) markPublished(key domain.GraphKey, at uint64) {
+	st.pubMu.Lock()
+	st.published[key] = max(st.published[key], at)
+	st.pubMu.Unlock()
+}
+
+// dropStale takes a copy that cannot be caught up out of the cache; the
+// next request loads the graph afresh. It is no fault: Health lists
+// nothing.
+func (st *store) dropStale(e *graphEntry, why error) {
+	e.q.Lock()
+	e.gone = true
+	e.q.Unlock()
+	st.leave(e, nil)
+	st.log.Info("graph reloaded to catch up with other servers", "graph", e.key.String(), "why", why)
+}
+
+// catchUp brings e to the committed state if it is behind head (0: ask the
+// change log), applying and publishing what other servers committed.
+func (st *store) catchUp(ctx context.Context, e *graphEntry, head uint64) error {
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	e.q.Lock()
+	gone := e.gone
+	e.q.Unlock()
+	if gone || (head != 0 && e.at >= head) {
+		return nil
+	}
+	remote, err := st.shared.Since(ctx, e.key, e.at)
+	if errors.Is(err, ports.ErrLogGap) {
+		st.dropStale(e, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := st.applyRemote(e, remote); err != nil {
+		st.dropStale(e, err)
+	}
+	return nil
+}
+
+// fresh catches the loaded graphs among keys up with what other servers
+// committed, in one round trip when none is behind: what a read does
+// first, so that a session whose calls land on different servers sees its
+// own and everyone's committed writes (docs/design/team.md#reads). A graph
+// not loaded is loaded at its committed state anyway. When the database
+// cannot be reached, the read is served from memory and the failure
+// logged.
+func (st *store) fresh(ctx context.Context, keys ...domain.GraphKey) {
+	if st.shared == nil {
+		return
+	}
+	var entries []*graphEntry
+	st.mu.Lock()
+	for _, k := range keys {
+		if e, ok := st.entries[k]; ok {
+			entries = append(entries, e)
+		}
+	}
+	st.mu.Unlock()
+	st.catchUpAll(ctx, entries)
+}
+
+// catchUpAll checks the positions of entries in one round trip and catches
+// up those behind.
+func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) {
+	var ready []*graphEntry
+	for _, e := range entries {
+		select {
+		case <-e.ready:
+			if e.err == nil {
+				ready = append(ready, e)
+			}
+		default: // loading: it loads the committed state
+		}
+	}
+	if len(ready) == 0 {
+		return
+	}
+	keys := make([]domain.GraphKey, len(ready))
+	for i, e := range ready {
+		keys[i] = e.key
+	}
+	heads, err := st.shared.Heads(ctx, keys)
+	if err != nil {
+		st.log.Warn("could not check the graphs' positions; serving from memory", "err", err)
+		return
+	}
+	for _, e := range ready {
+		e.syncMu.Lock()
+		behind := heads[e.key] > e.at
+		e.syncMu.Unlock()
+		if !behind {
+			continue
+		}
+		if err := st.catchUp(ctx, e, heads[e.key]); err != nil {
+			st.log.Warn("could not catch a graph up; serving from memory", "graph", e.key.String(), "err", err)
+		}
+	}
+}
+
+// sharedWatcher is the listener's ports.Watcher: it catches up the loaded
+// graphs other servers change and publishes their events; for a graph this
+// server has not loaded it publishes the events alone, read from the
+// change log, so a /ws subscriber hears of every graph it listens to.
+type sharedWatcher struct {
+	st  *store
+	ctx context.Context
+	log interface {
+		Warn(msg string, args ...any)
+	}
+}
+
+func (w *sharedWatcher) Changed(key domain.GraphKey, at uint64) {
+	st := w.st
+	st.mu.Lock()
+	e, ok := st.entries[key]
+	st.mu.Unlock()
+	if ok {
+		// A graph loading now may load the batch without publishing its
+		// events: wait for it, then publish what it took in.
+		select {
+		case <-e.ready:
+		case <-w.ctx.Done():
+			return
+		}
+		if e.err == nil {
+			if err := st.catchUp(w.ctx, e, at); err != nil {
+				w.log.Warn("listener: could not catch a graph up; the next read or poll will", "graph", key.String(), "err", err)
+				return
+			}
+			w.publishUnpublished(key, at, at)
+			return
+		}
+	}
+	w.publishUnpublished(key, at, ^uint64(0))
+}
+
+// publishUnpublished publishes the events of the batches of key up to
+// position at whose events did not go out yet — from the last published
+// one, or, for a graph not followed so far, from the one at — and none
+// after limit.
+func (w *sharedWatcher) publishUnpublished(key domain.GraphKey, at, limit uint64) {
+	w.st.pubMu.Lock()
+	from := w.st.published[key]
+	w.st.pubMu.Unlock()
+	if from >= at {
+		return
+	}
+	if from == 0 || from < at-min(at, 64) {
+		from = at - 1 // not followed so far: from this batch on
+	}
+	w.publishFrom(key, from, limit)
+}
+
+// publishFrom publishes the events of the batches of key after from, up to
+// limit.
+func (w *sharedWatcher) publishFrom(key domain.GraphKey, from, limit uint64) {
+	remote, err := w.st.shared.Since(w.ctx, key, from)
+	if err != nil {
+		w.log.Warn("listener: could not read a change", "graph", key.String(), "err", err)
+		return
+	}
+	for _, b := range remote {
+		if b.At <= limit {
+			w.st.publishBatch(key, b)
+		}
+	}
+}
+
+// Resync checks every loaded graph, and every graph whose events this
+// server published, against the database: after a reconnection and on
+// every poll.
+func (w *sharedWatcher) Resync() {
+	st := w.st
+	entries := st.loaded()
+	st.catchUpAll(w.ctx, entries)
+	st.pubMu.Lock()
+	var followed []domain.GraphKey
+	for k := range st.published {
+		followed = append(followed, k)
+	}
+	st.pubMu.Unlock()
+	loaded := map[domain.GraphKey]bool{}
+	for _, e := range entries {
+		loaded[e.key] = true
+	}
+	followed = slices.DeleteFunc(followed, func(k domain.GraphKey) bool { return loaded[k] })
+	if len(followed) == 0 {
+		return
+	}
+	heads, err := st.shared.Heads(w.ctx, followed)
+	if err != nil {
+		return
+	}
+	for _, k := range followed {
+		st.pubMu.Lock()
+		from := st.published[k]
+		st.pubMu.Unlock()
+		if heads[k] > from {
+			w.publishFrom(k, from, ^uint64(0))
+		}
+	}
+}
+
+// watchShared runs the listener until ctx is done (Run starts it).
+func (s *Service) watchShared(ctx context.Context) {
+	s.store.shared.Watch(ctx, &sharedWatcher{st: s.store, ctx: ctx, log: s.log})
+}
+
+// maintenanceLease takes the graph's maintenance lease for one interval
+// (team mode), so that of all the servers one does a graph's time-driven
+// maintenance per tick. Without it the tick only writes the read stamps.
+func (s *Service) maintenanceLease(ctx context.Context, e *graphEntry) (bool, error) {
+	if s.store.shared == nil {
+		return true, nil
+	}
+	return s.store.shared.TakeLease(ctx, e.key, s.cfg.MaintenanceInterval)
+}
+
+// flushStamps writes e's pending read stamps with an empty write.
+func (s *Service) flushStamps(ctx context.Context, e *graphEntry) error {
+	e.q.Lock()
+	n := e.nstamps
+	e.q.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return s.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
+}
+
+// Sessions across servers (docs/design/team.md#sessions-across-servers):
+// a session another server started is looked up in the repository the
+// first time it reaches this one, and a sync reads the stored watermarks
+// first and stores the moved ones at once, so a session that hops between
+// servers neither misses nor repeats a change.
+
+// ensure makes the session id live here when another server stored it.
+func (t *sessionTable) ensure(ctx context.Context, id string) error {
+	if t.shared == nil || id == "" {
+		return nil
+	}
+	t.mu.Lock()
+	_, ok := t.live[id]
+	t.mu.Unlock()
+	if ok {
+		return nil
+	}
+	stored, found, err := t.shared.LoadSession(ctx, id)
+	if err != nil || !found {
+		return err // not found: the lookup that follows says it is unknown
+	}
+	t.mu.Lock()
+	if _, ok := t.live[id]; !ok {
+		c := copySession(stored)
+		c.ID = id
+		t.live[id] = &c
+	}
+	t.mu.Unlock()
+	return nil
+}
+
+// pull merges the stored record of session id into the live one, every
+// counter and watermark forward only.
+func (t *sessionTable) pull(ctx context.Context, id string) error {
+	if t.shared == nil {
+		return nil
+	}
+	stored, found, err := t.shared.LoadSession(ctx, id)
+	if err != nil || !found {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	if !ok {
+		return nil
+	}
+	s.LastActivity = max(s.LastActivity, stored.LastActivity)
+	s.OpCount = max(s.OpCount, stored.OpCount)
+	s.LastSyncedTS = max(s.LastSyncedTS, stored.LastSyncedTS)
+	for k, w := range stored.Synced {
+		if s.Synced == nil {
+			s.Synced = map[domain.GraphKey]uint64{}
+		}
+		if cur, ok := s.Synced[k]; !ok || w > cur {
+			s.Synced[k] = w
+		}
+	}
+	return nil
+}
+
+// push stores the live record of session id now.
+func (t *sessionTable) push(ctx context.Context, id string) error {
+	if t.shared == nil {
+		return nil
+	}
+	t.mu.Lock()
+	s, ok := t.live[id]
+	var c ports.Session
+	if ok {
+		c = copySession(*s)
+	}
+	t.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return t.shared.SaveSession(ctx, c)
+}
