@@ -307,7 +307,8 @@ func readJSONObject(path string) (map[string]any, fs.FileMode, error) {
 }
 
 // writeJSONObject replaces path with doc, indented, through a temporary
-// file renamed over it, so that Claude Code never reads half a file.
+// file renamed over it (writeFileAtomic), so that Claude Code never reads
+// half a file; the file keeps its mode.
 func writeJSONObject(path string, doc map[string]any, mode fs.FileMode) error {
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -316,26 +317,11 @@ func writeJSONObject(path string, doc map[string]any, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create the folder of %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kg-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return err
 	}
-	defer os.Remove(tmp.Name()) // after the rename: nothing there
-	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("keep the mode of %s: %w", path, err)
 	}
 	return nil
 }

@@ -98,8 +98,8 @@ func TestInstallClaudeCode(t *testing.T) {
 	if !reflect.DeepEqual(servers["kg"], map[string]any{"type": "http", "url": "http://127.0.0.1:8765/"}) {
 		t.Errorf("mcpServers.kg = %v", servers["kg"])
 	}
-	if st, err := os.Stat(statePath); err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("~/.claude.json mode: %v %v, want it kept at 0600", st.Mode(), err)
+	if st, err := os.Stat(settingsPath); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("settings.json mode: %v %v, want it kept at 0644", st.Mode(), err)
 	}
 
 	// The hooks run this very binary, not whatever kg the PATH holds.
