@@ -71,7 +71,19 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 	if len(lg.graphs) > 1 {
 		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
 	}
-	pre := domain.BuildPreload(parts, now, s.cfg.Policy, s.cfg.PreloadChars-runeLen(header)-2)
+	// Ranking is most of a preload's cost: each graph's order is kept on
+	// its entry and used again while the graph is unchanged.
+	for i := range parts {
+		if e := lg.at[i]; e != nil {
+			parts[i].Ranking = e.preload.Load()
+		}
+	}
+	pre, rankings := domain.BuildPreload(parts, now, s.cfg.Policy, s.cfg.PreloadChars-runeLen(header)-2)
+	for i, r := range rankings {
+		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
+			e.preload.Store(r)
+		}
+	}
 	lg.unlock()
 
 	keys := make([]string, len(pre.Shown))

@@ -145,6 +145,7 @@ func (s *Service) hookProjectOf(ctx context.Context, field, p string) (string, e
 type lockedGraphs struct {
 	entries []*graphEntry
 	graphs  []*domain.Graph
+	at      []*graphEntry // the entry of each of graphs; nil for a nil graph
 }
 
 // lockGraphs loads and read-locks the user graph and project's graph. A
@@ -162,11 +163,13 @@ func (s *Service) lockGraphs(ctx context.Context, project string) (*lockedGraphs
 		if down != nil {
 			s.log.Warn("hook served without a graph", "graph", k.String(), "err", down)
 			lg.graphs = append(lg.graphs, nil)
+			lg.at = append(lg.at, nil)
 			continue
 		}
 		e.mu.RLock()
 		lg.entries = append(lg.entries, e)
 		lg.graphs = append(lg.graphs, e.g)
+		lg.at = append(lg.at, e)
 	}
 	return lg, nil
 }

@@ -521,3 +521,35 @@ func (e *env) storedSeq(k domain.GraphKey) uint64 {
 	}
 	return d.Seq
 }
+
+// A session start keeps each graph's preload order and uses it again while
+// the graph is unchanged; a write makes the next one rank afresh, so the new
+// node is preloaded (docs/design/hooks.md#the-preload).
+func TestBootstrapKeepsThePreloadOrderUntilAWrite(t *testing.T) {
+	e := newEnv(t)
+	e.fillGraphs(400, 100)
+	kept := func() *domain.PreloadRanking {
+		e.svc.store.mu.Lock()
+		defer e.svc.store.mu.Unlock()
+		return e.svc.store.entries[domain.ProjectGraph(projA)].preload.Load()
+	}
+	first := e.bootstrap("conv-1", "startup")
+	r1 := kept()
+	if r1 == nil {
+		t.Fatal("the project graph's preload order was not kept")
+	}
+	second := e.bootstrap("conv-2", "startup")
+	if kept() != r1 || second.Text != first.Text {
+		t.Errorf("with no write between them, the second session start ranked again (%v) or preloaded otherwise", kept() != r1)
+	}
+
+	w := e.session(projA)
+	e.put(project(w), "fresh-insight", "a node written after the first preloads")
+	third := e.bootstrap("conv-3", "startup")
+	if kept() == r1 {
+		t.Error("the kept order survived a write")
+	}
+	if !strings.Contains(third.Text, "  fresh-insight: a node written after the first preloads") {
+		t.Errorf("the node written since is not preloaded (a stale order):\n%.600s", third.Text)
+	}
+}

@@ -86,6 +86,11 @@ type graphEntry struct {
 	mu sync.RWMutex
 	g  *domain.Graph
 
+	// preload is g's preload order kept between session starts; it names
+	// the graph and its change count, so a stale one is never used
+	// (docs/design/hooks.md#the-preload).
+	preload atomic.Pointer[domain.PreloadRanking]
+
 	// q guards the committer's queue, the pending read stamps and use
 	// counts, and gone.
 	q       sync.Mutex

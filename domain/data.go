@@ -244,6 +244,7 @@ func (g *Graph) numberUnsequenced() bool {
 	})
 	for _, e := range todo {
 		g.seq++
+		g.changes++
 		switch e.kind {
 		case undoNode:
 			si := g.endIx[e.node]

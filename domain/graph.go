@@ -47,6 +47,12 @@ type Graph struct {
 
 	stats Stats
 
+	// changes counts every change of a node or an edge (undone ones
+	// too): two equal counts of one graph mean the same nodes and edges,
+	// which is what lets a caller keep something derived from them
+	// (Changes).
+	changes uint64
+
 	// idForms counts the nodes by the normalised form of their id
 	// (NormalizedID), for the duplicate warning; kept by putNodeAt.
 	idForms map[string]int32
@@ -134,6 +140,12 @@ func (g *Graph) Key() GraphKey { return g.key }
 
 // Seq returns the last change sequence number handed out.
 func (g *Graph) Seq() uint64 { return g.seq }
+
+// Changes counts the changes of nodes and edges this graph has seen,
+// journaled, undone by Rollback or not: while it stands still, so do the
+// graph's nodes and edges (the seq does not say so: a rollback and a
+// kg_useful mark change the graph without a new seq).
+func (g *Graph) Changes() uint64 { return g.changes }
 
 // DurableSeq returns the highest seq whose save is durable.
 func (g *Graph) DurableSeq() uint64 { return g.durableSeq }

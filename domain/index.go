@@ -178,6 +178,7 @@ func (g *Graph) putNode(id string, n *Node) {
 // putNodeAt puts n, whose text costs are gc and nc, in slot si (nil removes
 // the node), keeping the stats exact. It leaves a slot it empties in place.
 func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
+	g.changes++
 	s := &g.ends[si]
 	old := s.node
 	if old != nil {
@@ -264,6 +265,7 @@ func (g *Graph) setEdge(k EdgeKey, e *Edge) {
 
 // putEdge puts e under k (nil removes it) without journaling the change.
 func (g *Graph) putEdge(k EdgeKey, e *Edge) {
+	g.changes++
 	if ei, had := g.edges[k]; had {
 		if e != nil {
 			// Same key, same ends: the index and the counts stand.

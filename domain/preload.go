@@ -22,6 +22,37 @@ import (
 type PreloadGraph struct {
 	Graph *Graph
 	Name  string // the project folder's name; "" for the user graph
+	// Ranking is Graph's order from RankPreload, kept by the caller
+	// between preloads; nil, or one no longer Valid, is ranked afresh.
+	Ranking *PreloadRanking
+}
+
+// PreloadRanking is one graph's active nodes in preload order
+// (PreloadOrder), with the scores that merge it with another graph's. It
+// holds while the graph has no change and no node leaves its creation
+// grace (Valid), so a caller may keep it between session starts: ranking
+// is most of a preload's cost (docs/design/hooks.md#the-preload).
+type PreloadRanking struct {
+	g       *Graph
+	changes uint64
+	until   Micros // the first end of a creation grace after the ranking; 0: none
+	items   []preloadItem
+}
+
+// RankPreload ranks g's active nodes for a preload at now. It costs the
+// O(n log n) of Ranks; the caller holds g's read lock.
+func RankPreload(g *Graph, now Micros, p Policy) *PreloadRanking {
+	items, until := preloadItems(g, 0, now, p)
+	slices.SortFunc(items, cmpPreload)
+	return &PreloadRanking{g: g, changes: g.changes, until: until, items: items}
+}
+
+// Valid reports whether r is still g's preload order at now: g is the
+// graph ranked, unchanged since, and no node of it in creation grace then
+// has left it (leaving it puts the node among the scored ones, which
+// moves every percentile).
+func (r *PreloadRanking) Valid(g *Graph, now Micros) bool {
+	return r != nil && r.g == g && r.changes == g.changes && (r.until == 0 || now < r.until)
 }
 
 // Preload is a built preload.
@@ -51,6 +82,7 @@ type preloadItem struct {
 	n       *Node
 	score   float64
 	recency Micros
+	cost    int // characters of its line, "  id: gist\n": counted once per ranking
 }
 
 // PreloadOrder returns the active nodes of g best first in compaction's rank
@@ -60,8 +92,7 @@ type preloadItem struct {
 // lower id). Scores are percentiles, so the orders of two graphs merge by
 // score (BuildPreload). It costs the O(n log n) of Ranks.
 func PreloadOrder(g *Graph, now Micros, p Policy) []*Node {
-	items := preloadItems(g, 0, now, p)
-	slices.SortFunc(items, cmpPreload)
+	items := RankPreload(g, now, p).items
 	out := make([]*Node, len(items))
 	for i, it := range items {
 		out[i] = it.n
@@ -69,37 +100,49 @@ func PreloadOrder(g *Graph, now Micros, p Policy) []*Node {
 	return out
 }
 
-func preloadItems(g *Graph, gi int, now Micros, p Policy) []preloadItem {
+// preloadItems returns g's active nodes in no order, and the first time
+// after now when one of them leaves its creation grace (0: none is in it).
+func preloadItems(g *Graph, gi int, now Micros, p Policy) ([]preloadItem, Micros) {
 	ranked, others := Ranks(g, now, p)
 	items := make([]preloadItem, 0, g.stats.Active)
+	var until Micros
 	for _, r := range others {
 		if n, ok := g.node(r.ID); ok && n.Tier == Active {
 			// In grace: above every score, which is at most 1.
-			items = append(items, preloadItem{g: gi, n: n, score: math.Inf(1), recency: r.Recency})
+			items = append(items, preloadItem{g: gi, n: n, score: math.Inf(1), recency: r.Recency, cost: nodeLineCost(n)})
+			if end := now + r.GraceLeft; r.GraceLeft > 0 && (until == 0 || end < until) {
+				until = end
+			}
 		}
 	}
 	for _, r := range slices.Backward(ranked) {
 		if n, ok := g.node(r.ID); ok {
-			items = append(items, preloadItem{g: gi, n: n, score: r.Score, recency: r.Recency})
+			items = append(items, preloadItem{g: gi, n: n, score: r.Score, recency: r.Recency, cost: nodeLineCost(n)})
 		}
 	}
-	return items
+	return items, until
 }
 
 // cmpPreload orders preload items best first: score, then recency, both
 // descending, then the user graph first, then id.
-func cmpPreload(a, b preloadItem) int {
+func cmpPreload(a, b preloadItem) int { return cmpPreloadIn(a, a.g, b, b.g) }
+
+// cmpPreloadIn is cmpPreload of a from graph ga and b from graph gb.
+func cmpPreloadIn(a preloadItem, ga int, b preloadItem, gb int) int {
 	if c := cmp.Compare(b.score, a.score); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(b.recency, a.recency); c != 0 {
 		return c
 	}
-	if c := cmp.Compare(a.g, b.g); c != 0 {
+	if c := cmp.Compare(ga, gb); c != 0 {
 		return c
 	}
 	return strings.Compare(a.n.ID, b.n.ID)
 }
+
+// nodeLineCost is the characters of n's line in a preload: "  id: gist\n".
+func nodeLineCost(n *Node) int { return 2 + runes(n.ID) + 2 + runes(n.Gist) + 1 }
 
 // minNodeLine is the shortest node line: "  a: b\n".
 const minNodeLine = 7
@@ -118,11 +161,12 @@ type preloadSection struct {
 // they fit, a node too long for what is left being skipped for the next;
 // then, with what is left, the shown edges among the included nodes of each
 // graph, by (from, rel, to); then the line that counts the nodes left out.
-// The caller holds each graph's read lock.
-func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) Preload {
+// The caller holds each graph's read lock. Rankings returns the order of
+// each graph it used (nil for a nil graph), to be given back next time.
+func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Preload, []*PreloadRanking) {
 	var out Preload
 	secs := make([]preloadSection, len(graphs))
-	var items []preloadItem
+	orders := make([]*PreloadRanking, len(graphs))
 	total := 0
 	for i, pg := range graphs {
 		out.Active = append(out.Active, 0)
@@ -134,11 +178,11 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) Prelo
 		out.Active[i] = st.Active
 		total += st.Active
 		secs[i] = preloadSection{title: preloadTitle(g.Key().Level, pg.Name, st), ids: map[string]struct{}{}}
-		items = append(items, preloadItems(g, i, now, p)...)
+		orders[i] = pg.Ranking
+		if !orders[i].Valid(g, now) {
+			orders[i] = RankPreload(g, now, p)
+		}
 	}
-	// cmpPreload is a total order (it ends with the graph and the id), so
-	// an unstable sort gives the one order.
-	slices.SortFunc(items, cmpPreload)
 
 	// What is always written: each graph's title, its ACTIVE line, and
 	// the line of what was left out (as long as it can be).
@@ -148,26 +192,39 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) Prelo
 			left -= runes(s.title) + runes("ACTIVE:\n")
 		}
 	}
-	for i, it := range items {
+	// The graphs' orders merged (cmpPreloadIn is a total order: it ends
+	// with the graph and the id), only as far as the budget goes.
+	heads := make([]int, len(orders))
+	remaining := 0
+	for _, o := range orders {
+		if o != nil {
+			remaining += len(o.items)
+		}
+	}
+	for ; remaining > 0; remaining-- {
 		if left < minNodeLine {
 			// Nothing more fits: the rest is counted, not measured.
-			out.Left += len(items) - i
+			out.Left += remaining
 			break
 		}
+		gi := -1
+		for j, o := range orders {
+			if o == nil || heads[j] == len(o.items) {
+				continue
+			}
+			if gi < 0 || cmpPreloadIn(o.items[heads[j]], j, orders[gi].items[heads[gi]], gi) < 0 {
+				gi = j
+			}
+		}
+		it := orders[gi].items[heads[gi]]
+		heads[gi]++
+		it.g = gi
 		out.work++
-		// A code point is 1 to 4 bytes: a line whose bytes / 4 are over
-		// what is left cannot fit, and needs no counting (once the budget
-		// is nearly spent, that is almost every line).
-		if bytes := len(it.n.ID) + len(it.n.Gist); bytes/4+5 > left {
+		if cost := it.cost; cost > left {
 			out.Left++
 			continue
 		}
-		cost := 2 + runes(it.n.ID) + 2 + runes(it.n.Gist) + 1
-		if cost > left {
-			out.Left++
-			continue
-		}
-		left -= cost
+		left -= it.cost
 		s := &secs[it.g]
 		s.nodes = append(s.nodes, it.n)
 		s.ids[it.n.ID] = struct{}{}
@@ -235,7 +292,7 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) Prelo
 		b.WriteString(leftOutLine(out.Left))
 	}
 	out.Text = strings.TrimSuffix(b.String(), "\n")
-	return out
+	return out, orders
 }
 
 // preloadTitle is a graph's section header, as the full read writes it.

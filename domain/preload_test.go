@@ -34,7 +34,7 @@ func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
 	user := preloadGraph(t, UserGraph, 300, now)
 	proj := preloadGraph(t, ProjectGraph("/src/app"), 700, now)
 	for _, budget := range []int{400, 2000, 8400} {
-		pre := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}, now, p, budget)
+		pre, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}, now, p, budget)
 		if n := utf8.RuneCountInString(pre.Text); n > budget {
 			t.Errorf("budget %d: text is %d characters", budget, n)
 		}
@@ -63,7 +63,7 @@ func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
 func TestPreloadShowsEveryNodeAndTheEdgesAmongThemWhenAllFit(t *testing.T) {
 	now := Days(400)
 	g := preloadGraph(t, ProjectGraph("/src/app"), 4, now)
-	pre := BuildPreload([]PreloadGraph{{Graph: NewGraph(UserGraph)}, {Graph: g, Name: "app"}}, now, DefaultPolicy(), 9000)
+	pre, _ := BuildPreload([]PreloadGraph{{Graph: NewGraph(UserGraph)}, {Graph: g, Name: "app"}}, now, DefaultPolicy(), 9000)
 	if pre.Left != 0 || len(pre.Shown) != 4 {
 		t.Fatalf("shown %d, left %d; want all 4", len(pre.Shown), pre.Left)
 	}
@@ -82,7 +82,7 @@ func TestPreloadIsInRankOrderBestFirst(t *testing.T) {
 	p := DefaultPolicy()
 	g := preloadGraph(t, ProjectGraph("/src/app"), 50, now)
 	order := PreloadOrder(g, now, p)
-	pre := BuildPreload([]PreloadGraph{{Graph: g, Name: "app"}}, now, p, 600)
+	pre, _ := BuildPreload([]PreloadGraph{{Graph: g, Name: "app"}}, now, p, 600)
 	if len(pre.Shown) == 0 || len(pre.Shown) == 50 {
 		t.Fatalf("shown %d of 50; the budget should cut", len(pre.Shown))
 	}
@@ -100,7 +100,7 @@ func TestPreloadBuildIsLinearAfterRanking(t *testing.T) {
 	now := Days(400)
 	for _, n := range []int{1000, 4000} {
 		g := preloadGraph(t, ProjectGraph("/src/app"), n, now)
-		pre := BuildPreload([]PreloadGraph{{Graph: g}}, now, DefaultPolicy(), 9000)
+		pre, _ := BuildPreload([]PreloadGraph{{Graph: g}}, now, DefaultPolicy(), 9000)
 		// n nodes, each edge seen from both ends (2(n-1)), each edge
 		// among the shown measured once more.
 		if limit := n + 3*(n-1); pre.work > limit {
@@ -165,5 +165,72 @@ func TestTranscriptSessionIDsLastFirst(t *testing.T) {
 	want := []string{"deadbeef", "0123456789abcdef", "fedcba9876543210"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("ids = %v, want %v", got, want)
+	}
+}
+
+// A kept ranking gives the preload a fresh one gives while it is Valid, and
+// stops being Valid on any change of the graph, a rollback included, and
+// when a node leaves its creation grace (docs/design/hooks.md#the-preload).
+func TestPreloadRankingHoldsUntilTheGraphOrAGraceChanges(t *testing.T) {
+	now := Days(400)
+	p := DefaultPolicy()
+	user := preloadGraph(t, UserGraph, 200, now)
+	proj := preloadGraph(t, ProjectGraph("/src/app"), 300, now)
+	// One node still in its creation grace: ranked above every score
+	// until it leaves it.
+	fresh := now - p.Grace/2
+	if _, err := proj.PutNode(NodeInput{ID: "young", Gist: "a node in grace"}, Stamp{Now: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	proj.Checkpoint()
+	user.Checkpoint()
+	build := func(at Micros, rs []*PreloadRanking) (Preload, []*PreloadRanking) {
+		parts := []PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}
+		for i := range rs {
+			parts[i].Ranking = rs[i]
+		}
+		return BuildPreload(parts, at, p, 2000)
+	}
+	first, kept := build(now, nil)
+	if len(kept) != 2 || !kept[0].Valid(user, now) || !kept[1].Valid(proj, now) {
+		t.Fatalf("the rankings returned are not valid at once: %v", kept)
+	}
+	again, reused := build(now+1, kept)
+	if again.Text != first.Text || reused[0] != kept[0] || reused[1] != kept[1] {
+		t.Errorf("a valid ranking was not reused, or changed the preload")
+	}
+	if kept[0].Valid(proj, now) {
+		t.Error("the user graph's ranking is valid for the project graph")
+	}
+
+	// Past the young node's grace the order changes: the kept ranking no
+	// longer holds, and the preload is the fresh one's.
+	later := fresh + p.Grace
+	if kept[1].Valid(proj, later) {
+		t.Error("the ranking holds past the end of a creation grace")
+	}
+	if !kept[0].Valid(user, later) {
+		t.Error("the user graph, with no node in grace, lost its ranking to the clock")
+	}
+	got, _ := build(later, kept)
+	want, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}, later, p, 2000)
+	if got.Text != want.Text {
+		t.Errorf("past the grace, the kept rankings gave\n%s\nwant\n%s", got.Text, want.Text)
+	}
+
+	// A write, then its rollback: each a change.
+	if _, err := proj.PutNode(NodeInput{ID: "n00003", Gist: "rewritten"}, Stamp{Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if kept[1].Valid(proj, now) {
+		t.Error("the ranking holds after a write")
+	}
+	_, kept = build(now, nil)
+	proj.Rollback()
+	if kept[1].Valid(proj, now) {
+		t.Error("the ranking holds after a rollback")
+	}
+	if got, _ := build(now, kept); got.Text != first.Text {
+		t.Errorf("after the rollback:\n%s\nwant the first preload:\n%s", got.Text, first.Text)
 	}
 }

@@ -2,7 +2,10 @@ package http
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +166,56 @@ func TestRequestAndToolMetrics(t *testing.T) {
 			t.Fatal("kg_websocket_clients stayed above 0 after the socket closed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Each hook route has its calls by outcome, with their latency, and the
+// bytes it put in front of the model (docs/design/hooks.md#metrics).
+func TestHookRouteMetrics(t *testing.T) {
+	s := newTestServer(t, Config{}, nil)
+	proj := t.TempDir()
+	sc := metricstest.Get(t, s.url+"/metrics")
+	// Every series exists from the start, at 0, so a rate never starts
+	// from an absent series.
+	if got := len(sc.Labels("kg_hook_duration_seconds")); got != 4*3 {
+		t.Errorf("%d hook series before any call, want 12 (4 routes × 3 outcomes)", got)
+	}
+	if got := sc.Value("kg_hook_duration_seconds"); got != 0 {
+		t.Errorf("%v hook calls before any call", got)
+	}
+
+	resp, body := s.do(t, http.MethodGet, "/api/session_bootstrap?project_path="+url.QueryEscape(proj)+"&claude_session_id=conv-1&source=startup", "", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("bootstrap: %d %s", resp.StatusCode, body)
+	}
+	var boot struct{ Context string }
+	if err := json.Unmarshal([]byte(body), &boot); err != nil || boot.Context == "" {
+		t.Fatalf("bootstrap: %v, context %q", err, boot.Context)
+	}
+	s.do(t, http.MethodGet, "/api/session_bootstrap?project_path=relative/path", "", nil)
+	s.do(t, http.MethodGet, "/api/session_state?project_path="+url.QueryEscape(proj), "", nil)
+	s.do(t, http.MethodPost, "/api/prompt_context", fmt.Sprintf(`{"session_id":"conv-1","cwd":%q,"prompt":"ok"}`, proj), nil)
+	s.do(t, http.MethodPost, "/api/prompt_context", `{"session_id":`, nil)
+	s.do(t, http.MethodPost, "/api/tool_event", fmt.Sprintf(`{"session_id":"conv-1","cwd":%q,"tool_name":"Read","tool_input":{"file_path":%q}}`, proj, proj+"/a.go"), nil)
+
+	sc = metricstest.Get(t, s.url+"/metrics")
+	for _, c := range []struct {
+		route, outcome string
+		want           float64
+	}{
+		{"session_bootstrap", "injected", 1}, {"session_bootstrap", "error", 1}, {"session_bootstrap", "empty", 0},
+		{"session_state", "empty", 1},
+		{"prompt_context", "empty", 1}, {"prompt_context", "error", 1}, {"prompt_context", "injected", 0},
+		{"tool_event", "empty", 1},
+	} {
+		if got := sc.Value("kg_hook_duration_seconds", "route", c.route, "outcome", c.outcome); got != c.want {
+			t.Errorf("%s %s: %v calls, want %v", c.route, c.outcome, got, c.want)
+		}
+	}
+	if got, want := sc.Sum("kg_hook_injected_bytes", "route", "session_bootstrap"), float64(len(boot.Context)); got != want {
+		t.Errorf("bootstrap injected %v bytes, want the context's %v", got, want)
+	}
+	if got := sc.Value("kg_hook_injected_bytes", "route", "prompt_context"); got != 0 {
+		t.Errorf("%v prompt injections counted, want 0 (the prompt had nothing to recall)", got)
 	}
 }

@@ -105,7 +105,7 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 	r.Get("/health", h.ServeHTTP)
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/health", h.ServeHTTP)
-		rest.New(svc, log).Register(r, limitBody)
+		rest.New(svc, log, m).Register(r, limitBody)
 	})
 	wsOpts := cfg.WebSocket
 	wsOpts.AllowedOrigins = cfg.AllowedOrigins

@@ -44,6 +44,7 @@ type Metrics struct {
 	reqMu    sync.RWMutex
 	reqSeen  map[requestKey]prometheus.Observer
 	tools    *prometheus.HistogramVec
+	hooks    map[string]*hookSeries // by route; read-only once built
 }
 
 var _ ports.Metrics = (*Metrics)(nil)
@@ -96,6 +97,7 @@ func New() *Metrics {
 	m.tools = m.histogramVec("kg_mcp_tool_call_duration_seconds",
 		"MCP tool calls by tool and outcome (ok, invalid, not_found, conflict, unavailable: a tool error; protocol_error: a JSON-RPC error), with their latency; the count is the number of calls.",
 		latencyBuckets, "tool", "outcome")
+	m.registerHooks()
 	return m
 }
 

@@ -39,6 +39,7 @@ func newRoot(e env) *cobra.Command {
 		newServeCommand(e),
 		newMCPCommand(e),
 		newHookCommand(e),
+		newInstallCommand(e),
 		newCompactCommand(e),
 		newExportCommand(e),
 		newImportCommand(e),

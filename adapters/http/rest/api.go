@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -43,14 +44,29 @@ type Service interface {
 
 // API serves the REST routes.
 type API struct {
-	svc Service
-	log *slog.Logger
+	svc   Service
+	log   *slog.Logger
+	hooks HookRecorder
 }
 
-// New returns the REST API over svc.
-func New(svc Service, log *slog.Logger) *API {
-	return &API{svc: svc, log: log}
+// HookRecorder records each call of a hook route (*metrics.Metrics):
+// docs/design/hooks.md#metrics.
+type HookRecorder interface {
+	HookAnswered(route string, injected int, failed bool, took time.Duration)
 }
+
+// New returns the REST API over svc; hooks (nil: none) records the calls
+// of the hook routes.
+func New(svc Service, log *slog.Logger, hooks HookRecorder) *API {
+	if hooks == nil {
+		hooks = noHooks{}
+	}
+	return &API{svc: svc, log: log, hooks: hooks}
+}
+
+type noHooks struct{}
+
+func (noHooks) HookAnswered(string, int, bool, time.Duration) {}
 
 // BodyLimit is the router's body-limit middleware: it refuses (413) a body
 // over max bytes.

@@ -2,8 +2,10 @@ package rest
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
@@ -11,15 +13,38 @@ import (
 // The hook routes (docs/design/hooks.md): what the Claude Code plugin of the
 // replaced server calls, with its exact shapes, and kg hook with it.
 
+// hookCall is one call of a hook route, recorded when it is answered
+// (docs/design/hooks.md#metrics).
+type hookCall struct {
+	a     *API
+	route string
+	start time.Time
+}
+
+func (a *API) hookCall(route string) hookCall { return hookCall{a: a, route: route, start: time.Now()} }
+
+// fail answers the call with err and records it as failed.
+func (c hookCall) fail(w http.ResponseWriter, r *http.Request, err error) {
+	c.a.fail(w, r, err)
+	c.a.hooks.HookAnswered(c.route, 0, true, time.Since(c.start))
+}
+
+// answered records the call as answered with injected bytes of text for
+// the model (0: nothing to add).
+func (c hookCall) answered(injected int) {
+	c.a.hooks.HookAnswered(c.route, injected, false, time.Since(c.start))
+}
+
 // sessionBootstrap serves GET /api/session_bootstrap?project_path&
 // claude_session_id&source&transcript_path: the session of the
 // conversation and what to inject at its start.
 func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
+	call := a.hookCall(metrics.HookSessionBootstrap)
 	q := r.URL.Query()
 	res, err := a.svc.SessionBootstrap(r.Context(), app.BootstrapRequest{ProjectPath: q.Get("project_path"),
 		ClaudeSessionID: q.Get("claude_session_id"), Source: q.Get("source"), TranscriptPath: q.Get("transcript_path")})
 	if err != nil {
-		a.fail(w, r, err)
+		call.fail(w, r, err)
 		return
 	}
 	type stats struct {
@@ -38,14 +63,16 @@ func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 		body.Stats = stats{UserActive: st.UserActive, ProjectActive: st.ProjectActive, ShownGists: st.ShownGists}
 	}
 	apijson.Write(w, http.StatusOK, body)
+	call.answered(len(res.Context))
 }
 
 // sessionState serves GET /api/session_state?project_path: the project's
 // most recently active session and whether it has read its memory.
 func (a *API) sessionState(w http.ResponseWriter, r *http.Request) {
+	call := a.hookCall(metrics.HookSessionState)
 	st, err := a.svc.SessionStateOf(r.Context(), r.URL.Query().Get("project_path"))
 	if err != nil {
-		a.fail(w, r, err)
+		call.fail(w, r, err)
 		return
 	}
 	apijson.Write(w, http.StatusOK, struct {
@@ -54,6 +81,7 @@ func (a *API) sessionState(w http.ResponseWriter, r *http.Request) {
 		FullReadDone   bool    `json:"full_read_done"`
 		PreloadedCount int     `json:"preloaded_count"`
 	}{st.Found, optional(st.SessionID), st.FullReadDone, st.PreloadedCount})
+	call.answered(0)
 }
 
 // hookInput is the part of a Claude Code hook input the routes read; the
@@ -73,34 +101,38 @@ type hookInput struct {
 // promptContext serves POST /api/prompt_context: a UserPromptSubmit hook
 // input in, what the hook prints out.
 func (a *API) promptContext(w http.ResponseWriter, r *http.Request) {
+	call := a.hookCall(metrics.HookPromptContext)
 	var in hookInput
 	if err := decodeBody(r, &in, true); err != nil {
-		a.fail(w, r, err)
+		call.fail(w, r, err)
 		return
 	}
 	res, err := a.svc.PromptContext(r.Context(), app.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD, Prompt: in.Prompt})
 	if err != nil {
-		a.fail(w, r, err)
+		call.fail(w, r, err)
 		return
 	}
 	writeHookOutput(w, "UserPromptSubmit", res.Text)
+	call.answered(len(res.Text))
 }
 
 // toolEvent serves POST /api/tool_event: a PostToolUse hook input in, what
 // the hook prints out.
 func (a *API) toolEvent(w http.ResponseWriter, r *http.Request) {
+	call := a.hookCall(metrics.HookToolEvent)
 	var in hookInput
 	if err := decodeBody(r, &in, true); err != nil {
-		a.fail(w, r, err)
+		call.fail(w, r, err)
 		return
 	}
 	res, err := a.svc.ToolEvent(r.Context(), app.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD, ToolName: in.ToolName,
 		FilePath: in.ToolInput.FilePath, URL: in.ToolInput.URL, Query: in.ToolInput.Query})
 	if err != nil {
-		a.fail(w, r, err)
+		call.fail(w, r, err)
 		return
 	}
 	writeHookOutput(w, "PostToolUse", res.Text)
+	call.answered(len(res.Text))
 }
 
 // HookOutput is what a Claude Code hook prints to add text to the

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// claudeHook is one hook kg adds to Claude Code (docs/design/hooks.md#kg-install-claude-code):
+// the plugin's hooks/hooks.json holds the same three, and a test keeps them
+// equal.
+type claudeHook struct {
+	event   string // Claude Code's hook event
+	matcher string // "": every tool
+	arg     string // kg hook's event
+	timeout int    // seconds Claude Code waits: above kg hook's own deadline
+}
+
+var claudeHooks = []claudeHook{
+	{event: "SessionStart", arg: "session-start", timeout: 5},
+	{event: "UserPromptSubmit", arg: "prompt", timeout: 2},
+	{event: "PostToolUse", matcher: "Read|WebFetch|WebSearch", arg: "tool-event", timeout: 2},
+}
+
+// kgHookCommand matches the command of a hook kg added: some kg binary
+// (a path, quoted or not, ending in kg) running `hook <event>`. Only such
+// hooks are replaced or removed; every other hook is the user's.
+var kgHookCommand = regexp.MustCompile(`^'?(?:[^']*/)?kg'? hook (?:session-start|prompt|tool-event)(?: .*)?$`)
+
+// claudeMCPName is the name of kg's entry under mcpServers.
+const claudeMCPName = "kg"
+
+// newInstallCommand is `kg install claude-code [--dry-run|--uninstall]`.
+func newInstallCommand(e env) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "install",
+		Short: "connect a client to kg: install claude-code",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  wantSubcommand,
+	}
+	c.AddCommand(newInstallClaudeCodeCommand(e))
+	return c
+}
+
+func newInstallClaudeCodeCommand(e env) *cobra.Command {
+	var dryRun, uninstall bool
+	c := &cobra.Command{
+		Use:   "claude-code [--dry-run|--uninstall]",
+		Short: "add kg's hooks and MCP server to Claude Code's user settings (or take them out)",
+		Long: "Merges into ~/.claude/settings.json the SessionStart, UserPromptSubmit and PostToolUse hooks that run\n" +
+			"this kg's `kg hook`, and into ~/.claude.json the MCP server \"kg\" at the configured address. Every\n" +
+			"other setting is kept; running it again changes nothing. It prints each change first; --dry-run\n" +
+			"prints them and writes nothing. --uninstall removes only what it added: the hooks that run\n" +
+			"`kg hook` and the \"kg\" server if it is still the one it wrote.",
+		Args: exactArgs(),
+	}
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes, write nothing")
+	c.Flags().BoolVar(&uninstall, "uninstall", false, "remove kg's hooks and MCP server from Claude Code's settings")
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		home, err := e.home()
+		if err != nil {
+			return fmt.Errorf("find the home folder: %w", err)
+		}
+		exe, err := e.executable()
+		if err != nil {
+			return fmt.Errorf("find the kg binary the hooks will run: %w", err)
+		}
+		mcp := map[string]any{"type": "http", "url": "http://" + dialAddr(cfg.Addr()) + "/"}
+		if cfg.AuthToken != "" {
+			mcp["headers"] = map[string]any{"Authorization": "Bearer " + cfg.AuthToken}
+		}
+		var notes []string
+		files := []struct {
+			path string
+			edit func(doc map[string]any) []string
+		}{
+			{filepath.Join(home, ".claude", "settings.json"), func(doc map[string]any) []string {
+				if uninstall {
+					return removeClaudeHooks(doc)
+				}
+				return addClaudeHooks(doc, shellQuote(exe))
+			}},
+			{filepath.Join(home, ".claude.json"), func(doc map[string]any) []string {
+				changes, note := editClaudeMCP(doc, mcp, uninstall)
+				if note != "" {
+					notes = append(notes, note)
+				}
+				return changes
+			}},
+		}
+		// Read and change both in memory first: a damaged file stops the
+		// command before anything is written.
+		type change struct {
+			path    string
+			doc     map[string]any
+			mode    fs.FileMode
+			changes []string
+		}
+		var todo []change
+		for _, f := range files {
+			doc, mode, err := readJSONObject(f.path)
+			if err != nil {
+				return err
+			}
+			if ch := f.edit(doc); len(ch) > 0 {
+				todo = append(todo, change{f.path, doc, mode, ch})
+			}
+		}
+		for _, n := range notes {
+			fmt.Fprintln(e.stdout, n)
+		}
+		if len(todo) == 0 {
+			fmt.Fprintln(e.stdout, "Claude Code's settings already say this: nothing to change.")
+			return nil
+		}
+		for _, t := range todo {
+			fmt.Fprintf(e.stdout, "%s:\n", t.path)
+			for _, ch := range t.changes {
+				fmt.Fprintf(e.stdout, "  %s\n", ch)
+			}
+		}
+		if dryRun {
+			fmt.Fprintln(e.stdout, "dry run: nothing written.")
+			return nil
+		}
+		for _, t := range todo {
+			if err := writeJSONObject(t.path, t.doc, t.mode); err != nil {
+				return err
+			}
+		}
+		if uninstall {
+			fmt.Fprintln(e.stdout, "Removed. Restart Claude Code for it to take effect.")
+		} else {
+			fmt.Fprintln(e.stdout, "Installed. Restart Claude Code for it to take effect; `kg install claude-code --uninstall` takes it out.")
+		}
+		return nil
+	}
+	return c
+}
+
+// addClaudeHooks puts kg's hooks into the settings doc: a kg hook already
+// there for the event is updated in place, else a group is appended. It
+// returns the changes, none when the doc already holds them.
+func addClaudeHooks(doc map[string]any, exe string) []string {
+	var changes []string
+	hooks, _ := doc["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+	}
+	for _, h := range claudeHooks {
+		want := map[string]any{"type": "command", "command": exe + " hook " + h.arg, "timeout": float64(h.timeout)}
+		groups, _ := hooks[h.event].([]any)
+		found := false
+		for _, g := range groups {
+			gm, _ := g.(map[string]any)
+			list, _ := gm["hooks"].([]any)
+			for i, x := range list {
+				if !isKGHook(x) {
+					continue
+				}
+				found = true
+				if !reflect.DeepEqual(x, want) {
+					list[i] = want
+					changes = append(changes, fmt.Sprintf("update hooks.%s: %s", h.event, want["command"]))
+				}
+			}
+		}
+		if !found {
+			g := map[string]any{"hooks": []any{want}}
+			if h.matcher != "" {
+				g["matcher"] = h.matcher
+			}
+			hooks[h.event] = append(groups, g)
+			changes = append(changes, fmt.Sprintf("add hooks.%s: %s", h.event, want["command"]))
+		}
+	}
+	doc["hooks"] = hooks
+	return changes
+}
+
+// removeClaudeHooks takes every kg hook out of the settings doc, and the
+// groups and events left empty by it; the user's own hooks stay.
+func removeClaudeHooks(doc map[string]any) []string {
+	hooks, _ := doc["hooks"].(map[string]any)
+	if hooks == nil {
+		return nil
+	}
+	var changes []string
+	for _, h := range claudeHooks {
+		groups, ok := hooks[h.event].([]any)
+		if !ok {
+			continue
+		}
+		var keep []any
+		for _, g := range groups {
+			gm, ok := g.(map[string]any)
+			list, _ := gm["hooks"].([]any)
+			if !ok || len(list) == 0 {
+				keep = append(keep, g)
+				continue
+			}
+			var left []any
+			for _, x := range list {
+				if isKGHook(x) {
+					changes = append(changes, fmt.Sprintf("remove hooks.%s: %s", h.event, x.(map[string]any)["command"]))
+					continue
+				}
+				left = append(left, x)
+			}
+			if len(left) > 0 {
+				gm["hooks"] = left
+				keep = append(keep, gm)
+			}
+		}
+		if len(keep) == 0 {
+			delete(hooks, h.event)
+		} else {
+			hooks[h.event] = keep
+		}
+	}
+	if len(hooks) == 0 {
+		delete(doc, "hooks")
+	}
+	return changes
+}
+
+func isKGHook(x any) bool {
+	m, _ := x.(map[string]any)
+	cmd, _ := m["command"].(string)
+	return m["type"] == "command" && kgHookCommand.MatchString(cmd)
+}
+
+// editClaudeMCP adds kg's entry under mcpServers in Claude Code's user
+// state (~/.claude.json), or removes it. A "kg" entry that is not what
+// install writes is the user's: kept either way, and said so.
+func editClaudeMCP(doc map[string]any, want map[string]any, uninstall bool) (changes []string, note string) {
+	servers, _ := doc["mcpServers"].(map[string]any)
+	have, exists := servers[claudeMCPName]
+	// Compare through JSON: want holds Go maps, have what was decoded.
+	same := exists && jsonEqual(have, want)
+	switch {
+	case uninstall && same:
+		delete(servers, claudeMCPName)
+		if len(servers) == 0 {
+			delete(doc, "mcpServers")
+		}
+		return []string{"remove mcpServers.kg"}, ""
+	case uninstall && exists:
+		return nil, "kept mcpServers.kg in ~/.claude.json: it is not the one kg install writes"
+	case uninstall, same:
+		return nil, ""
+	case exists:
+		return nil, "kept mcpServers.kg in ~/.claude.json: it is not the one kg install writes (" + compactJSON(have) + "); remove it to have kg's"
+	}
+	if servers == nil {
+		servers = map[string]any{}
+		doc["mcpServers"] = servers
+	}
+	servers[claudeMCPName] = want
+	return []string{fmt.Sprintf("add mcpServers.kg: %s", compactJSON(want))}, ""
+}
+
+func jsonEqual(a, b any) bool { return compactJSON(a) == compactJSON(b) }
+
+func compactJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// readJSONObject reads the JSON object of path: an absent or empty file is
+// an empty object; anything else that is not an object is an error naming
+// the file, and nothing is written.
+func readJSONObject(path string) (map[string]any, fs.FileMode, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	doc := map[string]any{}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return doc, st.Mode().Perm(), nil
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, 0, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run this again; nothing was changed", path, err)
+	}
+	return doc, st.Mode().Perm(), nil
+}
+
+// writeJSONObject replaces path with doc, indented, through a temporary
+// file renamed over it (writeFileAtomic), so that Claude Code never reads
+// half a file; the file keeps its mode.
+func writeJSONObject(path string, doc map[string]any, mode fs.FileMode) error {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create the folder of %s: %w", path, err)
+	}
+	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+		return err
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("keep the mode of %s: %w", path, err)
+	}
+	return nil
+}
+
+// shellQuote quotes path for the shell Claude Code runs a hook command in,
+// when it needs it.
+func shellQuote(path string) string {
+	if path != "" && !strings.ContainsAny(path, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+}

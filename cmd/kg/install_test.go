@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The user's Claude Code settings before kg install: hooks and servers of
+// their own, and other settings, all of which must survive.
+const (
+	userSettings = `{"theme": "dark", "permissions": {"allow": ["Bash(ls:*)"]},
+  "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "gofmt -w", "timeout": 3}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}`
+	userState = `{"numStartups": 42, "mcpServers": {"other": {"type": "stdio", "command": "other-mcp"}}, "projects": {"/x": {"allowedTools": []}}}`
+)
+
+func decodeFile(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return doc
+}
+
+func TestInstallClaudeCode(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	settingsPath, statePath := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json")
+	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settingsPath, []byte(userSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, []byte(userState), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home}
+	read := func() (string, string) {
+		a, _ := os.ReadFile(settingsPath)
+		b, _ := os.ReadFile(statePath)
+		return string(a), string(b)
+	}
+
+	// --dry-run shows every change and writes nothing.
+	code, out, errOut := runKG(t, env, "install", "claude-code", "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{settingsPath, statePath, "add hooks.SessionStart: " + kgBin + " hook session-start",
+		"add hooks.UserPromptSubmit: " + kgBin + " hook prompt", "add hooks.PostToolUse: " + kgBin + " hook tool-event",
+		`add mcpServers.kg: {"type":"http","url":"http://127.0.0.1:8765/"}`, "dry run: nothing written"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if s, st := read(); s != userSettings || st != userState {
+		t.Fatalf("the dry run changed the files:\n%s\n%s", s, st)
+	}
+
+	// The install merges: kg's hooks and server added, the rest kept.
+	if code, out, errOut = runKG(t, env, "install", "claude-code"); code != 0 {
+		t.Fatalf("install: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "Installed.") {
+		t.Errorf("install says:\n%s", out)
+	}
+	got := decodeFile(t, settingsPath)
+	if got["theme"] != "dark" || got["permissions"] == nil {
+		t.Errorf("the user's settings were lost: %v", got)
+	}
+	hooks := got["hooks"].(map[string]any)
+	post := hooks["PostToolUse"].([]any)
+	if len(post) != 2 || post[0].(map[string]any)["matcher"] != "Edit" {
+		t.Fatalf("PostToolUse: want the user's group then kg's: %v", post)
+	}
+	kgPost := post[1].(map[string]any)
+	if kgPost["matcher"] != "Read|WebFetch|WebSearch" || kgPost["hooks"].([]any)[0].(map[string]any)["command"] != kgBin+" hook tool-event" {
+		t.Errorf("kg's PostToolUse group: %v", kgPost)
+	}
+	if len(hooks["Stop"].([]any)) != 1 || len(hooks["SessionStart"].([]any)) != 1 || len(hooks["UserPromptSubmit"].([]any)) != 1 {
+		t.Errorf("hooks: %v", hooks)
+	}
+	state := decodeFile(t, statePath)
+	servers := state["mcpServers"].(map[string]any)
+	if state["numStartups"] != float64(42) || state["projects"] == nil || servers["other"] == nil {
+		t.Errorf("Claude Code's state lost the user's keys: %v", state)
+	}
+	if !reflect.DeepEqual(servers["kg"], map[string]any{"type": "http", "url": "http://127.0.0.1:8765/"}) {
+		t.Errorf("mcpServers.kg = %v", servers["kg"])
+	}
+	if st, err := os.Stat(settingsPath); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("settings.json mode: %v %v, want it kept at 0644", st.Mode(), err)
+	}
+
+	// The hooks run this very binary, not whatever kg the PATH holds.
+	sessionStart := hooks["SessionStart"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"].(string)
+	if fields := strings.Fields(sessionStart); len(fields) != 3 || fields[0] != kgBin {
+		t.Errorf("SessionStart runs %q, want this kg", sessionStart)
+	}
+
+	// Again: nothing to change, nothing rewritten.
+	s1, st1 := read()
+	if code, out, _ = runKG(t, env, "install", "claude-code"); code != 0 || !strings.Contains(out, "nothing to change") {
+		t.Errorf("second install: exit %d:\n%s", code, out)
+	}
+	if s2, st2 := read(); s2 != s1 || st2 != st1 {
+		t.Error("a second install rewrote the files")
+	}
+
+	// --uninstall takes out exactly what install added.
+	if code, out, errOut = runKG(t, env, "install", "claude-code", "--uninstall"); code != 0 {
+		t.Fatalf("uninstall: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"remove hooks.SessionStart", "remove hooks.UserPromptSubmit", "remove hooks.PostToolUse", "remove mcpServers.kg"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("uninstall lacks %q:\n%s", want, out)
+		}
+	}
+	var before map[string]any
+	_ = json.Unmarshal([]byte(userSettings), &before)
+	if got := decodeFile(t, settingsPath); !reflect.DeepEqual(got, before) {
+		t.Errorf("settings after uninstall:\n%v\nwant the user's:\n%v", got, before)
+	}
+	before = nil
+	_ = json.Unmarshal([]byte(userState), &before)
+	if got := decodeFile(t, statePath); !reflect.DeepEqual(got, before) {
+		t.Errorf("state after uninstall:\n%v\nwant the user's:\n%v", got, before)
+	}
+	if code, out, _ = runKG(t, env, "install", "claude-code", "--uninstall"); code != 0 || !strings.Contains(out, "nothing to change") {
+		t.Errorf("second uninstall: exit %d:\n%s", code, out)
+	}
+}
+
+// A fresh home: both files are created. A "kg" server the user wrote
+// themselves is theirs: kept by install and by uninstall.
+func TestInstallClaudeCodeFreshHomeAndTheUsersOwnServer(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "KG_HTTP_PORT=9911"}
+	if code, _, errOut := runKG(t, env, "install", "claude-code"); code != 0 {
+		t.Fatalf("install: exit %d: %s", code, errOut)
+	}
+	if hooks := decodeFile(t, filepath.Join(home, ".claude", "settings.json"))["hooks"].(map[string]any); len(hooks) != 3 {
+		t.Errorf("hooks: %v", hooks)
+	}
+	if kg := decodeFile(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["kg"].(map[string]any); kg["url"] != "http://127.0.0.1:9911/" {
+		t.Errorf("mcpServers.kg follows the configured port: %v", kg)
+	}
+
+	own := `{"mcpServers": {"kg": {"type": "http", "url": "http://my-host:8765/", "headers": {"Authorization": "Bearer x"}}}}`
+	statePath := filepath.Join(home, ".claude.json")
+	if err := os.WriteFile(statePath, []byte(own), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"install", "claude-code"}, {"install", "claude-code", "--uninstall"}} {
+		code, out, errOut := runKG(t, env, args...)
+		if code != 0 || !strings.Contains(out, "kept mcpServers.kg") {
+			t.Errorf("%v: exit %d: %s%s", args, code, out, errOut)
+		}
+		if b, _ := os.ReadFile(statePath); string(b) != own {
+			t.Errorf("%v changed the user's own kg server: %s", args, b)
+		}
+	}
+}
+
+// A settings file that is not JSON stops the install before anything is
+// written, naming the file.
+func TestInstallClaudeCodeRefusesADamagedFile(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	settingsPath := filepath.Join(home, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settingsPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settingsPath, []byte(`{"hooks": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runKG(t, []string{"HOME=" + home}, "install", "claude-code")
+	if code == 0 || !strings.Contains(errOut, settingsPath) || !strings.Contains(errOut, "nothing was changed") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Errorf("~/.claude.json written after the refusal: %v", err)
+	}
+	if b, _ := os.ReadFile(settingsPath); string(b) != `{"hooks": [` {
+		t.Errorf("the damaged file was changed: %s", b)
+	}
+}
+
+// The plugin in integrations/claude-code holds the same hooks as kg install
+// writes (with kg from the PATH), and the same server.
+func TestClaudeCodePluginMatchesInstall(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "integrations", "claude-code")
+	want := map[string]any{}
+	addClaudeHooks(want, "kg")
+	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !jsonEqual(got, want) {
+		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install writes:\n%s", compactJSON(got), compactJSON(want))
+	}
+	mcp := decodeFile(t, filepath.Join(dir, ".mcp.json"))
+	if !jsonEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": map[string]any{"type": "http", "url": "http://127.0.0.1:8765/"}}}) {
+		t.Errorf(".mcp.json: %s", compactJSON(mcp))
+	}
+	manifest := decodeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"))
+	if manifest["name"] != "kg" || manifest["version"] == nil || manifest["description"] == nil {
+		t.Errorf("plugin.json: %v", manifest)
+	}
+}
+
+func TestKGHookCommandIsOnlyKGs(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]bool{
+		"kg hook prompt": true, "/usr/local/bin/kg hook session-start": true, "'/home/a b/kg' hook tool-event": true,
+		"kg hook prompt --debug": true, "notkg hook prompt": false, "kg hook other": false, "gofmt -w": false,
+		"/bin/kgx hook prompt": false, "kg hooks prompt": false,
+	} {
+		if got := kgHookCommand.MatchString(cmd); got != want {
+			t.Errorf("%q: %v, want %v", cmd, got, want)
+		}
+	}
+}
