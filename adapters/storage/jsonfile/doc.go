@@ -3,6 +3,11 @@
 // (docs/design/storage.md#root-and-layout), so an existing ~/.knowledge-graph
 // loads unchanged.
 //
+// The format is encode.go, decode.go, jsonparse.go and record.go; the store
+// is the rest. They share one package because the store saves through the
+// encoder's parts (each loaded graph's cache of encoded nodes, the journal
+// records), docs/decisions/0054-jsonfile-keeps-its-format.md.
+//
 //	user.json                    the user graph   (+ user.prev, user.journal)
 //	sessions.json                sessions         (+ sessions.prev, sessions.journal)
 //	aliases.json                 optional {"old-folder": "new-folder"}
