@@ -72,10 +72,16 @@ func screenList(field string, list []string, mode SecretsMode, out *[]SecretFind
 // finding refuses it; in redact mode it returns the input with every secret
 // replaced, and the findings. A secret in the id refuses it in both modes.
 func ScreenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, error) {
+	return screenItem(in, mode, screenNode)
+}
+
+// screenItem runs scan on in under mode: nothing in allow mode, a finding
+// refuses it in block mode.
+func screenItem[T any](in T, mode SecretsMode, scan func(T, SecretsMode) (T, []SecretFinding, error)) (T, []SecretFinding, error) {
 	if mode == SecretsAllow {
 		return in, nil, nil
 	}
-	in, fs, err := screenNode(in, mode)
+	in, fs, err := scan(in, mode)
 	if err == nil && len(fs) > 0 && mode == SecretsBlock {
 		return in, nil, secretsError(fs, "")
 	}
@@ -100,14 +106,7 @@ func screenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, err
 // is redacted becomes a reference; a secret in the rel refuses the edge in
 // both modes.
 func ScreenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []SecretFinding, error) {
-	if mode == SecretsAllow {
-		return in, nil, nil
-	}
-	in, fs, err := screenEdge(in, mode)
-	if err == nil && len(fs) > 0 && mode == SecretsBlock {
-		return in, nil, secretsError(fs, "")
-	}
-	return in, fs, err
+	return screenItem(in, mode, screenEdge)
 }
 
 // screenEdge scans an edge's fields, redacting in redact mode; only a

@@ -2,13 +2,10 @@ package bolt
 
 import (
 	"bytes"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 	"github.com/kg-memory/kg/ports/porttest"
@@ -124,23 +121,6 @@ func FuzzEdgeBucketKey(f *testing.F) {
 		a, b := domain.EdgeKey{From: f1, To: t1, Rel: r1}, domain.EdgeKey{From: f2, To: t2, Rel: r2}
 		if same := bytes.Equal(edgeKey(a), edgeKey(b)); same != (a == b) {
 			t.Fatalf("edgeKey(%q) and edgeKey(%q) equal: %v", a, b, same)
-		}
-	})
-}
-
-// FuzzSlugOf checks that bolt names a project's folder as the JSON backend does
-// (docs/design/storage.md#project-slugs), so that List names every project the
-// same way whichever backend stores it. Keys are canonical, as the app gives
-// them: absolute and clean.
-func FuzzSlugOf(f *testing.F) {
-	for _, p := range []string{"/home/u/kg", "/x/my  great\tproject", "/x/..-.dot", "/x/café", "/", "/x/" + strings.Repeat("a", 70), "/x/a\x00b"} {
-		f.Add(p)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		p = filepath.Clean("/" + p)
-		slug, hash := slugOf(p)
-		if slug != jsonfile.Slug(p) || hash != jsonfile.Hash(p) {
-			t.Fatalf("project %q: bolt names it %s-%s, the JSON backend %s-%s", p, slug, hash, jsonfile.Slug(p), jsonfile.Hash(p))
 		}
 	})
 }

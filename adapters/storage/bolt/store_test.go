@@ -311,7 +311,7 @@ func TestListSlugs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, hash := bolt.SlugOf("/b/api")
+	hash := domain.ProjectHash("/b/api")
 	want := []ports.StoredGraph{
 		{Key: domain.ProjectGraph("/a/api"), Slug: "api"},
 		{Key: domain.ProjectGraph("/b/api"), Slug: "api-" + hash},
@@ -320,30 +320,6 @@ func TestListSlugs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
-	}
-}
-
-func TestSlugOf(t *testing.T) {
-	cases := []struct {
-		name, path, want string
-	}{
-		{"plain", "/home/u/kg", "kg"},
-		{"runs replaced once", "/x/my  great\tproject", "my-great-project"},
-		{"leading dots and dashes dropped", "/x/..-.dot", "dot"},
-		{"non-ASCII replaced", "/x/café", "caf-"},
-		{"nothing left", "/x/@@@", "project"},
-		{"cut at 55", "/x/" + strings.Repeat("a", 70), strings.Repeat("a", 55)},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, hash := bolt.SlugOf(c.path)
-			if got != c.want {
-				t.Errorf("slug = %q, want %q", got, c.want)
-			}
-			if len(hash) != 8 {
-				t.Errorf("hash %q is not 8 hex digits", hash)
-			}
-		})
 	}
 }
 

@@ -3,8 +3,6 @@ package jsonfile
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,45 +14,6 @@ import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
-
-// MaxSlugLen is the longest slug, in characters
-// (docs/design/storage.md#project-slugs).
-const MaxSlugLen = 55
-
-// Slug returns the folder name a project key gets when nothing else is
-// there: the last element of the key with each run of characters outside
-// [A-Za-z0-9._-] replaced by "-", leading "." and "-" removed, at most 55
-// characters, "project" if nothing is left.
-func Slug(key string) string {
-	raw := rawName(key)
-	var b strings.Builder
-	dash := false
-	for _, r := range raw {
-		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		if !dash {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.TrimLeft(b.String(), ".-")
-	if len(s) > MaxSlugLen {
-		s = s[:MaxSlugLen] // ASCII only: bytes are characters
-	}
-	if s == "" {
-		return "project"
-	}
-	return s
-}
-
-// Hash returns the first 8 hex digits of the sha256 of the project key.
-func Hash(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])[:8]
-}
 
 // rawName is the last element of the project key, as the replaced server
 // named folders.
@@ -172,8 +131,8 @@ func (s *Store) forget(p string) {
 // points to from an old folder with a graph takes that graph over. It reports
 // whether the folder exists and whether p already owns it.
 func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owned bool, err error) {
-	raw, slug := rawName(p), Slug(p)
-	hashed := slug + "-" + Hash(p)
+	raw, slug := rawName(p), domain.ProjectSlug(p)
+	hashed := slug + "-" + domain.ProjectHash(p)
 	// A folder this project could use that is a link is refused, never
 	// followed (nor passed over for another name).
 	for _, n := range []string{raw, slug, hashed} {

@@ -34,17 +34,17 @@ func FuzzSlug(f *testing.F) {
 	root := "/srv/kg-root"
 	s := &Store{root: root}
 	f.Fuzz(func(t *testing.T, key string) {
-		slug := Slug(key)
+		slug := domain.ProjectSlug(key)
 		if !slugPattern.MatchString(slug) {
-			t.Fatalf("Slug(%q) = %q, outside %s", key, slug, slugPattern)
+			t.Fatalf("domain.ProjectSlug(%q) = %q, outside %s", key, slug, slugPattern)
 		}
-		if again := Slug("/x/" + slug); again != slug {
+		if again := domain.ProjectSlug("/x/" + slug); again != slug {
 			t.Fatalf("Slug of the slug %q is %q", slug, again)
 		}
-		if h := Hash(key); !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(h) {
-			t.Fatalf("Hash(%q) = %q", key, h)
+		if h := domain.ProjectHash(key); !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(h) {
+			t.Fatalf("domain.ProjectHash(%q) = %q", key, h)
 		}
-		names := []string{slug, slug + "-" + Hash(key)}
+		names := []string{slug, slug + "-" + domain.ProjectHash(key)}
 		if raw := rawName(key); validFolder(raw) {
 			names = append(names, raw)
 		}
@@ -121,8 +121,8 @@ func FuzzProjectFolder(f *testing.F) {
 			t.Fatalf("project %q saved but not listed: %+v", p, list)
 		}
 		folder := list[i].Slug
-		if !slices.Contains([]string{rawName(p), Slug(p), Slug(p) + "-" + Hash(p)}, folder) {
-			t.Fatalf("project %q saved in folder %q: not its raw name %q, slug %q or slug-hash", p, folder, rawName(p), Slug(p))
+		if !slices.Contains([]string{rawName(p), domain.ProjectSlug(p), domain.ProjectSlug(p) + "-" + domain.ProjectHash(p)}, folder) {
+			t.Fatalf("project %q saved in folder %q: not its raw name %q, slug %q or slug-hash", p, folder, rawName(p), domain.ProjectSlug(p))
 		}
 		file := filepath.Join(root, "projects", folder, "graph.json")
 		if filepath.Dir(filepath.Dir(file)) != filepath.Join(root, "projects") {

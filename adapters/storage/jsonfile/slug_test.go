@@ -9,29 +9,6 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-func TestSlug(t *testing.T) {
-	tests := []struct{ name, key, want string }{
-		{"plain", "/home/dev/api", "api"},
-		{"kept characters", "/x/My_App-2.0", "My_App-2.0"},
-		{"runs become one dash", "/x/my  app (old)", "my-app-old-"},
-		{"unicode; a kept dash stays", "/x/café-übung", "caf---bung"},
-		{"leading dots and dashes removed", "/x/..-.hidden", "hidden"},
-		{"nothing left", "/x/ü", "project"},
-		{"root", "/", "project"},
-		{"at most 55", "/x/" + strings.Repeat("a", 60), strings.Repeat("a", 55)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := Slug(tc.key); got != tc.want {
-				t.Errorf("Slug(%q) = %q, want %q", tc.key, got, tc.want)
-			}
-		})
-	}
-	if h := Hash("/home/dev/api"); len(h) != 8 || h != Hash("/home/dev/api") || h == Hash("/home/dev/api2") {
-		t.Errorf("Hash = %q", h)
-	}
-}
-
 // writeOwned writes a graph owned by owner (none when "") into
 // projects/<name>.
 func writeOwned(t *testing.T, root, name, owner string) {
@@ -44,7 +21,7 @@ func writeOwned(t *testing.T, root, name, owner string) {
 
 func TestFolderLookup(t *testing.T) {
 	const p = "/home/dev/my app"
-	hashed := "my-app-" + Hash(p)
+	hashed := "my-app-" + domain.ProjectHash(p)
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, root string)

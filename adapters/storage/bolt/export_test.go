@@ -1,4 +1,0 @@
-package bolt
-
-// SlugOf exposes slugOf to the external tests.
-var SlugOf = slugOf
