@@ -133,49 +133,17 @@ func ScreenImport(d GraphData, mode SecretsMode) (GraphData, []SecretFinding, er
 		return d, nil, nil
 	}
 	var fs []SecretFinding
-	nodes := d.Nodes
-	for i := range d.Nodes {
-		n := &d.Nodes[i]
-		at := itemField("nodes", i)
-		in, found, err := screenNode(NodeInput{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}, mode)
-		if err != nil {
-			return d, nil, within(at, err)
-		}
-		if len(found) == 0 {
-			continue
-		}
-		for _, f := range found {
-			f.Field = at + "." + f.Field
-			fs = append(fs, f)
-		}
-		if mode == SecretsRedact {
-			if &nodes[0] == &d.Nodes[0] {
-				nodes = slices.Clone(d.Nodes)
-			}
-			nodes[i].Gist, nodes[i].Notes, nodes[i].Touches = in.Gist, in.Notes, in.Touches
-		}
+	nodes, err := screenItems(d.Nodes, "nodes", mode, &fs, screenNode,
+		func(n *Node) NodeInput { return NodeInput{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches} },
+		func(n *Node, in NodeInput) { n.Gist, n.Notes, n.Touches = in.Gist, in.Notes, in.Touches })
+	if err != nil {
+		return d, nil, err
 	}
-	edges := d.Edges
-	for i := range d.Edges {
-		e := &d.Edges[i]
-		at := itemField("edges", i)
-		in, found, err := screenEdge(EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes}, mode)
-		if err != nil {
-			return d, nil, within(at, err)
-		}
-		if len(found) == 0 {
-			continue
-		}
-		for _, f := range found {
-			f.Field = at + "." + f.Field
-			fs = append(fs, f)
-		}
-		if mode == SecretsRedact {
-			if &edges[0] == &d.Edges[0] {
-				edges = slices.Clone(d.Edges)
-			}
-			edges[i].From, edges[i].To, edges[i].Notes = in.From, in.To, in.Notes
-		}
+	edges, err := screenItems(d.Edges, "edges", mode, &fs, screenEdge,
+		func(e *Edge) EdgeInput { return EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes} },
+		func(e *Edge, in EdgeInput) { e.From, e.To, e.Notes = in.From, in.To, in.Notes })
+	if err != nil {
+		return d, nil, err
 	}
 	if len(fs) > 0 && mode == SecretsBlock {
 		return d, nil, secretsError(fs, "")
@@ -218,4 +186,33 @@ func (g *Graph) Secrets() []StoredSecret {
 		}
 	}
 	return out
+}
+
+// screenItems scans each item of list (named name[i]) with scan, adding what
+// it finds to fs. In redact mode it returns list with the redacted fields
+// put back, copied only if an item changed; otherwise list itself.
+func screenItems[T, In any](list []T, name string, mode SecretsMode, fs *[]SecretFinding,
+	scan func(In, SecretsMode) (In, []SecretFinding, error), input func(*T) In, put func(*T, In)) ([]T, error) {
+	out := list
+	for i := range list {
+		at := itemField(name, i)
+		in, found, err := scan(input(&list[i]), mode)
+		if err != nil {
+			return nil, within(at, err)
+		}
+		if len(found) == 0 {
+			continue
+		}
+		for _, f := range found {
+			f.Field = at + "." + f.Field
+			*fs = append(*fs, f)
+		}
+		if mode == SecretsRedact {
+			if &out[0] == &list[0] {
+				out = slices.Clone(list)
+			}
+			put(&out[i], in)
+		}
+	}
+	return out, nil
 }
