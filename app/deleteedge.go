@@ -10,7 +10,9 @@ import (
 // DeleteEdge is kg_delete_edge. Without a level the user graph is tried
 // first, then the project graph; an edge in both is an error asking for the
 // level. A missing edge is not an error: Deleted is false and nothing is
-// written.
+// written. In team mode a file-path end given as an absolute path under the
+// request's root names the repository-relative end it was stored as
+// (docs/design/team.md#repository-relative-paths).
 func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) (_ DeleteEdgeResult, err error) {
 	t, err := s.resolve(ctx, sc)
 	if err != nil {
@@ -18,7 +20,7 @@ func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) 
 	}
 	defer s.countOp(t.session, &err)
 	e, err := s.locate(ctx, t, sc.Level, "edge", func(g *domain.Graph) bool {
-		_, ok := g.Edge(key)
+		_, ok := g.Edge(t.relativeEdgeKey(g.Key(), key))
 		return ok
 	})
 	if err != nil {
@@ -28,6 +30,7 @@ func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) 
 		return DeleteEdgeResult{Level: sc.Level, Project: t.projectOf(sc.Level), Key: key}, nil
 	}
 	k := e.key
+	key = t.relativeEdgeKey(k, key)
 	res := DeleteEdgeResult{Level: k.Level, Project: k.Project, Key: key}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		if !g.DeleteEdge(key, at) { // deleted meanwhile

@@ -60,3 +60,14 @@ func (t target) relativeEdge(k domain.GraphKey, in domain.EdgeInput) domain.Edge
 	in.From, in.To = relativeTo(t.root, in.From), relativeTo(t.root, in.To)
 	return in
 }
+
+// relativeEdgeKey makes the file-path ends of key relative to t's root, for
+// the project graph k: an edge is named for a deletion as it is for a put,
+// so the absolute path it was put with deletes it.
+func (t target) relativeEdgeKey(k domain.GraphKey, key domain.EdgeKey) domain.EdgeKey {
+	if t.root == "" || k.Level != domain.LevelProject {
+		return key
+	}
+	key.From, key.To = relativeTo(t.root, key.From), relativeTo(t.root, key.To)
+	return key
+}

@@ -355,6 +355,20 @@ func TestTouchesRelativeToTheCheckout(t *testing.T) {
 	if len(read.Project.Edges) != 1 || read.Project.Edges[0].From != "src/pay.go" {
 		t.Errorf("edges %+v, want one from src/pay.go", read.Project.Edges)
 	}
+
+	// Deleted by the absolute path of alice's checkout, on b, with her
+	// session: the end names the stored, relative one, as in a put.
+	var del struct {
+		Deleted bool `json:"deleted"`
+	}
+	q := url.Values{"level": {"project"}, "session_id": {reg.SessionID}, "from": {alice + "/src/pay.go"}, "to": {"pay"}, "rel": {"implements"}}
+	if code := b.call("DELETE", "/api/edges?"+q.Encode(), nil, &del); code != 200 || !del.Deleted {
+		t.Errorf("delete the edge by the absolute path of a checkout: %d, deleted %v; want it deleted", code, del.Deleted)
+	}
+	read.Project.Edges = nil
+	if code := a.call("GET", "/api/graph/read?project_key="+url.QueryEscape(key), nil, &read); code != 200 || len(read.Project.Edges) != 0 {
+		t.Errorf("after the deletion a reads %d, edges %+v; want none", code, read.Project.Edges)
+	}
 }
 
 // TestSearchOfEveryGraphIsPersonal: a search that spans graphs (no project,
