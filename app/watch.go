@@ -17,9 +17,11 @@ type Watch struct {
 // Watch checks what a WebSocket asks to listen to
 // (docs/design/http.md#websocket), before the upgrade, so a bad request gets
 // its REST error: an unknown session, a relative path, or a session and a path
-// naming different projects. It does not count as an operation of the session,
-// and loads no graph.
-func (s *Service) Watch(ctx context.Context, sessionID, projectPath string) (Watch, error) {
+// naming different projects. A team server takes projectKey (the client's
+// project_key) before projectPath, as every route does
+// (docs/design/team.md#project-keys). It does not count as an operation of
+// the session, and loads no graph.
+func (s *Service) Watch(ctx context.Context, sessionID, projectPath, projectKey string) (Watch, error) {
 	w := Watch{Owner: s.owner(ctx)}
 	if sessionID != "" {
 		if err := s.sessions.ensure(ctx, sessionID); err != nil {
@@ -34,8 +36,8 @@ func (s *Service) Watch(ctx context.Context, sessionID, projectPath string) (Wat
 		}
 		w.SessionID, w.Project = sess.ID, sess.ProjectPath
 	}
-	if projectPath != "" {
-		p, err := s.canonical(ctx, "project_path", projectPath)
+	if projectPath != "" || projectKey != "" {
+		p, err := s.projectOf(ctx, "project_path", projectPath, projectKey)
 		if err != nil {
 			return Watch{}, err
 		}

@@ -22,17 +22,17 @@ func TestWatch(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := e.svc.Watch(e.ctx, tc.session, tc.path)
+			got, err := e.svc.Watch(e.ctx, tc.session, tc.path, "")
 			if err != nil || got != tc.want {
 				t.Errorf("Watch = %+v, %v; want %+v", got, err, tc.want)
 			}
 		})
 	}
-	_, err := e.svc.Watch(e.ctx, sid, projB)
+	_, err := e.svc.Watch(e.ctx, sid, projB, "")
 	wantKind(t, err, domain.KindInvalid, "project_path")
-	_, err = e.svc.Watch(e.ctx, "0123456789abcdef", "")
+	_, err = e.svc.Watch(e.ctx, "0123456789abcdef", "", "")
 	wantKind(t, err, domain.KindNotFound, "session_id")
-	_, err = e.svc.Watch(e.ctx, "", "relative")
+	_, err = e.svc.Watch(e.ctx, "", "relative", "")
 	wantKind(t, err, domain.KindInvalid, "project_path")
 
 	stats, err := e.svc.SessionStats(e.ctx, sid)

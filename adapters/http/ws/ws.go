@@ -62,7 +62,7 @@ func (o Options) withDefaults() Options {
 
 // Service is the part of *app.Service the WebSocket uses.
 type Service interface {
-	Watch(ctx context.Context, sessionID, projectPath string) (app.Watch, error)
+	Watch(ctx context.Context, sessionID, projectPath, projectKey string) (app.Watch, error)
 }
 
 // Server serves /ws.
@@ -122,19 +122,16 @@ func (s *Server) release() {
 	s.open--
 }
 
-// ServeHTTP serves GET /ws?session_id&project_path (and ?token, checked by
+// ServeHTTP serves GET /ws?session_id&project_path&project_key&scope (and ?token, checked by
 // the router): it checks the query, takes a slot, upgrades, and streams the
 // socket's events until it closes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	project := q.Get("project_path")
-	if project == "" {
-		project = q.Get("project_key") // a team server takes a key where it takes a path
-	}
-	aw, err := s.svc.Watch(r.Context(), q.Get("session_id"), project)
+	// A team server takes project_key before project_path, as everywhere.
+	aw, err := s.svc.Watch(r.Context(), q.Get("session_id"), q.Get("project_path"), q.Get("project_key"))
 	watch := watch{Watch: aw}
 	if err == nil {
-		err = scopeOf(q.Get("scope"), project, &watch)
+		err = scopeOf(q.Get("scope"), q.Get("project_path")+q.Get("project_key"), &watch)
 	}
 	if err != nil {
 		apijson.WriteError(w, r, s.log, err)
