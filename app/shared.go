@@ -44,7 +44,11 @@ func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.G
 			st.log.Warn("graph load", "graph", key.String(), "note", n)
 		}
 		moves := st.compactLoaded(key, g)
-		stored := !data.Empty()
+		// A removed graph loads empty but for the seq it reached: not
+		// stored.
+		bare := data
+		bare.Seq = 0
+		stored := !bare.Empty()
 		if g.Pending().Empty() || !stored {
 			st.logLoaded(key, g, moves)
 			return g, at, stored, nil
@@ -338,6 +342,42 @@ func (w *sharedWatcher) Changed(key domain.GraphKey, at uint64) {
 		}
 	}
 	w.publishUnpublished(key, at, ^uint64(0))
+}
+
+// Removed drops this server's copy of a project another server removed,
+// if it holds one (the catch-up finds the gap the removal left), and
+// publishes the removal's project_removed event to this server's
+// subscribers, once: a removal takes a position of the graph's change log
+// like a batch (docs/design/team.md#removing-a-project).
+func (w *sharedWatcher) Removed(key domain.GraphKey, at uint64, nodes, edges int) {
+	st := w.st
+	st.mu.Lock()
+	e, ok := st.entries[key]
+	st.mu.Unlock()
+	var seq uint64
+	if ok {
+		select {
+		case <-e.ready:
+		case <-w.ctx.Done():
+			return
+		}
+		if e.err == nil {
+			e.mu.RLock()
+			seq = e.g.Seq()
+			e.mu.RUnlock()
+			if err := st.catchUp(w.ctx, e, at); err != nil {
+				w.log.Warn("listener: could not drop a removed project's graph; the next read or poll will", "graph", key.String(), "err", err)
+			}
+		}
+	}
+	st.pubMu.Lock()
+	if at <= st.published[key] {
+		st.pubMu.Unlock()
+		return
+	}
+	st.published[key] = at
+	st.pubMu.Unlock()
+	st.events.Publish(ports.One(removedEvent(key, seq, RemovedProject{ProjectPath: key.Project, Nodes: nodes, Edges: edges, Stored: true})))
 }
 
 // publishUnpublished publishes the events of the batches of key up to

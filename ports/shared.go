@@ -25,7 +25,11 @@ import (
 type SharedGraphRepository interface {
 	GraphRepository
 
-	// LoadAt is Load that also returns the position the data is at.
+	// LoadAt is Load that also returns the position the data is at. For
+	// a project graph removed (ProjectRemover) and not stored since, the
+	// data holds no item and its Seq is the seq the removed graph had
+	// reached: a graph stored later continues from it, so that no seq is
+	// handed out twice and no session's watermark skips a new change.
 	LoadAt(ctx context.Context, key domain.GraphKey) (domain.GraphData, uint64, error)
 
 	// BeginWrite locks the graph for one batch against every other
@@ -65,6 +69,10 @@ type SharedGraphRepository interface {
 // catches up), which delays the later notifications but loses none.
 type Watcher interface {
 	Changed(key domain.GraphKey, at uint64)
+	// Removed tells of a project graph another server removed (`kg
+	// project rm`), whose position is now at, and how many nodes and
+	// edges it held.
+	Removed(key domain.GraphKey, at uint64, nodes, edges int)
 	Resync()
 }
 

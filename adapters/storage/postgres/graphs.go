@@ -17,33 +17,46 @@ import (
 
 // Load reads every item of the graph (GraphRepository.Load).
 func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
-	d, _, err := s.LoadAt(ctx, key)
+	d, _, stored, err := s.loadAt(ctx, key)
+	if !stored {
+		d.Seq = 0 // a removed graph is empty, as the contract has it
+	}
 	return d, err
 }
 
 // LoadAt reads every item of the graph in one snapshot, with the position
 // of the change log that snapshot is at. An item that does not decode makes
 // this graph unavailable, naming the item; every other graph stays readable.
+// A project graph removed and not stored since has no items and the seq the
+// removed graph had reached, which the graph stored next continues
+// (ports.SharedGraphRepository.LoadAt).
 func (s *Store) LoadAt(ctx context.Context, key domain.GraphKey) (domain.GraphData, uint64, error) {
+	d, rev, _, err := s.loadAt(ctx, key)
+	return d, rev, err
+}
+
+// loadAt is LoadAt that also reports whether the graph is stored.
+func (s *Store) loadAt(ctx context.Context, key domain.GraphKey) (domain.GraphData, uint64, bool, error) {
 	if err := validKey(key); err != nil {
-		return domain.GraphData{}, 0, err
+		return domain.GraphData{}, 0, false, err
 	}
 	var d domain.GraphData
 	var rev uint64
+	var stored bool
 	// One snapshot: the items and the position agree.
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var err error
-		d, rev, err = s.readGraph(ctx, tx, key)
+		d, rev, stored, err = s.readGraph(ctx, tx, key)
 		return err
 	})
 	if err != nil {
 		s.log.Error("postgres: graph cannot be loaded", "graph", key.String(), "err", err)
-		return domain.GraphData{}, 0, unavailable(err, "the %s graph cannot be loaded from the database", key)
+		return domain.GraphData{}, 0, false, unavailable(err, "the %s graph cannot be loaded from the database", key)
 	}
-	return d, rev, nil
+	return d, rev, stored, nil
 }
 
-func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (domain.GraphData, uint64, error) {
+func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (domain.GraphData, uint64, bool, error) {
 	level, owner, project := keyCols(key)
 	d := domain.GraphData{ProjectPath: key.Project}
 	var id, seq, rev int64
@@ -52,13 +65,16 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		WHERE level = $1 AND owner = $2 AND project_key = $3`, level, owner, project).
 		Scan(&id, &seq, &rev, &d.Schema, &d.ProjectPath, &meta)
 	if errors.Is(err, pgx.ErrNoRows) {
-		// Never stored, or removed: at the position a graph stored
-		// later starts from.
+		// Never stored, or removed: at the position and seq a graph
+		// stored later starts from.
 		floor, err := removedRev(ctx, tx, key)
-		return d, floor, err
+		if err == nil && floor > 0 {
+			err = tx.QueryRow(ctx, "SELECT seq FROM removed_graphs WHERE project_key = $1", key.Project).Scan(&d.Seq)
+		}
+		return d, floor, false, err
 	}
 	if err != nil {
-		return d, 0, err
+		return d, 0, false, err
 	}
 	s.rememberKey(id, key)
 	d.Seq = uint64(seq)
@@ -68,14 +84,14 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 	d.Meta = map[string]domain.RawJSON{}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(meta, &m); err != nil {
-		return d, 0, damagedf("graph metadata: %v", err)
+		return d, 0, false, damagedf("graph metadata: %v", err)
 	}
 	for k, v := range m {
 		d.Meta[k] = domain.RawJSON(v)
 	}
 	var count int
 	if err := tx.QueryRow(ctx, "SELECT count(*) FROM nodes WHERE graph_id = $1", id).Scan(&count); err != nil {
-		return d, 0, err
+		return d, 0, false, err
 	}
 	d.Nodes = make([]domain.Node, 0, count)
 	var body []byte
@@ -93,7 +109,7 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		return nil
 	})
 	if err != nil {
-		return d, 0, err
+		return d, 0, false, err
 	}
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT body FROM edges WHERE graph_id = $1", id), []any{&body}, func() error {
 		var r edgeRec
@@ -104,7 +120,7 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		return nil
 	})
 	if err != nil {
-		return d, 0, err
+		return d, 0, false, err
 	}
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM node_tombstones WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
 		var r tombRec
@@ -115,7 +131,7 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		return nil
 	})
 	if err != nil {
-		return d, 0, err
+		return d, 0, false, err
 	}
 	var from, to, rel string
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT from_end, to_end, rel, body FROM edge_tombstones WHERE graph_id = $1", id),
@@ -128,13 +144,13 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 			return nil
 		})
 	if err != nil {
-		return d, 0, err
+		return d, 0, false, err
 	}
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT task, state FROM progress WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
 		d.Progress[itemID] = domain.RawJSON(slices.Clone(body))
 		return nil
 	})
-	return d, uint64(rev), err
+	return d, uint64(rev), true, err
 }
 
 // rowsOrErr lets pgx.ForEachRow report a query's error as its own.
@@ -766,6 +782,17 @@ type notification struct {
 	Rev      uint64 `json:"rev"`
 	Instance string `json:"i"`
 	At       int64  `json:"t"` // commit time, unix microseconds, for the lag metric
+	// Removed is set by a project's removal (RemoveProject): the graph's
+	// row is gone, so the notification names the project itself (a key
+	// of at most 512 characters, well within the limit) and what it held.
+	Removed *removedNote `json:"rm,omitempty"`
+}
+
+// removedNote is what a removal's notification says of the project.
+type removedNote struct {
+	Project string `json:"p"`
+	Nodes   int    `json:"n"`
+	Edges   int    `json:"e"`
 }
 
 func (n notification) encode() string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -133,6 +134,14 @@ func (s *Store) deliver(ctx context.Context, payload string, w ports.Watcher) {
 		lag := time.Since(time.UnixMicro(n.At))
 		s.stats.lastLagNano.Store(int64(lag))
 		s.stats.listenLag.Observe(max(lag, 0).Seconds())
+	}
+	if r := n.Removed; r != nil {
+		key := domain.ProjectGraph(r.Project)
+		s.keysMu.Lock()
+		delete(s.keys, n.Graph)
+		s.keysMu.Unlock()
+		w.Removed(key, n.Rev, r.Nodes, r.Edges)
+		return
 	}
 	key, ok := s.keyByID(ctx, n.Graph)
 	if !ok {

@@ -166,6 +166,27 @@ CREATE TABLE removed_graphs (
 	removed_at  timestamptz NOT NULL DEFAULT now()
 );
 `},
+	{4, "the seq of removed project graphs; tool-event counts", `
+-- A removed project graph also leaves the seq it had reached: a graph of
+-- the project stored later continues from it, so that no seq is handed out
+-- twice and a session's watermark on the old graph skips nothing of the
+-- new one (docs/design/team.md#removing-a-project).
+ALTER TABLE removed_graphs ADD COLUMN seq bigint NOT NULL DEFAULT 0;
+
+-- The counts of the hook route POST /api/tool_event, one row per target of
+-- a project, counted by every server as events come
+-- (docs/design/team.md#tool-event-counts).
+CREATE TABLE tool_events (
+	project    text     NOT NULL,
+	target     text     NOT NULL,
+	count      bigint   NOT NULL DEFAULT 0,
+	sessions   text[]   NOT NULL DEFAULT '{}', -- distinct Claude sessions, the first few
+	last_seen  bigint   NOT NULL DEFAULT 0,    -- unix microseconds
+	last_nudge bigint   NOT NULL DEFAULT 0,    -- unix microseconds; 0: never
+	PRIMARY KEY (project, target)
+);
+CREATE INDEX tool_events_seen ON tool_events (project, last_seen);
+`},
 }
 
 // migrationLock is the key of the advisory lock that serialises schema

@@ -49,8 +49,8 @@ func TestRemovedProjectIsAGapForOtherServers(t *testing.T) {
 		t.Errorf("BeginWrite from the old copy's position: %v, want a log gap", err)
 	}
 	d, at, err := b.LoadAt(ctx, k)
-	if err != nil || !d.Empty() || at != 3 {
-		t.Fatalf("loaded afresh: empty=%v at=%d, %v; want empty at 3", d.Empty(), at, err)
+	if err != nil || len(d.Nodes) != 0 || d.Seq != 2 || at != 3 {
+		t.Fatalf("loaded afresh: %d nodes, seq %d, at %d, %v; want no node, the removed graph's seq 2, at 3", len(d.Nodes), d.Seq, at, err)
 	}
 
 	// Stored again, from b: the positions continue.
