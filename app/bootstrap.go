@@ -24,7 +24,7 @@ const (
 // the preload, or on a resume of a session that had one, a continuity note.
 // A compaction clears the seen set and preloads again.
 func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ BootstrapResult, err error) {
-	project, err := s.hookProjectOf(ctx, "project_path", req.ProjectPath)
+	project, err := s.hookProjectOf(ctx, "project_path", req.ProjectPath, req.ProjectKey)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -38,10 +38,12 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 		return BootstrapResult{}, err
 	}
 	now := s.clock.Now()
+	s.hookSync(ctx, req.ClaudeSessionID, "")
 	sess, reused, err := s.conversationSession(ctx, project, req, now)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
+	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
@@ -112,7 +114,7 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 func (s *Service) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := s.sessions.bound(claude, now); ok && b.ProjectPath == project {
+		if b, ok := s.sessions.bound(claude, s.owner(ctx), now); ok && b.ProjectPath == project {
 			sess, err := s.sessions.revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
@@ -120,7 +122,7 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 		}
 	}
 	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && s.transcripts != nil {
-		if id := s.transcriptSession(project, req.TranscriptPath, now); id != "" {
+		if id := s.transcriptSession(s.owner(ctx), project, req.TranscriptPath, now); id != "" {
 			if sess, err := s.sessions.revive(id, claude, now); err == nil {
 				return sess, true, nil
 			}
@@ -131,16 +133,16 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 }
 
 // transcriptSession returns the last kg session the transcript at path
-// names that is live and of project; "" for none, and for a transcript it
-// may not read (outside the home folder) or cannot.
-func (s *Service) transcriptSession(project, path string, now domain.Micros) string {
+// names that is live, of project and of owner (team mode); "" for none, and
+// for a transcript it may not read (outside the home folder) or cannot.
+func (s *Service) transcriptSession(owner, project, path string, now domain.Micros) string {
 	tail, err := s.transcripts.Tail(path, domain.MaxTranscriptTail)
 	if err != nil {
 		s.log.Info("transcript not read", "path", path, "err", err)
 		return ""
 	}
 	for _, id := range domain.TranscriptSessionIDs(tail) {
-		if sess, err := s.sessions.lookup(id, now); err == nil && sess.ProjectPath == project {
+		if sess, err := s.sessions.lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
 			return id
 		}
 	}

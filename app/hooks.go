@@ -17,7 +17,8 @@ import (
 // BootstrapRequest is GET /api/session_bootstrap: what Claude Code's
 // SessionStart hook received on stdin.
 type BootstrapRequest struct {
-	ProjectPath     string // required, absolute
+	ProjectPath     string // required, absolute (or, in team mode, the project's key)
+	ProjectKey      string // team mode: the project's key as the client resolved it, before ProjectPath
 	ClaudeSessionID string // the conversation; "" for none
 	Source          string // startup, resume, clear, compact; "" or another: as startup
 	TranscriptPath  string // the conversation's transcript, read only inside the home folder
@@ -51,6 +52,7 @@ type SessionState struct {
 type PromptRequest struct {
 	ClaudeSessionID string
 	CWD             string
+	ProjectKey      string // team mode: the key of the project at CWD, as the client resolved it
 	Prompt          string
 }
 
@@ -59,6 +61,7 @@ type PromptRequest struct {
 type ToolEventRequest struct {
 	ClaudeSessionID string
 	CWD             string
+	ProjectKey      string // team mode: the key of the project at CWD, as the client resolved it
 	ToolName        string
 	// FilePath, URL and Query are the fields of tool_input the tracked
 	// tools carry: Read's file_path, WebFetch's url, WebSearch's query.
@@ -131,13 +134,15 @@ func checkHookString(field, v string, limit int) error {
 	return nil
 }
 
-// hookProject resolves a hook's project path, required, naming field (a
-// project key on a team server, like every other path: canonical).
-func (s *Service) hookProjectOf(ctx context.Context, field, p string) (string, error) {
-	if p == "" {
+// hookProjectOf resolves a hook's project path, required, naming field (a
+// project key on a team server, like every other path: canonical), or the
+// key the client resolved, which a team server takes first
+// (docs/design/team.md#project-keys).
+func (s *Service) hookProjectOf(ctx context.Context, field, p, key string) (string, error) {
+	if p == "" && (key == "" || s.store.shared == nil) {
 		return "", domain.Invalidf(field, "required: the absolute path of the project root")
 	}
-	return s.canonical(ctx, field, p)
+	return s.projectOf(ctx, field, p, key)
 }
 
 // lockedGraphs are the user graph and a project graph, read-locked in the
@@ -148,12 +153,14 @@ type lockedGraphs struct {
 	at      []*graphEntry // the entry of each of graphs; nil for a nil graph
 }
 
-// lockGraphs loads and read-locks the user graph and project's graph. A
-// graph that cannot be loaded is left out (nil in graphs): a hook serves
-// what it can. Release with unlock.
+// lockGraphs loads and read-locks the user graph and project's graph,
+// caught up first with what other servers committed (team mode). A graph
+// that cannot be loaded is left out (nil in graphs): a hook serves what it
+// can. Release with unlock.
 func (s *Service) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
 	t := target{project: project, owner: s.owner(ctx)}
 	lg := &lockedGraphs{}
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	for _, k := range t.keys() {
 		e, down, err := s.spannedGraph(ctx, k)
 		if err != nil {

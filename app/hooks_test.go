@@ -75,7 +75,7 @@ func TestBootstrapPreloadsWithinBudgetAndMarksWhatItShowed(t *testing.T) {
 			shown++
 		}
 	}
-	st, err := e.svc.SessionStateOf(e.ctx, projA)
+	st, err := e.svc.SessionStateOf(e.ctx, projA, "")
 	if err != nil || !st.Found || st.SessionID != r.SessionID || !st.FullReadDone || st.PreloadedCount != r.Stats.ShownGists {
 		t.Errorf("session state = %+v, %v; want the session, full read done, %d preloaded", st, err, r.Stats.ShownGists)
 	}
@@ -202,12 +202,12 @@ func TestHookRoutesRefuseBadProjectPaths(t *testing.T) {
 	for _, p := range []string{"", "rel/path"} {
 		_, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: p})
 		wantKind(t, err, domain.KindInvalid, "project_path")
-		_, err = e.svc.SessionStateOf(e.ctx, p)
+		_, err = e.svc.SessionStateOf(e.ctx, p, "")
 		wantKind(t, err, domain.KindInvalid, "project_path")
 	}
 	_, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "a\nb"})
 	wantKind(t, err, domain.KindInvalid, "claude_session_id")
-	if st, err := e.svc.SessionStateOf(e.ctx, projA); err != nil || st.Found {
+	if st, err := e.svc.SessionStateOf(e.ctx, projA, ""); err != nil || st.Found {
 		t.Errorf("state of a project with no session: %+v, %v", st, err)
 	}
 }
@@ -218,7 +218,7 @@ func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := e.svc.sessions.bound(claudeA, e.clock.Now())
+	b, ok := e.svc.sessions.bound(claudeA, "", e.clock.Now())
 	if !ok || !strings.Contains(r.Text, "kg_read") || !strings.Contains(r.Text, b.ID) || !strings.Contains(r.Text, projA) {
 		t.Fatalf("nudge = %q; want kg_read with cwd and the bound session %v", r.Text, b.ID)
 	}

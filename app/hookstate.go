@@ -31,6 +31,7 @@ type hookState struct {
 	nudges       int
 	lastNudge    domain.Micros
 	promptNudges int
+	cleared      int // times the seen set was emptied (ports.HookState.SeenCleared)
 }
 
 type seenEntry struct {
@@ -42,7 +43,7 @@ type seenEntry struct {
 func newHookState(h ports.HookState) *hookState {
 	s := &hookState{claude: h.ClaudeSessionID, seen: make(map[string]uint64, len(h.Seen)), fullRead: h.FullReadDone,
 		preloaded: h.PreloadedCount, useful: append([]string(nil), h.Useful...), nudges: h.Nudges, lastNudge: h.LastNudge,
-		promptNudges: h.PromptNudges}
+		promptNudges: h.PromptNudges, cleared: h.SeenCleared}
 	for _, k := range h.Seen {
 		s.see(k)
 	}
@@ -52,7 +53,8 @@ func newHookState(h ports.HookState) *hookState {
 // export returns the stored form of the state: the seen set oldest first.
 func (h *hookState) export() ports.HookState {
 	out := ports.HookState{ClaudeSessionID: h.claude, FullReadDone: h.fullRead, PreloadedCount: h.preloaded,
-		Useful: append([]string(nil), h.useful...), Nudges: h.nudges, LastNudge: h.lastNudge, PromptNudges: h.promptNudges}
+		Useful: append([]string(nil), h.useful...), Nudges: h.nudges, LastNudge: h.lastNudge, PromptNudges: h.promptNudges,
+		SeenCleared: h.cleared}
 	if len(h.seen) > 0 {
 		out.Seen = make([]string, 0, len(h.seen))
 		for _, e := range h.order {
@@ -104,6 +106,39 @@ func (h *hookState) has(key string) bool {
 func (h *hookState) clearSeen() {
 	h.seen = map[string]uint64{}
 	h.order = nil
+	h.cleared++
+}
+
+// merge takes into h what another server stored of the same session (team
+// mode, docs/design/team.md#hooks-across-servers): the seen set of the copy
+// cleared last (both, when neither was cleared after the other), the
+// binding when h has none, and every flag and counter forward only. A
+// conversation's hooks run one after another, so the stored state is the
+// newest but for what this server did since its last store.
+func (h *hookState) merge(o ports.HookState) {
+	switch {
+	case o.SeenCleared > h.cleared: // cleared elsewhere since: what h saw is gone from the context
+		h.seen, h.order, h.cleared = map[string]uint64{}, nil, o.SeenCleared
+		h.fullRead, h.preloaded = false, 0
+		fallthrough
+	case o.SeenCleared == h.cleared:
+		for _, k := range o.Seen {
+			if !h.has(k) {
+				h.see(k)
+			}
+		}
+		h.fullRead = h.fullRead || o.FullReadDone
+		h.preloaded = max(h.preloaded, o.PreloadedCount)
+	}
+	if h.claude == "" {
+		h.claude = o.ClaudeSessionID
+	}
+	for _, k := range o.Useful {
+		if !h.marked(k) {
+			h.useful = append(h.useful, k)
+		}
+	}
+	h.nudges, h.lastNudge, h.promptNudges = max(h.nudges, o.Nudges), max(h.lastNudge, o.LastNudge), max(h.promptNudges, o.PromptNudges)
 }
 
 // marked reports whether the session marked key useful.

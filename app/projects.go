@@ -23,7 +23,11 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		}
 	}
 	var out []ProjectInfo
+	reader := target{owner: s.owner(ctx)}
 	info := func(k domain.GraphKey, slug string) {
+		if !reader.mayRead(k) {
+			return // team mode: another person's private project is theirs alone
+		}
 		pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
 		if e, ok := loaded[k]; ok {
 			e.mu.RLock()

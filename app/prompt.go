@@ -12,12 +12,13 @@ import (
 // SessionStateOf is GET /api/session_state: the most recently active session
 // of the project, and whether it has read its memory
 // (docs/design/hooks.md#session_state).
-func (s *Service) SessionStateOf(ctx context.Context, projectPath string) (SessionState, error) {
-	project, err := s.hookProjectOf(ctx, "project_path", projectPath)
+func (s *Service) SessionStateOf(ctx context.Context, projectPath, projectKey string) (SessionState, error) {
+	project, err := s.hookProjectOf(ctx, "project_path", projectPath, projectKey)
 	if err != nil {
 		return SessionState{}, err
 	}
-	sess, ok := s.sessions.mostRecent(project, s.clock.Now())
+	s.hookSync(ctx, "", project)
+	sess, ok := s.sessions.mostRecent(project, s.owner(ctx), s.clock.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
@@ -28,8 +29,9 @@ func (s *Service) SessionStateOf(ctx context.Context, projectPath string) (Sessi
 // hookSession is the session a prompt or tool event of a conversation
 // belongs to: the one bound to its Claude session id (revived if it went
 // dormant), else the project's most recent. ok is false for none.
-func (s *Service) hookSession(claude, project string, now domain.Micros) (ports.Session, bool) {
-	if b, ok := s.sessions.bound(claude, now); ok && (project == "" || b.ProjectPath == project) {
+func (s *Service) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
+	owner := s.owner(ctx)
+	if b, ok := s.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
 		if sess, err := s.sessions.revive(b.ID, "", now); err == nil {
 			return sess, true
 		}
@@ -37,16 +39,23 @@ func (s *Service) hookSession(claude, project string, now domain.Micros) (ports.
 	if project == "" {
 		return ports.Session{}, false
 	}
-	return s.sessions.mostRecent(project, now)
+	return s.sessions.mostRecent(project, owner, now)
 }
 
 // hookProject resolves the project of a prompt or tool event: cwd, or,
-// without one, the project of the session bound to the conversation.
-func (s *Service) hookProject(ctx context.Context, claude, cwd string, now domain.Micros) (string, error) {
-	if cwd != "" {
-		return s.canonical(ctx, "cwd", cwd)
+// without one, the project of the session bound to the conversation. In
+// team mode it first brings in the conversation's session from the
+// database (hookSync).
+func (s *Service) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
+	if cwd != "" || key != "" && s.store.shared != nil {
+		p, err := s.projectOf(ctx, "cwd", cwd, key)
+		if err == nil {
+			s.hookSync(ctx, claude, p)
+		}
+		return p, err
 	}
-	if b, ok := s.sessions.bound(claude, now); ok && b.ProjectPath != "" {
+	s.hookSync(ctx, claude, "")
+	if b, ok := s.sessions.bound(claude, s.owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -68,11 +77,11 @@ func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookT
 		return HookText{}, domain.Invalidf("prompt", "must be valid UTF-8")
 	}
 	now := s.clock.Now()
-	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, now)
+	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
 	}
-	sess, ok := s.hookSession(req.ClaudeSessionID, project, now)
+	sess, ok := s.hookSession(ctx, req.ClaudeSessionID, project, now)
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so
 		// that the nudge can name it and a full read in it ends the nudge.
@@ -84,6 +93,7 @@ func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookT
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
+	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
 	nudge := false
 	s.sessions.withHooks(sess.ID, func(h *hookState) bool {

@@ -90,7 +90,8 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		s.damage = d.Damage
 	}
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
-	s.tools = loadToolEvents(ctx, repo, log)
+	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
+	s.tools = loadToolEvents(ctx, repo, counter, log)
 	s.uses = useCounterFunc(s.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
 		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {

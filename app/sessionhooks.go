@@ -39,9 +39,10 @@ func (t *sessionTable) bindLocked(id, claude string) {
 	t.markChanged(id)
 }
 
-// bound returns the session bound to the Claude session claude, live or
-// dormant, if any; an expired one past its keeping is dropped.
-func (t *sessionTable) bound(claude string, now domain.Micros) (ports.Session, bool) {
+// bound returns the session of principal bound to the Claude session
+// claude, live or dormant, if any; an expired one past its keeping is
+// dropped. A session of another principal (team mode) is none.
+func (t *sessionTable) bound(claude, principal string, now domain.Micros) (ports.Session, bool) {
 	if claude == "" {
 		return ports.Session{}, false
 	}
@@ -54,6 +55,9 @@ func (t *sessionTable) bound(claude string, now domain.Micros) (ports.Session, b
 	s := t.live[id]
 	if s == nil {
 		delete(t.byClaude, claude)
+		return ports.Session{}, false
+	}
+	if s.Principal != principal {
 		return ports.Session{}, false
 	}
 	if t.expired(s, now) && !t.dormant(s, now) {
@@ -85,14 +89,16 @@ func (t *sessionTable) revive(id, claude string, now domain.Micros) (ports.Sessi
 }
 
 // mostRecent returns the most recently active live session of project
-// (ties: the smallest id). It looks at every live session: a hook asks it
-// once per call, and 10,000 sessions are read in well under a millisecond.
-func (t *sessionTable) mostRecent(project string, now domain.Micros) (ports.Session, bool) {
+// started by principal (ties: the smallest id): in team mode a person's
+// hooks never name another's session. It looks at every live session: a
+// hook asks it once per call, and 10,000 sessions are read in well under a
+// millisecond.
+func (t *sessionTable) mostRecent(project, principal string, now domain.Micros) (ports.Session, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var best *ports.Session
 	for _, s := range t.live {
-		if s.ProjectPath != project || t.expired(s, now) {
+		if s.ProjectPath != project || s.Principal != principal || t.expired(s, now) {
 			continue
 		}
 		if best == nil || s.LastActivity > best.LastActivity || s.LastActivity == best.LastActivity && s.ID < best.ID {

@@ -494,13 +494,8 @@ func (t *sessionTable) ensure(ctx context.Context, id string) error {
 	if err != nil || !found {
 		return err // not found: the lookup that follows says it is unknown
 	}
-	t.mu.Lock()
-	if _, ok := t.live[id]; !ok {
-		c := copySession(stored)
-		c.ID = id
-		t.live[id] = &c
-	}
-	t.mu.Unlock()
+	stored.ID = id
+	t.adopt(stored) // its hook state and binding with it
 	return nil
 }
 
@@ -544,6 +539,9 @@ func (t *sessionTable) push(ctx context.Context, id string) error {
 	var c ports.Session
 	if ok {
 		c = copySession(*s)
+		if h := t.hooks[id]; h != nil {
+			c.Hooks = h.export() // stored whole: without it the stored hook state would go
+		}
 	}
 	t.mu.Unlock()
 	if !ok {

@@ -35,22 +35,23 @@ func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookTe
 		return HookText{}, err
 	}
 	now := s.clock.Now()
-	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, now)
+	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
 	}
-	key, mention, ok := s.toolTarget(project, req)
+	key, mention, ok := s.toolTarget(s.toolRoot(project, req.CWD), req)
 	if !ok {
 		return HookText{}, nil
 	}
-	tt := s.tools.record(project, key, req.ClaudeSessionID, now)
+	tt := s.tools.record(ctx, project, key, req.ClaudeSessionID, now)
 	if strings.HasPrefix(key, targetFile) && len(tt.Sessions) < 2 || !strings.HasPrefix(key, targetFile) && tt.Count < 2 {
 		return HookText{}, nil
 	}
-	sess, ok := s.hookSession(req.ClaudeSessionID, project, now)
+	sess, ok := s.hookSession(ctx, req.ClaudeSessionID, project, now)
 	if !ok {
 		return HookText{}, nil
 	}
+	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
 	if hv, _ := s.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil
@@ -74,7 +75,7 @@ func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookTe
 		claimed = true
 		return true
 	})
-	if !claimed || !s.tools.claimNudge(project, key, now) {
+	if !claimed || !s.tools.claimNudge(ctx, project, key, now) {
 		return HookText{}, nil
 	}
 	return HookText{Text: toolNudge(key, mention, sess.ID)}, nil
@@ -85,20 +86,38 @@ func nudgeAllowed(nudges int, last, now domain.Micros) bool {
 	return nudges < maxSessionNudges && (last == 0 || now-last >= nudgeGap)
 }
 
+// toolRoot is the folder a tool event's files are counted under: the
+// project's own path, or in team mode, where the project is a key, the
+// folder the event's cwd names (so a file is counted by its path in the
+// repository, the same in every checkout); "" when there is none (a
+// project named by its key alone: no file is counted).
+func (s *Service) toolRoot(project, cwd string) string {
+	if s.store.shared == nil {
+		return project
+	}
+	root := s.rootOf(project, cwd)
+	if root != "" {
+		if c, err := s.paths.Canonical(root); err == nil {
+			root = c
+		}
+	}
+	return root
+}
+
 // toolTarget is what a tool event counts: its key among the project's
 // targets and the text a node mentions it by; ok is false for an event
-// that is not counted (another tool, a file outside the project).
-func (s *Service) toolTarget(project string, req ToolEventRequest) (key, mention string, ok bool) {
+// that is not counted (another tool, a file outside the project root).
+func (s *Service) toolTarget(root string, req ToolEventRequest) (key, mention string, ok bool) {
 	switch req.ToolName {
 	case "Read":
 		p := req.FilePath
-		if p == "" || !filepath.IsAbs(p) || checkHookString("tool_input.file_path", p, maxToolTarget) != nil {
+		if root == "" || p == "" || !filepath.IsAbs(p) || checkHookString("tool_input.file_path", p, maxToolTarget) != nil {
 			return "", "", false
 		}
 		if c, err := s.paths.Canonical(p); err == nil {
 			p = c
 		}
-		rel, err := filepath.Rel(project, p)
+		rel, err := filepath.Rel(root, p)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return "", "", false
 		}

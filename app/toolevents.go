@@ -24,9 +24,15 @@ const (
 // counts are saved whole with the maintenance tick (save), through the
 // repository when it keeps them, so an event costs no write
 // (docs/design/hooks.md#tool-events).
+//
+// In team mode the shared repository counts each event instead, so that
+// every server sees every server's counts
+// (docs/design/team.md#tool-event-counts); the counts in memory then only
+// stand in while the database cannot be reached.
 type toolEvents struct {
-	repo ports.ToolEventRepository // nil: counts are not kept across restarts
-	log  *slog.Logger
+	repo   ports.ToolEventRepository       // nil: counts are not kept across restarts
+	shared ports.SharedToolEventRepository // team mode; nil otherwise
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	projects map[string]map[string]*toolTarget
@@ -50,8 +56,8 @@ type toolEventsDoc struct {
 
 // loadToolEvents reads the stored counts. Counts are disposable: a document
 // that cannot be read is logged and the counts start empty.
-func loadToolEvents(ctx context.Context, repo ports.ToolEventRepository, log *slog.Logger) *toolEvents {
-	t := &toolEvents{repo: repo, log: log, projects: map[string]map[string]*toolTarget{}}
+func loadToolEvents(ctx context.Context, repo ports.ToolEventRepository, shared ports.SharedToolEventRepository, log *slog.Logger) *toolEvents {
+	t := &toolEvents{repo: repo, shared: shared, log: log, projects: map[string]map[string]*toolTarget{}}
 	if repo == nil {
 		return t
 	}
@@ -81,7 +87,15 @@ func loadToolEvents(ctx context.Context, repo ports.ToolEventRepository, log *sl
 
 // record counts one use of target in project by the Claude session claude
 // at now and returns a copy of what is now known of it.
-func (t *toolEvents) record(project, target, claude string, now domain.Micros) toolTarget {
+func (t *toolEvents) record(ctx context.Context, project, target, claude string, now domain.Micros) toolTarget {
+	if t.shared != nil {
+		c, err := t.shared.CountToolEvent(ctx, ports.ToolEventCount{Project: project, Target: target, Session: claude, Now: now,
+			MaxSessions: maxTargetSessions, MaxTargets: maxToolTargets})
+		if err == nil {
+			return toolTarget{Sessions: c.Sessions, Count: c.Count, LastSeen: c.LastSeen, LastNudge: c.LastNudge}
+		}
+		t.log.Warn("a tool event could not be counted in the database; counted on this server alone", "err", err)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	targets := t.projects[project]
@@ -111,7 +125,14 @@ func (t *toolEvents) record(project, target, claude string, now domain.Micros) t
 // claimNudge records a nudge about target at now unless one was given in
 // the last day: the per-target throttle. It reports whether the nudge may
 // go.
-func (t *toolEvents) claimNudge(project, target string, now domain.Micros) bool {
+func (t *toolEvents) claimNudge(ctx context.Context, project, target string, now domain.Micros) bool {
+	if t.shared != nil {
+		ok, err := t.shared.ClaimToolNudge(ctx, project, target, now, domain.Day)
+		if err == nil {
+			return ok
+		}
+		t.log.Warn("a tool-event nudge could not be recorded in the database; decided on this server alone", "err", err)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tt := t.projects[project][target]

@@ -33,12 +33,17 @@ type HookState struct {
 	LastNudge domain.Micros `json:"last_nudge_us,omitempty"`
 	// PromptNudges counts the prompts answered with the full-read nudge.
 	PromptNudges int `json:"prompt_nudges,omitempty"`
+	// SeenCleared counts the times the seen set was emptied (a compaction
+	// of the conversation), so that a server merging a stored state into
+	// its own copy knows which copy's seen set is current (team mode,
+	// docs/design/team.md#hooks-across-servers).
+	SeenCleared int `json:"seen_cleared,omitempty"`
 }
 
 // Empty reports whether h holds nothing: a session the hooks never touched.
 func (h HookState) Empty() bool {
 	return h.ClaudeSessionID == "" && len(h.Seen) == 0 && !h.FullReadDone && h.PreloadedCount == 0 &&
-		len(h.Useful) == 0 && h.Nudges == 0 && h.LastNudge == 0 && h.PromptNudges == 0
+		len(h.Useful) == 0 && h.Nudges == 0 && h.LastNudge == 0 && h.PromptNudges == 0 && h.SeenCleared == 0
 }
 
 // Clone returns a copy of h that shares no slice with it.
@@ -52,7 +57,7 @@ func (h HookState) Clone() HookState {
 func (h HookState) Equal(o HookState) bool {
 	return h.ClaudeSessionID == o.ClaudeSessionID && slices.Equal(h.Seen, o.Seen) && h.FullReadDone == o.FullReadDone &&
 		h.PreloadedCount == o.PreloadedCount && slices.Equal(h.Useful, o.Useful) && h.Nudges == o.Nudges &&
-		h.LastNudge == o.LastNudge && h.PromptNudges == o.PromptNudges
+		h.LastNudge == o.LastNudge && h.PromptNudges == o.PromptNudges && h.SeenCleared == o.SeenCleared
 }
 
 // SeenKey is how the seen set (and the useful marks) name node id of level:

@@ -133,6 +133,13 @@ type SharedSessionRepository interface {
 	// SaveSession durably stores one session now, every counter and
 	// watermark moving forward only.
 	SaveSession(ctx context.Context, s Session) error
+	// FindSession returns the stored session of principal bound to the
+	// Claude session claude (HookState.ClaudeSessionID), or, when none is
+	// (or claude is ""), the most recently active one of project (none
+	// when project is ""): what a hook route looks for when this server
+	// holds no such session (docs/design/team.md#hooks-across-servers).
+	// found is false when there is none.
+	FindSession(ctx context.Context, principal, claude, project string) (s Session, found bool, err error)
 }
 
 // Principal is a person (or a robot) of a team, as a token names them

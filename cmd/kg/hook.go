@@ -9,11 +9,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -110,11 +112,20 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 	if err != nil {
 		return nil, err
 	}
+	// A team server may not read this machine's folders: the project's
+	// key goes with the cwd, resolved here (docs/design/team.md#project-keys).
+	keyed := url.Values{}
+	if key := hookProjectKey(in.CWD); key != "" {
+		keyed.Set("project_key", key)
+	}
 	var raw bytes.Buffer
 	switch event {
 	case "session-start":
 		q := url.Values{"project_path": {in.CWD}, "claude_session_id": {in.SessionID}, "source": {in.Source},
 			"transcript_path": {in.TranscriptPath}}
+		if k := keyed.Get("project_key"); k != "" {
+			q.Set("project_key", k)
+		}
 		var res struct {
 			Context string `json:"context"`
 			Text    string `json:"text"`
@@ -137,9 +148,9 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 		b, err := json.Marshal(out)
 		return append(b, '\n'), err
 	case "prompt":
-		err = client.send(ctx, http.MethodPost, "/api/prompt_context", nil, "application/json", bytes.NewReader(input), &raw)
+		err = client.send(ctx, http.MethodPost, "/api/prompt_context", keyed, "application/json", bytes.NewReader(input), &raw)
 	case "tool-event":
-		err = client.send(ctx, http.MethodPost, "/api/tool_event", nil, "application/json", bytes.NewReader(input), &raw)
+		err = client.send(ctx, http.MethodPost, "/api/tool_event", keyed, "application/json", bytes.NewReader(input), &raw)
 	}
 	if err != nil {
 		return nil, err
@@ -154,6 +165,20 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 		return nil, nil // {}: nothing to add
 	}
 	return append(bytes.TrimSpace(raw.Bytes()), '\n'), nil
+}
+
+// hookProjectKey is the key of the project at cwd, from its .kg/project
+// or git origin, as kg mcp resolves it; "" when it has none or cwd is not
+// an absolute folder.
+func hookProjectKey(cwd string) string {
+	if !filepath.IsAbs(cwd) {
+		return ""
+	}
+	key, ok, err := paths.OS{}.ProjectKey(cwd)
+	if err != nil || !ok {
+		return ""
+	}
+	return key
 }
 
 // preloadCounts counts the node lines of a preload's user and project

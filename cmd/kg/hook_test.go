@@ -124,3 +124,27 @@ func TestHookCommandThroughARealServer(t *testing.T) {
 		}
 	})
 }
+
+// TestHookProjectKey: kg hook resolves the key of the project at the
+// hook's cwd as kg mcp does (.kg/project, else the git origin), so that a
+// team server on another machine knows the project; no key for a folder
+// that has none, or a cwd that is not absolute.
+func TestHookProjectKey(t *testing.T) {
+	keyed := filepath.Join(t.TempDir(), "api")
+	if err := os.MkdirAll(filepath.Join(keyed, ".kg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(keyed, ".kg", "project"), []byte("github.com/acme/api\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cwd, want string }{
+		{keyed, "github.com/acme/api"},
+		{t.TempDir(), ""},
+		{"relative/dir", ""},
+		{"", ""},
+	} {
+		if got := hookProjectKey(c.cwd); got != c.want {
+			t.Errorf("hookProjectKey(%q) = %q, want %q", c.cwd, got, c.want)
+		}
+	}
+}

@@ -105,6 +105,8 @@ func Run(t *testing.T, b Backend) {
 		{"CheckpointsKeepEverything", testCheckpoints},
 		{"ReleaseForgetsNothingStored", testRelease},
 		{"ToolEventsRoundTrip", testToolEvents},
+		{"SharedToolEventsCountEveryEvent", testSharedToolEvents},
+		{"SharedSessionsFoundByConversation", testFindSession},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
@@ -966,6 +968,9 @@ func testRelease(h *harness) {
 func testToolEvents(h *harness) {
 	repo, ok := h.o.Graphs.(ports.ToolEventRepository)
 	if !ok {
+		if _, shared := h.o.Graphs.(ports.SharedToolEventRepository); shared {
+			h.t.Skip("the backend counts each tool event itself (SharedToolEventsCountEveryEvent)")
+		}
 		h.t.Skip("the backend keeps no tool-event counts")
 	}
 	if doc, err := repo.LoadToolEvents(h.ctx); err != nil || doc != nil {

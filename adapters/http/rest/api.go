@@ -35,7 +35,7 @@ type Service interface {
 	Export(ctx context.Context, sc app.Scope) (app.Export, error)
 	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
 	SessionBootstrap(ctx context.Context, req app.BootstrapRequest) (app.BootstrapResult, error)
-	SessionStateOf(ctx context.Context, projectPath string) (app.SessionState, error)
+	SessionStateOf(ctx context.Context, projectPath, projectKey string) (app.SessionState, error)
 	PromptContext(ctx context.Context, req app.PromptRequest) (app.HookText, error)
 	ToolEvent(ctx context.Context, req app.ToolEventRequest) (app.HookText, error)
 	MaintenanceDebt(ctx context.Context) (app.DebtReport, error)

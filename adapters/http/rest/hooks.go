@@ -36,12 +36,12 @@ func (c hookCall) answered(injected int) {
 }
 
 // sessionBootstrap serves GET /api/session_bootstrap?project_path&
-// claude_session_id&source&transcript_path: the session of the
+// project_key&claude_session_id&source&transcript_path: the session of the
 // conversation and what to inject at its start.
 func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 	call := a.hookCall(metrics.HookSessionBootstrap)
 	q := r.URL.Query()
-	res, err := a.svc.SessionBootstrap(r.Context(), app.BootstrapRequest{ProjectPath: q.Get("project_path"),
+	res, err := a.svc.SessionBootstrap(r.Context(), app.BootstrapRequest{ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
 		ClaudeSessionID: q.Get("claude_session_id"), Source: q.Get("source"), TranscriptPath: q.Get("transcript_path")})
 	if err != nil {
 		call.fail(w, r, err)
@@ -66,11 +66,11 @@ func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 	call.answered(len(res.Context))
 }
 
-// sessionState serves GET /api/session_state?project_path: the project's
+// sessionState serves GET /api/session_state?project_path&project_key: the project's
 // most recently active session and whether it has read its memory.
 func (a *API) sessionState(w http.ResponseWriter, r *http.Request) {
 	call := a.hookCall(metrics.HookSessionState)
-	st, err := a.svc.SessionStateOf(r.Context(), r.URL.Query().Get("project_path"))
+	st, err := a.svc.SessionStateOf(r.Context(), r.URL.Query().Get("project_path"), r.URL.Query().Get("project_key"))
 	if err != nil {
 		call.fail(w, r, err)
 		return
@@ -89,13 +89,24 @@ func (a *API) sessionState(w http.ResponseWriter, r *http.Request) {
 type hookInput struct {
 	SessionID string `json:"session_id"`
 	CWD       string `json:"cwd"`
-	Prompt    string `json:"prompt"`
-	ToolName  string `json:"tool_name"`
-	ToolInput struct {
+	// ProjectKey is not Claude Code's: kg hook adds it as the query's
+	// project_key (team mode; a body field is taken too).
+	ProjectKey string `json:"project_key"`
+	Prompt     string `json:"prompt"`
+	ToolName   string `json:"tool_name"`
+	ToolInput  struct {
 		FilePath string `json:"file_path"`
 		URL      string `json:"url"`
 		Query    string `json:"query"`
 	} `json:"tool_input"`
+}
+
+// projectKey is the project_key of the query, else of the body.
+func (in hookInput) projectKey(r *http.Request) string {
+	if k := r.URL.Query().Get("project_key"); k != "" {
+		return k
+	}
+	return in.ProjectKey
 }
 
 // promptContext serves POST /api/prompt_context: a UserPromptSubmit hook
@@ -107,7 +118,8 @@ func (a *API) promptContext(w http.ResponseWriter, r *http.Request) {
 		call.fail(w, r, err)
 		return
 	}
-	res, err := a.svc.PromptContext(r.Context(), app.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD, Prompt: in.Prompt})
+	res, err := a.svc.PromptContext(r.Context(), app.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+		ProjectKey: in.projectKey(r), Prompt: in.Prompt})
 	if err != nil {
 		call.fail(w, r, err)
 		return
@@ -125,7 +137,8 @@ func (a *API) toolEvent(w http.ResponseWriter, r *http.Request) {
 		call.fail(w, r, err)
 		return
 	}
-	res, err := a.svc.ToolEvent(r.Context(), app.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD, ToolName: in.ToolName,
+	res, err := a.svc.ToolEvent(r.Context(), app.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+		ProjectKey: in.projectKey(r), ToolName: in.ToolName,
 		FilePath: in.ToolInput.FilePath, URL: in.ToolInput.URL, Query: in.ToolInput.Query})
 	if err != nil {
 		call.fail(w, r, err)

@@ -166,7 +166,7 @@ CREATE TABLE removed_graphs (
 	removed_at  timestamptz NOT NULL DEFAULT now()
 );
 `},
-	{4, "the seq of removed project graphs; tool-event counts", `
+	{4, "the seq of removed project graphs; tool-event counts; sessions by conversation and project", `
 -- A removed project graph also leaves the seq it had reached: a graph of
 -- the project stored later continues from it, so that no seq is handed out
 -- twice and a session's watermark on the old graph skips nothing of the
@@ -186,6 +186,12 @@ CREATE TABLE tool_events (
 	PRIMARY KEY (project, target)
 );
 CREATE INDEX tool_events_seen ON tool_events (project, last_seen);
+
+-- A hook route on one server finds a conversation's session started on
+-- another: by the Claude session it is bound to, or the person's latest of
+-- the project (docs/design/team.md#hooks-across-servers).
+CREATE INDEX sessions_claude ON sessions (principal, (data->'hook_state'->>'claude_session_id'));
+CREATE INDEX sessions_project ON sessions (principal, project_path, last_activity);
 `},
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"maps"
 	"math"
 	"slices"
@@ -134,6 +135,40 @@ func (s *Store) LoadSession(ctx context.Context, id string) (ports.Session, bool
 	})
 	if err != nil {
 		return ports.Session{}, false, unavailable(err, "load session %q from the database", id)
+	}
+	sess, ok := out[id]
+	if ok {
+		s.sessMu.Lock()
+		s.saved[id] = savedSession{hash: fingerprint(sess), lastActivity: int64(sess.LastActivity)}
+		s.sessMu.Unlock()
+	}
+	return sess, ok, nil
+}
+
+// FindSession returns principal's session bound to the Claude session
+// claude, else the most recently active one of project
+// (ports.SharedSessionRepository), in one snapshot.
+func (s *Store) FindSession(ctx context.Context, principal, claude, project string) (ports.Session, bool, error) {
+	if claude == "" && project == "" {
+		return ports.Session{}, false, nil
+	}
+	out := map[string]ports.Session{}
+	var id string
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `SELECT id FROM sessions
+			WHERE principal = $1 AND ($2 <> '' AND data->'hook_state'->>'claude_session_id' = $2 OR $3 <> '' AND project_path = $3)
+			ORDER BY coalesce($2 <> '' AND data->'hook_state'->>'claude_session_id' = $2, false) DESC, last_activity DESC, id LIMIT 1`,
+			principal, claude, project).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return readSessions(ctx, tx, id, out)
+	})
+	if err != nil {
+		return ports.Session{}, false, unavailable(err, "look up a session in the database")
 	}
 	sess, ok := out[id]
 	if ok {

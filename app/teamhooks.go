@@ -1,0 +1,90 @@
+package app
+
+import (
+	"context"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Hooks across servers (docs/design/team.md#hooks-across-servers): the hook
+// calls of one conversation may each land on a different server. Before a
+// hook route looks for the conversation's session, the server asks the
+// database for it (bound to the Claude session id, else the person's most
+// recent session of the project) and merges what is stored into its own
+// copy — the binding, the seen set, whether memory was read, the nudge
+// counts — and a hook that changed the session stores it at once, so the
+// next hook, wherever it runs, knows what this one showed. With the json
+// and bolt backends none of this runs.
+
+// hookSync brings in the stored session the hook of conversation claude
+// (or, without one bound, of project) belongs to. A database that cannot
+// be reached leaves the server with what it holds, logged.
+func (s *Service) hookSync(ctx context.Context, claude, project string) {
+	t := s.sessions
+	if t.shared == nil || claude == "" && project == "" {
+		return
+	}
+	stored, found, err := t.shared.FindSession(ctx, principalName(ctx), claude, project)
+	if err != nil {
+		s.log.Warn("hook: could not look up the conversation's session in the database; serving what this server holds", "err", err)
+		return
+	}
+	if found {
+		t.adopt(stored)
+	}
+}
+
+// hookStore stores session id at once in team mode, hook state included,
+// after a hook changed it. A failure is logged: the maintenance tick saves
+// it again.
+func (s *Service) hookStore(ctx context.Context, id string) {
+	if s.sessions.shared == nil || id == "" {
+		return
+	}
+	if err := s.sessions.push(ctx, id); err != nil {
+		s.log.Warn("hook: could not store the session in the database; the next save will", "session", id, "err", err)
+	}
+}
+
+// adopt merges a session another server stored into the table: a session
+// not live here becomes live, with its hook state and binding; one live
+// here takes the stored record's counters and watermarks forward only and
+// merges its hook state (hookState.merge).
+func (t *sessionTable) adopt(stored ports.Session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id := stored.ID
+	hooks := stored.Hooks
+	stored.Hooks = ports.HookState{}
+	if s, ok := t.live[id]; ok {
+		s.LastActivity = max(s.LastActivity, stored.LastActivity)
+		s.OpCount = max(s.OpCount, stored.OpCount)
+		s.LastSyncedTS = max(s.LastSyncedTS, stored.LastSyncedTS)
+		for k, w := range stored.Synced {
+			if s.Synced == nil {
+				s.Synced = map[domain.GraphKey]uint64{}
+			}
+			s.Synced[k] = max(s.Synced[k], w)
+		}
+	} else {
+		c := copySession(stored)
+		t.live[id] = &c
+		t.order.add(id, c.LastActivity)
+	}
+	if hooks.Empty() {
+		return
+	}
+	h := t.hooks[id]
+	if h == nil {
+		h = newHookState(hooks)
+		t.hooks[id] = h
+	} else {
+		h.merge(hooks)
+	}
+	if h.claude != "" {
+		if prev, ok := t.byClaude[h.claude]; !ok || prev == id || t.live[prev] == nil || t.live[prev].LastActivity <= t.live[id].LastActivity {
+			t.byClaude[h.claude] = id
+		}
+	}
+}
