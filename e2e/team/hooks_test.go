@@ -62,7 +62,7 @@ func (in *instance) hook(route string, body map[string]any) hookOut {
 	return out
 }
 
-// TestHooksAcrossServers: the hook routes of hooks.md behave as one server
+// TestHooksAcrossServers: the hook routes (docs/design/hooks.md) behave as one server
 // when a conversation's hooks land on different servers, for two people
 // with their own checkouts of one repository: the preload shows the shared
 // project and the person's own user graph only; a prompt on another server
