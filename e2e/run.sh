@@ -4,7 +4,8 @@
 # mcp.test.mjs (Streamable HTTP) and mcp-stdio.test.mjs (`kg mcp`) against
 # both with Node's test runner. The servers are always stopped (trap), and
 # each must exit 0 on SIGTERM. Then the unit tests of the web page's modules
-# (adapters/http/ui/web/test) and its browser tests (browser/ui.test.mjs),
+# (adapters/http/ui/web/test) and its browser tests (browser/ui.test.mjs, and
+# browser/team.test.mjs on a throwaway PostgreSQL),
 # which start servers of their own.
 #
 # Usage: e2e/run.sh [path/to/kg]   (default: bin/kg, as `make build` makes it)
@@ -104,5 +105,5 @@ fi
 # changes), in Node; then the page in Debian's chromium: the tests start
 # their own servers (they stop and restart one) from the same binary.
 node --test --test-reporter=spec "$repo"/adapters/http/ui/web/test/*.test.mjs || status=$?
-KG_BIN=$kg node --test --test-reporter=spec "$here/browser/ui.test.mjs" || status=$?
+KG_BIN=$kg node --test --test-reporter=spec "$here/browser/ui.test.mjs" "$here/browser/team.test.mjs" || status=$?
 exit "$status"
