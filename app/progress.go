@@ -63,6 +63,7 @@ func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (_ do
 		return nil, false, err
 	}
 	defer s.countOp(t.session, &err)
+	s.store.fresh(ctx, k) // team mode: what other servers committed
 	e, err := s.store.get(ctx, k)
 	if err != nil {
 		return nil, false, err

@@ -35,6 +35,26 @@ func (s *Service) hookSync(ctx context.Context, claude, project string) {
 	}
 }
 
+// hookPull merges into the table what the database holds of session id
+// (team mode): the marks and the seen set other servers stored for it. A
+// database that cannot be reached leaves the server with what it holds,
+// logged.
+func (s *Service) hookPull(ctx context.Context, id string) {
+	t := s.sessions
+	if t.shared == nil {
+		return
+	}
+	stored, found, err := t.shared.LoadSession(ctx, id)
+	if err != nil {
+		s.log.Warn("could not read the session from the database; serving what this server holds", "session", id, "err", err)
+		return
+	}
+	if found {
+		stored.ID = id
+		t.adopt(stored)
+	}
+}
+
 // hookStore stores session id at once in team mode, hook state included,
 // after a hook changed it. A failure is logged: the maintenance tick saves
 // it again.

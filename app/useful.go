@@ -27,10 +27,14 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 	if sessionID == "" {
 		return UsefulResult{}, domain.Invalidf("session_id", "required; call kg_read with cwd to start a session")
 	}
-	sess, err := s.sessions.lookup(sessionID, s.clock.Now())
+	// Team mode: a session of this person's, found on any server, with
+	// the marks other servers stored for it.
+	sess, err := s.sessionFor(ctx, sessionID)
 	if err != nil {
 		return UsefulResult{}, err
 	}
+	s.hookPull(ctx, sess.ID)
+	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
 	ids = dedupe(ids)
 	switch {
@@ -44,7 +48,8 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 			return UsefulResult{}, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
 		}
 	}
-	t := target{session: sess.ID, project: sess.ProjectPath}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	res := UsefulResult{SessionID: sess.ID}
 	// Find every id first: an unknown one marks nothing.
 	type graphIDs struct {

@@ -129,6 +129,27 @@ func TestMCPAcrossServers(t *testing.T) {
 	if r := bob[1].tool("kg_sync", map[string]any{"session_id": sess}); !r.isError {
 		t.Errorf("bob syncing alice's session on b: %s; want an error", r.text)
 	}
+
+	// kg_useful on a server the session never used, of a user node written
+	// on another and a project node written on a third; marked once, asked
+	// again elsewhere.
+	alice[2].ok("kg_put_node", map[string]any{"session_id": sess, "level": "user", "id": "alice-habit", "gist": "alice's own habit"})
+	if r := alice[1].ok("kg_useful", map[string]any{"session_id": sess, "ids": []any{"alice-habit", "zeppelin-route"}}); !strings.Contains(r.text, "Marked useful: alice-habit, zeppelin-route") {
+		t.Errorf("kg_useful on b: %s", r.text)
+	}
+	alice[0].ok("kg_read", map[string]any{"session_id": sess, "ids": []any{"zeppelin-route"}}) // a's copy of the session is older
+	if r := alice[0].ok("kg_useful", map[string]any{"session_id": sess, "ids": []any{"zeppelin-route"}}); !strings.Contains(r.text, "already marked: zeppelin-route") {
+		t.Errorf("kg_useful on a of what was marked on b: %s; want it already marked", r.text)
+	}
+	if r := bob[2].tool("kg_useful", map[string]any{"session_id": sess, "ids": []any{"zeppelin-route"}}); !r.isError {
+		t.Errorf("bob marking with alice's session on c: %s; want an error", r.text)
+	}
+
+	// kg_progress saved on a, read on c, which holds the graph already.
+	alice[0].ok("kg_progress", map[string]any{"session_id": sess, "level": "project", "task_id": "migrate-db", "state": map[string]any{"step": 3}})
+	if r := bob[2].ok("kg_progress", map[string]any{"session_id": bobSess, "level": "project", "task_id": "migrate-db"}); !strings.Contains(r.text, `"step":3`) && !strings.Contains(r.text, `"step": 3`) {
+		t.Errorf("kg_progress read on c of the state saved on a: %s", r.text)
+	}
 }
 
 func anyStrings(v any) []string {
