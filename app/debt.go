@@ -29,15 +29,9 @@ const debtHorizon = 14 * domain.Day
 func (s *Service) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 	now := s.clock.Now()
 	var rep DebtReport
-	// Team mode: the loaded copies caught up with what other servers
-	// committed (one round trip); the others are read from the database.
-	loadedKeys := []domain.GraphKey{domain.UserGraphOf(s.owner(ctx))}
-	for _, e := range s.store.loaded() {
-		if e.key.Level == domain.LevelProject {
-			loadedKeys = append(loadedKeys, e.key)
-		}
-	}
-	s.store.fresh(ctx, loadedKeys...)
+	// Team mode: the user graph caught up with what other servers
+	// committed (Projects does the same for the loaded projects).
+	s.store.fresh(ctx, domain.UserGraphOf(s.owner(ctx)))
 	if e, err := s.store.get(ctx, domain.UserGraphOf(s.owner(ctx))); err == nil {
 		e.mu.RLock()
 		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, s.cfg.Policy))

@@ -17,11 +17,14 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		return nil, wrapErr(err, "list projects")
 	}
 	loaded := map[domain.GraphKey]*graphEntry{}
+	var keys []domain.GraphKey
 	for _, e := range s.store.loaded() {
 		if e.key.Level == domain.LevelProject {
 			loaded[e.key] = e
+			keys = append(keys, e.key)
 		}
 	}
+	s.store.fresh(ctx, keys...) // team mode: the loaded copies' counts as committed, in one round trip
 	var out []ProjectInfo
 	reader := target{owner: s.owner(ctx)}
 	info := func(k domain.GraphKey, slug string) {
