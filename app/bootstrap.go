@@ -122,7 +122,7 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 		}
 	}
 	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && s.transcripts != nil {
-		if id := s.transcriptSession(s.owner(ctx), project, req.TranscriptPath, now); id != "" {
+		if id := s.transcriptSession(ctx, project, req.TranscriptPath, now); id != "" {
 			if sess, err := s.sessions.revive(id, claude, now); err == nil {
 				return sess, true, nil
 			}
@@ -133,15 +133,20 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 }
 
 // transcriptSession returns the last kg session the transcript at path
-// names that is live, of project and of owner (team mode); "" for none, and
-// for a transcript it may not read (outside the home folder) or cannot.
-func (s *Service) transcriptSession(owner, project, path string, now domain.Micros) string {
+// names that is live, of project and, in team mode, of the requesting
+// person, started on any server; "" for none, and for a transcript it may
+// not read (outside the home folder) or cannot.
+func (s *Service) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
+	owner := s.owner(ctx)
 	tail, err := s.transcripts.Tail(path, domain.MaxTranscriptTail)
 	if err != nil {
 		s.log.Info("transcript not read", "path", path, "err", err)
 		return ""
 	}
 	for _, id := range domain.TranscriptSessionIDs(tail) {
+		if err := s.sessions.ensure(ctx, id); err != nil {
+			s.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
+		}
 		if sess, err := s.sessions.lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
 			return id
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
+	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
 )
 
@@ -114,7 +115,7 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		cfg.MaintenanceInterval = opt.maintenance
 	}
 	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub,
-		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Log: logger()})
+		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger()})
 	if err != nil {
 		store.Close()
 		t.Fatalf("app %s: %v", name, err)

@@ -117,6 +117,27 @@ func TestHooksAcrossServers(t *testing.T) {
 	if again := alice[0].bootstrap(aliceDir, "conv-alice", "resume"); again.SessionID != pre.SessionID || !again.Reused {
 		t.Errorf("alice's resume on a: session %s reused %v; want her session %s", again.SessionID, again.Reused, pre.SessionID)
 	}
+	// A resume under a Claude session id kg never saw finds, through its
+	// transcript, bob's session started on c — for bob on a, never for
+	// alice.
+	transcript := filepath.Join(t.TempDir(), "conv.jsonl")
+	if err := os.WriteFile(transcript, []byte(`{"type":"tool_use","input":{"session_id":"`+bobPre.SessionID+`"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resume := func(in *instance, dir, claude string) bootstrap {
+		var out bootstrap
+		q := url.Values{"project_path": {dir}, "claude_session_id": {claude}, "source": {"resume"}, "transcript_path": {transcript}}
+		if code := in.call("GET", "/api/session_bootstrap?"+q.Encode(), nil, &out); code != 200 {
+			t.Fatalf("resume with a transcript on %s: %d", in.name, code)
+		}
+		return out
+	}
+	if got := resume(alice[0], aliceDir, "conv-alice-forked"); got.SessionID == bobPre.SessionID {
+		t.Errorf("alice's resume with a transcript naming bob's session took it")
+	}
+	if got := resume(bob[0], bobDir, "conv-bob-forked"); got.SessionID != bobPre.SessionID || !got.Reused {
+		t.Errorf("bob's resume on a with a transcript naming his session from c: session %s reused %v; want %s", got.SessionID, got.Reused, bobPre.SessionID)
+	}
 
 	// A sync of her session on a stores its watermarks at once, and
 	// keeps what the hooks stored with it.
