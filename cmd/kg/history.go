@@ -1,6 +1,6 @@
 package main
 
-// kg history and kg undo (docs/operations.md#kg-history-and-kg-undo).
+// kg history and kg undo (docs/operations.md#history-and-undo).
 
 import (
 	"context"

@@ -18,7 +18,7 @@ import (
 
 var _ ports.HistoryRepository = (*Store)(nil)
 
-// The change log (docs/design/trust.md#the-change-log). Beside a graph's
+// The change log (docs/design/trust.md#the-json-change-log). Beside a graph's
 // file lies its history: history.jsonl for a project graph, user.history.jsonl
 // for the user graph, framed as the journal frames its records, one line per
 // committed batch that logged something:
