@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -91,6 +92,28 @@ type changeTap struct {
 	nodes map[string]*Node
 	edges map[EdgeKey]*Edge
 	order []tapped
+	// over is set once the write changed more than MaxLoggedItems items:
+	// what was recorded is dropped, and the write is one entry.
+	over bool
+}
+
+// MaxLoggedItems is the most nodes and edges one write's change log holds
+// one by one. A write that changes more (an import of half a million nodes,
+// the first compaction of a large graph) is one entry of the whole graph
+// without its items: keeping each item before and after would cost the
+// write as much memory again as the graph (docs/performance.md#import-memory).
+// An undo then skips what it changed, by the current-value check.
+const MaxLoggedItems = 10_000
+
+func (t *changeTap) full() bool {
+	if t.over {
+		return true
+	}
+	if len(t.order) >= MaxLoggedItems {
+		t.over, t.nodes, t.edges, t.order = true, nil, nil, nil
+		return true
+	}
+	return false
 }
 
 type tapped struct {
@@ -100,6 +123,9 @@ type tapped struct {
 }
 
 func (t *changeTap) node(id string, old *Node) {
+	if t.full() {
+		return
+	}
 	if t.nodes == nil {
 		t.nodes = map[string]*Node{}
 	} else if _, seen := t.nodes[id]; seen {
@@ -110,6 +136,9 @@ func (t *changeTap) node(id string, old *Node) {
 }
 
 func (t *changeTap) edge(k EdgeKey, old *Edge) {
+	if t.full() {
+		return
+	}
 	if t.edges == nil {
 		t.edges = map[EdgeKey]*Edge{}
 	} else if _, seen := t.edges[k]; seen {
@@ -138,6 +167,14 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 	g.tap = nil
 	if t == nil {
 		return nil
+	}
+	if t.over {
+		whole := HistoryEntry{Seq: g.seq, Time: at.Now, Session: at.Session, Principal: at.Principal, Op: op, Graph: true,
+			Detail: fmt.Sprintf("changed more than %d nodes and edges at once, too many to keep one by one", MaxLoggedItems)}
+		if whole.Op == "" {
+			whole.Op = HistoryPut
+		}
+		return []HistoryEntry{whole}
 	}
 	var out []HistoryEntry
 	for _, it := range t.order {
