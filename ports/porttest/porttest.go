@@ -107,6 +107,10 @@ func Run(t *testing.T, b Backend) {
 		{"ToolEventsRoundTrip", testToolEvents},
 		{"SharedToolEventsCountEveryEvent", testSharedToolEvents},
 		{"SharedSessionsFoundByConversation", testFindSession},
+		{"HistoryRoundTrip", testHistoryRoundTrip},
+		{"HistoryQuery", testHistoryQuery},
+		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
+		{"HistoryPrune", testHistoryPrune},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
