@@ -29,6 +29,9 @@ type Config struct {
 	// Secrets is what a write that holds a credential does (KG_SECRETS,
 	// docs/design/trust.md#secrets); empty means block.
 	Secrets domain.SecretsMode
+	// StaleFilesPerTick is the most recorded files one maintenance tick
+	// reads for the staleness check (docs/design/trust.md#staleness).
+	StaleFilesPerTick int
 }
 
 // Defaults of the app settings.
@@ -55,6 +58,7 @@ func DefaultConfig() Config {
 		IdleUnload:          DefaultIdleUnload,
 		PreloadChars:        DefaultPreloadChars,
 		Secrets:             domain.SecretsBlock,
+		StaleFilesPerTick:   DefaultStaleFilesPerTick,
 	}
 }
 
@@ -76,6 +80,9 @@ type Deps struct {
 	// conversation used (docs/design/hooks.md#session-binding); nil reads
 	// none.
 	Transcripts ports.Transcripts
+	// Files reads project files for the staleness check
+	// (docs/design/trust.md#staleness); nil reads none.
+	Files ports.FileHasher
 }
 
 // The use cases are the exported methods of Service, one per file beside

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -35,6 +36,13 @@ type Service struct {
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// countUses (usecount.go), unless a test puts its own recorder.
 	uses UseCounter
+	// files reads project files for the staleness check; nil: none is
+	// read and nothing is ever stale (docs/design/trust.md#staleness).
+	files ports.FileHasher
+	// staleMu guards staleRound, where the tick's round of the recorded
+	// files stands.
+	staleMu    sync.Mutex
+	staleRound staleRound
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -72,6 +80,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		started: deps.Clock.Now(),
 
 		transcripts: deps.Transcripts,
+		files:       deps.Files,
 	}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
@@ -118,6 +127,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaintenanceInterval <= 0 {
 		c.MaintenanceInterval = d.MaintenanceInterval
+	}
+	if c.StaleFilesPerTick <= 0 {
+		c.StaleFilesPerTick = d.StaleFilesPerTick
 	}
 	if c.IdleUnload == 0 {
 		c.IdleUnload = d.IdleUnload
