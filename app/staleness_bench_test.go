@@ -74,3 +74,48 @@ func BenchmarkStaleTick(b *testing.B) {
 		b.Fatalf("%d nodes marked, want %d", marked, files/10)
 	}
 }
+
+// BenchmarkPutNodeRecordsFiles is a project node's write with five touches
+// that are 4 KiB files of the project, with the files read and hashed
+// (hasher=os) and without (hasher=none): what recording costs a write, on
+// the in-memory store (no fsync, so the ratio is the most it can be).
+func BenchmarkPutNodeRecordsFiles(b *testing.B) {
+	root := b.TempDir()
+	body := strings.Repeat("def f(x):\n    return x + 1\n", 4096/27)
+	var touches []string
+	for i := range 5 {
+		p := fmt.Sprintf("src/mod%d.py", i)
+		if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		touches = append(touches, p)
+	}
+	for _, hasher := range []string{"none", "os"} {
+		b.Run("hasher="+hasher, func(b *testing.B) {
+			ctx := context.Background()
+			st := newCountingStore()
+			deps := Deps{Graphs: st, Sessions: st, Clock: clock.NewManual(t0), Events: &recorder{}, Paths: fakePaths{}}
+			if hasher == "os" {
+				deps.Files = filehash.OS{}
+			}
+			svc, err := New(DefaultConfig(), deps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer svc.Close(ctx)
+			sess, err := svc.RegisterSession(ctx, root, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; b.Loop(); i++ {
+				in := domain.NodeInput{ID: fmt.Sprintf("n%d", i%100), Gist: "a node about five modules", Touches: touches}
+				if _, err := svc.PutNode(ctx, project(sess.ID), in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

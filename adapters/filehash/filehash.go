@@ -53,7 +53,7 @@ func (OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery) (
 		own = domain.HashGit
 	}
 	out := make([]domain.FileHash, len(files))
-	buf := make([]byte, 0, 64<<10)
+	var buf []byte // reused from file to file, grown to the largest read
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -98,7 +98,7 @@ func hashFile(real, root, path, scheme string, buf []byte) (domain.FileHash, []b
 		// the resolved root (the root may be reached through a link).
 		full = filepath.Join(real, rel)
 	}
-	resolved, err := filepath.EvalSymlinks(full)
+	resolved, err := resolve(real, full)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if _, ok := inside(real, filepath.Clean(full)); !ok {
@@ -130,6 +130,9 @@ func hashFile(real, root, path, scheme string, buf []byte) (domain.FileHash, []b
 	}
 	// Read one byte past the limit: a file that grew since the stat is
 	// caught too.
+	if want := int(st.Size()) + 1; cap(buf) < want {
+		buf = make([]byte, 0, want+want/8) // room for a file that grew since the stat
+	}
 	buf = buf[:0]
 	buf, err = readUpTo(fh, buf, domain.MaxHashedFileBytes+1)
 	if err != nil {
@@ -139,6 +142,31 @@ func hashFile(real, root, path, scheme string, buf []byte) (domain.FileHash, []b
 		return domain.FileHash{State: domain.FileTooLarge}, buf
 	}
 	return domain.FileHash{State: domain.FileFound, Hash: Sum(scheme, buf)}, buf
+}
+
+// resolve is filepath.EvalSymlinks(full) for a full path that may lie under
+// the resolved root real: the root's own components are not looked at again
+// (one lstat a component below it, not one a component from /), and the
+// first link met hands the rest to EvalSymlinks.
+func resolve(real, full string) (string, error) {
+	rel, ok := inside(real, filepath.Clean(full))
+	if !ok || rel == "." {
+		return filepath.EvalSymlinks(full)
+	}
+	cur := real
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i, p := range parts {
+		next := filepath.Join(cur, p)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return filepath.EvalSymlinks(filepath.Join(append([]string{next}, parts[i+1:]...)...))
+		}
+		cur = next
+	}
+	return cur, nil
 }
 
 // readUpTo appends at most limit bytes of r to buf.

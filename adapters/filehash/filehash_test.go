@@ -109,6 +109,12 @@ func TestWhatIsNotAFileOfTheProject(t *testing.T) {
 	if err := os.Symlink("nowhere", filepath.Join(root, "dangling")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(base, filepath.Join(root, "out-dir")); err != nil { // a folder linked out
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(root, "in-dir")); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		path string
 		want domain.FileState
@@ -117,6 +123,9 @@ func TestWhatIsNotAFileOfTheProject(t *testing.T) {
 		{"in-link", domain.FileFound},
 		{"edge.bin", domain.FileFound}, // exactly 1 MiB is read
 		{"out-link", domain.FileUnverifiable},
+		{"out-dir/secret.txt", domain.FileUnverifiable},
+		{"in-dir/a.go", domain.FileFound},
+		{"src/../src/a.go", domain.FileFound},
 		{"../secret.txt", domain.FileUnverifiable},
 		{filepath.Join(base, "secret.txt"), domain.FileUnverifiable},
 		{"../nothing-there", domain.FileUnverifiable},
