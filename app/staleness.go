@@ -38,8 +38,9 @@ func (s *Service) filesRoot(t target, k domain.GraphKey) string {
 	return ""
 }
 
-// checkRoot is the folder the tick reads graph e's files from: the one a
-// write last named in team mode, else the project's path.
+// checkRoot is the folder the tick reads graph e's files from: in team
+// mode the one a write last named, else the folder of this server's most
+// recently active session of the project; otherwise the project's path.
 func (s *Service) checkRoot(e *graphEntry) string {
 	if s.files == nil || e.key.Level != domain.LevelProject {
 		return ""
@@ -49,6 +50,9 @@ func (s *Service) checkRoot(e *graphEntry) string {
 	}
 	if s.store.shared == nil && filepath.IsAbs(e.key.Project) {
 		return e.key.Project
+	}
+	if s.store.shared != nil {
+		return s.sessions.rootOfSessions(e.key.Project)
 	}
 	return ""
 }
@@ -447,4 +451,21 @@ func (s *Service) clearMarks(e *graphEntry) {
 	for _, id := range e.g.StaleNodes() {
 		e.g.SetStale(id, nil)
 	}
+}
+
+// rootOfSessions returns the folder of the most recently active live
+// session bound to project that was named by one (team mode, where a
+// graph's key names no folder): where this server's sessions have the
+// project's files. "" for none.
+func (t *sessionTable) rootOfSessions(project string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var root string
+	var at domain.Micros
+	for _, s := range t.live {
+		if s.ProjectPath == project && s.Root != "" && (root == "" || s.LastActivity > at) {
+			root, at = s.Root, s.LastActivity
+		}
+	}
+	return root
 }
