@@ -44,7 +44,7 @@ func TestStalenessInACheckout(t *testing.T) {
 			var read struct {
 				Project struct {
 					Nodes []struct {
-						ID    string `json:"id"`
+						ID    string                          `json:"id"`
 						Stale []struct{ Path, Change string } `json:"stale"`
 					} `json:"nodes"`
 				} `json:"project"`
