@@ -46,6 +46,7 @@ var rules = []rule{
 	{prefix: "adapters/clock", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/paths", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/transcript", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
+	{prefix: "adapters/filehash", mayImport: []string{"domain", "ports"}, description: "domain, ports"},
 	{prefix: "adapters/rootdir", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/events", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/mcpstdio", description: "standard library only: it forwards bytes to the server"},

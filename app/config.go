@@ -33,6 +33,9 @@ type Config struct {
 	// (KG_HISTORY_DAYS, docs/design/trust.md#pruning); the maintenance tick
 	// prunes older ones and no read returns them.
 	HistoryDays int
+	// StaleFilesPerTick is the most recorded files one maintenance tick
+	// reads for the staleness check (docs/design/trust.md#staleness).
+	StaleFilesPerTick int
 }
 
 // Defaults of the app settings.
@@ -62,6 +65,7 @@ func DefaultConfig() Config {
 		PreloadChars:        DefaultPreloadChars,
 		Secrets:             domain.SecretsBlock,
 		HistoryDays:         DefaultHistoryDays,
+		StaleFilesPerTick:   DefaultStaleFilesPerTick,
 	}
 }
 
@@ -83,6 +87,9 @@ type Deps struct {
 	// conversation used (docs/design/hooks.md#session-binding); nil reads
 	// none.
 	Transcripts ports.Transcripts
+	// Files reads project files for the staleness check
+	// (docs/design/trust.md#staleness); nil reads none.
+	Files ports.FileHasher
 }
 
 // The use cases are the exported methods of Service, one per file beside

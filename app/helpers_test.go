@@ -212,6 +212,8 @@ type env struct {
 	svc    *Service
 	// transcripts, when set before open, reads Claude Code transcripts.
 	transcripts ports.Transcripts
+	// files, when set before open, reads project files for staleness.
+	files ports.FileHasher
 }
 
 func newEnv(t *testing.T, opts ...func(*Config)) *env {
@@ -228,7 +230,7 @@ func newEnv(t *testing.T, opts ...func(*Config)) *env {
 func (e *env) open() *Service {
 	e.t.Helper()
 	svc, err := New(e.cfg, Deps{Graphs: e.store, Sessions: e.store, Clock: e.clock, Events: e.events, Paths: fakePaths{},
-		Transcripts: e.transcripts})
+		Transcripts: e.transcripts, Files: e.files})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -33,7 +33,9 @@ func (s *Service) Run(ctx context.Context) {
 
 // tick does the maintenance duties once: for every loaded graph, the
 // pending read stamps, a compaction run, pruning and tombstone expiry, as
-// one write through the committer; then the checkpoints of the graphs'
+// one write through the committer; then the staleness check of a bounded
+// number of recorded project files (docs/design/trust.md#staleness), which
+// writes nothing; then the checkpoints of the graphs'
 // journals, so a graph is unloaded with its file complete; then it unloads
 // the project graphs idle for Config.IdleUnload, expires sessions, saves
 // them and folds their journal. The failure, or the panic, of one duty is
@@ -46,6 +48,12 @@ func (s *Service) tick(ctx context.Context) {
 			s.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
 		}
 	}
+	_ = s.guard("checking recorded files for staleness", func() error {
+		if n := s.checkStaleFiles(ctx); n > 0 {
+			s.log.Debug("recorded files checked for staleness", "files", n)
+		}
+		return nil
+	})
 	if err := s.guard("checkpointing graphs", func() error { return s.checkpointGraphs(ctx) }); err != nil {
 		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}

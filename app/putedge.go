@@ -36,6 +36,16 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 		return PutEdgeResult{}, err
 	}
 	res := PutEdgeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
+	// A file end is read before the write, outside the graph's lock, and
+	// recorded on the node at the other end (docs/design/trust.md#staleness).
+	root := s.filesRoot(t, k)
+	var stamps []domain.FileStamp
+	if root != "" {
+		stamps = s.hashNamed(ctx, root, edgeFilesBefore(e, in))
+		if t.root != "" {
+			e.filesRoot.Store(&root)
+		}
+	}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		if err := refusePrivateEnds(g, in, private); err != nil {
 			return nil, err
@@ -44,6 +54,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 		if err != nil {
 			return nil, err
 		}
+		recordEdgeFiles(g, in, stamps)
 		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
 		ev.Edge = ed
 		res.Edge = ed

@@ -33,6 +33,16 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		return PutNodeResult{}, err
 	}
 	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
+	// The files the node names are read before the write, outside the
+	// graph's lock (docs/design/trust.md#staleness).
+	root := s.filesRoot(t, k)
+	var stamps []domain.FileStamp
+	if root != "" {
+		stamps = s.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
+		if t.root != "" {
+			e.filesRoot.Store(&root)
+		}
+	}
 	// The write counts a use of the node by its session, in the same save,
 	// before its compaction run (docs/design/compaction.md#the-use-count).
 	var counted []string
@@ -50,6 +60,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 			return nil, err
 		}
 		res.PossibleDuplicates = dups
+		if root != "" {
+			g.RecordFiles(in.ID, keepNamed(g, in.ID, stamps))
+			n, _ = g.Node(in.ID)
+		}
 		if len(counted) > 0 {
 			g.CountUse(in.ID, at.Now)
 			n, _ = g.Node(in.ID)

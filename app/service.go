@@ -40,6 +40,13 @@ type Service struct {
 	// log (history.go).
 	prunedMu sync.Mutex
 	pruned   map[domain.GraphKey]domain.Micros
+	// files reads project files for the staleness check; nil: none is
+	// read and nothing is ever stale (docs/design/trust.md#staleness).
+	files ports.FileHasher
+	// staleMu guards staleRound, where the tick's round of the recorded
+	// files stands.
+	staleMu    sync.Mutex
+	staleRound staleRound
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -77,6 +84,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		started: deps.Clock.Now(),
 
 		transcripts: deps.Transcripts,
+		files:       deps.Files,
 	}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
@@ -124,6 +132,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaintenanceInterval <= 0 {
 		c.MaintenanceInterval = d.MaintenanceInterval
+	}
+	if c.StaleFilesPerTick <= 0 {
+		c.StaleFilesPerTick = d.StaleFilesPerTick
 	}
 	if c.IdleUnload == 0 {
 		c.IdleUnload = d.IdleUnload

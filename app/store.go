@@ -91,6 +91,11 @@ type graphEntry struct {
 	// (docs/design/hooks.md#the-preload).
 	preload atomic.Pointer[domain.PreloadRanking]
 
+	// filesRoot is the folder a write last read the graph's files from,
+	// in team mode, where the graph's key names no folder; the tick reads
+	// them from it (docs/design/trust.md#staleness). Nil: the project's path.
+	filesRoot atomic.Pointer[string]
+
 	// q guards the committer's queue, the pending read stamps and use
 	// counts, and gone.
 	q       sync.Mutex

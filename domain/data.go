@@ -99,6 +99,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 	var unknownUse []string // nodes given the default use count, to be saved with it
 	for i := range nodes {
 		n := &nodes[i]
+		n.Stale = nil // marks are never stored: the check finds them again (docs/design/trust.md#staleness)
 		if n.Version.V == 0 {
 			// No version entry (the replaced server did not always write
 			// one): the node has been written once, at creation as far as

@@ -273,6 +273,7 @@ func (g *Graph) importNode(in *Node, at Stamp) *Node {
 	n := &Node{
 		ID: in.ID, Gist: in.Gist, Notes: slices.Clone(in.Notes), Touches: slices.Clone(in.Touches),
 		Tier: in.Tier, Created: clamp(in.Created), LastRead: clamp(in.LastRead),
+		Files: slices.Clone(in.Files), // the document's file stamps (docs/design/trust.md#staleness)
 	}
 	if n.Tier == Orphaned {
 		n.OrphanedAt = clamp(in.OrphanedAt)

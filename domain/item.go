@@ -70,6 +70,16 @@ type Node struct {
 	TierSeq    uint64 // seq of the last tier change by compaction or rescue; 0 = none
 	Use        Use    // the use count (docs/design/compaction.md#the-use-count): no version, no seq
 
+	// Files are the content hashes of the project files the node names,
+	// recorded when it or the edge naming the file was written, sorted by
+	// path (docs/design/trust.md#staleness): stored, but no version and no
+	// seq of their own.
+	Files []FileStamp
+	// Stale are the recorded files the last check found changed or
+	// vanished, sorted by path: derived from the files, never stored, found
+	// again by the check after a restart.
+	Stale []StaleFile
+
 	Version Version
 
 	// Extra holds fields of the stored node that kg does not know, kept

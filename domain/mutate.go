@@ -101,6 +101,7 @@ func (g *Graph) PutNode(in NodeInput, at Stamp) (*Node, error) {
 		n.Touches = cloneStrings(in.Touches)
 	}
 	n.Tier, n.OrphanedAt, n.TierSeq = Active, 0, 0
+	n.Stale = nil // a write of the node clears its stale marks (docs/design/trust.md#staleness)
 	n.Version = Version{V: last + 1, TS: at.Now, Session: at.Session, Principal: at.Principal, Seq: g.nextSeq()}
 	if _, ok := g.nodeTombs[in.ID]; ok {
 		g.setNodeTomb(in.ID, nil)

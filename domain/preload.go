@@ -141,8 +141,15 @@ func cmpPreloadIn(a preloadItem, ga int, b preloadItem, gb int) int {
 	return strings.Compare(a.n.ID, b.n.ID)
 }
 
-// nodeLineCost is the characters of n's line in a preload: "  id: gist\n".
-func nodeLineCost(n *Node) int { return 2 + runes(n.ID) + 2 + runes(n.Gist) + 1 }
+// nodeLineCost is the characters of n's line in a preload: "  id: gist\n",
+// or "  id [stale: …]: gist\n" for a node marked stale.
+func nodeLineCost(n *Node) int {
+	c := 2 + runes(n.ID) + 2 + runes(n.Gist) + 1
+	if len(n.Stale) > 0 {
+		c += 1 + runes(StaleMark(n.Stale))
+	}
+	return c
+}
 
 // minNodeLine is the shortest node line: "  a: b\n".
 const minNodeLine = 7
@@ -274,6 +281,10 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 			for _, n := range s.nodes {
 				b.WriteString("  ")
 				b.WriteString(n.ID)
+				if len(n.Stale) > 0 {
+					b.WriteByte(' ')
+					b.WriteString(StaleMark(n.Stale))
+				}
 				b.WriteString(": ")
 				b.WriteString(n.Gist)
 				b.WriteByte('\n')

@@ -75,7 +75,8 @@ func newDoctorCommand(e env) *cobra.Command {
 			"kept aside, pending alias moves, projects that hold nothing and projects whose folder is gone. Each\n" +
 			"finding says how to fix it. Exits 1 when a finding is an error. While no server runs, it holds a shared\n" +
 			"lock on the root, so none starts meanwhile. --secrets scans what every graph holds for credentials,\n" +
-			"--duplicates lists the nodes that may say one thing (docs/design/trust.md).",
+			"--duplicates lists the nodes that may say one thing, --stale the nodes whose recorded project files changed\n" +
+			"or vanished (docs/design/trust.md).",
 		Args: noArgs,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")

@@ -71,7 +71,7 @@ func (c *checkup) checkBolt(ctx context.Context, bar *progress) {
 			if sg.Key.Level == domain.LevelProject {
 				c.checkProject(sg.Key.Project, d)
 			}
-			c.checkContent(sg.Key, d)
+			c.checkContent(ctx, sg.Key, d)
 		case errors.Is(err, ports.ErrDamaged) && pagesDamaged(err):
 			// Its pages: Damage named them above.
 		default:

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/adapters/filehash"
 	"github.com/kg-memory/kg/adapters/http/portable"
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -21,14 +24,16 @@ import (
 type contentChecks struct {
 	secrets    bool
 	duplicates bool
+	stale      bool
 }
 
 func (cc *contentChecks) bind(c *cobra.Command) {
 	c.Flags().BoolVar(&cc.secrets, "secrets", false, "scan every node and edge for credentials (keys, tokens, passwords)")
 	c.Flags().BoolVar(&cc.duplicates, "duplicates", false, "list the clusters of active and archived nodes that may say one thing")
+	c.Flags().BoolVar(&cc.stale, "stale", false, "read the project files the nodes recorded and list the nodes whose files changed or vanished since")
 }
 
-func (cc contentChecks) any() bool { return cc.secrets || cc.duplicates }
+func (cc contentChecks) any() bool { return cc.secrets || cc.duplicates || cc.stale }
 
 // graphSubject names a graph in a finding.
 func graphSubject(key domain.GraphKey) string {
@@ -39,7 +44,7 @@ func graphSubject(key domain.GraphKey) string {
 }
 
 // checkContent makes the asked checks of one graph's data.
-func (c *checkup) checkContent(key domain.GraphKey, d domain.GraphData) {
+func (c *checkup) checkContent(ctx context.Context, key domain.GraphKey, d domain.GraphData) {
 	if !c.content.any() {
 		return
 	}
@@ -49,6 +54,40 @@ func (c *checkup) checkContent(key domain.GraphKey, d domain.GraphData) {
 	}
 	if c.content.duplicates {
 		c.checkDuplicates(key, g)
+	}
+	if c.content.stale && key.Level == domain.LevelProject {
+		c.checkStale(ctx, key, g)
+	}
+}
+
+// checkStale reads the files each node of a project graph recorded, in the
+// project's folder, and reports each node whose files changed or vanished
+// since (docs/design/trust.md#staleness). It reads the project's files, never
+// writes anything, and reads nothing of the storage root but what the other
+// checks read.
+func (c *checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain.Graph) {
+	subject := graphSubject(key)
+	if !filepath.IsAbs(key.Project) {
+		c.add(levelInfo, subject, "names no folder: its recorded files are unverifiable", "nothing to do")
+		return
+	}
+	nodes, err := app.CheckStale(ctx, filehash.OS{}, key.Project, g)
+	switch {
+	case err != nil:
+		c.add(levelInfo, subject, "the project's folder cannot be read ("+err.Error()+"): its recorded files are unverifiable, not stale",
+			"nothing to do; if the project moved, kg project mv OLD NEW")
+		return
+	case len(nodes) == 0:
+		c.add(levelOK, subject, "no recorded file changed or vanished", "")
+		return
+	}
+	for _, n := range nodes {
+		files := make([]string, len(n.Files))
+		for i, f := range n.Files {
+			files[i] = f.Path + " " + string(f.Change)
+		}
+		c.add(levelWarn, subject, fmt.Sprintf("node %s is possibly stale: %s", n.ID, strings.Join(files, ", ")),
+			fmt.Sprintf("read the files and node %s; write it again with what is true now (kg_put_node, which records the files anew), or delete it", n.ID))
 	}
 }
 
@@ -119,6 +158,6 @@ func (c *checkup) checkContentThroughServer(ctx context.Context, srv *apiClient)
 			c.add(levelWarn, graphSubject(k), "the server's export does not decode: "+err.Error(), "run kg doctor again")
 			continue
 		}
-		c.checkContent(k, d.Data)
+		c.checkContent(ctx, k, d.Data)
 	}
 }

@@ -71,7 +71,7 @@ func (c *checkup) checkJSON(ctx context.Context, bar *progress, served bool) {
 	if d, err := s.Load(ctx, domain.UserGraph); err == nil {
 		c.loadedFrom(uf, c.graphSummary(d))
 		c.checkSchema("user.json", d, "json")
-		c.checkContent(domain.UserGraph, d)
+		c.checkContent(ctx, domain.UserGraph, d)
 	} else {
 		c.damagedFiles(uf, err, c.probeGraph, fixGraph)
 	}
@@ -129,7 +129,7 @@ func (c *checkup) checkFolder(ctx context.Context, s *jsonfile.Store, folder str
 	c.loadedFrom(gf, c.graphSummary(d))
 	c.checkSchema(name, d, "json")
 	c.checkProject(project, d)
-	c.checkContent(domain.ProjectGraph(project), d)
+	c.checkContent(ctx, domain.ProjectGraph(project), d)
 }
 
 // folderOf returns the folder List gives project, "" for none.

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kg-memory/kg/adapters/events"
+	"github.com/kg-memory/kg/adapters/filehash"
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/adapters/paths"
@@ -161,6 +162,10 @@ func newHub() (*events.Hub, func()) {
 func systemClock() ports.Clock         { return clock.System{} }
 func osPaths() ports.PathResolver      { return paths.OS{} }
 func osProjectKeys() ports.ProjectKeys { return paths.OS{} }
+
+// osFiles reads project files for the staleness check
+// (docs/design/trust.md#staleness).
+func osFiles() ports.FileHasher { return filehash.OS{} }
 
 // homeTranscripts reads Claude Code transcripts in the user's home folder
 // only (docs/design/hooks.md#session-binding).

@@ -52,6 +52,7 @@ var appSet = wire.NewSet(
 	osPaths,
 	homeTranscripts,
 	osProjectKeys,
+	osFiles,
 	appConfig,
 	wire.Struct(new(app.Deps), "*"),
 	openService,

@@ -81,6 +81,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		return nil, nil, err
 	}
 	transcripts := homeTranscripts()
+	fileHasher := osFiles()
 	deps := app.Deps{
 		Graphs:      graphRepository,
 		Sessions:    sessionRepository,
@@ -91,6 +92,7 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		Log:         log,
 		Metrics:     metrics,
 		Transcripts: transcripts,
+		Files:       fileHasher,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -123,6 +125,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 	projectKeys := osProjectKeys()
 	metrics := noMetrics()
 	transcripts := homeTranscripts()
+	fileHasher := osFiles()
 	deps := app.Deps{
 		Graphs:      graphRepository,
 		Sessions:    sessionRepository,
@@ -133,6 +136,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 		Log:         log,
 		Metrics:     metrics,
 		Transcripts: transcripts,
+		Files:       fileHasher,
 	}
 	service, cleanup2, err := openService(ctx, config, deps)
 	if err != nil {
@@ -152,6 +156,7 @@ var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newH
 	osPaths,
 	homeTranscripts,
 	osProjectKeys,
+	osFiles,
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
 )
 

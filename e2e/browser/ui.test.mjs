@@ -1059,3 +1059,41 @@ describe('kg web page with a token', () => {
     assert.deepEqual(b.errors, []);
   });
 });
+
+describe('kg web page with possibly stale nodes', () => {
+  let root; let project; let kg; let b;
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), 'kg-e2e-ui-stale-'));
+    project = mkdtempSync(join(tmpdir(), 'kg-e2e-ui-stale-project-'));
+    writeFileSync(join(project, 'refresh.py'), 'def refresh(): pass\n');
+    kg = await startKG({ root, extra: ['--maintenance-interval', '1'] });
+    const { session_id: sid } = await mcp(kg.url, 'kg_read', { cwd: project });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'project', id: 'token-refresh', gist: 'refresh slides', touches: ['refresh.py'] });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'project', id: 'build-cmd', gist: 'make build' });
+    writeFileSync(join(project, 'refresh.py'), 'def refresh(): rotate()\n');
+    // The maintenance tick (every second here) finds the change.
+    for (let i = 0; i < 100; i++) {
+      if ((await readGraph(kg.url, project)).nodes['token-refresh'].stale) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    b = await launch();
+  });
+
+  after(() => tearDown({ b, kg, dirs: [root, project] }));
+
+  it('badges a possibly stale node and lists only those on request', async () => {
+    const { page } = b;
+    await page.goto(`${kg.url}/ui/#${new URLSearchParams({ view: 'graph', project })}`);
+    await loaded(page);
+    const badge = listItem(page, 'token-refresh').locator('.badge-stale');
+    await badge.waitFor();
+    assert.match(await badge.getAttribute('title'), /refresh\.py changed/);
+    assert.equal(await listItem(page, 'build-cmd').locator('.badge-stale').count(), 0);
+    await page.getByLabel(/Only the 1 possibly stale/).check();
+    assert.equal(await page.locator('.nodes button').count(), 1);
+    assert.equal(await page.getByTestId('list-count').textContent(), '1 of 2');
+    await shot(page, 'ui-stale-1280x800.png');
+    assert.deepEqual(b.errors, []);
+  });
+});

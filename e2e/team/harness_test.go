@@ -26,6 +26,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/events"
+	"github.com/kg-memory/kg/adapters/filehash"
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
@@ -115,7 +116,8 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		cfg.MaintenanceInterval = opt.maintenance
 	}
 	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub,
-		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger()})
+		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger(),
+		Files: filehash.OS{}})
 	if err != nil {
 		store.Close()
 		t.Fatalf("app %s: %v", name, err)

@@ -100,6 +100,7 @@ func Run(t *testing.T, b Backend) {
 		{"SerialCommitsOnOneGraph", testSerial},
 		{"FailedSaveLeavesNoGhost", testFailedSave},
 		{"UseCountsSurviveAReopen", testUseCounts},
+		{"FileStampsSurviveAReopen", testFileStamps},
 		{"SessionsRoundTrip", testSessions},
 		{"SessionUpdatesChangeOnlyWhatTheyName", testSessionUpdates},
 		{"CheckpointsKeepEverything", testCheckpoints},
@@ -404,6 +405,52 @@ func testUseCounts(h *harness) {
 	if z, _ := got.Node("Zed.9_x"); z.Use != zed.Use || z.LastRead != later {
 		h.t.Errorf("Zed.9_x after a read stamp and a reopen: use %+v read %d; want use %+v (the default as first given) read %d", z.Use, z.LastRead, zed.Use, later)
 	}
+}
+
+// testFileStamps: a node's file stamps (docs/design/trust.md#staleness) are
+// saved with its write and by an incremental commit of their own (an edge
+// naming a file records one without a version or a seq), and come back
+// exactly after a reopen; a stale mark is never stored.
+func testFileStamps(h *harness) {
+	k := domain.ProjectGraph("/home/dev/src/kg")
+	g := restore(h.t, k, RichData(k.Project))
+	stamps := []domain.FileStamp{
+		{Path: "docs/b.md", Hash: "sha256:" + strings.Repeat("ab", 32)},
+		{Path: "src/a.go:1-20", Hash: "git:" + strings.Repeat("0f", 20)},
+	}
+	if !g.RecordFiles("alpha", stamps) {
+		h.t.Fatal("RecordFiles(alpha) found no node")
+	}
+	h.commit(k, g, g.Everything())
+	h.reopen()
+	h.sameGraph(k, g)
+
+	g = restore(h.t, k, h.load(k))
+	seq, alpha := g.Seq(), mustNode(h.t, g, "alpha")
+	g.RecordFile("alpha", domain.FileStamp{Path: "src/main.go", Hash: "git:" + strings.Repeat("1e", 20)})
+	g.SetStale("beta", []domain.StaleFile{{Path: "x.go", Change: domain.FileVanished}})
+	h.commit(k, g, g.Pending())
+	if g.Seq() != seq {
+		h.t.Errorf("a file stamp took a seq: %d, then %d", seq, g.Seq())
+	}
+	h.reopen()
+	got := restore(h.t, k, h.load(k))
+	a := mustNode(h.t, got, "alpha")
+	if len(a.Files) != 3 || a.Files[2].Path != "src/main.go" || a.Version != alpha.Version {
+		h.t.Errorf("alpha after a file stamp and a reopen: files %+v version %+v; want 3 stamps, version %+v", a.Files, a.Version, alpha.Version)
+	}
+	if b := mustNode(h.t, got, "beta"); b.Stale != nil {
+		h.t.Errorf("a stale mark was stored: %+v", b.Stale)
+	}
+}
+
+func mustNode(t *testing.T, g *domain.Graph, id string) *domain.Node {
+	t.Helper()
+	n, ok := g.Node(id)
+	if !ok {
+		t.Fatalf("node %q not found", id)
+	}
+	return n
 }
 
 func testSameFolderName(h *harness) {

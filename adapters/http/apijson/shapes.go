@@ -33,6 +33,16 @@ type Node struct {
 	// WrittenBy is the principal of the last write, in team mode
 	// (docs/design/team.md#who-wrote-what); absent otherwise.
 	WrittenBy string `json:"written_by,omitempty"`
+	// Stale lists the files the node recorded that changed or vanished
+	// since it was written: it is possibly stale
+	// (docs/design/trust.md#staleness); absent when none.
+	Stale []StaleFile `json:"stale,omitempty"`
+}
+
+// StaleFile is a recorded file of a possibly stale node.
+type StaleFile struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // "changed" or "vanished"
 }
 
 // NodeOf returns the API shape of n.
@@ -49,6 +59,9 @@ func NodeOf(n *domain.Node) Node {
 	}
 	for _, t := range domain.UsefulMarks(n) {
 		out.Useful = append(out.Useful, Seconds(t))
+	}
+	for _, m := range n.Stale {
+		out.Stale = append(out.Stale, StaleFile{Path: m.Path, Change: string(m.Change)})
 	}
 	return out
 }

@@ -89,8 +89,38 @@ type graphOut struct {
 
 // activeOut is an active node in the full read.
 type activeOut struct {
-	ID   string `json:"id"`
-	Gist string `json:"gist"`
+	ID    string     `json:"id"`
+	Gist  string     `json:"gist"`
+	Stale []staleOut `json:"stale,omitempty" jsonschema:"the files this node recorded that changed or vanished since it was written: it is possibly stale; absent when none"`
+}
+
+// staleOut is a recorded file of a possibly stale node
+// (docs/design/trust.md#staleness).
+type staleOut struct {
+	Path   string `json:"path"`
+	Change string `json:"change" jsonschema:"changed or vanished"`
+}
+
+// staleOutput is n's stale marks as the structured results give them; nil
+// (left out) for none.
+func staleOutput(n *domain.Node) []staleOut {
+	if len(n.Stale) == 0 {
+		return nil
+	}
+	out := make([]staleOut, len(n.Stale))
+	for i, m := range n.Stale {
+		out[i] = staleOut{Path: m.Path, Change: string(m.Change)}
+	}
+	return out
+}
+
+// staleSuffix is what the texts write after a node's id when it is
+// possibly stale: " [stale: src/auth/refresh.py changed]"; "" otherwise.
+func staleSuffix(n *domain.Node) string {
+	if len(n.Stale) == 0 {
+		return ""
+	}
+	return " " + domain.StaleMark(n.Stale)
 }
 
 // edgeOut is a shown edge of the full read: its notes are counted, not
@@ -134,6 +164,7 @@ type nodeOut struct {
 	In             []edgeEndOut `json:"edges_in"`
 	Rescued        []string     `json:"rescued,omitempty" jsonschema:"orphaned neighbours this read made archived again"`
 	RecallNotSaved string       `json:"recall_not_saved,omitempty" jsonschema:"set when the restore could not be saved: the content is shown, the tiers reverted"`
+	Stale          []staleOut   `json:"stale,omitempty" jsonschema:"the files this node recorded that changed or vanished since it was written: it is possibly stale; absent when none"`
 }
 
 // edgeEndOut is an edge seen from one of its ends.
@@ -258,7 +289,7 @@ func renderFullRead(gs []shownGraph, session string) string {
 		if len(v.Active) > 0 {
 			b.WriteString("ACTIVE:\n")
 			for _, n := range v.Active {
-				fmt.Fprintf(&b, "  %s: %s\n", n.ID, n.Gist)
+				fmt.Fprintf(&b, "  %s%s: %s\n", n.ID, staleSuffix(n), n.Gist)
 			}
 		}
 		if len(v.Archived) > 0 {
@@ -341,7 +372,7 @@ func graphOutput(g shownGraph) *graphOut {
 		},
 	}
 	for _, n := range v.Active {
-		out.Active = append(out.Active, activeOut{ID: n.ID, Gist: n.Gist})
+		out.Active = append(out.Active, activeOut{ID: n.ID, Gist: n.Gist, Stale: staleOutput(n)})
 	}
 	for _, e := range v.Edges {
 		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To, NoteCount: len(e.Notes)})
@@ -366,7 +397,7 @@ func renderNodeReads(nodes []app.NodeRead, session string) string {
 
 func renderNodeRead(b *strings.Builder, r app.NodeRead) {
 	n := r.Node
-	fmt.Fprintf(b, "=== NODE %s — %s, %s", n.ID, graphLabel(r.Level, r.Project), n.Tier)
+	fmt.Fprintf(b, "=== NODE %s%s — %s, %s", n.ID, staleSuffix(n), graphLabel(r.Level, r.Project), n.Tier)
 	if r.WasTier != domain.Active && r.RecallNotSaved == "" {
 		fmt.Fprintf(b, " (was %s; this read restored it)", r.WasTier)
 	}
@@ -473,7 +504,7 @@ func nodeReadsOutput(res app.ReadResult) readOutput {
 			Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
 			Use: n.Use.Count, LastCounted: lastCounted(n.Use),
 			Out: endsOutput(r.Out), In: endsOutput(r.In),
-			Rescued: r.Rescued, RecallNotSaved: r.RecallNotSaved,
+			Rescued: r.Rescued, RecallNotSaved: r.RecallNotSaved, Stale: staleOutput(n),
 		})
 	}
 	return out

@@ -63,14 +63,15 @@ type searchOutput struct {
 
 // hitOut is one search hit.
 type hitOut struct {
-	Level   string   `json:"level"`
-	Project string   `json:"project,omitempty"`
-	ID      string   `json:"id"`
-	Tier    string   `json:"tier"`
-	Gist    string   `json:"gist"`
-	Notes   []string `json:"notes"`
-	Score   float64  `json:"score" jsonschema:"BM25 score, 4 decimals"`
-	Matched []string `json:"matched" jsonschema:"the query terms (a correction's word for a corrected term) that matched this node"`
+	Level   string     `json:"level"`
+	Project string     `json:"project,omitempty"`
+	ID      string     `json:"id"`
+	Tier    string     `json:"tier"`
+	Gist    string     `json:"gist"`
+	Notes   []string   `json:"notes"`
+	Score   float64    `json:"score" jsonschema:"BM25 score, 4 decimals"`
+	Matched []string   `json:"matched" jsonschema:"the query terms (a correction's word for a corrected term) that matched this node"`
+	Stale   []staleOut `json:"stale,omitempty" jsonschema:"the files this node recorded that changed or vanished since it was written: it is possibly stale; absent when none"`
 }
 
 type correctionOut struct {
@@ -102,7 +103,7 @@ func renderSearch(query string, res app.SearchResult) string {
 		if h.Project != "" {
 			where = "project " + filepath.Base(h.Project)
 		}
-		fmt.Fprintf(&b, "  [%s] %s (%s, score %.4f", where, h.Node.ID, h.Node.Tier, h.Score)
+		fmt.Fprintf(&b, "  [%s] %s%s (%s, score %.4f", where, h.Node.ID, staleSuffix(h.Node), h.Node.Tier, h.Score)
 		if len(h.Matched) > 0 {
 			fmt.Fprintf(&b, ", matched %s", strings.Join(h.Matched, " "))
 		}
@@ -123,6 +124,7 @@ func searchOutputOf(query string, res app.SearchResult) searchOutput {
 		out.Hits = append(out.Hits, hitOut{
 			Level: string(h.Level), Project: h.Project, ID: h.Node.ID, Tier: h.Node.Tier.String(),
 			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: round4(h.Score), Matched: nonNil(h.Matched),
+			Stale: staleOutput(h.Node),
 		})
 	}
 	for _, c := range res.Corrections {

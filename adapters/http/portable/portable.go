@@ -72,6 +72,10 @@ type node struct {
 	// never as an error, like a stored one.
 	Use    json.RawMessage `json:"use,omitempty"`
 	UseDay json.RawMessage `json:"use_day,omitempty"`
+	// Files are the node's file stamps, path to hash
+	// (docs/design/trust.md#staleness), kept raw like the use count: a
+	// value that is not an object of strings reads as none.
+	Files json.RawMessage `json:"files,omitempty"`
 }
 
 type edge struct {
@@ -107,6 +111,9 @@ func Encode(w io.Writer, key domain.GraphKey, at domain.Micros, d domain.GraphDa
 		if n.Use.Known {
 			out.Use = strconv.AppendUint(nil, n.Use.Count, 10)
 			out.UseDay = strconv.AppendInt(nil, int64(n.Use.Day), 10)
+		}
+		if m := domain.FileStampMap(n.Files); m != nil {
+			out.Files, _ = json.Marshal(m) // a map of strings always marshals
 		}
 		doc.Nodes = append(doc.Nodes, out)
 	}
@@ -226,7 +233,7 @@ func Decode(r io.Reader) (Document, error) {
 // domain converts a decoded node, checking its tier and times.
 func (n node) domain(at string) (domain.Node, error) {
 	out := domain.Node{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Version: domain.Version{V: n.Version},
-		Use: domain.ParseUseJSON(n.Use, n.UseDay)}
+		Use: domain.ParseUseJSON(n.Use, n.UseDay), Files: domain.ParseFileStamps(n.Files)}
 	switch n.Tier {
 	case "", "active":
 		out.Tier = domain.Active

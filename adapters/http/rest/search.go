@@ -20,6 +20,9 @@ type hitJSON struct {
 	Notes   []string `json:"notes"`
 	Score   float64  `json:"score"`   // BM25 score (docs/design/mcp.md#kg_search), 4 decimals
 	Matched []string `json:"matched"` // the terms (after correction) that matched the node
+	// Stale: the node's recorded files that changed or vanished
+	// (docs/design/trust.md#staleness); absent when none.
+	Stale []apijson.StaleFile `json:"stale,omitempty"`
 }
 
 // correctionJSON is a term that matched nothing and the word searched for
@@ -77,7 +80,8 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 	out := make([]hitJSON, len(res.Hits))
 	for i, h := range res.Hits {
 		out[i] = hitJSON{Level: string(h.Level), Project: optional(h.Project), ID: h.Node.ID, Tier: h.Node.Tier.String(),
-			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: math.Round(h.Score*10_000) / 10_000, Matched: nonNil(h.Matched)}
+			Gist: h.Node.Gist, Notes: nonNil(h.Node.Notes), Score: math.Round(h.Score*10_000) / 10_000, Matched: nonNil(h.Matched),
+			Stale: apijson.NodeOf(h.Node).Stale}
 	}
 	var corrections []correctionJSON
 	for _, c := range res.Corrections {

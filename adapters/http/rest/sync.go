@@ -47,6 +47,7 @@ func syncGraphOf(level domain.Level, project string, rep domain.SyncReport, unav
 		switch {
 		case it.Node != nil:
 			n := apijson.NodeOf(it.Node)
+			n.Stale = nil // kg_sync says what others changed; a stale mark is no change (docs/design/trust.md#staleness)
 			if it.Node.Tier == domain.Orphaned {
 				n.Gist, n.Notes = "", []string{} // orphaned: no gist (docs/design/sync.md#kg_sync)
 			}

@@ -42,8 +42,12 @@ type nodeRec struct {
 	// Use and UseDay are the use count (docs/design/compaction.md#the-use-count);
 	// absent in records written before it, which then read as a node
 	// without one.
-	Use     *uint64                    `json:"use,omitempty"`
-	UseDay  *uint64                    `json:"use_day,omitempty"`
+	Use    *uint64 `json:"use,omitempty"`
+	UseDay *uint64 `json:"use_day,omitempty"`
+	// Files are the node's file stamps, path to hash
+	// (docs/design/trust.md#staleness); absent in records written before
+	// them, and one that does not read as such is no stamps.
+	Files   json.RawMessage            `json:"files,omitempty"`
 	Version versionRec                 `json:"version"`
 	Extra   map[string]json.RawMessage `json:"extra,omitempty"` // read only; written by marshalWithExtra
 }
@@ -125,6 +129,9 @@ func encodeNode(n *domain.Node) ([]byte, error) {
 		day := uint64(max(n.Use.Day, 0))
 		r.Use, r.UseDay = &n.Use.Count, &day
 	}
+	if m := domain.FileStampMap(n.Files); m != nil {
+		r.Files, _ = json.Marshal(m) // a map of strings always marshals
+	}
 	if r.Tier == "" {
 		return nil, fmt.Errorf("node %q: unknown tier %d", n.ID, n.Tier)
 	}
@@ -147,7 +154,7 @@ func decodeNode(b []byte) (domain.Node, error) {
 	return domain.Node{
 		ID: r.ID, Gist: r.Gist, Notes: r.Notes, Touches: r.Touches, Tier: tier,
 		Created: domain.Micros(r.Created), LastRead: domain.Micros(r.LastRead),
-		OrphanedAt: domain.Micros(r.OrphanedAt), TierSeq: r.TierSeq, Use: use,
+		OrphanedAt: domain.Micros(r.OrphanedAt), TierSeq: r.TierSeq, Use: use, Files: domain.ParseFileStamps(r.Files),
 		Version: r.Version.domain(), Extra: rawMap(r.Extra),
 	}, nil
 }

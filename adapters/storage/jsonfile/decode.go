@@ -224,6 +224,19 @@ func (p *parser) node(key string) (domain.Node, error) {
 		if handled, err := use.field(p, k, null); handled {
 			return err
 		}
+		if string(k) == "_files" {
+			// Not a type error when it is no object of strings: the node
+			// reads without stamps (docs/design/trust.md#staleness).
+			n.Files = nil
+			if !null {
+				raw, err := p.raw()
+				if err != nil {
+					return err
+				}
+				n.Files = domain.ParseFileStamps(raw)
+			}
+			return nil
+		}
 		f := -1
 		for i := range nodeFields {
 			if string(k) == nodeFields[i].name {

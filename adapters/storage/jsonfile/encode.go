@@ -177,6 +177,17 @@ func (e *enc) micros(m domain.Micros) {
 	}
 }
 
+// files writes a node's file stamps as an object of path to hash, in path
+// order (docs/design/trust.md#staleness).
+func (e *enc) files(stamps []domain.FileStamp) {
+	e.open('{')
+	for i, s := range stamps {
+		e.key(i, s.Path)
+		e.str(s.Hash)
+	}
+	e.close('}', len(stamps))
+}
+
 func (e *enc) strings(list []string) {
 	e.open('[')
 	for i, s := range list {
@@ -330,7 +341,7 @@ func (e *enc) restExtras(i *int, x *extras) {
 }
 
 // node writes a node's value: the known fields in key order ("_archived",
-// "_created_ts", "_last_read_ts", "_orphaned_ts", "_tier_seq", "_use",
+// "_created_ts", "_files", "_last_read_ts", "_orphaned_ts", "_tier_seq", "_use",
 // "_use_day", "gist", "id", "notes", "touches") merged with its unknown
 // ones.
 func (e *enc) node(n *domain.Node, x *extras) {
@@ -345,6 +356,10 @@ func (e *enc) node(n *domain.Node, x *extras) {
 	if n.Created != 0 {
 		e.known(&i, x, "_created_ts")
 		e.micros(n.Created)
+	}
+	if len(n.Files) > 0 {
+		e.known(&i, x, "_files")
+		e.files(n.Files)
 	}
 	if n.LastRead != 0 {
 		e.known(&i, x, "_last_read_ts")

@@ -21,7 +21,7 @@ class Row extends Component {
       <li>
         <button type="button" class={`node-item tier-${tier}`} aria-current={selected ? 'true' : undefined}
           onClick={() => onSelect(node.id)} data-id={node.id}>
-          <span class="node-id">{node.id}</span>
+          <span class="node-id">{node.id}{node.stale?.length ? <StaleBadge stale={node.stale} /> : null}</span>
           <span class={`badge badge-${tier}`}>{tier}</span>
           {extra ? <span class="node-extra">{extra}</span> : null}
           <span class="node-gist">{node.gist}</span>
@@ -31,12 +31,20 @@ class Row extends Component {
   }
 }
 
+// A node whose recorded project files changed or vanished since it was
+// written (docs/design/trust.md#staleness); the title names the files.
+function StaleBadge({ stale }) {
+  const files = stale.map((f) => `${f.path} ${f.change}`).join(', ');
+  return <span class="badge badge-stale" title={`Recorded files changed since it was written: ${files}`}>possibly stale</span>;
+}
+
 const byTierThenId = (a, b) => (tierOrder[a.tier] ?? 0) - (tierOrder[b.tier] ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export function NodeList({ store, version, scope, selected, onSelect }) {
   const [filter, setFilter] = useState('');
   const [ranked, setRanked] = useState(null); // {q, ids} from the search index
   const [limit, setLimit] = useState(PAGE);
+  const [staleOnly, setStaleOnly] = useState(false);
   const asked = useRef(0);
   const key = scopeKey(scope);
 
@@ -80,14 +88,23 @@ export function NodeList({ store, version, scope, selected, onSelect }) {
     return out;
   }, [order, version, f, ranked]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const total = shown ? shown.length : order.length;
-  const page = shown ? shown.slice(0, limit) : order.slice(0, limit).map((id) => store.nodes.get(id)).filter(Boolean);
+  const stale = useMemo(() => order.map((id) => store.nodes.get(id)).filter((n) => n?.stale?.length), [order, version]); // eslint-disable-line react-hooks/exhaustive-deps
+  const only = staleOnly && stale.length > 0 ? (shown ?? stale).filter((n) => n.stale?.length) : null;
+  const list = only ?? shown;
+  const total = list ? list.length : order.length;
+  const page = list ? list.slice(0, limit) : order.slice(0, limit).map((id) => store.nodes.get(id)).filter(Boolean);
   return (
     <section class="list" aria-labelledby="list-title">
       <div class="list-head">
         <h2 id="list-title">Nodes</h2>
-        <span class="count" data-testid="list-count">{f ? `${total} of ${order.length}` : order.length}</span>
+        <span class="count" data-testid="list-count">{list ? `${total} of ${order.length}` : order.length}</span>
       </div>
+      {stale.length > 0 && (
+        <label class="stale-filter">
+          <input type="checkbox" checked={staleOnly} onChange={(e) => { setStaleOnly(e.currentTarget.checked); setLimit(PAGE); }} />
+          Only the {stale.length} possibly stale
+        </label>
+      )}
       <label class="filter">
         <span>Filter the list</span>
         <input type="search" value={filter} onInput={(e) => { setFilter(e.currentTarget.value); setLimit(PAGE); }} placeholder="id, gist or meaning" />

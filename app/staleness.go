@@ -1,0 +1,471 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// Staleness (docs/design/trust.md#staleness): a write of a project node
+// records the content hash of each project file it names (its touches, the
+// file-path ends of its edges); the maintenance tick reads the recorded
+// files again, a bounded number per tick in turn, and marks the nodes whose
+// files changed or vanished. The marks live in memory only: they are
+// derived from the files, so after a restart the tick finds them again.
+
+// DefaultStaleFilesPerTick bounds the files one maintenance tick reads.
+const DefaultStaleFilesPerTick = 2000
+
+// filesRoot is the folder whose files a write to graph k names: the folder
+// the request named the project by in team mode (its touches are relative
+// to it), else the project's own path. "" when no file of k can be read:
+// the user graph, a project named by its key alone, no hasher.
+func (s *Service) filesRoot(t target, k domain.GraphKey) string {
+	if s.files == nil || k.Level != domain.LevelProject {
+		return ""
+	}
+	if t.root != "" {
+		return t.root
+	}
+	if s.store.shared == nil && filepath.IsAbs(k.Project) {
+		return k.Project
+	}
+	return ""
+}
+
+// checkRoot is the folder the tick reads graph e's files from: in team
+// mode the one a write last named, else the folder of this server's most
+// recently active session of the project; otherwise the project's path.
+func (s *Service) checkRoot(e *graphEntry) string {
+	if s.files == nil || e.key.Level != domain.LevelProject {
+		return ""
+	}
+	if r := e.filesRoot.Load(); r != nil {
+		return *r
+	}
+	if s.store.shared == nil && filepath.IsAbs(e.key.Project) {
+		return e.key.Project
+	}
+	if s.store.shared != nil {
+		return s.sessions.rootOfSessions(e.key.Project)
+	}
+	return ""
+}
+
+// hashNamed hashes the references that may be files of the project under
+// root, in the project's own scheme, and returns the stamps of those found.
+// Reading fails soft: a root that cannot be read records nothing, as kg
+// cannot tell (unverifiable, never stale).
+func (s *Service) hashNamed(ctx context.Context, root string, refs []string) []domain.FileStamp {
+	if root == "" || len(refs) == 0 {
+		return nil
+	}
+	qs := make([]ports.FileQuery, len(refs))
+	for i, r := range refs {
+		qs[i] = ports.FileQuery{Path: r}
+	}
+	hs, err := s.files.HashFiles(ctx, root, qs)
+	if err != nil {
+		s.log.Debug("project files not read for staleness", "root", root, "err", err)
+		return nil
+	}
+	var out []domain.FileStamp
+	for i, h := range hs {
+		if h.State == domain.FileFound {
+			out = append(out, domain.FileStamp{Path: refs[i], Hash: h.Hash})
+		}
+	}
+	return out
+}
+
+// nodeFilesBefore returns the references node id will name once written with
+// touches (nil: its stored ones): the files a put of it records. Read
+// before the write, outside it, so that the files are read without the
+// graph's lock; the write keeps those still named then.
+func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if touches == nil {
+		if n, ok := e.g.Node(id); ok {
+			touches = n.Touches
+		}
+	}
+	var out []string
+	for _, t := range touches {
+		if !domain.IsURL(t) {
+			out = append(out, t)
+		}
+	}
+	for _, ed := range e.g.EdgesOf(id) {
+		other := ed.To
+		if ed.To == id {
+			other = ed.From
+		}
+		if other != id && !domain.IsURL(other) && !e.g.IsNode(other) {
+			out = append(out, other)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// edgeFilesBefore returns the ends of an edge that may be project files:
+// not URLs and naming no node now.
+func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var out []string
+	for _, end := range []string{in.From, in.To} {
+		if !domain.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
+			out = append(out, end)
+		}
+	}
+	return out
+}
+
+// keepNamed returns the stamps whose path g's node id names now.
+func keepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.FileStamp {
+	named := g.NamedFiles(id)
+	out := stamps[:0:0]
+	for _, st := range stamps {
+		if _, ok := slices.BinarySearch(named, st.Path); ok {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// recordEdgeFiles records, on the node at one end of edge in, the stamp of
+// the file at its other end: what a write of the edge records.
+func recordEdgeFiles(g *domain.Graph, in domain.EdgeInput, stamps []domain.FileStamp) {
+	for _, st := range stamps {
+		switch {
+		case st.Path == in.To && g.IsNode(in.From) && !g.IsNode(in.To):
+			g.RecordFile(in.From, st)
+		case st.Path == in.From && g.IsNode(in.To) && !g.IsNode(in.From):
+			g.RecordFile(in.To, st)
+		}
+	}
+}
+
+// StaleNode is a node whose recorded files changed or vanished.
+type StaleNode struct {
+	ID    string
+	Files []domain.StaleFile
+}
+
+// fileCheck is one recorded file to read: its path, the hash recorded
+// (with its scheme) and the nodes that recorded it so.
+type fileCheck struct {
+	path, hash string
+	nodes      []string
+}
+
+// stampedChecks lists g's recorded files, one check per (path, hash),
+// sorted by path then hash.
+func stampedChecks(g *domain.Graph) []fileCheck {
+	byKey := map[[2]string]int{}
+	var out []fileCheck
+	g.StampedFiles(func(id string, stamps []domain.FileStamp) bool {
+		for _, st := range stamps {
+			k := [2]string{st.Path, st.Hash}
+			i, ok := byKey[k]
+			if !ok {
+				i = len(out)
+				byKey[k] = i
+				out = append(out, fileCheck{path: st.Path, hash: st.Hash})
+			}
+			out[i].nodes = append(out[i].nodes, id)
+		}
+		return true
+	})
+	slices.SortFunc(out, func(a, b fileCheck) int {
+		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.hash, b.hash))
+	})
+	return out
+}
+
+// judged is what reading one recorded file found.
+type judged struct {
+	check  fileCheck
+	change domain.FileChange // "" when fresh or unverifiable
+}
+
+// readChecks reads the files of checks under root, each in the scheme it
+// was recorded in. An error means root cannot be read.
+func readChecks(ctx context.Context, h ports.FileHasher, root string, checks []fileCheck) ([]judged, error) {
+	qs := make([]ports.FileQuery, len(checks))
+	for i, c := range checks {
+		qs[i] = ports.FileQuery{Path: c.path, Scheme: domain.FileStamp{Hash: c.hash}.Scheme()}
+	}
+	hs, err := h.HashFiles(ctx, root, qs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]judged, len(checks))
+	for i, c := range checks {
+		out[i].check = c
+		out[i].change, _ = domain.JudgeFile(domain.FileStamp{Path: c.path, Hash: c.hash}, hs[i])
+	}
+	return out, nil
+}
+
+// CheckStale reads every file recorded in g under root and returns the
+// nodes whose files changed or vanished, by id: what `kg doctor --stale`
+// reports. It changes nothing. An error means root cannot be read (every
+// file is then unverifiable).
+func CheckStale(ctx context.Context, h ports.FileHasher, root string, g *domain.Graph) ([]StaleNode, error) {
+	checks := stampedChecks(g)
+	if len(checks) == 0 {
+		return nil, nil
+	}
+	js, err := readChecks(ctx, h, root, checks)
+	if err != nil {
+		return nil, err
+	}
+	byNode := map[string][]domain.StaleFile{}
+	for _, j := range js {
+		if j.change == "" {
+			continue
+		}
+		for _, id := range j.check.nodes {
+			byNode[id] = append(byNode[id], domain.StaleFile{Path: j.check.path, Change: j.change, Recorded: j.check.hash})
+		}
+	}
+	out := make([]StaleNode, 0, len(byNode))
+	for id, fs := range byNode {
+		out = append(out, StaleNode{ID: id, Files: fs})
+	}
+	slices.SortFunc(out, func(a, b StaleNode) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// staleRound is where the tick's round of the graphs' recorded files
+// stands: the graph it is in and the last (path, hash) it read there.
+type staleRound struct {
+	graph      string // graphEntry.key.String(); "" before the first tick
+	path, hash string
+}
+
+// checkStaleFiles is the staleness duty of a maintenance tick: it reads at
+// most cfg.StaleFilesPerTick recorded files of the loaded project graphs,
+// going on from where the last tick stopped — graph by graph in key order,
+// file by file in path order within a graph — so that every file is read
+// in turn, and sets the marks of the nodes whose files it read. It returns
+// how many files it read. A graph whose root cannot be read loses its
+// marks: kg cannot tell (unverifiable, never stale).
+func (s *Service) checkStaleFiles(ctx context.Context) int {
+	if s.files == nil {
+		return 0
+	}
+	var entries []*graphEntry
+	for _, e := range s.store.loaded() {
+		if e.key.Level == domain.LevelProject {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return 0
+	}
+	slices.SortFunc(entries, func(a, b *graphEntry) int { return strings.Compare(a.key.String(), b.key.String()) })
+	s.staleMu.Lock()
+	defer s.staleMu.Unlock()
+	round := s.staleRound
+	start, _ := slices.BinarySearchFunc(entries, round.graph, func(e *graphEntry, k string) int { return strings.Compare(e.key.String(), k) })
+	if start == len(entries) || entries[start].key.String() != round.graph {
+		round = staleRound{} // that graph is gone: start the next one afresh
+	}
+	budget := max(s.cfg.StaleFilesPerTick, 1)
+	read := 0
+	for i := range entries {
+		e := entries[(start+i)%len(entries)]
+		from := staleRound{}
+		if e.key.String() == round.graph {
+			from = round
+		}
+		n, done := s.checkGraphFiles(ctx, e, from, budget-read)
+		read += n.files
+		if !done {
+			s.staleRound = n.round(e, from)
+			return read
+		}
+		if ctx.Err() != nil {
+			return read
+		}
+		// The next graph is where the next tick starts, if this one ends
+		// the budget exactly.
+		s.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].key.String()}
+		if read >= budget {
+			return read
+		}
+	}
+	return read
+}
+
+// checkGraphFiles reads up to budget of e's recorded files after from and
+// applies what it found. done reports that it reached the graph's last
+// file (or the graph has none to read).
+func (s *Service) checkGraphFiles(ctx context.Context, e *graphEntry, from staleRound, budget int) (n readCount, done bool) {
+	root := s.checkRoot(e)
+	e.mu.RLock()
+	var checks []fileCheck
+	if root != "" {
+		checks = stampedChecks(e.g)
+	}
+	hasMarks := len(e.g.StaleNodes()) > 0
+	e.mu.RUnlock()
+	if root == "" {
+		if hasMarks {
+			s.clearMarks(e)
+		}
+		return readCount{}, true
+	}
+	i := 0
+	if from.path != "" || from.hash != "" {
+		i, _ = slices.BinarySearchFunc(checks, from, func(c fileCheck, r staleRound) int {
+			return cmp.Or(strings.Compare(c.path, r.path), strings.Compare(c.hash, r.hash))
+		})
+		if i < len(checks) && checks[i].path == from.path && checks[i].hash == from.hash {
+			i++ // read last tick
+		}
+	}
+	batch := checks[i:min(len(checks), i+budget)]
+	done = i+len(batch) == len(checks)
+	if done && hasMarks {
+		defer s.pruneMarks(e, checks)
+	}
+	if len(batch) == 0 {
+		return readCount{}, done
+	}
+	js, err := readChecks(ctx, s.files, root, batch)
+	if err != nil {
+		if ctx.Err() == nil {
+			// The root cannot be read (moved, deleted, unmounted): kg
+			// cannot tell, so nothing of it is stale.
+			s.log.Debug("project root not read for staleness", "graph", e.key.String(), "root", root, "err", err)
+			s.clearMarks(e)
+		}
+		return readCount{}, true
+	}
+	s.applyMarks(e, js)
+	last := batch[len(batch)-1]
+	return readCount{files: len(batch), lastPath: last.path, lastHash: last.hash}, done
+}
+
+// readCount is how many files checkGraphFiles read, and the last one.
+type readCount struct {
+	files              int
+	lastPath, lastHash string
+}
+
+func (r readCount) round(e *graphEntry, from staleRound) staleRound {
+	if r.files == 0 {
+		return staleRound{graph: e.key.String(), path: from.path, hash: from.hash}
+	}
+	return staleRound{graph: e.key.String(), path: r.lastPath, hash: r.lastHash}
+}
+
+// applyMarks sets, on each node that recorded a file of js, the mark of that
+// file as found: stale when changed or vanished, none otherwise; the node's
+// marks for files not read keep what the last read found. A node whose
+// stamp of the file changed since the read (written again meanwhile) is
+// left to the next round.
+func (s *Service) applyMarks(e *graphEntry, js []judged) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	type found struct {
+		hash   string
+		change domain.FileChange
+	}
+	byNode := map[string]map[string]found{}
+	for _, j := range js {
+		for _, id := range j.check.nodes {
+			m := byNode[id]
+			if m == nil {
+				m = map[string]found{}
+				byNode[id] = m
+			}
+			m[j.check.path] = found{hash: j.check.hash, change: j.change}
+		}
+	}
+	for id, files := range byNode {
+		n, ok := e.g.Node(id)
+		if !ok {
+			continue
+		}
+		var marks []domain.StaleFile
+		for _, st := range n.Stale {
+			if _, read := files[st.Path]; !read {
+				marks = append(marks, st)
+			}
+		}
+		for path, f := range files {
+			if !recordedAs(n, path, f.hash) {
+				continue
+			}
+			if f.change != "" {
+				marks = append(marks, domain.StaleFile{Path: path, Change: f.change, Recorded: f.hash})
+			}
+		}
+		e.g.SetStale(id, marks)
+	}
+}
+
+// recordedAs reports whether n's stamp of path is hash.
+func recordedAs(n *domain.Node, path, hash string) bool {
+	i, ok := slices.BinarySearchFunc(n.Files, path, func(s domain.FileStamp, p string) int { return strings.Compare(s.Path, p) })
+	return ok && n.Files[i].Hash == hash
+}
+
+// pruneMarks drops, at the end of a round of e's graph, the marks of files
+// its nodes no longer record as checked (an edge naming the file deleted
+// since): checks are every file the round read.
+func (s *Service) pruneMarks(e *graphEntry, checks []fileCheck) {
+	type key struct{ id, path, hash string }
+	live := map[key]bool{}
+	for _, c := range checks {
+		for _, id := range c.nodes {
+			live[key{id, c.path, c.hash}] = true
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, id := range e.g.StaleNodes() {
+		n, _ := e.g.Node(id)
+		marks := slices.DeleteFunc(slices.Clone(n.Stale), func(m domain.StaleFile) bool {
+			return !live[key{id, m.Path, m.Recorded}]
+		})
+		e.g.SetStale(id, marks)
+	}
+}
+
+// clearMarks drops every stale mark of e's graph.
+func (s *Service) clearMarks(e *graphEntry) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, id := range e.g.StaleNodes() {
+		e.g.SetStale(id, nil)
+	}
+}
+
+// rootOfSessions returns the folder of the most recently active live
+// session bound to project that was named by one (team mode, where a
+// graph's key names no folder): where this server's sessions have the
+// project's files. "" for none.
+func (t *sessionTable) rootOfSessions(project string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var root string
+	var at domain.Micros
+	for _, s := range t.live {
+		if s.ProjectPath == project && s.Root != "" && (root == "" || s.LastActivity > at) {
+			root, at = s.Root, s.LastActivity
+		}
+	}
+	return root
+}
