@@ -32,8 +32,19 @@ fmt-check:
 wire-check:
 	@if [ -f cmd/kg/wire.go ]; then $(GO) tool wire diff ./cmd/kg || { echo "cmd/kg/wire_gen.go is stale: run 'go tool wire ./cmd/kg'"; exit 1; }; fi
 
+# A -race binary sleeps a second at exit (GORACE atexit_sleep_ms, so that
+# goroutines still running can report a race); every test binary paid it,
+# about 15 s of make test's 2 cores. GORACE from the caller wins.
+GORACE ?= atexit_sleep_ms=0
+# go test runs its packages a few at a time (-p, the cores), in the order
+# named: the longest ones are named first, so that they start at once and
+# the short ones fill the other cores beside them, rather than the longest
+# starting last and running alone. ./... then names every package, these
+# included once; the list only orders, it never selects.
+SLOW_PKGS  := ./cmd/kg ./e2e/team ./e2e/reliability ./domain ./adapters/storage/bolt ./adapters/http/rest ./adapters/storage/jsonfile
+TEST_FLAGS ?=
 unit:
-	$(GO) test -race -count=1 ./...
+	GORACE='$(GORACE)' $(GO) test -race -count=1 $(TEST_FLAGS) $(SLOW_PKGS) ./...
 
 ## cover: statement coverage per package
 cover:

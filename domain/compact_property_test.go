@@ -157,7 +157,7 @@ func assertStats(t interface {
 	Fatalf(string, ...any)
 }, g *Graph) {
 	t.Helper()
-	if diff := cmp.Diff(cpRecomputeStats(g), g.Stats()); diff != "" {
+	if diff := quickDiff(cpRecomputeStats(g), g.Stats()); diff != "" {
 		t.Fatalf("incremental stats differ from recomputed (-scratch +kept):\n%s", diff)
 	}
 	if probs := indexProblems(g); len(probs) > 0 {
@@ -174,17 +174,17 @@ func TestCompactPropDeterministicOnShuffledCopy(t *testing.T) {
 		h := restoreData(t, shuffled)
 		gRanked, gOthers := Ranks(g, propNow, p)
 		hRanked, hOthers := Ranks(h, propNow, p)
-		if diff := cmp.Diff(gRanked, hRanked); diff != "" {
+		if diff := quickDiff(gRanked, hRanked); diff != "" {
 			t.Fatalf("ranked nodes differ (-original +shuffled):\n%s", diff)
 		}
-		if diff := cmp.Diff(gOthers, hOthers); diff != "" {
+		if diff := quickDiff(gOthers, hOthers); diff != "" {
 			t.Fatalf("other nodes differ (-original +shuffled):\n%s", diff)
 		}
 		mg, mh := g.Compact(propNow, p), h.Compact(propNow, p)
-		if diff := cmp.Diff(mg, mh); diff != "" {
+		if diff := quickDiff(mg, mh); diff != "" {
 			t.Fatalf("moves differ (-original +shuffled):\n%s", diff)
 		}
-		if diff := cmp.Diff(g.Data(), h.Data()); diff != "" {
+		if diff := quickDiff(g.Data(), h.Data()); diff != "" {
 			t.Fatalf("graphs differ after the run (-original +shuffled):\n%s", diff)
 		}
 	})
@@ -286,7 +286,7 @@ func TestCompactPropIdempotent(t *testing.T) {
 		if m := g.Compact(propNow, p); !m.Empty() {
 			t.Fatalf("second run moved %v", summarize(m))
 		}
-		if diff := cmp.Diff(before, g.Data()); diff != "" {
+		if diff := quickDiff(before, g.Data()); diff != "" {
 			t.Fatalf("second run changed the graph:\n%s", diff)
 		}
 		if !g.Pending().Empty() {
@@ -300,10 +300,10 @@ func TestCompactPropPlanEqualsRun(t *testing.T) {
 		g, _, p := genGraph(t)
 		before, seq, pending := g.Data(), g.Seq(), g.Pending().Size()
 		plan := PlanCompaction(g, propNow, p)
-		if diff := cmp.Diff(before, g.Data()); diff != "" || g.Seq() != seq || g.Pending().Size() != pending {
+		if diff := quickDiff(before, g.Data()); diff != "" || g.Seq() != seq || g.Pending().Size() != pending {
 			t.Fatalf("PlanCompaction changed the graph:\n%s", diff)
 		}
-		if diff := cmp.Diff(plan, g.Compact(propNow, p)); diff != "" {
+		if diff := quickDiff(plan, g.Compact(propNow, p)); diff != "" {
 			t.Fatalf("plan and run differ (-plan +run):\n%s", diff)
 		}
 	})
@@ -328,7 +328,7 @@ func TestCompactPropMovableNodesPlanAsAllNodes(t *testing.T) {
 		p.MaxTokens = rapid.IntRange(0, 400).Draw(t, "max after")
 		all, _ := planOver(g, (*Graph).nodeSlots, now, p, -1)
 		movable, _ := planOver(g, (*Graph).movableSlots, now, p, -1)
-		if diff := cmp.Diff(all, movable); diff != "" {
+		if diff := quickDiff(all, movable); diff != "" {
 			t.Fatalf("plans differ (-all nodes +movable nodes):\n%s", diff)
 		}
 	})
@@ -441,10 +441,10 @@ func TestScoringsDifferential(t *testing.T) {
 			p.Scoring = sc
 			g, h := restoreData(t, d), restoreData(t, shuffled)
 			m := g.Compact(propNow, p)
-			if diff := cmp.Diff(m, h.Compact(propNow, p)); diff != "" {
+			if diff := quickDiff(m, h.Compact(propNow, p)); diff != "" {
 				t.Fatalf("%s: a shuffled copy compacts differently (-original +shuffled):\n%s", sc, diff)
 			}
-			if diff := cmp.Diff(g.Data(), h.Data()); diff != "" {
+			if diff := quickDiff(g.Data(), h.Data()); diff != "" {
 				t.Fatalf("%s: graphs differ after the run (-original +shuffled):\n%s", sc, diff)
 			}
 			after := p.Estimate(g)
@@ -483,17 +483,17 @@ func TestCompactPropListingChangesNothingButTheList(t *testing.T) {
 		all := g.Compact(propNow, p)
 		some := other.CompactListing(propNow, p, list)
 		listed := min(list, len(all.Steps))
-		if diff := cmp.Diff(all.Steps[:listed], some.Steps, cmpopts.EquateEmpty()); diff != "" {
+		if diff := quickDiff(all.Steps[:listed], some.Steps, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("listed steps are not the first of the full run (-full +listed):\n%s", diff)
 		}
 		if some.Unlisted != len(all.Steps)-listed {
 			t.Fatalf("%d unlisted, want %d", some.Unlisted, len(all.Steps)-listed)
 		}
 		all.Steps, some.Steps, some.Unlisted = nil, nil, 0
-		if diff := cmp.Diff(all, some, cmpopts.EquateEmpty()); diff != "" {
+		if diff := quickDiff(all, some, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("id lists or estimates differ (-full +listed):\n%s", diff)
 		}
-		if diff := cmp.Diff(withoutSeq(g.Data()), withoutSeq(other.Data())); diff != "" || g.Seq() != other.Seq() {
+		if diff := quickDiff(withoutSeq(g.Data()), withoutSeq(other.Data())); diff != "" || g.Seq() != other.Seq() {
 			t.Fatalf("graphs differ after the runs (-full +listed):\n%s", diff)
 		}
 	})

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,8 +39,8 @@ func TestGramTablePropMatchesMap(t *testing.T) {
 			}
 			got := map[uint32]int32{}
 			tab.all(func(k uint32, v int32) { got[k] = v })
-			if diff := cmp.Diff(want, got); diff != "" || tab.used != len(want) {
-				t.Fatalf("table holds %d (-want +got):\n%s", tab.used, diff)
+			if !maps.Equal(want, got) || tab.used != len(want) {
+				t.Fatalf("table holds %d (-want +got):\n%s", tab.used, cmp.Diff(want, got))
 			}
 		}
 	})

@@ -50,7 +50,7 @@ func strs(t *rapid.T, label string) []string {
 
 // unchanged fails when a failed operation changed anything.
 func (m *graphMachine) unchanged(t *rapid.T, before GraphData, op string) {
-	if diff := cmp.Diff(before, m.g.Data()); diff != "" {
+	if diff := quickDiff(before, m.g.Data()); diff != "" {
 		t.Fatalf("a rejected %s changed the graph:\n%s", op, diff)
 	}
 }
@@ -192,7 +192,7 @@ func (m *graphMachine) Checkpoint(t *rapid.T) {
 func (m *graphMachine) Rollback(t *rapid.T) {
 	seq := m.g.Seq()
 	m.g.Rollback()
-	if diff := cmp.Diff(m.checkpoint, withoutSeq(m.g.Data())); diff != "" {
+	if diff := quickDiff(m.checkpoint, withoutSeq(m.g.Data())); diff != "" {
 		t.Fatalf("rollback did not return to the checkpoint (-checkpoint +got):\n%s", diff)
 	}
 	if m.g.Seq() != seq {
@@ -314,7 +314,7 @@ func TestRestoreProperty(t *testing.T) {
 		if len(notes) != 0 {
 			t.Fatalf("notes: %q", notes)
 		}
-		if diff := cmp.Diff(d, r.Data()); diff != "" {
+		if diff := quickDiff(d, r.Data()); diff != "" {
 			t.Fatalf("restored data differs:\n%s", diff)
 		}
 		if r.Stats() != m.g.Stats() || r.Seq() != m.g.Seq() || !r.Pending().Empty() {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -215,7 +214,7 @@ func (m *searchMachine) Check(t *rapid.T) {
 		t.Fatalf("Search(%q): %v", q, err)
 	}
 	want := scanSearch(graphs, q, limit)
-	if diff := cmp.Diff(searchSummary(want), searchSummary(got)); diff != "" {
+	if diff := quickDiff(searchSummary(want), searchSummary(got)); diff != "" {
 		t.Fatalf("Search(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
 	}
 }
@@ -310,7 +309,7 @@ func TestSearchPropTopKOnLargerGraphs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(searchSummary(scanSearch(graphs, q, limit)), searchSummary(got)); diff != "" {
+		if diff := quickDiff(searchSummary(scanSearch(graphs, q, limit)), searchSummary(got)); diff != "" {
 			t.Fatalf("Search(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
 		}
 	})

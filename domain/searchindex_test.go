@@ -304,7 +304,7 @@ func searchIndexProblems(g *Graph) []string {
 	if len(ix.wordIx) != len(gotPosts) {
 		bad("the word map has %d entries for %d words", len(ix.wordIx), len(gotPosts))
 	}
-	if diff := cmp.Diff(posts, gotPosts, cmp.AllowUnexported(posting{})); diff != "" {
+	if diff := quickDiff(posts, gotPosts, cmp.AllowUnexported(posting{})); diff != "" {
 		bad("postings (-want +got):\n%s", diff)
 	}
 	gotStems := map[string]int{}
@@ -326,7 +326,7 @@ func searchIndexProblems(g *Graph) []string {
 	for s, nodes := range stemNodes {
 		wantStems[s] = len(nodes)
 	}
-	if diff := cmp.Diff(wantStems, gotStems); diff != "" {
+	if diff := quickDiff(wantStems, gotStems); diff != "" {
 		bad("stems and their nodes (-want +got):\n%s", diff)
 	}
 	wantGrams := map[uint32][]int32{}
@@ -356,7 +356,7 @@ func searchIndexProblems(g *Graph) []string {
 		}
 		gotGrams[t] = ws
 	})
-	if diff := cmp.Diff(wantGrams, gotGrams); diff != "" {
+	if diff := quickDiff(wantGrams, gotGrams); diff != "" {
 		bad("trigrams of the lexicon (-want +got):\n%s", diff)
 	}
 	return probs
@@ -385,7 +385,7 @@ func blockProblems(ix *searchIndex, w int32) []string {
 		}
 		want[j] = max(want[j], capBlockTF(p.tf))
 	}
-	if diff := cmp.Diff(want, bm); diff != "" {
+	if diff := quickDiff(want, bm); diff != "" {
 		probs = append(probs, fmt.Sprintf("word %q: block maxima (-want +got):\n%s", lw.text, diff))
 	}
 	return probs
@@ -430,7 +430,7 @@ func TestSearchIndexRewriteKeepsEnds(t *testing.T) {
 	for _, p := range searchIndexProblems(g) {
 		t.Error(p)
 	}
-	if diff := cmp.Diff([]string{"user/n"}, hitNamesOf(t, g, "auth")); diff != "" {
+	if diff := quickDiff([]string{"user/n"}, hitNamesOf(t, g, "auth")); diff != "" {
 		t.Errorf("search auth (-want +got):\n%s", diff)
 	}
 }
@@ -458,7 +458,7 @@ func TestPostingsSwitchesForm(t *testing.T) {
 	for si := int32(70); si < 100; si++ {
 		want = append(want, si*7)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := quickDiff(want, got); diff != "" {
 		t.Errorf("slots (-want +got):\n%s", diff)
 	}
 	if !p.has(700-7) || p.has(7) {
@@ -511,7 +511,7 @@ func TestSearchIndexBuiltOnFirstSearch(t *testing.T) {
 	}
 	want := []string{"user/auth", "user/token"}
 	for i := range got {
-		if diff := cmp.Diff(want, got[i]); diff != "" {
+		if diff := quickDiff(want, got[i]); diff != "" {
 			t.Errorf("search %d (-want +got):\n%s", i, diff)
 		}
 	}
@@ -550,7 +550,7 @@ func TestSearchSkipsBlocks(t *testing.T) {
 		for i := 5 << defaultBlockShift; i < 6<<defaultBlockShift; i += 8 {
 			want = append(want, fmt.Sprintf("n%04d", i))
 		}
-		if diff := cmp.Diff(want, ids); diff != "" {
+		if diff := quickDiff(want, ids); diff != "" {
 			t.Errorf("block min %d: hits (-want +got):\n%s", blockMin, diff)
 		}
 		if limit := 1 << defaultBlockShift; visits > limit {

@@ -462,21 +462,29 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 		// Bodies over their limit
 		// (docs/design/model.md#identifiers-and-limits): 413, whether the
 		// length is declared or the body is streamed; the import's own limit is
-		// 64 MiB.
+		// 64 MiB. The limit is the router's, before any storage, so the
+		// 64 MiB body (seconds of a -race server's time) is sent once, to
+		// the json backend's server.
 		over := func(n int) io.Reader {
 			return io.MultiReader(strings.NewReader(`{"pad":"`), &repeatReader{b: 'x', n: n})
 		}
+		overs := 0
 		for _, tc := range []struct {
 			name, path string
 			body       func() io.Reader
 			limit      int
+			jsonOnly   bool
 		}{
-			{"mcp, declared length", "/", func() io.Reader { return strings.NewReader(overMiB) }, domain.MaxBodyBytes},
-			{"mcp, streamed", "/", func() io.Reader { return struct{ io.Reader }{strings.NewReader(overMiB)} }, domain.MaxBodyBytes},
-			{"rest node, declared length", "/api/nodes", func() io.Reader { return bytes.NewReader(make([]byte, domain.MaxBodyBytes+1)) }, domain.MaxBodyBytes},
-			{"rest node, streamed", "/api/nodes", func() io.Reader { return over(domain.MaxBodyBytes) }, domain.MaxBodyBytes},
-			{"rest import, streamed", "/api/import?level=user", func() io.Reader { return over(domain.MaxImportBodySize) }, domain.MaxImportBodySize},
+			{"mcp, declared length", "/", func() io.Reader { return strings.NewReader(overMiB) }, domain.MaxBodyBytes, false},
+			{"mcp, streamed", "/", func() io.Reader { return struct{ io.Reader }{strings.NewReader(overMiB)} }, domain.MaxBodyBytes, false},
+			{"rest node, declared length", "/api/nodes", func() io.Reader { return bytes.NewReader(make([]byte, domain.MaxBodyBytes+1)) }, domain.MaxBodyBytes, false},
+			{"rest node, streamed", "/api/nodes", func() io.Reader { return over(domain.MaxBodyBytes) }, domain.MaxBodyBytes, false},
+			{"rest import, streamed", "/api/import?level=user", func() io.Reader { return over(domain.MaxImportBodySize) }, domain.MaxImportBodySize, true},
 		} {
+			if tc.jsonOnly && storage != "json" {
+				continue
+			}
+			overs++
 			t.Run("over the limit/"+tc.name, func(t *testing.T) {
 				r := s.rest(t, "POST", tc.path, "application/json", tc.body())
 				if r.status != http.StatusRequestEntityTooLarge || r.Field != "body" || !strings.Contains(r.Detail, fmt.Sprintf("over the limit of %d bytes", tc.limit)) {
@@ -485,7 +493,7 @@ func TestBadBodiesAndMalformedJSONRPC(t *testing.T) {
 				unchanged(t)
 			})
 		}
-		t.Logf("%s: %d malformed MCP messages, %d bad REST bodies and queries, 5 bodies over their limit", storage, len(mcpCases), len(restCases))
+		t.Logf("%s: %d malformed MCP messages, %d bad REST bodies and queries, %d bodies over their limit", storage, len(mcpCases), len(restCases), overs)
 	})
 }
 
