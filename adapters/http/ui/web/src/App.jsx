@@ -23,6 +23,11 @@ import { NodeForm } from './components/NodeForm.jsx';
 import { EdgeForm } from './components/EdgeForm.jsx';
 import { Confirm } from './components/Confirm.jsx';
 import { Status } from './components/Status.jsx';
+import { Notices } from './components/Notices.jsx';
+import { MergeDialog } from './components/MergeDialog.jsx';
+import { SessionDialog } from './components/History.jsx';
+import { noticesOf } from './notices.js';
+import { eventsOfMerge, mergeSummary } from './merge.js';
 
 /** The view, graph and node named by the address's #fragment, so a reload keeps them. */
 function fromHash() {
@@ -88,6 +93,8 @@ export function App() {
   const [busy, setBusy] = useState(false);
   const [home, setHome] = useState({ graphs: [], loading: true });
   const [changes, setChanges] = useState([]);
+  const [notices, setNotices] = useState([]); // what kg noticed about the page's writes (notices.js)
+  const [historyOn, setHistoryOn] = useState(null); // false once the server says it keeps no change log
   const phone = useMedia('(max-width: 700px)');
 
   const scopeRef = useRef(scope);
@@ -320,6 +327,13 @@ export function App() {
 
   const say = (m) => setMessage(m);
 
+  const noticeKey = useRef(0);
+  /** Keeps what kg noticed about a write of the page (a secret redacted, possible duplicates). */
+  const notice = (what, r) => {
+    const add = noticesOf({ ...what, scopeKey: scopeKey(scopeRef.current) }, r).map((n) => ({ ...n, key: ++noticeKey.current }));
+    if (add.length) setNotices((ns) => [...add, ...ns.filter((n) => !(n.kind === what.kind && n.id === what.id))]);
+  };
+
   /** Selects a node; focus brings its local graph into view. */
   const select = (id, { focus = true } = {}) => {
     setSelected(id);
@@ -366,6 +380,7 @@ export function App() {
     async () => {
       const r = await api.putNode(scope, fields, expected);
       applyLocal({ type: 'node_updated', node: r.node });
+      notice({ kind: 'node', id: fields.id }, r);
       return r;
     },
     () => { select(fields.id, { focus: !editing }); return `${editing ? 'Saved' : 'Created'} node ${fields.id}.`; },
@@ -374,6 +389,7 @@ export function App() {
     async () => {
       const r = await api.putEdge(scope, fields);
       applyLocal({ type: 'edge_updated', edge: r.edge });
+      notice({ kind: 'edge', id: `${fields.from} ${fields.rel} ${fields.to}` }, r);
       return r;
     },
     () => `${editing ? 'Saved' : 'Created'} edge ${fields.from} ${fields.rel} ${fields.to}.`,
@@ -386,6 +402,15 @@ export function App() {
     },
     (r) => `Recalled ${node.id}: it is active again${r?.rescued?.length ? `; ${r.rescued.join(', ')} came back as archived` : ''}.`,
   ).catch((e) => say(`Could not recall ${node.id}: ${explain(e, { id: node.id }).text}`));
+
+  const merged = (r) => {
+    for (const ev of eventsOfMerge(r)) applyLocal(ev);
+    notice({ kind: 'node', id: r.into }, r);
+    setNotices((ns) => ns.filter((n) => n.id !== r.from));
+    setDialog(null);
+    select(r.into);
+    say(mergeSummary(r));
+  };
 
   const doSearch = async (e, again) => {
     e?.preventDefault();
@@ -440,6 +465,10 @@ export function App() {
         <Status conn={conn} onRetry={() => live.current?.restart()} />
       </header>
       {loadError && view === 'graph' && <p class="error banner" role="alert">{loadError}</p>}
+      <Notices notices={notices.filter((n) => n.scopeKey === key)} isNode={(id) => store.nodes.has(id)}
+        onOpen={(id) => { setView('graph'); select(id); }}
+        onMerge={(id, other) => { const n = store.nodes.get(id); if (n) { setView('graph'); setDialog({ kind: 'merge', node: n, other }); } }}
+        onDismiss={(k) => setNotices((ns) => ns.filter((n) => n.key !== k))} />
       {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
       <main class="body home-body" hidden={view !== 'home'}>
         {view === 'home' && (
@@ -483,6 +512,9 @@ export function App() {
                       onDelete={() => setDialog({ kind: 'delete-node', node })}
                       onRecall={recall}
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
+                      onMerge={() => setDialog({ kind: 'merge', node })}
+                      scope={scope} api={api} historyOn={historyOn} onHistoryOff={() => setHistoryOn(false)}
+                      onSession={(session) => setDialog({ kind: 'session', session })}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
                   )}
@@ -501,6 +533,15 @@ export function App() {
           onSave={saveNode(dialog.node)} onOpen={(id) => select(id)} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === 'edge' && <EdgeForm edge={dialog.edge} from={dialog.from} ids={[...store.nodes.keys()].sort()} onSave={saveEdge(dialog.edge)} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'merge' && (
+        <MergeDialog node={dialog.node} other={dialog.other} scope={scope} api={api}
+          nodes={() => storeRef.current.nodes.values()} getNode={(id) => storeRef.current.nodes.get(id) ?? null}
+          onMerged={merged} onClose={() => setDialog(null)} />
+      )}
+      {dialog?.kind === 'session' && (
+        <SessionDialog session={dialog.session} scope={scope} api={api} onClose={() => setDialog(null)}
+          onUndone={(r) => say(`Undone: ${r.applied?.length ?? 0} put back${r.skipped?.length ? `, ${r.skipped.length} skipped` : ''}.`)} />
+      )}
       {dialog?.kind === 'delete-node' && (
         <Confirm title={`Delete node ${dialog.node.id}?`} action="Delete node" id={dialog.node.id}
           message={`This deletes ${dialog.node.id} and every edge of this graph that touches it. It cannot be undone here.`}

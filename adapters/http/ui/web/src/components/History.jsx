@@ -1,0 +1,145 @@
+// The change log on the page (changelog.js): a node's history in the side
+// panel, and a session's changes in a dialog with an undo that is previewed
+// (dry run) before it is made. Both read GET /api/history; the undo is
+// POST /api/undo, whose writes come back as ordinary events. A server that
+// keeps no change log answers 404, and the page then shows none of this.
+import { useEffect, useState } from 'preact/hooks';
+import { Dialog, Problem } from './Dialog.jsx';
+import { explain } from '../errors.js';
+import { formatTime } from '../format.js';
+import { diffRows, entriesOf, entryAction, historyUnavailable, itemName, undoStep, undoSummary } from '../changelog.js';
+
+const when = (t) => (typeof t === 'string' ? t.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC') : formatTime(t));
+
+function Entry({ e, showItem, onSession }) {
+  const rows = diffRows(e);
+  return (
+    <li class="history-entry" data-seq={e.seq} data-op={e.op}>
+      <div class="history-line">
+        <time>{when(e.time)}</time>{' '}
+        {showItem && <span class="item">{itemName(e)} </span>}
+        <strong>{entryAction(e)}</strong>
+        {e.session_id
+          ? <> by session{' '}<button type="button" class="link" onClick={() => onSession(e.session_id)}
+              aria-label={`Changes of session ${e.session_id}`}>{e.session_id}</button></>
+          : <span class="hint"> without a session</span>}
+        {e.principal && <span class="hint"> ({e.principal})</span>}
+      </div>
+      {rows.length > 0 && (
+        <table class="diff">
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={i} data-field={r.field}>
+                <th scope="row">{r.field}</th>
+                <td class="before">{r.before}</td>
+                <td class="after">{r.after}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </li>
+  );
+}
+
+/** Reads a page of the change log: {state: 'loading'|'ok'|'off'|{error}, entries, next}. */
+function useHistory(api, scope, query, deps, onUnavailable) {
+  const [h, setH] = useState({ state: 'loading', entries: [] });
+  useEffect(() => {
+    let live = true;
+    setH((cur) => ({ ...cur, state: 'loading' }));
+    api.history(scope, query).then(
+      (r) => { if (live) setH({ state: 'ok', entries: entriesOf(r), next: r?.next_before_seq ?? null }); },
+      (err) => {
+        if (!live) return;
+        if (historyUnavailable(err)) { setH({ state: 'off', entries: [] }); onUnavailable?.(); return; }
+        setH({ state: { error: explain(err, { what: 'Reading the history' }).text }, entries: [] });
+      },
+    );
+    return () => { live = false; };
+  }, deps); // eslint-disable-line react-hooks/exhaustive-deps
+  return h;
+}
+
+/** The side panel's section: what changed in the node, newest first. */
+export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession }) {
+  const key = `${scope.level}|${scope.projectPath ?? ''}|${node.id}`;
+  const h = useHistory(api, scope, { id: node.id, limit: 20 }, [key, node.seq, historyOn], onHistoryOff);
+  if (historyOn === false || h.state === 'off') return null;
+  return (
+    <section aria-labelledby="history-title" class="history-section">
+      <h3 id="history-title">History</h3>
+      {h.state === 'loading' && !h.entries.length && <p class="empty">Reading the history…</p>}
+      {h.state?.error && <p class="error">{h.state.error}</p>}
+      {h.state === 'ok' && !h.entries.length && <p class="empty">No change of this node is in the log.</p>}
+      {h.entries.length > 0 && (
+        <ol class="history" data-testid="node-history">
+          {h.entries.map((e) => <Entry key={e.seq} e={e} onSession={onSession} />)}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+/** A session's changes, and an undo of them all: previewed, then made. */
+export function SessionDialog({ session, scope, api, onUndone, onClose }) {
+  const h = useHistory(api, scope, { sessionID: session, limit: 200 }, [session]);
+  const [plan, setPlan] = useState(null);
+  const [done, setDone] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (dryRun) => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      const r = await api.undo(scope, { sessionID: session }, dryRun);
+      if (dryRun) setPlan(r); else { setDone(r); onUndone(r); }
+    } catch (err) {
+      setProblem(explain(err, { what: 'The undo' }));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const steps = (r) => (
+    <>
+      {r.applied?.length > 0 && <ul class="undo-applied" data-testid="undo-applied">{r.applied.map((s, i) => <li key={i}>{undoStep(s)}</li>)}</ul>}
+      {r.skipped?.length > 0 && (
+        <>
+          <h4>Left as they are</h4>
+          <ul class="undo-skipped" data-testid="undo-skipped">{r.skipped.map((s, i) => <li key={i}>{itemName(s)}: {s.reason}</li>)}</ul>
+        </>
+      )}
+    </>
+  );
+  return (
+    <Dialog title={`Changes of session ${session}`} onClose={onClose}>
+      {h.state === 'loading' && <p class="empty">Reading the session's changes…</p>}
+      {h.state?.error && <p class="error">{h.state.error}</p>}
+      {h.state === 'ok' && !h.entries.length && <p class="empty">No change of this session is in the log of this graph.</p>}
+      {h.entries.length > 0 && (
+        <ol class="history" data-testid="session-history">
+          {h.entries.map((e) => <Entry key={e.seq} e={e} showItem onSession={() => {}} />)}
+        </ol>
+      )}
+      {plan && !done && (
+        <section class="undo-plan" aria-label="What the undo does" data-testid="undo-plan">
+          <p>{undoSummary(plan)}</p>
+          {steps(plan)}
+        </section>
+      )}
+      {done && (
+        <section class="undo-done" aria-label="What the undo did" data-testid="undo-done">
+          <p role="status">{undoSummary(done)}</p>
+          {steps(done)}
+        </section>
+      )}
+      <Problem problem={problem} />
+      <div class="form-actions">
+        {!plan && !done && <button type="button" class="danger" disabled={busy || !h.entries.length} onClick={() => run(true)}>Undo this session's changes…</button>}
+        {plan && !done && <button type="button" class="danger" disabled={busy || !plan.applied?.length} onClick={() => run(false)}>Undo</button>}
+        <button type="button" onClick={onClose}>{done ? 'Close' : 'Cancel'}</button>
+      </div>
+    </Dialog>
+  );
+}
