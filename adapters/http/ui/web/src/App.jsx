@@ -25,7 +25,7 @@ import { Confirm } from './components/Confirm.jsx';
 import { Status } from './components/Status.jsx';
 import { Notices } from './components/Notices.jsx';
 import { MergeDialog } from './components/MergeDialog.jsx';
-import { SessionDialog } from './components/History.jsx';
+import { UndoDialog } from './components/History.jsx';
 import { noticesOf } from './notices.js';
 import { eventsOfMerge, mergeSummary } from './merge.js';
 
@@ -514,7 +514,8 @@ export function App() {
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
                       onMerge={() => setDialog({ kind: 'merge', node })}
                       scope={scope} api={api} historyOn={historyOn} onHistoryOff={() => setHistoryOn(false)}
-                      onSession={(session) => setDialog({ kind: 'session', session })}
+                      onSession={(session) => setDialog({ kind: 'undo', session })}
+                      onUndoChange={(entry) => setDialog({ kind: 'undo', entry })}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
                   )}
@@ -538,8 +539,8 @@ export function App() {
           nodes={() => storeRef.current.nodes.values()} getNode={(id) => storeRef.current.nodes.get(id) ?? null}
           onMerged={merged} onClose={() => setDialog(null)} />
       )}
-      {dialog?.kind === 'session' && (
-        <SessionDialog session={dialog.session} scope={scope} api={api} onClose={() => setDialog(null)}
+      {dialog?.kind === 'undo' && (
+        <UndoDialog session={dialog.session} entry={dialog.entry} scope={scope} api={api} onClose={() => setDialog(null)}
           onUndone={(r) => say(`Undone: ${r.applied?.length ?? 0} put back${r.skipped?.length ? `, ${r.skipped.length} skipped` : ''}.`)} />
       )}
       {dialog?.kind === 'delete-node' && (

@@ -11,7 +11,7 @@ import { diffRows, entriesOf, entryAction, historyUnavailable, itemName, undoSte
 
 const when = (t) => (typeof t === 'string' ? t.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC') : formatTime(t));
 
-function Entry({ e, showItem, onSession }) {
+function Entry({ e, showItem, onSession, onUndo }) {
   const rows = diffRows(e);
   return (
     <li class="history-entry" data-seq={e.seq} data-op={e.op}>
@@ -24,6 +24,9 @@ function Entry({ e, showItem, onSession }) {
               aria-label={`Changes of session ${e.session_id}`}>{e.session_id}</button></>
           : <span class="hint"> without a session</span>}
         {e.principal && <span class="hint"> ({e.principal})</span>}
+        {onUndo && e.op !== 'move' && (
+          <>{' '}<button type="button" class="small" onClick={() => onUndo(e)} aria-label={`Undo change ${e.seq}…`}>Undo…</button></>
+        )}
       </div>
       {rows.length > 0 && (
         <table class="diff">
@@ -43,9 +46,10 @@ function Entry({ e, showItem, onSession }) {
 }
 
 /** Reads a page of the change log: {state: 'loading'|'ok'|'off'|{error}, entries, next}. */
-function useHistory(api, scope, query, deps, onUnavailable) {
+function useHistory(api, scope, query, deps, onUnavailable, skip = false) {
   const [h, setH] = useState({ state: 'loading', entries: [] });
   useEffect(() => {
+    if (skip) return undefined;
     let live = true;
     setH((cur) => ({ ...cur, state: 'loading' }));
     api.history(scope, query).then(
@@ -62,7 +66,7 @@ function useHistory(api, scope, query, deps, onUnavailable) {
 }
 
 /** The side panel's section: what changed in the node, newest first. */
-export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession }) {
+export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession, onUndoChange }) {
   const key = `${scope.level}|${scope.projectPath ?? ''}|${node.id}`;
   const h = useHistory(api, scope, { id: node.id, limit: 20 }, [key, node.seq, historyOn], onHistoryOff);
   if (historyOn === false || h.state === 'off') return null;
@@ -74,16 +78,20 @@ export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSessi
       {h.state === 'ok' && !h.entries.length && <p class="empty">No change of this node is in the log.</p>}
       {h.entries.length > 0 && (
         <ol class="history" data-testid="node-history">
-          {h.entries.map((e) => <Entry key={e.seq} e={e} onSession={onSession} />)}
+          {h.entries.map((e) => <Entry key={e.seq} e={e} onSession={onSession} onUndo={onUndoChange} />)}
         </ol>
       )}
     </section>
   );
 }
 
-/** A session's changes, and an undo of them all: previewed, then made. */
-export function SessionDialog({ session, scope, api, onUndone, onClose }) {
-  const h = useHistory(api, scope, { sessionID: session, limit: 200 }, [session]);
+/**
+ * An undo, previewed then made: of a session's changes (session), listed
+ * from the log, or of one change (entry), by its seq.
+ */
+export function UndoDialog({ session, entry, scope, api, onUndone, onClose }) {
+  const read = useHistory(api, scope, { sessionID: session, limit: 200 }, [session], undefined, !session);
+  const h = session ? read : { state: 'ok', entries: [entry] };
   const [plan, setPlan] = useState(null);
   const [done, setDone] = useState(null);
   const [problem, setProblem] = useState(null);
@@ -93,7 +101,7 @@ export function SessionDialog({ session, scope, api, onUndone, onClose }) {
     setBusy(true);
     setProblem(null);
     try {
-      const r = await api.undo(scope, { sessionID: session }, dryRun);
+      const r = await api.undo(scope, session ? { sessionID: session } : { seqRange: { from: entry.seq, to: entry.seq } }, dryRun);
       if (dryRun) setPlan(r); else { setDone(r); onUndone(r); }
     } catch (err) {
       setProblem(explain(err, { what: 'The undo' }));
@@ -113,7 +121,7 @@ export function SessionDialog({ session, scope, api, onUndone, onClose }) {
     </>
   );
   return (
-    <Dialog title={`Changes of session ${session}`} onClose={onClose}>
+    <Dialog title={session ? `Changes of session ${session}` : `Undo change ${entry.seq}`} onClose={onClose}>
       {h.state === 'loading' && <p class="empty">Reading the session's changes…</p>}
       {h.state?.error && <p class="error">{h.state.error}</p>}
       {h.state === 'ok' && !h.entries.length && <p class="empty">No change of this session is in the log of this graph.</p>}
@@ -136,7 +144,11 @@ export function SessionDialog({ session, scope, api, onUndone, onClose }) {
       )}
       <Problem problem={problem} />
       <div class="form-actions">
-        {!plan && !done && <button type="button" class="danger" disabled={busy || !h.entries.length} onClick={() => run(true)}>Undo this session's changes…</button>}
+        {!plan && !done && (
+          <button type="button" class="danger" disabled={busy || !h.entries.length} onClick={() => run(true)}>
+            {session ? "Undo this session's changes…" : 'Undo this change…'}
+          </button>
+        )}
         {plan && !done && <button type="button" class="danger" disabled={busy || !plan.applied?.length} onClick={() => run(false)}>Undo</button>}
         <button type="button" onClick={onClose}>{done ? 'Close' : 'Cancel'}</button>
       </div>

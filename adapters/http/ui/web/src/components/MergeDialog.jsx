@@ -88,6 +88,9 @@ export function MergeDialog({ node, other: initialOther, scope, api, nodes, getN
   const [problem, setProblem] = useState(null);
   const [busy, setBusy] = useState(false);
   const asked = useRef(0);
+  const form = useRef(null);
+  // Once the other node is picked, the choices take the focus the search had.
+  useEffect(() => { if (other) form.current?.querySelector('input[name="keep"]:checked')?.focus(); }, [other]);
 
   const into = keep === 'self' ? node.id : other;
   const from = keep === 'self' ? other : node.id;
@@ -146,7 +149,7 @@ export function MergeDialog({ node, other: initialOther, scope, api, nodes, getN
       {!other
         ? <Pick self={node.id} nodes={nodes} onPick={(id) => setOther(id)} />
         : (
-          <form class="form merge-form" onSubmit={merge}>
+          <form class="form merge-form" onSubmit={merge} ref={form}>
             <fieldset>
               <legend>Keep the id</legend>
               {[['self', node.id, other], ['other', other, node.id]].map(([k, kept, gone]) => (
