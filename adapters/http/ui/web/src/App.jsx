@@ -27,6 +27,7 @@ import { Notices } from './components/Notices.jsx';
 import { MergeDialog } from './components/MergeDialog.jsx';
 import { UndoDialog } from './components/History.jsx';
 import { noticesOf } from './notices.js';
+import { historyUnavailable } from './changelog.js';
 import { eventsOfMerge, mergeSummary } from './merge.js';
 
 /** The view, graph and node named by the address's #fragment, so a reload keeps them. */
@@ -94,7 +95,7 @@ export function App() {
   const [home, setHome] = useState({ graphs: [], loading: true });
   const [changes, setChanges] = useState([]);
   const [notices, setNotices] = useState([]); // what kg noticed about the page's writes (notices.js)
-  const [historyOn, setHistoryOn] = useState(null); // false once the server says it keeps no change log
+  const [historyOn, setHistoryOn] = useState(null); // whether the server keeps a change log; null: not known yet
   const phone = useMedia('(max-width: 700px)');
 
   const scopeRef = useRef(scope);
@@ -116,6 +117,16 @@ export function App() {
     const off = feed.subscribe((l) => setChanges([...l]));
     return () => { off(); feed.stop(); };
   }, [feed]);
+
+  // ---- the change log: asked once whether the server keeps one ----------
+  useEffect(() => {
+    api.history({ level: 'user' }, { limit: 1 }).then(
+      () => setHistoryOn(true),
+      // Not answering: not known yet, and the panel stays hidden; any other
+      // error is the log's, shown where it is read.
+      (e) => setHistoryOn(historyUnavailable(e) ? false : e?.offline ? null : true),
+    );
+  }, []);
 
   // ---- the graph on screen -----------------------------------------------
   // Each change applied to the store is logged as a patch (graphstore.js);
@@ -435,7 +446,8 @@ export function App() {
   const rankData = plan?.key === key ? plan.data : null;
 
   return (
-    <div class={`app view-${view}`} data-loaded={loaded ? 'true' : 'false'} data-scope={key} data-view={view}>
+    <div class={`app view-${view}`} data-loaded={loaded ? 'true' : 'false'} data-scope={key} data-view={view}
+      data-history={historyOn === null ? 'unknown' : String(historyOn)}>
       <a class="skip" href={view === 'home' ? '#home-graphs-title' : '#node-list-panel'}>Skip to the content</a>
       <header class="top">
         <h1>kg <span class="sub">memory graph</span></h1>
@@ -473,6 +485,7 @@ export function App() {
       <main class="body home-body" hidden={view !== 'home'}>
         {view === 'home' && (
             <Home graphs={home.graphs} loading={home.loading} changes={changes} onOpen={openNode} onRefresh={loadHome}
+              onSession={historyOn ? (s, session) => setDialog({ kind: 'undo', session, scope: s }) : null}
               onImported={(g, r) => {
                 say(`Imported into ${g.name}: ${r.nodes_written} nodes and ${r.edges_written} edges written, ${r.nodes_deleted} nodes deleted, ${r.unchanged} unchanged.`);
                 loadHome();
@@ -540,7 +553,7 @@ export function App() {
           onMerged={merged} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === 'undo' && (
-        <UndoDialog session={dialog.session} entry={dialog.entry} scope={scope} api={api} onClose={() => setDialog(null)}
+        <UndoDialog session={dialog.session} entry={dialog.entry} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
           onUndone={(r) => say(`Undone: ${r.applied?.length ?? 0} put back${r.skipped?.length ? `, ${r.skipped.length} skipped` : ''}.`)} />
       )}
       {dialog?.kind === 'delete-node' && (

@@ -1,11 +1,13 @@
 // The change log as the page shows it (GET /api/history, POST /api/undo:
 // docs/api.md): a node's history, a session's changes and the plan of an
 // undo, in words. A server without the change log answers 404 "no such
-// route"; the page then leaves the history out rather than show an error.
+// route" (a backend without one, 503 "keeps no change log"); the page
+// then leaves the history out rather than show an error.
 
-/** Whether err says this server keeps no change log (the route is not there). */
+/** Whether err says this server keeps no change log. */
 export function historyUnavailable(err) {
-  return err?.status === 404 && !err.field && /no such route/.test(err.message ?? '');
+  if (err?.status === 404 && !err.field && /no such route/.test(err.message ?? '')) return true;
+  return err?.kind === 'unavailable' && /keeps no change log/.test(err.message ?? '');
 }
 
 const edgeName = (e) => (e ? `${e.from} ${e.rel} ${e.to}` : 'an edge');

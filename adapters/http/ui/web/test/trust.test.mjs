@@ -81,5 +81,7 @@ test('the change log in words: entries newest first, diffs, undo plans, and a se
   assert.equal(undoSummary({ dry_run: false, applied: [{}], skipped: [] }), 'Undo put back 1 item.');
   assert.equal(historyUnavailable(apiError(404, 'not_found', '', 'no such route: "/api/history"')), true);
   assert.equal(historyUnavailable(apiError(404, 'not_found', 'session_id', 'unknown session "s"')), false, 'an unknown session is an answer of the log');
+  assert.equal(historyUnavailable(apiError(503, 'unavailable', '', 'this storage backend keeps no change log')), true);
+  assert.equal(historyUnavailable(apiError(503, 'unavailable', '', 'the user graph could not be loaded')), false);
   assert.deepEqual(entriesOf(null), []);
 });

@@ -69,7 +69,7 @@ function useHistory(api, scope, query, deps, onUnavailable, skip = false) {
 export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession, onUndoChange }) {
   const key = `${scope.level}|${scope.projectPath ?? ''}|${node.id}`;
   const h = useHistory(api, scope, { id: node.id, limit: 20 }, [key, node.seq, historyOn], onHistoryOff);
-  if (historyOn === false || h.state === 'off') return null;
+  if (historyOn !== true || h.state === 'off') return null;
   return (
     <section aria-labelledby="history-title" class="history-section">
       <h3 id="history-title">History</h3>
