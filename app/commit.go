@@ -39,6 +39,12 @@ type writeOp struct {
 	// firstSeq and lastSeq are the seqs the change took (firstSeq >
 	// lastSeq: none), for the change log of team mode.
 	firstSeq, lastSeq uint64
+	// op is what the change log records the write as: "" for put and
+	// delete as each item went, or an undo, an import with replace.
+	op domain.HistoryOp
+	// logged is the change log entries of the change, once applied
+	// (docs/design/trust.md#history-and-undo).
+	logged []domain.HistoryEntry
 }
 
 // write sends a change through the graph's committer
@@ -58,8 +64,15 @@ func (st *store) write(ctx context.Context, e *graphEntry, session string, apply
 
 // writeStreamed is write for a change whose events are streamed.
 func (st *store) writeStreamed(ctx context.Context, e *graphEntry, session string, apply streamedChange) error {
+	return st.writeLogged(ctx, e, session, "", apply)
+}
+
+// writeLogged is writeStreamed for a change the change log records as op
+// (an undo, an import with replace) rather than as each item's put or
+// delete.
+func (st *store) writeLogged(ctx context.Context, e *graphEntry, session string, hop domain.HistoryOp, apply streamedChange) error {
 	for {
-		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{})}
+		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{}), op: hop}
 		err := st.enqueue(ctx, e, op, false)
 		if err == nil {
 			select {
@@ -280,10 +293,27 @@ func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain
 	for _, op := range batch {
 		at := domain.Stamp{Now: st.clock.Now(), Session: op.session, Principal: op.principal}
 		op.firstSeq = e.g.Seq() + 1
+		e.g.StartChangeLog()
 		op.events, op.err = op.apply(e.g, at)
+		op.logged = e.g.TakeChangeLog(at, op.op)
+		if op.err != nil {
+			op.logged = nil // a refused change changed nothing
+		}
 		op.lastSeq = e.g.Seq()
 	}
 	return !e.g.Pending().Empty()
+}
+
+// batchLog is the change log of a batch: the entries of its writes, in
+// the order they were applied.
+func batchLog(g *domain.Graph, batch []*writeOp) domain.HistoryBatch {
+	h := domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq()}
+	for _, op := range batch {
+		if op.err == nil {
+			h.Entries = append(h.Entries, op.logged...)
+		}
+	}
+	return h
 }
 
 // save commits the graph's pending changes, then checkpoints the graph, or
@@ -310,9 +340,12 @@ func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, ba
 		}
 		start := time.Now()
 		var err error
-		if w != nil {
+		switch hr, logs := st.graphs.(ports.HistoryRepository); {
+		case w != nil:
 			err = st.commitShared(ctx, e, w, batch)
-		} else {
+		case logs:
+			err = hr.CommitLogged(ctx, e.key, e.g, e.g.Pending(), batchLog(e.g, batch))
+		default:
 			err = st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
 		}
 		took = time.Since(start)

@@ -29,6 +29,10 @@ type Config struct {
 	// Secrets is what a write that holds a credential does (KG_SECRETS,
 	// docs/design/trust.md#secrets); empty means block.
 	Secrets domain.SecretsMode
+	// HistoryDays is how long the change log keeps an entry
+	// (KG_HISTORY_DAYS, docs/design/trust.md#pruning); the maintenance tick
+	// prunes older ones and no read returns them.
+	HistoryDays int
 }
 
 // Defaults of the app settings.
@@ -42,6 +46,8 @@ const (
 	// MinPreloadChars is the least KG_PRELOAD_CHARS accepts: the header and
 	// the section titles must fit with room for nodes.
 	MinPreloadChars = 1000
+	// DefaultHistoryDays is KG_HISTORY_DAYS's default.
+	DefaultHistoryDays = 90
 )
 
 // DefaultConfig returns the defaults of the spec.
@@ -55,6 +61,7 @@ func DefaultConfig() Config {
 		IdleUnload:          DefaultIdleUnload,
 		PreloadChars:        DefaultPreloadChars,
 		Secrets:             domain.SecretsBlock,
+		HistoryDays:         DefaultHistoryDays,
 	}
 }
 

@@ -105,6 +105,12 @@ func (c *countingStore) Load(ctx context.Context, key domain.GraphKey) (domain.G
 }
 
 func (c *countingStore) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	return c.CommitLogged(ctx, key, g, cs, domain.HistoryBatch{})
+}
+
+// CommitLogged is Commit with the change log (ports.HistoryRepository),
+// through the same gate and faults.
+func (c *countingStore) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet, h domain.HistoryBatch) error {
 	c.mu.Lock()
 	c.commits[key]++
 	gate, entered, err, p := c.gate, c.entered, c.commitFail[key], c.commitPanic[key]
@@ -121,7 +127,7 @@ func (c *countingStore) Commit(ctx context.Context, key domain.GraphKey, g *doma
 	if err != nil {
 		return domain.Unavailable(err, "save %s: %v", key, err)
 	}
-	return c.Store.Commit(ctx, key, g, cs)
+	return c.Store.CommitLogged(ctx, key, g, cs, h)
 }
 
 func (c *countingStore) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {

@@ -68,7 +68,11 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 		return ImportResult{}, err
 	}
 	res := ImportResult{Level: k.Level, Project: k.Project, Mode: mode, Redacted: redacted}
-	err = s.store.writeStreamed(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	var hop domain.HistoryOp // merge: each item's put or delete
+	if mode == domain.ImportReplace {
+		hop = domain.HistoryImportReplace // one entry (docs/design/trust.md#history-and-undo)
+	}
+	err = s.store.writeLogged(ctx, e, t.session, hop, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.Import(doc, mode, at)
 		// The graph holds what it took; the document can go before the save
 		// (docs/performance.md#import-memory). A change is applied once.

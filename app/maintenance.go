@@ -134,6 +134,7 @@ func (s *Service) maintain(ctx context.Context, e *graphEntry) error {
 	if ok, err := s.maintenanceLease(ctx, e); err != nil || !ok {
 		return errors.Join(err, s.flushStamps(ctx, e))
 	}
+	defer s.pruneHistory(ctx, e.key)
 	return s.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m := g.Compact(at.Now, s.cfg.Policy)
 		s.store.metrics.CompactionRan(ports.CompactionOnMaintenance)

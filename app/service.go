@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -35,6 +36,10 @@ type Service struct {
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// countUses (usecount.go), unless a test puts its own recorder.
 	uses UseCounter
+	// pruned is when the maintenance tick last pruned each graph's change
+	// log (history.go).
+	prunedMu sync.Mutex
+	pruned   map[domain.GraphKey]domain.Micros
 }
 
 // New builds the service: it loads the sessions and the user graph. A user

@@ -213,11 +213,19 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	for _, n := range notes {
 		st.log.Warn("graph load", "graph", key.String(), "note", n)
 	}
+	g.StartChangeLog()
 	moves := st.compactLoaded(key, g)
+	moved := g.TakeChangeLog(domain.Stamp{Now: st.clock.Now()}, "")
 	// A graph never stored is not written until its first change: naming
 	// a project must not leave an empty folder behind.
 	if !g.Pending().Empty() && !data.Empty() {
-		if err := st.graphs.Commit(ctx, key, g, g.Pending()); err != nil {
+		var err error
+		if hr, ok := st.graphs.(ports.HistoryRepository); ok {
+			err = hr.CommitLogged(ctx, key, g, g.Pending(), domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: moved})
+		} else {
+			err = st.graphs.Commit(ctx, key, g, g.Pending())
+		}
+		if err != nil {
 			// Served anyway: the upgrade and the moves stay pending and go
 			// out with the next write; reads need no disk.
 			st.log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)

@@ -72,6 +72,10 @@ type Graph struct {
 	edgeUndos []edgeUndo
 	rareUndos []rareUndo
 	pending   ChangeSet // what changed since the last checkpoint
+
+	// tap records what one write replaced, for the change log
+	// (StartChangeLog); nil when no write is being recorded.
+	tap *changeTap
 }
 
 // Stats are the counts kept up to date by every change: tier counts, the

@@ -57,6 +57,9 @@ type rareUndo struct {
 // nodes compacted in the same batch held each imported version under the
 // one compaction made of it (docs/performance.md#import-memory).
 func (g *Graph) journalNode(id string, old *Node) {
+	if g.tap != nil {
+		g.tap.node(id, old)
+	}
 	if _, seen := g.pending.Nodes[id]; seen {
 		return
 	}
@@ -67,6 +70,9 @@ func (g *Graph) journalNode(id string, old *Node) {
 
 // journalEdge is journalNode for the edge under k.
 func (g *Graph) journalEdge(k EdgeKey, old *Edge) {
+	if g.tap != nil {
+		g.tap.edge(k, old)
+	}
 	if _, seen := g.pending.Edges[k]; seen {
 		return
 	}

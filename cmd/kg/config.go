@@ -209,6 +209,17 @@ func settings(home func() (string, error)) []setting {
 				return nil
 			},
 			show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
+		{flag: "history-days", env: "KG_HISTORY_DAYS", def: strconv.Itoa(app.DefaultHistoryDays),
+			usage: "`days` the change log keeps an entry (kg history, kg undo) before the maintenance tick prunes it",
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > 36500 {
+					return errors.New("want a whole number of days from 1 to 36500")
+				}
+				c.App.HistoryDays = n
+				return nil
+			},
+			show: func(c Config) string { return strconv.Itoa(c.App.HistoryDays) }},
 		{flag: "secrets-mode", env: "KG_SECRETS", def: string(domain.SecretsBlock),
 			usage: "what a write holding a credential does: `mode` block (refuse it), redact (store [REDACTED:<kind>] in its place) or allow",
 			parse: func(c *Config, v string) error {

@@ -105,6 +105,10 @@ func Run(t *testing.T, b Backend) {
 		{"CheckpointsKeepEverything", testCheckpoints},
 		{"ReleaseForgetsNothingStored", testRelease},
 		{"ToolEventsRoundTrip", testToolEvents},
+		{"HistoryRoundTrip", testHistoryRoundTrip},
+		{"HistoryQuery", testHistoryQuery},
+		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
+		{"HistoryPrune", testHistoryPrune},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {

@@ -87,6 +87,10 @@ func RunStepCrash(t *testing.T, b Backend) {
 type stored struct {
 	Graphs   map[string]domain.GraphData
 	Sessions map[string]ports.Session
+	// History lists each graph's change log, newest first, one line an
+	// entry, when the backend keeps one: it must be before or after with
+	// the graph (no change without its entry, no entry without its change).
+	History map[string][]string
 }
 
 // stepKeys are the graphs the step-crash scenarios write.
@@ -102,6 +106,18 @@ func snapshot(t *testing.T, o Opened) stored {
 			t.Fatalf("load %s: %v", k, err)
 		}
 		s.Graphs[k.String()] = restore(t, k, d).Data()
+		if hr, ok := o.Graphs.(ports.HistoryRepository); ok {
+			es, err := hr.History(ctx, k, ports.HistoryQuery{})
+			if err != nil {
+				t.Fatalf("history of %s: %v", k, err)
+			}
+			if s.History == nil {
+				s.History = map[string][]string{}
+			}
+			for _, e := range es {
+				s.History[k.String()] = append(s.History[k.String()], fmt.Sprintf("%d %s %s by %s", e.Seq, e.Op, e.Name(), e.Session))
+			}
+		}
 	}
 	ss, err := o.Sessions.LoadSessions(ctx)
 	if err != nil {
@@ -121,13 +137,27 @@ type stepScenario struct {
 	same bool
 }
 
-// commitAll commits every pending change of g and checkpoints it in memory.
+// commitAll commits every pending change of g, with the change log of
+// what changed since the last commit, and checkpoints it in memory.
 func commitAll(t *testing.T, o Opened, g *domain.Graph) {
 	t.Helper()
-	if err := o.Graphs.Commit(context.Background(), g.Key(), g, g.Pending()); err != nil {
+	if err := commitLogged(context.Background(), o, g, g.Pending()); err != nil {
 		t.Fatalf("commit %s: %v", g.Key(), err)
 	}
 	g.Checkpoint()
+	g.StartChangeLog()
+}
+
+// commitLogged commits cs with the change log g recorded since its last
+// commit (StartChangeLog), through CommitLogged when the backend keeps a
+// log.
+func commitLogged(ctx context.Context, o Opened, g *domain.Graph, cs domain.ChangeSet) error {
+	hr, ok := o.Graphs.(ports.HistoryRepository)
+	es := g.TakeChangeLog(domain.Stamp{Now: t0 + domain.Micros(g.Seq())*domain.Second, Session: "step"}, domain.HistoryPut)
+	if !ok {
+		return o.Graphs.Commit(ctx, g.Key(), g, cs)
+	}
+	return hr.CommitLogged(ctx, g.Key(), g, cs, domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: es})
 }
 
 // batch changes g the way a batch of writes does: a put, an edge, a
@@ -157,7 +187,7 @@ var stepScenarios = []stepScenario{
 		g := restore(t, domain.UserGraph, RichData(""))
 		commitAll(t, o, g)
 		batch(t, g, 1)
-		return func(ctx context.Context) error { return o.Graphs.Commit(ctx, g.Key(), g, g.Pending()) }, true
+		return func(ctx context.Context) error { return commitLogged(ctx, o, g, g.Pending()) }, true
 	}},
 	{name: "CommitAppend", setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		g := restore(t, domain.UserGraph, RichData(""))
@@ -165,7 +195,7 @@ var stepScenarios = []stepScenario{
 		batch(t, g, 1)
 		commitAll(t, o, g)
 		batch(t, g, 2)
-		return func(ctx context.Context) error { return o.Graphs.Commit(ctx, g.Key(), g, g.Pending()) }, true
+		return func(ctx context.Context) error { return commitLogged(ctx, o, g, g.Pending()) }, true
 	}},
 	{name: "CommitOfTheWholeGraph", setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		g := restore(t, domain.UserGraph, RichData(""))
@@ -173,12 +203,14 @@ var stepScenarios = []stepScenario{
 		batch(t, g, 1)
 		commitAll(t, o, g)
 		batch(t, g, 2)
-		return func(ctx context.Context) error { return o.Graphs.Commit(ctx, g.Key(), g, g.Everything()) }, true
+		return func(ctx context.Context) error { return commitLogged(ctx, o, g, g.Everything()) }, true
 	}},
 	{name: "FirstSaveOfAProject", setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		k := stepKeys[1]
 		g := restore(t, k, RichData(k.Project))
-		return func(ctx context.Context) error { return o.Graphs.Commit(ctx, k, g, g.Pending()) }, true
+		g.StartChangeLog()
+		batch(t, g, 1)
+		return func(ctx context.Context) error { return commitLogged(ctx, o, g, g.Pending()) }, true
 	}},
 	{name: "Checkpoint", same: true, setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		cp, ok := o.Graphs.(ports.GraphCheckpointer)

@@ -41,6 +41,8 @@ type Service interface {
 	ToolEvent(ctx context.Context, req app.ToolEventRequest) (app.HookText, error)
 	MaintenanceDebt(ctx context.Context) (app.DebtReport, error)
 	MarkUseful(ctx context.Context, sessionID string, ids []string) (app.UsefulResult, error)
+	History(ctx context.Context, req app.HistoryRequest) (app.HistoryResult, error)
+	Undo(ctx context.Context, req app.UndoRequest) (app.UndoResult, error)
 }
 
 // API serves the REST routes.
@@ -92,6 +94,7 @@ func (a *API) Register(r chi.Router, limit BodyLimit) {
 	r.Get("/session_bootstrap", a.sessionBootstrap)
 	r.Get("/session_state", a.sessionState)
 	r.Get("/maintenance_debt", a.maintenanceDebt)
+	r.Get("/history", a.history)
 
 	r.Group(func(r chi.Router) {
 		r.Use(limit(domain.MaxBodyBytes))
@@ -105,6 +108,7 @@ func (a *API) Register(r chi.Router, limit BodyLimit) {
 		r.Post("/prompt_context", a.promptContext)
 		r.Post("/tool_event", a.toolEvent)
 		r.Post("/nodes/useful", a.markUseful)
+		r.Post("/undo", a.undo)
 	})
 	r.With(limit(domain.MaxImportBodySize)).Post("/import", a.importGraph)
 }

@@ -28,7 +28,7 @@ var (
 
 const metaExtraPrefix = "x:"
 
-var graphSubs = [][]byte{subNodes, subEdges, subNodeTombs, subEdgeTombs, subProgress, subMeta}
+var graphSubs = [][]byte{subNodes, subEdges, subNodeTombs, subEdgeTombs, subProgress, subMeta, subHistory}
 
 // graphBucket returns the bucket of the graph named by key, or nil when it
 // was never stored.
@@ -174,6 +174,13 @@ func forEach(b *bbolt.Bucket, sub []byte, fn func(k, v []byte) error) error {
 // → put, absent → delete), and the metadata when cs.Meta, in one
 // transaction. It costs O(len(cs)) item writes whatever the size of g.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	return s.CommitLogged(ctx, key, g, cs, domain.HistoryBatch{})
+}
+
+// CommitLogged implements ports.HistoryRepository: Commit, with the
+// batch's change log entries put in the graph's history bucket by the same
+// transaction.
+func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet, h domain.HistoryBatch) error {
 	if err := ctx.Err(); err != nil {
 		return unavailable(err, "save %s graph", key)
 	}
@@ -195,6 +202,9 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 				return err
 			}
 			if err := writeItems(b, &c, g, cs); err != nil {
+				return err
+			}
+			if err := writeHistory(b, &c, h); err != nil {
 				return err
 			}
 			if cs.Meta || b.Bucket(subMeta).Get(metaSeq) == nil {

@@ -57,8 +57,11 @@ func (s *Store) MoveProject(ctx context.Context, from, to string) error {
 			for _, sub := range graphSubs {
 				from := old.Bucket(sub)
 				to, err := nb.CreateBucket(sub)
-				if err != nil || from == nil {
+				if err != nil {
 					return err
+				}
+				if from == nil { // a file of a kg before the sub-bucket
+					continue
 				}
 				err = from.ForEach(func(k, v []byte) error { return c.put(to, k, v) })
 				if err != nil {

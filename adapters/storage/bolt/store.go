@@ -47,6 +47,7 @@ var (
 	subNodeTombs = []byte("node_tombstones")
 	subEdgeTombs = []byte("edge_tombstones")
 	subProgress  = []byte("progress")
+	subHistory   = []byte("history")
 	subMeta      = []byte("meta")
 
 	keyFormat = []byte("format")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -38,6 +39,8 @@ type graphState struct {
 	// released is set when Release dropped the state: a caller that
 	// waited for mu takes the state that replaced it (lockState).
 	released bool
+	// hist is what the store knows of the graph's change log (history.go).
+	hist historyState
 }
 
 // lockState returns the state of the graph stored in f, its mu held. A
@@ -185,6 +188,9 @@ func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.G
 	}
 	dirty := st.scanned && st.j.dirty
 	st.fileSize, st.j.size, st.scanned = size, int64(good), true
+	if err := s.scanHistory(st, f, records, d.Seq); err != nil {
+		return domain.GraphData{}, err
+	}
 	if dirty {
 		return d, nil
 	}
@@ -306,17 +312,22 @@ func (s *Store) prepare(st *graphState, f file) error {
 		st.fileSize = -1
 	}
 	if st.scanned {
+		if !st.hist.scanned {
+			return s.scanHistoryOfJournal(st, f)
+		}
 		return nil
 	}
 	st.j.size, st.j.dirty = 0, false
 	b, err := s.fs.ReadFile(f.journal())
+	var records []journalRecord
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		err = linkErr(f.journal(), err)
 		return domain.Unavailable(err, "read %s: %v", f.journal(), err)
 	default:
-		_, good, err := scanJournal(b)
+		var good int
+		records, good, err = scanJournal(b)
 		if err != nil {
 			return s.journalDamaged(f, b, err)
 		}
@@ -331,7 +342,22 @@ func (s *Store) prepare(st *graphState, f file) error {
 		st.fileSize = fi.Size()
 	}
 	st.scanned = true
-	return nil
+	return s.scanHistory(st, f, records, math.MaxUint64)
+}
+
+// scanHistoryOfJournal reads the journal's records for scanHistory when
+// the journal itself is known already.
+func (s *Store) scanHistoryOfJournal(st *graphState, f file) error {
+	b, err := s.fs.ReadFile(f.journal())
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = linkErr(f.journal(), err)
+		return domain.Unavailable(err, "read %s: %v", f.journal(), err)
+	}
+	records, _, err := scanJournal(b[:min(int64(len(b)), st.j.size)])
+	if err != nil {
+		return s.journalDamaged(f, b, err)
+	}
+	return s.scanHistory(st, f, records, math.MaxUint64)
 }
 
 // Commit implements ports.GraphRepository: one record naming what cs
@@ -342,6 +368,11 @@ func (s *Store) prepare(st *graphState, f file) error {
 // When the journal has grown past the file (and at least minCheckpoint),
 // it is folded into the file after the append.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) (err error) {
+	return s.commit(ctx, key, g, cs, domain.HistoryBatch{})
+}
+
+// commit is Commit with the batch's change log entries h (history.go).
+func (s *Store) commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet, h domain.HistoryBatch) (err error) {
 	if err := ctx.Err(); err != nil {
 		return domain.Unavailable(err, "save %s graph: %v", key, err)
 	}
@@ -365,14 +396,33 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		return err
 	}
 	projectPath := projectPathOf(key, g)
+	var hist []byte
+	if len(h.Entries) > 0 {
+		if hist, err = ports.MarshalHistoryBatch(h); err != nil {
+			return domain.Unavailable(err, "save %s graph: change log: %v", key, err)
+		}
+	}
+	pending := len(st.hist.pending)
+	if hist != nil {
+		oldest, newest := entryTimes(h)
+		st.hist.pending = append(st.hist.pending, historyBatch{payload: hist, seq: h.SeqAfter, oldest: oldest, newest: newest})
+	}
 	if st.fileSize < 0 || st.j.dirty || wholeGraph(g, cs) || bigBatch(g, cs) {
 		if written, err := s.checkpoint(ctx, st, f.file, g, projectPath); !written {
+			st.hist.pending = st.hist.pending[:min(pending, len(st.hist.pending))]
 			return domain.Unavailable(err, "save %s graph to %s: %v", key, f.path(), err)
 		}
 		return nil
 	}
-	rec := frameRecord(nil, graphRecord(g, cs, g.DurableSeq(), projectPath))
+	payload := graphRecord(g, cs, g.DurableSeq(), projectPath)
+	if hist != nil {
+		// The entries travel in the record: durable with the change, by
+		// the same append and fsync.
+		payload = append(append(append(payload[:len(payload)-1], `,"history":`...), hist...), '}')
+	}
+	rec := frameRecord(nil, payload)
 	if err := s.appendRecord(&st.j, rec); err != nil {
+		st.hist.pending = st.hist.pending[:pending]
 		return domain.Unavailable(err, "save %s graph to %s: %v", key, f.journal(), err)
 	}
 	if st.j.size > max(st.fileSize, minCheckpoint) {
@@ -438,6 +488,12 @@ func (s *Store) checkpoint(ctx context.Context, st *graphState, f file, g *domai
 	if err := s.mkdirs(f.dir); err != nil {
 		return false, fmt.Errorf("create %s: %w", f.dir, err)
 	}
+	// The change log first: the journal (or, for a batch written whole,
+	// nothing else) holds its pending entries until the file is in place.
+	undoHistory, err := s.flushHistory(st, f)
+	if err != nil {
+		return false, fmt.Errorf("append to %s: %w", historyPath(f), err)
+	}
 	src := sourceOfGraph(g)
 	src.projectPath = projectPath
 	src.cache = &st.nodes
@@ -449,6 +505,7 @@ func (s *Store) checkpoint(ctx context.Context, st *graphState, f file, g *domai
 		return err
 	})
 	if err != nil {
+		undoHistory()
 		return false, err
 	}
 	st.fileSize = size
@@ -469,7 +526,12 @@ func (s *Store) rewrite(ctx context.Context, st *graphState, f file, d domain.Gr
 		return err
 	}
 	data := encodeGraph(d)
+	undoHistory, err := s.flushHistory(st, f)
+	if err != nil {
+		return err
+	}
 	if err := s.writeAtomic(ctx, f, writeBytes(data)); err != nil {
+		undoHistory()
 		return err
 	}
 	st.fileSize = int64(len(data))

@@ -27,11 +27,13 @@ type Store struct {
 	sessions map[string]ports.Session
 	tools    domain.RawJSON
 	fault    func(op string) error
+	history  map[domain.GraphKey][]storedBatch
 }
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{graphs: map[domain.GraphKey]domain.GraphData{}, sessions: map[string]ports.Session{}}
+	return &Store{graphs: map[domain.GraphKey]domain.GraphData{}, sessions: map[string]ports.Session{},
+		history: map[domain.GraphKey][]storedBatch{}}
 }
 
 // InjectFault makes every following operation call f first with its name
@@ -58,20 +60,8 @@ func (s *Store) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData
 }
 
 // Commit stores the whole current state of g.
-func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, _ domain.ChangeSet) error {
-	if err := ctx.Err(); err != nil {
-		return domain.Unavailable(err, "save %s graph", key.Level)
-	}
-	d := g.Data()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fault != nil {
-		if err := s.fault("commit"); err != nil {
-			return domain.Unavailable(err, "save %s graph", key.Level)
-		}
-	}
-	s.graphs[key] = copyData(d)
-	return nil
+func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	return s.CommitLogged(ctx, key, g, cs, domain.HistoryBatch{})
 }
 
 // List returns the stored project graphs, sorted by slug (here: path).

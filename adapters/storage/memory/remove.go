@@ -21,5 +21,6 @@ func (s *Store) RemoveProject(ctx context.Context, path string) error {
 		return &domain.Error{Kind: domain.KindNotFound, Field: "project", Msg: "no memory is stored for project " + path}
 	}
 	delete(s.graphs, k)
+	delete(s.history, k)
 	return nil
 }

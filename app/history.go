@@ -1,0 +1,307 @@
+package app
+
+import (
+	"context"
+	"iter"
+	"slices"
+
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
+)
+
+// History and undo (docs/design/trust.md#history-and-undo).
+
+// The page sizes of a history read.
+const (
+	DefaultHistoryLimit = 50
+	MaxHistoryLimit     = 500
+)
+
+// HistoryRequest is GET /api/history and kg history: a graph's change log,
+// newest first. Zero fields select everything of the last HistoryDays.
+type HistoryRequest struct {
+	Scope     Scope  // the graph (Level required) and the caller's session
+	ID        string // a node's entries (its own, its edges', graph entries naming it)
+	Session   string // one session's entries
+	SinceSeq  uint64 // entries above this seq
+	BeforeSeq uint64 // entries below this seq (paging); 0: none
+	// Since selects the entries of the last Since microseconds; 0: all kept.
+	Since domain.Micros
+	Limit int // 0: DefaultHistoryLimit
+}
+
+// HistoryResult is one page of a change log.
+type HistoryResult struct {
+	Level   domain.Level
+	Project string
+	Entries []domain.HistoryEntry
+	// NextBeforeSeq is the before_seq of the next page; 0 when this page
+	// is the last.
+	NextBeforeSeq uint64
+}
+
+func (s *Service) historyRepo() (ports.HistoryRepository, error) {
+	var repo any = s.store.graphs
+	if s.store.shared != nil {
+		repo = s.store.shared
+	}
+	hr, ok := repo.(ports.HistoryRepository)
+	if !ok {
+		return nil, domain.Unavailable(nil, "this storage backend keeps no change log")
+	}
+	return hr, nil
+}
+
+// notBefore is the oldest time a read of the change log returns: entries
+// older than KG_HISTORY_DAYS are pruned, and until the tick prunes them no
+// read shows them.
+func (s *Service) notBefore(since domain.Micros) domain.Micros {
+	now := s.clock.Now()
+	days := s.cfg.HistoryDays
+	if days <= 0 {
+		days = DefaultHistoryDays
+	}
+	nb := now - domain.Micros(days)*domain.Day
+	if since > 0 {
+		nb = max(nb, now-since)
+	}
+	return nb
+}
+
+// History reads a graph's change log.
+func (s *Service) History(ctx context.Context, req HistoryRequest) (HistoryResult, error) {
+	limit := req.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultHistoryLimit
+	case limit < 0 || limit > MaxHistoryLimit:
+		return HistoryResult{}, domain.Invalidf("limit", "%d is out of range: from 1 to %d", limit, MaxHistoryLimit)
+	}
+	if req.Since < 0 {
+		return HistoryResult{}, domain.Invalidf("since", "must not be negative")
+	}
+	if req.BeforeSeq != 0 && req.BeforeSeq <= req.SinceSeq+1 {
+		return HistoryResult{}, domain.Invalidf("before_seq", "%d leaves nothing above since_seq %d", req.BeforeSeq, req.SinceSeq)
+	}
+	t, err := s.resolve(ctx, req.Scope)
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	k, err := t.key(req.Scope.Level)
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	hr, err := s.historyRepo()
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	es, err := hr.History(ctx, k, ports.HistoryQuery{ID: req.ID, Session: req.Session, SinceSeq: req.SinceSeq,
+		BeforeSeq: req.BeforeSeq, NotBefore: s.notBefore(req.Since), Limit: limit + 1})
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	res := HistoryResult{Level: k.Level, Project: k.Project, Entries: es}
+	if len(es) > limit {
+		res.Entries = es[:limit]
+		res.NextBeforeSeq = es[limit-1].Seq
+	}
+	return res, nil
+}
+
+// UndoRequest is POST /api/undo and kg undo: the changes of one session,
+// or of a seq range, of one graph.
+type UndoRequest struct {
+	Scope   Scope  // the graph (Level required) and the undoer's session, which the undo's writes carry
+	Session string // the session whose changes are undone
+	// From and To bound the seqs of the changes undone, both included,
+	// when Range is set.
+	Range    bool
+	From, To uint64
+	DryRun   bool
+}
+
+// UndoResult is what an undo did, or with DryRun would do.
+type UndoResult struct {
+	Level   domain.Level
+	Project string
+	DryRun  bool
+	Applied []domain.UndoStep // with their seqs when not a dry run
+	Skipped []domain.UndoSkip
+}
+
+func (r UndoRequest) target() (domain.UndoTarget, error) {
+	switch {
+	case r.Session != "" && r.Range:
+		return domain.UndoTarget{}, domain.Invalidf("session_id", "give session_id or seq_range, not both")
+	case r.Session == "" && !r.Range:
+		return domain.UndoTarget{}, domain.Invalidf("session_id", "required: the session whose changes to undo, or seq_range")
+	case r.Range && r.From == 0:
+		return domain.UndoTarget{}, domain.Invalidf("seq_range", "from must be 1 or more")
+	case r.Range && r.From > r.To:
+		return domain.UndoTarget{}, domain.Invalidf("seq_range", "from %d is above to %d: the range is empty", r.From, r.To)
+	}
+	return domain.UndoTarget{Session: r.Session, From: r.From, To: r.To}, nil
+}
+
+// Undo puts back, as new writes of one batch, the state each item had
+// before the changes undone, skipping (and naming) the items someone else
+// changed since. The plan is made again under the graph's write lock, on
+// the graph as it is then: a change that lands between the read of the
+// log and the write makes its item skipped, never overwritten.
+func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err error) {
+	target, err := req.target()
+	if err != nil {
+		return UndoResult{}, err
+	}
+	t, err := s.resolve(ctx, req.Scope)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	k, err := t.key(req.Scope.Level)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	hr, err := s.historyRepo()
+	if err != nil {
+		return UndoResult{}, err
+	}
+	nb := s.notBefore(0)
+	// The oldest change undone, then every entry from it on.
+	q := ports.HistoryQuery{Session: target.Session, NotBefore: nb}
+	if req.Range {
+		q.SinceSeq, q.BeforeSeq = target.From-1, target.To+1
+	}
+	mine, err := hr.History(ctx, k, q)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	mine = slices.DeleteFunc(mine, func(e domain.HistoryEntry) bool { return e.Op == domain.HistoryMove })
+	if len(mine) == 0 {
+		if req.Range {
+			return UndoResult{}, domain.NotFoundf("seq_range", "the %s holds no change with a seq from %d to %d in its history (the last %d days)",
+				graphName(k), target.From, target.To, s.historyDays())
+		}
+		return UndoResult{}, domain.NotFoundf("session_id", "the %s holds no change of session %q in its history (the last %d days)",
+			graphName(k), target.Session, s.historyDays())
+	}
+	first := mine[len(mine)-1].Seq
+	log, err := hr.History(ctx, k, ports.HistoryQuery{SinceSeq: first - 1, NotBefore: nb})
+	if err != nil {
+		return UndoResult{}, err
+	}
+	slices.Reverse(log) // oldest first
+	if !req.DryRun {
+		defer s.countOp(t.session, &err)
+	}
+	e, err := s.store.get(ctx, k)
+	if err != nil {
+		return UndoResult{}, err
+	}
+	res := UndoResult{Level: k.Level, Project: k.Project, DryRun: req.DryRun}
+	if req.DryRun {
+		e.mu.RLock()
+		plan := domain.PlanUndo(e.g, log, target)
+		e.mu.RUnlock()
+		res.Applied, res.Skipped = plan.Steps, plan.Skipped
+		return res, nil
+	}
+	err = s.store.writeLogged(ctx, e, t.session, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+		plan := domain.PlanUndo(g, log, target)
+		applied, failed := g.ApplyUndo(plan, at)
+		res.Applied, res.Skipped = applied, append(plan.Skipped, failed...)
+		evs := undoEvents(k, g, applied, at.Session)
+		_, cev := s.compactRun(g, at)
+		evs = append(evs, cev...)
+		if len(evs) == 0 {
+			return nil, nil
+		}
+		return slices.Values(evs), nil
+	})
+	if err != nil {
+		return UndoResult{}, err
+	}
+	return res, nil
+}
+
+func (s *Service) historyDays() int {
+	if s.cfg.HistoryDays <= 0 {
+		return DefaultHistoryDays
+	}
+	return s.cfg.HistoryDays
+}
+
+// undoEvents are the events of an undo's steps, as the same puts and
+// deletes by a client publish.
+func undoEvents(k domain.GraphKey, g *domain.Graph, applied []domain.UndoStep, session string) []ports.Event {
+	var evs []ports.Event
+	for _, st := range applied {
+		switch {
+		case st.Edge && st.Action == domain.UndoDelete:
+			tomb, _ := g.EdgeTombstone(st.Key)
+			ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
+			kc := st.Key
+			ev.EdgeKey = &kc
+			evs = append(evs, ev)
+		case st.Edge:
+			ed, ok := g.Edge(st.Key)
+			if !ok {
+				continue
+			}
+			ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
+			ev.Edge = ed
+			evs = append(evs, ev)
+		case st.Action == domain.UndoDelete:
+			tomb, _ := g.NodeTombstone(st.ID)
+			ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, session)
+			ev.NodeID = st.ID
+			evs = append(evs, ev)
+		default:
+			n, ok := g.Node(st.ID)
+			if !ok {
+				continue
+			}
+			ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, session)
+			ev.Node = n
+			evs = append(evs, ev)
+		}
+	}
+	return evs
+}
+
+// pruneEvery is how often the maintenance tick prunes one graph's change
+// log: entries age by days, and a read never returns one older than
+// KG_HISTORY_DAYS meanwhile.
+const pruneEvery = 3600 * domain.Second
+
+// pruneHistory removes the graph's change log entries older than
+// KG_HISTORY_DAYS, at most once per pruneEvery. In team mode the server
+// holding the graph's lease prunes the changes table itself
+// (docs/design/trust.md#pruning). A failure is logged; the next tick tries
+// again.
+func (s *Service) pruneHistory(ctx context.Context, k domain.GraphKey) {
+	if s.store.shared != nil {
+		return
+	}
+	hr, ok := s.store.graphs.(ports.HistoryRepository)
+	if !ok {
+		return
+	}
+	now := s.clock.Now()
+	s.prunedMu.Lock()
+	if s.pruned == nil {
+		s.pruned = map[domain.GraphKey]domain.Micros{}
+	}
+	last, seen := s.pruned[k]
+	if seen && now-last < pruneEvery && now >= last {
+		s.prunedMu.Unlock()
+		return
+	}
+	s.pruned[k] = now
+	s.prunedMu.Unlock()
+	if err := hr.PruneHistory(ctx, k, s.notBefore(0)); err != nil {
+		s.log.Warn("pruning the change log failed; the next tick tries again", "graph", k.String(), "err", err)
+		s.prunedMu.Lock()
+		delete(s.pruned, k)
+		s.prunedMu.Unlock()
+	}
+}

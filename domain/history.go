@@ -1,0 +1,285 @@
+package domain
+
+import (
+	"slices"
+	"strings"
+)
+
+// The change log (docs/design/trust.md#history-and-undo): every committed
+// change of a node or an edge, with who made it and the item before and
+// after, so that a person can see what a session did and undo it. The
+// domain builds the entries of each write (StartChangeLog, TakeChangeLog),
+// the storage backends keep them in the same durable commit as the change,
+// and PlanUndo decides what an undo puts back.
+
+// HistoryOp is what an entry of the change log records.
+type HistoryOp string
+
+// The operations of the change log.
+const (
+	HistoryPut    HistoryOp = "put"    // a node or edge created or changed
+	HistoryDelete HistoryOp = "delete" // a node or edge deleted by a client
+	// HistoryMove is a tier change by compaction or by a read that
+	// promoted: the entry holds the tier change only, no bodies. A node
+	// deleted by compaction is a move to "deleted".
+	HistoryMove HistoryOp = "move"
+	HistoryUndo HistoryOp = "undo" // a change made by an undo
+	// HistoryImportReplace, HistoryProjectMv and HistoryMigrate are one
+	// entry each, of the whole graph (Graph set).
+	HistoryImportReplace HistoryOp = "import_replace"
+	HistoryProjectMv     HistoryOp = "project_mv"
+	HistoryMigrate       HistoryOp = "migrate"
+)
+
+// TierDeleted is the tier a node deleted by compaction moves to.
+const TierDeleted = "deleted"
+
+// TierChange is the tier change of a move entry.
+type TierChange struct {
+	From, To string
+}
+
+// ItemChange is one node or edge as one write changed it: its value before
+// and after (nil: it did not exist).
+type ItemChange struct {
+	Edge       bool // false: a node
+	ID         string
+	Key        EdgeKey
+	BeforeNode *Node
+	AfterNode  *Node
+	BeforeEdge *Edge
+	AfterEdge  *Edge
+	Tier       *TierChange // moves only; no bodies then
+}
+
+// Name is how the item is named in messages: the node's id, or the edge as
+// the full read shows it.
+func (c ItemChange) Name() string {
+	if c.Edge {
+		return "edge " + c.Key.String()
+	}
+	return "node " + c.ID
+}
+
+// HistoryEntry is one entry of a graph's change log.
+type HistoryEntry struct {
+	Seq       uint64 // the seq of the change (the item's version, tombstone or tier seq)
+	Time      Micros
+	Session   string
+	Principal string
+	Op        HistoryOp
+	// ItemChange is the item of a node or edge entry.
+	ItemChange
+	// Graph marks an entry of the whole graph (an import with replace, a
+	// project move, a migration): Items lists what it changed (nothing for
+	// a move or a migration) and Detail says what it was.
+	Graph  bool
+	Detail string
+	Items  []ItemChange
+}
+
+// HistoryBatch is the entries of one committed batch, oldest first, with
+// the batch's seq range: what a backend stores in one commit.
+type HistoryBatch struct {
+	SeqBefore, SeqAfter uint64
+	Entries             []HistoryEntry
+}
+
+// changeTap records, for one write, the value each node and edge had
+// before the write first changed it, in the order of first change.
+type changeTap struct {
+	nodes map[string]*Node
+	edges map[EdgeKey]*Edge
+	order []tapped
+}
+
+type tapped struct {
+	edge bool
+	id   string
+	k    EdgeKey
+}
+
+func (t *changeTap) node(id string, old *Node) {
+	if _, seen := t.nodes[id]; seen {
+		return
+	}
+	t.nodes[id] = old
+	t.order = append(t.order, tapped{id: id})
+}
+
+func (t *changeTap) edge(k EdgeKey, old *Edge) {
+	if _, seen := t.edges[k]; seen {
+		return
+	}
+	t.edges[k] = old
+	t.order = append(t.order, tapped{edge: true, k: k})
+}
+
+// StartChangeLog starts recording the changes of one write, for
+// TakeChangeLog. A write that fails changes nothing, and its log is taken
+// and dropped.
+func (g *Graph) StartChangeLog() {
+	g.tap = &changeTap{nodes: map[string]*Node{}, edges: map[EdgeKey]*Edge{}}
+}
+
+// TakeChangeLog ends the recording StartChangeLog began and returns the
+// change log entries of what the write changed, in order of first change,
+// stamped with at. op HistoryUndo marks the puts and deletes of an undo;
+// HistoryImportReplace makes one entry of the whole graph. A node or edge
+// changed only in what is not its content or tier (a read stamp, a use
+// count) has no entry; neither has an edge pruned with its node, which
+// the node's move to "deleted" stands for.
+func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
+	t := g.tap
+	g.tap = nil
+	if t == nil {
+		return nil
+	}
+	var out []HistoryEntry
+	for _, it := range t.order {
+		var e HistoryEntry
+		var ok bool
+		if it.edge {
+			e, ok = g.edgeEntry(it.k, t.edges[it.k])
+		} else {
+			e, ok = g.nodeEntry(it.id, t.nodes[it.id])
+		}
+		if !ok {
+			continue
+		}
+		e.Time, e.Session, e.Principal = at.Now, at.Session, at.Principal
+		if op == HistoryUndo && e.Op != HistoryMove {
+			e.Op = HistoryUndo
+		}
+		out = append(out, e)
+	}
+	if op == HistoryImportReplace {
+		whole := HistoryEntry{Seq: g.seq, Time: at.Now, Session: at.Session, Principal: at.Principal,
+			Op: HistoryImportReplace, Graph: true, Detail: "import with replace"}
+		for _, e := range out {
+			if e.Op != HistoryMove {
+				whole.Items = append(whole.Items, e.ItemChange)
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return []HistoryEntry{whole}
+	}
+	return out
+}
+
+func (g *Graph) nodeEntry(id string, before *Node) (HistoryEntry, bool) {
+	after, _ := g.node(id)
+	e := HistoryEntry{ItemChange: ItemChange{ID: id, BeforeNode: before, AfterNode: after}}
+	switch {
+	case before == nil && after == nil:
+		return e, false
+	case after == nil:
+		tomb := g.nodeTombs[id]
+		e.Seq = tomb.Seq
+		if tomb.Pruned {
+			e.Op, e.Tier, e.BeforeNode = HistoryMove, &TierChange{From: before.Tier.String(), To: TierDeleted}, nil
+			return e, true
+		}
+		e.Op = HistoryDelete
+		return e, true
+	case before == nil:
+		e.Op, e.Seq = HistoryPut, after.Version.Seq
+		return e, true
+	case SameNodeContent(before, after):
+		if before.Tier == after.Tier {
+			return e, false // a read stamp, a use count
+		}
+		e.Op, e.Tier, e.BeforeNode, e.AfterNode = HistoryMove, &TierChange{From: before.Tier.String(), To: after.Tier.String()}, nil, nil
+		e.Seq = after.TierSeq
+		if after.Version.Seq != before.Version.Seq {
+			e.Seq = after.Version.Seq // a read that promoted
+		}
+		return e, true
+	}
+	e.Op, e.Seq = HistoryPut, after.Version.Seq
+	return e, true
+}
+
+func (g *Graph) edgeEntry(k EdgeKey, before *Edge) (HistoryEntry, bool) {
+	after, _ := g.Edge(k)
+	e := HistoryEntry{ItemChange: ItemChange{Edge: true, Key: k, BeforeEdge: before, AfterEdge: after}}
+	switch {
+	case before == nil && after == nil:
+		return e, false
+	case after == nil:
+		tomb := g.edgeTombs[k]
+		if tomb.Pruned {
+			return e, false
+		}
+		e.Op, e.Seq = HistoryDelete, tomb.Seq
+		return e, true
+	case before != nil && before.Version == after.Version:
+		return e, false
+	}
+	e.Op, e.Seq = HistoryPut, after.Version.Seq
+	return e, true
+}
+
+// SameNodeContent reports whether two nodes say the same: gist, notes and
+// touches. Tiers, stamps and versions are not content.
+func SameNodeContent(a, b *Node) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Gist == b.Gist && slices.Equal(a.Notes, b.Notes) && slices.Equal(a.Touches, b.Touches)
+}
+
+// SameEdgeContent reports whether two edges say the same: their notes (the
+// key is their identity).
+func SameEdgeContent(a, b *Edge) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Notes, b.Notes)
+}
+
+// FieldDiff is one field of a readable diff: its value before and after,
+// as text ("" for none; lists one item a line).
+type FieldDiff struct {
+	Field  string
+	Before string
+	After  string
+}
+
+// Diff is the readable diff of one item change: gist, notes and touches of
+// a node, notes of an edge; only the fields that differ. A move has none.
+func (c ItemChange) Diff() []FieldDiff {
+	var out []FieldDiff
+	add := func(field, before, after string) {
+		if before != after {
+			out = append(out, FieldDiff{Field: field, Before: before, After: after})
+		}
+	}
+	if c.Tier != nil {
+		return nil
+	}
+	if c.Edge {
+		var bn, an []string
+		if c.BeforeEdge != nil {
+			bn = c.BeforeEdge.Notes
+		}
+		if c.AfterEdge != nil {
+			an = c.AfterEdge.Notes
+		}
+		add("notes", strings.Join(bn, "\n"), strings.Join(an, "\n"))
+		return out
+	}
+	var b, a Node
+	if c.BeforeNode != nil {
+		b = *c.BeforeNode
+	}
+	if c.AfterNode != nil {
+		a = *c.AfterNode
+	}
+	add("gist", b.Gist, a.Gist)
+	add("notes", strings.Join(b.Notes, "\n"), strings.Join(a.Notes, "\n"))
+	add("touches", strings.Join(b.Touches, "\n"), strings.Join(a.Touches, "\n"))
+	return out
+}
