@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -150,4 +151,57 @@ func TestMergeNodesConflictAndBadInput(t *testing.T) {
 	wantKind(t, err, domain.KindNotFound, "from")
 	_, err = e.svc.MergeNodes(e.ctx, Scope{SessionID: sid}, domain.MergeInput{Into: "a", From: "b"}, false)
 	wantKind(t, err, domain.KindInvalid, "level")
+}
+
+// A merge is in the change log like any write, item by item, and an undo of
+// its seqs puts both nodes and every edge back.
+func TestMergeNodesIsInTheChangeLogAndUndone(t *testing.T) {
+	e, _ := mergeEnv(t)
+	key := domain.ProjectGraph(projA)
+	sc := Scope{ProjectPath: projA, Level: domain.LevelProject}
+	before, err := e.store.Store.Load(e.ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.MergeNodes(e.ctx, sc, domain.MergeInput{Into: "a", From: "b", Gist: "merged"}, false); err != nil {
+		t.Fatal(err)
+	}
+	after := e.storedSeq(key)
+	h, err := e.svc.History(e.ctx, HistoryRequest{Scope: sc, ID: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Entries) == 0 || h.Entries[0].Op != domain.HistoryDelete || h.Entries[0].Seq != after {
+		t.Fatalf("b's history starts %+v; want its delete at seq %d", h.Entries[:min(1, len(h.Entries))], after)
+	}
+	u, err := e.svc.Undo(e.ctx, UndoRequest{Scope: sc, Range: true, From: before.Seq + 1, To: after})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Skipped) != 0 {
+		t.Errorf("skipped %+v", u.Skipped)
+	}
+	b, ok := e.store.stored(t, key, "b")
+	a, _ := e.store.stored(t, key, "a")
+	if !ok || b.Gist != "retry the flaky upload 3 times" || a.Gist != "retry the flaky upload three times" || !slices.Equal(a.Notes, []string{"seen in CI"}) {
+		t.Fatalf("after the undo: a %+v, b %+v (%v)", a, b, ok)
+	}
+	for _, k := range []domain.EdgeKey{{From: "b", To: "c", Rel: "uses"}, {From: "d", To: "b", Rel: "mentions"}, {From: "b", To: "a", Rel: "duplicates"}} {
+		if !e.store.storedEdge(t, key, k) {
+			t.Errorf("edge %s not back", k)
+		}
+	}
+	if e.store.storedEdge(t, key, domain.EdgeKey{From: "a", To: "c", Rel: "uses"}) {
+		t.Error("the rewired edge is still there")
+	}
+}
+
+// storedEdge reports whether the store holds the edge k of key.
+func (c *countingStore) storedEdge(t *testing.T, key domain.GraphKey, k domain.EdgeKey) bool {
+	t.Helper()
+	d, err := c.Store.Load(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(d.Edges, func(e domain.Edge) bool { return e.Key() == k })
 }

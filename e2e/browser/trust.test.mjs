@@ -1,9 +1,10 @@
 // Browser tests of what the page does to make memory trustworthy
 // (docs/design/trust.md): a secret refused at the field it is in, or
 // redacted and said so; possible duplicates named after a save, with a link
-// and a merge; merging two nodes with its preview; and a node's history,
-// hidden on a server without a change log. One browser and small graphs,
-// so that the suite stays quick; a second server runs in redact mode.
+// and a merge; merging two nodes with its preview; and a node's history
+// with the undo of a session's changes and of one change. One browser and
+// small graphs, so that the suite stays quick; a second server runs in
+// redact mode.
 //
 // Run through e2e/run.sh (make e2e); KG_BIN names the binary.
 
@@ -155,12 +156,62 @@ describe('kg web page: secrets, duplicates, merging and history', () => {
     await page.locator('.list-panel input[type="search"]').fill('');
   });
 
-  it('shows no history where the server keeps no change log', async () => {
-    const { status } = await rest(kg.url, '/api/history?level=user&id=token-cache');
-    if (status !== 404) return; // a server with a change log: its own test below
-    await page.locator('.app[data-history="false"]').waitFor();
-    await details(page).locator('h2', { hasText: 'token-cache' }).waitFor();
-    assert.equal(await details(page).getByRole('heading', { name: 'History' }).count(), 0);
+  it('shows a node\'s history, and undoes a session\'s changes and one change of its own', async () => {
+    // An agent writes a node; another session rewrites it badly.
+    const { session_id: bad } = await mcp(kg.url, 'kg_read', { cwd: project });
+    await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'release-steps', gist: 'Tag, build, then publish', notes: ['from the runbook'] });
+    await mcp(kg.url, 'kg_put_node', { session_id: bad, level: 'user', id: 'release-steps', gist: 'Publish first, then tag', notes: ['guessed'] });
+    await page.locator('.app[data-history="true"]').waitFor();
+    await page.locator('.list-panel input[type="search"]').fill('release-steps');
+    await listItem(page, 'release-steps').first().click();
+    await details(page).locator('h2', { hasText: 'release-steps' }).waitFor();
+    const history = details(page).getByTestId('node-history');
+    await history.locator('.history-entry').nth(1).waitFor();
+    const newest = history.locator('.history-entry').first();
+    assert.match(await newest.locator('.history-line').textContent(), new RegExp(`changed by session ${bad}`));
+    assert.deepEqual(await newest.locator('tr[data-field="gist"] td').allTextContents(), ['Tag, build, then publish', 'Publish first, then tag']);
+    assert.match(await history.locator('.history-entry').nth(1).locator('.history-line').textContent(), /created by session/);
+    await history.scrollIntoViewIfNeeded();
+    await shot(page, 'ui-history-1280x800.png');
+
+    // The bad session's changes, undone after a preview.
+    await newest.getByRole('button', { name: `Changes of session ${bad}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Changes of session ${bad}` });
+    await dialog.getByTestId('session-history').locator('.history-entry').first().waitFor();
+    await dialog.getByRole('button', { name: "Undo this session's changes…" }).click();
+    const plan = dialog.getByTestId('undo-plan');
+    await plan.waitFor();
+    assert.equal(await plan.locator('p').first().textContent(), 'Undo would put back 1 item.');
+    assert.deepEqual(await plan.getByTestId('undo-applied').locator('li').allTextContents(), ['node release-steps: put back as it was']);
+    assert.equal((await userNodes(kg.url))['release-steps'].gist, 'Publish first, then tag', 'a plan changes nothing');
+    await dialog.getByRole('button', { name: 'Undo', exact: true }).click();
+    await dialog.getByTestId('undo-done').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await details(page).locator('[data-testid="gist"]', { hasText: 'Tag, build, then publish' }).waitFor();
+    let n = (await userNodes(kg.url))['release-steps'];
+    assert.deepEqual([n.gist, n.notes], ['Tag, build, then publish', ['from the runbook']]);
+    await history.locator('.history-entry[data-op="undo"]').first().waitFor();
+
+    // A change made on the page (no session) is undone by its own entry.
+    await details(page).getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit node release-steps' });
+    await edit.getByLabel('Gist').fill('Tag and publish');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await details(page).locator('[data-testid="gist"]', { hasText: 'Tag and publish' }).waitFor();
+    const mine = history.locator('.history-entry', { hasText: 'without a session' }).first();
+    await mine.locator('tr[data-field="gist"]').waitFor();
+    const seq = await mine.getAttribute('data-seq');
+    await mine.getByRole('button', { name: `Undo change ${seq}…` }).click();
+    const one = page.getByRole('dialog', { name: `Undo change ${seq}` });
+    await one.getByRole('button', { name: 'Undo this change…' }).click();
+    await one.getByTestId('undo-plan').waitFor();
+    await one.getByRole('button', { name: 'Undo', exact: true }).click();
+    await one.getByTestId('undo-done').waitFor();
+    await one.getByRole('button', { name: 'Close' }).click();
+    await details(page).locator('[data-testid="gist"]', { hasText: 'Tag, build, then publish' }).waitFor();
+    n = (await userNodes(kg.url))['release-steps'];
+    assert.equal(n.gist, 'Tag, build, then publish');
+    await page.locator('.list-panel input[type="search"]').fill('');
   });
 
   it('says a secret was redacted after a save in redact mode', async () => {

@@ -45,30 +45,34 @@ function Entry({ e, showItem, onSession, onUndo }) {
   );
 }
 
-/** Reads a page of the change log: {state: 'loading'|'ok'|'off'|{error}, entries, next}. */
-function useHistory(api, scope, query, deps, onUnavailable, skip = false) {
-  const [h, setH] = useState({ state: 'loading', entries: [] });
+/**
+ * Reads a page of the change log: {state: 'loading'|'ok'|'off'|{error},
+ * entries, next}. While the same item (of) is read again after a change,
+ * its entries stay on screen; another item's are never shown for it.
+ */
+function useHistory(api, scope, query, deps, { of = '', onUnavailable, skip = false } = {}) {
+  const [h, setH] = useState({ state: 'loading', entries: [], of });
   useEffect(() => {
     if (skip) return undefined;
     let live = true;
-    setH((cur) => ({ ...cur, state: 'loading' }));
+    setH((cur) => (cur.of === of ? { ...cur, state: 'loading' } : { state: 'loading', entries: [], of }));
     api.history(scope, query).then(
-      (r) => { if (live) setH({ state: 'ok', entries: entriesOf(r), next: r?.next_before_seq ?? null }); },
+      (r) => { if (live) setH({ state: 'ok', entries: entriesOf(r), next: r?.next_before_seq ?? null, of }); },
       (err) => {
         if (!live) return;
-        if (historyUnavailable(err)) { setH({ state: 'off', entries: [] }); onUnavailable?.(); return; }
-        setH({ state: { error: explain(err, { what: 'Reading the history' }).text }, entries: [] });
+        if (historyUnavailable(err)) { setH({ state: 'off', entries: [], of }); onUnavailable?.(); return; }
+        setH({ state: { error: explain(err, { what: 'Reading the history' }).text }, entries: [], of });
       },
     );
     return () => { live = false; };
   }, deps); // eslint-disable-line react-hooks/exhaustive-deps
-  return h;
+  return h.of === of ? h : { state: 'loading', entries: [], of };
 }
 
 /** The side panel's section: what changed in the node, newest first. */
 export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession, onUndoChange }) {
   const key = `${scope.level}|${scope.projectPath ?? ''}|${node.id}`;
-  const h = useHistory(api, scope, { id: node.id, limit: 20 }, [key, node.seq, historyOn], onHistoryOff);
+  const h = useHistory(api, scope, { id: node.id, limit: 20 }, [key, node.seq, historyOn], { of: key, onUnavailable: onHistoryOff });
   if (historyOn !== true || h.state === 'off') return null;
   return (
     <section aria-labelledby="history-title" class="history-section">
@@ -78,7 +82,9 @@ export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSessi
       {h.state === 'ok' && !h.entries.length && <p class="empty">No change of this node is in the log.</p>}
       {h.entries.length > 0 && (
         <ol class="history" data-testid="node-history">
-          {h.entries.map((e) => <Entry key={e.seq} e={e} onSession={onSession} onUndo={onUndoChange} />)}
+          {h.entries.map((e) => (
+            <Entry key={e.seq} e={e} showItem={e.item !== 'node' || e.id !== node.id} onSession={onSession} onUndo={onUndoChange} />
+          ))}
         </ol>
       )}
     </section>
@@ -90,7 +96,7 @@ export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSessi
  * from the log, or of one change (entry), by its seq.
  */
 export function UndoDialog({ session, entry, scope, api, onUndone, onClose }) {
-  const read = useHistory(api, scope, { sessionID: session, limit: 200 }, [session], undefined, !session);
+  const read = useHistory(api, scope, { sessionID: session, limit: 200 }, [session], { of: session ?? '', skip: !session });
   const h = session ? read : { state: 'ok', entries: [entry] };
   const [plan, setPlan] = useState(null);
   const [done, setDone] = useState(null);
