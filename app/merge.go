@@ -23,6 +23,10 @@ type MergeResult struct {
 	Written      []*domain.Edge
 	EdgesDeleted int
 	Compaction   domain.Moves
+	// FirstSeq and LastSeq are the seqs the merge took, from the kept
+	// node's write to the merged node's deletion (its compaction run's
+	// after them): the range an undo of the merge names. 0 for a dry run.
+	FirstSeq, LastSeq uint64
 }
 
 // MergeNodes is POST /api/nodes/merge (docs/design/trust.md#merging-two-nodes):
@@ -63,6 +67,7 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in domain.MergeInput
 			evs = append(evs, ev)
 		}
 		tomb, _ := g.NodeTombstone(m.From)
+		res.FirstSeq, res.LastSeq = m.Node.Version.Seq, tomb.Seq
 		ev = eventBase(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
 		ev.NodeID, ev.EdgesDeleted = m.From, m.EdgesDeleted
 		evs = append(evs, ev)

@@ -163,7 +163,8 @@ func TestMergeNodesIsInTheChangeLogAndUndone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.MergeNodes(e.ctx, sc, domain.MergeInput{Into: "a", From: "b", Gist: "merged"}, false); err != nil {
+	m, err := e.svc.MergeNodes(e.ctx, sc, domain.MergeInput{Into: "a", From: "b", Gist: "merged"}, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	after := e.storedSeq(key)
@@ -174,7 +175,10 @@ func TestMergeNodesIsInTheChangeLogAndUndone(t *testing.T) {
 	if len(h.Entries) == 0 || h.Entries[0].Op != domain.HistoryDelete || h.Entries[0].Seq != after {
 		t.Fatalf("b's history starts %+v; want its delete at seq %d", h.Entries[:min(1, len(h.Entries))], after)
 	}
-	u, err := e.svc.Undo(e.ctx, UndoRequest{Scope: sc, Range: true, From: before.Seq + 1, To: after})
+	if m.FirstSeq != before.Seq+1 || m.LastSeq != after {
+		t.Errorf("the merge's seqs %d–%d; want %d–%d", m.FirstSeq, m.LastSeq, before.Seq+1, after)
+	}
+	u, err := e.svc.Undo(e.ctx, UndoRequest{Scope: sc, Range: true, From: m.FirstSeq, To: m.LastSeq})
 	if err != nil {
 		t.Fatal(err)
 	}

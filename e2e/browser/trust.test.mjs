@@ -126,6 +126,27 @@ describe('kg web page: secrets, duplicates, merging and history', () => {
     ]);
     const calls = (await readGraph(kg.url, null)).edges.find((e) => e.from === 'login-flow' && e.rel === 'calls');
     assert.deepEqual(calls.notes, ['on 401', 'on expiry'], 'the edges that became one hold both notes');
+
+    // The merge is in the change log: its notice undoes it, both nodes and every edge.
+    const merged = page.locator('.notices .notice[data-type="merged"]');
+    await merged.getByRole('button', { name: 'Undo the merge…' }).click();
+    const undo = page.getByRole('dialog', { name: /^Undo changes \d+–\d+$/ });
+    await undo.getByTestId('session-history').locator('.history-entry').first().waitFor();
+    await undo.getByRole('button', { name: 'Undo these changes…' }).click();
+    await undo.getByTestId('undo-plan').waitFor();
+    assert.equal((await userNodes(kg.url))['jwt-refresh'], undefined, 'a plan changes nothing');
+    await undo.getByRole('button', { name: 'Undo', exact: true }).click();
+    await undo.getByTestId('undo-done').waitFor();
+    await undo.getByRole('button', { name: 'Close' }).click();
+    await merged.waitFor({ state: 'detached' });
+    await listItem(page, 'jwt-refresh').waitFor();
+    const back = await userNodes(kg.url);
+    assert.deepEqual([back['jwt-refresh']?.gist, back['auth-token-refresh'].gist, back['auth-token-refresh'].notes],
+      ['JWT refresh uses a sliding window of 5 minutes', 'JWT refresh uses a sliding window of five minutes', ['silent failure if the session expired']]);
+    assert.deepEqual(await edgeLines(kg.url), [
+      'auth-token-refresh lives-in src/auth/refresh.py', 'cache-ttl same-as token-cache', 'jwt-refresh duplicates auth-token-refresh',
+      'jwt-refresh lives-in src/auth/jwt.py', 'login-flow calls auth-token-refresh', 'login-flow calls jwt-refresh', 'token-cache feeds login-flow',
+    ]);
   });
 
   it('merges a node picked by search, and previews again when an agent changed one since', async () => {
@@ -156,7 +177,7 @@ describe('kg web page: secrets, duplicates, merging and history', () => {
     await page.locator('.list-panel input[type="search"]').fill('');
   });
 
-  it('shows a node\'s history, and undoes a session\'s changes and one change of its own', async () => {
+  it('shows a node\'s history, and undoes a session\'s changes, a change of the page\'s own and a delete', async () => {
     // An agent writes a node; another session rewrites it badly.
     const { session_id: bad } = await mcp(kg.url, 'kg_read', { cwd: project });
     await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'release-steps', gist: 'Tag, build, then publish', notes: ['from the runbook'] });
@@ -211,6 +232,26 @@ describe('kg web page: secrets, duplicates, merging and history', () => {
     await details(page).locator('[data-testid="gist"]', { hasText: 'Tag, build, then publish' }).waitFor();
     n = (await userNodes(kg.url))['release-steps'];
     assert.equal(n.gist, 'Tag, build, then publish');
+
+    // Deleted on the page, with its edge: its history stays, and undoes the whole delete.
+    await mcp(kg.url, 'kg_put_edge', { session_id: sid, level: 'user', from: 'release-steps', to: 'docs/release.md', rel: 'written-in' });
+    await details(page).getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Delete node release-steps?' }).getByRole('button', { name: 'Delete node' }).click();
+    await page.locator('#panel-details', { hasText: 'Node release-steps is not in this graph (any more).' }).waitFor();
+    const gone = page.locator('#panel-details').getByTestId('node-history').locator('.history-entry').first();
+    await gone.locator('.history-line', { hasText: 'deleted' }).waitFor();
+    const del = await gone.getAttribute('data-seq');
+    await gone.getByRole('button', { name: `Undo change ${del}…` }).click();
+    const again = page.getByRole('dialog', { name: `Undo change ${del}` });
+    assert.match(await again.getByTestId('undo-write').textContent(), /^The same write changed 2 items/);
+    await again.getByRole('button', { name: 'Undo this change…' }).click();
+    await again.getByTestId('undo-plan').waitFor();
+    await again.getByRole('button', { name: 'Undo', exact: true }).click();
+    await again.getByTestId('undo-done').waitFor();
+    await again.getByRole('button', { name: 'Close' }).click();
+    await details(page).locator('h2', { hasText: 'release-steps' }).waitFor();
+    assert.equal((await userNodes(kg.url))['release-steps'].gist, 'Tag, build, then publish');
+    assert.ok((await edgeLines(kg.url)).includes('release-steps written-in docs/release.md'), 'its edge is back too');
     await page.locator('.list-panel input[type="search"]').fill('');
   });
 

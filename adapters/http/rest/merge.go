@@ -30,6 +30,12 @@ type edgeKeyJSON struct {
 	Rel  string `json:"rel"`
 }
 
+// seqRangeJSON is the seqs a merge took, as POST /api/undo's seq_range names them.
+type seqRangeJSON struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+}
+
 // mergeEdgeJSON is one edge of the node merged and what becomes of it.
 type mergeEdgeJSON struct {
 	Was    edgeKeyJSON  `json:"was"`
@@ -83,6 +89,7 @@ func (a *API) mergeNodes(w http.ResponseWriter, r *http.Request) {
 		EdgesDeleted int                 `json:"edges_deleted"`
 		Compaction   *apijson.Moves      `json:"compaction"`
 		Redacted     []apijson.Redaction `json:"redacted,omitempty"`
+		Seqs         *seqRangeJSON       `json:"seqs"`
 	}{DryRun: res.DryRun, Level: string(res.Level), Project: optional(res.Project), Into: p.Into, From: p.From,
 		IntoVersion: p.IntoVersion, FromVersion: p.FromVersion, Edges: edges, Written: []apijson.Edge{},
 		EdgesDeleted: res.EdgesDeleted, Compaction: apijson.MovesOrNil(res.Compaction), Redacted: apijson.RedactionsOf(p.Redacted)}
@@ -90,6 +97,7 @@ func (a *API) mergeNodes(w http.ResponseWriter, r *http.Request) {
 	if res.Node != nil {
 		n := apijson.NodeOf(res.Node)
 		out.Node, out.Deleted = &n, &p.From
+		out.Seqs = &seqRangeJSON{From: res.FirstSeq, To: res.LastSeq}
 	}
 	for _, e := range res.Written {
 		out.Written = append(out.Written, apijson.EdgeOf(e))

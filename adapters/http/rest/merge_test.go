@@ -41,7 +41,7 @@ func TestMergeNodesOverREST(t *testing.T) {
 
 	// The plan: what would happen, and nothing changes.
 	p := e.do("POST", "/api/nodes/merge", body("dry_run", true)).ok(t)
-	if p.body["dry_run"] != true || p.body["node"] != nil || p.body["deleted"] != nil || get(p.body, "into_version") != 1.0 ||
+	if p.body["dry_run"] != true || p.body["node"] != nil || p.body["deleted"] != nil || p.body["seqs"] != nil || get(p.body, "into_version") != 1.0 ||
 		get(p.body, "merged", "gist") != "cache the token for five minutes" || get(p.body, "merged", "notes", 1) != "then refresh" ||
 		get(p.body, "merged", "touches", 0) != "src/token.go" {
 		t.Fatalf("plan = %s", p.raw)
@@ -67,7 +67,8 @@ func TestMergeNodesOverREST(t *testing.T) {
 	// The merge, with b's gist chosen and the versions looked at.
 	r := e.do("POST", "/api/nodes/merge", body("gist", "cache the token for 5 minutes", "into_version", 1, "from_version", 1)).ok(t)
 	if r.body["dry_run"] != false || get(r.body, "node", "id") != "a" || get(r.body, "node", "version") != 2.0 ||
-		r.body["deleted"] != "b" || r.body["edges_deleted"] != 4.0 || len(get(r.body, "written").([]any)) != 3 {
+		r.body["deleted"] != "b" || r.body["edges_deleted"] != 4.0 || len(get(r.body, "written").([]any)) != 3 ||
+		get(r.body, "seqs", "from") != get(r.body, "node", "seq") || get(r.body, "seqs", "to").(float64) <= get(r.body, "seqs", "from").(float64) {
 		t.Fatalf("merge = %s", r.raw)
 	}
 	key := domain.ProjectGraph(e.proj)

@@ -25,9 +25,9 @@ import { Confirm } from './components/Confirm.jsx';
 import { Status } from './components/Status.jsx';
 import { Notices } from './components/Notices.jsx';
 import { MergeDialog } from './components/MergeDialog.jsx';
-import { UndoDialog } from './components/History.jsx';
+import { NodeHistory, UndoDialog } from './components/History.jsx';
 import { noticesOf } from './notices.js';
-import { historyUnavailable } from './changelog.js';
+import { historyUnavailable, undoSummary } from './changelog.js';
 import { eventsOfMerge, mergeSummary } from './merge.js';
 
 /** The view, graph and node named by the address's #fragment, so a reload keeps them. */
@@ -342,7 +342,9 @@ export function App() {
   /** Keeps what kg noticed about a write of the page (a secret redacted, possible duplicates). */
   const notice = (what, r) => {
     const add = noticesOf({ ...what, scopeKey: scopeKey(scopeRef.current) }, r).map((n) => ({ ...n, key: ++noticeKey.current }));
-    if (add.length) setNotices((ns) => [...add, ...ns.filter((n) => !(n.kind === what.kind && n.id === what.id))]);
+    // A new notice replaces the one of the same type about the same item.
+    const same = (n) => n.kind === what.kind && n.id === what.id && add.some((a) => a.type === n.type);
+    if (add.length) setNotices((ns) => [...add, ...ns.filter((n) => !same(n))]);
   };
 
   /** Selects a node; focus brings its local graph into view. */
@@ -417,7 +419,9 @@ export function App() {
   const merged = (r) => {
     for (const ev of eventsOfMerge(r)) applyLocal(ev);
     notice({ kind: 'node', id: r.into }, r);
-    setNotices((ns) => ns.filter((n) => n.id !== r.from));
+    // The merge stays undoable from its notice while the server keeps a change log.
+    const undo = historyOn && r.seqs ? [{ type: 'merged', kind: 'node', id: r.into, from: r.from, range: r.seqs, scopeKey: key, key: ++noticeKey.current }] : [];
+    setNotices((ns) => [...undo, ...ns.filter((n) => n.id !== r.from)]);
     setDialog(null);
     select(r.into);
     say(mergeSummary(r));
@@ -480,6 +484,7 @@ export function App() {
       <Notices notices={notices.filter((n) => n.scopeKey === key)} isNode={(id) => store.nodes.has(id)}
         onOpen={(id) => { setView('graph'); select(id); }}
         onMerge={(id, other) => { const n = store.nodes.get(id); if (n) { setView('graph'); setDialog({ kind: 'merge', node: n, other }); } }}
+        onUndo={(range) => setDialog({ kind: 'undo', range })}
         onDismiss={(k) => setNotices((ns) => ns.filter((n) => n.key !== k))} />
       {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
       <main class="body home-body" hidden={view !== 'home'}>
@@ -515,7 +520,15 @@ export function App() {
               </div>
               <div role="tabpanel" id="panel-details" aria-labelledby="tab-details" hidden={tab !== 'details'}>
                 {selected && !node && loaded
-                  ? <p class="empty">Node {selected} is not in this graph (any more).</p>
+                  ? (
+                    <>
+                      <p class="empty">Node {selected} is not in this graph (any more).</p>
+                      {/* Its history says what became of it, and can undo its deletion. */}
+                      <NodeHistory node={{ id: selected }} scope={scope} api={api} historyOn={historyOn}
+                        onSession={(session) => setDialog({ kind: 'undo', session })}
+                        onUndoChange={(entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } })} />
+                    </>
+                  )
                   : (
                     <Details node={node} store={store} busy={busy}
                       rank={rankData?.ranking?.get(selected)} move={rankData?.moves?.find((m) => m.id === selected)}
@@ -528,7 +541,7 @@ export function App() {
                       onMerge={() => setDialog({ kind: 'merge', node })}
                       scope={scope} api={api} historyOn={historyOn} onHistoryOff={() => setHistoryOn(false)}
                       onSession={(session) => setDialog({ kind: 'undo', session })}
-                      onUndoChange={(entry) => setDialog({ kind: 'undo', entry })}
+                      onUndoChange={(entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } })}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
                   )}
@@ -553,18 +566,21 @@ export function App() {
           onMerged={merged} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === 'undo' && (
-        <UndoDialog session={dialog.session} entry={dialog.entry} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
-          onUndone={(r) => say(`Undone: ${r.applied?.length ?? 0} put back${r.skipped?.length ? `, ${r.skipped.length} skipped` : ''}.`)} />
+        <UndoDialog session={dialog.session} range={dialog.range} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
+          onUndone={(r) => {
+            setNotices((ns) => ns.filter((n) => !(n.type === 'merged' && n.range === dialog.range)));
+            say(undoSummary(r));
+          }} />
       )}
       {dialog?.kind === 'delete-node' && (
         <Confirm title={`Delete node ${dialog.node.id}?`} action="Delete node" id={dialog.node.id}
-          message={`This deletes ${dialog.node.id} and every edge of this graph that touches it. It cannot be undone here.`}
+          message={`This deletes ${dialog.node.id} and every edge of this graph that touches it.${historyOn ? ' Its history stays, and can undo it.' : ' It cannot be undone here.'}`}
           onClose={() => setDialog(null)}
           onConfirm={() => act(async () => {
             const r = await api.deleteNode(scope, dialog.node.id);
             applyLocal({ type: 'node_deleted', node_id: dialog.node.id });
             return r;
-          }, (r) => { setSelected(null); return `Deleted node ${dialog.node.id}${r?.edges_deleted ? ` and ${r.edges_deleted} edge${r.edges_deleted === 1 ? '' : 's'}` : ''}.`; })} />
+          }, (r) => { if (!historyOn) setSelected(null); return `Deleted node ${dialog.node.id}${r?.edges_deleted ? ` and ${r.edges_deleted} edge${r.edges_deleted === 1 ? '' : 's'}` : ''}.`; })} />
       )}
       {dialog?.kind === 'delete-edge' && (
         <Confirm title="Delete this edge?" action="Delete edge"

@@ -166,9 +166,9 @@ export const api = {
     });
   },
   /** The change log (GET /api/history): of a node (id) or a session (sessionID), newest first. */
-  history(scope, { id, sessionID, beforeSeq, limit = 50 }) {
+  history(scope, { id, sessionID, sinceSeq, beforeSeq, limit = 50 }) {
     return call('GET', '/api/history', {
-      query: { ...scopeQuery(scope), id, session_id: sessionID, before_seq: beforeSeq, limit },
+      query: { ...scopeQuery(scope), id, session_id: sessionID, since_seq: sinceSeq, before_seq: beforeSeq, limit },
     });
   },
   /** Undoes a session's changes or a seq range (POST /api/undo); dryRun gives the plan. */

@@ -53,6 +53,29 @@ export function entriesOf(answer) {
   return list.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
 }
 
+/** How far either side of a change the log is read to find the rest of its write. */
+export const CHANGE_WINDOW = 250;
+
+/**
+ * The seqs of the one write an entry belongs to: the run of consecutive
+ * seqs around seq whose entries share its time and session — a write takes
+ * one clock read and consecutive seqs, so a node's deletion and its edges',
+ * or a merge, come out whole. entries is the log read around seq (any
+ * order); the run stops at a seq the read does not hold.
+ * @returns {{from: number, to: number} | null} null when seq is not among them
+ */
+export function changeRange(entries, seq) {
+  const bySeq = new Map(entries.map((e) => [e.seq, e]));
+  const e = bySeq.get(seq);
+  if (!e) return null;
+  const same = (o) => o && o.time === e.time && (o.session_id ?? '') === (e.session_id ?? '');
+  let from = seq;
+  let to = seq;
+  while (same(bySeq.get(from - 1))) from--;
+  while (same(bySeq.get(to + 1))) to++;
+  return { from, to };
+}
+
 const ACTIONS = { restore: 'put back as it was', delete: 'deleted (it did not exist before)', recreate: 'created again' };
 
 /** One step of an undo plan for a person. */

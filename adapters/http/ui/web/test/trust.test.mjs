@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { explain } from '../src/errors.js';
 import { likeness, noticesOf, redactedText } from '../src/notices.js';
 import { describeEdge, eventsOfMerge, mergeCandidates, mergeSummary } from '../src/merge.js';
-import { diffRows, entriesOf, entryAction, historyUnavailable, itemName, undoStep, undoSummary } from '../src/changelog.js';
+import { changeRange, diffRows, entriesOf, entryAction, historyUnavailable, itemName, undoStep, undoSummary } from '../src/changelog.js';
 
 const apiError = (status, kind, field, detail) => Object.assign(new Error(detail), { status, kind, field });
 
@@ -84,4 +84,21 @@ test('the change log in words: entries newest first, diffs, undo plans, and a se
   assert.equal(historyUnavailable(apiError(503, 'unavailable', '', 'this storage backend keeps no change log')), true);
   assert.equal(historyUnavailable(apiError(503, 'unavailable', '', 'the user graph could not be loaded')), false);
   assert.deepEqual(entriesOf(null), []);
+});
+
+test('the write an entry belongs to: consecutive seqs of one time and session', () => {
+  const t1 = '2026-12-02T06:00:00.000001Z'; const t2 = '2026-12-02T06:00:00.000002Z';
+  const es = [
+    { seq: 10, time: t1, session_id: 's' }, // another write of the same session, earlier
+    { seq: 11, time: t2, session_id: '' }, // a node's delete: its two edges, then the node
+    { seq: 12, time: t2, session_id: '' },
+    { seq: 13, time: t2, session_id: '' },
+    { seq: 14, time: t2, session_id: 'other' }, // the same instant, another session
+    { seq: 16, time: t2, session_id: '' }, // after a seq the read does not hold
+  ];
+  assert.deepEqual(changeRange(es, 13), { from: 11, to: 13 });
+  assert.deepEqual(changeRange(es, 11), { from: 11, to: 13 });
+  assert.deepEqual(changeRange(es, 10), { from: 10, to: 10 });
+  assert.deepEqual(changeRange(es, 16), { from: 16, to: 16 });
+  assert.equal(changeRange(es, 99), null);
 });

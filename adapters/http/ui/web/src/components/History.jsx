@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { Dialog, Problem } from './Dialog.jsx';
 import { explain } from '../errors.js';
 import { formatTime } from '../format.js';
-import { diffRows, entriesOf, entryAction, historyUnavailable, itemName, undoStep, undoSummary } from '../changelog.js';
+import { CHANGE_WINDOW, changeRange, diffRows, entriesOf, entryAction, historyUnavailable, itemName, undoStep, undoSummary } from '../changelog.js';
 
 const when = (t) => (typeof t === 'string' ? t.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC') : formatTime(t));
 
@@ -69,6 +69,11 @@ function useHistory(api, scope, query, deps, { of = '', onUnavailable, skip = fa
   return h.of === of ? h : { state: 'loading', entries: [], of };
 }
 
+const undoTitle = (session, asked) => {
+  if (session) return `Changes of session ${session}`;
+  return asked.write || asked.from === asked.to ? `Undo change ${asked.from}` : `Undo changes ${asked.from}–${asked.to}`;
+};
+
 /** The side panel's section: what changed in the node, newest first. */
 export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession, onUndoChange }) {
   const key = `${scope.level}|${scope.projectPath ?? ''}|${node.id}`;
@@ -91,13 +96,25 @@ export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSessi
   );
 }
 
+/** What an undo dialog reads: a session's entries, or the log around a seq range. */
+function undoQuery(session, range) {
+  if (session) return { sessionID: session, limit: 200 };
+  const from = range.write ? Math.max(1, range.from - CHANGE_WINDOW) : range.from;
+  const to = range.write ? range.to + CHANGE_WINDOW : range.to;
+  return { sinceSeq: from - 1, beforeSeq: to + 1, limit: Math.min(500, to - from + 1) };
+}
+
 /**
- * An undo, previewed then made: of a session's changes (session), listed
- * from the log, or of one change (entry), by its seq.
+ * An undo, previewed then made, of a session's changes (session), or of a
+ * seq range (range: {from, to}, a merge's), or of the whole write an entry
+ * belongs to (range: {from: seq, to: seq, write: true}): each listed from
+ * the log first.
  */
-export function UndoDialog({ session, entry, scope, api, onUndone, onClose }) {
-  const read = useHistory(api, scope, { sessionID: session, limit: 200 }, [session], { of: session ?? '', skip: !session });
-  const h = session ? read : { state: 'ok', entries: [entry] };
+export function UndoDialog({ session, range: asked, scope, api, onUndone, onClose }) {
+  const of = session ?? `${asked.from}-${asked.to}`;
+  const read = useHistory(api, scope, undoQuery(session, asked), [of], { of });
+  const range = session || !asked.write ? asked : (changeRange(read.entries, asked.from) ?? asked);
+  const h = session ? read : { ...read, entries: read.entries.filter((e) => e.seq >= range.from && e.seq <= range.to) };
   const [plan, setPlan] = useState(null);
   const [done, setDone] = useState(null);
   const [problem, setProblem] = useState(null);
@@ -107,7 +124,7 @@ export function UndoDialog({ session, entry, scope, api, onUndone, onClose }) {
     setBusy(true);
     setProblem(null);
     try {
-      const r = await api.undo(scope, session ? { sessionID: session } : { seqRange: { from: entry.seq, to: entry.seq } }, dryRun);
+      const r = await api.undo(scope, session ? { sessionID: session } : { seqRange: { from: range.from, to: range.to } }, dryRun);
       if (dryRun) setPlan(r); else { setDone(r); onUndone(r); }
     } catch (err) {
       setProblem(explain(err, { what: 'The undo' }));
@@ -127,10 +144,13 @@ export function UndoDialog({ session, entry, scope, api, onUndone, onClose }) {
     </>
   );
   return (
-    <Dialog title={session ? `Changes of session ${session}` : `Undo change ${entry.seq}`} onClose={onClose}>
+    <Dialog title={undoTitle(session, asked)} onClose={onClose}>
+      {asked?.write && read.state === 'ok' && range.to > range.from && (
+        <p data-testid="undo-write">The same write changed {h.entries.length} items (changes {range.from}–{range.to}); all of them are undone together.</p>
+      )}
       {h.state === 'loading' && <p class="empty">Reading the session's changes…</p>}
       {h.state?.error && <p class="error">{h.state.error}</p>}
-      {h.state === 'ok' && !h.entries.length && <p class="empty">No change of this session is in the log of this graph.</p>}
+      {h.state === 'ok' && !h.entries.length && <p class="empty">No such change is in the log of this graph.</p>}
       {h.entries.length > 0 && (
         <ol class="history" data-testid="session-history">
           {h.entries.map((e) => <Entry key={e.seq} e={e} showItem onSession={() => {}} />)}
@@ -152,7 +172,7 @@ export function UndoDialog({ session, entry, scope, api, onUndone, onClose }) {
       <div class="form-actions">
         {!plan && !done && (
           <button type="button" class="danger" disabled={busy || !h.entries.length} onClick={() => run(true)}>
-            {session ? "Undo this session's changes…" : 'Undo this change…'}
+            {session ? "Undo this session's changes…" : asked.write || asked.from === asked.to ? 'Undo this change…' : 'Undo these changes…'}
           </button>
         )}
         {plan && !done && <button type="button" class="danger" disabled={busy || !plan.applied?.length} onClick={() => run(false)}>Undo</button>}

@@ -1,13 +1,20 @@
 // What kg noticed about the page's own writes (notices.js): a secret it
 // redacted, and the nodes a new node may duplicate, each with a link to the
-// other node and a way to merge them. A notice stays until dismissed.
+// other node and a way to merge them; a merge, with a way to undo it. A
+// notice stays until dismissed.
 import { itemName, likeness, redactedText } from '../notices.js';
 
-function Notice({ n, isNode, onOpen, onMerge, onDismiss }) {
+function Notice({ n, isNode, onOpen, onMerge, onUndo, onDismiss }) {
   return (
     <li class={`notice notice-${n.type}`} data-type={n.type} data-id={n.id}>
       {n.type === 'redacted' && (
         <p><strong>Saved {itemName(n)}</strong> — {redactedText(n.items)}. The secret is not in memory; rotate it if it was real.</p>
+      )}
+      {n.type === 'merged' && (
+        <p>
+          <strong>Merged {n.from} into {n.id}.</strong>{' '}
+          <button type="button" class="small" onClick={() => onUndo(n.range)}>Undo the merge…</button>
+        </p>
       )}
       {n.type === 'duplicates' && (
         <p>
@@ -32,12 +39,12 @@ function Notice({ n, isNode, onOpen, onMerge, onDismiss }) {
   );
 }
 
-export function Notices({ notices, isNode, onOpen, onMerge, onDismiss }) {
+export function Notices({ notices, isNode, onOpen, onMerge, onUndo, onDismiss }) {
   if (!notices.length) return null;
   return (
     <section class="notices" aria-label="Notices">
       <ul>
-        {notices.map((n) => <Notice key={n.key} n={n} isNode={isNode} onOpen={onOpen} onMerge={onMerge} onDismiss={onDismiss} />)}
+        {notices.map((n) => <Notice key={n.key} n={n} isNode={isNode} onOpen={onOpen} onMerge={onMerge} onUndo={onUndo} onDismiss={onDismiss} />)}
       </ul>
     </section>
   );
