@@ -448,6 +448,12 @@ export function App() {
     ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
     : null), [search, key]);
   const rankData = plan?.key === key ? plan.data : null;
+  // A node's history (History.jsx): a session's changes, or the write of an entry, to undo.
+  const historyProps = {
+    scope, api, historyOn, onHistoryOff: () => setHistoryOn(false),
+    onSession: (session) => setDialog({ kind: 'undo', session }),
+    onUndoChange: (entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } }),
+  };
 
   return (
     <div class={`app view-${view}`} data-loaded={loaded ? 'true' : 'false'} data-scope={key} data-view={view}
@@ -524,9 +530,7 @@ export function App() {
                     <>
                       <p class="empty">Node {selected} is not in this graph (any more).</p>
                       {/* Its history says what became of it, and can undo its deletion. */}
-                      <NodeHistory node={{ id: selected }} scope={scope} api={api} historyOn={historyOn}
-                        onSession={(session) => setDialog({ kind: 'undo', session })}
-                        onUndoChange={(entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } })} />
+                      <NodeHistory node={{ id: selected }} {...historyProps} />
                     </>
                   )
                   : (
@@ -539,9 +543,7 @@ export function App() {
                       onRecall={recall}
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
                       onMerge={() => setDialog({ kind: 'merge', node })}
-                      scope={scope} api={api} historyOn={historyOn} onHistoryOff={() => setHistoryOn(false)}
-                      onSession={(session) => setDialog({ kind: 'undo', session })}
-                      onUndoChange={(entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } })}
+                      {...historyProps}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
                   )}
