@@ -133,7 +133,7 @@ func (st *store) commitShared(ctx context.Context, e *graphEntry, w ports.GraphW
 		if op.err != nil {
 			continue
 		}
-		rec.Writes = append(rec.Writes, ports.WriteRecord{Session: op.session, Principal: op.principal, FirstSeq: op.firstSeq, LastSeq: op.lastSeq})
+		rec.Writes = append(rec.Writes, ports.WriteRecord{Session: op.session, Principal: op.principal, FirstSeq: op.firstSeq, LastSeq: op.lastSeq, Op: op.op})
 		if op.events != nil {
 			for ev := range op.events { // the sequence is read again when the events go out
 				rec.Events = append(rec.Events, ev)

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -91,6 +92,28 @@ type changeTap struct {
 	nodes map[string]*Node
 	edges map[EdgeKey]*Edge
 	order []tapped
+	// over is set once the write changed more than MaxLoggedItems items:
+	// what was recorded is dropped, and the write is one entry.
+	over bool
+}
+
+// MaxLoggedItems is the most nodes and edges one write's change log holds
+// one by one. A write that changes more (an import of half a million nodes,
+// the first compaction of a large graph) is one entry of the whole graph
+// without its items: keeping each item before and after would cost the
+// write as much memory again as the graph (docs/performance.md#import-memory).
+// An undo then skips what it changed, by the current-value check.
+const MaxLoggedItems = 10_000
+
+func (t *changeTap) full() bool {
+	if t.over {
+		return true
+	}
+	if len(t.order) >= MaxLoggedItems {
+		t.over, t.nodes, t.edges, t.order = true, nil, nil, nil
+		return true
+	}
+	return false
 }
 
 type tapped struct {
@@ -100,7 +123,12 @@ type tapped struct {
 }
 
 func (t *changeTap) node(id string, old *Node) {
-	if _, seen := t.nodes[id]; seen {
+	if t.full() {
+		return
+	}
+	if t.nodes == nil {
+		t.nodes = map[string]*Node{}
+	} else if _, seen := t.nodes[id]; seen {
 		return
 	}
 	t.nodes[id] = old
@@ -108,7 +136,12 @@ func (t *changeTap) node(id string, old *Node) {
 }
 
 func (t *changeTap) edge(k EdgeKey, old *Edge) {
-	if _, seen := t.edges[k]; seen {
+	if t.full() {
+		return
+	}
+	if t.edges == nil {
+		t.edges = map[EdgeKey]*Edge{}
+	} else if _, seen := t.edges[k]; seen {
 		return
 	}
 	t.edges[k] = old
@@ -119,7 +152,7 @@ func (t *changeTap) edge(k EdgeKey, old *Edge) {
 // TakeChangeLog. A write that fails changes nothing, and its log is taken
 // and dropped.
 func (g *Graph) StartChangeLog() {
-	g.tap = &changeTap{nodes: map[string]*Node{}, edges: map[EdgeKey]*Edge{}}
+	g.tap = &changeTap{}
 }
 
 // TakeChangeLog ends the recording StartChangeLog began and returns the
@@ -134,6 +167,14 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 	g.tap = nil
 	if t == nil {
 		return nil
+	}
+	if t.over {
+		whole := HistoryEntry{Seq: g.seq, Time: at.Now, Session: at.Session, Principal: at.Principal, Op: op, Graph: true,
+			Detail: fmt.Sprintf("changed more than %d nodes and edges at once, too many to keep one by one", MaxLoggedItems)}
+		if whole.Op == "" {
+			whole.Op = HistoryPut
+		}
+		return []HistoryEntry{whole}
 	}
 	var out []HistoryEntry
 	for _, it := range t.order {
@@ -171,12 +212,20 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 
 func (g *Graph) nodeEntry(id string, before *Node) (HistoryEntry, bool) {
 	after, _ := g.node(id)
+	return nodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id))
+}
+
+// nodeChangeEntry classifies the change of a node from before to after
+// (nil: none); tomb is its tombstone after the change, for a deletion.
+func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{ID: id, BeforeNode: before, AfterNode: after}}
 	switch {
 	case before == nil && after == nil:
 		return e, false
 	case after == nil:
-		tomb := g.nodeTombs[id]
+		if tomb == nil {
+			tomb = &Tombstone{}
+		}
 		e.Seq = tomb.Seq
 		if tomb.Pruned {
 			e.Op, e.Tier, e.BeforeNode = HistoryMove, &TierChange{From: before.Tier.String(), To: TierDeleted}, nil
@@ -204,12 +253,19 @@ func (g *Graph) nodeEntry(id string, before *Node) (HistoryEntry, bool) {
 
 func (g *Graph) edgeEntry(k EdgeKey, before *Edge) (HistoryEntry, bool) {
 	after, _ := g.Edge(k)
+	return edgeChangeEntry(k, before, after, tombPtr(g.edgeTombs, k))
+}
+
+// edgeChangeEntry is nodeChangeEntry for an edge.
+func edgeChangeEntry(k EdgeKey, before, after *Edge, tomb *Tombstone) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{Edge: true, Key: k, BeforeEdge: before, AfterEdge: after}}
 	switch {
 	case before == nil && after == nil:
 		return e, false
 	case after == nil:
-		tomb := g.edgeTombs[k]
+		if tomb == nil {
+			tomb = &Tombstone{}
+		}
 		if tomb.Pruned {
 			return e, false
 		}
@@ -220,6 +276,96 @@ func (g *Graph) edgeEntry(k EdgeKey, before *Edge) (HistoryEntry, bool) {
 	}
 	e.Op, e.Seq = HistoryPut, after.Version.Seq
 	return e, true
+}
+
+// HistoryWriter is one write of a committed batch as a change log built
+// from the batch's items names it: who made it, as what, and its seqs.
+type HistoryWriter struct {
+	Session, Principal string
+	Op                 HistoryOp
+	FirstSeq, LastSeq  uint64
+}
+
+// BatchEntries builds the change log entries of one committed batch from
+// its items before and after (team mode keeps no entries of its own: the
+// changes table holds each batch's items, docs/design/trust.md#team-mode):
+// each item's entry is the write whose seqs hold the item's change seq,
+// stamped with the item's own time (at for a move). Entries come in seq
+// order. A batch in which two writes changed one item shows it once, as
+// the last write left it.
+func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []HistoryEntry {
+	var out []HistoryEntry
+	add := func(e HistoryEntry, ok bool, ts Micros) {
+		if !ok {
+			return
+		}
+		e.Time = at
+		if e.Op != HistoryMove && ts != 0 {
+			e.Time = ts
+		}
+		for _, w := range writers {
+			if e.Seq >= w.FirstSeq && e.Seq <= w.LastSeq {
+				e.Session, e.Principal = w.Session, w.Principal
+				if w.Op == HistoryUndo && e.Op != HistoryMove {
+					e.Op = HistoryUndo
+				}
+				break
+			}
+		}
+		out = append(out, e)
+	}
+	for id, a := range after.Nodes {
+		tomb := after.NodeTombstones[id]
+		e, ok := nodeChangeEntry(id, before.Nodes[id], a, tomb)
+		ts := Micros(0)
+		if a != nil {
+			ts = a.Version.TS
+		} else if tomb != nil {
+			ts = tomb.TS
+		}
+		add(e, ok, ts)
+	}
+	for k, a := range after.Edges {
+		tomb := after.EdgeTombstones[k]
+		e, ok := edgeChangeEntry(k, before.Edges[k], a, tomb)
+		ts := Micros(0)
+		if a != nil {
+			ts = a.Version.TS
+		} else if tomb != nil {
+			ts = tomb.TS
+		}
+		add(e, ok, ts)
+	}
+	// An import with replace is one entry of the whole graph.
+	for _, w := range writers {
+		if w.Op != HistoryImportReplace {
+			continue
+		}
+		whole := HistoryEntry{Seq: w.LastSeq, Time: at, Session: w.Session, Principal: w.Principal,
+			Op: HistoryImportReplace, Graph: true, Detail: "import with replace"}
+		kept := out[:0:0]
+		for _, e := range out {
+			if e.Seq >= w.FirstSeq && e.Seq <= w.LastSeq && e.Op != HistoryMove {
+				whole.Items = append(whole.Items, e.ItemChange)
+				continue
+			}
+			kept = append(kept, e)
+		}
+		if len(whole.Items) > 0 {
+			kept = append(kept, whole)
+		}
+		out = kept
+	}
+	slices.SortStableFunc(out, func(a, b HistoryEntry) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return strings.Compare(a.Name(), b.Name())
+	})
+	return out
 }
 
 // SameNodeContent reports whether two nodes say the same: gist, notes and

@@ -200,3 +200,21 @@ func TestChangeLogEntries(t *testing.T) {
 		t.Fatalf("diff %+v", d)
 	}
 }
+
+// TestChangeLogOfAHugeWrite: a write that changes more than MaxLoggedItems
+// items is one entry of the whole graph, holding none of them.
+func TestChangeLogOfAHugeWrite(t *testing.T) {
+	g := NewGraph(UserGraph)
+	at := Stamp{Now: 100, Session: "bulk"}
+	g.StartChangeLog()
+	for i := range MaxLoggedItems + 1 {
+		if _, err := g.PutNode(NodeInput{ID: fmt.Sprintf("n%d", i), Gist: "bulk"}, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es := g.TakeChangeLog(at, HistoryImportReplace)
+	if len(es) != 1 || !es[0].Graph || len(es[0].Items) != 0 || es[0].Op != HistoryImportReplace || es[0].Seq != g.Seq() ||
+		!strings.Contains(es[0].Detail, "too many to keep one by one") {
+		t.Fatalf("entries of a huge write: %d, first %+v", len(es), es[0])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -74,7 +75,16 @@ func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 		// Items only the destination has are named too: absent from g,
 		// a per-item backend deletes them.
 		cs.Merge(dst.Items())
-		if err := commit(ctx, to, key, g, cs); err != nil {
+		// The source's change log comes along, oldest first, and the copy
+		// is one entry after it.
+		var carried []domain.HistoryEntry
+		if hr, ok := from.(ports.HistoryRepository); ok {
+			if carried, err = hr.History(ctx, key, ports.HistoryQuery{}); err != nil {
+				return res, err
+			}
+			slices.Reverse(carried)
+		}
+		if err := commit(ctx, to, key, g, cs, "copied from another backend", carried); err != nil {
 			return res, err
 		}
 		res.changed(key.String())

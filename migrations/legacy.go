@@ -115,7 +115,7 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Option
 		g, notes := domain.Restore(j.key, merged, domain.RestoreOptions{MinSeq: minSeq(existing, j.key)})
 		res.note(log, j.key.String(), notes...)
 		cs.Meta = true
-		if err := commit(ctx, dst, j.key, g, cs); err != nil {
+		if err := commit(ctx, dst, j.key, g, cs, "imported from "+j.file, nil); err != nil {
 			return res, err
 		}
 		log.Info("migrations: legacy graph imported", "graph", j.key.String(), "file", j.file, "items", cs.Size()-1)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -76,9 +77,20 @@ func (r *Result) note(log *slog.Logger, what string, notes ...string) {
 // commit commits g's changes cs to b and, when b journals its commits
 // (ports.GraphCheckpointer), folds the journal into the graph's file, so that
 // an offline step leaves every file complete
-// (docs/design/storage.md#checkpoint).
-func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
-	if err := b.Commit(ctx, key, g, cs); err != nil {
+// (docs/design/storage.md#checkpoint). A backend that keeps a change log
+// records the step as one entry of the whole graph, what (docs/design/trust.md#history-and-undo),
+// after carried: the entries a copy brings from its source.
+func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet,
+	what string, carried []domain.HistoryEntry) error {
+	var err error
+	if hr, ok := b.(ports.HistoryRepository); ok {
+		entry := domain.HistoryEntry{Seq: g.Seq(), Time: nowMicros(), Op: domain.HistoryMigrate, Graph: true, Detail: what}
+		err = hr.CommitLogged(ctx, key, g, cs, domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(),
+			Entries: append(slices.Clip(carried), entry)})
+	} else {
+		err = b.Commit(ctx, key, g, cs)
+	}
+	if err != nil {
 		return err
 	}
 	if cp, ok := b.(ports.GraphCheckpointer); ok {
@@ -86,6 +98,10 @@ func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g
 	}
 	return nil
 }
+
+// nowMicros is the time a migration entry records. A migration runs as a
+// command, outside the app and its clock.
+func nowMicros() domain.Micros { return domain.Micros(time.Now().UnixMicro()) }
 
 // saveSessions saves sessions to b and folds a sessions journal, as commit
 // does for a graph.

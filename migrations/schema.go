@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -40,7 +41,7 @@ func UpgradeSchema(ctx context.Context, b Backend, opt Options) (Result, error) 
 		}
 		g, notes := domain.Restore(key, d, domain.RestoreOptions{MinSeq: minSeq(sessions, key)})
 		res.note(log, key.String(), notes...)
-		if err := commit(ctx, b, key, g, g.Everything()); err != nil {
+		if err := commit(ctx, b, key, g, g.Everything(), fmt.Sprintf("schema %d → %d", d.Schema, domain.SchemaVersion), nil); err != nil {
 			return res, err
 		}
 		log.Info("migrations: graph upgraded", "graph", key.String(), "from_schema", d.Schema, "to_schema", domain.SchemaVersion)

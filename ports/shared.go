@@ -97,6 +97,9 @@ type WriteRecord struct {
 	Principal string
 	FirstSeq  uint64
 	LastSeq   uint64
+	// Op is what the change log records the write as when it is not each
+	// item's put or delete (an undo, an import with replace); "" otherwise.
+	Op domain.HistoryOp
 }
 
 // CommittedBatch is one batch of a shared graph's change log.

@@ -41,6 +41,8 @@ func newRoot(e env) *cobra.Command {
 		newHookCommand(e),
 		newInstallCommand(e),
 		newCompactCommand(e),
+		newHistoryCommand(e),
+		newUndoCommand(e),
 		newExportCommand(e),
 		newImportCommand(e),
 		newMigrateCommand(e),

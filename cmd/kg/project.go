@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/app"
@@ -267,6 +268,11 @@ func newProjectMvCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		if !already {
+			if err := logProjectMove(ctx, st, from, to); err != nil {
+				fmt.Fprintf(c.ErrOrStderr(), "kg project mv: the memory moved, but its change log entry could not be written: %v\n", err)
+			}
+		}
 		n, err := moveSessions(ctx, st.Sessions, from, to)
 		if err != nil {
 			return fmt.Errorf("the memory moved, but its sessions did not follow: %w (run the same command again)", err)
@@ -280,6 +286,32 @@ func newProjectMvCommand(e env) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// logProjectMove records a project move in the moved graph's change log as
+// one entry of the whole graph (docs/design/trust.md#history-and-undo).
+func logProjectMove(ctx context.Context, st storage, from, to string) error {
+	hr, ok := st.Graphs.(ports.HistoryRepository)
+	if !ok {
+		return nil
+	}
+	key := domain.ProjectGraph(to)
+	d, err := st.Graphs.Load(ctx, key)
+	if err != nil {
+		return err
+	}
+	g, _ := domain.Restore(key, d, domain.RestoreOptions{})
+	cs := domain.NewChangeSet()
+	cs.Meta = true
+	entry := domain.HistoryEntry{Seq: g.Seq(), Time: clock.System{}.Now(), Op: domain.HistoryProjectMv, Graph: true,
+		Detail: "moved from " + from + " to " + to}
+	if err := hr.CommitLogged(ctx, key, g, cs, domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: []domain.HistoryEntry{entry}}); err != nil {
+		return err
+	}
+	if cp, ok := st.Graphs.(ports.GraphCheckpointer); ok {
+		return cp.Checkpoint(ctx, key, g)
+	}
+	return nil
 }
 
 // projectPath reads a project path argument as the server names projects:

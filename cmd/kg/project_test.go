@@ -112,6 +112,13 @@ func TestProjectMv(t *testing.T) {
 			if code != 0 || !strings.HasPrefix(out, "the memory of "+old+" is already at "+moved) {
 				t.Errorf("again: exit %d, %q", code, out)
 			}
+			// The move is one entry of the moved graph's change log, above
+			// the history it brought along.
+			code, out, _ = runKG(t, nil, "history", "--project", moved, "--storage-root", root)
+			if first := strings.SplitN(out, "\n", 2)[0]; code != 0 || !strings.Contains(first, "project_mv the graph (moved from "+old+" to "+moved) ||
+				!strings.Contains(out, "put node design") {
+				t.Errorf("kg history after the move: exit %d\n%s", code, out)
+			}
 
 			// The session follows: its project is the new path.
 			s = startKG(t, storage, root)

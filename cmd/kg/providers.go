@@ -139,7 +139,13 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 // names, migrating its schema; there is no root to lock, any number of
 // servers share the database. The cleanup closes its pool.
 func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
-	s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: log})
+	// The changes table is the change log of team mode: it keeps what
+	// KG_HISTORY_DAYS says (docs/design/trust.md#team-mode).
+	opt := postgres.Options{Logger: log}
+	if cfg.App.HistoryDays > 0 {
+		opt.ChangesRetention = time.Duration(cfg.App.HistoryDays) * 24 * time.Hour
+	}
+	s, err := postgres.Open(ctx, cfg.DatabaseURL, opt)
 	if err != nil {
 		return storage{}, nil, err
 	}

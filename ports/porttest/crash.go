@@ -222,8 +222,10 @@ func crashChild(t *testing.T, b Backend, dir string, round int) {
 				fail("load %s: %v", k, err)
 			}
 			g, _ := domain.Restore(k, d, domain.RestoreOptions{})
+			hr, logs := o.Graphs.(ports.HistoryRepository)
 			for i := 0; ; i++ {
 				at := domain.Stamp{Now: t0 + domain.Micros(round*100000+i), Session: "crash"}
+				g.StartChangeLog()
 				id := crashID(round, i)
 				op := "put"
 				if isDeleteOp(i) {
@@ -241,7 +243,14 @@ func crashChild(t *testing.T, b Backend, dir string, round int) {
 						}
 					}
 				}
-				if err := o.Graphs.Commit(ctx, k, g, g.Pending()); err != nil {
+				es := g.TakeChangeLog(at, domain.HistoryPut)
+				var err error
+				if logs {
+					err = hr.CommitLogged(ctx, k, g, g.Pending(), domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: es})
+				} else {
+					err = o.Graphs.Commit(ctx, k, g, g.Pending())
+				}
+				if err != nil {
 					fail("commit %s: %v", k, err)
 				}
 				g.Checkpoint()
@@ -379,6 +388,7 @@ func (l *ledger) check(t testing.TB, b Backend, dir string, round int) {
 				t.Errorf("round %d: %s: acknowledged deletion of %q undone", round, k, id)
 			}
 		}
+		checkLog(t, o, k, d, round)
 		// The next round numbers its steps from 0 again.
 		l.lastStep[gi] = -1
 	}
@@ -387,5 +397,49 @@ func (l *ledger) check(t testing.TB, b Backend, dir string, round int) {
 		t.Errorf("round %d: load sessions after kill: %v", round, err)
 	} else if l.sessOps > 0 && ss["c0ffee00c0ffee00"].OpCount < l.sessOps {
 		t.Errorf("round %d: sessions: op count %d, acknowledged %d", round, ss["c0ffee00c0ffee00"].OpCount, l.sessOps)
+	}
+}
+
+// checkLog checks, for a backend that keeps a change log, that the log and
+// the graph it survived a kill with agree: every node holds the version the
+// log's last entry of it left, every node the log last saw deleted is gone,
+// and every node has its entries (no change without its entry, no entry
+// without its change).
+func checkLog(t testing.TB, o Opened, k domain.GraphKey, d domain.GraphData, round int) {
+	t.Helper()
+	hr, ok := o.Graphs.(ports.HistoryRepository)
+	if !ok {
+		return
+	}
+	es, err := hr.History(context.Background(), k, ports.HistoryQuery{})
+	if err != nil {
+		t.Errorf("round %d: history of %s after kill: %v", round, k, err)
+		return
+	}
+	last := map[string]domain.HistoryEntry{} // newest first: the first seen is the last
+	for _, e := range es {
+		if _, seen := last[e.ID]; !seen && !e.Edge && !e.Graph && e.Op != domain.HistoryMove {
+			last[e.ID] = e
+		}
+	}
+	live := map[string]domain.Node{}
+	for _, n := range d.Nodes {
+		live[n.ID] = n
+	}
+	for id, e := range last {
+		n, ok := live[id]
+		switch {
+		case e.Op == domain.HistoryDelete && ok:
+			t.Errorf("round %d: %s: the log's last entry of %q deletes it (seq %d), yet it is stored", round, k, id, e.Seq)
+		case e.Op == domain.HistoryPut && !ok:
+			t.Errorf("round %d: %s: the log's last entry of %q puts it (seq %d), yet it is not stored", round, k, id, e.Seq)
+		case e.Op == domain.HistoryPut && n.Version.Seq != e.AfterNode.Version.Seq:
+			t.Errorf("round %d: %s: %q is stored at seq %d, the log's last entry puts seq %d", round, k, id, n.Version.Seq, e.AfterNode.Version.Seq)
+		}
+	}
+	for id := range live {
+		if _, ok := last[id]; !ok && strings.HasPrefix(id, "r") {
+			t.Errorf("round %d: %s: node %q is stored but the log holds no entry of it", round, k, id)
+		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// The shapes of GET /api/history and POST /api/undo (docs/api.md#history-and-undo).
+// The shapes of GET /api/history and POST /api/undo (docs/design/trust.md#history-and-undo).
 
 // EdgeRef names an edge by its key.
 type EdgeRef struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 )
 
-// The change log routes (docs/api.md#history-and-undo).
+// The change log routes (docs/design/trust.md#history-and-undo).
 
 // uintParam reads a whole number from the query; "" is 0.
 func uintParam(r *http.Request, name string) (uint64, error) {

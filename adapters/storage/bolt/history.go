@@ -13,8 +13,10 @@ import (
 var _ ports.HistoryRepository = (*Store)(nil)
 
 // The change log of a graph is its sub-bucket "history": one value per
-// committed batch that logged something, keyed by the batch's last seq (8
-// bytes, big-endian, so the keys sort as the seqs), holding the time of the
+// committed batch that logged something, keyed by the batch's last seq and
+// the bucket's sequence number (8 bytes each, big-endian, so the keys sort
+// as the seqs, and a batch that takes no seq — a migration's entry — gets a
+// key of its own), holding the time of the
 // batch's newest entry (8 bytes, big-endian Unix microseconds, for pruning
 // without decoding) and then the batch in its stored form
 // (ports.MarshalHistoryBatch). It is written in the commit's transaction
@@ -31,9 +33,19 @@ func writeHistory(b *bbolt.Bucket, c *counter, h domain.HistoryBatch) error {
 	v := make([]byte, 8, 8+len(rec))
 	binary.BigEndian.PutUint64(v, uint64(h.Entries[len(h.Entries)-1].Time))
 	v = append(v, rec...)
-	var k [8]byte
-	binary.BigEndian.PutUint64(k[:], h.SeqAfter)
-	return c.put(b.Bucket(subHistory), k[:], v)
+	hb := b.Bucket(subHistory)
+	var k [16]byte
+	binary.BigEndian.PutUint64(k[:8], h.SeqAfter)
+	for {
+		n, err := hb.NextSequence()
+		if err != nil {
+			return err
+		}
+		binary.BigEndian.PutUint64(k[8:], n)
+		if hb.Get(k[:]) == nil { // never over a batch kept: a bucket copied without its sequence
+			return c.put(hb, k[:], v)
+		}
+	}
 }
 
 // History implements ports.HistoryRepository, reading the bucket from its

@@ -67,6 +67,9 @@ func (s *Store) MoveProject(ctx context.Context, from, to string) error {
 				if err != nil {
 					return err
 				}
+				if err := to.SetSequence(from.Sequence()); err != nil { // the history's keys go on from it
+					return err
+				}
 			}
 			if err := projects.DeleteBucket([]byte(from)); err != nil {
 				return err

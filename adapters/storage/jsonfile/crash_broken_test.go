@@ -292,7 +292,8 @@ func TestCrashCheckCatchesBrokenSaves(t *testing.T) {
 		// it came, but the parent kills after at least one
 		// acknowledgement, so there is always a loss to find.
 		{"AckBeforeWrite", ackBeforeWrite, []string{stopped},
-			[]string{"acknowledged node", "acknowledged deletion", "op count", stopped}, 2},
+			// A save that is not written breaks its change log too.
+			[]string{"acknowledged node", "acknowledged deletion", "op count", "the log holds no entry", "the log's last entry", stopped}, 2},
 		{"TornTmpControl", tornTmp, nil, nil, 0},
 	}
 	for _, c := range cases {

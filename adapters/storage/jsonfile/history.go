@@ -18,7 +18,7 @@ import (
 
 var _ ports.HistoryRepository = (*Store)(nil)
 
-// The change log (docs/design/trust.md#the-change-log). Beside a graph's
+// The change log (docs/design/trust.md#the-json-change-log). Beside a graph's
 // file lies its history: history.jsonl for a project graph, user.history.jsonl
 // for the user graph, framed as the journal frames its records, one line per
 // committed batch that logged something:
@@ -182,6 +182,13 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 		}
 	}
 	hs.size = int64(cut)
+	// The lines of the last seq: a batch that takes no seq (a migration's
+	// entry, a project move's) ends at the seq of the one before it, so a
+	// journal record at that seq is in the file only if its payload is.
+	atLast := map[string]bool{}
+	for i := len(lines) - 1; i >= 0 && lines[i].seq == lines[len(lines)-1].seq; i-- {
+		atLast[string(lines[i].payload)] = true
+	}
 	if len(lines) > 0 {
 		hs.last = lines[len(lines)-1].seq
 		if h, err := ports.UnmarshalHistoryBatch(lines[0].payload); err == nil {
@@ -207,7 +214,7 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 		if err := json.Unmarshal(rec.payload, &head); err != nil || len(head.History) == 0 {
 			continue // replay names a record that does not decode
 		}
-		if head.Seq[1] <= hs.last || head.Seq[1] > graphSeq {
+		if head.Seq[1] < hs.last || head.Seq[1] > graphSeq || (head.Seq[1] == hs.last && (atLast[string(head.History)] || len(lines) == 0)) {
 			continue
 		}
 		h, err := ports.UnmarshalHistoryBatch(head.History)

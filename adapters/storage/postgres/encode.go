@@ -314,6 +314,39 @@ func (r itemsRec) delta(seq uint64) (domain.Delta, error) {
 	return d, nil
 }
 
+// before is the delta of the items' values before the batch: what the
+// change log shows as each entry's before (docs/design/trust.md#team-mode).
+func (r itemsRec) before() (domain.Delta, error) {
+	d := domain.NewDelta()
+	for _, c := range r.Nodes {
+		if c.Before == nil {
+			d.Nodes[c.ID] = nil
+			continue
+		}
+		n, err := c.Before.domain()
+		if err != nil {
+			return d, fmt.Errorf("node %q: %w", c.ID, err)
+		}
+		d.Nodes[c.ID] = &n
+	}
+	for _, c := range r.Edges {
+		k := domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}
+		if c.Before == nil {
+			d.Edges[k] = nil
+			continue
+		}
+		e := c.Before.domain()
+		d.Edges[k] = &e
+	}
+	for _, c := range r.NodeTombstones {
+		d.NodeTombstones[c.ID] = tombPtr(c.Before)
+	}
+	for _, c := range r.EdgeTombstones {
+		d.EdgeTombstones[domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}] = tombPtr(c.Before)
+	}
+	return d, nil
+}
+
 func tombPtr(r *tombRec) *domain.Tombstone {
 	if r == nil {
 		return nil
@@ -328,6 +361,7 @@ type writeRec struct {
 	Principal string `json:"principal,omitempty"`
 	FirstSeq  uint64 `json:"first_seq"`
 	LastSeq   uint64 `json:"last_seq"`
+	Op        string `json:"op,omitempty"` // the change log's op when not each item's put or delete
 }
 
 // eventRec is a published event in the change log, so that every server

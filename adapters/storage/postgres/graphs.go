@@ -364,7 +364,7 @@ func (w *write) store(ctx context.Context, g *domain.Graph, cs domain.ChangeSet,
 	writes := make([]writeRec, 0, len(rec.Writes))
 	sessions, principals := []string{}, []string{}
 	for _, wr := range rec.Writes {
-		writes = append(writes, writeRec{Session: wr.Session, Principal: wr.Principal, FirstSeq: wr.FirstSeq, LastSeq: wr.LastSeq})
+		writes = append(writes, writeRec{Session: wr.Session, Principal: wr.Principal, FirstSeq: wr.FirstSeq, LastSeq: wr.LastSeq, Op: string(wr.Op)})
 		if wr.Session != "" && !slices.Contains(sessions, wr.Session) {
 			sessions = append(sessions, wr.Session)
 		}

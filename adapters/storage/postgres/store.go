@@ -29,8 +29,9 @@ const (
 	DefaultPollInterval = 5 * time.Second
 	// A graph's change log keeps its last DefaultChangesKept batches, and
 	// every batch younger than DefaultChangesRetention
-	// (docs/design/team.md#pruning-the-change-log).
-	DefaultChangesRetention = 30 * 24 * time.Hour
+	// (docs/design/team.md#pruning-the-change-log): the change log's
+	// retention (KG_HISTORY_DAYS, 90 by default, docs/design/trust.md#team-mode).
+	DefaultChangesRetention = 90 * 24 * time.Hour
 	DefaultChangesKept      = 1000
 )
 

@@ -1,0 +1,318 @@
+package main
+
+// kg history and kg undo (docs/operations.md#history-and-undo).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+)
+
+// parseSince reads --since: a Go duration (90m, 2h30m) or a whole number
+// of days (3d).
+func parseSince(v string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 1 {
+			return 0, usagef("invalid --since %q: want a duration such as 90m, 2h or 3d", v)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, usagef("invalid --since %q: want a duration such as 90m, 2h or 3d", v)
+	}
+	return d, nil
+}
+
+func newHistoryCommand(e env) *cobra.Command {
+	var session, since string
+	var limit int
+	var asJSON bool
+	var graph graphFlags
+	c := &cobra.Command{
+		Use:   "history [ID]",
+		Short: "show a graph's change log, newest first, with what each change did",
+		Long: "Shows the change log of one graph, newest first: each change's seq, time, session, what it did and a\n" +
+			"readable diff of gist, notes, touches and edges. ID shows one node's changes (and its edges');\n" +
+			"--session one session's; --since only the last DURATION (90m, 2h, 3d). The log keeps KG_HISTORY_DAYS\n" +
+			"days. Through the running server when one holds the root (GET /api/history), else on the files.",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("unexpected argument %q: kg history takes at most one node id", args[1])
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&session, "session", "", "show only the changes of `session`")
+	c.Flags().StringVar(&since, "since", "", "show only the changes of the last `duration` (90m, 2h, 3d)")
+	c.Flags().IntVar(&limit, "limit", app.DefaultHistoryLimit, fmt.Sprintf("show at most `n` changes (1 to %d)", app.MaxHistoryLimit))
+	c.Flags().BoolVar(&asJSON, "json", false, "print the entries as JSON (the shape of GET /api/history)")
+	graph.bind(c)
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, args []string) error {
+		key, err := graph.key()
+		if err != nil {
+			return err
+		}
+		if limit < 1 || limit > app.MaxHistoryLimit {
+			return usagef("invalid --limit %d: want 1 to %d", limit, app.MaxHistoryLimit)
+		}
+		req := app.HistoryRequest{Scope: app.Scope{Level: key.Level, ProjectPath: key.Project}, Session: session, Limit: limit}
+		if len(args) == 1 {
+			req.ID = args[0]
+		}
+		if since != "" {
+			d, err := parseSince(since)
+			if err != nil {
+				return err
+			}
+			req.Since = domain.Micros(d.Microseconds())
+		}
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		var out apijson.History
+		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
+			q := scopeQuery(key)
+			q.Set("limit", strconv.Itoa(limit))
+			for name, v := range map[string]string{"id": req.ID, "session_id": session} {
+				if v != "" {
+					q.Set(name, v)
+				}
+			}
+			if req.Since > 0 {
+				q.Set("since", (time.Duration(req.Since) * time.Microsecond).String())
+			}
+			return srv.call(c.Context(), "GET", "/api/history", q, nil, &out)
+		}, func(svc *app.Service) error {
+			res, err := svc.History(c.Context(), req)
+			out = apijson.HistoryOf(res)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		printHistory(c, key, out)
+		return nil
+	}
+	return c
+}
+
+// throughServerOrFiles runs viaServer when a server holds the root, else
+// viaFiles on an app opened on the files under the root's lock (closed,
+// and so saved, before it returns).
+func throughServerOrFiles(ctx context.Context, e env, cfg Config, key domain.GraphKey,
+	viaServer func(*apiClient) error, viaFiles func(*app.Service) error) error {
+	srv, _, err := rootServer(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if srv != nil {
+		if key.Level == domain.LevelProject {
+			known, err := serverProjects(ctx, srv)
+			if err != nil {
+				return err
+			}
+			if err := requireKnownProject(key, cfg.Root, known); err != nil {
+				return err
+			}
+		}
+		return viaServer(srv)
+	}
+	if err := requireRoot(cfg.Root); err != nil {
+		return err
+	}
+	log := commandLogger(e, cfg)
+	st, closeStorage, err := openOffline(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeStorage()
+	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+		return err
+	}
+	svc, closeApp, err := initApp(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	defer closeApp()
+	if err := viaFiles(svc); err != nil {
+		return err
+	}
+	closeCtx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	return svc.Close(closeCtx)
+}
+
+func itemName(c apijson.ItemChange) string {
+	if c.Item == "edge" && c.Edge != nil {
+		return "edge " + domain.EdgeKey{From: c.Edge.From, To: c.Edge.To, Rel: c.Edge.Rel}.String()
+	}
+	if c.Item == "graph" {
+		return "the graph"
+	}
+	return "node " + c.ID
+}
+
+// printHistory prints a page of the change log for people: one line per
+// entry, then its diff, each field's old lines with "-" and new ones with
+// "+".
+func printHistory(c *cobra.Command, key domain.GraphKey, h apijson.History) {
+	if len(h.Entries) == 0 {
+		printf(c, "%s: no change in the history\n", graphName(key))
+		return
+	}
+	for _, e := range h.Entries {
+		who := "no session"
+		if e.SessionID != "" {
+			who = "session " + e.SessionID
+		}
+		if e.Principal != "" {
+			who += " (" + e.Principal + ")"
+		}
+		line := fmt.Sprintf("seq %d  %s  %s  %s %s", e.Seq, e.Time, who, e.Op, itemName(e.ItemChange))
+		if e.Tier != nil {
+			line += fmt.Sprintf(": %s → %s", e.Tier.From, e.Tier.To)
+		}
+		if e.Detail != "" {
+			line += fmt.Sprintf(" (%s, %d item(s))", e.Detail, len(e.Items))
+		}
+		printf(c, "%s\n", line)
+		printDiff(c, "    ", e.Diff)
+		for _, it := range e.Items {
+			printf(c, "    %s\n", itemName(it))
+			printDiff(c, "      ", it.Diff)
+		}
+	}
+	if h.NextBeforeSeq != nil {
+		printf(c, "(older changes: raise --limit, or GET /api/history?before_seq=%d)\n", *h.NextBeforeSeq)
+	}
+}
+
+func printDiff(c *cobra.Command, indent string, diff []apijson.FieldDiff) {
+	for _, d := range diff {
+		lines := func(mark, text string) {
+			if text == "" {
+				return
+			}
+			for _, l := range strings.Split(text, "\n") {
+				printf(c, "%s%-8s %s %s\n", indent, d.Field, mark, l)
+			}
+		}
+		lines("-", d.Before)
+		lines("+", d.After)
+	}
+}
+
+func newUndoCommand(e env) *cobra.Command {
+	var session, seqs, by string
+	var dryRun, asJSON bool
+	var graph graphFlags
+	c := &cobra.Command{
+		Use:   "undo (--session S | --seqs FROM-TO)",
+		Short: "put back what a session (or a seq range) changed, skipping what others changed since",
+		Long: "Puts back, item by item, the state each node and edge had before the changes of one session (or of\n" +
+			"the seqs FROM to TO), as new writes that sessions see through kg_sync and the web page through /ws.\n" +
+			"An item someone else changed since is left as it is and named. --dry-run shows the plan and changes\n" +
+			"nothing. Through the running server when one holds the root (POST /api/undo), else on the files.",
+		Args: noArgs,
+	}
+	c.Flags().StringVar(&session, "session", "", "undo the changes of `session`")
+	c.Flags().StringVar(&seqs, "seqs", "", "undo the changes whose seqs lie in `FROM-TO` (both included)")
+	c.Flags().StringVar(&by, "by-session", "", "the `session` the undo's writes are made by (default none)")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "show what the undo would do, changing nothing")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON (the shape of POST /api/undo)")
+	graph.bind(c)
+	settings := bindSettings(c.Flags(), e.home)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		key, err := graph.key()
+		if err != nil {
+			return err
+		}
+		req := app.UndoRequest{Scope: app.Scope{Level: key.Level, ProjectPath: key.Project, SessionID: by}, Session: session, DryRun: dryRun}
+		switch {
+		case session != "" && seqs != "":
+			return usagef("give --session or --seqs, not both")
+		case session == "" && seqs == "":
+			return usagef("kg undo needs --session S or --seqs FROM-TO")
+		case seqs != "":
+			from, to, ok := strings.Cut(seqs, "-")
+			f, err1 := strconv.ParseUint(from, 10, 64)
+			t, err2 := strconv.ParseUint(to, 10, 64)
+			if !ok || err1 != nil || err2 != nil {
+				return usagef("invalid --seqs %q: want FROM-TO, two whole numbers such as 120-135", seqs)
+			}
+			req.Range, req.From, req.To = true, f, t
+		}
+		cfg, err := commandConfig(e, settings)
+		if err != nil {
+			return err
+		}
+		var out apijson.Undo
+		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
+			body := map[string]any{"level": string(key.Level), "dry_run": dryRun}
+			if key.Project != "" {
+				body["project_path"] = key.Project
+			}
+			if by != "" {
+				body["by_session"] = by
+			}
+			if req.Range {
+				body["seq_range"] = map[string]uint64{"from": req.From, "to": req.To}
+			} else {
+				body["session_id"] = session
+			}
+			return srv.call(c.Context(), "POST", "/api/undo", url.Values{}, body, &out)
+		}, func(svc *app.Service) error {
+			res, err := svc.Undo(c.Context(), req)
+			out = apijson.UndoResultOf(res)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		verb := "put back"
+		if out.DryRun {
+			verb = "would put back"
+		}
+		printf(c, "%s: %s %d item(s), skipped %d\n", graphName(key), verb, len(out.Applied), len(out.Skipped))
+		for _, st := range out.Applied {
+			seq := ""
+			if st.Seq != nil {
+				seq = fmt.Sprintf(" (seq %d)", *st.Seq)
+			}
+			printf(c, "  %s %s%s\n", st.Action, stepName(st), seq)
+		}
+		for _, st := range out.Skipped {
+			printf(c, "  skipped %s: %s\n", stepName(st), st.Reason)
+		}
+		return nil
+	}
+	return c
+}
+
+func stepName(st apijson.UndoStep) string {
+	return itemName(apijson.ItemChange{Item: st.Item, ID: st.ID, Edge: st.Edge})
+}
