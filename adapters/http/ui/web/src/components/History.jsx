@@ -19,6 +19,7 @@ function Entry({ e, showItem, onSession, onUndo }) {
         <time>{when(e.time)}</time>{' '}
         {showItem && <span class="item">{itemName(e)} </span>}
         <strong>{entryAction(e)}</strong>
+        {e.detail && <span class="hint"> ({e.detail})</span>}
         {e.session_id
           ? <> by session{' '}<button type="button" class="link" onClick={() => onSession(e.session_id)}
               aria-label={`Changes of session ${e.session_id}`}>{e.session_id}</button></>
