@@ -109,7 +109,7 @@ func fingerprint(t *testing.T, dir, skip string) map[string]string {
 
 // rootFiles are the only files kg keeps in a root, by backend.
 var rootFiles = map[string]*regexp.Regexp{
-	"json": regexp.MustCompile(`^(\.lock|\.backend|(user|sessions)\.(json|prev|journal)|aliases\.json|projects|projects/[^/]+|projects/[^/]+/graph\.(json|prev|journal))$`),
+	"json": regexp.MustCompile(`^(\.lock|\.backend|(user|sessions)\.(json|prev|journal)|aliases\.json|projects|projects/[^/]+|projects/[^/]+/graph\.(json|prev|journal)|user\.history\.jsonl(\.\d{20}-\d{20})?|projects/[^/]+/history\.jsonl(\.\d{20}-\d{20})?)$`),
 	"bolt": regexp.MustCompile(`^(\.lock|\.backend|kg\.db)$`),
 }
 
