@@ -120,7 +120,9 @@ export function MergeDialog({ node, other: initialOther, scope, api, nodes, getN
     if (!other) return undefined;
     const t = setTimeout(preview, gistOf === 'edit' ? PREVIEW_DELAY : 0);
     return () => clearTimeout(t);
-  }, [other, keep, gistOf, edited]); // eslint-disable-line react-hooks/exhaustive-deps
+    // choice: the nodes and the gist, which an agent's write to the node
+    // whose gist is chosen changes too.
+  }, [choice]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const merge = async (e) => {
     e.preventDefault();
