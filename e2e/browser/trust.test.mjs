@@ -219,8 +219,10 @@ describe('kg web page: secrets, duplicates, merging and history', () => {
     await edit.getByLabel('Gist').fill('Tag and publish');
     await edit.getByRole('button', { name: 'Save' }).click();
     await details(page).locator('[data-testid="gist"]', { hasText: 'Tag and publish' }).waitFor();
-    const mine = history.locator('.history-entry', { hasText: 'without a session' }).first();
-    await mine.locator('tr[data-field="gist"]').waitFor();
+    // The entry of that edit (the undo's, before it, is without a session too).
+    const mine = history.locator('.history-entry', { has: page.locator('td.after', { hasText: 'Tag and publish' }) });
+    await mine.waitFor();
+    assert.match(await mine.locator('.history-line').textContent(), /changed without a session/);
     const seq = await mine.getAttribute('data-seq');
     await mine.getByRole('button', { name: `Undo change ${seq}…` }).click();
     const one = page.getByRole('dialog', { name: `Undo change ${seq}` });
