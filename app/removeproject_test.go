@@ -3,6 +3,7 @@ package app
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -84,6 +85,11 @@ func TestRemoveProject(t *testing.T) {
 	res, err = e.svc.RemoveProject(e.ctx, full, true)
 	if err != nil || res.Nodes != 2 || res.Edges != 1 {
 		t.Fatalf("remove with force: %+v, %v", res, err)
+	}
+	// The event goes out after the removal is acknowledged, from the
+	// committer: wait for it rather than race it.
+	for deadline := time.Now().Add(5 * time.Second); len(e.events.ofType(ports.EventProjectRemoved)) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 	if evs := e.events.ofType(ports.EventProjectRemoved); len(evs) != 1 || evs[0].Project != full || evs[0].NodesRemoved != 2 {
 		t.Errorf("project_removed events: %+v", evs)

@@ -172,7 +172,14 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 		if l.seq > graphSeq {
 			cut = l.offset
 			lines = lines[:i]
-			s.log.Warn("storage: dropped change log entries of a save that did not complete", "file", path, "from_seq", l.seq)
+			// A save the crash stopped, or a graph file put back or
+			// deleted by hand: the lines go, a copy of the file stays.
+			kept, err := s.keepCopy(path, b)
+			if err != nil {
+				kept = "(not kept: " + err.Error() + ")"
+			}
+			s.log.Warn("storage: dropped change log entries past the graph's seq: a save that did not complete, or a graph file replaced by hand",
+				"file", path, "from_seq", l.seq, "graph_seq", graphSeq, "kept_as", kept)
 			break
 		}
 	}
