@@ -810,10 +810,12 @@ for (const n of [150, 3000]) {
       await page.evaluate(() => { window.kgNoReload = true; });
       await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'project', id: 'agent-write', gist: 'written by an agent while the page is open' });
       await mcp(kg.url, 'kg_put_edge', { session_id: sid, level: 'project', from: 'agent-write', to: anchor, rel: 'refines' });
-      await page.waitForFunction(() => {
+      // Events go out after the write is acknowledged, so the edge's frame
+      // may come after the test hears kg_put_edge answer: wait for it too.
+      await page.waitForFunction((edges) => {
         const s = document.querySelector('svg.pic').kgPicture.snapshot();
-        return s.settled && s.vertices.some((v) => v.id === 'agent-write' && v.drawn);
-      });
+        return s.settled && s.vertices.some((v) => v.id === 'agent-write' && v.drawn) && s.edges >= edges;
+      }, before.edges + 1);
       await listItem(page, 'agent-write').waitFor();
       const after = await snap(page);
       assert.equal(after.edges, before.edges + 1);
