@@ -111,8 +111,8 @@ func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
 		}
 		c.add(levelInfo, graphSubject(key),
 			fmt.Sprintf("possible duplicates: %s (%s)", strings.Join(cl.IDs, ", "), strings.Join(links, "; ")),
-			"if they say one thing, keep one: move what the others add into it and their edges to it, then delete them "+
-				"(kg_put_node, kg_put_edge, kg_delete_node); if not, nothing to do")
+			"if they say one thing, keep one and merge the others into it: on the web page, Merge… on a node "+
+				"(POST /api/nodes/merge unites the notes, rewires the edges and deletes the other in one write); if not, nothing to do")
 	}
 }
 

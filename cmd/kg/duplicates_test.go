@@ -40,7 +40,7 @@ func TestDoctorListsDuplicateClusters(t *testing.T) {
 	want := "possible duplicates: Auth_Token_Refreshs, auth-token-refresh, jwt-refresh " +
 		"(Auth_Token_Refreshs ~ auth-token-refresh: same id; auth-token-refresh ~ jwt-refresh: gists 1.00 alike)"
 	if len(dups) != 1 || dups[0].Problem != want || dups[0].Level != levelInfo || dups[0].Subject != "user graph" ||
-		!strings.Contains(dups[0].Fix, "keep one") {
+		!strings.Contains(dups[0].Fix, "keep one") || !strings.Contains(dups[0].Fix, "POST /api/nodes/merge") {
 		t.Fatalf("findings = %+v\nwant one: %s", dups, want)
 	}
 	// Without the flag, nothing is said about duplicates.

@@ -23,6 +23,12 @@ import { NodeForm } from './components/NodeForm.jsx';
 import { EdgeForm } from './components/EdgeForm.jsx';
 import { Confirm } from './components/Confirm.jsx';
 import { Status } from './components/Status.jsx';
+import { Notices } from './components/Notices.jsx';
+import { MergeDialog } from './components/MergeDialog.jsx';
+import { NodeHistory, UndoDialog } from './components/History.jsx';
+import { noticesOf } from './notices.js';
+import { historyUnavailable, undoSummary } from './changelog.js';
+import { eventsOfMerge, mergeSummary } from './merge.js';
 
 /** The view, graph and node named by the address's #fragment, so a reload keeps them. */
 function fromHash() {
@@ -88,6 +94,8 @@ export function App() {
   const [busy, setBusy] = useState(false);
   const [home, setHome] = useState({ graphs: [], loading: true });
   const [changes, setChanges] = useState([]);
+  const [notices, setNotices] = useState([]); // what kg noticed about the page's writes (notices.js)
+  const [historyOn, setHistoryOn] = useState(null); // whether the server keeps a change log; null: not known yet
   const phone = useMedia('(max-width: 700px)');
 
   const scopeRef = useRef(scope);
@@ -109,6 +117,16 @@ export function App() {
     const off = feed.subscribe((l) => setChanges([...l]));
     return () => { off(); feed.stop(); };
   }, [feed]);
+
+  // ---- the change log: asked once whether the server keeps one ----------
+  useEffect(() => {
+    api.history({ level: 'user' }, { limit: 1 }).then(
+      () => setHistoryOn(true),
+      // Not answering: not known yet, and the panel stays hidden; any other
+      // error is the log's, shown where it is read.
+      (e) => setHistoryOn(historyUnavailable(e) ? false : e?.offline ? null : true),
+    );
+  }, []);
 
   // ---- the graph on screen -----------------------------------------------
   // Each change applied to the store is logged as a patch (graphstore.js);
@@ -320,6 +338,15 @@ export function App() {
 
   const say = (m) => setMessage(m);
 
+  const noticeKey = useRef(0);
+  /** Keeps what kg noticed about a write of the page (a secret redacted, possible duplicates). */
+  const notice = (what, r) => {
+    const add = noticesOf({ ...what, scopeKey: scopeKey(scopeRef.current) }, r).map((n) => ({ ...n, key: ++noticeKey.current }));
+    // A new notice replaces the one of the same type about the same item.
+    const same = (n) => n.kind === what.kind && n.id === what.id && add.some((a) => a.type === n.type);
+    if (add.length) setNotices((ns) => [...add, ...ns.filter((n) => !same(n))]);
+  };
+
   /** Selects a node; focus brings its local graph into view. */
   const select = (id, { focus = true } = {}) => {
     setSelected(id);
@@ -366,6 +393,7 @@ export function App() {
     async () => {
       const r = await api.putNode(scope, fields, expected);
       applyLocal({ type: 'node_updated', node: r.node });
+      notice({ kind: 'node', id: fields.id }, r);
       return r;
     },
     () => { select(fields.id, { focus: !editing }); return `${editing ? 'Saved' : 'Created'} node ${fields.id}.`; },
@@ -374,6 +402,7 @@ export function App() {
     async () => {
       const r = await api.putEdge(scope, fields);
       applyLocal({ type: 'edge_updated', edge: r.edge });
+      notice({ kind: 'edge', id: `${fields.from} ${fields.rel} ${fields.to}` }, r);
       return r;
     },
     () => `${editing ? 'Saved' : 'Created'} edge ${fields.from} ${fields.rel} ${fields.to}.`,
@@ -386,6 +415,17 @@ export function App() {
     },
     (r) => `Recalled ${node.id}: it is active again${r?.rescued?.length ? `; ${r.rescued.join(', ')} came back as archived` : ''}.`,
   ).catch((e) => say(`Could not recall ${node.id}: ${explain(e, { id: node.id }).text}`));
+
+  const merged = (r) => {
+    for (const ev of eventsOfMerge(r)) applyLocal(ev);
+    notice({ kind: 'node', id: r.into }, r);
+    // The merge stays undoable from its notice while the server keeps a change log.
+    const undo = historyOn && r.seqs ? [{ type: 'merged', kind: 'node', id: r.into, from: r.from, range: r.seqs, scopeKey: key, key: ++noticeKey.current }] : [];
+    setNotices((ns) => [...undo, ...ns.filter((n) => n.id !== r.from)]);
+    setDialog(null);
+    select(r.into);
+    say(mergeSummary(r));
+  };
 
   const doSearch = async (e, again) => {
     e?.preventDefault();
@@ -408,9 +448,16 @@ export function App() {
     ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
     : null), [search, key]);
   const rankData = plan?.key === key ? plan.data : null;
+  // A node's history (History.jsx): a session's changes, or the write of an entry, to undo.
+  const historyProps = {
+    scope, api, historyOn, onHistoryOff: () => setHistoryOn(false),
+    onSession: (session) => setDialog({ kind: 'undo', session }),
+    onUndoChange: (entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } }),
+  };
 
   return (
-    <div class={`app view-${view}`} data-loaded={loaded ? 'true' : 'false'} data-scope={key} data-view={view}>
+    <div class={`app view-${view}`} data-loaded={loaded ? 'true' : 'false'} data-scope={key} data-view={view}
+      data-history={historyOn === null ? 'unknown' : String(historyOn)}>
       <a class="skip" href={view === 'home' ? '#home-graphs-title' : '#node-list-panel'}>Skip to the content</a>
       <header class="top">
         <h1>kg <span class="sub">memory graph</span></h1>
@@ -440,10 +487,16 @@ export function App() {
         <Status conn={conn} onRetry={() => live.current?.restart()} />
       </header>
       {loadError && view === 'graph' && <p class="error banner" role="alert">{loadError}</p>}
+      <Notices notices={notices.filter((n) => n.scopeKey === key)} isNode={(id) => store.nodes.has(id)}
+        onOpen={(id) => { setView('graph'); select(id); }}
+        onMerge={(id, other) => { const n = store.nodes.get(id); if (n) { setView('graph'); setDialog({ kind: 'merge', node: n, other }); } }}
+        onUndo={(range) => setDialog({ kind: 'undo', range })}
+        onDismiss={(k) => setNotices((ns) => ns.filter((n) => n.key !== k))} />
       {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
       <main class="body home-body" hidden={view !== 'home'}>
         {view === 'home' && (
             <Home graphs={home.graphs} loading={home.loading} changes={changes} onOpen={openNode} onRefresh={loadHome}
+              onSession={historyOn ? (s, session) => setDialog({ kind: 'undo', session, scope: s }) : null}
               onImported={(g, r) => {
                 say(`Imported into ${g.name}: ${r.nodes_written} nodes and ${r.edges_written} edges written, ${r.nodes_deleted} nodes deleted, ${r.unchanged} unchanged.`);
                 loadHome();
@@ -473,7 +526,13 @@ export function App() {
               </div>
               <div role="tabpanel" id="panel-details" aria-labelledby="tab-details" hidden={tab !== 'details'}>
                 {selected && !node && loaded
-                  ? <p class="empty">Node {selected} is not in this graph (any more).</p>
+                  ? (
+                    <>
+                      <p class="empty">Node {selected} is not in this graph (any more).</p>
+                      {/* Its history says what became of it, and can undo its deletion. */}
+                      <NodeHistory node={{ id: selected }} {...historyProps} />
+                    </>
+                  )
                   : (
                     <Details node={node} store={store} busy={busy}
                       rank={rankData?.ranking?.get(selected)} move={rankData?.moves?.find((m) => m.id === selected)}
@@ -483,6 +542,8 @@ export function App() {
                       onDelete={() => setDialog({ kind: 'delete-node', node })}
                       onRecall={recall}
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
+                      onMerge={() => setDialog({ kind: 'merge', node })}
+                      {...historyProps}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
                   )}
@@ -501,15 +562,27 @@ export function App() {
           onSave={saveNode(dialog.node)} onOpen={(id) => select(id)} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === 'edge' && <EdgeForm edge={dialog.edge} from={dialog.from} ids={[...store.nodes.keys()].sort()} onSave={saveEdge(dialog.edge)} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'merge' && (
+        <MergeDialog node={dialog.node} other={dialog.other} scope={scope} api={api}
+          nodes={() => storeRef.current.nodes.values()} getNode={(id) => storeRef.current.nodes.get(id) ?? null}
+          onMerged={merged} onClose={() => setDialog(null)} />
+      )}
+      {dialog?.kind === 'undo' && (
+        <UndoDialog session={dialog.session} range={dialog.range} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
+          onUndone={(r) => {
+            setNotices((ns) => ns.filter((n) => !(n.type === 'merged' && n.range === dialog.range)));
+            say(undoSummary(r));
+          }} />
+      )}
       {dialog?.kind === 'delete-node' && (
         <Confirm title={`Delete node ${dialog.node.id}?`} action="Delete node" id={dialog.node.id}
-          message={`This deletes ${dialog.node.id} and every edge of this graph that touches it. It cannot be undone here.`}
+          message={`This deletes ${dialog.node.id} and every edge of this graph that touches it.${historyOn ? ' Its history stays, and can undo it.' : ' It cannot be undone here.'}`}
           onClose={() => setDialog(null)}
           onConfirm={() => act(async () => {
             const r = await api.deleteNode(scope, dialog.node.id);
             applyLocal({ type: 'node_deleted', node_id: dialog.node.id });
             return r;
-          }, (r) => { setSelected(null); return `Deleted node ${dialog.node.id}${r?.edges_deleted ? ` and ${r.edges_deleted} edge${r.edges_deleted === 1 ? '' : 's'}` : ''}.`; })} />
+          }, (r) => { if (!historyOn) setSelected(null); return `Deleted node ${dialog.node.id}${r?.edges_deleted ? ` and ${r.edges_deleted} edge${r.edges_deleted === 1 ? '' : 's'}` : ''}.`; })} />
       )}
       {dialog?.kind === 'delete-edge' && (
         <Confirm title="Delete this edge?" action="Delete edge"

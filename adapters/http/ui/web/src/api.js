@@ -153,6 +153,30 @@ export const api = {
       query: { project_path: scopeQuery(scope).project_path },
     });
   },
+  /**
+   * Merges node `from` into node `into` (POST /api/nodes/merge); dryRun
+   * says what it would do. The versions are those the person looked at.
+   */
+  mergeNodes(scope, { into, from, gist, intoVersion, fromVersion }, dryRun) {
+    return call('POST', '/api/nodes/merge', {
+      body: {
+        ...scopeQuery(scope), into, from, gist: gist || undefined,
+        into_version: intoVersion, from_version: fromVersion, dry_run: dryRun,
+      },
+    });
+  },
+  /** The change log (GET /api/history): of a node (id) or a session (sessionID), newest first. */
+  history(scope, { id, sessionID, sinceSeq, beforeSeq, limit = 50 }) {
+    return call('GET', '/api/history', {
+      query: { ...scopeQuery(scope), id, session_id: sessionID, since_seq: sinceSeq, before_seq: beforeSeq, limit },
+    });
+  },
+  /** Undoes a session's changes or a seq range (POST /api/undo); dryRun gives the plan. */
+  undo(scope, { sessionID, seqRange }, dryRun) {
+    return call('POST', '/api/undo', {
+      body: { ...scopeQuery(scope), session_id: sessionID, seq_range: seqRange, dry_run: dryRun },
+    });
+  },
   putEdge(scope, { from, to, rel, notes }) {
     return call('POST', '/api/edges', { body: { ...scopeQuery(scope), from, to, rel, notes } });
   },

@@ -8,21 +8,40 @@ const FIELDS = {
   query: 'Search', q: 'Search', body: 'The document', level: 'Graph', project_path: 'Project',
 };
 
+/** One item of a list field: "notes[1]" is note 2. */
+const ONE = { notes: 'Note', touches: 'Touch' };
+
 /** The field of a detail such as "notes[2]: 2001 chars, limit 2000", for a person. */
 function fieldLabel(field) {
   const m = /^([a-z_]+)(?:\[(\d+)\])?(?:\.(\w+))?/.exec(field ?? '');
   if (!m) return field;
   const base = FIELDS[m[1]] ?? m[1];
-  if (m[2] !== undefined && (m[1] === 'notes' || m[1] === 'touches')) return `${base.replace(/s$/, '')} ${Number(m[2]) + 1}`;
+  if (m[2] !== undefined && ONE[m[1]]) return `${ONE[m[1]]} ${Number(m[2]) + 1}`;
   if (m[2] !== undefined) return `${base}, item ${Number(m[2]) + 1}${m[3] ? ` (${m[3]})` : ''}`;
   return base;
+}
+
+// A refusal of the secret scanner (docs/design/trust.md#refusals-and-redactions):
+// "notes[1]: looks like an AWS access key (chars 12–31); store a reference …".
+const SECRET = /: looks like .+ \(chars \d+–\d+\)/;
+
+/**
+ * "Not saved: note 2 looks like an AWS access key (chars 12–31); store a
+ * reference …" — each finding's field named for a person, never the secret
+ * (the server never sends it).
+ */
+function secretText(field, detail) {
+  const rest = detail.startsWith(`${field}: `) ? detail.slice(field.length + 2) : detail;
+  const more = rest.replace(/; ([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*): looks like/g,
+    (_, f) => `; ${fieldLabel(f).toLowerCase()} looks like`);
+  return `Not saved: ${fieldLabel(field).toLowerCase()} ${more}`;
 }
 
 /**
  * What to tell a person about err, a failed call of api.js.
  * @param {Error} err
  * @param {{what?: string, id?: string, creating?: boolean}} ctx what was being done
- * @returns {{kind: 'offline'|'changed'|'exists'|'gone'|'invalid'|'unavailable'|'other', text: string}}
+ * @returns {{kind: 'offline'|'changed'|'exists'|'gone'|'invalid'|'secret'|'unavailable'|'other', text: string}}
  */
 export function explain(err, ctx = {}) {
   const id = ctx.id ? `“${ctx.id}”` : 'It';
@@ -41,6 +60,7 @@ export function explain(err, ctx = {}) {
   if (err?.kind === 'invalid' || err?.status === 400) {
     const d = detailOf(err);
     const f = err.field;
+    if (f && SECRET.test(d)) return { kind: 'secret', text: secretText(f, d) };
     // "gist: 1001 chars, limit 1000" → "Gist: 1001 chars, limit 1000."
     const rest = f && d.startsWith(`${f}: `) ? d.slice(f.length + 2) : d;
     return { kind: 'invalid', text: f ? `${fieldLabel(f)}: ${rest}` : rest };

@@ -5,8 +5,9 @@
 // node is shown. Recall is its own button.
 //
 // The panel is a list of sections (SECTIONS below), each a component of
-// ({node, ...props}); a new signal or the node's history is one more entry.
+// ({node, ...props}); the node's history (History.jsx) is the last.
 import { formatTime, formatDay, percent, sessions, duration, ordinal, pick } from '../format.js';
+import { NodeHistory } from './History.jsx';
 
 function Ranking({ node, rank, move }) {
   const tier = node.tier ?? 'active';
@@ -129,9 +130,9 @@ function Rank({ node, rank, move, rankState }) {
 }
 
 /** The sections of the panel, in order. */
-const SECTIONS = [Content, Edges, Rank];
+const SECTIONS = [Content, Edges, Rank, NodeHistory];
 
-export function Details({ node, busy, onEdit, onDelete, onRecall, onNewEdge, ...rest }) {
+export function Details({ node, busy, onEdit, onDelete, onRecall, onNewEdge, onMerge, ...rest }) {
   if (!node) {
     return <p class="empty">Select a node in the list or the picture to see it here.</p>;
   }
@@ -147,6 +148,7 @@ export function Details({ node, busy, onEdit, onDelete, onRecall, onNewEdge, ...
         <button type="button" onClick={onEdit} disabled={busy}>Edit</button>
         {tier !== 'active' && <button type="button" onClick={onRecall} disabled={busy} class="primary">Recall</button>}
         <button type="button" onClick={onNewEdge} disabled={busy}>Add edge from here</button>
+        <button type="button" onClick={onMerge} disabled={busy}>Merge…</button>
         <button type="button" class="danger" onClick={onDelete} disabled={busy}>Delete</button>
       </div>
       {SECTIONS.map((S, i) => <S key={i} node={node} {...rest} />)}

@@ -61,6 +61,15 @@ function GraphCard({ g, onOpen, onImport }) {
 
 const who = (s) => (s ? <span class="who" title={`session ${s}`}>session {s.slice(0, 8)}</span> : <span class="who">no session</span>);
 
+/** The session of a change: a button to its changes and their undo, when the server keeps a change log. */
+function Who({ e, onSession }) {
+  if (!e.session || !onSession) return who(e.session);
+  return (
+    <button type="button" class="link who" title={`session ${e.session}: its changes, and undo`}
+      onClick={() => onSession(scopeOf(e.level, e.project), e.session)}>session {e.session.slice(0, 8)}</button>
+  );
+}
+
 function NodeLink({ e, id, onOpen }) {
   return <button type="button" class="link" onClick={() => onOpen(scopeOf(e.level, e.project), id)}>{id}</button>;
 }
@@ -121,7 +130,7 @@ function day(ts) {
   return d.toISOString().slice(0, 10);
 }
 
-function Changes({ changes, names, onOpen }) {
+function Changes({ changes, names, onOpen, onSession }) {
   if (!changes.length) {
     return <p class="empty" data-testid="no-changes">No changes heard yet. Changes agents make while this page is open, or since your last visit, are listed here.</p>;
   }
@@ -139,7 +148,7 @@ function Changes({ changes, names, onOpen }) {
           <li key={e.key} class={`change change-${e.kind}`} data-kind={e.kind}>
             <time dateTime={new Date(e.ts * 1000).toISOString()}>{new Date(e.ts * 1000).toISOString().slice(11, 19)}</time>
             <span class="graph-name">{names(e)}</span>
-            {who(e.session)}
+            <Who e={e} onSession={onSession} />
             <span class="what"><What e={e} onOpen={onOpen} /></span>
           </li>
         ))}
@@ -148,7 +157,7 @@ function Changes({ changes, names, onOpen }) {
   ));
 }
 
-export function Home({ graphs, loading, changes, onOpen, onImported, onRefresh }) {
+export function Home({ graphs, loading, changes, onOpen, onImported, onRefresh, onSession }) {
   const [importing, setImporting] = useState(null);
   const names = (e) => {
     const k = scopeKey(scopeOf(e.level, e.project));
@@ -167,7 +176,7 @@ export function Home({ graphs, loading, changes, onOpen, onImported, onRefresh }
       </section>
       <section class="home-changes" aria-labelledby="home-changes-title">
         <h2 id="home-changes-title">Latest changes</h2>
-        <Changes changes={changes} names={names} onOpen={onOpen} />
+        <Changes changes={changes} names={names} onOpen={onOpen} onSession={onSession} />
       </section>
       {importing && (
         <ImportForm graph={importing} onClose={() => setImporting(null)}

@@ -11,6 +11,12 @@ import { explain, retrying } from '../errors.js';
 
 const same = (a, b) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 
+/** The input a field of an error names: "notes[1]" → {name: 'notes', index: 1}; none: {}. */
+function fieldOf(field) {
+  const m = /^(id|gist|notes|touches)(?:\[(\d+)\])?$/.exec(field ?? '');
+  return m ? { name: m[1], index: m[2] === undefined ? -1 : Number(m[2]) } : {};
+}
+
 export function NodeForm({ node, getCurrent, onSave, onOpen, onClose }) {
   const editing = !!node;
   const [id, setId] = useState(node?.id ?? '');
@@ -74,7 +80,33 @@ export function NodeForm({ node, getCurrent, onSave, onOpen, onClose }) {
   };
   const close = () => { cancelled.current = true; onClose(); };
 
+  const actions = (
+    <>
+      {problem?.kind === 'changed' && getCurrent(node?.id) && (
+        <>
+          <button type="button" onClick={seeTheirs}>See their version</button>
+          <button type="button" class="danger" onClick={overwrite}>Overwrite with mine</button>
+        </>
+      )}
+      {problem?.kind === 'changed' && editing && !getCurrent(node?.id) && (
+        <button type="button" onClick={() => save(0)}>Create it again</button>
+      )}
+      {problem?.kind === 'exists' && (
+        <button type="button" onClick={() => { onClose(); onOpen(fields().id); }}>Open {fields().id}</button>
+      )}
+      {problem?.kind === 'offline' && busy && <button type="button" onClick={close}>Stop trying</button>}
+    </>
+  );
   const invalid = (f) => (field === f || field.startsWith(`${f}[`) ? { 'aria-invalid': 'true', 'aria-describedby': 'form-error' } : {});
+  // A problem is shown at the field it names (a secret in note 2, a gist
+  // over its limit), else under the form. Blank notes are not sent, so the
+  // server's notes[k] is the k-th note that is not blank.
+  const at = fieldOf(field);
+  const noteIndex = at.name === 'notes' && at.index >= 0
+    ? notes.map((n, i) => [n, i]).filter(([n]) => n.trim() !== '')[at.index]?.[1] ?? -1
+    : -1;
+  const here = (name) => at.name === name && (name !== 'notes' || noteIndex < 0);
+  const problemHere = <Problem problem={problem}>{actions}</Problem>;
   return (
     <Dialog title={editing ? `Edit node ${node.id}` : 'New node'} onClose={close}>
       <form onSubmit={submit} class="form">
@@ -83,27 +115,18 @@ export function NodeForm({ node, getCurrent, onSave, onOpen, onClose }) {
           readOnly={editing} pattern="[A-Za-z0-9][A-Za-z0-9._\-]*" maxLength={128} autofocus={!editing}
           aria-describedby="f-id-help" {...invalid('id')} />
         <small id="f-id-help">Letters, digits, “.”, “_” and “-”; kebab-case is usual.{editing ? ' The id cannot change.' : ''}</small>
+        {here('id') && problemHere}
         <label for="f-gist">Gist</label>
         <input id="f-gist" name="gist" value={gist} onInput={(e) => setGist(e.currentTarget.value)} required maxLength={1000}
           autofocus={editing} {...invalid('gist')} />
-        <NotesField notes={notes} setNotes={setNotes} idPrefix="f" invalid={invalid('notes')} />
+        {here('gist') && problemHere}
+        <NotesField notes={notes} setNotes={setNotes} idPrefix="f" invalid={invalid('notes')}
+          problemIndex={noteIndex} problem={noteIndex >= 0 ? problemHere : null} />
+        {here('notes') && problemHere}
         <label for="f-touches">Touches (one file or reference a line)</label>
         <textarea id="f-touches" rows={3} value={touches} onInput={(e) => setTouches(e.currentTarget.value)} {...invalid('touches')} />
-        <Problem problem={problem}>
-          {problem?.kind === 'changed' && getCurrent(node?.id) && (
-            <>
-              <button type="button" onClick={seeTheirs}>See their version</button>
-              <button type="button" class="danger" onClick={overwrite}>Overwrite with mine</button>
-            </>
-          )}
-          {problem?.kind === 'changed' && editing && !getCurrent(node?.id) && (
-            <button type="button" onClick={() => save(0)}>Create it again</button>
-          )}
-          {problem?.kind === 'exists' && (
-            <button type="button" onClick={() => { onClose(); onOpen(fields().id); }}>Open {fields().id}</button>
-          )}
-          {problem?.kind === 'offline' && busy && <button type="button" onClick={close}>Stop trying</button>}
-        </Problem>
+        {here('touches') && problemHere}
+        {!at.name && problemHere}
         <div class="form-actions">
           <button type="submit" class="primary" disabled={busy}>{editing ? 'Save' : 'Create'}</button>
           <button type="button" onClick={close}>Cancel</button>
