@@ -301,6 +301,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		}
 	}
 
+	nextPrimed := 0
 	byDoc := func(a, b cursor) int { return int(a.doc() - b.doc()) }
 	slices.SortFunc(lists, byDoc)
 	for len(lists) > 0 {
@@ -328,7 +329,12 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			}
 		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
-			if _, ok := slices.BinarySearch(primed, at); !ok && at != exact {
+			// The slots come in ascending order: the primed ones are
+			// passed over with a place that only moves forward.
+			for nextPrimed < len(primed) && primed[nextPrimed] < at {
+				nextPrimed++
+			}
+			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact {
 				c.consider(top, at, order)
 			}
 			for i := 0; i < len(lists) && lists[i].doc() == at; i++ {
