@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -107,17 +106,18 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 		type change struct {
 			path    string
 			doc     map[string]any
+			order   *keyOrder
 			mode    fs.FileMode
 			changes []string
 		}
 		var todo []change
 		for _, f := range files {
-			doc, mode, err := readJSONObject(f.path)
+			doc, order, mode, err := readJSONObject(f.path)
 			if err != nil {
 				return err
 			}
 			if ch := f.edit(doc); len(ch) > 0 {
-				todo = append(todo, change{f.path, doc, mode, ch})
+				todo = append(todo, change{f.path, doc, order, mode, ch})
 			}
 		}
 		for _, n := range notes {
@@ -138,7 +138,7 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 			return nil
 		}
 		for _, t := range todo {
-			if err := writeJSONObject(t.path, t.doc, t.mode); err != nil {
+			if err := writeJSONObject(t.path, t.doc, t.order, t.mode); err != nil {
 				return err
 			}
 		}
@@ -173,7 +173,7 @@ func addClaudeHooks(doc map[string]any, exe string) []string {
 					continue
 				}
 				found = true
-				if !reflect.DeepEqual(x, want) {
+				if !jsonEqual(x, want) {
 					list[i] = want
 					changes = append(changes, fmt.Sprintf("update hooks.%s: %s", h.event, want["command"]))
 				}
@@ -283,34 +283,43 @@ func compactJSON(v any) string {
 
 // readJSONObject reads the JSON object of path: an absent or empty file is
 // an empty object; anything else that is not an object is an error naming
-// the file, and nothing is written.
-func readJSONObject(path string) (map[string]any, fs.FileMode, error) {
+// the file, and nothing is written. Numbers stay as written (json.Number:
+// a large integer must not come back rounded), and the key order is
+// returned for writeJSONObject.
+func readJSONObject(path string) (map[string]any, *keyOrder, fs.FileMode, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, 0o600, nil
+		return map[string]any{}, nil, 0o600, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	doc := map[string]any{}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return doc, st.Mode().Perm(), nil
+		return doc, nil, st.Mode().Perm(), nil
 	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, 0, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run this again; nothing was changed", path, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	err = dec.Decode(&doc)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
 	}
-	return doc, st.Mode().Perm(), nil
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run this again; nothing was changed", path, err)
+	}
+	return doc, readKeyOrder(b), st.Mode().Perm(), nil
 }
 
-// writeJSONObject replaces path with doc, indented, through a temporary
-// file renamed over it (writeFileAtomic), so that Claude Code never reads
-// half a file; the file keeps its mode.
-func writeJSONObject(path string, doc map[string]any, mode fs.FileMode) error {
-	b, err := json.MarshalIndent(doc, "", "  ")
+// writeJSONObject replaces path with doc, indented, its keys in the order
+// they were read (new keys after them), through a temporary file renamed
+// over it (writeFileAtomic), so that Claude Code never reads half a file;
+// the file keeps its mode.
+func writeJSONObject(path string, doc map[string]any, order *keyOrder, mode fs.FileMode) error {
+	b, err := marshalInOrder(doc, order)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}

@@ -74,6 +74,11 @@ func TestInstallClaudeCode(t *testing.T) {
 	if !strings.Contains(out, "Installed.") {
 		t.Errorf("install says:\n%s", out)
 	}
+	// The user's keys keep their order (kg's are added after them).
+	if _, st := read(); !(strings.Index(st, `"numStartups"`) < strings.Index(st, `"mcpServers"`) &&
+		strings.Index(st, `"mcpServers"`) < strings.Index(st, `"projects"`)) {
+		t.Errorf("~/.claude.json's keys were reordered:\n%s", st)
+	}
 	got := decodeFile(t, settingsPath)
 	if got["theme"] != "dark" || got["permissions"] == nil {
 		t.Errorf("the user's settings were lost: %v", got)

@@ -251,21 +251,32 @@ func (w *worker) next() call {
 	}
 }
 
+// startSession starts the worker's session with a full read of its project,
+// once: a worker whose every turn came before the first kg_read of a run (a
+// kill right after the start) has none yet.
+func (w *worker) startSession(ctx context.Context, c *client.Client) error {
+	if w.session != "" {
+		return nil
+	}
+	r, err := callTool(ctx, c, "kg_read", map[string]any{"cwd": w.project})
+	if err != nil || r.isError {
+		return fmt.Errorf("client %d: start a session: %v %s", w.n, err, r.text)
+	}
+	if w.session, _ = r.structured["session_id"].(string); w.session == "" {
+		return fmt.Errorf("client %d: kg_read with cwd started no session: %s", w.n, r.text)
+	}
+	return nil
+}
+
 // run makes calls until stopped is set, which happens just before the
 // server is killed. A call that fails after that was in flight at the
 // kill; any other failure is an error of the test.
 func (w *worker) run(ctx context.Context, c *client.Client, stopped *atomic.Bool) error {
-	if w.session == "" {
-		r, err := callTool(ctx, c, "kg_read", map[string]any{"cwd": w.project})
-		if err != nil || r.isError {
-			if stopped.Load() {
-				return nil
-			}
-			return fmt.Errorf("client %d: start a session: %v %s", w.n, err, r.text)
+	if err := w.startSession(ctx, c); err != nil {
+		if stopped.Load() {
+			return nil
 		}
-		if w.session, _ = r.structured["session_id"].(string); w.session == "" {
-			return fmt.Errorf("client %d: kg_read with cwd started no session: %s", w.n, r.text)
-		}
+		return err
 	}
 	for !stopped.Load() {
 		cl := w.next()
@@ -346,6 +357,9 @@ func runKill(t *testing.T, backend string, seed uint64, cycles int) {
 	for _, w := range workers {
 		c, err := dialMCP(ctx, srv.addr, "kg-kill-test")
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.startSession(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		args := map[string]any{"session_id": w.session, "level": "user",
