@@ -358,7 +358,7 @@ func countBefore(slots []int32, si int32) int {
 // blockBounds gives, block by block of a graph's slots, the most a node
 // of the block can gain from each term of a plan: the most of the term's
 // units, each worked out from its words' most in the block
-// (searchIndex.blockMaxTF). It holds one block at a time, the one last
+// (blockBounds.blockMaxTF). It holds one block at a time, the one last
 // asked about: the search asks block after block.
 // (docs/decisions/0053-search-index-on-first-search-and-block-max.md)
 type blockBounds struct {
@@ -425,9 +425,10 @@ func (b *blockBounds) at(j int32) {
 	}
 }
 
-// blockMaxTF is searchIndex.blockMaxTF, with the postings of a word that
-// has no block maxima looked into from the place at of the last look
-// (seekFrom): the search asks block after block.
+// blockMaxTF returns at least the most a node of block j counts word w:
+// its block maximum if it has them, else the most of its postings in the
+// block (a word without block maxima has few), looked for from the place
+// at of the last look (seekFrom): the search asks block after block.
 func (b *blockBounds) blockMaxTF(w, j int32, at *int) int32 {
 	lw := &b.ix.words[w]
 	if bm := b.ix.blocksOf(w); bm != nil {
