@@ -8,8 +8,8 @@ import (
 
 // Appending JSON by hand, for the one answer whose encoding is on the hot
 // path: kg_search's twenty hits, each with its gist and notes, are most of
-// the bytes a search returns, and encoding/json's reflection over them cost
-// more than the search itself (docs/performance.md#search-through-the-client).
+// the bytes a search returns, and encoding them by reflection cost about
+// what the search of a median query does (docs/performance.md#search-through-the-client).
 // Each function writes exactly what encoding/json writes for the same value
 // (HTML characters escaped, invalid UTF-8 replaced, U+2028 and U+2029
 // escaped), so a hand-encoded answer is byte for byte json.Marshal's;
