@@ -178,7 +178,7 @@ func (p *searchPlan) scratch() []float64 {
 func (p *searchPlan) matched(gi int, ix *searchIndex, si int32, tf []float64) []string {
 	var out []string
 	for ti := range p.terms {
-		if v, c := p.termScore(ti, gi, ix, si, tf); v > 0 {
+		if v, c := p.termScore(ti, gi, ix, si, tf, nil); v > 0 {
 			if l := p.terms[ti].clauses[c].label; !slices.Contains(out, l) {
 				out = append(out, l)
 			}
@@ -246,9 +246,18 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		c.consider(top, si, order)
 	}
 
-	var primed []int32 // the slots of the first unit's nodes, ascending
-	var lists []cursor
+	// The slots of the first unit's nodes, ascending, and a cursor per
+	// word of every unit; each list made at its size.
 	first := order[len(order)-1]
+	nPrimed, nLists := 0, 0
+	for _, ui := range order {
+		nLists += len(p.units[ui].words[gi])
+	}
+	for _, tw := range p.units[first].words[gi] {
+		nPrimed += len(ix.words[tw.word].posts)
+	}
+	primed := make([]int32, 0, nPrimed)
+	lists := make([]cursor, 0, nLists)
 	for _, ui := range order {
 		u := &p.units[ui]
 		for _, tw := range u.words[gi] {
@@ -261,8 +270,10 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			lists = append(lists, cursor{posts: lw.posts, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
 		}
 	}
-	slices.Sort(primed)
-	primed = slices.Compact(primed)
+	if len(p.units[first].words[gi]) > 1 { // one word's postings are in order already
+		slices.Sort(primed)
+		primed = slices.Compact(primed)
+	}
 	// The blocks of the primed nodes, the most promising first, so that
 	// the threshold rises fast; once a block cannot reach it, no later one
 	// can, and their nodes never will (the threshold only rises).
@@ -290,6 +301,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		}
 	}
 
+	nextPrimed := 0
 	byDoc := func(a, b cursor) int { return int(a.doc() - b.doc()) }
 	slices.SortFunc(lists, byDoc)
 	for len(lists) > 0 {
@@ -317,7 +329,12 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			}
 		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
-			if _, ok := slices.BinarySearch(primed, at); !ok && at != exact {
+			// The slots come in ascending order: the primed ones are
+			// passed over with a place that only moves forward.
+			for nextPrimed < len(primed) && primed[nextPrimed] < at {
+				nextPrimed++
+			}
+			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact {
 				c.consider(top, at, order)
 			}
 			for i := 0; i < len(lists) && lists[i].doc() == at; i++ {
@@ -341,7 +358,7 @@ func countBefore(slots []int32, si int32) int {
 // blockBounds gives, block by block of a graph's slots, the most a node
 // of the block can gain from each term of a plan: the most of the term's
 // units, each worked out from its words' most in the block
-// (searchIndex.blockMaxTF). It holds one block at a time, the one last
+// (blockBounds.blockMaxTF). It holds one block at a time, the one last
 // asked about: the search asks block after block.
 // (docs/decisions/0053-search-index-on-first-search-and-block-max.md)
 type blockBounds struct {
@@ -350,6 +367,7 @@ type blockBounds struct {
 	ix    *searchIndex
 	order []int
 	tf    []int32   // by clause of one term: Σ block maxima of its words
+	place [][]int   // by unit, by word: the place of the last look into its postings
 	block int32     // the block of term and total; -1 before the first
 	term  []float64 // by term: the most a node of the block can gain from it
 	total float64   // Σ term
@@ -361,7 +379,10 @@ type blockBounds struct {
 const blockUnitWords = 32
 
 func newBlockBounds(p *searchPlan, gi int, ix *searchIndex, order []int) *blockBounds {
-	b := &blockBounds{p: p, gi: gi, ix: ix, order: order, block: -1, term: make([]float64, len(p.terms))}
+	b := &blockBounds{p: p, gi: gi, ix: ix, order: order, block: -1, term: make([]float64, len(p.terms)), place: make([][]int, len(p.units))}
+	for _, ui := range order {
+		b.place[ui] = make([]int, len(p.units[ui].words[gi]))
+	}
 	n := 0
 	for _, pt := range p.terms {
 		n = max(n, len(pt.clauses))
@@ -385,8 +406,8 @@ func (b *blockBounds) at(j int32) {
 			continue
 		}
 		clear(b.tf)
-		for _, tw := range ws {
-			b.tf[tw.clause] += b.ix.blockMaxTF(tw.word, j)
+		for k, tw := range ws {
+			b.tf[tw.clause] += b.blockMaxTF(tw.word, j, &b.place[ui][k])
 		}
 		v := 0.0
 		for cl, tf := range b.tf {
@@ -402,6 +423,26 @@ func (b *blockBounds) at(j int32) {
 	for _, v := range b.term {
 		b.total += v
 	}
+}
+
+// blockMaxTF returns at least the most a node of block j counts word w:
+// its block maximum if it has them, else the most of its postings in the
+// block (a word without block maxima has few), looked for from the place
+// at of the last look (seekFrom): the search asks block after block.
+func (b *blockBounds) blockMaxTF(w, j int32, at *int) int32 {
+	lw := &b.ix.words[w]
+	if bm := b.ix.blocksOf(w); bm != nil {
+		if int(j) < len(bm) {
+			return blockTF(bm[j], lw)
+		}
+		return 0
+	}
+	end := b.ix.blockStart(j + 1)
+	m := int32(0)
+	for i := seekFrom(lw.posts, at, b.ix.blockStart(j)); i < len(lw.posts) && lw.posts[i].slot < end; i++ {
+		m = max(m, lw.posts[i].tf)
+	}
+	return m
 }
 
 // hopeless reports whether no node of the block of slot si can reach
@@ -459,13 +500,18 @@ type scorer struct {
 	gi     int
 	g      *Graph
 	tf     []float64 // termScore's scratch room
+	at     [][]int   // by term: termScore's places in its words' postings
 	vals   []float64 // by term: its score in the node, once known
 	done   []bool
 	blocks *blockBounds
 }
 
 func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
-	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
+	at := make([][]int, len(p.terms))
+	for ti := range p.terms {
+		at[ti] = make([]int, len(p.terms[ti].words[gi]))
+	}
+	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), at: at, vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
 }
 
 // consider scores node slot si and offers it to top: its terms from the
@@ -496,7 +542,7 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 		if (known+rest)*(1+boundSlack) < th {
 			return
 		}
-		v, _ := p.termScore(u.term, c.gi, c.g.search, si, c.tf)
+		v, _ := p.termScore(u.term, c.gi, c.g.search, si, c.tf, c.at[u.term])
 		c.vals[u.term], c.done[u.term] = v, true
 		known += v
 		rest -= bound[u.term]

@@ -593,26 +593,6 @@ func (ix *searchIndex) blocksOf(w int32) []uint8 {
 	return nil
 }
 
-// blockMaxTF returns at least the most a node of block j counts word w:
-// its block maximum if it has them, else the most of its postings in the
-// block (a word without block maxima has few).
-func (ix *searchIndex) blockMaxTF(w, j int32) int32 {
-	lw := &ix.words[w]
-	if bm := ix.blocksOf(w); bm != nil {
-		if int(j) < len(bm) {
-			return blockTF(bm[j], lw)
-		}
-		return 0
-	}
-	end := ix.blockStart(j + 1)
-	i, _ := slices.BinarySearchFunc(lw.posts, ix.blockStart(j), cmpPostingSlot)
-	m := int32(0)
-	for ; i < len(lw.posts) && lw.posts[i].slot < end; i++ {
-		m = max(m, lw.posts[i].tf)
-	}
-	return m
-}
-
 // blockTF returns what a block maximum m stands for: at most that count.
 func blockTF(m uint8, lw *lexWord) int32 {
 	if m == maxBlockTF {

@@ -334,11 +334,20 @@ func (pt *planTerm) addStem(graphs []*Graph, label, stem string, weight float64)
 // termScore returns what term ti adds to the score of node slot si of
 // graph gi, whose index is ix, and the clause that gave it (-1 for none).
 // tf is scratch room, one entry per clause.
-func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float64) (float64, int) {
+// at, when not nil, holds a position in the posting list of each of the
+// term's words (by its place in words[gi]) that the lookups start from and
+// move (postingsCursor); nil looks each word up afresh.
+func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float64, at []int) (float64, int) {
 	pt := &p.terms[ti]
 	touched := false
-	for _, tw := range pt.words[gi] {
-		if n := ix.tf(tw.word, si); n > 0 {
+	for k, tw := range pt.words[gi] {
+		var n int32
+		if at != nil {
+			n = tfFrom(ix.words[tw.word].posts, &at[k], si)
+		} else {
+			n = ix.tf(tw.word, si)
+		}
+		if n > 0 {
 			tf[tw.clause] += float64(n)
 			touched = true
 		}
@@ -358,4 +367,44 @@ func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float
 		}
 	}
 	return best, which
+}
+
+// tfFrom returns how many times node slot si counts the word of posts (0
+// if it does not hold it), starting from the place *at of an earlier
+// lookup and leaving *at at si's place (seekFrom).
+func tfFrom(posts []posting, at *int, si int32) int32 {
+	if i := seekFrom(posts, at, si); i < len(posts) && posts[i].slot == si {
+		return posts[i].tf
+	}
+	return 0
+}
+
+// seekFrom returns the place in posts of the first posting of slot si or
+// after, and leaves it in *at, the place of an earlier seek it starts
+// from. The search asks about slots mostly in ascending order, block after
+// block, so a seek is usually a few steps forward from the last (steps
+// that double, then a binary search within the last one) rather than a
+// binary search over the whole list; a slot not after the last place is
+// looked for from the start.
+func seekFrom(posts []posting, at *int, si int32) int {
+	lo := *at
+	if lo > len(posts) || lo > 0 && posts[lo-1].slot >= si {
+		lo = 0
+	}
+	// Every posting before lo is of a slot before si.
+	hi := len(posts)
+	for step := 1; lo < len(posts); step *= 2 {
+		end := lo + step
+		if end >= len(posts) {
+			break
+		}
+		if posts[end-1].slot >= si {
+			hi = end
+			break
+		}
+		lo = end
+	}
+	i, _ := slices.BinarySearchFunc(posts[lo:hi], si, cmpPostingSlot)
+	*at = lo + i
+	return lo + i
 }

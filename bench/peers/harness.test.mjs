@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { median, percentile, summarize } from './stats.mjs';
+import { alternating, median, percentile, summarize } from './stats.mjs';
 import { verifyKG, verifyPeer } from './check.mjs';
 import { evaluate } from './targets.mjs';
 import { chart, points } from './chart.mjs';
@@ -40,6 +40,23 @@ const edges = [
   { from: 'n000001', to: 'n000002', rel: 'relates-to' },
   { from: 'n000002', to: 'n000003', rel: 'relates-to' },
 ];
+
+describe('alternating', () => {
+  it('times two kinds of call in turn, each with its own figures', async () => {
+    const order = [];
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const { a, b } = await alternating(4, async (i) => { order.push(`a${i}`); await sleep(8); }, async (i) => {
+      order.push(`b${i}`);
+      if (i === 2) throw new Error('no');
+    });
+    assert.deepEqual(order, ['a0', 'b0', 'a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+    assert.equal(a.ops, 4);
+    assert.equal(b.ops, 4);
+    assert.equal(b.errors, 1);
+    assert.equal(b.first_error, 'no');
+    assert.ok(a.p50_ms >= 7 && b.p50_ms < a.p50_ms, `a ${a.p50_ms} ms, b ${b.p50_ms} ms`);
+  });
+});
 
 describe('checks', () => {
   it('finds every write of kg in its export, whatever the tier', async () => {
@@ -111,6 +128,15 @@ describe('targets', () => {
     assert.equal(find('kg-json create p50 at 20000 / at 1000').got, 2);
     assert.equal(find('kg-json create p50 at 20000 / at 1000').met, false);
     assert.equal(find('kg-bolt create p50 at 20000 / at 1000').met, true);
+  });
+
+  it('takes search against the no-write call from the calls in turn when a run has them', () => {
+    assert.equal(find('kg-json search p50 / no-write call p50 at 20000, calls in turn'), undefined);
+    const alt = { runs: results.runs.map((r) => r.server !== 'kg-json' || r.size !== 20000 ? r
+      : { ...r, phases: { ...r.phases, search_alt: { p50_ms: 1.5 * r.rep }, floor_alt: { p50_ms: 1 } } }) };
+    const row = evaluate(alt).find((r) => r.what === 'kg-json search p50 / no-write call p50 at 20000, calls in turn');
+    assert.equal(row.got, 3); // ×1.5, ×3, ×4.5: the median
+    assert.equal(row.met, false);
   });
 
   it('reads the concurrent phase', () => {

@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 
 import { KGConn, PeerConn, startKG, startPeer, peerVersion, sdkVersion } from './servers.mjs';
-import { median, round, summarize, timed } from './stats.mjs';
+import { alternating, median, round, summarize, timed } from './stats.mjs';
 import { evaluate, fig, ratio, verdict } from './targets.mjs';
 import { verifyKG, verifyPeer } from './check.mjs';
 
@@ -155,7 +155,9 @@ function fsyncFloor(dir, count = 200) {
 }
 
 // phases replays the workload on one connection: N creates, N-1 edges, the
-// searches, the full reads and the no-write calls, one call at a time.
+// searches, the full reads and the no-write calls, one call at a time; then
+// the searches once more, alternating with no-write calls (search_alt,
+// floor_alt).
 async function phases(conn, w, o, serverPid) {
   const p = {};
   const t = (workers, n, op) => withCPU(serverPid, () => timed(workers, n, op));
@@ -164,6 +166,13 @@ async function phases(conn, w, o, serverPid) {
   if (o.searches > 0) p.search = await t(1, o.searches, (_, i) => conn.search(w.queries[i % w.queries.length]));
   if (o.reads > 0) p.full_read = await t(1, o.reads, () => conn.fullRead());
   p.floor = await t(1, o.floors, () => conn.floor());
+  if (o.searches > 0) {
+    // The same searches again, each followed by a no-write call: the
+    // ratio of the two p50s with no change of load between them.
+    const m = await alternating(o.searches, (i) => conn.search(w.queries[i % w.queries.length]), () => conn.floor());
+    p.search_alt = m.a;
+    p.floor_alt = m.b;
+  }
   return p;
 }
 
@@ -376,7 +385,7 @@ function summary(results, markdown) {
   for (const n of sizes) {
     say();
     const rows = [['N = ' + n, ...servers.flatMap((s) => [`${s} ops/s`, 'p50', 'p99']), ...kgs.map((s) => `${s} / peer`)]];
-    for (const ph of ['create', 'edge', 'search', 'full_read', 'floor']) {
+    for (const ph of ['create', 'edge', 'search', 'full_read', 'floor', 'search_alt', 'floor_alt']) {
       if (!results.runs.some((r) => r.size === n && r.phases?.[ph])) continue;
       rows.push([ph,
         ...servers.flatMap((s) => [fmt(fig(results, s, n, ph, 'ops_per_s')), fmt(fig(results, s, n, ph, 'p50_ms'), 2), fmt(fig(results, s, n, ph, 'p99_ms'), 2)]),

@@ -65,3 +65,29 @@ export async function timed(workers, n, op) {
   );
   return summarize(lat, performance.now() - start, errors, firstError);
 }
+
+// alternating times two kinds of call in turn, a then b, n of each, one at
+// a time, and returns the figures of each: both see the same moments of
+// the machine, so that on a busy one their ratio is the calls', not the
+// load's from one phase to the next. ops/s is each kind's calls over the
+// time spent in them.
+export async function alternating(n, opA, opB) {
+  const lat = [[], []];
+  const errors = [0, 0];
+  const first = [undefined, undefined];
+  const ops = [opA, opB];
+  for (let i = 0; i < n; i++) {
+    for (const k of [0, 1]) {
+      const t = performance.now();
+      try {
+        await ops[k](i);
+      } catch (err) {
+        errors[k]++;
+        first[k] ??= String(err?.message ?? err);
+      }
+      lat[k].push(performance.now() - t);
+    }
+  }
+  const [a, b] = [0, 1].map((k) => summarize(lat[k], lat[k].reduce((x, y) => x + y, 0), errors[k], first[k]));
+  return { a, b };
+}

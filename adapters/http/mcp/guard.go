@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -85,31 +86,44 @@ func guard(next http.Handler) http.Handler {
 type plainErrorsAsJSON struct {
 	http.ResponseWriter
 	status int          // the held-back error status; 0 while passing through
-	text   bytes.Buffer // the held-back plain-text body
+	whole  bool         // a 200 application/json answer, held back until finish
+	text   bytes.Buffer // the held-back plain-text body, or JSON answer
 }
 
 func (p *plainErrorsAsJSON) WriteHeader(status int) {
-	if status >= 400 && strings.HasPrefix(p.Header().Get("Content-Type"), "text/plain") {
+	ct := p.Header().Get("Content-Type")
+	switch {
+	case status >= 400 && strings.HasPrefix(ct, "text/plain"):
 		p.status = status
+		return
+	case status == http.StatusOK && ct == "application/json":
+		// A JSON answer is written whole, once it is, with its length:
+		// net/http would send one of more than 2 KiB (a search's) in
+		// chunks as it is written, which the client must put together
+		// again (docs/performance.md#search-through-the-client).
+		p.whole = true
 		return
 	}
 	p.ResponseWriter.WriteHeader(status)
 }
 
 func (p *plainErrorsAsJSON) Write(b []byte) (int, error) {
-	if p.status != 0 {
+	switch {
+	case p.status != 0:
 		// A refusal is one short line; bound it all the same.
 		if room := maxRefusal - p.text.Len(); room > 0 {
 			p.text.Write(b[:min(len(b), room)])
 		}
 		return len(b), nil
+	case p.whole:
+		return p.text.Write(b)
 	}
 	return p.ResponseWriter.Write(b)
 }
 
 // Flush passes through, so a reply mcp-go streams still streams.
 func (p *plainErrorsAsJSON) Flush() {
-	if f, ok := p.ResponseWriter.(http.Flusher); ok && p.status == 0 {
+	if f, ok := p.ResponseWriter.(http.Flusher); ok && p.status == 0 && !p.whole {
 		f.Flush()
 	}
 }
@@ -117,8 +131,15 @@ func (p *plainErrorsAsJSON) Flush() {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (p *plainErrorsAsJSON) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
-// finish writes the held-back error, if there is one.
+// finish writes the held-back JSON answer or error, if there is one.
 func (p *plainErrorsAsJSON) finish() {
+	if p.whole {
+		p.Header().Set("Content-Length", strconv.Itoa(p.text.Len()))
+		p.ResponseWriter.WriteHeader(http.StatusOK)
+		// The client may have gone; there is nobody left to tell.
+		_, _ = p.ResponseWriter.Write(p.text.Bytes())
+		return
+	}
 	if p.status == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -99,5 +100,36 @@ func TestGuardKeepsFlushing(t *testing.T) {
 	guard(next).ServeHTTP(rec, req)
 	if !rec.Flushed {
 		t.Error("the reply was not flushed")
+	}
+}
+
+// TestGuardSendsAJSONAnswerWhole: a 200 JSON answer written in pieces, as
+// large as a search's, reaches the client as one body with its length,
+// not in chunks.
+func TestGuardSendsAJSONAnswerWhole(t *testing.T) {
+	piece := `"` + strings.Repeat("x", 3000) + `"`
+	want := `{"jsonrpc":"2.0","id":1,"result":[` + piece + "," + piece + "," + piece + `]}` + "\n"
+	srv := httptest.NewServer(guard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < len(want); i += 1000 {
+			_, _ = w.Write([]byte(want[i:min(i+1000, len(want))]))
+		}
+	})))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || string(body) != want {
+		t.Fatalf("%d, %d bytes; want 200 and the %d bytes written", resp.StatusCode, len(body), len(want))
+	}
+	if resp.ContentLength != int64(len(want)) || len(resp.TransferEncoding) != 0 {
+		t.Errorf("Content-Length %d, Transfer-Encoding %v; want %d and none", resp.ContentLength, resp.TransferEncoding, len(want))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -84,9 +85,115 @@ type nearestOut struct {
 	Nearest string `json:"nearest"`
 }
 
-// renderSearch is the text of kg_search.
+// MarshalJSON writes the search's structured output by hand (jsonappend.go):
+// the bytes json.Marshal writes for it by reflection, in a fraction of the
+// time. A field added to these types must be added here too;
+// TestSearchOutputJSONIsEncodingJSONs fails until it is.
+func (o searchOutput) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 256+len(o.Hits)*320)
+	b = append(b, `{"query":`...)
+	b = appendJSONString(b, o.Query)
+	b = append(b, `,"hits":`...)
+	if o.Hits == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, h := range o.Hits {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = h.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	if len(o.Corrections) > 0 {
+		b = append(b, `,"corrections":[`...)
+		for i, c := range o.Corrections {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"term":`...)
+			b = appendJSONString(b, c.Term)
+			b = append(b, `,"used":`...)
+			b = appendJSONString(b, c.Used)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(o.Nearest) > 0 {
+		b = append(b, `,"nearest":[`...)
+		for i, n := range o.Nearest {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"term":`...)
+			b = appendJSONString(b, n.Term)
+			b = append(b, `,"nearest":`...)
+			b = appendJSONString(b, n.Nearest)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(o.Unavailable) > 0 {
+		b = append(b, `,"unavailable":`...)
+		b = appendJSONStrings(b, o.Unavailable)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSON appends the hit as json.Marshal writes it.
+func (h hitOut) appendJSON(b []byte) []byte {
+	b = append(b, `{"level":`...)
+	b = appendJSONString(b, h.Level)
+	if h.Project != "" {
+		b = append(b, `,"project":`...)
+		b = appendJSONString(b, h.Project)
+	}
+	b = append(b, `,"id":`...)
+	b = appendJSONString(b, h.ID)
+	b = append(b, `,"tier":`...)
+	b = appendJSONString(b, h.Tier)
+	b = append(b, `,"gist":`...)
+	b = appendJSONString(b, h.Gist)
+	b = append(b, `,"notes":`...)
+	b = appendJSONStringsOrNull(b, h.Notes)
+	b = append(b, `,"score":`...)
+	b = appendJSONFloat(b, h.Score)
+	b = append(b, `,"matched":`...)
+	b = appendJSONStringsOrNull(b, h.Matched)
+	if len(h.Stale) > 0 {
+		b = append(b, `,"stale":[`...)
+		for i, m := range h.Stale {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"path":`...)
+			b = appendJSONString(b, m.Path)
+			b = append(b, `,"change":`...)
+			b = appendJSONString(b, m.Change)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// renderSearch is the text of kg_search. The hits, most of the answer, are
+// written without fmt: this is the hot path of a search
+// (docs/performance.md#search-through-the-client).
 func renderSearch(query string, res app.SearchResult) string {
 	var b strings.Builder
+	size := 128
+	for _, h := range res.Hits {
+		size += 64 + len(h.Node.ID) + len(h.Node.Gist)
+		for _, m := range h.Matched {
+			size += 1 + len(m)
+		}
+		for _, s := range h.Node.Notes {
+			size += 7 + len(s)
+		}
+	}
+	b.Grow(size)
 	for _, c := range res.Corrections {
 		fmt.Fprintf(&b, "No exact match for %q; showing %q\n", c.Term, c.Used)
 	}
@@ -98,18 +205,39 @@ func renderSearch(query string, res app.SearchResult) string {
 	} else {
 		fmt.Fprintf(&b, "%s for %q (kg_read with id shows one in full and restores it):\n", plural(len(res.Hits), "node found", "nodes found"), query)
 	}
+	var num [32]byte
 	for _, h := range res.Hits {
-		where := string(h.Level)
+		// "  [where] id (tier, score 1.2345, matched a b): gist", then
+		// "    - note" a line each.
+		b.WriteString("  [")
 		if h.Project != "" {
-			where = "project " + filepath.Base(h.Project)
+			b.WriteString("project ")
+			b.WriteString(filepath.Base(h.Project))
+		} else {
+			b.WriteString(string(h.Level))
 		}
-		fmt.Fprintf(&b, "  [%s] %s%s (%s, score %.4f", where, h.Node.ID, staleSuffix(h.Node), h.Node.Tier, h.Score)
-		if len(h.Matched) > 0 {
-			fmt.Fprintf(&b, ", matched %s", strings.Join(h.Matched, " "))
+		b.WriteString("] ")
+		b.WriteString(h.Node.ID)
+		b.WriteString(staleSuffix(h.Node))
+		b.WriteString(" (")
+		b.WriteString(h.Node.Tier.String())
+		b.WriteString(", score ")
+		b.Write(strconv.AppendFloat(num[:0], h.Score, 'f', 4, 64))
+		for i, m := range h.Matched {
+			if i == 0 {
+				b.WriteString(", matched ")
+			} else {
+				b.WriteByte(' ')
+			}
+			b.WriteString(m)
 		}
-		fmt.Fprintf(&b, "): %s\n", h.Node.Gist)
+		b.WriteString("): ")
+		b.WriteString(h.Node.Gist)
+		b.WriteByte('\n')
 		for _, s := range h.Node.Notes {
-			fmt.Fprintf(&b, "    - %s\n", s)
+			b.WriteString("    - ")
+			b.WriteString(s)
+			b.WriteByte('\n')
 		}
 	}
 	for _, why := range res.Unavailable {
