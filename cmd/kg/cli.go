@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -139,4 +141,12 @@ func wantSubcommand(c *cobra.Command, args []string) error {
 		return usagef("unknown command %q; want %s", args[0], strings.Join(commandNames(c), " or "))
 	}
 	return usagef("want a command: %s", strings.Join(commandNames(c), " or "))
+}
+
+// printJSON writes v for a program to read (a command's --json): indented by
+// two spaces, one value per line.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -135,9 +134,7 @@ func newCompactCommand(e env) *cobra.Command {
 			return err
 		}
 		if asJSON {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return printJSON(c.OutOrStdout(), out)
 		}
 		printMoves(c, key, out)
 		return nil

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -105,9 +104,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			return err
 		}
 		if asJSON {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return printJSON(c.OutOrStdout(), out)
 		}
 		printHistory(c, key, out)
 		return nil
@@ -289,9 +286,7 @@ func newUndoCommand(e env) *cobra.Command {
 			return err
 		}
 		if asJSON {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return printJSON(c.OutOrStdout(), out)
 		}
 		verb := "put back"
 		if out.DryRun {

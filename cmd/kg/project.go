@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -148,9 +147,7 @@ func newProjectListCommand(e env) *cobra.Command {
 			out.Projects = []apijson.Project{}
 		}
 		if asJSON {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return printJSON(c.OutOrStdout(), out)
 		}
 		if len(out.Projects) == 0 {
 			printf(c, "no project has memory in %s\n", cfg.Root)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,9 +74,7 @@ func newStatusCommand(e env) *cobra.Command {
 			if holds {
 				out.PID = rootdir.ReadHolder(cfg.Root).PID
 			}
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(out); err != nil {
+			if err := printJSON(e.stdout, out); err != nil {
 				return err
 			}
 			return degraded(e, h)

@@ -1,4 +1,4 @@
-// What the browser tests share (ui.test.mjs, trust.test.mjs): a kg server
+// What the browser tests share (ui.test.mjs, trust.test.mjs, team.test.mjs): a kg server
 // started from the built binary (KG_BIN) on a free port and a temporary
 // root, MCP and REST calls as an agent and a script make them, and
 // Debian's chromium driven by playwright-core with the page's own waits.
@@ -38,6 +38,14 @@ export async function startKG({ root, port = 0, maxTokens = 400, extra = [] }) {
     '--maintenance-interval', '3600', ...extra];
   const env = { ...process.env };
   for (const k of ['KG_AUTH_TOKEN', 'KG_HTTP_HOST', 'KG_HTTP_PORT']) delete env[k];
+  return startServer(args, env);
+}
+
+/**
+ * Starts the kg binary with args (a `kg serve` logging json) in env, and
+ * resolves once it listens: {url, port, log(), stop()}.
+ */
+export async function startServer(args, env) {
   const proc = spawn(KG, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const addr = await new Promise((resolve, reject) => {

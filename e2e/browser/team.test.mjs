@@ -10,27 +10,17 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
 import { postgresBin, startPostgres } from './pg.mjs';
+import { artifacts, mcp as mcpCall, startServer, launch, details, listItem } from './kg.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const artifacts = join(here, '..', 'artifacts');
-mkdirSync(artifacts, { recursive: true });
 const KG = process.env.KG_BIN;
-if (!KG) throw new Error('KG_BIN is not set: run the tests through e2e/run.sh (make e2e)');
 const PG = postgresBin();
 if (!PG && process.env.CI === 'true') throw new Error('no PostgreSQL server binaries (initdb, postgres); CI installs postgresql-15');
 const skip = PG ? false : 'skipped: no PostgreSQL server binaries (initdb, postgres); install postgresql-15';
-
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-];
 
 /** The environment of a kg command on the team database: no KG_ setting of the caller's, a home of its own. */
 function teamEnv(dbURL, home) {
@@ -46,53 +36,16 @@ function createToken(env, name) {
 }
 
 /** Starts kg serve --storage postgres on a free port and resolves once it listens. */
-async function startTeamServer(env) {
-  const proc = spawn(KG, ['serve', '--storage', 'postgres', '--port', '0', '--log-format', 'json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  const addr = await new Promise((resolve, reject) => {
-    const onData = (b) => {
-      log += b.toString();
-      const m = log.match(/"msg":"listening".*?"addr":"([^"]+)"/);
-      if (m) resolve(m[1]);
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`kg exited ${code} before listening:\n${log}`)));
-    setTimeout(() => reject(new Error(`kg did not listen within 30 s:\n${log}`)), 30_000).unref();
-  });
-  return {
-    url: `http://${addr}`,
-    log: () => log,
-    async stop() {
-      if (proc.exitCode !== null) return proc.exitCode;
-      const done = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      return done;
-    },
-  };
-}
+const startTeamServer = (env) => startServer(['serve', '--storage', 'postgres', '--port', '0', '--log-format', 'json'], env);
 
-let rpcID = 0;
 /** One MCP tools/call with a person's token, as an agent makes it (stateless Streamable HTTP). */
-async function mcp(url, token, name, args) {
-  const res = await fetch(`${url}/`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcID, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  const body = await res.json();
-  if (body.error || body.result?.isError) throw new Error(`${name}: ${JSON.stringify(body.error ?? body.result.content)}`);
-  return body.result.structuredContent;
-}
+const mcp = (url, token, name, args) => mcpCall(url, name, args, { Authorization: `Bearer ${token}` });
 
 const KEY = 'github.com/acme/web'; // the project's key: the same project for everyone
-const details = (page) => page.locator('article.details');
-const listItem = (page, id) => page.locator(`.nodes button[data-id="${id}"]`);
 
 describe('kg web page on a team server', { skip }, () => {
-  let pg; let home; let a; let b; let context; let page; let userDataDir;
+  let pg; let home; let a; let b; let browser; let page;
   let alice; let bob; let aliceSession; let bobSession;
-  const errors = [];
 
   before(async () => {
     pg = await startPostgres(PG);
@@ -107,17 +60,12 @@ describe('kg web page on a team server', { skip }, () => {
     await mcp(a.url, alice, 'kg_put_node', { session_id: aliceSession, level: 'project', id: 'checkout-flow', gist: 'checkout calls the payment service' });
     await mcp(b.url, bob, 'kg_put_node', { session_id: bobSession, level: 'project', id: 'refund-rule', gist: 'refunds go back to the card used' });
     await mcp(b.url, bob, 'kg_put_node', { session_id: bobSession, level: 'user', id: 'bob-habit', gist: 'bob reads the logs first' });
-    userDataDir = mkdtempSync(join(tmpdir(), 'kg-e2e-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
-    });
-    page = context.pages()[0] ?? await context.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    browser = await launch();
+    ({ page } = browser);
   });
 
   after(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     const codes = [await a?.stop(), await b?.stop()];
     await pg?.stop();
     if (home) rmSync(home, { recursive: true, force: true });
@@ -153,6 +101,6 @@ describe('kg web page on a team server', { skip }, () => {
     await page.goto(`${b.url}/ui/#${new URLSearchParams({ view: 'graph' })}`);
     await page.locator('.app[data-loaded="true"]').waitFor();
     assert.equal(await listItem(page, 'bob-habit').count(), 0, "alice's page lists bob's user graph");
-    assert.deepEqual(errors, []);
+    assert.deepEqual(browser.errors, []);
   });
 });
