@@ -282,34 +282,11 @@ func itemsOf(before, after domain.Delta) (itemsRec, error) {
 
 // delta turns the change log's items back into what the batch committed.
 func (r itemsRec) delta(seq uint64) (domain.Delta, error) {
-	d := domain.NewDelta()
+	d, err := r.side(true)
+	if err != nil {
+		return d, err
+	}
 	d.Seq = seq
-	for _, c := range r.Nodes {
-		if c.After == nil {
-			d.Nodes[c.ID] = nil
-			continue
-		}
-		n, err := c.After.domain()
-		if err != nil {
-			return d, fmt.Errorf("node %q: %w", c.ID, err)
-		}
-		d.Nodes[c.ID] = &n
-	}
-	for _, c := range r.Edges {
-		k := domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}
-		if c.After == nil {
-			d.Edges[k] = nil
-			continue
-		}
-		e := c.After.domain()
-		d.Edges[k] = &e
-	}
-	for _, c := range r.NodeTombstones {
-		d.NodeTombstones[c.ID] = tombPtr(c.After)
-	}
-	for _, c := range r.EdgeTombstones {
-		d.EdgeTombstones[domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}] = tombPtr(c.After)
-	}
 	for _, c := range r.Progress {
 		if len(c.After) == 0 || string(c.After) == "null" {
 			d.Progress[c.Task] = nil
@@ -323,14 +300,22 @@ func (r itemsRec) delta(seq uint64) (domain.Delta, error) {
 
 // before is the delta of the items' values before the batch: what the
 // change log shows as each entry's before (docs/design/trust.md#team-mode).
-func (r itemsRec) before() (domain.Delta, error) {
+func (r itemsRec) before() (domain.Delta, error) { return r.side(false) }
+
+// side is the delta of the nodes, edges and tombstones of the batch as they
+// were after it (after) or before it; nil names an item absent on that side.
+func (r itemsRec) side(after bool) (domain.Delta, error) {
 	d := domain.NewDelta()
 	for _, c := range r.Nodes {
-		if c.Before == nil {
+		v := c.Before
+		if after {
+			v = c.After
+		}
+		if v == nil {
 			d.Nodes[c.ID] = nil
 			continue
 		}
-		n, err := c.Before.domain()
+		n, err := v.domain()
 		if err != nil {
 			return d, fmt.Errorf("node %q: %w", c.ID, err)
 		}
@@ -338,18 +323,30 @@ func (r itemsRec) before() (domain.Delta, error) {
 	}
 	for _, c := range r.Edges {
 		k := domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}
-		if c.Before == nil {
+		v := c.Before
+		if after {
+			v = c.After
+		}
+		if v == nil {
 			d.Edges[k] = nil
 			continue
 		}
-		e := c.Before.domain()
+		e := v.domain()
 		d.Edges[k] = &e
 	}
 	for _, c := range r.NodeTombstones {
-		d.NodeTombstones[c.ID] = tombPtr(c.Before)
+		v := c.Before
+		if after {
+			v = c.After
+		}
+		d.NodeTombstones[c.ID] = tombPtr(v)
 	}
 	for _, c := range r.EdgeTombstones {
-		d.EdgeTombstones[domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}] = tombPtr(c.Before)
+		v := c.Before
+		if after {
+			v = c.After
+		}
+		d.EdgeTombstones[domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}] = tombPtr(v)
 	}
 	return d, nil
 }
