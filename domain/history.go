@@ -123,29 +123,27 @@ type tapped struct {
 }
 
 func (t *changeTap) node(id string, old *Node) {
-	if t.full() {
-		return
+	if !t.full() && tapFirst(&t.nodes, id, old) {
+		t.order = append(t.order, tapped{id: id})
 	}
-	if t.nodes == nil {
-		t.nodes = map[string]*Node{}
-	} else if _, seen := t.nodes[id]; seen {
-		return
-	}
-	t.nodes[id] = old
-	t.order = append(t.order, tapped{id: id})
 }
 
 func (t *changeTap) edge(k EdgeKey, old *Edge) {
-	if t.full() {
-		return
+	if !t.full() && tapFirst(&t.edges, k, old) {
+		t.order = append(t.order, tapped{edge: true, k: k})
 	}
-	if t.edges == nil {
-		t.edges = map[EdgeKey]*Edge{}
-	} else if _, seen := t.edges[k]; seen {
-		return
+}
+
+// tapFirst keeps old as k's value before the write unless an earlier change
+// of the same write already did, and reports whether it kept it.
+func tapFirst[K comparable, V any](m *map[K]V, k K, old V) bool {
+	if *m == nil {
+		*m = map[K]V{}
+	} else if _, seen := (*m)[k]; seen {
+		return false
 	}
-	t.edges[k] = old
-	t.order = append(t.order, tapped{edge: true, k: k})
+	(*m)[k] = old
+	return true
 }
 
 // StartChangeLog starts recording the changes of one write, for

@@ -150,19 +150,13 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 			if SameEdgeContent(cur, want) {
 				continue // already as it was
 			}
-			st := UndoStep{Edge: true, Key: ref.k, EdgeTo: want}
+			st := UndoStep{Edge: true, Key: ref.k, EdgeTo: want, Action: undoAction(want == nil, cur == nil)}
 			stepped[ref.k] = true
-			switch {
-			case want == nil:
-				st.Action = UndoDelete
+			if st.Action == UndoDelete {
 				edgeDeletes = append(edgeDeletes, st)
-				continue
-			case cur == nil:
-				st.Action = UndoRecreate
-			default:
-				st.Action = UndoRestore
+			} else {
+				edgeSteps = append(edgeSteps, st)
 			}
-			edgeSteps = append(edgeSteps, st)
 			continue
 		}
 		cur, _ := g.node(ref.id)
@@ -174,18 +168,12 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 		if SameNodeContent(cur, want) {
 			continue
 		}
-		st := UndoStep{ID: ref.id, Node: want}
-		switch {
-		case want == nil:
-			st.Action = UndoDelete
+		st := UndoStep{ID: ref.id, Node: want, Action: undoAction(want == nil, cur == nil)}
+		if st.Action == UndoDelete {
 			nodeDeletes = append(nodeDeletes, st)
-			continue
-		case cur == nil:
-			st.Action = UndoRecreate
-		default:
-			st.Action = UndoRestore
+		} else {
+			creates = append(creates, st)
 		}
-		creates = append(creates, st)
 	}
 	// A node whose deletion would take an edge the undo does not touch is
 	// left. Nodes are deleted before the edges are written back, so that
@@ -276,4 +264,17 @@ func (g *Graph) ApplyUndo(plan UndoPlan, at Stamp) (applied []UndoStep, failed [
 		applied = append(applied, st)
 	}
 	return applied, failed
+}
+
+// undoAction is what putting an item back takes: a delete when it did not
+// exist before, a re-creation when it is gone now, else a restore.
+func undoAction(absentBefore, absentNow bool) string {
+	switch {
+	case absentBefore:
+		return UndoDelete
+	case absentNow:
+		return UndoRecreate
+	default:
+		return UndoRestore
+	}
 }
