@@ -207,6 +207,12 @@ func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 // rather than overwrite what it never saw. Servers write through
 // BeginWrite.
 func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet) error {
+	return s.commitOnlyCopy(ctx, key, g, cs, ports.BatchRecord{})
+}
+
+// commitOnlyCopy commits cs from g with rec as its changes row, refusing
+// when another server committed to the graph since g was loaded.
+func (s *Store) commitOnlyCopy(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet, rec ports.BatchRecord) error {
 	if cs.Empty() {
 		return nil
 	}
@@ -218,7 +224,7 @@ func (s *Store) Commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		w.Abort(ctx)
 		return domain.Unavailable(nil, "the %s graph was changed by another server (its seq is %d, this copy's %d); load it again", key, w.seq, g.DurableSeq())
 	}
-	_, err = w.Commit(ctx, g, cs, ports.BatchRecord{})
+	_, err = w.Commit(ctx, g, cs, rec)
 	return err
 }
 

@@ -25,17 +25,6 @@ var _ ports.HistoryRepository = (*Store)(nil)
 // principal and op), so that the entries History builds from the row are
 // h's.
 func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain.Graph, cs domain.ChangeSet, h domain.HistoryBatch) error {
-	if cs.Empty() {
-		return nil
-	}
-	w, err := s.begin(ctx, key)
-	if err != nil {
-		return err
-	}
-	if w.seq > g.DurableSeq() {
-		w.Abort(ctx)
-		return domain.Unavailable(nil, "the %s graph was changed by another server (its seq is %d, this copy's %d); load it again", key, w.seq, g.DurableSeq())
-	}
 	var rec ports.BatchRecord
 	first := h.SeqBefore + 1
 	for _, e := range h.Entries {
@@ -49,8 +38,7 @@ func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain
 		first = e.Seq + 1
 		rec.Writes = append(rec.Writes, wr)
 	}
-	_, err = w.Commit(ctx, g, cs, rec)
-	return err
+	return s.commitOnlyCopy(ctx, key, g, cs, rec)
 }
 
 // History implements ports.HistoryRepository: the graph's changes rows,
