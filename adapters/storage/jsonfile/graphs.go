@@ -43,6 +43,26 @@ type graphState struct {
 	hist historyState
 }
 
+// lockStoredGraph finds the stored graph of key, locks its state and
+// prepares it (its journal read, its files known), for a call that has
+// nothing to do on a graph never stored: then st is nil and so is err.
+// The caller unlocks st.mu.
+func (s *Store) lockStoredGraph(ctx context.Context, key domain.GraphKey) (graphTarget, *graphState, error) {
+	f, err := s.graphFile(ctx, key, false)
+	if errors.Is(err, errNoFolder) {
+		return f, nil, nil
+	}
+	if err != nil {
+		return f, nil, err
+	}
+	st := s.lockState(f.file)
+	if err := s.prepare(st, f.file); err != nil {
+		st.mu.Unlock()
+		return f, nil, err
+	}
+	return f, st, nil
+}
+
 // lockState returns the state of the graph stored in f, its mu held. A
 // state that Release dropped while the caller waited for it is passed
 // over for the one that replaced it, so that two states never serve one
@@ -458,18 +478,11 @@ func wholeGraph(g *domain.Graph, cs domain.ChangeSet) bool {
 // Checkpoint implements ports.GraphCheckpointer: when the graph's journal
 // holds records, the file is written whole from g and the journal emptied.
 func (s *Store) Checkpoint(ctx context.Context, key domain.GraphKey, g *domain.Graph) error {
-	f, err := s.graphFile(ctx, key, false)
-	if errors.Is(err, errNoFolder) {
-		return nil
-	}
-	if err != nil {
+	f, st, err := s.lockStoredGraph(ctx, key)
+	if st == nil || err != nil {
 		return err
 	}
-	st := s.lockState(f.file)
 	defer st.mu.Unlock()
-	if err := s.prepare(st, f.file); err != nil {
-		return err
-	}
 	if st.fileSize >= 0 && st.j.size == 0 && !st.j.dirty {
 		return nil
 	}

@@ -372,18 +372,11 @@ func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.Histor
 	if err := ctx.Err(); err != nil {
 		return nil, domain.Unavailable(err, "read the history of the %s graph: %v", key, err)
 	}
-	f, err := s.graphFile(ctx, key, false)
-	if errors.Is(err, errNoFolder) {
-		return nil, nil
-	}
-	if err != nil {
+	f, st, err := s.lockStoredGraph(ctx, key)
+	if st == nil || err != nil {
 		return nil, err
 	}
-	st := s.lockState(f.file)
 	defer st.mu.Unlock()
-	if err := s.prepare(st, f.file); err != nil {
-		return nil, err
-	}
 	col := ports.NewHistoryCollector(q)
 	add := func(p []byte) (bool, error) {
 		h, err := ports.UnmarshalHistoryBatch(p)
@@ -439,18 +432,11 @@ func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.Histor
 // holds an entry older than cutoff is rotated, and every segment whose
 // newest entry is older than cutoff is removed.
 func (s *Store) PruneHistory(ctx context.Context, key domain.GraphKey, cutoff domain.Micros) error {
-	f, err := s.graphFile(ctx, key, false)
-	if errors.Is(err, errNoFolder) {
-		return nil
-	}
-	if err != nil {
+	f, st, err := s.lockStoredGraph(ctx, key)
+	if st == nil || err != nil {
 		return err
 	}
-	st := s.lockState(f.file)
 	defer st.mu.Unlock()
-	if err := s.prepare(st, f.file); err != nil {
-		return err
-	}
 	if st.hist.size > 0 && st.hist.first < cutoff {
 		if err := s.rotateHistory(st, f.file); err != nil {
 			return domain.Unavailable(err, "rotate %s: %v", historyPath(f.file), err)
