@@ -515,6 +515,15 @@ func (t *sessionTable) pull(ctx context.Context, id string) error {
 	if !ok {
 		return nil
 	}
+	takeForward(s, stored)
+	return nil
+}
+
+// takeForward moves the live session s's counters and watermarks to the
+// stored record's where those are further on, never back: two servers may
+// each have counted what the other has not seen yet
+// (docs/design/team.md).
+func takeForward(s *ports.Session, stored ports.Session) {
 	s.LastActivity = max(s.LastActivity, stored.LastActivity)
 	s.OpCount = max(s.OpCount, stored.OpCount)
 	s.LastSyncedTS = max(s.LastSyncedTS, stored.LastSyncedTS)
@@ -522,11 +531,8 @@ func (t *sessionTable) pull(ctx context.Context, id string) error {
 		if s.Synced == nil {
 			s.Synced = map[domain.GraphKey]uint64{}
 		}
-		if cur, ok := s.Synced[k]; !ok || w > cur {
-			s.Synced[k] = w
-		}
+		s.Synced[k] = max(s.Synced[k], w)
 	}
-	return nil
 }
 
 // push stores the live record of session id now.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 
-	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -78,15 +77,7 @@ func (t *sessionTable) adopt(stored ports.Session) {
 	hooks := stored.Hooks
 	stored.Hooks = ports.HookState{}
 	if s, ok := t.live[id]; ok {
-		s.LastActivity = max(s.LastActivity, stored.LastActivity)
-		s.OpCount = max(s.OpCount, stored.OpCount)
-		s.LastSyncedTS = max(s.LastSyncedTS, stored.LastSyncedTS)
-		for k, w := range stored.Synced {
-			if s.Synced == nil {
-				s.Synced = map[domain.GraphKey]uint64{}
-			}
-			s.Synced[k] = max(s.Synced[k], w)
-		}
+		takeForward(s, stored)
 	} else {
 		c := copySession(stored)
 		t.live[id] = &c
