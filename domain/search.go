@@ -237,7 +237,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		return 0
 	})
 
-	c.blocks = newBlockBounds(p, gi, ix, order)
+	c.blocks = newBlockBounds(p, gi, ix, order, int(ix.block(int32(len(g.ends)-1)))+1)
 
 	// The node whose id is the query ranks first whatever it holds.
 	exact := int32(-1)
@@ -319,13 +319,12 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			return
 		}
 		at := lists[pivot].doc()
+		moved := 0 // the lists moved are always the first ones
 		if next, ok := c.blocks.hopeless(at, top.threshold()); ok {
 			// No node of at's block can reach the threshold: every
 			// list skips past it.
-			for i := range lists {
-				if lists[i].doc() < next {
-					lists[i].seek(next)
-				}
+			for ; moved < len(lists) && lists[moved].doc() < next; moved++ {
+				lists[moved].seek(next)
 			}
 		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
@@ -337,15 +336,15 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact {
 				c.consider(top, at, order)
 			}
-			for i := 0; i < len(lists) && lists[i].doc() == at; i++ {
-				lists[i].at++
+			for ; moved < len(lists) && lists[moved].doc() == at; moved++ {
+				lists[moved].at++
 			}
 		} else {
-			for i := 0; i < pivot; i++ {
-				lists[i].seek(at)
+			for ; moved < pivot; moved++ {
+				lists[moved].seek(at)
 			}
 		}
-		lists = resort(lists)
+		lists = resort(lists, moved)
 	}
 }
 
@@ -358,8 +357,9 @@ func countBefore(slots []int32, si int32) int {
 // blockBounds gives, block by block of a graph's slots, the most a node
 // of the block can gain from each term of a plan: the most of the term's
 // units, each worked out from its words' most in the block
-// (blockBounds.blockMaxTF). It holds one block at a time, the one last
-// asked about: the search asks block after block.
+// (blockBounds.blockMaxTF). A block's bounds are worked out once, when
+// first asked about, and kept for the rest of the search: the primed
+// nodes, the order of their blocks and the walk all ask again.
 // (docs/decisions/0053-search-index-on-first-search-and-block-max.md)
 type blockBounds struct {
 	p     *searchPlan
@@ -368,6 +368,8 @@ type blockBounds struct {
 	order []int
 	tf    []int32   // by clause of one term: Σ block maxima of its words
 	place [][]int   // by unit, by word: the place of the last look into its postings
+	memo  []float64 // by block: its terms' bounds, then their sum (len(p.terms)+1 each)
+	known []bool    // by block: whether memo holds it
 	block int32     // the block of term and total; -1 before the first
 	term  []float64 // by term: the most a node of the block can gain from it
 	total float64   // Σ term
@@ -378,8 +380,12 @@ type blockBounds struct {
 // many words) keeps its bound over the graph.
 const blockUnitWords = 32
 
-func newBlockBounds(p *searchPlan, gi int, ix *searchIndex, order []int) *blockBounds {
-	b := &blockBounds{p: p, gi: gi, ix: ix, order: order, block: -1, term: make([]float64, len(p.terms)), place: make([][]int, len(p.units))}
+// newBlockBounds returns the bounds of the nblocks blocks of graph gi.
+func newBlockBounds(p *searchPlan, gi int, ix *searchIndex, order []int, nblocks int) *blockBounds {
+	b := &blockBounds{
+		p: p, gi: gi, ix: ix, order: order, block: -1, place: make([][]int, len(p.units)),
+		memo: make([]float64, nblocks*(len(p.terms)+1)), known: make([]bool, nblocks),
+	}
 	for _, ui := range order {
 		b.place[ui] = make([]int, len(p.units[ui].words[gi]))
 	}
@@ -397,7 +403,14 @@ func (b *blockBounds) at(j int32) {
 		return
 	}
 	b.block = j
-	clear(b.term)
+	nt := len(b.p.terms)
+	row := b.memo[int(j)*(nt+1) : int(j+1)*(nt+1)]
+	b.term = row[:nt]
+	if b.known[j] {
+		b.total = row[nt]
+		return
+	}
+	b.known[j] = true
 	for _, ui := range b.order {
 		u := &b.p.units[ui]
 		ws := u.words[b.gi]
@@ -423,6 +436,7 @@ func (b *blockBounds) at(j int32) {
 	for _, v := range b.term {
 		b.total += v
 	}
+	row[nt] = b.total
 }
 
 // blockMaxTF returns at least the most a node of block j counts word w:
@@ -460,20 +474,23 @@ func (b *blockBounds) hopeless(si int32, th float64) (int32, bool) {
 }
 
 // resort drops the lists that are done and puts the others back in slot
-// order. Only the first lists moved, so an insertion sort is a pass.
-func resort(lists []cursor) []cursor {
-	n := 0
-	for _, l := range lists {
-		if l.at < len(l.posts) {
-			lists[n] = l
-			n++
+// order, when only the first moved of them moved, and only forward: the
+// rest are still in order, so each moved list goes back to its place by
+// stepping right past the lists it overtook. Lists at one slot stay side
+// by side, as the scoring step needs.
+func resort(lists []cursor, moved int) []cursor {
+	for i := moved - 1; i >= 0; i-- {
+		c := lists[i]
+		if c.at >= len(c.posts) {
+			lists = append(lists[:i], lists[i+1:]...)
+			continue
 		}
-	}
-	lists = lists[:n]
-	for i := 1; i < len(lists); i++ {
-		for j := i; j > 0 && lists[j].doc() < lists[j-1].doc(); j-- {
-			lists[j], lists[j-1] = lists[j-1], lists[j]
+		d := c.doc()
+		j := i
+		for ; j+1 < len(lists) && lists[j+1].doc() < d; j++ {
+			lists[j] = lists[j+1]
 		}
+		lists[j] = c
 	}
 	return lists
 }
@@ -490,8 +507,7 @@ func (c *cursor) doc() int32 { return c.posts[c.at].slot }
 
 // seek moves the cursor to the first slot at or after si.
 func (c *cursor) seek(si int32) {
-	i, _ := slices.BinarySearchFunc(c.posts[c.at:], si, cmpPostingSlot)
-	c.at += i
+	seekFrom(c.posts, &c.at, si)
 }
 
 // scorer scores the nodes of one graph for searchGraph.

@@ -490,11 +490,28 @@ func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
 
 func cmpPostingSlot(p posting, si int32) int { return int(p.slot - si) }
 
+// searchSlot returns the place in posts (ascending by slot) of the first
+// posting of slot si or after: slices.BinarySearchFunc's answer, written
+// out because the top-k search calls it for nearly every node it looks at
+// and the generic version's call to its comparison is most of its cost.
+func searchSlot(posts []posting, si int32) int {
+	lo, hi := 0, len(posts)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if posts[mid].slot < si {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // tf returns how many times node slot si counts word w; 0 if it does not
 // hold it.
 func (ix *searchIndex) tf(w, si int32) int32 {
 	posts := ix.words[w].posts
-	if i, ok := slices.BinarySearchFunc(posts, si, cmpPostingSlot); ok {
+	if i := searchSlot(posts, si); i < len(posts) && posts[i].slot == si {
 		return posts[i].tf
 	}
 	return 0

@@ -404,7 +404,7 @@ func seekFrom(posts []posting, at *int, si int32) int {
 		}
 		lo = end
 	}
-	i, _ := slices.BinarySearchFunc(posts[lo:hi], si, cmpPostingSlot)
+	i := searchSlot(posts[lo:hi], si)
 	*at = lo + i
 	return lo + i
 }
