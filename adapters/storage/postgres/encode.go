@@ -307,10 +307,7 @@ func (r itemsRec) before() (domain.Delta, error) { return r.side(false) }
 func (r itemsRec) side(after bool) (domain.Delta, error) {
 	d := domain.NewDelta()
 	for _, c := range r.Nodes {
-		v := c.Before
-		if after {
-			v = c.After
-		}
+		v := pick(after, c.Before, c.After)
 		if v == nil {
 			d.Nodes[c.ID] = nil
 			continue
@@ -323,10 +320,7 @@ func (r itemsRec) side(after bool) (domain.Delta, error) {
 	}
 	for _, c := range r.Edges {
 		k := domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}
-		v := c.Before
-		if after {
-			v = c.After
-		}
+		v := pick(after, c.Before, c.After)
 		if v == nil {
 			d.Edges[k] = nil
 			continue
@@ -335,20 +329,20 @@ func (r itemsRec) side(after bool) (domain.Delta, error) {
 		d.Edges[k] = &e
 	}
 	for _, c := range r.NodeTombstones {
-		v := c.Before
-		if after {
-			v = c.After
-		}
-		d.NodeTombstones[c.ID] = tombPtr(v)
+		d.NodeTombstones[c.ID] = tombPtr(pick(after, c.Before, c.After))
 	}
 	for _, c := range r.EdgeTombstones {
-		v := c.Before
-		if after {
-			v = c.After
-		}
-		d.EdgeTombstones[domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}] = tombPtr(v)
+		d.EdgeTombstones[domain.EdgeKey{From: c.From, To: c.To, Rel: c.Rel}] = tombPtr(pick(after, c.Before, c.After))
 	}
 	return d, nil
+}
+
+// pick returns an item's value after the batch (after) or before it.
+func pick[T any](after bool, before, afterV T) T {
+	if after {
+		return afterV
+	}
+	return before
 }
 
 func tombPtr(r *tombRec) *domain.Tombstone {
