@@ -349,7 +349,27 @@ func (st *store) release(key domain.GraphKey) {
 func (st *store) unload(e *graphEntry, now domain.Micros) bool {
 	e.q.Lock()
 	defer e.q.Unlock()
-	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 || now-domain.Micros(e.used.Load()) < st.idleAfter {
+	if now-domain.Micros(e.used.Load()) < st.idleAfter {
+		return false
+	}
+	return st.unloadLocked(e)
+}
+
+// unloadAt takes e out of the cache if its last use is still the one at
+// used and all it holds is durable.
+func (st *store) unloadAt(e *graphEntry, used int64) bool {
+	e.q.Lock()
+	defer e.q.Unlock()
+	if e.used.Load() != used {
+		return false
+	}
+	return st.unloadLocked(e)
+}
+
+// unloadLocked takes e out of the cache if all it holds is durable; the
+// caller holds e.q.
+func (st *store) unloadLocked(e *graphEntry) bool {
+	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 {
 		return false
 	}
 	e.mu.RLock()
@@ -361,6 +381,24 @@ func (st *store) unload(e *graphEntry, now domain.Micros) bool {
 	e.gone = true
 	st.leave(e, nil)
 	return true
+}
+
+// borrowedGraph is a graph a request loaded only for itself (a search of
+// every graph), with the use time its load gave it.
+type borrowedGraph struct {
+	e    *graphEntry
+	used int64
+}
+
+// giveBack unloads the graphs a request borrowed, each unless another
+// request used it since or it holds something not durable yet: those stay
+// until idle unloading takes them.
+func (st *store) giveBack(borrowed []borrowedGraph) {
+	for _, b := range borrowed {
+		if b.e.used.Load() == b.used && st.unloadAt(b.e, b.used) {
+			st.release(b.e.key)
+		}
+	}
 }
 
 // loaded returns the loaded graphs: the user graph first, then projects by

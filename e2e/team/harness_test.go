@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,8 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
 	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -56,6 +59,26 @@ type options struct {
 	lockTimeout time.Duration
 	poll        time.Duration
 	maintenance time.Duration
+	// loads, when set, counts the graphs the instance's app reads from the
+	// database (its repository's Load and LoadAt).
+	loads *atomic.Int64
+}
+
+// countedLoads is the postgres store, counting the graphs read through it;
+// its other methods, and the interfaces they make, are the store's.
+type countedLoads struct {
+	*postgres.Store
+	n *atomic.Int64
+}
+
+func (c countedLoads) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
+	c.n.Add(1)
+	return c.Store.Load(ctx, key)
+}
+
+func (c countedLoads) LoadAt(ctx context.Context, key domain.GraphKey) (domain.GraphData, uint64, error) {
+	c.n.Add(1)
+	return c.Store.LoadAt(ctx, key)
 }
 
 // team starts n instances on a database of the test's own, whose requests
@@ -115,7 +138,11 @@ func start(t testing.TB, url, name string, opt options) *instance {
 	if opt.maintenance > 0 {
 		cfg.MaintenanceInterval = opt.maintenance
 	}
-	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub,
+	var graphs ports.GraphRepository = store
+	if opt.loads != nil {
+		graphs = countedLoads{Store: store, n: opt.loads}
+	}
+	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: graphs, Sessions: store, Clock: clock.System{}, Events: hub,
 		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger(),
 		Files: filehash.OS{}})
 	if err != nil {
