@@ -34,7 +34,7 @@ var (
 )
 
 // kgBinary builds cmd/kg once for the package's tests.
-func kgBinary(t *testing.T) string {
+func kgBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "kg-team-bin-")
@@ -69,7 +69,7 @@ func kgRun(t *testing.T, env []string, args ...string) (int, string, string) {
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-func kgEnv(t *testing.T, extra []string) []string {
+func kgEnv(t testing.TB, extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KG_") && !strings.HasPrefix(kv, "HOME=") {
@@ -215,7 +215,14 @@ func seedRoot(t *testing.T, root, project string) {
 
 // serveTeam runs `kg serve --storage postgres` on a free port until the
 // test ends and returns its address.
-func serveTeam(t *testing.T, env ...string) string {
+func serveTeam(t testing.TB, env ...string) string {
+	t.Helper()
+	addr, _ := serveTeamProcess(t, env...)
+	return addr
+}
+
+// serveTeamProcess is serveTeam, also giving the server's process.
+func serveTeamProcess(t testing.TB, env ...string) (string, *os.Process) {
 	t.Helper()
 	cmd := exec.Command(kgBinary(t), "serve", "--storage", "postgres", "--port", "0", "--log-format", "json")
 	cmd.Env = kgEnv(t, env)
@@ -260,9 +267,9 @@ func serveTeam(t *testing.T, env ...string) string {
 			defer mu.Unlock()
 			t.Fatalf("kg serve --storage postgres exited:\n%s", logged.String())
 		}
-		return a
+		return a, cmd.Process
 	case <-time.After(60 * time.Second):
 		t.Fatal("kg serve --storage postgres did not listen within 60 s")
 	}
-	return ""
+	return "", nil
 }
