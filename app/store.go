@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,9 @@ type storeDeps struct {
 	// idleAfter is how long a project graph stays loaded without a request
 	// (Config.IdleUnload); 0 keeps every graph loaded.
 	idleAfter domain.Micros
+	// maxLoadedNodes bounds the nodes of the loaded project graphs
+	// (Config.MaxLoadedNodes); 0: no bound.
+	maxLoadedNodes int
 	// failing names the saves that fail now, for Health.
 	failing *failing
 	// shared is graphs when several servers share it (team mode,
@@ -146,6 +150,9 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 	e.used.Store(int64(st.clock.Now()))
 	if !ok {
 		st.load(ctx, e)
+		if e.err == nil && key.Level == domain.LevelProject {
+			st.trim(e)
+		}
 	}
 	select {
 	case <-e.ready:
@@ -397,6 +404,54 @@ func (st *store) giveBack(borrowed []borrowedGraph) {
 	for _, b := range borrowed {
 		if b.e.used.Load() == b.used && st.unloadAt(b.e, b.used) {
 			st.release(b.e.key)
+		}
+	}
+}
+
+// trim unloads the project graphs least recently used, other than keep,
+// while the loaded project graphs hold more than maxLoadedNodes nodes: a
+// server's memory is bounded by what it serves now, not by how many
+// graphs it served since the last idle unloading
+// (docs/design/storage.md#unloading). A graph holding something not yet
+// durable stays; a request still reading one it unloads reads on, and the
+// next loads it again.
+func (st *store) trim(keep *graphEntry) {
+	if st.maxLoadedNodes <= 0 {
+		return
+	}
+	type candidate struct {
+		e     *graphEntry
+		used  int64
+		nodes int
+	}
+	var (
+		total int
+		cands []candidate
+	)
+	for _, e := range st.loaded() {
+		if e.key.Level == domain.LevelUser {
+			continue
+		}
+		e.mu.RLock()
+		s := e.g.Stats()
+		e.mu.RUnlock()
+		n := s.Active + s.Archived + s.Orphaned
+		total += n
+		if e != keep {
+			cands = append(cands, candidate{e: e, used: e.used.Load(), nodes: n})
+		}
+	}
+	if total <= st.maxLoadedNodes {
+		return
+	}
+	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.used, b.used) })
+	for _, c := range cands {
+		if total <= st.maxLoadedNodes {
+			return
+		}
+		if st.unloadAt(c.e, c.used) {
+			st.release(c.e.key)
+			total -= c.nodes
 		}
 	}
 }

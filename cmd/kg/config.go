@@ -209,6 +209,17 @@ func settings(home func() (string, error)) []setting {
 				return nil
 			},
 			show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
+		{flag: "max-loaded-nodes", env: "KG_MAX_LOADED_NODES", def: strconv.Itoa(app.DefaultMaxLoadedNodes),
+			usage: "`nodes` the loaded project graphs hold at most together; a load past it unloads the least recently used (0: no bound)",
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1_000_000_000 {
+					return errors.New("want a whole number of nodes from 0 (no bound) to 1000000000")
+				}
+				c.App.MaxLoadedNodes = n
+				return nil
+			},
+			show: func(c Config) string { return strconv.Itoa(c.App.MaxLoadedNodes) }},
 		{flag: "history-days", env: "KG_HISTORY_DAYS", def: strconv.Itoa(app.DefaultHistoryDays),
 			usage: "`days` the change log keeps an entry (kg history, kg undo) before the maintenance tick prunes it",
 			parse: func(c *Config, v string) error {
