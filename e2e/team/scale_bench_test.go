@@ -57,7 +57,7 @@ func BenchmarkScale(b *testing.B) {
 	// after it.
 	rssStart := rssMiB(b, proc.Pid)
 	mixedUse(b, c, base, tokens, projects, use)
-	rssAfterUse := rssMiB(b, proc.Pid)
+	rssAfterUse, heapAfterUse := rssMiB(b, proc.Pid), heapMiB(b, c, base, tokens[0])
 
 	var lat []time.Duration
 	for b.Loop() {
@@ -74,6 +74,7 @@ func BenchmarkScale(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(rssStart, "rss-start-MiB")
 	b.ReportMetric(rssAfterUse, "rss-after-use-MiB")
+	b.ReportMetric(heapAfterUse, "heap-after-use-MiB")
 
 	// One search of every graph: it loads every project the person may
 	// read (all of them here), so its time and peak are those of reading
@@ -103,7 +104,37 @@ func BenchmarkScale(b *testing.B) {
 	}
 	b.ReportMetric(took.Seconds(), "search-all-s")
 	b.ReportMetric(<-peak, "rss-search-peak-MiB")
-	b.ReportMetric(rssMiB(b, proc.Pid), "rss-after-search-MiB")
+	// The heap the search used is free at once; the Go runtime gives the
+	// pages back to the system over the following seconds.
+	b.ReportMetric(heapMiB(b, c, base, tokens[0]), "heap-after-search-MiB")
+	time.Sleep(10 * time.Second)
+	b.ReportMetric(rssMiB(b, proc.Pid), "rss-10s-after-search-MiB")
+}
+
+// heapMiB is the server's heap in use, from its /metrics.
+func heapMiB(b *testing.B, c *http.Client, base, token string) float64 {
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := c.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return v / (1 << 20)
+		}
+	}
+	b.Fatalf("no go_memstats_heap_inuse_bytes on /metrics (status %d)", res.StatusCode)
+	return 0
 }
 
 // teamScale reads KG_TEAM_SCALE.
