@@ -198,19 +198,12 @@ func filter(w watch) func(ports.Event) bool {
 			return ev.Owner == w.Owner
 		case domain.LevelProject:
 			if w.all {
-				return !privateOfAnother(ev.Project, w.Owner)
+				return domain.ProjectGraph(ev.Project).NamableBy(w.Owner)
 			}
 			return w.Project != "" && ev.Project == w.Project
 		}
 		return w.all
 	}
-}
-
-// privateOfAnother reports whether project is the private project of a
-// principal other than owner (team mode: "private/<principal><path>",
-// docs/design/team.md#project-keys), which only its principal sees.
-func privateOfAnother(project, owner string) bool {
-	return strings.HasPrefix(project, "private/") && !strings.HasPrefix(project, "private/"+owner+"/")
 }
 
 // stream writes the socket's frames until the socket or the subscription
