@@ -1,9 +1,11 @@
 package http
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kg-memory/kg/adapters/http/ui"
+	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -13,8 +15,9 @@ import (
 // person's token — "Authorization: Bearer <token>", "?token=" on /ws, or the
 // web page's login cookie, which holds the token itself — and runs as the
 // principal it names. A revoked token stops working within the store's
-// cache time (2 s). A token of scope read may read and sync, and nothing
-// else.
+// cache time (2 s), and a /ws opened with it is closed (1008) within that
+// and one recheck interval (1 s). A token of scope read may read and sync,
+// and nothing else.
 
 // requirePrincipal authenticates each request with a (nil: not team mode,
 // every request passes).
@@ -38,7 +41,11 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 							"the token of "+p.Name+" has scope read: it can read and sync, not change memory")
 						return
 					}
-					next.ServeHTTP(w, r.WithContext(app.WithPrincipal(r.Context(), p)))
+					ctx := app.WithPrincipal(r.Context(), p)
+					if path == wsPath {
+						ctx = ws.WithRecheck(ctx, recheckToken(a, token))
+					}
+					next.ServeHTTP(w, r.WithContext(ctx))
 					return
 				}
 				if domain.KindOf(err) == domain.KindUnavailable {
@@ -48,6 +55,17 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 			}
 			unauthorized(w, r, "missing, unknown or revoked token; send Authorization: Bearer <token> (kg token create makes one)")
 		})
+	}
+}
+
+// recheckToken checks token again for an open /ws, through the same
+// Authenticate (and its cache) as every request, so a token revoked on any
+// server closes the sockets opened with it on every server within the
+// cache time plus ws.DefaultRecheckInterval.
+func recheckToken(a ports.Authenticator, token string) ws.Recheck {
+	return func(ctx context.Context) error {
+		_, err := a.Authenticate(ctx, token)
+		return err
 	}
 }
 
