@@ -36,9 +36,8 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 			if ok {
 				p, err := a.Authenticate(r.Context(), token)
 				if err == nil {
-					if !mayServe(p, r) {
-						reject(w, http.StatusForbidden, string(domain.KindInvalid), "Authorization",
-							"the token of "+p.Name+" has scope read: it can read and sync, not change memory")
+					if why := refusal(p, r); why != "" {
+						reject(w, http.StatusForbidden, string(domain.KindInvalid), "Authorization", why)
 						return
 					}
 					ctx := app.WithPrincipal(r.Context(), p)
@@ -81,6 +80,20 @@ func requestToken(r *http.Request) (string, bool) {
 		return c.Value, true
 	}
 	return "", false
+}
+
+// refusal says why p's scope does not allow r, "" when it does.
+func refusal(p ports.Principal, r *http.Request) string {
+	if r.URL.Path == metricsPath && p.Scope != ports.ScopeAdmin {
+		// The metrics name every graph this server holds — other people's
+		// user graphs and private projects among them — so they are the
+		// operators' (docs/decisions/0061-authorization-matrix.md).
+		return "the token of " + p.Name + " has scope " + p.Scope + ": /metrics names every graph, and needs a token of scope admin (kg token create --scope admin)"
+	}
+	if !mayServe(p, r) {
+		return "the token of " + p.Name + " has scope read: it can read and sync, not change memory"
+	}
+	return ""
 }
 
 // mayServe reports whether p's scope allows r: anything for write and
