@@ -154,9 +154,6 @@ type fixture struct {
 	shared   string     // the shared project's key
 	n        int        // numbers each request's own ids
 	survive  []survivor // what a refused request must have left in place
-	// on is the server the cell's requests go to; its victims are written
-	// there too, so that a delete finds what it aims at at once.
-	on *instance
 }
 
 // survivor is an item a refused delete must not have deleted.
@@ -317,13 +314,14 @@ func refused(g graph, c caller) bool {
 	return c != owner && (g != sharedProject || c != another)
 }
 
-// victimNode makes a node of olive's in graph g for a delete to aim at.
+// victimNode makes a node of olive's in graph g for a delete to aim at,
+// through the first server: a cell on the second finds it at once.
 func (f *fixture) victimNode(g graph, c caller) string {
 	f.n++
 	id := fmt.Sprintf("victim-%d", f.n)
 	body := f.scope(g)
 	body["id"], body["gist"] = id, "to be deleted"
-	if code, _ := f.on.as(f.tokens[owner]).putNode(body); code != 200 {
+	if code, _ := f.a.as(f.tokens[owner]).putNode(body); code != 200 {
 		f.t.Fatalf("victim node: %d", code)
 	}
 	if refused(g, c) {
@@ -338,7 +336,7 @@ func (f *fixture) victimEdge(g graph, c caller) string {
 	rel := fmt.Sprintf("victim-%d", f.n)
 	body := f.scope(g)
 	body["from"], body["to"], body["rel"] = "keep-a", "keep-b", rel
-	if code := f.on.as(f.tokens[owner]).call("POST", "/api/edges", body, nil); code != 200 {
+	if code := f.a.as(f.tokens[owner]).call("POST", "/api/edges", body, nil); code != 200 {
 		f.t.Fatalf("victim edge: %d", code)
 	}
 	if refused(g, c) {
@@ -480,7 +478,6 @@ func (r request) withBody(b any) request {
 // sendEvery is send, for "* pattern" once per method: the statuses, when
 // they differ, are all shown.
 func (f *fixture) sendEvery(in *instance, s string, g graph, c caller) (string, string, string) {
-	f.on = in
 	pattern, ok := strings.CutPrefix(s, "* ")
 	if !ok {
 		return f.send(in, s, g, c)
