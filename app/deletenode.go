@@ -62,7 +62,7 @@ func (s *Service) locate(ctx context.Context, t target, level domain.Level, what
 	}
 	// Team mode: what other servers committed first, as before a read, so
 	// that a delete finds an item written on another server a moment ago
-	// (docs/design/team.md#reads-sync-and-events-across-instances).
+	// (docs/design/team.md#reads).
 	s.store.fresh(ctx, keys...)
 	var found []*graphEntry
 	for _, k := range keys {

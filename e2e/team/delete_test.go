@@ -9,7 +9,7 @@ import (
 // TestDeleteOnAnotherServerFindsWhatWasJustWritten: a delete landing on
 // another server than the write it follows finds the node or edge at once,
 // as a read does: the server catches up before it looks
-// (docs/design/team.md#reads-sync-and-events-across-instances).
+// (docs/design/team.md#reads).
 func TestDeleteOnAnotherServerFindsWhatWasJustWritten(t *testing.T) {
 	_, ins := team(t, 2, options{})
 	a, b := ins[0], ins[1]

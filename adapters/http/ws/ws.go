@@ -263,10 +263,14 @@ func (s *Server) stream(ctx context.Context, c *websocket.Conn, sub *events.Subs
 	}()
 	revoked := make(chan struct{})
 	recheckDone := make(chan struct{})
-	go func() {
-		defer close(recheckDone)
-		s.recheck(ctx, recheckOf(ctx), revoked)
-	}()
+	if check := recheckOf(ctx); check != nil {
+		go func() {
+			defer close(recheckDone)
+			s.recheck(ctx, check, revoked)
+		}()
+	} else { // nothing that can be revoked: a server of one person
+		close(recheckDone)
+	}
 	defer func() {
 		cancel()
 		<-readDone
@@ -306,13 +310,8 @@ func (s *Server) stream(ctx context.Context, c *websocket.Conn, sub *events.Subs
 
 // recheck asks check every RecheckInterval whether the socket's credential
 // still holds, and closes revoked when it is revoked; it returns then, or
-// when ctx ends. A nil check (no credential that can be revoked) waits for
-// ctx alone.
+// when ctx ends.
 func (s *Server) recheck(ctx context.Context, check Recheck, revoked chan<- struct{}) {
-	if check == nil {
-		<-ctx.Done()
-		return
-	}
 	t := time.NewTicker(s.opts.RecheckInterval)
 	defer t.Stop()
 	for {
