@@ -60,6 +60,10 @@ func (s *Service) locate(ctx context.Context, t target, level domain.Level, what
 		}
 		keys = []domain.GraphKey{k}
 	}
+	// Team mode: what other servers committed first, as before a read, so
+	// that a delete finds an item written on another server a moment ago
+	// (docs/design/team.md#reads).
+	s.store.fresh(ctx, keys...)
 	var found []*graphEntry
 	for _, k := range keys {
 		e, err := s.store.get(ctx, k)

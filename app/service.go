@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -190,7 +189,7 @@ func projectName(path string) string {
 // characters are stored, keyed on or echoed back.
 func (s *Service) canonical(ctx context.Context, field, p string) (string, error) {
 	if s.store.shared != nil {
-		return s.projectKey(ctx, field, p)
+		return s.teamProject(ctx, field, p, "")
 	}
 	if err := domain.ValidateProjectPath(field, p); err != nil {
 		return "", err
@@ -220,19 +219,49 @@ func (s *Service) canonical(ctx context.Context, field, p string) (string, error
 // read the folder. A server of one person names projects by their paths:
 // it checks the key and uses the path, and refuses a key alone.
 func (s *Service) projectOf(ctx context.Context, field, path, key string) (string, error) {
+	if s.store.shared != nil {
+		return s.teamProject(ctx, field, path, key)
+	}
 	if key == "" {
 		return s.canonical(ctx, field, path)
 	}
 	if err := domain.ValidateProjectKey("project_key", key); err != nil {
 		return "", err
 	}
-	switch {
-	case s.store.shared != nil:
-		return key, nil
-	case path == "":
+	if path == "" {
 		return "", domain.Invalidf("project_key", "%q: project keys name projects on a team server only; pass %s (the absolute project root)", key, field)
 	}
 	return s.canonical(ctx, field, path)
+}
+
+// teamProject is where a team server resolves every project a request
+// names — by project_key, else by the cwd or project_path in field — and
+// so the one place that keeps another principal's private project out of
+// reach (docs/design/team.md#people-and-tokens): whatever the route, the
+// tool or the socket, such a key is a project that does not exist for this
+// principal. The answer never depends on whether the project holds
+// anything, so it tells nobody that it does (decision 0059).
+func (s *Service) teamProject(ctx context.Context, field, path, key string) (string, error) {
+	if key == "" {
+		var err error
+		if key, err = s.projectKey(ctx, field, path); err != nil {
+			return "", err
+		}
+	} else {
+		field = "project_key"
+		if err := domain.ValidateProjectKey(field, key); err != nil {
+			return "", err
+		}
+	}
+	if !domain.ProjectGraph(key).NamableBy(principalName(ctx)) {
+		return "", unknownProject(field, key)
+	}
+	return key, nil
+}
+
+// unknownProject is the error for a project a principal may not name.
+func unknownProject(field, key string) error {
+	return domain.NotFoundf(field, "unknown project %q: no memory of yours is kept under that key", key)
 }
 
 // target is a resolved Scope: the session (if any) and the project it
@@ -277,12 +306,7 @@ func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
 // no private project of another principal (team mode,
 // docs/design/team.md#project-keys). Outside team mode the owner is "" and
 // every graph is readable.
-func (t target) mayRead(k domain.GraphKey) bool {
-	if k.Level == domain.LevelUser {
-		return k.Owner == t.owner
-	}
-	return !strings.HasPrefix(k.Project, "private/") || strings.HasPrefix(k.Project, "private/"+t.owner+"/")
-}
+func (t target) mayRead(k domain.GraphKey) bool { return k.NamableBy(t.owner) }
 
 // countOp counts one operation of session, and moves its last activity,
 // once the use case that named it has succeeded

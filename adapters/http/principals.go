@@ -1,9 +1,11 @@
 package http
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/kg-memory/kg/adapters/http/ui"
+	"github.com/kg-memory/kg/adapters/http/ws"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -13,8 +15,9 @@ import (
 // person's token — "Authorization: Bearer <token>", "?token=" on /ws, or the
 // web page's login cookie, which holds the token itself — and runs as the
 // principal it names. A revoked token stops working within the store's
-// cache time (2 s). A token of scope read may read and sync, and nothing
-// else.
+// cache time (2 s), and a /ws opened with it is closed (1008) within that
+// and one recheck interval (1 s). A token of scope read may read and sync,
+// and nothing else.
 
 // requirePrincipal authenticates each request with a (nil: not team mode,
 // every request passes).
@@ -33,12 +36,15 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 			if ok {
 				p, err := a.Authenticate(r.Context(), token)
 				if err == nil {
-					if !mayServe(p, r) {
-						reject(w, http.StatusForbidden, string(domain.KindInvalid), "Authorization",
-							"the token of "+p.Name+" has scope read: it can read and sync, not change memory")
+					if why := refusal(p, r); why != "" {
+						reject(w, http.StatusForbidden, string(domain.KindInvalid), "Authorization", why)
 						return
 					}
-					next.ServeHTTP(w, r.WithContext(app.WithPrincipal(r.Context(), p)))
+					ctx := app.WithPrincipal(r.Context(), p)
+					if path == wsPath {
+						ctx = ws.WithRecheck(ctx, recheckToken(a, token))
+					}
+					next.ServeHTTP(w, r.WithContext(ctx))
 					return
 				}
 				if domain.KindOf(err) == domain.KindUnavailable {
@@ -48,6 +54,17 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 			}
 			unauthorized(w, r, "missing, unknown or revoked token; send Authorization: Bearer <token> (kg token create makes one)")
 		})
+	}
+}
+
+// recheckToken checks token again for an open /ws, through the same
+// Authenticate (and its cache) as every request, so a token revoked on any
+// server closes the sockets opened with it on every server within the
+// cache time plus ws.DefaultRecheckInterval.
+func recheckToken(a ports.Authenticator, token string) ws.Recheck {
+	return func(ctx context.Context) error {
+		_, err := a.Authenticate(ctx, token)
+		return err
 	}
 }
 
@@ -63,6 +80,20 @@ func requestToken(r *http.Request) (string, bool) {
 		return c.Value, true
 	}
 	return "", false
+}
+
+// refusal says why p's scope does not allow r, "" when it does.
+func refusal(p ports.Principal, r *http.Request) string {
+	if r.URL.Path == metricsPath && p.Scope != ports.ScopeAdmin {
+		// The metrics name every graph this server holds — other people's
+		// user graphs and private projects among them — so they are the
+		// operators' (docs/decisions/0061-authorization-matrix.md).
+		return "the token of " + p.Name + " has scope " + p.Scope + ": /metrics names every graph, and needs a token of scope admin (kg token create --scope admin)"
+	}
+	if !mayServe(p, r) {
+		return "the token of " + p.Name + " has scope read: it can read and sync, not change memory"
+	}
+	return ""
 }
 
 // mayServe reports whether p's scope allows r: anything for write and

@@ -45,7 +45,7 @@ func newTokenCommand(e env) *cobra.Command {
 		},
 	}
 	create.Flags().StringVar(&name, "name", "", "the `person` (principal) the token is for")
-	create.Flags().StringVar(&scope, "scope", ports.ScopeWrite, "`scope`: read (read and sync only), write or admin")
+	create.Flags().StringVar(&scope, "scope", ports.ScopeWrite, "`scope`: read (read and sync only), write, or admin (also /metrics, which names every graph)")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "list the tokens (ids, people, scopes, when made and revoked; never the tokens)",

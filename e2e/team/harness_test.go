@@ -311,6 +311,8 @@ type socket struct {
 	frames []map[string]any
 	at     []time.Time // when each frame arrived
 	got    chan struct{}
+	ended  chan struct{} // closed when the socket can be read no more
+	err    error         // why, once ended is closed
 }
 
 // dial opens /ws on in with query q and waits for its first frame.
@@ -324,7 +326,7 @@ func (in *instance) dial(q string) *socket {
 		in.t.Fatalf("dial /ws on %s: %v", in.name, err)
 	}
 	c.SetReadLimit(1 << 22)
-	s := &socket{t: in.t, c: c, got: make(chan struct{}, 1)}
+	s := &socket{t: in.t, c: c, got: make(chan struct{}, 1), ended: make(chan struct{})}
 	go s.read()
 	in.t.Cleanup(func() { c.CloseNow() })
 	s.waitFor(10*time.Second, func(fs []map[string]any) bool { return len(fs) >= 1 })
@@ -332,9 +334,11 @@ func (in *instance) dial(q string) *socket {
 }
 
 func (s *socket) read() {
+	defer close(s.ended)
 	for {
 		_, b, err := s.c.Read(context.Background())
 		if err != nil {
+			s.err = err
 			return
 		}
 		var f map[string]any

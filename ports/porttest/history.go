@@ -162,6 +162,7 @@ func testHistoryQuery(h *harness) {
 	}
 	for _, q := range []ports.HistoryQuery{
 		{ID: "n1"}, {ID: "n0"}, {Session: "s2"}, {SinceSeq: 10}, {BeforeSeq: 15, Limit: 4},
+		{BeforeSeq: 1 << 40}, {SinceSeq: 3, BeforeSeq: 1<<31 + 1}, // past what a 32-bit integer holds
 		{Session: "s1", ID: "n2", Limit: 1}, {NotBefore: t0 + 6*domain.Day}, {ID: "nobody"},
 	} {
 		got := seqsOf(h.readHistory(k, q))

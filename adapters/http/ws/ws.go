@@ -26,6 +26,11 @@ const (
 	DefaultPingInterval = 30 * time.Second
 	DefaultPingTimeout  = 10 * time.Second
 	DefaultWriteTimeout = 10 * time.Second
+	// DefaultRecheckInterval is how often an open socket asks again whether
+	// the credential it was opened with still holds. With the token cache's
+	// 2 s a revoked token's sockets close within 3 s, well under the 5 s of
+	// docs/design/team.md#people-and-tokens.
+	DefaultRecheckInterval = time.Second
 )
 
 // maxClientMessage bounds what a client may send: it only ever sends
@@ -38,6 +43,9 @@ type Options struct {
 	PingInterval time.Duration // how often the server pings
 	PingTimeout  time.Duration // how long a pong may take before the socket is dropped
 	WriteTimeout time.Duration // how long one frame may take to write
+	// RecheckInterval is how often a socket opened with a credential that
+	// can be revoked checks it again (WithRecheck).
+	RecheckInterval time.Duration
 	// AllowedOrigins are the origins allowed beyond the server's own
 	// (KG_ALLOWED_ORIGINS). The router's Origin check has already run; the
 	// WebSocket library checks again with the same list, so the two agree.
@@ -57,12 +65,36 @@ func (o Options) withDefaults() Options {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
+	if o.RecheckInterval <= 0 {
+		o.RecheckInterval = DefaultRecheckInterval
+	}
 	return o
 }
 
 // Service is the part of *app.Service the WebSocket uses.
 type Service interface {
 	Watch(ctx context.Context, sessionID, projectPath, projectKey string) (app.Watch, error)
+}
+
+// Recheck says again whether the credential a socket was opened with still
+// holds: nil while it does, an error of kind invalid once it is revoked,
+// any other error when it cannot tell (the socket then stays open: a
+// database away is no revocation).
+type Recheck func(ctx context.Context) error
+
+type recheckKey struct{}
+
+// WithRecheck returns ctx carrying the recheck of the credential its
+// request was authenticated with: the router's authentication puts it there
+// in team mode, where a token can be revoked while its sockets are open.
+func WithRecheck(ctx context.Context, r Recheck) context.Context {
+	return context.WithValue(ctx, recheckKey{}, r)
+}
+
+// recheckOf returns the recheck ctx carries, nil for none.
+func recheckOf(ctx context.Context) Recheck {
+	r, _ := ctx.Value(recheckKey{}).(Recheck)
+	return r
 }
 
 // Server serves /ws.
@@ -198,19 +230,12 @@ func filter(w watch) func(ports.Event) bool {
 			return ev.Owner == w.Owner
 		case domain.LevelProject:
 			if w.all {
-				return !privateOfAnother(ev.Project, w.Owner)
+				return domain.ProjectGraph(ev.Project).NamableBy(w.Owner)
 			}
 			return w.Project != "" && ev.Project == w.Project
 		}
 		return w.all
 	}
-}
-
-// privateOfAnother reports whether project is the private project of a
-// principal other than owner (team mode: "private/<principal><path>",
-// docs/design/team.md#project-keys), which only its principal sees.
-func privateOfAnother(project, owner string) bool {
-	return strings.HasPrefix(project, "private/") && !strings.HasPrefix(project, "private/"+owner+"/")
 }
 
 // stream writes the socket's frames until the socket or the subscription
@@ -236,15 +261,30 @@ func (s *Server) stream(ctx context.Context, c *websocket.Conn, sub *events.Subs
 		defer close(pingDone)
 		s.ping(ctx, c)
 	}()
+	revoked := make(chan struct{})
+	recheckDone := make(chan struct{})
+	if check := recheckOf(ctx); check != nil {
+		go func() {
+			defer close(recheckDone)
+			s.recheck(ctx, check, revoked)
+		}()
+	} else { // nothing that can be revoked: a server of one person
+		close(recheckDone)
+	}
 	defer func() {
 		cancel()
 		<-readDone
 		<-pingDone
+		<-recheckDone
 	}()
 
 	for {
 		select {
 		case ev, ok := <-sub.Events():
+			if isClosed(revoked) { // an event that came with the revocation is not sent either
+				closeRevoked(c)
+				return
+			}
 			if !ok || sub.Err() != nil {
 				s.closeFor(c, sub.Err())
 				return
@@ -261,7 +301,51 @@ func (s *Server) stream(ctx context.Context, c *websocket.Conn, sub *events.Subs
 			return
 		case <-pingDone:
 			return
+		case <-revoked:
+			closeRevoked(c)
+			return
 		}
+	}
+}
+
+// recheck asks check every RecheckInterval whether the socket's credential
+// still holds, and closes revoked when it is revoked; it returns then, or
+// when ctx ends.
+func (s *Server) recheck(ctx context.Context, check Recheck, revoked chan<- struct{}) {
+	t := time.NewTicker(s.opts.RecheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			err := check(ctx)
+			switch {
+			case err == nil:
+			case domain.KindOf(err) == domain.KindInvalid:
+				s.log.Info("websocket closed: its token was revoked")
+				close(revoked)
+				return
+			case ctx.Err() == nil:
+				s.log.Debug("websocket token could not be checked again; kept open", "err", err)
+			}
+		}
+	}
+}
+
+// closeRevoked closes a socket whose token was revoked, with 1008 as
+// docs/design/team.md#people-and-tokens says.
+func closeRevoked(c *websocket.Conn) {
+	_ = c.Close(websocket.StatusPolicyViolation, "the token this socket was opened with was revoked; reconnect with a valid token")
+}
+
+// isClosed reports whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -494,5 +495,69 @@ func TestLargeImportEndsInOneGraphReplacedFrame(t *testing.T) {
 	e.put("project", "", e.p1, "after")
 	if got := frameName(s.next()); got != "node_updated:after" {
 		t.Errorf("the frame after = %s, want node_updated:after", got)
+	}
+}
+
+// tokenTable stands in for the team's tokens table: the one token's state,
+// changed by the test.
+type tokenTable struct {
+	mu    sync.Mutex
+	state string // "valid", "unreachable" (the database is away) or "revoked"
+	asked int
+}
+
+func (tt *tokenTable) set(state string) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.state, tt.asked = state, 0
+}
+
+func (tt *tokenTable) askedSince() int {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return tt.asked
+}
+
+func (tt *tokenTable) Authenticate(_ context.Context, token string) (ports.Principal, error) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	tt.asked++
+	switch {
+	case token != "kg_dora":
+		return ports.Principal{}, domain.Invalidf("Authorization", "unknown or revoked token")
+	case tt.state == "unreachable":
+		return ports.Principal{}, domain.Unavailable(errors.New("connection refused"), "check the token")
+	case tt.state == "revoked":
+		return ports.Principal{}, domain.Invalidf("Authorization", "unknown or revoked token")
+	}
+	return ports.Principal{Name: "dora", Scope: ports.ScopeWrite}, nil
+}
+
+// TestRevokedTokenClosesTheSocketWith1008: a socket checks its token again
+// while it is open; a database that cannot be asked leaves it open, a
+// revocation closes it with 1008 (docs/design/team.md#people-and-tokens).
+func TestRevokedTokenClosesTheSocketWith1008(t *testing.T) {
+	tokens := &tokenTable{state: "valid"}
+	e := newEnv(t, func(s *setup) {
+		s.http.Principals = tokens
+		s.http.WebSocket.RecheckInterval = 10 * time.Millisecond
+	})
+	s := e.dial("", "Authorization", "Bearer kg_dora")
+
+	tokens.set("unreachable")
+	waitFor(t, "the socket to ask again while the database is away", func() bool { return tokens.askedSince() >= 3 })
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	if err := s.c.Write(ctx, websocket.MessageText, []byte("ping")); err != nil {
+		t.Fatalf("the socket closed while the token could not be checked: %v", err)
+	}
+	if f := s.next(); f["type"] != "pong" {
+		t.Fatalf("answer to ping while the database is away = %v", f)
+	}
+
+	tokens.set("revoked")
+	_, _, err := s.c.Read(ctx)
+	if code := websocket.CloseStatus(err); code != websocket.StatusPolicyViolation {
+		t.Fatalf("after the revocation the socket read %v, want close code 1008", err)
 	}
 }

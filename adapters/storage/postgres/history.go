@@ -45,9 +45,11 @@ func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain
 // newest first, made into entries until the query has what it wants.
 func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.HistoryQuery) ([]domain.HistoryEntry, error) {
 	level, owner, project := keyCols(key)
+	// $5 is cast: compared with the literal 0 alone, PostgreSQL would take
+	// it for an int4, and a before_seq past 2^31 could not be sent.
 	sql := `SELECT c.seq_from, c.seq_to, (extract(epoch FROM c.committed_at) * 1000000)::bigint, c.writes, c.items
 		FROM changes c JOIN graphs g ON c.graph_id = g.id
-		WHERE g.level = $1 AND g.owner = $2 AND g.project_key = $3 AND c.seq_to > $4 AND ($5 = 0 OR c.seq_from < $5)
+		WHERE g.level = $1 AND g.owner = $2 AND g.project_key = $3 AND c.seq_to > $4 AND ($5::bigint = 0 OR c.seq_from < $5::bigint)
 			AND ($6 = '' OR $6 = ANY(c.sessions))
 		ORDER BY c.rev DESC`
 	rows, err := s.pool.Query(ctx, sql, level, owner, project, int64(q.SinceSeq), int64(q.BeforeSeq), q.Session)
