@@ -400,15 +400,34 @@ type borrowedGraph struct {
 // giveBack unloads the graphs a request borrowed, each unless another
 // request used it since or it holds something not durable yet: those stay
 // until idle unloading takes them.
+//
+// A search of every graph on a large team database may have held gigabytes
+// for a moment; when what it let go is more than a quarter of the bound of
+// loaded nodes, the memory goes back to the system at once rather than over
+// the next minutes (docs/design/team.md#scale).
 func (st *store) giveBack(borrowed []borrowedGraph) {
+	freed := 0
 	for _, b := range borrowed {
 		if b.e.used.Load() == b.used && st.unloadAt(b.e, b.used) {
 			st.release(b.e.key)
+			freed += nodesOf(b.e)
 		}
+	}
+	if st.maxLoadedNodes > 0 && freed > st.maxLoadedNodes/4 {
+		debug.FreeOSMemory()
 	}
 }
 
-// trim unloads the project graphs least recently used, other than keep,
+// nodesOf is how many nodes e's graph holds.
+func nodesOf(e *graphEntry) int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s := e.g.Stats()
+	return s.Active + s.Archived + s.Orphaned
+}
+
+// trim unloads the project graphs least recently used, other than keep
+// (nil: none kept),
 // while the loaded project graphs hold more than maxLoadedNodes nodes: a
 // server's memory is bounded by what it serves now, not by how many
 // graphs it served since the last idle unloading
@@ -432,10 +451,7 @@ func (st *store) trim(keep *graphEntry) {
 		if e.key.Level == domain.LevelUser {
 			continue
 		}
-		e.mu.RLock()
-		s := e.g.Stats()
-		e.mu.RUnlock()
-		n := s.Active + s.Archived + s.Orphaned
+		n := nodesOf(e)
 		total += n
 		if e != keep {
 			cands = append(cands, candidate{e: e, used: e.used.Load(), nodes: n})

@@ -181,29 +181,35 @@ func mustQuery(ctx context.Context, tx pgx.Tx, sql string, args ...any) pgx.Rows
 
 // List returns every stored project graph with its slug, sorted by slug.
 func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, project_key, slug, rev, summary FROM graphs
-		WHERE level = 'project' ORDER BY slug, project_key`)
+	// The summary's fields are taken apart by the database: decoding a
+	// jsonb per row here cost half of a thousand projects' listing.
+	rows, err := s.pool.Query(ctx, `SELECT id, project_key, slug, rev, summary IS NOT NULL,
+			coalesce((summary->>'active')::bigint, 0), coalesce((summary->>'archived')::bigint, 0),
+			coalesce((summary->>'orphaned')::bigint, 0), coalesce((summary->>'gist_cost')::bigint, 0),
+			coalesce((summary->>'notes_cost')::bigint, 0), coalesce((summary->>'edges')::bigint, 0),
+			coalesce((summary->>'shown_edges')::bigint, 0), coalesce((summary->>'last_change')::bigint, 0)
+		FROM graphs WHERE level = 'project' ORDER BY slug, project_key`)
 	if err != nil {
 		return nil, unavailable(err, "list the graphs in the database")
 	}
 	var (
-		out     []ports.StoredGraph
-		missing []unsummarised
-		id, rev int64
-		key     string
-		slug    string
-		summary []byte
+		out        []ports.StoredGraph
+		missing    []unsummarised
+		id, rev    int64
+		key, slug  string
+		summarised bool
+		r          summaryRec
 	)
-	_, err = pgx.ForEachRow(rows, []any{&id, &key, &slug, &rev, &summary}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &key, &slug, &rev, &summarised, &r.Active, &r.Archived, &r.Orphaned,
+		&r.GistCost, &r.NotesCost, &r.Edges, &r.ShownEdges, &r.LastChange}, func() error {
 		sg := ports.StoredGraph{Key: domain.ProjectGraph(key), Slug: slug}
-		var rec summaryRec
-		if summary != nil && json.Unmarshal(summary, &rec) == nil {
-			sg.Summary = rec.summary()
+		if summarised {
+			sg.Summary = r.summary()
 		} else {
 			missing = append(missing, unsummarised{index: len(out), id: id, rev: rev})
 		}
 		out = append(out, sg)
-		s.rememberKey(id, domain.ProjectGraph(key))
+		s.rememberKey(id, sg.Key)
 		return nil
 	})
 	if err != nil {
