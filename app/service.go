@@ -163,7 +163,14 @@ func wrapErr(err error, msg string) error {
 }
 
 // unavailableWrite is what every caller of a batch whose save failed gets.
+// A save that could not be taken back off the disk (ports.ErrMaybeSaved)
+// is not said to have changed nothing: a restart may find it
+// (docs/design/storage.md#failed-saves).
 func unavailableWrite(key domain.GraphKey, err error) error {
+	if errors.Is(err, ports.ErrMaybeSaved) {
+		return domain.Unavailable(err, "the %s could not be saved (%v); the disk refused every write since, so the change "+
+			"is not served now but may be back after a restart; retry later", graphName(key), err)
+	}
 	return domain.Unavailable(err, "the %s could not be saved (%v); nothing was changed, retry later", graphName(key), err)
 }
 
