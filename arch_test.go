@@ -45,8 +45,10 @@ var rules = []rule{
 		description: "domain, ports and its library, not app nor another adapter"},
 	{prefix: "adapters/clock", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/paths", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
-	{prefix: "adapters/transcript", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
-	{prefix: "adapters/filehash", mayImport: []string{"domain", "ports"}, description: "domain, ports"},
+	{prefix: "adapters/transcript", mayImport: []string{"domain", "ports", "adapters/namedfile"}, thirdParty: true, description: "domain, ports, namedfile"},
+	{prefix: "adapters/filehash", mayImport: []string{"domain", "ports", "adapters/namedfile"}, description: "domain, ports, namedfile"},
+	// Opening the files a request names, shared by the adapters that read them (docs/design/trust.md#files-named-by-a-request).
+	{prefix: "adapters/namedfile", description: "standard library only"},
 	{prefix: "adapters/rootdir", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/events", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/mcpstdio", description: "standard library only: it forwards bytes to the server"},
