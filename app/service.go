@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -47,6 +48,9 @@ type Service struct {
 	// files stands.
 	staleMu    sync.Mutex
 	staleRound staleRound
+	// tickStarted is when the maintenance tick under way started (0: none
+	// is), so that Health reports a tick that overruns (maintenance.go).
+	tickStarted atomic.Int64
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
