@@ -44,7 +44,7 @@ var rules = []rule{
 	{prefix: "adapters/storage/", mayImport: []string{"domain", "ports"}, thirdParty: true,
 		description: "domain, ports and its library, not app nor another adapter"},
 	{prefix: "adapters/clock", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
-	{prefix: "adapters/paths", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
+	{prefix: "adapters/paths", mayImport: []string{"domain", "ports", "adapters/namedfile"}, thirdParty: true, description: "domain, ports, namedfile"},
 	{prefix: "adapters/transcript", mayImport: []string{"domain", "ports", "adapters/namedfile"}, thirdParty: true, description: "domain, ports, namedfile"},
 	{prefix: "adapters/filehash", mayImport: []string{"domain", "ports", "adapters/namedfile"}, description: "domain, ports, namedfile"},
 	// Opening the files a request names, shared by the adapters that read them (docs/design/trust.md#files-named-by-a-request).
