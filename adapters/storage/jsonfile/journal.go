@@ -194,12 +194,12 @@ func (s *Store) appendRecord(j *journal, rec []byte) (err error) {
 			s.log.Warn("storage: closing the journal failed", "journal", j.path, "err", cerr)
 		}
 	}()
-	_, err = f.Write(rec)
+	written, err := f.Write(rec)
 	if err == nil {
 		err = f.Sync()
 	}
 	if err != nil {
-		return s.refuseRecord(j, f, int64(len(rec)), err)
+		return s.refuseRecord(j, f, int64(len(rec)), written == len(rec), err)
 	}
 	j.size += int64(len(rec))
 	return nil
@@ -215,7 +215,11 @@ func (s *Store) appendRecord(j *journal, rec []byte) (err error) {
 // load drops as never acknowledged. When even that cannot be made durable,
 // the record may be replayed, and the error wraps ports.ErrMaybeSaved: the
 // writer must not be told that nothing changed.
-func (s *Store) refuseRecord(j *journal, f File, n int64, cause error) error {
+//
+// whole says the write returned with every byte written; a short write
+// left no newline (the record's last byte), so its bytes are a torn tail
+// already and only the cut is tried.
+func (s *Store) refuseRecord(j *journal, f File, n int64, whole bool, cause error) error {
 	cut := f.Truncate(j.size)
 	if cut == nil {
 		if cut = f.Sync(); cut == nil {
@@ -228,6 +232,11 @@ func (s *Store) refuseRecord(j *journal, f File, n int64, cause error) error {
 		return s.maybeSaved(j, cause, fmt.Errorf("cutting it off: fsync: %w", cut))
 	}
 	j.dirty = true
+	if !whole {
+		s.log.Warn("storage: a short journal write could not be cut off; it holds no newline and is dropped at the next load",
+			"journal", j.path, "offset", j.size, "cut_err", cut)
+		return cause
+	}
 	if err := s.voidRecord(j, n); err != nil {
 		return s.maybeSaved(j, cause, fmt.Errorf("cutting it off: %w; voiding it: %w", cut, err))
 	}

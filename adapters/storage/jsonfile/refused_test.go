@@ -112,3 +112,22 @@ func TestUnvoidableAppendIsNotReportedRefused(t *testing.T) {
 		t.Fatalf("commit = %v, want unavailable wrapping ports.ErrMaybeSaved", err)
 	}
 }
+
+// A record whose write was cut short holds no newline: when it cannot be
+// cut off either, it is a torn tail already, dropped by every load, so the
+// refusal stands without voiding anything.
+func TestShortWriteThatCannotBeCutOffIsStillRefused(t *testing.T) {
+	root, err := refusedAppend(t, func(op, name string) error {
+		if name == "user.journal" && (op == "write" || op == "truncate") {
+			return syscall.ENOSPC
+		}
+		return nil
+	})
+	if domain.KindOf(err) != domain.KindUnavailable || !errors.Is(err, syscall.ENOSPC) || errors.Is(err, ports.ErrMaybeSaved) {
+		t.Fatalf("commit = %v, want a refusal (unavailable, wrapping ENOSPC, not maybe saved)", err)
+	}
+	s2, _, _ := openTest(t, root)
+	if d, err := s2.Load(t.Context(), domain.UserGraph); err != nil || !slices.Equal(nodeIDs(d), []string{"old"}) {
+		t.Fatalf("after a restart: %v, %v; want [old]", nodeIDs(d), err)
+	}
+}
