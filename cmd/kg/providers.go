@@ -22,6 +22,7 @@ import (
 	"github.com/kg-memory/kg/adapters/filehash"
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/metrics"
+	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
@@ -164,13 +165,16 @@ func osPaths() ports.PathResolver      { return paths.OS{} }
 func osProjectKeys() ports.ProjectKeys { return paths.OS{} }
 
 // osFiles reads project files for the staleness check
-// (docs/design/trust.md#staleness).
-func osFiles() ports.FileHasher { return filehash.OS{} }
+// (docs/design/trust.md#staleness), each read with a deadline and the
+// reads stuck past it bounded (docs/design/trust.md#files-named-by-a-request).
+func osFiles() ports.FileHasher { return filehash.OS{Files: &namedfile.Reader{}} }
 
 // homeTranscripts reads Claude Code transcripts in the user's home folder
-// only (docs/design/hooks.md#session-binding).
-func homeTranscripts() ports.Transcripts { return transcript.Home{} }
-func appConfig(cfg Config) app.Config    { return cfg.App }
+// only (docs/design/hooks.md#session-binding), with a deadline as osFiles.
+func homeTranscripts() ports.Transcripts {
+	return transcript.Home{Files: &namedfile.Reader{}}
+}
+func appConfig(cfg Config) app.Config { return cfg.App }
 
 // openService builds the app: it loads the sessions and the user graph.
 // The cleanup closes it as a safety net; a second Close is cheap.
