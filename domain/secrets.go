@@ -114,6 +114,7 @@ var (
 	kindPrivateKey     = SecretKind{"private-key", "a private key block"}
 	kindURLPassword    = SecretKind{"url-password", "a password in a URL"}
 	kindPassword       = SecretKind{"password", "a password or secret assignment"}
+	kindBasicAuth      = SecretKind{"basic-auth", "a user name and password (basic auth)"}
 	kindHighEntropy    = SecretKind{"high-entropy", "a long random string (a key or token)"}
 )
 
@@ -129,8 +130,12 @@ var secretRules = []secretRule{
 	{kind: kindAWSSecretKey, keywords: []string{"aws"}, group: 1,
 		re: regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`)},
 	rule(kindGitHubToken, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{59,240})\b`),
-	rule(kindGitLabToken, []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glft-"}, `\bgl(?:pat|ptt|dt|rt|soat|cbt|ft)-[0-9A-Za-z_-]{20,}`),
-	rule(kindSlackWebhook, []string{"hooks.slack.com"}, `https://hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{20,}`),
+	// Every prefix of GitLab's token overview, as gitleaks's GitLab rules
+	// list them, the routable form (a dot and nine more chars), the old
+	// runner registration token and the session cookie.
+	rule(kindGitLabToken, []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glft-", "glffct-", "glimt-", "glagent-", "gloas-", "gr1348941", "_gitlab_session="}, `\bgl(?:pat|ptt|dt|rt|soat|cbt|ft|ffct|imt|agent|oas)-[0-9A-Za-z_-]{20,}(?:\.[0-9a-z]{9}\b)?|\bGR1348941[0-9A-Za-z_-]{20,}|_gitlab_session=[0-9a-z]{32}\b`),
+	// Incoming webhooks, workflow and trigger URLs, over https or http.
+	rule(kindSlackWebhook, []string{"hooks.slack.com"}, `(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{36,}`),
 	rule(kindSlackToken, []string{"xox"}, `\bxox[abposr]-[0-9A-Za-z-]{10,}`),
 	rule(kindDiscordWebhook, []string{"discord"}, `https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{40,}`),
 	rule(kindTelegramToken, []string{":aa"}, `\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`),
@@ -152,15 +157,36 @@ var secretRules = []secretRule{
 	rule(kindCIToken, []string{"ccipat_", "bkua_"}, `\b(?:CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}|bkua_[a-f0-9]{40})\b`),
 	rule(kindDiscordToken, []string{"."}, `\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b`),
 	rule(kindJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+	// The user may be empty (redis://:password@host).
 	{kind: kindURLPassword, keywords: []string{"://"}, group: 1, accept: notPlaceholder,
-		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@"'<>\[\]]+:([^\s/?#@"'<>]+)@[^\s/?#"'<>]`)},
+		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@[^\s/?#"'<>]`)},
+	// A user and password in base64: an HTTP Basic authorization, a docker
+	// config's "auth". Only what decodes to user:password counts.
+	{kind: kindBasicAuth, keywords: []string{"basic"}, group: 1, accept: base64UserPassword,
+		re: regexp.MustCompile(`(?i)authorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{6,}={0,2})`)},
+	{kind: kindBasicAuth, keywords: []string{"auth"}, group: 1, accept: base64UserPassword,
+		re: regexp.MustCompile(`"auth"\s*:\s*"([A-Za-z0-9+/]{6,}={0,2})"`)},
+	// curl -u user:password (and --user, -su…): the password part.
+	{kind: kindBasicAuth, keywords: []string{"curl"}, group: 1, accept: notReference,
+		re: regexp.MustCompile(`\bcurl\b[^\n|;]*?\s(?:-[A-Za-z]*u|--user[ =])\s*["']?[^\s:"']*:([^\s"']+)`)},
 }
 
-// passwordAssignment finds `password=…`, `secret: "…"` and the like; the
-// value is judged by assignedSecret.
-var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])((?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|client[_-]?secret|token))["']?[ \t]*(:|=)[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s,;&"'<>)\]}]+)`)
+// secretKeyWord is what the name of a key that holds a secret ends with,
+// in any case and glued to any prefix (PGPASSWORD, dbPassword,
+// gitlabToken, AWS_SECRET_KEY).
+const secretKeyWord = `(?:password|passwd|passphrase|pwd|secret|(?:api|secret|access|signing|encryption|master|private)[_-]?key|credentials?|creds|token)`
 
-var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token"}
+// passwordAssignment finds `password=…`, `secret: "…"`, `dbToken := "…"`,
+// `"apiToken" => "…"`, `SENTRY_TOKEN ?= "…"`, setProperty("X_TOKEN", "…")
+// and the like; the value is judged by assignedSecret. An operator holding
+// `=` counts as `=`, one holding `:` only as `:`; a comma needs a quoted
+// value.
+var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]*?` + secretKeyWord + `)["'\x60]?[ \t]*(:{1,3}=|[?.+]?=>?|:|,)[ \t]*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;"'\x60<>)\]}]+)`)
+
+// xmlSecret finds a secret-named element's text: <dbPassword>…</dbPassword>.
+var xmlSecret = regexp.MustCompile(`(?i)<([A-Za-z0-9_.-]*?` + secretKeyWord + `)>\s*([^<\s]+)\s*</`)
+
+var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token", "cred"}
 
 // ScanSecrets returns the secrets in s, in order of position, without
 // overlaps. A rule runs only on a text that holds one of its keywords, so a
@@ -185,16 +211,8 @@ func ScanSecrets(s string) []Secret {
 			found = addSecret(found, r.kind, a, b)
 		}
 	}
-	if strings.ContainsAny(s, ":=") && containsAny(lower, assignmentKeywords) {
-		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
-			a, b := m[6], m[7]
-			if v := s[a:b]; assignedSecret(s[m[2]:m[3]], s[m[4]:m[5]], v) {
-				if q := v[0]; (q == '"' || q == '\'') && len(v) >= 2 {
-					a, b = a+1, b-1
-				}
-				found = addSecret(found, kindPassword, a, b)
-			}
-		}
+	if containsAny(lower, assignmentKeywords) {
+		found = assignments(s, found)
 	}
 	found = highEntropy(s, lower, found)
 	if len(found) == 0 {
@@ -211,6 +229,42 @@ func ScanSecrets(s string) []Secret {
 		at = found[i].byteEnd
 	}
 	return found
+}
+
+// assignments adds the values assigned to secret-named keys in s, and the
+// text of secret-named XML elements.
+func assignments(s string, found []Secret) []Secret {
+	if strings.ContainsAny(s, ":=,") {
+		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[6], m[7]
+			if v := s[a:b]; assignedSecret(s[m[2]:m[3]], operatorKind(s[m[4]:m[5]]), v) {
+				if q := v[0]; (q == '"' || q == '\'' || q == '`') && len(v) >= 2 {
+					a, b = a+1, b-1
+				}
+				found = addSecret(found, kindPassword, a, b)
+			}
+		}
+	}
+	if strings.Contains(s, "</") {
+		for _, m := range xmlSecret.FindAllStringSubmatchIndex(s, -1) {
+			if a, b := m[4], m[5]; assignedSecret(s[m[2]:m[3]], "=", `"`+s[a:b]+`"`) {
+				found = addSecret(found, kindPassword, a, b)
+			}
+		}
+	}
+	return found
+}
+
+// operatorKind reduces an assignment's operator to "=" (=, :=, ?=, =>, …),
+// ":" or ",".
+func operatorKind(op string) string {
+	switch {
+	case strings.Contains(op, "="):
+		return "="
+	case op == ",":
+		return ","
+	}
+	return ":"
 }
 
 func containsAny(s string, words []string) bool {
@@ -238,9 +292,12 @@ func addSecret(found []Secret, kind SecretKind, a, b int) []Secret {
 // (an environment variable, a function call, a config path), or a word of
 // prose ("the secret: rotate it monthly").
 func assignedSecret(key, sep, v string) bool {
-	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'')
+	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'' || v[0] == '`')
 	if quoted {
 		v = v[1 : len(v)-1]
+	}
+	if sep == "," && !quoted {
+		return false // "the token, which expires": an argument list needs a quoted value
 	}
 	if len(v) < 6 || !notPlaceholder(v) {
 		return false
@@ -274,20 +331,21 @@ var (
 
 // notPlaceholder reports whether v is a value rather than a placeholder for
 // one: `${DB_PASSWORD}`, `<password>`, `{{ .Secret }}`, `%s`, `xxxx`, `***`,
-// `changeme`, an earlier redaction.
+// `changeme`, `your_password_here`, `secret`, an earlier redaction. A value
+// that merely holds a word such as "secret" or "passwd" among other chars
+// (`Passwd-2024!`, `TopSecret-77x`) is a value.
 func notPlaceholder(v string) bool {
-	if v == "" {
-		return false
-	}
-	switch v[0] {
-	case '$', '<', '{', '%', '[', '*':
+	if !notReference(v) {
 		return false
 	}
 	lv := strings.ToLower(v)
-	for _, p := range []string{"password", "passwd", "secret", "changeme", "example", "placeholder", "your", "redacted", "dummy", "xxxx", "****", "...", "none", "null", "undefined", "empty", "token"} {
+	for _, p := range []string{"changeme", "example", "placeholder", "your", "redacted", "dummy", "xxxx", "****", "..."} {
 		if strings.Contains(lv, p) {
 			return false
 		}
+	}
+	if placeholderWords(lv) {
+		return false
 	}
 	same := true
 	for i := 1; i < len(v); i++ {
@@ -297,6 +355,59 @@ func notPlaceholder(v string) bool {
 		}
 	}
 	return !same
+}
+
+// notReference reports whether v is not a reference to a value: a
+// variable (`$PASS`), a template (`{{ .Secret }}`, `<password>`, `%s`), a
+// masked value (`***`), an earlier redaction (`[REDACTED:…]`).
+func notReference(v string) bool {
+	if v == "" {
+		return false
+	}
+	switch v[0] {
+	case '$', '<', '{', '%', '[', '*':
+		return false
+	}
+	return true
+}
+
+// placeholderWords reports whether lv (lower case) is made only of words
+// that name a value instead of being one (`password`, `super_secret`,
+// `api-key-here`, `none`): letters, and _ - . between them.
+func placeholderWords(lv string) bool {
+	words := strings.FieldsFunc(lv, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if !slices.Contains(placeholderVocabulary, w) {
+			return false
+		}
+	}
+	return true
+}
+
+var placeholderVocabulary = []string{"password", "passwd", "pass", "pwd", "secret", "token", "key", "api", "access",
+	"auth", "client", "my", "the", "a", "here", "value", "some", "super", "new", "old", "db", "none", "null", "nil",
+	"undefined", "empty", "true", "false", "required", "optional", "string", "redacted", "hidden", "masked", "foo", "bar"}
+
+// base64UserPassword reports whether t is base64 of user:password with a
+// password that is no placeholder: the credential of an HTTP Basic
+// authorization or a docker config's "auth".
+func base64UserPassword(t string) bool {
+	b, err := base64.StdEncoding.DecodeString(t)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(t, "=")); err != nil {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	user, pw, ok := strings.Cut(string(b), ":")
+	return ok && user != "" && notReference(pw) && !strings.ContainsAny(pw, " ")
 }
 
 func hasDigit(s string) bool  { return strings.ContainsAny(s, "0123456789") }
@@ -327,16 +438,28 @@ func highEntropy(s, lower string, found []Secret) []Secret {
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && isTokenByte(s[j]) {
-			j++
-		}
+		j := tokenEnd(s, i)
 		if j-i >= entropyMinLen && !inSpans(public, i) && randomToken(s, i, j) {
 			found = addSecret(found, kindHighEntropy, i, j)
 		}
 		i = j
 	}
 	return found
+}
+
+// tokenEnd is the end of the candidate that starts at byte i of s: the run
+// of token bytes, cut before an '=' that is no padding (one followed by
+// more of the run). `content_type=KEY_AUTH_403` is a key and its value,
+// judged each on its own; base64 keeps its trailing `==`.
+func tokenEnd(s string, i int) int {
+	j := i
+	for j < len(s) && isTokenByte(s[j]) {
+		if s[j] == '=' && j+1 < len(s) && s[j+1] != '=' && isTokenByte(s[j+1]) && j > i {
+			return j
+		}
+		j++
+	}
+	return j
 }
 
 func isTokenByte(c byte) bool {
@@ -369,7 +492,7 @@ func randomToken(s string, i, j int) bool {
 	if hex || lower == 0 || upper == 0 || digit == 0 {
 		return false
 	}
-	if classMix(t) < entropyMinMix || wordy(t) || entropy(t) < entropyMinBit {
+	if classMix(t) < entropyMinMix || wordy(t) || identifierLike(t) || entropy(t) < entropyMinBit {
 		return false
 	}
 	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-"} {
@@ -436,6 +559,39 @@ func wordy(t string) bool {
 		run = 0
 	}
 	return inWords*2 >= len(t)
+}
+
+// identifierLike reports whether t is words and numbers joined by _ - . /
+// (X_Forwarded_Proto_V2, KEY_AUTH_403_CONTENT_TYPE), each part of one case:
+// an identifier or a path. A random string cut by its separators has parts
+// that mix cases.
+func identifierLike(t string) bool {
+	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '/' || r == '+' })
+	if len(parts) < 3 {
+		return false
+	}
+	for _, p := range parts {
+		if !oneCase(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneCase reports whether p is UPPER (and digits), lower (and digits), or
+// Capitalised.
+func oneCase(p string) bool {
+	rest := p
+	if len(p) > 1 && p[0] >= 'A' && p[0] <= 'Z' && p[1] >= 'a' && p[1] <= 'z' {
+		rest = p[1:]
+	}
+	var lower, upper bool
+	for k := 0; k < len(rest); k++ {
+		c := rest[k]
+		lower = lower || c >= 'a' && c <= 'z'
+		upper = upper || c >= 'A' && c <= 'Z'
+	}
+	return !(lower && upper)
 }
 
 // classMix is the share of neighbouring chars of t that are of different
