@@ -136,7 +136,7 @@ var secretRules = []secretRule{
 	rule(kindGitLabToken, []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glft-", "glffct-", "glimt-", "glagent-", "gloas-", "gr1348941", "_gitlab_session="}, `\bgl(?:pat|ptt|dt|rt|soat|cbt|ft|ffct|imt|agent|oas)-[0-9A-Za-z_-]{20,}(?:\.[0-9a-z]{9}\b)?|\bGR1348941[0-9A-Za-z_-]{20,}|_gitlab_session=[0-9a-z]{32}\b`),
 	// Incoming webhooks, workflow and trigger URLs, over https or http.
 	rule(kindSlackWebhook, []string{"hooks.slack.com"}, `(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{36,}`),
-	rule(kindSlackToken, []string{"xox"}, `\bxox[abposr]-[0-9A-Za-z-]{10,}`),
+	rule(kindSlackToken, []string{"xox", "xapp-"}, `\bxox[abposre]-[0-9A-Za-z-]{10,}|\bxoxe\.xox[bp]-[0-9A-Za-z-]{10,}|(?i)\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`),
 	rule(kindDiscordWebhook, []string{"discord"}, `https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{40,}`),
 	rule(kindTelegramToken, []string{":aa"}, `\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`),
 	rule(kindStripeKey, []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, `\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}|whsec_[A-Za-z0-9]{32,})\b`),
@@ -144,7 +144,7 @@ var secretRules = []secretRule{
 	rule(kindGoogleSecret, []string{"gocspx-"}, `\bGOCSPX-[0-9A-Za-z_-]{28}`),
 	rule(kindAnthropicKey, []string{"sk-ant-"}, `\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}`),
 	rule(kindOpenAIKey, []string{"sk-"}, `\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})`),
-	rule(kindHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`),
+	rule(kindHuggingFace, []string{"hf_", "api_org_"}, `\b(?:hf_[A-Za-z0-9]{34,40}|api_org_[A-Za-z0-9]{34})\b`),
 	rule(kindNPMToken, []string{"npm_"}, `\bnpm_[A-Za-z0-9]{36}\b`),
 	rule(kindPyPIToken, []string{"pypi-"}, `\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`),
 	rule(kindTwilioKey, []string{"sk"}, `\bSK[0-9a-fA-F]{32}\b`),
@@ -162,13 +162,13 @@ var secretRules = []secretRule{
 		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@[^\s/?#"'<>]`)},
 	// A user and password in base64: an HTTP Basic authorization, a docker
 	// config's "auth". Only what decodes to user:password counts.
-	{kind: kindBasicAuth, keywords: []string{"basic"}, group: 1, accept: base64UserPassword,
+	{kind: kindBasicAuth, keywords: []string{"basic"}, group: 1, accept: basicCredential,
 		re: regexp.MustCompile(`(?i)authorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{6,}={0,2})`)},
 	{kind: kindBasicAuth, keywords: []string{"auth"}, group: 1, accept: base64UserPassword,
 		re: regexp.MustCompile(`"auth"\s*:\s*"([A-Za-z0-9+/]{6,}={0,2})"`)},
 	// curl -u user:password (and --user, -su…): the password part.
 	{kind: kindBasicAuth, keywords: []string{"curl"}, group: 1, accept: notReference,
-		re: regexp.MustCompile(`\bcurl\b[^\n|;]*?\s(?:-[A-Za-z]*u|--user[ =])\s*["']?[^\s:"']*:([^\s"']+)`)},
+		re: regexp.MustCompile(`\bcurl\b(?:[^\n|;]|\\\r?\n)*?\s(?:-[A-Za-z]*u|--user[ =])\s*["']?[^\s:"']*:([^\s"']+)`)},
 }
 
 // secretKeyWord is what the name of a key that holds a secret ends with,
@@ -180,8 +180,17 @@ const secretKeyWord = `(?:password|passwd|passphrase|pwd|secret|(?:api|secret|ac
 // `"apiToken" => "…"`, `SENTRY_TOKEN ?= "…"`, setProperty("X_TOKEN", "…")
 // and the like; the value is judged by assignedSecret. An operator holding
 // `=` counts as `=`, one holding `:` only as `:`; a comma needs a quoted
-// value.
-var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]*?` + secretKeyWord + `)["'\x60]?[ \t]*(:{1,3}=|[?.+]?=>?|:|,)[ \t]*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;"'\x60<>)\]}]+)`)
+// value. A type may stand between the name and the operator (`var
+// dbToken string = "…"`, `apiKey: String = "…"`).
+var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]*?` + secretKeyWord + `)["'\x60]?\]?(?:(?:[ \t]*:[ \t]*|[ \t]+)(?:string|str|&str|char[ \t]*\*|\[\]byte|bytes|secretstr))?[ \t]*(:{1,3}=|[?.+]?=>?|:|,)[ \t]*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;"'\x60<>)\]}]+)`)
+
+// xmlAttrSecret finds a secret-named key's value in XML attributes:
+// <add key="Password" value="…" /> (NuGet, .NET configs).
+var xmlAttrSecret = regexp.MustCompile(`(?i)key\s*=\s*"([^"]*?` + secretKeyWord + `)"\s+value\s*=\s*("[^"\n]*")`)
+
+// k8sSecretData finds the values under data: of a Kubernetes Secret: each
+// is a base64 secret.
+var k8sSecretData = regexp.MustCompile(`(?m)^[ \t]+[\w.-]+:[ \t]*([A-Za-z0-9+/]{8,}={0,2})[ \t]*$`)
 
 // xmlSecret finds a secret-named element's text: <dbPassword>…</dbPassword>.
 var xmlSecret = regexp.MustCompile(`(?i)<([A-Za-z0-9_.-]*?` + secretKeyWord + `)>\s*([^<\s]+)\s*</`)
@@ -192,7 +201,11 @@ var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token", "cred
 // overlaps. A rule runs only on a text that holds one of its keywords, so a
 // text that holds none costs a few substring searches and one pass of the
 // long-random-string rule.
-func ScanSecrets(s string) []Secret {
+func ScanSecrets(s string) []Secret { return scanSecrets(s, true) }
+
+// scanSecrets is ScanSecrets; intoBase64 says whether base64 of text is
+// decoded and scanned too (once: not inside what was decoded).
+func scanSecrets(s string, intoBase64 bool) []Secret {
 	if len(s) < 8 {
 		return nil
 	}
@@ -205,7 +218,7 @@ func ScanSecrets(s string) []Secret {
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
 			a, b := m[2*r.group], m[2*r.group+1]
-			if a < 0 || (r.accept != nil && !r.accept(s[a:b])) {
+			if a < 0 || dummy(s[a:b]) || (r.accept != nil && !r.accept(s[a:b])) {
 				continue
 			}
 			found = addSecret(found, r.kind, a, b)
@@ -214,7 +227,12 @@ func ScanSecrets(s string) []Secret {
 	if containsAny(lower, assignmentKeywords) {
 		found = assignments(s, found)
 	}
-	found = highEntropy(s, lower, found)
+	if strings.Contains(lower, "kind: secret") && strings.Contains(lower, "data:") {
+		for _, m := range k8sSecretData.FindAllStringSubmatchIndex(s, -1) {
+			found = addSecret(found, kindPassword, m[2], m[3])
+		}
+	}
+	found = highEntropy(s, lower, found, intoBase64)
 	if len(found) == 0 {
 		return nil
 	}
@@ -245,6 +263,13 @@ func assignments(s string, found []Secret) []Secret {
 			}
 		}
 	}
+	if strings.Contains(s, "value") {
+		for _, m := range xmlAttrSecret.FindAllStringSubmatchIndex(s, -1) {
+			if a, b := m[4], m[5]; assignedSecret(s[m[2]:m[3]], "=", s[a:b]) {
+				found = addSecret(found, kindPassword, a+1, b-1)
+			}
+		}
+	}
 	if strings.Contains(s, "</") {
 		for _, m := range xmlSecret.FindAllStringSubmatchIndex(s, -1) {
 			if a, b := m[4], m[5]; assignedSecret(s[m[2]:m[3]], "=", `"`+s[a:b]+`"`) {
@@ -265,6 +290,18 @@ func operatorKind(op string) string {
 		return ","
 	}
 	return ":"
+}
+
+// dummy reports whether a match of a token format is a made-up example:
+// a body of x, X, # or * (ghp_xxxx…, xoxp-XXXX-…), or AWS's documented
+// example keys (…EXAMPLE).
+func dummy(m string) bool {
+	for _, run := range []string{"xxxxxx", "XXXXXX", "######", "******"} {
+		if strings.Contains(m, run) {
+			return true
+		}
+	}
+	return strings.HasSuffix(m, "EXAMPLE") || strings.HasSuffix(m, "EXAMPLEKEY")
 }
 
 func containsAny(s string, words []string) bool {
@@ -302,7 +339,7 @@ func assignedSecret(key, sep, v string) bool {
 	if len(v) < 6 || !notPlaceholder(v) {
 		return false
 	}
-	if strings.ContainsAny(v, "()") || dottedName.MatchString(v) || envName.MatchString(v) {
+	if strings.ContainsAny(v, "()") || (dottedName.MatchString(v) && !randomPart(v)) || envName.MatchString(v) {
 		return false // a call, a config path, an environment variable's name
 	}
 	for _, p := range []string{"/", "~/", "./", "../"} {
@@ -321,6 +358,18 @@ func assignedSecret(key, sep, v string) bool {
 		return hasDigit(v) && hasLetter(v) && len(v) >= 8
 	}
 	return true
+}
+
+// randomPart reports whether a segment of the dotted v looks drawn, not
+// named: 12 chars or more mixing letters and digits, no underscore
+// (dp.pt.bxnph1z9yq… is a token; settings.API_TOKEN_V2 is a path).
+func randomPart(v string) bool {
+	for _, p := range strings.Split(v, ".") {
+		if len(p) >= 12 && hasDigit(p) && hasLetter(p) && !strings.Contains(p, "_") {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -391,6 +440,10 @@ var placeholderVocabulary = []string{"password", "passwd", "pass", "pwd", "secre
 	"auth", "client", "my", "the", "a", "here", "value", "some", "super", "new", "old", "db", "none", "null", "nil",
 	"undefined", "empty", "true", "false", "required", "optional", "string", "redacted", "hidden", "masked", "foo", "bar"}
 
+// basicCredential judges what follows `Authorization: Basic`: any value
+// but a reference or a dummy is a credential, whether or not it decodes.
+func basicCredential(t string) bool { return notReference(t) && !dummy(t) && len(t) >= 8 }
+
 // base64UserPassword reports whether t is base64 of user:password with a
 // password that is no placeholder: the credential of an HTTP Basic
 // authorization or a docker config's "auth".
@@ -431,7 +484,11 @@ const (
 // carry much entropy — and are none of the look-alikes: hex (UUIDs, git
 // SHAs, digests), base64 of ordinary text, checksums written as
 // `sha512-…` or `h1:…`, IPFS ids, and path segments of URLs.
-func highEntropy(s, lower string, found []Secret) []Secret {
+//
+// A run that is base64 of text is decoded and scanned in turn (when
+// intoBase64): a secret inside it (a JWT, a password assignment) is
+// reported with its kind over the whole run.
+func highEntropy(s, lower string, found []Secret, intoBase64 bool) []Secret {
 	public := publicBlocks(s, lower)
 	for i := 0; i < len(s); {
 		if !isTokenByte(s[i]) {
@@ -439,8 +496,14 @@ func highEntropy(s, lower string, found []Secret) []Secret {
 			continue
 		}
 		j := tokenEnd(s, i)
-		if j-i >= entropyMinLen && !inSpans(public, i) && randomToken(s, i, j) {
-			found = addSecret(found, kindHighEntropy, i, j)
+		if j-i >= entropyMinLen && !inSpans(public, i) {
+			if randomToken(s, i, j) {
+				found = addSecret(found, kindHighEntropy, i, j)
+			} else if intoBase64 {
+				if k, ok := secretInBase64(s[i:j]); ok {
+					found = addSecret(found, k, i, j)
+				}
+			}
 		}
 		i = j
 	}
@@ -670,6 +733,22 @@ func base64Text(t string) bool {
 		}
 	}
 	return false
+}
+
+// secretInBase64 decodes t, when it is base64 of text, and scans the text:
+// the kind of the first secret found there.
+func secretInBase64(t string) (SecretKind, bool) {
+	raw := strings.TrimRight(t, "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		b, err := enc.DecodeString(raw)
+		if err != nil || !utf8.Valid(b) {
+			continue
+		}
+		if inner := scanSecrets(string(b), false); len(inner) > 0 {
+			return inner[0].Kind, true
+		}
+	}
+	return SecretKind{}, false
 }
 
 // Redact returns s with each of secrets (found in s by ScanSecrets) replaced
