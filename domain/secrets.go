@@ -210,10 +210,11 @@ func scanSecrets(s string, intoBase64 bool) []Secret {
 		return nil
 	}
 	lower := strings.ToLower(s)
+	present := keywords.in(lower)
 	var found []Secret
 	for i := range secretRules {
 		r := &secretRules[i]
-		if !containsAny(lower, r.keywords) {
+		if !present.anyOf(keywords.rules[i]) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
@@ -224,7 +225,7 @@ func scanSecrets(s string, intoBase64 bool) []Secret {
 			found = addSecret(found, r.kind, a, b)
 		}
 	}
-	if containsAny(lower, assignmentKeywords) {
+	if present.anyOf(keywords.assignment) {
 		found = assignments(s, found)
 	}
 	if strings.Contains(lower, "kind: secret") && strings.Contains(lower, "data:") {
@@ -304,13 +305,67 @@ func dummy(m string) bool {
 	return strings.HasSuffix(m, "EXAMPLE") || strings.HasSuffix(m, "EXAMPLEKEY")
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
+// keywordSet is a set of the keywords of the rules, bit i for keyword i.
+type keywordSet [2]uint64
+
+func (k *keywordSet) add(id int)              { k[id>>6] |= 1 << (id & 63) }
+func (k keywordSet) anyOf(of keywordSet) bool { return k[0]&of[0] != 0 || k[1]&of[1] != 0 }
+
+// keywordTable finds, in one pass over a text, which keywords of the rules
+// it holds: looking each keyword up in turn cost most of a scan.
+type keywordTable struct {
+	byFirst    [256][]keywordEntry // the keywords that start with a byte
+	rules      []keywordSet        // secretRules[i]'s keywords
+	assignment keywordSet          // assignmentKeywords
+}
+
+type keywordEntry struct {
+	word string
+	id   int
+}
+
+var keywords = newKeywordTable()
+
+func newKeywordTable() *keywordTable {
+	t := &keywordTable{}
+	ids := map[string]int{}
+	set := func(words []string) keywordSet {
+		var k keywordSet
+		for _, w := range words {
+			id, ok := ids[w]
+			if !ok {
+				id = len(ids)
+				if id >= len(k)*64 {
+					panic("secrets: more keywords than a keywordSet holds")
+				}
+				ids[w] = id
+				t.byFirst[w[0]] = append(t.byFirst[w[0]], keywordEntry{w, id})
+			}
+			k.add(id)
+		}
+		return k
+	}
+	for _, r := range secretRules {
+		t.rules = append(t.rules, set(r.keywords))
+	}
+	t.assignment = set(assignmentKeywords)
+	return t
+}
+
+// in returns the keywords that lower (a text in lower case) holds.
+func (t *keywordTable) in(lower string) keywordSet {
+	var k keywordSet
+	for i := 0; i < len(lower); i++ {
+		for _, e := range t.byFirst[lower[i]] {
+			if len(e.word) > 1 && (i+1 == len(lower) || lower[i+1] != e.word[1]) {
+				continue // the second byte rules most out without a compare
+			}
+			if strings.HasPrefix(lower[i:], e.word) {
+				k.add(e.id)
+			}
 		}
 	}
-	return false
+	return k
 }
 
 // addSecret adds the secret at bytes [a, b) unless a secret found before
