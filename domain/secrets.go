@@ -256,6 +256,9 @@ func assignments(s string, found []Secret) []Secret {
 	if strings.ContainsAny(s, ":=,") {
 		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
 			a, b := m[6], m[7]
+			if s[m[4]:m[5]] == "," && (m[2] == 0 || !strings.ContainsRune(`"'`, rune(s[m[2]-1]))) {
+				continue // f(x.Token, "…"): an argument, unless the name is a quoted key
+			}
 			if v := s[a:b]; assignedSecret(s[m[2]:m[3]], operatorKind(s[m[4]:m[5]]), v) {
 				if q := v[0]; (q == '"' || q == '\'' || q == '`') && len(v) >= 2 {
 					a, b = a+1, b-1
@@ -397,6 +400,9 @@ func assignedSecret(key, sep, v string) bool {
 	if strings.ContainsAny(v, "()") || (dottedName.MatchString(v) && !randomPart(v)) || envName.MatchString(v) {
 		return false // a call, a config path, an environment variable's name
 	}
+	if code(v, quoted) || namesASecret(v) {
+		return false
+	}
 	for _, p := range []string{"/", "~/", "./", "../"} {
 		if strings.HasPrefix(v, p) {
 			return false // a path (pwd: /home/alice/src)
@@ -414,6 +420,43 @@ func assignedSecret(key, sep, v string) bool {
 	}
 	return true
 }
+
+// code reports whether v is an expression of a program rather than a
+// value: unquoted, an index or a literal (`args[1]`, `Bug4Secret{1`),
+// a number written in hex (`-0x3f879678`), a variable's name (`oldDir`,
+// `earlySecret`: letters without a digit); quoted, prose with a space and no
+// digit (`"can't tell"`).
+func code(v string, quoted bool) bool {
+	if quoted {
+		return strings.Contains(v, " ") && !hasDigit(v)
+	}
+	if strings.ContainsAny(v, "[{") || hexNumber.MatchString(v) {
+		return true
+	}
+	return goName.MatchString(v) && !hasDigit(v)
+}
+
+// namesASecret reports whether v names a secret instead of being one: it
+// holds a secret word and neither a digit nor a symbol but - _ . and :
+// (`X-Fake-Connection-Token`, `encodeUserPassword`, `js.fetch:credentials`). A value that holds
+// the word among digits or symbols (`Passwd-2024!`) is a value.
+func namesASecret(v string) bool {
+	if hasDigit(v) || strings.IndexFunc(v, func(r rune) bool { return !isASCIILetter(r) && !strings.ContainsRune("-_.:", r) }) >= 0 {
+		return false
+	}
+	lv := strings.ToLower(v)
+	for _, w := range []string{"password", "passwd", "secret", "token", "credential"} {
+		if strings.Contains(lv, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	hexNumber = regexp.MustCompile(`^[-+]?0[xX][0-9a-fA-F]+$`)
+	goName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 // randomPart reports whether a segment of the dotted v looks drawn, not
 // named: 12 chars or more mixing letters and digits, no underscore
@@ -469,8 +512,8 @@ func notReference(v string) bool {
 		return false
 	}
 	switch v[0] {
-	case '$', '<', '{', '%', '[', '*':
-		return false
+	case '$', '<', '{', '%', '[', '*', '&', '+', '\\':
+		return false // a variable, a template, a mask, a redaction; &x, +x, \n in code
 	}
 	return true
 }
