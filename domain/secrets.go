@@ -226,7 +226,7 @@ func scanSecrets(s string, intoBase64 bool) []Secret {
 		}
 	}
 	if present.anyOf(keywords.assignment) {
-		found = assignments(s, found)
+		found = assignments(s, lower, found)
 	}
 	if strings.Contains(lower, "kind: secret") && strings.Contains(lower, "data:") {
 		for _, m := range k8sSecretData.FindAllStringSubmatchIndex(s, -1) {
@@ -252,8 +252,8 @@ func scanSecrets(s string, intoBase64 bool) []Secret {
 
 // assignments adds the values assigned to secret-named keys in s, and the
 // text of secret-named XML elements.
-func assignments(s string, found []Secret) []Secret {
-	if strings.ContainsAny(s, ":=,") {
+func assignments(s, lower string, found []Secret) []Secret {
+	if strings.ContainsAny(s, ":=,") && assignmentLikely(lower) {
 		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
 			a, b := m[6], m[7]
 			if s[m[4]:m[5]] == "," && (m[2] == 0 || !strings.ContainsRune(`"'`, rune(s[m[2]-1]))) {
@@ -283,6 +283,67 @@ func assignments(s string, found []Secret) []Secret {
 	}
 	return found
 }
+
+// secretWordEnds are the last words of secretKeyWord's names.
+var secretWordEnds = []string{"password", "passwd", "passphrase", "pwd", "secret", "key", "token", "credential", "credentials", "creds"}
+
+// assignmentLikely reports whether lower (s in lower case) may hold a
+// match of passwordAssignment: a secret word ending a name, followed by an
+// operator after at most quotes, a bracket, blanks and one type word. Most
+// texts that mention a token or a password do so in prose; this check
+// spares them the regular expression, which tries every position.
+func assignmentLikely(lower string) bool {
+	for _, w := range secretWordEnds {
+		for at := 0; ; {
+			k := strings.Index(lower[at:], w)
+			if k < 0 {
+				break
+			}
+			end := at + k + len(w)
+			at = end
+			if end < len(lower) && isNameByte(lower[end]) {
+				continue // password_hash: the word does not end the name
+			}
+			if operatorFollows(lower, end) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// operatorFollows reports whether an assignment's operator comes at byte i
+// of lower, after quotes and a bracket, blanks, and at most one type word.
+func operatorFollows(lower string, i int) bool {
+	for i < len(lower) && strings.IndexByte("\"'`]", lower[i]) >= 0 {
+		i++
+	}
+	i = skipBlanks(lower, i)
+	if i < len(lower) && strings.IndexByte(operatorBytes, lower[i]) >= 0 {
+		return true
+	}
+	j := i
+	for j < len(lower) && (isNameByte(lower[j]) || strings.IndexByte("&*[]", lower[j]) >= 0) {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	j = skipBlanks(lower, j)
+	return j < len(lower) && strings.IndexByte(operatorBytes, lower[j]) >= 0
+}
+
+// operatorBytes are the bytes an assignment's operator starts with.
+const operatorBytes = ":=,?.+"
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func isNameByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
 
 // operatorKind reduces an assignment's operator to "=" (=, :=, ?=, =>, …),
 // ":" or ",".

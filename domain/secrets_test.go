@@ -224,3 +224,20 @@ func BenchmarkScreenNode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanSecretsOnDeveloperText is the scanner's cost on text that
+// holds no secret but often names one (domain/secretcorpus/devtext.txt):
+// commit messages, comments, code lines about tokens and keys, ids and
+// paths. One op scans every text once.
+func BenchmarkScanSecretsOnDeveloperText(b *testing.B) {
+	var texts []string
+	for _, s := range secretcorpus.DeveloperText() {
+		texts = append(texts, s.Text)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			domain.ScanSecrets(t)
+		}
+	}
+}
