@@ -1,6 +1,7 @@
 package app
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
@@ -76,5 +77,33 @@ func TestUndoAnImportWithReplace(t *testing.T) {
 	}
 	if _, ok := e.store.stored(t, domain.UserGraph, "imported"); ok {
 		t.Error("the imported node survived the undo")
+	}
+}
+
+// Issue 28, item 1: session B re-puts a node with the content session A
+// wrote. The re-put bumps the node's version and seq (kg_sync reports it to
+// A), so it has its entry in the change log, and undoing A skips the node,
+// naming B, instead of deleting B's write.
+func TestUndoSkipsANodeAnotherSessionRePutIdentically(t *testing.T) {
+	e := newEnv(t)
+	a, b := e.session(projA), e.session(projA)
+	e.put(project(a), "x", "same")
+	second := e.put(project(b), "x", "same")
+	if second.Node.Version.V != 2 {
+		t.Fatalf("the identical re-put is at version %d, want 2 (a put bumps the version)", second.Node.Version.V)
+	}
+	hist, err := e.svc.History(e.ctx, HistoryRequest{Scope: project(a), ID: "x"})
+	if err != nil || len(hist.Entries) != 2 || hist.Entries[0].Session != b || hist.Entries[0].Op != domain.HistoryPut {
+		t.Fatalf("history of x after the identical re-put: %+v, %v", hist.Entries, err)
+	}
+	res, err := e.svc.Undo(e.ctx, UndoRequest{Scope: project(a), Session: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Applied) != 0 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "session "+b) {
+		t.Fatalf("undo of A: applied %+v, skipped %+v; want x skipped as changed since by B", res.Applied, res.Skipped)
+	}
+	if _, ok := e.store.stored(t, domain.ProjectGraph(projA), "x"); !ok {
+		t.Fatal("undoing A deleted B's node")
 	}
 }
