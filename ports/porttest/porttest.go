@@ -112,6 +112,7 @@ func Run(t *testing.T, b Backend) {
 		{"HistoryQuery", testHistoryQuery},
 		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
 		{"HistoryPrune", testHistoryPrune},
+		{"UndoRestoresWhatNobodyChangedSince", testUndoProperty},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
