@@ -26,7 +26,7 @@ func PackIDs(ids []string) string {
 	raw, _ := json.Marshal(ids) // strings: cannot fail
 	var buf bytes.Buffer
 	w, _ := flate.NewWriter(&buf, flate.BestSpeed) // a valid level: cannot fail
-	_, _ = w.Write(raw)                                  // into memory: cannot fail
+	_, _ = w.Write(raw)                            // into memory: cannot fail
 	_ = w.Close()
 	return base64.RawStdEncoding.EncodeToString(buf.Bytes())
 }
