@@ -112,6 +112,7 @@ func Run(t *testing.T, b Backend) {
 		{"HistoryQuery", testHistoryQuery},
 		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
 		{"HistoryPrune", testHistoryPrune},
+		{"UndoRestoresWhatNobodyChangedSince", testUndoProperty},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
@@ -734,6 +735,19 @@ func testFailedSave(h *harness) {
 	}
 }
 
+// longIDs is n ids, with the given prefix, in no sorted order, some with
+// characters a file format may mangle.
+func longIDs(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%sid-%d", prefix, (i*7919)%n)
+		if i%50 == 0 {
+			out[i] += ` "ü"/\`
+		}
+	}
+	return out
+}
+
 func testSessions(h *harness) {
 	got, err := h.o.Sessions.LoadSessions(h.ctx)
 	if err != nil || len(got) != 0 {
@@ -753,6 +767,10 @@ func testSessions(h *harness) {
 			Hooks: ports.HookState{ClaudeSessionID: "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33",
 				Seen: []string{"u:auth-refresh", "p:auth-refresh", `p:odd "id" ü/\`, "u:x"}, FullReadDone: true, PreloadedCount: 42,
 				Useful: []string{"p:auth-refresh"}, Nudges: 2, LastNudge: t0 + 7, PromptNudges: 1}},
+		// Lists long enough to be stored packed (ports.PackIDs), in order.
+		"1111222233334444": {ID: "1111222233334444", Start: t0, LastActivity: t0,
+			Hooks:   ports.HookState{Seen: longIDs("u:", 300)},
+			Counted: map[domain.GraphKey][]string{domain.UserGraph: longIDs("", 300), domain.ProjectGraph("/srv/app"): longIDs("", ports.PackFrom)}},
 	}
 	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
 		h.t.Fatal(err)
