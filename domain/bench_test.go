@@ -3,7 +3,10 @@ package domain
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // benchSizes are the graph sizes of docs/design/benchmarks.md#workload.
@@ -140,5 +143,65 @@ func BenchmarkSearchIndex(b *testing.B) {
 			b.ReportMetric(float64(withIndex-without)/(1<<20), "index-MB")
 			b.ReportMetric(float64(without-base)/(1<<20), "graph-MB")
 		})
+	}
+}
+
+// shortWords are the one-letter words BenchmarkSearchShortWord adds to the
+// workload's queries: letters of its vocabulary (bench/workload), so each is
+// held inside hundreds of its words, and "a", a stop word too.
+var shortWords = []string{"n", "a", "k", "o", "t"}
+
+// withShortWord returns query with a one-letter word put between its first
+// word and the rest, as in "take n items from list".
+func withShortWord(query string, i int) string {
+	first, rest, _ := strings.Cut(query, " ")
+	return strings.TrimSpace(first + " " + shortWords[i%len(shortWords)] + " " + rest)
+}
+
+// BenchmarkSearchShortWord measures what a one-letter word adds to a query
+// (docs/design/benchmarks.md: every query costs about what its rarest words
+// cost): the workload's two-word queries on the compacted 5,000-node Zipf
+// graph, each searched as it is and with a one-letter word added, the two
+// alternating so that both see the same machine. It reports the p50 and p99
+// of each and their ratios (short/plain); the target is a ratio of at most 2.
+func BenchmarkSearchShortWord(b *testing.B) {
+	const n = 5_000
+	g := workloadGraph(b, n)
+	g.Compact(workloadNow, workloadPolicy())
+	g.searchIndex()
+	graphs := []*Graph{g}
+	queries := workloadQueries(200)
+	var plain, short []time.Duration
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		q := queries[i%len(queries)]
+		t := time.Now()
+		if _, err := Search(graphs, q, DefaultSearchLim); err != nil {
+			b.Fatal(err)
+		}
+		plain = append(plain, time.Since(t))
+		t = time.Now()
+		if _, err := Search(graphs, withShortWord(q, i), DefaultSearchLim); err != nil {
+			b.Fatal(err)
+		}
+		short = append(short, time.Since(t))
+	}
+	reportWithWithout(b, plain, short)
+}
+
+// reportWithWithout reports the p50 and p99 of the plain and short-word
+// searches, in ms, and the ratios of each percentile.
+func reportWithWithout(b *testing.B, plain, short []time.Duration) {
+	slices.Sort(plain)
+	slices.Sort(short)
+	pct := func(d []time.Duration, p int) time.Duration { return d[min(len(d)-1, len(d)*p/100)] }
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	for _, p := range []int{50, 99} {
+		pl, sh := pct(plain, p), pct(short, p)
+		b.ReportMetric(ms(pl), fmt.Sprintf("plain-p%d-ms", p))
+		b.ReportMetric(ms(sh), fmt.Sprintf("short-p%d-ms", p))
+		if pl > 0 {
+			b.ReportMetric(float64(sh)/float64(pl), fmt.Sprintf("short/plain-p%d", p))
+		}
 	}
 }

@@ -35,12 +35,18 @@ import (
 // Search only reads the graphs and their indexes, so searches may run side
 // by side under a graph's read lock.
 func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
+	res, _, err := search(graphs, query, limit)
+	return res, err
+}
+
+// search is Search, and also says what it read (searchWork).
+func search(graphs []*Graph, query string, limit int) (SearchResult, searchWork, error) {
 	if err := ValidateQuery("query", query); err != nil {
-		return SearchResult{}, err
+		return SearchResult{}, searchWork{}, err
 	}
 	switch {
 	case limit < 0:
-		return SearchResult{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
+		return SearchResult{}, searchWork{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
 	case limit == 0:
 		limit = DefaultSearchLim
 	case limit > MaxSearchLimit:
@@ -64,7 +70,7 @@ func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
 			}
 		}
 	}
-	return res, nil
+	return res, p.work, nil
 }
 
 // searchTop keeps the best hits found so far, worst first.
@@ -246,19 +252,42 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		c.consider(top, si, order)
 	}
 
+	// Only the strong terms' units find nodes (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md):
+	// the weak ones are scored in the nodes found, and add to every
+	// bound the most they can give (weak, over the graph).
+	var weak float64
+	for ti, pt := range p.terms {
+		if !pt.weak {
+			continue
+		}
+		tb := 0.0
+		for _, ui := range order {
+			if p.units[ui].term == ti {
+				tb = max(tb, p.units[ui].bound)
+			}
+		}
+		weak += tb
+	}
+	finding := slices.DeleteFunc(slices.Clone(order), func(ui int) bool { return !p.strongUnit(ui) })
+	if len(finding) == 0 {
+		return
+	}
+
 	// The slots of the first unit's nodes, ascending, and a cursor per
-	// word of every unit; each list made at its size.
-	first := order[len(order)-1]
+	// word of every finding unit; each list made at its size.
+	first := finding[len(finding)-1]
 	nPrimed, nLists := 0, 0
-	for _, ui := range order {
+	for _, ui := range finding {
 		nLists += len(p.units[ui].words[gi])
 	}
 	for _, tw := range p.units[first].words[gi] {
 		nPrimed += len(ix.words[tw.word].posts)
 	}
+	p.work.lists += nLists
+	p.work.postings += nPrimed
 	primed := make([]int32, 0, nPrimed)
 	lists := make([]cursor, 0, nLists)
-	for _, ui := range order {
+	for _, ui := range finding {
 		u := &p.units[ui]
 		for _, tw := range u.words[gi] {
 			lw := &ix.words[tw.word]
@@ -310,7 +339,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		th := top.threshold() * (1 - boundSlack)
 		acc, pivot := 0.0, -1
 		for i := range lists {
-			if acc += lists[i].bound; acc >= th {
+			if acc += lists[i].bound; acc+weak >= th {
 				pivot = i
 				break
 			}
@@ -326,6 +355,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			for ; moved < len(lists) && lists[moved].doc() < next; moved++ {
 				lists[moved].seek(next)
 			}
+			p.work.postings += moved
 		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
 			// The slots come in ascending order: the primed ones are
@@ -333,16 +363,22 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			for nextPrimed < len(primed) && primed[nextPrimed] < at {
 				nextPrimed++
 			}
-			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact {
+			strong := 0.0 // the most the words of the lists at at can give
+			for ; moved < len(lists) && lists[moved].doc() == at; moved++ {
+				strong += lists[moved].bound
+			}
+			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact && c.mayReach(top, at, strong) {
 				c.consider(top, at, order)
 			}
-			for ; moved < len(lists) && lists[moved].doc() == at; moved++ {
-				lists[moved].at++
+			for i := range moved {
+				lists[i].at++
 			}
+			p.work.postings += moved
 		} else {
 			for ; moved < pivot; moved++ {
 				lists[moved].seek(at)
 			}
+			p.work.postings += moved
 		}
 		lists = resort(lists, moved)
 	}
@@ -454,6 +490,7 @@ func (b *blockBounds) blockMaxTF(w, j int32, at *int) int32 {
 	end := b.ix.blockStart(j + 1)
 	m := int32(0)
 	for i := seekFrom(lw.posts, at, b.ix.blockStart(j)); i < len(lw.posts) && lw.posts[i].slot < end; i++ {
+		b.p.work.postings++
 		m = max(m, lw.posts[i].tf)
 	}
 	return m
@@ -530,6 +567,35 @@ func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
 	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), at: at, vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
 }
 
+// mayReach reports whether node slot si, whose strong words can give it at
+// most strong, may reach top's threshold with what its weak terms give it.
+// The global bound of the weak terms lets the walk stop at a node holding
+// one strong word; a weak term of few words is looked up in the node
+// instead (what consider would do first), so that a node holding none of
+// them is passed over unscored. A weak term of many words (a common
+// substring) counts its bound.
+func (c *scorer) mayReach(top *searchTop, si int32, strong float64) bool {
+	p := c.p
+	th := top.threshold()
+	if !p.weak || th <= 0 {
+		return true
+	}
+	ub := strong
+	for ti := range p.terms {
+		pt := &p.terms[ti]
+		if !pt.weak {
+			continue
+		}
+		if len(pt.words[c.gi]) > blockUnitWords {
+			ub += pt.bound
+			continue
+		}
+		v, _ := p.termScore(ti, c.gi, c.g.search, si, c.tf, c.at[ti])
+		ub += v
+	}
+	return ub*(1+boundSlack) >= th
+}
+
 // consider scores node slot si and offers it to top: its terms from the
 // unit of the highest bound down, while what the node can still gain may
 // reach the threshold. A node that cannot is dropped; one whose every term
@@ -537,9 +603,7 @@ func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
 // sum every path computes.
 func (c *scorer) consider(top *searchTop, si int32, order []int) {
 	p := c.p
-	if p.visit != nil {
-		p.visit()
-	}
+	p.work.nodes++
 	// The terms' bounds in si's block: at most their bounds over the graph.
 	c.blocks.at(c.blocks.ix.block(si))
 	bound := c.blocks.term
@@ -563,11 +627,15 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 		known += v
 		rest -= bound[u.term]
 	}
-	s := 0.0
+	s, strong := 0.0, !p.weak
 	for ti := range p.terms {
 		if c.done[ti] {
 			s += c.vals[ti]
+			strong = strong || c.vals[ti] > 0 && !p.terms[ti].weak
 		}
+	}
+	if !strong {
+		return // only weak terms: not a match (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md)
 	}
 	if s = p.withExactID(c.g, si, s); s*(1+boundSlack) < th {
 		return

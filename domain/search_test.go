@@ -348,9 +348,8 @@ func TestSearchTopKSkipsCommonTerm(t *testing.T) {
 	}
 	p := planSearch([]*Graph{g}, "common rare", searchTerms("common rare"))
 	top := &searchTop{limit: 10, graphs: []*Graph{g}}
-	visited := 0
-	p.visit = func() { visited++ }
 	p.searchGraph(top, 0, g)
+	visited := p.work.nodes
 	if visited > 100 {
 		t.Errorf("scored %d nodes for a query whose rare term is in 20", visited)
 	}
@@ -474,5 +473,32 @@ func TestSearchEdgeEndsAfterRollback(t *testing.T) {
 	}
 	for _, p := range searchIndexProblems(g) {
 		t.Error(p)
+	}
+}
+
+// TestSearchShortWordCostsLittle: a one-letter word added to a query (as
+// "n" in "take n items from list") adds at most as much work again as the
+// query costs without it (docs/design/benchmarks.md: every query costs
+// about what its rarest words cost). Work is what the search reads, counted
+// (searchWork), not timed: lexicon words, posting lists, postings and nodes
+// scored. On the Zipf workload every letter of the vocabulary is inside
+// hundreds of its words and every node id holds "n".
+func TestSearchShortWordCostsLittle(t *testing.T) {
+	g := workloadGraph(t, 2_000)
+	g.Compact(workloadNow, workloadPolicy())
+	graphs := []*Graph{g}
+	for i, q := range workloadQueries(40) {
+		_, plain, err := search(graphs, q, DefaultSearchLim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq := withShortWord(q, i)
+		_, short, err := search(graphs, sq, DefaultSearchLim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if short.total() > 2*plain.total() {
+			t.Errorf("%q read %+v (%d), more than twice %q's %+v (%d)", sq, short, short.total(), q, plain, plain.total())
+		}
 	}
 }
