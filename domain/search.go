@@ -296,7 +296,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 					primed = append(primed, ps.slot)
 				}
 			}
-			lists = append(lists, cursor{posts: lw.posts, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
+			lists = append(lists, cursor{posts: lw.posts, term: u.term, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
 		}
 	}
 	if len(p.units[first].words[gi]) > 1 { // one word's postings are in order already
@@ -363,11 +363,10 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			for nextPrimed < len(primed) && primed[nextPrimed] < at {
 				nextPrimed++
 			}
-			strong := 0.0 // the most the words of the lists at at can give
-			for ; moved < len(lists) && lists[moved].doc() == at; moved++ {
-				strong += lists[moved].bound
+			for moved < len(lists) && lists[moved].doc() == at {
+				moved++
 			}
-			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact && c.mayReach(top, at, strong) {
+			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact && c.mayReach(top, at, lists[:moved]) {
 				c.consider(top, at, order)
 			}
 			for i := range moved {
@@ -537,6 +536,7 @@ func resort(lists []cursor, moved int) []cursor {
 type cursor struct {
 	posts []posting
 	at    int
+	term  int // the term of its word
 	bound float64
 }
 
@@ -567,31 +567,37 @@ func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
 	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), at: at, vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
 }
 
-// mayReach reports whether node slot si, whose strong words can give it at
-// most strong, may reach top's threshold with what its weak terms give it.
-// The global bound of the weak terms lets the walk stop at a node holding
-// one strong word; a weak term of few words is looked up in the node
-// instead (what consider would do first), so that a node holding none of
-// them is passed over unscored. A weak term of many words (a common
-// substring) counts its bound.
-func (c *scorer) mayReach(top *searchTop, si int32, strong float64) bool {
+// mayReach reports whether node slot si, which holds the words of the lists
+// at it and no other strong word, may reach top's threshold with what its
+// weak terms give it. Each strong term can give it at most its lists' bounds
+// and its bound in si's block. The bound of the weak terms over the graph
+// lets the walk stop at a node holding one strong word; a weak term of few
+// words is looked up in the node instead (what consider would do first), so
+// that a node holding none of them is passed over unscored. A weak term of
+// many words (a common substring) counts its bound in the block.
+func (c *scorer) mayReach(top *searchTop, si int32, at []cursor) bool {
 	p := c.p
 	th := top.threshold()
 	if !p.weak || th <= 0 {
 		return true
 	}
-	ub := strong
+	c.blocks.at(c.blocks.ix.block(si))
+	clear(c.vals)
+	for _, l := range at {
+		c.vals[l.term] += l.bound
+	}
+	ub := 0.0
 	for ti := range p.terms {
 		pt := &p.terms[ti]
-		if !pt.weak {
-			continue
+		switch {
+		case !pt.weak:
+			ub += min(c.vals[ti], c.blocks.term[ti])
+		case len(pt.words[c.gi]) > blockUnitWords:
+			ub += c.blocks.term[ti]
+		default:
+			v, _ := p.termScore(ti, c.gi, c.g.search, si, c.tf, c.at[ti])
+			ub += v
 		}
-		if len(pt.words[c.gi]) > blockUnitWords {
-			ub += pt.bound
-			continue
-		}
-		v, _ := p.termScore(ti, c.gi, c.g.search, si, c.tf, c.at[ti])
-		ub += v
 	}
 	return ub*(1+boundSlack) >= th
 }

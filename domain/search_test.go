@@ -487,7 +487,7 @@ func TestSearchShortWordCostsLittle(t *testing.T) {
 	g := workloadGraph(t, 2_000)
 	g.Compact(workloadNow, workloadPolicy())
 	graphs := []*Graph{g}
-	for i, q := range workloadQueries(40) {
+	for i, q := range workloadQueries(200) {
 		_, plain, err := search(graphs, q, DefaultSearchLim)
 		if err != nil {
 			t.Fatal(err)
