@@ -31,6 +31,10 @@ import (
 // rare word alone costs; and the slots are cut into blocks whose bounds
 // (the most a node of the block counts each word) let whole blocks go
 // unscored (docs/decisions/0053-search-index-on-first-search-and-block-max.md).
+// Only the strong terms' lists are walked: a weak term (short, or common:
+// isWeak) is scored in the nodes they find, so a short or common word adds
+// little to a query's cost
+// (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
 // A graph's first search builds its index (Graph.searchIndex); after that,
 // Search only reads the graphs and their indexes, so searches may run side
 // by side under a graph's read lock.
@@ -568,17 +572,17 @@ func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
 }
 
 // mayReach reports whether node slot si, which holds the words of the lists
-// at it and no other strong word, may reach top's threshold with what its
-// weak terms give it. Each strong term can give it at most its lists' bounds
-// and its bound in si's block. The bound of the weak terms over the graph
-// lets the walk stop at a node holding one strong word; a weak term of few
-// words is looked up in the node instead (what consider would do first), so
-// that a node holding none of them is passed over unscored. A weak term of
-// many words (a common substring) counts its bound in the block.
+// at it and no other strong word, may reach top's threshold, before it is
+// scored. Each strong term can give it at most its lists' bounds, and its
+// bound in si's block. The weak terms' bound over the graph lets the walk
+// stop at a node holding one strong word, so a weak term of few words is
+// looked up in the node (what consider would do first), and one of many
+// words (a common substring) counts its bound in the block; a node that
+// holds one strong word and none of the weak ones is passed over unscored.
 func (c *scorer) mayReach(top *searchTop, si int32, at []cursor) bool {
 	p := c.p
 	th := top.threshold()
-	if !p.weak || th <= 0 {
+	if th <= 0 {
 		return true
 	}
 	c.blocks.at(c.blocks.ix.block(si))
