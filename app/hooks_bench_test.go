@@ -151,8 +151,8 @@ func BenchmarkHookRoutes(b *testing.B) {
 	b.Run("route=prompt_context/added=one-letter", func(b *testing.B) {
 		// The same prompt without and with a one-letter word, as "n" in
 		// "take n items from list", alternating: what a short word adds
-		// to recall (docs/design/benchmarks.md: every query costs about
-		// what its rarest words cost). Every node id holds "n".
+		// to recall (docs/design/benchmarks.md#targets: rare words set
+		// the cost). Every node id holds "n".
 		r := rand.New(rand.NewPCG(5, 5))
 		letters := []string{"n", "e", "k", "s", "t"}
 		var plain, with []time.Duration

@@ -171,8 +171,8 @@ func withCommonWord(query string, i int) string {
 }
 
 // BenchmarkSearchShortWord measures what a one-letter word, or a very
-// common one, adds to a query (docs/design/benchmarks.md: every query
-// costs about what its rarest words cost): the workload's two-word queries
+// common one, adds to a query (docs/design/benchmarks.md#targets: rare
+// words set the cost): the workload's two-word queries
 // on the compacted 5,000-node Zipf graph, each searched as it is and with
 // the word added, the two alternating so that both see the same machine.
 // It reports the p50 and p99 of each and their ratios (with/plain); the

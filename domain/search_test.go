@@ -478,8 +478,8 @@ func TestSearchEdgeEndsAfterRollback(t *testing.T) {
 
 // TestSearchShortWordCostsLittle: a one-letter word added to a query (as
 // "n" in "take n items from list") adds at most as much work again as the
-// query costs without it (docs/design/benchmarks.md: every query costs
-// about what its rarest words cost). Work is what the search reads, counted
+// query costs without it (docs/design/benchmarks.md#targets: rare words
+// set the cost). Work is what the search reads, counted
 // (searchWork), not timed: lexicon words, posting lists, postings and nodes
 // scored. On the Zipf workload every letter of the vocabulary is inside
 // hundreds of its words and every node id holds "n".
