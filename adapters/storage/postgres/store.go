@@ -81,11 +81,11 @@ type Store struct {
 	keys   map[int64]domain.GraphKey
 
 	// saved holds the encoding each session had at its last save by this
-	// store, so SaveSessions writes only the sessions that changed, and
-	// removes only the sessions it knows of.
-	sessMu        sync.Mutex
-	saved         map[string]savedSession
-	sessionsKnown bool // every stored session is in saved (LoadSessions ran, or the first save read them)
+	// store, so UpdateSessions writes only the sessions that changed, and
+	// the last activity it saw, so that it removes a session only when
+	// nobody used it since.
+	sessMu sync.Mutex
+	saved  map[string]savedSession
 
 	stats *stats
 	auth  authCache
