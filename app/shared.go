@@ -184,7 +184,9 @@ func pendingItems(cs domain.ChangeSet) bool {
 }
 
 // publishBatch publishes the events of a batch committed elsewhere, unless
-// they went out already, and records that they did.
+// they went out already, and records that they did. Its compaction moves
+// are another server's work: they go to the subscribers, never to this
+// server's metrics (docs/design/team.md#health-and-metrics).
 func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	st.pubMu.Lock()
 	if b.At <= st.published[key] {
@@ -193,11 +195,6 @@ func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	}
 	st.published[key] = b.At
 	st.pubMu.Unlock()
-	for _, ev := range b.Events {
-		if ev.Compaction != nil {
-			st.metrics.NodesMoved(*ev.Compaction)
-		}
-	}
 	if len(b.Events) > 0 {
 		// One batch of another server, of one graph: published as one
 		// write's events (a subscriber short of room re-reads the graph).
