@@ -307,3 +307,47 @@ func TestSettingsShowWhatTheyParse(t *testing.T) {
 		}
 	}
 }
+
+// A certificate needs its key; a team server on a non-loopback address needs
+// TLS or --insecure-http (docs/design/team.md#transport). A server of one
+// person, and a team server on loopback, need neither.
+func TestParseServeTransport(t *testing.T) {
+	t.Parallel()
+	team := map[string]string{"KG_DATABASE_URL": "postgres://kg@db/kg"}
+	tests := []struct {
+		name    string
+		args    []string
+		envs    map[string]string
+		wantErr string
+		tls     bool
+	}{
+		{name: "team on a wildcard address without TLS", args: []string{"--storage", "postgres", "--host", "0.0.0.0"}, envs: team,
+			wantErr: "--host 0.0.0.0 is not a loopback address and a team server's requests carry people's tokens: serve HTTPS with --tls-cert and --tls-key"},
+		{name: "team on a LAN address with --insecure-http", args: []string{"--storage", "postgres", "--host", "10.0.0.5", "--insecure-http"}, envs: team},
+		{name: "team with KG_INSECURE_HTTP", args: []string{"--storage", "postgres", "--host", "0.0.0.0"},
+			envs: map[string]string{"KG_DATABASE_URL": "postgres://kg@db/kg", "KG_INSECURE_HTTP": "true"}},
+		{name: "team with TLS", args: []string{"--storage", "postgres", "--host", "0.0.0.0", "--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key"}, envs: team, tls: true},
+		{name: "team on loopback", args: []string{"--storage", "postgres"}, envs: team},
+		{name: "a certificate without its key", args: []string{"--tls-cert", "/etc/kg/kg.crt"}, wantErr: "--tls-cert /etc/kg/kg.crt needs its private key: set --tls-key or KG_TLS_KEY too"},
+		{name: "a key without its certificate", envs: map[string]string{"KG_TLS_KEY": "/etc/kg/kg.key"}, wantErr: "--tls-key /etc/kg/kg.key needs its certificate"},
+		{name: "one person's server with TLS", envs: map[string]string{"KG_TLS_CERT": "c.pem", "KG_TLS_KEY": "k.pem"}, tls: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parse(tc.args, tc.envs)
+			if tc.wantErr != "" {
+				var ue *usageError
+				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want a usage error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.TLS() != tc.tls || (tc.tls && got.Scheme() != "https") || (!tc.tls && got.Scheme() != "http") {
+				t.Errorf("TLS %v, scheme %s; want TLS %v", got.TLS(), got.Scheme(), tc.tls)
+			}
+		})
+	}
+}
