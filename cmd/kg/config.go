@@ -36,10 +36,13 @@ type Config struct {
 	// TLS proxy in front of it does TLS (docs/design/team.md#transport).
 	TLSCert, TLSKey string
 	InsecureHTTP    bool
-	AllowedHosts    []string
-	AllowedOrigins  []string
-	LogLevel        slog.Level
-	LogFormat       string // "text" or "json"
+	// TokenGrace is how long a team server keeps taking a token it
+	// verified while the database cannot be reached (0: not at all).
+	TokenGrace     time.Duration
+	AllowedHosts   []string
+	AllowedOrigins []string
+	LogLevel       slog.Level
+	LogFormat      string // "text" or "json"
 }
 
 // Addr is the address to listen on, host:port.
@@ -267,6 +270,14 @@ func settings(home func() (string, error)) []setting {
 				return nil
 			},
 			show: func(c Config) string { return strconv.FormatBool(c.InsecureHTTP) }},
+		{flag: "token-grace", env: "KG_TOKEN_GRACE", def: "600",
+			usage: "`seconds` a team server keeps taking a token it verified while the database cannot be reached (0: none)",
+			parse: func(c *Config, v string) error {
+				d, err := parseSeconds(v, 0, 24*3600)
+				c.TokenGrace = d
+				return err
+			},
+			show: func(c Config) string { return strconv.Itoa(int(c.TokenGrace / time.Second)) }},
 		{flag: "allowed-hosts", env: "KG_ALLOWED_HOSTS",
 			usage: "comma-separated `hosts`: Host names (or host:port) accepted beyond localhost",
 			parse: func(c *Config, v string) error {

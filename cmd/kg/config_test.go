@@ -41,13 +41,14 @@ func TestParseServeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Host:      "127.0.0.1",
-		Port:      8765,
-		Root:      "/home/ada/.knowledge-graph",
-		Storage:   "json",
-		App:       app.DefaultConfig(),
-		LogLevel:  slog.LevelInfo,
-		LogFormat: "text",
+		Host:       "127.0.0.1",
+		Port:       8765,
+		Root:       "/home/ada/.knowledge-graph",
+		Storage:    "json",
+		App:        app.DefaultConfig(),
+		TokenGrace: 10 * time.Minute,
+		LogLevel:   slog.LevelInfo,
+		LogFormat:  "text",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
@@ -65,6 +66,7 @@ var everyValue = []string{
 	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
 	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--secrets-mode", "redact", "--auth-token", "s3cret",
+	"--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key", "--insecure-http", "--token-grace", "0",
 	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 	"--log-level", "debug", "--log-format", "json",
 }
@@ -87,6 +89,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.Secrets = domain.SecretsRedact
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
+		TLSCert: "/etc/kg/kg.crt", TLSKey: "/etc/kg/kg.key", InsecureHTTP: true,
 		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
 		AllowedOrigins: []string{"http://localhost:5173", "https://x.dev"},
 		LogLevel:       slog.LevelDebug, LogFormat: "json",
@@ -296,7 +299,12 @@ func TestSettingsShowWhatTheyParse(t *testing.T) {
 				t.Errorf("--%s is not shown", s.flag)
 				continue
 			}
-			again, err := parse([]string{"--" + s.flag + "=" + v}, nil)
+			args := []string{"--" + s.flag + "=" + v}
+			// The certificate and its key are given together or not at all.
+			if partner, ok := map[string]string{"tls-cert": "tls-key", "tls-key": "tls-cert"}[s.flag]; ok {
+				args = append(args, "--"+partner+"="+shown[partner])
+			}
+			again, err := parse(args, nil)
 			if err != nil {
 				t.Errorf("--%s: its shown value %q does not parse: %v", s.flag, v, err)
 				continue
