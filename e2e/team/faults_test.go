@@ -420,11 +420,15 @@ func TestDatabaseAway(t *testing.T) {
 		if got := in.graph(project); len(got) < 40 {
 			t.Errorf("a read on %s with the database away: %d nodes, want the %d acknowledged before", in.name, len(got), before)
 		}
-		var hits struct {
-			Results []map[string]any `json:"results"`
+		var marked struct {
+			Stale bool `json:"stale"`
 		}
-		if code := in.call("GET", "/api/search?q=faults&project_path="+project, nil, &hits); code != 200 {
-			t.Errorf("a search on %s with the database away: %d, want 200 from memory", in.name, code)
+		if code := in.call("GET", "/api/graph/read?project_path="+project, nil, &marked); code != 200 || !marked.Stale {
+			t.Errorf("a read on %s with the database away: %d, stale %v; want 200 marked stale", in.name, code, marked.Stale)
+		}
+		marked.Stale = false
+		if code := in.call("GET", "/api/search?q=faults&project_path="+project, nil, &marked); code != 200 || !marked.Stale {
+			t.Errorf("a search on %s with the database away: %d, stale %v; want 200 from memory, marked stale", in.name, code, marked.Stale)
 		}
 		if code := in.call("POST", "/api/prompt_context", conversation, nil); code != 200 {
 			t.Errorf("the prompt hook on %s with the database away: %d, want 200 from memory", in.name, code)
@@ -445,6 +449,12 @@ func TestDatabaseAway(t *testing.T) {
 		t.Fatalf("start the database again: %v", err)
 	}
 	untilStatus("ok", 5*time.Second)
+	for _, in := range ins {
+		var marked map[string]any
+		if code := in.call("GET", "/api/graph/read?project_path="+project, nil, &marked); code != 200 || marked["stale"] != nil {
+			t.Errorf("a read on %s with the database back: %d, stale %v; want no mark", in.name, code, marked["stale"])
+		}
+	}
 	after := acks.Load()
 	waitAcks(t, &acks, after+40, 30*time.Second) // writes resume
 	halt()
