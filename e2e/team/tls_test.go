@@ -80,6 +80,11 @@ func TestTeamServerTLS(t *testing.T) {
 		!strings.Contains(stderr, "--tls-key") {
 		t.Errorf("a certificate without its key: exit %d, %q; want 2 naming --tls-key", code, stderr)
 	}
+	_, otherKey, _ := testCert(t)
+	if code, _, stderr := kgRun(t, []string{dbEnv}, "serve", "--storage", "postgres", "--port", "0", "--tls-cert", certFile, "--tls-key", otherKey); code == 0 ||
+		!strings.Contains(stderr, certFile) || !strings.Contains(stderr, otherKey) {
+		t.Errorf("a key that is not the certificate's: exit %d, %q; want a failure naming both files", code, stderr)
+	}
 	_, token, _ := kgRun(t, []string{dbEnv}, "token", "create", "--name", "alice")
 	token = strings.TrimSpace(token)
 
