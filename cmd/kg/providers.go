@@ -143,7 +143,10 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
 	// The changes table is the change log of team mode: it keeps what
 	// KG_HISTORY_DAYS says (docs/design/trust.md#team-mode).
-	opt := postgres.Options{Logger: log}
+	opt := postgres.Options{Logger: log, TokenGrace: cfg.TokenGrace}
+	if cfg.TokenGrace == 0 {
+		opt.TokenGrace = -1 // none: the store's zero means its default
+	}
 	if cfg.App.HistoryDays > 0 {
 		opt.ChangesRetention = time.Duration(cfg.App.HistoryDays) * 24 * time.Hour
 	}

@@ -58,7 +58,11 @@ func kgBinary(t *testing.T) string {
 // and returns its exit status, stdout and stderr.
 func kgRun(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(kgBinary(t), args...)
+	// A command that should have stopped at once but serves instead is
+	// killed, so that a test fails rather than hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kgBinary(t), args...)
 	cmd.Env = kgEnv(t, env)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -217,7 +221,13 @@ func seedRoot(t *testing.T, root, project string) {
 // test ends and returns its address.
 func serveTeam(t *testing.T, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(kgBinary(t), "serve", "--storage", "postgres", "--port", "0", "--log-format", "json")
+	return serveTeamWith(t, nil, env...)
+}
+
+// serveTeamWith is serveTeam with more arguments of kg serve.
+func serveTeamWith(t *testing.T, args []string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(kgBinary(t), append([]string{"serve", "--storage", "postgres", "--port", "0", "--log-format", "json"}, args...)...)
 	cmd.Env = kgEnv(t, env)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {

@@ -28,11 +28,13 @@ import (
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/filehash"
 	khttp "github.com/kg-memory/kg/adapters/http"
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
 	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/domain"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -43,6 +45,7 @@ type instance struct {
 	name  string
 	store *postgres.Store
 	svc   *app.Service
+	stats *metrics.Metrics // what it serves at /metrics
 	hub   *events.Hub
 	srv   *httptest.Server
 	url   string // where it serves
@@ -56,6 +59,7 @@ type options struct {
 	lockTimeout time.Duration
 	poll        time.Duration
 	maintenance time.Duration
+	policy      *domain.Policy // nil: the default
 }
 
 // team starts n instances on a database of the test's own, whose requests
@@ -115,7 +119,11 @@ func start(t testing.TB, url, name string, opt options) *instance {
 	if opt.maintenance > 0 {
 		cfg.MaintenanceInterval = opt.maintenance
 	}
-	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub,
+	if opt.policy != nil {
+		cfg.Policy = *opt.policy
+	}
+	stats := metrics.New()
+	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub, Metrics: stats,
 		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger(),
 		Files: filehash.OS{}})
 	if err != nil {
@@ -123,8 +131,8 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		t.Fatalf("app %s: %v", name, err)
 	}
 	c := clock.System{}
-	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, hub, logger())
-	in := &instance{t: t, name: name, store: store, svc: svc, hub: hub, srv: httptest.NewServer(h), done: make(chan struct{})}
+	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store, Metrics: stats}, svc, hub, logger())
+	in := &instance{t: t, name: name, store: store, svc: svc, stats: stats, hub: hub, srv: httptest.NewServer(h), done: make(chan struct{})}
 	in.url = in.srv.URL
 	rctx, cancel := context.WithCancel(context.Background())
 	in.stop = cancel

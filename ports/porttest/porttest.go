@@ -667,7 +667,7 @@ func testFailedSave(h *harness) {
 		gs[k] = g
 	}
 	sessions := map[string]ports.Session{"aaaa0000bbbb1111": {ID: "aaaa0000bbbb1111", Start: t0, OpCount: 1}}
-	if err := h.o.Sessions.SaveSessions(h.ctx, sessions); err != nil {
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(sessions)); err != nil {
 		h.t.Fatal(err)
 	}
 	gs[keys[2]] = domain.NewGraph(keys[2])
@@ -699,7 +699,7 @@ func testFailedSave(h *harness) {
 	}
 	bad := maps.Clone(sessions)
 	bad["cccc"] = ports.Session{ID: "cccc", Start: t0}
-	if err := h.o.Sessions.SaveSessions(h.ctx, bad); domain.KindOf(err) != domain.KindUnavailable {
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(bad)); domain.KindOf(err) != domain.KindUnavailable {
 		h.t.Errorf("save sessions under a full disk: %v, want an unavailable error", err)
 	}
 	h.o.InjectFault(nil)
@@ -772,7 +772,7 @@ func testSessions(h *harness) {
 			Hooks:   ports.HookState{Seen: longIDs("u:", 300)},
 			Counted: map[domain.GraphKey][]string{domain.UserGraph: longIDs("", 300), domain.ProjectGraph("/srv/app"): longIDs("", ports.PackFrom)}},
 	}
-	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(want)); err != nil {
 		h.t.Fatal(err)
 	}
 	opts := cmp.Options{dataOpts}
@@ -786,18 +786,29 @@ func testSessions(h *harness) {
 		}
 		h.reopen()
 	}
-	// Saving replaces the whole set.
-	delete(want, "deadbeef")
-	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
+	// A save touches only the sessions it names, even from a store that
+	// loaded every session first (as kg migrate does while other servers
+	// serve theirs): the others stay, and one goes only when named.
+	if _, err := h.o.Sessions.LoadSessions(h.ctx); err != nil {
 		h.t.Fatal(err)
 	}
+	moved := want["fedcba9876543210"]
+	moved.OpCount, moved.LastActivity = 7, t0+domain.Second
+	want[moved.ID] = moved
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(map[string]ports.Session{moved.ID: moved})); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.SessionChanges{Delete: []string{"deadbeef"}}); err != nil {
+		h.t.Fatal(err)
+	}
+	delete(want, "deadbeef")
 	h.reopen()
 	got, err = h.o.Sessions.LoadSessions(h.ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got, opts); diff != "" {
-		h.t.Errorf("sessions after replace differ (-want +got):\n%s", diff)
+		h.t.Errorf("sessions after saving one and removing one differ (-want +got):\n%s", diff)
 	}
 }
 
@@ -818,7 +829,7 @@ func testSessionUpdates(h *harness) {
 		id := fmt.Sprintf("%016x", i)
 		want[id] = sess(id, 1)
 	}
-	if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(want)); err != nil {
+	if err := h.o.Sessions.UpdateSessions(ctx, ports.PutSessions(maps.Clone(want))); err != nil {
 		h.t.Fatal(err)
 	}
 	check := func(what string) {
@@ -946,10 +957,14 @@ func testCheckpoints(h *harness) {
 	for i := range 6 {
 		id := fmt.Sprintf("%016x", i)
 		sessions[id] = ports.Session{ID: id, Start: t0, LastActivity: t0 + domain.Micros(i), OpCount: int64(i)}
+		ch := ports.PutSessions(sessions)
 		if i == 4 {
-			delete(sessions, fmt.Sprintf("%016x", 1))
+			gone := fmt.Sprintf("%016x", 1)
+			delete(sessions, gone)
+			ch = ports.PutSessions(sessions)
+			ch.Delete = []string{gone}
 		}
-		if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(sessions)); err != nil {
+		if err := h.o.Sessions.UpdateSessions(ctx, ch); err != nil {
 			h.t.Fatal(err)
 		}
 		if i%2 == 1 {

@@ -201,8 +201,7 @@ func encodeSession(s ports.Session) ([]byte, error) {
 		for k, seq := range s.Synced {
 			list = append(list, syncedRec{Level: string(k.Level), Project: k.Project, Seq: seq})
 		}
-		// Sorted so that an unchanged session encodes to the same bytes and
-		// SaveSessions can skip it.
+		// Sorted so that one session always encodes to the same bytes.
 		slices.SortFunc(list, func(a, b syncedRec) int {
 			if c := strings.Compare(a.Level, b.Level); c != 0 {
 				return c

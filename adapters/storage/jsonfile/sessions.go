@@ -118,34 +118,6 @@ func (s *Store) quarantineSessions(f file, cause error) error {
 	return nil
 }
 
-// SaveSessions implements ports.SessionRepository: the sessions that differ
-// from the stored set and those that went are saved as UpdateSessions
-// saves them, one journal record, not a rewrite of every session.
-func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	if err := ctx.Err(); err != nil {
-		return domain.Unavailable(err, "save sessions: %v", err)
-	}
-	st, f := &s.sess, s.sessionsFile()
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := s.readySessions(ctx, f); err != nil {
-		return err
-	}
-	var ch ports.SessionChanges
-	for id, ss := range sessions {
-		ss.ID = id
-		if old, ok := st.saved[id]; !ok || !sameSession(old, ss) {
-			ch.Put = append(ch.Put, ss)
-		}
-	}
-	for id := range st.saved {
-		if _, ok := sessions[id]; !ok {
-			ch.Delete = append(ch.Delete, id)
-		}
-	}
-	return s.updateSessions(ctx, f, ch)
-}
-
 // UpdateSessions implements ports.SessionRepository: one journal record
 // with the sessions put (whole) and removed, appended and fsynced; the set
 // the store keeps is then changed in place, so a save costs O(changed), not
