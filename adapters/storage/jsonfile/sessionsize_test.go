@@ -39,7 +39,7 @@ func TestSessionsStoreLongIDListsPacked(t *testing.T) {
 	sess := ports.Session{ID: "0123456789abcdef", Start: now, LastActivity: now, Synced: map[domain.GraphKey]uint64{domain.UserGraph: 1},
 		Hooks:   ports.HookState{Seen: seen},
 		Counted: map[domain.GraphKey][]string{domain.UserGraph: ids, domain.ProjectGraph("/work/app"): {"few", "ids"}}}
-	if err := s.SaveSessions(ctx, map[string]ports.Session{sess.ID: sess}); err != nil {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{sess.ID: sess})); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CheckpointSessions(ctx); err != nil {
