@@ -39,6 +39,10 @@ type ReadResult struct {
 	NewSession bool
 	Full       *FullRead  // the full read, when no ids were asked for
 	Nodes      []NodeRead // reads by id, in request order (an id in both graphs: user first)
+	// Stale is set when the database could not be asked what other
+	// servers committed: the read is from memory and may be behind
+	// (team mode, docs/design/team.md#when-the-database-is-away).
+	Stale bool
 }
 
 // FullRead is the full read of the user graph and the session's project.
@@ -106,6 +110,9 @@ type SearchResult struct {
 	// Unavailable names each graph left out because it cannot be loaded,
 	// and why, one line each (a search without a level only).
 	Unavailable []string
+	// Stale is set when the search ran on memory that may be behind what
+	// other servers committed (as ReadResult.Stale).
+	Stale bool
 }
 
 // Hit is one search result.

@@ -138,7 +138,7 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 // not read (outside the home folder) or cannot.
 func (s *Service) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
 	owner := s.owner(ctx)
-	tail, err := s.transcripts.Tail(path, domain.MaxTranscriptTail)
+	tail, err := s.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
 	if err != nil {
 		s.log.Info("transcript not read", "path", path, "err", err)
 		return ""

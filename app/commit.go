@@ -40,7 +40,8 @@ type writeOp struct {
 	// lastSeq: none), for the change log of team mode.
 	firstSeq, lastSeq uint64
 	// op is what the change log records the write as: "" for put and
-	// delete as each item went, or an undo, an import with replace.
+	// delete as each item went, or an undo, an import with replace, a
+	// read that promoted (move).
 	op domain.HistoryOp
 	// logged is the change log entries of the change, once applied
 	// (docs/design/trust.md#history-and-undo).

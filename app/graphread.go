@@ -37,6 +37,9 @@ type GraphEdge struct {
 type GraphRead struct {
 	User    GraphContents
 	Project *GraphContents // nil when no project was named
+	// Stale is set when the read is from memory that may be behind what
+	// other servers committed (as ReadResult.Stale).
+	Stale bool
 }
 
 // ReadGraphs is GET /api/graph/read: every item of the user graph and of
@@ -52,8 +55,8 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 		return GraphRead{}, err
 	}
 	defer s.countOp(t.session, &err)
-	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var res GraphRead
+	res.Stale = s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var downs []error
 	for _, k := range t.keys() {
 		e, down, err := s.spannedGraph(ctx, k)

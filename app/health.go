@@ -19,15 +19,19 @@ func (s *Service) Health(_ context.Context) Health {
 }
 
 // problems lists what makes the service degraded: the damage the
-// repository found when it opened, the graphs that cannot be loaded, then
-// the saves that are failing now.
+// repository found when it opened, the graphs that cannot be loaded, the
+// saves that are failing now, then a maintenance tick that overruns.
 func (s *Service) problems() []string {
 	var out []string
 	if s.damage != nil {
 		out = append(out, s.damage()...)
 	}
 	out = append(out, s.store.problemList()...)
-	return append(out, s.store.failing.list()...)
+	out = append(out, s.store.failing.list()...)
+	if p := s.tickProblem(); p != "" {
+		out = append(out, p)
+	}
+	return out
 }
 
 // failing is what cannot be saved right now — a graph's writes, its

@@ -77,7 +77,7 @@ type countingStore struct {
 	commitFail map[domain.GraphKey]error
 	// loadPanic and commitPanic make Load or Commit of a graph panic with
 	// the value given, as a damaged file made bbolt do; savePanic does so
-	// for SaveSessions and UpdateSessions.
+	// for UpdateSessions.
 	loadPanic   map[domain.GraphKey]any
 	commitPanic map[domain.GraphKey]any
 	savePanic   any
@@ -128,16 +128,6 @@ func (c *countingStore) CommitLogged(ctx context.Context, key domain.GraphKey, g
 		return domain.Unavailable(err, "save %s: %v", key, err)
 	}
 	return c.Store.CommitLogged(ctx, key, g, cs, h)
-}
-
-func (c *countingStore) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	c.mu.Lock()
-	p := c.savePanic
-	c.mu.Unlock()
-	if p != nil {
-		panic(p)
-	}
-	return c.Store.SaveSessions(ctx, sessions)
 }
 
 func (c *countingStore) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"slices"
 
@@ -109,9 +111,12 @@ func (s *Service) History(ctx context.Context, req HistoryRequest) (HistoryResul
 }
 
 // UndoRequest is POST /api/undo and kg undo: the changes of one session,
-// or of a seq range, of one graph.
+// or of a seq range of one graph.
 type UndoRequest struct {
-	Scope   Scope  // the graph (Level required) and the undoer's session, which the undo's writes carry
+	// Scope holds the undoer's session, which the undo's writes carry, and
+	// the graph: required for a seq range; for a session, Level and the
+	// project only narrow the undo to that graph (docs/design/trust.md#undo).
+	Scope   Scope
 	Session string // the session whose changes are undone
 	// From and To bound the seqs of the changes undone, both included,
 	// when Range is set.
@@ -120,13 +125,21 @@ type UndoRequest struct {
 	DryRun   bool
 }
 
-// UndoResult is what an undo did, or with DryRun would do.
+// UndoResult is what an undo did, or with DryRun would do, graph by graph.
 type UndoResult struct {
+	DryRun bool
+	Graphs []GraphUndo // the graphs that held changes undone, user graph first
+}
+
+// GraphUndo is what an undo did in one graph, in that graph's own commit.
+type GraphUndo struct {
 	Level   domain.Level
 	Project string
-	DryRun  bool
 	Applied []domain.UndoStep // with their seqs when not a dry run
 	Skipped []domain.UndoSkip
+	// Err is why this graph could not be undone when others were (its
+	// commit failed); the other graphs' undos stand.
+	Err error
 }
 
 func (r UndoRequest) target() (domain.UndoTarget, error) {
@@ -143,11 +156,15 @@ func (r UndoRequest) target() (domain.UndoTarget, error) {
 	return domain.UndoTarget{Session: r.Session, From: r.From, To: r.To}, nil
 }
 
-// Undo puts back, as new writes of one batch, the state each item had
-// before the changes undone, skipping (and naming) the items someone else
-// changed since. The plan is made again under the graph's write lock, on
-// the graph as it is then: a change that lands between the read of the
-// log and the write makes its item skipped, never overwritten.
+// errNothingToUndo marks a graph whose log holds none of the changes named.
+var errNothingToUndo = errors.New("nothing to undo")
+
+// Undo puts back, as new writes, the state each item had before the
+// changes undone, skipping (and naming) the items someone else changed
+// since. A session's changes are undone in every graph it wrote — its user
+// graph and its project, or every project when the session is no longer
+// known — each graph in its own commit; Level and the project narrow it to
+// one graph. A seq range names one graph.
 func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err error) {
 	target, err := req.target()
 	if err != nil {
@@ -157,7 +174,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	if err != nil {
 		return UndoResult{}, err
 	}
-	k, err := t.key(req.Scope.Level)
+	keys, err := s.undoGraphs(ctx, t, req)
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -165,6 +182,132 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	if err != nil {
 		return UndoResult{}, err
 	}
+	if !req.DryRun {
+		defer s.countOp(t.session, &err)
+	}
+	res := UndoResult{DryRun: req.DryRun}
+	var failed error
+	for _, k := range keys {
+		gu, err := s.undoGraph(ctx, hr, k, t.session, target, req)
+		switch {
+		case errors.Is(err, errNothingToUndo):
+			continue
+		case err != nil && len(keys) == 1:
+			return UndoResult{}, err
+		case err != nil:
+			failed = err
+			gu = GraphUndo{Level: k.Level, Project: k.Project, Err: err}
+		}
+		res.Graphs = append(res.Graphs, gu)
+	}
+	switch {
+	case len(res.Graphs) == 0:
+		return UndoResult{}, s.nothingToUndo(keys, target, req.Range)
+	case failed != nil && !slices.ContainsFunc(res.Graphs, func(g GraphUndo) bool { return g.Err == nil }):
+		return UndoResult{}, failed
+	}
+	return res, nil
+}
+
+// undoGraphs returns the graphs an undo covers: the one a seq range, a
+// level or a project names, else every graph the session wrote — the user
+// graph and the session's project, or, when the session is gone (expired,
+// or of another server's past), the user graph and every project the
+// caller may read, whose logs tell which it wrote.
+func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]domain.GraphKey, error) {
+	named := req.Scope.ProjectPath != "" || req.Scope.ProjectKey != ""
+	level := req.Scope.Level
+	switch {
+	case req.Range:
+		k, err := t.key(level)
+		return []domain.GraphKey{k}, err
+	case level == domain.LevelUser:
+		if named {
+			return nil, domain.Invalidf("project_path", "level user takes no project_path")
+		}
+		return []domain.GraphKey{domain.UserGraphOf(t.owner)}, nil
+	case named && (level == domain.LevelProject || level == ""):
+		return []domain.GraphKey{domain.ProjectGraph(t.project)}, nil
+	case level != domain.LevelProject && level != "":
+		return nil, domain.Invalidf("level", "%q is not a level: one of user, project, or none for every graph the session wrote", level)
+	}
+	project, bound := s.projectOfSession(ctx, req.Session)
+	if level == domain.LevelProject {
+		if project == "" {
+			return nil, domain.Invalidf("project_path", "level project needs project_path: session %q is not bound to a project that kg still knows of", req.Session)
+		}
+		return []domain.GraphKey{domain.ProjectGraph(project)}, nil
+	}
+	keys := []domain.GraphKey{domain.UserGraphOf(t.owner)}
+	if bound {
+		return append(keys, domain.ProjectGraph(project)), nil
+	}
+	projects, err := s.readableProjects(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return append(keys, projects...), nil
+}
+
+// projectOfSession returns the project a session kg still knows is bound
+// to. A session bound to a project writes no other project
+// (docs/design/sync.md#sessions); one bound to none, or one kg no longer
+// knows (expired), may have written any.
+func (s *Service) projectOfSession(ctx context.Context, id string) (project string, bound bool) {
+	sess, err := s.sessionFor(ctx, id)
+	if err != nil || sess.ProjectPath == "" {
+		return "", false
+	}
+	return sess.ProjectPath, true
+}
+
+// readableProjects returns every project graph stored or loaded that t
+// may read, sorted.
+func (s *Service) readableProjects(ctx context.Context, t target) ([]domain.GraphKey, error) {
+	stored, err := s.graphs.List(ctx)
+	if err != nil {
+		return nil, wrapErr(err, "list projects")
+	}
+	seen := map[domain.GraphKey]bool{}
+	var out []domain.GraphKey
+	add := func(k domain.GraphKey) {
+		if k.Level == domain.LevelProject && !seen[k] && t.mayRead(k) {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, sg := range stored {
+		add(sg.Key)
+	}
+	for _, e := range s.store.loaded() {
+		add(e.key)
+	}
+	slices.SortFunc(out, cmpKey)
+	return out, nil
+}
+
+// nothingToUndo is the error of an undo that found none of the changes it
+// names in the history of the graphs it covers.
+func (s *Service) nothingToUndo(keys []domain.GraphKey, target domain.UndoTarget, byRange bool) error {
+	if byRange {
+		return domain.NotFoundf("seq_range", "the %s holds no change with a seq from %d to %d in its history (the last %d days)",
+			graphName(keys[0]), target.From, target.To, s.historyDays())
+	}
+	where := "the " + graphName(keys[0])
+	if len(keys) > 1 {
+		where = fmt.Sprintf("none of the %d graphs it could have written (the user graph and %d projects)", len(keys), len(keys)-1)
+	}
+	return domain.NotFoundf("session_id", "%s holds no change of session %q in its history (the last %d days)",
+		where, target.Session, s.historyDays())
+}
+
+// undoGraph undoes target's changes in graph k as one write of its own
+// (errNothingToUndo when its log holds none). The plan is made again under
+// the graph's write lock, on the graph as it is then: a change that lands
+// between the read of the log and the write makes its item skipped, never
+// overwritten.
+func (s *Service) undoGraph(ctx context.Context, hr ports.HistoryRepository, k domain.GraphKey, by string,
+	target domain.UndoTarget, req UndoRequest) (GraphUndo, error) {
 	nb := s.notBefore(0)
 	// The oldest change undone, then every entry from it on.
 	q := ports.HistoryQuery{Session: target.Session, NotBefore: nb}
@@ -173,31 +316,23 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	}
 	mine, err := hr.History(ctx, k, q)
 	if err != nil {
-		return UndoResult{}, err
+		return GraphUndo{}, err
 	}
 	mine = slices.DeleteFunc(mine, func(e domain.HistoryEntry) bool { return e.Op == domain.HistoryMove })
 	if len(mine) == 0 {
-		if req.Range {
-			return UndoResult{}, domain.NotFoundf("seq_range", "the %s holds no change with a seq from %d to %d in its history (the last %d days)",
-				graphName(k), target.From, target.To, s.historyDays())
-		}
-		return UndoResult{}, domain.NotFoundf("session_id", "the %s holds no change of session %q in its history (the last %d days)",
-			graphName(k), target.Session, s.historyDays())
+		return GraphUndo{}, errNothingToUndo
 	}
 	first := mine[len(mine)-1].Seq
 	log, err := hr.History(ctx, k, ports.HistoryQuery{SinceSeq: first - 1, NotBefore: nb})
 	if err != nil {
-		return UndoResult{}, err
+		return GraphUndo{}, err
 	}
 	slices.Reverse(log) // oldest first
-	if !req.DryRun {
-		defer s.countOp(t.session, &err)
-	}
 	e, err := s.store.get(ctx, k)
 	if err != nil {
-		return UndoResult{}, err
+		return GraphUndo{}, err
 	}
-	res := UndoResult{Level: k.Level, Project: k.Project, DryRun: req.DryRun}
+	res := GraphUndo{Level: k.Level, Project: k.Project}
 	if req.DryRun {
 		e.mu.RLock()
 		plan := domain.PlanUndo(e.g, log, target)
@@ -205,7 +340,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 		res.Applied, res.Skipped = plan.Steps, plan.Skipped
 		return res, nil
 	}
-	err = s.store.writeLogged(ctx, e, t.session, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err = s.store.writeLogged(ctx, e, by, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		plan := domain.PlanUndo(g, log, target)
 		applied, failed := g.ApplyUndo(plan, at)
 		res.Applied, res.Skipped = applied, append(plan.Skipped, failed...)
@@ -218,7 +353,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 		return slices.Values(evs), nil
 	})
 	if err != nil {
-		return UndoResult{}, err
+		return GraphUndo{}, err
 	}
 	return res, nil
 }

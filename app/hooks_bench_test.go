@@ -148,6 +148,46 @@ func BenchmarkHookRoutes(b *testing.B) {
 		}
 		reportLatency(b, lat, cpu0)
 	})
+	b.Run("route=prompt_context/added=one-letter", func(b *testing.B) {
+		// The same prompt without and with a one-letter word, as "n" in
+		// "take n items from list", alternating: what a short word adds
+		// to recall (docs/design/benchmarks.md#targets: rare words set
+		// the cost). Every node id holds "n".
+		r := rand.New(rand.NewPCG(5, 5))
+		letters := []string{"n", "e", "k", "s", "t"}
+		var plain, with []time.Duration
+		cpu0 := cpuTime()
+		for i := 0; b.Loop(); i++ {
+			w1, w2, w3 := words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))]
+			for _, prompt := range []string{
+				fmt.Sprintf("take %s from %s in the %s part", w1, w2, w3),
+				fmt.Sprintf("take %s %s from %s in the %s part", letters[i%len(letters)], w1, w2, w3),
+			} {
+				t := time.Now()
+				_, err := svc.PromptContext(ctx, PromptRequest{ClaudeSessionID: fmt.Sprintf("short-%d", i%50), CWD: projA, Prompt: prompt})
+				d := time.Since(t)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(plain) == len(with) {
+					plain = append(plain, d)
+				} else {
+					with = append(with, d)
+				}
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(2*len(plain)), "cpu-ms/op")
+		slices.Sort(plain)
+		slices.Sort(with)
+		for _, p := range []int{50, 99} {
+			pl, wi := plain[min(len(plain)-1, len(plain)*p/100)], with[min(len(with)-1, len(with)*p/100)]
+			b.ReportMetric(float64(pl.Microseconds())/1000, fmt.Sprintf("plain-p%d-ms", p))
+			b.ReportMetric(float64(wi.Microseconds())/1000, fmt.Sprintf("with-p%d-ms", p))
+			if pl > 0 {
+				b.ReportMetric(float64(wi)/float64(pl), fmt.Sprintf("with/plain-p%d", p))
+			}
+		}
+	})
 	b.Run("route=tool_event", func(b *testing.B) {
 		var lat []time.Duration
 		cpu0 := cpuTime()

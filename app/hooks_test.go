@@ -166,7 +166,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 
 type fakeTranscripts map[string]string
 
-func (f fakeTranscripts) Tail(path string, max int64) ([]byte, error) {
+func (f fakeTranscripts) Tail(_ context.Context, path string, max int64) ([]byte, error) {
 	s, ok := f[path]
 	if !ok {
 		return nil, errors.New("outside the home folder")

@@ -41,6 +41,8 @@ func (s *Service) Run(ctx context.Context) {
 // them and folds their journal. The failure, or the panic, of one duty is
 // logged and does not stop the others.
 func (s *Service) tick(ctx context.Context) {
+	s.tickStarted.Store(int64(s.clock.Now()))
+	defer s.tickStarted.Store(0)
 	loaded := s.store.loaded()
 	defer s.log.Debug("maintenance tick done", "graphs", len(loaded))
 	for _, e := range loaded {
@@ -49,6 +51,12 @@ func (s *Service) tick(ctx context.Context) {
 		}
 	}
 	_ = s.guard("checking recorded files for staleness", func() error {
+		// The files are named by agents and read with a deadline each;
+		// the duty as a whole gets one interval, so that files slow to
+		// read cannot hold the tick: the round goes on at the next tick
+		// (docs/design/trust.md#files-named-by-a-request).
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.MaintenanceInterval)
+		defer cancel()
 		if n := s.checkStaleFiles(ctx); n > 0 {
 			s.log.Debug("recorded files checked for staleness", "files", n)
 		}
@@ -78,6 +86,29 @@ func (s *Service) tick(ctx context.Context) {
 	if err := s.guard("saving tool-event counts", func() error { return s.tools.save(ctx) }); err != nil {
 		s.log.Error("saving the tool-event counts failed; will retry next tick", "err", err)
 	}
+}
+
+// tickOverrun is how long a maintenance tick may run before Health says
+// it overruns: two intervals, and at least a minute, as a tick over a
+// large graph may take a while.
+func (s *Service) tickOverrun() time.Duration {
+	return max(2*s.cfg.MaintenanceInterval, time.Minute)
+}
+
+// tickProblem is Health's line for a maintenance tick that has run longer
+// than tickOverrun, "" for none: while it runs no journal is folded, no
+// session saved and no idle graph unloaded, and /health must not say ok.
+func (s *Service) tickProblem() string {
+	started := domain.Micros(s.tickStarted.Load())
+	if started == 0 {
+		return ""
+	}
+	ran := time.Duration(s.clock.Now()-started) * time.Microsecond
+	if ran <= s.tickOverrun() {
+		return ""
+	}
+	return fmt.Sprintf("the maintenance tick has run for %s, over its limit of %s: until it ends no journal is folded, "+
+		"no session saved and no idle graph unloaded", ran.Round(time.Second), s.tickOverrun())
 }
 
 // checkpoint folds the journals of repositories that keep one into their files

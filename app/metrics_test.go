@@ -233,21 +233,11 @@ func TestMetricsReportTheRunAtLoad(t *testing.T) {
 	}
 }
 
-// flakySessions fails SaveSessions and UpdateSessions while fail is set.
+// flakySessions fails UpdateSessions while fail is set.
 type flakySessions struct {
 	ports.SessionRepository
 	mu   sync.Mutex
 	fail bool
-}
-
-func (f *flakySessions) SaveSessions(ctx context.Context, s map[string]ports.Session) error {
-	f.mu.Lock()
-	fail := f.fail
-	f.mu.Unlock()
-	if fail {
-		return domain.Unavailable(errAny, "save sessions")
-	}
-	return f.SessionRepository.SaveSessions(ctx, s)
 }
 
 func (f *flakySessions) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {

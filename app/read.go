@@ -53,7 +53,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	res.SessionID = sess.ID
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
 	defer s.countOp(t.session, &err)
-	s.store.fresh(ctx, t.keys()...)
+	res.Stale = s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
 		full, err := s.fullRead(ctx, t)

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -40,7 +42,10 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	// The read is built inside the change, from the graph the change was
 	// applied to: the entry may have been reloaded meanwhile.
 	var rd NodeRead
-	err := s.store.write(ctx, e, session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	// The write is logged as a move (docs/decisions/0068-an-identical-put-is-logged.md):
+	// the promoted node's new version says what it said, and undo never
+	// undoes a move nor counts it as someone else's change.
+	err := s.store.writeLogged(ctx, e, session, domain.HistoryMove, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.RecallNode(id, at)
 		if err != nil {
 			return nil, err
@@ -52,7 +57,7 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 		}
 		ev := eventBase(ports.EventNodeRecalled, g.Key(), r.Node.Version.Seq, at.Session)
 		ev.Node, ev.Rescued = r.Node, r.Rescued
-		return []ports.Event{ev}, nil
+		return slices.Values([]ports.Event{ev}), nil
 	})
 	switch {
 	case err == nil:

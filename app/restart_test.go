@@ -45,9 +45,9 @@ func TestLoadNeverReusesASeqASessionHasSeen(t *testing.T) {
 	// A session that has seen seq 100 of a graph stored at seq 0 (say,
 	// restored from an older backup).
 	now := e.clock.Now()
-	if err := e.store.SaveSessions(e.ctx, map[string]ports.Session{
+	if err := e.store.UpdateSessions(e.ctx, ports.PutSessions(map[string]ports.Session{
 		"00000000000000aa": {ID: "00000000000000aa", Start: now, LastActivity: now, Synced: map[domain.GraphKey]uint64{domain.UserGraph: 100}},
-	}); err != nil {
+	})); err != nil {
 		t.Fatal(err)
 	}
 	e.svc = e.open()

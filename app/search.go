@@ -28,7 +28,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		return SearchResult{}, err
 	}
 	defer s.countOp(t.session, &err)
-	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	stale := s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var (
 		res     SearchResult
 		entries []*graphEntry
@@ -112,7 +112,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	for i, h := range found.Hits {
 		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
 	}
-	res.Corrections, res.Nearest = found.Corrections, found.Nearest
+	res.Corrections, res.Nearest, res.Stale = found.Corrections, found.Nearest, stale
 	if t.session != "" {
 		keys := make([]string, 0, len(res.Hits))
 		for _, h := range res.Hits {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -46,6 +47,9 @@ type Service struct {
 	// files stands.
 	staleMu    sync.Mutex
 	staleRound staleRound
+	// tickStarted is when the maintenance tick under way started (0: none
+	// is), so that Health reports a tick that overruns (maintenance.go).
+	tickStarted atomic.Int64
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -162,7 +166,14 @@ func wrapErr(err error, msg string) error {
 }
 
 // unavailableWrite is what every caller of a batch whose save failed gets.
+// A save that could not be taken back off the disk (ports.ErrMaybeSaved)
+// is not said to have changed nothing: a restart may find it
+// (docs/design/storage.md#failed-saves).
 func unavailableWrite(key domain.GraphKey, err error) error {
+	if errors.Is(err, ports.ErrMaybeSaved) {
+		return domain.Unavailable(err, "the %s could not be saved (%v); the disk refused every write since, so the change "+
+			"is not served now but may be back after a restart; retry later", graphName(key), err)
+	}
 	return domain.Unavailable(err, "the %s could not be saved (%v); nothing was changed, retry later", graphName(key), err)
 }
 

@@ -58,7 +58,7 @@ func BenchmarkRegisterSession(b *testing.B) {
 					seeded[id] = ports.Session{ID: id, ProjectPath: "/work/bench", Start: now, LastActivity: now + domain.Micros(i),
 						Synced: map[domain.GraphKey]uint64{domain.UserGraph: 1}}
 				}
-				if err := st.SaveSessions(ctx, seeded); err != nil {
+				if err := st.UpdateSessions(ctx, ports.PutSessions(seeded)); err != nil {
 					b.Fatal(err)
 				}
 				clk := clock.NewManual(t0)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,7 +185,9 @@ func pendingItems(cs domain.ChangeSet) bool {
 }
 
 // publishBatch publishes the events of a batch committed elsewhere, unless
-// they went out already, and records that they did.
+// they went out already, and records that they did. Its compaction moves
+// are another server's work: they go to the subscribers, never to this
+// server's metrics (docs/design/team.md#health-and-metrics).
 func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	st.pubMu.Lock()
 	if b.At <= st.published[key] {
@@ -193,11 +196,6 @@ func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	}
 	st.published[key] = b.At
 	st.pubMu.Unlock()
-	for _, ev := range b.Events {
-		if ev.Compaction != nil {
-			st.metrics.NodesMoved(*ev.Compaction)
-		}
-	}
 	if len(b.Events) > 0 {
 		// One batch of another server, of one graph: published as one
 		// write's events (a subscriber short of room re-reads the graph).
@@ -253,10 +251,11 @@ func (st *store) catchUp(ctx context.Context, e *graphEntry, head uint64) error 
 // own and everyone's committed writes (docs/design/team.md#reads). A graph
 // not loaded is loaded at its committed state anyway. When the database
 // cannot be reached, the read is served from memory and the failure
-// logged.
-func (st *store) fresh(ctx context.Context, keys ...domain.GraphKey) {
+// logged, and fresh reports stale: what is served may be behind what other
+// servers committed (docs/design/team.md#when-the-database-is-away).
+func (st *store) fresh(ctx context.Context, keys ...domain.GraphKey) (stale bool) {
 	if st.shared == nil {
-		return
+		return false
 	}
 	var entries []*graphEntry
 	st.mu.Lock()
@@ -266,12 +265,13 @@ func (st *store) fresh(ctx context.Context, keys ...domain.GraphKey) {
 		}
 	}
 	st.mu.Unlock()
-	st.catchUpAll(ctx, entries)
+	return st.catchUpAll(ctx, entries) != nil
 }
 
 // catchUpAll checks the positions of entries in one round trip and catches
-// up those behind.
-func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) {
+// up those behind. It returns the error of the check when the database
+// could not answer it: the entries are then as they were.
+func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) error {
 	var ready []*graphEntry
 	for _, e := range entries {
 		select {
@@ -283,7 +283,7 @@ func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) {
 		}
 	}
 	if len(ready) == 0 {
-		return
+		return nil
 	}
 	keys := make([]domain.GraphKey, len(ready))
 	for i, e := range ready {
@@ -292,8 +292,9 @@ func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) {
 	heads, err := st.shared.Heads(ctx, keys)
 	if err != nil {
 		st.log.Warn("could not check the graphs' positions; serving from memory", "err", err)
-		return
+		return err
 	}
+	var behindErr error
 	for _, e := range ready {
 		e.syncMu.Lock()
 		behind := heads[e.key] > e.at
@@ -303,8 +304,10 @@ func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) {
 		}
 		if err := st.catchUp(ctx, e, heads[e.key]); err != nil {
 			st.log.Warn("could not catch a graph up; serving from memory", "graph", e.key.String(), "err", err)
+			behindErr = cmp.Or(behindErr, err)
 		}
 	}
+	return behindErr
 }
 
 // sharedWatcher is the listener's ports.Watcher: it catches up the loaded
@@ -418,7 +421,7 @@ func (w *sharedWatcher) publishFrom(key domain.GraphKey, from, limit uint64) {
 func (w *sharedWatcher) Resync() {
 	st := w.st
 	entries := st.loaded()
-	st.catchUpAll(w.ctx, entries)
+	_ = st.catchUpAll(w.ctx, entries) // logged; the next poll tries again
 	st.pubMu.Lock()
 	var followed []domain.GraphKey
 	for k := range st.published {

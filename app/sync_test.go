@@ -109,7 +109,7 @@ func TestSyncOfASessionOfTheReplacedServer(t *testing.T) {
 	// A session carried over from the replaced server: a time, no seqs.
 	old, _ := e.store.LoadSessions(e.ctx)
 	old["0badc0de"] = ports.Session{ID: "0badc0de", Start: syncedAt - 100, LastActivity: e.clock.Now(), LastSyncedTS: syncedAt}
-	if err := e.store.SaveSessions(e.ctx, old); err != nil {
+	if err := e.store.UpdateSessions(e.ctx, ports.PutSessions(old)); err != nil {
 		t.Fatal(err)
 	}
 	e.svc = e.open()

@@ -3,7 +3,10 @@ package domain
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // benchSizes are the graph sizes of docs/design/benchmarks.md#workload.
@@ -140,5 +143,85 @@ func BenchmarkSearchIndex(b *testing.B) {
 			b.ReportMetric(float64(withIndex-without)/(1<<20), "index-MB")
 			b.ReportMetric(float64(without-base)/(1<<20), "graph-MB")
 		})
+	}
+}
+
+// shortWords are the one-letter words BenchmarkSearchShortWord adds to the
+// workload's queries: letters of its vocabulary (bench/workload), so each is
+// inside hundreds of its words and, where the workload cut a word short at
+// the end of a text, a word of its own; and "a", a stop word too.
+var shortWords = []string{"n", "a", "k", "o", "t"}
+
+// withWord returns query with word put between its first word and the
+// rest, as "n" in "take n items from list".
+func withWord(query, word string) string {
+	first, rest, _ := strings.Cut(query, " ")
+	return strings.TrimSpace(first + " " + word + " " + rest)
+}
+
+// withShortWord returns query with the i-th one-letter word added.
+func withShortWord(query string, i int) string {
+	return withWord(query, shortWords[i%len(shortWords)])
+}
+
+// withCommonWord returns query with one of the workload's three commonest
+// words added, each held by more than half of the nodes.
+func withCommonWord(query string, i int) string {
+	return withWord(query, workloadVocabulary.Word(i%3))
+}
+
+// BenchmarkSearchShortWord measures what a one-letter word, or a very
+// common one, adds to a query (docs/design/benchmarks.md#targets: rare
+// words set the cost): the workload's two-word queries
+// on the compacted 5,000-node Zipf graph, each searched as it is and with
+// the word added, the two alternating so that both see the same machine.
+// It reports the p50 and p99 of each and their ratios (with/plain); the
+// target is a ratio of at most 2.
+func BenchmarkSearchShortWord(b *testing.B) {
+	const n = 5_000
+	g := workloadGraph(b, n)
+	g.Compact(workloadNow, workloadPolicy())
+	g.searchIndex()
+	graphs := []*Graph{g}
+	queries := workloadQueries(200)
+	for _, added := range []struct {
+		name string
+		with func(string, int) string
+	}{{"one-letter", withShortWord}, {"common", withCommonWord}} {
+		b.Run("added="+added.name, func(b *testing.B) {
+			var plain, with []time.Duration
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				q := queries[i%len(queries)]
+				t := time.Now()
+				if _, err := Search(graphs, q, DefaultSearchLim); err != nil {
+					b.Fatal(err)
+				}
+				plain = append(plain, time.Since(t))
+				t = time.Now()
+				if _, err := Search(graphs, added.with(q, i), DefaultSearchLim); err != nil {
+					b.Fatal(err)
+				}
+				with = append(with, time.Since(t))
+			}
+			reportWithWithout(b, plain, with)
+		})
+	}
+}
+
+// reportWithWithout reports the p50 and p99 of the searches without and
+// with the added word, in ms, and the ratio of each percentile.
+func reportWithWithout(b *testing.B, plain, with []time.Duration) {
+	slices.Sort(plain)
+	slices.Sort(with)
+	pct := func(d []time.Duration, p int) time.Duration { return d[min(len(d)-1, len(d)*p/100)] }
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	for _, p := range []int{50, 99} {
+		pl, wi := pct(plain, p), pct(with, p)
+		b.ReportMetric(ms(pl), fmt.Sprintf("plain-p%d-ms", p))
+		b.ReportMetric(ms(wi), fmt.Sprintf("with-p%d-ms", p))
+		if pl > 0 {
+			b.ReportMetric(float64(wi)/float64(pl), fmt.Sprintf("with/plain-p%d", p))
+		}
 	}
 }

@@ -22,7 +22,9 @@ const (
 	HistoryDelete HistoryOp = "delete" // a node or edge deleted by a client
 	// HistoryMove is a tier change by compaction or by a read that
 	// promoted: the entry holds the tier change only, no bodies. A node
-	// deleted by compaction is a move to "deleted".
+	// deleted by compaction is a move to "deleted". As the op of a write
+	// (TakeChangeLog, HistoryWriter) it marks a read that promoted: its new
+	// version with the same content is a move, not a put.
 	HistoryMove HistoryOp = "move"
 	HistoryUndo HistoryOp = "undo" // a change made by an undo
 	// HistoryImportReplace, HistoryProjectMv and HistoryMigrate are one
@@ -156,7 +158,9 @@ func (g *Graph) StartChangeLog() {
 // TakeChangeLog ends the recording StartChangeLog began and returns the
 // change log entries of what the write changed, in order of first change,
 // stamped with at. op HistoryUndo marks the puts and deletes of an undo;
-// HistoryImportReplace makes one entry of the whole graph. A node or edge
+// HistoryImportReplace makes one entry of the whole graph; HistoryMove
+// marks a read that promoted. Any other new version of a node is a put,
+// even one whose content is what was stored. A node or edge
 // changed only in what is not its content or tier (a read stamp, a use
 // count) has no entry; neither has an edge pruned with its node, which
 // the node's move to "deleted" stands for.
@@ -181,7 +185,7 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 		if it.edge {
 			e, ok = g.edgeEntry(it.k, t.edges[it.k])
 		} else {
-			e, ok = g.nodeEntry(it.id, t.nodes[it.id])
+			e, ok = g.nodeEntry(it.id, t.nodes[it.id], op == HistoryMove)
 		}
 		if !ok {
 			continue
@@ -208,14 +212,19 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 	return out
 }
 
-func (g *Graph) nodeEntry(id string, before *Node) (HistoryEntry, bool) {
+func (g *Graph) nodeEntry(id string, before *Node, recall bool) (HistoryEntry, bool) {
 	after, _ := g.node(id)
-	return nodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id))
+	return nodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id), recall)
 }
 
 // nodeChangeEntry classifies the change of a node from before to after
 // (nil: none); tomb is its tombstone after the change, for a deletion.
-func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone) (HistoryEntry, bool) {
+// recall says the write was a read that promoted (op HistoryMove): a new
+// version with the same content is then a move. Any other new version is a
+// put, even one that says what the node said: it bumps the version and the
+// seq, kg_sync reports it, and undo must see it to leave it alone
+// (docs/decisions/0068-an-identical-put-is-logged.md).
+func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall bool) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{ID: id, BeforeNode: before, AfterNode: after}}
 	switch {
 	case before == nil && after == nil:
@@ -234,7 +243,7 @@ func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone) (HistoryEn
 	case before == nil:
 		e.Op, e.Seq = HistoryPut, after.Version.Seq
 		return e, true
-	case SameNodeContent(before, after):
+	case SameNodeContent(before, after) && (recall || before.Version == after.Version):
 		if before.Tier == after.Tier {
 			return e, false // a read stamp, a use count
 		}
@@ -293,6 +302,14 @@ type HistoryWriter struct {
 // the last write left it.
 func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []HistoryEntry {
 	var out []HistoryEntry
+	writerOf := func(seq uint64) *HistoryWriter {
+		for i := range writers {
+			if seq >= writers[i].FirstSeq && seq <= writers[i].LastSeq {
+				return &writers[i]
+			}
+		}
+		return nil
+	}
 	add := func(e HistoryEntry, ok bool, ts Micros) {
 		if !ok {
 			return
@@ -301,20 +318,24 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 		if e.Op != HistoryMove && ts != 0 {
 			e.Time = ts
 		}
-		for _, w := range writers {
-			if e.Seq >= w.FirstSeq && e.Seq <= w.LastSeq {
-				e.Session, e.Principal = w.Session, w.Principal
-				if w.Op == HistoryUndo && e.Op != HistoryMove {
-					e.Op = HistoryUndo
-				}
-				break
+		if w := writerOf(e.Seq); w != nil {
+			e.Session, e.Principal = w.Session, w.Principal
+			if w.Op == HistoryUndo && e.Op != HistoryMove {
+				e.Op = HistoryUndo
 			}
 		}
 		out = append(out, e)
 	}
 	for id, a := range after.Nodes {
 		tomb := after.NodeTombstones[id]
-		e, ok := nodeChangeEntry(id, before.Nodes[id], a, tomb)
+		// A read that promoted is a write of op HistoryMove: its new
+		// version is a move, not a put.
+		recall := false
+		if a != nil {
+			w := writerOf(a.Version.Seq)
+			recall = w != nil && w.Op == HistoryMove
+		}
+		e, ok := nodeChangeEntry(id, before.Nodes[id], a, tomb, recall)
 		ts := Micros(0)
 		if a != nil {
 			ts = a.Version.TS

@@ -31,16 +31,26 @@ import (
 // rare word alone costs; and the slots are cut into blocks whose bounds
 // (the most a node of the block counts each word) let whole blocks go
 // unscored (docs/decisions/0053-search-index-on-first-search-and-block-max.md).
+// Only the strong terms' lists are walked: a weak term (short, or common:
+// isWeak) is scored in the nodes they find, so a short or common word adds
+// little to a query's cost
+// (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
 // A graph's first search builds its index (Graph.searchIndex); after that,
 // Search only reads the graphs and their indexes, so searches may run side
 // by side under a graph's read lock.
 func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
+	res, _, err := search(graphs, query, limit)
+	return res, err
+}
+
+// search is Search, and also says what it read (searchWork).
+func search(graphs []*Graph, query string, limit int) (SearchResult, searchWork, error) {
 	if err := ValidateQuery("query", query); err != nil {
-		return SearchResult{}, err
+		return SearchResult{}, searchWork{}, err
 	}
 	switch {
 	case limit < 0:
-		return SearchResult{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
+		return SearchResult{}, searchWork{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
 	case limit == 0:
 		limit = DefaultSearchLim
 	case limit > MaxSearchLimit:
@@ -64,7 +74,7 @@ func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
 			}
 		}
 	}
-	return res, nil
+	return res, p.work, nil
 }
 
 // searchTop keeps the best hits found so far, worst first.
@@ -246,19 +256,42 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		c.consider(top, si, order)
 	}
 
+	// Only the strong terms' units find nodes (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md):
+	// the weak ones are scored in the nodes found, and add to every
+	// bound the most they can give (weak, over the graph).
+	var weak float64
+	for ti, pt := range p.terms {
+		if !pt.weak {
+			continue
+		}
+		tb := 0.0
+		for _, ui := range order {
+			if p.units[ui].term == ti {
+				tb = max(tb, p.units[ui].bound)
+			}
+		}
+		weak += tb
+	}
+	finding := slices.DeleteFunc(slices.Clone(order), func(ui int) bool { return !p.strongUnit(ui) })
+	if len(finding) == 0 {
+		return
+	}
+
 	// The slots of the first unit's nodes, ascending, and a cursor per
-	// word of every unit; each list made at its size.
-	first := order[len(order)-1]
+	// word of every finding unit; each list made at its size.
+	first := finding[len(finding)-1]
 	nPrimed, nLists := 0, 0
-	for _, ui := range order {
+	for _, ui := range finding {
 		nLists += len(p.units[ui].words[gi])
 	}
 	for _, tw := range p.units[first].words[gi] {
 		nPrimed += len(ix.words[tw.word].posts)
 	}
+	p.work.lists += nLists
+	p.work.postings += nPrimed
 	primed := make([]int32, 0, nPrimed)
 	lists := make([]cursor, 0, nLists)
-	for _, ui := range order {
+	for _, ui := range finding {
 		u := &p.units[ui]
 		for _, tw := range u.words[gi] {
 			lw := &ix.words[tw.word]
@@ -267,7 +300,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 					primed = append(primed, ps.slot)
 				}
 			}
-			lists = append(lists, cursor{posts: lw.posts, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
+			lists = append(lists, cursor{posts: lw.posts, term: u.term, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
 		}
 	}
 	if len(p.units[first].words[gi]) > 1 { // one word's postings are in order already
@@ -310,7 +343,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		th := top.threshold() * (1 - boundSlack)
 		acc, pivot := 0.0, -1
 		for i := range lists {
-			if acc += lists[i].bound; acc >= th {
+			if acc += lists[i].bound; acc+weak >= th {
 				pivot = i
 				break
 			}
@@ -326,6 +359,7 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			for ; moved < len(lists) && lists[moved].doc() < next; moved++ {
 				lists[moved].seek(next)
 			}
+			p.work.postings += moved
 		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
 			// The slots come in ascending order: the primed ones are
@@ -333,16 +367,21 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 			for nextPrimed < len(primed) && primed[nextPrimed] < at {
 				nextPrimed++
 			}
-			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact {
+			for moved < len(lists) && lists[moved].doc() == at {
+				moved++
+			}
+			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact && c.mayReach(top, at, lists[:moved]) {
 				c.consider(top, at, order)
 			}
-			for ; moved < len(lists) && lists[moved].doc() == at; moved++ {
-				lists[moved].at++
+			for i := range moved {
+				lists[i].at++
 			}
+			p.work.postings += moved
 		} else {
 			for ; moved < pivot; moved++ {
 				lists[moved].seek(at)
 			}
+			p.work.postings += moved
 		}
 		lists = resort(lists, moved)
 	}
@@ -454,6 +493,7 @@ func (b *blockBounds) blockMaxTF(w, j int32, at *int) int32 {
 	end := b.ix.blockStart(j + 1)
 	m := int32(0)
 	for i := seekFrom(lw.posts, at, b.ix.blockStart(j)); i < len(lw.posts) && lw.posts[i].slot < end; i++ {
+		b.p.work.postings++
 		m = max(m, lw.posts[i].tf)
 	}
 	return m
@@ -500,6 +540,7 @@ func resort(lists []cursor, moved int) []cursor {
 type cursor struct {
 	posts []posting
 	at    int
+	term  int // the term of its word
 	bound float64
 }
 
@@ -530,6 +571,41 @@ func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
 	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), at: at, vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
 }
 
+// mayReach reports whether node slot si, which holds the words of the lists
+// at it and no other strong word, may reach top's threshold, before it is
+// scored. Each strong term can give it at most its lists' bounds, and its
+// bound in si's block. The weak terms' bound over the graph lets the walk
+// stop at a node holding one strong word, so a weak term of few words is
+// looked up in the node (what consider would do first), and one of many
+// words (a common substring) counts its bound in the block; a node that
+// holds one strong word and none of the weak ones is passed over unscored.
+func (c *scorer) mayReach(top *searchTop, si int32, at []cursor) bool {
+	p := c.p
+	th := top.threshold()
+	if th <= 0 {
+		return true
+	}
+	c.blocks.at(c.blocks.ix.block(si))
+	clear(c.vals)
+	for _, l := range at {
+		c.vals[l.term] += l.bound
+	}
+	ub := 0.0
+	for ti := range p.terms {
+		pt := &p.terms[ti]
+		switch {
+		case !pt.weak:
+			ub += min(c.vals[ti], c.blocks.term[ti])
+		case len(pt.words[c.gi]) > blockUnitWords:
+			ub += c.blocks.term[ti]
+		default:
+			v, _ := p.termScore(ti, c.gi, c.g.search, si, c.tf, c.at[ti])
+			ub += v
+		}
+	}
+	return ub*(1+boundSlack) >= th
+}
+
 // consider scores node slot si and offers it to top: its terms from the
 // unit of the highest bound down, while what the node can still gain may
 // reach the threshold. A node that cannot is dropped; one whose every term
@@ -537,9 +613,7 @@ func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
 // sum every path computes.
 func (c *scorer) consider(top *searchTop, si int32, order []int) {
 	p := c.p
-	if p.visit != nil {
-		p.visit()
-	}
+	p.work.nodes++
 	// The terms' bounds in si's block: at most their bounds over the graph.
 	c.blocks.at(c.blocks.ix.block(si))
 	bound := c.blocks.term
@@ -563,11 +637,15 @@ func (c *scorer) consider(top *searchTop, si int32, order []int) {
 		known += v
 		rest -= bound[u.term]
 	}
-	s := 0.0
+	s, strong := 0.0, !p.weak
 	for ti := range p.terms {
 		if c.done[ti] {
 			s += c.vals[ti]
+			strong = strong || c.vals[ti] > 0 && !p.terms[ti].weak
 		}
+	}
+	if !strong {
+		return // only weak terms: not a match (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md)
 	}
 	if s = p.withExactID(c.g, si, s); s*(1+boundSlack) < th {
 		return

@@ -348,9 +348,8 @@ func TestSearchTopKSkipsCommonTerm(t *testing.T) {
 	}
 	p := planSearch([]*Graph{g}, "common rare", searchTerms("common rare"))
 	top := &searchTop{limit: 10, graphs: []*Graph{g}}
-	visited := 0
-	p.visit = func() { visited++ }
 	p.searchGraph(top, 0, g)
+	visited := p.work.nodes
 	if visited > 100 {
 		t.Errorf("scored %d nodes for a query whose rare term is in 20", visited)
 	}
@@ -474,5 +473,89 @@ func TestSearchEdgeEndsAfterRollback(t *testing.T) {
 	}
 	for _, p := range searchIndexProblems(g) {
 		t.Error(p)
+	}
+}
+
+// TestSearchShortWordCostsLittle: a one-letter word added to a query (as
+// "n" in "take n items from list") adds at most as much work again as the
+// query costs without it (docs/design/benchmarks.md#targets: rare words
+// set the cost). Work is what the search reads, counted
+// (searchWork), not timed: lexicon words, posting lists, postings and nodes
+// scored. On the Zipf workload every letter of the vocabulary is inside
+// hundreds of its words and every node id holds "n".
+func TestSearchShortWordCostsLittle(t *testing.T) {
+	g := workloadGraph(t, 2_000)
+	g.Compact(workloadNow, workloadPolicy())
+	graphs := []*Graph{g}
+	for i, q := range workloadQueries(200) {
+		_, plain, err := search(graphs, q, DefaultSearchLim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq := withShortWord(q, i)
+		_, short, err := search(graphs, sq, DefaultSearchLim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if short.total() > 2*plain.total() {
+			t.Errorf("%q read %+v (%d), more than twice %q's %+v (%d)", sq, short, short.total(), q, plain, plain.total())
+		}
+	}
+}
+
+// TestSearchShortTermMatchesWholeWords: a term of one or two letters
+// matches the words of its stem, never inside a longer word; from three
+// letters it does (docs/decisions/0073-short-terms-match-whole-words.md).
+func TestSearchShortTermMatchesWholeWords(t *testing.T) {
+	g := NewGraph(UserGraph)
+	corePut(t, g, "loop-var", "take n items from the list", nil, nil)
+	corePut(t, g, "mongo", "mongodb keeps the sessions", nil, nil)
+	corePut(t, g, "names", "names are unique", nil, nil)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"n", []string{"user/loop-var"}}, // not "names", "mongodb", "sessions" or the ids
+		{"db", []string{}},               // not inside "mongodb"
+		{"ngo", []string{"user/mongo"}},  // three letters: inside a longer word
+		{"nam", []string{"user/names"}},  // ... and a part of the id
+	} {
+		if diff := cmp.Diff(tc.want, hitNamesOf(t, g, tc.q)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.q, diff)
+		}
+	}
+}
+
+// TestSearchWeakTermsCountBesideAStrongOne: a weak term (short, or held by
+// more than a tenth of the nodes and by 64 or more) finds no node of its
+// own when the query holds a strong term that matches: it adds to the
+// nodes that term finds. A query of weak terms only finds their nodes
+// (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
+func TestSearchWeakTermsCountBesideAStrongOne(t *testing.T) {
+	g := NewGraph(UserGraph)
+	for i := range 100 {
+		corePut(t, g, fmt.Sprintf("f%03d", i), "filler words about common things", nil, nil)
+	}
+	corePut(t, g, "take-n", "take n items from a list", nil, nil)
+	corePut(t, g, "rare-n", "rare zebra n", nil, nil)
+	corePut(t, g, "rare", "rare zebra", nil, nil)
+	corePut(t, g, "only-n", "n n n", nil, nil)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		// "n" is weak: it ranks rare-n above rare, and finds neither
+		// take-n nor only-n on its own.
+		{"zebra n", []string{"user/rare-n", "user/rare"}},
+		// "common" is held by 100 of 104 nodes: weak beside "zebra".
+		{"zebra common", []string{"user/rare", "user/rare-n"}},
+		// Only weak terms: each counts alone.
+		{"n", []string{"user/only-n", "user/rare-n", "user/take-n"}},
+		// The strong term matches nothing: the weak ones count alone.
+		{"n quetzal", []string{"user/only-n", "user/rare-n", "user/take-n"}},
+	} {
+		if diff := cmp.Diff(tc.want, hitNamesOf(t, g, tc.q)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.q, diff)
+		}
 	}
 }

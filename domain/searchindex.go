@@ -781,26 +781,25 @@ func appendPaddedGrams(buf []uint32, w string) []uint32 {
 }
 
 // wordsHolding calls f with every word of the lexicon that holds term as a
-// substring. A term of three bytes or more is looked for only in the words
-// holding all of its trigrams; a shorter one in every word.
-func (ix *searchIndex) wordsHolding(term string, f func(w int32)) {
+// substring, and returns how many words it read to find them: only the
+// words holding all of the term's trigrams. A term of fewer than three
+// bytes has no trigram and holds nothing (search never asks for one:
+// subMinRunes).
+func (ix *searchIndex) wordsHolding(term string, f func(w int32)) int {
 	if len(term) < 3 {
-		for w := range ix.words {
-			if t := ix.words[w].text; t != "" && strings.Contains(t, term) {
-				f(int32(w))
-			}
-		}
-		return
+		return 0
 	}
 	grams := sortedGrams(term)
 	sets := make([]*postings, len(grams))
 	for i, t := range grams {
 		if sets[i] = ix.gramSet(t); sets[i] == nil {
-			return
+			return 0
 		}
 	}
 	slices.SortFunc(sets, func(a, b *postings) int { return int(a.n - b.n) })
+	read := 0
 	sets[0].each(func(w int32) {
+		read++
 		for _, p := range sets[1:] {
 			if !p.has(w) {
 				return
@@ -810,6 +809,7 @@ func (ix *searchIndex) wordsHolding(term string, f func(w int32)) {
 			f(w)
 		}
 	})
+	return read
 }
 
 // wordsNear calls f with every word of the lexicon within max edits of

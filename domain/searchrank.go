@@ -31,7 +31,26 @@ const (
 	// another word, on top of its low rarity: in a small graph even "the"
 	// is rare enough to outvote a word that matters.
 	stopWeight = 0.1
+	// A term of fewer than subMinRunes letters ("n", "a", "go") matches
+	// only the words of its stem, never inside longer words: a letter or
+	// two is inside most words of a graph, so the match says nothing, and
+	// looking for it would read the whole lexicon and score every node
+	// (docs/decisions/0073-short-terms-match-whole-words.md).
+	subMinRunes = 3
+	// A term held by more than commonShare of the nodes searched, and by
+	// at least commonMinDF of them, is common. A common term, or one of
+	// fewer than subMinRunes letters, is weak: when the query holds a term
+	// that is not, it counts only in the nodes such a term matches
+	// (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
+	commonShare = 0.1
+	commonMinDF = 64
 )
+
+// isWeak reports whether a term of stem document frequency df among n
+// nodes is weak: short, or common.
+func isWeak(term string, df, n int) bool {
+	return utf8.RuneCountInString(term) < subMinRunes || df >= commonMinDF && float64(df) > commonShare*float64(n)
+}
 
 // Typo fallback: a term of typoMinRunes or more that matches nothing is
 // matched by words typoEdits away (typoFarEdits from typoFarRunes).
@@ -92,13 +111,30 @@ type searchPlan struct {
 	exactID    string // the whole query, trimmed: a node of this id ranks first
 	correction []Correction
 	unmatched  []string // terms that match nothing and have no correction
-	visit      func()   // when not nil, called for every node scored (tests)
+	weak       bool     // some terms are weak, and another one matches something
+	work       searchWork
 }
+
+// searchWork counts what a search reads, so that tests can hold its cost
+// to a bound without a clock (docs/decisions/0073-short-terms-match-whole-words.md).
+type searchWork struct {
+	lexicon  int // lexicon words read to find the longer words holding a term
+	lists    int // posting lists opened by the top-k walk
+	postings int // postings read: primed, stepped over or sought by a cursor, looked up for a score
+	nodes    int // nodes scored
+}
+
+// total is the work as one figure: every word and posting read, and every
+// node scored.
+func (w searchWork) total() int { return w.lexicon + w.lists + w.postings + w.nodes }
 
 // planTerm is one term of the query.
 type planTerm struct {
 	clauses []planClause
 	bound   float64 // the most the term can add to a score
+	// weak: the term counts only in nodes a strong term of the query
+	// matches (isWeak; searchPlan.weak says whether any term is).
+	weak bool
 	// words[gi] lists the words of graph gi the term counts, by word number,
 	// each with its clause.
 	words [][]termWord
@@ -158,11 +194,11 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 		}
 		subs := map[string]*sub{}
 		for gi, g := range graphs {
-			if g == nil {
+			if g == nil || utf8.RuneCountInString(t) < subMinRunes {
 				continue
 			}
 			ix := g.search
-			ix.wordsHolding(t, func(w int32) {
+			p.work.lexicon += ix.wordsHolding(t, func(w int32) {
 				if ix.stemText(w) == stem {
 					return
 				}
@@ -207,11 +243,32 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 			pt.bound = max(pt.bound, c.weight*(bm25K1+1))
 		}
 		p.bound += pt.bound
+		pt.weak = isWeak(t, df, p.n)
 		p.addUnits(len(p.terms), &pt, graphs)
 		p.terms = append(p.terms, pt)
 	}
+	p.settleWeak()
 	return p
 }
+
+// settleWeak keeps the weak terms weak only when a strong term matches
+// something: a query of only weak terms ("the n"), or whose strong terms
+// match nothing, is searched with every term counting alone.
+func (p *searchPlan) settleWeak() {
+	for _, pt := range p.terms {
+		if !pt.weak && len(pt.clauses) > 0 {
+			p.weak = slices.ContainsFunc(p.terms, func(pt planTerm) bool { return pt.weak })
+			return
+		}
+	}
+	for ti := range p.terms {
+		p.terms[ti].weak = false
+	}
+}
+
+// strongUnit reports whether unit ui finds nodes of its own: its term is
+// not weak.
+func (p *searchPlan) strongUnit(ui int) bool { return !p.terms[p.units[ui].term].weak }
 
 // addUnits adds the units of term ti: its stem or correction, then the
 // longer words holding it, each if it has a clause. A unit's bound is the
@@ -342,6 +399,7 @@ func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float
 	touched := false
 	for k, tw := range pt.words[gi] {
 		var n int32
+		p.work.postings++
 		if at != nil {
 			n = tfFrom(ix.words[tw.word].posts, &at[k], si)
 		} else {

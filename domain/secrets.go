@@ -114,6 +114,7 @@ var (
 	kindPrivateKey     = SecretKind{"private-key", "a private key block"}
 	kindURLPassword    = SecretKind{"url-password", "a password in a URL"}
 	kindPassword       = SecretKind{"password", "a password or secret assignment"}
+	kindBasicAuth      = SecretKind{"basic-auth", "a user name and password (basic auth)"}
 	kindHighEntropy    = SecretKind{"high-entropy", "a long random string (a key or token)"}
 )
 
@@ -129,9 +130,13 @@ var secretRules = []secretRule{
 	{kind: kindAWSSecretKey, keywords: []string{"aws"}, group: 1,
 		re: regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`)},
 	rule(kindGitHubToken, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, `\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{59,240})\b`),
-	rule(kindGitLabToken, []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glft-"}, `\bgl(?:pat|ptt|dt|rt|soat|cbt|ft)-[0-9A-Za-z_-]{20,}`),
-	rule(kindSlackWebhook, []string{"hooks.slack.com"}, `https://hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{20,}`),
-	rule(kindSlackToken, []string{"xox"}, `\bxox[abposr]-[0-9A-Za-z-]{10,}`),
+	// Every prefix of GitLab's token overview, as gitleaks's GitLab rules
+	// list them, the routable form (a dot and nine more chars), the old
+	// runner registration token and the session cookie.
+	rule(kindGitLabToken, []string{"glpat-", "glptt-", "gldt-", "glrt-", "glsoat-", "glcbt-", "glft-", "glffct-", "glimt-", "glagent-", "gloas-", "gr1348941", "_gitlab_session="}, `\bgl(?:pat|ptt|dt|rt|soat|cbt|ft|ffct|imt|agent|oas)-[0-9A-Za-z_-]{20,}(?:\.[0-9a-z]{9}\b)?|\bGR1348941[0-9A-Za-z_-]{20,}|_gitlab_session=[0-9a-z]{32}\b`),
+	// Incoming webhooks, workflow and trigger URLs, over https or http.
+	rule(kindSlackWebhook, []string{"hooks.slack.com"}, `(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{36,}`),
+	rule(kindSlackToken, []string{"xox", "xapp-"}, `\bxox[abposre]-[0-9A-Za-z-]{10,}|\bxoxe\.xox[bp]-[0-9A-Za-z-]{10,}|(?i)\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`),
 	rule(kindDiscordWebhook, []string{"discord"}, `https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{40,}`),
 	rule(kindTelegramToken, []string{":aa"}, `\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b`),
 	rule(kindStripeKey, []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, `\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,247}|whsec_[A-Za-z0-9]{32,})\b`),
@@ -139,7 +144,7 @@ var secretRules = []secretRule{
 	rule(kindGoogleSecret, []string{"gocspx-"}, `\bGOCSPX-[0-9A-Za-z_-]{28}`),
 	rule(kindAnthropicKey, []string{"sk-ant-"}, `\bsk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}`),
 	rule(kindOpenAIKey, []string{"sk-"}, `\bsk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})`),
-	rule(kindHuggingFace, []string{"hf_"}, `\bhf_[A-Za-z0-9]{34,40}\b`),
+	rule(kindHuggingFace, []string{"hf_", "api_org_"}, `\b(?:hf_[A-Za-z0-9]{34,40}|api_org_[A-Za-z0-9]{34})\b`),
 	rule(kindNPMToken, []string{"npm_"}, `\bnpm_[A-Za-z0-9]{36}\b`),
 	rule(kindPyPIToken, []string{"pypi-"}, `\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`),
 	rule(kindTwilioKey, []string{"sk"}, `\bSK[0-9a-fA-F]{32}\b`),
@@ -152,51 +157,83 @@ var secretRules = []secretRule{
 	rule(kindCIToken, []string{"ccipat_", "bkua_"}, `\b(?:CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}|bkua_[a-f0-9]{40})\b`),
 	rule(kindDiscordToken, []string{"."}, `\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}\b`),
 	rule(kindJWT, []string{"eyj"}, `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+	// The user may be empty (redis://:password@host).
 	{kind: kindURLPassword, keywords: []string{"://"}, group: 1, accept: notPlaceholder,
-		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@"'<>\[\]]+:([^\s/?#@"'<>]+)@[^\s/?#"'<>]`)},
+		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\s:/?#@"'<>\[\]]*:([^\s/?#@"'<>]+)@[^\s/?#"'<>]`)},
+	// A user and password in base64: an HTTP Basic authorization, a docker
+	// config's "auth". Only what decodes to user:password counts.
+	{kind: kindBasicAuth, keywords: []string{"basic"}, group: 1, accept: basicCredential,
+		re: regexp.MustCompile(`(?i)authorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{6,}={0,2})`)},
+	{kind: kindBasicAuth, keywords: []string{"auth"}, group: 1, accept: base64UserPassword,
+		re: regexp.MustCompile(`"auth"\s*:\s*"([A-Za-z0-9+/]{6,}={0,2})"`)},
+	// curl -u user:password (and --user, -su…): the password part.
+	{kind: kindBasicAuth, keywords: []string{"curl"}, group: 1, accept: notReference,
+		re: regexp.MustCompile(`\bcurl\b(?:[^\n|;]|\\\r?\n)*?\s(?:-[A-Za-z]*u|--user[ =])\s*["']?[^\s:"']*:([^\s"']+)`)},
 }
 
-// passwordAssignment finds `password=…`, `secret: "…"` and the like; the
-// value is judged by assignedSecret.
-var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])((?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|private[_-]?key|client[_-]?secret|token))["']?[ \t]*(:|=)[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s,;&"'<>)\]}]+)`)
+// secretKeyWord is what the name of a key that holds a secret ends with,
+// in any case and glued to any prefix (PGPASSWORD, dbPassword,
+// gitlabToken, AWS_SECRET_KEY).
+const secretKeyWord = `(?:password|passwd|passphrase|pwd|secret|(?:api|secret|access|signing|encryption|master|private)[_-]?key|credentials?|creds|token)`
 
-var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token"}
+// passwordAssignment finds `password=…`, `secret: "…"`, `dbToken := "…"`,
+// `"apiToken" => "…"`, `SENTRY_TOKEN ?= "…"`, setProperty("X_TOKEN", "…")
+// and the like; the value is judged by assignedSecret. An operator holding
+// `=` counts as `=`, one holding `:` only as `:`; a comma needs a quoted
+// value. A type may stand between the name and the operator (`var
+// dbToken string = "…"`, `apiKey: String = "…"`).
+var passwordAssignment = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]*?` + secretKeyWord + `)["'\x60]?\]?(?:(?:[ \t]*:[ \t]*|[ \t]+)(?:string|str|&str|char[ \t]*\*|\[\]byte|bytes|secretstr))?[ \t]*(:{1,3}=|[?.+]?=>?|:|,)[ \t]*("[^"\n]*"|'[^'\n]*'|\x60[^\x60\n]*\x60|[^\s,;"'\x60<>)\]}]+)`)
+
+// xmlAttrSecret finds a secret-named key's value in XML attributes:
+// <add key="Password" value="…" /> (NuGet, .NET configs).
+var xmlAttrSecret = regexp.MustCompile(`(?i)key\s*=\s*"([^"]*?` + secretKeyWord + `)"\s+value\s*=\s*("[^"\n]*")`)
+
+// k8sSecretData finds the values under data: of a Kubernetes Secret: each
+// is a base64 secret.
+var k8sSecretData = regexp.MustCompile(`(?m)^[ \t]+[\w.-]+:[ \t]*([A-Za-z0-9+/]{8,}={0,2})[ \t]*$`)
+
+// xmlSecret finds a secret-named element's text: <dbPassword>…</dbPassword>.
+var xmlSecret = regexp.MustCompile(`(?i)<([A-Za-z0-9_.-]*?` + secretKeyWord + `)>\s*([^<\s]+)\s*</`)
+
+var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token", "cred"}
 
 // ScanSecrets returns the secrets in s, in order of position, without
 // overlaps. A rule runs only on a text that holds one of its keywords, so a
 // text that holds none costs a few substring searches and one pass of the
 // long-random-string rule.
-func ScanSecrets(s string) []Secret {
+func ScanSecrets(s string) []Secret { return scanSecrets(s, true) }
+
+// scanSecrets is ScanSecrets; intoBase64 says whether base64 of text is
+// decoded and scanned too (once: not inside what was decoded).
+func scanSecrets(s string, intoBase64 bool) []Secret {
 	if len(s) < 8 {
 		return nil
 	}
 	lower := strings.ToLower(s)
+	present := keywords.in(lower)
 	var found []Secret
 	for i := range secretRules {
 		r := &secretRules[i]
-		if !containsAny(lower, r.keywords) {
+		if !present.anyOf(keywords.rules[i]) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
 			a, b := m[2*r.group], m[2*r.group+1]
-			if a < 0 || (r.accept != nil && !r.accept(s[a:b])) {
+			if a < 0 || dummy(s[a:b]) || (r.accept != nil && !r.accept(s[a:b])) {
 				continue
 			}
 			found = addSecret(found, r.kind, a, b)
 		}
 	}
-	if strings.ContainsAny(s, ":=") && containsAny(lower, assignmentKeywords) {
-		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
-			a, b := m[6], m[7]
-			if v := s[a:b]; assignedSecret(s[m[2]:m[3]], s[m[4]:m[5]], v) {
-				if q := v[0]; (q == '"' || q == '\'') && len(v) >= 2 {
-					a, b = a+1, b-1
-				}
-				found = addSecret(found, kindPassword, a, b)
-			}
+	if present.anyOf(keywords.assignment) {
+		found = assignments(s, lower, found)
+	}
+	if strings.Contains(lower, "kind: secret") && strings.Contains(lower, "data:") {
+		for _, m := range k8sSecretData.FindAllStringSubmatchIndex(s, -1) {
+			found = addSecret(found, kindPassword, m[2], m[3])
 		}
 	}
-	found = highEntropy(s, lower, found)
+	found = highEntropy(s, lower, found, intoBase64)
 	if len(found) == 0 {
 		return nil
 	}
@@ -213,13 +250,186 @@ func ScanSecrets(s string) []Secret {
 	return found
 }
 
-func containsAny(s string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
+// assignments adds the values assigned to secret-named keys in s, and the
+// text of secret-named XML elements.
+func assignments(s, lower string, found []Secret) []Secret {
+	if strings.ContainsAny(s, ":=,") && assignmentLikely(lower) {
+		for _, m := range passwordAssignment.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[6], m[7]
+			if s[m[4]:m[5]] == "," && (m[2] == 0 || !strings.ContainsRune(`"'`, rune(s[m[2]-1]))) {
+				continue // f(x.Token, "…"): an argument, unless the name is a quoted key
+			}
+			if v := s[a:b]; assignedSecret(s[m[2]:m[3]], operatorKind(s[m[4]:m[5]]), v) {
+				if q := v[0]; (q == '"' || q == '\'' || q == '`') && len(v) >= 2 {
+					a, b = a+1, b-1
+				}
+				found = addSecret(found, kindPassword, a, b)
+			}
+		}
+	}
+	if strings.Contains(s, "value") {
+		for _, m := range xmlAttrSecret.FindAllStringSubmatchIndex(s, -1) {
+			if a, b := m[4], m[5]; assignedSecret(s[m[2]:m[3]], "=", s[a:b]) {
+				found = addSecret(found, kindPassword, a+1, b-1)
+			}
+		}
+	}
+	if strings.Contains(s, "</") {
+		for _, m := range xmlSecret.FindAllStringSubmatchIndex(s, -1) {
+			if a, b := m[4], m[5]; assignedSecret(s[m[2]:m[3]], "=", `"`+s[a:b]+`"`) {
+				found = addSecret(found, kindPassword, a, b)
+			}
+		}
+	}
+	return found
+}
+
+// secretWordEnds are the last words of secretKeyWord's names.
+var secretWordEnds = []string{"password", "passwd", "passphrase", "pwd", "secret", "key", "token", "credential", "credentials", "creds"}
+
+// assignmentLikely reports whether lower (s in lower case) may hold a
+// match of passwordAssignment: a secret word ending a name, followed by an
+// operator after at most quotes, a bracket, blanks and one type word. Most
+// texts that mention a token or a password do so in prose; this check
+// spares them the regular expression, which tries every position.
+func assignmentLikely(lower string) bool {
+	for _, w := range secretWordEnds {
+		for at := 0; ; {
+			k := strings.Index(lower[at:], w)
+			if k < 0 {
+				break
+			}
+			end := at + k + len(w)
+			at = end
+			if end < len(lower) && isNameByte(lower[end]) {
+				continue // password_hash: the word does not end the name
+			}
+			if operatorFollows(lower, end) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// operatorFollows reports whether an assignment's operator comes at byte i
+// of lower, after quotes and a bracket, blanks, and at most one type word.
+func operatorFollows(lower string, i int) bool {
+	for i < len(lower) && strings.IndexByte("\"'`]", lower[i]) >= 0 {
+		i++
+	}
+	i = skipBlanks(lower, i)
+	if i < len(lower) && strings.IndexByte(operatorBytes, lower[i]) >= 0 {
+		return true
+	}
+	j := i
+	for j < len(lower) && (isNameByte(lower[j]) || strings.IndexByte("&*[]", lower[j]) >= 0) {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	j = skipBlanks(lower, j)
+	return j < len(lower) && strings.IndexByte(operatorBytes, lower[j]) >= 0
+}
+
+// operatorBytes are the bytes an assignment's operator starts with.
+const operatorBytes = ":=,?.+"
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+func isNameByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
+
+// operatorKind reduces an assignment's operator to "=" (=, :=, ?=, =>, …),
+// ":" or ",".
+func operatorKind(op string) string {
+	switch {
+	case strings.Contains(op, "="):
+		return "="
+	case op == ",":
+		return ","
+	}
+	return ":"
+}
+
+// dummy reports whether a match of a token format is a made-up example:
+// a body of x, X, # or * (ghp_xxxx…, xoxp-XXXX-…), or AWS's documented
+// example keys (…EXAMPLE).
+func dummy(m string) bool {
+	for _, run := range []string{"xxxxxx", "XXXXXX", "######", "******"} {
+		if strings.Contains(m, run) {
+			return true
+		}
+	}
+	return strings.HasSuffix(m, "EXAMPLE") || strings.HasSuffix(m, "EXAMPLEKEY")
+}
+
+// keywordSet is a set of the keywords of the rules, bit i for keyword i.
+type keywordSet [2]uint64
+
+func (k *keywordSet) add(id int)              { k[id>>6] |= 1 << (id & 63) }
+func (k keywordSet) anyOf(of keywordSet) bool { return k[0]&of[0] != 0 || k[1]&of[1] != 0 }
+
+// keywordTable finds, in one pass over a text, which keywords of the rules
+// it holds: looking each keyword up in turn cost most of a scan.
+type keywordTable struct {
+	byFirst    [256][]keywordEntry // the keywords that start with a byte
+	rules      []keywordSet        // secretRules[i]'s keywords
+	assignment keywordSet          // assignmentKeywords
+}
+
+type keywordEntry struct {
+	word string
+	id   int
+}
+
+var keywords = newKeywordTable()
+
+func newKeywordTable() *keywordTable {
+	t := &keywordTable{}
+	ids := map[string]int{}
+	set := func(words []string) keywordSet {
+		var k keywordSet
+		for _, w := range words {
+			id, ok := ids[w]
+			if !ok {
+				id = len(ids)
+				if id >= len(k)*64 {
+					panic("secrets: more keywords than a keywordSet holds")
+				}
+				ids[w] = id
+				t.byFirst[w[0]] = append(t.byFirst[w[0]], keywordEntry{w, id})
+			}
+			k.add(id)
+		}
+		return k
+	}
+	for _, r := range secretRules {
+		t.rules = append(t.rules, set(r.keywords))
+	}
+	t.assignment = set(assignmentKeywords)
+	return t
+}
+
+// in returns the keywords that lower (a text in lower case) holds.
+func (t *keywordTable) in(lower string) keywordSet {
+	var k keywordSet
+	for i := 0; i < len(lower); i++ {
+		for _, e := range t.byFirst[lower[i]] {
+			if len(e.word) > 1 && (i+1 == len(lower) || lower[i+1] != e.word[1]) {
+				continue // the second byte rules most out without a compare
+			}
+			if strings.HasPrefix(lower[i:], e.word) {
+				k.add(e.id)
+			}
+		}
+	}
+	return k
 }
 
 // addSecret adds the secret at bytes [a, b) unless a secret found before
@@ -238,15 +448,21 @@ func addSecret(found []Secret, kind SecretKind, a, b int) []Secret {
 // (an environment variable, a function call, a config path), or a word of
 // prose ("the secret: rotate it monthly").
 func assignedSecret(key, sep, v string) bool {
-	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'')
+	quoted := len(v) >= 2 && (v[0] == '"' || v[0] == '\'' || v[0] == '`')
 	if quoted {
 		v = v[1 : len(v)-1]
+	}
+	if sep == "," && !quoted {
+		return false // "the token, which expires": an argument list needs a quoted value
 	}
 	if len(v) < 6 || !notPlaceholder(v) {
 		return false
 	}
-	if strings.ContainsAny(v, "()") || dottedName.MatchString(v) || envName.MatchString(v) {
+	if strings.ContainsAny(v, "()") || (dottedName.MatchString(v) && !randomPart(v)) || envName.MatchString(v) {
 		return false // a call, a config path, an environment variable's name
+	}
+	if code(v, quoted) || namesASecret(v) {
+		return false
 	}
 	for _, p := range []string{"/", "~/", "./", "../"} {
 		if strings.HasPrefix(v, p) {
@@ -266,6 +482,55 @@ func assignedSecret(key, sep, v string) bool {
 	return true
 }
 
+// code reports whether v is an expression of a program rather than a
+// value: unquoted, an index or a literal (`args[1]`, `Bug4Secret{1`),
+// a number written in hex (`-0x3f879678`), a variable's name (`oldDir`,
+// `earlySecret`: letters without a digit); quoted, prose with a space and no
+// digit (`"can't tell"`).
+func code(v string, quoted bool) bool {
+	if quoted {
+		return strings.Contains(v, " ") && !hasDigit(v)
+	}
+	if strings.ContainsAny(v, "[{") || hexNumber.MatchString(v) {
+		return true
+	}
+	return goName.MatchString(v) && !hasDigit(v)
+}
+
+// namesASecret reports whether v names a secret instead of being one: it
+// holds a secret word and neither a digit nor a symbol but - _ . and :
+// (`X-Fake-Connection-Token`, `encodeUserPassword`, `js.fetch:credentials`). A value that holds
+// the word among digits or symbols (`Passwd-2024!`) is a value.
+func namesASecret(v string) bool {
+	if hasDigit(v) || strings.IndexFunc(v, func(r rune) bool { return !isASCIILetter(r) && !strings.ContainsRune("-_.:", r) }) >= 0 {
+		return false
+	}
+	lv := strings.ToLower(v)
+	for _, w := range []string{"password", "passwd", "secret", "token", "credential"} {
+		if strings.Contains(lv, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	hexNumber = regexp.MustCompile(`^[-+]?0[xX][0-9a-fA-F]+$`)
+	goName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// randomPart reports whether a segment of the dotted v looks drawn, not
+// named: 12 chars or more mixing letters and digits, no underscore
+// (dp.pt.bxnph1z9yq… is a token; settings.API_TOKEN_V2 is a path).
+func randomPart(v string) bool {
+	for _, p := range strings.Split(v, ".") {
+		if len(p) >= 12 && hasDigit(p) && hasLetter(p) && !strings.Contains(p, "_") {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	dottedName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+$`)
 	envName    = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
@@ -274,20 +539,21 @@ var (
 
 // notPlaceholder reports whether v is a value rather than a placeholder for
 // one: `${DB_PASSWORD}`, `<password>`, `{{ .Secret }}`, `%s`, `xxxx`, `***`,
-// `changeme`, an earlier redaction.
+// `changeme`, `your_password_here`, `secret`, an earlier redaction. A value
+// that merely holds a word such as "secret" or "passwd" among other chars
+// (`Passwd-2024!`, `TopSecret-77x`) is a value.
 func notPlaceholder(v string) bool {
-	if v == "" {
-		return false
-	}
-	switch v[0] {
-	case '$', '<', '{', '%', '[', '*':
+	if !notReference(v) {
 		return false
 	}
 	lv := strings.ToLower(v)
-	for _, p := range []string{"password", "passwd", "secret", "changeme", "example", "placeholder", "your", "redacted", "dummy", "xxxx", "****", "...", "none", "null", "undefined", "empty", "token"} {
+	for _, p := range []string{"changeme", "example", "placeholder", "your", "redacted", "dummy", "xxxx", "****", "..."} {
 		if strings.Contains(lv, p) {
 			return false
 		}
+	}
+	if placeholderWords(lv) {
+		return false
 	}
 	same := true
 	for i := 1; i < len(v); i++ {
@@ -297,6 +563,63 @@ func notPlaceholder(v string) bool {
 		}
 	}
 	return !same
+}
+
+// notReference reports whether v is not a reference to a value: a
+// variable (`$PASS`), a template (`{{ .Secret }}`, `<password>`, `%s`), a
+// masked value (`***`), an earlier redaction (`[REDACTED:…]`).
+func notReference(v string) bool {
+	if v == "" {
+		return false
+	}
+	switch v[0] {
+	case '$', '<', '{', '%', '[', '*', '&', '+', '\\':
+		return false // a variable, a template, a mask, a redaction; &x, +x, \n in code
+	}
+	return true
+}
+
+// placeholderWords reports whether lv (lower case) is made only of words
+// that name a value instead of being one (`password`, `super_secret`,
+// `api-key-here`, `none`): letters, and _ - . between them.
+func placeholderWords(lv string) bool {
+	words := strings.FieldsFunc(lv, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+	if len(words) == 0 {
+		return false
+	}
+	for _, w := range words {
+		if !slices.Contains(placeholderVocabulary, w) {
+			return false
+		}
+	}
+	return true
+}
+
+var placeholderVocabulary = []string{"password", "passwd", "pass", "pwd", "secret", "token", "key", "api", "access",
+	"auth", "client", "my", "the", "a", "here", "value", "some", "super", "new", "old", "db", "none", "null", "nil",
+	"undefined", "empty", "true", "false", "required", "optional", "string", "redacted", "hidden", "masked", "foo", "bar"}
+
+// basicCredential judges what follows `Authorization: Basic`: any value
+// but a reference or a dummy is a credential, whether or not it decodes.
+func basicCredential(t string) bool { return notReference(t) && !dummy(t) && len(t) >= 8 }
+
+// base64UserPassword reports whether t is base64 of user:password with a
+// password that is no placeholder: the credential of an HTTP Basic
+// authorization or a docker config's "auth".
+func base64UserPassword(t string) bool {
+	b, err := base64.StdEncoding.DecodeString(t)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(t, "=")); err != nil {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	user, pw, ok := strings.Cut(string(b), ":")
+	return ok && user != "" && notReference(pw) && !strings.ContainsAny(pw, " ")
 }
 
 func hasDigit(s string) bool  { return strings.ContainsAny(s, "0123456789") }
@@ -320,23 +643,45 @@ const (
 // carry much entropy — and are none of the look-alikes: hex (UUIDs, git
 // SHAs, digests), base64 of ordinary text, checksums written as
 // `sha512-…` or `h1:…`, IPFS ids, and path segments of URLs.
-func highEntropy(s, lower string, found []Secret) []Secret {
+//
+// A run that is base64 of text is decoded and scanned in turn (when
+// intoBase64): a secret inside it (a JWT, a password assignment) is
+// reported with its kind over the whole run.
+func highEntropy(s, lower string, found []Secret, intoBase64 bool) []Secret {
 	public := publicBlocks(s, lower)
 	for i := 0; i < len(s); {
 		if !isTokenByte(s[i]) {
 			i++
 			continue
 		}
-		j := i
-		for j < len(s) && isTokenByte(s[j]) {
-			j++
-		}
-		if j-i >= entropyMinLen && !inSpans(public, i) && randomToken(s, i, j) {
-			found = addSecret(found, kindHighEntropy, i, j)
+		j := tokenEnd(s, i)
+		if j-i >= entropyMinLen && !inSpans(public, i) {
+			if randomToken(s, i, j) {
+				found = addSecret(found, kindHighEntropy, i, j)
+			} else if intoBase64 {
+				if k, ok := secretInBase64(s[i:j]); ok {
+					found = addSecret(found, k, i, j)
+				}
+			}
 		}
 		i = j
 	}
 	return found
+}
+
+// tokenEnd is the end of the candidate that starts at byte i of s: the run
+// of token bytes, cut before an '=' that is no padding (one followed by
+// more of the run). `content_type=KEY_AUTH_403` is a key and its value,
+// judged each on its own; base64 keeps its trailing `==`.
+func tokenEnd(s string, i int) int {
+	j := i
+	for j < len(s) && isTokenByte(s[j]) {
+		if s[j] == '=' && j+1 < len(s) && s[j+1] != '=' && isTokenByte(s[j+1]) && j > i {
+			return j
+		}
+		j++
+	}
+	return j
 }
 
 func isTokenByte(c byte) bool {
@@ -369,7 +714,7 @@ func randomToken(s string, i, j int) bool {
 	if hex || lower == 0 || upper == 0 || digit == 0 {
 		return false
 	}
-	if classMix(t) < entropyMinMix || wordy(t) || entropy(t) < entropyMinBit {
+	if classMix(t) < entropyMinMix || wordy(t) || identifierLike(t) || entropy(t) < entropyMinBit {
 		return false
 	}
 	for _, p := range []string{"sha1-", "sha256-", "sha384-", "sha512-", "md5-"} {
@@ -436,6 +781,39 @@ func wordy(t string) bool {
 		run = 0
 	}
 	return inWords*2 >= len(t)
+}
+
+// identifierLike reports whether t is words and numbers joined by _ - . /
+// (X_Forwarded_Proto_V2, KEY_AUTH_403_CONTENT_TYPE), each part of one case:
+// an identifier or a path. A random string cut by its separators has parts
+// that mix cases.
+func identifierLike(t string) bool {
+	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == '/' || r == '+' })
+	if len(parts) < 3 {
+		return false
+	}
+	for _, p := range parts {
+		if !oneCase(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// oneCase reports whether p is UPPER (and digits), lower (and digits), or
+// Capitalised.
+func oneCase(p string) bool {
+	rest := p
+	if len(p) > 1 && p[0] >= 'A' && p[0] <= 'Z' && p[1] >= 'a' && p[1] <= 'z' {
+		rest = p[1:]
+	}
+	var lower, upper bool
+	for k := 0; k < len(rest); k++ {
+		c := rest[k]
+		lower = lower || c >= 'a' && c <= 'z'
+		upper = upper || c >= 'A' && c <= 'Z'
+	}
+	return !(lower && upper)
 }
 
 // classMix is the share of neighbouring chars of t that are of different
@@ -514,6 +892,22 @@ func base64Text(t string) bool {
 		}
 	}
 	return false
+}
+
+// secretInBase64 decodes t, when it is base64 of text, and scans the text:
+// the kind of the first secret found there.
+func secretInBase64(t string) (SecretKind, bool) {
+	raw := strings.TrimRight(t, "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		b, err := enc.DecodeString(raw)
+		if err != nil || !utf8.Valid(b) {
+			continue
+		}
+		if inner := scanSecrets(string(b), false); len(inner) > 0 {
+			return inner[0].Kind, true
+		}
+	}
+	return SecretKind{}, false
 }
 
 // Redact returns s with each of secrets (found in s by ScanSecrets) replaced

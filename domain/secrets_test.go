@@ -224,3 +224,47 @@ func BenchmarkScreenNode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanSecretsOnDeveloperText is the scanner's cost on text that
+// holds no secret but often names one (domain/secretcorpus/devtext.txt):
+// commit messages, comments, code lines about tokens and keys, ids and
+// paths. One op scans every text once.
+func BenchmarkScanSecretsOnDeveloperText(b *testing.B) {
+	var texts []string
+	for _, s := range secretcorpus.DeveloperText() {
+		texts = append(texts, s.Text)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, t := range texts {
+			domain.ScanSecrets(t)
+		}
+	}
+}
+
+// FuzzScanSecrets holds the scanner's findings to what the rest of kg
+// relies on, whatever the text: in bounds, in order, never overlapping,
+// and redactable.
+func FuzzScanSecrets(f *testing.F) {
+	for _, s := range secretcorpus.Samples() {
+		f.Add(s.Text)
+	}
+	f.Add("kind: Secret\ndata:\n  pw: c2VjcmV0cGFzcw==\n")
+	f.Add(`<add key="Password" value="Xk9fPq2mZr7WqLt3" />`)
+	f.Add("curl -u a:b\\\n -X POST https://x")
+	f.Fuzz(func(t *testing.T, s string) {
+		found := domain.ScanSecrets(s)
+		n := utf8.RuneCountInString(s)
+		for i, x := range found {
+			if x.Start < 0 || x.Start >= x.End || x.End > n {
+				t.Fatalf("finding %d: chars %d–%d of a %d-char text", i, x.Start, x.End, n)
+			}
+			if i > 0 && x.Start < found[i-1].End {
+				t.Fatalf("findings %d and %d overlap: %+v %+v", i-1, i, found[i-1], x)
+			}
+		}
+		if len(found) > 0 && domain.Redact(s, found) == s {
+			t.Fatalf("redacting %q changed nothing", s)
+		}
+	})
+}

@@ -76,6 +76,34 @@ type itemHistory struct {
 	ref         itemRef
 	first, last *ItemChange
 	other       *HistoryEntry
+	// promoted is the versions reads that promoted the node gave it after
+	// the last change undone: logged moves, which a node's version may
+	// carry instead of the one that change left.
+	promoted []uint64
+}
+
+// nodeSeq is the seq of the version a node holds; 0 for none.
+func nodeSeq(n *Node) uint64 {
+	if n == nil {
+		return 0
+	}
+	return n.Version.Seq
+}
+
+// edgeSeq is nodeSeq for an edge.
+func edgeSeq(e *Edge) uint64 {
+	if e == nil {
+		return 0
+	}
+	return e.Version.Seq
+}
+
+// unlogged reports whether the item's version, now at seq cur, is one the
+// log does not explain: neither the one the last change undone left nor
+// one a logged promotion gave it since. Content alone cannot tell: a write
+// may say again what was there (docs/decisions/0068-an-identical-put-is-logged.md).
+func (h *itemHistory) unlogged(cur, left uint64) bool {
+	return cur != left && !slices.Contains(h.promoted, cur)
 }
 
 // PlanUndo decides what undoing the changes target names does to g, given
@@ -91,6 +119,9 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 	var order []itemRef
 	visit := func(e *HistoryEntry, c *ItemChange) {
 		if c.Tier != nil || e.Op == HistoryMove {
+			if h := byItem[itemRef{id: c.ID}]; h != nil && !c.Edge {
+				h.promoted = append(h.promoted, e.Seq) // a read's promotion takes its seq as the version's
+			}
 			return
 		}
 		ref := itemRef{edge: c.Edge, id: c.ID, k: c.Key}
@@ -142,7 +173,7 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 		}
 		if ref.edge {
 			cur, _ := g.Edge(ref.k)
-			if !SameEdgeContent(cur, h.last.AfterEdge) {
+			if !SameEdgeContent(cur, h.last.AfterEdge) || h.unlogged(edgeSeq(cur), edgeSeq(h.last.AfterEdge)) {
 				skip(ref, "changed since, by a change the history does not hold")
 				continue
 			}
@@ -160,7 +191,7 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 			continue
 		}
 		cur, _ := g.node(ref.id)
-		if !SameNodeContent(cur, h.last.AfterNode) {
+		if !SameNodeContent(cur, h.last.AfterNode) || h.unlogged(nodeSeq(cur), nodeSeq(h.last.AfterNode)) {
 			skip(ref, "changed since, by a change the history does not hold")
 			continue
 		}

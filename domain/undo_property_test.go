@@ -22,8 +22,24 @@ func undoContent(g *Graph) map[string]string {
 	return out
 }
 
+// itemSeqs is the seq of every item's version; a write that changed an
+// item (a promotion by read aside) gave it a new one. The property test
+// tells what each write changed from them, not from the change log, so
+// that a write that has no entry cannot hide from it.
+func itemSeqs(g *Graph) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, n := range g.Nodes() {
+		out["node "+n.ID] = n.Version.Seq
+	}
+	for _, e := range g.Edges() {
+		out["edge "+e.Key().String()] = e.Version.Seq
+	}
+	return out
+}
+
 // TestUndoRestoresWhatNobodyChangedSince runs random histories of three
-// sessions writing the same few nodes and edges, then undoes one session
+// sessions writing the same few nodes and edges (identical re-puts and
+// re-creates after a delete among them), then undoes one session
 // (or a seq range) and checks, item by item, that every item the undone
 // changes touched and nobody else changed since is back as it was before
 // the first of them (unless it is named as skipped for a reason that
@@ -50,12 +66,17 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 			now += 10
 			at := Stamp{Now: now, Session: rapid.SampledFrom(sessions).Draw(t, "session")}
 			before = append(before, undoContent(g))
+			seqsBefore := itemSeqs(g)
 			g.StartChangeLog()
 			id := rapid.SampledFrom(ids).Draw(t, "id")
-			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
 			case 0, 1:
 				_, _ = g.PutNode(NodeInput{ID: id, Gist: fmt.Sprintf("gist %d", rapid.IntRange(0, 3).Draw(t, "gist")),
-					Notes: []string{fmt.Sprint(i)}}, at)
+					Notes: []string{fmt.Sprint(rapid.IntRange(0, 1).Draw(t, "note"))}}, at)
+			case 4: // an identical re-put of what is stored
+				if n, ok := g.Node(id); ok {
+					_, _ = g.PutNode(NodeInput{ID: id, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}, at)
+				}
 			case 2:
 				_, _ = g.DeleteNode(id, at)
 			case 3:
@@ -67,8 +88,23 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 				}
 			}
 			entries := g.TakeChangeLog(at, HistoryPut)
+			seqsAfter := itemSeqs(g)
 			for _, e := range entries {
-				touched[e.Name()] = append(touched[e.Name()], touch{write: i, session: at.Session, seq: e.Seq})
+				// An entry's item must be one whose version changed, and the
+				// loop below must find it.
+				if seqsBefore[e.Name()] == seqsAfter[e.Name()] && e.Op != HistoryMove {
+					t.Fatalf("write %d logged %s, whose version did not change", i, e.Name())
+				}
+			}
+			for _, e := range entries {
+				if seqsBefore[e.Name()] != seqsAfter[e.Name()] {
+					touched[e.Name()] = append(touched[e.Name()], touch{write: i, session: at.Session, seq: e.Seq})
+				}
+			}
+			for item, seq := range seqsAfter {
+				if seqsBefore[item] != seq && !slices.ContainsFunc(entries, func(e HistoryEntry) bool { return e.Name() == item }) {
+					t.Fatalf("write %d gave %s a new version (seq %d) and logged no entry of it", i, item, seq)
+				}
 			}
 			log = append(log, entries...)
 			g.Checkpoint()

@@ -3,7 +3,6 @@ package migrations
 import (
 	"context"
 	"errors"
-	"maps"
 	"reflect"
 	"slices"
 
@@ -23,7 +22,7 @@ import (
 // to has are deleted), so a second run changes nothing (and, finding the graphs equal, writes
 // nothing). Graphs that only to
 // has are left alone and reported as unchanged. Sessions are merged by id,
-// from's winning. Neither backend may be in use by a server meanwhile; the
+// from's winning; a session only to has is left alone. Neither backend may be in use by a server meanwhile; the
 // caller holds the roots' locks.
 func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 	log := opt.log()
@@ -99,16 +98,17 @@ func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	merged := maps.Clone(existing)
-	if merged == nil {
-		merged = map[string]ports.Session{}
+	changed := map[string]ports.Session{}
+	for id, s := range sessions {
+		if have, ok := existing[id]; !ok || !reflect.DeepEqual(have, s) {
+			changed[id] = s
+		}
 	}
-	maps.Copy(merged, sessions)
-	if reflect.DeepEqual(merged, existing) {
+	if len(changed) == 0 {
 		res.unchanged("sessions")
 		return res, nil
 	}
-	if err := saveSessions(ctx, to, merged); err != nil {
+	if err := saveSessions(ctx, to, changed); err != nil {
 		return res, err
 	}
 	res.changed("sessions")

@@ -124,22 +124,17 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Option
 
 	opt.progress(len(jobs), total)
 	defer opt.progress(total, total)
-	added := false
-	all := maps.Clone(existing)
-	if all == nil {
-		all = map[string]ports.Session{}
-	}
+	added := map[string]ports.Session{}
 	for id, s := range sessions {
-		if _, ok := all[id]; !ok {
-			all[id] = s
-			added = true
+		if _, ok := existing[id]; !ok {
+			added[id] = s
 		}
 	}
-	if !added {
+	if len(added) == 0 {
 		res.unchanged("sessions")
 		return res, nil
 	}
-	if err := saveSessions(ctx, dst, all); err != nil {
+	if err := saveSessions(ctx, dst, added); err != nil {
 		return res, err
 	}
 	res.changed("sessions")

@@ -50,8 +50,8 @@ func TestImportLegacy(t *testing.T) {
 				app := domain.ProjectGraph(tmp + "/projects/app")
 				commitAll(t, dst, app, domain.GraphData{Schema: 2, Seq: 9, ProjectPath: app.Project,
 					Nodes: []domain.Node{{ID: "db-choice", Gist: "MySQL", Version: v(2, 9)}}})
-				err := dst.SaveSessions(ctx, map[string]ports.Session{"a1b2c3d4": {ID: "a1b2c3d4", Start: 1, OpCount: 99,
-					Synced: map[domain.GraphKey]uint64{app: 12}}})
+				err := dst.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"a1b2c3d4": {ID: "a1b2c3d4", Start: 1, OpCount: 99,
+					Synced: map[domain.GraphKey]uint64{app: 12}}}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,7 +126,7 @@ func TestImportLeavesCompleteJSONFiles(t *testing.T) {
 	// writes would otherwise go to journals.
 	commitAll(t, dst, domain.UserGraph, domain.GraphData{Schema: 2, Seq: 1,
 		Nodes: []domain.Node{{ID: "already-there", Gist: "from before", Version: domain.Version{V: 1, Seq: 1}}}})
-	if err := dst.SaveSessions(context.Background(), map[string]ports.Session{"ffff0000ffff0000": {ID: "ffff0000ffff0000", Start: 1}}); err != nil {
+	if err := dst.UpdateSessions(context.Background(), ports.PutSessions(map[string]ports.Session{"ffff0000ffff0000": {ID: "ffff0000ffff0000", Start: 1}})); err != nil {
 		t.Fatal(err)
 	}
 	src := migrations.LegacySource{Home: filepath.Join(tmp, "home"), Projects: []string{filepath.Join(tmp, "projects", "lib")}}

@@ -103,10 +103,11 @@ func commit(ctx context.Context, b ports.GraphRepository, key domain.GraphKey, g
 // command, outside the app and its clock.
 func nowMicros() domain.Micros { return domain.Micros(time.Now().UnixMicro()) }
 
-// saveSessions saves sessions to b and folds a sessions journal, as commit
-// does for a graph.
+// saveSessions stores sessions in b, leaving every other stored session as
+// it is (a team database holds other people's), and folds a sessions
+// journal, as commit does for a graph.
 func saveSessions(ctx context.Context, b ports.SessionRepository, sessions map[string]ports.Session) error {
-	if err := b.SaveSessions(ctx, sessions); err != nil {
+	if err := b.UpdateSessions(ctx, ports.PutSessions(sessions)); err != nil {
 		return err
 	}
 	if cp, ok := b.(ports.SessionCheckpointer); ok {

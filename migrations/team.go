@@ -157,17 +157,20 @@ func (o ownedBy) LoadSessions(ctx context.Context) (map[string]ports.Session, er
 	return out, nil
 }
 
-func (o ownedBy) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	out := make(map[string]ports.Session, len(sessions))
-	for id, s := range sessions {
+// UpdateSessions stores the root's sessions as the principal's, each bound
+// to its project's key. The migrations remove none: every other session of
+// the database (other people's, live on other servers) is left as it is.
+func (o ownedBy) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
+	out := ports.SessionChanges{Put: make([]ports.Session, 0, len(ch.Put)), Delete: ch.Delete}
+	for _, s := range ch.Put {
 		s.Principal = o.owner
 		if key, ok := o.projects[s.ProjectPath]; ok {
 			s.ProjectPath, s.Root = key, s.ProjectPath // the folder: its touches are relative to it
 		}
 		s.Synced = remap(s.Synced, o.key)
-		out[id] = s
+		out.Put = append(out.Put, s)
 	}
-	return o.Backend.SaveSessions(ctx, out)
+	return o.Backend.UpdateSessions(ctx, out)
 }
 
 // fingerprintOf sums up a graph's items: their counts, and a SHA-256 of

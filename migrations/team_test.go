@@ -29,7 +29,7 @@ func TestToTeam(t *testing.T) {
 	commitAll(t, js, proj, porttest.RichData(proj.Project))
 	sess := map[string]ports.Session{"0123456789abcdef": {ID: "0123456789abcdef", ProjectPath: proj.Project, Start: 5, LastActivity: 9,
 		Synced: map[domain.GraphKey]uint64{domain.UserGraph: 7, proj: 12}}}
-	if err := js.SaveSessions(ctx, sess); err != nil {
+	if err := js.UpdateSessions(ctx, ports.PutSessions(sess)); err != nil {
 		t.Fatal(err)
 	}
 	before := snapshot(t, src)

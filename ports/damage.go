@@ -19,3 +19,10 @@ var ErrDamaged = errors.New("stored data is damaged")
 type DamageReporter interface {
 	Damage() []string
 }
+
+// ErrMaybeSaved is wrapped by the error of a save that failed in a way
+// that may still leave the change on disk — the disk refused every write,
+// even the one that would have voided what was written — so that a restart
+// may find the change. The app then tells the writer the change may still
+// be saved, never that nothing changed.
+var ErrMaybeSaved = errors.New("the change may still be saved")

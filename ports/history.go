@@ -98,6 +98,110 @@ type historyEntryJSON struct {
 	Detail    string           `json:"detail,omitempty"`
 	Items     []itemChangeJSON `json:"items,omitempty"`
 	Item      *itemChangeJSON  `json:"item,omitempty"`
+	// Moves holds a run of moves of one write (same time, session and
+	// principal) as one stored entry: read back, each is its own entry.
+	Moves *movesJSON `json:"moves,omitempty"`
+}
+
+// movesJSON is a run of node moves stored compactly (issue 28: a compaction
+// run, or the reads that promote, logged an entry of about 130 bytes a
+// node): the tier changes once each ("active>archived"), each node as
+// [id, index of its tier change], and the seqs as the first alone when
+// they follow one another, else one a node.
+//
+//	{"tiers":["active>archived"],"nodes":[["a",0],["b",0]],"seqs":[41]}
+type movesJSON struct {
+	Tiers []string   `json:"tiers"`
+	Nodes []moveNode `json:"nodes"`
+	Seqs  []uint64   `json:"seqs"`
+}
+
+// moveNode is one node of a run of moves: [id, tier change].
+type moveNode struct {
+	ID   string
+	Tier int
+}
+
+func (m moveNode) MarshalJSON() ([]byte, error) {
+	return json.Marshal([2]any{m.ID, m.Tier})
+}
+
+func (m *moveNode) UnmarshalJSON(b []byte) error {
+	var raw [2]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw[0], &m.ID); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw[1], &m.Tier)
+}
+
+// movableRun returns how many entries from es[0] on form a run of node
+// moves of one write that MarshalHistoryBatch stores as one entry.
+func movableRun(es []domain.HistoryEntry) int {
+	isMove := func(e *domain.HistoryEntry) bool {
+		return e.Op == domain.HistoryMove && !e.Graph && !e.Edge && e.Tier != nil
+	}
+	if len(es) == 0 || !isMove(&es[0]) {
+		return 0
+	}
+	n := 1
+	for n < len(es) && isMove(&es[n]) && es[n].Time == es[0].Time && es[n].Session == es[0].Session && es[n].Principal == es[0].Principal {
+		n++
+	}
+	return n
+}
+
+// compactMoves is the stored entry of a run of moves.
+func compactMoves(run []domain.HistoryEntry) historyEntryJSON {
+	j := historyEntryJSON{Seq: run[len(run)-1].Seq, Time: run[0].Time, Session: run[0].Session, Principal: run[0].Principal,
+		Op: domain.HistoryMove, Moves: &movesJSON{}}
+	tiers := map[string]int{}
+	consecutive := true
+	for i, e := range run {
+		tc := e.Tier.From + ">" + e.Tier.To
+		ti, ok := tiers[tc]
+		if !ok {
+			ti = len(j.Moves.Tiers)
+			tiers[tc] = ti
+			j.Moves.Tiers = append(j.Moves.Tiers, tc)
+		}
+		j.Moves.Nodes = append(j.Moves.Nodes, moveNode{ID: e.ID, Tier: ti})
+		j.Moves.Seqs = append(j.Moves.Seqs, e.Seq)
+		if i > 0 && e.Seq != run[i-1].Seq+1 {
+			consecutive = false
+		}
+	}
+	if consecutive {
+		j.Moves.Seqs = j.Moves.Seqs[:1]
+	}
+	return j
+}
+
+// expandMoves is the entries a stored run of moves stands for.
+func expandMoves(je historyEntryJSON) ([]domain.HistoryEntry, error) {
+	m := je.Moves
+	if len(m.Seqs) != 1 && len(m.Seqs) != len(m.Nodes) {
+		return nil, fmt.Errorf("a run of %d moves has %d seqs", len(m.Nodes), len(m.Seqs))
+	}
+	out := make([]domain.HistoryEntry, 0, len(m.Nodes))
+	for i, n := range m.Nodes {
+		if n.Tier < 0 || n.Tier >= len(m.Tiers) {
+			return nil, fmt.Errorf("move of %q names tier change %d of %d", n.ID, n.Tier, len(m.Tiers))
+		}
+		from, to, ok := strings.Cut(m.Tiers[n.Tier], ">")
+		if !ok {
+			return nil, fmt.Errorf("tier change %q is not from>to", m.Tiers[n.Tier])
+		}
+		seq := m.Seqs[0] + uint64(i)
+		if len(m.Seqs) > 1 {
+			seq = m.Seqs[i]
+		}
+		out = append(out, domain.HistoryEntry{Seq: seq, Time: je.Time, Session: je.Session, Principal: je.Principal, Op: domain.HistoryMove,
+			ItemChange: domain.ItemChange{ID: n.ID, Tier: &domain.TierChange{From: from, To: to}}})
+	}
+	return out, nil
 }
 
 type itemChangeJSON struct {
@@ -130,7 +234,12 @@ type itemJSON struct {
 // MarshalHistoryBatch is the stored form of h.
 func MarshalHistoryBatch(h domain.HistoryBatch) ([]byte, error) {
 	out := historyBatchJSON{Seq: [2]uint64{h.SeqBefore, h.SeqAfter}, Entries: make([]historyEntryJSON, 0, len(h.Entries))}
-	for i := range h.Entries {
+	for i := 0; i < len(h.Entries); i++ {
+		if n := movableRun(h.Entries[i:]); n > 1 {
+			out.Entries = append(out.Entries, compactMoves(h.Entries[i:i+n]))
+			i += n - 1
+			continue
+		}
 		e := &h.Entries[i]
 		j := historyEntryJSON{Seq: e.Seq, Time: e.Time, Session: e.Session, Principal: e.Principal, Op: e.Op,
 			Graph: e.Graph, Detail: e.Detail}
@@ -186,6 +295,14 @@ func UnmarshalHistoryBatch(b []byte) (domain.HistoryBatch, error) {
 	}
 	h := domain.HistoryBatch{SeqBefore: j.Seq[0], SeqAfter: j.Seq[1], Entries: make([]domain.HistoryEntry, 0, len(j.Entries))}
 	for _, je := range j.Entries {
+		if je.Moves != nil {
+			moves, err := expandMoves(je)
+			if err != nil {
+				return domain.HistoryBatch{}, fmt.Errorf("change log batch: %w", err)
+			}
+			h.Entries = append(h.Entries, moves...)
+			continue
+		}
 		e := domain.HistoryEntry{Seq: je.Seq, Time: je.Time, Session: je.Session, Principal: je.Principal, Op: je.Op,
 			Graph: je.Graph, Detail: je.Detail}
 		if je.Graph {

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
@@ -74,18 +75,39 @@ func SeenKey(level domain.Level, id string) string {
 // hook state.
 const HookStateField = "hook_state"
 
+// hookStateJSON is the stored form of a hook state: a seen set of
+// PackFrom keys or more is packed into seen_packed (PackIDs) in place of
+// seen. A kg that predates it reads such a state with an empty seen set.
+type hookStateJSON struct {
+	HookState
+	SeenPacked string `json:"seen_packed,omitempty"`
+}
+
 // MarshalHookState is the stored form of h: a JSON object; nil for an empty
 // state, which is stored as no field at all.
 func MarshalHookState(h HookState) (domain.RawJSON, error) {
 	if h.Empty() {
 		return nil, nil
 	}
-	return json.Marshal(h)
+	j := hookStateJSON{HookState: h}
+	if len(h.Seen) >= PackFrom {
+		j.SeenPacked, j.Seen = PackIDs(h.Seen), nil
+	}
+	return json.Marshal(j)
 }
 
 // UnmarshalHookState reads the stored form of a hook state.
 func UnmarshalHookState(b []byte) (HookState, error) {
-	var h HookState
-	err := json.Unmarshal(b, &h)
-	return h, err
+	var j hookStateJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return HookState{}, err
+	}
+	if j.SeenPacked != "" {
+		seen, err := UnpackIDs(j.SeenPacked)
+		if err != nil {
+			return HookState{}, fmt.Errorf("seen_packed: %w", err)
+		}
+		j.Seen = append(j.Seen, seen...)
+	}
+	return j.HookState, nil
 }

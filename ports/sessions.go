@@ -2,6 +2,8 @@ package ports
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -42,7 +44,12 @@ type Session struct {
 	Extra map[string]domain.RawJSON
 }
 
-// SessionRepository stores the live sessions as one set.
+// SessionRepository stores the live sessions.
+//
+// There is no save that replaces the stored set: a repository may be shared
+// by other servers, and a tool that moves sessions in (kg migrate) holds only
+// its own, so every save names what it puts and what it removes, and touches
+// nothing else (docs/decisions/0062-sessions-saved-by-name.md).
 type SessionRepository interface {
 	// LoadSessions returns every stored session by id; none stored returns
 	// an empty map and nil. A damaged store falls back like a graph (its
@@ -50,15 +57,12 @@ type SessionRepository interface {
 	// it may set the damaged data aside (kept, never deleted), log it and
 	// return an empty map and nil, or return an unavailable error.
 	LoadSessions(ctx context.Context) (map[string]Session, error)
-	// SaveSessions durably replaces the stored set with sessions. It costs
-	// O(sessions): it is for tools that rewrite the set (migrations, kg
-	// project mv); the server saves with UpdateSessions.
-	SaveSessions(ctx context.Context, sessions map[string]Session) error
-	// UpdateSessions durably applies one save of the server's sessions: it
-	// stores each session of ch.Put whole (created or replaced) and removes
-	// each id of ch.Delete (an id not stored is no removal), in one durable
-	// step, costing O(len(ch.Put) + len(ch.Delete)) whatever the number of
-	// sessions stored, so that starting a session stays cheap at 10,000
+	// UpdateSessions durably applies one save of sessions: it stores each
+	// session of ch.Put whole (created or replaced) and removes each id of
+	// ch.Delete (an id not stored is no removal), in one durable step, and
+	// leaves every other stored session as it is. It costs
+	// O(len(ch.Put) + len(ch.Delete)) whatever the number of sessions
+	// stored, so that starting a session stays cheap at 10,000
 	// (docs/design/storage.md#sessions-file). An id in both is put. On
 	// error nothing is changed and the error's kind is
 	// domain.KindUnavailable.
@@ -74,3 +78,15 @@ type SessionChanges struct {
 
 // Empty reports whether ch changes nothing.
 func (ch SessionChanges) Empty() bool { return len(ch.Put) == 0 && len(ch.Delete) == 0 }
+
+// PutSessions is the save that stores every session of sessions (each with
+// its map key as its id, in id order) and removes none.
+func PutSessions(sessions map[string]Session) SessionChanges {
+	ch := SessionChanges{Put: make([]Session, 0, len(sessions))}
+	for _, id := range slices.Sorted(maps.Keys(sessions)) {
+		s := sessions[id]
+		s.ID = id
+		ch.Put = append(ch.Put, s)
+	}
+	return ch
+}

@@ -125,9 +125,9 @@ var ErrLogGap = errors.New("the change log does not reach back to that position"
 // several servers share: any of them may serve any session, so a server
 // looks up a session it does not hold, and a sync's watermark is stored as
 // soon as it moves (docs/design/team.md#sessions-across-servers).
-// SaveSessions of such a repository stores each session by itself, counters
-// and watermarks forward only, and removes only the sessions it is told of
-// that nobody has used since.
+// UpdateSessions of such a repository stores each session by itself,
+// counters and watermarks forward only, and removes only the sessions it is
+// told of that nobody has used since.
 type SharedSessionRepository interface {
 	SessionRepository
 	// LoadSession returns the stored session id; found is false when

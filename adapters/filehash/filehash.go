@@ -19,14 +19,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
 var _ ports.FileHasher = OS{}
 
-// OS hashes files of the local file system.
-type OS struct{}
+// OS hashes files of the local file system. A file is never opened for
+// read unless it is a regular file, and each read has a deadline
+// (docs/design/trust.md#files-named-by-a-request): a touch may name a
+// named pipe, and the tick reads every touched file again.
+type OS struct {
+	// Files opens and reads each file; nil reads with the default
+	// deadline and no bound on stuck reads.
+	Files *namedfile.Reader
+}
 
 // HashFiles implements ports.FileHasher. The root is resolved once (its
 // links followed) and every file must resolve inside it: a touch that is a
@@ -35,7 +43,7 @@ type OS struct{}
 // `git hash-object --no-filters` gives, which is the id git stores unless a
 // filter (core.autocrlf, an eol or LFS attribute) rewrites the file as git
 // adds it (docs/design/trust.md#what-is-hashed).
-func (OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery) ([]domain.FileHash, error) {
+func (h OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery) ([]domain.FileHash, error) {
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("project root %q: not an absolute path", root)
 	}
@@ -62,7 +70,7 @@ func (OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery) (
 		if scheme == "" {
 			scheme = own
 		}
-		out[i], buf = hashFile(real, root, f.Path, scheme, buf)
+		out[i], buf = hashFile(ctx, h.Files, real, root, f.Path, scheme, buf)
 	}
 	return out, nil
 }
@@ -84,8 +92,8 @@ func inGitWorkTree(dir string) bool {
 }
 
 // hashFile hashes the file a node names as path, under the resolved root
-// real (root as named). buf is reused between files.
-func hashFile(real, root, path, scheme string, buf []byte) (domain.FileHash, []byte) {
+// real (root as named), read through files. buf is reused between files.
+func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, scheme string, buf []byte) (domain.FileHash, []byte) {
 	unverifiable := domain.FileHash{State: domain.FileUnverifiable}
 	if domain.IsURL(path) || path == "" {
 		return unverifiable, buf
@@ -111,21 +119,16 @@ func hashFile(real, root, path, scheme string, buf []byte) (domain.FileHash, []b
 	if _, ok := inside(real, resolved); !ok {
 		return unverifiable, buf // a link out of the project, or a path outside it
 	}
-	fh, err := os.Open(resolved)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return domain.FileHash{State: domain.FileMissing}, buf
-		}
-		return unverifiable, buf
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
+	fh, st, err := namedfile.Open(resolved, false)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return domain.FileHash{State: domain.FileMissing}, buf
+	case errors.Is(err, namedfile.ErrNotRegular):
+		return domain.FileHash{State: domain.FileMissing}, buf // a folder, a pipe, a device: not a file, never opened
 	case err != nil:
 		return unverifiable, buf
-	case !st.Mode().IsRegular():
-		return domain.FileHash{State: domain.FileMissing}, buf // a folder, a device: not a file
 	case st.Size() > domain.MaxHashedFileBytes:
+		_ = fh.Close()
 		return domain.FileHash{State: domain.FileTooLarge}, buf
 	}
 	// Read one byte past the limit: a file that grew since the stat is
@@ -133,15 +136,26 @@ func hashFile(real, root, path, scheme string, buf []byte) (domain.FileHash, []b
 	if want := int(st.Size()) + 1; cap(buf) < want {
 		buf = make([]byte, 0, want+want/8) // room for a file that grew since the stat
 	}
-	buf = buf[:0]
-	buf, err = readUpTo(fh, buf, domain.MaxHashedFileBytes+1)
+	// The read owns the file and the buffer until it returns: one that
+	// outlives its deadline goes on writing into the buffer, so the
+	// buffer is then given up, not reused.
+	var got []byte
+	err = files.Do(ctx, func() error {
+		defer fh.Close()
+		var err error
+		got, err = readUpTo(fh, buf[:0], domain.MaxHashedFileBytes+1)
+		return err
+	})
 	if err != nil {
-		return unverifiable, buf
+		if errors.Is(err, namedfile.ErrTimeout) || ctx.Err() != nil {
+			return unverifiable, nil
+		}
+		return unverifiable, got
 	}
-	if len(buf) > domain.MaxHashedFileBytes {
-		return domain.FileHash{State: domain.FileTooLarge}, buf
+	if len(got) > domain.MaxHashedFileBytes {
+		return domain.FileHash{State: domain.FileTooLarge}, got
 	}
-	return domain.FileHash{State: domain.FileFound, Hash: Sum(scheme, buf)}, buf
+	return domain.FileHash{State: domain.FileFound, Hash: Sum(scheme, got)}, got
 }
 
 // resolve is filepath.EvalSymlinks(full) for a full path that may lie under

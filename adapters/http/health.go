@@ -3,6 +3,7 @@ package http
 import (
 	"net/http"
 
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -29,10 +30,26 @@ type Health struct {
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
+// statusOnly is the health body of a team server to a request without a
+// verified token: a load balancer's probe learns whether to send traffic,
+// and nothing of who uses the server.
+type statusOnly struct {
+	Status string `json:"status"`
+}
+
 // ServeHTTP answers 200 with the health body, degraded or not: the server
-// itself is up, and a monitor reads status.
+// itself is up, and a monitor reads status. A team server answers a
+// request that carries no verified token with the status alone.
 func (h *health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a := h.svc.Health(r.Context())
+	if _, verified := app.PrincipalOf(r.Context()); h.cfg.Principals != nil && !verified {
+		status := "ok"
+		if len(a.Problems) > 0 {
+			status = "degraded"
+		}
+		writeJSON(w, http.StatusOK, statusOnly{Status: status})
+		return
+	}
 	body := Health{
 		Status:         "ok",
 		Version:        h.cfg.Version,

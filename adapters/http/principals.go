@@ -33,6 +33,12 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 				return
 			}
 			token, ok := requestToken(r)
+			if isHealth(r) && !ok {
+				// A load balancer probes without a token: it gets the
+				// status alone (health.go), never the details.
+				next.ServeHTTP(w, r)
+				return
+			}
 			if ok {
 				p, err := a.Authenticate(r.Context(), token)
 				if err == nil {
@@ -48,6 +54,10 @@ func requirePrincipal(a ports.Authenticator) func(http.Handler) http.Handler {
 					return
 				}
 				if domain.KindOf(err) == domain.KindUnavailable {
+					if isHealth(r) {
+						next.ServeHTTP(w, r) // the status alone: degraded, as the database is away
+						return
+					}
 					reject(w, http.StatusServiceUnavailable, string(domain.KindUnavailable), "", "the tokens cannot be checked right now; retry")
 					return
 				}
@@ -66,6 +76,12 @@ func recheckToken(a ports.Authenticator, token string) ws.Recheck {
 		_, err := a.Authenticate(ctx, token)
 		return err
 	}
+}
+
+// isHealth reports whether r asks for the health check, which answers
+// without a token with the status alone (docs/design/team.md#when-the-database-is-away).
+func isHealth(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Path == "/health" || r.URL.Path == "/api/health")
 }
 
 // requestToken finds the token a request carries.

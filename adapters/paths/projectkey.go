@@ -2,12 +2,16 @@ package paths
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"io"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -20,7 +24,7 @@ var _ ports.ProjectKeys = OS{}
 // plus root's sub-folder in it; found is false when there is neither, or
 // the folder cannot be read.
 func (OS) ProjectKey(root string) (string, bool, error) {
-	if b, err := os.ReadFile(filepath.Join(root, ".kg", "project")); err == nil {
+	if b, err := readNamed(filepath.Join(root, ".kg", "project")); err == nil {
 		key := strings.TrimSpace(string(b))
 		if err := domain.ValidateProjectKey("project_key", key); err != nil {
 			return "", false, domain.Invalidf("project_key", "%s: %v", filepath.Join(root, ".kg", "project"), err)
@@ -55,14 +59,14 @@ func findGit(dir string) (repo, gitDir string, ok bool) {
 			if fi.IsDir() {
 				return d, g, true
 			}
-			if b, err := os.ReadFile(g); err == nil {
+			if b, err := readNamed(g); err == nil {
 				if p, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); found {
 					p = strings.TrimSpace(p)
 					if !filepath.IsAbs(p) {
 						p = filepath.Join(d, p)
 					}
 					// A worktree's config is the main repository's.
-					if common, err := os.ReadFile(filepath.Join(p, "commondir")); err == nil {
+					if common, err := readNamed(filepath.Join(p, "commondir")); err == nil {
 						c := strings.TrimSpace(string(common))
 						if !filepath.IsAbs(c) {
 							c = filepath.Join(p, c)
@@ -79,15 +83,37 @@ func findGit(dir string) (repo, gitDir string, ok bool) {
 	}
 }
 
+// maxNamedRead bounds what readNamed reads of a file: a key file, a
+// worktree's .git file, a git config.
+const maxNamedRead = 1 << 20
+
+// readNamed reads at most maxNamedRead bytes of the file at path in a
+// project folder a request named: never one that is not a regular file (a
+// named pipe there would hold the request for ever), and with a deadline
+// (docs/design/trust.md#files-named-by-a-request).
+func readNamed(path string) ([]byte, error) {
+	f, _, err := namedfile.Open(path, true)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	err = (*namedfile.Reader)(nil).Do(context.Background(), func() error {
+		defer f.Close()
+		var err error
+		b, err = io.ReadAll(io.LimitReader(f, maxNamedRead))
+		return err
+	})
+	return b, err
+}
+
 // originURL reads the url of [remote "origin"] from a git config file.
 func originURL(config string) (string, bool) {
-	f, err := os.Open(config)
+	b, err := readNamed(config)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
 	in := false
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {

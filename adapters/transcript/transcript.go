@@ -5,6 +5,7 @@
 package transcript
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,17 +13,26 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/ports"
 )
 
 var _ ports.Transcripts = Home{}
 
 // Home reads transcripts under Dir, the user's home folder; an empty Dir
-// is the current user's ($HOME), read at each call.
-type Home struct{ Dir string }
+// is the current user's ($HOME), read at each call. A transcript is never
+// opened for read unless it is a regular file, and its read has a deadline
+// (docs/design/trust.md#files-named-by-a-request): a hook names the path,
+// and a named pipe there must not hold the request and a thread for ever.
+type Home struct {
+	Dir string
+	// Files opens and reads the transcript; nil reads with the default
+	// deadline and no bound on stuck reads.
+	Files *namedfile.Reader
+}
 
 // Tail implements ports.Transcripts.
-func (h Home) Tail(path string, max int64) ([]byte, error) {
+func (h Home) Tail(ctx context.Context, path string, max int64) ([]byte, error) {
 	home := h.Dir
 	if home == "" {
 		var err error
@@ -44,24 +54,27 @@ func (h Home) Tail(path string, max int64) ([]byte, error) {
 	if !within(root, real) {
 		return nil, fmt.Errorf("%s is outside the home folder %s", path, root)
 	}
-	f, err := os.Open(real)
+	f, fi, err := namedfile.Open(real, false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("transcript %s: %w", path, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > max {
-		if _, err := f.Seek(fi.Size()-max, io.SeekStart); err != nil {
-			return nil, err
+	// The read owns the file and its result until it returns.
+	var tail []byte
+	err = h.Files.Do(ctx, func() error {
+		defer f.Close()
+		if fi.Size() > max {
+			if _, err := f.Seek(fi.Size()-max, io.SeekStart); err != nil {
+				return err
+			}
 		}
+		var err error
+		tail, err = io.ReadAll(io.LimitReader(f, max))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("transcript %s: %w", path, err)
 	}
-	return io.ReadAll(io.LimitReader(f, max))
+	return tail, nil
 }
 
 // within reports whether path is root or below it.

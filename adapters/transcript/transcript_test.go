@@ -21,10 +21,10 @@ func TestTailReadsOnlyInsideHome(t *testing.T) {
 		}
 	}
 	h := Home{Dir: home}
-	if got, err := h.Tail(in, 10); err != nil || string(got) != strings.Repeat("a", 7)+"END" {
+	if got, err := h.Tail(t.Context(), in, 10); err != nil || string(got) != strings.Repeat("a", 7)+"END" {
 		t.Errorf("Tail = %q, %v; want the last 10 bytes", got, err)
 	}
-	if got, err := h.Tail(in, 1<<20); err != nil || string(got) != body {
+	if got, err := h.Tail(t.Context(), in, 1<<20); err != nil || string(got) != body {
 		t.Errorf("Tail of a small file = %d bytes, %v", len(got), err)
 	}
 	// Outside, through a symlink inside, relative, a folder, missing.
@@ -34,7 +34,7 @@ func TestTailReadsOnlyInsideHome(t *testing.T) {
 	}
 	for _, p := range []string{filepath.Join(outside, "t.jsonl"), link, filepath.Join(home, "..", filepath.Base(outside), "t.jsonl"),
 		"x.jsonl", filepath.Dir(in), filepath.Join(home, "missing")} {
-		if got, err := h.Tail(p, 1<<20); err == nil {
+		if got, err := h.Tail(t.Context(), p, 1<<20); err == nil {
 			t.Errorf("Tail(%s) = %d bytes; want an error", p, len(got))
 		}
 	}

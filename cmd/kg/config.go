@@ -27,9 +27,18 @@ type Config struct {
 	// DatabaseURL is KG_DATABASE_URL, the database of --storage postgres.
 	// It is read from the environment only: a command line is visible to
 	// every user of the machine, and the URL may hold a password.
-	DatabaseURL    string
-	App            app.Config
-	AuthToken      string
+	DatabaseURL string
+	App         app.Config
+	AuthToken   string
+	// TLSCert and TLSKey are the PEM files of the server's certificate and
+	// its private key: with them it serves HTTPS only. InsecureHTTP lets a
+	// team server listen on a non-loopback address without them, when a
+	// TLS proxy in front of it does TLS (docs/design/team.md#transport).
+	TLSCert, TLSKey string
+	InsecureHTTP    bool
+	// TokenGrace is how long a team server keeps taking a token it
+	// verified while the database cannot be reached (0: not at all).
+	TokenGrace     time.Duration
 	AllowedHosts   []string
 	AllowedOrigins []string
 	LogLevel       slog.Level
@@ -253,6 +262,33 @@ func settings(home func() (string, error)) []setting {
 				c.AuthToken = v
 				return nil
 			}},
+		{flag: "tls-cert", env: "KG_TLS_CERT",
+			usage: "PEM `file` of the server's TLS certificate (its chain after it): with --tls-key, serve HTTPS only",
+			parse: func(c *Config, v string) error { c.TLSCert = v; return nil },
+			show:  func(c Config) string { return c.TLSCert }},
+		{flag: "tls-key", env: "KG_TLS_KEY",
+			usage: "PEM `file` of the private key of --tls-cert",
+			parse: func(c *Config, v string) error { c.TLSKey = v; return nil },
+			show:  func(c Config) string { return c.TLSKey }},
+		{flag: "insecure-http", env: "KG_INSECURE_HTTP", def: "false", isBool: true,
+			usage: "let a team server (--storage postgres) listen on a non-loopback address without TLS, behind a TLS proxy",
+			parse: func(c *Config, v string) error {
+				b, err := parseBool(v)
+				if err != nil {
+					return err
+				}
+				c.InsecureHTTP = b
+				return nil
+			},
+			show: func(c Config) string { return strconv.FormatBool(c.InsecureHTTP) }},
+		{flag: "token-grace", env: "KG_TOKEN_GRACE", def: "600",
+			usage: "`seconds` a team server keeps taking a token it verified while the database cannot be reached (0: none)",
+			parse: func(c *Config, v string) error {
+				d, err := parseSeconds(v, 0, 24*3600)
+				c.TokenGrace = d
+				return err
+			},
+			show: func(c Config) string { return strconv.Itoa(int(c.TokenGrace / time.Second)) }},
 		{flag: "allowed-hosts", env: "KG_ALLOWED_HOSTS",
 			usage: "comma-separated `hosts`: Host names (or host:port) accepted beyond localhost",
 			parse: func(c *Config, v string) error {
@@ -392,6 +428,9 @@ func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
 		return Config{}, usagef("--storage postgres needs %s, the database's connection URL (e.g. postgres://kg@db.internal/kg); "+
 			"it is read from the environment only, never from the command line, which other users can read", envDatabaseURL)
 	}
+	if err := c.checkTransport(); err != nil {
+		return Config{}, err
+	}
 	// In team mode every request carries a person's token instead.
 	if c.AuthToken == "" && c.Storage != "postgres" && !isLoopback(c.Host) {
 		return Config{}, usagef("--host %s is not a loopback address, so every request must carry a token: "+
@@ -406,6 +445,35 @@ func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkTransport refuses a certificate without its key (or a key alone),
+// and a team server on an address other machines reach without TLS: its
+// requests carry people's tokens, which must not cross the network in clear
+// (docs/design/team.md#transport). --insecure-http says a TLS proxy in
+// front of kg does TLS.
+func (c Config) checkTransport() error {
+	switch {
+	case c.TLSCert != "" && c.TLSKey == "":
+		return usagef("--tls-cert %s needs its private key: set --tls-key or KG_TLS_KEY too", c.TLSCert)
+	case c.TLSKey != "" && c.TLSCert == "":
+		return usagef("--tls-key %s needs its certificate: set --tls-cert or KG_TLS_CERT too", c.TLSKey)
+	case c.Storage == "postgres" && !isLoopback(c.Host) && c.TLSCert == "" && !c.InsecureHTTP:
+		return usagef("--host %s is not a loopback address and a team server's requests carry people's tokens: "+
+			"serve HTTPS with --tls-cert and --tls-key (or KG_TLS_CERT, KG_TLS_KEY), or give --insecure-http when a TLS proxy in front of kg does it", c.Host)
+	}
+	return nil
+}
+
+// TLS reports whether the server serves HTTPS.
+func (c Config) TLS() bool { return c.TLSCert != "" }
+
+// Scheme is the URL scheme the server serves: https with TLS, else http.
+func (c Config) Scheme() string {
+	if c.TLS() {
+		return "https"
+	}
+	return "http"
 }
 
 // given returns the settings given as flags, as arguments that give them

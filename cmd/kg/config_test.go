@@ -41,13 +41,14 @@ func TestParseServeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Host:      "127.0.0.1",
-		Port:      8765,
-		Root:      "/home/ada/.knowledge-graph",
-		Storage:   "json",
-		App:       app.DefaultConfig(),
-		LogLevel:  slog.LevelInfo,
-		LogFormat: "text",
+		Host:       "127.0.0.1",
+		Port:       8765,
+		Root:       "/home/ada/.knowledge-graph",
+		Storage:    "json",
+		App:        app.DefaultConfig(),
+		TokenGrace: 10 * time.Minute,
+		LogLevel:   slog.LevelInfo,
+		LogFormat:  "text",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
@@ -65,6 +66,7 @@ var everyValue = []string{
 	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
 	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--secrets-mode", "redact", "--auth-token", "s3cret",
+	"--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key", "--insecure-http", "--token-grace", "0",
 	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 	"--log-level", "debug", "--log-format", "json",
 }
@@ -87,6 +89,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.Secrets = domain.SecretsRedact
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
+		TLSCert: "/etc/kg/kg.crt", TLSKey: "/etc/kg/kg.key", InsecureHTTP: true,
 		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
 		AllowedOrigins: []string{"http://localhost:5173", "https://x.dev"},
 		LogLevel:       slog.LevelDebug, LogFormat: "json",
@@ -296,7 +299,12 @@ func TestSettingsShowWhatTheyParse(t *testing.T) {
 				t.Errorf("--%s is not shown", s.flag)
 				continue
 			}
-			again, err := parse([]string{"--" + s.flag + "=" + v}, nil)
+			args := []string{"--" + s.flag + "=" + v}
+			// The certificate and its key are given together or not at all.
+			if partner, ok := map[string]string{"tls-cert": "tls-key", "tls-key": "tls-cert"}[s.flag]; ok {
+				args = append(args, "--"+partner+"="+shown[partner])
+			}
+			again, err := parse(args, nil)
 			if err != nil {
 				t.Errorf("--%s: its shown value %q does not parse: %v", s.flag, v, err)
 				continue
@@ -305,5 +313,49 @@ func TestSettingsShowWhatTheyParse(t *testing.T) {
 				t.Errorf("--%s: shown %q, read back and shown again %q", s.flag, v, got)
 			}
 		}
+	}
+}
+
+// A certificate needs its key; a team server on a non-loopback address needs
+// TLS or --insecure-http (docs/design/team.md#transport). A server of one
+// person, and a team server on loopback, need neither.
+func TestParseServeTransport(t *testing.T) {
+	t.Parallel()
+	team := map[string]string{"KG_DATABASE_URL": "postgres://kg@db/kg"}
+	tests := []struct {
+		name    string
+		args    []string
+		envs    map[string]string
+		wantErr string
+		tls     bool
+	}{
+		{name: "team on a wildcard address without TLS", args: []string{"--storage", "postgres", "--host", "0.0.0.0"}, envs: team,
+			wantErr: "--host 0.0.0.0 is not a loopback address and a team server's requests carry people's tokens: serve HTTPS with --tls-cert and --tls-key"},
+		{name: "team on a LAN address with --insecure-http", args: []string{"--storage", "postgres", "--host", "10.0.0.5", "--insecure-http"}, envs: team},
+		{name: "team with KG_INSECURE_HTTP", args: []string{"--storage", "postgres", "--host", "0.0.0.0"},
+			envs: map[string]string{"KG_DATABASE_URL": "postgres://kg@db/kg", "KG_INSECURE_HTTP": "true"}},
+		{name: "team with TLS", args: []string{"--storage", "postgres", "--host", "0.0.0.0", "--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key"}, envs: team, tls: true},
+		{name: "team on loopback", args: []string{"--storage", "postgres"}, envs: team},
+		{name: "a certificate without its key", args: []string{"--tls-cert", "/etc/kg/kg.crt"}, wantErr: "--tls-cert /etc/kg/kg.crt needs its private key: set --tls-key or KG_TLS_KEY too"},
+		{name: "a key without its certificate", envs: map[string]string{"KG_TLS_KEY": "/etc/kg/kg.key"}, wantErr: "--tls-key /etc/kg/kg.key needs its certificate"},
+		{name: "one person's server with TLS", envs: map[string]string{"KG_TLS_CERT": "c.pem", "KG_TLS_KEY": "k.pem"}, tls: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parse(tc.args, tc.envs)
+			if tc.wantErr != "" {
+				var ue *usageError
+				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want a usage error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.TLS() != tc.tls || (tc.tls && got.Scheme() != "https") || (!tc.tls && got.Scheme() != "http") {
+				t.Errorf("TLS %v, scheme %s; want TLS %v", got.TLS(), got.Scheme(), tc.tls)
+			}
+		})
 	}
 }

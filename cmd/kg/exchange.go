@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/http/portable"
+	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 )
@@ -162,7 +164,7 @@ func newImportCommand(e env) *cobra.Command {
 		// step; piped, nothing (docs/design/operations.md#through-the-running-server).
 		bar := newProgress(e, "kg import: reading "+args[0])
 		defer bar.finish()
-		raw, err := readDocument(e, args[0], bar)
+		raw, err := readDocument(c.Context(), e, args[0], bar)
 		if err != nil {
 			return err
 		}
@@ -244,22 +246,35 @@ func newImportCommand(e env) *cobra.Command {
 
 // readDocument reads the file to import; "-" is stdin. bar counts the
 // bytes of a file.
-func readDocument(e env, name string, bar *progress) ([]byte, error) {
+func readDocument(ctx context.Context, e env, name string, bar *progress) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(io.LimitReader(e.stdin, domain.MaxImportBodySize+1))
 	}
-	f, err := os.Open(name)
+	// A named pipe, a device, a folder is refused before it is opened
+	// for read: opening a pipe waits for a writer for ever, and a pipe
+	// comes in through stdin (docs/design/trust.md#files-named-by-a-request).
+	f, fi, err := namedfile.Open(name, true)
+	if errors.Is(err, namedfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%w; to import from a pipe, give - and send the document to stdin", err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var r io.Reader = io.LimitReader(f, domain.MaxImportBodySize+1)
-	if fi, err := f.Stat(); err == nil && bar.bar != nil {
+	if bar.bar != nil {
 		bar.set(0, int(min(fi.Size(), domain.MaxImportBodySize)))
 		pr := progressbar.NewReader(r, bar.bar)
 		r = &pr
 	}
-	b, err := io.ReadAll(r)
+	var b []byte
+	// A minute: up to domain.MaxImportBodySize bytes from a slow disk.
+	reads := &namedfile.Reader{Timeout: time.Minute}
+	err = reads.Do(ctx, func() error {
+		defer f.Close()
+		var err error
+		b, err = io.ReadAll(r)
+		return err
+	})
 	if err == nil && len(b) > domain.MaxImportBodySize {
 		err = fmt.Errorf("%s is larger than an import may be (%d bytes)", name, domain.MaxImportBodySize)
 	}

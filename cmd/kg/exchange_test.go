@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -223,5 +225,28 @@ func TestImportShowsProgressOnATerminal(t *testing.T) {
 		if !strings.HasSuffix(errs.String(), "\r") {
 			t.Errorf("the bar is not cleared at the end: %q", errs.String())
 		}
+	}
+}
+
+// kg import of a named pipe is refused at once, saying what the path is
+// and how to import from a pipe (stdin), instead of waiting for a writer
+// for ever (docs/design/trust.md#files-named-by-a-request).
+func TestImportRefusesANamedPipe(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	pipe := filepath.Join(t.TempDir(), "doc.json")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kgBin, "import", pipe, "--storage-root", root)
+	cmd.Env = childEnv(t)
+	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("kg import of a named pipe did not end within 20s: %s", out)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(string(out), "a named pipe") || !strings.Contains(string(out), "-") {
+		t.Errorf("kg import of a named pipe: exit %d, %q; want 1 naming the pipe", code, out)
 	}
 }

@@ -227,8 +227,10 @@ func newUndoCommand(e env) *cobra.Command {
 		Short: "put back what a session (or a seq range) changed, skipping what others changed since",
 		Long: "Puts back, item by item, the state each node and edge had before the changes of one session (or of\n" +
 			"the seqs FROM to TO), as new writes that sessions see through kg_sync and the web page through /ws.\n" +
-			"An item someone else changed since is left as it is and named. --dry-run shows the plan and changes\n" +
-			"nothing. Through the running server when one holds the root (POST /api/undo), else on the files.",
+			"An item someone else changed since is left as it is and named. --session covers every graph the\n" +
+			"session wrote (the user graph and its project), each in its own commit; --level or --project narrows it\n" +
+			"to one graph. --seqs names one graph (the user graph unless --project). --dry-run shows the plan and\n" +
+			"changes nothing. Through the running server when one holds the root (POST /api/undo), else on the files.",
 		Args: noArgs,
 	}
 	c.Flags().StringVar(&session, "session", "", "undo the changes of `session`")
@@ -239,9 +241,15 @@ func newUndoCommand(e env) *cobra.Command {
 	graph.bind(c)
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
-		key, err := graph.key()
-		if err != nil {
-			return err
+		// A session's undo covers every graph it wrote unless --level or
+		// --project narrows it (docs/design/trust.md#undo); a seq range
+		// names one graph, the user graph by default.
+		var key domain.GraphKey
+		if seqs != "" || graph.level != "" || graph.project != "" {
+			var err error
+			if key, err = graph.key(); err != nil {
+				return err
+			}
 		}
 		req := app.UndoRequest{Scope: app.Scope{Level: key.Level, ProjectPath: key.Project, SessionID: by}, Session: session, DryRun: dryRun}
 		switch {
@@ -264,7 +272,10 @@ func newUndoCommand(e env) *cobra.Command {
 		}
 		var out apijson.Undo
 		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
-			body := map[string]any{"level": string(key.Level), "dry_run": dryRun}
+			body := map[string]any{"dry_run": dryRun}
+			if key.Level != "" {
+				body["level"] = string(key.Level)
+			}
 			if key.Project != "" {
 				body["project_path"] = key.Project
 			}
@@ -288,24 +299,40 @@ func newUndoCommand(e env) *cobra.Command {
 		if asJSON {
 			return printJSON(c.OutOrStdout(), out)
 		}
-		verb := "put back"
-		if out.DryRun {
-			verb = "would put back"
+		printUndo(c, out)
+		return nil
+	}
+	return c
+}
+
+// printUndo prints an undo for people: per graph, what was (or would be)
+// put back and what was skipped, and why.
+func printUndo(c *cobra.Command, out apijson.Undo) {
+	verb := "put back"
+	if out.DryRun {
+		verb = "would put back"
+	}
+	for _, g := range out.Graphs {
+		name := "user graph"
+		if g.ProjectPath != nil {
+			name = "project " + *g.ProjectPath
 		}
-		printf(c, "%s: %s %d item(s), skipped %d\n", graphName(key), verb, len(out.Applied), len(out.Skipped))
-		for _, st := range out.Applied {
+		if g.Error != "" {
+			printf(c, "%s: not undone: %s\n", name, g.Error)
+			continue
+		}
+		printf(c, "%s: %s %d item(s), skipped %d\n", name, verb, len(g.Applied), len(g.Skipped))
+		for _, st := range g.Applied {
 			seq := ""
 			if st.Seq != nil {
 				seq = fmt.Sprintf(" (seq %d)", *st.Seq)
 			}
 			printf(c, "  %s %s%s\n", st.Action, stepName(st), seq)
 		}
-		for _, st := range out.Skipped {
+		for _, st := range g.Skipped {
 			printf(c, "  skipped %s: %s\n", stepName(st), st.Reason)
 		}
-		return nil
 	}
-	return c
 }
 
 func stepName(st apijson.UndoStep) string {

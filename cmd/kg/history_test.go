@@ -95,3 +95,39 @@ func TestHistoryAndUndoCommands(t *testing.T) {
 		}
 	})
 }
+
+// Issue 28, item 2: kg undo --session S with no --level or --project covers
+// every graph S wrote (the user graph and its project), through the server
+// and on the files, and prints each graph's result.
+func TestUndoBySessionCoversEveryGraph(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, storage string) {
+		root := t.TempDir()
+		s := startKG(t, storage, root)
+		cwd := projectDir(t, "app")
+		s1 := s.session(cwd)
+		s.putNode(s1, "user", "lesson", "a lesson for every project", nil)
+		s.putNode(s1, "project", "design", "the design of app", nil)
+		flags := []string{"--storage-root", root}
+
+		code, out, stderr := runKG(t, nil, append([]string{"undo", "--session", s1, "--dry-run"}, flags...)...)
+		if code != 0 {
+			t.Fatalf("kg undo --session --dry-run: exit %d\n%s%s", code, out, stderr)
+		}
+		mustContain(t, out, "user graph: would put back 1 item(s), skipped 0", "delete node lesson",
+			"project "+cwd+": would put back 1 item(s), skipped 0", "delete node design")
+
+		s.stop() // on the files: the same
+		code, out, stderr = runKG(t, nil, append([]string{"undo", "--session", s1, "--json"}, flags...)...)
+		var res struct {
+			Graphs []struct {
+				Level   string `json:"level"`
+				Applied []any  `json:"applied"`
+			} `json:"graphs"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || len(res.Graphs) != 2 ||
+			res.Graphs[0].Level != "user" || len(res.Graphs[1].Applied) != 1 {
+			t.Fatalf("kg undo --session on the files: exit %d, %v\n%s%s", code, err, out, stderr)
+		}
+	})
+}

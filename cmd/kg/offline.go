@@ -113,6 +113,7 @@ var errReadOnly = errors.New("this command only reads the root and changes nothi
 
 func (readOnlyFS) Create(string) (jsonfile.File, error) { return nil, errReadOnly }
 func (readOnlyFS) Append(string) (jsonfile.File, error) { return nil, errReadOnly }
+func (readOnlyFS) Edit(string) (jsonfile.File, error)   { return nil, errReadOnly }
 func (readOnlyFS) Rename(string, string) error          { return errReadOnly }
 func (readOnlyFS) Link(string, string) error            { return errReadOnly }
 func (readOnlyFS) Remove(string) error                  { return errReadOnly }

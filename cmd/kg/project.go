@@ -350,7 +350,7 @@ func moveSessions(ctx context.Context, repo ports.SessionRepository, from, to st
 		return 0, err
 	}
 	oldKey, newKey := domain.ProjectGraph(from), domain.ProjectGraph(to)
-	n := 0
+	moved := map[string]ports.Session{}
 	for id, s := range sessions {
 		changed := false
 		if s.ProjectPath == from {
@@ -362,12 +362,11 @@ func moveSessions(ctx context.Context, repo ports.SessionRepository, from, to st
 			s.Synced[newKey], changed = seq, true
 		}
 		if changed {
-			sessions[id] = s
-			n++
+			moved[id] = s
 		}
 	}
-	if n == 0 {
+	if len(moved) == 0 {
 		return 0, nil
 	}
-	return n, repo.SaveSessions(ctx, sessions)
+	return len(moved), repo.UpdateSessions(ctx, ports.PutSessions(moved))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/kg-memory/kg/adapters/filehash"
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/metrics"
+	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
@@ -142,7 +143,10 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
 	// The changes table is the change log of team mode: it keeps what
 	// KG_HISTORY_DAYS says (docs/design/trust.md#team-mode).
-	opt := postgres.Options{Logger: log}
+	opt := postgres.Options{Logger: log, TokenGrace: cfg.TokenGrace}
+	if cfg.TokenGrace == 0 {
+		opt.TokenGrace = -1 // none: the store's zero means its default
+	}
 	if cfg.App.HistoryDays > 0 {
 		opt.ChangesRetention = time.Duration(cfg.App.HistoryDays) * 24 * time.Hour
 	}
@@ -164,13 +168,16 @@ func osPaths() ports.PathResolver      { return paths.OS{} }
 func osProjectKeys() ports.ProjectKeys { return paths.OS{} }
 
 // osFiles reads project files for the staleness check
-// (docs/design/trust.md#staleness).
-func osFiles() ports.FileHasher { return filehash.OS{} }
+// (docs/design/trust.md#staleness), each read with a deadline and the
+// reads stuck past it bounded (docs/design/trust.md#files-named-by-a-request).
+func osFiles() ports.FileHasher { return filehash.OS{Files: &namedfile.Reader{}} }
 
 // homeTranscripts reads Claude Code transcripts in the user's home folder
-// only (docs/design/hooks.md#session-binding).
-func homeTranscripts() ports.Transcripts { return transcript.Home{} }
-func appConfig(cfg Config) app.Config    { return cfg.App }
+// only (docs/design/hooks.md#session-binding), with a deadline as osFiles.
+func homeTranscripts() ports.Transcripts {
+	return transcript.Home{Files: &namedfile.Reader{}}
+}
+func appConfig(cfg Config) app.Config { return cfg.App }
 
 // openService builds the app: it loads the sessions and the user graph.
 // The cleanup closes it as a safety net; a second Close is cheap.

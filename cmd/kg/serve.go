@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -95,6 +96,12 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 	if !ok {
 		return fmt.Errorf("storage %q is not a backend", cfg.Storage) // parseServe let through an unknown backend
 	}
+	// The certificate is read before anything else, so that a wrong file
+	// stops the server before it opens the storage.
+	tlsConf, err := loadTLS(cfg)
+	if err != nil {
+		return err
+	}
 
 	// The lock is taken before listening, so that a second server on the
 	// same root and port is told who holds the root rather than that the
@@ -103,8 +110,7 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 	var ln net.Listener
 	addr := cfg.Addr()
 	if cfg.Port == 0 {
-		var err error
-		if ln, err = listen(cfg); err != nil {
+		if ln, err = listen(cfg, tlsConf); err != nil {
 			return err
 		}
 		defer ln.Close()
@@ -126,12 +132,12 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 	defer cleanup() // app Close (again, cheap), events
 
 	if ln == nil {
-		if ln, err = listen(cfg); err != nil {
+		if ln, err = listen(cfg, tlsConf); err != nil {
 			return err
 		}
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/",
-		"storage", cfg.Storage, "root", cfg.Root, "version", readBuildInfo().Version)
+	log.Info("listening", "addr", ln.Addr().String(), "url", cfg.Scheme()+"://"+ln.Addr().String()+"/",
+		"storage", cfg.Storage, "root", cfg.Root, "tls", cfg.TLS(), "version", readBuildInfo().Version)
 
 	hs := &http.Server{
 		Handler:           srv.Handler,
@@ -198,9 +204,33 @@ func closeSockets(srv *server, log *slog.Logger) {
 	log.Info("WebSockets closed")
 }
 
-// listen binds the configured address. A port in use is one line that
-// names it and the settings that change it.
-func listen(cfg Config) (net.Listener, error) {
+// loadTLS reads the certificate and key of --tls-cert and --tls-key; nil
+// when the server serves plain HTTP. The server speaks HTTP/1.1 only over
+// TLS, as over TCP: the WebSocket upgrade needs it, and kg's requests gain
+// nothing from HTTP/2.
+func loadTLS(cfg Config) (*tls.Config, error) {
+	if !cfg.TLS() {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("load the TLS certificate %s and its key %s (--tls-cert, --tls-key): %w", cfg.TLSCert, cfg.TLSKey, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}, nil
+}
+
+// listen binds the configured address, serving TLS on it when tlsConf is
+// not nil. A port in use is one line that names it and the settings that
+// change it.
+func listen(cfg Config, tlsConf *tls.Config) (net.Listener, error) {
+	ln, err := listenTCP(cfg)
+	if err != nil || tlsConf == nil {
+		return ln, err
+	}
+	return tls.NewListener(ln, tlsConf), nil
+}
+
+func listenTCP(cfg Config) (net.Listener, error) {
 	ln, err := net.Listen("tcp", cfg.Addr())
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("port %d on %s is already in use: stop what holds it or pick another with --port or KG_HTTP_PORT",

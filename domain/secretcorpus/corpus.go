@@ -24,35 +24,81 @@ import (
 //go:embed corpus.txt
 var corpus string
 
+// The public scanners' samples and the developer text (README.md).
+var (
+	//go:embed gitleaks.txt
+	gitleaks string
+	//go:embed detect-secrets.txt
+	detectSecrets string
+	//go:embed trufflehog-formats.txt
+	trufflehogFormats string
+	//go:embed devtext.txt
+	devtext string
+)
+
 // Sample is one text of the corpus.
 type Sample struct {
-	Line int    // line of corpus.txt
-	Kind string // the kind id the scanner must name first (e.g. aws-access-key); "" for a look-alike
+	Source string // the file it comes from, e.g. corpus.txt
+	Line   int    // line of that file
+	// Kind is, in corpus.txt, the kind id the scanner must name first (e.g.
+	// aws-access-key); in the scanners' files, the scanner's rule the sample
+	// is a true positive of. "" for a look-alike.
+	Kind string
+	// Rule is, for a look-alike of a scanner's file, the rule it is a false
+	// positive of; for developer text, its category.
+	Rule string
 	Text string
-	// Secret is the credential itself, for a positive: what must appear in
-	// no error, no stored text in redact mode and no log.
+	// Secret is the credential itself, for a positive of corpus.txt: what
+	// must appear in no error, no stored text in redact mode and no log.
 	Secret string
 }
 
 // Positive reports whether the sample holds a credential.
 func (s Sample) Positive() bool { return s.Kind != "" }
 
-// Samples returns every sample, in file order.
-func Samples() []Sample {
+// Samples returns every sample of corpus.txt, in file order.
+func Samples() []Sample { return parse("corpus.txt", corpus) }
+
+// Scanners returns the samples taken from public secret scanners (gitleaks's
+// rule samples, detect-secrets's test strings, and formats of trufflehog's
+// detectors written anew), in file order: true positives with the rule's
+// id as Kind, false positives with it as Rule.
+func Scanners() []Sample {
 	var out []Sample
-	for i, line := range strings.Split(corpus, "\n") {
+	for _, f := range []struct{ name, text string }{
+		{"gitleaks.txt", gitleaks}, {"detect-secrets.txt", detectSecrets}, {"trufflehog-formats.txt", trufflehogFormats},
+	} {
+		out = append(out, parse(f.name, f.text)...)
+	}
+	return out
+}
+
+// DeveloperText returns the texts of devtext.txt, each with its category as
+// Rule: commit messages, code comments, identifiers, ids, hashes, paths,
+// URLs. None holds a credential.
+func DeveloperText() []Sample { return parse("devtext.txt", devtext) }
+
+func parse(name, text string) []Sample {
+	var out []Sample
+	for i, line := range strings.Split(text, "\n") {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		kind, tmpl, ok := strings.Cut(line, "\t")
+		label, tmpl, ok := strings.Cut(line, "\t")
 		if !ok {
-			panic(fmt.Sprintf("corpus.txt:%d: want <kind or -> TAB <template>", i+1))
+			panic(fmt.Sprintf("%s:%d: want <label> TAB <template>", name, i+1))
 		}
 		rng := rand.New(rand.NewPCG(uint64(i+1), 0x6b67)) //nolint:gosec // test data, deterministic on purpose
 		text, secret := expand(tmpl, rng, i+1)
-		s := Sample{Line: i + 1, Text: text, Secret: secret}
-		if kind != "-" {
-			s.Kind = kind
+		s := Sample{Source: name, Line: i + 1, Text: text, Secret: secret}
+		switch {
+		case label == "-":
+		case strings.HasPrefix(label, "-"):
+			s.Rule = label[1:]
+		case name == "devtext.txt":
+			s.Rule = label
+		default:
+			s.Kind = label
 		}
 		out = append(out, s)
 	}
@@ -85,6 +131,9 @@ func filter(pos bool) []Sample {
 //	{{uuid}} {{sha1}} {{sha256}}  random ones
 //	{{jwt}}        a token of three base64url parts
 //	{{pem:LABEL}}  a PEM block: BEGIN LABEL, random base64 lines, END LABEL
+//	{{nl}} {{tab}} {{lb}} {{rb}}  a newline, a tab, { and }
+//
+// In a CLASS, \ takes the next char literally (\a is the letter a).
 //
 // The secret of the sample is the text between {{<}} and {{>}} when the
 // template marks it, else the whole expansion of its directives that
@@ -122,8 +171,18 @@ func directive(d string, rng *rand.Rand, line int) string {
 	switch name {
 	case "c":
 		return strings.ReplaceAll(arg, ",", "")
+	case "nl":
+		return "\n"
+	case "tab":
+		return "\t"
+	case "lb":
+		return "{"
+	case "rb":
+		return "}"
 	case "r":
-		class, n, ok := strings.Cut(arg, ":")
+		k := strings.LastIndexByte(arg, ':')
+		ok := k > 0
+		class, n := arg[:max(k, 0)], arg[k+1:]
 		count, err := strconv.Atoi(n)
 		if !ok || err != nil {
 			panic(fmt.Sprintf("corpus.txt:%d: {{r:CLASS:N}}", line))
@@ -163,8 +222,16 @@ func directive(d string, rng *rand.Rand, line int) string {
 
 func alphabet(class string) string {
 	var b strings.Builder
+	escaped := false
 	for _, c := range class {
+		if escaped {
+			b.WriteRune(c)
+			escaped = false
+			continue
+		}
 		switch c {
+		case '\\':
+			escaped = true
 		case 'A':
 			b.WriteString("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 		case 'a':

@@ -58,7 +58,11 @@ func kgBinary(t testing.TB) string {
 // and returns its exit status, stdout and stderr.
 func kgRun(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(kgBinary(t), args...)
+	// A command that should have stopped at once but serves instead is
+	// killed, so that a test fails rather than hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kgBinary(t), args...)
 	cmd.Env = kgEnv(t, env)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -217,14 +221,26 @@ func seedRoot(t *testing.T, root, project string) {
 // test ends and returns its address.
 func serveTeam(t testing.TB, env ...string) string {
 	t.Helper()
-	addr, _ := serveTeamProcess(t, env...)
-	return addr
+	return serveTeamWith(t, nil, env...)
 }
 
 // serveTeamProcess is serveTeam, also giving the server's process.
 func serveTeamProcess(t testing.TB, env ...string) (string, *os.Process) {
 	t.Helper()
-	cmd := exec.Command(kgBinary(t), "serve", "--storage", "postgres", "--port", "0", "--log-format", "json")
+	return serveTeamArgs(t, nil, env...)
+}
+
+// serveTeamWith is serveTeam with more arguments of kg serve.
+func serveTeamWith(t testing.TB, args []string, env ...string) string {
+	t.Helper()
+	addr, _ := serveTeamArgs(t, args, env...)
+	return addr
+}
+
+// serveTeamArgs is serveTeamWith, also giving the server's process.
+func serveTeamArgs(t testing.TB, args []string, env ...string) (string, *os.Process) {
+	t.Helper()
+	cmd := exec.Command(kgBinary(t), append([]string{"serve", "--storage", "postgres", "--port", "0", "--log-format", "json"}, args...)...)
 	cmd.Env = kgEnv(t, env)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {

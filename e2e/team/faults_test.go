@@ -348,3 +348,130 @@ func TestServerKilledMidBatch(t *testing.T) {
 	}
 	t.Logf("%d writes acknowledged before the kill, all present", len(acked))
 }
+
+// TestDatabaseAway: the database is stopped (pg_ctl stop -m fast) and started
+// again while two servers take writes (docs/design/team.md#when-the-database-is-away).
+// Meanwhile writes fail fast as unavailable; reads, search and the hook
+// routes are served from memory to tokens verified before, not to one never
+// seen; /health answers without a token with the status alone, degraded
+// within 5 s of the stop and ok within 5 s of the start; and no acknowledged
+// write is lost.
+func TestDatabaseAway(t *testing.T) {
+	c := pgtest.Get(t)
+	if !c.Managed() {
+		t.Skip("skipped: the database is not started by the tests (KG_TEST_DATABASE_URL), so it cannot be stopped")
+	}
+	_, ins := team(t, 2, options{})
+	const project = "example.com/team/db-away"
+	unseen := ins[0].as(ins[0].newToken("late", "write")) // never shown to a server before the stop
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	var acks atomic.Int64
+	wait := writers(t, ins, project, 4, stop, &acks)
+	t.Cleanup(func() { halt(); wait() }) // a test that stops early stops its writers first
+	waitAcks(t, &acks, 40, 20*time.Second)
+	conversation := map[string]any{"session_id": "conv-away", "cwd": project, "prompt": "what was written under faults"}
+	for _, in := range ins {
+		in.graph(project) // the token is verified and the graph loaded on both
+		in.call("POST", "/api/prompt_context", conversation, nil)
+	}
+
+	status := func(in *instance) (map[string]any, int) {
+		var body map[string]any
+		code, err := in.as("").do("GET", "/health", nil, &body)
+		if err != nil {
+			t.Fatalf("/health without a token on %s: %v", in.name, err)
+		}
+		return body, code
+	}
+	untilStatus := func(want string, within time.Duration) {
+		t.Helper()
+		start := time.Now()
+		for _, in := range ins {
+			for {
+				body, code := status(in)
+				if code == 200 && body["status"] == want {
+					if len(body) != 1 {
+						t.Errorf("/health without a token on %s: %v, want the status alone", in.name, body)
+					}
+					break
+				}
+				if time.Since(start) > within {
+					t.Fatalf("/health without a token on %s: %d %v, want %s within %v", in.name, code, body, want, within)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}
+	untilStatus("ok", 5*time.Second)
+
+	if err := c.StopFast(); err != nil {
+		t.Fatal(err)
+	}
+	untilStatus("degraded", 5*time.Second)
+	before := acks.Load()
+	for _, in := range ins {
+		started := time.Now()
+		code, _ := in.putNodeQuiet(map[string]any{"level": "project", "project_path": project, "id": "while-away", "gist": "must be refused"})
+		if took := time.Since(started); code != 503 || took > 2*time.Second {
+			t.Errorf("a write on %s with the database away: %d after %v, want 503 at once", in.name, code, took)
+		}
+		if got := in.graph(project); len(got) < 40 {
+			t.Errorf("a read on %s with the database away: %d nodes, want the %d acknowledged before", in.name, len(got), before)
+		}
+		var marked struct {
+			Stale bool `json:"stale"`
+		}
+		if code := in.call("GET", "/api/graph/read?project_path="+project, nil, &marked); code != 200 || !marked.Stale {
+			t.Errorf("a read on %s with the database away: %d, stale %v; want 200 marked stale", in.name, code, marked.Stale)
+		}
+		marked.Stale = false
+		if code := in.call("GET", "/api/search?q=faults&project_path="+project, nil, &marked); code != 200 || !marked.Stale {
+			t.Errorf("a search on %s with the database away: %d, stale %v; want 200 from memory, marked stale", in.name, code, marked.Stale)
+		}
+		if code := in.call("POST", "/api/prompt_context", conversation, nil); code != 200 {
+			t.Errorf("the prompt hook on %s with the database away: %d, want 200 from memory", in.name, code)
+		}
+		var health struct {
+			Status   string   `json:"status"`
+			Problems []string `json:"problems"`
+		}
+		if code := in.call("GET", "/health", nil, &health); code != 200 || health.Status != "degraded" || len(health.Problems) == 0 {
+			t.Errorf("/health with a token on %s: %d %+v, want degraded with the problem named", in.name, code, health)
+		}
+	}
+	if code, _ := unseen.do("GET", "/api/graph/read?project_path="+project, nil, nil); code != 503 {
+		t.Errorf("a read with a token never verified, the database away: %d, want 503", code)
+	}
+
+	if err := c.Restart(context.Background()); err != nil {
+		t.Fatalf("start the database again: %v", err)
+	}
+	untilStatus("ok", 5*time.Second)
+	for _, in := range ins {
+		var marked map[string]any
+		if code := in.call("GET", "/api/graph/read?project_path="+project, nil, &marked); code != 200 || marked["stale"] != nil {
+			t.Errorf("a read on %s with the database back: %d, stale %v; want no mark", in.name, code, marked["stale"])
+		}
+	}
+	after := acks.Load()
+	waitAcks(t, &acks, after+40, 30*time.Second) // writes resume
+	halt()
+	acked := wait()
+	for _, in := range ins {
+		got := in.graph(project)
+		missing := 0
+		for _, id := range acked {
+			if _, ok := got[id]; !ok {
+				missing++
+			}
+		}
+		if missing > 0 {
+			t.Errorf("%s: %d of %d acknowledged writes missing after the database came back", in.name, missing, len(acked))
+		}
+		if _, ok := got["while-away"]; ok {
+			t.Errorf("%s: the write refused while the database was away is stored", in.name)
+		}
+	}
+}

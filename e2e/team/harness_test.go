@@ -29,6 +29,7 @@ import (
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/filehash"
 	khttp "github.com/kg-memory/kg/adapters/http"
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
@@ -46,6 +47,7 @@ type instance struct {
 	name  string
 	store *postgres.Store
 	svc   *app.Service
+	stats *metrics.Metrics // what it serves at /metrics
 	hub   *events.Hub
 	srv   *httptest.Server
 	url   string // where it serves
@@ -59,6 +61,7 @@ type options struct {
 	lockTimeout time.Duration
 	poll        time.Duration
 	maintenance time.Duration
+	policy      *domain.Policy // nil: the default
 	// loads, when set, counts the graphs the instance's app reads from the
 	// database (its repository's Load and LoadAt).
 	loads *atomic.Int64
@@ -138,11 +141,15 @@ func start(t testing.TB, url, name string, opt options) *instance {
 	if opt.maintenance > 0 {
 		cfg.MaintenanceInterval = opt.maintenance
 	}
+	if opt.policy != nil {
+		cfg.Policy = *opt.policy
+	}
 	var graphs ports.GraphRepository = store
 	if opt.loads != nil {
 		graphs = countedLoads{Store: store, n: opt.loads}
 	}
-	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: graphs, Sessions: store, Clock: clock.System{}, Events: hub,
+	stats := metrics.New()
+	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: graphs, Sessions: store, Clock: clock.System{}, Events: hub, Metrics: stats,
 		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger(),
 		Files: filehash.OS{}})
 	if err != nil {
@@ -150,8 +157,8 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		t.Fatalf("app %s: %v", name, err)
 	}
 	c := clock.System{}
-	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, hub, logger())
-	in := &instance{t: t, name: name, store: store, svc: svc, hub: hub, srv: httptest.NewServer(h), done: make(chan struct{})}
+	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store, Metrics: stats}, svc, hub, logger())
+	in := &instance{t: t, name: name, store: store, svc: svc, stats: stats, hub: hub, srv: httptest.NewServer(h), done: make(chan struct{})}
 	in.url = in.srv.URL
 	rctx, cancel := context.WithCancel(context.Background())
 	in.stop = cancel

@@ -18,17 +18,29 @@ import (
 )
 
 // TestEveryRouteNeedsAToken: in team mode a request without a token, or
-// with one nobody was given, is refused on every route.
+// with one nobody was given, is refused on every route — but for /health
+// without a token, which answers the status alone, for a load balancer's
+// probe (docs/design/team.md#when-the-database-is-away).
 func TestEveryRouteNeedsAToken(t *testing.T) {
 	_, ins := team(t, 1, options{})
 	a := ins[0]
+	var probe map[string]any
+	if code, err := a.as("").do("GET", "/health", nil, &probe); err != nil || code != 200 || len(probe) != 1 || probe["status"] != "ok" {
+		t.Errorf("GET /health without a token: %d %v %v, want 200 with the status alone", code, err, probe)
+	}
 	for _, token := range []string{"", "kg_not-a-token-anyone-was-given"} {
 		anon := a.as(token)
 		for _, r := range []struct{ method, path string }{
-			{"GET", "/health"}, {"GET", "/api/graph/read"}, {"GET", "/api/projects"}, {"POST", "/api/sessions/register"},
+			{"GET", "/api/health"}, {"GET", "/api/graph/read"}, {"GET", "/api/projects"}, {"POST", "/api/sessions/register"},
 			{"POST", "/api/nodes"}, {"GET", "/metrics"}, {"POST", "/"}, {"GET", "/ui/"},
 		} {
 			code, err := anon.do(r.method, r.path, map[string]any{}, nil)
+			if r.path == "/api/health" && token == "" {
+				if err != nil || code != http.StatusOK {
+					t.Errorf("GET /api/health without a token: %d %v, want 200 (the status alone)", code, err)
+				}
+				continue
+			}
 			if err != nil || code != http.StatusUnauthorized {
 				t.Errorf("%s %s with token %q: %d %v, want 401", r.method, r.path, token, code, err)
 			}

@@ -270,7 +270,7 @@ func crashChild(t *testing.T, b Backend, dir string, round int) {
 		for i := 1; ; i++ {
 			s := ports.Session{ID: "c0ffee00c0ffee00", Start: t0, LastActivity: t0 + domain.Micros(i),
 				OpCount: int64(round*1_000_000 + i), Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(i)}}
-			if err := o.Sessions.SaveSessions(ctx, map[string]ports.Session{s.ID: s}); err != nil {
+			if err := o.Sessions.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{s.ID: s})); err != nil {
 				fail("save sessions: %v", err)
 			}
 			ack("s %d", s.OpCount)

@@ -27,10 +27,17 @@ func (h *harness) history() ports.HistoryRepository {
 // with its change log entries and checkpoints g. It returns the entries.
 func (h *harness) logged(k domain.GraphKey, g *domain.Graph, at domain.Stamp, change func()) []domain.HistoryEntry {
 	h.t.Helper()
+	return h.loggedAs(k, g, at, domain.HistoryPut, change)
+}
+
+// loggedAs is logged for a write the change log records as op (an undo, a
+// read that promoted).
+func (h *harness) loggedAs(k domain.GraphKey, g *domain.Graph, at domain.Stamp, op domain.HistoryOp, change func()) []domain.HistoryEntry {
+	h.t.Helper()
 	before := g.DurableSeq()
 	g.StartChangeLog()
 	change()
-	es := g.TakeChangeLog(at, domain.HistoryPut)
+	es := g.TakeChangeLog(at, op)
 	if err := h.history().CommitLogged(h.ctx, k, g, g.Pending(), domain.HistoryBatch{SeqBefore: before, SeqAfter: g.Seq(), Entries: es}); err != nil {
 		h.t.Fatalf("commit %s: %v", k, err)
 	}

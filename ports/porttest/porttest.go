@@ -116,6 +116,7 @@ func Run(t *testing.T, b Backend) {
 		{"HistoryQuery", testHistoryQuery},
 		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
 		{"HistoryPrune", testHistoryPrune},
+		{"UndoRestoresWhatNobodyChangedSince", testUndoProperty},
 	}
 	for _, c := range cases {
 		t.Run(b.Name+"/"+c.name, func(t *testing.T) {
@@ -670,7 +671,7 @@ func testFailedSave(h *harness) {
 		gs[k] = g
 	}
 	sessions := map[string]ports.Session{"aaaa0000bbbb1111": {ID: "aaaa0000bbbb1111", Start: t0, OpCount: 1}}
-	if err := h.o.Sessions.SaveSessions(h.ctx, sessions); err != nil {
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(sessions)); err != nil {
 		h.t.Fatal(err)
 	}
 	gs[keys[2]] = domain.NewGraph(keys[2])
@@ -702,7 +703,7 @@ func testFailedSave(h *harness) {
 	}
 	bad := maps.Clone(sessions)
 	bad["cccc"] = ports.Session{ID: "cccc", Start: t0}
-	if err := h.o.Sessions.SaveSessions(h.ctx, bad); domain.KindOf(err) != domain.KindUnavailable {
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(bad)); domain.KindOf(err) != domain.KindUnavailable {
 		h.t.Errorf("save sessions under a full disk: %v, want an unavailable error", err)
 	}
 	h.o.InjectFault(nil)
@@ -738,6 +739,19 @@ func testFailedSave(h *harness) {
 	}
 }
 
+// longIDs is n ids, with the given prefix, in no sorted order, some with
+// characters a file format may mangle.
+func longIDs(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%sid-%d", prefix, (i*7919)%n)
+		if i%50 == 0 {
+			out[i] += ` "ü"/\`
+		}
+	}
+	return out
+}
+
 func testSessions(h *harness) {
 	got, err := h.o.Sessions.LoadSessions(h.ctx)
 	if err != nil || len(got) != 0 {
@@ -757,8 +771,12 @@ func testSessions(h *harness) {
 			Hooks: ports.HookState{ClaudeSessionID: "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33",
 				Seen: []string{"u:auth-refresh", "p:auth-refresh", `p:odd "id" ü/\`, "u:x"}, FullReadDone: true, PreloadedCount: 42,
 				Useful: []string{"p:auth-refresh"}, Nudges: 2, LastNudge: t0 + 7, PromptNudges: 1}},
+		// Lists long enough to be stored packed (ports.PackIDs), in order.
+		"1111222233334444": {ID: "1111222233334444", Start: t0, LastActivity: t0,
+			Hooks:   ports.HookState{Seen: longIDs("u:", 300)},
+			Counted: map[domain.GraphKey][]string{domain.UserGraph: longIDs("", 300), domain.ProjectGraph("/srv/app"): longIDs("", ports.PackFrom)}},
 	}
-	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(want)); err != nil {
 		h.t.Fatal(err)
 	}
 	opts := cmp.Options{dataOpts}
@@ -772,18 +790,29 @@ func testSessions(h *harness) {
 		}
 		h.reopen()
 	}
-	// Saving replaces the whole set.
-	delete(want, "deadbeef")
-	if err := h.o.Sessions.SaveSessions(h.ctx, want); err != nil {
+	// A save touches only the sessions it names, even from a store that
+	// loaded every session first (as kg migrate does while other servers
+	// serve theirs): the others stay, and one goes only when named.
+	if _, err := h.o.Sessions.LoadSessions(h.ctx); err != nil {
 		h.t.Fatal(err)
 	}
+	moved := want["fedcba9876543210"]
+	moved.OpCount, moved.LastActivity = 7, t0+domain.Second
+	want[moved.ID] = moved
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.PutSessions(map[string]ports.Session{moved.ID: moved})); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.o.Sessions.UpdateSessions(h.ctx, ports.SessionChanges{Delete: []string{"deadbeef"}}); err != nil {
+		h.t.Fatal(err)
+	}
+	delete(want, "deadbeef")
 	h.reopen()
 	got, err = h.o.Sessions.LoadSessions(h.ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got, opts); diff != "" {
-		h.t.Errorf("sessions after replace differ (-want +got):\n%s", diff)
+		h.t.Errorf("sessions after saving one and removing one differ (-want +got):\n%s", diff)
 	}
 }
 
@@ -804,7 +833,7 @@ func testSessionUpdates(h *harness) {
 		id := fmt.Sprintf("%016x", i)
 		want[id] = sess(id, 1)
 	}
-	if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(want)); err != nil {
+	if err := h.o.Sessions.UpdateSessions(ctx, ports.PutSessions(maps.Clone(want))); err != nil {
 		h.t.Fatal(err)
 	}
 	check := func(what string) {
@@ -932,10 +961,14 @@ func testCheckpoints(h *harness) {
 	for i := range 6 {
 		id := fmt.Sprintf("%016x", i)
 		sessions[id] = ports.Session{ID: id, Start: t0, LastActivity: t0 + domain.Micros(i), OpCount: int64(i)}
+		ch := ports.PutSessions(sessions)
 		if i == 4 {
-			delete(sessions, fmt.Sprintf("%016x", 1))
+			gone := fmt.Sprintf("%016x", 1)
+			delete(sessions, gone)
+			ch = ports.PutSessions(sessions)
+			ch.Delete = []string{gone}
 		}
-		if err := h.o.Sessions.SaveSessions(ctx, maps.Clone(sessions)); err != nil {
+		if err := h.o.Sessions.UpdateSessions(ctx, ch); err != nil {
 			h.t.Fatal(err)
 		}
 		if i%2 == 1 {

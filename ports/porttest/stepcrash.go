@@ -231,19 +231,19 @@ var stepScenarios = []stepScenario{
 	{name: "FirstSessionSave", setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		a := ports.Session{ID: "aaaa0000aaaa0000", ProjectPath: "/step/crash/app", Start: t0, LastActivity: t0, OpCount: 1}
 		return func(ctx context.Context) error {
-			return o.Sessions.SaveSessions(ctx, map[string]ports.Session{a.ID: a})
+			return o.Sessions.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{a.ID: a}))
 		}, true
 	}},
 	{name: "SessionSave", setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		a := ports.Session{ID: "aaaa0000aaaa0000", Start: t0, LastActivity: t0, OpCount: 1}
-		if err := o.Sessions.SaveSessions(context.Background(), map[string]ports.Session{a.ID: a}); err != nil {
+		if err := o.Sessions.UpdateSessions(context.Background(), ports.PutSessions(map[string]ports.Session{a.ID: a})); err != nil {
 			t.Fatal(err)
 		}
 		a.OpCount, a.LastActivity = 2, t0+domain.Second
 		b := ports.Session{ID: "bbbb0000bbbb0000", ProjectPath: "/step/crash/app", Start: t0, LastActivity: t0,
 			Synced: map[domain.GraphKey]uint64{domain.UserGraph: 3}}
 		next := map[string]ports.Session{a.ID: a, b.ID: b}
-		return func(ctx context.Context) error { return o.Sessions.SaveSessions(ctx, next) }, true
+		return func(ctx context.Context) error { return o.Sessions.UpdateSessions(ctx, ports.PutSessions(next)) }, true
 	}},
 	{name: "SessionCheckpoint", same: true, setup: func(t *testing.T, o Opened) (func(context.Context) error, bool) {
 		cp, ok := o.Sessions.(ports.SessionCheckpointer)
@@ -253,8 +253,8 @@ var stepScenarios = []stepScenario{
 		ctx := context.Background()
 		a := ports.Session{ID: "aaaa0000aaaa0000", Start: t0, LastActivity: t0, OpCount: 1}
 		b := ports.Session{ID: "bbbb0000bbbb0000", Start: t0, LastActivity: t0}
-		for _, set := range []map[string]ports.Session{{a.ID: a}, {a.ID: a, b.ID: b}, {b.ID: b}} {
-			if err := o.Sessions.SaveSessions(ctx, set); err != nil {
+		for _, ch := range []ports.SessionChanges{{Put: []ports.Session{a}}, {Put: []ports.Session{a, b}}, {Put: []ports.Session{b}, Delete: []string{a.ID}}} {
+			if err := o.Sessions.UpdateSessions(ctx, ch); err != nil {
 				t.Fatal(err)
 			}
 		}

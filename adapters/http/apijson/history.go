@@ -145,33 +145,63 @@ func HistoryOf(res app.HistoryResult) History {
 	return out
 }
 
-// Undo is the body of POST /api/undo.
+// Undo is the body of POST /api/undo: the result of each graph the undo
+// covered, each in its own commit, and every graph's steps together
+// (applied, skipped) for a client that reads one list. Level and
+// ProjectPath name the graph when the undo covered one.
 type Undo struct {
+	Level       string      `json:"level,omitempty"`
+	ProjectPath *string     `json:"project_path,omitempty"`
+	DryRun      bool        `json:"dry_run"`
+	Graphs      []UndoGraph `json:"graphs"`
+	Applied     []UndoStep  `json:"applied"`
+	Skipped     []UndoStep  `json:"skipped"`
+}
+
+// UndoGraph is what an undo did in one graph; Error says why it could not
+// be done there when it was done in the others.
+type UndoGraph struct {
 	Level       string     `json:"level"`
 	ProjectPath *string    `json:"project_path"`
-	DryRun      bool       `json:"dry_run"`
 	Applied     []UndoStep `json:"applied"`
 	Skipped     []UndoStep `json:"skipped"`
+	Error       string     `json:"error,omitempty"`
 }
 
 // UndoResultOf is the API shape of an undo.
 func UndoResultOf(res app.UndoResult) Undo {
-	out := Undo{Level: string(res.Level), DryRun: res.DryRun,
-		Applied: make([]UndoStep, 0, len(res.Applied)), Skipped: make([]UndoStep, 0, len(res.Skipped))}
-	if res.Project != "" {
-		p := res.Project
+	out := Undo{DryRun: res.DryRun, Graphs: make([]UndoGraph, 0, len(res.Graphs)), Applied: []UndoStep{}, Skipped: []UndoStep{}}
+	for _, g := range res.Graphs {
+		ug := undoGraphOf(g, res.DryRun)
+		out.Graphs = append(out.Graphs, ug)
+		out.Applied = append(out.Applied, ug.Applied...)
+		out.Skipped = append(out.Skipped, ug.Skipped...)
+	}
+	if len(out.Graphs) == 1 {
+		out.Level, out.ProjectPath = out.Graphs[0].Level, out.Graphs[0].ProjectPath
+	}
+	return out
+}
+
+func undoGraphOf(g app.GraphUndo, dryRun bool) UndoGraph {
+	out := UndoGraph{Level: string(g.Level), Applied: make([]UndoStep, 0, len(g.Applied)), Skipped: make([]UndoStep, 0, len(g.Skipped))}
+	if g.Project != "" {
+		p := g.Project
 		out.ProjectPath = &p
 	}
-	for _, st := range res.Applied {
+	if g.Err != nil {
+		out.Error = g.Err.Error()
+	}
+	for _, st := range g.Applied {
 		j := stepRef(st.Edge, st.ID, st.Key)
 		j.Action = st.Action
-		if !res.DryRun {
+		if !dryRun {
 			seq := st.Seq
 			j.Seq = &seq
 		}
 		out.Applied = append(out.Applied, j)
 	}
-	for _, sk := range res.Skipped {
+	for _, sk := range g.Skipped {
 		j := stepRef(sk.Edge, sk.ID, sk.Key)
 		j.Reason = sk.Reason
 		out.Skipped = append(out.Skipped, j)

@@ -59,9 +59,19 @@ func read(ctx context.Context, svc Service, a readArgs) (string, readOutput, err
 	}
 	if res.Full != nil {
 		gs := fitFullRead(*res.Full, res.SessionID, maxReadChars)
-		return renderFullRead(gs, res.SessionID), fullReadOutput(gs, res), nil
+		return staleLine(res.Stale) + renderFullRead(gs, res.SessionID), fullReadOutput(gs, res), nil
 	}
-	return renderNodeReads(res.Nodes, res.SessionID), nodeReadsOutput(res), nil
+	return staleLine(res.Stale) + renderNodeReads(res.Nodes, res.SessionID), nodeReadsOutput(res), nil
+}
+
+// staleLine heads a read served from memory while the database cannot be
+// reached (team mode, docs/design/team.md#when-the-database-is-away); ""
+// otherwise.
+func staleLine(stale bool) string {
+	if !stale {
+		return ""
+	}
+	return "HEALTH: the database cannot be reached; this memory may be behind what other servers committed\n"
 }
 
 // readOutput is the structured result of kg_read.

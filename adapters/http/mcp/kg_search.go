@@ -48,7 +48,7 @@ func search(ctx context.Context, svc Service, a searchArgs) (string, searchOutpu
 	if err != nil {
 		return "", searchOutput{}, err
 	}
-	return renderSearch(query, res), searchOutputOf(query, res), nil
+	return staleLine(res.Stale) + renderSearch(query, res), searchOutputOf(query, res), nil
 }
 
 // searchOutput is the structured result of kg_search.

@@ -70,7 +70,10 @@ func (a *API) readGraphs(w http.ResponseWriter, r *http.Request) {
 	body := struct {
 		User    graphJSON `json:"user"`
 		Project graphJSON `json:"project"`
-	}{User: graphOf(res.User)}
+		// Stale: served from memory while the database cannot be
+		// reached (team mode); left out otherwise.
+		Stale bool `json:"stale,omitempty"`
+	}{User: graphOf(res.User), Stale: res.Stale}
 	if res.Project != nil {
 		body.Project = graphOf(*res.Project)
 	} else {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // TestHistoryAndUndo: two sessions write, GET /api/history shows their
@@ -106,4 +108,36 @@ func TestHistoryAndUndo(t *testing.T) {
 	if len(again.body["applied"].([]any)) != 0 || len(again.body["skipped"].([]any)) != 4 {
 		t.Errorf("undo again = %s", again.raw)
 	}
+}
+
+// Issue 28, item 2: POST /api/undo with a session id alone (no level)
+// covers the user graph and the session's project, the result per graph;
+// "level":"project" alone means the session's project.
+func TestUndoBySessionIDAlone(t *testing.T) {
+	e := newEnv(t)
+	s := e.session("/work/app")
+	e.put("user", s, "lesson", "in the user graph")
+	e.put("project", s, "design", "in the project")
+
+	dry := e.do("POST", "/api/undo", map[string]any{"session_id": s, "dry_run": true}).ok(t)
+	gs := dry.body["graphs"].([]any)
+	if len(gs) != 2 || get(gs, 0, "level") != "user" || get(gs, 1, "level") != "project" || get(gs, 1, "project_path") != "/work/app" ||
+		len(get(gs, 0, "applied").([]any)) != 1 || len(dry.body["applied"].([]any)) != 2 || dry.body["level"] != nil {
+		t.Fatalf("dry run by session id alone = %s", dry.raw)
+	}
+	one := e.do("POST", "/api/undo", map[string]any{"session_id": s, "level": "project", "dry_run": true}).ok(t)
+	if len(one.body["graphs"].([]any)) != 1 || one.body["level"] != "project" || one.body["project_path"] != "/work/app" {
+		t.Fatalf("dry run with level project = %s", one.raw)
+	}
+	done := e.do("POST", "/api/undo", map[string]any{"session_id": s}).ok(t)
+	if len(done.body["graphs"].([]any)) != 2 || get(done.body, "graphs", 1, "applied", 0, "seq") == nil {
+		t.Fatalf("undo by session id alone = %s", done.raw)
+	}
+	if _, ok := e.stored(domain.UserGraph, "lesson"); ok {
+		t.Error("the user graph's node survived the undo")
+	}
+	if _, ok := e.stored(domain.ProjectGraph("/work/app"), "design"); ok {
+		t.Error("the project's node survived the undo")
+	}
+	e.do("POST", "/api/undo", map[string]any{"session_id": s, "level": "team"}).fails(t, http.StatusBadRequest, "invalid", "level", "not a level")
 }

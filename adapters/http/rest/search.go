@@ -101,5 +101,8 @@ func (a *API) search(w http.ResponseWriter, r *http.Request) {
 		// Unavailable names each graph that could not be searched
 		// because it cannot be loaded, and why.
 		Unavailable []string `json:"unavailable,omitempty"`
-	}{req.Query, out, corrections, nearest, res.Unavailable})
+		// Stale: searched in memory while the database cannot be
+		// reached (team mode); left out otherwise.
+		Stale bool `json:"stale,omitempty"`
+	}{req.Query, out, corrections, nearest, res.Unavailable, res.Stale})
 }

@@ -46,7 +46,7 @@ func buildFile(t *testing.T, dir string) string {
 		id := fmt.Sprintf("%016x", i)
 		sessions[id] = ports.Session{ID: id, ProjectPath: projA, Start: t0, LastActivity: t0, Synced: map[domain.GraphKey]uint64{}}
 	}
-	if err := s.SaveSessions(context.Background(), sessions); err != nil {
+	if err := s.UpdateSessions(context.Background(), ports.PutSessions(sessions)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -342,7 +342,7 @@ func TestDamagedSessionsAreSetAside(t *testing.T) {
 				t.Fatalf("LoadSessions = %d sessions, %v; want none and no error", len(got), err)
 			}
 			fresh := map[string]ports.Session{"00000000000000ff": {ID: "00000000000000ff", Start: t0, LastActivity: t0}}
-			if err := s.SaveSessions(ctx, fresh); err != nil {
+			if err := s.UpdateSessions(ctx, ports.PutSessions(fresh)); err != nil {
 				t.Fatalf("save after the quarantine: %v", err)
 			}
 			if err := s.Close(); err != nil {
@@ -441,7 +441,7 @@ func TestErrorsKeepTheirCause(t *testing.T) {
 	defer s.InjectFault(nil)
 	errs := map[string]error{
 		"commit":        s.Commit(ctx, domain.UserGraph, g, g.Pending()),
-		"save sessions": s.SaveSessions(ctx, map[string]ports.Session{"a": {ID: "a"}}),
+		"save sessions": s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"a": {ID: "a"}})),
 	}
 	for what, err := range errs {
 		if !errors.Is(err, full) || !strings.Contains(err.Error(), "no space left on device") {

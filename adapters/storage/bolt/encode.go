@@ -85,6 +85,9 @@ type countedRec struct {
 	Level   string   `json:"level"`
 	Project string   `json:"project,omitempty"`
 	IDs     []string `json:"ids"`
+	// Packed holds a list of ports.PackFrom ids or more (ports.PackIDs)
+	// in place of IDs (docs/decisions/0070-compact-session-id-lists.md).
+	Packed string `json:"packed,omitempty"`
 }
 
 type sessionRec struct {
@@ -198,8 +201,7 @@ func encodeSession(s ports.Session) ([]byte, error) {
 		for k, seq := range s.Synced {
 			list = append(list, syncedRec{Level: string(k.Level), Project: k.Project, Seq: seq})
 		}
-		// Sorted so that an unchanged session encodes to the same bytes and
-		// SaveSessions can skip it.
+		// Sorted so that one session always encodes to the same bytes.
 		slices.SortFunc(list, func(a, b syncedRec) int {
 			if c := strings.Compare(a.Level, b.Level); c != 0 {
 				return c
@@ -214,9 +216,14 @@ func encodeSession(s ports.Session) ([]byte, error) {
 	}
 	r.HookState = json.RawMessage(hooks)
 	for k, ids := range s.Counted {
-		if len(ids) > 0 {
-			r.Counted = append(r.Counted, countedRec{Level: string(k.Level), Project: k.Project, IDs: ids})
+		c := countedRec{Level: string(k.Level), Project: k.Project, IDs: ids}
+		switch {
+		case len(ids) >= ports.PackFrom:
+			c.IDs, c.Packed = nil, ports.PackIDs(ids)
+		case len(ids) == 0:
+			continue
 		}
+		r.Counted = append(r.Counted, c)
 	}
 	slices.SortFunc(r.Counted, func(a, b countedRec) int {
 		if c := strings.Compare(a.Level, b.Level); c != 0 {
@@ -251,7 +258,14 @@ func decodeSession(id string, b []byte) (ports.Session, error) {
 	if len(r.Counted) > 0 {
 		s.Counted = make(map[domain.GraphKey][]string, len(r.Counted))
 		for _, c := range r.Counted {
-			s.Counted[domain.GraphKey{Level: domain.Level(c.Level), Project: c.Project}] = c.IDs
+			ids := c.IDs
+			if c.Packed != "" {
+				var err error
+				if ids, err = ports.UnpackIDs(c.Packed); err != nil {
+					return ports.Session{}, fmt.Errorf("counted: %w", err)
+				}
+			}
+			s.Counted[domain.GraphKey{Level: domain.Level(c.Level), Project: c.Project}] = ids
 		}
 	}
 	return s, nil

@@ -74,7 +74,7 @@ func damageFile(t *testing.T) (dir, file string) {
 		id := fmt.Sprintf("%016x", i)
 		sessions[id] = ports.Session{ID: id, ProjectPath: "/work/big", Start: t0, LastActivity: t0, Synced: map[domain.GraphKey]uint64{}}
 	}
-	if err := s.SaveSessions(context.Background(), sessions); err != nil {
+	if err := s.UpdateSessions(context.Background(), ports.PutSessions(sessions)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -151,7 +151,7 @@ func exercise(dir string) caseResult {
 			g.Checkpoint()
 		}
 	}
-	if err := s.SaveSessions(ctx, map[string]ports.Session{"00000000000000ff": {ID: "00000000000000ff", Start: t0, LastActivity: t0}}); err != nil {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"00000000000000ff": {ID: "00000000000000ff", Start: t0, LastActivity: t0}})); err != nil {
 		r.Failed["save sessions"] = err.Error()
 	}
 	if err := s.Close(); err != nil {

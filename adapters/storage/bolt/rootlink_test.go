@@ -33,8 +33,8 @@ func TestSymlinkedRoot(t *testing.T) {
 	if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
 		t.Fatalf("Commit through a root link: %v", err)
 	}
-	if err := s.SaveSessions(ctx, map[string]ports.Session{"s": {ID: "s", Start: 1}}); err != nil {
-		t.Fatalf("SaveSessions through a root link: %v", err)
+	if err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"s": {ID: "s", Start: 1}})); err != nil {
+		t.Fatalf("UpdateSessions through a root link: %v", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package bolt
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -104,64 +103,6 @@ func (s *Store) quarantineSessions(now time.Time) (string, error) {
 		})
 	})
 	return where, err
-}
-
-// SaveSessions replaces the stored set with sessions in one transaction,
-// writing only the sessions whose encoding changed and deleting those no
-// longer in the set.
-func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	if err := ctx.Err(); err != nil {
-		return unavailable(err, "save sessions")
-	}
-	enc := make(map[string][]byte, len(sessions))
-	for id, sess := range sessions {
-		if id == "" {
-			return domain.Invalidf("session", "empty session id")
-		}
-		v, err := encodeSession(sess)
-		if err != nil {
-			return unavailable(err, "encode session %q", id)
-		}
-		enc[id] = v
-	}
-	if problem, bad := s.sessionsDamaged(); bad {
-		return s.areaError("the sessions", area{kind: areaSessions}, problem, "saved")
-	}
-	var c counter
-	err := recovered(func() error {
-		return s.db.Update(func(tx *bbolt.Tx) error {
-			b := tx.Bucket(bucketSessions)
-			var gone [][]byte
-			err := b.ForEach(func(k, _ []byte) error {
-				if _, ok := enc[string(k)]; !ok {
-					gone = append(gone, bytes.Clone(k))
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			for _, k := range gone {
-				if err := c.del(b, k); err != nil {
-					return err
-				}
-			}
-			for id, v := range enc {
-				if old := b.Get([]byte(id)); old != nil && bytes.Equal(old, v) {
-					continue
-				}
-				if err := c.put(b, []byte(id), v); err != nil {
-					return fmt.Errorf("session %q: %w", id, err)
-				}
-			}
-			return s.injected()
-		})
-	})
-	if err != nil {
-		return unavailable(err, "save sessions to %s%s", s.path, hintIfDamaged(err))
-	}
-	s.record(c)
-	return nil
 }
 
 // UpdateSessions applies one incremental save of the sessions in one

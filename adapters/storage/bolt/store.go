@@ -69,7 +69,7 @@ type Options struct {
 // Stats counts what the store wrote since it was opened, for metrics and
 // for tests that check a commit writes only what changed.
 type Stats struct {
-	Commits uint64 // committed transactions of Commit and SaveSessions
+	Commits uint64 // committed transactions of Commit and UpdateSessions
 	Puts    uint64 // items written by committed transactions
 	Deletes uint64 // items deleted by committed transactions
 }
@@ -276,7 +276,7 @@ func (s *Store) Stats() Stats {
 	return Stats{Commits: s.commits.Load(), Puts: s.puts.Load(), Deletes: s.deletes.Load()}
 }
 
-// InjectFault makes every following Commit and SaveSessions fail with err,
+// InjectFault makes every following Commit and UpdateSessions fail with err,
 // after it has written its items, from inside the transaction, so bbolt
 // rolls the transaction back as it would on a real write error. A nil err
 // removes the fault. This is how the contract tests produce a failing disk.

@@ -278,7 +278,7 @@ func TestInjectedFaultRollsBack(t *testing.T) {
 	if domain.KindOf(err) != domain.KindUnavailable || !errors.Is(err, boom) {
 		t.Fatalf("commit err = %v, want unavailable wrapping the fault", err)
 	}
-	if err := s.SaveSessions(ctx, map[string]ports.Session{"abc": {ID: "abc"}}); !errors.Is(err, boom) {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"abc": {ID: "abc"}})); !errors.Is(err, boom) {
 		t.Fatalf("save sessions err = %v, want the fault", err)
 	}
 	d, err := s.Load(ctx, domain.UserGraph)
@@ -323,42 +323,6 @@ func TestListSlugs(t *testing.T) {
 	}
 }
 
-func TestSessionsWriteOnlyChanges(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	s := open(t, dir)
-	set := map[string]ports.Session{
-		"0123456789abcdef": {ID: "0123456789abcdef", ProjectPath: "/p", Start: t0, LastActivity: t0 + 5, OpCount: 3,
-			Synced: map[domain.GraphKey]uint64{domain.UserGraph: 4, domain.ProjectGraph("/p"): 9}},
-		"deadbeef": {ID: "deadbeef", Start: t0, LastSyncedTS: t0 + 1, Extra: map[string]domain.RawJSON{"legacy": domain.RawJSON(`{"x": 1}`)}},
-		"empty":    {ID: "empty", Synced: map[domain.GraphKey]uint64{}},
-	}
-	if err := s.SaveSessions(ctx, set); err != nil {
-		t.Fatal(err)
-	}
-	before := s.Stats()
-	changed := set["deadbeef"]
-	changed.OpCount++
-	set["deadbeef"] = changed
-	delete(set, "empty")
-	if err := s.SaveSessions(ctx, set); err != nil {
-		t.Fatal(err)
-	}
-	if after := s.Stats(); after.Puts-before.Puts != 1 || after.Deletes-before.Deletes != 1 {
-		t.Errorf("save wrote %d and deleted %d sessions; want 1 and 1", after.Puts-before.Puts, after.Deletes-before.Deletes)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := open(t, dir).LoadSessions(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(set, got); diff != "" {
-		t.Errorf("sessions (-want +got):\n%s", diff)
-	}
-}
-
 // UpdateSessions writes exactly the sessions it names and deletes exactly
 // the stored ids it names, whatever else is stored.
 func TestUpdateSessionsWritesWhatItNames(t *testing.T) {
@@ -370,7 +334,7 @@ func TestUpdateSessionsWritesWhatItNames(t *testing.T) {
 		id := fmt.Sprintf("%016x", i)
 		set[id] = ports.Session{ID: id, Start: t0, LastActivity: t0}
 	}
-	if err := s.SaveSessions(ctx, set); err != nil {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(set)); err != nil {
 		t.Fatal(err)
 	}
 	before := s.Stats()

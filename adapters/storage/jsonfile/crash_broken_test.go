@@ -219,6 +219,9 @@ func (w *brokenFile) Write(p []byte) (int, error) { return w.buf.Write(p) }
 
 func (w *brokenFile) Sync() error { return nil }
 
+// WriteAt is never called: a brokenFile is a tmp, written in order.
+func (w *brokenFile) WriteAt([]byte, int64) (int, error) { return 0, fs.ErrInvalid }
+
 func (w *brokenFile) Truncate(int64) error { return nil }
 
 func (w *brokenFile) Stat() (fs.FileInfo, error) { return nil, fs.ErrInvalid }

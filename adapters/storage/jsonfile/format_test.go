@@ -234,7 +234,7 @@ func TestReadsReplacedServerFiles(t *testing.T) {
 	sess := ss["a1b2c3d4"]
 	sess.OpCount++
 	ss["a1b2c3d4"] = sess
-	if err := s.SaveSessions(ctx, ss); err != nil {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(ss)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CheckpointSessions(ctx); err != nil {

@@ -29,6 +29,9 @@ type FS interface {
 	Create(name string) (File, error)
 	// Append opens the named file for appending, creating it if needed.
 	Append(name string) (File, error)
+	// Edit opens the named file for writing in place (WriteAt), creating
+	// it if needed: how a refused journal record is voided.
+	Edit(name string) (File, error)
 	// Rename atomically replaces newpath by oldpath.
 	Rename(oldpath, newpath string) error
 	// Link makes newpath a hard link to oldpath; newpath must not exist.
@@ -48,6 +51,8 @@ type FS interface {
 // File is a file open for writing.
 type File interface {
 	Write(p []byte) (int, error)
+	// WriteAt writes at an offset; only a file from Edit supports it.
+	WriteAt(p []byte, off int64) (int, error)
 	// Sync makes the content durable (fsync).
 	Sync() error
 	// Truncate cuts the file to size bytes.
@@ -89,6 +94,11 @@ func (OS) Create(name string) (File, error) {
 // Append implements FS.
 func (OS) Append(name string) (File, error) {
 	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+}
+
+// Edit implements FS.
+func (OS) Edit(name string) (File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 }
 
 // Resolve implements FS.

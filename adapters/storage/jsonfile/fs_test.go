@@ -124,6 +124,13 @@ func (w testFile) Write(p []byte) (int, error) {
 	return w.File.Write(p)
 }
 
+func (w testFile) WriteAt(p []byte, off int64) (int, error) {
+	if err := w.fs.check("write", w.name); err != nil {
+		return 0, err
+	}
+	return w.File.WriteAt(p, off)
+}
+
 func (w testFile) Sync() error {
 	if err := w.fs.check("fsync", w.name); err != nil {
 		return err
@@ -147,6 +154,17 @@ func (f *testFS) Append(name string) (File, error) {
 		return nil, err
 	}
 	w, err := f.OS.Append(name)
+	if err != nil {
+		return nil, err
+	}
+	return testFile{w, f, name}, nil
+}
+
+func (f *testFS) Edit(name string) (File, error) {
+	if err := f.check("edit", name); err != nil {
+		return nil, err
+	}
+	w, err := f.OS.Edit(name)
 	if err != nil {
 		return nil, err
 	}

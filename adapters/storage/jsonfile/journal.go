@@ -177,8 +177,9 @@ func (s *Store) replaced(j *journal) bool {
 func (j *journal) forget() { j.id = nil }
 
 // appendRecord appends one framed record and fsyncs it. On error the
-// journal is cut back to the records it held, so that a failed batch never
-// reaches a later load; if that fails too the journal is marked dirty.
+// record is taken back (refuseRecord), so that a failed batch never
+// reaches a later load, and the journal is marked dirty when the cut did
+// not succeed.
 func (s *Store) appendRecord(j *journal, rec []byte) (err error) {
 	if j.dirty {
 		return errors.New("journal holds a failed write that could not be cut off")
@@ -193,18 +194,82 @@ func (s *Store) appendRecord(j *journal, rec []byte) (err error) {
 			s.log.Warn("storage: closing the journal failed", "journal", j.path, "err", cerr)
 		}
 	}()
-	_, err = f.Write(rec)
+	written, err := f.Write(rec)
 	if err == nil {
 		err = f.Sync()
 	}
 	if err != nil {
-		if terr := f.Truncate(j.size); terr != nil {
-			j.dirty = true
-		}
-		return err
+		return s.refuseRecord(j, f, int64(len(rec)), written == len(rec), err)
 	}
 	j.size += int64(len(rec))
 	return nil
+}
+
+// refuseRecord takes back a record of n bytes whose write or fsync failed
+// with cause, before the refusal is returned: a refused write must never
+// come back at the next start
+// (docs/decisions/0075-a-refused-journal-record-is-voided-on-disk.md). The
+// journal is cut back to its records and the cut fsynced; when that fails
+// (the disk went read-only in between), the record is voided: its final
+// newline is overwritten, so that its bytes form a torn tail, which every
+// load drops as never acknowledged. When even that cannot be made durable,
+// the record may be replayed, and the error wraps ports.ErrMaybeSaved: the
+// writer must not be told that nothing changed.
+//
+// whole says the write returned with every byte written; a short write
+// left no newline (the record's last byte), so its bytes are a torn tail
+// already and only the cut is tried.
+func (s *Store) refuseRecord(j *journal, f File, n int64, whole bool, cause error) error {
+	cut := f.Truncate(j.size)
+	if cut == nil {
+		if cut = f.Sync(); cut == nil {
+			return cause
+		}
+		// The cut is made but may not be durable: the record's bytes
+		// may still be on disk below a size that was. Voiding them
+		// would write past the cut, so this is as far as it goes.
+		j.dirty = true
+		return s.maybeSaved(j, cause, fmt.Errorf("cutting it off: fsync: %w", cut))
+	}
+	j.dirty = true
+	if !whole {
+		s.log.Warn("storage: a short journal write could not be cut off; it holds no newline and is dropped at the next load",
+			"journal", j.path, "offset", j.size, "cut_err", cut)
+		return cause
+	}
+	if err := s.voidRecord(j, n); err != nil {
+		return s.maybeSaved(j, cause, fmt.Errorf("cutting it off: %w; voiding it: %w", cut, err))
+	}
+	s.log.Warn("storage: a refused journal record could not be cut off; it was voided and is dropped at the next load",
+		"journal", j.path, "offset", j.size, "bytes", n, "cut_err", cut)
+	return cause
+}
+
+// voidRecord overwrites the last byte of the n-byte record at the end of
+// the journal's whole records (its newline) with a space, and fsyncs it.
+// A record's payload holds no newline, so what follows the whole records
+// then has none: a torn tail.
+func (s *Store) voidRecord(j *journal, n int64) error {
+	f, err := s.fs.Edit(j.path)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt([]byte{' '}, j.size+n-1)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// maybeSaved is the error of a record that failed with cause and could not
+// be taken back (why).
+func (s *Store) maybeSaved(j *journal, cause, why error) error {
+	s.log.Error("storage: a failed journal record could not be taken back; it may be replayed at the next start",
+		"journal", j.path, "offset", j.size, "err", cause, "why", why)
+	return fmt.Errorf("%w (%w: %v)", cause, ports.ErrMaybeSaved, why)
 }
 
 // dropTornTail cuts a record torn by a crash off the end of a journal that

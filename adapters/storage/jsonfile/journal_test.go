@@ -434,54 +434,6 @@ func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	}
 }
 
-// TestSessionSaveAppendsOnlyWhatChanged checks that saving the sessions
-// after one changed (or one was created) appends a record of that session
-// only, and that the set reads back whole.
-func TestSessionSaveAppendsOnlyWhatChanged(t *testing.T) {
-	root := t.TempDir()
-	s, tfs, _ := openTest(t, root)
-	ctx := t.Context()
-	set := map[string]ports.Session{}
-	for i := range 200 {
-		id := fmt.Sprintf("%016x", i)
-		set[id] = ports.Session{ID: id, ProjectPath: "/home/dev/p", Start: 1716400000_000000, LastActivity: 1716400000_000000,
-			Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(i)}}
-	}
-	must(t, s.SaveSessions(ctx, set))
-	file, _ := os.ReadFile(filepath.Join(root, "sessions.json"))
-	tfs.takeOps()
-	added := ports.Session{ID: "ffffffffffffffff", Start: 1716400001_000000, LastActivity: 1716400001_000000}
-	set[added.ID] = added
-	delete(set, fmt.Sprintf("%016x", 3))
-	must(t, s.SaveSessions(ctx, set))
-	ops := tfs.takeOps()
-	if slices.ContainsFunc(ops, func(op string) bool {
-		return strings.Contains(op, "sessions.json") || strings.Contains(op, "sessions.tmp")
-	}) {
-		t.Errorf("creating a session rewrote sessions.json: %q", ops)
-	}
-	if after, _ := os.ReadFile(filepath.Join(root, "sessions.json")); !bytes.Equal(file, after) {
-		t.Error("sessions.json changed")
-	}
-	j, _ := os.ReadFile(filepath.Join(root, "sessions.journal"))
-	if len(j) > 400 || !bytes.Contains(j, []byte(added.ID)) {
-		t.Errorf("sessions.journal = %q; want one small record", j)
-	}
-	// Unchanged sessions cost nothing.
-	must(t, s.SaveSessions(ctx, set))
-	if ops := tfs.takeOps(); len(ops) != 0 {
-		t.Errorf("saving an unchanged set wrote: %q", ops)
-	}
-	s2, _, _ := openTest(t, root)
-	got, err := s2.LoadSessions(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(set, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("sessions read back differ (-want +got):\n%s", diff)
-	}
-}
-
 // UpdateSessions appends one record with exactly the sessions it names, and
 // the store's view of the set follows without a rewrite.
 func TestUpdateSessionsAppendsWhatItNames(t *testing.T) {
@@ -493,7 +445,7 @@ func TestUpdateSessionsAppendsWhatItNames(t *testing.T) {
 		id := fmt.Sprintf("%016x", i)
 		set[id] = ports.Session{ID: id, ProjectPath: "/home/dev/p", Start: 1716400000_000000, LastActivity: 1716400000_000000}
 	}
-	must(t, s.SaveSessions(ctx, set))
+	must(t, s.UpdateSessions(ctx, ports.PutSessions(set)))
 	tfs.takeOps()
 	added := ports.Session{ID: "ffffffffffffffff", Start: 1716400001_000000, LastActivity: 1716400001_000000}
 	gone := fmt.Sprintf("%016x", 3)

@@ -46,10 +46,10 @@ func TestSymlinkedRootWorks(t *testing.T) {
 			t.Fatalf("checkpoint of the %s graph under a linked root: %v", key, err)
 		}
 	}
-	if err := s.SaveSessions(ctx, map[string]ports.Session{"a": {ID: "a", Start: 1}}); err != nil {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"a": {ID: "a", Start: 1}})); err != nil {
 		t.Fatalf("first sessions save under a linked root: %v", err)
 	}
-	if err := s.SaveSessions(ctx, map[string]ports.Session{"a": {ID: "a", Start: 1}, "b": {ID: "b", Start: 2}}); err != nil {
+	if err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"a": {ID: "a", Start: 1}, "b": {ID: "b", Start: 2}})); err != nil {
 		t.Fatalf("sessions append under a linked root: %v", err)
 	}
 	if err := s.CheckpointSessions(ctx); err != nil {
@@ -196,10 +196,10 @@ func TestSessionsFolderSyncFailureLeavesNoGhost(t *testing.T) {
 		return nil
 	}
 	tfs.mu.Unlock()
-	err := s.SaveSessions(ctx, map[string]ports.Session{"a": {ID: "a", Start: 1}})
+	err := s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"a": {ID: "a", Start: 1}}))
 	tfs.setFault(nil)
 	if !renamed || domain.KindOf(err) != domain.KindUnavailable {
-		t.Fatalf("SaveSessions = %v (renamed %v), want unavailable after the rename", err, renamed)
+		t.Fatalf("UpdateSessions = %v (renamed %v), want unavailable after the rename", err, renamed)
 	}
 	s2, err := Open(root, Options{})
 	if err != nil {

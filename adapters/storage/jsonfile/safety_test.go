@@ -62,8 +62,8 @@ func TestDamagedSessionsStartWithNone(t *testing.T) {
 			root := t.TempDir()
 			s, _, _ := openTest(t, root)
 			ctx := t.Context()
-			for _, set := range []map[string]ports.Session{one, two, three} {
-				must(t, s.SaveSessions(ctx, set))
+			for _, ch := range []ports.SessionChanges{ports.PutSessions(one), {Put: []ports.Session{two["bbbb0000bbbb0000"]}}, {Delete: []string{"aaaa0000aaaa0000"}}} {
+				must(t, s.UpdateSessions(ctx, ch))
 			}
 			tc.damage(t, root)
 
@@ -81,7 +81,7 @@ func TestDamagedSessionsStartWithNone(t *testing.T) {
 				t.Errorf("no error with a hint logged:\n%s", logs)
 			}
 			// New sessions are saved and read back, without the old ones.
-			must(t, s.SaveSessions(ctx, three))
+			must(t, s.UpdateSessions(ctx, ports.PutSessions(three)))
 			s, _, _ = openTest(t, root)
 			if got, err := s.LoadSessions(ctx); err != nil || len(got) != 1 || got["bbbb0000bbbb0000"].Start != 1716400001_000000 {
 				t.Errorf("after a new save: %v, %v", got, err)
@@ -211,7 +211,7 @@ func TestSymlinksAreRefused(t *testing.T) {
 			} else {
 				_, err := s.LoadSessions(ctx)
 				check("sessions", err)
-				check("sessions", s.SaveSessions(ctx, map[string]ports.Session{"a": {ID: "a"}}))
+				check("sessions", s.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{"a": {ID: "a"}})))
 			}
 			if after := treeOf(t, outside); !maps2Equal(before, after) {
 				t.Errorf("the store touched the link's target outside the root:\nbefore %v\nafter  %v", before, after)
@@ -289,7 +289,7 @@ func TestVanishedSessionsJournalIsWrittenAgain(t *testing.T) {
 			for i := range 3 {
 				id := fmt.Sprintf("%016x", i)
 				set[id] = ports.Session{ID: id, Start: 1716400000_000000 + domain.Micros(i)}
-				must(t, s.SaveSessions(ctx, set))
+				must(t, s.UpdateSessions(ctx, ports.PutSessions(set)))
 			}
 			if reread {
 				s, _, _ = openTest(t, root)
@@ -299,7 +299,7 @@ func TestVanishedSessionsJournalIsWrittenAgain(t *testing.T) {
 			}
 			must(t, os.Remove(filepath.Join(root, "sessions.journal")))
 			set["ffffffffffffffff"] = ports.Session{ID: "ffffffffffffffff", Start: 1716400009_000000}
-			must(t, s.SaveSessions(ctx, set))
+			must(t, s.UpdateSessions(ctx, ports.PutSessions(set)))
 			s2, _, _ := openTest(t, root)
 			got, err := s2.LoadSessions(ctx)
 			if err != nil || len(got) != 4 {

@@ -118,34 +118,6 @@ func (s *Store) quarantineSessions(f file, cause error) error {
 	return nil
 }
 
-// SaveSessions implements ports.SessionRepository: the sessions that differ
-// from the stored set and those that went are saved as UpdateSessions
-// saves them, one journal record, not a rewrite of every session.
-func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	if err := ctx.Err(); err != nil {
-		return domain.Unavailable(err, "save sessions: %v", err)
-	}
-	st, f := &s.sess, s.sessionsFile()
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := s.readySessions(ctx, f); err != nil {
-		return err
-	}
-	var ch ports.SessionChanges
-	for id, ss := range sessions {
-		ss.ID = id
-		if old, ok := st.saved[id]; !ok || !sameSession(old, ss) {
-			ch.Put = append(ch.Put, ss)
-		}
-	}
-	for id := range st.saved {
-		if _, ok := sessions[id]; !ok {
-			ch.Delete = append(ch.Delete, id)
-		}
-	}
-	return s.updateSessions(ctx, f, ch)
-}
-
 // UpdateSessions implements ports.SessionRepository: one journal record
 // with the sessions put (whole) and removed, appended and fsynced; the set
 // the store keeps is then changed in place, so a save costs O(changed), not
@@ -339,7 +311,7 @@ func cloneSession(ss ports.Session) ports.Session {
 }
 
 // Known fields of a stored session; the rest is kept in Extra.
-var sessionFields = []string{"counted", "last_activity", "last_synced_ts", "op_count", "project_path", "start_ts", "synced_seq", ports.HookStateField}
+var sessionFields = []string{"counted", "counted_packed", "last_activity", "last_synced_ts", "op_count", "project_path", "start_ts", "synced_seq", ports.HookStateField}
 
 func decodeSessions(b []byte) (map[string]ports.Session, error) {
 	var top map[string]map[string]json.RawMessage
@@ -394,15 +366,20 @@ func decodeSession(id string, m map[string]json.RawMessage) (ports.Session, erro
 			}
 		case "counted":
 			var w map[string][]string
-			if err = json.Unmarshal(v, &w); err == nil && len(w) > 0 {
-				ss.Counted = make(map[domain.GraphKey][]string, len(w))
-				for gk, ids := range w {
-					key, ok := parseGraphKey(gk)
-					if !ok {
-						err = fmt.Errorf("graph %q", gk)
+			if err = json.Unmarshal(v, &w); err == nil {
+				err = addCounted(&ss, w)
+			}
+		case "counted_packed":
+			var w map[string]string
+			if err = json.Unmarshal(v, &w); err == nil {
+				lists := make(map[string][]string, len(w))
+				for gk, packed := range w {
+					if lists[gk], err = ports.UnpackIDs(packed); err != nil {
 						break
 					}
-					ss.Counted[key] = ids
+				}
+				if err == nil {
+					err = addCounted(&ss, lists)
 				}
 			}
 		default:
@@ -464,27 +441,58 @@ func (e *enc) session(ss ports.Session) {
 	if hooks, _ := ports.MarshalHookState(ss.Hooks); hooks != nil {
 		fs = append(fs, field{key: ports.HookStateField, kind: fRaw, raw: hooks})
 	}
-	if c := countedJSON(ss.Counted); c != nil {
-		fs = append(fs, field{key: "counted", kind: fRaw, raw: c})
+	plain, packed := countedJSON(ss.Counted)
+	if plain != nil {
+		fs = append(fs, field{key: "counted", kind: fRaw, raw: plain})
+	}
+	if packed != nil {
+		fs = append(fs, field{key: "counted_packed", kind: fRaw, raw: packed})
 	}
 	fs = appendExtra(fs, ss.Extra)
 	e.fields(fs)
 }
 
+// addCounted adds the counted ids of each graph of w, as stored under
+// "counted" or "counted_packed", to ss.
+func addCounted(ss *ports.Session, w map[string][]string) error {
+	for gk, ids := range w {
+		key, ok := parseGraphKey(gk)
+		if !ok {
+			return fmt.Errorf("graph %q", gk)
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		if ss.Counted == nil {
+			ss.Counted = make(map[domain.GraphKey][]string, len(w))
+		}
+		ss.Counted[key] = append(ss.Counted[key], ids...)
+	}
+	return nil
+}
+
 // countedJSON renders the counted ids as {"user": [...], "project:<path>":
-// [...]}, or nil when there are none.
-func countedJSON(c map[domain.GraphKey][]string) domain.RawJSON {
+// [...]}, and the lists of ports.PackFrom ids or more packed (ports.PackIDs)
+// as {"user": "<packed>", …} for "counted_packed"; nil for none. A kg that
+// predates the packed field keeps it as an unknown field and counts anew.
+func countedJSON(c map[domain.GraphKey][]string) (plain, packed domain.RawJSON) {
 	m := make(map[string][]string, len(c))
+	p := make(map[string]string)
 	for k, ids := range c {
-		if len(ids) > 0 {
+		switch {
+		case len(ids) >= ports.PackFrom:
+			p[k.String()] = ports.PackIDs(ids)
+		case len(ids) > 0:
 			m[k.String()] = ids
 		}
 	}
-	if len(m) == 0 {
-		return nil
+	if len(m) > 0 {
+		plain, _ = json.Marshal(m) // a map of strings to strings always marshals
 	}
-	b, _ := json.Marshal(m) // a map of strings to strings always marshals
-	return b
+	if len(p) > 0 {
+		packed, _ = json.Marshal(p)
+	}
+	return plain, packed
 }
 
 // syncedJSON renders the watermarks as {"user": n, "project:<path>": n}.

@@ -254,6 +254,15 @@ func (c *confinedFS) Append(name string) (File, error) {
 	return noSync{f}, nil
 }
 
+func (c *confinedFS) Edit(name string) (File, error) {
+	c.check("edit", name)
+	f, err := c.OS.Edit(name)
+	if err != nil {
+		return nil, err
+	}
+	return noSync{f}, nil
+}
+
 func (c *confinedFS) Rename(oldpath, newpath string) error {
 	c.check("rename", oldpath, newpath)
 	return c.OS.Rename(oldpath, newpath)

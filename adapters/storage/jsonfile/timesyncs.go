@@ -42,6 +42,15 @@ func (f timedFS) Append(name string) (File, error) {
 	return timedFile{File: file, t: f.t}, nil
 }
 
+// Edit implements FS: the file's Sync (a voided journal record's) is timed.
+func (f timedFS) Edit(name string) (File, error) {
+	file, err := f.FS.Edit(name)
+	if err != nil {
+		return nil, err
+	}
+	return timedFile{File: file, t: f.t}, nil
+}
+
 // SyncDir implements FS, timed.
 func (f timedFS) SyncDir(name string) error {
 	start := time.Now()

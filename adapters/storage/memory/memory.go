@@ -97,22 +97,6 @@ func (s *Store) LoadSessions(ctx context.Context) (map[string]ports.Session, err
 	return out, nil
 }
 
-// SaveSessions replaces the stored sessions.
-func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fault != nil {
-		if err := s.fault("save-sessions"); err != nil {
-			return domain.Unavailable(err, "save sessions")
-		}
-	}
-	s.sessions = make(map[string]ports.Session, len(sessions))
-	for id, sess := range sessions {
-		s.sessions[id] = copySession(sess)
-	}
-	return nil
-}
-
 // UpdateSessions applies one incremental save of the sessions.
 func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) error {
 	if err := ctx.Err(); err != nil {

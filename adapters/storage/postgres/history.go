@@ -29,7 +29,9 @@ func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain
 	first := h.SeqBefore + 1
 	for _, e := range h.Entries {
 		wr := ports.WriteRecord{Session: e.Session, Principal: e.Principal, FirstSeq: e.Seq, LastSeq: e.Seq}
-		if e.Op == domain.HistoryUndo || e.Op == domain.HistoryImportReplace {
+		// A move keeps its op, so that a read's promotion (a new version
+		// with the same content) is built back as a move, not a put.
+		if e.Op == domain.HistoryUndo || e.Op == domain.HistoryImportReplace || e.Op == domain.HistoryMove {
 			wr.Op = e.Op
 		}
 		if e.Graph {

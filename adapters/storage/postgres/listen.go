@@ -17,6 +17,10 @@ import (
 // committed while it was away is missed; every PollInterval it calls
 // w.Resync again, the fallback for a notification lost some other way
 // (docs/design/team.md#the-listener).
+// maxListenBackoff is the longest wait between two attempts to reconnect
+// the listener.
+const maxListenBackoff = time.Second
+
 func (s *Store) Watch(ctx context.Context, w ports.Watcher) {
 	backoff := 100 * time.Millisecond
 	connected := false
@@ -33,7 +37,10 @@ func (s *Store) Watch(ctx context.Context, w ports.Watcher) {
 				return
 			case <-time.After(backoff):
 			}
-			backoff = min(2*backoff, 5*time.Second)
+			// At most 1 s apart: a server whose listener is away for more
+			// than 5 s reports degraded, and must be ok again within 5 s of
+			// the database coming back (docs/design/team.md#when-the-database-is-away).
+			backoff = min(2*backoff, maxListenBackoff)
 			continue
 		}
 		if connected {

@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // migration is one schema version: the statements that take the database
@@ -223,11 +225,21 @@ func migrate(ctx context.Context, tx pgx.Tx) (applied []int, err error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
 		return nil, fmt.Errorf("take the migration lock: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    int PRIMARY KEY,
-		name       text NOT NULL,
-		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return nil, fmt.Errorf("create schema_migrations: %w", err)
+	// Only a database without the table gets it: CREATE TABLE IF NOT
+	// EXISTS needs the CREATE privilege even when the table is there, and
+	// a least-privilege role that only reads and writes the tables must
+	// start on an up-to-date schema (docs/operations.md#team-server).
+	var exists bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass('schema_migrations') IS NOT NULL").Scan(&exists); err != nil {
+		return nil, fmt.Errorf("look for schema_migrations: %w", err)
+	}
+	if !exists {
+		if _, err := tx.Exec(ctx, `CREATE TABLE schema_migrations (
+			version    int PRIMARY KEY,
+			name       text NOT NULL,
+			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+			return nil, fmt.Errorf("create schema_migrations: %w%s", err, ownerHint(err))
+		}
 	}
 	var have int
 	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&have); err != nil {
@@ -241,7 +253,7 @@ func migrate(ctx context.Context, tx pgx.Tx) (applied []int, err error) {
 			continue
 		}
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return applied, fmt.Errorf("schema version %d (%s): %w", m.version, m.name, err)
+			return applied, fmt.Errorf("schema version %d (%s): %w%s", m.version, m.name, err, ownerHint(err))
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
 			return applied, fmt.Errorf("record schema version %d: %w", m.version, err)
@@ -249,4 +261,15 @@ func migrate(ctx context.Context, tx pgx.Tx) (applied []int, err error) {
 		applied = append(applied, m.version)
 	}
 	return applied, nil
+}
+
+// ownerHint is what to do when a schema change is refused for want of a
+// privilege: the servers may run as a role that only reads and writes the
+// tables, and the schema is then brought up to date by its owner.
+func ownerHint(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42501" { // insufficient_privilege
+		return fmt.Sprintf("; this role may not change the schema: run kg once as the role that owns it (e.g. KG_DATABASE_URL=<the owner's URL> kg token list) to bring it to version %d, then start the servers again", SchemaVersion())
+	}
+	return ""
 }

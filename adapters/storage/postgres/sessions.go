@@ -122,7 +122,6 @@ func (s *Store) LoadSessions(ctx context.Context) (map[string]ports.Session, err
 	for id, sess := range out {
 		s.saved[id] = savedSession{hash: fingerprint(sess), lastActivity: int64(sess.LastActivity)}
 	}
-	s.sessionsKnown = true
 	s.sessMu.Unlock()
 	return out, nil
 }
@@ -236,32 +235,6 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 	return err
 }
 
-// SaveSessions stores the sessions of the set that changed since this store
-// last saved or loaded them, forward only, and removes the sessions it
-// knows of that are no longer in the set — unless another server used one
-// since, which keeps it alive. A store that has not loaded the sessions
-// knows of every stored one at its first save. It is for the tools that
-// rewrite the set; the server saves with UpdateSessions.
-func (s *Store) SaveSessions(ctx context.Context, sessions map[string]ports.Session) error {
-	if err := s.knowSessions(ctx); err != nil {
-		return err
-	}
-	put := make([]ports.Session, 0, len(sessions))
-	for id, sess := range sessions {
-		sess.ID = id
-		put = append(put, sess)
-	}
-	s.sessMu.Lock()
-	var gone []string
-	for id := range s.saved {
-		if _, ok := sessions[id]; !ok {
-			gone = append(gone, id)
-		}
-	}
-	s.sessMu.Unlock()
-	return s.UpdateSessions(ctx, ports.SessionChanges{Put: put, Delete: gone})
-}
-
 // UpdateSessions stores the sessions of ch.Put that changed since this
 // store last saved or loaded them, forward only, and removes those of
 // ch.Delete, in one transaction whose cost follows the change
@@ -324,37 +297,6 @@ func (s *Store) UpdateSessions(ctx context.Context, ch ports.SessionChanges) err
 		s.saved[sess.ID] = savedSession{hash: hashes[sess.ID], lastActivity: int64(sess.LastActivity)}
 	}
 	s.sessMu.Unlock()
-	return nil
-}
-
-// knowSessions makes every stored session known to a store that has not
-// loaded them, with a fingerprint that matches none, so that SaveSessions
-// replaces the whole set as the port says.
-func (s *Store) knowSessions(ctx context.Context) error {
-	s.sessMu.Lock()
-	known := s.sessionsKnown
-	s.sessMu.Unlock()
-	if known {
-		return nil
-	}
-	rows, err := s.pool.Query(ctx, "SELECT id, last_activity FROM sessions")
-	if err != nil {
-		return unavailable(err, "read the stored sessions")
-	}
-	var id string
-	var last int64
-	found := map[string]int64{}
-	if _, err := pgx.ForEachRow(rows, []any{&id, &last}, func() error { found[id] = last; return nil }); err != nil {
-		return unavailable(err, "read the stored sessions")
-	}
-	s.sessMu.Lock()
-	defer s.sessMu.Unlock()
-	for id, last := range found {
-		if _, ok := s.saved[id]; !ok {
-			s.saved[id] = savedSession{lastActivity: last}
-		}
-	}
-	s.sessionsKnown = true
 	return nil
 }
 

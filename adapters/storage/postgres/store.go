@@ -33,6 +33,8 @@ const (
 	// retention (KG_HISTORY_DAYS, 90 by default, docs/design/trust.md#team-mode).
 	DefaultChangesRetention = 90 * 24 * time.Hour
 	DefaultChangesKept      = 1000
+	// DefaultTokenGrace is KG_TOKEN_GRACE's default.
+	DefaultTokenGrace = 10 * time.Minute
 )
 
 // Options tune Open. The zero value is valid.
@@ -61,6 +63,12 @@ type Options struct {
 	// when zero; a negative ChangesRetention keeps every batch.
 	ChangesRetention time.Duration
 	ChangesKept      int
+	// TokenGrace is how long a token verified by this server stays good
+	// while the database cannot be reached, so that reads go on
+	// (docs/design/team.md#when-the-database-is-away).
+	// DefaultTokenGrace when zero; a negative grace trusts no token
+	// without the database.
+	TokenGrace time.Duration
 }
 
 // Store keeps graphs and sessions in a PostgreSQL database that any number
@@ -81,11 +89,11 @@ type Store struct {
 	keys   map[int64]domain.GraphKey
 
 	// saved holds the encoding each session had at its last save by this
-	// store, so SaveSessions writes only the sessions that changed, and
-	// removes only the sessions it knows of.
-	sessMu        sync.Mutex
-	saved         map[string]savedSession
-	sessionsKnown bool // every stored session is in saved (LoadSessions ran, or the first save read them)
+	// store, so UpdateSessions writes only the sessions that changed, and
+	// the last activity it saw, so that it removes a session only when
+	// nobody used it since.
+	sessMu sync.Mutex
+	saved  map[string]savedSession
 
 	stats *stats
 	auth  authCache
@@ -104,6 +112,9 @@ func Open(ctx context.Context, url string, opt Options) (*Store, error) {
 	}
 	if opt.PollInterval <= 0 {
 		opt.PollInterval = DefaultPollInterval
+	}
+	if opt.TokenGrace == 0 {
+		opt.TokenGrace = DefaultTokenGrace
 	}
 	if opt.ChangesRetention == 0 {
 		opt.ChangesRetention = DefaultChangesRetention

@@ -136,6 +136,11 @@ type authEntry struct {
 // Authenticate returns the principal a token belongs to
 // (ports.Authenticator): ErrBadToken (wrapped, kind invalid) for an unknown
 // or revoked token; an unavailable error when the database cannot say.
+//
+// While the database cannot be reached, a token this server verified within
+// Options.TokenGrace stays good, so that reads are served from memory
+// (docs/design/team.md#when-the-database-is-away); a revocation made
+// meanwhile applies at the first check once the database is back.
 func (s *Store) Authenticate(ctx context.Context, token string) (ports.Principal, error) {
 	key := sha256.Sum256([]byte(token))
 	now := time.Now()
@@ -149,6 +154,9 @@ func (s *Store) Authenticate(ctx context.Context, token string) (ports.Principal
 		case errors.Is(err, pgx.ErrNoRows):
 			e = authEntry{at: now}
 		case err != nil:
+			if ok && e.ok && now.Sub(e.at) <= s.opt.TokenGrace {
+				return e.p, nil // verified recently: kept, not refreshed
+			}
 			return ports.Principal{}, unavailable(err, "check the token")
 		default:
 			e = authEntry{p: p, ok: true, at: now}

@@ -224,7 +224,29 @@ func (c *Cluster) Kill() error {
 	return nil
 }
 
-// Restart starts a killed cluster again.
+// StopFast stops the server as `pg_ctl stop -m fast` does (SIGINT to the
+// postmaster: open transactions are rolled back, clients disconnected, a
+// checkpoint written) and waits until it has exited. It is for fault tests;
+// the cluster is started again by Restart.
+func (c *Cluster) StopFast() error {
+	c.mu.Lock()
+	proc, stopped := c.proc, c.stopped
+	c.mu.Unlock()
+	if proc == nil {
+		return errors.New("pgtest: the cluster is not managed here")
+	}
+	_ = proc.Process.Signal(syscall.SIGINT)
+	select {
+	case <-stopped:
+	case <-time.After(20 * time.Second):
+		_ = proc.Process.Kill()
+		<-stopped
+	}
+	c.logf.Close()
+	return nil
+}
+
+// Restart starts a stopped or killed cluster again.
 func (c *Cluster) Restart(ctx context.Context) error { return c.startServer(ctx) }
 
 // Stop shuts the server down and removes its folder; for an external server
