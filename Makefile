@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui bench-search lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
+.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui bench-search bench-team-scale lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -90,6 +90,15 @@ LOCOMO       ?= ../shared/data/locomo/locomo-public.json
 RECALL_FLOOR ?=
 bench-search:
 	$(GO) run ./cmd/kgbench --recall $(LOCOMO) $(if $(RECALL_FLOOR),--floor $(RECALL_FLOOR))
+
+## bench-team-scale: the team-scale figures (docs/performance.md#team-scale): TEAM_SCALE people x projects each x
+## nodes (default the target's 50x20x2000) in a throwaway PostgreSQL, one kg serve process, 8 clients of mixed use
+## for TEAM_SCALE_USE; the project list's p50/p99 and the server's RSS. Long, so not part of bench (which runs 5x4x2000)
+TEAM_SCALE     ?= 50x20x2000
+TEAM_SCALE_USE ?= 120s
+bench-team-scale:
+	KG_TEAM_SCALE=$(TEAM_SCALE) KG_TEAM_SCALE_USE=$(TEAM_SCALE_USE) $(GO) test -timeout 60m -run '^$$' \
+		-bench '^BenchmarkScale$$' -benchtime=300x ./e2e/team/
 
 ## peers: the workload of docs/design/benchmarks.md#workload through the official TypeScript MCP client against kg (json, bolt)
 ## and @modelcontextprotocol/server-memory (bench/peers/README.md); long, so not part of test or e2e.

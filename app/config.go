@@ -26,6 +26,12 @@ type Config struct {
 	// durable, and the next request loads it again. Negative: never. The
 	// user graph is never unloaded.
 	IdleUnload time.Duration
+	// MaxLoadedNodes is the most nodes the loaded project graphs hold
+	// together (KG_MAX_LOADED_NODES); a load past it unloads the project
+	// graphs least recently used, once all each holds is durable
+	// (docs/design/storage.md#unloading). 0: no bound. The user graph is
+	// not counted.
+	MaxLoadedNodes int
 	// Secrets is what a write that holds a credential does (KG_SECRETS,
 	// docs/design/trust.md#secrets); empty means block.
 	Secrets domain.SecretsMode
@@ -45,6 +51,10 @@ const (
 	DefaultMaxSessions         = 10_000
 	DefaultMaintenanceInterval = 30 * time.Second
 	DefaultIdleUnload          = 30 * time.Minute
+	// DefaultMaxLoadedNodes keeps a server's loaded graphs near 100 MB
+	// (about 1 KB a node with its search index;
+	// docs/performance.md#team-scale).
+	DefaultMaxLoadedNodes = 100_000
 	DefaultPreloadChars        = 9000
 	// MinPreloadChars is the least KG_PRELOAD_CHARS accepts: the header and
 	// the section titles must fit with room for nodes.
@@ -62,6 +72,7 @@ func DefaultConfig() Config {
 		MaxSessions:         DefaultMaxSessions,
 		MaintenanceInterval: DefaultMaintenanceInterval,
 		IdleUnload:          DefaultIdleUnload,
+		MaxLoadedNodes:      DefaultMaxLoadedNodes,
 		PreloadChars:        DefaultPreloadChars,
 		Secrets:             domain.SecretsBlock,
 		HistoryDays:         DefaultHistoryDays,

@@ -69,6 +69,9 @@ func (s *Service) tick(ctx context.Context) {
 		for _, k := range s.store.unloadIdle(s.clock.Now()) {
 			s.log.Info("idle graph unloaded", "graph", k.String())
 		}
+		// The tick's writes made the read stamps durable, so graphs read
+		// since a load went past the bound can be let go now.
+		s.store.trim(nil)
 		return nil
 	})
 	if n := s.sessions.expire(s.clock.Now()); n > 0 {

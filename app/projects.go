@@ -5,50 +5,56 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
 
 // Projects is GET /api/projects: every stored project graph and every
 // loaded one not stored yet that holds something, with counts per tier and
-// the time of the last change. A stored graph that is not loaded is read for its counts but not
-// loaded into the store: listing must not run compaction on every project.
+// the time of the last change. A stored graph's counts come from the
+// summary its repository keeps with each commit (team mode), else from the
+// loaded copy, else from reading it without loading it into the store:
+// listing must not run compaction on every project, and with a summary it
+// reads no graph at all (docs/design/team.md#scale).
 func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	stored, err := s.graphs.List(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "list projects")
 	}
 	loaded := map[domain.GraphKey]*graphEntry{}
-	var keys []domain.GraphKey
 	for _, e := range s.store.loaded() {
 		if e.key.Level == domain.LevelProject {
 			loaded[e.key] = e
-			keys = append(keys, e.key)
 		}
 	}
-	s.store.fresh(ctx, keys...) // team mode: the loaded copies' counts as committed, in one round trip
+	var stale []domain.GraphKey // loaded copies the listing counts from
+	for _, sg := range stored {
+		if _, ok := loaded[sg.Key]; ok && sg.Summary == nil {
+			stale = append(stale, sg.Key)
+		}
+	}
+	s.store.fresh(ctx, stale...) // team mode: the loaded copies' counts as committed, in one round trip
 	var out []ProjectInfo
 	reader := target{owner: s.owner(ctx)}
-	info := func(k domain.GraphKey, slug string) {
-		if !reader.mayRead(k) {
-			return // team mode: another person's private project is theirs alone
-		}
-		pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
-		if e, ok := loaded[k]; ok {
-			e.mu.RLock()
-			pi.count(s.cfg.Policy, e.g, e.g.Data().LastChange())
-			e.mu.RUnlock()
-		} else {
-			data, err := s.graphs.Load(ctx, k)
-			if err != nil {
-				s.log.Warn("project listed without counts", "graph", k.String(), "err", err)
-			} else {
-				pi = ProjectInfoOf(s.cfg.Policy, slug, k, data)
-			}
-		}
-		out = append(out, pi)
-	}
 	for _, sg := range stored {
-		info(sg.Key, sg.Slug)
+		e, isLoaded := loaded[sg.Key]
 		delete(loaded, sg.Key)
+		if !reader.mayRead(sg.Key) {
+			continue // team mode: another person's private project is theirs alone
+		}
+		switch {
+		case sg.Summary != nil:
+			out = append(out, ProjectInfoOfSummary(s.cfg.Policy, sg.Slug, sg.Key, *sg.Summary))
+		case isLoaded:
+			out = append(out, s.loadedProjectInfo(sg.Slug, e))
+		default:
+			pi := ProjectInfo{Slug: sg.Slug, ProjectPath: sg.Key.Project}
+			if data, err := s.graphs.Load(ctx, sg.Key); err != nil {
+				s.log.Warn("project listed without counts", "graph", sg.Key.String(), "err", err)
+			} else {
+				pi = ProjectInfoOf(s.cfg.Policy, sg.Slug, sg.Key, data)
+			}
+			out = append(out, pi)
+		}
 	}
 	rest := make([]domain.GraphKey, 0, len(loaded))
 	for k := range loaded {
@@ -60,12 +66,21 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		e.mu.RLock()
 		nothing := e.g.HoldsNothing()
 		e.mu.RUnlock()
-		if nothing {
+		if nothing || !reader.mayRead(k) {
 			continue // only named (read, a session started): it has no memory
 		}
-		info(k, "") // not saved yet: it has no folder
+		out = append(out, s.loadedProjectInfo("", e)) // not saved yet: it has no folder
 	}
 	return out, nil
+}
+
+// loadedProjectInfo is the listing entry of a loaded project graph.
+func (s *Service) loadedProjectInfo(slug string, e *graphEntry) ProjectInfo {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	pi := ProjectInfo{Slug: slug, ProjectPath: e.key.Project}
+	pi.count(s.cfg.Policy, e.g.Stats(), e.g.Data().LastChange())
+	return pi
 }
 
 // ProjectInfoOf is the listing entry of the stored project graph k, read from
@@ -74,12 +89,20 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 func ProjectInfoOf(p domain.Policy, slug string, k domain.GraphKey, data domain.GraphData) ProjectInfo {
 	pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
 	g, _ := domain.Restore(k, data, domain.RestoreOptions{})
-	pi.count(p, g, data.LastChange())
+	pi.count(p, g.Stats(), data.LastChange())
 	return pi
 }
 
-// count fills in the counts and token figures of g.
-func (pi *ProjectInfo) count(p domain.Policy, g *domain.Graph, last domain.Micros) {
-	pi.Stats, pi.LastChange = g.Stats(), last
-	pi.Estimate, pi.MaxTokens, pi.TargetTokens = p.Estimate(g), p.MaxTokens, p.Target()
+// ProjectInfoOfSummary is the listing entry of the stored project graph k
+// from the summary its repository keeps, under policy p.
+func ProjectInfoOfSummary(p domain.Policy, slug string, k domain.GraphKey, sum ports.GraphSummary) ProjectInfo {
+	pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
+	pi.count(p, sum.Stats, sum.LastChange)
+	return pi
+}
+
+// count fills in the counts st and the token figures under policy p.
+func (pi *ProjectInfo) count(p domain.Policy, st domain.Stats, last domain.Micros) {
+	pi.Stats, pi.LastChange = st, last
+	pi.Estimate, pi.MaxTokens, pi.TargetTokens = st.Estimate(p.EstimateNotes), p.MaxTokens, p.Target()
 }

@@ -53,10 +53,21 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		if err != nil {
 			return SearchResult{}, err
 		}
+		// The graphs this search loads are let go once it is done: a
+		// search of every graph must not keep every graph in memory
+		// (docs/design/team.md#scale).
+		var borrowed []borrowedGraph
+		defer func() { s.store.giveBack(borrowed) }()
 		for _, k := range keys {
+			had := s.store.isLoaded(k)
 			if err := spanned(k); err != nil {
 				return SearchResult{}, err
 			}
+			if had || k.Level != domain.LevelProject || len(entries) == 0 || entries[len(entries)-1].key != k {
+				continue // loaded before, the user graph, or not loaded at all
+			}
+			e := entries[len(entries)-1]
+			borrowed = append(borrowed, borrowedGraph{e: e, used: e.used.Load()})
 		}
 	case req.Level != "":
 		k, err := t.key(req.Level)

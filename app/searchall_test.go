@@ -24,14 +24,35 @@ func TestSearchEveryGraph(t *testing.T) {
 	if len(hs.Unavailable) != 0 {
 		t.Errorf("unavailable = %v", hs.Unavailable)
 	}
-	// Without All, only the loaded graphs, which now include both projects.
+	// The projects it loaded are let go once it is done: without All, the
+	// loaded graphs are the user graph's alone again.
+	if n := e.svc.Health(e.ctx).LoadedGraphs; n != 1 {
+		t.Errorf("after the search of every graph %d graphs are loaded, want the user graph's alone", n)
+	}
 	hs, err = e.svc.Search(e.ctx, SearchRequest{Query: "cache"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hs.Hits) != 3 {
-		t.Errorf("after the search of every graph, the loaded graphs give %v", hitIDs(hs.Hits))
+	sameIDs(t, "search of the loaded graphs", hitIDs(hs.Hits), []string{"user::u-cache"})
+}
+
+// A graph that was loaded before a search of every graph stays loaded: the
+// search lets go only of what it loaded itself.
+func TestSearchEveryGraphKeepsWhatWasLoaded(t *testing.T) {
+	e := newEnv(t)
+	seedCaches(e)
+	if _, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", ProjectPath: projA}); err != nil {
+		t.Fatal(err) // loads project A
 	}
+	if _, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := e.svc.Search(e.ctx, SearchRequest{Query: "cache"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameIDs(t, "search of the loaded graphs", slices.Sorted(slices.Values(hitIDs(hs.Hits))),
+		[]string{"project:" + projA + ":a-cache", "user::u-cache"})
 }
 
 func TestSearchEveryGraphNamesNoGraph(t *testing.T) {

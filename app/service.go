@@ -99,7 +99,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
-		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), failing: fails,
+		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), maxLoadedNodes: cfg.MaxLoadedNodes, failing: fails,
 		shared: shared,
 	})
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {

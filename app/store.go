@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,9 @@ type storeDeps struct {
 	// idleAfter is how long a project graph stays loaded without a request
 	// (Config.IdleUnload); 0 keeps every graph loaded.
 	idleAfter domain.Micros
+	// maxLoadedNodes bounds the nodes of the loaded project graphs
+	// (Config.MaxLoadedNodes); 0: no bound.
+	maxLoadedNodes int
 	// failing names the saves that fail now, for Health.
 	failing *failing
 	// shared is graphs when several servers share it (team mode,
@@ -146,6 +150,9 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 	e.used.Store(int64(st.clock.Now()))
 	if !ok {
 		st.load(ctx, e)
+		if e.err == nil && key.Level == domain.LevelProject {
+			st.trim(e)
+		}
 	}
 	select {
 	case <-e.ready:
@@ -349,7 +356,27 @@ func (st *store) release(key domain.GraphKey) {
 func (st *store) unload(e *graphEntry, now domain.Micros) bool {
 	e.q.Lock()
 	defer e.q.Unlock()
-	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 || now-domain.Micros(e.used.Load()) < st.idleAfter {
+	if now-domain.Micros(e.used.Load()) < st.idleAfter {
+		return false
+	}
+	return st.unloadLocked(e)
+}
+
+// unloadAt takes e out of the cache if its last use is still the one at
+// used and all it holds is durable.
+func (st *store) unloadAt(e *graphEntry, used int64) bool {
+	e.q.Lock()
+	defer e.q.Unlock()
+	if e.used.Load() != used {
+		return false
+	}
+	return st.unloadLocked(e)
+}
+
+// unloadLocked takes e out of the cache if all it holds is durable; the
+// caller holds e.q.
+func (st *store) unloadLocked(e *graphEntry) bool {
+	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 {
 		return false
 	}
 	e.mu.RLock()
@@ -361,6 +388,88 @@ func (st *store) unload(e *graphEntry, now domain.Micros) bool {
 	e.gone = true
 	st.leave(e, nil)
 	return true
+}
+
+// borrowedGraph is a graph a request loaded only for itself (a search of
+// every graph), with the use time its load gave it.
+type borrowedGraph struct {
+	e    *graphEntry
+	used int64
+}
+
+// giveBack unloads the graphs a request borrowed, each unless another
+// request used it since or it holds something not durable yet: those stay
+// until idle unloading takes them.
+//
+// A search of every graph on a large team database may have held gigabytes
+// for a moment; when what it let go is more than a quarter of the bound of
+// loaded nodes, the memory goes back to the system at once rather than over
+// the next minutes (docs/design/team.md#scale).
+func (st *store) giveBack(borrowed []borrowedGraph) {
+	freed := 0
+	for _, b := range borrowed {
+		if b.e.used.Load() == b.used && st.unloadAt(b.e, b.used) {
+			st.release(b.e.key)
+			freed += nodesOf(b.e)
+		}
+	}
+	if st.maxLoadedNodes > 0 && freed > st.maxLoadedNodes/4 {
+		debug.FreeOSMemory()
+	}
+}
+
+// nodesOf is how many nodes e's graph holds.
+func nodesOf(e *graphEntry) int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	s := e.g.Stats()
+	return s.Active + s.Archived + s.Orphaned
+}
+
+// trim unloads the project graphs least recently used, other than keep
+// (nil: none kept),
+// while the loaded project graphs hold more than maxLoadedNodes nodes: a
+// server's memory is bounded by what it serves now, not by how many
+// graphs it served since the last idle unloading
+// (docs/design/storage.md#unloading). A graph holding something not yet
+// durable stays; a request still reading one it unloads reads on, and the
+// next loads it again.
+func (st *store) trim(keep *graphEntry) {
+	if st.maxLoadedNodes <= 0 {
+		return
+	}
+	type candidate struct {
+		e     *graphEntry
+		used  int64
+		nodes int
+	}
+	var (
+		total int
+		cands []candidate
+	)
+	for _, e := range st.loaded() {
+		if e.key.Level == domain.LevelUser {
+			continue
+		}
+		n := nodesOf(e)
+		total += n
+		if e != keep {
+			cands = append(cands, candidate{e: e, used: e.used.Load(), nodes: n})
+		}
+	}
+	if total <= st.maxLoadedNodes {
+		return
+	}
+	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.used, b.used) })
+	for _, c := range cands {
+		if total <= st.maxLoadedNodes {
+			return
+		}
+		if st.unloadAt(c.e, c.used) {
+			st.release(c.e.key)
+			total -= c.nodes
+		}
+	}
 }
 
 // loaded returns the loaded graphs: the user graph first, then projects by

@@ -40,6 +40,21 @@ type GraphRepository interface {
 type StoredGraph struct {
 	Key  domain.GraphKey
 	Slug string // the folder or bucket name the graph is stored under
+	// Summary is what a listing shows of the graph as last committed,
+	// kept by the repository in the same commit as each change, or nil
+	// when the repository keeps none: the app then reads the graph for
+	// its counts (docs/design/team.md#scale).
+	Summary *GraphSummary
+}
+
+// GraphSummary is a stored graph's counts as of its last commit: what
+// GET /api/projects and `kg project list` show without loading it.
+type GraphSummary struct {
+	Stats domain.Stats
+	// LastChange is the newest version or tombstone time any commit
+	// stored (domain.GraphData.LastChange when it was committed): it
+	// never goes back, though the item that bore it may be gone.
+	LastChange domain.Micros
 }
 
 // GraphReleaser is implemented by a GraphRepository that keeps something of

@@ -38,7 +38,11 @@ type Config struct {
 	InsecureHTTP    bool
 	// TokenGrace is how long a team server keeps taking a token it
 	// verified while the database cannot be reached (0: not at all).
-	TokenGrace     time.Duration
+	TokenGrace time.Duration
+	// MemoryLimitMiB is the soft memory limit the server sets for Go's
+	// collector (docs/design/team.md#scale): 0 none, -1 auto (256 MiB for
+	// --storage postgres unless GOMEMLIMIT is set, none otherwise).
+	MemoryLimitMiB int
 	AllowedHosts   []string
 	AllowedOrigins []string
 	LogLevel       slog.Level
@@ -218,6 +222,17 @@ func settings(home func() (string, error)) []setting {
 				return nil
 			},
 			show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
+		{flag: "max-loaded-nodes", env: "KG_MAX_LOADED_NODES", def: strconv.Itoa(app.DefaultMaxLoadedNodes),
+			usage: "`nodes` the loaded project graphs hold at most together; a load past it unloads the least recently used (0: no bound)",
+			parse: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 || n > 1_000_000_000 {
+					return errors.New("want a whole number of nodes from 0 (no bound) to 1000000000")
+				}
+				c.App.MaxLoadedNodes = n
+				return nil
+			},
+			show: func(c Config) string { return strconv.Itoa(c.App.MaxLoadedNodes) }},
 		{flag: "history-days", env: "KG_HISTORY_DAYS", def: strconv.Itoa(app.DefaultHistoryDays),
 			usage: "`days` the change log keeps an entry (kg history, kg undo) before the maintenance tick prunes it",
 			parse: func(c *Config, v string) error {
@@ -278,6 +293,26 @@ func settings(home func() (string, error)) []setting {
 				return err
 			},
 			show: func(c Config) string { return strconv.Itoa(int(c.TokenGrace / time.Second)) }},
+		{flag: "memory-limit", env: "KG_MEMORY_LIMIT", def: "auto",
+			usage: "`MiB` the server's memory aims to stay under, Go's soft limit (0: none; auto: 256 for --storage postgres, none otherwise; GOMEMLIMIT wins over auto)",
+			parse: func(c *Config, v string) error {
+				if v == "auto" {
+					c.MemoryLimitMiB = -1
+					return nil
+				}
+				n, err := strconv.Atoi(v)
+				if err != nil || (n != 0 && n < 64) || n > 1<<20 {
+					return errors.New("want auto, 0 (none) or a whole number of MiB from 64 to 1048576")
+				}
+				c.MemoryLimitMiB = n
+				return nil
+			},
+			show: func(c Config) string {
+				if c.MemoryLimitMiB < 0 {
+					return "auto"
+				}
+				return strconv.Itoa(c.MemoryLimitMiB)
+			}},
 		{flag: "allowed-hosts", env: "KG_ALLOWED_HOSTS",
 			usage: "comma-separated `hosts`: Host names (or host:port) accepted beyond localhost",
 			parse: func(c *Config, v string) error {

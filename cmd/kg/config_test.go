@@ -41,14 +41,15 @@ func TestParseServeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		Host:       "127.0.0.1",
-		Port:       8765,
-		Root:       "/home/ada/.knowledge-graph",
-		Storage:    "json",
-		App:        app.DefaultConfig(),
-		TokenGrace: 10 * time.Minute,
-		LogLevel:   slog.LevelInfo,
-		LogFormat:  "text",
+		Host:           "127.0.0.1",
+		Port:           8765,
+		Root:           "/home/ada/.knowledge-graph",
+		Storage:        "json",
+		App:            app.DefaultConfig(),
+		TokenGrace:     10 * time.Minute,
+		MemoryLimitMiB: -1, // auto
+		LogLevel:       slog.LevelInfo,
+		LogFormat:      "text",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("defaults (-want +got):\n%s", d)
@@ -65,7 +66,7 @@ func TestParseServeDefaults(t *testing.T) {
 var everyValue = []string{
 	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--secrets-mode", "redact", "--auth-token", "s3cret",
+	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--max-loaded-nodes", "5000", "--memory-limit", "512", "--secrets-mode", "redact", "--auth-token", "s3cret",
 	"--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key", "--insecure-http", "--token-grace", "0",
 	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 	"--log-level", "debug", "--log-format", "json",
@@ -86,10 +87,11 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.MaintenanceInterval = 5 * time.Second
 	wantApp.SessionTTL = 3600 * domain.Second
 	wantApp.IdleUnload = 10 * time.Minute
+	wantApp.MaxLoadedNodes = 5000
 	wantApp.Secrets = domain.SecretsRedact
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
-		TLSCert: "/etc/kg/kg.crt", TLSKey: "/etc/kg/kg.key", InsecureHTTP: true,
+		TLSCert: "/etc/kg/kg.crt", TLSKey: "/etc/kg/kg.key", InsecureHTTP: true, MemoryLimitMiB: 512,
 		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
 		AllowedOrigins: []string{"http://localhost:5173", "https://x.dev"},
 		LogLevel:       slog.LevelDebug, LogFormat: "json",

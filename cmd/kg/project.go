@@ -186,7 +186,11 @@ func listOffline(ctx context.Context, e env, cfg Config) ([]apijson.Project, err
 	var out []apijson.Project
 	for _, sg := range stored {
 		p := app.ProjectInfo{Slug: sg.Slug, ProjectPath: sg.Key.Project}
-		if d, err := st.Graphs.Load(ctx, sg.Key); err != nil {
+		if sg.Summary != nil {
+			// The repository's summary row: no graph read
+			// (docs/design/team.md#scale).
+			p = app.ProjectInfoOfSummary(cfg.App.Policy, sg.Slug, sg.Key, *sg.Summary)
+		} else if d, err := st.Graphs.Load(ctx, sg.Key); err != nil {
 			log.Warn("project listed without counts", "project", sg.Key.Project, "err", err)
 		} else {
 			p = app.ProjectInfoOf(cfg.App.Policy, sg.Slug, sg.Key, d)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -70,9 +71,33 @@ func serveOn(c *cobra.Command, e env) {
 			}
 		}
 		log := newLogger(e.stderr, cfg)
+		setMemoryLimit(cfg, e.getenv, log)
 		ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		return runServer(ctx, stop, cfg, log) // one line a person can act on; the details were logged
+	}
+}
+
+// autoTeamMemoryLimit is the soft memory limit of a team server by default:
+// with the bound of loaded nodes it keeps a server under 300 MB resident
+// whatever the size of the database (docs/performance.md#team-scale).
+const autoTeamMemoryLimit = 256
+
+// setMemoryLimit gives Go's collector the soft memory limit of cfg
+// (docs/design/team.md#scale). The limit is soft: a server whose live heap
+// needs more (a search of every graph) gets it, and the collector works
+// harder meanwhile.
+func setMemoryLimit(cfg Config, getenv func(string) string, log *slog.Logger) {
+	mib := cfg.MemoryLimitMiB
+	if mib < 0 {
+		if cfg.Storage != "postgres" || getenv("GOMEMLIMIT") != "" {
+			return
+		}
+		mib = autoTeamMemoryLimit
+	}
+	if mib > 0 {
+		debug.SetMemoryLimit(int64(mib) << 20)
+		log.Info("memory limit set", "mib", mib)
 	}
 }
 

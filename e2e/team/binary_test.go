@@ -34,7 +34,7 @@ var (
 )
 
 // kgBinary builds cmd/kg once for the package's tests.
-func kgBinary(t *testing.T) string {
+func kgBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "kg-team-bin-")
@@ -73,7 +73,7 @@ func kgRun(t *testing.T, env []string, args ...string) (int, string, string) {
 	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
-func kgEnv(t *testing.T, extra []string) []string {
+func kgEnv(t testing.TB, extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KG_") && !strings.HasPrefix(kv, "HOME=") {
@@ -219,13 +219,26 @@ func seedRoot(t *testing.T, root, project string) {
 
 // serveTeam runs `kg serve --storage postgres` on a free port until the
 // test ends and returns its address.
-func serveTeam(t *testing.T, env ...string) string {
+func serveTeam(t testing.TB, env ...string) string {
 	t.Helper()
 	return serveTeamWith(t, nil, env...)
 }
 
+// serveTeamProcess is serveTeam, also giving the server's process.
+func serveTeamProcess(t testing.TB, env ...string) (string, *os.Process) {
+	t.Helper()
+	return serveTeamArgs(t, nil, env...)
+}
+
 // serveTeamWith is serveTeam with more arguments of kg serve.
-func serveTeamWith(t *testing.T, args []string, env ...string) string {
+func serveTeamWith(t testing.TB, args []string, env ...string) string {
+	t.Helper()
+	addr, _ := serveTeamArgs(t, args, env...)
+	return addr
+}
+
+// serveTeamArgs is serveTeamWith, also giving the server's process.
+func serveTeamArgs(t testing.TB, args []string, env ...string) (string, *os.Process) {
 	t.Helper()
 	cmd := exec.Command(kgBinary(t), append([]string{"serve", "--storage", "postgres", "--port", "0", "--log-format", "json"}, args...)...)
 	cmd.Env = kgEnv(t, env)
@@ -270,9 +283,9 @@ func serveTeamWith(t *testing.T, args []string, env ...string) string {
 			defer mu.Unlock()
 			t.Fatalf("kg serve --storage postgres exited:\n%s", logged.String())
 		}
-		return a
+		return a, cmd.Process
 	case <-time.After(60 * time.Second):
 		t.Fatal("kg serve --storage postgres did not listen within 60 s")
 	}
-	return ""
+	return "", nil
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -60,6 +62,26 @@ type options struct {
 	poll        time.Duration
 	maintenance time.Duration
 	policy      *domain.Policy // nil: the default
+	// loads, when set, counts the graphs the instance's app reads from the
+	// database (its repository's Load and LoadAt).
+	loads *atomic.Int64
+}
+
+// countedLoads is the postgres store, counting the graphs read through it;
+// its other methods, and the interfaces they make, are the store's.
+type countedLoads struct {
+	*postgres.Store
+	n *atomic.Int64
+}
+
+func (c countedLoads) Load(ctx context.Context, key domain.GraphKey) (domain.GraphData, error) {
+	c.n.Add(1)
+	return c.Store.Load(ctx, key)
+}
+
+func (c countedLoads) LoadAt(ctx context.Context, key domain.GraphKey) (domain.GraphData, uint64, error) {
+	c.n.Add(1)
+	return c.Store.LoadAt(ctx, key)
 }
 
 // team starts n instances on a database of the test's own, whose requests
@@ -122,8 +144,12 @@ func start(t testing.TB, url, name string, opt options) *instance {
 	if opt.policy != nil {
 		cfg.Policy = *opt.policy
 	}
+	var graphs ports.GraphRepository = store
+	if opt.loads != nil {
+		graphs = countedLoads{Store: store, n: opt.loads}
+	}
 	stats := metrics.New()
-	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: store, Sessions: store, Clock: clock.System{}, Events: hub, Metrics: stats,
+	svc, err := app.Open(ctx, cfg, app.Deps{Graphs: graphs, Sessions: store, Clock: clock.System{}, Events: hub, Metrics: stats,
 		Paths: paths.OS{}, ProjectKeys: paths.OS{}, Transcripts: transcript.Home{Dir: os.TempDir()}, Log: logger(),
 		Files: filehash.OS{}})
 	if err != nil {

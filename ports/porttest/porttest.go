@@ -43,6 +43,9 @@ type Backend struct {
 	// instances on different dirs share nothing (a database per dir), whose
 	// cases spend their time waiting on another process.
 	Parallel bool
+	// Summaries says the backend keeps a summary of every graph it lists
+	// (ports.StoredGraph.Summary), so that listing reads no graph.
+	Summaries bool
 }
 
 // Opened is one open instance of a backend.
@@ -95,6 +98,7 @@ func Run(t *testing.T, b Backend) {
 		{"ReopenGivesIdenticalGraphs", testReopen},
 		{"ProjectsWithSameFolderNameStayApart", testSameFolderName},
 		{"List", testList},
+		{"ListSummariesAreTheGraphs", testListSummaries},
 		{"IncrementalCommitsMatchFullSave", testIncremental},
 		{"ConcurrentWritersLoseNothing", testConcurrent},
 		{"SerialCommitsOnOneGraph", testSerial},

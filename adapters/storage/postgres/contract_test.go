@@ -28,7 +28,7 @@ var backend = porttest.Backend{Name: "postgres", Open: func(t testing.TB, dir st
 		s.Close()
 		return nil
 	}}
-}, Parallel: true}
+}, Parallel: true, Summaries: true}
 
 // TestContract runs the storage contract suite, its cases beside each other
 // (each on a database of its own; they spend their time waiting on the

@@ -431,3 +431,58 @@ func (r eventRec) domain() (ports.Event, error) {
 	}
 	return ev, nil
 }
+
+// summaryRec is the graphs.summary column: what a listing shows of a graph,
+// written with each commit (docs/design/team.md#scale).
+type summaryRec struct {
+	Active     int   `json:"active"`
+	Archived   int   `json:"archived"`
+	Orphaned   int   `json:"orphaned"`
+	GistCost   int   `json:"gist_cost"`
+	NotesCost  int   `json:"notes_cost"`
+	Edges      int   `json:"edges"`
+	ShownEdges int   `json:"shown_edges"`
+	LastChange int64 `json:"last_change"`
+}
+
+func summaryRecOf(st domain.Stats, last domain.Micros) summaryRec {
+	return summaryRec{Active: st.Active, Archived: st.Archived, Orphaned: st.Orphaned,
+		GistCost: st.GistCost, NotesCost: st.NotesCost, Edges: st.Edges, ShownEdges: st.ShownEdges,
+		LastChange: int64(last)}
+}
+
+func (r summaryRec) summary() *ports.GraphSummary {
+	return &ports.GraphSummary{
+		Stats: domain.Stats{Active: r.Active, Archived: r.Archived, Orphaned: r.Orphaned,
+			GistCost: r.GistCost, NotesCost: r.NotesCost, Edges: r.Edges, ShownEdges: r.ShownEdges},
+		LastChange: domain.Micros(r.LastChange),
+	}
+}
+
+// lastChangeIn is the newest version or tombstone time among the items a
+// batch stores: with the time the graph's summary held before, the graph's
+// last change after the batch.
+func lastChangeIn(d domain.Delta) domain.Micros {
+	var t domain.Micros
+	for _, n := range d.Nodes {
+		if n != nil {
+			t = max(t, n.Version.TS)
+		}
+	}
+	for _, e := range d.Edges {
+		if e != nil {
+			t = max(t, e.Version.TS)
+		}
+	}
+	for _, tb := range d.NodeTombstones {
+		if tb != nil {
+			t = max(t, tb.TS)
+		}
+	}
+	for _, tb := range d.EdgeTombstones {
+		if tb != nil {
+			t = max(t, tb.TS)
+		}
+	}
+	return t
+}

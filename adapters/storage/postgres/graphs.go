@@ -181,22 +181,75 @@ func mustQuery(ctx context.Context, tx pgx.Tx, sql string, args ...any) pgx.Rows
 
 // List returns every stored project graph with its slug, sorted by slug.
 func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, project_key, slug FROM graphs WHERE level = 'project' ORDER BY slug, project_key")
+	// The summary's fields are taken apart by the database: decoding a
+	// jsonb per row here cost half of a thousand projects' listing.
+	rows, err := s.pool.Query(ctx, `SELECT id, project_key, slug, rev, summary IS NOT NULL,
+			coalesce((summary->>'active')::bigint, 0), coalesce((summary->>'archived')::bigint, 0),
+			coalesce((summary->>'orphaned')::bigint, 0), coalesce((summary->>'gist_cost')::bigint, 0),
+			coalesce((summary->>'notes_cost')::bigint, 0), coalesce((summary->>'edges')::bigint, 0),
+			coalesce((summary->>'shown_edges')::bigint, 0), coalesce((summary->>'last_change')::bigint, 0)
+		FROM graphs WHERE level = 'project' ORDER BY slug, project_key`)
 	if err != nil {
 		return nil, unavailable(err, "list the graphs in the database")
 	}
-	var out []ports.StoredGraph
-	var id int64
-	var key, slug string
-	_, err = pgx.ForEachRow(rows, []any{&id, &key, &slug}, func() error {
-		out = append(out, ports.StoredGraph{Key: domain.ProjectGraph(key), Slug: slug})
-		s.rememberKey(id, domain.ProjectGraph(key))
+	var (
+		out        []ports.StoredGraph
+		missing    []unsummarised
+		id, rev    int64
+		key, slug  string
+		summarised bool
+		r          summaryRec
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &key, &slug, &rev, &summarised, &r.Active, &r.Archived, &r.Orphaned,
+		&r.GistCost, &r.NotesCost, &r.Edges, &r.ShownEdges, &r.LastChange}, func() error {
+		sg := ports.StoredGraph{Key: domain.ProjectGraph(key), Slug: slug}
+		if summarised {
+			sg.Summary = r.summary()
+		} else {
+			missing = append(missing, unsummarised{index: len(out), id: id, rev: rev})
+		}
+		out = append(out, sg)
+		s.rememberKey(id, sg.Key)
 		return nil
 	})
 	if err != nil {
 		return nil, unavailable(err, "list the graphs in the database")
 	}
+	for _, m := range missing {
+		out[m.index].Summary = s.summarise(ctx, out[m.index].Key, m)
+	}
 	return out, nil
+}
+
+// unsummarised is a listed graph with no summary yet: stored before schema
+// 5 and not committed to since.
+type unsummarised struct {
+	index   int // in List's result
+	id, rev int64
+}
+
+// summarise works out the summary of a graph stored before schema 5 from
+// the graph itself and stores it, unless a commit changed the graph
+// meanwhile (that commit wrote its own). Each such graph is read once, by
+// the first listing after the upgrade. A graph that cannot be read is
+// listed without a summary: the app reads it again, and says why.
+func (s *Store) summarise(ctx context.Context, key domain.GraphKey, m unsummarised) *ports.GraphSummary {
+	data, err := s.Load(ctx, key)
+	if err != nil {
+		return nil
+	}
+	g, _ := domain.Restore(key, data, domain.RestoreOptions{})
+	rec := summaryRecOf(g.Stats(), data.LastChange())
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE graphs SET summary = $3 WHERE id = $1 AND rev = $2 AND summary IS NULL`,
+		m.id, m.rev, body); err != nil {
+		s.log.Warn("postgres: a graph's summary could not be stored; it is worked out again at the next listing",
+			"graph", key.String(), "err", err)
+	}
+	return rec.summary()
 }
 
 // Commit durably stores the changes cs names (GraphRepository.Commit): one
@@ -260,7 +313,10 @@ type write struct {
 	tx       pgx.Tx
 	id       int64
 	seq, rev uint64
-	done     bool
+	// lastChange is the last change the graph's summary held when locked;
+	// nil for a graph with no summary yet (new, or stored before schema 5).
+	lastChange *int64
+	done       bool
 }
 
 // begin opens a transaction and locks the graph's row, creating the row of a
@@ -290,8 +346,9 @@ func (w *write) lock(ctx context.Context) error {
 	level, owner, project := keyCols(w.key)
 	var seq, rev int64
 	for attempt := 0; attempt < 3; attempt++ {
-		err := w.tx.QueryRow(ctx, `SELECT id, seq, rev FROM graphs WHERE level = $1 AND owner = $2 AND project_key = $3 FOR UPDATE`,
-			level, owner, project).Scan(&w.id, &seq, &rev)
+		err := w.tx.QueryRow(ctx, `SELECT id, seq, rev, (summary->>'last_change')::bigint FROM graphs
+			WHERE level = $1 AND owner = $2 AND project_key = $3 FOR UPDATE`,
+			level, owner, project).Scan(&w.id, &seq, &rev, &w.lastChange)
 		if err == nil {
 			w.seq, w.rev = uint64(seq), uint64(rev)
 			return nil
@@ -381,8 +438,12 @@ func (w *write) store(ctx context.Context, g *domain.Graph, cs domain.ChangeSet,
 	if err != nil {
 		return 0, fmt.Errorf("graph metadata: %w", err)
 	}
-	b.Queue(`UPDATE graphs SET seq = $2, rev = $3, schema = $4, project_path = $5, meta = $6 WHERE id = $1`,
-		w.id, int64(g.Seq()), int64(rev), domain.SchemaVersion, g.ProjectPath(), metaJSON)
+	summaryJSON, err := json.Marshal(w.summaryAfter(g, after))
+	if err != nil {
+		return 0, fmt.Errorf("graph summary: %w", err)
+	}
+	b.Queue(`UPDATE graphs SET seq = $2, rev = $3, schema = $4, project_path = $5, meta = $6, summary = $7 WHERE id = $1`,
+		w.id, int64(g.Seq()), int64(rev), domain.SchemaVersion, g.ProjectPath(), metaJSON, summaryJSON)
 	writes := make([]writeRec, 0, len(rec.Writes))
 	sessions, principals := []string{}, []string{}
 	for _, wr := range rec.Writes {
@@ -423,6 +484,20 @@ func (w *write) store(ctx context.Context, g *domain.Graph, cs domain.ChangeSet,
 		return 0, err
 	}
 	return rev, nil
+}
+
+// summaryAfter is the graph's summary once the batch is stored: g's counts
+// (g holds every batch committed before this one: BeginWrite's caller
+// applied them) and the newest change time. A graph without a summary yet
+// has its last change worked out from the whole of g, once.
+func (w *write) summaryAfter(g *domain.Graph, after domain.Delta) summaryRec {
+	last := lastChangeIn(after)
+	if w.lastChange != nil {
+		last = max(last, domain.Micros(*w.lastChange))
+	} else {
+		last = max(last, g.Data().LastChange())
+	}
+	return summaryRecOf(g.Stats(), last)
 }
 
 // itemsNamed returns the current value of every item cs names: a caller

@@ -195,6 +195,13 @@ CREATE INDEX tool_events_seen ON tool_events (project, last_seen);
 CREATE INDEX sessions_claude ON sessions (principal, (data->'hook_state'->>'claude_session_id'));
 CREATE INDEX sessions_project ON sessions (principal, project_path, last_activity);
 `},
+	{5, "each graph's summary, kept with every commit", `
+-- What a listing shows of a graph (counts per tier, token costs, the last
+-- change), written in the transaction of each commit, so that listing the
+-- projects never reads a graph (docs/design/team.md#scale). NULL until the
+-- graph's first commit or listing under this version fills it in.
+ALTER TABLE graphs ADD COLUMN summary jsonb;
+`},
 }
 
 // migrationLock is the key of the advisory lock that serialises schema
