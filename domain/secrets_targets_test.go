@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/domain/secretcorpus"
+	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
 // The targets of docs/design/trust.md#the-corpus, on the public scanners'

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/domain/secretcorpus"
+	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
 func TestSecretCorpusIsLargeEnough(t *testing.T) {
@@ -226,7 +226,7 @@ func BenchmarkScreenNode(b *testing.B) {
 }
 
 // BenchmarkScanSecretsOnDeveloperText is the scanner's cost on text that
-// holds no secret but often names one (domain/secretcorpus/devtext.txt):
+// holds no secret but often names one (domain/secrets/secretcorpus/devtext.txt):
 // commit messages, comments, code lines about tokens and keys, ids and
 // paths. One op scans every text once.
 func BenchmarkScanSecretsOnDeveloperText(b *testing.B) {
