@@ -3,6 +3,8 @@ package domain
 import (
 	"slices"
 	"strings"
+
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // Screening a write for secrets (docs/design/trust.md#secrets): each text
@@ -11,6 +13,40 @@ import (
 // the secret; redact mode replaces each secret by [REDACTED:<kind>] and
 // returns what it replaced. An id or a rel names the item and cannot be
 // redacted: a secret there refuses the write in redact mode too.
+
+// SecretsMode is what a write that holds a secret does (KG_SECRETS). It is
+// the write path's policy, not the scanner's: package secrets only finds
+// and redacts (docs/decisions/0081-secrets-a-leaf-package.md).
+type SecretsMode string
+
+// The secrets modes.
+const (
+	SecretsBlock  SecretsMode = "block"  // refuse the write, naming the field, the kind and the position
+	SecretsRedact SecretsMode = "redact" // store it with each secret replaced by [REDACTED:<kind>]
+	SecretsAllow  SecretsMode = "allow"  // no check
+)
+
+// ParseSecretsMode checks a secrets mode named by a setting.
+func ParseSecretsMode(field, s string) (SecretsMode, error) {
+	switch SecretsMode(s) {
+	case SecretsBlock, SecretsRedact, SecretsAllow:
+		return SecretsMode(s), nil
+	}
+	return "", Invalidf(field, "%q is not one of block, redact, allow", s)
+}
+
+// The scanner's names, kept while the callers move to package secrets.
+type (
+	SecretKind    = secrets.SecretKind
+	Secret        = secrets.Secret
+	SecretFinding = secrets.SecretFinding
+)
+
+// ScanSecrets is secrets.ScanSecrets, kept while the callers move.
+func ScanSecrets(s string) []Secret { return secrets.ScanSecrets(s) }
+
+// Redact is secrets.Redact, kept while the callers move.
+func Redact(s string, found []Secret) string { return secrets.Redact(s, found) }
 
 // secretAdvice ends a refusal: what to store instead.
 const secretAdvice = "store a reference to where it lives instead (an environment variable's name, a vault path)"

@@ -1,4 +1,14 @@
-package domain
+// Package secrets is the secret scanner (docs/design/trust.md#secrets): it
+// finds credentials in a text — the well-known token formats, private key
+// blocks, URLs that carry a password, password and secret assignments, and
+// long random strings — and redacts them. It knows nothing of the graph and
+// imports the standard library only: package domain screens every write of
+// a node or an edge with it, and domain's SecretsMode decides what a match
+// does (refuse the write, store it with the secret replaced, or nothing).
+// Scanning is on writes only: stored data is never scanned at load, so a
+// graph that holds something secret-looking still loads and serves
+// (docs/decisions/0081-secrets-a-leaf-package.md).
+package secrets
 
 import (
 	"encoding/base64"
@@ -9,33 +19,6 @@ import (
 	"strings"
 	"unicode/utf8"
 )
-
-// The secret scanner (docs/design/trust.md#secrets): every write of a node or
-// an edge is scanned for credentials before it is applied — the well-known
-// token formats, private key blocks, URLs that carry a password, password and
-// secret assignments, and long random strings. What a match does depends on
-// the SecretsMode: refuse the write, store it with the secret replaced, or
-// nothing. Scanning is on writes only: stored data is never scanned at load,
-// so a graph that holds something secret-looking still loads and serves.
-
-// SecretsMode is what a write that holds a secret does (KG_SECRETS).
-type SecretsMode string
-
-// The secrets modes.
-const (
-	SecretsBlock  SecretsMode = "block"  // refuse the write, naming the field, the kind and the position
-	SecretsRedact SecretsMode = "redact" // store it with each secret replaced by [REDACTED:<kind>]
-	SecretsAllow  SecretsMode = "allow"  // no check
-)
-
-// ParseSecretsMode checks a secrets mode named by a setting.
-func ParseSecretsMode(field, s string) (SecretsMode, error) {
-	switch SecretsMode(s) {
-	case SecretsBlock, SecretsRedact, SecretsAllow:
-		return SecretsMode(s), nil
-	}
-	return "", Invalidf(field, "%q is not one of block, redact, allow", s)
-}
 
 // SecretKind is one kind of credential the scanner knows.
 type SecretKind struct {
