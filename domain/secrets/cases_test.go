@@ -64,7 +64,7 @@ func TestSecretCasesTheSpecNames(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			found := secrets.ScanSecrets(c.text)
+			found := secrets.Scan(c.text)
 			if len(found) == 0 {
 				t.Fatalf("nothing found in %q; want %s", c.text, c.kind)
 			}
@@ -112,7 +112,7 @@ func TestSecretCasesThatAreNoSecret(t *testing.T) {
 		`cmd.Env = append(os.Environ(), "PWD="+cmd.Dir, "GOROOT="+build.Default.GOROOT)`,
 		`Value: &IgnoreTest{PublicSecret: "can't tell"},`,
 	} {
-		if found := secrets.ScanSecrets(text); len(found) > 0 {
+		if found := secrets.Scan(text); len(found) > 0 {
 			r := []rune(text)
 			t.Errorf("%q: found %s (%q); want nothing", text, found[0].Kind.ID, string(r[found[0].Start:found[0].End]))
 		}

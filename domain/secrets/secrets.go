@@ -20,8 +20,8 @@ import (
 	"unicode/utf8"
 )
 
-// SecretKind is one kind of credential the scanner knows.
-type SecretKind struct {
+// Kind is one kind of credential the scanner knows.
+type Kind struct {
 	ID    string // the name in [REDACTED:<id>], e.g. aws-access-key
 	Label string // how a message names it, e.g. "an AWS access key"
 }
@@ -29,13 +29,13 @@ type SecretKind struct {
 // Secret is one credential found in a text: its kind and where it is, in
 // code points from 0, end exclusive (Start and End), and in bytes.
 type Secret struct {
-	Kind               SecretKind
+	Kind               Kind
 	Start, End         int // code points; End exclusive
 	byteStart, byteEnd int
 }
 
-// SecretFinding is a secret found in a field of a write or of a stored item.
-type SecretFinding struct {
+// Finding is a secret found in a field of a write or of a stored item.
+type Finding struct {
 	Field string // e.g. "notes[1]", "nodes[3].gist", "to"
 	Secret
 }
@@ -43,20 +43,20 @@ type SecretFinding struct {
 // Message says what was found without the secret itself:
 // `notes[1]: looks like an AWS access key (chars 12–31)`. Chars count from 1,
 // both ends included.
-func (f SecretFinding) Message() string {
+func (f Finding) Message() string {
 	return fmt.Sprintf("%s: looks like %s (chars %d–%d)", f.Field, f.Kind.Label, f.Start+1, f.End)
 }
 
 // RedactedAs is the text that replaces the secret in redact mode.
-func (f SecretFinding) RedactedAs() string { return redaction(f.Kind) }
+func (f Finding) RedactedAs() string { return redaction(f.Kind) }
 
-func redaction(k SecretKind) string { return "[REDACTED:" + k.ID + "]" }
+func redaction(k Kind) string { return "[REDACTED:" + k.ID + "]" }
 
 // secretRule finds one kind of secret. A rule whose keywords are all absent
 // from a text (compared in lower case) is not run on it: most texts hold
 // none, and the check is then a handful of substring searches.
 type secretRule struct {
-	kind     SecretKind
+	kind     Kind
 	keywords []string
 	re       *regexp.Regexp
 	// group is the submatch that is the secret (0: the whole match).
@@ -68,40 +68,40 @@ type secretRule struct {
 
 // The kinds of secret (docs/design/trust.md#what-counts-as-a-secret).
 var (
-	kindAWSAccessKey   = SecretKind{"aws-access-key", "an AWS access key"}
-	kindAWSSecretKey   = SecretKind{"aws-secret-key", "an AWS secret access key"}
-	kindGitHubToken    = SecretKind{"github-token", "a GitHub token"}
-	kindGitLabToken    = SecretKind{"gitlab-token", "a GitLab token"}
-	kindSlackToken     = SecretKind{"slack-token", "a Slack token"}
-	kindSlackWebhook   = SecretKind{"slack-webhook", "a Slack webhook URL"}
-	kindDiscordWebhook = SecretKind{"discord-webhook", "a Discord webhook URL"}
-	kindDiscordToken   = SecretKind{"discord-token", "a Discord bot token"}
-	kindTelegramToken  = SecretKind{"telegram-token", "a Telegram bot token"}
-	kindStripeKey      = SecretKind{"stripe-key", "a Stripe secret key"}
-	kindGoogleAPIKey   = SecretKind{"google-api-key", "a Google API key"}
-	kindGoogleSecret   = SecretKind{"google-oauth-secret", "a Google OAuth client secret"}
-	kindOpenAIKey      = SecretKind{"openai-key", "an OpenAI API key"}
-	kindAnthropicKey   = SecretKind{"anthropic-key", "an Anthropic API key"}
-	kindHuggingFace    = SecretKind{"huggingface-token", "a Hugging Face token"}
-	kindNPMToken       = SecretKind{"npm-token", "an npm token"}
-	kindPyPIToken      = SecretKind{"pypi-token", "a PyPI token"}
-	kindTwilioKey      = SecretKind{"twilio-key", "a Twilio API key"}
-	kindSendGridKey    = SecretKind{"sendgrid-key", "a SendGrid API key"}
-	kindMailgunKey     = SecretKind{"mailgun-key", "a Mailgun API key"}
-	kindShopifyToken   = SecretKind{"shopify-token", "a Shopify access token"}
-	kindSquareToken    = SecretKind{"square-token", "a Square access token"}
-	kindDOToken        = SecretKind{"digitalocean-token", "a DigitalOcean token"}
-	kindAzureKey       = SecretKind{"azure-storage-key", "an Azure storage account key"}
-	kindCIToken        = SecretKind{"ci-token", "a CI service token (CircleCI, Buildkite)"}
-	kindJWT            = SecretKind{"jwt", "a JSON Web Token"}
-	kindPrivateKey     = SecretKind{"private-key", "a private key block"}
-	kindURLPassword    = SecretKind{"url-password", "a password in a URL"}
-	kindPassword       = SecretKind{"password", "a password or secret assignment"}
-	kindBasicAuth      = SecretKind{"basic-auth", "a user name and password (basic auth)"}
-	kindHighEntropy    = SecretKind{"high-entropy", "a long random string (a key or token)"}
+	kindAWSAccessKey   = Kind{"aws-access-key", "an AWS access key"}
+	kindAWSSecretKey   = Kind{"aws-secret-key", "an AWS secret access key"}
+	kindGitHubToken    = Kind{"github-token", "a GitHub token"}
+	kindGitLabToken    = Kind{"gitlab-token", "a GitLab token"}
+	kindSlackToken     = Kind{"slack-token", "a Slack token"}
+	kindSlackWebhook   = Kind{"slack-webhook", "a Slack webhook URL"}
+	kindDiscordWebhook = Kind{"discord-webhook", "a Discord webhook URL"}
+	kindDiscordToken   = Kind{"discord-token", "a Discord bot token"}
+	kindTelegramToken  = Kind{"telegram-token", "a Telegram bot token"}
+	kindStripeKey      = Kind{"stripe-key", "a Stripe secret key"}
+	kindGoogleAPIKey   = Kind{"google-api-key", "a Google API key"}
+	kindGoogleSecret   = Kind{"google-oauth-secret", "a Google OAuth client secret"}
+	kindOpenAIKey      = Kind{"openai-key", "an OpenAI API key"}
+	kindAnthropicKey   = Kind{"anthropic-key", "an Anthropic API key"}
+	kindHuggingFace    = Kind{"huggingface-token", "a Hugging Face token"}
+	kindNPMToken       = Kind{"npm-token", "an npm token"}
+	kindPyPIToken      = Kind{"pypi-token", "a PyPI token"}
+	kindTwilioKey      = Kind{"twilio-key", "a Twilio API key"}
+	kindSendGridKey    = Kind{"sendgrid-key", "a SendGrid API key"}
+	kindMailgunKey     = Kind{"mailgun-key", "a Mailgun API key"}
+	kindShopifyToken   = Kind{"shopify-token", "a Shopify access token"}
+	kindSquareToken    = Kind{"square-token", "a Square access token"}
+	kindDOToken        = Kind{"digitalocean-token", "a DigitalOcean token"}
+	kindAzureKey       = Kind{"azure-storage-key", "an Azure storage account key"}
+	kindCIToken        = Kind{"ci-token", "a CI service token (CircleCI, Buildkite)"}
+	kindJWT            = Kind{"jwt", "a JSON Web Token"}
+	kindPrivateKey     = Kind{"private-key", "a private key block"}
+	kindURLPassword    = Kind{"url-password", "a password in a URL"}
+	kindPassword       = Kind{"password", "a password or secret assignment"}
+	kindBasicAuth      = Kind{"basic-auth", "a user name and password (basic auth)"}
+	kindHighEntropy    = Kind{"high-entropy", "a long random string (a key or token)"}
 )
 
-func rule(kind SecretKind, keywords []string, pattern string) secretRule {
+func rule(kind Kind, keywords []string, pattern string) secretRule {
 	return secretRule{kind: kind, keywords: keywords, re: regexp.MustCompile(pattern)}
 }
 
@@ -180,15 +180,15 @@ var xmlSecret = regexp.MustCompile(`(?i)<([A-Za-z0-9_.-]*?` + secretKeyWord + `)
 
 var assignmentKeywords = []string{"pass", "pwd", "secret", "key", "token", "cred"}
 
-// ScanSecrets returns the secrets in s, in order of position, without
+// Scan returns the secrets in s, in order of position, without
 // overlaps. A rule runs only on a text that holds one of its keywords, so a
 // text that holds none costs a few substring searches and one pass of the
 // long-random-string rule.
-func ScanSecrets(s string) []Secret { return scanSecrets(s, true) }
+func Scan(s string) []Secret { return scan(s, true) }
 
-// scanSecrets is ScanSecrets; intoBase64 says whether base64 of text is
+// scan is Scan; intoBase64 says whether base64 of text is
 // decoded and scanned too (once: not inside what was decoded).
-func scanSecrets(s string, intoBase64 bool) []Secret {
+func scan(s string, intoBase64 bool) []Secret {
 	if len(s) < 8 {
 		return nil
 	}
@@ -417,7 +417,7 @@ func (t *keywordTable) in(lower string) keywordSet {
 
 // addSecret adds the secret at bytes [a, b) unless a secret found before
 // overlaps it.
-func addSecret(found []Secret, kind SecretKind, a, b int) []Secret {
+func addSecret(found []Secret, kind Kind, a, b int) []Secret {
 	for _, f := range found {
 		if a < f.byteEnd && f.byteStart < b {
 			return found
@@ -879,21 +879,21 @@ func base64Text(t string) bool {
 
 // secretInBase64 decodes t, when it is base64 of text, and scans the text:
 // the kind of the first secret found there.
-func secretInBase64(t string) (SecretKind, bool) {
+func secretInBase64(t string) (Kind, bool) {
 	raw := strings.TrimRight(t, "=")
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 		b, err := enc.DecodeString(raw)
 		if err != nil || !utf8.Valid(b) {
 			continue
 		}
-		if inner := scanSecrets(string(b), false); len(inner) > 0 {
+		if inner := scan(string(b), false); len(inner) > 0 {
 			return inner[0].Kind, true
 		}
 	}
-	return SecretKind{}, false
+	return Kind{}, false
 }
 
-// Redact returns s with each of secrets (found in s by ScanSecrets) replaced
+// Redact returns s with each of secrets (found in s by Scan) replaced
 // by [REDACTED:<kind>].
 func Redact(s string, secrets []Secret) string {
 	if len(secrets) == 0 {

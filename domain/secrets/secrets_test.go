@@ -30,7 +30,7 @@ func TestSecretCorpusIsLargeEnough(t *testing.T) {
 
 func TestScanSecretsFindsEveryPositive(t *testing.T) {
 	for _, s := range secretcorpus.Positives() {
-		found := secrets.ScanSecrets(s.Text)
+		found := secrets.Scan(s.Text)
 		if len(found) == 0 {
 			t.Errorf("corpus.txt:%d: nothing found in %q; want %s", s.Line, s.Text, s.Kind)
 			continue
@@ -57,7 +57,7 @@ func TestScanSecretsFindsEveryPositive(t *testing.T) {
 
 func TestScanSecretsPassesEveryLookAlike(t *testing.T) {
 	for _, s := range secretcorpus.Negatives() {
-		if found := secrets.ScanSecrets(s.Text); len(found) > 0 {
+		if found := secrets.Scan(s.Text); len(found) > 0 {
 			runes := []rune(s.Text)
 			t.Errorf("corpus.txt:%d: %q: found %s at chars %d–%d (%q); want nothing", s.Line, s.Text,
 				found[0].Kind.ID, found[0].Start+1, found[0].End, string(runes[found[0].Start:found[0].End]))
@@ -78,7 +78,7 @@ func TestHighEntropyRuleOnManyDraws(t *testing.T) {
 		for k := range b {
 			b[k] = alnum[rng.IntN(len(alnum))]
 		}
-		if len(secrets.ScanSecrets("key "+string(b))) == 0 {
+		if len(secrets.Scan("key "+string(b))) == 0 {
 			missed++
 		}
 	}
@@ -105,7 +105,7 @@ func TestHighEntropyRuleOnManyDraws(t *testing.T) {
 				b.WriteString(strconv.Itoa(rng.IntN(100)))
 			}
 		}
-		if f := secrets.ScanSecrets(b.String()); len(f) > 0 {
+		if f := secrets.Scan(b.String()); len(f) > 0 {
 			t.Errorf("%q: found %s; want nothing", b.String(), f[0].Kind.ID)
 		}
 	}
@@ -123,7 +123,7 @@ func BenchmarkScanSecretsOnDeveloperText(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, t := range texts {
-			secrets.ScanSecrets(t)
+			secrets.Scan(t)
 		}
 	}
 }
@@ -139,7 +139,7 @@ func FuzzScanSecrets(f *testing.F) {
 	f.Add(`<add key="Password" value="Xk9fPq2mZr7WqLt3" />`)
 	f.Add("curl -u a:b\\\n -X POST https://x")
 	f.Fuzz(func(t *testing.T, s string) {
-		found := secrets.ScanSecrets(s)
+		found := secrets.Scan(s)
 		n := utf8.RuneCountInString(s)
 		for i, x := range found {
 			if x.Start < 0 || x.Start >= x.End || x.End > n {

@@ -29,7 +29,7 @@ func TestSecretCorpusMeetsItsTargets(t *testing.T) {
 		missedRules       = map[string]int{}
 	)
 	for _, s := range secretcorpus.Scanners() {
-		found := secrets.ScanSecrets(s.Text)
+		found := secrets.Scan(s.Text)
 		if s.Positive() {
 			nPos++
 			pos[s.Source]++
@@ -48,7 +48,7 @@ func TestSecretCorpusMeetsItsTargets(t *testing.T) {
 		}
 	}
 	for _, s := range secretcorpus.DeveloperText() {
-		found := secrets.ScanSecrets(s.Text)
+		found := secrets.Scan(s.Text)
 		nDev++
 		dev[s.Rule]++
 		if len(found) > 0 {
