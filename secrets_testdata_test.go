@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 func TestTestdataHoldsNoSecretLookAlike(t *testing.T) {
@@ -40,7 +40,7 @@ func TestTestdataHoldsNoSecretLookAlike(t *testing.T) {
 			texts = strings.Split(string(b), "\n")
 		}
 		for _, s := range texts {
-			if f := domain.ScanSecrets(s); len(f) > 0 {
+			if f := secrets.Scan(s); len(f) > 0 {
 				r := []rune(s)
 				t.Errorf("%s: %q looks like %s (chars %d–%d)", name, string(r[f[0].Start:f[0].End]), f[0].Kind.Label, f[0].Start+1, f[0].End)
 			}

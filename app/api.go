@@ -6,6 +6,7 @@ package app
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -132,7 +133,7 @@ type PutNodeResult struct {
 	Compaction domain.Moves // what the compaction run this write triggered moved
 	// Redacted names each secret the write held, replaced by
 	// [REDACTED:<kind>] before it was stored (KG_SECRETS=redact).
-	Redacted []domain.SecretFinding
+	Redacted []secrets.Finding
 	// PossibleDuplicates names the nodes a new node may duplicate, by id
 	// or gist; the write is made all the same.
 	PossibleDuplicates []domain.Duplicate
@@ -144,7 +145,7 @@ type PutEdgeResult struct {
 	Project    string
 	Edge       *domain.Edge
 	Compaction domain.Moves
-	Redacted   []domain.SecretFinding // as PutNodeResult.Redacted
+	Redacted   []secrets.Finding // as PutNodeResult.Redacted
 }
 
 // DeleteNodeResult is the outcome of kg_delete_node.

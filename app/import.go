@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -17,7 +18,7 @@ type ImportResult struct {
 	domain.ImportResult
 	Compaction domain.Moves // what the compaction run of the same write moved
 	// Redacted names each secret replaced by [REDACTED:<kind>] (KG_SECRETS=redact).
-	Redacted []domain.SecretFinding
+	Redacted []secrets.Finding
 }
 
 // ImportOptions are the choices of an import beyond its mode and document.

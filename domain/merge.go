@@ -3,6 +3,8 @@ package domain
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // Merging two nodes (docs/design/trust.md#merging-two-nodes): a person's act
@@ -53,7 +55,7 @@ type MergePlan struct {
 	Gist                     string
 	Notes, Touches           []string
 	Edges                    []MergeEdge // by Was, in (from, rel, to) order
-	Redacted                 []SecretFinding
+	Redacted                 []secrets.Finding
 }
 
 // MergeResult is what MergeNodes did.
@@ -126,7 +128,7 @@ func (g *Graph) PlanMerge(in MergeInput, mode SecretsMode) (MergePlan, error) {
 
 // planEdge says what becomes of e, an edge of from, when from is merged
 // into into; field names it in errors and redactions.
-func (g *Graph) planEdge(e *Edge, into, from string, mode SecretsMode, field string, redacted *[]SecretFinding) (MergeEdge, error) {
+func (g *Graph) planEdge(e *Edge, into, from string, mode SecretsMode, field string, redacted *[]secrets.Finding) (MergeEdge, error) {
 	was := e.Key()
 	if (was.From == into && was.To == from) || (was.From == from && was.To == into) {
 		return MergeEdge{Was: was, Action: MergeDropped, Notes: e.Notes}, nil

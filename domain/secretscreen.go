@@ -3,6 +3,8 @@ package domain
 import (
 	"slices"
 	"strings"
+
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // Screening a write for secrets (docs/design/trust.md#secrets): each text
@@ -12,12 +14,33 @@ import (
 // returns what it replaced. An id or a rel names the item and cannot be
 // redacted: a secret there refuses the write in redact mode too.
 
+// SecretsMode is what a write that holds a secret does (KG_SECRETS). It is
+// the write path's policy, not the scanner's: package secrets only finds
+// and redacts (docs/decisions/0081-secrets-a-leaf-package.md).
+type SecretsMode string
+
+// The secrets modes.
+const (
+	SecretsBlock  SecretsMode = "block"  // refuse the write, naming the field, the kind and the position
+	SecretsRedact SecretsMode = "redact" // store it with each secret replaced by [REDACTED:<kind>]
+	SecretsAllow  SecretsMode = "allow"  // no check
+)
+
+// ParseSecretsMode checks a secrets mode named by a setting.
+func ParseSecretsMode(field, s string) (SecretsMode, error) {
+	switch SecretsMode(s) {
+	case SecretsBlock, SecretsRedact, SecretsAllow:
+		return SecretsMode(s), nil
+	}
+	return "", Invalidf(field, "%q is not one of block, redact, allow", s)
+}
+
 // secretAdvice ends a refusal: what to store instead.
 const secretAdvice = "store a reference to where it lives instead (an environment variable's name, a vault path)"
 
 // secretsError is the refusal of a write holding the findings fs: the
 // first finding's field, every finding's kind and position, the advice.
-func secretsError(fs []SecretFinding, extra string) error {
+func secretsError(fs []secrets.Finding, extra string) error {
 	var b strings.Builder
 	for i, f := range fs {
 		if i > 0 {
@@ -38,23 +61,23 @@ func secretsError(fs []SecretFinding, extra string) error {
 
 // screen scans one field: it appends the findings of s under field and
 // returns s redacted (in redact mode) or as it was.
-func screen(field, s string, mode SecretsMode, out *[]SecretFinding) string {
-	found := ScanSecrets(s)
+func screen(field, s string, mode SecretsMode, out *[]secrets.Finding) string {
+	found := secrets.Scan(s)
 	if len(found) == 0 {
 		return s
 	}
 	for _, f := range found {
-		*out = append(*out, SecretFinding{Field: field, Secret: f})
+		*out = append(*out, secrets.Finding{Field: field, Secret: f})
 	}
 	if mode == SecretsRedact {
-		return Redact(s, found)
+		return secrets.Redact(s, found)
 	}
 	return s
 }
 
 // screenList scans the items of a list field; the list is copied only when
 // an item is redacted.
-func screenList(field string, list []string, mode SecretsMode, out *[]SecretFinding) []string {
+func screenList(field string, list []string, mode SecretsMode, out *[]secrets.Finding) []string {
 	res := list
 	for i, s := range list {
 		r := screen(itemField(field, i), s, mode, out)
@@ -71,13 +94,13 @@ func screenList(field string, list []string, mode SecretsMode, out *[]SecretFind
 // ScreenNode scans a node's input for secrets under mode. In block mode a
 // finding refuses it; in redact mode it returns the input with every secret
 // replaced, and the findings. A secret in the id refuses it in both modes.
-func ScreenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, error) {
+func ScreenNode(in NodeInput, mode SecretsMode) (NodeInput, []secrets.Finding, error) {
 	return screenItem(in, mode, screenNode)
 }
 
 // screenItem runs scan on in under mode: nothing in allow mode, a finding
 // refuses it in block mode.
-func screenItem[T any](in T, mode SecretsMode, scan func(T, SecretsMode) (T, []SecretFinding, error)) (T, []SecretFinding, error) {
+func screenItem[T any](in T, mode SecretsMode, scan func(T, SecretsMode) (T, []secrets.Finding, error)) (T, []secrets.Finding, error) {
 	if mode == SecretsAllow {
 		return in, nil, nil
 	}
@@ -90,8 +113,8 @@ func screenItem[T any](in T, mode SecretsMode, scan func(T, SecretsMode) (T, []S
 
 // screenNode scans a node's fields, redacting in redact mode; only a secret
 // in the id is an error.
-func screenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, error) {
-	var ids, fs []SecretFinding
+func screenNode(in NodeInput, mode SecretsMode) (NodeInput, []secrets.Finding, error) {
+	var ids, fs []secrets.Finding
 	screen("id", in.ID, SecretsBlock, &ids)
 	if len(ids) > 0 {
 		return in, nil, secretsError(ids, "an id names the node and cannot be redacted: choose another id")
@@ -105,14 +128,14 @@ func screenNode(in NodeInput, mode SecretsMode) (NodeInput, []SecretFinding, err
 // ScreenEdge is ScreenNode for an edge: from, to, rel and notes. An end that
 // is redacted becomes a reference; a secret in the rel refuses the edge in
 // both modes.
-func ScreenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []SecretFinding, error) {
+func ScreenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []secrets.Finding, error) {
 	return screenItem(in, mode, screenEdge)
 }
 
 // screenEdge scans an edge's fields, redacting in redact mode; only a
 // secret in the rel is an error.
-func screenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []SecretFinding, error) {
-	var rels, fs []SecretFinding
+func screenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []secrets.Finding, error) {
+	var rels, fs []secrets.Finding
 	screen("rel", in.Rel, SecretsBlock, &rels)
 	if len(rels) > 0 {
 		return in, nil, secretsError(rels, "a rel names the relationship and cannot be redacted: choose another rel")
@@ -128,11 +151,11 @@ func screenEdge(in EdgeInput, mode SecretsMode) (EdgeInput, []SecretFinding, err
 // finding refuses the whole document; in redact mode the document is
 // returned with every secret replaced (its lists copied only where an item
 // changed). Progress states are not scanned (docs/design/trust.md#secrets).
-func ScreenImport(d GraphData, mode SecretsMode) (GraphData, []SecretFinding, error) {
+func ScreenImport(d GraphData, mode SecretsMode) (GraphData, []secrets.Finding, error) {
 	if mode == SecretsAllow {
 		return d, nil, nil
 	}
-	var fs []SecretFinding
+	var fs []secrets.Finding
 	nodes, err := screenItems(d.Nodes, "nodes", mode, &fs, screenNode,
 		func(n *Node) NodeInput { return NodeInput{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches} },
 		func(n *Node, in NodeInput) { n.Gist, n.Notes, n.Touches = in.Gist, in.Notes, in.Touches })
@@ -157,7 +180,7 @@ func ScreenImport(d GraphData, mode SecretsMode) (GraphData, []SecretFinding, er
 type StoredSecret struct {
 	Node string   // the node's id; empty for an edge
 	Edge *EdgeKey // the edge; nil for a node
-	SecretFinding
+	secrets.Finding
 }
 
 // Secrets scans every node and edge of the graph, in id and (from, rel, to)
@@ -165,24 +188,24 @@ type StoredSecret struct {
 func (g *Graph) Secrets() []StoredSecret {
 	var out []StoredSecret
 	for _, n := range g.Nodes() {
-		var fs []SecretFinding
+		var fs []secrets.Finding
 		screen("id", n.ID, SecretsBlock, &fs)
 		screen("gist", n.Gist, SecretsBlock, &fs)
 		screenList("notes", n.Notes, SecretsBlock, &fs)
 		screenList("touches", n.Touches, SecretsBlock, &fs)
 		for _, f := range fs {
-			out = append(out, StoredSecret{Node: n.ID, SecretFinding: f})
+			out = append(out, StoredSecret{Node: n.ID, Finding: f})
 		}
 	}
 	for _, e := range g.Edges() {
-		var fs []SecretFinding
+		var fs []secrets.Finding
 		screen("from", e.From, SecretsBlock, &fs)
 		screen("to", e.To, SecretsBlock, &fs)
 		screen("rel", e.Rel, SecretsBlock, &fs)
 		screenList("notes", e.Notes, SecretsBlock, &fs)
 		for _, f := range fs {
 			k := e.Key()
-			out = append(out, StoredSecret{Edge: &k, SecretFinding: f})
+			out = append(out, StoredSecret{Edge: &k, Finding: f})
 		}
 	}
 	return out
@@ -191,8 +214,8 @@ func (g *Graph) Secrets() []StoredSecret {
 // screenItems scans each item of list (named name[i]) with scan, adding what
 // it finds to fs. In redact mode it returns list with the redacted fields
 // put back, copied only if an item changed; otherwise list itself.
-func screenItems[T, In any](list []T, name string, mode SecretsMode, fs *[]SecretFinding,
-	scan func(In, SecretsMode) (In, []SecretFinding, error), input func(*T) In, put func(*T, In)) ([]T, error) {
+func screenItems[T, In any](list []T, name string, mode SecretsMode, fs *[]secrets.Finding,
+	scan func(In, SecretsMode) (In, []secrets.Finding, error), input func(*T) In, put func(*T, In)) ([]T, error) {
 	out := list
 	for i := range list {
 		at := itemField(name, i)

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/kg-memory/kg/domain/secretcorpus"
+	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
 // secretsDoc writes an export document of the user graph with one node per

@@ -2,6 +2,7 @@ package apijson
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // Seconds renders a time as Unix seconds; 0 (unknown) stays 0, which the
@@ -204,7 +205,7 @@ type Redaction struct {
 
 // RedactionsOf returns the API shape of fs; nil for none, which the
 // omitempty fields leave out.
-func RedactionsOf(fs []domain.SecretFinding) []Redaction {
+func RedactionsOf(fs []secrets.Finding) []Redaction {
 	if len(fs) == 0 {
 		return nil
 	}

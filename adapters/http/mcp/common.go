@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // graphTitle is "USER GRAPH" or "PROJECT GRAPH (name)".
@@ -66,7 +67,7 @@ func movesLine(m domain.Moves) string {
 // redactedLine is "\nRedacted: notes[1] looked like an AWS access key
 // (chars 12–31), stored as [REDACTED:aws-access-key]", one finding after
 // another, or "" for none (KG_SECRETS=redact, docs/design/trust.md#secrets).
-func redactedLine(fs []domain.SecretFinding) string {
+func redactedLine(fs []secrets.Finding) string {
 	if len(fs) == 0 {
 		return ""
 	}
@@ -86,7 +87,7 @@ type redactionOut struct {
 	StoredAs string `json:"stored_as"`
 }
 
-func redactedOutput(fs []domain.SecretFinding) []redactionOut {
+func redactedOutput(fs []secrets.Finding) []redactionOut {
 	if len(fs) == 0 {
 		return nil
 	}

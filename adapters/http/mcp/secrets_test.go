@@ -9,7 +9,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/domain/secretcorpus"
+	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
 func withSecrets(m domain.SecretsMode) envOption {

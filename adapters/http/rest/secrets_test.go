@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/domain/secretcorpus"
+	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
 func withSecrets(m domain.SecretsMode) option {

@@ -1,4 +1,4 @@
-package domain_test
+package secrets_test
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/domain/secretcorpus"
+	"github.com/kg-memory/kg/domain/secrets"
+	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
 // The targets of docs/design/trust.md#the-corpus, on the public scanners'
@@ -29,7 +29,7 @@ func TestSecretCorpusMeetsItsTargets(t *testing.T) {
 		missedRules       = map[string]int{}
 	)
 	for _, s := range secretcorpus.Scanners() {
-		found := domain.ScanSecrets(s.Text)
+		found := secrets.Scan(s.Text)
 		if s.Positive() {
 			nPos++
 			pos[s.Source]++
@@ -48,7 +48,7 @@ func TestSecretCorpusMeetsItsTargets(t *testing.T) {
 		}
 	}
 	for _, s := range secretcorpus.DeveloperText() {
-		found := domain.ScanSecrets(s.Text)
+		found := secrets.Scan(s.Text)
 		nDev++
 		dev[s.Rule]++
 		if len(found) > 0 {
@@ -101,7 +101,7 @@ const (
 // gives, and rewrites them there when KG_UPDATE_DOCS is set.
 func checkDocBlock(t *testing.T, figures string) {
 	t.Helper()
-	path := filepath.Join("..", "docs", "design", "trust.md")
+	path := filepath.Join("..", "..", "docs", "design", "trust.md")
 	page, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

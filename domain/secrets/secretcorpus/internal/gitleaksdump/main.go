@@ -1,7 +1,7 @@
 // Command gitleaksdump turns the rule samples of gitleaks into templates
-// of kg's secret corpus (domain/secretcorpus/gitleaks.txt). It reads the
+// of kg's secret corpus (domain/secrets/secretcorpus/gitleaks.txt). It reads the
 // JSON lines a patched gitleaks writes while generating its config (see
-// domain/secretcorpus/README.md): per rule, its id, its true- and
+// domain/secrets/secretcorpus/README.md): per rule, its id, its true- and
 // false-positive samples, and each value its secrets.NewSecret generated
 // with the regex it came from.
 //
@@ -11,7 +11,7 @@
 // could read as a token to a scanner of the repository's host is cut by an
 // empty directive ({{c:}}), which the expansion removes.
 //
-//	go run ./domain/secretcorpus/internal/gitleaksdump < dump.jsonl > domain/secretcorpus/gitleaks.txt
+//	go run ./domain/secrets/secretcorpus/internal/gitleaksdump < dump.jsonl > domain/secrets/secretcorpus/gitleaks.txt
 package main
 
 import (
@@ -70,7 +70,7 @@ func main() {
 }
 
 const header = `# Samples of gitleaks's rules (https://github.com/gitleaks/gitleaks, MIT), made by
-# domain/secretcorpus/internal/gitleaksdump: see README.md. One sample a line: the
+# domain/secrets/secretcorpus/internal/gitleaksdump: see README.md. One sample a line: the
 # gitleaks rule id (a true positive) or - and the rule id (a false positive of that
 # rule), a TAB, a template (directives: corpus.go). Do not edit by hand.
 `

@@ -1,4 +1,4 @@
-package domain_test
+package secrets_test
 
 import (
 	"encoding/base64"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // The cases docs/design/trust.md#what-counts-as-a-secret names one by one
@@ -63,14 +64,14 @@ func TestSecretCasesTheSpecNames(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			found := domain.ScanSecrets(c.text)
+			found := secrets.Scan(c.text)
 			if len(found) == 0 {
 				t.Fatalf("nothing found in %q; want %s", c.text, c.kind)
 			}
 			if found[0].Kind.ID != c.kind {
 				t.Errorf("found %s in %q; want %s", found[0].Kind.ID, c.text, c.kind)
 			}
-			if got := domain.Redact(c.text, found); got != c.redacted {
+			if got := secrets.Redact(c.text, found); got != c.redacted {
 				t.Errorf("redacted = %q; want %q", got, c.redacted)
 			}
 			in := domain.NodeInput{ID: "n", Gist: c.text}
@@ -111,7 +112,7 @@ func TestSecretCasesThatAreNoSecret(t *testing.T) {
 		`cmd.Env = append(os.Environ(), "PWD="+cmd.Dir, "GOROOT="+build.Default.GOROOT)`,
 		`Value: &IgnoreTest{PublicSecret: "can't tell"},`,
 	} {
-		if found := domain.ScanSecrets(text); len(found) > 0 {
+		if found := secrets.Scan(text); len(found) > 0 {
 			r := []rune(text)
 			t.Errorf("%q: found %s (%q); want nothing", text, found[0].Kind.ID, string(r[found[0].Start:found[0].End]))
 		}
