@@ -548,6 +548,7 @@ func TestArchitectureCheckCatchesPlants(t *testing.T) {
 			"package secretcorpus\n\nimport \"time\"\n\nfunc plant() { go func() { _ = time.Now() }() }\n", "time.Now reads the wall clock"},
 		{"a goroutine in a domain subpackage", "domain/secretcorpus/zz_plant.go",
 			"package secretcorpus\n\nfunc plant() { go plant() }\n", "go statement"},
+		{"os in a new domain subpackage", "domain/plantroom/plant.go", "package plantroom\n\nimport _ \"os\"\n", "domain/plantroom imports os"},
 		{"io/fs in ports", "ports/zz_plant.go", "package ports\n\nimport _ \"io/fs\"\n", "ports imports io/fs"},
 		{"syscall in ports", "ports/zz_plant.go", "package ports\n\nimport _ \"syscall\"\n", "ports imports syscall"},
 		{"database/sql in app", "app/zz_plant.go", "package app\n\nimport _ \"database/sql\"\n", "app imports database/sql"},
