@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,4 +180,235 @@ func declaredNames(root string) (map[string]map[string]bool, error) {
 		return nil
 	})
 	return names, err
+}
+
+// TestPortsTableListsEveryPort holds the ports table of docs/architecture.md
+// to ports/: it names every exported interface of package ports, and
+// nothing else.
+func TestPortsTableListsEveryPort(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := markdownTable(sectionOf(string(doc), "## Ports"))
+	if len(rows) == 0 {
+		t.Fatal(`docs/architecture.md has no table under "## Ports"`)
+	}
+	var named []string
+	for _, row := range rows {
+		named = append(named, portNames(row[0])...)
+	}
+	ports, err := exportedInterfaces("ports")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ports) < 10 {
+		t.Fatalf("found %d interfaces in ports/; the reader is broken", len(ports))
+	}
+	for _, p := range listDiff(ports, named, "ports/ declares %s; the ports table of docs/architecture.md does not list it",
+		"the ports table of docs/architecture.md lists %s, which ports/ does not declare as an interface") {
+		t.Error(p)
+	}
+}
+
+// TestLayoutTableCoversEveryFolder holds the layout table of README.md to
+// the tree: every folder it names exists, every folder of Go sources lies
+// under one it names, and every top-level folder holds or lies under one.
+func TestLayoutTableCoversEveryFolder(t *testing.T) {
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := markdownTable(sectionOf(string(doc), "## Layout of the code"))
+	var folders []string
+	for _, row := range rows {
+		for _, m := range codeToken.FindAllStringSubmatch(row[0], -1) {
+			folders = append(folders, strings.TrimSuffix(m[1], "/"))
+		}
+	}
+	if len(folders) < 5 {
+		t.Fatalf(`README.md names %d folders under "## Layout of the code"; the reader is broken`, len(folders))
+	}
+	for _, f := range folders {
+		if st, err := os.Stat(f); err != nil || !st.IsDir() {
+			t.Errorf("README.md's layout table names %s/, which is not a folder", f)
+		}
+	}
+	dirs, err := sourceFolders(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		covered := slices.ContainsFunc(folders, func(f string) bool {
+			return d == f || strings.HasPrefix(d, f+"/") || (!strings.Contains(d, "/") && strings.HasPrefix(f, d+"/"))
+		})
+		if !covered {
+			t.Errorf("README.md's layout table names no folder that holds %s/", d)
+		}
+	}
+}
+
+// TestDocTableReadersCatchMistakes runs the table readers on a sample.
+func TestDocTableReadersCatchMistakes(t *testing.T) {
+	doc := "# T\n\n## Ports\n\nText.\n\n| port | what |\n| --- | --- |\n" +
+		"| `Clock` | the time |\n| `GraphRepository`, `Gone` (optional) | `Load` \\| `Commit` |\n\n## Next\n\n| x |\n| --- |\n| `Other` |\n"
+	rows := markdownTable(sectionOf(doc, "## Ports"))
+	if d := cmp.Diff([][]string{{"`Clock`", "the time"}, {"`GraphRepository`, `Gone` (optional)", "`Load` | `Commit`"}}, rows); d != "" {
+		t.Errorf("markdownTable (-want +got):\n%s", d)
+	}
+	var named []string
+	for _, row := range rows {
+		named = append(named, portNames(row[0])...)
+	}
+	got := listDiff([]string{"Clock", "Events", "GraphRepository"}, named, "missing %s", "extra %s")
+	if d := cmp.Diff([]string{"missing Events", "extra Gone"}, got); d != "" {
+		t.Errorf("listDiff (-want +got):\n%s", d)
+	}
+}
+
+// sectionOf returns the part of a markdown document from the heading line
+// to the next heading of the same or a higher level (outside code blocks),
+// or "".
+func sectionOf(doc, heading string) string {
+	start := strings.Index(doc, "\n"+heading+"\n")
+	if start < 0 {
+		return ""
+	}
+	level := headingLevel(heading)
+	lines := strings.Split(doc[start+1:], "\n")
+	fenced := false
+	for i, l := range lines[1:] {
+		if strings.HasPrefix(l, "```") {
+			fenced = !fenced
+		}
+		if n := headingLevel(l); !fenced && n > 0 && n <= level {
+			return strings.Join(lines[:i+1], "\n")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// headingLevel is the level of a markdown heading line, 0 for another line.
+func headingLevel(line string) int {
+	n := len(line) - len(strings.TrimLeft(line, "#"))
+	if n == 0 || !strings.HasPrefix(line[n:], " ") {
+		return 0
+	}
+	return n
+}
+
+// markdownTable returns the body rows of the first table in text, each as
+// its trimmed cells (an escaped \| stays in its cell, unescaped).
+func markdownTable(text string) [][]string {
+	var rows [][]string
+	inTable := false
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			if inTable {
+				break
+			}
+			continue
+		}
+		if !inTable {
+			inTable = true // the header
+			continue
+		}
+		if strings.HasPrefix(line, "| ---") || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cells := strings.Split(strings.ReplaceAll(strings.Trim(line, "|"), `\|`, "\x00"), "|")
+		for i, c := range cells {
+			cells[i] = strings.TrimSpace(strings.ReplaceAll(c, "\x00", "|"))
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+var portName = regexp.MustCompile("^[A-Z][A-Za-z0-9]*$")
+
+// portNames returns the code spans of a cell that read as a Go type name.
+func portNames(cell string) []string {
+	var out []string
+	for _, m := range codeToken.FindAllStringSubmatch(cell, -1) {
+		if portName.MatchString(m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// exportedInterfaces returns the exported interface types the non-test
+// sources of the package in dir declare, sorted.
+func exportedInterfaces(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	var out []string
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+				if _, isInterface := ts.Type.(*ast.InterfaceType); isInterface {
+					out = append(out, ts.Name.Name)
+				}
+			}
+			return true
+		})
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// sourceFolders returns, relative to root and with slashes, the top-level
+// folders and every folder holding Go sources, but for root itself and the
+// folders no source lives in (skippedDirs, hidden ones).
+func sourceFolders(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == root {
+			return err
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(path, root+string(filepath.Separator)))
+		if d.IsDir() {
+			if skippedDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if !strings.Contains(rel, "/") {
+				out = append(out, rel)
+			}
+			return nil
+		}
+		if dir := filepath.ToSlash(filepath.Dir(rel)); strings.HasSuffix(rel, ".go") && dir != "." && !slices.Contains(out, dir) {
+			out = append(out, dir)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// listDiff returns one line per name of want missing from got (missing's
+// format) and per name of got not in want (extra's format).
+func listDiff(want, got []string, missing, extra string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			out = append(out, fmt.Sprintf(missing, w))
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			out = append(out, fmt.Sprintf(extra, g))
+		}
+	}
+	return out
 }

@@ -55,7 +55,7 @@ const (
 	// (about 1 KB a node with its search index;
 	// docs/performance.md#team-scale).
 	DefaultMaxLoadedNodes = 100_000
-	DefaultPreloadChars        = 9000
+	DefaultPreloadChars   = 9000
 	// MinPreloadChars is the least KG_PRELOAD_CHARS accepts: the header and
 	// the section titles must fit with room for nodes.
 	MinPreloadChars = 1000

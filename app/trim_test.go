@@ -3,8 +3,8 @@ package app
 import (
 	"fmt"
 	"slices"
-	"time"
 	"testing"
+	"time"
 )
 
 // A load that takes the loaded project graphs past MaxLoadedNodes unloads
