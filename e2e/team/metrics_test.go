@@ -38,8 +38,9 @@ func TestMetricsCountThisServersWork(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	admin := writer.newToken("operator", "admin") // /metrics needs scope admin in team mode
 	scrape := func(in *instance) metricstest.Scrape {
-		return metricstest.Get(t, in.url+"/metrics", "Authorization", "Bearer "+in.token)
+		return metricstest.Get(t, in.url+"/metrics", "Authorization", "Bearer "+admin)
 	}
 	w, h := scrape(writer), scrape(hearer)
 	moved := w.Value("kg_compaction_moves_total", "kind", "archived")
