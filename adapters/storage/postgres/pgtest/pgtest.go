@@ -206,36 +206,24 @@ func (c *Cluster) Managed() bool { return c.dir != "" }
 // Kill stops the server at once, as a crash would (SIGQUIT: every backend
 // exits without a checkpoint, and the next start replays the WAL). It is
 // for fault tests; the cluster is started again by Restart.
-func (c *Cluster) Kill() error {
-	c.mu.Lock()
-	proc, stopped := c.proc, c.stopped
-	c.mu.Unlock()
-	if proc == nil {
-		return errors.New("pgtest: the cluster is not managed here")
-	}
-	_ = proc.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-stopped:
-	case <-time.After(20 * time.Second):
-		_ = proc.Process.Kill()
-		<-stopped
-	}
-	c.logf.Close()
-	return nil
-}
+func (c *Cluster) Kill() error { return c.stopWith(syscall.SIGQUIT) }
 
 // StopFast stops the server as `pg_ctl stop -m fast` does (SIGINT to the
 // postmaster: open transactions are rolled back, clients disconnected, a
 // checkpoint written) and waits until it has exited. It is for fault tests;
 // the cluster is started again by Restart.
-func (c *Cluster) StopFast() error {
+func (c *Cluster) StopFast() error { return c.stopWith(syscall.SIGINT) }
+
+// stopWith sends sig to the postmaster and waits until it has exited,
+// killing it after 20 s.
+func (c *Cluster) stopWith(sig syscall.Signal) error {
 	c.mu.Lock()
 	proc, stopped := c.proc, c.stopped
 	c.mu.Unlock()
 	if proc == nil {
 		return errors.New("pgtest: the cluster is not managed here")
 	}
-	_ = proc.Process.Signal(syscall.SIGINT)
+	_ = proc.Process.Signal(sig)
 	select {
 	case <-stopped:
 	case <-time.After(20 * time.Second):
