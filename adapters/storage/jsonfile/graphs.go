@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -418,7 +419,7 @@ func (s *Store) commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	projectPath := projectPathOf(key, g)
 	var hist []byte
 	if len(h.Entries) > 0 {
-		if hist, err = ports.MarshalHistoryBatch(h); err != nil {
+		if hist, err = record.MarshalHistoryBatch(h); err != nil {
 			return domain.Unavailable(err, "save %s graph: change log: %v", key, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -23,7 +24,7 @@ var _ ports.HistoryRepository = (*Store)(nil)
 // for the user graph, framed as the journal frames its records, one line per
 // committed batch that logged something:
 //
-//	{"batch":<ports.MarshalHistoryBatch of the batch>,"crc32c":"<8 hex>"}\n
+//	{"batch":<record.MarshalHistoryBatch of the batch>,"crc32c":"<8 hex>"}\n
 //
 // Rotated segments are kept as <history>.<last seq>-<newest entry µs>, both
 // numbers zero-padded to 20 digits so that names sort as they number.
@@ -198,10 +199,10 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 	}
 	if len(lines) > 0 {
 		hs.last = lines[len(lines)-1].seq
-		if h, err := ports.UnmarshalHistoryBatch(lines[0].payload); err == nil {
+		if h, err := record.UnmarshalHistoryBatch(lines[0].payload); err == nil {
 			hs.first, _ = entryTimes(h)
 		}
-		if h, err := ports.UnmarshalHistoryBatch(lines[len(lines)-1].payload); err == nil {
+		if h, err := record.UnmarshalHistoryBatch(lines[len(lines)-1].payload); err == nil {
 			_, hs.newest = entryTimes(h)
 		}
 	} else {
@@ -224,7 +225,7 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 		if head.Seq[1] < hs.last || head.Seq[1] > graphSeq || (head.Seq[1] == hs.last && (atLast[string(head.History)] || len(lines) == 0)) {
 			continue
 		}
-		h, err := ports.UnmarshalHistoryBatch(head.History)
+		h, err := record.UnmarshalHistoryBatch(head.History)
 		if err != nil {
 			continue
 		}
@@ -379,7 +380,7 @@ func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.Histor
 	defer st.mu.Unlock()
 	col := ports.NewHistoryCollector(q)
 	add := func(p []byte) (bool, error) {
-		h, err := ports.UnmarshalHistoryBatch(p)
+		h, err := record.UnmarshalHistoryBatch(p)
 		if err != nil {
 			return false, err
 		}
