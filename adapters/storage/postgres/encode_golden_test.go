@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -20,7 +21,7 @@ func TestRecordsEncodeAsBefore(t *testing.T) {
 	e := &domain.Edge{From: "auth-refresh", To: "retry", Rel: "uses", Notes: []string{}, Version: v,
 		Extra: map[string]domain.RawJSON{}}
 	tomb := domain.Tombstone{V: 4, TS: 1_700_000_000_000_200, Session: "0b912bef252c4300", Seq: 43, Pruned: true}
-	node, err := nodeRecOf(n)
+	node, err := record.NodeOf(n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +31,8 @@ func TestRecordsEncodeAsBefore(t *testing.T) {
 		want string
 	}{
 		{"node", node, `{"id":"auth-refresh","gist":"refresh tokens \u003crotate\u003e \u0026 \"expire\"","notes":["é",""],"touches":null,"tier":"orphaned","created":5,"last_read":6,"orphaned_at":7,"tier_seq":8,"use":4,"use_day":19700,"files":{"src/auth.py":"9f1c0b3e1d2a4c5b6a7980a1b2c3d4e5f6a7b8c9"},"version":{"v":3,"ts":1700000000000123,"session":"0b912bef252c4300","seq":42,"principal":"alice"},"extra":{"alpha":"x\u00e9","zeta":{"b":1}}}`},
-		{"edge", edgeRecOf(e), `{"from":"auth-refresh","to":"retry","rel":"uses","notes":[],"version":{"v":3,"ts":1700000000000123,"session":"0b912bef252c4300","seq":42,"principal":"alice"}}`},
-		{"tombstone", tombRecOf(tomb), `{"v":4,"ts":1700000000000200,"session":"0b912bef252c4300","seq":43,"pruned":true}`},
+		{"edge", record.EdgeOf(e), `{"from":"auth-refresh","to":"retry","rel":"uses","notes":[],"version":{"v":3,"ts":1700000000000123,"session":"0b912bef252c4300","seq":42,"principal":"alice"}}`},
+		{"tombstone", record.TombstoneOf(tomb), `{"v":4,"ts":1700000000000200,"session":"0b912bef252c4300","seq":43,"pruned":true}`},
 	} {
 		b, err := json.Marshal(c.rec)
 		if err != nil {

@@ -264,7 +264,7 @@ func nodeOf(id string, j *itemJSON) *domain.Node {
 	if j == nil {
 		return nil
 	}
-	return &domain.Node{ID: id, Gist: j.Gist, Notes: j.Notes, Touches: j.Touches, Tier: tierOf(j.Tier),
+	return &domain.Node{ID: id, Gist: j.Gist, Notes: j.Notes, Touches: j.Touches, Tier: loggedTier(j.Tier),
 		Version: domain.Version{V: j.V, Seq: j.Seq, TS: domain.Micros(j.TS), Session: j.Session, Principal: j.Principal}}
 }
 
@@ -276,7 +276,9 @@ func edgeOf(k domain.EdgeKey, j *itemJSON) *domain.Edge {
 		Version: domain.Version{V: j.V, Seq: j.Seq, TS: domain.Micros(j.TS), Session: j.Session, Principal: j.Principal}}
 }
 
-func tierOf(s string) domain.Tier {
+// loggedTier is the tier a change log entry names; an entry shows a tier
+// and is never loaded as a graph, so a name it does not know reads as active.
+func loggedTier(s string) domain.Tier {
 	switch strings.ToLower(s) {
 	case "archived":
 		return domain.Archived
