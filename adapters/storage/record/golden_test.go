@@ -1,6 +1,8 @@
 package record
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
@@ -44,5 +46,46 @@ func TestHistoryBatchEncodesAsBefore(t *testing.T) {
 	}
 	if string(b) != want {
 		t.Fatalf("the batch encodes as\n%s\nwant\n%s", b, want)
+	}
+}
+
+// recordOf holds the items a journal record would: the golden batch's put
+// node and edge as the graph has them after it.
+type recordOf struct {
+	nodes map[string]*domain.Node
+	edges map[domain.EdgeKey]*domain.Edge
+}
+
+func (r recordOf) Node(id string) *domain.Node        { return r.nodes[id] }
+func (r recordOf) Edge(k domain.EdgeKey) *domain.Edge { return r.edges[k] }
+
+// A batch written beside a record leaves out the afters the record holds,
+// and reads back into the very bytes MarshalHistoryBatch writes; an after
+// left to a record that lacks it is an error naming the item.
+func TestHistoryBatchBesideARecord(t *testing.T) {
+	h := goldenBatch()
+	after := h.Entries[0].AfterNode
+	inRecord := func(c *domain.ItemChange) bool {
+		return !c.Edge && c.ID == after.ID && SameLoggedNode(c.AfterNode, after)
+	}
+	beside, err := MarshalHistoryBatchBeside(h, inRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := MarshalHistoryBatch(h)
+	// The put's after is gone; the import's before of the same node stays.
+	if gist := []byte("refresh tokens rotate"); bytes.Count(beside, gist) != bytes.Count(whole, gist)-1 {
+		t.Fatalf("the batch beside its record still holds the after:\n%s", beside)
+	}
+	got, err := UnmarshalHistoryBatchBeside(beside, recordOf{nodes: map[string]*domain.Node{after.ID: after}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := MarshalHistoryBatch(got)
+	if !bytes.Equal(again, whole) {
+		t.Errorf("read back beside its record, the batch encodes as\n%s\nwant\n%s", again, whole)
+	}
+	if _, err := UnmarshalHistoryBatchBeside(beside, recordOf{}); err == nil || !strings.Contains(err.Error(), `"auth-refresh"`) {
+		t.Errorf("an after left to a record without it: err = %v, want one naming the node", err)
 	}
 }

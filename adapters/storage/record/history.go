@@ -3,6 +3,8 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
@@ -138,6 +140,10 @@ type itemChangeJSON struct {
 	Before *itemJSON  `json:"before,omitempty"`
 	After  *itemJSON  `json:"after,omitempty"`
 	Tier   *tierJSON  `json:"tier,omitempty"`
+	// AfterInRecord marks an after left out because the record the batch
+	// travels in holds it (MarshalHistoryBatchBeside); never in a batch
+	// MarshalHistoryBatch writes.
+	AfterInRecord bool `json:"after_in_record,omitempty"`
 }
 
 type tierJSON struct {
@@ -160,7 +166,19 @@ type itemJSON struct {
 }
 
 // MarshalHistoryBatch is the stored form of h.
-func MarshalHistoryBatch(h domain.HistoryBatch) ([]byte, error) {
+func MarshalHistoryBatch(h domain.HistoryBatch) ([]byte, error) { return marshalHistoryBatch(h, nil) }
+
+// MarshalHistoryBatchBeside is the stored form of h for a record that also
+// holds the items the batch wrote: the after of each change inRecord
+// reports the record holds as it is logged is left out, marked, so that the
+// record carries each body once (jsonfile's journal,
+// docs/decisions/0085-one-record-encoding.md). UnmarshalHistoryBatchBeside
+// reads it back.
+func MarshalHistoryBatchBeside(h domain.HistoryBatch, inRecord func(c *domain.ItemChange) bool) ([]byte, error) {
+	return marshalHistoryBatch(h, inRecord)
+}
+
+func marshalHistoryBatch(h domain.HistoryBatch, inRecord func(c *domain.ItemChange) bool) ([]byte, error) {
 	out := historyBatchJSON{Seq: [2]uint64{h.SeqBefore, h.SeqAfter}, Entries: make([]historyEntryJSON, 0, len(h.Entries))}
 	for i := 0; i < len(h.Entries); i++ {
 		if n := movableRun(h.Entries[i:]); n > 1 {
@@ -173,10 +191,10 @@ func MarshalHistoryBatch(h domain.HistoryBatch) ([]byte, error) {
 			Graph: e.Graph, Detail: e.Detail}
 		if e.Graph {
 			for _, c := range e.Items {
-				j.Items = append(j.Items, changeJSON(c))
+				j.Items = append(j.Items, changeJSON(c, inRecord))
 			}
 		} else {
-			c := changeJSON(e.ItemChange)
+			c := changeJSON(e.ItemChange, inRecord)
 			j.Item = &c
 		}
 		out.Entries = append(out.Entries, j)
@@ -184,7 +202,7 @@ func MarshalHistoryBatch(h domain.HistoryBatch) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func changeJSON(c domain.ItemChange) itemChangeJSON {
+func changeJSON(c domain.ItemChange, inRecord func(c *domain.ItemChange) bool) itemChangeJSON {
 	var j itemChangeJSON
 	if c.Edge {
 		j.Edge = &[3]string{c.Key.From, c.Key.To, c.Key.Rel}
@@ -192,6 +210,9 @@ func changeJSON(c domain.ItemChange) itemChangeJSON {
 	} else {
 		j.Node = c.ID
 		j.Before, j.After = nodeJSON(c.BeforeNode), nodeJSON(c.AfterNode)
+	}
+	if j.After != nil && inRecord != nil && inRecord(&c) {
+		j.After, j.AfterInRecord = nil, true
 	}
 	if c.Tier != nil {
 		j.Tier = &tierJSON{From: c.Tier.From, To: c.Tier.To}
@@ -217,6 +238,20 @@ func edgeJSON(e *domain.Edge) *itemJSON {
 
 // UnmarshalHistoryBatch reads the stored form of a change log batch.
 func UnmarshalHistoryBatch(b []byte) (domain.HistoryBatch, error) {
+	return UnmarshalHistoryBatchBeside(b, nil)
+}
+
+// RecordItems gives the items of the record a batch travels in: a node by
+// id, an edge by key, each nil when the record does not hold it.
+type RecordItems interface {
+	Node(id string) *domain.Node
+	Edge(k domain.EdgeKey) *domain.Edge
+}
+
+// UnmarshalHistoryBatchBeside reads what MarshalHistoryBatchBeside wrote,
+// each after it left out taken from items; a batch MarshalHistoryBatch
+// wrote reads as with UnmarshalHistoryBatch, and items may then be nil.
+func UnmarshalHistoryBatchBeside(b []byte, items RecordItems) (domain.HistoryBatch, error) {
 	var j historyBatchJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return domain.HistoryBatch{}, fmt.Errorf("change log batch: %w", err)
@@ -235,18 +270,33 @@ func UnmarshalHistoryBatch(b []byte) (domain.HistoryBatch, error) {
 			Graph: je.Graph, Detail: je.Detail}
 		if je.Graph {
 			for _, c := range je.Items {
-				e.Items = append(e.Items, changeOf(c))
+				ic, err := changeOf(c, items)
+				if err != nil {
+					return domain.HistoryBatch{}, fmt.Errorf("change log batch: %w", err)
+				}
+				e.Items = append(e.Items, ic)
 			}
 		} else if je.Item != nil {
-			e.ItemChange = changeOf(*je.Item)
+			ic, err := changeOf(*je.Item, items)
+			if err != nil {
+				return domain.HistoryBatch{}, fmt.Errorf("change log batch: %w", err)
+			}
+			e.ItemChange = ic
 		}
 		h.Entries = append(h.Entries, e)
 	}
 	return h, nil
 }
 
-func changeOf(j itemChangeJSON) domain.ItemChange {
+func changeOf(j itemChangeJSON, items RecordItems) (domain.ItemChange, error) {
 	var c domain.ItemChange
+	if j.AfterInRecord {
+		after, err := afterInRecord(j, items)
+		if err != nil {
+			return c, err
+		}
+		j.After = after
+	}
 	if j.Edge != nil {
 		c.Edge, c.Key = true, domain.EdgeKey{From: j.Edge[0], To: j.Edge[1], Rel: j.Edge[2]}
 		c.BeforeEdge, c.AfterEdge = edgeOf(c.Key, j.Before), edgeOf(c.Key, j.After)
@@ -257,7 +307,39 @@ func changeOf(j itemChangeJSON) domain.ItemChange {
 	if j.Tier != nil {
 		c.Tier = &domain.TierChange{From: j.Tier.From, To: j.Tier.To}
 	}
-	return c
+	return c, nil
+}
+
+// afterInRecord is the after a change left to the record beside it, as the
+// log keeps it.
+func afterInRecord(j itemChangeJSON, items RecordItems) (*itemJSON, error) {
+	var after *itemJSON
+	if items != nil && j.Edge != nil {
+		after = edgeJSON(items.Edge(domain.EdgeKey{From: j.Edge[0], To: j.Edge[1], Rel: j.Edge[2]}))
+	} else if items != nil {
+		after = nodeJSON(items.Node(j.Node))
+	}
+	if after == nil {
+		name := strconv.Quote(j.Node)
+		if j.Edge != nil {
+			name = fmt.Sprintf("edge %q", *j.Edge)
+		}
+		return nil, fmt.Errorf("the after of %s is left to a record that does not hold it", name)
+	}
+	return after, nil
+}
+
+// SameLoggedNode reports whether the change log keeps a and b alike: the
+// after of a change that SameLoggedNode finds alike the record's item need
+// not be written beside it.
+func SameLoggedNode(a, b *domain.Node) bool {
+	return a != nil && b != nil && a.Gist == b.Gist && a.Tier == b.Tier && a.Version == b.Version &&
+		slices.Equal(a.Notes, b.Notes) && slices.Equal(a.Touches, b.Touches)
+}
+
+// SameLoggedEdge is SameLoggedNode for edges.
+func SameLoggedEdge(a, b *domain.Edge) bool {
+	return a != nil && b != nil && a.Version == b.Version && slices.Equal(a.Notes, b.Notes)
 }
 
 func nodeOf(id string, j *itemJSON) *domain.Node {
