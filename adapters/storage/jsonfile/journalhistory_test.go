@@ -2,6 +2,7 @@ package jsonfile
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"testing"
 
@@ -59,5 +60,46 @@ func TestAJournalRecordCarriesAnItemOnce(t *testing.T) {
 	slices.Reverse(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the entries read back after a restart differ (-want +got):\n%s", diff)
+	}
+}
+
+// A journal an older kg wrote carries whole batches in its records: it
+// loads as it did, its entries read back whole.
+func TestAJournalRecordWithAWholeBatchLoads(t *testing.T) {
+	e := newJournalEnv(t)
+	at := domain.Stamp{Now: 1716400200_000000, Session: "0b912bef252c4300"}
+	before := e.g.DurableSeq()
+	e.g.StartChangeLog()
+	if _, err := e.g.PutNode(domain.NodeInput{ID: "refresh", Gist: "refresh tokens rotate"}, at); err != nil {
+		t.Fatal(err)
+	}
+	h := domain.HistoryBatch{SeqBefore: before, SeqAfter: e.g.Seq(), Entries: e.g.TakeChangeLog(at, domain.HistoryPut)}
+	if err := e.s.CommitLogged(t.Context(), domain.UserGraph, e.g, e.g.Pending(), h); err != nil {
+		t.Fatal(err)
+	}
+	recs := e.records()
+	payload, why := parseRecord(bytes.TrimSuffix(recs[len(recs)-1], []byte("\n")))
+	at0 := bytes.Index(payload, []byte(`,"history":`))
+	if why != "" || at0 < 0 {
+		t.Fatalf("the last record does not parse (%s) or has no history:\n%s", why, recs[len(recs)-1])
+	}
+	whole, err := record.MarshalHistoryBatch(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := append(append(append(slices.Clone(payload[:at0]), `,"history":`...), whole...), '}')
+	recs[len(recs)-1] = frameRecord(nil, old)
+	if err := os.WriteFile(e.journal(), bytes.Join(recs, nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	e.reopen()
+	got, err := e.s.History(t.Context(), domain.UserGraph, ports.HistoryQuery{SinceSeq: before})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := record.UnmarshalHistoryBatch(whole)
+	if diff := cmp.Diff(kept.Entries, got); diff != "" {
+		t.Errorf("the entries of an older kg's record differ (-want +got):\n%s", diff)
 	}
 }
