@@ -106,8 +106,11 @@ var rules = []rule{
 			// Session ids must not be guessable, and crypto/rand.Read never fails (app/sessions.go).
 			"crypto/rand": "unguessable session ids",
 		}}),
-	{prefix: "adapters/storage/", mayImport: []string{"domain", "ports"}, thirdParty: true,
-		description: "domain, ports and its library, not app nor another adapter"},
+	// The JSON records the storage adapters share (docs/decisions/0085-one-record-encoding.md): pure encoding, no I/O.
+	{prefix: "adapters/storage/record", mayImport: []string{"domain", "ports"}, noIO: true,
+		description: "domain and ports; never I/O: it encodes, the adapters store"},
+	{prefix: "adapters/storage/", mayImport: []string{"domain", "ports", "adapters/storage/record"}, thirdParty: true,
+		description: "domain, ports, the shared records and its library, not app nor another adapter"},
 	{prefix: "adapters/clock", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},
 	{prefix: "adapters/paths", mayImport: []string{"domain", "ports", "adapters/namedfile"}, thirdParty: true, description: "domain, ports, namedfile"},
 	{prefix: "adapters/transcript", mayImport: []string{"domain", "ports", "adapters/namedfile"}, thirdParty: true, description: "domain, ports, namedfile"},

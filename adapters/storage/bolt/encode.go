@@ -10,69 +10,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
-// The records below are the on-disk encoding of one item each. They belong
-// to this adapter so that a change of a domain type never changes the file
-// format by accident. Times are integer Unix microseconds. Notes and touches
-// have no omitempty: null and [] both round-trip, so a loaded item is equal to
-// the committed one. Unknown fields (Extra) are spliced in verbatim by
-// marshalWithExtra, because encoding/json would compact and re-escape a
-// json.RawMessage and the bytes would not come back as they were stored.
-
-type versionRec struct {
-	V       uint64 `json:"v"`
-	TS      int64  `json:"ts"`
-	Session string `json:"session,omitempty"`
-	Seq     uint64 `json:"seq,omitempty"`
-}
-
-type nodeRec struct {
-	ID         string   `json:"id"`
-	Gist       string   `json:"gist"`
-	Notes      []string `json:"notes"`
-	Touches    []string `json:"touches"`
-	Tier       string   `json:"tier"`
-	Created    int64    `json:"created,omitempty"`
-	LastRead   int64    `json:"last_read,omitempty"`
-	OrphanedAt int64    `json:"orphaned_at,omitempty"`
-	TierSeq    uint64   `json:"tier_seq,omitempty"`
-	// Use and UseDay are the use count (docs/design/compaction.md#the-use-count);
-	// absent in records written before it, which then read as a node
-	// without one.
-	Use    *uint64 `json:"use,omitempty"`
-	UseDay *uint64 `json:"use_day,omitempty"`
-	// Files are the node's file stamps, path to hash
-	// (docs/design/trust.md#staleness); absent in records written before
-	// them, and one that does not read as such is no stamps.
-	Files   json.RawMessage            `json:"files,omitempty"`
-	Version versionRec                 `json:"version"`
-	Extra   map[string]json.RawMessage `json:"extra,omitempty"` // read only; written by marshalWithExtra
-}
-
-type edgeRec struct {
-	From    string                     `json:"from"`
-	To      string                     `json:"to"`
-	Rel     string                     `json:"rel"`
-	Notes   []string                   `json:"notes"`
-	Version versionRec                 `json:"version"`
-	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
-}
-
-// tombRec is a node or edge tombstone; From, To and Rel are set for edges
-// only, because an edge key in the bucket is not meant to be parsed back.
-type tombRec struct {
-	V       uint64 `json:"v"`
-	TS      int64  `json:"ts"`
-	Session string `json:"session,omitempty"`
-	Seq     uint64 `json:"seq,omitempty"`
-	Pruned  bool   `json:"pruned,omitempty"`
-	From    string `json:"from,omitempty"`
-	To      string `json:"to,omitempty"`
-	Rel     string `json:"rel,omitempty"`
-}
+// A node, an edge and a tombstone are stored as their adapters/storage/record
+// records (docs/decisions/0085-one-record-encoding.md). Unknown fields (Extra)
+// are spliced in verbatim by marshalWithExtra, because encoding/json would
+// compact and re-escape a json.RawMessage and the bytes would not come back
+// as they were stored. A session's record is bolt's own.
 
 type syncedRec struct {
 	Level   string `json:"level"`
@@ -103,81 +50,41 @@ type sessionRec struct {
 	Extra     map[string]json.RawMessage `json:"extra,omitempty"`
 }
 
-var tierNames = map[domain.Tier]string{domain.Active: "active", domain.Archived: "archived", domain.Orphaned: "orphaned"}
-
-func tierOf(s string) (domain.Tier, error) {
-	for t, name := range tierNames {
-		if name == s {
-			return t, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown tier %q", s)
-}
-
-func versionOf(v domain.Version) versionRec {
-	return versionRec{V: v.V, TS: int64(v.TS), Session: v.Session, Seq: v.Seq}
-}
-
-func (r versionRec) domain() domain.Version {
-	return domain.Version{V: r.V, TS: domain.Micros(r.TS), Session: r.Session, Seq: r.Seq}
-}
-
 func encodeNode(n *domain.Node) ([]byte, error) {
-	r := nodeRec{
-		ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches,
-		Tier: tierNames[n.Tier], Created: int64(n.Created), LastRead: int64(n.LastRead),
-		OrphanedAt: int64(n.OrphanedAt), TierSeq: n.TierSeq, Version: versionOf(n.Version),
+	r, err := record.NodeOf(n)
+	if err != nil {
+		return nil, err
 	}
-	if n.Use.Known {
-		day := uint64(max(n.Use.Day, 0))
-		r.Use, r.UseDay = &n.Use.Count, &day
-	}
-	if m := domain.FileStampMap(n.Files); m != nil {
-		r.Files, _ = json.Marshal(m) // a map of strings always marshals
-	}
-	if r.Tier == "" {
-		return nil, fmt.Errorf("node %q: unknown tier %d", n.ID, n.Tier)
-	}
+	r.Extra = nil // spliced in as stored
 	return marshalWithExtra(r, n.Extra)
 }
 
 func decodeNode(b []byte) (domain.Node, error) {
-	var r nodeRec
+	var r record.Node
 	if err := json.Unmarshal(b, &r); err != nil {
 		return domain.Node{}, err
 	}
-	tier, err := tierOf(r.Tier)
-	if err != nil {
-		return domain.Node{}, err
-	}
-	var use domain.Use
-	if r.Use != nil && r.UseDay != nil {
-		use = domain.StoredUse(*r.Use, *r.UseDay, true)
-	}
-	return domain.Node{
-		ID: r.ID, Gist: r.Gist, Notes: r.Notes, Touches: r.Touches, Tier: tier,
-		Created: domain.Micros(r.Created), LastRead: domain.Micros(r.LastRead),
-		OrphanedAt: domain.Micros(r.OrphanedAt), TierSeq: r.TierSeq, Use: use, Files: domain.ParseFileStamps(r.Files),
-		Version: r.Version.domain(), Extra: rawMap(r.Extra),
-	}, nil
+	return r.Domain()
 }
 
 func encodeEdge(e *domain.Edge) ([]byte, error) {
-	r := edgeRec{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes, Version: versionOf(e.Version)}
+	r := record.EdgeOf(e)
+	r.Extra = nil // spliced in as stored
 	return marshalWithExtra(r, e.Extra)
 }
 
 func decodeEdge(b []byte) (domain.Edge, error) {
-	var r edgeRec
+	var r record.Edge
 	if err := json.Unmarshal(b, &r); err != nil {
 		return domain.Edge{}, err
 	}
-	return domain.Edge{From: r.From, To: r.To, Rel: r.Rel, Notes: r.Notes,
-		Version: r.Version.domain(), Extra: rawMap(r.Extra)}, nil
+	return r.Domain(), nil
 }
 
+// encodeTomb stores an edge tombstone with its ends: an edge key in the
+// bucket is not meant to be parsed back.
 func encodeTomb(t domain.Tombstone, edge *domain.EdgeKey) ([]byte, error) {
-	r := tombRec{V: t.V, TS: int64(t.TS), Session: t.Session, Seq: t.Seq, Pruned: t.Pruned}
+	r := record.TombstoneOf(t)
 	if edge != nil {
 		r.From, r.To, r.Rel = edge.From, edge.To, edge.Rel
 	}
@@ -185,12 +92,11 @@ func encodeTomb(t domain.Tombstone, edge *domain.EdgeKey) ([]byte, error) {
 }
 
 func decodeTomb(b []byte) (domain.Tombstone, domain.EdgeKey, error) {
-	var r tombRec
+	var r record.Tombstone
 	if err := json.Unmarshal(b, &r); err != nil {
 		return domain.Tombstone{}, domain.EdgeKey{}, err
 	}
-	return domain.Tombstone{V: r.V, TS: domain.Micros(r.TS), Session: r.Session, Seq: r.Seq, Pruned: r.Pruned},
-		domain.EdgeKey{From: r.From, To: r.To, Rel: r.Rel}, nil
+	return r.Domain(), domain.EdgeKey{From: r.From, To: r.To, Rel: r.Rel}, nil
 }
 
 func encodeSession(s ports.Session) ([]byte, error) {

@@ -6,6 +6,7 @@ import (
 
 	bbolt "go.etcd.io/bbolt"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -19,14 +20,14 @@ var _ ports.HistoryRepository = (*Store)(nil)
 // key of its own), holding the time of the
 // batch's newest entry (8 bytes, big-endian Unix microseconds, for pruning
 // without decoding) and then the batch in its stored form
-// (ports.MarshalHistoryBatch). It is written in the commit's transaction
+// (record.MarshalHistoryBatch). It is written in the commit's transaction
 // (docs/design/trust.md#the-change-log).
 
 func writeHistory(b *bbolt.Bucket, c *counter, h domain.HistoryBatch) error {
 	if len(h.Entries) == 0 {
 		return nil
 	}
-	rec, err := ports.MarshalHistoryBatch(h)
+	rec, err := record.MarshalHistoryBatch(h)
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.Histor
 				if len(v) < 8 {
 					return &corruptHistory{key: key}
 				}
-				h, err := ports.UnmarshalHistoryBatch(v[8:])
+				h, err := record.UnmarshalHistoryBatch(v[8:])
 				if err != nil {
 					return err
 				}

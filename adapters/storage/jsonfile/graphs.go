@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -418,7 +419,7 @@ func (s *Store) commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	projectPath := projectPathOf(key, g)
 	var hist []byte
 	if len(h.Entries) > 0 {
-		if hist, err = ports.MarshalHistoryBatch(h); err != nil {
+		if hist, err = record.MarshalHistoryBatch(h); err != nil {
 			return domain.Unavailable(err, "save %s graph: change log: %v", key, err)
 		}
 	}
@@ -437,8 +438,13 @@ func (s *Store) commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 	payload := graphRecord(g, cs, g.DurableSeq(), projectPath)
 	if hist != nil {
 		// The entries travel in the record: durable with the change, by
-		// the same append and fsync.
-		payload = append(append(append(payload[:len(payload)-1], `,"history":`...), hist...), '}')
+		// the same append and fsync. An after the record holds is left to
+		// it, so that the line carries each body once (history.go).
+		beside, err := record.MarshalHistoryBatchBeside(h, inRecord(g, cs))
+		if err != nil {
+			return domain.Unavailable(err, "save %s graph: change log: %v", key, err)
+		}
+		payload = append(append(append(payload[:len(payload)-1], `,"history":`...), beside...), '}')
 	}
 	rec := frameRecord(nil, payload)
 	if err := s.appendRecord(&st.j, rec); err != nil {

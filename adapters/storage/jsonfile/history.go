@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -23,14 +24,16 @@ var _ ports.HistoryRepository = (*Store)(nil)
 // for the user graph, framed as the journal frames its records, one line per
 // committed batch that logged something:
 //
-//	{"batch":<ports.MarshalHistoryBatch of the batch>,"crc32c":"<8 hex>"}\n
+//	{"batch":<record.MarshalHistoryBatch of the batch>,"crc32c":"<8 hex>"}\n
 //
 // Rotated segments are kept as <history>.<last seq>-<newest entry µs>, both
 // numbers zero-padded to 20 digits so that names sort as they number.
 //
 // Durability: a batch's entries travel in its journal record (its "history"
 // member), so they become durable with the change by the same append and the
-// same fsync, and a write costs no second fsync. A checkpoint appends the
+// same fsync, and a write costs no second fsync. The member leaves out each
+// after the record holds (inRecord), so that a line carries each body once;
+// a load puts it back (journalBatch). A checkpoint appends the
 // entries of the journal's records to the history file, fsyncs it, and only
 // then writes the graph file and empties the journal; after a crash between
 // the two, the journal still holds the records, and their entries are not
@@ -198,10 +201,10 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 	}
 	if len(lines) > 0 {
 		hs.last = lines[len(lines)-1].seq
-		if h, err := ports.UnmarshalHistoryBatch(lines[0].payload); err == nil {
+		if h, err := record.UnmarshalHistoryBatch(lines[0].payload); err == nil {
 			hs.first, _ = entryTimes(h)
 		}
-		if h, err := ports.UnmarshalHistoryBatch(lines[len(lines)-1].payload); err == nil {
+		if h, err := record.UnmarshalHistoryBatch(lines[len(lines)-1].payload); err == nil {
 			_, hs.newest = entryTimes(h)
 		}
 	} else {
@@ -221,19 +224,70 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 		if err := json.Unmarshal(rec.payload, &head); err != nil || len(head.History) == 0 {
 			continue // replay names a record that does not decode
 		}
-		if head.Seq[1] < hs.last || head.Seq[1] > graphSeq || (head.Seq[1] == hs.last && (atLast[string(head.History)] || len(lines) == 0)) {
+		if head.Seq[1] < hs.last || head.Seq[1] > graphSeq {
 			continue
 		}
-		h, err := ports.UnmarshalHistoryBatch(head.History)
-		if err != nil {
+		h, payload, err := journalBatch(rec.payload, head.History)
+		if err != nil || (head.Seq[1] == hs.last && (atLast[string(payload)] || len(lines) == 0)) {
 			continue
 		}
 		oldest, newest := entryTimes(h)
-		hs.pending = append(hs.pending, historyBatch{payload: slices.Clone(head.History), seq: head.Seq[1], oldest: oldest, newest: newest})
+		hs.pending = append(hs.pending, historyBatch{payload: payload, seq: head.Seq[1], oldest: oldest, newest: newest})
 	}
 	hs.scanned = true
 	return nil
 }
+
+// inRecord reports which changes of a batch committed as a journal record
+// the record holds as the change log keeps them: the last write of an item
+// in the batch, which the record holds as the graph now has it. A version
+// with a principal is never left to the record, which does not store one.
+func inRecord(g *domain.Graph, cs domain.ChangeSet) func(c *domain.ItemChange) bool {
+	return func(c *domain.ItemChange) bool {
+		if c.Edge {
+			if _, named := cs.Edges[c.Key]; !named || c.AfterEdge == nil || c.AfterEdge.Version.Principal != "" {
+				return false
+			}
+			e, ok := g.Edge(c.Key)
+			return ok && record.SameLoggedEdge(c.AfterEdge, e)
+		}
+		if _, named := cs.Nodes[c.ID]; !named || c.AfterNode == nil || c.AfterNode.Version.Principal != "" {
+			return false
+		}
+		n, ok := g.Node(c.ID)
+		return ok && record.SameLoggedNode(c.AfterNode, n)
+	}
+}
+
+// journalBatch is the change log batch a journal record carries in its
+// "history" member, and its stored form as history.jsonl keeps it: with
+// every after the record holds put back (the record carried it once), the
+// bytes MarshalHistoryBatch wrote at the commit. A record of a kg before
+// that carries the whole batch, which is kept as it is.
+func journalBatch(payload, hist []byte) (domain.HistoryBatch, []byte, error) {
+	if !bytes.Contains(hist, []byte(`"after_in_record":true`)) {
+		h, err := record.UnmarshalHistoryBatch(hist)
+		return h, slices.Clone(hist), err
+	}
+	items := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
+		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
+		progress: map[string]domain.RawJSON{}}
+	if err := items.add(payload); err != nil {
+		return domain.HistoryBatch{}, nil, err
+	}
+	h, err := record.UnmarshalHistoryBatchBeside(hist, replayItems{items})
+	if err != nil {
+		return h, nil, err
+	}
+	whole, err := record.MarshalHistoryBatch(h)
+	return h, whole, err
+}
+
+// replayItems gives the items of one record to UnmarshalHistoryBatchBeside.
+type replayItems struct{ r *graphReplay }
+
+func (i replayItems) Node(id string) *domain.Node        { return i.r.nodes[id] }
+func (i replayItems) Edge(k domain.EdgeKey) *domain.Edge { return i.r.edges[k] }
 
 type historyLine struct {
 	payload []byte
@@ -379,7 +433,7 @@ func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.Histor
 	defer st.mu.Unlock()
 	col := ports.NewHistoryCollector(q)
 	add := func(p []byte) (bool, error) {
-		h, err := ports.UnmarshalHistoryBatch(p)
+		h, err := record.UnmarshalHistoryBatch(p)
 		if err != nil {
 			return false, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -11,7 +12,7 @@ import (
 var _ ports.HistoryRepository = (*Store)(nil)
 
 // storedBatch is one batch of a graph's change log, in its stored form
-// (ports.MarshalHistoryBatch), with the time of its newest entry.
+// (record.MarshalHistoryBatch), with the time of its newest entry.
 type storedBatch struct {
 	b    []byte
 	last domain.Micros
@@ -27,7 +28,7 @@ func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain
 	var rec []byte
 	if len(h.Entries) > 0 {
 		var err error
-		if rec, err = ports.MarshalHistoryBatch(h); err != nil {
+		if rec, err = record.MarshalHistoryBatch(h); err != nil {
 			return domain.Unavailable(err, "save %s graph: change log: %v", key.Level, err)
 		}
 	}
@@ -56,7 +57,7 @@ func (s *Store) History(ctx context.Context, key domain.GraphKey, q ports.Histor
 	s.mu.Unlock()
 	c := ports.NewHistoryCollector(q)
 	for _, sb := range slices.Backward(batches) {
-		b, err := ports.UnmarshalHistoryBatch(sb.b)
+		b, err := record.UnmarshalHistoryBatch(sb.b)
 		if err != nil {
 			return nil, domain.Unavailable(err, "read the history of the %s graph: %v", key.Level, err)
 		}

@@ -6,160 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
-// The records below are the jsonb bodies of the tables and of the change
-// log (docs/design/team.md#tables). They belong to this adapter, so that a
-// change of a domain type never changes the stored format by accident.
-// Times are integer Unix microseconds. Unknown fields of an item are kept
-// under "extra", each a JSON value of its own: jsonb keeps their meaning
-// (not their key order or spacing, which carry none).
-
-type versionRec struct {
-	V         uint64 `json:"v"`
-	TS        int64  `json:"ts"`
-	Session   string `json:"session,omitempty"`
-	Seq       uint64 `json:"seq,omitempty"`
-	Principal string `json:"principal,omitempty"`
-}
-
-type nodeRec struct {
-	ID         string   `json:"id"`
-	Gist       string   `json:"gist"`
-	Notes      []string `json:"notes"`
-	Touches    []string `json:"touches"`
-	Tier       string   `json:"tier"`
-	Created    int64    `json:"created,omitempty"`
-	LastRead   int64    `json:"last_read,omitempty"`
-	OrphanedAt int64    `json:"orphaned_at,omitempty"`
-	TierSeq    uint64   `json:"tier_seq,omitempty"`
-	// Use and UseDay are the use count (docs/design/compaction.md#the-use-count);
-	// absent in items written before it, which then read as a node
-	// without one.
-	Use    *uint64 `json:"use,omitempty"`
-	UseDay *uint64 `json:"use_day,omitempty"`
-	// Files are the node's file stamps, path to hash
-	// (docs/design/trust.md#staleness); absent in records written before
-	// them, and one that does not read as such is no stamps.
-	Files   json.RawMessage            `json:"files,omitempty"`
-	Version versionRec                 `json:"version"`
-	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
-}
-
-type edgeRec struct {
-	From    string                     `json:"from"`
-	To      string                     `json:"to"`
-	Rel     string                     `json:"rel"`
-	Notes   []string                   `json:"notes"`
-	Version versionRec                 `json:"version"`
-	Extra   map[string]json.RawMessage `json:"extra,omitempty"`
-}
-
-type tombRec struct {
-	V       uint64 `json:"v"`
-	TS      int64  `json:"ts"`
-	Session string `json:"session,omitempty"`
-	Seq     uint64 `json:"seq,omitempty"`
-	Pruned  bool   `json:"pruned,omitempty"`
-}
-
-var tierNames = [...]string{domain.Active: "active", domain.Archived: "archived", domain.Orphaned: "orphaned"}
-
-func tierName(t domain.Tier) (string, error) {
-	if int(t) < len(tierNames) {
-		return tierNames[t], nil
-	}
-	return "", fmt.Errorf("unknown tier %d", t)
-}
-
-func tierOf(s string) (domain.Tier, error) {
-	for t, name := range tierNames {
-		if name == s {
-			return domain.Tier(t), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown tier %q", s)
-}
-
-func versionOf(v domain.Version) versionRec {
-	return versionRec{V: v.V, TS: int64(v.TS), Session: v.Session, Seq: v.Seq, Principal: v.Principal}
-}
-
-func (r versionRec) domain() domain.Version {
-	return domain.Version{V: r.V, TS: domain.Micros(r.TS), Session: r.Session, Seq: r.Seq, Principal: r.Principal}
-}
-
-func nodeRecOf(n *domain.Node) (nodeRec, error) {
-	tier, err := tierName(n.Tier)
-	if err != nil {
-		return nodeRec{}, fmt.Errorf("node %q: %w", n.ID, err)
-	}
-	r := nodeRec{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Tier: tier,
-		Created: int64(n.Created), LastRead: int64(n.LastRead), OrphanedAt: int64(n.OrphanedAt),
-		TierSeq: n.TierSeq, Version: versionOf(n.Version), Extra: rawMessages(n.Extra)}
-	if n.Use.Known {
-		day := uint64(max(n.Use.Day, 0))
-		r.Use, r.UseDay = &n.Use.Count, &day
-	}
-	if m := domain.FileStampMap(n.Files); m != nil {
-		r.Files, _ = json.Marshal(m) // a map of strings always marshals
-	}
-	return r, nil
-}
-
-func (r nodeRec) domain() (domain.Node, error) {
-	tier, err := tierOf(r.Tier)
-	if err != nil {
-		return domain.Node{}, err
-	}
-	var use domain.Use
-	if r.Use != nil && r.UseDay != nil {
-		use = domain.StoredUse(*r.Use, *r.UseDay, true)
-	}
-	return domain.Node{ID: r.ID, Gist: r.Gist, Notes: r.Notes, Touches: r.Touches, Tier: tier,
-		Created: domain.Micros(r.Created), LastRead: domain.Micros(r.LastRead), OrphanedAt: domain.Micros(r.OrphanedAt),
-		TierSeq: r.TierSeq, Use: use, Files: domain.ParseFileStamps(r.Files), Version: r.Version.domain(), Extra: rawJSONs(r.Extra)}, nil
-}
-
-func edgeRecOf(e *domain.Edge) edgeRec {
-	return edgeRec{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes, Version: versionOf(e.Version), Extra: rawMessages(e.Extra)}
-}
-
-func (r edgeRec) domain() domain.Edge {
-	return domain.Edge{From: r.From, To: r.To, Rel: r.Rel, Notes: r.Notes, Version: r.Version.domain(), Extra: rawJSONs(r.Extra)}
-}
-
-func tombRecOf(t domain.Tombstone) tombRec {
-	return tombRec{V: t.V, TS: int64(t.TS), Session: t.Session, Seq: t.Seq, Pruned: t.Pruned}
-}
-
-func (r tombRec) domain() domain.Tombstone {
-	return domain.Tombstone{V: r.V, TS: domain.Micros(r.TS), Session: r.Session, Seq: r.Seq, Pruned: r.Pruned}
-}
-
-func rawMessages(m map[string]domain.RawJSON) map[string]json.RawMessage {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
-		out[k] = json.RawMessage(v)
-	}
-	return out
-}
-
-func rawJSONs(m map[string]json.RawMessage) map[string]domain.RawJSON {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]domain.RawJSON, len(m))
-	for k, v := range m {
-		out[k] = domain.RawJSON(v)
-	}
-	return out
-}
+// A node, an edge and a tombstone are stored as their adapters/storage/record
+// records, the jsonb bodies of the tables and of the change log
+// (docs/design/team.md#tables, docs/decisions/0085-one-record-encoding.md).
+// Unknown fields of an item are kept under "extra", each a JSON value of its
+// own: jsonb keeps their meaning (not their key order or spacing, which carry
+// none). The change log's, events' and summaries' records below are
+// postgres's own.
 
 // edgeHash is the key column of an edge or an edge tombstone: a SHA-256 of
 // its three parts, each prefixed with its length, so that no separator must
@@ -188,31 +46,31 @@ type itemsRec struct {
 }
 
 type nodeChange struct {
-	ID     string   `json:"id"`
-	Before *nodeRec `json:"before"`
-	After  *nodeRec `json:"after"`
+	ID     string       `json:"id"`
+	Before *record.Node `json:"before"`
+	After  *record.Node `json:"after"`
 }
 
 type edgeChange struct {
-	From   string   `json:"from"`
-	To     string   `json:"to"`
-	Rel    string   `json:"rel"`
-	Before *edgeRec `json:"before"`
-	After  *edgeRec `json:"after"`
+	From   string       `json:"from"`
+	To     string       `json:"to"`
+	Rel    string       `json:"rel"`
+	Before *record.Edge `json:"before"`
+	After  *record.Edge `json:"after"`
 }
 
 type nodeTombChange struct {
-	ID     string   `json:"id"`
-	Before *tombRec `json:"before"`
-	After  *tombRec `json:"after"`
+	ID     string            `json:"id"`
+	Before *record.Tombstone `json:"before"`
+	After  *record.Tombstone `json:"after"`
 }
 
 type edgeTombChange struct {
-	From   string   `json:"from"`
-	To     string   `json:"to"`
-	Rel    string   `json:"rel"`
-	Before *tombRec `json:"before"`
-	After  *tombRec `json:"after"`
+	From   string            `json:"from"`
+	To     string            `json:"to"`
+	Rel    string            `json:"rel"`
+	Before *record.Tombstone `json:"before"`
+	After  *record.Tombstone `json:"after"`
 }
 
 type progressChange struct {
@@ -220,27 +78,27 @@ type progressChange struct {
 	After json.RawMessage `json:"after"` // null: removed
 }
 
-func nodeRecPtr(n *domain.Node) (*nodeRec, error) {
+func nodeRecPtr(n *domain.Node) (*record.Node, error) {
 	if n == nil {
 		return nil, nil
 	}
-	r, err := nodeRecOf(n)
+	r, err := record.NodeOf(n)
 	return &r, err
 }
 
-func edgeRecPtr(e *domain.Edge) *edgeRec {
+func edgeRecPtr(e *domain.Edge) *record.Edge {
 	if e == nil {
 		return nil
 	}
-	r := edgeRecOf(e)
+	r := record.EdgeOf(e)
 	return &r
 }
 
-func tombRecPtr(t *domain.Tombstone) *tombRec {
+func tombRecPtr(t *domain.Tombstone) *record.Tombstone {
 	if t == nil {
 		return nil
 	}
-	r := tombRecOf(*t)
+	r := record.TombstoneOf(*t)
 	return &r
 }
 
@@ -312,7 +170,7 @@ func (r itemsRec) side(after bool) (domain.Delta, error) {
 			d.Nodes[c.ID] = nil
 			continue
 		}
-		n, err := v.domain()
+		n, err := v.Domain()
 		if err != nil {
 			return d, fmt.Errorf("node %q: %w", c.ID, err)
 		}
@@ -325,7 +183,7 @@ func (r itemsRec) side(after bool) (domain.Delta, error) {
 			d.Edges[k] = nil
 			continue
 		}
-		e := v.domain()
+		e := v.Domain()
 		d.Edges[k] = &e
 	}
 	for _, c := range r.NodeTombstones {
@@ -345,11 +203,11 @@ func pick[T any](after bool, before, afterV T) T {
 	return before
 }
 
-func tombPtr(r *tombRec) *domain.Tombstone {
+func tombPtr(r *record.Tombstone) *domain.Tombstone {
 	if r == nil {
 		return nil
 	}
-	t := r.domain()
+	t := r.Domain()
 	return &t
 }
 
@@ -371,8 +229,8 @@ type eventRec struct {
 	Owner         string          `json:"owner,omitempty"`
 	Seq           uint64          `json:"seq"`
 	SourceSession string          `json:"source_session,omitempty"`
-	Node          *nodeRec        `json:"node,omitempty"`
-	Edge          *edgeRec        `json:"edge,omitempty"`
+	Node          *record.Node    `json:"node,omitempty"`
+	Edge          *record.Edge    `json:"edge,omitempty"`
 	NodeID        string          `json:"node_id,omitempty"`
 	EdgeKey       *edgeKeyRec     `json:"edge_key,omitempty"`
 	EdgesDeleted  int             `json:"edges_deleted,omitempty"`
@@ -409,14 +267,14 @@ func (r eventRec) domain() (ports.Event, error) {
 	ev := ports.Event{Type: r.Type, Level: domain.Level(r.Level), Project: r.Project, Owner: r.Owner, Seq: r.Seq, SourceSession: r.SourceSession,
 		NodeID: r.NodeID, EdgesDeleted: r.EdgesDeleted, Rescued: r.Rescued}
 	if r.Node != nil {
-		n, err := r.Node.domain()
+		n, err := r.Node.Domain()
 		if err != nil {
 			return ev, err
 		}
 		ev.Node = &n
 	}
 	if r.Edge != nil {
-		e := r.Edge.domain()
+		e := r.Edge.Domain()
 		ev.Edge = &e
 	}
 	if r.EdgeKey != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -97,11 +98,11 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 	var body []byte
 	var itemID string
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM nodes WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
-		var r nodeRec
+		var r record.Node
 		if err := json.Unmarshal(body, &r); err != nil {
 			return damagedf("node %q: %v", itemID, err)
 		}
-		n, err := r.domain()
+		n, err := r.Domain()
 		if err != nil {
 			return damagedf("node %q: %v", itemID, err)
 		}
@@ -112,22 +113,22 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		return d, 0, false, err
 	}
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT body FROM edges WHERE graph_id = $1", id), []any{&body}, func() error {
-		var r edgeRec
+		var r record.Edge
 		if err := json.Unmarshal(body, &r); err != nil {
 			return damagedf("edge: %v", err)
 		}
-		d.Edges = append(d.Edges, r.domain())
+		d.Edges = append(d.Edges, r.Domain())
 		return nil
 	})
 	if err != nil {
 		return d, 0, false, err
 	}
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM node_tombstones WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
-		var r tombRec
+		var r record.Tombstone
 		if err := json.Unmarshal(body, &r); err != nil {
 			return damagedf("node tombstone %q: %v", itemID, err)
 		}
-		d.NodeTombstones[itemID] = r.domain()
+		d.NodeTombstones[itemID] = r.Domain()
 		return nil
 	})
 	if err != nil {
@@ -136,11 +137,11 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 	var from, to, rel string
 	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT from_end, to_end, rel, body FROM edge_tombstones WHERE graph_id = $1", id),
 		[]any{&from, &to, &rel, &body}, func() error {
-			var r tombRec
+			var r record.Tombstone
 			if err := json.Unmarshal(body, &r); err != nil {
 				return damagedf("edge tombstone %s --%s--> %s: %v", from, rel, to, err)
 			}
-			d.EdgeTombstones[domain.EdgeKey{From: from, To: to, Rel: rel}] = r.domain()
+			d.EdgeTombstones[domain.EdgeKey{From: from, To: to, Rel: rel}] = r.Domain()
 			return nil
 		})
 	if err != nil {
@@ -588,7 +589,7 @@ func rowsOf(g *domain.Graph, cs domain.ChangeSet) (*itemRows, error) {
 			r.delNodes = append(r.delNodes, id)
 			continue
 		}
-		rec, err := nodeRecOf(n)
+		rec, err := record.NodeOf(n)
 		if err != nil {
 			return nil, err
 		}
@@ -610,7 +611,7 @@ func rowsOf(g *domain.Graph, cs domain.ChangeSet) (*itemRows, error) {
 			r.delEdges = append(r.delEdges, edgeHash(k))
 			continue
 		}
-		body, err := json.Marshal(edgeRecOf(e))
+		body, err := json.Marshal(record.EdgeOf(e))
 		if err != nil {
 			return nil, fmt.Errorf("edge %s: %w", k, err)
 		}
@@ -626,7 +627,7 @@ func rowsOf(g *domain.Graph, cs domain.ChangeSet) (*itemRows, error) {
 			r.delNT = append(r.delNT, id)
 			continue
 		}
-		body, _ := json.Marshal(tombRecOf(t))
+		body, _ := json.Marshal(record.TombstoneOf(t))
 		r.ntIDs, r.ntBodies = append(r.ntIDs, id), append(r.ntBodies, string(body))
 		r.ntV, r.ntSeq = append(r.ntV, int64(t.V)), append(r.ntSeq, int64(t.Seq))
 	}
@@ -636,7 +637,7 @@ func rowsOf(g *domain.Graph, cs domain.ChangeSet) (*itemRows, error) {
 			r.delET = append(r.delET, edgeHash(k))
 			continue
 		}
-		body, _ := json.Marshal(tombRecOf(t))
+		body, _ := json.Marshal(record.TombstoneOf(t))
 		r.etKeys = append(r.etKeys, edgeHash(k))
 		r.etFrom, r.etTo, r.etRel, r.etB = append(r.etFrom, k.From), append(r.etTo, k.To), append(r.etRel, k.Rel), append(r.etB, string(body))
 		r.etV, r.etSeq = append(r.etV, int64(t.V)), append(r.etSeq, int64(t.Seq))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -204,7 +205,7 @@ func readSessions(ctx context.Context, tx pgx.Tx, id string, out map[string]port
 			}
 		}
 		out[sess.ID] = ports.Session{ID: sess.ID, Principal: sess.Principal, ProjectPath: sess.ProjectPath, Root: d.Root, Start: domain.Micros(start),
-			LastActivity: domain.Micros(last), OpCount: sess.OpCount, LastSyncedTS: domain.Micros(synced), Hooks: hooks, Counted: countedOf(d.Counted), Extra: rawJSONs(d.Extra)}
+			LastActivity: domain.Micros(last), OpCount: sess.OpCount, LastSyncedTS: domain.Micros(synced), Hooks: hooks, Counted: countedOf(d.Counted), Extra: record.RawJSONs(d.Extra)}
 		return nil
 	})
 	if err != nil {
@@ -336,7 +337,7 @@ func queueSessions(b *pgx.Batch, list []ports.Session) {
 		ids[i], principals[i], paths[i] = sess.ID, sess.Principal, sess.ProjectPath
 		start[i], last[i], ops[i], synced[i] = int64(sess.Start), int64(sess.LastActivity), sess.OpCount, int64(sess.LastSyncedTS)
 		hooks, _ := ports.MarshalHookState(sess.Hooks) // a struct of plain fields: cannot fail
-		d, _ := json.Marshal(sessionData{Root: sess.Root, HookState: json.RawMessage(hooks), Counted: countedRecs(sess.Counted), Extra: rawMessages(sess.Extra)})
+		d, _ := json.Marshal(sessionData{Root: sess.Root, HookState: json.RawMessage(hooks), Counted: countedRecs(sess.Counted), Extra: record.RawMessages(sess.Extra)})
 		data[i] = string(d)
 		for _, k := range slices.SortedFunc(maps.Keys(sess.Synced), func(a, b domain.GraphKey) int {
 			if a.String() < b.String() {
