@@ -1,7 +1,6 @@
 package jsonfile
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -292,14 +291,6 @@ func replaySessions(sessions map[string]ports.Session, payload []byte) error {
 		sessions[id] = ss
 	}
 	return nil
-}
-
-// sameSession reports whether two sessions store the same record.
-func sameSession(a, b ports.Session) bool {
-	return a.ProjectPath == b.ProjectPath && a.Start == b.Start && a.LastActivity == b.LastActivity &&
-		a.OpCount == b.OpCount && a.LastSyncedTS == b.LastSyncedTS && maps.Equal(a.Synced, b.Synced) &&
-		a.Hooks.Equal(b.Hooks) && maps.EqualFunc(a.Counted, b.Counted, slices.Equal) &&
-		maps.EqualFunc(a.Extra, b.Extra, func(x, y domain.RawJSON) bool { return bytes.Equal(x, y) })
 }
 
 func cloneSession(ss ports.Session) ports.Session {
