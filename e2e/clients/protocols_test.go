@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
@@ -104,6 +105,11 @@ func (anthropic) write(w http.ResponseWriter, _ *http.Request, body []byte, rep 
 	sse(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 
+// codexEnvelope is the header Codex puts before an MCP tool's output,
+// "Wall time: 0.0168 seconds\nOutput:\n": Codex's own, not kg's, so it is
+// left out when a result is held against kg's text.
+var codexEnvelope = regexp.MustCompile(`^Wall time: [0-9.]+ seconds\nOutput:\n`)
+
 // openaiResponses is the Responses API (POST /v1/responses) as Codex speaks
 // it. Codex offers MCP tools grouped in a "namespace" tool, and a call to
 // one must name that namespace.
@@ -130,17 +136,15 @@ func (openaiResponses) parse(r *http.Request, body []byte) (exchange, bool, bool
 		return exchange{}, false, true
 	}
 	var ex exchange
-	var walk func(ns string, ts []responsesTool)
-	walk = func(ns string, ts []responsesTool) {
-		for _, t := range ts {
-			if t.Type == "namespace" {
-				walk(t.Name, t.Tools)
-				continue
-			}
-			ex.Tools = append(ex.Tools, offeredTool{Name: ns + t.Name, Description: t.Description, Schema: t.Parameters})
+	for _, t := range req.Tools {
+		if t.Type != "namespace" {
+			ex.Tools = append(ex.Tools, offeredTool{Name: t.Name, Description: t.Description, Schema: t.Parameters})
+			continue
+		}
+		for _, sub := range t.Tools {
+			ex.Tools = append(ex.Tools, offeredTool{Name: t.Name + "/" + sub.Name, Description: sub.Description, Schema: sub.Parameters})
 		}
 	}
-	walk("", req.Tools)
 	ctx := []string{req.Instructions}
 	var items []struct {
 		Type    string          `json:"type"`
@@ -152,7 +156,7 @@ func (openaiResponses) parse(r *http.Request, body []byte) (exchange, bool, bool
 	for _, it := range items {
 		switch it.Type {
 		case "function_call_output", "custom_tool_call_output", "mcp_tool_call_output":
-			ex.Results = append(ex.Results, textOf(it.Output))
+			ex.Results = append(ex.Results, codexEnvelope.ReplaceAllString(textOf(it.Output), ""))
 		case "message":
 			if it.Role != "assistant" {
 				ctx = append(ctx, textOf(it.Content))
@@ -163,33 +167,22 @@ func (openaiResponses) parse(r *http.Request, body []byte) (exchange, bool, bool
 	return ex, len(ex.Tools) > 0, true
 }
 
-// codexNamespaces maps each tool name Codex offers to its namespace, from
-// the request; a call answers with both.
-func codexNamespace(body []byte, full string) (ns, name string) {
-	var req struct {
-		Tools []responsesTool `json:"tools"`
-	}
-	_ = json.Unmarshal(body, &req)
-	for _, t := range req.Tools {
-		if t.Type != "namespace" {
-			continue
-		}
-		for _, sub := range t.Tools {
-			if t.Name+sub.Name == full {
-				return t.Name, sub.Name
-			}
-		}
+// codexNamespace splits a tool name as the exchange gives it,
+// "NAMESPACE/NAME" for a tool offered inside a namespace.
+func codexNamespace(full string) (ns, name string) {
+	if ns, name, ok := strings.Cut(full, "/"); ok {
+		return ns, name
 	}
 	return "", full
 }
 
-func (openaiResponses) write(w http.ResponseWriter, _ *http.Request, body []byte, rep reply, seq int) {
+func (openaiResponses) write(w http.ResponseWriter, _ *http.Request, _ []byte, rep reply, seq int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	id := fmt.Sprintf("resp_mock%d", seq)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	var item map[string]any
 	if rep.Tool != "" {
-		ns, name := codexNamespace(body, rep.Tool)
+		ns, name := codexNamespace(rep.Tool)
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_mock%d", seq), "call_id": fmt.Sprintf("call_mock%d", seq),
 			"name": name, "arguments": mustJSON(rep.Args), "status": "completed"}
 		if ns != "" {
@@ -207,6 +200,11 @@ func (openaiResponses) write(w http.ResponseWriter, _ *http.Request, body []byte
 			"output_tokens": 5, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 15},
 	}})
 }
+
+// geminiEnvelope is the wrapping Gemini CLI puts around an MCP tool's text,
+// "<untrusted_context>\n…\n</untrusted_context>": Gemini CLI's own, not
+// kg's, so it is left out when a result is held against kg's text.
+var geminiEnvelope = regexp.MustCompile(`(?s)^<untrusted_context>\n(.*)\n</untrusted_context>$`)
 
 // gemini is the Gemini API's generateContent and streamGenerateContent
 // (POST /v1beta/models/MODEL:ACTION) as Gemini CLI speaks it.
@@ -263,7 +261,7 @@ func (gemini) parse(r *http.Request, body []byte) (exchange, bool, bool) {
 		for _, p := range c.Parts {
 			switch {
 			case p.FunctionResponse != nil:
-				ex.Results = append(ex.Results, geminiResult(p.FunctionResponse.Response))
+				ex.Results = append(ex.Results, geminiEnvelope.ReplaceAllString(geminiResult(p.FunctionResponse.Response), "$1"))
 			case c.Role == "user":
 				ctx = append(ctx, p.Text)
 			}
@@ -288,18 +286,32 @@ func geminiResult(raw json.RawMessage) string {
 	return string(raw)
 }
 
-func (gemini) write(w http.ResponseWriter, r *http.Request, _ []byte, rep reply, _ int) {
+func (gemini) write(w http.ResponseWriter, r *http.Request, body []byte, rep reply, _ int) {
 	if strings.HasSuffix(r.URL.Path, ":countTokens") {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"totalTokens":10}`)
 		return
 	}
 	part := map[string]any{"text": rep.Text}
+	// Gemini CLI's own side questions (is the conversation looping, who
+	// speaks next) want JSON of a schema: the least object it accepts.
+	var req struct {
+		GenerationConfig struct {
+			Schema    map[string]any `json:"responseJsonSchema"`
+			OldSchema map[string]any `json:"responseSchema"`
+		} `json:"generationConfig"`
+	}
+	_ = json.Unmarshal(body, &req)
+	if schema := req.GenerationConfig.Schema; schema != nil {
+		part = map[string]any{"text": mustJSON(schemaSample(schema))}
+	} else if schema := req.GenerationConfig.OldSchema; schema != nil {
+		part = map[string]any{"text": mustJSON(schemaSample(schema))}
+	}
 	if rep.Tool != "" {
 		part = map[string]any{"functionCall": map[string]any{"name": rep.Tool, "args": rep.Args}}
 	}
 	chunk := map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
 		"modelVersion":  "gemini-mock",
 	}
@@ -310,4 +322,36 @@ func (gemini) write(w http.ResponseWriter, r *http.Request, _ []byte, rep reply,
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, mustJSON(chunk))
+}
+
+// schemaSample is the least value of a JSON Schema: an object with its
+// required properties, the first of an enum, zero values.
+func schemaSample(schema map[string]any) any {
+	if enum, ok := schema["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0]
+	}
+	typ, _ := schema["type"].(string)
+	switch strings.ToLower(typ) {
+	case "object":
+		out := map[string]any{}
+		props, _ := schema["properties"].(map[string]any)
+		required, _ := schema["required"].([]any)
+		for _, name := range required {
+			n, _ := name.(string)
+			sub, _ := props[n].(map[string]any)
+			if sub == nil {
+				sub = map[string]any{}
+			}
+			out[n] = schemaSample(sub)
+		}
+		return out
+	case "array":
+		return []any{}
+	case "number", "integer":
+		return 0
+	case "boolean":
+		return false
+	default:
+		return ""
+	}
 }
