@@ -175,11 +175,11 @@ func (w *world) kg(args ...string) string {
 	return string(out)
 }
 
-// serve starts `kg serve` on the world's port and waits until it answers;
+// serve starts `kg serve args` on the world's port and waits until it answers;
 // the server is stopped (SIGTERM) when the test ends.
-func (w *world) serve() {
+func (w *world) serve(args ...string) {
 	w.t.Helper()
-	cmd := exec.Command(kgBinary(w.t), "serve")
+	cmd := exec.Command(kgBinary(w.t), append([]string{"serve"}, args...)...)
 	cmd.Env = w.env
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -288,8 +288,20 @@ func newMCPProxy(t testing.TB, target string) *mcpProxy {
 	return p
 }
 
-// record parses a tools/call answer, plain JSON or one SSE event.
+// record keeps kg's answer to a tools/call.
 func (p *mcpProxy) record(tool string, body []byte) {
+	text, structured, ok := parseToolResult(body)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, kgCall{Tool: tool, Text: text, Structured: structured})
+}
+
+// parseToolResult reads a tools/call answer, plain JSON or one SSE event:
+// its content's text, joined, and its structuredContent as JSON.
+func parseToolResult(body []byte) (text, structured string, ok bool) {
 	payload := body
 	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("event:")) || bytes.Contains(body, []byte("\ndata:")) || bytes.HasPrefix(body, []byte("data:")) {
 		sc := bufio.NewScanner(bytes.NewReader(body))
@@ -301,7 +313,7 @@ func (p *mcpProxy) record(tool string, body []byte) {
 		}
 	}
 	var msg struct {
-		Result struct {
+		Result *struct {
 			Content []struct {
 				Type string `json:"type"`
 				Text string `json:"text"`
@@ -309,8 +321,8 @@ func (p *mcpProxy) record(tool string, body []byte) {
 			Structured json.RawMessage `json:"structuredContent"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(payload, &msg) != nil {
-		return
+	if json.Unmarshal(payload, &msg) != nil || msg.Result == nil {
+		return "", "", false
 	}
 	var texts []string
 	for _, c := range msg.Result.Content {
@@ -318,9 +330,31 @@ func (p *mcpProxy) record(tool string, body []byte) {
 			texts = append(texts, c.Text)
 		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.calls = append(p.calls, kgCall{Tool: tool, Text: strings.Join(texts, "\n"), Structured: string(msg.Result.Structured)})
+	return strings.Join(texts, "\n"), string(msg.Result.Structured), true
+}
+
+// callTool calls a kg tool over MCP (kg is stateless: one POST) and
+// returns its text; the test fails on an error result.
+func (w *world) callTool(name string, args map[string]any) string {
+	w.t.Helper()
+	body := mustJSON(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
+	req, err := http.NewRequest(http.MethodPost, w.kgURL(), strings.NewReader(body))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatalf("%s: %v", name, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	text, _, ok := parseToolResult(data)
+	if !ok || strings.HasPrefix(text, "Error") {
+		w.t.Fatalf("%s %v: %s", name, args, data)
+	}
+	return text
 }
 
 func (p *mcpProxy) Calls() []kgCall {

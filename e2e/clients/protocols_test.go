@@ -43,8 +43,10 @@ func (anthropic) parse(r *http.Request, body []byte) (exchange, bool, bool) {
 			Text    string          `json:"text"`
 			Content json.RawMessage `json:"content"`
 		}
+		// Claude Code sends hook context in user turns and in messages of
+		// role "system": everything but the model's own turns is context.
 		if json.Unmarshal(m.Content, &blocks) != nil {
-			if m.Role == "user" {
+			if m.Role != "assistant" {
 				ctx = append(ctx, textOf(m.Content))
 			}
 			continue
@@ -53,7 +55,7 @@ func (anthropic) parse(r *http.Request, body []byte) (exchange, bool, bool) {
 			switch {
 			case b.Type == "tool_result":
 				ex.Results = append(ex.Results, textOf(b.Content))
-			case b.Type == "text" && m.Role == "user":
+			case b.Type == "text" && m.Role != "assistant":
 				ctx = append(ctx, b.Text)
 			}
 		}
