@@ -166,7 +166,13 @@ func (w *world) kgURL() string { return "http://127.0.0.1:" + strconv.Itoa(w.por
 // test on a non-zero exit.
 func (w *world) kg(args ...string) string {
 	w.t.Helper()
-	cmd := exec.Command(kgBinary(w.t), args...)
+	return w.kgAs(kgBinary(w.t), args...)
+}
+
+// kgAs is kg run as the binary at path (a copy named otherwise).
+func (w *world) kgAs(path string, args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command(path, args...)
 	cmd.Env = w.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
