@@ -195,7 +195,7 @@ func (w *world) serve(args ...string) {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	w.t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):
@@ -232,15 +232,19 @@ func (w *world) stopStartedServers() {
 	if err != nil || pid <= 0 {
 		return
 	}
-	if p, err := os.FindProcess(pid); err == nil {
-		_ = p.Signal(os.Interrupt)
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return
 	}
+	_ = p.Signal(syscall.SIGTERM)
 	for i := 0; i < 100; i++ {
-		if p, err := os.FindProcess(pid); err != nil || p.Signal(syscall.Signal(0)) != nil {
+		if p.Signal(syscall.Signal(0)) != nil {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	w.t.Errorf("kg server %d (started in the background) still runs 5 s after SIGTERM; killed", pid)
+	_ = p.Kill()
 }
 
 // kgCall is one tools/call kg answered, as kg sent it (through the proxy).

@@ -107,7 +107,8 @@ type modelMock struct {
 	answer func(exchange) reply
 
 	mu        sync.Mutex
-	raw       []string // every request: method, path and body
+	raw       []string  // every request: method, path and body
+	first     time.Time // when the first request of any kind arrived
 	exchanges []exchange
 	seq       int
 }
@@ -126,6 +127,9 @@ func (m *modelMock) serve(w http.ResponseWriter, r *http.Request) {
 	ex, main, ok := m.proto.parse(r, body)
 	ex.At = time.Now()
 	m.mu.Lock()
+	if m.first.IsZero() {
+		m.first = ex.At
+	}
 	m.raw = append(m.raw, r.Method+" "+r.URL.String()+"\n"+string(body))
 	if main {
 		m.exchanges = append(m.exchanges, ex)
@@ -178,14 +182,11 @@ func (m *modelMock) Last(t testing.TB) exchange {
 	return ex[len(ex)-1]
 }
 
-// First is the time of the first request of any kind.
+// FirstAt is when the first request of any kind arrived (zero: none yet).
 func (m *modelMock) FirstAt() time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.exchanges) == 0 {
-		return time.Time{}
-	}
-	return m.exchanges[0].At
+	return m.first
 }
 
 func mustJSON(v any) string {
