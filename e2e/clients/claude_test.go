@@ -92,8 +92,8 @@ func TestClaudeCodeHooks(t *testing.T) {
 
 // TestClaudeCodePreloadFitsTheChannel: at --preload-chars 30000 the
 // preload is over what Claude Code inlines (about 10,000 characters); the
-// model must still get what kg counts as shown (agents.md, "Limits of the
-// channel").
+// model must still get what kg counts as shown
+// (docs/clients.md#the-real-client-harness, issue 30 item 2).
 func TestClaudeCodePreloadFitsTheChannel(t *testing.T) {
 	needClients(t)
 	w := newWorld(t)

@@ -88,8 +88,8 @@ func copyKG(t *testing.T, name string) string {
 
 // TestClaudeCodeInstall: kg install claude-code keeps the user's settings,
 // a second install changes nothing, --uninstall gives the files back as
-// they were — for the binary named kg and for one named kg-v2 (agents.md:
-// "whatever the binary is named").
+// they were — for the binary named kg and for one named kg-v2, whatever
+// the binary is named (docs/design/hooks.md#kg-install-claude-code).
 func TestClaudeCodeInstall(t *testing.T) {
 	needClients(t)
 	for _, tc := range []struct{ binary, twice, uninstall string }{
@@ -131,7 +131,7 @@ func TestClaudeCodeInstall(t *testing.T) {
 
 // TestClaudeCodeStartsWithNoServer: Claude Code started after kg install
 // with no kg server running gets the preload (the hook starts the server)
-// and kg's tools (agents.md: "A session started while no kg server runs").
+// and kg's tools (docs/clients.md#the-real-client-harness, issue 30 item 4).
 func TestClaudeCodeStartsWithNoServer(t *testing.T) {
 	needClients(t)
 	w := newWorld(t)

@@ -29,8 +29,7 @@ func toolScript(a agent, cwd string) []step {
 }
 
 // TestToolsReachTheModel runs each CLI through every kg tool and holds what
-// its model received against what kg sent (docs/design/mcp.md, "Results
-// and errors"): the nine tools offered with their schemas, and each result
+// its model received against what kg sent (docs/design/mcp.md#results-and-errors): the nine tools offered with their schemas, and each result
 // carrying every line of kg's text, no larger than it.
 func TestToolsReachTheModel(t *testing.T) {
 	needClients(t)
