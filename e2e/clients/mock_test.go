@@ -107,8 +107,7 @@ type modelMock struct {
 	answer func(exchange) reply
 
 	mu        sync.Mutex
-	raw       []string  // every request: method, path and body
-	first     time.Time // when the first request of any kind arrived
+	raw       []string // every request: method, path and body
 	exchanges []exchange
 	seq       int
 }
@@ -127,9 +126,6 @@ func (m *modelMock) serve(w http.ResponseWriter, r *http.Request) {
 	ex, main, ok := m.proto.parse(r, body)
 	ex.At = time.Now()
 	m.mu.Lock()
-	if m.first.IsZero() {
-		m.first = ex.At
-	}
 	m.raw = append(m.raw, r.Method+" "+r.URL.String()+"\n"+string(body))
 	if main {
 		m.exchanges = append(m.exchanges, ex)
@@ -180,13 +176,6 @@ func (m *modelMock) Last(t testing.TB) exchange {
 		t.Fatalf("the model received no request that offers tools; requests:\n%s", m.Raw())
 	}
 	return ex[len(ex)-1]
-}
-
-// FirstAt is when the first request of any kind arrived (zero: none yet).
-func (m *modelMock) FirstAt() time.Time {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.first
 }
 
 func mustJSON(v any) string {
