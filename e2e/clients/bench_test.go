@@ -76,7 +76,7 @@ func toFirstRequest(b *testing.B, w *world) time.Duration {
 
 // onlyHook is the settings kg install wrote with only the hooks of event
 // ("": none).
-func onlyHook(b *testing.B, settings []byte, event string) []byte {
+func onlyHook(b testing.TB, settings []byte, event string) []byte {
 	b.Helper()
 	var s map[string]json.RawMessage
 	if err := json.Unmarshal(settings, &s); err != nil {

@@ -130,25 +130,44 @@ func TestClaudeCodeInstall(t *testing.T) {
 }
 
 // TestClaudeCodeStartsWithNoServer: Claude Code started after kg install
-// with no kg server running gets the preload (the hook starts the server)
-// and kg's tools (docs/clients.md#the-real-client-harness, issue 30 item 4).
+// with no kg server running gets kg's tools and the preload
+// (docs/clients.md#the-real-client-harness, issue 30 item 4). The tools
+// are checked in a run without kg's hooks: with them, whether the server a
+// hook starts is up before Claude Code connects is a race, and the MCP
+// entry must work on its own.
 func TestClaudeCodeStartsWithNoServer(t *testing.T) {
 	needClients(t)
 	w := newWorld(t)
 	t.Cleanup(w.stopStartedServers)
 	w.kg("install", "claude-code")
-	mock := newModelMock(t, anthropic{}, script())
-	if out, err := w.claude(mock, "", "What do we know about this project?"); err != nil {
+	settingsPath := filepath.Join(w.home, ".claude", "settings.json")
+	installed, err := os.ReadFile(settingsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settingsPath, onlyHook(t, installed, ""), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bare := newModelMock(t, anthropic{}, script())
+	if out, err := w.claude(bare, "", "What do we know about this project?"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	first := mock.Exchanges()[0]
+	check(t, "claude-code", checkNoServerTools, func() error { return offersKGTools(agents()[0], bare.Exchanges()[0]) })
+
+	w.stopStartedServers()
+	if err := os.WriteFile(settingsPath, installed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hooked := newModelMock(t, anthropic{}, script())
+	if out, err := w.claude(hooked, "", "What do we know about this project?"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 	check(t, "claude-code", "start with no server: preload", func() error {
-		if !strings.Contains(first.Context, preloadMark) {
-			return fmt.Errorf("no preload reached the model:\n%.3000s", first.Context)
+		if ctx := hooked.Exchanges()[0].Context; !strings.Contains(ctx, preloadMark) {
+			return fmt.Errorf("no preload reached the model:\n%.3000s", ctx)
 		}
 		return nil
 	})
-	check(t, "claude-code", checkNoServerTools, func() error { return offersKGTools(agents()[0], first) })
 }
 
 // TestClaudeCodePluginMarketplace: the checkout installs as a Claude Code

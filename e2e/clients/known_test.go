@@ -18,7 +18,7 @@ var knownFailures = map[knownKey]string{
 
 	{"claude-code", checkInstallRenamedTwice}: "issue 30 item 3: install does not recognise its hooks when the binary is not named kg, and adds them again",
 	{"claude-code", checkUninstallRenamed}:    "issue 30 item 3: uninstall leaves the hooks of a binary not named kg",
-	{"claude-code", checkNoServerTools}:       "issue 30 item 4: the MCP entry kg install writes points at a server that is not running yet when Claude Code connects",
+	{"claude-code", checkNoServerTools}:       "issue 30 item 4: the MCP entry kg install writes is a URL, which gives no tools while no server runs",
 	{"claude-code", checkPluginMarketplace}:   "issue 30 item 5: the repository has no .claude-plugin/marketplace.json",
 	{"codex", checkWriteWithDocumentedConfig}: "issue 30 item 5: Codex refuses kg_put_node in codex exec without default_tools_approval_mode, which the docs do not give",
 }
@@ -33,7 +33,7 @@ const (
 	checkRecallAfterBigPreload     = "recall after a preload over the inline limit"
 	checkInstallRenamedTwice       = "install twice as kg-v2"
 	checkUninstallRenamed          = "uninstall as kg-v2"
-	checkNoServerTools             = "start with no server: kg tools offered"
+	checkNoServerTools             = "start with no server: kg tools offered by the installed entry"
 	checkPluginMarketplace         = "plugin marketplace add of the checkout"
 	checkWriteWithDocumentedConfig = "kg_put_node with the documented config"
 )
