@@ -120,8 +120,9 @@ func freePort(t testing.TB) int {
 
 // world is one test's machine: a temporary HOME, a project folder, kg's
 // port, and the environment every process of the test gets. Outbound
-// traffic other than loopback goes to a proxy address nothing listens on,
-// so that no request of a CLI leaves the machine.
+// traffic other than loopback goes to a proxy that refuses it (and
+// records where it was going), so that no request of a CLI leaves the
+// machine.
 type world struct {
 	t       testing.TB
 	home    string
@@ -137,7 +138,7 @@ func newWorld(t testing.TB) *world {
 	if err := os.MkdirAll(w.project, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dead := "http://127.0.0.1:" + strconv.Itoa(freePort(t))
+	dead := newOutboundTrap(t).URL
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
@@ -391,4 +392,28 @@ func (w *world) run(ctx context.Context, limit time.Duration, dir string, extra 
 		return string(out), fmt.Errorf("%s: %w", filepath.Base(name), err)
 	}
 	return string(out), nil
+}
+
+// newOutboundTrap is the HTTP(S) proxy of a world: it refuses every
+// request (403) and logs the host each was for, so that a CLI's attempt to
+// reach the network shows in the test's log rather than reaching it.
+func newOutboundTrap(t testing.TB) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	hosts := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts[r.Host]++
+		mu.Unlock()
+		http.Error(w, "kg e2e: no network", http.StatusForbidden)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(hosts) > 0 {
+			t.Logf("outbound requests refused (host: count): %v", hosts)
+		}
+	})
+	return srv
 }
