@@ -37,8 +37,10 @@ func TestToolsReachTheModel(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			w := newWorld(t)
 			w.serve()
+			seedBilling(w, 60) // a full read of some size: about 5,000 characters
 			proxy := newMCPProxy(t, w.kgURL())
-			steps := toolScript(a, w.project)
+			// The nine tools, then a call kg refuses (an unknown session).
+			steps := append(toolScript(a, w.project), fixed(a.tool("kg_read"), map[string]any{"session_id": "no-such-session"}))
 			mock := newModelMock(t, a.proto, script(steps...))
 			out, err := a.run(w, mock, proxy.URL, "Record what we know about invoice retries.")
 			if err != nil {
@@ -52,6 +54,21 @@ func TestToolsReachTheModel(t *testing.T) {
 				t.Fatalf("kg answered %d calls and the model received %d results, want %d each\n%s\nrequests:\n%s",
 					len(calls), len(last.Results), len(steps), out, mock.Raw())
 			}
+			refused, refusal := calls[len(calls)-1], last.Results[len(calls)-1]
+			calls, last.Results = calls[:len(calls)-1], last.Results[:len(calls)-1]
+			check(t, a.name, "an error result reaches the model as kg's one line", func() error {
+				if !strings.HasPrefix(refused.Text, "Error: unknown session") {
+					return fmt.Errorf("kg answered the unknown session with %q", refused.Text)
+				}
+				// Gemini CLI hands the model an error inside its own JSON,
+				// escaped twice: the line is there once the escapes are off.
+				unquote := strings.NewReplacer(`\`, "", `"`, "").Replace
+				if !strings.Contains(unquote(refusal), unquote(refused.Text)) {
+					return fmt.Errorf("the model received %q for kg's %q", refusal, refused.Text)
+				}
+				t.Logf("an error: kg's %d chars reached the model as %d", len(refused.Text), len(refusal))
+				return nil
+			})
 			for i, c := range calls {
 				t.Logf("%-15s kg text %5d chars, structuredContent %5d; the model received %5d chars (%s)",
 					c.Tool, len(c.Text), len(c.Structured), len(last.Results[i]), form(last.Results[i], c))
