@@ -1,7 +1,6 @@
 package clients
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,7 +52,7 @@ func (w *world) claude(mock *modelMock, mcpURL, prompt string) (string, error) {
 			"mcpServers": map[string]any{"kg": map[string]any{"type": "http", "url": mcpURL}},
 		}))
 	}
-	return w.run(context.Background(), cliLimit, w.project,
+	return w.run(w.t.Context(), cliLimit, w.project,
 		[]string{"ANTHROPIC_BASE_URL=" + mock.URL, "ANTHROPIC_API_KEY=sk-ant-" + mockKey},
 		claudeBin(w.t), args...)
 }
@@ -89,7 +88,7 @@ stream_max_retries = 0
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
 		return "", err
 	}
-	return w.run(context.Background(), cliLimit, w.project,
+	return w.run(w.t.Context(), cliLimit, w.project,
 		[]string{"CODEX_HOME=" + codexHome, "KG_E2E_MOCK_KEY=" + mockKey},
 		nodeBin(w.t), codexJS(w.t), "exec", "--skip-git-repo-check", prompt)
 }
@@ -115,7 +114,7 @@ func (w *world) gemini(mock *modelMock, mcpURL, prompt string) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(mustJSON(settings)), 0o644); err != nil {
 		return "", err
 	}
-	return w.run(context.Background(), cliLimit, w.project,
+	return w.run(w.t.Context(), cliLimit, w.project,
 		[]string{"GOOGLE_GEMINI_BASE_URL=" + mock.URL, "GEMINI_API_KEY=" + mockKey, "GEMINI_CLI_TRUST_WORKSPACE=true"},
 		nodeBin(w.t), geminiJS(w.t), "--model", "gemini-2.5-flash", "--approval-mode", "yolo", "-p", prompt)
 }
