@@ -186,15 +186,17 @@ func TestClaudeCodePluginMarketplace(t *testing.T) {
 }
 
 // TestCodexWritesWithTheDocumentedConfig: with the [mcp_servers.kg] entry
-// docs/clients.md gives, codex exec can write to kg.
+// docs/clients.md gives for Codex (read from the doc, its address made the
+// test's), codex exec can write to kg.
 func TestCodexWritesWithTheDocumentedConfig(t *testing.T) {
 	needClients(t)
 	w := newWorld(t)
 	w.serve()
 	proxy := newMCPProxy(t, w.kgURL())
+	documented := codexSnippet(t)
 	codex := agents()[1]
 	mock := newModelMock(t, codex.proto, script(toolScript(codex, w.project)[:2]...))
-	out, err := w.codexWith(mock, fmt.Sprintf("[mcp_servers.kg]\nurl = %q\n", proxy.URL), "Record what we know about invoice retries.")
+	out, err := w.codexWith(mock, strings.ReplaceAll(documented, "http://127.0.0.1:8765/", proxy.URL), "Record what we know about invoice retries.")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -204,7 +206,29 @@ func TestCodexWritesWithTheDocumentedConfig(t *testing.T) {
 				return nil
 			}
 		}
-		last := mock.Last(t)
-		return fmt.Errorf("kg_put_node never reached kg; the model got %q", last.Results)
+		return fmt.Errorf("with\n%s\nkg_put_node never reached kg; the model got %q", documented, mock.Last(t).Results)
 	})
+}
+
+// codexSnippet is the first toml block of docs/clients.md's "## Codex"
+// section: what a user copies into ~/.codex/config.toml.
+func codexSnippet(t *testing.T) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(here(t), "..", "..", "docs", "clients.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Codex\n")
+	if !ok {
+		t.Fatal("docs/clients.md has no \"## Codex\" section")
+	}
+	_, block, ok := strings.Cut(section, "```toml\n")
+	if !ok {
+		t.Fatal("docs/clients.md's Codex section has no toml block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	if !strings.Contains(block, "[mcp_servers.kg]") || !strings.Contains(block, "http://127.0.0.1:8765/") {
+		t.Fatalf("docs/clients.md's Codex block is not an [mcp_servers.kg] entry at the default address:\n%s", block)
+	}
+	return block
 }
