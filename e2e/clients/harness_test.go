@@ -182,20 +182,28 @@ func (w *world) kgAs(path string, args ...string) string {
 	return string(out)
 }
 
-// serve starts `kg serve args` on the world's port and waits until it answers;
-// the server is stopped (SIGTERM) when the test ends.
+// serve starts `kg serve args` on the world's port and waits until it
+// answers; the server is stopped (SIGTERM) when the test ends.
 func (w *world) serve(args ...string) {
 	w.t.Helper()
+	if err := w.tryServe(args...); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// tryServe is serve that returns kg's refusal (its output) instead of
+// failing the test.
+func (w *world) tryServe(args ...string) error {
 	cmd := exec.Command(kgBinary(w.t), append([]string{"serve"}, args...)...)
 	cmd.Env = w.env
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
+		return err
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
-	w.t.Cleanup(func() {
+	stop := func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
@@ -203,21 +211,23 @@ func (w *world) serve(args ...string) {
 			_ = cmd.Process.Kill()
 			<-done
 		}
-	})
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(w.kgURL() + "health")
 		if err == nil {
 			resp.Body.Close()
-			return
+			w.t.Cleanup(stop)
+			return nil
 		}
 		select {
-		case <-done:
-			w.t.Fatalf("kg serve exited:\n%s", log.String())
+		case <-done: // the log is complete once Wait has returned
+			return fmt.Errorf("kg serve %s exited:\n%s", strings.Join(args, " "), log.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	w.t.Fatalf("kg serve did not answer in 30 s:\n%s", log.String())
+	stop()
+	return fmt.Errorf("kg serve %s did not answer in 30 s:\n%s", strings.Join(args, " "), log.String())
 }
 
 // stopStartedServers ends a kg server a hook or `kg mcp` started in the
