@@ -6,7 +6,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 GOFILES    = $(shell git ls-files '*.go' 2>/dev/null)
 
-.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui bench-search bench-team-scale lint large-files staticcheck govulncheck fuzz e2e e2e-deps ui ui-check cover clean soak peers bench-compare
+.PHONY: all build run test vet fmt-check wire-check unit bench bench-ui bench-search bench-team-scale lint large-files staticcheck govulncheck fuzz e2e e2e-deps e2e-clients bench-clients ui ui-check cover clean soak peers bench-compare
 
 all: build
 
@@ -117,11 +117,25 @@ fuzz:
 
 ## e2e: the built binary driven by the official MCP TypeScript SDK client, on both backends,
 ## and the web page in Debian's chromium (e2e/browser); first, that the embedded page is fresh;
+## then the real Claude Code, Codex and Gemini CLIs against mocks of their model APIs (e2e-clients);
 ## then the kill -9 test of the built binary, KILL_CYCLES kills per backend (docs/reliability.md)
 KILL_CYCLES ?= 100
 e2e: build e2e-deps ui-check
 	e2e/run.sh $(BIN)
+	$(GO) test -count=1 -v -timeout 15m ./e2e/clients -args -clients -kg=$(CURDIR)/$(BIN)
 	$(GO) test -count=1 -v -timeout 60m -run '^TestKillServer$$' ./e2e/reliability -args -kg=$(CURDIR)/$(BIN) -kill.cycles=$(KILL_CYCLES)
+
+## e2e-clients: only the real-client harness (docs/clients.md#the-real-client-harness): the pinned
+## CLIs of e2e/clients/package.json, each against a mock of its model API and the built binary
+e2e-clients: build
+	e2e/clients/install.sh
+	$(GO) test -count=1 -v -timeout 15m ./e2e/clients -args -clients -kg=$(CURDIR)/$(BIN)
+
+## bench-clients: the time kg's hooks add to Claude Code's start and to a prompt, median of 10
+## (docs/performance.md#real-agents); not part of test or e2e
+bench-clients: build
+	e2e/clients/install.sh
+	$(GO) test -count=1 -run '^$$' -bench ClaudeCodeHooks -benchtime 1x ./e2e/clients -args -clients -kg=$(CURDIR)/$(BIN)
 
 ## soak: 32 sessions of mixed calls for SOAK per backend against a -race build (docs/reliability.md)
 SOAK ?= 60s
@@ -138,11 +152,13 @@ ui-check:
 	adapters/http/ui/web/build.sh "$$tmp/dist" >/dev/null && \
 	diff -r adapters/http/ui/dist "$$tmp/dist" || { echo "adapters/http/ui/dist is stale: run 'make ui' and commit it"; exit 1; }
 
-## e2e-deps: the e2e test's npm packages into e2e/node_modules (skipped when already installed)
-## and Node 22 with the conformance suite and the MCP Inspector into e2e/node22/node_modules
+## e2e-deps: the e2e test's npm packages into e2e/node_modules (skipped when already installed),
+## Node 22 with the conformance suite and the MCP Inspector into e2e/node22/node_modules, and the
+## real agent CLIs into e2e/clients/node_modules
 e2e-deps:
 	e2e/install.sh
 	e2e/node22/install.sh
+	e2e/clients/install.sh
 
 ## lint: vet, formatting, wire freshness, no tracked file over 1 MiB outside the allow-list of
 ## scripts/large-files.sh, staticcheck (every check, staticcheck.conf) and govulncheck; the

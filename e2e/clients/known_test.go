@@ -1,0 +1,58 @@
+package clients
+
+import "testing"
+
+// knownFailures lists the checks that fail today because of a known bug,
+// keyed by client and check, each naming the issue item that explains it.
+// Such a check still runs: while it fails it is reported as skipped with
+// the reason; once it passes it fails, "remove its row", so that a fix
+// removes rows here and nothing else (docs/clients.md#the-real-client-harness).
+var knownFailures = map[knownKey]string{
+	{"claude-code", checkResultCarriesText}: "issue 30 item 1: Claude Code hands the model structuredContent as JSON and drops the text",
+	{"claude-code", checkResultNoLarger}:    "issue 30 item 1: Claude Code hands the model structuredContent as JSON, larger than the text",
+	{"codex", checkResultCarriesText}:       "issue 30 item 1: Codex hands the model structuredContent as JSON and drops the text",
+	{"codex", checkResultNoLarger}:          "issue 30 item 1: Codex hands the model structuredContent as JSON, larger than the text",
+
+	{"claude-code", checkPreloadInlined}:        "issue 30 item 2: --preload-chars accepts more than Claude Code inlines, which it then shows as a 2 KB preview",
+	{"claude-code", checkRecallAfterBigPreload}: "issue 30 item 2: nodes of a preload Claude Code did not inline are marked seen, so recall stays silent on them",
+
+	{"claude-code", checkInstallRenamedTwice}: "issue 30 item 3: install does not recognise its hooks when the binary is not named kg, and adds them again",
+	{"claude-code", checkUninstallRenamed}:    "issue 30 item 3: uninstall leaves the hooks of a binary not named kg",
+	{"claude-code", checkNoServerTools}:       "issue 30 item 4: the MCP entry kg install writes is a URL, which gives no tools while no server runs",
+	{"claude-code", checkPluginMarketplace}:   "issue 30 item 5: the repository has no .claude-plugin/marketplace.json",
+	{"codex", checkWriteWithDocumentedConfig}: "issue 30 item 5: Codex refuses kg_put_node in codex exec without default_tools_approval_mode, which the docs do not give",
+}
+
+type knownKey struct{ client, check string }
+
+// The checks of the known-failure table, by name.
+const (
+	checkResultCarriesText         = "result carries the text"
+	checkResultNoLarger            = "result no larger than the text"
+	checkPreloadInlined            = "preload inlined at --preload-chars 30000"
+	checkRecallAfterBigPreload     = "recall after a preload over the inline limit"
+	checkInstallRenamedTwice       = "install twice as kg-v2"
+	checkUninstallRenamed          = "uninstall as kg-v2"
+	checkNoServerTools             = "start with no server: kg tools offered by the installed entry"
+	checkPluginMarketplace         = "plugin marketplace add of the checkout"
+	checkWriteWithDocumentedConfig = "kg_put_node with the documented config"
+)
+
+// check runs f as the subtest name of client: an error fails it, unless
+// the known-failure table lists it, when it is skipped with the reason; a
+// listed check that passes fails, so that its row is removed.
+func check(t *testing.T, client, name string, f func() error) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		err := f()
+		reason, known := knownFailures[knownKey{client, name}]
+		switch {
+		case known && err != nil:
+			t.Skipf("known failure (%s): %v", reason, err)
+		case known:
+			t.Errorf("passes now, though known_test.go lists it as a known failure (%s): remove its row", reason)
+		case err != nil:
+			t.Error(err)
+		}
+	})
+}
