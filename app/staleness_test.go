@@ -169,7 +169,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	if err != nil || len(sr.Hits) == 0 || sr.Hits[0].Node.ID != "rename-me" || staleOf(sr.Hits[0].Node) != wantMarks["rename-me"] {
 		t.Errorf("search: %+v, %v", sr.Hits, err)
 	}
-	boot, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: root, ClaudeSessionID: "c-stale", Source: "startup"})
+	boot, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: root, ClaudeSessionID: "c-stale", Source: "startup"})
 	if err != nil || !strings.Contains(boot.Text, "  auth-token-refresh [stale: src/auth/refresh.py changed]: refresh tokens slide\n") {
 		t.Errorf("the preload does not mark it (%v):\n%s", err, boot.Text)
 	}
