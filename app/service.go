@@ -50,6 +50,8 @@ type Service struct {
 	// tickStarted is when the maintenance tick under way started (0: none
 	// is), so that Health reports a tick that overruns (maintenance.go).
 	tickStarted atomic.Int64
+	// maint does the maintenance tick's duties (maintenance.go).
+	maint *maintainer
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -89,6 +91,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		transcripts: deps.Transcripts,
 		files:       deps.Files,
 	}
+	s.maint = &maintainer{svc: s}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
