@@ -422,21 +422,21 @@ func (mt *maintainer) pruneHistory(ctx context.Context, k domain.GraphKey) {
 		return
 	}
 	now := mt.svc.clock.Now()
-	mt.svc.prunedMu.Lock()
-	if mt.svc.pruned == nil {
-		mt.svc.pruned = map[domain.GraphKey]domain.Micros{}
+	mt.prunedMu.Lock()
+	if mt.pruned == nil {
+		mt.pruned = map[domain.GraphKey]domain.Micros{}
 	}
-	last, seen := mt.svc.pruned[k]
+	last, seen := mt.pruned[k]
 	if seen && now-last < pruneEvery && now >= last {
-		mt.svc.prunedMu.Unlock()
+		mt.prunedMu.Unlock()
 		return
 	}
-	mt.svc.pruned[k] = now
-	mt.svc.prunedMu.Unlock()
+	mt.pruned[k] = now
+	mt.prunedMu.Unlock()
 	if err := hr.PruneHistory(ctx, k, mt.svc.notBefore(0)); err != nil {
 		mt.svc.log.Warn("pruning the change log failed; the next tick tries again", "graph", k.String(), "err", err)
-		mt.svc.prunedMu.Lock()
-		delete(mt.svc.pruned, k)
-		mt.svc.prunedMu.Unlock()
+		mt.prunedMu.Lock()
+		delete(mt.pruned, k)
+		mt.prunedMu.Unlock()
 	}
 }

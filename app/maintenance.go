@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -18,6 +20,17 @@ import (
 // surface, so that each reads on its own (docs/decisions/0084-hooks-type.md).
 type maintainer struct {
 	svc *Service
+	// pruned is when the tick last pruned each graph's change log
+	// (history.go).
+	prunedMu sync.Mutex
+	pruned   map[domain.GraphKey]domain.Micros
+	// staleMu guards staleRound, where the tick's round of the recorded
+	// files stands.
+	staleMu    sync.Mutex
+	staleRound staleRound
+	// tickStarted is when the tick under way started (0: none is), so that
+	// Health reports a tick that overruns.
+	tickStarted atomic.Int64
 }
 
 // Run is the maintenance loop: every MaintenanceInterval it runs one tick.
@@ -50,8 +63,8 @@ func (s *Service) Run(ctx context.Context) {
 // them and folds their journal. The failure, or the panic, of one duty is
 // logged and does not stop the others.
 func (mt *maintainer) tick(ctx context.Context) {
-	mt.svc.tickStarted.Store(int64(mt.svc.clock.Now()))
-	defer mt.svc.tickStarted.Store(0)
+	mt.tickStarted.Store(int64(mt.svc.clock.Now()))
+	defer mt.tickStarted.Store(0)
 	loaded := mt.svc.store.loaded()
 	defer mt.svc.log.Debug("maintenance tick done", "graphs", len(loaded))
 	for _, e := range loaded {
@@ -108,7 +121,7 @@ func (mt *maintainer) tickOverrun() time.Duration {
 // than tickOverrun, "" for none: while it runs no journal is folded, no
 // session saved and no idle graph unloaded, and /health must not say ok.
 func (mt *maintainer) tickProblem() string {
-	started := domain.Micros(mt.svc.tickStarted.Load())
+	started := domain.Micros(mt.tickStarted.Load())
 	if started == 0 {
 		return ""
 	}

@@ -273,9 +273,9 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 		return 0
 	}
 	slices.SortFunc(entries, func(a, b *graphEntry) int { return strings.Compare(a.key.String(), b.key.String()) })
-	mt.svc.staleMu.Lock()
-	defer mt.svc.staleMu.Unlock()
-	round := mt.svc.staleRound
+	mt.staleMu.Lock()
+	defer mt.staleMu.Unlock()
+	round := mt.staleRound
 	start, _ := slices.BinarySearchFunc(entries, round.graph, func(e *graphEntry, k string) int { return strings.Compare(e.key.String(), k) })
 	if start == len(entries) || entries[start].key.String() != round.graph {
 		round = staleRound{} // that graph is gone: start the next one afresh
@@ -291,7 +291,7 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 		n, done := mt.checkGraphFiles(ctx, e, from, budget-read)
 		read += n.files
 		if !done {
-			mt.svc.staleRound = n.round(e, from)
+			mt.staleRound = n.round(e, from)
 			return read
 		}
 		if ctx.Err() != nil {
@@ -299,7 +299,7 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 		}
 		// The next graph is where the next tick starts, if this one ends
 		// the budget exactly.
-		mt.svc.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].key.String()}
+		mt.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].key.String()}
 		if read >= budget {
 			return read
 		}
