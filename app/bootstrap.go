@@ -23,8 +23,8 @@ const (
 // transcript names — or starts one bound to it, and returns what to inject:
 // the preload, or on a resume of a session that had one, a continuity note.
 // A compaction clears the seen set and preloads again.
-func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ BootstrapResult, err error) {
-	project, err := s.hookProjectOf(ctx, "project_path", req.ProjectPath, req.ProjectKey)
+func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ BootstrapResult, err error) {
+	project, err := h.hookProjectOf(ctx, "project_path", req.ProjectPath, req.ProjectKey)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -37,19 +37,19 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 	if err := checkHookString("transcript_path", req.TranscriptPath, 4096); err != nil {
 		return BootstrapResult{}, err
 	}
-	now := s.clock.Now()
-	s.hookSync(ctx, req.ClaudeSessionID, "")
-	sess, reused, err := s.conversationSession(ctx, project, req, now)
+	now := h.svc.clock.Now()
+	h.hookSync(ctx, req.ClaudeSessionID, "")
+	sess, reused, err := h.conversationSession(ctx, project, req, now)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
-	defer s.countOp(sess.ID, &err)
+	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.countOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
 	compact := req.Source == "compact"
 	if reused && req.Source == "resume" {
-		hv, _ := s.sessions.hookView(sess.ID)
+		hv, _ := h.svc.sessions.hookView(sess.ID)
 		if hv.FullReadDone {
 			res.Context = continuityNote(sess.ID)
 			return res, nil
@@ -58,14 +58,14 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 	if compact {
 		// The conversation's context was summarised: it no longer holds
 		// what the seen set says it does.
-		s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+		h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
 			h.clearSeen()
 			h.fullRead = false
 			return true
 		})
 	}
 	header := preloadHeader(sess.ID)
-	lg, err := s.lockGraphs(ctx, project)
+	lg, err := h.lockGraphs(ctx, project)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -80,7 +80,7 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 			parts[i].Ranking = e.preload.Load()
 		}
 	}
-	pre, rankings := domain.BuildPreload(parts, now, s.cfg.Policy, s.cfg.PreloadChars-runeLen(header)-2)
+	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, h.svc.cfg.PreloadChars-runeLen(header)-2)
 	for i, r := range rankings {
 		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
 			e.preload.Store(r)
@@ -92,7 +92,7 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
 	}
-	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
 		for _, k := range keys {
 			h.see(k)
 		}
@@ -111,24 +111,24 @@ func (s *Service) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_
 
 // conversationSession finds or starts the session of a session start
 // (docs/design/hooks.md#session-binding) and reports whether it existed.
-func (s *Service) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
+func (h *Hooks) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := s.sessions.bound(claude, s.owner(ctx), now); ok && b.ProjectPath == project {
-			sess, err := s.sessions.revive(b.ID, claude, now)
+		if b, ok := h.svc.sessions.bound(claude, h.svc.owner(ctx), now); ok && b.ProjectPath == project {
+			sess, err := h.svc.sessions.revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
 			}
 		}
 	}
-	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && s.transcripts != nil {
-		if id := s.transcriptSession(ctx, project, req.TranscriptPath, now); id != "" {
-			if sess, err := s.sessions.revive(id, claude, now); err == nil {
+	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && h.svc.transcripts != nil {
+		if id := h.transcriptSession(ctx, project, req.TranscriptPath, now); id != "" {
+			if sess, err := h.svc.sessions.revive(id, claude, now); err == nil {
 				return sess, true, nil
 			}
 		}
 	}
-	sess, err := s.newSession(ctx, project, s.rootOf(project, req.ProjectPath), claude)
+	sess, err := h.svc.newSession(ctx, project, h.svc.rootOf(project, req.ProjectPath), claude)
 	return sess, false, err
 }
 
@@ -136,18 +136,18 @@ func (s *Service) conversationSession(ctx context.Context, project string, req B
 // names that is live, of project and, in team mode, of the requesting
 // person, started on any server; "" for none, and for a transcript it may
 // not read (outside the home folder) or cannot.
-func (s *Service) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
-	owner := s.owner(ctx)
-	tail, err := s.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
+func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
+	owner := h.svc.owner(ctx)
+	tail, err := h.svc.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
 	if err != nil {
-		s.log.Info("transcript not read", "path", path, "err", err)
+		h.svc.log.Info("transcript not read", "path", path, "err", err)
 		return ""
 	}
 	for _, id := range domain.TranscriptSessionIDs(tail) {
-		if err := s.sessions.ensure(ctx, id); err != nil {
-			s.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
+		if err := h.svc.sessions.ensure(ctx, id); err != nil {
+			h.svc.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
 		}
-		if sess, err := s.sessions.lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
+		if sess, err := h.svc.sessions.lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
 			return id
 		}
 	}

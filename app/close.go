@@ -58,13 +58,13 @@ func (s *Service) Close(ctx context.Context) error {
 		default:
 		}
 	}
-	if err := s.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
+	if err := s.maint.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
 		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
 	}
-	if err := s.checkpoint(ctx); err != nil {
+	if err := s.maint.checkpoint(ctx); err != nil {
 		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
 	}
-	if err := s.guard("saving tool-event counts at shutdown", func() error { return s.tools.save(ctx) }); err != nil {
+	if err := s.maint.guard("saving tool-event counts at shutdown", func() error { return s.tools.save(ctx) }); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

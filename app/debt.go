@@ -26,18 +26,18 @@ const debtHorizon = 14 * domain.Day
 // user graph and of every project graph, stored or loaded, worst first
 // (docs/design/hooks.md#maintenance-debt). A stored graph that is not loaded
 // is read for its figures, not loaded, as GET /api/projects does.
-func (s *Service) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
-	now := s.clock.Now()
+func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
+	now := h.svc.clock.Now()
 	var rep DebtReport
 	// Team mode: the user graph caught up with what other servers
 	// committed (Projects does the same for the loaded projects).
-	s.store.fresh(ctx, domain.UserGraphOf(s.owner(ctx)))
-	if e, err := s.store.get(ctx, domain.UserGraphOf(s.owner(ctx))); err == nil {
+	h.svc.store.fresh(ctx, domain.UserGraphOf(h.svc.owner(ctx)))
+	if e, err := h.svc.store.get(ctx, domain.UserGraphOf(h.svc.owner(ctx))); err == nil {
 		e.mu.RLock()
-		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, s.cfg.Policy))
+		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
 		e.mu.RUnlock()
 	}
-	projects, err := s.Projects(ctx)
+	projects, err := h.svc.Projects(ctx)
 	if err != nil {
 		return DebtReport{}, err
 	}
@@ -45,24 +45,24 @@ func (s *Service) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 		k := domain.ProjectGraph(p.ProjectPath)
 		var g *domain.Graph
 		var e *graphEntry
-		for _, le := range s.store.loaded() {
+		for _, le := range h.svc.store.loaded() {
 			if le.key == k {
 				e = le
 			}
 		}
 		if e != nil {
 			e.mu.RLock()
-			rep.Graphs = append(rep.Graphs, debtOf(e.g, now, s.cfg.Policy))
+			rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
 			e.mu.RUnlock()
 			continue
 		}
-		data, err := s.graphs.Load(ctx, k)
+		data, err := h.svc.graphs.Load(ctx, k)
 		if err != nil {
-			s.log.Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
+			h.svc.log.Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
 			continue
 		}
 		g, _ = domain.Restore(k, data, domain.RestoreOptions{})
-		rep.Graphs = append(rep.Graphs, debtOf(g, now, s.cfg.Policy))
+		rep.Graphs = append(rep.Graphs, debtOf(g, now, h.svc.cfg.Policy))
 	}
 	slices.SortStableFunc(rep.Graphs, func(a, b GraphDebt) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {

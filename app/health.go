@@ -28,7 +28,7 @@ func (s *Service) problems() []string {
 	}
 	out = append(out, s.store.problemList()...)
 	out = append(out, s.store.failing.list()...)
-	if p := s.tickProblem(); p != "" {
+	if p := s.maint.tickProblem(); p != "" {
 		out = append(out, p)
 	}
 	return out

@@ -413,30 +413,30 @@ const pruneEvery = 3600 * domain.Second
 // holding the graph's lease prunes the changes table itself
 // (docs/design/trust.md#pruning). A failure is logged; the next tick tries
 // again.
-func (s *Service) pruneHistory(ctx context.Context, k domain.GraphKey) {
-	if s.store.shared != nil {
+func (mt *maintainer) pruneHistory(ctx context.Context, k domain.GraphKey) {
+	if mt.svc.store.shared != nil {
 		return
 	}
-	hr, ok := s.store.graphs.(ports.HistoryRepository)
+	hr, ok := mt.svc.store.graphs.(ports.HistoryRepository)
 	if !ok {
 		return
 	}
-	now := s.clock.Now()
-	s.prunedMu.Lock()
-	if s.pruned == nil {
-		s.pruned = map[domain.GraphKey]domain.Micros{}
+	now := mt.svc.clock.Now()
+	mt.prunedMu.Lock()
+	if mt.pruned == nil {
+		mt.pruned = map[domain.GraphKey]domain.Micros{}
 	}
-	last, seen := s.pruned[k]
+	last, seen := mt.pruned[k]
 	if seen && now-last < pruneEvery && now >= last {
-		s.prunedMu.Unlock()
+		mt.prunedMu.Unlock()
 		return
 	}
-	s.pruned[k] = now
-	s.prunedMu.Unlock()
-	if err := hr.PruneHistory(ctx, k, s.notBefore(0)); err != nil {
-		s.log.Warn("pruning the change log failed; the next tick tries again", "graph", k.String(), "err", err)
-		s.prunedMu.Lock()
-		delete(s.pruned, k)
-		s.prunedMu.Unlock()
+	mt.pruned[k] = now
+	mt.prunedMu.Unlock()
+	if err := hr.PruneHistory(ctx, k, mt.svc.notBefore(0)); err != nil {
+		mt.svc.log.Warn("pruning the change log failed; the next tick tries again", "graph", k.String(), "err", err)
+		mt.prunedMu.Lock()
+		delete(mt.pruned, k)
+		mt.prunedMu.Unlock()
 	}
 }

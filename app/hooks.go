@@ -1,8 +1,8 @@
 package app
 
-// The requests and results of the hook routes (docs/design/hooks.md), and the
-// helpers the use cases of bootstrap.go, prompt.go, toolevent.go, debt.go
-// and useful.go share.
+// The hooks' type, the requests and results of the hook routes
+// (docs/design/hooks.md), and the helpers the use cases of bootstrap.go,
+// prompt.go, toolevent.go, debt.go and useful.go share.
 
 import (
 	"context"
@@ -13,6 +13,19 @@ import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
+
+// Hooks is the hook routes' surface (docs/design/hooks.md): what Claude
+// Code's hooks call, kept apart from the tools' surface, Service, so that
+// each reads on its own (docs/decisions/0084-hooks-type.md). It works on the
+// service's graphs and sessions, and is safe for concurrent use.
+type Hooks struct {
+	svc *Service
+}
+
+// NewHooks returns the hooks of svc. They share its store, sessions and
+// tool-event counts, so a hook sees what the tools changed and the other
+// way round.
+func NewHooks(svc *Service) *Hooks { return &Hooks{svc: svc} }
 
 // BootstrapRequest is GET /api/session_bootstrap: what Claude Code's
 // SessionStart hook received on stdin.
@@ -138,11 +151,11 @@ func checkHookString(field, v string, limit int) error {
 // project key on a team server, like every other path: canonical), or the
 // key the client resolved, which a team server takes first
 // (docs/design/team.md#project-keys).
-func (s *Service) hookProjectOf(ctx context.Context, field, p, key string) (string, error) {
-	if p == "" && (key == "" || s.store.shared == nil) {
+func (h *Hooks) hookProjectOf(ctx context.Context, field, p, key string) (string, error) {
+	if p == "" && (key == "" || h.svc.store.shared == nil) {
 		return "", domain.Invalidf(field, "required: the absolute path of the project root")
 	}
-	return s.projectOf(ctx, field, p, key)
+	return h.svc.projectOf(ctx, field, p, key)
 }
 
 // lockedGraphs are the user graph and a project graph, read-locked in the
@@ -157,18 +170,18 @@ type lockedGraphs struct {
 // caught up first with what other servers committed (team mode). A graph
 // that cannot be loaded is left out (nil in graphs): a hook serves what it
 // can. Release with unlock.
-func (s *Service) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
-	t := target{project: project, owner: s.owner(ctx)}
+func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
+	t := target{project: project, owner: h.svc.owner(ctx)}
 	lg := &lockedGraphs{}
-	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	h.svc.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	for _, k := range t.keys() {
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := h.svc.spannedGraph(ctx, k)
 		if err != nil {
 			lg.unlock()
 			return nil, err
 		}
 		if down != nil {
-			s.log.Warn("hook served without a graph", "graph", k.String(), "err", down)
+			h.svc.log.Warn("hook served without a graph", "graph", k.String(), "err", down)
 			lg.graphs = append(lg.graphs, nil)
 			lg.at = append(lg.at, nil)
 			continue

@@ -111,8 +111,9 @@ func reportLatency(b *testing.B, d []time.Duration, cpu0 time.Duration) {
 // preload, a prompt's recall, a tool event (docs/design/benchmarks.md).
 func BenchmarkHookRoutes(b *testing.B) {
 	svc, words := hookBench(b, 10_000)
+	hooks := NewHooks(svc)
 	ctx := context.Background()
-	if _, err := svc.SessionBootstrap(ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "warm"}); err != nil {
+	if _, err := hooks.SessionBootstrap(ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "warm"}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("route=session_bootstrap", func(b *testing.B) {
@@ -121,7 +122,7 @@ func BenchmarkHookRoutes(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			t := time.Now()
-			r, err := svc.SessionBootstrap(ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: fmt.Sprintf("conv-%d", i), Source: "startup"})
+			r, err := hooks.SessionBootstrap(ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: fmt.Sprintf("conv-%d", i), Source: "startup"})
 			lat = append(lat, time.Since(t))
 			if err != nil || r.Stats == nil || r.Stats.ProjectActive != 10_000 {
 				b.Fatalf("%+v %v", r.Stats, err)
@@ -139,7 +140,7 @@ func BenchmarkHookRoutes(b *testing.B) {
 			prompt := fmt.Sprintf("why does %s %s break the %s when %s?", words[r.IntN(len(words))], words[r.IntN(len(words))],
 				words[r.IntN(len(words))], words[r.IntN(len(words))])
 			t := time.Now()
-			_, err := svc.PromptContext(ctx, PromptRequest{ClaudeSessionID: fmt.Sprintf("conv-%d", i%50), CWD: projA, Prompt: prompt})
+			_, err := hooks.PromptContext(ctx, PromptRequest{ClaudeSessionID: fmt.Sprintf("conv-%d", i%50), CWD: projA, Prompt: prompt})
 			lat = append(lat, time.Since(t))
 			if err != nil {
 				b.Fatal(err)
@@ -164,7 +165,7 @@ func BenchmarkHookRoutes(b *testing.B) {
 				fmt.Sprintf("take %s %s from %s in the %s part", letters[i%len(letters)], w1, w2, w3),
 			} {
 				t := time.Now()
-				_, err := svc.PromptContext(ctx, PromptRequest{ClaudeSessionID: fmt.Sprintf("short-%d", i%50), CWD: projA, Prompt: prompt})
+				_, err := hooks.PromptContext(ctx, PromptRequest{ClaudeSessionID: fmt.Sprintf("short-%d", i%50), CWD: projA, Prompt: prompt})
 				d := time.Since(t)
 				if err != nil {
 					b.Fatal(err)
@@ -194,7 +195,7 @@ func BenchmarkHookRoutes(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			t := time.Now()
-			_, err := svc.ToolEvent(ctx, ToolEventRequest{ClaudeSessionID: fmt.Sprintf("conv-%d", i%50), CWD: projA, ToolName: "Read",
+			_, err := hooks.ToolEvent(ctx, ToolEventRequest{ClaudeSessionID: fmt.Sprintf("conv-%d", i%50), CWD: projA, ToolName: "Read",
 				FilePath: fmt.Sprintf("%s/pkg/file%03d.go", projA, i%300)})
 			lat = append(lat, time.Since(t))
 			if err != nil {

@@ -17,7 +17,7 @@ const claudeA = "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33"
 
 func (e *env) bootstrap(claude, source string) BootstrapResult {
 	e.t.Helper()
-	r, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: claude, Source: source})
+	r, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: claude, Source: source})
 	if err != nil {
 		e.t.Fatalf("SessionBootstrap(%s, %s): %v", claude, source, err)
 	}
@@ -75,7 +75,7 @@ func TestBootstrapPreloadsWithinBudgetAndMarksWhatItShowed(t *testing.T) {
 			shown++
 		}
 	}
-	st, err := e.svc.SessionStateOf(e.ctx, projA, "")
+	st, err := e.hooks().SessionStateOf(e.ctx, projA, "")
 	if err != nil || !st.Found || st.SessionID != r.SessionID || !st.FullReadDone || st.PreloadedCount != r.Stats.ShownGists {
 		t.Errorf("session state = %+v, %v; want the session, full read done, %d preloaded", st, err, r.Stats.ShownGists)
 	}
@@ -145,7 +145,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	if _, err := e.svc.Sync(e.ctx, first.SessionID); domain.KindOf(err) != domain.KindNotFound {
 		t.Fatalf("sync on a session idle past the TTL: %v; want unknown", err)
 	}
-	e.svc.tick(e.ctx)
+	e.svc.maint.tick(e.ctx)
 	r := e.bootstrap(claudeA, "resume")
 	if !r.Reused || r.SessionID != first.SessionID || r.Text != "" {
 		t.Fatalf("resume after 3 days: %+v; want %s revived with the continuity note", r, first.SessionID)
@@ -158,7 +158,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	}
 	// Past the bound TTL the session is gone for good.
 	e.clock.Advance(time.Duration(DefaultBoundSessionTTL+domain.Day) * time.Microsecond)
-	e.svc.tick(e.ctx)
+	e.svc.maint.tick(e.ctx)
 	if r := e.bootstrap(claudeA, "resume"); r.Reused {
 		t.Errorf("a binding past %d days was reused", DefaultBoundSessionTTL/domain.Day)
 	}
@@ -183,7 +183,7 @@ func TestBootstrapResumeFindsTheSessionItsTranscriptNames(t *testing.T) {
 		"/home/dev/.claude/t.jsonl": fmt.Sprintf(`{"session_id":"%s"} {"session_id":"%s"} {"session_id":"%s"}`, older, mine, other),
 	}
 	e.restart()
-	r, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "new-conv", Source: "resume",
+	r, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "new-conv", Source: "resume",
 		TranscriptPath: "/home/dev/.claude/t.jsonl"})
 	if err != nil || !r.Reused || r.SessionID != mine {
 		t.Fatalf("resume by transcript: %+v, %v; want %s (the last named of this project)", r, err, mine)
@@ -191,7 +191,7 @@ func TestBootstrapResumeFindsTheSessionItsTranscriptNames(t *testing.T) {
 	if b := e.bootstrap("new-conv", "startup"); b.SessionID != mine {
 		t.Errorf("the transcript's session was not bound to the conversation")
 	}
-	r, err = e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: "/etc/passwd"})
+	r, err = e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: "/etc/passwd"})
 	if err != nil || r.Reused {
 		t.Errorf("a transcript that may not be read: %+v, %v; want a new session", r, err)
 	}
@@ -200,21 +200,21 @@ func TestBootstrapResumeFindsTheSessionItsTranscriptNames(t *testing.T) {
 func TestHookRoutesRefuseBadProjectPaths(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{"", "rel/path"} {
-		_, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: p})
+		_, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: p})
 		wantKind(t, err, domain.KindInvalid, "project_path")
-		_, err = e.svc.SessionStateOf(e.ctx, p, "")
+		_, err = e.hooks().SessionStateOf(e.ctx, p, "")
 		wantKind(t, err, domain.KindInvalid, "project_path")
 	}
-	_, err := e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "a\nb"})
+	_, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "a\nb"})
 	wantKind(t, err, domain.KindInvalid, "claude_session_id")
-	if st, err := e.svc.SessionStateOf(e.ctx, projA, ""); err != nil || st.Found {
+	if st, err := e.hooks().SessionStateOf(e.ctx, projA, ""); err != nil || st.Found {
 		t.Errorf("state of a project with no session: %+v, %v", st, err)
 	}
 }
 
 func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 	e := newEnv(t)
-	r, err := e.svc.PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
+	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,14 +225,14 @@ func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 	if _, err := e.svc.Read(e.ctx, ReadRequest{SessionID: b.ID}); err != nil {
 		t.Fatal(err)
 	}
-	r, err = e.svc.PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
+	r, err = e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
 	if err != nil || strings.Contains(r.Text, "has not been read") {
 		t.Errorf("after a full read: %q, %v; want no nudge", r.Text, err)
 	}
 	// The nudge ends after maxPromptNudges prompts even without a read.
 	e2 := newEnv(t)
 	for i := range maxPromptNudges + 2 {
-		r, _ := e2.svc.PromptContext(e2.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "tell me about the parser"})
+		r, _ := e2.hooks().PromptContext(e2.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "tell me about the parser"})
 		if nudged := strings.Contains(r.Text, "has not been read"); nudged != (i < maxPromptNudges) {
 			t.Errorf("prompt %d nudged %v", i, nudged)
 		}
@@ -255,7 +255,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	e.svc.sessions.withHooks(sess, func(h *hookState) bool { h.clearSeen(); return true })
 
 	prompt := "<system-reminder>ignore</system-reminder>why does the oauth token refresh race? see src/auth/refresh.py [Image #1]"
-	r, err := e.svc.PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
+	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 		t.Errorf("recall shows irrelevant nodes:\n%s", r.Text)
 	}
 	first := r.Text
-	r2, err := e.svc.PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
+	r2, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	}
 	// Too short, or notification only: nothing.
 	for _, p := range []string{"ok thx", "<task-notification>the oauth token refresh build finished</task-notification>"} {
-		if r, err := e.svc.PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: p}); err != nil || r.Text != "" {
+		if r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: p}); err != nil || r.Text != "" {
 			t.Errorf("prompt %q: %q, %v; want nothing", p, r.Text, err)
 		}
 	}
@@ -287,7 +287,7 @@ func TestRecallNeverShowsASessionItsOwnWrites(t *testing.T) {
 	e := newEnv(t)
 	sess := e.bootstrap(claudeA, "startup").SessionID
 	e.put(project(sess), "cache-key", "the build cache key hashes the lockfile and the toolchain version")
-	r, err := e.svc.PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "what goes into the build cache key"})
+	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "what goes into the build cache key"})
 	if err != nil || r.Text != "" {
 		t.Errorf("recall of the session's own write: %q, %v; want nothing", r.Text, err)
 	}
@@ -295,7 +295,7 @@ func TestRecallNeverShowsASessionItsOwnWrites(t *testing.T) {
 
 func (e *env) toolRead(claude, path string) HookText {
 	e.t.Helper()
-	r, err := e.svc.ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: claude, CWD: projA, ToolName: "Read", FilePath: path})
+	r, err := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: claude, CWD: projA, ToolName: "Read", FilePath: path})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -355,7 +355,7 @@ func TestToolEventThrottlesPerSession(t *testing.T) {
 	for i := range 6 {
 		q := fmt.Sprintf("golang generics question %d", i)
 		for range 2 {
-			r, err := e.svc.ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebSearch", Query: q})
+			r, err := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebSearch", Query: q})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -371,7 +371,7 @@ func TestToolEventThrottlesPerSession(t *testing.T) {
 	for i := range 6 {
 		e.clock.Advance(11 * time.Minute)
 		for range 2 {
-			r, _ := e.svc.ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebFetch", URL: fmt.Sprintf("https://x.example/%d", i)})
+			r, _ := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebFetch", URL: fmt.Sprintf("https://x.example/%d", i)})
 			if r.Text != "" {
 				nudges++
 			}
@@ -394,7 +394,7 @@ func TestToolEventCountsAreSavedWithTheTick(t *testing.T) {
 	if doc, _ := e.store.LoadToolEvents(e.ctx); doc != nil {
 		t.Fatalf("counts saved per event: %s", doc)
 	}
-	e.svc.tick(e.ctx)
+	e.svc.maint.tick(e.ctx)
 	if doc, _ := e.store.LoadToolEvents(e.ctx); !strings.Contains(string(doc), `"file:a.go"`) {
 		t.Fatalf("after the tick the counts are %s", doc)
 	}
@@ -500,7 +500,7 @@ func TestMaintenanceDebt(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(24 * time.Hour)
-	rep, err := e.svc.MaintenanceDebt(e.ctx)
+	rep, err := e.hooks().MaintenanceDebt(e.ctx)
 	if err != nil || len(rep.Graphs) != 2 {
 		t.Fatalf("debt = %+v, %v", rep, err)
 	}

@@ -5,11 +5,33 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
+
+// maintainer does the maintenance tick's duties on the service's graphs,
+// sessions and files: compaction, pruning, the staleness check, the
+// checkpoints, the unloading of idle graphs (docs/design/storage.md,
+// docs/design/trust.md#staleness). It is apart from Service, the tools'
+// surface, so that each reads on its own (docs/decisions/0084-hooks-type.md).
+type maintainer struct {
+	svc *Service
+	// pruned is when the tick last pruned each graph's change log
+	// (history.go).
+	prunedMu sync.Mutex
+	pruned   map[domain.GraphKey]domain.Micros
+	// staleMu guards staleRound, where the tick's round of the recorded
+	// files stands.
+	staleMu    sync.Mutex
+	staleRound staleRound
+	// tickStarted is when the tick under way started (0: none is), so that
+	// Health reports a tick that overruns.
+	tickStarted atomic.Int64
+}
 
 // Run is the maintenance loop: every MaintenanceInterval it runs one tick.
 // It returns when ctx is done. Each duty of a tick is guarded: one that
@@ -17,7 +39,7 @@ import (
 // must not end the process.
 func (s *Service) Run(ctx context.Context) {
 	if s.store.shared != nil {
-		go s.watchShared(ctx)
+		go s.maint.watchShared(ctx)
 	}
 	tk := time.NewTicker(s.cfg.MaintenanceInterval)
 	defer tk.Stop()
@@ -26,7 +48,7 @@ func (s *Service) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tk.C:
-			s.tick(ctx)
+			s.maint.tick(ctx)
 		}
 	}
 }
@@ -40,91 +62,91 @@ func (s *Service) Run(ctx context.Context) {
 // the project graphs idle for Config.IdleUnload, expires sessions, saves
 // them and folds their journal. The failure, or the panic, of one duty is
 // logged and does not stop the others.
-func (s *Service) tick(ctx context.Context) {
-	s.tickStarted.Store(int64(s.clock.Now()))
-	defer s.tickStarted.Store(0)
-	loaded := s.store.loaded()
-	defer s.log.Debug("maintenance tick done", "graphs", len(loaded))
+func (mt *maintainer) tick(ctx context.Context) {
+	mt.tickStarted.Store(int64(mt.svc.clock.Now()))
+	defer mt.tickStarted.Store(0)
+	loaded := mt.svc.store.loaded()
+	defer mt.svc.log.Debug("maintenance tick done", "graphs", len(loaded))
 	for _, e := range loaded {
-		if err := s.guard("maintenance of a graph", func() error { return s.maintain(ctx, e) }); err != nil {
-			s.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
+		if err := mt.guard("maintenance of a graph", func() error { return mt.maintain(ctx, e) }); err != nil {
+			mt.svc.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
 		}
 	}
-	_ = s.guard("checking recorded files for staleness", func() error {
+	_ = mt.guard("checking recorded files for staleness", func() error {
 		// The files are named by agents and read with a deadline each;
 		// the duty as a whole gets one interval, so that files slow to
 		// read cannot hold the tick: the round goes on at the next tick
 		// (docs/design/trust.md#files-named-by-a-request).
-		ctx, cancel := context.WithTimeout(ctx, s.cfg.MaintenanceInterval)
+		ctx, cancel := context.WithTimeout(ctx, mt.svc.cfg.MaintenanceInterval)
 		defer cancel()
-		if n := s.checkStaleFiles(ctx); n > 0 {
-			s.log.Debug("recorded files checked for staleness", "files", n)
+		if n := mt.checkStaleFiles(ctx); n > 0 {
+			mt.svc.log.Debug("recorded files checked for staleness", "files", n)
 		}
 		return nil
 	})
-	if err := s.guard("checkpointing graphs", func() error { return s.checkpointGraphs(ctx) }); err != nil {
-		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
+	if err := mt.guard("checkpointing graphs", func() error { return mt.checkpointGraphs(ctx) }); err != nil {
+		mt.svc.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
-	_ = s.guard("unloading idle graphs", func() error {
-		for _, k := range s.store.unloadIdle(s.clock.Now()) {
-			s.log.Info("idle graph unloaded", "graph", k.String())
+	_ = mt.guard("unloading idle graphs", func() error {
+		for _, k := range mt.svc.store.unloadIdle(mt.svc.clock.Now()) {
+			mt.svc.log.Info("idle graph unloaded", "graph", k.String())
 		}
 		// The tick's writes made the read stamps durable, so graphs read
 		// since a load went past the bound can be let go now.
-		s.store.trim(nil)
+		mt.svc.store.trim(nil)
 		return nil
 	})
-	if n := s.sessions.expire(s.clock.Now()); n > 0 {
-		s.log.Info("sessions expired", "count", n)
+	if n := mt.svc.sessions.expire(mt.svc.clock.Now()); n > 0 {
+		mt.svc.log.Info("sessions expired", "count", n)
 	}
-	if err := s.guard("saving sessions", func() error { return s.sessions.save(ctx) }); err != nil {
-		s.log.Error("saving sessions failed; will retry next tick", "err", err)
+	if err := mt.guard("saving sessions", func() error { return mt.svc.sessions.save(ctx) }); err != nil {
+		mt.svc.log.Error("saving sessions failed; will retry next tick", "err", err)
 	}
-	if err := s.guard("checkpointing sessions", func() error { return s.checkpointSessions(ctx) }); err != nil {
-		s.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
+	if err := mt.guard("checkpointing sessions", func() error { return mt.checkpointSessions(ctx) }); err != nil {
+		mt.svc.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
-	if err := s.guard("saving tool-event counts", func() error { return s.tools.save(ctx) }); err != nil {
-		s.log.Error("saving the tool-event counts failed; will retry next tick", "err", err)
+	if err := mt.guard("saving tool-event counts", func() error { return mt.svc.tools.save(ctx) }); err != nil {
+		mt.svc.log.Error("saving the tool-event counts failed; will retry next tick", "err", err)
 	}
 }
 
 // tickOverrun is how long a maintenance tick may run before Health says
 // it overruns: two intervals, and at least a minute, as a tick over a
 // large graph may take a while.
-func (s *Service) tickOverrun() time.Duration {
-	return max(2*s.cfg.MaintenanceInterval, time.Minute)
+func (mt *maintainer) tickOverrun() time.Duration {
+	return max(2*mt.svc.cfg.MaintenanceInterval, time.Minute)
 }
 
 // tickProblem is Health's line for a maintenance tick that has run longer
 // than tickOverrun, "" for none: while it runs no journal is folded, no
 // session saved and no idle graph unloaded, and /health must not say ok.
-func (s *Service) tickProblem() string {
-	started := domain.Micros(s.tickStarted.Load())
+func (mt *maintainer) tickProblem() string {
+	started := domain.Micros(mt.tickStarted.Load())
 	if started == 0 {
 		return ""
 	}
-	ran := time.Duration(s.clock.Now()-started) * time.Microsecond
-	if ran <= s.tickOverrun() {
+	ran := time.Duration(mt.svc.clock.Now()-started) * time.Microsecond
+	if ran <= mt.tickOverrun() {
 		return ""
 	}
 	return fmt.Sprintf("the maintenance tick has run for %s, over its limit of %s: until it ends no journal is folded, "+
-		"no session saved and no idle graph unloaded", ran.Round(time.Second), s.tickOverrun())
+		"no session saved and no idle graph unloaded", ran.Round(time.Second), mt.tickOverrun())
 }
 
 // checkpoint folds the journals of repositories that keep one into their files
 // (ports.GraphCheckpointer, ports.SessionCheckpointer), so that at most one
 // tick after a write every stored file is complete
 // (docs/design/storage.md#checkpoint).
-func (s *Service) checkpoint(ctx context.Context) error {
-	return errors.Join(s.checkpointGraphs(ctx), s.checkpointSessions(ctx))
+func (mt *maintainer) checkpoint(ctx context.Context) error {
+	return errors.Join(mt.checkpointGraphs(ctx), mt.checkpointSessions(ctx))
 }
 
 // checkpointGraphs folds the journal of every loaded graph. A graph with a
 // batch in flight is left to the next tick: it holds more than is durable.
-func (s *Service) checkpointGraphs(ctx context.Context) error {
+func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 	var errs []error
-	if cp, ok := s.graphs.(ports.GraphCheckpointer); ok {
-		for _, e := range s.store.loaded() {
+	if cp, ok := mt.svc.graphs.(ports.GraphCheckpointer); ok {
+		for _, e := range mt.svc.store.loaded() {
 			if !e.stored.Load() {
 				continue // nothing in storage to fold (commitBatch writes a graph once it holds something)
 			}
@@ -132,9 +154,9 @@ func (s *Service) checkpointGraphs(ctx context.Context) error {
 			if e.g.Pending().Empty() {
 				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {
 					errs = append(errs, fmt.Errorf("%s graph: %w", e.key, err))
-					s.store.checkpointFailed(e.key, err)
+					mt.svc.store.checkpointFailed(e.key, err)
 				} else {
-					s.store.failing.clear(checkpointOf(e.key))
+					mt.svc.store.failing.clear(checkpointOf(e.key))
 				}
 			}
 			e.mu.RUnlock()
@@ -144,14 +166,14 @@ func (s *Service) checkpointGraphs(ctx context.Context) error {
 }
 
 // checkpointSessions folds the sessions' journal into their file.
-func (s *Service) checkpointSessions(ctx context.Context) error {
-	if cp, ok := s.sessions.repo.(ports.SessionCheckpointer); ok {
+func (mt *maintainer) checkpointSessions(ctx context.Context) error {
+	if cp, ok := mt.svc.sessions.repo.(ports.SessionCheckpointer); ok {
 		if err := cp.CheckpointSessions(ctx); err != nil {
-			s.store.failing.set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
+			mt.svc.store.failing.set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
 				"); they are kept in their journal, which grows until this succeeds")
 			return fmt.Errorf("sessions: %w", err)
 		}
-		s.store.failing.clear("checkpoint sessions")
+		mt.svc.store.failing.clear("checkpoint sessions")
 	}
 	return nil
 }
@@ -159,10 +181,10 @@ func (s *Service) checkpointSessions(ctx context.Context) error {
 // guard runs fn and returns a panic it raises as an unavailable error,
 // logged with its stack, so that one failing duty does not end the
 // goroutine that runs it.
-func (s *Service) guard(what string, fn func() error) (err error) {
+func (mt *maintainer) guard(what string, fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("panic in "+what, "panic", r, "stack", string(debug.Stack()))
+			mt.svc.log.Error("panic in "+what, "panic", r, "stack", string(debug.Stack()))
 			err = domain.Unavailable(fmt.Errorf("panic: %v", r), "%s failed (%v)", what, r)
 		}
 	}()
@@ -172,20 +194,20 @@ func (s *Service) guard(what string, fn func() error) (err error) {
 // maintain is the maintenance write of one graph. The read stamps go out
 // with it because every batch applies them first. In team mode only the
 // server holding the graph's lease does it; the others write the stamps.
-func (s *Service) maintain(ctx context.Context, e *graphEntry) error {
-	if ok, err := s.maintenanceLease(ctx, e); err != nil || !ok {
-		return errors.Join(err, s.flushStamps(ctx, e))
+func (mt *maintainer) maintain(ctx context.Context, e *graphEntry) error {
+	if ok, err := mt.maintenanceLease(ctx, e); err != nil || !ok {
+		return errors.Join(err, mt.flushStamps(ctx, e))
 	}
-	defer s.pruneHistory(ctx, e.key)
-	return s.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m := g.Compact(at.Now, s.cfg.Policy)
-		s.store.metrics.CompactionRan(ports.CompactionOnMaintenance)
-		pm := g.Prune(at, s.cfg.Policy)
+	defer mt.pruneHistory(ctx, e.key)
+	return mt.svc.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		m := g.Compact(at.Now, mt.svc.cfg.Policy)
+		mt.svc.store.metrics.CompactionRan(ports.CompactionOnMaintenance)
+		pm := g.Prune(at, mt.svc.cfg.Policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)
 		m.Steps = append(m.Steps, pm.Steps...)
-		expired := g.ExpireTombstones(at.Now, s.cfg.Policy)
+		expired := g.ExpireTombstones(at.Now, mt.svc.cfg.Policy)
 		if expired > 0 || !m.Empty() {
-			s.log.Info("maintenance", "graph", e.key.String(), "archived", len(m.Archived), "restored", len(m.Restored),
+			mt.svc.log.Info("maintenance", "graph", e.key.String(), "archived", len(m.Archived), "restored", len(m.Restored),
 				"orphaned", len(m.Orphaned), "pruned", len(m.Pruned), "tombstones_expired", expired)
 		}
 		if m.Empty() {

@@ -64,7 +64,7 @@ func TestTickGoesOnWhenATouchedFileBecomesANamedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkfifo(t, file)
-	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.tick(e.ctx) })
+	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.tick(e.ctx) })
 	if got := staleOf(e.projectNode(root, "n")); got != "[stale: a.txt vanished]" {
 		t.Errorf("mark %q, want [stale: a.txt vanished]", got)
 	}
@@ -82,7 +82,7 @@ func TestBootstrapWithANamedPipeTranscriptAnswers(t *testing.T) {
 	var r BootstrapResult
 	var err error
 	within(t, 10*time.Second, "session_bootstrap with a named pipe as transcript", func() {
-		r, err = e.svc.SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: pipe})
+		r, err = e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: pipe})
 	})
 	if err != nil || r.Reused || r.SessionID == "" {
 		t.Errorf("bootstrap: %+v, %v; want a new session", r, err)

@@ -12,50 +12,50 @@ import (
 // SessionStateOf is GET /api/session_state: the most recently active session
 // of the project, and whether it has read its memory
 // (docs/design/hooks.md#session_state).
-func (s *Service) SessionStateOf(ctx context.Context, projectPath, projectKey string) (SessionState, error) {
-	project, err := s.hookProjectOf(ctx, "project_path", projectPath, projectKey)
+func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey string) (SessionState, error) {
+	project, err := h.hookProjectOf(ctx, "project_path", projectPath, projectKey)
 	if err != nil {
 		return SessionState{}, err
 	}
-	s.hookSync(ctx, "", project)
-	sess, ok := s.sessions.mostRecent(project, s.owner(ctx), s.clock.Now())
+	h.hookSync(ctx, "", project)
+	sess, ok := h.svc.sessions.mostRecent(project, h.svc.owner(ctx), h.svc.clock.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
-	hv, _ := s.sessions.hookView(sess.ID)
+	hv, _ := h.svc.sessions.hookView(sess.ID)
 	return SessionState{Found: true, SessionID: sess.ID, FullReadDone: hv.FullReadDone, PreloadedCount: hv.PreloadedCount}, nil
 }
 
 // hookSession is the session a prompt or tool event of a conversation
 // belongs to: the one bound to its Claude session id (revived if it went
 // dormant), else the project's most recent. ok is false for none.
-func (s *Service) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
-	owner := s.owner(ctx)
-	if b, ok := s.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
-		if sess, err := s.sessions.revive(b.ID, "", now); err == nil {
+func (h *Hooks) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
+	owner := h.svc.owner(ctx)
+	if b, ok := h.svc.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
+		if sess, err := h.svc.sessions.revive(b.ID, "", now); err == nil {
 			return sess, true
 		}
 	}
 	if project == "" {
 		return ports.Session{}, false
 	}
-	return s.sessions.mostRecent(project, owner, now)
+	return h.svc.sessions.mostRecent(project, owner, now)
 }
 
 // hookProject resolves the project of a prompt or tool event: cwd, or,
 // without one, the project of the session bound to the conversation. In
 // team mode it first brings in the conversation's session from the
 // database (hookSync).
-func (s *Service) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
-	if cwd != "" || key != "" && s.store.shared != nil {
-		p, err := s.projectOf(ctx, "cwd", cwd, key)
+func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
+	if cwd != "" || key != "" && h.svc.store.shared != nil {
+		p, err := h.svc.projectOf(ctx, "cwd", cwd, key)
 		if err == nil {
-			s.hookSync(ctx, claude, p)
+			h.hookSync(ctx, claude, p)
 		}
 		return p, err
 	}
-	s.hookSync(ctx, claude, "")
-	if b, ok := s.sessions.bound(claude, s.owner(ctx), now); ok && b.ProjectPath != "" {
+	h.hookSync(ctx, claude, "")
+	if b, ok := h.svc.sessions.bound(claude, h.svc.owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -69,23 +69,23 @@ func (s *Service) hookProject(ctx context.Context, claude, cwd, key string, now 
 // the nodes the prompt's human text finds above the relevance threshold
 // that the session has not been shown, at most recallMaxNodes, with the
 // edges among them and to nodes it has seen.
-func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookText, err error) {
+func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookText, err error) {
 	if err := checkHookString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
 		return HookText{}, err
 	}
 	if !utf8.ValidString(req.Prompt) {
 		return HookText{}, domain.Invalidf("prompt", "must be valid UTF-8")
 	}
-	now := s.clock.Now()
-	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
+	now := h.svc.clock.Now()
+	project, err := h.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
 	}
-	sess, ok := s.hookSession(ctx, req.ClaudeSessionID, project, now)
+	sess, ok := h.hookSession(ctx, req.ClaudeSessionID, project, now)
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so
 		// that the nudge can name it and a full read in it ends the nudge.
-		if sess, err = s.newSession(ctx, project, s.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
+		if sess, err = h.svc.newSession(ctx, project, h.svc.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
 			return HookText{}, err
 		}
 		ok = true
@@ -93,10 +93,10 @@ func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookT
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
-	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
-	defer s.countOp(sess.ID, &err)
+	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.countOp(sess.ID, &err)
 	nudge := false
-	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
 		if h.fullRead || h.promptNudges >= maxPromptNudges {
 			return false
 		}
@@ -107,16 +107,16 @@ func (s *Service) PromptContext(ctx context.Context, req PromptRequest) (_ HookT
 	if nudge {
 		return HookText{Text: sessionNudge(project, sess.ID)}, nil
 	}
-	return s.recall(ctx, sess, project, req.Prompt)
+	return h.recall(ctx, sess, project, req.Prompt)
 }
 
 // recall is the recall of PromptContext for session sess.
-func (s *Service) recall(ctx context.Context, sess ports.Session, project, prompt string) (HookText, error) {
+func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt string) (HookText, error) {
 	query, ok := domain.RecallQuery(domain.PromptText(prompt))
 	if !ok {
 		return HookText{}, nil
 	}
-	lg, err := s.lockGraphs(ctx, project)
+	lg, err := h.lockGraphs(ctx, project)
 	if err != nil {
 		return HookText{}, err
 	}
@@ -149,7 +149,7 @@ func (s *Service) recall(ctx context.Context, sess ports.Session, project, promp
 		keys = append(keys, k)
 	}
 	unseen := map[string]bool{}
-	for _, k := range s.sessions.unseen(sess.ID, keys) {
+	for _, k := range h.svc.sessions.unseen(sess.ID, keys) {
 		unseen[k] = true
 	}
 	var b strings.Builder
@@ -204,7 +204,7 @@ func (s *Service) recall(ctx context.Context, sess ports.Session, project, promp
 	seenEnds := map[string]bool{}
 	if len(ends) > 0 {
 		unseenEnds := map[string]bool{}
-		for _, k := range s.sessions.unseen(sess.ID, ends) {
+		for _, k := range h.svc.sessions.unseen(sess.ID, ends) {
 			unseenEnds[k] = true
 		}
 		for _, k := range ends {
@@ -236,7 +236,7 @@ func (s *Service) recall(ctx context.Context, sess ports.Session, project, promp
 	for i, c := range shown {
 		shownKeys[i] = c.key
 	}
-	s.sessions.see(sess.ID, shownKeys...)
+	h.svc.sessions.see(sess.ID, shownKeys...)
 	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kg-memory/kg/domain"
@@ -36,20 +34,11 @@ type Service struct {
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// countUses (usecount.go), unless a test puts its own recorder.
 	uses UseCounter
-	// pruned is when the maintenance tick last pruned each graph's change
-	// log (history.go).
-	prunedMu sync.Mutex
-	pruned   map[domain.GraphKey]domain.Micros
 	// files reads project files for the staleness check; nil: none is
 	// read and nothing is ever stale (docs/design/trust.md#staleness).
 	files ports.FileHasher
-	// staleMu guards staleRound, where the tick's round of the recorded
-	// files stands.
-	staleMu    sync.Mutex
-	staleRound staleRound
-	// tickStarted is when the maintenance tick under way started (0: none
-	// is), so that Health reports a tick that overruns (maintenance.go).
-	tickStarted atomic.Int64
+	// maint does the maintenance tick's duties (maintenance.go).
+	maint *maintainer
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -89,6 +78,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		transcripts: deps.Transcripts,
 		files:       deps.Files,
 	}
+	s.maint = &maintainer{svc: s}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")

@@ -451,29 +451,29 @@ func (w *sharedWatcher) Resync() {
 }
 
 // watchShared runs the listener until ctx is done (Run starts it).
-func (s *Service) watchShared(ctx context.Context) {
-	s.store.shared.Watch(ctx, &sharedWatcher{st: s.store, ctx: ctx, log: s.log})
+func (mt *maintainer) watchShared(ctx context.Context) {
+	mt.svc.store.shared.Watch(ctx, &sharedWatcher{st: mt.svc.store, ctx: ctx, log: mt.svc.log})
 }
 
 // maintenanceLease takes the graph's maintenance lease for one interval
 // (team mode), so that of all the servers one does a graph's time-driven
 // maintenance per tick. Without it the tick only writes the read stamps.
-func (s *Service) maintenanceLease(ctx context.Context, e *graphEntry) (bool, error) {
-	if s.store.shared == nil {
+func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphEntry) (bool, error) {
+	if mt.svc.store.shared == nil {
 		return true, nil
 	}
-	return s.store.shared.TakeLease(ctx, e.key, s.cfg.MaintenanceInterval)
+	return mt.svc.store.shared.TakeLease(ctx, e.key, mt.svc.cfg.MaintenanceInterval)
 }
 
 // flushStamps writes e's pending read stamps with an empty write.
-func (s *Service) flushStamps(ctx context.Context, e *graphEntry) error {
+func (mt *maintainer) flushStamps(ctx context.Context, e *graphEntry) error {
 	e.q.Lock()
 	n := e.nstamps
 	e.q.Unlock()
 	if n == 0 {
 		return nil
 	}
-	return s.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
+	return mt.svc.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
 }
 
 // Sessions across servers (docs/design/team.md#sessions-across-servers):

@@ -41,18 +41,18 @@ func (s *Service) filesRoot(t target, k domain.GraphKey) string {
 // checkRoot is the folder the tick reads graph e's files from: in team
 // mode the one a write last named, else the folder of this server's most
 // recently active session of the project; otherwise the project's path.
-func (s *Service) checkRoot(e *graphEntry) string {
-	if s.files == nil || e.key.Level != domain.LevelProject {
+func (mt *maintainer) checkRoot(e *graphEntry) string {
+	if mt.svc.files == nil || e.key.Level != domain.LevelProject {
 		return ""
 	}
 	if r := e.filesRoot.Load(); r != nil {
 		return *r
 	}
-	if s.store.shared == nil && filepath.IsAbs(e.key.Project) {
+	if mt.svc.store.shared == nil && filepath.IsAbs(e.key.Project) {
 		return e.key.Project
 	}
-	if s.store.shared != nil {
-		return s.sessions.rootOfSessions(e.key.Project)
+	if mt.svc.store.shared != nil {
+		return mt.svc.sessions.rootOfSessions(e.key.Project)
 	}
 	return ""
 }
@@ -259,12 +259,12 @@ type staleRound struct {
 // in turn, and sets the marks of the nodes whose files it read. It returns
 // how many files it read. A graph whose root cannot be read loses its
 // marks: kg cannot tell (unverifiable, never stale).
-func (s *Service) checkStaleFiles(ctx context.Context) int {
-	if s.files == nil {
+func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
+	if mt.svc.files == nil {
 		return 0
 	}
 	var entries []*graphEntry
-	for _, e := range s.store.loaded() {
+	for _, e := range mt.svc.store.loaded() {
 		if e.key.Level == domain.LevelProject {
 			entries = append(entries, e)
 		}
@@ -273,14 +273,14 @@ func (s *Service) checkStaleFiles(ctx context.Context) int {
 		return 0
 	}
 	slices.SortFunc(entries, func(a, b *graphEntry) int { return strings.Compare(a.key.String(), b.key.String()) })
-	s.staleMu.Lock()
-	defer s.staleMu.Unlock()
-	round := s.staleRound
+	mt.staleMu.Lock()
+	defer mt.staleMu.Unlock()
+	round := mt.staleRound
 	start, _ := slices.BinarySearchFunc(entries, round.graph, func(e *graphEntry, k string) int { return strings.Compare(e.key.String(), k) })
 	if start == len(entries) || entries[start].key.String() != round.graph {
 		round = staleRound{} // that graph is gone: start the next one afresh
 	}
-	budget := max(s.cfg.StaleFilesPerTick, 1)
+	budget := max(mt.svc.cfg.StaleFilesPerTick, 1)
 	read := 0
 	for i := range entries {
 		e := entries[(start+i)%len(entries)]
@@ -288,10 +288,10 @@ func (s *Service) checkStaleFiles(ctx context.Context) int {
 		if e.key.String() == round.graph {
 			from = round
 		}
-		n, done := s.checkGraphFiles(ctx, e, from, budget-read)
+		n, done := mt.checkGraphFiles(ctx, e, from, budget-read)
 		read += n.files
 		if !done {
-			s.staleRound = n.round(e, from)
+			mt.staleRound = n.round(e, from)
 			return read
 		}
 		if ctx.Err() != nil {
@@ -299,7 +299,7 @@ func (s *Service) checkStaleFiles(ctx context.Context) int {
 		}
 		// The next graph is where the next tick starts, if this one ends
 		// the budget exactly.
-		s.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].key.String()}
+		mt.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].key.String()}
 		if read >= budget {
 			return read
 		}
@@ -310,8 +310,8 @@ func (s *Service) checkStaleFiles(ctx context.Context) int {
 // checkGraphFiles reads up to budget of e's recorded files after from and
 // applies what it found. done reports that it reached the graph's last
 // file (or the graph has none to read).
-func (s *Service) checkGraphFiles(ctx context.Context, e *graphEntry, from staleRound, budget int) (n readCount, done bool) {
-	root := s.checkRoot(e)
+func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from staleRound, budget int) (n readCount, done bool) {
+	root := mt.checkRoot(e)
 	e.mu.RLock()
 	var checks []fileCheck
 	if root != "" {
@@ -321,7 +321,7 @@ func (s *Service) checkGraphFiles(ctx context.Context, e *graphEntry, from stale
 	e.mu.RUnlock()
 	if root == "" {
 		if hasMarks {
-			s.clearMarks(e)
+			mt.clearMarks(e)
 		}
 		return readCount{}, true
 	}
@@ -337,22 +337,22 @@ func (s *Service) checkGraphFiles(ctx context.Context, e *graphEntry, from stale
 	batch := checks[i:min(len(checks), i+budget)]
 	done = i+len(batch) == len(checks)
 	if done && hasMarks {
-		defer s.pruneMarks(e, checks)
+		defer mt.pruneMarks(e, checks)
 	}
 	if len(batch) == 0 {
 		return readCount{}, done
 	}
-	js, err := readChecks(ctx, s.files, root, batch)
+	js, err := readChecks(ctx, mt.svc.files, root, batch)
 	if err != nil {
 		if ctx.Err() == nil {
 			// The root cannot be read (moved, deleted, unmounted): kg
 			// cannot tell, so nothing of it is stale.
-			s.log.Debug("project root not read for staleness", "graph", e.key.String(), "root", root, "err", err)
-			s.clearMarks(e)
+			mt.svc.log.Debug("project root not read for staleness", "graph", e.key.String(), "root", root, "err", err)
+			mt.clearMarks(e)
 		}
 		return readCount{}, true
 	}
-	s.applyMarks(e, js)
+	mt.applyMarks(e, js)
 	last := batch[len(batch)-1]
 	return readCount{files: len(batch), lastPath: last.path, lastHash: last.hash}, done
 }
@@ -375,7 +375,7 @@ func (r readCount) round(e *graphEntry, from staleRound) staleRound {
 // marks for files not read keep what the last read found. A node whose
 // stamp of the file changed since the read (written again meanwhile) is
 // left to the next round.
-func (s *Service) applyMarks(e *graphEntry, js []judged) {
+func (mt *maintainer) applyMarks(e *graphEntry, js []judged) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	type found struct {
@@ -425,7 +425,7 @@ func recordedAs(n *domain.Node, path, hash string) bool {
 // pruneMarks drops, at the end of a round of e's graph, the marks of files
 // its nodes no longer record as checked (an edge naming the file deleted
 // since): checks are every file the round read.
-func (s *Service) pruneMarks(e *graphEntry, checks []fileCheck) {
+func (mt *maintainer) pruneMarks(e *graphEntry, checks []fileCheck) {
 	type key struct{ id, path, hash string }
 	live := map[key]bool{}
 	for _, c := range checks {
@@ -445,7 +445,7 @@ func (s *Service) pruneMarks(e *graphEntry, checks []fileCheck) {
 }
 
 // clearMarks drops every stale mark of e's graph.
-func (s *Service) clearMarks(e *graphEntry) {
+func (mt *maintainer) clearMarks(e *graphEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, id := range e.g.StaleNodes() {

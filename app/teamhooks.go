@@ -19,14 +19,14 @@ import (
 // hookSync brings in the stored session the hook of conversation claude
 // (or, without one bound, of project) belongs to. A database that cannot
 // be reached leaves the server with what it holds, logged.
-func (s *Service) hookSync(ctx context.Context, claude, project string) {
-	t := s.sessions
+func (h *Hooks) hookSync(ctx context.Context, claude, project string) {
+	t := h.svc.sessions
 	if t.shared == nil || claude == "" && project == "" {
 		return
 	}
 	stored, found, err := t.shared.FindSession(ctx, principalName(ctx), claude, project)
 	if err != nil {
-		s.log.Warn("hook: could not look up the conversation's session in the database; serving what this server holds", "err", err)
+		h.svc.log.Warn("hook: could not look up the conversation's session in the database; serving what this server holds", "err", err)
 		return
 	}
 	if found {

@@ -30,33 +30,33 @@ const (
 // node of the user or project graph mentions it, the answer nudges the model
 // to record what it learned — at most once a day per target, three times per
 // session, ten minutes apart. Anything else is answered with nothing.
-func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText, err error) {
+func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText, err error) {
 	if err := checkHookString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
 		return HookText{}, err
 	}
-	now := s.clock.Now()
-	project, err := s.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
+	now := h.svc.clock.Now()
+	project, err := h.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
 	}
-	key, mention, ok := s.toolTarget(s.toolRoot(project, req.CWD), req)
+	key, mention, ok := h.toolTarget(h.toolRoot(project, req.CWD), req)
 	if !ok {
 		return HookText{}, nil
 	}
-	tt := s.tools.record(ctx, project, key, req.ClaudeSessionID, now)
+	tt := h.svc.tools.record(ctx, project, key, req.ClaudeSessionID, now)
 	if strings.HasPrefix(key, targetFile) && len(tt.Sessions) < 2 || !strings.HasPrefix(key, targetFile) && tt.Count < 2 {
 		return HookText{}, nil
 	}
-	sess, ok := s.hookSession(ctx, req.ClaudeSessionID, project, now)
+	sess, ok := h.hookSession(ctx, req.ClaudeSessionID, project, now)
 	if !ok {
 		return HookText{}, nil
 	}
-	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
-	defer s.countOp(sess.ID, &err)
-	if hv, _ := s.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
+	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.countOp(sess.ID, &err)
+	if hv, _ := h.svc.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil
 	}
-	lg, err := s.lockGraphs(ctx, project)
+	lg, err := h.lockGraphs(ctx, project)
 	if err != nil {
 		return HookText{}, err
 	}
@@ -66,7 +66,7 @@ func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookTe
 		return HookText{}, nil
 	}
 	claimed := false
-	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
 		if !nudgeAllowed(h.nudges, h.lastNudge, now) {
 			return false
 		}
@@ -75,7 +75,7 @@ func (s *Service) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookTe
 		claimed = true
 		return true
 	})
-	if !claimed || !s.tools.claimNudge(ctx, project, key, now) {
+	if !claimed || !h.svc.tools.claimNudge(ctx, project, key, now) {
 		return HookText{}, nil
 	}
 	return HookText{Text: toolNudge(key, mention, sess.ID)}, nil
@@ -91,13 +91,13 @@ func nudgeAllowed(nudges int, last, now domain.Micros) bool {
 // folder the event's cwd names (so a file is counted by its path in the
 // repository, the same in every checkout); "" when there is none (a
 // project named by its key alone: no file is counted).
-func (s *Service) toolRoot(project, cwd string) string {
-	if s.store.shared == nil {
+func (h *Hooks) toolRoot(project, cwd string) string {
+	if h.svc.store.shared == nil {
 		return project
 	}
-	root := s.rootOf(project, cwd)
+	root := h.svc.rootOf(project, cwd)
 	if root != "" {
-		if c, err := s.paths.Canonical(root); err == nil {
+		if c, err := h.svc.paths.Canonical(root); err == nil {
 			root = c
 		}
 	}
@@ -107,14 +107,14 @@ func (s *Service) toolRoot(project, cwd string) string {
 // toolTarget is what a tool event counts: its key among the project's
 // targets and the text a node mentions it by; ok is false for an event
 // that is not counted (another tool, a file outside the project root).
-func (s *Service) toolTarget(root string, req ToolEventRequest) (key, mention string, ok bool) {
+func (h *Hooks) toolTarget(root string, req ToolEventRequest) (key, mention string, ok bool) {
 	switch req.ToolName {
 	case "Read":
 		p := req.FilePath
 		if root == "" || p == "" || !filepath.IsAbs(p) || checkHookString("tool_input.file_path", p, maxToolTarget) != nil {
 			return "", "", false
 		}
-		if c, err := s.paths.Canonical(p); err == nil {
+		if c, err := h.svc.paths.Canonical(p); err == nil {
 			p = c
 		}
 		rel, err := filepath.Rel(root, p)

@@ -35,7 +35,7 @@ func BenchmarkToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = svc.Close(context.Background()) })
-	h := NewServer(Config{Version: "bench", Storage: "memory", Clock: clk, Started: clk.Now()}, svc, hub, log)
+	h := NewServer(Config{Version: "bench", Storage: "memory", Clock: clk, Started: clk.Now()}, svc, app.NewHooks(svc), hub, log)
 	sess, err := svc.RegisterSession(context.Background(), "", "")
 	if err != nil {
 		b.Fatal(err)

@@ -73,7 +73,7 @@ func BenchmarkHookRoutesHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = svc.Close(ctx) })
-	srv := httptest.NewServer(NewServer(Config{Version: "bench", Storage: "memory", Clock: clock.System{}, Started: now}, svc, hub, log))
+	srv := httptest.NewServer(NewServer(Config{Version: "bench", Storage: "memory", Clock: clock.System{}, Started: now}, svc, app.NewHooks(svc), hub, log))
 	b.Cleanup(srv.Close)
 	do := func(b *testing.B, method, path, body string) {
 		var rd io.Reader

@@ -66,12 +66,18 @@ type Service interface {
 	Gauges() app.Gauges
 }
 
+// Hooks is what the HTTP side needs of the hooks: the use cases of the hook
+// routes. *app.Hooks implements it.
+type Hooks interface {
+	rest.Hooks
+}
+
 // NewServer returns the one handler of the HTTP side: the chi router with
 // its security middleware, serving MCP at "/", the health check at /health
 // and /api/health, the metrics at /metrics, the REST API under /api, the
 // WebSocket at /ws, fed by hub, and the web page at /ui/. Anything else is
 // 404.
-func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.Handler {
+func NewServer(cfg Config, svc Service, hooks Hooks, hub *events.Hub, log *slog.Logger) http.Handler {
 	auth := newTokenAuth(cfg.AuthToken, cfg.Clock)
 	m := cfg.Metrics
 	if m == nil {
@@ -105,7 +111,7 @@ func NewServer(cfg Config, svc Service, hub *events.Hub, log *slog.Logger) http.
 	r.Get("/health", h.ServeHTTP)
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/health", h.ServeHTTP)
-		rest.New(svc, log, m).Register(r, limitBody)
+		rest.New(svc, hooks, log, m).Register(r, limitBody)
 	})
 	wsOpts := cfg.WebSocket
 	wsOpts.AllowedOrigins = cfg.AllowedOrigins

@@ -28,6 +28,8 @@ import (
 
 var _ Service = (*app.Service)(nil)
 
+var _ Hooks = (*app.Hooks)(nil)
+
 // brokenUser is a store whose user graph cannot be loaded.
 type brokenUser struct{ *memory.Store }
 
@@ -63,7 +65,7 @@ func newTestServer(t *testing.T, cfg Config, graphs ports.GraphRepository) *test
 		t.Fatal(err)
 	}
 	cfg.Clock, cfg.Started = clk, clk.Now()
-	h := NewServer(cfg, svc, hub, log)
+	h := NewServer(cfg, svc, app.NewHooks(svc), hub, log)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		hub.Close() // ends the sockets, which the server's Close does not wait for

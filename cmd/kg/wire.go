@@ -58,9 +58,11 @@ var appSet = wire.NewSet(
 	openService,
 )
 
-// httpSet is the HTTP side of the server.
+// httpSet is the HTTP side of the server, with the hooks its hook routes
+// call.
 var httpSet = wire.NewSet(
 	httpConfig,
+	app.NewHooks,
 	khttp.NewServer,
 	wire.Struct(new(server), "*"),
 )
@@ -68,7 +70,7 @@ var httpSet = wire.NewSet(
 // initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
 	panic(wire.Build(appSet, httpSet, newMetrics, wire.Bind(new(ports.Metrics), new(*metrics.Metrics)),
-		wire.Bind(new(khttp.Service), new(*app.Service))))
+		wire.Bind(new(khttp.Service), new(*app.Service)), wire.Bind(new(khttp.Hooks), new(*app.Hooks))))
 }
 
 // initApp builds the app alone on an opened storage, for a command that

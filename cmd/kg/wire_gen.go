@@ -100,7 +100,8 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		return nil, nil, err
 	}
 	config2 := httpConfig(cfg, clock, metrics, st)
-	handler := http.NewServer(config2, service, hub, log)
+	hooks := app.NewHooks(service)
+	handler := http.NewServer(config2, service, hooks, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
@@ -160,7 +161,8 @@ var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newH
 	appConfig, wire.Struct(new(app.Deps), "*"), openService,
 )
 
-// httpSet is the HTTP side of the server.
+// httpSet is the HTTP side of the server, with the hooks its hook routes
+// call.
 var httpSet = wire.NewSet(
-	httpConfig, http.NewServer, wire.Struct(new(server), "*"),
+	httpConfig, app.NewHooks, http.NewServer, wire.Struct(new(server), "*"),
 )

@@ -36,7 +36,7 @@ func boltServer(b *testing.B) *instance {
 		b.Fatal(err)
 	}
 	c := clock.System{}
-	srv := httptest.NewServer(khttp.NewServer(khttp.Config{Version: "bench", Storage: "bolt", Clock: c, Started: c.Now()}, svc, hub, quiet))
+	srv := httptest.NewServer(khttp.NewServer(khttp.Config{Version: "bench", Storage: "bolt", Clock: c, Started: c.Now()}, svc, app.NewHooks(svc), hub, quiet))
 	b.Cleanup(func() {
 		srv.Close()
 		_ = svc.Close(context.Background())

@@ -259,7 +259,7 @@ func TestChildServer(t *testing.T) {
 	}
 	fmt.Printf("addr http://%s\n", ln.Addr())
 	c := clock.System{}
-	_ = http.Serve(ln, khttp.NewServer(khttp.Config{Version: "child", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, hub, quiet))
+	_ = http.Serve(ln, khttp.NewServer(khttp.Config{Version: "child", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, app.NewHooks(svc), hub, quiet))
 }
 
 // TestServerKilledMidBatch: a server is killed with SIGKILL while eight

@@ -35,21 +35,27 @@ type Service interface {
 	Compact(ctx context.Context, sc app.Scope) (domain.Moves, error)
 	Export(ctx context.Context, sc app.Scope) (app.Export, error)
 	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
-	SessionBootstrap(ctx context.Context, req app.BootstrapRequest) (app.BootstrapResult, error)
-	SessionStateOf(ctx context.Context, projectPath, projectKey string) (app.SessionState, error)
-	PromptContext(ctx context.Context, req app.PromptRequest) (app.HookText, error)
-	ToolEvent(ctx context.Context, req app.ToolEventRequest) (app.HookText, error)
-	MaintenanceDebt(ctx context.Context) (app.DebtReport, error)
 	MarkUseful(ctx context.Context, sessionID string, ids []string) (app.UsefulResult, error)
 	History(ctx context.Context, req app.HistoryRequest) (app.HistoryResult, error)
 	Undo(ctx context.Context, req app.UndoRequest) (app.UndoResult, error)
 }
 
+// Hooks is the part of *app.Hooks the hook routes use: one use case per
+// route (docs/design/hooks.md).
+type Hooks interface {
+	SessionBootstrap(ctx context.Context, req app.BootstrapRequest) (app.BootstrapResult, error)
+	SessionStateOf(ctx context.Context, projectPath, projectKey string) (app.SessionState, error)
+	PromptContext(ctx context.Context, req app.PromptRequest) (app.HookText, error)
+	ToolEvent(ctx context.Context, req app.ToolEventRequest) (app.HookText, error)
+	MaintenanceDebt(ctx context.Context) (app.DebtReport, error)
+}
+
 // API serves the REST routes.
 type API struct {
 	svc   Service
+	hooks Hooks
 	log   *slog.Logger
-	hooks HookRecorder
+	calls HookRecorder
 }
 
 // HookRecorder records each call of a hook route (*metrics.Metrics):
@@ -58,13 +64,13 @@ type HookRecorder interface {
 	HookAnswered(route string, injected int, failed bool, took time.Duration)
 }
 
-// New returns the REST API over svc; hooks (nil: none) records the calls
-// of the hook routes.
-func New(svc Service, log *slog.Logger, hooks HookRecorder) *API {
-	if hooks == nil {
-		hooks = noHooks{}
+// New returns the REST API over svc and hooks; calls (nil: none) records
+// the calls of the hook routes.
+func New(svc Service, hooks Hooks, log *slog.Logger, calls HookRecorder) *API {
+	if calls == nil {
+		calls = noHooks{}
 	}
-	return &API{svc: svc, log: log, hooks: hooks}
+	return &API{svc: svc, hooks: hooks, log: log, calls: calls}
 }
 
 type noHooks struct{}

@@ -80,7 +80,7 @@ func (e *env) start(cfg khttp.Config, acfg app.Config) {
 		e.t.Fatal(err)
 	}
 	cfg.Clock, cfg.Started = e.clock, e.clock.Now()
-	srv := httptest.NewServer(khttp.NewServer(cfg, svc, hub, log))
+	srv := httptest.NewServer(khttp.NewServer(cfg, svc, app.NewHooks(svc), hub, log))
 	e.t.Cleanup(func() {
 		hub.Close()
 		srv.Close()

@@ -26,13 +26,13 @@ func (a *API) hookCall(route string) hookCall { return hookCall{a: a, route: rou
 // fail answers the call with err and records it as failed.
 func (c hookCall) fail(w http.ResponseWriter, r *http.Request, err error) {
 	c.a.fail(w, r, err)
-	c.a.hooks.HookAnswered(c.route, 0, true, time.Since(c.start))
+	c.a.calls.HookAnswered(c.route, 0, true, time.Since(c.start))
 }
 
 // answered records the call as answered with injected bytes of text for
 // the model (0: nothing to add).
 func (c hookCall) answered(injected int) {
-	c.a.hooks.HookAnswered(c.route, injected, false, time.Since(c.start))
+	c.a.calls.HookAnswered(c.route, injected, false, time.Since(c.start))
 }
 
 // sessionBootstrap serves GET /api/session_bootstrap?project_path&
@@ -41,7 +41,7 @@ func (c hookCall) answered(injected int) {
 func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 	call := a.hookCall(metrics.HookSessionBootstrap)
 	q := r.URL.Query()
-	res, err := a.svc.SessionBootstrap(r.Context(), app.BootstrapRequest{ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
+	res, err := a.hooks.SessionBootstrap(r.Context(), app.BootstrapRequest{ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
 		ClaudeSessionID: q.Get("claude_session_id"), Source: q.Get("source"), TranscriptPath: q.Get("transcript_path")})
 	if err != nil {
 		call.fail(w, r, err)
@@ -70,7 +70,7 @@ func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 // most recently active session and whether it has read its memory.
 func (a *API) sessionState(w http.ResponseWriter, r *http.Request) {
 	call := a.hookCall(metrics.HookSessionState)
-	st, err := a.svc.SessionStateOf(r.Context(), r.URL.Query().Get("project_path"), r.URL.Query().Get("project_key"))
+	st, err := a.hooks.SessionStateOf(r.Context(), r.URL.Query().Get("project_path"), r.URL.Query().Get("project_key"))
 	if err != nil {
 		call.fail(w, r, err)
 		return
@@ -118,7 +118,7 @@ func (a *API) promptContext(w http.ResponseWriter, r *http.Request) {
 		call.fail(w, r, err)
 		return
 	}
-	res, err := a.svc.PromptContext(r.Context(), app.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+	res, err := a.hooks.PromptContext(r.Context(), app.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
 		ProjectKey: in.projectKey(r), Prompt: in.Prompt})
 	if err != nil {
 		call.fail(w, r, err)
@@ -137,7 +137,7 @@ func (a *API) toolEvent(w http.ResponseWriter, r *http.Request) {
 		call.fail(w, r, err)
 		return
 	}
-	res, err := a.svc.ToolEvent(r.Context(), app.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+	res, err := a.hooks.ToolEvent(r.Context(), app.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
 		ProjectKey: in.projectKey(r), ToolName: in.ToolName,
 		FilePath: in.ToolInput.FilePath, URL: in.ToolInput.URL, Query: in.ToolInput.Query})
 	if err != nil {
@@ -173,7 +173,7 @@ func writeHookOutput(w http.ResponseWriter, event, text string) {
 
 // maintenanceDebt serves GET /api/maintenance_debt.
 func (a *API) maintenanceDebt(w http.ResponseWriter, r *http.Request) {
-	rep, err := a.svc.MaintenanceDebt(r.Context())
+	rep, err := a.hooks.MaintenanceDebt(r.Context())
 	if err != nil {
 		a.fail(w, r, err)
 		return

@@ -75,7 +75,7 @@ func newEnv(t *testing.T, opts ...func(*setup)) *env {
 		t.Fatal(err)
 	}
 	s.http.Clock, s.http.Started = e.clock, e.clock.Now()
-	e.srv = httptest.NewServer(khttp.NewServer(s.http, svc, e.hub, log))
+	e.srv = httptest.NewServer(khttp.NewServer(s.http, svc, app.NewHooks(svc), e.hub, log))
 	e.url = e.srv.URL
 	t.Cleanup(func() {
 		e.hub.Close()
