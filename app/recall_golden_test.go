@@ -1,0 +1,54 @@
+package app
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testdata/recall.golden from this code")
+
+// TestRecallTextGolden holds the bytes of a recall to a file: the model
+// reads them above a prompt (docs/design/hooks.md#recall), so a change to a
+// line's shape must be a reviewed change to the file. The example has nodes
+// of both graphs and an edge among them; the session id, drawn at random,
+// is written as SESSION.
+func TestRecallTextGolden(t *testing.T) {
+	e := newEnv(t)
+	w := e.session(projA)
+	for i := range 40 { // a graph of some size: relevance is relative to it
+		e.put(project(w), fmt.Sprintf("filler-%02d", i), fmt.Sprintf("note %d on logging levels and output format", i))
+	}
+	for i := range 3 {
+		e.put(project(w), "refresh-"+string(rune('a'+i)), "token refresh race: the oauth refresh token rotates, case "+string(rune('a'+i)))
+	}
+	e.edge(project(w), "refresh-a", "refresh-b", "relates-to")
+	e.put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
+	sess := e.bootstrap(claudeA, "startup").SessionID
+	e.svc.sessions.withHooks(sess, func(h *hookState) bool { h.clearSeen(); return true })
+	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "why does the oauth token refresh race?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []byte(strings.ReplaceAll(r.Text, sess, "SESSION") + "\n")
+	path := filepath.Join("testdata", "recall.golden")
+	if *updateRecallGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update-recall-golden to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s is stale; review the change and run go test -update-recall-golden\n--- got:\n%s", path, got)
+	}
+}
