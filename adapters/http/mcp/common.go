@@ -9,18 +9,13 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // graphTitle is "USER GRAPH" or "PROJECT GRAPH (name)".
 func graphTitle(level domain.Level, name string) string {
-	if level == domain.LevelUser {
-		return "USER GRAPH"
-	}
-	if name == "" {
-		return "PROJECT GRAPH"
-	}
-	return "PROJECT GRAPH (" + name + ")"
+	return render.GraphTitle(level != domain.LevelUser, name)
 }
 
 // edgeLine is an edge on one line, as the full read and kg_sync show it:

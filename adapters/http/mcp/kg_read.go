@@ -14,6 +14,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgRead starts or continues a session and reads memory: the full read of the
@@ -259,21 +260,11 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 	return gs
 }
 
-// fullReadEdgeLine is an edge as the full read shows it: its key, and how
-// many notes it has, never the notes themselves
-// (docs/design/mcp.md#full-read). Notes of any length on many edges would
-// take the read past what its token estimate charges, and an edge to
-// "Design — draft" would read like an edge to "Design" with the note
-// "draft". A read by id and kg_sync show them.
+// fullReadEdgeLine is an edge as the full read shows it: its key and how
+// many notes it has, never the notes (render.CountedEdge; the preload lists
+// it alike).
 func fullReadEdgeLine(e *domain.Edge) string {
-	switch n := len(e.Notes); n {
-	case 0:
-		return e.Key().String()
-	case 1:
-		return e.Key().String() + " (+1 note)"
-	default:
-		return e.Key().String() + " (+" + strconv.Itoa(n) + " notes)"
-	}
+	return render.CountedEdge(e.Key().String(), len(e.Notes))
 }
 
 const maxInt = int(^uint(0) >> 1)
@@ -295,11 +286,11 @@ func renderFullRead(gs []shownGraph, session string) string {
 			continue
 		}
 		v := g.view
-		fmt.Fprintf(&b, "=== %s — %d active, %d archived ===\n", graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived)
+		b.WriteString(render.GraphHeader(graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived))
 		if len(v.Active) > 0 {
-			b.WriteString("ACTIVE:\n")
+			b.WriteString(render.ActiveHeader)
 			for _, n := range v.Active {
-				fmt.Fprintf(&b, "  %s%s: %s\n", n.ID, staleSuffix(n), n.Gist)
+				render.Node{ID: n.ID, Mark: domain.StaleMark(n.Stale), Gist: n.Gist}.Write(&b)
 			}
 		}
 		if len(v.Archived) > 0 {
@@ -309,9 +300,9 @@ func renderFullRead(gs []shownGraph, session string) string {
 			}
 		}
 		if len(v.Edges) > 0 {
-			b.WriteString("EDGES:\n")
+			b.WriteString(render.EdgesHeader)
 			for _, e := range v.Edges {
-				fmt.Fprintf(&b, "  %s\n", fullReadEdgeLine(e))
+				b.WriteString(render.Indent + fullReadEdgeLine(e) + "\n")
 			}
 		}
 		b.WriteString(healthLine(v.Health))
