@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testdata/recall.golden from this code")
+var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testdata/recall.golden and testdata/nudges.golden from this code")
 
 // TestRecallTextGolden holds the bytes of a recall to a file: the model
 // reads them above a prompt (docs/design/hooks.md#recall), so a change to a
@@ -33,8 +33,29 @@ func TestRecallTextGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []byte(strings.ReplaceAll(r.Text, sess, "SESSION") + "\n")
-	path := filepath.Join("testdata", "recall.golden")
+	hookGolden(t, "recall.golden", []byte(strings.ReplaceAll(r.Text, sess, "SESSION")+"\n"))
+}
+
+// TestNudgeTextsGolden holds the bytes of the hooks' nudges to a file: the
+// full-read nudge of a prompt, with and without a session to name, and the
+// tool-event nudges of a file, a URL and a web search
+// (docs/design/hooks.md#recall).
+func TestNudgeTextsGolden(t *testing.T) {
+	texts := []string{
+		sessionNudge("/src/my-app", ""),
+		sessionNudge("/src/my-app", "3fa29c0d1e7b4a55"),
+		toolNudge(targetFile+"src/auth/refresh.py", "src/auth/refresh.py", "3fa29c0d1e7b4a55"),
+		toolNudge(targetURL+"https://example.com/a", "https://example.com/a", "3fa29c0d1e7b4a55"),
+		toolNudge(targetSearch+"oauth \"refresh\"", "oauth \"refresh\"", "3fa29c0d1e7b4a55"),
+	}
+	hookGolden(t, "nudges.golden", []byte(strings.Join(texts, "\n---\n")+"\n"))
+}
+
+// hookGolden compares got with testdata/name, or writes it there with
+// -update-recall-golden.
+func hookGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
 	if *updateRecallGolden {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
