@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testdata/recall.golden and testdata/nudges.golden from this code")
+var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testdata/recall.golden and testdata/hooks.golden from this code")
 
 // TestRecallTextGolden holds the bytes of a recall to a file: the model
 // reads them above a prompt (docs/design/hooks.md#recall), so a change to a
@@ -36,19 +36,23 @@ func TestRecallTextGolden(t *testing.T) {
 	hookGolden(t, "recall.golden", []byte(strings.ReplaceAll(r.Text, sess, "SESSION")+"\n"))
 }
 
-// TestNudgeTextsGolden holds the bytes of the hooks' nudges to a file: the
-// full-read nudge of a prompt, with and without a session to name, and the
+// TestHookTextsGolden holds the bytes of the hooks' fixed texts to a file:
+// the full-read nudge of a prompt, with and without a session to name, the
 // tool-event nudges of a file, a URL and a web search
-// (docs/design/hooks.md#recall).
-func TestNudgeTextsGolden(t *testing.T) {
+// (docs/design/hooks.md#recall), and the preload's header and the
+// continuity note of a resumed conversation
+// (docs/design/hooks.md#the-preload).
+func TestHookTextsGolden(t *testing.T) {
 	texts := []string{
 		sessionNudge("/src/my-app", ""),
 		sessionNudge("/src/my-app", "3fa29c0d1e7b4a55"),
 		toolNudge(targetFile+"src/auth/refresh.py", "src/auth/refresh.py", "3fa29c0d1e7b4a55"),
 		toolNudge(targetURL+"https://example.com/a", "https://example.com/a", "3fa29c0d1e7b4a55"),
 		toolNudge(targetSearch+"oauth \"refresh\"", "oauth \"refresh\"", "3fa29c0d1e7b4a55"),
+		preloadHeader("3fa29c0d1e7b4a55"),
+		continuityNote("3fa29c0d1e7b4a55"),
 	}
-	hookGolden(t, "nudges.golden", []byte(strings.Join(texts, "\n---\n")+"\n"))
+	hookGolden(t, "hooks.golden", []byte(strings.Join(texts, "\n---\n")+"\n"))
 }
 
 // hookGolden compares got with testdata/name, or writes it there with
