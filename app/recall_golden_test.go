@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kg-memory/kg/domain/render"
 )
 
 var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testdata/recall.golden and testdata/hooks.golden from this code")
@@ -49,8 +51,8 @@ func TestHookTextsGolden(t *testing.T) {
 		toolNudge(targetFile+"src/auth/refresh.py", "src/auth/refresh.py", "3fa29c0d1e7b4a55"),
 		toolNudge(targetURL+"https://example.com/a", "https://example.com/a", "3fa29c0d1e7b4a55"),
 		toolNudge(targetSearch+"oauth \"refresh\"", "oauth \"refresh\"", "3fa29c0d1e7b4a55"),
-		preloadHeader("3fa29c0d1e7b4a55"),
-		continuityNote("3fa29c0d1e7b4a55"),
+		render.PreloadHeader("3fa29c0d1e7b4a55"),
+		render.ContinuityNote("3fa29c0d1e7b4a55"),
 	}
 	hookGolden(t, "hooks.golden", []byte(strings.Join(texts, "\n---\n")+"\n"))
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -309,12 +308,6 @@ func preloadTitle(level Level, name string, st Stats) string {
 func preloadEdgeLine(e *Edge) string { return render.CountedEdge(e.Key().String(), len(e.Notes)) }
 
 // leftOutLine is the line counting the active nodes a preload left out.
-func leftOutLine(n int) string {
-	word := "nodes"
-	if n == 1 {
-		word = "node"
-	}
-	return "(" + strconv.Itoa(n) + " more active " + word + " not preloaded, to fit; kg_read shows them all)\n"
-}
+func leftOutLine(n int) string { return render.PreloadLeftOut(n) }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }

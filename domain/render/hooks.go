@@ -1,6 +1,9 @@
 package render
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // The texts of the Claude Code hooks: the recall above a prompt and the
 // nudges (docs/design/hooks.md#recall). What they show is app.Hooks' choice.
@@ -49,4 +52,30 @@ func URLNudge(url, session string) string {
 func SearchNudge(query, session string) string {
 	return fmt.Sprintf("kg: the web has been searched for %q before, and no memory mentions it. If the answer matters to "+
 		"this project, record it with kg_put_node (session_id %q) so it need not be searched again.", query, session)
+}
+
+// PreloadHeader is the first part of a preload's context: the session id
+// and how to use what follows (docs/design/hooks.md#the-preload).
+func PreloadHeader(session string) string {
+	return fmt.Sprintf("kg memory preloaded. session_id: %s — pass it to every kg_* call. The active memory of the user graph "+
+		"and of this project is below, already in your context: do not call kg_read for the full read. Call kg_read with "+
+		"session_id and ids for a node's notes and edges, and kg_search to look up what is not shown here. Save what a later "+
+		"session should know with kg_put_node, and mark the nodes that changed your work with kg_useful.", session)
+}
+
+// PreloadLeftOut is the line counting the active nodes a preload left out
+// to fit its budget.
+func PreloadLeftOut(n int) string {
+	word := "nodes"
+	if n == 1 {
+		word = "node"
+	}
+	return "(" + strconv.Itoa(n) + " more active " + word + " not preloaded, to fit; kg_read shows them all)\n"
+}
+
+// ContinuityNote is the context of a resumed conversation whose session had
+// its preload: the transcript still holds it.
+func ContinuityNote(session string) string {
+	return fmt.Sprintf("kg session %s continues: memory was preloaded earlier in this conversation. "+
+		"Pass session_id %s to every kg_* call.", session, session)
 }
