@@ -5,7 +5,6 @@ package mcp
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
@@ -33,12 +32,7 @@ func edgeLine(e *domain.Edge) string {
 }
 
 // plural is "1 node" or "3 nodes".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+func plural(n int, one, many string) string { return render.Plural(n, one, many) }
 
 // movesLine is "\nCompaction: archived a, b; restored c", or "" when the
 // run moved nothing.

@@ -3,9 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -282,7 +280,7 @@ func renderFullRead(gs []shownGraph, session string) string {
 	var b strings.Builder
 	for _, g := range gs {
 		if g.unavailable != "" {
-			fmt.Fprintf(&b, "=== %s — unavailable: %s ===\n", graphTitle(g.level, g.name), g.unavailable)
+			b.WriteString(render.UnavailableHeader(graphTitle(g.level, g.name), g.unavailable))
 			continue
 		}
 		v := g.view
@@ -294,7 +292,7 @@ func renderFullRead(gs []shownGraph, session string) string {
 			}
 		}
 		if len(v.Archived) > 0 {
-			b.WriteString("ARCHIVED (kg_read with id restores one):\n")
+			b.WriteString(render.ArchivedHeader)
 			for _, id := range v.Archived {
 				fmt.Fprintf(&b, "  %s\n", id)
 			}
@@ -312,35 +310,21 @@ func renderFullRead(gs []shownGraph, session string) string {
 			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "\nSession: %s", session)
+	b.WriteString(render.SessionLine(session))
 	return b.String()
 }
 
 // omittedLine says what the cap left out of one graph.
 func omittedLine(archived, edges int) string {
-	a := plural(archived, "archived id", "archived ids")
-	e := plural(edges, "edge to archived nodes", "edges to archived nodes")
-	return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)", a, e, maxReadChars)
+	return render.OmittedLine(archived, edges, maxReadChars)
 }
 
-// healthLine is "HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8
-// edges/node, ~2310/4000 tokens".
+// healthLine is a graph's HEALTH line (render.HealthLine).
 func healthLine(h domain.Health) string {
-	pct := 0
-	if h.Nodes > 0 {
-		pct = int(math.Round(float64(h.Unconnected) * 100 / float64(h.Nodes)))
-	}
-	s := fmt.Sprintf("HEALTH: %d nodes, %d edges, %d unconnected (%d%%), avg %s edges/node, ~%d/%d tokens",
-		h.Nodes, h.Edges, h.Unconnected, pct, oneDecimal(h.AvgEdgesPerNode), h.Estimate, h.MaxTokens)
-	if h.OverBudget {
-		s += " (over budget: what is left is new, in its grace period)"
-	}
-	return s
-}
-
-// oneDecimal renders x rounded to one decimal, without a trailing ".0".
-func oneDecimal(x float64) string {
-	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
+	return render.HealthLine(render.Health{
+		Nodes: h.Nodes, Edges: h.Edges, Unconnected: h.Unconnected, AvgEdgesPerNode: h.AvgEdgesPerNode,
+		Estimate: h.Estimate, MaxTokens: h.MaxTokens, OverBudget: h.OverBudget,
+	})
 }
 
 func fullReadOutput(gs []shownGraph, res app.ReadResult) readOutput {
@@ -392,7 +376,7 @@ func renderNodeReads(nodes []app.NodeRead, session string) string {
 		}
 		renderNodeRead(&b, r)
 	}
-	fmt.Fprintf(&b, "\nSession: %s", session)
+	b.WriteString(render.SessionLine(session))
 	return b.String()
 }
 
