@@ -83,6 +83,19 @@ func TestRenderNodeReadGolden(t *testing.T) {
 	golden(t, "render/node_read.txt", []byte(renderNodeReads([]app.NodeRead{r}, "3fa29c0d1e7b4a55")+"\n"))
 }
 
+// TestRenderNodeReadNotSavedGolden holds the read by id of a stale node of
+// the user graph whose restore could not be saved, and of a node never
+// written nor counted, beside it.
+func TestRenderNodeReadNotSavedGolden(t *testing.T) {
+	rs := []app.NodeRead{
+		{Level: domain.LevelUser, WasTier: domain.Archived, RecallNotSaved: "the recall could not be saved (the user graph is unavailable); the node stays archived",
+			Node: &domain.Node{ID: "jwt-basics", Gist: "tokens expire", Tier: domain.Archived, Version: domain.Version{V: 1},
+				Stale: []domain.StaleFile{{Path: "src/auth/refresh.py", Change: domain.FileChanged}, {Path: "docs/a.md", Change: domain.FileVanished}}}},
+		{Level: domain.LevelProject, WasTier: domain.Active, Node: &domain.Node{ID: "bare", Gist: "g", Tier: domain.Active}},
+	}
+	golden(t, "render/node_read_not_saved.txt", []byte(renderNodeReads(rs, "3fa29c0d1e7b4a55")+"\n"))
+}
+
 // bigRead is a user graph whose archived ids and edges to archived nodes
 // can each go far past the cap, beside edges between active nodes with
 // long notes.
