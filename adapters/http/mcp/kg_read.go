@@ -382,67 +382,34 @@ func renderNodeReads(nodes []app.NodeRead, session string) string {
 
 func renderNodeRead(b *strings.Builder, r app.NodeRead) {
 	n := r.Node
-	fmt.Fprintf(b, "=== NODE %s%s — %s, %s", n.ID, staleSuffix(n), graphLabel(r.Level, r.Project), n.Tier)
+	v := render.NodeRead{
+		ID: n.ID, Mark: domain.StaleMark(n.Stale), Graph: graphLabel(r.Level, r.Project), Tier: n.Tier.String(),
+		Gist: n.Gist, Notes: n.Notes, Touches: n.Touches,
+		Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
+		UseSessions: useSessions(n.Use.Count), LastCounted: lastCounted(n.Use),
+		Out: edgeEnds(r.Out, r.Level), In: edgeEnds(r.In, r.Level),
+		Rescued: r.Rescued, NotSaved: r.RecallNotSaved, WasTier: r.WasTier.String(),
+	}
 	if r.WasTier != domain.Active && r.RecallNotSaved == "" {
-		fmt.Fprintf(b, " (was %s; this read restored it)", r.WasTier)
+		v.RestoredFrom = r.WasTier.String()
 	}
-	b.WriteString(" ===\n")
-	fmt.Fprintf(b, "gist: %s\n", n.Gist)
-	if len(n.Notes) > 0 {
-		b.WriteString("notes:\n")
-		for _, s := range n.Notes {
-			fmt.Fprintf(b, "  - %s\n", s)
-		}
-	}
-	if len(n.Touches) > 0 {
-		b.WriteString("touches:\n")
-		for _, s := range n.Touches {
-			fmt.Fprintf(b, "  - %s\n", s)
-		}
-	}
-	fmt.Fprintf(b, "version: %d", n.Version.V)
-	if t := formatTime(n.Created); t != "" {
-		fmt.Fprintf(b, ", created %s", t)
-	}
-	if t := formatTime(n.LastWrite()); t != "" {
-		fmt.Fprintf(b, ", last written %s", t)
-	}
-	b.WriteByte('\n')
-	fmt.Fprintf(b, "use: %s sessions", useSessions(n.Use.Count))
-	if d := lastCounted(n.Use); d != "" {
-		fmt.Fprintf(b, ", last counted %s", d)
-	}
-	b.WriteByte('\n')
-	renderEnds(b, "EDGES OUT:", r.Out, r.Level)
-	renderEnds(b, "EDGES IN:", r.In, r.Level)
-	if len(r.Rescued) > 0 {
-		fmt.Fprintf(b, "RESCUED (orphaned neighbours now archived): %s\n", strings.Join(r.Rescued, ", "))
-	}
-	if r.RecallNotSaved != "" {
-		fmt.Fprintf(b, "NOTE: restoring this %s node could not be saved (%s); it stays %s\n", r.WasTier, r.RecallNotSaved, r.WasTier)
-	}
+	render.WriteNodeRead(b, v)
 }
 
-func renderEnds(b *strings.Builder, title string, ends []app.EdgeEnd, level domain.Level) {
-	if len(ends) == 0 {
-		return
-	}
-	b.WriteString(title)
-	b.WriteByte('\n')
-	for _, e := range ends {
-		fmt.Fprintf(b, "  %s", e.Edge.Key())
+// edgeEnds are the ends of a node of the graph at level as the read by id
+// shows them: the other end's graph named when it is another.
+func edgeEnds(ends []app.EdgeEnd, level domain.Level) []render.EdgeEnd {
+	out := make([]render.EdgeEnd, len(ends))
+	for i, e := range ends {
+		out[i] = render.EdgeEnd{Key: e.Edge.Key().String(), Notes: e.Edge.Notes}
 		if e.OtherTier != nil {
+			out[i].Other = e.OtherTier.String()
 			if e.OtherLevel != "" && e.OtherLevel != level {
-				fmt.Fprintf(b, " [%s, %s graph]", *e.OtherTier, e.OtherLevel)
-			} else {
-				fmt.Fprintf(b, " [%s]", *e.OtherTier)
+				out[i].Other += ", " + string(e.OtherLevel) + " graph"
 			}
 		}
-		b.WriteByte('\n')
-		for _, s := range e.Edge.Notes {
-			fmt.Fprintf(b, "    - %s\n", s)
-		}
 	}
+	return out
 }
 
 // graphLabel names a graph in a sentence: "user graph", "project graph
