@@ -331,3 +331,25 @@ func TestFullReadWithAnUnavailableGraph(t *testing.T) {
 		t.Errorf("structured user = %+v, project = %+v", out.User, out.Project)
 	}
 }
+
+// TestRenderSyncGolden holds the text of kg_sync: every kind of change,
+// a compaction's moves, a graph that could not be read, and nothing to
+// report.
+func TestRenderSyncGolden(t *testing.T) {
+	key := domain.EdgeKey{From: "auth-module", Rel: "requires-init", To: "session-handler"}
+	r := app.SyncResult{
+		UserUnavailable: "the user graph is unavailable: disk full",
+		ProjectPath:     "/src/my-app",
+		Project: &domain.SyncReport{Items: []domain.SyncItem{
+			{Node: &domain.Node{ID: "auth-module", Gist: "wraps the IdP", Tier: domain.Active}},
+			{Node: &domain.Node{ID: "old-notes", Gist: "kept", Tier: domain.Archived}},
+			{Node: &domain.Node{ID: "lost", Tier: domain.Orphaned}},
+			{Edge: &domain.Edge{From: key.From, Rel: key.Rel, To: key.To, Notes: []string{"init order\n matters", "the handler owns the jar"}}},
+			{Edge: &domain.Edge{From: "a", Rel: "uses", To: "b"}},
+			{Deleted: true, EdgeKey: &key},
+			{Deleted: true, NodeID: "gone"},
+		}, Archived: 2, Restored: 1, Orphaned: 1, Pruned: 3},
+	}
+	text := renderSync(r) + "\n---\n" + renderSync(app.SyncResult{})
+	golden(t, "render/sync.txt", []byte(text+"\n"))
+}
