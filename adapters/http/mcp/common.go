@@ -17,20 +17,6 @@ func graphTitle(level domain.Level, name string) string {
 	return render.GraphTitle(level != domain.LevelUser, name)
 }
 
-// edgeLine is an edge on one line, as the full read and kg_sync show it:
-// "from --rel--> to", then " — " and its notes joined by "; ", each note's
-// white space (line breaks included) collapsed to single spaces.
-func edgeLine(e *domain.Edge) string {
-	if len(e.Notes) == 0 {
-		return e.Key().String()
-	}
-	notes := make([]string, len(e.Notes))
-	for i, n := range e.Notes {
-		notes[i] = strings.Join(strings.Fields(n), " ")
-	}
-	return e.Key().String() + " — " + strings.Join(notes, "; ")
-}
-
 // plural is "1 node" or "3 nodes".
 func plural(n int, one, many string) string { return render.Plural(n, one, many) }
 
