@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 func TestHealthLine(t *testing.T) {
@@ -352,4 +353,33 @@ func TestRenderSyncGolden(t *testing.T) {
 	}
 	text := renderSync(r) + "\n---\n" + renderSync(app.SyncResult{})
 	golden(t, "render/sync.txt", []byte(text+"\n"))
+}
+
+// TestRenderWriteAnswersGolden holds the texts of the write tools: a put
+// with what it redacted, its possible duplicates and what compaction
+// moved, a plain put, the deletes (an edge not found too), and kg_progress
+// with and without a stored state.
+func TestRenderWriteAnswersGolden(t *testing.T) {
+	key := domain.EdgeKey{From: "auth-module", Rel: "requires-init", To: "session-handler"}
+	moves := domain.Moves{Archived: []string{"a", "b"}, Restored: []string{"c"}, Pruned: []string{"d"}}
+	found := []secrets.Finding{
+		{Field: "notes[1]", Secret: secrets.Secret{Kind: secrets.Kind{ID: "aws-access-key", Label: "an AWS access key"}, Start: 11, End: 31}},
+		{Field: "gist", Secret: secrets.Secret{Kind: secrets.Kind{ID: "jwt", Label: "a JSON web token"}, Start: 0, End: 40}},
+	}
+	texts := []string{
+		renderPutNode(app.PutNodeResult{Level: domain.LevelProject, Node: &domain.Node{ID: "auth", Version: domain.Version{V: 3}},
+			Compaction: moves, Redacted: found,
+			PossibleDuplicates: []domain.Duplicate{{ID: "Auth", ByID: true, Score: 1}, {ID: "auth-module", Score: 0.8612}}}),
+		renderPutNode(app.PutNodeResult{Level: domain.LevelUser, Node: &domain.Node{ID: "jwt-basics", Version: domain.Version{V: 1}}}),
+		renderPutEdge(app.PutEdgeResult{Level: domain.LevelProject, Edge: &domain.Edge{From: key.From, Rel: key.Rel, To: key.To},
+			Compaction: domain.Moves{Orphaned: []string{"x"}}, Redacted: found[:1]}),
+		renderPutEdge(app.PutEdgeResult{Level: domain.LevelUser, Edge: &domain.Edge{From: "a", Rel: "uses", To: "b"}}),
+		renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelProject, Key: key, Deleted: true}),
+		renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelProject, Key: key}),
+		renderDeleteNode(app.DeleteNodeResult{Level: domain.LevelUser, ID: "auth", EdgesDeleted: 1}),
+		renderDeleteNode(app.DeleteNodeResult{Level: domain.LevelProject, ID: "auth", EdgesDeleted: 3}),
+		renderProgress("migrate db", domain.LevelProject, domain.RawJSON(`{"step":2,"done":["a","b"]}`), true),
+		renderProgress("migrate db", domain.LevelUser, nil, false),
+	}
+	golden(t, "render/write_answers.txt", []byte(strings.Join(texts, "\n---\n")+"\n"))
 }
