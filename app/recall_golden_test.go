@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 )
 
@@ -43,7 +44,8 @@ func TestRecallTextGolden(t *testing.T) {
 // tool-event nudges of a file, a URL and a web search
 // (docs/design/hooks.md#recall), and the preload's header and the
 // continuity note of a resumed conversation
-// (docs/design/hooks.md#the-preload).
+// (docs/design/hooks.md#the-preload), and kg_useful's answer
+// (docs/design/hooks.md#kg_useful).
 func TestHookTextsGolden(t *testing.T) {
 	texts := []string{
 		sessionNudge("/src/my-app", ""),
@@ -53,6 +55,14 @@ func TestHookTextsGolden(t *testing.T) {
 		toolNudge(targetSearch+"oauth \"refresh\"", "oauth \"refresh\"", "3fa29c0d1e7b4a55"),
 		render.PreloadHeader("3fa29c0d1e7b4a55"),
 		render.ContinuityNote("3fa29c0d1e7b4a55"),
+	}
+	u := func(level domain.Level, id string) UsefulNode { return UsefulNode{Level: level, ID: id} }
+	for _, r := range []UsefulResult{
+		{Marked: []UsefulNode{u(domain.LevelProject, "a"), u(domain.LevelUser, "b")}},
+		{Marked: []UsefulNode{u(domain.LevelProject, "a"), u(domain.LevelUser, "a")}, Already: []UsefulNode{u(domain.LevelProject, "c")}},
+		{Already: []UsefulNode{u(domain.LevelProject, "c"), u(domain.LevelUser, "d")}},
+	} {
+		texts = append(texts, r.Summary())
 	}
 	hookGolden(t, "hooks.golden", []byte(strings.Join(texts, "\n---\n")+"\n"))
 }
