@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // The texts of the Claude Code hooks: the recall above a prompt and the
@@ -78,4 +79,17 @@ func PreloadLeftOut(n int) string {
 func ContinuityNote(session string) string {
 	return fmt.Sprintf("kg session %s continues: memory was preloaded earlier in this conversation. "+
 		"Pass session_id %s to every kg_* call.", session, session)
+}
+
+// UsefulSummary is kg_useful's answer, "Marked useful: a, b (already
+// marked: c)" (docs/design/hooks.md#kg_useful), from the ids newly marked
+// and those marked before, each named once.
+func UsefulSummary(marked, already []string) string {
+	switch {
+	case len(marked) == 0:
+		return "Nothing newly marked (already marked: " + strings.Join(already, ", ") + ")"
+	case len(already) == 0:
+		return "Marked useful: " + strings.Join(marked, ", ")
+	}
+	return "Marked useful: " + strings.Join(marked, ", ") + " (already marked: " + strings.Join(already, ", ") + ")"
 }
