@@ -2,8 +2,6 @@ package domain
 
 import (
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain/search"
 )
@@ -28,7 +26,7 @@ import (
 //   - a trigram index of the lexicon (not of the text), padded at both ends
 //     of a word: it finds the words holding a term (substring matches) and
 //     the words a few edits from one (the typo fallback) without reading
-//     every word.
+//     every word (search.WordGrams).
 //
 // A node's text (docs/design/mcp.md#kg_search) is its id, gist, notes and
 // touches and the ends of its edges that are not nodes of its graph: file
@@ -57,12 +55,9 @@ type searchIndex struct {
 	stemIx    map[string]int32
 	freeStems []int32
 
-	// grams holds, for each trigram of a padded word, the position in
-	// gramSets of the set of word numbers holding it; freeGrams the
-	// positions of sets that emptied.
-	grams     search.GramTable
-	gramSets  []search.Postings
-	freeGrams []int32
+	// grams is the trigram index of the lexicon: for each trigram of a
+	// padded word, the word numbers holding it.
+	grams search.WordGrams
 
 	// blocks holds the block maxima of the words that have them, by
 	// lexWord.blk - 1; freeBlocks the numbers of lists given back.
@@ -164,12 +159,8 @@ func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *searchIndex {
 		}
 		b.chunks[ci] = nil // read: let it go
 	}
-	var grams []uint32
 	for w := range ix.words {
-		grams = search.AppendPaddedGrams(grams[:0], ix.words[w].text)
-		for _, t := range grams {
-			ix.gramAdd(t, int32(w))
-		}
+		ix.grams.Add(ix.words[w].text, int32(w), len(ix.words))
 		ix.maybeBlocks(int32(w))
 	}
 	return ix
@@ -574,10 +565,7 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 		ix.words[w].stem = s
 	}
 	if grams {
-		var buf [32]uint32
-		for _, t := range search.AppendPaddedGrams(buf[:0], text) {
-			ix.gramAdd(t, w)
-		}
+		ix.grams.Add(text, w, len(ix.words))
 	}
 	return w
 }
@@ -585,10 +573,7 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 // dropWord takes word w, which no node holds any more, out of the lexicon.
 func (ix *searchIndex) dropWord(w int32) {
 	lw := ix.words[w]
-	var buf [32]uint32
-	for _, t := range search.AppendPaddedGrams(buf[:0], lw.text) {
-		ix.gramRemove(t, w)
-	}
+	ix.grams.Remove(lw.text, w, len(ix.words))
 	if lw.stem != ownStem {
 		st := &ix.stems[lw.stem]
 		st.words = slices.DeleteFunc(st.words, func(x int32) bool { return x == w })
@@ -701,118 +686,11 @@ func (ix *searchIndex) recountBlock(w, si int32) {
 	ix.blocks[lw.blk-1][ix.block(si)] = m
 }
 
-func (ix *searchIndex) gramAdd(t uint32, w int32) {
-	i, ok := ix.grams.Get(t)
-	if !ok {
-		i = takeFree(&ix.freeGrams, &ix.gramSets)
-		ix.grams.Put(t, i)
-	}
-	ix.gramSets[i].Add(w, len(ix.words))
-}
-
-func (ix *searchIndex) gramRemove(t uint32, w int32) {
-	i, ok := ix.grams.Get(t)
-	if !ok {
-		return
-	}
-	p := &ix.gramSets[i]
-	p.Remove(w, len(ix.words))
-	if p.Len() == 0 {
-		*p = search.Postings{}
-		ix.grams.Remove(t)
-		ix.freeGrams = append(ix.freeGrams, i)
-	}
-}
-
-// gramSet returns the set of words holding trigram t; nil if none does.
-func (ix *searchIndex) gramSet(t uint32) *search.Postings {
-	if i, ok := ix.grams.Get(t); ok {
-		return &ix.gramSets[i]
-	}
-	return nil
-}
+// wordText returns the text of word w; empty for a free number.
+func (ix *searchIndex) wordText(w int32) string { return ix.words[w].text }
 
 // sameText reports whether two versions of a node have the same searchable
 // fields. The id is the slot's and cannot differ.
 func sameText(a, b *Node) bool {
 	return a.Gist == b.Gist && slices.Equal(a.Notes, b.Notes) && slices.Equal(a.Touches, b.Touches)
-}
-
-// wordsHolding calls f with every word of the lexicon that holds term as a
-// substring, and returns how many words it read to find them: only the
-// words holding all of the term's trigrams. A term of fewer than three
-// bytes has no trigram and holds nothing (search never asks for one:
-// subMinRunes).
-func (ix *searchIndex) wordsHolding(term string, f func(w int32)) int {
-	if len(term) < 3 {
-		return 0
-	}
-	grams := search.SortedGrams(term)
-	sets := make([]*search.Postings, len(grams))
-	for i, t := range grams {
-		if sets[i] = ix.gramSet(t); sets[i] == nil {
-			return 0
-		}
-	}
-	slices.SortFunc(sets, func(a, b *search.Postings) int { return int(a.Len() - b.Len()) })
-	read := 0
-	sets[0].Each(func(w int32) {
-		read++
-		for _, p := range sets[1:] {
-			if !p.Has(w) {
-				return
-			}
-		}
-		if strings.Contains(ix.words[w].text, term) {
-			f(w)
-		}
-	})
-	return read
-}
-
-// wordsNear calls f with every word of the lexicon within max edits of
-// term (search.EditDistance), and the distance. For a term in ASCII the words
-// are first narrowed by their padded trigrams: an edit of the term takes
-// at most four of its trigrams away (a swap of two letters; other edits
-// three), so a word within max edits shares all but 4×max of them. A term
-// with other letters, or too short to narrow that way, is compared with
-// every word of a fitting length.
-func (ix *searchIndex) wordsNear(term string, max int, f func(w int32, dist int)) {
-	tr := []rune(term)
-	check := func(w int32) {
-		text := ix.words[w].text
-		if text == "" {
-			return
-		}
-		if n := utf8.RuneCountInString(text); n < len(tr)-max || n > len(tr)+max {
-			return
-		}
-		if d := search.EditDistance(tr, []rune(text), max); d <= max {
-			f(w, d)
-		}
-	}
-	grams := search.SortedGrams(search.PadWord(term))
-	need := len(grams) - 4*max
-	if len(tr) != len(term) || need <= 0 {
-		for w := range ix.words {
-			check(int32(w))
-		}
-		return
-	}
-	shared := map[int32]int{}
-	for _, t := range grams {
-		if p := ix.gramSet(t); p != nil {
-			p.Each(func(w int32) { shared[w]++ })
-		}
-	}
-	ws := make([]int32, 0, len(shared))
-	for w, c := range shared {
-		if c >= need {
-			ws = append(ws, w)
-		}
-	}
-	slices.Sort(ws)
-	for _, w := range ws {
-		check(w)
-	}
 }

@@ -353,8 +353,7 @@ func searchIndexProblems(g *Graph) []string {
 		}
 	}
 	gotGrams := map[uint32][]int32{}
-	ix.grams.All(func(t uint32, i int32) {
-		p := &ix.gramSets[i]
+	ix.grams.All(func(t uint32, p *search.Postings) {
 		var ws []int32
 		p.Each(func(w int32) { ws = append(ws, w) })
 		if int(p.Len()) != len(ws) || p.Len() == 0 {

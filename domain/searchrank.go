@@ -185,7 +185,7 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 				continue
 			}
 			ix := g.search
-			p.work.lexicon += ix.wordsHolding(t, func(w int32) {
+			p.work.lexicon += ix.grams.Holding(t, ix.wordText, func(w int32) {
 				if ix.stemText(w) == stem {
 					return
 				}
@@ -305,7 +305,7 @@ func nearWords(graphs []*Graph, term string, max int) []nearWord {
 			continue
 		}
 		ix := g.search
-		ix.wordsNear(term, max, func(w int32, d int) {
+		ix.grams.Near(term, max, len(ix.words), ix.wordText, func(w int32, d int) {
 			text := ix.words[w].text
 			if found[text] == nil {
 				found[text] = &nearWord{text: text, dist: d}
