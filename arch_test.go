@@ -378,6 +378,8 @@ func TestDependencyCheckerCatchesViolations(t *testing.T) {
 		{"domain imports ports", pkg{path: "domain", imports: []string{module + "/ports"}}, "domain imports ports"},
 		{"domain imports its scanner", pkg{path: "domain", imports: []string{module + "/domain/secrets"}}, ""},
 		{"the scanner imports domain", pkg{path: "domain/secrets", imports: []string{module + "/domain"}}, "domain/secrets imports domain"},
+		{"domain imports its search text", pkg{path: "domain", imports: []string{module + "/domain/search", "github.com/kljensen/snowball/english"}}, ""},
+		{"search imports domain", pkg{path: "domain/search", imports: []string{module + "/domain"}}, "domain/search imports domain"},
 		{"ports imports domain", pkg{path: "ports", imports: []string{module + "/domain", "time", "encoding/json"}}, ""},
 		{"ports imports io/fs", pkg{path: "ports", imports: []string{"io/fs"}}, "ports imports io/fs"},
 		{"ports imports database/sql", pkg{path: "ports", imports: []string{"database/sql"}}, "ports imports database/sql"},
