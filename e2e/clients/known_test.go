@@ -13,9 +13,6 @@ var knownFailures = map[knownKey]string{
 	{"codex", checkResultCarriesText}:       "issue 30 item 1: Codex hands the model structuredContent as JSON and drops the text",
 	{"codex", checkResultNoLarger}:          "issue 30 item 1: Codex hands the model structuredContent as JSON, larger than the text",
 
-	{"claude-code", checkPreloadInlined}:        "issue 30 item 2: --preload-chars accepts more than Claude Code inlines, which it then shows as a 2 KB preview",
-	{"claude-code", checkRecallAfterBigPreload}: "issue 30 item 2: nodes of a preload Claude Code did not inline are marked seen, so recall stays silent on them",
-
 	{"claude-code", checkNoServerTools}: "issue 30 item 4: the MCP entry kg install writes is a URL, which gives no tools while no server runs",
 }
 
