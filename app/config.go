@@ -59,6 +59,12 @@ const (
 	// MinPreloadChars is the least KG_PRELOAD_CHARS accepts: the header and
 	// the section titles must fit with room for nodes.
 	MinPreloadChars = 1000
+	// MaxPreloadChars is the most KG_PRELOAD_CHARS accepts: Claude Code
+	// puts a hook's context before the model whole only up to 10,000
+	// characters, and shows a larger one as a 2 KB preview of a file, while
+	// kg would mark every node of it seen (docs/design/hooks.md#the-preload);
+	// the rest of the 10,000 is a margin for the hook's own lines.
+	MaxPreloadChars = 9500
 	// DefaultHistoryDays is KG_HISTORY_DAYS's default.
 	DefaultHistoryDays = 90
 )

@@ -60,3 +60,38 @@ func TestLoadPastTheBoundUnloadsTheLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("search of B after its unloading: %v", hitIDs(hs.Hits))
 	}
 }
+
+// A graph whose read stamps are not saved yet stays past the bound at a
+// load; the maintenance tick saves them and then applies the bound.
+func TestTheTickAppliesTheBoundOnceStampsAreSaved(t *testing.T) {
+	const projC = "/work/proj-c"
+	e := newEnv(t, func(c *Config) { c.MaxLoadedNodes = 5 })
+	for _, p := range []string{projA, projB, projC} {
+		sid := e.session(p)
+		e.put(project(sid), "one", "cache one")
+		e.put(project(sid), "two", "cache two")
+	}
+	e.restart()
+	loaded := func() int {
+		n := 0
+		for _, g := range e.svc.store.loaded() {
+			if g.key.Project != "" {
+				n++
+			}
+		}
+		return n
+	}
+	for _, p := range []string{projA, projB, projC} {
+		e.clock.Advance(time.Second)
+		if _, err := e.svc.ReadNode(e.ctx, Scope{ProjectPath: p, Level: "project"}, "one"); err != nil {
+			t.Fatal(err) // a read by id stamps the node: a write the next batch makes
+		}
+	}
+	if n := loaded(); n != 3 {
+		t.Fatalf("%d project graphs loaded after three reads with stamps pending, want 3 (none could go)", n)
+	}
+	e.svc.maint.tick(e.ctx)
+	if n := loaded(); n != 2 {
+		t.Errorf("%d project graphs loaded after the tick, want 2 (6 nodes, a bound of 5)", n)
+	}
+}

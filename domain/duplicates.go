@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // Duplicate warnings (docs/design/trust.md#duplicates): a new node whose id
@@ -144,7 +146,7 @@ func (g *Graph) PossibleDuplicates(id, gist string) []Duplicate {
 func (g *Graph) eachGistCandidate(gist string, f func(si int32)) {
 	ix := g.searchIndex()
 	var words []int32
-	for _, w := range appendWords(nil, gist) {
+	for _, w := range search.AppendWords(nil, gist) {
 		if wi, ok := ix.wordIx[w]; ok && !slices.Contains(words, wi) {
 			words = append(words, wi)
 		}

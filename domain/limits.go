@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // Limits checked on every write (docs/design/model.md#identifiers-and-limits).
@@ -243,7 +245,7 @@ func ValidateQuery(field, q string) error {
 	if n > MaxQueryLen {
 		return tooLong(field, n, MaxQueryLen, "chars")
 	}
-	if len(searchTerms(q)) == 0 {
+	if len(search.Terms(q)) == 0 {
 		return Invalidf(field, "%q holds no word to search for: only punctuation", q)
 	}
 	return nil

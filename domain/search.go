@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // Search finds the nodes of graphs that match query
@@ -11,7 +13,7 @@ import (
 // with the corrections it used and, when nothing matched, the nearest
 // spelling of each term that matched nothing.
 //
-// The terms are the query's tokens (searchtext.go), repeats dropped. Each
+// The terms are the query's tokens (domain/search/text.go), repeats dropped. Each
 // term is scored in every node by BM25 over the node's words
 // (searchrank.go); the scores add up over the terms, and a node whose id is
 // the whole query ranks first. Hits are sorted by score (descending), then
@@ -39,12 +41,12 @@ import (
 // Search only reads the graphs and their indexes, so searches may run side
 // by side under a graph's read lock.
 func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
-	res, _, err := search(graphs, query, limit)
+	res, _, err := searchWithWork(graphs, query, limit)
 	return res, err
 }
 
-// search is Search, and also says what it read (searchWork).
-func search(graphs []*Graph, query string, limit int) (SearchResult, searchWork, error) {
+// searchWithWork is Search, and also says what it read (searchWork).
+func searchWithWork(graphs []*Graph, query string, limit int) (SearchResult, searchWork, error) {
 	if err := ValidateQuery("query", query); err != nil {
 		return SearchResult{}, searchWork{}, err
 	}
@@ -56,7 +58,7 @@ func search(graphs []*Graph, query string, limit int) (SearchResult, searchWork,
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
-	p := planSearch(graphs, query, searchTerms(query))
+	p := planSearch(graphs, query, search.Terms(query))
 	top := &searchTop{limit: limit, graphs: graphs}
 	if p.n > 0 {
 		for gi, g := range graphs {

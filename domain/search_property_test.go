@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // The texts and queries of the search properties are made of a few small
@@ -55,7 +57,7 @@ func searchQuery(t *rapid.T) string {
 	parts := make([]string, n)
 	for i := range parts {
 		w := strings.ReplaceAll(searchWord(t, "term", 1, 4), " ", "")
-		if len(searchTerms(w)) == 0 {
+		if len(search.Terms(w)) == 0 {
 			w = "a"
 		}
 		parts[i] = w

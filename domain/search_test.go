@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // hitNames renders hits as "key/id" for compact comparisons.
@@ -34,67 +36,6 @@ func searchOne(t *testing.T, graphs []*Graph, q string) SearchResult {
 		t.Fatalf("Search(%q): %v", q, err)
 	}
 	return res
-}
-
-func TestSearchTerms(t *testing.T) {
-	tests := []struct {
-		query string
-		want  []string
-	}{
-		{"When did Caroline go to pottery?", []string{"when", "did", "caroline", "go", "to", "pottery"}},
-		{"Caroline's (new) 'job'", []string{"caroline's", "new", "job"}},
-		{"Caroline’s", []string{"caroline's"}},
-		{"src/auth/refresh.py, auth/ token_refresh...", []string{"src/auth/refresh.py", "auth/", "token_refresh"}},
-		{"Cache cache CACHE", []string{"cache"}},
-		{"--verbose .env", []string{"verbose", "env"}},
-		{"tab\tnew\nline", []string{"tab", "new", "line"}},
-		{"? ! ...", nil},
-	}
-	for _, tc := range tests {
-		if diff := cmp.Diff(tc.want, searchTerms(tc.query)); diff != "" {
-			t.Errorf("searchTerms(%q) (-want +got):\n%s", tc.query, diff)
-		}
-	}
-}
-
-func TestSearchWordsOfText(t *testing.T) {
-	tests := []struct {
-		text string
-		want []string
-	}{
-		{"Refresh tokens!", []string{"refresh", "tokens"}},
-		{"tokenRefresh", []string{"tokenrefresh", "token", "refresh"}},
-		{"token_refresh", []string{"token_refresh", "token", "refresh"}},
-		{"src/auth/refresh.py", []string{"src/auth/refresh.py", "src", "auth", "refresh", "py"}},
-		{"HTTPServer v2Config", []string{"httpserver", "http", "server", "v2config", "v2", "config"}},
-		{"don't (see auth/)", []string{"don't", "see", "auth/", "auth"}},
-	}
-	for _, tc := range tests {
-		if diff := cmp.Diff(tc.want, appendWords(nil, tc.text)); diff != "" {
-			t.Errorf("appendWords(%q) (-want +got):\n%s", tc.text, diff)
-		}
-	}
-}
-
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		max  int
-		want int
-	}{
-		{"authentication", "authentcation", 2, 1}, // a deletion
-		{"pottery", "potetry", 1, 1},              // a swap of neighbours is one edit
-		{"pottery", "pottary", 1, 1},
-		{"pottery", "poetry", 2, 2},
-		{"pottery", "battery", 1, 2}, // more than max: max+1
-		{"é", "e", 1, 1},             // runes, not bytes
-		{"abc", "abc", 0, 0},
-	}
-	for _, tc := range tests {
-		if got := editDistance([]rune(tc.a), []rune(tc.b), tc.max); got != tc.want {
-			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.max, got, tc.want)
-		}
-	}
 }
 
 // TestSearchRanking: rarer words count more, a word of the id or gist
@@ -346,7 +287,7 @@ func TestSearchTopKSkipsCommonTerm(t *testing.T) {
 		}
 		corePut(t, g, fmt.Sprintf("n%04d", i), gist, nil, nil)
 	}
-	p := planSearch([]*Graph{g}, "common rare", searchTerms("common rare"))
+	p := planSearch([]*Graph{g}, "common rare", search.Terms("common rare"))
 	top := &searchTop{limit: 10, graphs: []*Graph{g}}
 	p.searchGraph(top, 0, g)
 	visited := p.work.nodes
@@ -488,12 +429,12 @@ func TestSearchShortWordCostsLittle(t *testing.T) {
 	g.Compact(workloadNow, workloadPolicy())
 	graphs := []*Graph{g}
 	for i, q := range workloadQueries(200) {
-		_, plain, err := search(graphs, q, DefaultSearchLim)
+		_, plain, err := searchWithWork(graphs, q, DefaultSearchLim)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sq := withShortWord(q, i)
-		_, short, err := search(graphs, sq, DefaultSearchLim)
+		_, short, err := searchWithWork(graphs, sq, DefaultSearchLim)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,12 +2,12 @@ package domain
 
 import (
 	"slices"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // The search index (docs/decisions/0045-word-index-for-search.md). Search
-// ranks nodes by the words they hold (searchtext.go), so each graph keeps an
+// ranks nodes by the words they hold (domain/search/text.go), so each graph keeps an
 // inverted index of words, as text-search engines do:
 //
 //   - the lexicon: every word some node's text holds, with its postings, the
@@ -26,7 +26,7 @@ import (
 //   - a trigram index of the lexicon (not of the text), padded at both ends
 //     of a word: it finds the words holding a term (substring matches) and
 //     the words a few edits from one (the typo fallback) without reading
-//     every word.
+//     every word (search.WordGrams).
 //
 // A node's text (docs/design/mcp.md#kg_search) is its id, gist, notes and
 // touches and the ends of its edges that are not nodes of its graph: file
@@ -55,12 +55,9 @@ type searchIndex struct {
 	stemIx    map[string]int32
 	freeStems []int32
 
-	// grams holds, for each trigram of a padded word, the position in
-	// gramSets of the set of word numbers holding it; freeGrams the
-	// positions of sets that emptied.
-	grams     gramTable
-	gramSets  []postings
-	freeGrams []int32
+	// grams is the trigram index of the lexicon: for each trigram of a
+	// padded word, the word numbers holding it.
+	grams search.WordGrams
 
 	// blocks holds the block maxima of the words that have them, by
 	// lexWord.blk - 1; freeBlocks the numbers of lists given back.
@@ -162,12 +159,8 @@ func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *searchIndex {
 		}
 		b.chunks[ci] = nil // read: let it go
 	}
-	var grams []uint32
 	for w := range ix.words {
-		grams = appendPaddedGrams(grams[:0], ix.words[w].text)
-		for _, t := range grams {
-			ix.gramAdd(t, int32(w))
-		}
+		ix.grams.Add(ix.words[w].text, int32(w), len(ix.words))
 		ix.maybeBlocks(int32(w))
 	}
 	return ix
@@ -232,7 +225,7 @@ func (b *indexBuilder) addNode(g *Graph, si int32, n *Node) {
 // text counts the words of s against the node in slot si, tf times each.
 func (b *indexBuilder) text(si int32, s string, tf int32) {
 	ix := b.ix
-	b.toks = appendWords(b.toks[:0], s)
+	b.toks = search.AppendWords(b.toks[:0], s)
 	for _, tok := range b.toks {
 		w, ok := ix.wordIx[tok]
 		if !ok {
@@ -299,7 +292,7 @@ func (ws *wordCounts) reset() {
 
 // add counts the words of text, in the head (the id and gist) or not.
 func (ws *wordCounts) add(text string, head bool) {
-	ws.buf = appendWords(ws.buf[:0], text)
+	ws.buf = search.AppendWords(ws.buf[:0], text)
 	for _, w := range ws.buf {
 		i := ws.find(w)
 		if i < 0 {
@@ -560,8 +553,8 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 	w := takeFree(&ix.freeWords, &ix.words)
 	ix.words[w] = lexWord{text: text, stem: ownStem}
 	ix.wordIx[text] = w
-	if isLetters(text) { // any other word is its own stem (stemWord)
-		stemText := stemWord(text)
+	if search.IsLetters(text) { // any other word is its own stem (search.Stem)
+		stemText := search.Stem(text)
 		s, ok := ix.stemIx[stemText]
 		if !ok {
 			s = takeFree(&ix.freeStems, &ix.stems)
@@ -572,10 +565,7 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 		ix.words[w].stem = s
 	}
 	if grams {
-		var buf [32]uint32
-		for _, t := range appendPaddedGrams(buf[:0], text) {
-			ix.gramAdd(t, w)
-		}
+		ix.grams.Add(text, w, len(ix.words))
 	}
 	return w
 }
@@ -583,10 +573,7 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 // dropWord takes word w, which no node holds any more, out of the lexicon.
 func (ix *searchIndex) dropWord(w int32) {
 	lw := ix.words[w]
-	var buf [32]uint32
-	for _, t := range appendPaddedGrams(buf[:0], lw.text) {
-		ix.gramRemove(t, w)
-	}
+	ix.grams.Remove(lw.text, w, len(ix.words))
 	if lw.stem != ownStem {
 		st := &ix.stems[lw.stem]
 		st.words = slices.DeleteFunc(st.words, func(x int32) bool { return x == w })
@@ -699,162 +686,11 @@ func (ix *searchIndex) recountBlock(w, si int32) {
 	ix.blocks[lw.blk-1][ix.block(si)] = m
 }
 
-func (ix *searchIndex) gramAdd(t uint32, w int32) {
-	i, ok := ix.grams.get(t)
-	if !ok {
-		i = takeFree(&ix.freeGrams, &ix.gramSets)
-		ix.grams.put(t, i)
-	}
-	ix.gramSets[i].add(w, len(ix.words))
-}
-
-func (ix *searchIndex) gramRemove(t uint32, w int32) {
-	i, ok := ix.grams.get(t)
-	if !ok {
-		return
-	}
-	p := &ix.gramSets[i]
-	p.remove(w, len(ix.words))
-	if p.n == 0 {
-		*p = postings{}
-		ix.grams.remove(t)
-		ix.freeGrams = append(ix.freeGrams, i)
-	}
-}
-
-// gramSet returns the set of words holding trigram t; nil if none does.
-func (ix *searchIndex) gramSet(t uint32) *postings {
-	if i, ok := ix.grams.get(t); ok {
-		return &ix.gramSets[i]
-	}
-	return nil
-}
+// wordText returns the text of word w; empty for a free number.
+func (ix *searchIndex) wordText(w int32) string { return ix.words[w].text }
 
 // sameText reports whether two versions of a node have the same searchable
 // fields. The id is the slot's and cannot differ.
 func sameText(a, b *Node) bool {
 	return a.Gist == b.Gist && slices.Equal(a.Notes, b.Notes) && slices.Equal(a.Touches, b.Touches)
-}
-
-// wordPad is the byte a word is padded with at both ends for its
-// trigrams: NUL, which no text holds (validateString).
-const wordPad = "\x00\x00"
-
-func padWord(w string) string { return wordPad + w + wordPad }
-
-// appendGrams appends the trigrams of s to buf, repeats included.
-func appendGrams(buf []uint32, s string) []uint32 {
-	var w uint32
-	for i := 0; i < len(s); i++ {
-		w = w<<8 | uint32(s[i])
-		if i >= 2 {
-			buf = append(buf, w&0xFFFFFF)
-		}
-	}
-	return buf
-}
-
-// sortedGrams returns the distinct trigrams of s, sorted.
-func sortedGrams(s string) []uint32 {
-	g := appendGrams(nil, s)
-	slices.Sort(g)
-	return slices.Compact(g)
-}
-
-// appendPaddedGrams appends to buf the distinct trigrams of word w padded
-// at both ends (padWord), sorted: those of sortedGrams(padWord(w)), without
-// building the padded word.
-func appendPaddedGrams(buf []uint32, w string) []uint32 {
-	start := len(buf)
-	var x uint32 // the last three bytes, the pad before w included
-	for i := 0; i < len(w); i++ {
-		x = (x<<8 | uint32(w[i])) & 0xFFFFFF
-		buf = append(buf, x)
-	}
-	for range len(wordPad) {
-		x = x << 8 & 0xFFFFFF
-		buf = append(buf, x)
-	}
-	g := buf[start:]
-	slices.Sort(g)
-	return buf[:start+len(slices.Compact(g))]
-}
-
-// wordsHolding calls f with every word of the lexicon that holds term as a
-// substring, and returns how many words it read to find them: only the
-// words holding all of the term's trigrams. A term of fewer than three
-// bytes has no trigram and holds nothing (search never asks for one:
-// subMinRunes).
-func (ix *searchIndex) wordsHolding(term string, f func(w int32)) int {
-	if len(term) < 3 {
-		return 0
-	}
-	grams := sortedGrams(term)
-	sets := make([]*postings, len(grams))
-	for i, t := range grams {
-		if sets[i] = ix.gramSet(t); sets[i] == nil {
-			return 0
-		}
-	}
-	slices.SortFunc(sets, func(a, b *postings) int { return int(a.n - b.n) })
-	read := 0
-	sets[0].each(func(w int32) {
-		read++
-		for _, p := range sets[1:] {
-			if !p.has(w) {
-				return
-			}
-		}
-		if strings.Contains(ix.words[w].text, term) {
-			f(w)
-		}
-	})
-	return read
-}
-
-// wordsNear calls f with every word of the lexicon within max edits of
-// term (editDistance), and the distance. For a term in ASCII the words
-// are first narrowed by their padded trigrams: an edit of the term takes
-// at most four of its trigrams away (a swap of two letters; other edits
-// three), so a word within max edits shares all but 4×max of them. A term
-// with other letters, or too short to narrow that way, is compared with
-// every word of a fitting length.
-func (ix *searchIndex) wordsNear(term string, max int, f func(w int32, dist int)) {
-	tr := []rune(term)
-	check := func(w int32) {
-		text := ix.words[w].text
-		if text == "" {
-			return
-		}
-		if n := utf8.RuneCountInString(text); n < len(tr)-max || n > len(tr)+max {
-			return
-		}
-		if d := editDistance(tr, []rune(text), max); d <= max {
-			f(w, d)
-		}
-	}
-	grams := sortedGrams(padWord(term))
-	need := len(grams) - 4*max
-	if len(tr) != len(term) || need <= 0 {
-		for w := range ix.words {
-			check(int32(w))
-		}
-		return
-	}
-	shared := map[int32]int{}
-	for _, t := range grams {
-		if p := ix.gramSet(t); p != nil {
-			p.each(func(w int32) { shared[w]++ })
-		}
-	}
-	ws := make([]int32, 0, len(shared))
-	for w, c := range shared {
-		if c >= need {
-			ws = append(ws, w)
-		}
-	}
-	slices.Sort(ws)
-	for _, w := range ws {
-		check(w)
-	}
 }

@@ -3,20 +3,21 @@ package domain
 import (
 	"fmt"
 	"maps"
-	"math/bits"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // The reference of the search properties: the rules of
 // docs/design/mcp.md#kg_search worked out from a graph's data alone, by
 // reading every node, with none of the index, the lexicon trigrams or the
 // top-k bounds. It shares with Search only the rules themselves: how text
-// is cut into words (appendWords, searchTerms), the stemmer, the edit
+// is cut into words (search.AppendWords, search.Terms), the stemmer, the edit
 // distance and the formula's pieces (idf, saturate and the constants).
 
 // scratchWords returns the words of a node of g with their counts in the
@@ -25,7 +26,7 @@ import (
 func scratchWords(g *Graph, n *Node) map[string][2]int32 {
 	out := map[string][2]int32{}
 	add := func(text string, field int) {
-		for _, w := range appendWords(nil, text) {
+		for _, w := range search.AppendWords(nil, text) {
 			c := out[w]
 			c[field]++
 			out[w] = c
@@ -80,7 +81,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 			stems := map[string]bool{}
 			for w := range d.words {
 				wordDF[w]++
-				stems[stemWord(w)] = true
+				stems[search.Stem(w)] = true
 			}
 			for s := range stems {
 				stemDF[s]++
@@ -100,17 +101,17 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	var terms [][]clause
 	var weak []bool
 	var unmatched []string
-	terms_ := searchTerms(query)
+	terms_ := search.Terms(query)
 	stops := 0
 	for _, t := range terms_ {
-		if isStopWord(t) {
+		if search.IsStopWord(t) {
 			stops++
 		}
 	}
 	stemWords := func(stem string) map[string]bool {
 		ws := map[string]bool{}
 		for _, w := range lexicon {
-			if stemWord(w) == stem {
+			if search.Stem(w) == stem {
 				ws[w] = true
 			}
 		}
@@ -118,17 +119,17 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	}
 	for _, t := range terms_ {
 		kw := 1.0
-		if stops < len(terms_) && isStopWord(t) {
+		if stops < len(terms_) && search.IsStopWord(t) {
 			kw = stopWeight
 		}
-		stem := stemWord(t)
+		stem := search.Stem(t)
 		var cs []clause
 		df := stemDF[stem]
 		if df > 0 {
 			cs = append(cs, clause{t, stemWords(stem), kw * idf(n, df)})
 		}
 		for _, w := range lexicon {
-			if utf8.RuneCountInString(t) >= subMinRunes && strings.Contains(w, t) && stemWord(w) != stem {
+			if utf8.RuneCountInString(t) >= subMinRunes && strings.Contains(w, t) && search.Stem(w) != stem {
 				x := idf(n, wordDF[w])
 				if df > 0 {
 					x = min(x, idf(n, df))
@@ -139,7 +140,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 		if len(cs) == 0 {
 			if c, ok := scratchNearest(lexicon, stemDF, t, typoMax(utf8.RuneCountInString(t))); ok {
 				res.Corrections = append(res.Corrections, Correction{Term: t, Used: c})
-				cs = append(cs, clause{c, stemWords(stemWord(c)), typoWeight * idf(n, stemDF[stemWord(c)])})
+				cs = append(cs, clause{c, stemWords(search.Stem(c)), typoWeight * idf(n, stemDF[search.Stem(c)])})
 			} else {
 				unmatched = append(unmatched, t)
 			}
@@ -230,11 +231,11 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 func scratchNearest(lexicon []string, stemDF map[string]int, t string, max int) (string, bool) {
 	best, bestD, bestDF := "", max+1, 0
 	for _, w := range lexicon {
-		d := editDistance([]rune(t), []rune(w), max)
+		d := search.EditDistance([]rune(t), []rune(w), max)
 		if d > max {
 			continue
 		}
-		df := stemDF[stemWord(w)]
+		df := stemDF[search.Stem(w)]
 		if d < bestD || (d == bestD && df > bestDF) {
 			best, bestD, bestDF = w, d, df
 		}
@@ -267,10 +268,10 @@ func searchIndexProblems(g *Graph) []string {
 		count++
 		for w, c := range scratchWords(g, n) {
 			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
-			if !isLetters(w) {
+			if !search.IsLetters(w) {
 				continue // its own stem, with no entry
 			}
-			s := stemWord(w)
+			s := search.Stem(w)
 			if stemNodes[s] == nil {
 				stemNodes[s] = map[int32]bool{}
 			}
@@ -303,14 +304,14 @@ func searchIndexProblems(g *Graph) []string {
 		}
 		switch {
 		case lw.stem == ownStem:
-			if isLetters(lw.text) {
+			if search.IsLetters(lw.text) {
 				bad("word %q of letters has no stem entry", lw.text)
 			}
-		case !isLetters(lw.text):
+		case !search.IsLetters(lw.text):
 			bad("word %q, not of letters, has stem entry %d", lw.text, lw.stem)
 		default:
-			if st := ix.stems[lw.stem]; st.text != stemWord(lw.text) || !slices.Contains(st.words, int32(w)) {
-				bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, stemWord(lw.text))
+			if st := ix.stems[lw.stem]; st.text != search.Stem(lw.text) || !slices.Contains(st.words, int32(w)) {
+				bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, search.Stem(lw.text))
 			}
 		}
 		probs = append(probs, blockProblems(ix, int32(w))...)
@@ -346,27 +347,17 @@ func searchIndexProblems(g *Graph) []string {
 	wantGrams := map[uint32][]int32{}
 	for w, lw := range ix.words {
 		if lw.text != "" {
-			for _, t := range sortedGrams(padWord(lw.text)) {
+			for _, t := range search.SortedGrams(search.PadWord(lw.text)) {
 				wantGrams[t] = append(wantGrams[t], int32(w))
 			}
 		}
 	}
 	gotGrams := map[uint32][]int32{}
-	ix.grams.all(func(t uint32, i int32) {
-		p := &ix.gramSets[i]
+	ix.grams.All(func(t uint32, p *search.Postings) {
 		var ws []int32
-		p.each(func(w int32) { ws = append(ws, w) })
-		if int(p.n) != len(ws) || p.n == 0 {
-			bad("trigram %06x counts %d words and lists %d", t, p.n, len(ws))
-		}
-		if p.bits != nil {
-			pop := 0
-			for _, x := range p.bits {
-				pop += bits.OnesCount64(x)
-			}
-			if pop != int(p.n) {
-				bad("trigram %06x has %d bits set and counts %d", t, pop, p.n)
-			}
+		p.Each(func(w int32) { ws = append(ws, w) })
+		if int(p.Len()) != len(ws) || p.Len() == 0 {
+			bad("trigram %06x counts %d words and lists %d", t, p.Len(), len(ws))
 		}
 		gotGrams[t] = ws
 	})
@@ -449,37 +440,6 @@ func TestSearchIndexRewriteKeepsEnds(t *testing.T) {
 	}
 }
 
-func TestPostingsSwitchesForm(t *testing.T) {
-	const nslots = 64 * 40 // a bitmap from 80 slots, back to an array below 40
-	var p postings
-	for si := int32(0); si < 100; si++ {
-		p.add(si*7, nslots)
-		p.add(si*7, nslots) // a repeat changes nothing
-	}
-	if p.bits == nil || p.n != 100 {
-		t.Fatalf("after 100 adds: bitmap %v, n %d; want a bitmap of 100", p.bits != nil, p.n)
-	}
-	for si := int32(0); si < 70; si++ {
-		p.remove(si*7, nslots)
-		p.remove(si*7, nslots)
-	}
-	if p.bits != nil || p.n != 30 {
-		t.Fatalf("after 70 removals: bitmap %v, n %d; want an array of 30", p.bits != nil, p.n)
-	}
-	var got []int32
-	p.each(func(si int32) { got = append(got, si) })
-	var want []int32
-	for si := int32(70); si < 100; si++ {
-		want = append(want, si*7)
-	}
-	if diff := quickDiff(want, got); diff != "" {
-		t.Errorf("slots (-want +got):\n%s", diff)
-	}
-	if !p.has(700-7) || p.has(7) {
-		t.Errorf("has: %v for a member, %v for a removed slot", p.has(700-7), p.has(7))
-	}
-}
-
 // TestSearchIndexBuiltOnFirstSearch: a loaded graph has no search index,
 // writes to it build none, and its first search builds one equal to the
 // index worked out from scratch; searches racing on a graph's read lock
@@ -551,7 +511,7 @@ func TestSearchSkipsBlocks(t *testing.T) {
 	}
 	for _, blockMin := range []int32{int32(n) + 1, 2} { // no block maxima, then maxima for "common"
 		g.search = buildSearchIndex(g, defaultBlockShift, blockMin)
-		p := planSearch([]*Graph{g}, "common", searchTerms("common"))
+		p := planSearch([]*Graph{g}, "common", search.Terms("common"))
 		top := &searchTop{limit: 8, graphs: []*Graph{g}}
 		p.searchGraph(top, 0, g)
 		visits := p.work.nodes

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // The ranking of Search (docs/design/mcp.md#kg_search): BM25 over the words
@@ -77,19 +77,6 @@ func typoMax(n int) int {
 // shown with no hits may be away: one more than a correction, and one for a
 // short term.
 func nearMax(n int) int { return typoMax(n) + 1 }
-
-// stemWord returns the stem of a word, the key its word forms share: the
-// Snowball English (Porter2) stem of a word of letters ("potteries" and
-// "pottery", "painted" and "painting"), and any other word itself.
-func stemWord(w string) string {
-	if !isLetters(w) {
-		return w
-	}
-	return english.Stem(w, true)
-}
-
-// isStopWord reports whether a term is one of Snowball's English stop words.
-func isStopWord(t string) bool { return english.IsStopWord(t) }
 
 // idf is the BM25 rarity weight of a match held by df of n nodes, always
 // above 0: ln(1 + (n − df + 0.5)/(df + 0.5)).
@@ -173,16 +160,16 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 	// Stop words count less, unless the query holds nothing else.
 	stops := 0
 	for _, t := range terms {
-		if isStopWord(t) {
+		if search.IsStopWord(t) {
 			stops++
 		}
 	}
 	for _, t := range terms {
 		pt := planTerm{words: make([][]termWord, len(graphs))}
-		stem := stemWord(t)
+		stem := search.Stem(t)
 		df := stemDF(graphs, stem)
 		kw := 1.0
-		if stops < len(terms) && isStopWord(t) {
+		if stops < len(terms) && search.IsStopWord(t) {
 			kw = stopWeight
 		}
 		// Longer words holding the term, by text: each is a clause with
@@ -198,7 +185,7 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 				continue
 			}
 			ix := g.search
-			p.work.lexicon += ix.wordsHolding(t, func(w int32) {
+			p.work.lexicon += ix.grams.Holding(t, ix.wordText, func(w int32) {
 				if ix.stemText(w) == stem {
 					return
 				}
@@ -318,7 +305,7 @@ func nearWords(graphs []*Graph, term string, max int) []nearWord {
 			continue
 		}
 		ix := g.search
-		ix.wordsNear(term, max, func(w int32, d int) {
+		ix.grams.Near(term, max, len(ix.words), ix.wordText, func(w int32, d int) {
 			text := ix.words[w].text
 			if found[text] == nil {
 				found[text] = &nearWord{text: text, dist: d}
@@ -327,7 +314,7 @@ func nearWords(graphs []*Graph, term string, max int) []nearWord {
 	}
 	out := make([]nearWord, 0, len(found))
 	for _, nw := range found {
-		nw.df = stemDF(graphs, stemWord(nw.text))
+		nw.df = stemDF(graphs, search.Stem(nw.text))
 		out = append(out, *nw)
 	}
 	slices.SortFunc(out, func(a, b nearWord) int {
@@ -368,7 +355,7 @@ func (p *searchPlan) correct(graphs []*Graph, t string, pt *planTerm) bool {
 	}
 	used := near[0].text
 	p.correction = append(p.correction, Correction{Term: t, Used: used})
-	stem := stemWord(used)
+	stem := search.Stem(used)
 	pt.addStem(graphs, used, stem, typoWeight*idf(p.n, stemDF(graphs, stem)))
 	return true
 }

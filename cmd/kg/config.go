@@ -200,8 +200,9 @@ func settings(home func() (string, error)) []setting {
 			usage: "most `characters` a Claude Code session start's preload injects",
 			parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
-				if err != nil || n < app.MinPreloadChars || n > 1_000_000 {
-					return fmt.Errorf("want a whole number of characters from %d to 1000000", app.MinPreloadChars)
+				if err != nil || n < app.MinPreloadChars || n > app.MaxPreloadChars {
+					return fmt.Errorf("want a whole number of characters from %d to %d (Claude Code shows a longer hook context as a 2 KB preview)",
+						app.MinPreloadChars, app.MaxPreloadChars)
 				}
 				c.App.PreloadChars = n
 				return nil

@@ -30,10 +30,46 @@ var claudeHooks = []claudeHook{
 	{event: "PostToolUse", matcher: "Read|WebFetch|WebSearch", arg: "tool-event", timeout: 2},
 }
 
-// kgHookCommand matches the command of a hook kg added: some kg binary
-// (a path, quoted or not, ending in kg) running `hook <event>`. Only such
-// hooks are replaced or removed; every other hook is the user's.
-var kgHookCommand = regexp.MustCompile(`^'?(?:[^']*/)?kg'? hook (?:session-start|prompt|tool-event)(?: .*)?$`)
+// kgHookCommand matches the command of a hook kg adds: an executable (a
+// path as shellQuote writes it, quoted or bare) running `hook <event>`.
+// Whether the executable is a kg is hookOwner's to say.
+var kgHookCommand = regexp.MustCompile(`^('(?:[^']|'\\'')*'|[^\s']+) hook (session-start|prompt|tool-event)(?: .*)?$`)
+
+// hookOwner tells kg's own hooks from the user's, whatever the kg binary is
+// named: a hook is kg's when its command runs `hook` with the event install
+// writes for that Claude Code event, through an executable named kg-something
+// (kg, kg-v2, kg.exe) or the very file install writes now (a kg renamed
+// anything). Only such hooks are replaced or removed; every other hook is
+// the user's.
+type hookOwner struct {
+	self string // the executable install writes into the hooks
+}
+
+// owns reports whether hook x, found under the event whose kg hook runs
+// `hook arg`, is kg's.
+func (o hookOwner) owns(x any, arg string) bool {
+	m, _ := x.(map[string]any)
+	cmd, _ := m["command"].(string)
+	sub := kgHookCommand.FindStringSubmatch(cmd)
+	if m["type"] != "command" || sub == nil || sub[2] != arg {
+		return false
+	}
+	exe := shellUnquote(sub[1])
+	if strings.HasPrefix(strings.ToLower(filepath.Base(exe)), "kg") {
+		return true
+	}
+	a, errA := os.Stat(exe)
+	b, errB := os.Stat(o.self)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// shellUnquote undoes shellQuote.
+func shellUnquote(word string) string {
+	if len(word) >= 2 && strings.HasPrefix(word, "'") && strings.HasSuffix(word, "'") {
+		return strings.ReplaceAll(word[1:len(word)-1], `'\''`, "'")
+	}
+	return word
+}
 
 // claudeMCPName is the name of kg's entry under mcpServers.
 const claudeMCPName = "kg"
@@ -88,10 +124,11 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 			edit func(doc map[string]any) []string
 		}{
 			{filepath.Join(home, ".claude", "settings.json"), func(doc map[string]any) []string {
+				owner := hookOwner{self: exe}
 				if uninstall {
-					return removeClaudeHooks(doc)
+					return removeClaudeHooks(doc, owner)
 				}
-				return addClaudeHooks(doc, shellQuote(exe))
+				return addClaudeHooks(doc, shellQuote(exe), owner)
 			}},
 			{filepath.Join(home, ".claude.json"), func(doc map[string]any) []string {
 				changes, note := editClaudeMCP(doc, mcp, uninstall)
@@ -155,7 +192,7 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 // addClaudeHooks puts kg's hooks into the settings doc: a kg hook already
 // there for the event is updated in place, else a group is appended. It
 // returns the changes, none when the doc already holds them.
-func addClaudeHooks(doc map[string]any, exe string) []string {
+func addClaudeHooks(doc map[string]any, exe string, owner hookOwner) []string {
 	var changes []string
 	hooks, _ := doc["hooks"].(map[string]any)
 	if hooks == nil {
@@ -169,7 +206,7 @@ func addClaudeHooks(doc map[string]any, exe string) []string {
 			gm, _ := g.(map[string]any)
 			list, _ := gm["hooks"].([]any)
 			for i, x := range list {
-				if !isKGHook(x) {
+				if !owner.owns(x, h.arg) {
 					continue
 				}
 				found = true
@@ -194,7 +231,7 @@ func addClaudeHooks(doc map[string]any, exe string) []string {
 
 // removeClaudeHooks takes every kg hook out of the settings doc, and the
 // groups and events left empty by it; the user's own hooks stay.
-func removeClaudeHooks(doc map[string]any) []string {
+func removeClaudeHooks(doc map[string]any, owner hookOwner) []string {
 	hooks, _ := doc["hooks"].(map[string]any)
 	if hooks == nil {
 		return nil
@@ -215,7 +252,7 @@ func removeClaudeHooks(doc map[string]any) []string {
 			}
 			var left []any
 			for _, x := range list {
-				if isKGHook(x) {
+				if owner.owns(x, h.arg) {
 					changes = append(changes, fmt.Sprintf("remove hooks.%s: %s", h.event, x.(map[string]any)["command"]))
 					continue
 				}
@@ -236,12 +273,6 @@ func removeClaudeHooks(doc map[string]any) []string {
 		delete(doc, "hooks")
 	}
 	return changes
-}
-
-func isKGHook(x any) bool {
-	m, _ := x.(map[string]any)
-	cmd, _ := m["command"].(string)
-	return m["type"] == "command" && kgHookCommand.MatchString(cmd)
 }
 
 // editClaudeMCP adds kg's entry under mcpServers in Claude Code's user

@@ -208,7 +208,7 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "integrations", "claude-code")
 	want := map[string]any{}
-	addClaudeHooks(want, "kg")
+	addClaudeHooks(want, "kg", hookOwner{self: "kg"})
 	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !jsonEqual(got, want) {
 		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install writes:\n%s", compactJSON(got), compactJSON(want))
 	}
@@ -222,15 +222,45 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 	}
 }
 
-func TestKGHookCommandIsOnlyKGs(t *testing.T) {
+// kg's own hooks are told from the user's whatever the kg binary is named:
+// an executable named kg-something, or the very file install writes, running
+// the hook of that event (issue 30 item 3: kg-v2 and kg.exe were the user's).
+func TestHookOwnerKnowsKGsHooks(t *testing.T) {
 	t.Parallel()
-	for cmd, want := range map[string]bool{
-		"kg hook prompt": true, "/usr/local/bin/kg hook session-start": true, "'/home/a b/kg' hook tool-event": true,
-		"kg hook prompt --debug": true, "notkg hook prompt": false, "kg hook other": false, "gofmt -w": false,
-		"/bin/kgx hook prompt": false, "kg hooks prompt": false,
+	dir := t.TempDir()
+	self := filepath.Join(dir, "memory")
+	if err := os.WriteFile(self, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	renamed := filepath.Join(dir, "my memory")
+	if err := os.Link(self, renamed); err != nil {
+		t.Fatal(err)
+	}
+	owner := hookOwner{self: self}
+	for _, tc := range []struct {
+		cmd, arg string
+		want     bool
+	}{
+		{"kg hook prompt", "prompt", true},
+		{"/usr/local/bin/kg hook session-start", "session-start", true},
+		{"'/home/a b/kg' hook tool-event", "tool-event", true},
+		{"kg hook prompt --debug", "prompt", true},
+		{"/opt/kg-v2 hook prompt", "prompt", true},
+		{"'/mnt/c/tools/kg.exe' hook prompt", "prompt", true},
+		{"/bin/kgx hook prompt", "prompt", true},
+		{self + " hook prompt", "prompt", true},
+		{shellQuote(renamed) + " hook session-start", "session-start", true},
+		{"'/it'\\''s/kg' hook prompt", "prompt", true},
+		{"notkg hook prompt", "prompt", false},
+		{"/usr/bin/memory hook prompt", "prompt", false},
+		{"kg hook prompt", "session-start", false},
+		{"kg hook other", "prompt", false},
+		{"kg hooks prompt", "prompt", false},
+		{"gofmt -w", "prompt", false},
 	} {
-		if got := kgHookCommand.MatchString(cmd); got != want {
-			t.Errorf("%q: %v, want %v", cmd, got, want)
+		hook := map[string]any{"type": "command", "command": tc.cmd}
+		if got := owner.owns(hook, tc.arg); got != tc.want {
+			t.Errorf("%q under the %s hook: kg's = %v, want %v", tc.cmd, tc.arg, got, tc.want)
 		}
 	}
 }

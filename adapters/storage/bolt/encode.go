@@ -147,7 +147,7 @@ func decodeSession(id string, b []byte) (ports.Session, error) {
 	}
 	s := ports.Session{ID: id, ProjectPath: r.ProjectPath, Start: domain.Micros(r.Start),
 		LastActivity: domain.Micros(r.LastActivity), OpCount: r.OpCount,
-		LastSyncedTS: domain.Micros(r.LastSyncedTS), Extra: rawMap(r.Extra)}
+		LastSyncedTS: domain.Micros(r.LastSyncedTS), Extra: record.RawJSONs(r.Extra)}
 	if r.HookState != nil {
 		h, err := ports.UnmarshalHookState(r.HookState)
 		if err != nil {
@@ -216,17 +216,6 @@ func marshalWithExtra(v any, extra map[string]domain.RawJSON) ([]byte, error) {
 	}
 	buf.WriteString("}}")
 	return buf.Bytes(), nil
-}
-
-func rawMap(m map[string]json.RawMessage) map[string]domain.RawJSON {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]domain.RawJSON, len(m))
-	for k, v := range m {
-		out[k] = domain.RawJSON(v)
-	}
-	return out
 }
 
 // edgeKey is the bucket key of an edge or an edge tombstone: each of from

@@ -1,4 +1,4 @@
-package domain
+package search
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ import (
 //     "tokenRefresh" gives "token" and "refresh". A query term is a token,
 //     never split: "token_refresh" looks for that word, and by substring
 //     finds it inside longer ones.
-//   - A word of letters (and apostrophes) has a stem (stemWord): its word
+//   - A word of letters (and apostrophes) has a stem (Stem): its word
 //     forms share it.
 
 // keptAtEnd reports whether r stays at a token's ends: letters, digits and
@@ -100,9 +100,9 @@ func plainWord(tok string) bool {
 	return true
 }
 
-// searchTerms returns the terms of a query: its tokens, repeats dropped,
+// Terms returns the terms of a query: its tokens, repeats dropped,
 // in the order they first appear.
-func searchTerms(query string) []string {
+func Terms(query string) []string {
 	var terms []string
 	eachChunk(query, func(chunk string) {
 		tok := trimToken(chunk)
@@ -120,9 +120,9 @@ func searchTerms(query string) []string {
 	return terms
 }
 
-// appendWords appends to dst the words of text as a node holds them: each
+// AppendWords appends to dst the words of text as a node holds them: each
 // token, then its parts if it has more than one.
-func appendWords(dst []string, text string) []string {
+func AppendWords(dst []string, text string) []string {
 	eachChunk(text, func(chunk string) {
 		tok := trimToken(chunk)
 		if tok == "" {
@@ -190,9 +190,9 @@ func appendCamel(dst []string, piece string) []string {
 	return append(dst, lowerWord(piece[start:]))
 }
 
-// isLetters reports whether w is made of letters and apostrophes only, with
+// IsLetters reports whether w is made of letters and apostrophes only, with
 // at least one letter: the words that have a stem other than themselves.
-func isLetters(w string) bool {
+func IsLetters(w string) bool {
 	letter := false
 	for _, r := range w {
 		switch {
@@ -205,10 +205,10 @@ func isLetters(w string) bool {
 	return letter
 }
 
-// editDistance returns the optimal-string-alignment distance between a
+// EditDistance returns the optimal-string-alignment distance between a
 // and b, counted in runes (an insertion, deletion, substitution or swap of
 // two neighbours is one edit), or max+1 when it is more than max.
-func editDistance(a, b []rune, max int) int {
+func EditDistance(a, b []rune, max int) int {
 	if d := len(a) - len(b); d > max || -d > max {
 		return max + 1
 	}

@@ -1,12 +1,12 @@
-package domain
+package search
 
-// gramTable maps trigrams to int32 values: an open-addressing hash table
+// GramTable maps trigrams to int32 values: an open-addressing hash table
 // with linear probing. The search index looks a trigram up for every three
 // bytes of every word it adds to its lexicon; for keys this small the
 // built-in map spent most of that time hashing and matching control bytes,
 // where this table needs one multiplication and, mostly, one probe
 // (docs/decisions/0013-search-index.md).
-type gramTable struct {
+type GramTable struct {
 	entries []gramEntry // a power of two long; key 0 marks a free entry
 	used    int
 	shift   uint // 32 - log2(len(entries))
@@ -22,10 +22,10 @@ type gramEntry struct {
 const gramKeyBit = 1 << 24
 
 // home is the entry a key's probe starts at (Fibonacci hashing).
-func (t *gramTable) home(key uint32) int { return int((key * 0x9E3779B1) >> t.shift) }
+func (t *GramTable) home(key uint32) int { return int((key * 0x9E3779B1) >> t.shift) }
 
-// get returns the value of trigram g.
-func (t *gramTable) get(g uint32) (int32, bool) {
+// Get returns the value of trigram g.
+func (t *GramTable) Get(g uint32) (int32, bool) {
 	if t.used == 0 {
 		return 0, false
 	}
@@ -40,8 +40,8 @@ func (t *gramTable) get(g uint32) (int32, bool) {
 	}
 }
 
-// put sets the value of trigram g.
-func (t *gramTable) put(g uint32, v int32) {
+// Put sets the value of trigram g.
+func (t *GramTable) Put(g uint32, v int32) {
 	if 2*(t.used+1) > len(t.entries) {
 		t.resize(max(16, 2*len(t.entries)))
 	}
@@ -59,10 +59,10 @@ func (t *gramTable) put(g uint32, v int32) {
 	}
 }
 
-// remove deletes trigram g. The entries after it in its run move back
+// Remove deletes trigram g. The entries after it in its run move back
 // into the hole when their probe allows, so that no lookup needs
 // tombstones (Knuth's algorithm R).
-func (t *gramTable) remove(g uint32) {
+func (t *GramTable) Remove(g uint32) {
 	if t.used == 0 {
 		return
 	}
@@ -90,7 +90,7 @@ func (t *gramTable) remove(g uint32) {
 }
 
 // resize moves the entries into a table of n entries.
-func (t *gramTable) resize(n int) {
+func (t *GramTable) resize(n int) {
 	old := t.entries
 	t.entries = make([]gramEntry, n)
 	t.shift = 32
@@ -110,8 +110,8 @@ func (t *gramTable) resize(n int) {
 	}
 }
 
-// all calls f for every trigram and its value, in no particular order.
-func (t *gramTable) all(f func(g uint32, v int32)) {
+// All calls f for every trigram and its value, in no particular order.
+func (t *GramTable) All(f func(g uint32, v int32)) {
 	for _, e := range t.entries {
 		if e.key != 0 {
 			f(e.key&^gramKeyBit, e.val)

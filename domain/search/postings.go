@@ -1,17 +1,17 @@
-package domain
+package search
 
 import (
 	"math/bits"
 	"slices"
 )
 
-// postings is a set of numbers (the word numbers of the lexicon holding a
+// Postings is a set of numbers (the word numbers of the lexicon holding a
 // trigram): a sorted array while it is small, a bitmap
 // once the array would take more room than a bitmap of every slot, as in
 // roaring bitmaps. Adding or removing a slot then costs at most a shift of
 // an array of slots/32 entries, and a common trigram takes one bit per
 // slot rather than 32.
-type postings struct {
+type Postings struct {
 	n     int32    // how many slots are in the set
 	slots []int32  // the set, sorted, while bits is nil
 	bits  []uint64 // the set as a bitmap, when not nil
@@ -22,7 +22,11 @@ type postings struct {
 // hovering at the threshold is not converted back and forth.
 func bitmapAt(nslots int) int32 { return int32(max(64, nslots/32)) }
 
-func (p *postings) has(si int32) bool {
+// Len returns how many slots are in the set.
+func (p *Postings) Len() int32 { return p.n }
+
+// Has reports whether si is in the set.
+func (p *Postings) Has(si int32) bool {
 	if p.bits != nil {
 		w := int(si >> 6)
 		return w < len(p.bits) && p.bits[w]&(1<<(si&63)) != 0
@@ -31,8 +35,9 @@ func (p *postings) has(si int32) bool {
 	return ok
 }
 
-// add puts si in the set; nslots is the graph's number of slots.
-func (p *postings) add(si int32, nslots int) {
+// Add puts si in the set; nslots is how many slots there are
+// (for a trigram's set, the lexicon's word numbers).
+func (p *Postings) Add(si int32, nslots int) {
 	if p.bits != nil {
 		w := int(si >> 6)
 		if w >= len(p.bits) {
@@ -63,8 +68,9 @@ func (p *postings) add(si int32, nslots int) {
 	}
 }
 
-// remove takes si out of the set; nslots is the graph's number of slots.
-func (p *postings) remove(si int32, nslots int) {
+// Remove takes si out of the set; nslots is how many slots there are
+// (for a trigram's set, the lexicon's word numbers).
+func (p *Postings) Remove(si int32, nslots int) {
 	if p.bits != nil {
 		w := int(si >> 6)
 		if w >= len(p.bits) || p.bits[w]&(1<<(si&63)) == 0 {
@@ -74,7 +80,7 @@ func (p *postings) remove(si int32, nslots int) {
 		p.n--
 		if p.n < bitmapAt(nslots)/2 {
 			slots := make([]int32, 0, p.n)
-			p.each(func(s int32) { slots = append(slots, s) })
+			p.Each(func(s int32) { slots = append(slots, s) })
 			p.slots, p.bits = slots, nil
 		}
 		return
@@ -90,8 +96,8 @@ func (p *postings) remove(si int32, nslots int) {
 	}
 }
 
-// each calls f for every slot of the set, in ascending order.
-func (p *postings) each(f func(si int32)) {
+// Each calls f for every slot of the set, in ascending order.
+func (p *Postings) Each(f func(si int32)) {
 	if p.bits == nil {
 		for _, s := range p.slots {
 			f(s)

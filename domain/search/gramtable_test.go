@@ -1,4 +1,4 @@
-package domain
+package search
 
 import (
 	"maps"
@@ -8,12 +8,12 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestGramTablePropMatchesMap drives a gramTable and a built-in map through
+// TestGramTablePropMatchesMap drives a GramTable and a built-in map through
 // the same puts and removes, with keys from a small range so that probe
 // runs collide, wrap round the end and are cut by removals.
 func TestGramTablePropMatchesMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var tab gramTable
+		var tab GramTable
 		want := map[uint32]int32{}
 		key := rapid.Uint32Range(0, 1<<24-1)
 		if rapid.Bool().Draw(t, "few-keys") {
@@ -22,23 +22,23 @@ func TestGramTablePropMatchesMap(t *testing.T) {
 		for range rapid.IntRange(0, 400).Draw(t, "steps") {
 			k := key.Draw(t, "key")
 			if rapid.IntRange(0, 2).Draw(t, "op") == 0 {
-				tab.remove(k)
+				tab.Remove(k)
 				delete(want, k)
 			} else {
 				v := rapid.Int32().Draw(t, "val")
-				tab.put(k, v)
+				tab.Put(k, v)
 				want[k] = v
 			}
 			for k, v := range want {
-				if got, ok := tab.get(k); !ok || got != v {
+				if got, ok := tab.Get(k); !ok || got != v {
 					t.Fatalf("get(%d) = %d, %v; want %d", k, got, ok, v)
 				}
 			}
-			if _, ok := tab.get(k); ok != hasKey(want, k) {
+			if _, ok := tab.Get(k); ok != hasKey(want, k) {
 				t.Fatalf("get(%d) found %v", k, ok)
 			}
 			got := map[uint32]int32{}
-			tab.all(func(k uint32, v int32) { got[k] = v })
+			tab.All(func(k uint32, v int32) { got[k] = v })
 			if !maps.Equal(want, got) || tab.used != len(want) {
 				t.Fatalf("table holds %d (-want +got):\n%s", tab.used, cmp.Diff(want, got))
 			}
