@@ -380,6 +380,8 @@ func TestDependencyCheckerCatchesViolations(t *testing.T) {
 		{"the scanner imports domain", pkg{path: "domain/secrets", imports: []string{module + "/domain"}}, "domain/secrets imports domain"},
 		{"domain imports its search text", pkg{path: "domain", imports: []string{module + "/domain/search", "github.com/kljensen/snowball/english"}}, ""},
 		{"search imports domain", pkg{path: "domain/search", imports: []string{module + "/domain"}}, "domain/search imports domain"},
+		{"domain imports its renderer", pkg{path: "domain", imports: []string{module + "/domain/render"}}, ""},
+		{"the renderer imports domain", pkg{path: "domain/render", imports: []string{module + "/domain"}}, "domain/render imports domain"},
 		{"ports imports domain", pkg{path: "ports", imports: []string{module + "/domain", "time", "encoding/json"}}, ""},
 		{"ports imports io/fs", pkg{path: "ports", imports: []string{"io/fs"}}, "ports imports io/fs"},
 		{"ports imports database/sql", pkg{path: "ports", imports: []string{"database/sql"}}, "ports imports database/sql"},

@@ -2,9 +2,9 @@ package app
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -51,7 +51,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if reused && req.Source == "resume" {
 		hv, _ := h.svc.sessions.hookView(sess.ID)
 		if hv.FullReadDone {
-			res.Context = continuityNote(sess.ID)
+			res.Context = render.ContinuityNote(sess.ID)
 			return res, nil
 		}
 	}
@@ -64,7 +64,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 			return true
 		})
 	}
-	header := preloadHeader(sess.ID)
+	header := render.PreloadHeader(sess.ID)
 	lg, err := h.lockGraphs(ctx, project)
 	if err != nil {
 		return BootstrapResult{}, err
@@ -152,22 +152,6 @@ func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now
 		}
 	}
 	return ""
-}
-
-// preloadHeader is the first part of a preload's context: the session id
-// and how to use what follows (docs/design/hooks.md#the-preload).
-func preloadHeader(session string) string {
-	return fmt.Sprintf("kg memory preloaded. session_id: %s — pass it to every kg_* call. The active memory of the user graph "+
-		"and of this project is below, already in your context: do not call kg_read for the full read. Call kg_read with "+
-		"session_id and ids for a node's notes and edges, and kg_search to look up what is not shown here. Save what a later "+
-		"session should know with kg_put_node, and mark the nodes that changed your work with kg_useful.", session)
-}
-
-// continuityNote is the context of a resumed conversation whose session had
-// its preload: the transcript still holds it.
-func continuityNote(session string) string {
-	return fmt.Sprintf("kg session %s continues: memory was preloaded earlier in this conversation. "+
-		"Pass session_id %s to every kg_* call.", session, session)
 }
 
 func runeLen(s string) int { return len([]rune(s)) }

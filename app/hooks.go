@@ -6,11 +6,11 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -214,14 +214,7 @@ func (lg *lockedGraphs) nodeCount() int {
 
 // sessionNudge is the full-read nudge of a prompt: it names the session to
 // pass (docs/design/hooks.md#recall).
-func sessionNudge(project, session string) string {
-	if session == "" {
-		return fmt.Sprintf("kg memory has not been read in this conversation. Call kg_read with cwd %q first: it returns "+
-			"your memory of this project and a session_id to pass to every kg_* call.", project)
-	}
-	return fmt.Sprintf("kg memory has not been read in this conversation. Call kg_read with cwd %q and session_id %q "+
-		"first: it returns your memory of this project. Pass that session_id to every kg_* call.", project, session)
-}
+func sessionNudge(project, session string) string { return render.ReadNudge(project, session) }
 
 // seenKeys are the seen-set keys of nodes of the graphs of lg.
 func seenKey(g *domain.Graph, id string) string { return ports.SeenKey(g.Key().Level, id) }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -153,17 +154,17 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		unseen[k] = true
 	}
 	var b strings.Builder
-	b.WriteString(recallHeader(sess.ID))
+	b.WriteString(render.RecallHeader(sess.ID))
 	left := recallMaxChars - runeLen(b.String())
 	var shown []pick
 	for _, c := range cands {
 		if !unseen[c.key] || len(shown) == recallMaxNodes {
 			continue
 		}
-		line := "  " + recallLabel(c.g) + c.hit.Node.ID + ": " + c.hit.Node.Gist + "\n"
-		if n := runeLen(line); n <= left {
+		line := render.Node{Label: recallLabel(c.g), ID: c.hit.Node.ID, Gist: c.hit.Node.Gist}
+		if n := line.Len(); n <= left {
 			left -= n
-			b.WriteString(line)
+			line.Write(&b)
 			shown = append(shown, c)
 		}
 	}
@@ -217,16 +218,16 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		if !(inShown[fromKey] || seenEnds[fromKey]) || !(inShown[toKey] || seenEnds[toKey]) {
 			continue
 		}
-		line := "  " + x.e.Key().String() + "\n"
+		line := render.Indent + x.e.Key().String() + "\n"
 		cost := runeLen(line)
 		if !wroteEdges {
-			cost += runeLen("edges:\n")
+			cost += runeLen(render.RecallEdgesHeader)
 		}
 		if cost > left {
 			continue
 		}
 		if !wroteEdges {
-			b.WriteString("edges:\n")
+			b.WriteString(render.RecallEdgesHeader)
 			wroteEdges = true
 		}
 		left -= cost
@@ -240,17 +241,11 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
 }
 
-// recallHeader is the first line of a recall.
-func recallHeader(session string) string {
-	return "kg recall (session_id " + session + "): memory related to this prompt, not yet in this conversation; " +
-		"kg_read with ids shows a node in full.\n"
-}
-
 // recallLabel marks a node of the user graph in a recall: most memory is
 // the project's.
 func recallLabel(g *domain.Graph) string {
 	if g.Key().Level == domain.LevelUser {
-		return "[user] "
+		return render.UserLabel
 	}
 	return ""
 }

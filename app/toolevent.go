@@ -2,11 +2,11 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // Nudge throttles of tool events (docs/design/hooks.md#tool-events).
@@ -174,17 +174,14 @@ func mentioned(graphs []*domain.Graph, text string) bool {
 	return false
 }
 
-// toolNudge is the text of a tool-event nudge.
+// toolNudge is the text of a tool-event nudge: of a file, a URL or a web
+// search, by the target key's kind.
 func toolNudge(key, mention, session string) string {
 	switch {
 	case strings.HasPrefix(key, targetFile):
-		return fmt.Sprintf("kg: %s has been read in earlier conversations too, and no memory mentions it. If you learned "+
-			"something about it that a later session should know, record it with kg_put_node (session_id %q, touches [%q]).",
-			mention, session, mention)
+		return render.FileNudge(mention, session)
 	case strings.HasPrefix(key, targetURL):
-		return fmt.Sprintf("kg: %s has been fetched before, and no memory mentions it. If what it says matters to this "+
-			"project, record the gist with kg_put_node (session_id %q) so it need not be fetched again.", mention, session)
+		return render.URLNudge(mention, session)
 	}
-	return fmt.Sprintf("kg: the web has been searched for %q before, and no memory mentions it. If the answer matters to "+
-		"this project, record it with kg_put_node (session_id %q) so it need not be searched again.", mention, session)
+	return render.SearchNudge(mention, session)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -206,24 +207,17 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// Summary is kg_useful's result line, "Marked useful: a, b (already marked:
-// c)" (docs/design/hooks.md#kg_useful); an id marked in both graphs is named
-// once.
+// Summary is kg_useful's result line (render.UsefulSummary); an id marked
+// in both graphs is named once.
 func (r UsefulResult) Summary() string {
-	names := func(ns []UsefulNode) string {
-		var ids []string
+	ids := func(ns []UsefulNode) []string {
+		var out []string
 		for _, n := range ns {
-			if !slices.Contains(ids, n.ID) {
-				ids = append(ids, n.ID)
+			if !slices.Contains(out, n.ID) {
+				out = append(out, n.ID)
 			}
 		}
-		return strings.Join(ids, ", ")
+		return out
 	}
-	switch {
-	case len(r.Marked) == 0:
-		return "Nothing newly marked (already marked: " + names(r.Already) + ")"
-	case len(r.Already) == 0:
-		return "Marked useful: " + names(r.Marked)
-	}
-	return "Marked useful: " + names(r.Marked) + " (already marked: " + names(r.Already) + ")"
+	return render.UsefulSummary(ids(r.Marked), ids(r.Already))
 }

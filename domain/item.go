@@ -1,6 +1,10 @@
 package domain
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/kg-memory/kg/domain/render"
+)
 
 // Tier is where a node stands in compaction.
 type Tier uint8
@@ -117,7 +121,7 @@ func (k EdgeKey) Less(o EdgeKey) bool {
 }
 
 // String renders the key as the full read shows it: "from --rel--> to".
-func (k EdgeKey) String() string { return k.From + " --" + k.Rel + "--> " + k.To }
+func (k EdgeKey) String() string { return render.EdgeKey(k.From, k.Rel, k.To) }
 
 // Edge is a typed relationship between two ends, each a node id or a
 // reference.

@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // The preload of a session start (docs/design/hooks.md#the-preload): the
@@ -141,18 +142,17 @@ func cmpPreloadIn(a preloadItem, ga int, b preloadItem, gb int) int {
 	return strings.Compare(a.n.ID, b.n.ID)
 }
 
-// nodeLineCost is the characters of n's line in a preload: "  id: gist\n",
-// or "  id [stale: …]: gist\n" for a node marked stale.
-func nodeLineCost(n *Node) int {
-	c := 2 + runes(n.ID) + 2 + runes(n.Gist) + 1
-	if len(n.Stale) > 0 {
-		c += 1 + runes(StaleMark(n.Stale))
-	}
-	return c
+// nodeLine is n's line in a preload (render.Node): "  id: gist\n", or
+// "  id [stale: …]: gist\n" for a node marked stale.
+func nodeLine(n *Node) render.Node {
+	return render.Node{ID: n.ID, Mark: StaleMark(n.Stale), Gist: n.Gist}
 }
 
+// nodeLineCost is the characters of n's line in a preload.
+func nodeLineCost(n *Node) int { return nodeLine(n).Len() }
+
 // minNodeLine is the shortest node line: "  a: b\n".
-const minNodeLine = 7
+var minNodeLine = render.Node{ID: "a", Gist: "b"}.Len()
 
 // preloadSection is what one graph's section shows.
 type preloadSection struct {
@@ -196,7 +196,7 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 	left := budget - len(leftOutLine(total))
 	for _, s := range secs {
 		if s.title != "" {
-			left -= runes(s.title) + runes("ACTIVE:\n")
+			left -= runes(s.title) + runes(render.ActiveHeader)
 		}
 	}
 	// The graphs' orders merged (cmpPreloadIn is a total order: it ends
@@ -254,10 +254,10 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 			}
 		}
 		sortEdges(edges)
-		header := runes("EDGES:\n")
+		header := runes(render.EdgesHeader)
 		for _, e := range edges {
 			out.work++
-			cost := 2 + runes(preloadEdgeLine(e)) + 1
+			cost := len(render.Indent) + runes(preloadEdgeLine(e)) + 1
 			if len(s.edges) == 0 {
 				cost += header
 			}
@@ -277,23 +277,15 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 		}
 		b.WriteString(s.title)
 		if len(s.nodes) > 0 {
-			b.WriteString("ACTIVE:\n")
+			b.WriteString(render.ActiveHeader)
 			for _, n := range s.nodes {
-				b.WriteString("  ")
-				b.WriteString(n.ID)
-				if len(n.Stale) > 0 {
-					b.WriteByte(' ')
-					b.WriteString(StaleMark(n.Stale))
-				}
-				b.WriteString(": ")
-				b.WriteString(n.Gist)
-				b.WriteByte('\n')
+				nodeLine(n).Write(&b)
 			}
 		}
 		if len(s.edges) > 0 {
-			b.WriteString("EDGES:\n")
+			b.WriteString(render.EdgesHeader)
 			for _, e := range s.edges {
-				b.WriteString("  ")
+				b.WriteString(render.Indent)
 				b.WriteString(preloadEdgeLine(e))
 				b.WriteByte('\n')
 			}
@@ -308,36 +300,14 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 
 // preloadTitle is a graph's section header, as the full read writes it.
 func preloadTitle(level Level, name string, st Stats) string {
-	t := "USER GRAPH"
-	if level == LevelProject {
-		t = "PROJECT GRAPH"
-		if name != "" {
-			t += " (" + name + ")"
-		}
-	}
-	return "=== " + t + " — " + strconv.Itoa(st.Active) + " active, " + strconv.Itoa(st.Archived) + " archived ===\n"
+	return render.GraphHeader(render.GraphTitle(level == LevelProject, name), st.Active, st.Archived)
 }
 
 // preloadEdgeLine is an edge as the full read lists it: notes counted,
 // never shown.
-func preloadEdgeLine(e *Edge) string {
-	switch n := len(e.Notes); n {
-	case 0:
-		return e.Key().String()
-	case 1:
-		return e.Key().String() + " (+1 note)"
-	default:
-		return e.Key().String() + " (+" + strconv.Itoa(n) + " notes)"
-	}
-}
+func preloadEdgeLine(e *Edge) string { return render.CountedEdge(e.Key().String(), len(e.Notes)) }
 
 // leftOutLine is the line counting the active nodes a preload left out.
-func leftOutLine(n int) string {
-	word := "nodes"
-	if n == 1 {
-		word = "node"
-	}
-	return "(" + strconv.Itoa(n) + " more active " + word + " not preloaded, to fit; kg_read shows them all)\n"
-}
+func leftOutLine(n int) string { return render.PreloadLeftOut(n) }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }

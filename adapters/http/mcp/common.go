@@ -4,78 +4,34 @@ package mcp
 // Everything that belongs to one tool is in that tool's file.
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
 // graphTitle is "USER GRAPH" or "PROJECT GRAPH (name)".
 func graphTitle(level domain.Level, name string) string {
-	if level == domain.LevelUser {
-		return "USER GRAPH"
-	}
-	if name == "" {
-		return "PROJECT GRAPH"
-	}
-	return "PROJECT GRAPH (" + name + ")"
-}
-
-// edgeLine is an edge on one line, as the full read and kg_sync show it:
-// "from --rel--> to", then " — " and its notes joined by "; ", each note's
-// white space (line breaks included) collapsed to single spaces.
-func edgeLine(e *domain.Edge) string {
-	if len(e.Notes) == 0 {
-		return e.Key().String()
-	}
-	notes := make([]string, len(e.Notes))
-	for i, n := range e.Notes {
-		notes[i] = strings.Join(strings.Fields(n), " ")
-	}
-	return e.Key().String() + " — " + strings.Join(notes, "; ")
+	return render.GraphTitle(level != domain.LevelUser, name)
 }
 
 // plural is "1 node" or "3 nodes".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+func plural(n int, one, many string) string { return render.Plural(n, one, many) }
 
 // movesLine is "\nCompaction: archived a, b; restored c", or "" when the
 // run moved nothing.
 func movesLine(m domain.Moves) string {
-	if m.Empty() {
-		return ""
-	}
-	var parts []string
-	add := func(what string, ids []string) {
-		if len(ids) > 0 {
-			parts = append(parts, what+" "+strings.Join(ids, ", "))
-		}
-	}
-	add("archived", m.Archived)
-	add("restored", m.Restored)
-	add("orphaned", m.Orphaned)
-	add("pruned", m.Pruned)
-	return "\nCompaction: " + strings.Join(parts, "; ")
+	return render.MovesLine(m.Archived, m.Restored, m.Orphaned, m.Pruned)
 }
 
 // redactedLine is "\nRedacted: notes[1] looked like an AWS access key
 // (chars 12–31), stored as [REDACTED:aws-access-key]", one finding after
 // another, or "" for none (KG_SECRETS=redact, docs/design/trust.md#secrets).
 func redactedLine(fs []secrets.Finding) string {
-	if len(fs) == 0 {
-		return ""
-	}
-	parts := make([]string, len(fs))
+	rs := make([]render.Redaction, len(fs))
 	for i, f := range fs {
-		parts[i] = fmt.Sprintf("%s looked like %s (chars %d–%d), stored as %s", f.Field, f.Kind.Label, f.Start+1, f.End, f.RedactedAs())
+		rs[i] = render.Redaction{Field: f.Field, Label: f.Kind.Label, Start: f.Start + 1, End: f.End, StoredAs: f.RedactedAs()}
 	}
-	return "\nRedacted: " + strings.Join(parts, "; ")
+	return render.RedactedLine(rs)
 }
 
 // redactionOut is a secret stored redacted.
@@ -101,18 +57,11 @@ func redactedOutput(fs []secrets.Finding) []redactionOut {
 // duplicatesLine is "\nPossible duplicates: auth-token-refresh (0.86),
 // Auth_Token (same id)", or "" for none (docs/design/trust.md#duplicates).
 func duplicatesLine(ds []domain.Duplicate) string {
-	if len(ds) == 0 {
-		return ""
-	}
-	parts := make([]string, len(ds))
+	out := make([]render.Duplicate, len(ds))
 	for i, d := range ds {
-		if d.ByID {
-			parts[i] = d.ID + " (same id)"
-		} else {
-			parts[i] = fmt.Sprintf("%s (%.2f)", d.ID, d.Score)
-		}
+		out[i] = render.Duplicate{ID: d.ID, ByID: d.ByID, Score: d.Score}
 	}
-	return "\nPossible duplicates: " + strings.Join(parts, ", ")
+	return render.DuplicatesLine(out)
 }
 
 // duplicateOut is a node a new one may duplicate.

@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgDeleteEdge deletes one edge; a missing edge is reported, not an error
@@ -62,7 +62,7 @@ type deleteEdgeOutput struct {
 // not found: a --rel--> b", which is not an error.
 func renderDeleteEdge(r app.DeleteEdgeResult) string {
 	if !r.Deleted {
-		return "Edge not found: " + r.Key.String()
+		return render.EdgeNotFound(r.Key.String())
 	}
-	return fmt.Sprintf("Edge %s deleted from %s graph", r.Key, r.Level)
+	return render.EdgeDeleted(r.Key.String(), string(r.Level))
 }

@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgDeleteNode deletes a node and the edges of its graph that touch it
@@ -51,5 +51,5 @@ type deleteNodeOutput struct {
 
 // renderDeleteNode is `Node "x" deleted from user graph, with 2 edges`.
 func renderDeleteNode(r app.DeleteNodeResult) string {
-	return fmt.Sprintf("Node %q deleted from %s graph, with %s", r.ID, r.Level, plural(r.EdgesDeleted, "edge", "edges"))
+	return render.NodeDeleted(r.ID, string(r.Level), r.EdgesDeleted)
 }

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgProgress keeps a task's state across context resets
@@ -49,7 +49,7 @@ func progress(ctx context.Context, svc Service, a progressArgs) (string, progres
 			return "", progressOutput{}, err
 		}
 		out.Found, out.State = true, stateObject(state)
-		return fmt.Sprintf("Progress of task %q saved to %s graph", task, sc.Level), out, nil
+		return render.ProgressSaved(task, string(sc.Level)), out, nil
 	}
 	state, found, err := svc.LoadProgress(ctx, sc, task)
 	if err != nil {
@@ -75,14 +75,9 @@ type progressOutput struct {
 // state, indented, or `No progress found for task "t"`.
 func renderProgress(task string, level domain.Level, state domain.RawJSON, found bool) string {
 	if !found {
-		return fmt.Sprintf("No progress found for task %q", task)
+		return render.ProgressNotFound(task)
 	}
-	var pretty bytes.Buffer
-	if json.Indent(&pretty, state, "", "  ") != nil {
-		pretty.Reset()
-		pretty.Write(state)
-	}
-	return fmt.Sprintf("Progress of task %q (%s graph):\n%s", task, level, pretty.String())
+	return render.ProgressState(task, string(level), state)
 }
 
 // stateObject decodes a stored progress state for structuredContent,

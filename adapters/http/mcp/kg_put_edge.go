@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgPutEdge creates or updates a relationship (docs/design/mcp.md#kg_put_edge).
@@ -64,5 +64,5 @@ type putEdgeOutput struct {
 // renderPutEdge is "Edge a --rel--> b saved to user graph", plus a line for
 // what compaction moved.
 func renderPutEdge(r app.PutEdgeResult) string {
-	return fmt.Sprintf("Edge %s saved to %s graph", r.Edge.Key(), r.Level) + redactedLine(r.Redacted) + movesLine(r.Compaction)
+	return render.EdgeSaved(r.Edge.Key().String(), string(r.Level)) + redactedLine(r.Redacted) + movesLine(r.Compaction)
 }

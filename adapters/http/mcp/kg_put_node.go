@@ -2,12 +2,12 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgPutNode creates or updates a node (docs/design/mcp.md#kg_put_node).
@@ -74,6 +74,6 @@ type putNodeOutput struct {
 // renderPutNode is "Node "x" saved to project graph (v3)", plus a line for
 // what compaction moved.
 func renderPutNode(r app.PutNodeResult) string {
-	return fmt.Sprintf("Node %q saved to %s graph (v%d)", r.Node.ID, r.Level, r.Node.Version.V) + redactedLine(r.Redacted) +
+	return render.NodeSaved(r.Node.ID, string(r.Level), r.Node.Version.V) + redactedLine(r.Redacted) +
 		duplicatesLine(r.PossibleDuplicates) + movesLine(r.Compaction)
 }

@@ -3,9 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgRead starts or continues a session and reads memory: the full read of the
@@ -259,21 +258,11 @@ func fitFullRead(fr app.FullRead, session string, limit int) []shownGraph {
 	return gs
 }
 
-// fullReadEdgeLine is an edge as the full read shows it: its key, and how
-// many notes it has, never the notes themselves
-// (docs/design/mcp.md#full-read). Notes of any length on many edges would
-// take the read past what its token estimate charges, and an edge to
-// "Design — draft" would read like an edge to "Design" with the note
-// "draft". A read by id and kg_sync show them.
+// fullReadEdgeLine is an edge as the full read shows it: its key and how
+// many notes it has, never the notes (render.CountedEdge; the preload lists
+// it alike).
 func fullReadEdgeLine(e *domain.Edge) string {
-	switch n := len(e.Notes); n {
-	case 0:
-		return e.Key().String()
-	case 1:
-		return e.Key().String() + " (+1 note)"
-	default:
-		return e.Key().String() + " (+" + strconv.Itoa(n) + " notes)"
-	}
+	return render.CountedEdge(e.Key().String(), len(e.Notes))
 }
 
 const maxInt = int(^uint(0) >> 1)
@@ -291,27 +280,27 @@ func renderFullRead(gs []shownGraph, session string) string {
 	var b strings.Builder
 	for _, g := range gs {
 		if g.unavailable != "" {
-			fmt.Fprintf(&b, "=== %s — unavailable: %s ===\n", graphTitle(g.level, g.name), g.unavailable)
+			b.WriteString(render.UnavailableHeader(graphTitle(g.level, g.name), g.unavailable))
 			continue
 		}
 		v := g.view
-		fmt.Fprintf(&b, "=== %s — %d active, %d archived ===\n", graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived)
+		b.WriteString(render.GraphHeader(graphTitle(g.level, g.name), v.Health.Active, v.Health.Archived))
 		if len(v.Active) > 0 {
-			b.WriteString("ACTIVE:\n")
+			b.WriteString(render.ActiveHeader)
 			for _, n := range v.Active {
-				fmt.Fprintf(&b, "  %s%s: %s\n", n.ID, staleSuffix(n), n.Gist)
+				render.Node{ID: n.ID, Mark: domain.StaleMark(n.Stale), Gist: n.Gist}.Write(&b)
 			}
 		}
 		if len(v.Archived) > 0 {
-			b.WriteString("ARCHIVED (kg_read with id restores one):\n")
+			b.WriteString(render.ArchivedHeader)
 			for _, id := range v.Archived {
 				fmt.Fprintf(&b, "  %s\n", id)
 			}
 		}
 		if len(v.Edges) > 0 {
-			b.WriteString("EDGES:\n")
+			b.WriteString(render.EdgesHeader)
 			for _, e := range v.Edges {
-				fmt.Fprintf(&b, "  %s\n", fullReadEdgeLine(e))
+				b.WriteString(render.Indent + fullReadEdgeLine(e) + "\n")
 			}
 		}
 		b.WriteString(healthLine(v.Health))
@@ -321,35 +310,21 @@ func renderFullRead(gs []shownGraph, session string) string {
 			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "\nSession: %s", session)
+	b.WriteString(render.SessionLine(session))
 	return b.String()
 }
 
 // omittedLine says what the cap left out of one graph.
 func omittedLine(archived, edges int) string {
-	a := plural(archived, "archived id", "archived ids")
-	e := plural(edges, "edge to archived nodes", "edges to archived nodes")
-	return fmt.Sprintf("(%s and %s left out to stay under %d characters; kg_search finds them)", a, e, maxReadChars)
+	return render.OmittedLine(archived, edges, maxReadChars)
 }
 
-// healthLine is "HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8
-// edges/node, ~2310/4000 tokens".
+// healthLine is a graph's HEALTH line (render.HealthLine).
 func healthLine(h domain.Health) string {
-	pct := 0
-	if h.Nodes > 0 {
-		pct = int(math.Round(float64(h.Unconnected) * 100 / float64(h.Nodes)))
-	}
-	s := fmt.Sprintf("HEALTH: %d nodes, %d edges, %d unconnected (%d%%), avg %s edges/node, ~%d/%d tokens",
-		h.Nodes, h.Edges, h.Unconnected, pct, oneDecimal(h.AvgEdgesPerNode), h.Estimate, h.MaxTokens)
-	if h.OverBudget {
-		s += " (over budget: what is left is new, in its grace period)"
-	}
-	return s
-}
-
-// oneDecimal renders x rounded to one decimal, without a trailing ".0".
-func oneDecimal(x float64) string {
-	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
+	return render.HealthLine(render.Health{
+		Nodes: h.Nodes, Edges: h.Edges, Unconnected: h.Unconnected, AvgEdgesPerNode: h.AvgEdgesPerNode,
+		Estimate: h.Estimate, MaxTokens: h.MaxTokens, OverBudget: h.OverBudget,
+	})
 }
 
 func fullReadOutput(gs []shownGraph, res app.ReadResult) readOutput {
@@ -401,73 +376,40 @@ func renderNodeReads(nodes []app.NodeRead, session string) string {
 		}
 		renderNodeRead(&b, r)
 	}
-	fmt.Fprintf(&b, "\nSession: %s", session)
+	b.WriteString(render.SessionLine(session))
 	return b.String()
 }
 
 func renderNodeRead(b *strings.Builder, r app.NodeRead) {
 	n := r.Node
-	fmt.Fprintf(b, "=== NODE %s%s — %s, %s", n.ID, staleSuffix(n), graphLabel(r.Level, r.Project), n.Tier)
+	v := render.NodeRead{
+		ID: n.ID, Mark: domain.StaleMark(n.Stale), Graph: graphLabel(r.Level, r.Project), Tier: n.Tier.String(),
+		Gist: n.Gist, Notes: n.Notes, Touches: n.Touches,
+		Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
+		UseSessions: useSessions(n.Use.Count), LastCounted: lastCounted(n.Use),
+		Out: edgeEnds(r.Out, r.Level), In: edgeEnds(r.In, r.Level),
+		Rescued: r.Rescued, NotSaved: r.RecallNotSaved, WasTier: r.WasTier.String(),
+	}
 	if r.WasTier != domain.Active && r.RecallNotSaved == "" {
-		fmt.Fprintf(b, " (was %s; this read restored it)", r.WasTier)
+		v.RestoredFrom = r.WasTier.String()
 	}
-	b.WriteString(" ===\n")
-	fmt.Fprintf(b, "gist: %s\n", n.Gist)
-	if len(n.Notes) > 0 {
-		b.WriteString("notes:\n")
-		for _, s := range n.Notes {
-			fmt.Fprintf(b, "  - %s\n", s)
-		}
-	}
-	if len(n.Touches) > 0 {
-		b.WriteString("touches:\n")
-		for _, s := range n.Touches {
-			fmt.Fprintf(b, "  - %s\n", s)
-		}
-	}
-	fmt.Fprintf(b, "version: %d", n.Version.V)
-	if t := formatTime(n.Created); t != "" {
-		fmt.Fprintf(b, ", created %s", t)
-	}
-	if t := formatTime(n.LastWrite()); t != "" {
-		fmt.Fprintf(b, ", last written %s", t)
-	}
-	b.WriteByte('\n')
-	fmt.Fprintf(b, "use: %s sessions", useSessions(n.Use.Count))
-	if d := lastCounted(n.Use); d != "" {
-		fmt.Fprintf(b, ", last counted %s", d)
-	}
-	b.WriteByte('\n')
-	renderEnds(b, "EDGES OUT:", r.Out, r.Level)
-	renderEnds(b, "EDGES IN:", r.In, r.Level)
-	if len(r.Rescued) > 0 {
-		fmt.Fprintf(b, "RESCUED (orphaned neighbours now archived): %s\n", strings.Join(r.Rescued, ", "))
-	}
-	if r.RecallNotSaved != "" {
-		fmt.Fprintf(b, "NOTE: restoring this %s node could not be saved (%s); it stays %s\n", r.WasTier, r.RecallNotSaved, r.WasTier)
-	}
+	render.WriteNodeRead(b, v)
 }
 
-func renderEnds(b *strings.Builder, title string, ends []app.EdgeEnd, level domain.Level) {
-	if len(ends) == 0 {
-		return
-	}
-	b.WriteString(title)
-	b.WriteByte('\n')
-	for _, e := range ends {
-		fmt.Fprintf(b, "  %s", e.Edge.Key())
+// edgeEnds are the ends of a node of the graph at level as the read by id
+// shows them: the other end's graph named when it is another.
+func edgeEnds(ends []app.EdgeEnd, level domain.Level) []render.EdgeEnd {
+	out := make([]render.EdgeEnd, len(ends))
+	for i, e := range ends {
+		out[i] = render.EdgeEnd{Key: e.Edge.Key().String(), Notes: e.Edge.Notes}
 		if e.OtherTier != nil {
+			out[i].Other = e.OtherTier.String()
 			if e.OtherLevel != "" && e.OtherLevel != level {
-				fmt.Fprintf(b, " [%s, %s graph]", *e.OtherTier, e.OtherLevel)
-			} else {
-				fmt.Fprintf(b, " [%s]", *e.OtherTier)
+				out[i].Other += ", " + string(e.OtherLevel) + " graph"
 			}
 		}
-		b.WriteByte('\n')
-		for _, s := range e.Edge.Notes {
-			fmt.Fprintf(b, "    - %s\n", s)
-		}
 	}
+	return out
 }
 
 // graphLabel names a graph in a sentence: "user graph", "project graph

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgSync reports what other sessions changed since the session's last sync
@@ -73,7 +73,7 @@ type syncItemOut struct {
 // renderSync is the text of kg_sync.
 func renderSync(r app.SyncResult) string {
 	if r.Empty() {
-		return "No updates from other sessions"
+		return render.NoSyncUpdates
 	}
 	var b strings.Builder
 	renderSyncGraph(&b, "USER GRAPH", r.User, r.UserUnavailable)
@@ -85,7 +85,7 @@ func renderSync(r app.SyncResult) string {
 
 func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport, unavailable string) {
 	if unavailable != "" {
-		fmt.Fprintf(b, "%s — unavailable: %s\n", title, unavailable)
+		b.WriteString(render.SyncUnavailable(title, unavailable))
 		return
 	}
 	moved := rep.Archived+rep.Restored+rep.Orphaned+rep.Pruned > 0
@@ -93,26 +93,23 @@ func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport, un
 		return
 	}
 	c := countSync(rep)
-	fmt.Fprintf(b, "%s: %s and %s updated, %s and %s deleted\n", title,
-		plural(c.nodes, "node", "nodes"), plural(c.edges, "edge", "edges"),
-		plural(c.deletedNodes, "node", "nodes"), plural(c.deletedEdges, "edge", "edges"))
+	b.WriteString(render.SyncCounts(title, c.nodes, c.edges, c.deletedNodes, c.deletedEdges))
 	for _, it := range rep.Items {
 		switch {
 		case it.Node != nil && it.Node.Tier == domain.Orphaned:
-			fmt.Fprintf(b, "  node %s [orphaned]\n", it.Node.ID)
+			b.WriteString(render.SyncOrphanedNode(it.Node.ID))
 		case it.Node != nil:
-			fmt.Fprintf(b, "  node %s [%s]: %s\n", it.Node.ID, it.Node.Tier, it.Node.Gist)
+			b.WriteString(render.SyncNode(it.Node.ID, it.Node.Tier.String(), it.Node.Gist))
 		case it.Edge != nil:
-			fmt.Fprintf(b, "  edge %s\n", edgeLine(it.Edge))
+			b.WriteString(render.SyncEdge(it.Edge.Key().String(), it.Edge.Notes))
 		case it.Deleted && it.EdgeKey != nil:
-			fmt.Fprintf(b, "  deleted edge %s\n", *it.EdgeKey)
+			b.WriteString(render.SyncDeletedEdge(it.EdgeKey.String()))
 		case it.Deleted:
-			fmt.Fprintf(b, "  deleted node %s\n", it.NodeID)
+			b.WriteString(render.SyncDeletedNode(it.NodeID))
 		}
 	}
 	if moved {
-		fmt.Fprintf(b, "  compaction: %d archived, %d restored, %d orphaned, %d pruned\n",
-			rep.Archived, rep.Restored, rep.Orphaned, rep.Pruned)
+		b.WriteString(render.SyncCompaction(rep.Archived, rep.Restored, rep.Orphaned, rep.Pruned))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secrets"
 )
 
 func TestHealthLine(t *testing.T) {
@@ -81,6 +82,19 @@ func TestRenderNodeReadGolden(t *testing.T) {
 		},
 	}
 	golden(t, "render/node_read.txt", []byte(renderNodeReads([]app.NodeRead{r}, "3fa29c0d1e7b4a55")+"\n"))
+}
+
+// TestRenderNodeReadNotSavedGolden holds the read by id of a stale node of
+// the user graph whose restore could not be saved, and of a node never
+// written nor counted, beside it.
+func TestRenderNodeReadNotSavedGolden(t *testing.T) {
+	rs := []app.NodeRead{
+		{Level: domain.LevelUser, WasTier: domain.Archived, RecallNotSaved: "the recall could not be saved (the user graph is unavailable); the node stays archived",
+			Node: &domain.Node{ID: "jwt-basics", Gist: "tokens expire", Tier: domain.Archived, Version: domain.Version{V: 1},
+				Stale: []domain.StaleFile{{Path: "src/auth/refresh.py", Change: domain.FileChanged}, {Path: "docs/a.md", Change: domain.FileVanished}}}},
+		{Level: domain.LevelProject, WasTier: domain.Active, Node: &domain.Node{ID: "bare", Gist: "g", Tier: domain.Active}},
+	}
+	golden(t, "render/node_read_not_saved.txt", []byte(renderNodeReads(rs, "3fa29c0d1e7b4a55")+"\n"))
 }
 
 // bigRead is a user graph whose archived ids and edges to archived nodes
@@ -317,4 +331,55 @@ func TestFullReadWithAnUnavailableGraph(t *testing.T) {
 	if out.User == nil || out.User.Unavailable != fr.User.Unavailable || out.Project == nil || out.Project.Unavailable != "" {
 		t.Errorf("structured user = %+v, project = %+v", out.User, out.Project)
 	}
+}
+
+// TestRenderSyncGolden holds the text of kg_sync: every kind of change,
+// a compaction's moves, a graph that could not be read, and nothing to
+// report.
+func TestRenderSyncGolden(t *testing.T) {
+	key := domain.EdgeKey{From: "auth-module", Rel: "requires-init", To: "session-handler"}
+	r := app.SyncResult{
+		UserUnavailable: "the user graph is unavailable: disk full",
+		ProjectPath:     "/src/my-app",
+		Project: &domain.SyncReport{Items: []domain.SyncItem{
+			{Node: &domain.Node{ID: "auth-module", Gist: "wraps the IdP", Tier: domain.Active}},
+			{Node: &domain.Node{ID: "old-notes", Gist: "kept", Tier: domain.Archived}},
+			{Node: &domain.Node{ID: "lost", Tier: domain.Orphaned}},
+			{Edge: &domain.Edge{From: key.From, Rel: key.Rel, To: key.To, Notes: []string{"init order\n matters", "the handler owns the jar"}}},
+			{Edge: &domain.Edge{From: "a", Rel: "uses", To: "b"}},
+			{Deleted: true, EdgeKey: &key},
+			{Deleted: true, NodeID: "gone"},
+		}, Archived: 2, Restored: 1, Orphaned: 1, Pruned: 3},
+	}
+	text := renderSync(r) + "\n---\n" + renderSync(app.SyncResult{})
+	golden(t, "render/sync.txt", []byte(text+"\n"))
+}
+
+// TestRenderWriteAnswersGolden holds the texts of the write tools: a put
+// with what it redacted, its possible duplicates and what compaction
+// moved, a plain put, the deletes (an edge not found too), and kg_progress
+// with and without a stored state.
+func TestRenderWriteAnswersGolden(t *testing.T) {
+	key := domain.EdgeKey{From: "auth-module", Rel: "requires-init", To: "session-handler"}
+	moves := domain.Moves{Archived: []string{"a", "b"}, Restored: []string{"c"}, Pruned: []string{"d"}}
+	found := []secrets.Finding{
+		{Field: "notes[1]", Secret: secrets.Secret{Kind: secrets.Kind{ID: "aws-access-key", Label: "an AWS access key"}, Start: 11, End: 31}},
+		{Field: "gist", Secret: secrets.Secret{Kind: secrets.Kind{ID: "jwt", Label: "a JSON web token"}, Start: 0, End: 40}},
+	}
+	texts := []string{
+		renderPutNode(app.PutNodeResult{Level: domain.LevelProject, Node: &domain.Node{ID: "auth", Version: domain.Version{V: 3}},
+			Compaction: moves, Redacted: found,
+			PossibleDuplicates: []domain.Duplicate{{ID: "Auth", ByID: true, Score: 1}, {ID: "auth-module", Score: 0.8612}}}),
+		renderPutNode(app.PutNodeResult{Level: domain.LevelUser, Node: &domain.Node{ID: "jwt-basics", Version: domain.Version{V: 1}}}),
+		renderPutEdge(app.PutEdgeResult{Level: domain.LevelProject, Edge: &domain.Edge{From: key.From, Rel: key.Rel, To: key.To},
+			Compaction: domain.Moves{Orphaned: []string{"x"}}, Redacted: found[:1]}),
+		renderPutEdge(app.PutEdgeResult{Level: domain.LevelUser, Edge: &domain.Edge{From: "a", Rel: "uses", To: "b"}}),
+		renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelProject, Key: key, Deleted: true}),
+		renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelProject, Key: key}),
+		renderDeleteNode(app.DeleteNodeResult{Level: domain.LevelUser, ID: "auth", EdgesDeleted: 1}),
+		renderDeleteNode(app.DeleteNodeResult{Level: domain.LevelProject, ID: "auth", EdgesDeleted: 3}),
+		renderProgress("migrate db", domain.LevelProject, domain.RawJSON(`{"step":2,"done":["a","b"]}`), true),
+		renderProgress("migrate db", domain.LevelUser, nil, false),
+	}
+	golden(t, "render/write_answers.txt", []byte(strings.Join(texts, "\n---\n")+"\n"))
 }
