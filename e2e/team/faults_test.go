@@ -218,14 +218,7 @@ func TestDatabaseRestartMidBatch(t *testing.T) {
 	close(stop)
 	acked := wait()
 	for _, in := range ins {
-		got := in.graph(project)
-		missing := 0
-		for _, id := range acked {
-			if _, ok := got[id]; !ok {
-				missing++
-			}
-		}
-		if missing > 0 {
+		if missing := missingOf(in.graph(project), acked); missing > 0 {
 			t.Errorf("%s: %d of %d acknowledged writes missing after the database restarted", in.name, missing, len(acked))
 		}
 	}
@@ -461,17 +454,22 @@ func TestDatabaseAway(t *testing.T) {
 	acked := wait()
 	for _, in := range ins {
 		got := in.graph(project)
-		missing := 0
-		for _, id := range acked {
-			if _, ok := got[id]; !ok {
-				missing++
-			}
-		}
-		if missing > 0 {
+		if missing := missingOf(got, acked); missing > 0 {
 			t.Errorf("%s: %d of %d acknowledged writes missing after the database came back", in.name, missing, len(acked))
 		}
 		if _, ok := got["while-away"]; ok {
 			t.Errorf("%s: the write refused while the database was away is stored", in.name)
 		}
 	}
+}
+
+// missingOf counts the acknowledged ids the graph read does not hold.
+func missingOf(got map[string]map[string]any, acked []string) int {
+	missing := 0
+	for _, id := range acked {
+		if _, ok := got[id]; !ok {
+			missing++
+		}
+	}
+	return missing
 }
