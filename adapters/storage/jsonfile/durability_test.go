@@ -27,6 +27,21 @@ func openTest(t *testing.T, root string) (*Store, *testFS, *bytes.Buffer) {
 	return s, tfs, &logs
 }
 
+// oldThenNew commits a user graph of node "old" to s and returns it with
+// node "new" (gist) put but not committed: the batch a fault test fails.
+func oldThenNew(t *testing.T, s *Store, gist string) *domain.Graph {
+	t.Helper()
+	g := oneNode(t, domain.UserGraph, "old")
+	if err := s.Commit(t.Context(), domain.UserGraph, g, g.Pending()); err != nil {
+		t.Fatal(err)
+	}
+	g.Checkpoint()
+	if _, err := g.PutNode(domain.NodeInput{ID: "new", Gist: gist}, domain.Stamp{Now: 1716400002_000000}); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func oneNode(t *testing.T, k domain.GraphKey, id string) *domain.Graph {
 	t.Helper()
 	g := domain.NewGraph(k)
@@ -137,14 +152,7 @@ func TestFaults(t *testing.T) {
 					root := t.TempDir()
 					s, tfs, _ := openTest(t, root)
 					ctx := t.Context()
-					g := oneNode(t, domain.UserGraph, "old")
-					if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
-						t.Fatal(err)
-					}
-					g.Checkpoint()
-					if _, err := g.PutNode(domain.NodeInput{ID: "new", Gist: "second"}, domain.Stamp{Now: 1716400002_000000}); err != nil {
-						t.Fatal(err)
-					}
+					g := oldThenNew(t, s, "second")
 					if p.name == "checkpoint" {
 						if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
 							t.Fatal(err)

@@ -18,14 +18,7 @@ func refusedAppend(t *testing.T, fail func(op, name string) error) (string, erro
 	root := t.TempDir()
 	s, tfs, _ := openTest(t, root)
 	ctx := t.Context()
-	g := oneNode(t, domain.UserGraph, "old")
-	if err := s.Commit(ctx, domain.UserGraph, g, g.Pending()); err != nil {
-		t.Fatal(err)
-	}
-	g.Checkpoint()
-	if _, err := g.PutNode(domain.NodeInput{ID: "new", Gist: "refused"}, domain.Stamp{Now: 1716400002_000000}); err != nil {
-		t.Fatal(err)
-	}
+	g := oldThenNew(t, s, "refused")
 	tfs.mu.Lock()
 	tfs.fail = fail
 	tfs.mu.Unlock()
