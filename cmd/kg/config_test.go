@@ -170,16 +170,9 @@ func TestParseServeAuthToken(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parse(tc.args, tc.envs)
-			if tc.wantErr != "" {
-				var ue *usageError
-				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want a usage error containing %q", err, tc.wantErr)
-				}
+			got, ok := parseExpecting(t, tc.args, tc.envs, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if d := cmp.Diff(tc.wantHosts, got.AllowedHosts); d != "" {
 				t.Errorf("allowed hosts (-want +got):\n%s", d)
@@ -347,20 +340,31 @@ func TestParseServeTransport(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parse(tc.args, tc.envs)
-			if tc.wantErr != "" {
-				var ue *usageError
-				if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want a usage error containing %q", err, tc.wantErr)
-				}
+			got, ok := parseExpecting(t, tc.args, tc.envs, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got.TLS() != tc.tls || (tc.tls && got.Scheme() != "https") || (!tc.tls && got.Scheme() != "http") {
 				t.Errorf("TLS %v, scheme %s; want TLS %v", got.TLS(), got.Scheme(), tc.tls)
 			}
 		})
 	}
+}
+
+// parseExpecting parses args and envs: with wantErr, it wants a usage error
+// containing it and reports false; without, it wants no error.
+func parseExpecting(t *testing.T, args []string, envs map[string]string, wantErr string) (Config, bool) {
+	t.Helper()
+	got, err := parse(args, envs)
+	if wantErr != "" {
+		var ue *usageError
+		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want a usage error containing %q", err, wantErr)
+		}
+		return got, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, true
 }
