@@ -229,26 +229,11 @@ const boundSlack = 1e-9
 // the nodes of the blocks where both are frequent.
 func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 	ix := g.search
-	c := p.newScorer(gi, g)
-	order := make([]int, 0, len(p.units)) // units with words in this graph
-	for ui, u := range p.units {
-		if len(u.words[gi]) > 0 {
-			order = append(order, ui)
-		}
-	}
+	order := p.unitOrder(gi)
 	if len(order) == 0 {
 		return
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch ba, bb := p.units[a].bound, p.units[b].bound; {
-		case ba < bb:
-			return -1
-		case ba > bb:
-			return 1
-		}
-		return 0
-	})
-
+	c := p.newScorer(gi, g)
 	c.blocks = newBlockBounds(p, gi, ix, order, int(ix.block(int32(len(g.ends)-1)))+1)
 
 	// The node whose id is the query ranks first whatever it holds.
@@ -259,8 +244,32 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 	}
 
 	// Only the strong terms' units find nodes (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md):
-	// the weak ones are scored in the nodes found, and add to every
-	// bound the most they can give (weak, over the graph).
+	// the weak ones are scored in the nodes found.
+	finding := slices.DeleteFunc(slices.Clone(order), func(ui int) bool { return !p.strongUnit(ui) })
+	if len(finding) == 0 {
+		return
+	}
+	w := walk{p: p, c: c, top: top, order: order, exact: exact, weak: p.weakBound(order)}
+	w.primed, w.lists = p.openLists(ix, gi, finding)
+	w.scorePrimed(ix)
+	w.run()
+}
+
+// unitOrder returns the units with words in graph gi, by ascending bound.
+func (p *searchPlan) unitOrder(gi int) []int {
+	order := make([]int, 0, len(p.units))
+	for ui, u := range p.units {
+		if len(u.words[gi]) > 0 {
+			order = append(order, ui)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p.units[a].bound, p.units[b].bound) })
+	return order
+}
+
+// weakBound returns what the weak terms add to every bound: the most each
+// can give over the graph, the best of its units in order.
+func (p *searchPlan) weakBound(order []int) float64 {
 	var weak float64
 	for ti, pt := range p.terms {
 		if !pt.weak {
@@ -274,13 +283,13 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		}
 		weak += tb
 	}
-	finding := slices.DeleteFunc(slices.Clone(order), func(ui int) bool { return !p.strongUnit(ui) })
-	if len(finding) == 0 {
-		return
-	}
+	return weak
+}
 
-	// The slots of the first unit's nodes, ascending, and a cursor per
-	// word of every finding unit; each list made at its size.
+// openLists returns the slots of the nodes of the finding unit of the
+// highest bound (the last), ascending, and a cursor per word of every
+// finding unit; each list made at its size.
+func (p *searchPlan) openLists(ix *searchIndex, gi int, finding []int) ([]int32, []cursor) {
 	first := finding[len(finding)-1]
 	nPrimed, nLists := 0, 0
 	for _, ui := range finding {
@@ -309,84 +318,108 @@ func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
 		slices.Sort(primed)
 		primed = slices.Compact(primed)
 	}
-	// The blocks of the primed nodes, the most promising first, so that
-	// the threshold rises fast; once a block cannot reach it, no later one
-	// can, and their nodes never will (the threshold only rises).
+	return primed, lists
+}
+
+// walk is the top-k search of one graph: its primed nodes, then WAND over
+// its lists.
+type walk struct {
+	p      *searchPlan
+	c      *scorer
+	top    *searchTop
+	order  []int
+	exact  int32   // the slot of the node whose id is the query, scored first; -1 for none
+	weak   float64 // what the weak terms add to every bound
+	primed []int32
+	lists  []cursor
+}
+
+// scorePrimed scores the primed nodes block by block, the most promising
+// block first, so that the threshold rises fast; once a block cannot
+// reach it, no later one can, and their nodes never will (the threshold
+// only rises).
+func (w *walk) scorePrimed(ix *searchIndex) {
 	type primedBlock struct {
 		from, to int // primed[from:to]
 		bound    float64
 	}
 	var blocks []primedBlock
-	for i := 0; i < len(primed); {
-		j := ix.block(primed[i])
-		to := i + countBefore(primed[i:], ix.blockStart(j+1))
-		c.blocks.at(j)
-		blocks = append(blocks, primedBlock{i, to, c.blocks.total})
+	for i := 0; i < len(w.primed); {
+		j := ix.block(w.primed[i])
+		to := i + countBefore(w.primed[i:], ix.blockStart(j+1))
+		w.c.blocks.at(j)
+		blocks = append(blocks, primedBlock{i, to, w.c.blocks.total})
 		i = to
 	}
 	slices.SortStableFunc(blocks, func(a, b primedBlock) int { return cmp.Compare(b.bound, a.bound) })
 	for _, b := range blocks {
-		if b.bound*(1+boundSlack) < top.threshold() {
+		if b.bound*(1+boundSlack) < w.top.threshold() {
 			break
 		}
-		for _, si := range primed[b.from:b.to] {
-			if si != exact {
-				c.consider(top, si, order)
+		for _, si := range w.primed[b.from:b.to] {
+			if si != w.exact {
+				w.c.consider(w.top, si, w.order)
 			}
 		}
 	}
+}
 
+// run is WAND: the lists, in slot order, move to the next node whose
+// lists' bounds reach the threshold, which is scored unless primed.
+func (w *walk) run() {
 	nextPrimed := 0
-	byDoc := func(a, b cursor) int { return int(a.doc() - b.doc()) }
-	slices.SortFunc(lists, byDoc)
-	for len(lists) > 0 {
-		// The pivot: the first list at which the bounds of the lists up
-		// to it reach the threshold; no node before its slot can.
-		th := top.threshold() * (1 - boundSlack)
-		acc, pivot := 0.0, -1
-		for i := range lists {
-			if acc += lists[i].bound; acc+weak >= th {
-				pivot = i
-				break
-			}
-		}
+	slices.SortFunc(w.lists, func(a, b cursor) int { return int(a.doc() - b.doc()) })
+	for len(w.lists) > 0 {
+		pivot := w.pivot()
 		if pivot < 0 {
 			return
 		}
+		lists := w.lists
 		at := lists[pivot].doc()
 		moved := 0 // the lists moved are always the first ones
-		if next, ok := c.blocks.hopeless(at, top.threshold()); ok {
+		if next, ok := w.c.blocks.hopeless(at, w.top.threshold()); ok {
 			// No node of at's block can reach the threshold: every
 			// list skips past it.
 			for ; moved < len(lists) && lists[moved].doc() < next; moved++ {
 				lists[moved].seek(next)
 			}
-			p.work.postings += moved
 		} else if lists[0].doc() == at {
 			// Every list before the pivot is at its slot: score it.
 			// The slots come in ascending order: the primed ones are
 			// passed over with a place that only moves forward.
-			for nextPrimed < len(primed) && primed[nextPrimed] < at {
+			for nextPrimed < len(w.primed) && w.primed[nextPrimed] < at {
 				nextPrimed++
 			}
 			for moved < len(lists) && lists[moved].doc() == at {
 				moved++
 			}
-			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact && c.mayReach(top, at, lists[:moved]) {
-				c.consider(top, at, order)
+			if (nextPrimed == len(w.primed) || w.primed[nextPrimed] != at) && at != w.exact && w.c.mayReach(w.top, at, lists[:moved]) {
+				w.c.consider(w.top, at, w.order)
 			}
 			for i := range moved {
 				lists[i].at++
 			}
-			p.work.postings += moved
 		} else {
 			for ; moved < pivot; moved++ {
 				lists[moved].seek(at)
 			}
-			p.work.postings += moved
 		}
-		lists = resort(lists, moved)
+		w.p.work.postings += moved
+		w.lists = resort(lists, moved)
 	}
+}
+
+// pivot returns the first list at which the bounds of the lists up to it
+// reach the threshold, or -1: no node before its slot can.
+func (w *walk) pivot() int {
+	th := w.top.threshold() * (1 - boundSlack)
+	acc := 0.0
+	for i := range w.lists {
+		if acc += w.lists[i].bound; acc+w.weak >= th {
+			return i
+		}
+	}
+	return -1
 }
 
 // countBefore returns how many of the ascending slots are before si.

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -165,77 +166,89 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 		}
 	}
 	for _, t := range terms {
-		pt := planTerm{words: make([][]termWord, len(graphs))}
-		stem := search.Stem(t)
-		df := stemDF(graphs, stem)
 		kw := 1.0
 		if stops < len(terms) && search.IsStopWord(t) {
 			kw = stopWeight
 		}
-		// Longer words holding the term, by text: each is a clause with
-		// the rarity of that word, never above the term's own.
-		type graphWord struct{ g, w int32 }
-		type sub struct {
-			df    int
-			words []graphWord
-		}
-		subs := map[string]*sub{}
-		for gi, g := range graphs {
-			if g == nil || utf8.RuneCountInString(t) < subMinRunes {
-				continue
-			}
-			ix := g.search
-			p.work.lexicon += ix.grams.Holding(t, ix.wordText, func(w int32) {
-				if ix.stemText(w) == stem {
-					return
-				}
-				s := subs[ix.words[w].text]
-				if s == nil {
-					s = &sub{}
-					subs[ix.words[w].text] = s
-				}
-				s.df += len(ix.words[w].posts)
-				s.words = append(s.words, graphWord{int32(gi), w})
-			})
-		}
-		if df > 0 {
-			pt.addStem(graphs, t, stem, kw*idf(p.n, df))
-		}
-		texts := make([]string, 0, len(subs))
-		for text := range subs {
-			texts = append(texts, text)
-		}
-		slices.Sort(texts)
-		for _, text := range texts {
-			s := subs[text]
-			w := idf(p.n, s.df)
-			if df > 0 {
-				w = min(w, idf(p.n, df))
-			}
-			c := int32(len(pt.clauses))
-			pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * subWeight * w, sub: true})
-			for _, gw := range s.words {
-				pt.words[gw.g] = append(pt.words[gw.g], termWord{gw.w, c})
-			}
-		}
-		if len(pt.clauses) == 0 {
-			if !p.correct(graphs, t, &pt) {
-				p.unmatched = append(p.unmatched, t)
-			}
-		}
-		for gi := range pt.words {
-			slices.SortFunc(pt.words[gi], func(a, b termWord) int { return int(a.word - b.word) })
-		}
-		for _, c := range pt.clauses {
-			pt.bound = max(pt.bound, c.weight*(bm25K1+1))
-		}
-		p.bound += pt.bound
-		pt.weak = isWeak(t, df, p.n)
-		p.addUnits(len(p.terms), &pt, graphs)
-		p.terms = append(p.terms, pt)
+		p.addTerm(graphs, t, kw)
 	}
 	p.settleWeak()
 	return p
+}
+
+// addTerm works out term t, of kind weight kw, against graphs: the words
+// of its stem, the longer words holding it, or else its correction.
+func (p *searchPlan) addTerm(graphs []*Graph, t string, kw float64) {
+	pt := planTerm{words: make([][]termWord, len(graphs))}
+	stem := search.Stem(t)
+	df := stemDF(graphs, stem)
+	subs := p.holding(graphs, t, stem)
+	if df > 0 {
+		pt.addStem(graphs, t, stem, kw*idf(p.n, df))
+	}
+	// Longer words holding the term, by text: each is a clause with the
+	// rarity of that word, never above the term's own.
+	for _, text := range slices.Sorted(maps.Keys(subs)) {
+		s := subs[text]
+		w := idf(p.n, s.df)
+		if df > 0 {
+			w = min(w, idf(p.n, df))
+		}
+		c := int32(len(pt.clauses))
+		pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * subWeight * w, sub: true})
+		for _, gw := range s.words {
+			pt.words[gw.g] = append(pt.words[gw.g], termWord{gw.w, c})
+		}
+	}
+	if len(pt.clauses) == 0 {
+		if !p.correct(graphs, t, &pt) {
+			p.unmatched = append(p.unmatched, t)
+		}
+	}
+	for gi := range pt.words {
+		slices.SortFunc(pt.words[gi], func(a, b termWord) int { return int(a.word - b.word) })
+	}
+	for _, c := range pt.clauses {
+		pt.bound = max(pt.bound, c.weight*(bm25K1+1))
+	}
+	p.bound += pt.bound
+	pt.weak = isWeak(t, df, p.n)
+	p.addUnits(len(p.terms), &pt, graphs)
+	p.terms = append(p.terms, pt)
+}
+
+// holdingWords are the words of one text, in every graph, that hold a
+// term, and how many nodes hold them.
+type holdingWords struct {
+	df    int
+	words []graphWord
+}
+
+type graphWord struct{ g, w int32 }
+
+// holding returns, by text, the longer words of graphs that hold term t
+// (of stem), none for a term of fewer than subMinRunes letters.
+func (p *searchPlan) holding(graphs []*Graph, t, stem string) map[string]*holdingWords {
+	subs := map[string]*holdingWords{}
+	for gi, g := range graphs {
+		if g == nil || utf8.RuneCountInString(t) < subMinRunes {
+			continue
+		}
+		ix := g.search
+		p.work.lexicon += ix.grams.Holding(t, ix.wordText, func(w int32) {
+			if ix.stemText(w) == stem {
+				return
+			}
+			s := subs[ix.words[w].text]
+			if s == nil {
+				s = &holdingWords{}
+				subs[ix.words[w].text] = s
+			}
+			s.df += len(ix.words[w].posts)
+			s.words = append(s.words, graphWord{int32(gi), w})
+		})
+	}
+	return subs
 }
 
 // settleWeak keeps the weak terms weak only when a strong term matches
