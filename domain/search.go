@@ -34,7 +34,7 @@ import (
 // (the most a node of the block counts each word) let whole blocks go
 // unscored (docs/decisions/0053-search-index-on-first-search-and-block-max.md).
 // Only the strong terms' lists are walked: a weak term (short, or common:
-// isWeak) is scored in the nodes they find, so a short or common word adds
+// search.IsWeak) is scored in the nodes they find, so a short or common word adds
 // little to a query's cost
 // (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
 // A graph's first search builds its index (Graph.searchIndex); after that,
@@ -71,7 +71,7 @@ func searchWithWork(graphs []*Graph, query string, limit int) (SearchResult, sea
 	res.Hits = top.hits(p)
 	if len(res.Hits) == 0 {
 		for _, t := range p.unmatched {
-			if near := nearWords(graphs, t, nearMax(len([]rune(t)))); len(near) > 0 {
+			if near := nearWords(graphs, t, search.NearMax(len([]rune(t)))); len(near) > 0 {
 				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: near[0].text})
 			}
 		}
@@ -311,7 +311,7 @@ func (p *searchPlan) openLists(ix *searchIndex, gi int, finding []int) ([]int32,
 					primed = append(primed, ps.slot)
 				}
 			}
-			lists = append(lists, cursor{posts: lw.posts, term: u.term, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
+			lists = append(lists, cursor{posts: lw.posts, term: u.term, bound: p.terms[u.term].clauses[tw.clause].weight * search.Saturate(float64(lw.maxTF))})
 		}
 	}
 	if len(p.units[first].words[gi]) > 1 { // one word's postings are in order already
@@ -499,7 +499,7 @@ func (b *blockBounds) at(j int32) {
 		v := 0.0
 		for cl, tf := range b.tf {
 			if tf > 0 {
-				v = max(v, b.p.terms[u.term].clauses[cl].weight*saturate(float64(tf)))
+				v = max(v, b.p.terms[u.term].clauses[cl].weight*search.Saturate(float64(tf)))
 			}
 		}
 		b.term[u.term] = max(b.term[u.term], min(v, u.bound))

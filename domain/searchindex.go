@@ -12,7 +12,7 @@ import (
 //
 //   - the lexicon: every word some node's text holds, with its postings, the
 //     node slots holding it in ascending order, each with how many times the
-//     node counts it (tf: headWeight × its count in the id and gist, plus its
+//     node counts it (tf: search.HeadWeight × its count in the id and gist, plus its
 //     count in the rest of the text), and its stem;
 //   - the stems: for each stem, the words that have it and the number of
 //     nodes holding one of them (its document frequency). Only a word of
@@ -192,8 +192,8 @@ const gatherChunk = 1 << 14
 // addNode gathers the postings of node n in slot si.
 func (b *indexBuilder) addNode(g *Graph, si int32, n *Node) {
 	b.node = b.node[:0]
-	b.text(si, n.ID, headWeight)
-	b.text(si, n.Gist, headWeight)
+	b.text(si, n.ID, search.HeadWeight)
+	b.text(si, n.Gist, search.HeadWeight)
 	for _, s := range n.Notes {
 		b.text(si, s, 1)
 	}
@@ -441,7 +441,7 @@ func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
 		}
 		lw := &ix.words[w]
 		at, found := slices.BinarySearchFunc(lw.posts, si, cmpPostingSlot)
-		tf := sign * (headWeight*d.head + d.body)
+		tf := sign * (search.HeadWeight*d.head + d.body)
 		if !found {
 			// The node gains the word (sign is +1: a word it lacks is
 			// never taken away).

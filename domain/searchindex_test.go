@@ -18,7 +18,7 @@ import (
 // reading every node, with none of the index, the lexicon trigrams or the
 // top-k bounds. It shares with Search only the rules themselves: how text
 // is cut into words (search.AppendWords, search.Terms), the stemmer, the edit
-// distance and the formula's pieces (idf, saturate and the constants).
+// distance and the formula's pieces (search.IDF, search.Saturate and the constants).
 
 // scratchWords returns the words of a node of g with their counts in the
 // id and gist ([0]) and in the rest of its text ([1]): its notes, touches
@@ -120,33 +120,33 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	for _, t := range terms_ {
 		kw := 1.0
 		if stops < len(terms_) && search.IsStopWord(t) {
-			kw = stopWeight
+			kw = search.StopWeight
 		}
 		stem := search.Stem(t)
 		var cs []clause
 		df := stemDF[stem]
 		if df > 0 {
-			cs = append(cs, clause{t, stemWords(stem), kw * idf(n, df)})
+			cs = append(cs, clause{t, stemWords(stem), kw * search.IDF(n, df)})
 		}
 		for _, w := range lexicon {
-			if utf8.RuneCountInString(t) >= subMinRunes && strings.Contains(w, t) && search.Stem(w) != stem {
-				x := idf(n, wordDF[w])
+			if utf8.RuneCountInString(t) >= search.SubMinRunes && strings.Contains(w, t) && search.Stem(w) != stem {
+				x := search.IDF(n, wordDF[w])
 				if df > 0 {
-					x = min(x, idf(n, df))
+					x = min(x, search.IDF(n, df))
 				}
-				cs = append(cs, clause{t, map[string]bool{w: true}, kw * subWeight * x})
+				cs = append(cs, clause{t, map[string]bool{w: true}, kw * search.SubWeight * x})
 			}
 		}
 		if len(cs) == 0 {
-			if c, ok := scratchNearest(lexicon, stemDF, t, typoMax(utf8.RuneCountInString(t))); ok {
+			if c, ok := scratchNearest(lexicon, stemDF, t, search.TypoMax(utf8.RuneCountInString(t))); ok {
 				res.Corrections = append(res.Corrections, Correction{Term: t, Used: c})
-				cs = append(cs, clause{c, stemWords(search.Stem(c)), typoWeight * idf(n, stemDF[search.Stem(c)])})
+				cs = append(cs, clause{c, stemWords(search.Stem(c)), search.TypoWeight * search.IDF(n, stemDF[search.Stem(c)])})
 			} else {
 				unmatched = append(unmatched, t)
 			}
 		}
 		terms = append(terms, cs)
-		weak = append(weak, isWeak(t, df, n))
+		weak = append(weak, search.IsWeak(t, df, n))
 	}
 	// Weak terms count only in nodes a strong term matches, when one
 	// matches anything.
@@ -159,7 +159,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	for _, cs := range terms {
 		b := 0.0
 		for _, c := range cs {
-			b = max(b, c.weight*(bm25K1+1))
+			b = max(b, c.weight*(search.K1+1))
 		}
 		bound += b
 	}
@@ -173,10 +173,10 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 				tf := 0.0
 				for w := range c.words {
 					if x, ok := d.words[w]; ok {
-						tf += headWeight*float64(x[0]) + float64(x[1])
+						tf += search.HeadWeight*float64(x[0]) + float64(x[1])
 					}
 				}
-				if v := c.weight * saturate(tf); tf > 0 && v > best {
+				if v := c.weight * search.Saturate(tf); tf > 0 && v > best {
 					best, label = v, c.label
 				}
 			}
@@ -217,7 +217,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	res.Hits = hits[:min(len(hits), limit)]
 	if len(res.Hits) == 0 {
 		for _, t := range unmatched {
-			if c, ok := scratchNearest(lexicon, stemDF, t, nearMax(utf8.RuneCountInString(t))); ok {
+			if c, ok := scratchNearest(lexicon, stemDF, t, search.NearMax(utf8.RuneCountInString(t))); ok {
 				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: c})
 			}
 		}
@@ -267,7 +267,7 @@ func searchIndexProblems(g *Graph) []string {
 		}
 		count++
 		for w, c := range scratchWords(g, n) {
-			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
+			posts[w] = append(posts[w], posting{int32(si), search.HeadWeight*c[0] + c[1]})
 			if !search.IsLetters(w) {
 				continue // its own stem, with no entry
 			}

@@ -2,92 +2,12 @@ package domain
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain/search"
 )
-
-// The ranking of Search (docs/design/mcp.md#kg_search): BM25 over the words
-// of a node's text, a word of the id or gist counting twice, each term
-// scored by its best match (its stem, a longer word holding it, or, for a
-// term that matches nothing, the nearest spelling in the graphs). The
-// constants were chosen by recall on public data (docs/performance.md#search-quality).
-const (
-	// bm25K1 is how fast repeats of a word saturate: the part of a word
-	// counted tf times is tf×(k1+1)/(tf+k1), below k1+1.
-	bm25K1 = 1.2
-	// A word of the id or gist counts headWeight times one of the notes,
-	// touches or edge ends.
-	headWeight = 2
-	// A match inside a longer word ("auth" in "oauth") counts subWeight of
-	// a match of the word itself, with the rarity of that longer word but
-	// never more than the term's own.
-	subWeight = 0.5
-	// A correction counts typoWeight of the word it stands for.
-	typoWeight = 0.75
-	// A stop word of English ("the", "when", "did") counts stopWeight of
-	// another word, on top of its low rarity: in a small graph even "the"
-	// is rare enough to outvote a word that matters.
-	stopWeight = 0.1
-	// A term of fewer than subMinRunes letters ("n", "a", "go") matches
-	// only the words of its stem, never inside longer words: a letter or
-	// two is inside most words of a graph, so the match says nothing, and
-	// looking for it would read the whole lexicon and score every node
-	// (docs/decisions/0073-short-terms-match-whole-words.md).
-	subMinRunes = 3
-	// A term held by more than commonShare of the nodes searched, and by
-	// at least commonMinDF of them, is common. A common term, or one of
-	// fewer than subMinRunes letters, is weak: when the query holds a term
-	// that is not, it counts only in the nodes such a term matches
-	// (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
-	commonShare = 0.1
-	commonMinDF = 64
-)
-
-// isWeak reports whether a term of stem document frequency df among n
-// nodes is weak: short, or common.
-func isWeak(term string, df, n int) bool {
-	return utf8.RuneCountInString(term) < subMinRunes || df >= commonMinDF && float64(df) > commonShare*float64(n)
-}
-
-// Typo fallback: a term of typoMinRunes or more that matches nothing is
-// matched by words typoEdits away (typoFarEdits from typoFarRunes).
-const (
-	typoMinRunes = 5
-	typoFarRunes = 9
-	typoEdits    = 1
-	typoFarEdits = 2
-)
-
-// typoMax returns how many edits a correction of a term of n runes may be
-// away; 0 when the term has no correction.
-func typoMax(n int) int {
-	switch {
-	case n < typoMinRunes:
-		return 0
-	case n < typoFarRunes:
-		return typoEdits
-	}
-	return typoFarEdits
-}
-
-// nearMax returns how many edits the nearest spelling of a term of n runes
-// shown with no hits may be away: one more than a correction, and one for a
-// short term.
-func nearMax(n int) int { return typoMax(n) + 1 }
-
-// idf is the BM25 rarity weight of a match held by df of n nodes, always
-// above 0: ln(1 + (n − df + 0.5)/(df + 0.5)).
-func idf(n, df int) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-}
-
-// saturate is the BM25 part of a word counted tf times (b = 0: a node's
-// length does not count, docs/design/mcp.md#kg_search).
-func saturate(tf float64) float64 { return tf * (bm25K1 + 1) / (tf + bm25K1) }
 
 // searchPlan is a query worked out against the graphs searched: its terms
 // with what each matches in each graph, and the statistics the scores need.
@@ -121,7 +41,7 @@ type planTerm struct {
 	clauses []planClause
 	bound   float64 // the most the term can add to a score
 	// weak: the term counts only in nodes a strong term of the query
-	// matches (isWeak; searchPlan.weak says whether any term is).
+	// matches (search.IsWeak; searchPlan.weak says whether any term is).
 	weak bool
 	// words[gi] lists the words of graph gi the term counts, by word number,
 	// each with its clause.
@@ -134,14 +54,14 @@ type termWord struct{ word, clause int32 }
 // it, or a correction.
 type planClause struct {
 	label  string  // the term as it matched, for SearchHit.Matched
-	weight float64 // kind weight × idf
+	weight float64 // kind weight × search.IDF
 	sub    bool    // a longer word holding the term
 }
 
 // planUnit is one way into the nodes for the top-k search: the words of a
 // term's stem (or correction), or the longer words holding it, with the
 // most a node holding one of them can gain from the term. A term is split
-// in two so that its substring matches, which count at most subWeight,
+// in two so that its substring matches, which count at most search.SubWeight,
 // stop being a way in as soon as they cannot reach the threshold.
 type planUnit struct {
 	term  int
@@ -168,7 +88,7 @@ func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
 	for _, t := range terms {
 		kw := 1.0
 		if stops < len(terms) && search.IsStopWord(t) {
-			kw = stopWeight
+			kw = search.StopWeight
 		}
 		p.addTerm(graphs, t, kw)
 	}
@@ -184,18 +104,18 @@ func (p *searchPlan) addTerm(graphs []*Graph, t string, kw float64) {
 	df := stemDF(graphs, stem)
 	subs := p.holding(graphs, t, stem)
 	if df > 0 {
-		pt.addStem(graphs, t, stem, kw*idf(p.n, df))
+		pt.addStem(graphs, t, stem, kw*search.IDF(p.n, df))
 	}
 	// Longer words holding the term, by text: each is a clause with the
 	// rarity of that word, never above the term's own.
 	for _, text := range slices.Sorted(maps.Keys(subs)) {
 		s := subs[text]
-		w := idf(p.n, s.df)
+		w := search.IDF(p.n, s.df)
 		if df > 0 {
-			w = min(w, idf(p.n, df))
+			w = min(w, search.IDF(p.n, df))
 		}
 		c := int32(len(pt.clauses))
-		pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * subWeight * w, sub: true})
+		pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * search.SubWeight * w, sub: true})
 		for _, gw := range s.words {
 			pt.words[gw.g] = append(pt.words[gw.g], termWord{gw.w, c})
 		}
@@ -209,10 +129,10 @@ func (p *searchPlan) addTerm(graphs []*Graph, t string, kw float64) {
 		slices.SortFunc(pt.words[gi], func(a, b termWord) int { return int(a.word - b.word) })
 	}
 	for _, c := range pt.clauses {
-		pt.bound = max(pt.bound, c.weight*(bm25K1+1))
+		pt.bound = max(pt.bound, c.weight*(search.K1+1))
 	}
 	p.bound += pt.bound
-	pt.weak = isWeak(t, df, p.n)
+	pt.weak = search.IsWeak(t, df, p.n)
 	p.addUnits(len(p.terms), &pt, graphs)
 	p.terms = append(p.terms, pt)
 }
@@ -227,11 +147,11 @@ type holdingWords struct {
 type graphWord struct{ g, w int32 }
 
 // holding returns, by text, the longer words of graphs that hold term t
-// (of stem), none for a term of fewer than subMinRunes letters.
+// (of stem), none for a term of fewer than search.SubMinRunes letters.
 func (p *searchPlan) holding(graphs []*Graph, t, stem string) map[string]*holdingWords {
 	subs := map[string]*holdingWords{}
 	for gi, g := range graphs {
-		if g == nil || utf8.RuneCountInString(t) < subMinRunes {
+		if g == nil || utf8.RuneCountInString(t) < search.SubMinRunes {
 			continue
 		}
 		ix := g.search
@@ -290,7 +210,7 @@ func (p *searchPlan) addUnits(ti int, pt *planTerm, graphs []*Graph) {
 			}
 			for c, tf := range maxTF {
 				if tf > 0 {
-					u.bound = max(u.bound, pt.clauses[c].weight*saturate(float64(tf)))
+					u.bound = max(u.bound, pt.clauses[c].weight*search.Saturate(float64(tf)))
 				}
 			}
 		}
@@ -355,10 +275,10 @@ func stemDF(graphs []*Graph, stem string) int {
 }
 
 // correct gives a term that matches nothing its correction: the nearest
-// word of the graphs within typoMax edits, matched by its stem at
-// typoWeight. It reports whether there was one.
+// word of the graphs within search.TypoMax edits, matched by its stem at
+// search.TypoWeight. It reports whether there was one.
 func (p *searchPlan) correct(graphs []*Graph, t string, pt *planTerm) bool {
-	max := typoMax(utf8.RuneCountInString(t))
+	max := search.TypoMax(utf8.RuneCountInString(t))
 	if max == 0 {
 		return false
 	}
@@ -369,7 +289,7 @@ func (p *searchPlan) correct(graphs []*Graph, t string, pt *planTerm) bool {
 	used := near[0].text
 	p.correction = append(p.correction, Correction{Term: t, Used: used})
 	stem := search.Stem(used)
-	pt.addStem(graphs, used, stem, typoWeight*idf(p.n, stemDF(graphs, stem)))
+	pt.addStem(graphs, used, stem, search.TypoWeight*search.IDF(p.n, stemDF(graphs, stem)))
 	return true
 }
 
@@ -418,7 +338,7 @@ func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float
 		if tf[c] == 0 {
 			continue
 		}
-		v := pt.clauses[c].weight * saturate(tf[c])
+		v := pt.clauses[c].weight * search.Saturate(tf[c])
 		tf[c] = 0
 		if v > best {
 			best, which = v, c

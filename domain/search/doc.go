@@ -4,7 +4,9 @@
 // stop words (stem.go), the edit distance of the typo fallback, and the
 // lexicon's trigram index, WordGrams (wordgrams.go), built of a word's
 // trigrams (grams.go), the table from trigram to set (gramtable.go) and the
-// sets (postings.go).
+// sets (postings.go); and the ranking's formula: BM25's pieces, the weights of
+// a word's kinds of match, which terms are weak and how far a typo may be
+// (rank.go).
 //
 // The package imports nothing of kg: domain's search index, which the graph
 // keeps exact through its own primitives, is built of these pieces, and the
