@@ -287,10 +287,11 @@ func TestSearchTopKSkipsCommonTerm(t *testing.T) {
 		}
 		corePut(t, g, fmt.Sprintf("n%04d", i), gist, nil, nil)
 	}
-	p := planSearch([]*Graph{g}, "common rare", search.Terms("common rare"))
-	top := &searchTop{limit: 10, graphs: []*Graph{g}}
-	p.searchGraph(top, 0, g)
-	visited := p.work.nodes
+	_, work, err := searchWithWork([]*Graph{g}, "common rare", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visited := work.Nodes
 	if visited > 100 {
 		t.Errorf("scored %d nodes for a query whose rare term is in 20", visited)
 	}
@@ -438,8 +439,8 @@ func TestSearchShortWordCostsLittle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if short.total() > 2*plain.total() {
-			t.Errorf("%q read %+v (%d), more than twice %q's %+v (%d)", sq, short, short.total(), q, plain, plain.total())
+		if short.Total() > 2*plain.Total() {
+			t.Errorf("%q read %+v (%d), more than twice %q's %+v (%d)", sq, short, short.Total(), q, plain, plain.Total())
 		}
 	}
 }

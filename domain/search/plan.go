@@ -1,15 +1,13 @@
-package domain
+package search
 
 import (
 	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/kg-memory/kg/domain/search"
 )
 
-// searchPlan is a query worked out against the graphs searched: its terms
+// searchPlan is a query worked out against the indexes searched: its terms
 // with what each matches in each graph, and the statistics the scores need.
 type searchPlan struct {
 	terms      []planTerm
@@ -20,28 +18,28 @@ type searchPlan struct {
 	correction []Correction
 	unmatched  []string // terms that match nothing and have no correction
 	weak       bool     // some terms are weak, and another one matches something
-	work       searchWork
+	work       Work
 }
 
-// searchWork counts what a search reads, so that tests can hold its cost
+// Work counts what a search reads, so that tests can hold its cost
 // to a bound without a clock (docs/decisions/0073-short-terms-match-whole-words.md).
-type searchWork struct {
-	lexicon  int // lexicon words read to find the longer words holding a term
-	lists    int // posting lists opened by the top-k walk
-	postings int // postings read: primed, stepped over or sought by a cursor, looked up for a score
-	nodes    int // nodes scored
+type Work struct {
+	Lexicon  int // lexicon words read to find the longer words holding a term
+	Lists    int // posting lists opened by the top-k walk
+	Postings int // postings read: primed, stepped over or sought by a cursor, looked up for a score
+	Nodes    int // nodes scored
 }
 
-// total is the work as one figure: every word and posting read, and every
+// Total is the work as one figure: every word and posting read, and every
 // node scored.
-func (w searchWork) total() int { return w.lexicon + w.lists + w.postings + w.nodes }
+func (w Work) Total() int { return w.Lexicon + w.Lists + w.Postings + w.Nodes }
 
 // planTerm is one term of the query.
 type planTerm struct {
 	clauses []planClause
 	bound   float64 // the most the term can add to a score
 	// weak: the term counts only in nodes a strong term of the query
-	// matches (search.IsWeak; searchPlan.weak says whether any term is).
+	// matches (IsWeak; searchPlan.weak says whether any term is).
 	weak bool
 	// words[gi] lists the words of graph gi the term counts, by word number,
 	// each with its clause.
@@ -54,14 +52,14 @@ type termWord struct{ word, clause int32 }
 // it, or a correction.
 type planClause struct {
 	label  string  // the term as it matched, for SearchHit.Matched
-	weight float64 // kind weight × search.IDF
+	weight float64 // kind weight × IDF
 	sub    bool    // a longer word holding the term
 }
 
 // planUnit is one way into the nodes for the top-k search: the words of a
 // term's stem (or correction), or the longer words holding it, with the
 // most a node holding one of them can gain from the term. A term is split
-// in two so that its substring matches, which count at most search.SubWeight,
+// in two so that its substring matches, which count at most SubWeight,
 // stop being a way in as soon as they cannot reach the threshold.
 type planUnit struct {
 	term  int
@@ -69,59 +67,58 @@ type planUnit struct {
 	words [][]termWord // words[gi]: the words of graph gi, by number, with their clauses
 }
 
-// planSearch works out terms against the indexes of graphs (nil skipped),
-// building those not built yet: the rest of the search reads Graph.search.
-func planSearch(graphs []*Graph, query string, terms []string) *searchPlan {
+// planSearch works out terms against indexes (nil skipped).
+func planSearch(indexes []*Index, query string, terms []string) *searchPlan {
 	p := &searchPlan{exactID: strings.TrimSpace(query)}
-	for _, g := range graphs {
-		if g != nil {
-			p.n += g.searchIndex().count
+	for _, ix := range indexes {
+		if ix != nil {
+			p.n += ix.count
 		}
 	}
 	// Stop words count less, unless the query holds nothing else.
 	stops := 0
 	for _, t := range terms {
-		if search.IsStopWord(t) {
+		if IsStopWord(t) {
 			stops++
 		}
 	}
 	for _, t := range terms {
 		kw := 1.0
-		if stops < len(terms) && search.IsStopWord(t) {
-			kw = search.StopWeight
+		if stops < len(terms) && IsStopWord(t) {
+			kw = StopWeight
 		}
-		p.addTerm(graphs, t, kw)
+		p.addTerm(indexes, t, kw)
 	}
 	p.settleWeak()
 	return p
 }
 
-// addTerm works out term t, of kind weight kw, against graphs: the words
+// addTerm works out term t, of kind weight kw, against indexes: the words
 // of its stem, the longer words holding it, or else its correction.
-func (p *searchPlan) addTerm(graphs []*Graph, t string, kw float64) {
-	pt := planTerm{words: make([][]termWord, len(graphs))}
-	stem := search.Stem(t)
-	df := stemDF(graphs, stem)
-	subs := p.holding(graphs, t, stem)
+func (p *searchPlan) addTerm(indexes []*Index, t string, kw float64) {
+	pt := planTerm{words: make([][]termWord, len(indexes))}
+	stem := Stem(t)
+	df := stemDF(indexes, stem)
+	subs := p.holding(indexes, t, stem)
 	if df > 0 {
-		pt.addStem(graphs, t, stem, kw*search.IDF(p.n, df))
+		pt.addStem(indexes, t, stem, kw*IDF(p.n, df))
 	}
 	// Longer words holding the term, by text: each is a clause with the
 	// rarity of that word, never above the term's own.
 	for _, text := range slices.Sorted(maps.Keys(subs)) {
 		s := subs[text]
-		w := search.IDF(p.n, s.df)
+		w := IDF(p.n, s.df)
 		if df > 0 {
-			w = min(w, search.IDF(p.n, df))
+			w = min(w, IDF(p.n, df))
 		}
 		c := int32(len(pt.clauses))
-		pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * search.SubWeight * w, sub: true})
+		pt.clauses = append(pt.clauses, planClause{label: t, weight: kw * SubWeight * w, sub: true})
 		for _, gw := range s.words {
 			pt.words[gw.g] = append(pt.words[gw.g], termWord{gw.w, c})
 		}
 	}
 	if len(pt.clauses) == 0 {
-		if !p.correct(graphs, t, &pt) {
+		if !p.correct(indexes, t, &pt) {
 			p.unmatched = append(p.unmatched, t)
 		}
 	}
@@ -129,11 +126,11 @@ func (p *searchPlan) addTerm(graphs []*Graph, t string, kw float64) {
 		slices.SortFunc(pt.words[gi], func(a, b termWord) int { return int(a.word - b.word) })
 	}
 	for _, c := range pt.clauses {
-		pt.bound = max(pt.bound, c.weight*(search.K1+1))
+		pt.bound = max(pt.bound, c.weight*(K1+1))
 	}
 	p.bound += pt.bound
-	pt.weak = search.IsWeak(t, df, p.n)
-	p.addUnits(len(p.terms), &pt, graphs)
+	pt.weak = IsWeak(t, df, p.n)
+	p.addUnits(len(p.terms), &pt, indexes)
 	p.terms = append(p.terms, pt)
 }
 
@@ -146,16 +143,15 @@ type holdingWords struct {
 
 type graphWord struct{ g, w int32 }
 
-// holding returns, by text, the longer words of graphs that hold term t
-// (of stem), none for a term of fewer than search.SubMinRunes letters.
-func (p *searchPlan) holding(graphs []*Graph, t, stem string) map[string]*holdingWords {
+// holding returns, by text, the longer words of indexes that hold term t
+// (of stem), none for a term of fewer than SubMinRunes letters.
+func (p *searchPlan) holding(indexes []*Index, t, stem string) map[string]*holdingWords {
 	subs := map[string]*holdingWords{}
-	for gi, g := range graphs {
-		if g == nil || utf8.RuneCountInString(t) < search.SubMinRunes {
+	for gi, ix := range indexes {
+		if ix == nil || utf8.RuneCountInString(t) < SubMinRunes {
 			continue
 		}
-		ix := g.search
-		p.work.lexicon += ix.grams.Holding(t, ix.wordText, func(w int32) {
+		p.work.Lexicon += ix.grams.Holding(t, ix.wordText, func(w int32) {
 			if ix.stemText(w) == stem {
 				return
 			}
@@ -194,23 +190,23 @@ func (p *searchPlan) strongUnit(ui int) bool { return !p.terms[p.units[ui].term]
 // longer words holding it, each if it has a clause. A unit's bound is the
 // most one of its clauses can give: its weight × the part of the most a
 // node of some graph can count its words (lexWord.maxTF).
-func (p *searchPlan) addUnits(ti int, pt *planTerm, graphs []*Graph) {
+func (p *searchPlan) addUnits(ti int, pt *planTerm, indexes []*Index) {
 	maxTF := make([]int32, len(pt.clauses)) // Σ maxTF of a clause's words in one graph
 	for _, sub := range []bool{false, true} {
-		u := planUnit{term: ti, words: make([][]termWord, len(graphs))}
+		u := planUnit{term: ti, words: make([][]termWord, len(indexes))}
 		found := false
 		for gi, ws := range pt.words {
 			clear(maxTF)
 			for _, tw := range ws {
 				if pt.clauses[tw.clause].sub == sub {
 					u.words[gi] = append(u.words[gi], tw)
-					maxTF[tw.clause] += graphs[gi].search.words[tw.word].maxTF
+					maxTF[tw.clause] += indexes[gi].words[tw.word].maxTF
 					found = true
 				}
 			}
 			for c, tf := range maxTF {
 				if tf > 0 {
-					u.bound = max(u.bound, pt.clauses[c].weight*search.Saturate(float64(tf)))
+					u.bound = max(u.bound, pt.clauses[c].weight*Saturate(float64(tf)))
 				}
 			}
 		}
@@ -220,7 +216,7 @@ func (p *searchPlan) addUnits(ti int, pt *planTerm, graphs []*Graph) {
 	}
 }
 
-// nearWord is a word of the graphs near a term: its text, its distance, and
+// nearWord is a word of the indexes near a term: its text, its distance, and
 // how many nodes hold its stem.
 type nearWord struct {
 	text string
@@ -228,16 +224,15 @@ type nearWord struct {
 	df   int
 }
 
-// nearWords returns the words of graphs within max edits of term, the
+// nearWords returns the words of indexes within max edits of term, the
 // nearest first, then by the nodes holding their stem (most first), then
 // by text.
-func nearWords(graphs []*Graph, term string, max int) []nearWord {
+func nearWords(indexes []*Index, term string, max int) []nearWord {
 	found := map[string]*nearWord{}
-	for _, g := range graphs {
-		if g == nil {
+	for _, ix := range indexes {
+		if ix == nil {
 			continue
 		}
-		ix := g.search
 		ix.grams.Near(term, max, len(ix.words), ix.wordText, func(w int32, d int) {
 			text := ix.words[w].text
 			if found[text] == nil {
@@ -247,7 +242,7 @@ func nearWords(graphs []*Graph, term string, max int) []nearWord {
 	}
 	out := make([]nearWord, 0, len(found))
 	for _, nw := range found {
-		nw.df = stemDF(graphs, search.Stem(nw.text))
+		nw.df = stemDF(indexes, Stem(nw.text))
 		out = append(out, *nw)
 	}
 	slices.SortFunc(out, func(a, b nearWord) int {
@@ -262,47 +257,47 @@ func nearWords(graphs []*Graph, term string, max int) []nearWord {
 	return out
 }
 
-// stemDF returns how many nodes of graphs hold a word of stem.
-func stemDF(graphs []*Graph, stem string) int {
+// stemDF returns how many nodes of indexes hold a word of stem.
+func stemDF(indexes []*Index, stem string) int {
 	df := 0
-	for _, g := range graphs {
-		if g == nil {
+	for _, ix := range indexes {
+		if ix == nil {
 			continue
 		}
-		df += g.search.stemDF(stem)
+		df += ix.stemDF(stem)
 	}
 	return df
 }
 
 // correct gives a term that matches nothing its correction: the nearest
-// word of the graphs within search.TypoMax edits, matched by its stem at
-// search.TypoWeight. It reports whether there was one.
-func (p *searchPlan) correct(graphs []*Graph, t string, pt *planTerm) bool {
-	max := search.TypoMax(utf8.RuneCountInString(t))
+// word of the indexes within TypoMax edits, matched by its stem at
+// TypoWeight. It reports whether there was one.
+func (p *searchPlan) correct(indexes []*Index, t string, pt *planTerm) bool {
+	max := TypoMax(utf8.RuneCountInString(t))
 	if max == 0 {
 		return false
 	}
-	near := nearWords(graphs, t, max)
+	near := nearWords(indexes, t, max)
 	if len(near) == 0 {
 		return false
 	}
 	used := near[0].text
 	p.correction = append(p.correction, Correction{Term: t, Used: used})
-	stem := search.Stem(used)
-	pt.addStem(graphs, used, stem, search.TypoWeight*search.IDF(p.n, stemDF(graphs, stem)))
+	stem := Stem(used)
+	pt.addStem(indexes, used, stem, TypoWeight*IDF(p.n, stemDF(indexes, stem)))
 	return true
 }
 
 // addStem adds to the term a clause that counts the words of stem, shown
 // as label.
-func (pt *planTerm) addStem(graphs []*Graph, label, stem string, weight float64) {
+func (pt *planTerm) addStem(indexes []*Index, label, stem string, weight float64) {
 	c := int32(len(pt.clauses))
 	pt.clauses = append(pt.clauses, planClause{label: label, weight: weight})
-	for gi, g := range graphs {
-		if g == nil {
+	for gi, ix := range indexes {
+		if ix == nil {
 			continue
 		}
-		g.search.eachStemWord(stem, func(w int32) {
+		ix.eachStemWord(stem, func(w int32) {
 			pt.words[gi] = append(pt.words[gi], termWord{w, c})
 		})
 	}
@@ -314,12 +309,12 @@ func (pt *planTerm) addStem(graphs []*Graph, label, stem string, weight float64)
 // at, when not nil, holds a position in the posting list of each of the
 // term's words (by its place in words[gi]) that the lookups start from and
 // move (postingsCursor); nil looks each word up afresh.
-func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float64, at []int) (float64, int) {
+func (p *searchPlan) termScore(ti, gi int, ix *Index, si int32, tf []float64, at []int) (float64, int) {
 	pt := &p.terms[ti]
 	touched := false
 	for k, tw := range pt.words[gi] {
 		var n int32
-		p.work.postings++
+		p.work.Postings++
 		if at != nil {
 			n = tfFrom(ix.words[tw.word].posts, &at[k], si)
 		} else {
@@ -338,7 +333,7 @@ func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float
 		if tf[c] == 0 {
 			continue
 		}
-		v := pt.clauses[c].weight * search.Saturate(tf[c])
+		v := pt.clauses[c].weight * Saturate(tf[c])
 		tf[c] = 0
 		if v > best {
 			best, which = v, c
@@ -350,7 +345,7 @@ func (p *searchPlan) termScore(ti, gi int, ix *searchIndex, si int32, tf []float
 // tfFrom returns how many times node slot si counts the word of posts (0
 // if it does not hold it), starting from the place *at of an earlier
 // lookup and leaving *at at si's place (seekFrom).
-func tfFrom(posts []posting, at *int, si int32) int32 {
+func tfFrom(posts []Posting, at *int, si int32) int32 {
 	if i := seekFrom(posts, at, si); i < len(posts) && posts[i].slot == si {
 		return posts[i].tf
 	}
@@ -364,7 +359,7 @@ func tfFrom(posts []posting, at *int, si int32) int32 {
 // that double, then a binary search within the last one) rather than a
 // binary search over the whole list; a slot not after the last place is
 // looked for from the start.
-func seekFrom(posts []posting, at *int, si int32) int {
+func seekFrom(posts []Posting, at *int, si int32) int {
 	lo := *at
 	if lo > len(posts) || lo > 0 && posts[lo-1].slot >= si {
 		lo = 0
