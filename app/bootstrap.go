@@ -114,7 +114,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 func (h *Hooks) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := h.svc.sessions.bound(claude, h.svc.owner(ctx), now); ok && b.ProjectPath == project {
+		if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath == project {
 			sess, err := h.svc.sessions.revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
@@ -128,7 +128,7 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 			}
 		}
 	}
-	sess, err := h.svc.newSession(ctx, project, h.svc.rootOf(project, req.ProjectPath), claude)
+	sess, err := h.svc.newSession(ctx, project, h.svc.scope.rootOf(project, req.ProjectPath), claude)
 	return sess, false, err
 }
 
@@ -137,7 +137,7 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 // person, started on any server; "" for none, and for a transcript it may
 // not read (outside the home folder) or cannot.
 func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
-	owner := h.svc.owner(ctx)
+	owner := h.svc.scope.owner(ctx)
 	tail, err := h.svc.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
 	if err != nil {
 		h.svc.log.Info("transcript not read", "path", path, "err", err)

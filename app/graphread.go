@@ -50,7 +50,7 @@ type GraphRead struct {
 // the other is served (docs/decisions/0008-faults-in-one-graph.md); when
 // none can be, ReadGraphs fails with the load error.
 func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err error) {
-	t, err := s.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath, ProjectKey: sc.ProjectKey})
+	t, err := s.scope.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath, ProjectKey: sc.ProjectKey})
 	if err != nil {
 		return GraphRead{}, err
 	}

@@ -85,7 +85,7 @@ func (s *Service) History(ctx context.Context, req HistoryRequest) (HistoryResul
 	if req.BeforeSeq != 0 && req.BeforeSeq <= req.SinceSeq+1 {
 		return HistoryResult{}, domain.Invalidf("before_seq", "%d leaves nothing above since_seq %d", req.BeforeSeq, req.SinceSeq)
 	}
-	t, err := s.resolve(ctx, req.Scope)
+	t, err := s.scope.resolve(ctx, req.Scope)
 	if err != nil {
 		return HistoryResult{}, err
 	}
@@ -170,7 +170,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	if err != nil {
 		return UndoResult{}, err
 	}
-	t, err := s.resolve(ctx, req.Scope)
+	t, err := s.scope.resolve(ctx, req.Scope)
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -254,7 +254,7 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 // (docs/design/sync.md#sessions); one bound to none, or one kg no longer
 // knows (expired), may have written any.
 func (s *Service) projectOfSession(ctx context.Context, id string) (project string, bound bool) {
-	sess, err := s.sessionFor(ctx, id)
+	sess, err := s.scope.sessionFor(ctx, id)
 	if err != nil || sess.ProjectPath == "" {
 		return "", false
 	}
@@ -345,7 +345,7 @@ func (s *Service) undoGraph(ctx context.Context, hr ports.HistoryRepository, k d
 		applied, failed := g.ApplyUndo(plan, at)
 		res.Applied, res.Skipped = applied, append(plan.Skipped, failed...)
 		evs := undoEvents(k, g, applied, at.Session)
-		_, cev := s.compactRun(g, at)
+		_, cev := s.compactor.run(g, at)
 		evs = append(evs, cev...)
 		if len(evs) == 0 {
 			return nil, nil

@@ -19,7 +19,7 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 		return SessionState{}, err
 	}
 	h.hookSync(ctx, "", project)
-	sess, ok := h.svc.sessions.mostRecent(project, h.svc.owner(ctx), h.svc.clock.Now())
+	sess, ok := h.svc.sessions.mostRecent(project, h.svc.scope.owner(ctx), h.svc.clock.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
@@ -31,7 +31,7 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 // belongs to: the one bound to its Claude session id (revived if it went
 // dormant), else the project's most recent. ok is false for none.
 func (h *Hooks) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
-	owner := h.svc.owner(ctx)
+	owner := h.svc.scope.owner(ctx)
 	if b, ok := h.svc.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
 		if sess, err := h.svc.sessions.revive(b.ID, "", now); err == nil {
 			return sess, true
@@ -49,14 +49,14 @@ func (h *Hooks) hookSession(ctx context.Context, claude, project string, now dom
 // database (hookSync).
 func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
 	if cwd != "" || key != "" && h.svc.store.shared != nil {
-		p, err := h.svc.projectOf(ctx, "cwd", cwd, key)
+		p, err := h.svc.scope.projectOf(ctx, "cwd", cwd, key)
 		if err == nil {
 			h.hookSync(ctx, claude, p)
 		}
 		return p, err
 	}
 	h.hookSync(ctx, claude, "")
-	if b, ok := h.svc.sessions.bound(claude, h.svc.owner(ctx), now); ok && b.ProjectPath != "" {
+	if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -86,7 +86,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so
 		// that the nudge can name it and a full read in it ends the nudge.
-		if sess, err = h.svc.newSession(ctx, project, h.svc.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
+		if sess, err = h.svc.newSession(ctx, project, h.svc.scope.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
 			return HookText{}, err
 		}
 		ok = true

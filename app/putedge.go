@@ -11,7 +11,7 @@ import (
 // named by the scope, runs compaction as part of the same write, and
 // returns once both are durable. The ends need not exist.
 func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_ PutEdgeResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
@@ -31,7 +31,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	private, err := s.privateEnds(ctx, t, k, in)
+	private, err := s.scope.privateEnds(ctx, t, k, in)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
@@ -58,7 +58,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
 		ev.Edge = ed
 		res.Edge = ed
-		moves, cev := s.compactRun(g, at)
+		moves, cev := s.compactor.run(g, at)
 		res.Compaction = moves
 		return append([]ports.Event{ev}, cev...), nil
 	})

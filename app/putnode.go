@@ -11,7 +11,7 @@ import (
 // the scope, runs compaction as part of the same write, and returns once
 // both are durable.
 func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_ PutNodeResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
@@ -70,7 +70,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		}
 		ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, at.Session)
 		ev.Node = n
-		moves, cev := s.compactRun(g, at)
+		moves, cev := s.compactor.run(g, at)
 		res.Compaction = moves
 		res.Node, _ = g.Node(in.ID) // its tier after the run
 		return append([]ports.Event{ev}, cev...), nil

@@ -22,11 +22,11 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	var sess ports.Session
 	switch {
 	case req.SessionID != "":
-		if sess, err = s.sessionFor(ctx, req.SessionID); err != nil {
+		if sess, err = s.scope.sessionFor(ctx, req.SessionID); err != nil {
 			return res, err
 		}
 		if req.CWD != "" || req.ProjectKey != "" {
-			p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
+			p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 			if err != nil {
 				return res, err
 			}
@@ -39,11 +39,11 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			}
 		}
 	case req.CWD != "" || req.ProjectKey != "":
-		p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
+		p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
 		if err != nil {
 			return res, err
 		}
-		if sess, err = s.newSession(ctx, p, s.rootOf(p, req.CWD), ""); err != nil {
+		if sess, err = s.newSession(ctx, p, s.scope.rootOf(p, req.CWD), ""); err != nil {
 			return res, err
 		}
 		res.NewSession = true
@@ -51,7 +51,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 	}
 	res.SessionID = sess.ID
-	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	defer s.countOp(t.session, &err)
 	res.Stale = s.store.fresh(ctx, t.keys()...)
 

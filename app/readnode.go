@@ -10,7 +10,7 @@ import (
 // the graph named by the scope (Scope.Level required). It stamps, promotes
 // and rescues like kg_read.
 func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return NodeRead{}, err
 	}

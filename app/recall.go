@@ -114,7 +114,7 @@ func (s *Service) userTiers(ctx context.Context, rd *NodeRead) {
 	if rd.Level != domain.LevelProject {
 		return
 	}
-	e, err := s.store.get(ctx, domain.UserGraphOf(s.owner(ctx)))
+	e, err := s.store.get(ctx, domain.UserGraphOf(s.scope.owner(ctx)))
 	if err != nil {
 		return // the ends stay references
 	}

@@ -30,7 +30,7 @@ type RemovedProject struct {
 // storage is then set aside unread where the backend can (bolt), else
 // deleted (docs/design/operations.md#kg-project-rm).
 func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (RemovedProject, error) {
-	p, err := s.canonical(ctx, "project_path", path)
+	p, err := s.scope.canonical(ctx, "project_path", path)
 	if err != nil {
 		return RemovedProject{}, err
 	}

@@ -23,7 +23,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
-	t, err := s.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath, ProjectKey: req.ProjectKey})
+	t, err := s.scope.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath, ProjectKey: req.ProjectKey})
 	if err != nil {
 		return SearchResult{}, err
 	}

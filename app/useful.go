@@ -30,7 +30,7 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 	}
 	// Team mode: a session of this person's, found on any server, with
 	// the marks other servers stored for it.
-	sess, err := s.sessionFor(ctx, sessionID)
+	sess, err := s.scope.sessionFor(ctx, sessionID)
 	if err != nil {
 		return UsefulResult{}, err
 	}
@@ -49,7 +49,7 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 			return UsefulResult{}, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
 		}
 	}
-	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	res := UsefulResult{SessionID: sess.ID}
 	// Find every id first: an unknown one marks nothing.
