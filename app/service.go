@@ -25,10 +25,12 @@ type Service struct {
 	scope *resolver
 	// compactor runs compaction inside writes (compact.go).
 	compactor compactor
-	store     *store
-	sessions  *sessionTable
-	started   domain.Micros
-	damage    func() []string // what the repository found damaged when it opened; nil when it cannot tell
+	// history reads the change logs and undoes (history.go).
+	history  *historian
+	store    *store
+	sessions *sessionTable
+	started  domain.Micros
+	damage   func() []string // what the repository found damaged when it opened; nil when it cannot tell
 	// transcripts reads Claude Code transcripts; nil: none is read.
 	transcripts ports.Transcripts
 	// tools counts the targets of tool events per project
@@ -95,6 +97,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
+	s.history = &historian{store: s.store, scope: s.scope, clock: deps.Clock, compactor: s.compactor, days: cfg.HistoryDays}
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
