@@ -38,10 +38,10 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	res := PutEdgeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	// A file end is read before the write, outside the graph's lock, and
 	// recorded on the node at the other end (docs/design/trust.md#staleness).
-	root := s.filesRoot(t, k)
+	root := s.stamps.filesRoot(t, k)
 	var stamps []domain.FileStamp
 	if root != "" {
-		stamps = s.hashNamed(ctx, root, edgeFilesBefore(e, in))
+		stamps = s.stamps.hashNamed(ctx, root, edgeFilesBefore(e, in))
 		if t.root != "" {
 			e.filesRoot.Store(&root)
 		}

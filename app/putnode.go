@@ -35,10 +35,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	// The files the node names are read before the write, outside the
 	// graph's lock (docs/design/trust.md#staleness).
-	root := s.filesRoot(t, k)
+	root := s.stamps.filesRoot(t, k)
 	var stamps []domain.FileStamp
 	if root != "" {
-		stamps = s.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
+		stamps = s.stamps.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
 		if t.root != "" {
 			e.filesRoot.Store(&root)
 		}

@@ -87,7 +87,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 				// A read by id through kg_read counts a use; the REST
 				// and web-page reads do not
 				// (docs/design/compaction.md#the-use-count).
-				s.countRead(ctx, e, t.session, &rd)
+				s.counting.countRead(ctx, e, t.session, &rd)
 				res.Nodes = append(res.Nodes, rd)
 				found = true
 			}

@@ -15,18 +15,11 @@ import (
 // sessions, and the use cases the inbound adapters call. It is safe for
 // concurrent use.
 type Service struct {
-	cfg    Config
-	graphs ports.GraphRepository
-	clock  ports.Clock
-	events ports.Events
-	log    *slog.Logger
-	// scope resolves the sessions and projects requests name
-	// (principal.go, relpaths.go, resolve below).
-	scope *resolver
-	// compactor runs compaction inside writes (compact.go).
-	compactor compactor
-	// history reads the change logs and undoes (history.go).
-	history  *historian
+	cfg      Config
+	graphs   ports.GraphRepository
+	clock    ports.Clock
+	events   ports.Events
+	log      *slog.Logger
 	store    *store
 	sessions *sessionTable
 	started  domain.Micros
@@ -37,13 +30,20 @@ type Service struct {
 	// (docs/design/hooks.md#tool-events).
 	tools *toolEvents
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
-	// countUses (usecount.go), unless a test puts its own recorder.
+	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
 	// files reads project files for the staleness check; nil: none is
 	// read and nothing is ever stale (docs/design/trust.md#staleness).
 	files ports.FileHasher
 	// maint does the maintenance tick's duties (maintenance.go).
 	maint *maintainer
+
+	// The parts the use cases share, each in its own file.
+	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
+	compactor compactor    // runs compaction inside writes (compact.go)
+	history   *historian   // reads the change logs and undoes (history.go)
+	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
+	stamps    *fileStamps  // reads the files writes name (staleness.go)
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -97,6 +97,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
+	s.stamps = &fileStamps{files: deps.Files, store: s.store, log: log}
 	s.history = &historian{store: s.store, scope: s.scope, clock: deps.Clock, compactor: s.compactor, days: cfg.HistoryDays}
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
@@ -104,7 +105,8 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
 	s.tools = loadToolEvents(ctx, repo, counter, log)
-	s.uses = useCounterFunc(s.countUses)
+	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
+	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
 		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
 			log.Error("user graph could not be loaded; serving without it", "err", err)
