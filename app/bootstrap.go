@@ -43,7 +43,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 

@@ -59,7 +59,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 	res.Stale = s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var downs []error
 	for _, k := range t.keys() {
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := s.reader.spanned(ctx, k)
 		if err != nil {
 			return GraphRead{}, err
 		}

@@ -175,7 +175,7 @@ func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, 
 	lg := &lockedGraphs{}
 	h.svc.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	for _, k := range t.keys() {
-		e, down, err := h.svc.spannedGraph(ctx, k)
+		e, down, err := h.svc.reader.spanned(ctx, k)
 		if err != nil {
 			lg.unlock()
 			return nil, err

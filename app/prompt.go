@@ -94,7 +94,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
-	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	nudge := false
 	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {

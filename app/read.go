@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
@@ -56,7 +57,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	res.Stale = s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
-		full, err := s.fullRead(ctx, t)
+		full, err := s.reader.full(ctx, t)
 		if err != nil {
 			return res, err
 		}
@@ -79,7 +80,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			if err != nil {
 				return res, err
 			}
-			rd, ok, err := s.readByID(ctx, e, t.session, id)
+			rd, ok, err := s.reader.byID(ctx, e, t.session, id)
 			if err != nil {
 				return res, err
 			}
@@ -133,14 +134,24 @@ func nodeNotFound(id string, level domain.Level) error {
 	return domain.NotFoundf("id", "node %q not found in %s graph", id, level)
 }
 
-// spannedGraph gets the graph k for a request that spans several graphs
+// graphReader reads graphs for the use cases: a whole graph among several
+// (spanned, full) and a node by id (byID, recall.go).
+type graphReader struct {
+	store  *store
+	scope  *resolver
+	clock  ports.Clock
+	policy domain.Policy
+	log    *slog.Logger
+}
+
+// spanned gets the graph k for a request that spans several graphs
 // (the full read, a search or a sync without a level, the graph read of
 // the REST API). A graph that cannot be loaded does not fail such a
 // request: down says which graph and why, and the request serves the
 // others (docs/decisions/0008-faults-in-one-graph.md). Any other error, or
 // a request given up, is err.
-func (s *Service) spannedGraph(ctx context.Context, k domain.GraphKey) (e *graphEntry, down, err error) {
-	e, err = s.store.get(ctx, k)
+func (gr *graphReader) spanned(ctx context.Context, k domain.GraphKey) (e *graphEntry, down, err error) {
+	e, err = gr.store.get(ctx, k)
 	if err != nil && domain.KindOf(err) == domain.KindUnavailable && ctx.Err() == nil {
 		return nil, err, nil
 	}
@@ -160,15 +171,15 @@ func noGraphLoads(downs []error) error {
 	return domain.Unavailable(errors.Join(downs...), "%s", strings.Join(whys, "; "))
 }
 
-// fullRead returns the view of the user graph and of the target's project.
+// full returns the view of the user graph and of the target's project.
 // A graph that cannot be loaded is shown as unavailable, with why, and the
 // other is served: one damaged graph must not keep every session from
 // starting (docs/design/storage.md#loading-and-damage).
-func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
+func (gr *graphReader) full(ctx context.Context, t target) (FullRead, error) {
 	var full FullRead
 	for _, k := range t.keys() {
 		gv := GraphView{Key: k, Name: projectName(k.Project)}
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := gr.spanned(ctx, k)
 		switch {
 		case err != nil:
 			return full, err
@@ -176,7 +187,7 @@ func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
 			gv.Unavailable = down.Error()
 		default:
 			e.mu.RLock()
-			gv.View = e.g.View(s.cfg.Policy)
+			gv.View = e.g.View(gr.policy)
 			e.mu.RUnlock()
 		}
 		if k.Level == domain.LevelUser {

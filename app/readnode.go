@@ -15,7 +15,7 @@ func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead
 		return NodeRead{}, err
 	}
 	defer s.countOp(t.session, &err)
-	rd, ok, err := s.readByID(ctx, e, t.session, id)
+	rd, ok, err := s.reader.byID(ctx, e, t.session, id)
 	if err != nil {
 		return NodeRead{}, err
 	}

@@ -35,7 +35,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		downs   []error
 	)
 	spanned := func(k domain.GraphKey) error {
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := s.reader.spanned(ctx, k)
 		switch {
 		case err != nil:
 			return err

@@ -44,6 +44,7 @@ type Service struct {
 	history   *historian   // reads the change logs and undoes (history.go)
 	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
 	stamps    *fileStamps  // reads the files writes name (staleness.go)
+	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -87,7 +88,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		return nil, wrapErr(err, "load sessions")
 	}
 	fails := &failing{}
-	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	s.sessions = newSessionTable(deps.Sessions, cfg, stored, log)
 	s.sessions.failing = fails
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = newStore(storeDeps{
@@ -97,6 +98,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
+	s.reader = &graphReader{store: s.store, scope: s.scope, clock: deps.Clock, policy: cfg.Policy, log: log}
 	s.stamps = &fileStamps{files: deps.Files, store: s.store, log: log}
 	s.history = &historian{store: s.store, scope: s.scope, clock: deps.Clock, compactor: s.compactor, days: cfg.HistoryDays}
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {

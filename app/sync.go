@@ -29,7 +29,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 	res := SyncResult{ProjectPath: sess.ProjectPath}
 	var downs []error
 	for _, k := range t.keys() {
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := s.reader.spanned(ctx, k)
 		if err != nil {
 			return SyncResult{}, err
 		}

@@ -51,7 +51,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	if hv, _ := h.svc.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil

@@ -34,8 +34,8 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 	if err != nil {
 		return UsefulResult{}, err
 	}
-	s.hookPull(ctx, sess.ID)
-	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	s.sessions.hookPull(ctx, sess.ID)
+	defer s.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
 	ids = dedupe(ids)
 	switch {
