@@ -153,7 +153,7 @@ func (st *store) remove(ctx context.Context, e *graphEntry, op *writeOp) {
 		e.q.Unlock()
 		st.leave(e, func() { st.floors[e.key] = max(st.floors[e.key], seq) })
 	}
-	st.settled(e)
+	e.settled()
 	op.err = err
 	close(op.done)
 	if err == nil && (r.result.Stored || holds) {
