@@ -28,13 +28,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	if err := checkHookString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
-		return BootstrapResult{}, err
-	}
-	if err := checkHookString("source", req.Source, maxSource); err != nil {
-		return BootstrapResult{}, err
-	}
-	if err := checkHookString("transcript_path", req.TranscriptPath, 4096); err != nil {
+	if err := req.check(); err != nil {
 		return BootstrapResult{}, err
 	}
 	now := h.svc.clock.Now()
@@ -65,29 +59,10 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 		})
 	}
 	header := render.PreloadHeader(sess.ID)
-	lg, err := h.lockGraphs(ctx, project)
+	pre, err := h.preload(ctx, project, now, h.svc.cfg.PreloadChars-runeLen(header)-2)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
-	if len(lg.graphs) > 1 {
-		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
-	}
-	// Ranking is most of a preload's cost: each graph's order is kept on
-	// its entry and used again while the graph is unchanged.
-	for i := range parts {
-		if e := lg.at[i]; e != nil {
-			parts[i].Ranking = e.preload.Load()
-		}
-	}
-	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, h.svc.cfg.PreloadChars-runeLen(header)-2)
-	for i, r := range rankings {
-		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
-			e.preload.Store(r)
-		}
-	}
-	lg.unlock()
-
 	keys := make([]string, len(pre.Shown))
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
@@ -107,6 +82,46 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 		res.Stats.ProjectActive = pre.Active[1]
 	}
 	return res, nil
+}
+
+// check refuses a session start whose fields are too long or hold control
+// characters, naming the field.
+func (req BootstrapRequest) check() error {
+	if err := checkHookString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+		return err
+	}
+	if err := checkHookString("source", req.Source, maxSource); err != nil {
+		return err
+	}
+	return checkHookString("transcript_path", req.TranscriptPath, 4096)
+}
+
+// preload builds the preload of the user graph and project's graph within
+// budget characters.
+func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, budget int) (domain.Preload, error) {
+	lg, err := h.lockGraphs(ctx, project)
+	if err != nil {
+		return domain.Preload{}, err
+	}
+	defer lg.unlock()
+	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
+	if len(lg.graphs) > 1 {
+		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
+	}
+	// Ranking is most of a preload's cost: each graph's order is kept on
+	// its entry and used again while the graph is unchanged.
+	for i := range parts {
+		if e := lg.at[i]; e != nil {
+			parts[i].Ranking = e.preload.Load()
+		}
+	}
+	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, budget)
+	for i, r := range rankings {
+		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
+			e.preload.Store(r)
+		}
+	}
+	return pre, nil
 }
 
 // conversationSession finds or starts the session of a session start

@@ -227,12 +227,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	if err != nil {
 		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
 		fail := unavailableWrite(e.key, err)
-		for _, op := range batch {
-			if op.err == nil {
-				op.err = fail
-			}
-			op.events = nil
-		}
+		failWrites(batch, fail)
 		if errors.Is(err, ports.ErrDamaged) {
 			st.drop(e, fail)
 		}
@@ -242,11 +237,27 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	for _, op := range batch {
 		close(op.done)
 	}
+	publishWrites(st.events, st.metrics, batch)
+}
+
+// failWrites gives every write of a batch whose save failed, but those
+// refused on their own, the error fail, and drops their events.
+func failWrites(batch []*writeOp, fail error) {
+	for _, op := range batch {
+		if op.err == nil {
+			op.err = fail
+		}
+		op.events = nil
+	}
+}
+
+// publishWrites publishes the events of the writes of a durable batch, one
+// write's events together, so that a subscriber with no room for them all
+// is told to re-read instead of dropped.
+func publishWrites(events ports.Events, m ports.Metrics, batch []*writeOp) {
 	for _, op := range batch {
 		if op.err == nil && op.events != nil {
-			// One write's events together, so that a subscriber with no
-			// room for them all is told to re-read instead of dropped.
-			st.events.Publish(countedMoves(st.metrics, op.events))
+			events.Publish(countedMoves(m, op.events))
 		}
 	}
 }

@@ -20,37 +20,11 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, err
 		}
 	}
-	var sess ports.Session
-	switch {
-	case req.SessionID != "":
-		if sess, err = s.scope.sessionFor(ctx, req.SessionID); err != nil {
-			return res, err
-		}
-		if req.CWD != "" || req.ProjectKey != "" {
-			p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
-			if err != nil {
-				return res, err
-			}
-			if p != sess.ProjectPath {
-				bound := sess.ProjectPath
-				if bound == "" {
-					bound = "no project"
-				}
-				return res, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
-			}
-		}
-	case req.CWD != "" || req.ProjectKey != "":
-		p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
-		if err != nil {
-			return res, err
-		}
-		if sess, err = s.newSession(ctx, p, s.scope.rootOf(p, req.CWD), ""); err != nil {
-			return res, err
-		}
-		res.NewSession = true
-	default:
-		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
+	sess, isNew, err := s.readSession(ctx, req)
+	if err != nil {
+		return res, err
 	}
+	res.NewSession = isNew
 	res.SessionID = sess.ID
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	defer s.countOp(t.session, &err)
@@ -99,6 +73,40 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	}
 	s.sessions.see(t.session, readKeys(res.Nodes)...)
 	return res, nil
+}
+
+// readSession is the session of a kg_read: the one named, whose project
+// the cwd, if given, must be; else a new session of the cwd's project.
+func (s *Service) readSession(ctx context.Context, req ReadRequest) (sess ports.Session, isNew bool, err error) {
+	switch {
+	case req.SessionID != "":
+		if sess, err = s.scope.sessionFor(ctx, req.SessionID); err != nil {
+			return sess, false, err
+		}
+		if req.CWD == "" && req.ProjectKey == "" {
+			return sess, false, nil
+		}
+		p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
+		if err != nil {
+			return sess, false, err
+		}
+		if p != sess.ProjectPath {
+			bound := sess.ProjectPath
+			if bound == "" {
+				bound = "no project"
+			}
+			return sess, false, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
+		}
+		return sess, false, nil
+	case req.CWD != "" || req.ProjectKey != "":
+		p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
+		if err != nil {
+			return sess, false, err
+		}
+		sess, err = s.newSession(ctx, p, s.scope.rootOf(p, req.CWD), "")
+		return sess, err == nil, err
+	}
+	return sess, false, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 }
 
 // readKeys names the nodes of reads by id in the seen set.
