@@ -32,9 +32,6 @@ type Service struct {
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
-	// files reads project files for the staleness check; nil: none is
-	// read and nothing is ever stale (docs/design/trust.md#staleness).
-	files ports.FileHasher
 	// maint does the maintenance tick's duties (maintenance.go).
 	maint *maintainer
 
@@ -43,7 +40,7 @@ type Service struct {
 	compactor compactor    // runs compaction inside writes (compact.go)
 	history   *historian   // reads the change logs and undoes (history.go)
 	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
-	stamps    *fileStamps  // reads the files writes name (staleness.go)
+	stamps    *fileStamps  // reads project files for the staleness check, on writes and ticks (staleness.go)
 	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
 }
 
@@ -80,7 +77,6 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		started: deps.Clock.Now(),
 
 		transcripts: deps.Transcripts,
-		files:       deps.Files,
 	}
 	s.maint = &maintainer{svc: s}
 	stored, err := deps.Sessions.LoadSessions(ctx)

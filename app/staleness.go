@@ -22,8 +22,8 @@ import (
 // DefaultStaleFilesPerTick bounds the files one maintenance tick reads.
 const DefaultStaleFilesPerTick = 2000
 
-// fileStamps reads the project files that writes name, to stamp them
-// for the staleness check (docs/design/trust.md#staleness).
+// fileStamps reads project files for the staleness check: the files a write
+// names, to stamp them, and the tick's round (docs/design/trust.md#staleness).
 type fileStamps struct {
 	// files reads project files; nil: none is read and nothing is ever
 	// stale.
@@ -53,7 +53,7 @@ func (fs *fileStamps) filesRoot(t target, k domain.GraphKey) string {
 // mode the one a write last named, else the folder of this server's most
 // recently active session of the project; otherwise the project's path.
 func (mt *maintainer) checkRoot(e *graphEntry) string {
-	if mt.svc.files == nil || e.key.Level != domain.LevelProject {
+	if mt.svc.stamps.files == nil || e.key.Level != domain.LevelProject {
 		return ""
 	}
 	if r := e.filesRoot.Load(); r != nil {
@@ -271,7 +271,7 @@ type staleRound struct {
 // how many files it read. A graph whose root cannot be read loses its
 // marks: kg cannot tell (unverifiable, never stale).
 func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
-	if mt.svc.files == nil {
+	if mt.svc.stamps.files == nil {
 		return 0
 	}
 	var entries []*graphEntry
@@ -353,7 +353,7 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 	if len(batch) == 0 {
 		return readCount{}, done
 	}
-	js, err := readChecks(ctx, mt.svc.files, root, batch)
+	js, err := readChecks(ctx, mt.svc.stamps.files, root, batch)
 	if err != nil {
 		if ctx.Err() == nil {
 			// The root cannot be read (moved, deleted, unmounted): kg
