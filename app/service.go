@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -28,7 +29,7 @@ type Service struct {
 	transcripts ports.Transcripts
 	// tools counts the targets of tool events per project
 	// (docs/design/hooks.md#tool-events).
-	tools *toolEvents
+	tools *hookstate.ToolEvents
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
@@ -102,7 +103,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	}
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
-	s.tools = loadToolEvents(ctx, repo, counter, log)
+	s.tools = hookstate.LoadToolEvents(ctx, repo, counter, log)
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
@@ -159,6 +160,15 @@ func wrapErr(err error, msg string) error {
 		return &c
 	}
 	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
+}
+
+// saveToolEvents stores the tool-event counts (the tick's and Close's save),
+// its failure an internal error that says what was being saved.
+func saveToolEvents(ctx context.Context, t *hookstate.ToolEvents) error {
+	if err := t.Save(ctx); err != nil {
+		return wrapErr(err, "save the tool-event counts")
+	}
+	return nil
 }
 
 // unavailableWrite is what every caller of a batch whose save failed gets.
