@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
@@ -69,9 +70,9 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
+	parts := []recall.PreloadGraph{{Graph: lg.graphs[0]}}
 	if len(lg.graphs) > 1 {
-		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
+		parts = append(parts, recall.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
 	}
 	// Ranking is most of a preload's cost: each graph's order is kept on
 	// its entry and used again while the graph is unchanged.
@@ -80,7 +81,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 			parts[i].Ranking = e.preload.Load()
 		}
 	}
-	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, h.svc.cfg.PreloadChars-runeLen(header)-2)
+	pre, rankings := recall.BuildPreload(parts, now, h.svc.cfg.Policy, h.svc.cfg.PreloadChars-runeLen(header)-2)
 	for i, r := range rankings {
 		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
 			e.preload.Store(r)
@@ -138,12 +139,12 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 // not read (outside the home folder) or cannot.
 func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
 	owner := h.svc.owner(ctx)
-	tail, err := h.svc.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
+	tail, err := h.svc.transcripts.Tail(ctx, path, recall.MaxTranscriptTail)
 	if err != nil {
 		h.svc.log.Info("transcript not read", "path", path, "err", err)
 		return ""
 	}
-	for _, id := range domain.TranscriptSessionIDs(tail) {
+	for _, id := range recall.TranscriptSessionIDs(tail) {
 		if err := h.svc.sessions.ensure(ctx, id); err != nil {
 			h.svc.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
 		}

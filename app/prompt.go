@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
@@ -113,7 +114,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 
 // recall is the recall of PromptContext for session sess.
 func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt string) (HookText, error) {
-	query, ok := domain.RecallQuery(domain.PromptText(prompt))
+	query, ok := recall.RecallQuery(recall.PromptText(prompt))
 	if !ok {
 		return HookText{}, nil
 	}
@@ -123,7 +124,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	}
 	defer lg.unlock()
 	graphs := lg.graphs
-	found, err := domain.Search(graphs, query, domain.RecallSearchLimit)
+	found, err := domain.Search(graphs, query, recall.RecallSearchLimit)
 	if err != nil {
 		return HookText{}, err
 	}
@@ -136,7 +137,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	var cands []pick
 	var keys []string
 	for _, h := range found.Hits {
-		if domain.Relevance(h.Score, nodes) < domain.RecallThreshold {
+		if recall.Relevance(h.Score, nodes) < recall.RecallThreshold {
 			break // hits come best first
 		}
 		var g *domain.Graph
