@@ -173,6 +173,29 @@ type preloadSection struct {
 // each graph it used (nil for a nil graph), to be given back next time.
 func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, budget int) (Preload, []*PreloadRanking) {
 	var out Preload
+	secs, orders, total := preloadSections(graphs, now, p, &out)
+	// What is always written: each graph's title, its ACTIVE line, and
+	// the line of what was left out (as long as it can be).
+	left := budget - len(leftOutLine(total))
+	for _, s := range secs {
+		if s.title != "" {
+			left -= runes(s.title) + runes(render.ActiveHeader)
+		}
+	}
+	left = pickPreloadNodes(graphs, orders, secs, left, &out)
+	for i := range secs {
+		if len(secs[i].nodes) > 0 {
+			left = pickPreloadEdges(graphs[i].Graph, &secs[i], left, &out)
+		}
+	}
+	out.Text = writePreload(secs, out.Left, budget)
+	return out, orders
+}
+
+// preloadSections starts each graph's section and finds its ranking (the
+// one given while Valid, else a new one), counting the active nodes in out;
+// total is their sum.
+func preloadSections(graphs []PreloadGraph, now domain.Micros, p domain.Policy, out *Preload) ([]preloadSection, []*PreloadRanking, int) {
 	secs := make([]preloadSection, len(graphs))
 	orders := make([]*PreloadRanking, len(graphs))
 	total := 0
@@ -191,17 +214,14 @@ func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, bud
 			orders[i] = RankPreload(g, now, p)
 		}
 	}
+	return secs, orders, total
+}
 
-	// What is always written: each graph's title, its ACTIVE line, and
-	// the line of what was left out (as long as it can be).
-	left := budget - len(leftOutLine(total))
-	for _, s := range secs {
-		if s.title != "" {
-			left -= runes(s.title) + runes(render.ActiveHeader)
-		}
-	}
-	// The graphs' orders merged (cmpPreloadIn is a total order: it ends
-	// with the graph and the id), only as far as the budget goes.
+// pickPreloadNodes walks the graphs' orders merged (cmpPreloadIn is a total
+// order: it ends with the graph and the id), only as far as left characters
+// go, adding each node that fits to its graph's section and out.Shown, and
+// counting the others in out.Left. It returns what is left.
+func pickPreloadNodes(graphs []PreloadGraph, orders []*PreloadRanking, secs []preloadSection, left int, out *Preload) int {
 	heads := make([]int, len(orders))
 	remaining := 0
 	for _, o := range orders {
@@ -238,38 +258,43 @@ func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, bud
 		s.ids[it.n.ID] = struct{}{}
 		out.Shown = append(out.Shown, PreloadNode{Key: graphs[it.g].Graph.Key(), ID: it.n.ID})
 	}
-	for i := range secs {
-		s := &secs[i]
-		if len(s.nodes) == 0 {
-			continue
-		}
-		g := graphs[i].Graph
-		var edges []*domain.Edge
-		for _, n := range s.nodes {
-			for _, e := range g.EdgesOf(n.ID) {
-				out.work++
-				_, toIn := s.ids[e.To]
-				if e.From == n.ID && toIn && g.Shown(e.Key()) {
-					edges = append(edges, e)
-				}
-			}
-		}
-		domain.SortEdges(edges)
-		header := runes(render.EdgesHeader)
-		for _, e := range edges {
+	return left
+}
+
+// pickPreloadEdges adds to s, by (from, rel, to), the shown edges of g
+// among the nodes s includes while they fit in left characters (the first
+// also pays for the EDGES header), and returns what is left.
+func pickPreloadEdges(g *domain.Graph, s *preloadSection, left int, out *Preload) int {
+	var edges []*domain.Edge
+	for _, n := range s.nodes {
+		for _, e := range g.EdgesOf(n.ID) {
 			out.work++
-			cost := len(render.Indent) + runes(preloadEdgeLine(e)) + 1
-			if len(s.edges) == 0 {
-				cost += header
+			_, toIn := s.ids[e.To]
+			if e.From == n.ID && toIn && g.Shown(e.Key()) {
+				edges = append(edges, e)
 			}
-			if cost > left {
-				continue
-			}
-			left -= cost
-			s.edges = append(s.edges, e)
 		}
 	}
+	domain.SortEdges(edges)
+	header := runes(render.EdgesHeader)
+	for _, e := range edges {
+		out.work++
+		cost := len(render.Indent) + runes(preloadEdgeLine(e)) + 1
+		if len(s.edges) == 0 {
+			cost += header
+		}
+		if cost > left {
+			continue
+		}
+		left -= cost
+		s.edges = append(s.edges, e)
+	}
+	return left
+}
 
+// writePreload writes the sections, then the line counting the leftOut
+// nodes, with no newline at the end.
+func writePreload(secs []preloadSection, leftOut, budget int) string {
 	var b strings.Builder
 	b.Grow(budget)
 	for _, s := range secs {
@@ -292,11 +317,10 @@ func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, bud
 			}
 		}
 	}
-	if out.Left > 0 {
-		b.WriteString(leftOutLine(out.Left))
+	if leftOut > 0 {
+		b.WriteString(leftOutLine(leftOut))
 	}
-	out.Text = strings.TrimSuffix(b.String(), "\n")
-	return out, orders
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // preloadTitle is a graph's section header, as the full read writes it.
