@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"bytes"
@@ -680,10 +680,10 @@ func (p *parser) meta(f *graphFile) error {
 	})
 }
 
-// decodeGraph parses a graph file. It returns an error for a file that does
+// DecodeGraph parses a graph file. It returns an error for a file that does
 // not parse or has a known field of the wrong type (naming the item), and
 // notes, for the caller to log, about entries it had to drop.
-func decodeGraph(b []byte) (domain.GraphData, []string, error) {
+func DecodeGraph(b []byte) (domain.GraphData, []string, error) {
 	p := &parser{b: b}
 	var f graphFile
 	var err error
