@@ -109,7 +109,7 @@ var rules = []rule{
 	// The JSON records the storage adapters share (docs/decisions/0085-one-record-encoding.md): pure encoding, no I/O.
 	{prefix: "adapters/storage/record", mayImport: []string{"domain", "ports"}, noIO: true,
 		description: "domain and ports; never I/O: it encodes, the adapters store"},
-	// The json store's codec (docs/decisions/0090-storage-and-cli-rooms.md): bytes ⇄ values, no I/O; the
+	// The json store's codec (docs/decisions/0090-jsonfile-codec.md): bytes ⇄ values, no I/O; the
 	// store owns the files.
 	{prefix: "adapters/storage/jsonfile/codec", mayImport: []string{"domain", "ports"}, noIO: true,
 		description: "domain and ports; never I/O: it encodes, the json store stores"},

@@ -3,5 +3,5 @@
 // (docs/design/storage.md#graph-file-format), a graph journal record, and
 // the sessions file and its records. It does no I/O but write to the
 // io.Writer WriteGraph is given; the jsonfile package owns the files, their
-// locks and their crash ordering (docs/decisions/0090-storage-and-cli-rooms.md).
+// locks and their crash ordering (docs/decisions/0090-jsonfile-codec.md).
 package codec
