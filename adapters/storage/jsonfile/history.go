@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -282,25 +283,17 @@ func journalBatch(payload, hist []byte) (domain.HistoryBatch, []byte, error) {
 		h, err := record.UnmarshalHistoryBatch(hist)
 		return h, slices.Clone(hist), err
 	}
-	items := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
-		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
-		progress: map[string]domain.RawJSON{}}
-	if err := items.add(payload); err != nil {
+	items := codec.NewReplay()
+	if err := items.Add(payload); err != nil {
 		return domain.HistoryBatch{}, nil, err
 	}
-	h, err := record.UnmarshalHistoryBatchBeside(hist, replayItems{items})
+	h, err := record.UnmarshalHistoryBatchBeside(hist, items)
 	if err != nil {
 		return h, nil, err
 	}
 	whole, err := record.MarshalHistoryBatch(h)
 	return h, whole, err
 }
-
-// replayItems gives the items of one record to UnmarshalHistoryBatchBeside.
-type replayItems struct{ r *graphReplay }
-
-func (i replayItems) Node(id string) *domain.Node        { return i.r.nodes[id] }
-func (i replayItems) Edge(k domain.EdgeKey) *domain.Edge { return i.r.edges[k] }
 
 type historyLine struct {
 	payload []byte
