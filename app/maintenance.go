@@ -105,7 +105,7 @@ func (mt *maintainer) tick(ctx context.Context) {
 	if err := mt.guard("checkpointing sessions", func() error { return mt.checkpointSessions(ctx) }); err != nil {
 		mt.svc.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
-	if err := mt.guard("saving tool-event counts", func() error { return mt.svc.tools.save(ctx) }); err != nil {
+	if err := mt.guard("saving tool-event counts", func() error { return saveToolEvents(ctx, mt.svc.tools) }); err != nil {
 		mt.svc.log.Error("saving the tool-event counts failed; will retry next tick", "err", err)
 	}
 }

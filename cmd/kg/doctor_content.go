@@ -11,7 +11,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/filehash"
 	"github.com/kg-memory/kg/adapters/http/portable"
-	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -71,7 +71,7 @@ func (c *checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain
 		c.add(levelInfo, subject, "names no folder: its recorded files are unverifiable", "nothing to do")
 		return
 	}
-	nodes, err := app.CheckStale(ctx, filehash.OS{}, key.Project, g)
+	nodes, err := filecheck.Stale(ctx, filehash.OS{}, key.Project, g)
 	switch {
 	case err != nil:
 		c.add(levelInfo, subject, "the project's folder cannot be read ("+err.Error()+"): its recorded files are unverifiable, not stale",
