@@ -2,7 +2,7 @@
 // judges what changed (docs/design/trust.md#staleness): the reading behind the
 // maintenance tick's staleness round in package app and behind
 // `kg doctor --stale`. It reads through ports.FileHasher and changes nothing
-// (docs/decisions/0097-app-leaf-packages.md).
+// (docs/decisions/0099-app-leaf-packages.md).
 package filecheck
 
 import (

@@ -3,5 +3,5 @@
 // counters (State, the live form of ports.HookState), and the tool-event
 // counts per project (ToolEvents). The session table and the hooks in
 // package app use them; they import nothing of app
-// (docs/decisions/0097-app-leaf-packages.md).
+// (docs/decisions/0099-app-leaf-packages.md).
 package hookstate
