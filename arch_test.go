@@ -103,6 +103,7 @@ var rules = []rule{
 	room("domain/recall"),
 	room("domain/merge"),
 	room("domain/duplicates"),
+	room("domain/stale"),
 	room("domain/undo"),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -87,7 +88,7 @@ func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string)
 	}
 	var out []domain.FileStamp
 	for i, h := range hs {
-		if h.State == domain.FileFound {
+		if h.State == stale.FileFound {
 			out = append(out, domain.FileStamp{Path: refs[i], Hash: h.Hash})
 		}
 	}
@@ -108,7 +109,7 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 	}
 	var out []string
 	for _, t := range touches {
-		if !domain.IsURL(t) {
+		if !stale.IsURL(t) {
 			out = append(out, t)
 		}
 	}
@@ -117,7 +118,7 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 		if ed.To == id {
 			other = ed.From
 		}
-		if other != id && !domain.IsURL(other) && !e.g.IsNode(other) {
+		if other != id && !stale.IsURL(other) && !e.g.IsNode(other) {
 			out = append(out, other)
 		}
 	}
@@ -132,7 +133,7 @@ func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
 	defer e.mu.RUnlock()
 	var out []string
 	for _, end := range []string{in.From, in.To} {
-		if !domain.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
+		if !stale.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
 			out = append(out, end)
 		}
 	}
@@ -141,7 +142,7 @@ func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
 
 // keepNamed returns the stamps whose path g's node id names now.
 func keepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.FileStamp {
-	named := g.NamedFiles(id)
+	named := stale.NamedFiles(g, id)
 	out := stamps[:0:0]
 	for _, st := range stamps {
 		if _, ok := slices.BinarySearch(named, st.Path); ok {
@@ -182,7 +183,7 @@ type fileCheck struct {
 func stampedChecks(g *domain.Graph) []fileCheck {
 	byKey := map[[2]string]int{}
 	var out []fileCheck
-	g.StampedFiles(func(id string, stamps []domain.FileStamp) bool {
+	stale.StampedFiles(g, func(id string, stamps []domain.FileStamp) bool {
 		for _, st := range stamps {
 			k := [2]string{st.Path, st.Hash}
 			i, ok := byKey[k]
@@ -221,7 +222,7 @@ func readChecks(ctx context.Context, h ports.FileHasher, root string, checks []f
 	out := make([]judged, len(checks))
 	for i, c := range checks {
 		out[i].check = c
-		out[i].change, _ = domain.JudgeFile(domain.FileStamp{Path: c.path, Hash: c.hash}, hs[i])
+		out[i].change, _ = stale.JudgeFile(domain.FileStamp{Path: c.path, Hash: c.hash}, hs[i])
 	}
 	return out, nil
 }
@@ -328,7 +329,7 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 	if root != "" {
 		checks = stampedChecks(e.g)
 	}
-	hasMarks := len(e.g.StaleNodes()) > 0
+	hasMarks := len(stale.Nodes(e.g)) > 0
 	e.mu.RUnlock()
 	if root == "" {
 		if hasMarks {
@@ -446,7 +447,7 @@ func (mt *maintainer) pruneMarks(e *graphEntry, checks []fileCheck) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, id := range e.g.StaleNodes() {
+	for _, id := range stale.Nodes(e.g) {
 		n, _ := e.g.Node(id)
 		marks := slices.DeleteFunc(slices.Clone(n.Stale), func(m domain.StaleFile) bool {
 			return !live[key{id, m.Path, m.Recorded}]
@@ -459,7 +460,7 @@ func (mt *maintainer) pruneMarks(e *graphEntry, checks []fileCheck) {
 func (mt *maintainer) clearMarks(e *graphEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, id := range e.g.StaleNodes() {
+	for _, id := range stale.Nodes(e.g) {
 		e.g.SetStale(id, nil)
 	}
 }
