@@ -10,6 +10,7 @@ import (
 
 	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -88,7 +89,7 @@ func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string)
 	}
 	var out []domain.FileStamp
 	for i, h := range hs {
-		if h.State == domain.FileFound {
+		if h.State == stale.FileFound {
 			out = append(out, domain.FileStamp{Path: refs[i], Hash: h.Hash})
 		}
 	}
@@ -109,7 +110,7 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 	}
 	var out []string
 	for _, t := range touches {
-		if !domain.IsURL(t) {
+		if !stale.IsURL(t) {
 			out = append(out, t)
 		}
 	}
@@ -118,7 +119,7 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 		if ed.To == id {
 			other = ed.From
 		}
-		if other != id && !domain.IsURL(other) && !e.g.IsNode(other) {
+		if other != id && !stale.IsURL(other) && !e.g.IsNode(other) {
 			out = append(out, other)
 		}
 	}
@@ -133,7 +134,7 @@ func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
 	defer e.mu.RUnlock()
 	var out []string
 	for _, end := range []string{in.From, in.To} {
-		if !domain.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
+		if !stale.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
 			out = append(out, end)
 		}
 	}
@@ -142,7 +143,7 @@ func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
 
 // keepNamed returns the stamps whose path g's node id names now.
 func keepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.FileStamp {
-	named := g.NamedFiles(id)
+	named := stale.NamedFiles(g, id)
 	out := stamps[:0:0]
 	for _, st := range stamps {
 		if _, ok := slices.BinarySearch(named, st.Path); ok {
@@ -237,7 +238,7 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 	if root != "" {
 		checks = filecheck.Stamped(e.g)
 	}
-	hasMarks := len(e.g.StaleNodes()) > 0
+	hasMarks := len(stale.Nodes(e.g)) > 0
 	e.mu.RUnlock()
 	if root == "" {
 		if hasMarks {
@@ -355,7 +356,7 @@ func (mt *maintainer) pruneMarks(e *graphEntry, checks []filecheck.Check) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, id := range e.g.StaleNodes() {
+	for _, id := range stale.Nodes(e.g) {
 		n, _ := e.g.Node(id)
 		marks := slices.DeleteFunc(slices.Clone(n.Stale), func(m domain.StaleFile) bool {
 			return !live[key{id, m.Path, m.Recorded}]
@@ -368,7 +369,7 @@ func (mt *maintainer) pruneMarks(e *graphEntry, checks []filecheck.Check) {
 func (mt *maintainer) clearMarks(e *graphEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, id := range e.g.StaleNodes() {
+	for _, id := range stale.Nodes(e.g) {
 		e.g.SetStale(id, nil)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -33,7 +34,7 @@ type Check struct {
 func Stamped(g *domain.Graph) []Check {
 	byKey := map[[2]string]int{}
 	var out []Check
-	g.StampedFiles(func(id string, stamps []domain.FileStamp) bool {
+	stale.StampedFiles(g, func(id string, stamps []domain.FileStamp) bool {
 		for _, st := range stamps {
 			k := [2]string{st.Path, st.Hash}
 			i, ok := byKey[k]
@@ -72,7 +73,7 @@ func Read(ctx context.Context, h ports.FileHasher, root string, checks []Check) 
 	out := make([]Judged, len(checks))
 	for i, c := range checks {
 		out[i].Check = c
-		out[i].Change, _ = domain.JudgeFile(domain.FileStamp{Path: c.Path, Hash: c.Hash}, hs[i])
+		out[i].Change, _ = stale.JudgeFile(domain.FileStamp{Path: c.Path, Hash: c.Hash}, hs[i])
 	}
 	return out, nil
 }

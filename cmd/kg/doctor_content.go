@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 )
 
 // What kg doctor looks at in the graphs' content when asked
@@ -95,7 +96,7 @@ func (c *checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain
 // (docs/design/trust.md#duplicates): its nodes and the links that joined
 // them. Merging is a person's call, so it is information, not a fault.
 func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
-	clusters := g.DuplicateClusters()
+	clusters := duplicates.Clusters(g)
 	if len(clusters) == 0 {
 		c.add(levelOK, graphSubject(key), "no possible duplicates", "")
 		return

@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/secrets"
 )
@@ -56,7 +57,7 @@ func redactedOutput(fs []secrets.Finding) []redactionOut {
 
 // duplicatesLine is "\nPossible duplicates: auth-token-refresh (0.86),
 // Auth_Token (same id)", or "" for none (docs/design/trust.md#duplicates).
-func duplicatesLine(ds []domain.Duplicate) string {
+func duplicatesLine(ds []duplicates.Match) string {
 	out := make([]render.Duplicate, len(ds))
 	for i, d := range ds {
 		out[i] = render.Duplicate{ID: d.ID, ByID: d.ByID, Score: d.Score}
@@ -71,13 +72,13 @@ type duplicateOut struct {
 	Score float64 `json:"score" jsonschema:"how alike the gists are, 0 to 1; 1 for a match by id"`
 }
 
-func duplicatesOutput(ds []domain.Duplicate) []duplicateOut {
+func duplicatesOutput(ds []duplicates.Match) []duplicateOut {
 	if len(ds) == 0 {
 		return nil
 	}
 	out := make([]duplicateOut, len(ds))
 	for i, d := range ds {
-		out[i] = duplicateOut{ID: d.ID, By: domain.DuplicateBy(d), Score: d.Score}
+		out[i] = duplicateOut{ID: d.ID, By: duplicates.By(d), Score: d.Score}
 	}
 	return out
 }
