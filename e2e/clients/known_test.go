@@ -12,8 +12,6 @@ var knownFailures = map[knownKey]string{
 	{"claude-code", checkResultNoLarger}:    "issue 30 item 1: Claude Code hands the model structuredContent as JSON, larger than the text",
 	{"codex", checkResultCarriesText}:       "issue 30 item 1: Codex hands the model structuredContent as JSON and drops the text",
 	{"codex", checkResultNoLarger}:          "issue 30 item 1: Codex hands the model structuredContent as JSON, larger than the text",
-
-	{"claude-code", checkNoServerTools}: "issue 30 item 4: the MCP entry kg install writes is a URL, which gives no tools while no server runs",
 }
 
 type knownKey struct{ client, check string }
