@@ -220,21 +220,60 @@ func TestCodexWritesWithTheDocumentedConfig(t *testing.T) {
 // section: what a user copies into ~/.codex/config.toml.
 func codexSnippet(t *testing.T) string {
 	t.Helper()
+	block := docBlock(t, "## Codex", "```toml\n")
+	if !strings.Contains(block, "[mcp_servers.kg]") || !strings.Contains(block, `command = "kg"`) {
+		t.Fatalf("docs/clients.md's Codex block is not an [mcp_servers.kg] entry running kg:\n%s", block)
+	}
+	return block
+}
+
+// TestGeminiStartsWithNoServer: Gemini CLI started with no kg server
+// running, with the mcpServers entry docs/clients.md gives for it (read from
+// the doc, `kg` made the test's binary), offers the model kg's nine tools:
+// the entry's `kg mcp` starts the server (decision 0092).
+func TestGeminiStartsWithNoServer(t *testing.T) {
+	needClients(t)
+	w := newWorld(t)
+	t.Cleanup(w.stopStartedServers)
+	var documented struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(docBlock(t, "## Gemini CLI", "```json\n")), &documented); err != nil {
+		t.Fatalf("docs/clients.md's Gemini CLI block: %v", err)
+	}
+	kg := documented.MCPServers["kg"]
+	if kg["command"] != "kg" || fmt.Sprint(kg["args"]) != "[mcp]" {
+		t.Fatalf("docs/clients.md's Gemini CLI entry does not run kg mcp: %v", kg)
+	}
+	kg["command"] = kgBinary(t)
+	kg["env"] = map[string]any{"KG_HTTP_PORT": strconv.Itoa(w.port)}
+	gem := agents()[2]
+	mock := newModelMock(t, gem.proto, script())
+	if out, err := w.geminiWith(mock, map[string]any{"kg": kg}, "What do we know about this project?"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	check(t, "gemini", "start with no server: kg tools offered by the documented entry", func() error {
+		return offersKGTools(gem, mock.Exchanges()[0])
+	})
+}
+
+// docBlock is the first code block opened by fence in the section of
+// docs/clients.md headed heading.
+func docBlock(t *testing.T, heading, fence string) string {
+	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(here(t), "..", "..", "docs", "clients.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(doc), "\n## Codex\n")
+	_, section, ok := strings.Cut(string(doc), "\n"+heading+"\n")
 	if !ok {
-		t.Fatal("docs/clients.md has no \"## Codex\" section")
+		t.Fatalf("docs/clients.md has no %q section", heading)
 	}
-	_, block, ok := strings.Cut(section, "```toml\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, fence)
 	if !ok {
-		t.Fatal("docs/clients.md's Codex section has no toml block")
+		t.Fatalf("docs/clients.md's %q section has no %q block", heading, strings.TrimSpace(fence))
 	}
 	block, _, _ = strings.Cut(block, "```")
-	if !strings.Contains(block, "[mcp_servers.kg]") || !strings.Contains(block, `command = "kg"`) {
-		t.Fatalf("docs/clients.md's Codex block is not an [mcp_servers.kg] entry running kg:\n%s", block)
-	}
 	return block
 }
