@@ -73,15 +73,6 @@ func staleLine(stale bool) string {
 	return "HEALTH: the database cannot be reached; this memory may be behind what other servers committed\n"
 }
 
-// staleSuffix is what the texts write after a node's id when it is
-// possibly stale: " [stale: src/auth/refresh.py changed]"; "" otherwise.
-func staleSuffix(n *domain.Node) string {
-	if len(n.Stale) == 0 {
-		return ""
-	}
-	return " " + domain.StaleMark(n.Stale)
-}
-
 // The full read.
 
 // maxReadChars caps the text of a full read (docs/design/mcp.md#full-read).
