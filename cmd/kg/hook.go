@@ -31,16 +31,20 @@ var hookDeadlines = map[string]time.Duration{
 // newHookCommand is `kg hook session-start|prompt|tool-event`.
 func newHookCommand(e env) *cobra.Command {
 	var debug bool
+	var agentName string
 	c := &cobra.Command{
-		Use:   "hook session-start|prompt|tool-event",
-		Short: "run as a Claude Code hook: the hook input on stdin, what Claude Code expects on stdout",
-		Long: "The command Claude Code runs for its SessionStart, UserPromptSubmit and PostToolUse hooks. It reads\n" +
-			"the hook input on stdin, asks the running server (started in the background, as kg mcp does, when\n" +
-			"none answers) and prints exactly what Claude Code expects. It never fails the hook: on any error, or\n" +
-			"past its deadline (3 s, 0.9 s, 0.9 s), it prints nothing and exits 0; --debug says why on stderr.",
+		Use:   "hook session-start|prompt|tool-event [--agent claude-code|codex|gemini]",
+		Short: "run as an agent's hook (Claude Code, Codex, Gemini CLI): its hook input on stdin, what it expects on stdout",
+		Long: "The command an agent runs at a session start, a prompt and after a tool (Claude Code's and Codex's\n" +
+			"SessionStart, UserPromptSubmit and PostToolUse; Gemini CLI's SessionStart, BeforeAgent and AfterTool).\n" +
+			"It reads the hook input on stdin, asks the running server (started in the background, as kg mcp does,\n" +
+			"when none answers) and prints exactly what that agent expects; --agent names the agent, else the\n" +
+			"input's shape tells it. It never fails the hook: on any error, or past its deadline (3 s, 0.9 s,\n" +
+			"0.9 s), it prints nothing and exits 0; --debug says why on stderr.",
 		Args: exactArgs("event"),
 	}
 	c.Flags().BoolVar(&debug, "debug", false, "write why nothing was printed to stderr")
+	c.Flags().StringVar(&agentName, "agent", "", "the agent that runs the hook: claude-code, codex or gemini (default: told by the input's shape)")
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		event := args[0]
@@ -55,9 +59,15 @@ func newHookCommand(e env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "kg hook: unknown event %q; want session-start, prompt or tool-event\n", event)
 			return nil
 		}
+		agent, err := parseHookAgent(agentName)
+		if err != nil {
+			// A hook configured wrongly: said always, still exit 0.
+			fmt.Fprintf(e.stderr, "kg hook: %v\n", err)
+			return nil
+		}
 		ctx, cancel := context.WithTimeout(c.Context(), wait)
 		defer cancel()
-		out, err := runHook(ctx, e, settings, event, debug)
+		out, err := runHook(ctx, e, settings, event, agent, debug)
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}
@@ -73,17 +83,9 @@ func newHookCommand(e env) *cobra.Command {
 	return c
 }
 
-// hookStdin is the part of a hook input kg hook reads itself.
-type hookStdin struct {
-	SessionID      string `json:"session_id"`
-	CWD            string `json:"cwd"`
-	Source         string `json:"source"`
-	TranscriptPath string `json:"transcript_path"`
-}
-
-// runHook does the work of one hook and returns what to print: nil for
-// nothing.
-func runHook(ctx context.Context, e env, settings *settingsFlags, event string, debug bool) ([]byte, error) {
+// runHook does the work of one hook for agent ("": told by the input's
+// shape) and returns what to print: nil for nothing.
+func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookAgent, debug bool) ([]byte, error) {
 	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read the hook input: %w", err)
@@ -91,9 +93,12 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 	if len(input) > domain.MaxBodyBytes {
 		return nil, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
 	}
-	var in hookStdin
+	var in agentInput
 	if err := json.Unmarshal(input, &in); err != nil {
 		return nil, fmt.Errorf("the hook input is not a JSON object: %w", err)
+	}
+	if agent == "" {
+		agent = detectAgent(in)
 	}
 	cfg, err := commandConfig(e, settings)
 	if err != nil {
@@ -118,21 +123,16 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 	if key := hookProjectKey(in.CWD); key != "" {
 		keyed.Set("project_key", key)
 	}
-	var raw bytes.Buffer
+	var route string
 	switch event {
 	case "session-start":
-		q := url.Values{"project_path": {in.CWD}, "claude_session_id": {in.SessionID}, "source": {in.Source},
-			"transcript_path": {in.TranscriptPath}}
+		q := bootstrapQuery(in)
 		if k := keyed.Get("project_key"); k != "" {
 			q.Set("project_key", k)
 		}
 		var res struct {
 			Context string `json:"context"`
 			Text    string `json:"text"`
-			Stats   struct {
-				UserActive    int `json:"user_active"`
-				ProjectActive int `json:"project_active"`
-			} `json:"stats"`
 		}
 		if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
 			return nil, err
@@ -140,31 +140,37 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 		if res.Context == "" {
 			return nil, nil
 		}
-		out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart", "additionalContext": res.Context}}
+		message := ""
 		if res.Text != "" {
 			user, project := preloadCounts(res.Text)
-			out["systemMessage"] = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
+			message = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
 		}
-		b, err := json.Marshal(out)
-		return append(b, '\n'), err
+		return agentOutput(agent, event, res.Context, message)
 	case "prompt":
-		err = client.send(ctx, http.MethodPost, "/api/prompt_context", keyed, "application/json", bytes.NewReader(input), &raw)
+		route = "/api/prompt_context"
 	case "tool-event":
-		err = client.send(ctx, http.MethodPost, "/api/tool_event", keyed, "application/json", bytes.NewReader(input), &raw)
+		route = "/api/tool_event"
 	}
+	body, err := json.Marshal(routeBodyOf(agent, in))
 	if err != nil {
 		return nil, err
 	}
+	var raw bytes.Buffer
+	if err := client.send(ctx, http.MethodPost, route, keyed, "application/json", bytes.NewReader(body), &raw); err != nil {
+		return nil, err
+	}
 	var answer struct {
-		HookSpecificOutput *json.RawMessage `json:"hookSpecificOutput"`
+		HookSpecificOutput *struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal(raw.Bytes(), &answer); err != nil {
 		return nil, fmt.Errorf("the server's answer is not the JSON expected: %w", err)
 	}
-	if answer.HookSpecificOutput == nil {
+	if answer.HookSpecificOutput == nil || answer.HookSpecificOutput.AdditionalContext == "" {
 		return nil, nil // {}: nothing to add
 	}
-	return append(bytes.TrimSpace(raw.Bytes()), '\n'), nil
+	return agentOutput(agent, event, answer.HookSpecificOutput.AdditionalContext, "")
 }
 
 // hookProjectKey is the key of the project at cwd, from its .kg/project
