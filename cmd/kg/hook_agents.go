@@ -133,6 +133,10 @@ func routeBodyOf(agent hookAgent, in agentInput) routeBody {
 			}
 		}
 	case agentGemini:
+		// Gemini CLI without a terminal puts the session start's context in
+		// front of the first prompt, inside <hook_context>: kg's own preload
+		// is not what the person asked.
+		b.Prompt = strings.TrimSpace(geminiHookContext.ReplaceAllString(in.Prompt, ""))
 		switch in.ToolName {
 		case "read_file":
 			if p := str("file_path"); p != "" {
@@ -149,7 +153,10 @@ func routeBodyOf(agent hookAgent, in agentInput) routeBody {
 	return b
 }
 
-var firstURL = regexp.MustCompile(`https?://[^\s"'<>]+`)
+var (
+	firstURL          = regexp.MustCompile(`https?://[^\s"'<>]+`)
+	geminiHookContext = regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>`)
+)
 
 // absUnder is p made absolute against cwd.
 func absUnder(cwd, p string) string {

@@ -82,6 +82,16 @@ func TestRouteBodyOfAgentTools(t *testing.T) {
 	}
 }
 
+// TestGeminiPromptWithoutItsHookContext: Gemini CLI without a terminal
+// puts the session start's context in front of the first prompt; recall
+// searches what the person asked, not kg's own preload.
+func TestGeminiPromptWithoutItsHookContext(t *testing.T) {
+	in := agentInput{Prompt: "<hook_context>kg memory preloaded.\n  docs-theme-029: hugo</hook_context>\n\nHow do invoice retries back off?"}
+	if got := routeBodyOf(agentGemini, in).Prompt; got != "How do invoice retries back off?" {
+		t.Errorf("prompt %q", got)
+	}
+}
+
 // TestHookForCodexAndGemini: kg hook reads Codex's and Gemini CLI's hook
 // inputs and prints each one's output through a real server: the preload
 // at session start, recall on a prompt, the nudge on a file read in a
