@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -165,7 +167,7 @@ func TestAgentInstall(t *testing.T) {
 			w := newWorld(t)
 			snapshot := func() string {
 				var b bytes.Buffer
-				for name := range tc.files {
+				for _, name := range slices.Sorted(maps.Keys(tc.files)) { // one order, run to run
 					data, err := os.ReadFile(filepath.Join(w.home, name))
 					if err != nil && !errors.Is(err, os.ErrNotExist) {
 						t.Fatal(err)
