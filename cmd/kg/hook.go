@@ -86,20 +86,54 @@ func newHookCommand(e env) *cobra.Command {
 // runHook does the work of one hook for agent ("": told by the input's
 // shape) and returns what to print: nil for nothing.
 func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookAgent, debug bool) ([]byte, error) {
-	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
+	in, err := readHookInput(e)
 	if err != nil {
-		return nil, fmt.Errorf("read the hook input: %w", err)
-	}
-	if len(input) > domain.MaxBodyBytes {
-		return nil, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
-	}
-	var in agentInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, fmt.Errorf("the hook input is not a JSON object: %w", err)
+		return nil, err
 	}
 	if agent == "" {
 		agent = detectAgent(in)
 	}
+	client, err := hookServer(ctx, e, settings, debug)
+	if err != nil {
+		return nil, err
+	}
+	// A team server may not read this machine's folders: the project's
+	// key goes with the cwd, resolved here (docs/design/team.md#project-keys).
+	keyed := url.Values{}
+	if key := hookProjectKey(in.CWD); key != "" {
+		keyed.Set("project_key", key)
+	}
+	switch event {
+	case "session-start":
+		return sessionStartHook(ctx, client, agent, in, keyed.Get("project_key"))
+	case "prompt":
+		return forwardHook(ctx, client, agent, event, "/api/prompt_context", keyed, in)
+	case "tool-event":
+		return forwardHook(ctx, client, agent, event, "/api/tool_event", keyed, in)
+	}
+	return nil, fmt.Errorf("unknown hook event %q", event) // the command lets only the three through
+}
+
+// readHookInput reads the hook input from stdin: at most a request body's
+// size, and a JSON object.
+func readHookInput(e env) (agentInput, error) {
+	var in agentInput
+	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
+	if err != nil {
+		return in, fmt.Errorf("read the hook input: %w", err)
+	}
+	if len(input) > domain.MaxBodyBytes {
+		return in, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return in, fmt.Errorf("the hook input is not a JSON object: %w", err)
+	}
+	return in, nil
+}
+
+// hookServer finds the server of the root, or starts one with the settings
+// the hook was given; it logs on stderr only with debug.
+func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool) (*apiClient, error) {
 	cfg, err := commandConfig(e, settings)
 	if err != nil {
 		return nil, err
@@ -113,50 +147,44 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 	if !settings.isSet("storage", e.getenv) {
 		args = append(args, "--storage="+cfg.Storage)
 	}
-	client, err := findOrStartServer(ctx, e, cfg, args, false, log)
-	if err != nil {
+	return findOrStartServer(ctx, e, cfg, args, false, log)
+}
+
+// sessionStartHook asks the server for the session's preload and turns it
+// into agent's session start output; nil when there is nothing to add.
+func sessionStartHook(ctx context.Context, client *apiClient, agent hookAgent, in agentInput, projectKey string) ([]byte, error) {
+	q := bootstrapQuery(in)
+	if projectKey != "" {
+		q.Set("project_key", projectKey)
+	}
+	var res struct {
+		Context string `json:"context"`
+		Text    string `json:"text"`
+	}
+	if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
 		return nil, err
 	}
-	// A team server may not read this machine's folders: the project's
-	// key goes with the cwd, resolved here (docs/design/team.md#project-keys).
-	keyed := url.Values{}
-	if key := hookProjectKey(in.CWD); key != "" {
-		keyed.Set("project_key", key)
+	if res.Context == "" {
+		return nil, nil
 	}
-	var route string
-	switch event {
-	case "session-start":
-		q := bootstrapQuery(in)
-		if k := keyed.Get("project_key"); k != "" {
-			q.Set("project_key", k)
-		}
-		var res struct {
-			Context string `json:"context"`
-			Text    string `json:"text"`
-		}
-		if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
-			return nil, err
-		}
-		if res.Context == "" {
-			return nil, nil
-		}
-		message := ""
-		if res.Text != "" {
-			user, project := preloadCounts(res.Text)
-			message = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
-		}
-		return agentOutput(agent, event, res.Context, message)
-	case "prompt":
-		route = "/api/prompt_context"
-	case "tool-event":
-		route = "/api/tool_event"
+	message := ""
+	if res.Text != "" {
+		user, project := preloadCounts(res.Text)
+		message = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
 	}
+	return agentOutput(agent, "session-start", res.Context, message)
+}
+
+// forwardHook posts the hook input, in the shape the routes read
+// (routeBodyOf), to the server at path and returns its answer as agent's
+// output for event; nil when it has nothing to add ({}).
+func forwardHook(ctx context.Context, client *apiClient, agent hookAgent, event, path string, keyed url.Values, in agentInput) ([]byte, error) {
 	body, err := json.Marshal(routeBodyOf(agent, in))
 	if err != nil {
 		return nil, err
 	}
 	var raw bytes.Buffer
-	if err := client.send(ctx, http.MethodPost, route, keyed, "application/json", bytes.NewReader(body), &raw); err != nil {
+	if err := client.send(ctx, http.MethodPost, path, keyed, "application/json", bytes.NewReader(body), &raw); err != nil {
 		return nil, err
 	}
 	var answer struct {

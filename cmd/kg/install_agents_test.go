@@ -70,10 +70,10 @@ func TestInstallCodex(t *testing.T) {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
 	config := read(configPath)
-	start := codexHookHash("SessionStart", "", kgBin+" hook session-start --agent codex", 5)
+	start := codexHookHash("SessionStart", "", kgBin(t)+" hook session-start --agent codex", 5)
 	for _, want := range []string{
 		userCodexConfig,
-		"[mcp_servers.kg]\ncommand = \"" + kgBin + "\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n",
+		"[mcp_servers.kg]\ncommand = \"" + kgBin(t) + "\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n",
 		// The user's SessionStart hook is group 0: kg's is group 1.
 		"[hooks.state.\"" + hooksPath + ":session_start:1:0\"]\ntrusted_hash = \"" + start + "\"\n",
 		"[hooks.state.\"" + hooksPath + ":user_prompt_submit:0:0\"]",
@@ -133,8 +133,8 @@ func TestInstallGemini(t *testing.T) {
 	doc := decodeFile(t, path)
 	got := compactJSON(doc)
 	for _, want := range []string{
-		`"kg":{"args":["mcp"],"command":"` + kgBin + `","trust":true}`, `"other":{"command":"other-mcp"}`, `"vimMode":true`,
-		`"command":"` + kgBin + ` hook session-start --agent gemini"`, `"command":"` + kgBin + ` hook prompt --agent gemini"`,
+		`"kg":{"args":["mcp"],"command":"` + kgBin(t) + `","trust":true}`, `"other":{"command":"other-mcp"}`, `"vimMode":true`,
+		`"command":"` + kgBin(t) + ` hook session-start --agent gemini"`, `"command":"` + kgBin(t) + ` hook prompt --agent gemini"`,
 		`"matcher":"read_file|web_fetch|google_web_search"`, `"command":"gofmt -w"`, `"timeout":5000`,
 	} {
 		if !strings.Contains(got, want) {
