@@ -84,12 +84,12 @@ const claudeMCPName = "kg"
 // newInstallCommand is `kg install claude-code [--dry-run|--uninstall]`.
 func newInstallCommand(e env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "install",
-		Short: "connect a client to kg: install claude-code",
+		Use:   "install [claude-code|codex|gemini]",
+		Short: "connect an agent to kg: install claude-code, codex or gemini; alone, what it finds and would change",
 		Args:  cobra.ArbitraryArgs,
-		RunE:  wantSubcommand,
 	}
-	c.AddCommand(newInstallClaudeCodeCommand(e))
+	c.AddCommand(newInstallClaudeCodeCommand(e), newInstallCodexCommand(e), newInstallGeminiCommand(e))
+	c.RunE = func(c *cobra.Command, args []string) error { return listInstallable(c, e, args) }
 	return c
 }
 
