@@ -28,6 +28,10 @@ export function servers() {
 // model.
 export const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
+// sessionOf is the session id a kg_read's text ends with ("Session: <id>"):
+// kg's results carry their text only (docs/decisions/0091).
+export const sessionOf = (res) => text(res).match(/\nSession: ([0-9a-f]+)$/)?.[1];
+
 // listTools asks the server at url (its MCP endpoint) for its tools, with
 // one stateless tools/list, and returns their names, sorted: the one list
 // the tests compare what a client was offered with.

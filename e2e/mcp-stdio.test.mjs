@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { TOOLS, text } from './harness.mjs';
+import { TOOLS, sessionOf, text } from './harness.mjs';
 
 const kg = process.env.KG_E2E_KG;
 const roots = (process.env.KG_E2E_ROOTS ?? '').split(',').filter(Boolean).map((kv) => {
@@ -57,8 +57,8 @@ async function roundTrip(client, label) {
   const project = mkdtempSync(join(tmpdir(), 'kg-e2e-stdio-'));
   try {
     const read = await call(client, 'kg_read', { cwd: project });
-    const sid = read.structuredContent.session_id;
-    assert.ok(sid, 'kg_read with cwd returns a session_id');
+    const sid = sessionOf(read);
+    assert.ok(sid, 'kg_read with cwd ends with its session');
     await call(client, 'kg_put_node', { session_id: sid, level: 'project', id: `stdio-${label}`, gist: `written through kg mcp (${label})` });
     const back = await call(client, 'kg_read', { session_id: sid, id: `stdio-${label}` });
     assert.match(text(back), new RegExp(`written through kg mcp \\(${label}\\)`));

@@ -95,7 +95,11 @@ func TestRequestAndToolMetrics(t *testing.T) {
 		}
 		return res
 	}
-	sid, _ := call("kg_read", map[string]any{"cwd": t.TempDir()}).StructuredContent.(map[string]any)["session_id"].(string)
+	read := call("kg_read", map[string]any{"cwd": t.TempDir()})
+	_, sid, ok := strings.Cut(read.Content[0].(mcpgo.TextContent).Text, "\nSession: ")
+	if !ok {
+		t.Fatalf("kg_read gave no session: %v", read.Content)
+	}
 	call("kg_read", map[string]any{"cwd": t.TempDir()})
 	call("kg_put_node", map[string]any{"session_id": sid, "level": "nowhere", "id": "a", "gist": "b"})
 	if res := call("kg_read", map[string]any{"session_id": sid, "id": "missing", "level": "user"}); !res.IsError {

@@ -100,7 +100,9 @@ export class KGConn {
     const client = new Client({ name: 'kg-bench-peers', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url));
     const res = await call(client, 'kg_read', { cwd });
-    const session = res.structuredContent?.session_id;
+    // kg's results carry their text only (docs/decisions/0091): the full read ends with "Session: <id>".
+    const text = res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+    const session = text.match(/\nSession: ([0-9a-f]+)$/)?.[1];
     if (!session) throw new Error('kg_read with cwd returned no session_id');
     return new KGConn(client, session, url);
   }

@@ -85,8 +85,8 @@ func TestCompactThroughTheServer(t *testing.T) {
 	oldUserGraph(t, root, 3)
 	p := start(t, "--port", "0", "--storage-root", root)
 	project := projectDir(t, "app")
-	read := callTool(t, p.Addr, "kg_read", map[string]any{"cwd": project})
-	callTool(t, p.Addr, "kg_put_node", map[string]any{"session_id": read["session_id"], "level": "project", "id": "p1", "gist": "a project node"})
+	sid := sessionOf(callTool(t, p.Addr, "kg_read", map[string]any{"cwd": project}))
+	callTool(t, p.Addr, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "p1", "gist": "a project node"})
 
 	code, out, stderr := runKG(t, nil, "compact", "--dry-run", "--project", project, "--json", "--storage-root", root)
 	var plan compaction

@@ -323,13 +323,12 @@ func TestPlantedLinksAreNotFollowed(t *testing.T) {
 				r := s.rpc(t, "application/json", toolCall("kg_read", map[string]any{"cwd": project}))
 				var read struct {
 					Result struct {
-						StructuredContent struct {
-							SessionID string `json:"session_id"`
-						} `json:"structuredContent"`
+						Content []mcpText `json:"content"`
 					} `json:"result"`
 				}
 				_ = json.Unmarshal([]byte(r.raw), &read)
-				if sid := read.Result.StructuredContent.SessionID; sid != "" {
+				if len(read.Result.Content) == 1 && sessionOf(read.Result.Content[0].Text) != "" {
+					sid := sessionOf(read.Result.Content[0].Text)
 					for _, level := range []string{"user", "project"} {
 						s.rpc(t, "application/json", toolCall("kg_put_node", map[string]any{"session_id": sid, "level": level, "id": "inside", "gist": "g"}))
 					}

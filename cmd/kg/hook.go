@@ -31,16 +31,20 @@ var hookDeadlines = map[string]time.Duration{
 // newHookCommand is `kg hook session-start|prompt|tool-event`.
 func newHookCommand(e env) *cobra.Command {
 	var debug bool
+	var agentName string
 	c := &cobra.Command{
-		Use:   "hook session-start|prompt|tool-event",
-		Short: "run as a Claude Code hook: the hook input on stdin, what Claude Code expects on stdout",
-		Long: "The command Claude Code runs for its SessionStart, UserPromptSubmit and PostToolUse hooks. It reads\n" +
-			"the hook input on stdin, asks the running server (started in the background, as kg mcp does, when\n" +
-			"none answers) and prints exactly what Claude Code expects. It never fails the hook: on any error, or\n" +
-			"past its deadline (3 s, 0.9 s, 0.9 s), it prints nothing and exits 0; --debug says why on stderr.",
+		Use:   "hook session-start|prompt|tool-event [--agent claude-code|codex|gemini]",
+		Short: "run as an agent's hook (Claude Code, Codex, Gemini CLI): its hook input on stdin, what it expects on stdout",
+		Long: "The command an agent runs at a session start, a prompt and after a tool (Claude Code's and Codex's\n" +
+			"SessionStart, UserPromptSubmit and PostToolUse; Gemini CLI's SessionStart, BeforeAgent and AfterTool).\n" +
+			"It reads the hook input on stdin, asks the running server (started in the background, as kg mcp does,\n" +
+			"when none answers) and prints exactly what that agent expects; --agent names the agent, else the\n" +
+			"input's shape tells it. It never fails the hook: on any error, or past its deadline (3 s, 0.9 s,\n" +
+			"0.9 s), it prints nothing and exits 0; --debug says why on stderr.",
 		Args: exactArgs("event"),
 	}
 	c.Flags().BoolVar(&debug, "debug", false, "write why nothing was printed to stderr")
+	c.Flags().StringVar(&agentName, "agent", "", "the agent that runs the hook: claude-code, codex or gemini (default: told by the input's shape)")
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		event := args[0]
@@ -55,9 +59,15 @@ func newHookCommand(e env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "kg hook: unknown event %q; want session-start, prompt or tool-event\n", event)
 			return nil
 		}
+		agent, err := parseHookAgent(agentName)
+		if err != nil {
+			// A hook configured wrongly: said always, still exit 0.
+			fmt.Fprintf(e.stderr, "kg hook: %v\n", err)
+			return nil
+		}
 		ctx, cancel := context.WithTimeout(c.Context(), wait)
 		defer cancel()
-		out, err := runHook(ctx, e, settings, event, debug)
+		out, err := runHook(ctx, e, settings, event, agent, debug)
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()
 		}
@@ -73,20 +83,15 @@ func newHookCommand(e env) *cobra.Command {
 	return c
 }
 
-// hookStdin is the part of a hook input kg hook reads itself.
-type hookStdin struct {
-	SessionID      string `json:"session_id"`
-	CWD            string `json:"cwd"`
-	Source         string `json:"source"`
-	TranscriptPath string `json:"transcript_path"`
-}
-
-// runHook does the work of one hook and returns what to print: nil for
-// nothing.
-func runHook(ctx context.Context, e env, settings *settingsFlags, event string, debug bool) ([]byte, error) {
-	input, in, err := readHookInput(e)
+// runHook does the work of one hook for agent ("": told by the input's
+// shape) and returns what to print: nil for nothing.
+func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookAgent, debug bool) ([]byte, error) {
+	in, err := readHookInput(e)
 	if err != nil {
 		return nil, err
+	}
+	if agent == "" {
+		agent = detectAgent(in)
 	}
 	client, err := hookServer(ctx, e, settings, debug)
 	if err != nil {
@@ -100,30 +105,30 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 	}
 	switch event {
 	case "session-start":
-		return sessionStartHook(ctx, client, in, keyed.Get("project_key"))
+		return sessionStartHook(ctx, client, agent, in, keyed.Get("project_key"))
 	case "prompt":
-		return forwardHook(ctx, client, "/api/prompt_context", keyed, input)
+		return forwardHook(ctx, client, agent, event, "/api/prompt_context", keyed, in)
 	case "tool-event":
-		return forwardHook(ctx, client, "/api/tool_event", keyed, input)
+		return forwardHook(ctx, client, agent, event, "/api/tool_event", keyed, in)
 	}
 	return nil, fmt.Errorf("unknown hook event %q", event) // the command lets only the three through
 }
 
 // readHookInput reads the hook input from stdin: at most a request body's
 // size, and a JSON object.
-func readHookInput(e env) ([]byte, hookStdin, error) {
-	var in hookStdin
+func readHookInput(e env) (agentInput, error) {
+	var in agentInput
 	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
 	if err != nil {
-		return nil, in, fmt.Errorf("read the hook input: %w", err)
+		return in, fmt.Errorf("read the hook input: %w", err)
 	}
 	if len(input) > domain.MaxBodyBytes {
-		return nil, in, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
+		return in, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, in, fmt.Errorf("the hook input is not a JSON object: %w", err)
+		return in, fmt.Errorf("the hook input is not a JSON object: %w", err)
 	}
-	return input, in, nil
+	return in, nil
 }
 
 // hookServer finds the server of the root, or starts one with the settings
@@ -146,20 +151,15 @@ func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool)
 }
 
 // sessionStartHook asks the server for the session's preload and turns it
-// into the SessionStart hook's output; nil when there is nothing to add.
-func sessionStartHook(ctx context.Context, client *apiClient, in hookStdin, projectKey string) ([]byte, error) {
-	q := url.Values{"project_path": {in.CWD}, "claude_session_id": {in.SessionID}, "source": {in.Source},
-		"transcript_path": {in.TranscriptPath}}
+// into agent's session start output; nil when there is nothing to add.
+func sessionStartHook(ctx context.Context, client *apiClient, agent hookAgent, in agentInput, projectKey string) ([]byte, error) {
+	q := bootstrapQuery(in)
 	if projectKey != "" {
 		q.Set("project_key", projectKey)
 	}
 	var res struct {
 		Context string `json:"context"`
 		Text    string `json:"text"`
-		Stats   struct {
-			UserActive    int `json:"user_active"`
-			ProjectActive int `json:"project_active"`
-		} `json:"stats"`
 	}
 	if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
 		return nil, err
@@ -167,32 +167,38 @@ func sessionStartHook(ctx context.Context, client *apiClient, in hookStdin, proj
 	if res.Context == "" {
 		return nil, nil
 	}
-	out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart", "additionalContext": res.Context}}
+	message := ""
 	if res.Text != "" {
 		user, project := preloadCounts(res.Text)
-		out["systemMessage"] = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
+		message = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
 	}
-	b, err := json.Marshal(out)
-	return append(b, '\n'), err
+	return agentOutput(agent, "session-start", res.Context, message)
 }
 
-// forwardHook posts the hook input to the server at path and returns its
-// answer as the hook's output; nil when it has nothing to add ({}).
-func forwardHook(ctx context.Context, client *apiClient, path string, keyed url.Values, input []byte) ([]byte, error) {
+// forwardHook posts the hook input, in the shape the routes read
+// (routeBodyOf), to the server at path and returns its answer as agent's
+// output for event; nil when it has nothing to add ({}).
+func forwardHook(ctx context.Context, client *apiClient, agent hookAgent, event, path string, keyed url.Values, in agentInput) ([]byte, error) {
+	body, err := json.Marshal(routeBodyOf(agent, in))
+	if err != nil {
+		return nil, err
+	}
 	var raw bytes.Buffer
-	if err := client.send(ctx, http.MethodPost, path, keyed, "application/json", bytes.NewReader(input), &raw); err != nil {
+	if err := client.send(ctx, http.MethodPost, path, keyed, "application/json", bytes.NewReader(body), &raw); err != nil {
 		return nil, err
 	}
 	var answer struct {
-		HookSpecificOutput *json.RawMessage `json:"hookSpecificOutput"`
+		HookSpecificOutput *struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal(raw.Bytes(), &answer); err != nil {
 		return nil, fmt.Errorf("the server's answer is not the JSON expected: %w", err)
 	}
-	if answer.HookSpecificOutput == nil {
+	if answer.HookSpecificOutput == nil || answer.HookSpecificOutput.AdditionalContext == "" {
 		return nil, nil // {}: nothing to add
 	}
-	return append(bytes.TrimSpace(raw.Bytes()), '\n'), nil
+	return agentOutput(agent, event, answer.HookSpecificOutput.AdditionalContext, "")
 }
 
 // hookProjectKey is the key of the project at cwd, from its .kg/project

@@ -35,15 +35,28 @@ var claudeHooks = []claudeHook{
 // Whether the executable is a kg is hookOwner's to say.
 var kgHookCommand = regexp.MustCompile(`^('(?:[^']|'\\'')*'|[^\s']+) hook (session-start|prompt|tool-event)(?: .*)?$`)
 
+// kgExecutable tells a kg binary, whatever it is named: an executable
+// named kg-something (kg, kg-v2, kg.exe) or the very file install writes
+// now (a kg renamed anything).
+type kgExecutable struct {
+	self string // the executable install writes into the settings
+}
+
+// is reports whether the executable at exe is a kg.
+func (k kgExecutable) is(exe string) bool {
+	if strings.HasPrefix(strings.ToLower(filepath.Base(exe)), "kg") {
+		return true
+	}
+	a, errA := os.Stat(exe)
+	b, errB := os.Stat(k.self)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
 // hookOwner tells kg's own hooks from the user's, whatever the kg binary is
 // named: a hook is kg's when its command runs `hook` with the event install
-// writes for that Claude Code event, through an executable named kg-something
-// (kg, kg-v2, kg.exe) or the very file install writes now (a kg renamed
-// anything). Only such hooks are replaced or removed; every other hook is
-// the user's.
-type hookOwner struct {
-	self string // the executable install writes into the hooks
-}
+// writes for that Claude Code event, through a kgExecutable. Only such hooks
+// are replaced or removed; every other hook is the user's.
+type hookOwner struct{ kg kgExecutable }
 
 // owns reports whether hook x, found under the event whose kg hook runs
 // `hook arg`, is kg's.
@@ -54,13 +67,7 @@ func (o hookOwner) owns(x any, arg string) bool {
 	if m["type"] != "command" || sub == nil || sub[2] != arg {
 		return false
 	}
-	exe := shellUnquote(sub[1])
-	if strings.HasPrefix(strings.ToLower(filepath.Base(exe)), "kg") {
-		return true
-	}
-	a, errA := os.Stat(exe)
-	b, errB := os.Stat(o.self)
-	return errA == nil && errB == nil && os.SameFile(a, b)
+	return o.kg.is(shellUnquote(sub[1]))
 }
 
 // shellUnquote undoes shellQuote.
@@ -77,12 +84,12 @@ const claudeMCPName = "kg"
 // newInstallCommand is `kg install claude-code [--dry-run|--uninstall]`.
 func newInstallCommand(e env) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "install",
-		Short: "connect a client to kg: install claude-code",
+		Use:   "install [claude-code|codex|gemini]",
+		Short: "connect an agent to kg: install claude-code, codex or gemini; alone, what it finds and would change",
 		Args:  cobra.ArbitraryArgs,
-		RunE:  wantSubcommand,
 	}
-	c.AddCommand(newInstallClaudeCodeCommand(e))
+	c.AddCommand(newInstallClaudeCodeCommand(e), newInstallCodexCommand(e), newInstallGeminiCommand(e))
+	c.RunE = func(c *cobra.Command, args []string) error { return listInstallable(c, e, args) }
 	return c
 }
 
@@ -92,10 +99,10 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 		Use:   "claude-code [--dry-run|--uninstall]",
 		Short: "add kg's hooks and MCP server to Claude Code's user settings (or take them out)",
 		Long: "Merges into ~/.claude/settings.json the SessionStart, UserPromptSubmit and PostToolUse hooks that run\n" +
-			"this kg's `kg hook`, and into ~/.claude.json the MCP server \"kg\" at the configured address. Every\n" +
-			"other setting is kept; running it again changes nothing. It prints each change first; --dry-run\n" +
-			"prints them and writes nothing. --uninstall removes only what it added: the hooks that run\n" +
-			"`kg hook` and the \"kg\" server if it is still the one it wrote.",
+			"this kg's `kg hook`, and into ~/.claude.json the MCP server \"kg\" that runs this kg's `kg mcp`, which\n" +
+			"starts the server when none answers. Every other setting is kept; running it again changes nothing.\n" +
+			"It prints each change first; --dry-run prints them and writes nothing. --uninstall removes only what\n" +
+			"it added: the hooks that run `kg hook` and the \"kg\" server if it is one kg install wrote.",
 		Args: exactArgs(),
 	}
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes, write nothing")
@@ -114,79 +121,100 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("find the kg binary the hooks will run: %w", err)
 		}
-		mcp := map[string]any{"type": "http", "url": "http://" + dialAddr(cfg.Addr()) + "/"}
-		if cfg.AuthToken != "" {
-			mcp["headers"] = map[string]any{"Authorization": "Bearer " + cfg.AuthToken}
+		todo, notes, err := planEdits(claudeEdits(home, exe, cfg, uninstall))
+		if err != nil {
+			return err
 		}
-		var notes []string
-		files := []struct {
-			path string
-			edit func(doc map[string]any) []string
-		}{
-			{filepath.Join(home, ".claude", "settings.json"), func(doc map[string]any) []string {
-				owner := hookOwner{self: exe}
-				if uninstall {
-					return removeClaudeHooks(doc, owner)
-				}
-				return addClaudeHooks(doc, shellQuote(exe), owner)
-			}},
-			{filepath.Join(home, ".claude.json"), func(doc map[string]any) []string {
-				changes, note := editClaudeMCP(doc, mcp, uninstall)
-				if note != "" {
-					notes = append(notes, note)
-				}
-				return changes
-			}},
-		}
-		// Read and change both in memory first: a damaged file stops the
-		// command before anything is written.
-		type change struct {
-			path    string
-			doc     map[string]any
-			order   *keyOrder
-			mode    fs.FileMode
-			changes []string
-		}
-		var todo []change
-		for _, f := range files {
-			doc, order, mode, err := readJSONObject(f.path)
-			if err != nil {
-				return err
-			}
-			if ch := f.edit(doc); len(ch) > 0 {
-				todo = append(todo, change{f.path, doc, order, mode, ch})
-			}
-		}
-		for _, n := range notes {
-			fmt.Fprintln(e.stdout, n)
-		}
-		if len(todo) == 0 {
-			fmt.Fprintln(e.stdout, "Claude Code's settings already say this: nothing to change.")
-			return nil
-		}
-		for _, t := range todo {
-			fmt.Fprintf(e.stdout, "%s:\n", t.path)
-			for _, ch := range t.changes {
-				fmt.Fprintf(e.stdout, "  %s\n", ch)
-			}
-		}
-		if dryRun {
-			fmt.Fprintln(e.stdout, "dry run: nothing written.")
-			return nil
-		}
-		for _, t := range todo {
-			if err := writeJSONObject(t.path, t.doc, t.order, t.mode); err != nil {
-				return err
-			}
-		}
-		if uninstall {
-			fmt.Fprintln(e.stdout, "Removed. Restart Claude Code for it to take effect.")
-		} else {
-			fmt.Fprintln(e.stdout, "Installed. Restart Claude Code for it to take effect; `kg install claude-code --uninstall` takes it out.")
-		}
-		return nil
+		return applyEdits(e, todo, notes, dryRun, uninstall)
 	}
 	return c
+}
+
+// fileEdit is one settings file install changes, and how: edit changes
+// the decoded file and returns the changes, and a note when it kept
+// something and why.
+type fileEdit struct {
+	path string
+	edit func(doc map[string]any) (changes []string, note string)
+}
+
+// pendingEdit is a file read and changed in memory, not yet written.
+type pendingEdit struct {
+	path    string
+	doc     map[string]any
+	order   *keyOrder
+	mode    fs.FileMode
+	changes []string
+}
+
+// claudeEdits are the two files install (or uninstall) changes for Claude
+// Code: the hooks in settings.json and the MCP server in ~/.claude.json.
+func claudeEdits(home, exe string, cfg Config, uninstall bool) []fileEdit {
+	kg := kgExecutable{self: exe}
+	return []fileEdit{
+		{filepath.Join(home, ".claude", "settings.json"), func(doc map[string]any) ([]string, string) {
+			if uninstall {
+				return removeClaudeHooks(doc, hookOwner{kg}), ""
+			}
+			return addClaudeHooks(doc, shellQuote(exe), hookOwner{kg}), ""
+		}},
+		{filepath.Join(home, ".claude.json"), func(doc map[string]any) ([]string, string) {
+			return editClaudeMCP(doc, claudeMCPEntry(exe, cfg), mcpOwner{kg, legacyClaudeMCPEntry(cfg)}, uninstall)
+		}},
+	}
+}
+
+// planEdits reads and changes every file in memory first, so that a
+// damaged file stops the command before anything is written. It returns
+// the files that change and the notes of what was kept.
+func planEdits(edits []fileEdit) (todo []pendingEdit, notes []string, err error) {
+	for _, f := range edits {
+		doc, order, mode, err := readJSONObject(f.path)
+		if err != nil {
+			return nil, nil, err
+		}
+		ch, note := f.edit(doc)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		if len(ch) > 0 {
+			todo = append(todo, pendingEdit{f.path, doc, order, mode, ch})
+		}
+	}
+	return todo, notes, nil
+}
+
+// applyEdits prints the notes and each change, then, unless dryRun,
+// writes the changed files.
+func applyEdits(e env, todo []pendingEdit, notes []string, dryRun, uninstall bool) error {
+	for _, n := range notes {
+		fmt.Fprintln(e.stdout, n)
+	}
+	if len(todo) == 0 {
+		fmt.Fprintln(e.stdout, "Claude Code's settings already say this: nothing to change.")
+		return nil
+	}
+	for _, t := range todo {
+		fmt.Fprintf(e.stdout, "%s:\n", t.path)
+		for _, ch := range t.changes {
+			fmt.Fprintf(e.stdout, "  %s\n", ch)
+		}
+	}
+	if dryRun {
+		fmt.Fprintln(e.stdout, "dry run: nothing written.")
+		return nil
+	}
+	for _, t := range todo {
+		if err := writeJSONObject(t.path, t.doc, t.order, t.mode); err != nil {
+			return err
+		}
+	}
+	if uninstall {
+		fmt.Fprintln(e.stdout, "Removed. Restart Claude Code for it to take effect.")
+	} else {
+		fmt.Fprintln(e.stdout, "Installed. Restart Claude Code for it to take effect; `kg install claude-code --uninstall` takes it out.")
+	}
+	return nil
 }
 
 // addClaudeHooks puts kg's hooks into the settings doc: a kg hook already
@@ -275,27 +303,81 @@ func removeClaudeHooks(doc map[string]any, owner hookOwner) []string {
 	return changes
 }
 
-// editClaudeMCP adds kg's entry under mcpServers in Claude Code's user
-// state (~/.claude.json), or removes it. A "kg" entry that is not what
-// install writes is the user's: kept either way, and said so.
-func editClaudeMCP(doc map[string]any, want map[string]any, uninstall bool) (changes []string, note string) {
+// claudeMCPEntry is the MCP server install writes for Claude Code: this kg
+// run as `kg mcp`, a stdio bridge that starts the server when none answers,
+// so that a session started before any server has kg's tools (Claude Code
+// connects at its start, before any hook runs; decision 0092). It carries
+// the address install was configured with, as the http entry it replaces
+// did, and the token in the entry's environment, never on a command line.
+func claudeMCPEntry(exe string, cfg Config) map[string]any {
+	args := []any{"mcp"}
+	for _, s := range settings(nil) {
+		if (s.flag == "host" || s.flag == "port") && s.show(cfg) != s.def {
+			args = append(args, "--"+s.flag+"="+s.show(cfg))
+		}
+	}
+	entry := map[string]any{"type": "stdio", "command": exe, "args": args}
+	if cfg.AuthToken != "" {
+		entry["env"] = map[string]any{"KG_AUTH_TOKEN": cfg.AuthToken}
+	}
+	return entry
+}
+
+// legacyClaudeMCPEntry is the entry kg install wrote before decision 0092:
+// the server's URL, which gives no tools while no server runs.
+func legacyClaudeMCPEntry(cfg Config) map[string]any {
+	entry := map[string]any{"type": "http", "url": "http://" + dialAddr(cfg.Addr()) + "/"}
+	if cfg.AuthToken != "" {
+		entry["headers"] = map[string]any{"Authorization": "Bearer " + cfg.AuthToken}
+	}
+	return entry
+}
+
+// mcpOwner tells an MCP entry kg install wrote from one the user wrote: a
+// stdio entry running `mcp` through a kgExecutable, whatever its settings,
+// or the http entry an earlier install wrote for this address. Install
+// replaces such an entry and uninstall removes it; any other "kg" entry is
+// the user's.
+type mcpOwner struct {
+	kg     kgExecutable
+	legacy map[string]any
+}
+
+func (o mcpOwner) owns(entry any) bool {
+	if jsonEqual(entry, o.legacy) {
+		return true
+	}
+	m, _ := entry.(map[string]any)
+	command, _ := m["command"].(string)
+	args, _ := m["args"].([]any)
+	isStdio := m["type"] == nil || m["type"] == "stdio"
+	return isStdio && command != "" && len(args) > 0 && args[0] == "mcp" && o.kg.is(command)
+}
+
+// editClaudeMCP adds kg's entry (want) under mcpServers in Claude Code's
+// user state (~/.claude.json), replacing one kg install wrote before, or
+// removes it. A "kg" entry that owner does not own is the user's: kept
+// either way, and said so.
+func editClaudeMCP(doc map[string]any, want map[string]any, owner mcpOwner, uninstall bool) (changes []string, note string) {
 	servers, _ := doc["mcpServers"].(map[string]any)
 	have, exists := servers[claudeMCPName]
-	// Compare through JSON: want holds Go maps, have what was decoded.
-	same := exists && jsonEqual(have, want)
+	ours := exists && owner.owns(have)
 	switch {
-	case uninstall && same:
+	case uninstall && ours:
 		delete(servers, claudeMCPName)
 		if len(servers) == 0 {
 			delete(doc, "mcpServers")
 		}
 		return []string{"remove mcpServers.kg"}, ""
 	case uninstall && exists:
-		return nil, "kept mcpServers.kg in ~/.claude.json: it is not the one kg install writes"
-	case uninstall, same:
+		return nil, "kept mcpServers.kg in ~/.claude.json: it is not one kg install writes"
+	case uninstall, exists && jsonEqual(have, want):
 		return nil, ""
+	case ours:
+		servers[claudeMCPName] = want
+		return []string{fmt.Sprintf("update mcpServers.kg: %s", compactJSON(want))}, ""
 	case exists:
-		return nil, "kept mcpServers.kg in ~/.claude.json: it is not the one kg install writes (" + compactJSON(have) + "); remove it to have kg's"
+		return nil, "kept mcpServers.kg in ~/.claude.json: it is not one kg install writes (" + compactJSON(have) + "); remove it to have kg's"
 	}
 	if servers == nil {
 		servers = map[string]any{}

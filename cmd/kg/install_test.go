@@ -58,7 +58,7 @@ func TestInstallClaudeCode(t *testing.T) {
 	}
 	for _, want := range []string{settingsPath, statePath, "add hooks.SessionStart: " + kgBin(t) + " hook session-start",
 		"add hooks.UserPromptSubmit: " + kgBin(t) + " hook prompt", "add hooks.PostToolUse: " + kgBin(t) + " hook tool-event",
-		`add mcpServers.kg: {"type":"http","url":"http://127.0.0.1:8765/"}`, "dry run: nothing written"} {
+		`add mcpServers.kg: {"args":["mcp"],"command":"` + kgBin(t) + `","type":"stdio"}`, "dry run: nothing written"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
@@ -100,7 +100,7 @@ func TestInstallClaudeCode(t *testing.T) {
 	if state["numStartups"] != float64(42) || state["projects"] == nil || servers["other"] == nil {
 		t.Errorf("Claude Code's state lost the user's keys: %v", state)
 	}
-	if !reflect.DeepEqual(servers["kg"], map[string]any{"type": "http", "url": "http://127.0.0.1:8765/"}) {
+	if !reflect.DeepEqual(servers["kg"], map[string]any{"type": "stdio", "command": kgBin(t), "args": []any{"mcp"}}) {
 		t.Errorf("mcpServers.kg = %v", servers["kg"])
 	}
 	if st, err := os.Stat(settingsPath); err != nil || st.Mode().Perm() != 0o644 {
@@ -158,7 +158,7 @@ func TestInstallClaudeCodeFreshHomeAndTheUsersOwnServer(t *testing.T) {
 	if hooks := decodeFile(t, filepath.Join(home, ".claude", "settings.json"))["hooks"].(map[string]any); len(hooks) != 3 {
 		t.Errorf("hooks: %v", hooks)
 	}
-	if kg := decodeFile(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["kg"].(map[string]any); kg["url"] != "http://127.0.0.1:9911/" {
+	if kg := decodeFile(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["kg"].(map[string]any); !reflect.DeepEqual(kg["args"], []any{"mcp", "--port=9911"}) {
 		t.Errorf("mcpServers.kg follows the configured port: %v", kg)
 	}
 
@@ -208,12 +208,12 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "integrations", "claude-code")
 	want := map[string]any{}
-	addClaudeHooks(want, "kg", hookOwner{self: "kg"})
+	addClaudeHooks(want, "kg", hookOwner{kgExecutable{self: "kg"}})
 	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !jsonEqual(got, want) {
 		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install writes:\n%s", compactJSON(got), compactJSON(want))
 	}
 	mcp := decodeFile(t, filepath.Join(dir, ".mcp.json"))
-	if !jsonEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": map[string]any{"type": "http", "url": "http://127.0.0.1:8765/"}}}) {
+	if !jsonEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": claudeMCPEntry("kg", Config{Host: "127.0.0.1", Port: 8765})}}) {
 		t.Errorf(".mcp.json: %s", compactJSON(mcp))
 	}
 	manifest := decodeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"))
@@ -236,7 +236,7 @@ func TestHookOwnerKnowsKGsHooks(t *testing.T) {
 	if err := os.Link(self, renamed); err != nil {
 		t.Fatal(err)
 	}
-	owner := hookOwner{self: self}
+	owner := hookOwner{kgExecutable{self: self}}
 	for _, tc := range []struct {
 		cmd, arg string
 		want     bool
@@ -262,5 +262,58 @@ func TestHookOwnerKnowsKGsHooks(t *testing.T) {
 		if got := owner.owns(hook, tc.arg); got != tc.want {
 			t.Errorf("%q under the %s hook: kg's = %v, want %v", tc.cmd, tc.arg, got, tc.want)
 		}
+	}
+}
+
+// The MCP entry an earlier kg install wrote (the server's URL, which gives
+// no tools while no server runs: issue 30 item 4) is kg's: install
+// replaces it with the stdio entry, and uninstall removes either, whatever
+// the binary that wrote the stdio one is named.
+func TestInstallClaudeCodeUpgradesTheHTTPEntry(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, entry string }{
+		{"the http entry", `{"type": "http", "url": "http://127.0.0.1:8765/"}`},
+		{"a stdio entry of kg-v2", `{"type": "stdio", "command": "/opt/kg-v2", "args": ["mcp", "--port=8765"], "env": {}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			statePath := filepath.Join(home, ".claude.json")
+			if err := os.WriteFile(statePath, []byte(`{"mcpServers": {"kg": `+tc.entry+`}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"HOME=" + home}
+			code, out, errOut := runKG(t, env, "install", "claude-code")
+			if code != 0 || !strings.Contains(out, "update mcpServers.kg") {
+				t.Fatalf("install: exit %d: %s%s", code, out, errOut)
+			}
+			want := map[string]any{"type": "stdio", "command": kgBin(t), "args": []any{"mcp"}}
+			if got := decodeFile(t, statePath)["mcpServers"].(map[string]any)["kg"]; !reflect.DeepEqual(got, want) {
+				t.Errorf("after install mcpServers.kg = %v, want %v", got, want)
+			}
+			if err := os.WriteFile(statePath, []byte(`{"mcpServers": {"kg": `+tc.entry+`}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut = runKG(t, env, "install", "claude-code", "--uninstall")
+			if code != 0 || !strings.Contains(out, "remove mcpServers.kg") {
+				t.Fatalf("uninstall: exit %d: %s%s", code, out, errOut)
+			}
+			if got := decodeFile(t, statePath); len(got) != 0 {
+				t.Errorf("after uninstall ~/.claude.json holds %v, want nothing", got)
+			}
+		})
+	}
+}
+
+// The MCP entry carries the token in its environment, never in its
+// arguments (a command line other users can read), and the address install
+// was configured with.
+func TestInstallClaudeCodeEntryCarriesAddressAndToken(t *testing.T) {
+	t.Parallel()
+	entry := claudeMCPEntry("/bin/kg", Config{Host: "127.0.0.2", Port: 9000, AuthToken: "s3cret-token"})
+	want := map[string]any{"type": "stdio", "command": "/bin/kg", "args": []any{"mcp", "--host=127.0.0.2", "--port=9000"},
+		"env": map[string]any{"KG_AUTH_TOKEN": "s3cret-token"}}
+	if !jsonEqual(entry, want) {
+		t.Errorf("entry = %s, want %s", compactJSON(entry), compactJSON(want))
 	}
 }

@@ -30,9 +30,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -356,13 +359,13 @@ func (s *kgServer) restart() *kgServer {
 
 // toolResult is a tool result as a test reads it.
 type toolResult struct {
-	text       string
-	isError    bool
-	structured map[string]any
+	text    string
+	isError bool
 }
 
 // call calls a tool; a JSON-RPC error fails the test, and so does a
-// successful result without structuredContent.
+// result with structuredContent, which Claude Code and Codex hand the model
+// in place of the text (decision 0091).
 func (s *kgServer) call(name string, args map[string]any) toolResult {
 	s.t.Helper()
 	req := mcpgo.CallToolRequest{}
@@ -380,18 +383,58 @@ func (s *kgServer) call(name string, args map[string]any) toolResult {
 		}
 	}
 	if res.StructuredContent != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &r.structured); err != nil {
-			s.t.Fatalf("%s: structuredContent is not an object: %s", name, raw)
-		}
-	}
-	if !r.isError && r.structured == nil {
-		s.t.Errorf("%s: a successful result without structuredContent: %q", name, r.text)
+		s.t.Errorf("%s: the result carries structuredContent, which Claude Code and Codex hand the model in place of the text", name)
 	}
 	return r
+}
+
+// sessionOf is the session id a kg_read's text ends with ("Session: <id>");
+// "" for none.
+func sessionOf(text string) string {
+	_, id, ok := strings.Cut(text, "\nSession: ")
+	if !ok || strings.Contains(id, "\n") {
+		return ""
+	}
+	return id
+}
+
+// graphRead is GET /api/graph/read for the session: every node of both
+// graphs with its tier, the project's path and the counts of each tier
+// (docs/api.md). The tools' texts give the model the active part; programs
+// get the rest from REST.
+func (s *kgServer) graphRead(sid string) map[string]any {
+	s.t.Helper()
+	status, raw := post(s.t, http.MethodGet, "http://"+s.Addr+"/api/graph/read?session_id="+url.QueryEscape(sid), "", nil)
+	var out map[string]any
+	if err := json.Unmarshal([]byte(raw), &out); status != http.StatusOK || err != nil {
+		s.t.Fatalf("GET /api/graph/read: %d %s (%v)", status, raw, err)
+	}
+	return out
+}
+
+// tierIDs are the ids of the nodes of graph ("user", "project") of a
+// graphRead at tier, sorted.
+func tierIDs(read map[string]any, graph, tier string) []string {
+	var out []string
+	for _, n := range field(read, graph, "nodes").([]any) {
+		if field(n, "tier") == tier {
+			out = append(out, field(n, "id").(string))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// progressState is the state a kg_progress text shows: the JSON object
+// after its first line.
+func progressState(t *testing.T, text string) map[string]any {
+	t.Helper()
+	_, state, _ := strings.Cut(text, "\n")
+	var out map[string]any
+	if err := json.Unmarshal([]byte(state), &out); err != nil {
+		t.Fatalf("kg_progress shows no JSON state (%v):\n%s", err, text)
+	}
+	return out
 }
 
 // ok calls a tool and fails the test on an isError result.
@@ -419,9 +462,9 @@ func (s *kgServer) fails(name string, args map[string]any, want string) toolResu
 func (s *kgServer) session(cwd string) string {
 	s.t.Helper()
 	r := s.ok("kg_read", map[string]any{"cwd": cwd})
-	id, _ := r.structured["session_id"].(string)
-	if id == "" || r.structured["new_session"] != true {
-		s.t.Fatalf("kg_read with cwd started no session: %v\n%s", r.structured, r.text)
+	id := sessionOf(r.text)
+	if id == "" {
+		s.t.Fatalf("kg_read with cwd started no session:\n%s", r.text)
 	}
 	return id
 }
@@ -565,4 +608,18 @@ func copyDir(t *testing.T, src, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// searchHits are the ids of the hits a kg_search text lists, in its order:
+// each hit is a line "  [where] id (tier, score …".
+func searchHits(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  ["); ok {
+			_, hit, _ := strings.Cut(rest, "] ")
+			id, _, _ := strings.Cut(hit, " ")
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -52,7 +52,7 @@ func fillerIDs(from, to int) []string {
 // tier.
 type snapshot struct {
 	full     string
-	fullData map[string]any
+	graph    map[string]any // GET /api/graph/read before any read by id
 	byID     map[string]string
 	search   string
 	progress map[string]string
@@ -61,7 +61,7 @@ type snapshot struct {
 func takeSnapshot(s *kgServer, sid string, activeIDs map[string]string, tasks map[string]string) snapshot {
 	s.t.Helper()
 	full := s.ok("kg_read", map[string]any{"session_id": sid})
-	snap := snapshot{full: full.text, fullData: full.structured, byID: map[string]string{}, progress: map[string]string{}}
+	snap := snapshot{full: full.text, graph: s.graphRead(sid), byID: map[string]string{}, progress: map[string]string{}}
 	for id, level := range activeIDs {
 		snap.byID[id] = s.ok("kg_read", map[string]any{"session_id": sid, "id": id, "level": level}).text
 	}
@@ -115,15 +115,15 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 			"  src/a.go --imports--> src/b.go\n",
 			"\n\nSession: "+sid)
 		mustNotContain(t, before.full, "  f01\n") // the oldest filler is orphaned: invisible
-		ph := field(before.fullData, "project", "health")
-		if n, _ := field(ph, "archived").(float64); n == 0 {
-			t.Errorf("no archived node in the project graph: %v", ph)
+		ps := field(before.graph, "project", "stats")
+		if n, _ := field(ps, "archived").(float64); n == 0 {
+			t.Errorf("no archived node in the project graph: %v", ps)
 		}
-		if n, _ := field(ph, "orphaned").(float64); n == 0 {
-			t.Errorf("no orphaned node in the project graph: %v", ph)
+		if n, _ := field(ps, "orphaned").(float64); n == 0 {
+			t.Errorf("no orphaned node in the project graph: %v", ps)
 		}
-		if p := field(before.fullData, "project", "project"); p != proj {
-			t.Errorf("structured project = %v, want %s", p, proj)
+		if p := field(before.graph, "project", "project"); p != proj {
+			t.Errorf("the session's project = %v, want %s", p, proj)
 		}
 		mustContain(t, before.byID["auth-flow"],
 			"=== NODE auth-flow — project graph (shop), active ===\n",
@@ -142,8 +142,8 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 		// (docs/design/sync.md#kg_sync).
 		r = s.ok("kg_sync", map[string]any{"session_id": sid})
 		for _, g := range []string{"user", "project"} {
-			if ch, _ := field(r.structured, g, "changes").([]any); len(ch) != 0 {
-				t.Errorf("the session's own writes came back in its sync: %s", r.text)
+			if strings.Contains(r.text, "\n  node ") || strings.Contains(r.text, "\n  edge ") {
+				t.Errorf("the session's own writes came back in its %s sync: %s", g, r.text)
 			}
 		}
 		mustContain(t, r.text, "PROJECT GRAPH (shop): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: ")
@@ -153,8 +153,12 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 		if after.full != before.full {
 			t.Errorf("full read changed across the restart:\nbefore:\n%s\nafter:\n%s", before.full, after.full)
 		}
-		if !reflect.DeepEqual(after.fullData, before.fullData) {
-			t.Errorf("structured full read changed across the restart:\nbefore: %v\nafter:  %v", before.fullData, after.fullData)
+		for _, g := range []string{"user", "project"} {
+			for _, tier := range []string{"active", "archived", "orphaned"} {
+				if b, a := tierIDs(before.graph, g, tier), tierIDs(after.graph, g, tier); !slices.Equal(a, b) {
+					t.Errorf("the %s nodes of the %s graph changed across the restart: %v, then %v", tier, g, b, a)
+				}
+			}
 		}
 		for id, text := range before.byID {
 			if after.byID[id] != text {
@@ -170,14 +174,14 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 			}
 		}
 		pr := s.ok("kg_progress", map[string]any{"session_id": sid, "task_id": "migrate"})
-		if st := field(pr.structured, "state"); !reflect.DeepEqual(st, map[string]any{"step": 3.0, "done": []any{"a", "b"}}) {
-			t.Errorf("user progress after restart: %v", pr.structured)
+		if st := progressState(t, pr.text); !reflect.DeepEqual(st, map[string]any{"step": 3.0, "done": []any{"a", "b"}}) {
+			t.Errorf("user progress after restart: %v", st)
 		}
 
 		// The session is the same one, still bound to its project.
 		r = s.ok("kg_read", map[string]any{"session_id": sid, "cwd": proj})
-		if r.structured["session_id"] != sid || r.structured["new_session"] != false {
-			t.Errorf("kg_read with the old session and its cwd: %v", r.structured)
+		if got := sessionOf(r.text); got != sid {
+			t.Errorf("kg_read with the old session and its cwd gave session %q, want %q", got, sid)
 		}
 		s.fails("kg_read", map[string]any{"session_id": sid, "cwd": other},
 			fmt.Sprintf("is another project than the one session %q is bound to (%s)", sid, proj))
@@ -191,8 +195,8 @@ func TestIntegrationRestartKeepsEverything(t *testing.T) {
 			t.Errorf("the session's own write came back in its sync after a restart: %q", r.text)
 		}
 		r = s.ok("kg_read", map[string]any{"session_id": sid, "id": "after-restart"})
-		if field(r.structured, "nodes", 0, "project") != proj {
-			t.Errorf("a write of the old session went to %v, want project %s", field(r.structured, "nodes", 0, "project"), proj)
+		if !slices.Contains(tierIDs(s.graphRead(sid), "project", "active"), "after-restart") {
+			t.Errorf("a write of the old session did not go to its project %s:\n%s", proj, r.text)
 		}
 	})
 }
@@ -231,14 +235,15 @@ func TestIntegrationSameFolderNameProjectsStayApart(t *testing.T) {
 				r := s.ok("kg_read", map[string]any{"session_id": c.sid})
 				mustContain(t, r.text, "=== PROJECT GRAPH (api) — 1 active, 0 archived ===\nACTIVE:\n  "+c.mine+": ")
 				mustNotContain(t, r.text, c.theirs)
-				if got := field(r.structured, "project", "project"); got != c.proj {
+				g := s.graphRead(c.sid)
+				if got := field(g, "project", "project"); got != c.proj {
 					t.Errorf("session %s reads project %v, want %s", c.sid, got, c.proj)
 				}
-				if got := ids(field(r.structured, "project", "active")); !slices.Equal(got, []string{c.mine}) {
+				if got := tierIDs(g, "project", "active"); !slices.Equal(got, []string{c.mine}) {
 					t.Errorf("session %s: project active = %v, want [%s]", c.sid, got, c.mine)
 				}
 				sr := s.ok("kg_search", map[string]any{"session_id": c.sid, "query": "only in project"})
-				if got := ids(field(sr.structured, "hits")); !slices.Equal(got, []string{c.mine}) {
+				if got := searchHits(sr.text); !slices.Equal(got, []string{c.mine}) {
 					t.Errorf("session %s: kg_search hits %v, want [%s]\n%s", c.sid, got, c.mine, sr.text)
 				}
 				s.fails("kg_read", map[string]any{"session_id": c.sid, "id": c.theirs},
@@ -316,8 +321,8 @@ func TestIntegrationServesSchema1Root(t *testing.T) {
 	r := s.ok("kg_read", map[string]any{"session_id": sid})
 	mustContain(t, r.text, userRead, projectRead, "\n\nSession: "+sid)
 	mustNotContain(t, r.text, "faded") // orphaned: _orphaned_ts wins over "_archived": false
-	if field(r.structured, "project", "project") != projectPath || r.structured["new_session"] != false {
-		t.Errorf("the old session reads %v", r.structured)
+	if got := field(s.graphRead(sid), "project", "project"); got != projectPath || sessionOf(r.text) != sid {
+		t.Errorf("the old session reads project %v as session %q", got, sessionOf(r.text))
 	}
 	// A new session for the fixture's project path reads the same graph.
 	r = s.ok("kg_read", map[string]any{"cwd": projectPath})
@@ -331,8 +336,8 @@ func TestIntegrationServesSchema1Root(t *testing.T) {
 	r = s.ok("kg_search", map[string]any{"session_id": sid, "query": "faded lesson"})
 	mustContain(t, r.text, "] faded (orphaned, ", "] old-lesson (archived, ")
 	r = s.ok("kg_progress", map[string]any{"session_id": sid, "task_id": "refactor"})
-	if st := field(r.structured, "state"); !reflect.DeepEqual(st, map[string]any{"step": 2.0, "of": 5.0}) {
-		t.Errorf("progress of the fixture: %v (%q)", r.structured, r.text)
+	if st := progressState(t, r.text); !reflect.DeepEqual(st, map[string]any{"step": 2.0, "of": 5.0}) {
+		t.Errorf("progress of the fixture: %v (%q)", st, r.text)
 	}
 
 	// The first writes: the tombstone's version continues; both files
@@ -392,14 +397,15 @@ func TestIntegrationPromotionAndChainRescue(t *testing.T) {
 
 		r := s.ok("kg_read", map[string]any{"session_id": sid})
 		mustContain(t, r.text, "=== PROJECT GRAPH (tiers) — 8 active, 12 archived ===\n")
-		if got := ids(field(r.structured, "project", "active")); !slices.Equal(got, fillerIDs(22, 29)) {
+		g := s.graphRead(sid)
+		if got := tierIDs(g, "project", "active"); !slices.Equal(got, fillerIDs(22, 29)) {
 			t.Errorf("active %v, want f22…f29", got)
 		}
-		if got := strs(field(r.structured, "project", "archived")); !slices.Equal(got, fillerIDs(10, 21)) {
+		if got := tierIDs(g, "project", "archived"); !slices.Equal(got, fillerIDs(10, 21)) {
 			t.Errorf("archived %v, want f10…f21", got)
 		}
-		if n := field(r.structured, "project", "health", "orphaned"); n != 9.0 {
-			t.Errorf("orphaned %v, want 9 (f01…f09)", n)
+		if got := tierIDs(g, "project", "orphaned"); !slices.Equal(got, fillerIDs(1, 9)) {
+			t.Errorf("orphaned %v, want f01…f09", got)
 		}
 
 		// An edge from an archived node to an orphaned one: hidden, free.
@@ -413,10 +419,6 @@ func TestIntegrationPromotionAndChainRescue(t *testing.T) {
 			"version: 2, ",
 			"EDGES OUT:\n  f21 --explains--> f01 [archived]\n",
 			"RESCUED (orphaned neighbours now archived): f01\n")
-		n := field(r.structured, "nodes", 0)
-		if field(n, "tier") != "active" || field(n, "was_tier") != "archived" || !slices.Equal(strs(field(n, "rescued")), []string{"f01"}) {
-			t.Errorf("structured node read: %v", n)
-		}
 
 		wantActive := fillerIDs(21, 29)
 		wantArchived := append([]string{"f01"}, fillerIDs(10, 20)...)
@@ -428,14 +430,15 @@ func TestIntegrationPromotionAndChainRescue(t *testing.T) {
 				"  f21: g\n",
 				"ARCHIVED (kg_read with id restores one):\n  f01\n  f10\n",
 				"EDGES:\n  f21 --explains--> f01\n")
-			if got := ids(field(r.structured, "project", "active")); !slices.Equal(got, wantActive) {
+			g := s.graphRead(sid)
+			if got := tierIDs(g, "project", "active"); !slices.Equal(got, wantActive) {
 				t.Errorf("%s: active %v, want %v", when, got, wantActive)
 			}
-			if got := strs(field(r.structured, "project", "archived")); !slices.Equal(got, wantArchived) {
+			if got := tierIDs(g, "project", "archived"); !slices.Equal(got, wantArchived) {
 				t.Errorf("%s: archived %v, want %v", when, got, wantArchived)
 			}
-			if n := field(r.structured, "project", "health", "orphaned"); n != 8.0 {
-				t.Errorf("%s: orphaned %v, want 8 (f02…f09)", when, n)
+			if got := tierIDs(g, "project", "orphaned"); !slices.Equal(got, fillerIDs(2, 9)) {
+				t.Errorf("%s: orphaned %v, want f02…f09", when, got)
 			}
 		}
 		checkTiers(s, "after the read")
@@ -459,8 +462,8 @@ func TestIntegrationTwoSessionSync(t *testing.T) {
 		s := startKG(t, storage, root)
 		a, b := s.session(proj), s.session(proj)
 
-		if r := s.ok("kg_sync", map[string]any{"session_id": a}); r.text != "No updates from other sessions" || r.structured["empty"] != true {
-			t.Errorf("fresh session: %q %v", r.text, r.structured)
+		if r := s.ok("kg_sync", map[string]any{"session_id": a}); r.text != "No updates from other sessions" {
+			t.Errorf("fresh session: %q", r.text)
 		}
 		s.putNode(b, "project", "n1", "written by B", nil)
 		s.putEdge(b, "user", "x", "r", "y")
@@ -471,9 +474,6 @@ func TestIntegrationTwoSessionSync(t *testing.T) {
 			"PROJECT GRAPH (proj-sync): 1 node and 0 edges updated, 0 nodes and 0 edges deleted\n  node n1 [active]: written by B"
 		if r.text != want {
 			t.Errorf("A's sync:\n%s\nwant:\n%s", r.text, want)
-		}
-		if got := ids(field(r.structured, "project", "changes")); !slices.Equal(got, []string{"n1"}) {
-			t.Errorf("structured project changes %v", field(r.structured, "project"))
 		}
 		if r := s.ok("kg_sync", map[string]any{"session_id": a}); r.text != "No updates from other sessions" {
 			t.Errorf("second sync repeats: %q", r.text)
@@ -492,16 +492,6 @@ func TestIntegrationTwoSessionSync(t *testing.T) {
 			"PROJECT GRAPH (proj-sync): 0 nodes and 0 edges updated, 1 node and 0 edges deleted\n  deleted node n1"
 		if r.text != want {
 			t.Errorf("A's sync after B's deletions:\n%s\nwant:\n%s", r.text, want)
-		}
-		kinds := func(g string) []string {
-			var out []string
-			for _, c := range field(r.structured, g, "changes").([]any) {
-				out = append(out, fmt.Sprint(field(c, "kind")))
-			}
-			return out
-		}
-		if !slices.Equal(kinds("user"), []string{"deleted_edge"}) || !slices.Equal(kinds("project"), []string{"deleted_node"}) {
-			t.Errorf("structured deletions: %v", r.structured)
 		}
 
 		// B hears of A's n2 and nothing of its own.

@@ -237,7 +237,7 @@ func TestReadOnlyVisitCreatesNoProject(t *testing.T) {
 		}
 
 		p = start(t, "--port", "0", "--storage", storage, "--storage-root", root)
-		sid := callTool(t, p.Addr, "kg_read", map[string]any{"cwd": "/srv/real/typo"})["session_id"]
+		sid := sessionOf(callTool(t, p.Addr, "kg_read", map[string]any{"cwd": "/srv/real/typo"}))
 		callTool(t, p.Addr, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "real", "gist": "a real project"})
 		ps := restJSON(t, p.Addr, "GET", "/api/projects", nil, 200)["projects"].([]any)
 		if len(ps) != 1 || field(ps[0], "slug") != "typo" || field(ps[0], "project_path") != "/srv/real/typo" {

@@ -38,9 +38,10 @@ func getHealth(t *testing.T, addr string) map[string]any {
 	return body
 }
 
-// callTool makes one stateless MCP tools/call and returns its
-// structuredContent; a tool error fails the test.
-func callTool(t *testing.T, addr, tool string, args map[string]any) map[string]any {
+// callTool makes one stateless MCP tools/call and returns its text; a tool
+// error, or a result with structuredContent (decision 0091), fails the
+// test.
+func callTool(t *testing.T, addr, tool string, args map[string]any) string {
 	t.Helper()
 	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})
@@ -55,15 +56,25 @@ func callTool(t *testing.T, addr, tool string, args map[string]any) map[string]a
 	raw, _ := io.ReadAll(resp.Body)
 	var out struct {
 		Result struct {
-			IsError           bool           `json:"isError"`
-			StructuredContent map[string]any `json:"structuredContent"`
+			IsError           bool            `json:"isError"`
+			Content           []mcpText       `json:"content"`
+			StructuredContent json.RawMessage `json:"structuredContent"`
 		}
 		Error any
 	}
-	if err := json.Unmarshal(raw, &out); err != nil || out.Error != nil || out.Result.IsError {
+	if err := json.Unmarshal(raw, &out); err != nil || out.Error != nil || out.Result.IsError || len(out.Result.Content) != 1 {
 		t.Fatalf("%s: %s (%v)", tool, raw, err)
 	}
-	return out.Result.StructuredContent
+	if out.Result.StructuredContent != nil {
+		t.Errorf("%s: the result carries structuredContent, which Claude Code and Codex hand the model in place of the text", tool)
+	}
+	return out.Result.Content[0].Text
+}
+
+// mcpText is a text content of a tool result.
+type mcpText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // The life of a server on each backend: it starts on a free port, answers
@@ -88,8 +99,7 @@ func TestServeLifecycle(t *testing.T) {
 				t.Errorf("lock holder = %+v, want pid %d at %s", holder, p.cmd.Process.Pid, p.Addr)
 			}
 
-			read := callTool(t, p.Addr, "kg_read", map[string]any{"cwd": t.TempDir()})
-			sid, _ := read["session_id"].(string)
+			sid := sessionOf(callTool(t, p.Addr, "kg_read", map[string]any{"cwd": t.TempDir()}))
 			callTool(t, p.Addr, "kg_put_node", map[string]any{"session_id": sid, "level": "user",
 				"id": "restart-proof", "gist": "written before the signal"})
 
@@ -113,8 +123,8 @@ func TestServeLifecycle(t *testing.T) {
 			// The write and the session outlive the process.
 			p = start(t, args...)
 			got := callTool(t, p.Addr, "kg_read", map[string]any{"session_id": sid, "id": "restart-proof"})
-			if nodes, _ := got["nodes"].([]any); len(nodes) != 1 {
-				t.Errorf("after restart kg_read by id = %v", got)
+			if !strings.Contains(got, "=== NODE restart-proof — user graph, active ===\ngist: written before the signal\n") {
+				t.Errorf("after restart kg_read by id =\n%s", got)
 			}
 			if code := p.stop(syscall.SIGTERM); code != 0 {
 				t.Fatalf("second run exit status %d\n%s", code, p.log())

@@ -58,71 +58,67 @@ func (d *kgDriver) Connect(ctx context.Context) (Conn, error) {
 		return nil, err
 	}
 	k := &kgConn{c: c}
-	var out struct {
-		SessionID string `json:"session_id"`
-	}
-	if err := k.call(ctx, "kg_read", map[string]any{"cwd": d.cwd}, &out); err != nil {
+	text, err := k.call(ctx, "kg_read", map[string]any{"cwd": d.cwd})
+	if err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("start a session: %w", err)
 	}
-	if out.SessionID == "" {
+	// The full read ends with "Session: <id>" (docs/design/mcp.md#full-read).
+	_, session, ok := strings.Cut(text, "\nSession: ")
+	if !ok || session == "" || strings.Contains(session, "\n") {
 		_ = c.Close()
-		return nil, errors.New("start a session: kg_read returned no session_id")
+		return nil, errors.New("start a session: kg_read's text ends with no Session line")
 	}
-	k.session = out.SessionID
+	k.session = session
 	return k, nil
 }
 
-// call calls a tool; a JSON-RPC error and an isError result are errors.
-// When out is not nil the structuredContent is decoded into it.
-func (k *kgConn) call(ctx context.Context, tool string, args map[string]any, out any) error {
+// call calls a tool and returns its text, which is all a kg result carries
+// (decision 0091); a JSON-RPC error and an isError result are errors.
+func (k *kgConn) call(ctx context.Context, tool string, args map[string]any) (string, error) {
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = args
 	res, err := k.c.CallTool(ctx, req)
 	if err != nil {
-		return fmt.Errorf("%s: %w", tool, err)
+		return "", fmt.Errorf("%s: %w", tool, err)
+	}
+	var text []string
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcpgo.TextContent); ok {
+			text = append(text, tc.Text)
+		}
 	}
 	if res.IsError {
-		var msg []string
-		for _, ct := range res.Content {
-			if tc, ok := ct.(mcpgo.TextContent); ok {
-				msg = append(msg, tc.Text)
-			}
-		}
-		return fmt.Errorf("%s: %s", tool, strings.Join(msg, " "))
+		return "", fmt.Errorf("%s: %s", tool, strings.Join(text, " "))
 	}
-	if out == nil {
-		return nil
-	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return fmt.Errorf("%s: structuredContent: %w", tool, err)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("%s: structuredContent: %w", tool, err)
-	}
-	return nil
+	return strings.Join(text, "\n"), nil
+}
+
+// callOK is call for a caller that needs only whether it worked.
+func (k *kgConn) callOK(ctx context.Context, tool string, args map[string]any) error {
+	_, err := k.call(ctx, tool, args)
+	return err
 }
 
 func (k *kgConn) CreateNode(ctx context.Context, n Node) error {
-	return k.call(ctx, "kg_put_node", map[string]any{
+	return k.callOK(ctx, "kg_put_node", map[string]any{
 		"session_id": k.session, "level": "project", "id": n.ID, "gist": n.Gist, "notes": n.Notes,
-	}, nil)
+	})
 }
 
 func (k *kgConn) CreateEdge(ctx context.Context, e Edge) error {
-	return k.call(ctx, "kg_put_edge", map[string]any{
+	return k.callOK(ctx, "kg_put_edge", map[string]any{
 		"session_id": k.session, "level": "project", "from": e.From, "to": e.To, "rel": e.Rel,
-	}, nil)
+	})
 }
 
 func (k *kgConn) Search(ctx context.Context, q string) error {
-	return k.call(ctx, "kg_search", map[string]any{"session_id": k.session, "query": q}, nil)
+	return k.callOK(ctx, "kg_search", map[string]any{"session_id": k.session, "query": q})
 }
 
 func (k *kgConn) FullRead(ctx context.Context) error {
-	return k.call(ctx, "kg_read", map[string]any{"session_id": k.session}, nil)
+	return k.callOK(ctx, "kg_read", map[string]any{"session_id": k.session})
 }
 
 func (k *kgConn) Close() error { return k.c.Close() }
@@ -130,7 +126,7 @@ func (k *kgConn) Close() error { return k.c.Close() }
 // Floor is kg_progress of a task that was never saved: a call that
 // writes nothing and reads next to nothing, the floor of any call.
 func (k *kgConn) Floor(ctx context.Context) error {
-	return k.call(ctx, "kg_progress", map[string]any{"session_id": k.session, "level": "project", "task_id": "kgbench-floor"}, nil)
+	return k.callOK(ctx, "kg_progress", map[string]any{"session_id": k.session, "level": "project", "task_id": "kgbench-floor"})
 }
 
 // Verify reads the project graph back whole through GET /api/export (every

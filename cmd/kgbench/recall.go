@@ -251,17 +251,19 @@ func runRecall(ctx context.Context, mcpURL, root string, convs []conversation) (
 // searchIDs asks kg_search for query in the session's graphs (limit 20) and
 // returns the ids of the hits, best first.
 func (k *kgConn) searchIDs(ctx context.Context, query string) ([]string, error) {
-	var out struct {
-		Hits []struct {
-			ID string `json:"id"`
-		} `json:"hits"`
-	}
-	if err := k.call(ctx, "kg_search", map[string]any{"session_id": k.session, "query": query, "limit": recallKs[len(recallKs)-1]}, &out); err != nil {
+	text, err := k.call(ctx, "kg_search", map[string]any{"session_id": k.session, "query": query, "limit": recallKs[len(recallKs)-1]})
+	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(out.Hits))
-	for i, h := range out.Hits {
-		ids[i] = h.ID
+	// Each hit is a line "  [where] id (tier, score …)"
+	// (docs/design/mcp.md#kg_search).
+	var ids []string
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  ["); ok {
+			_, hit, _ := strings.Cut(rest, "] ")
+			id, _, _ := strings.Cut(hit, " ")
+			ids = append(ids, id)
+		}
 	}
 	return ids, nil
 }

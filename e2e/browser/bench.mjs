@@ -60,7 +60,10 @@ async function mcp(url, name, args) {
   });
   const body = await res.json();
   if (body.error || body.result?.isError) throw new Error(`${name}: ${JSON.stringify(body.error ?? body.result.content)}`);
-  return body.result.structuredContent;
+  // A kg result carries its text only (docs/decisions/0091); a kg_read's
+  // ends with "Session: <id>".
+  const text = body.result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  return { text, session_id: text.match(/\nSession: ([0-9a-f]+)$/)?.[1] };
 }
 
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]; };

@@ -83,7 +83,10 @@ export async function mcp(url, name, args, headers = {}) {
   });
   const body = await res.json();
   if (body.error || body.result?.isError) throw new Error(`${name}: ${JSON.stringify(body.error ?? body.result.content)}`);
-  return body.result.structuredContent;
+  // A kg result carries its text only (docs/decisions/0091); a kg_read's
+  // ends with "Session: <id>".
+  const text = body.result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  return { text, session_id: text.match(/\nSession: ([0-9a-f]+)$/)?.[1] };
 }
 
 export async function rest(url, path, init = {}) {

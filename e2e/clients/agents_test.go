@@ -94,10 +94,19 @@ stream_max_retries = 0
 }
 
 // gemini runs `gemini -p prompt` in the project against the mock, with kg
-// at mcpURL in ~/.gemini/settings.json, every tool call allowed (yolo), the
-// workspace trusted, and a model named, so that Gemini CLI's router asks
-// the model nothing first.
+// at mcpURL in ~/.gemini/settings.json ("": no kg), every tool call allowed
+// (yolo), the workspace trusted, and a model named, so that Gemini CLI's
+// router asks the model nothing first.
 func (w *world) gemini(mock *modelMock, mcpURL, prompt string) (string, error) {
+	var servers map[string]any
+	if mcpURL != "" {
+		servers = map[string]any{"kg": map[string]any{"httpUrl": mcpURL, "trust": true}}
+	}
+	return w.geminiWith(mock, servers, prompt)
+}
+
+// geminiWith is gemini with servers as the settings' mcpServers.
+func (w *world) geminiWith(mock *modelMock, servers map[string]any, prompt string) (string, error) {
 	dir := filepath.Join(w.home, ".gemini")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -108,8 +117,8 @@ func (w *world) gemini(mock *modelMock, mcpURL, prompt string) (string, error) {
 		"telemetry": map[string]any{"enabled": false},
 		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
 	}
-	if mcpURL != "" {
-		settings["mcpServers"] = map[string]any{"kg": map[string]any{"httpUrl": mcpURL, "trust": true}}
+	if servers != nil {
+		settings["mcpServers"] = servers
 	}
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(mustJSON(settings)), 0o644); err != nil {
 		return "", err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -104,7 +105,7 @@ func TestClaudeCodeInstall(t *testing.T) {
 			w.kgAs(bin, "install", "claude-code")
 			installed := w.claudeFiles()
 			check(t, "claude-code", "install adds kg and keeps the user's settings", func() error {
-				for _, want := range []string{"hook session-start", "hook prompt", "hook tool-event", `"kg"`, w.kgURL(), "echo done", `"opus"`, `"other"`, `"numStartups":3`} {
+				for _, want := range []string{"hook session-start", "hook prompt", "hook tool-event", `"kg"`, `"mcp","--port=` + strconv.Itoa(w.port) + `"`, "echo done", `"opus"`, `"other"`, `"numStartups":3`} {
 					if !strings.Contains(installed, want) {
 						return fmt.Errorf("after install, no %s in\n%s", want, installed)
 					}
@@ -186,27 +187,32 @@ func TestClaudeCodePluginMarketplace(t *testing.T) {
 }
 
 // TestCodexWritesWithTheDocumentedConfig: with the [mcp_servers.kg] entry
-// docs/clients.md gives for Codex (read from the doc, its address made the
-// test's), codex exec can write to kg.
+// docs/clients.md gives for Codex (read from the doc, `kg` made the test's
+// binary), codex exec started with no kg server running can write to kg:
+// the entry's `kg mcp` starts the server (decision 0092). Codex passes an
+// MCP server only some of its environment, so the world's port is added
+// to the entry.
 func TestCodexWritesWithTheDocumentedConfig(t *testing.T) {
 	needClients(t)
 	w := newWorld(t)
-	w.serve()
-	proxy := newMCPProxy(t, w.kgURL())
+	t.Cleanup(w.stopStartedServers)
 	documented := codexSnippet(t)
 	codex := agents()[1]
 	mock := newModelMock(t, codex.proto, script(toolScript(codex, w.project)[:2]...))
-	out, err := w.codexWith(mock, strings.ReplaceAll(documented, "http://127.0.0.1:8765/", proxy.URL), "Record what we know about invoice retries.")
+	servers := strings.Replace(documented, `command = "kg"`, fmt.Sprintf("command = %q", kgBinary(t)), 1) +
+		fmt.Sprintf("env = { KG_HTTP_PORT = \"%d\" }\n", w.port)
+	out, err := w.codexWith(mock, servers, "Record what we know about invoice retries.")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	check(t, "codex", checkWriteWithDocumentedConfig, func() error {
-		for _, c := range proxy.Calls() {
-			if c.Tool == "kg_put_node" {
-				return nil
-			}
+		if got := strings.Join(mock.Last(t).Results, "\n"); !strings.Contains(got, "billing-retry") {
+			return fmt.Errorf("with\n%s\nthe model got %q for kg_read and kg_put_node", servers, mock.Last(t).Results)
 		}
-		return fmt.Errorf("with\n%s\nkg_put_node never reached kg; the model got %q", documented, mock.Last(t).Results)
+		if text := w.callTool("kg_read", map[string]any{"cwd": w.project, "id": "billing-retry"}); !strings.Contains(text, "invoice retries back off") {
+			return fmt.Errorf("kg holds no billing-retry after codex exec: %s", text)
+		}
+		return nil
 	})
 }
 
@@ -214,21 +220,60 @@ func TestCodexWritesWithTheDocumentedConfig(t *testing.T) {
 // section: what a user copies into ~/.codex/config.toml.
 func codexSnippet(t *testing.T) string {
 	t.Helper()
+	block := docBlock(t, "## Codex", "```toml\n")
+	if !strings.Contains(block, "[mcp_servers.kg]") || !strings.Contains(block, `command = "kg"`) {
+		t.Fatalf("docs/clients.md's Codex block is not an [mcp_servers.kg] entry running kg:\n%s", block)
+	}
+	return block
+}
+
+// TestGeminiStartsWithNoServer: Gemini CLI started with no kg server
+// running, with the mcpServers entry docs/clients.md gives for it (read from
+// the doc, `kg` made the test's binary), offers the model kg's nine tools:
+// the entry's `kg mcp` starts the server (decision 0092).
+func TestGeminiStartsWithNoServer(t *testing.T) {
+	needClients(t)
+	w := newWorld(t)
+	t.Cleanup(w.stopStartedServers)
+	var documented struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(docBlock(t, "## Gemini CLI", "```json\n")), &documented); err != nil {
+		t.Fatalf("docs/clients.md's Gemini CLI block: %v", err)
+	}
+	kg := documented.MCPServers["kg"]
+	if kg["command"] != "kg" || fmt.Sprint(kg["args"]) != "[mcp]" {
+		t.Fatalf("docs/clients.md's Gemini CLI entry does not run kg mcp: %v", kg)
+	}
+	kg["command"] = kgBinary(t)
+	kg["env"] = map[string]any{"KG_HTTP_PORT": strconv.Itoa(w.port)}
+	gem := agents()[2]
+	mock := newModelMock(t, gem.proto, script())
+	if out, err := w.geminiWith(mock, map[string]any{"kg": kg}, "What do we know about this project?"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	check(t, "gemini", "start with no server: kg tools offered by the documented entry", func() error {
+		return offersKGTools(gem, mock.Exchanges()[0])
+	})
+}
+
+// docBlock is the first code block opened by fence in the section of
+// docs/clients.md headed heading.
+func docBlock(t *testing.T, heading, fence string) string {
+	t.Helper()
 	doc, err := os.ReadFile(filepath.Join(here(t), "..", "..", "docs", "clients.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(doc), "\n## Codex\n")
+	_, section, ok := strings.Cut(string(doc), "\n"+heading+"\n")
 	if !ok {
-		t.Fatal("docs/clients.md has no \"## Codex\" section")
+		t.Fatalf("docs/clients.md has no %q section", heading)
 	}
-	_, block, ok := strings.Cut(section, "```toml\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, fence)
 	if !ok {
-		t.Fatal("docs/clients.md's Codex section has no toml block")
+		t.Fatalf("docs/clients.md's %q section has no %q block", heading, strings.TrimSpace(fence))
 	}
 	block, _, _ = strings.Cut(block, "```")
-	if !strings.Contains(block, "[mcp_servers.kg]") || !strings.Contains(block, "http://127.0.0.1:8765/") {
-		t.Fatalf("docs/clients.md's Codex block is not an [mcp_servers.kg] entry at the default address:\n%s", block)
-	}
 	return block
 }

@@ -7,14 +7,7 @@ import "testing"
 // Such a check still runs: while it fails it is reported as skipped with
 // the reason; once it passes it fails, "remove its row", so that a fix
 // removes rows here and nothing else (docs/clients.md#the-real-client-harness).
-var knownFailures = map[knownKey]string{
-	{"claude-code", checkResultCarriesText}: "issue 30 item 1: Claude Code hands the model structuredContent as JSON and drops the text",
-	{"claude-code", checkResultNoLarger}:    "issue 30 item 1: Claude Code hands the model structuredContent as JSON, larger than the text",
-	{"codex", checkResultCarriesText}:       "issue 30 item 1: Codex hands the model structuredContent as JSON and drops the text",
-	{"codex", checkResultNoLarger}:          "issue 30 item 1: Codex hands the model structuredContent as JSON, larger than the text",
-
-	{"claude-code", checkNoServerTools}: "issue 30 item 4: the MCP entry kg install writes is a URL, which gives no tools while no server runs",
-}
+var knownFailures = map[knownKey]string{}
 
 type knownKey struct{ client, check string }
 

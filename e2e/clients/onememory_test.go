@@ -48,3 +48,36 @@ func TestOneMemoryAcrossAgents(t *testing.T) {
 		return nil
 	})
 }
+
+// TestOneMemoryTheOtherWay: a node Claude Code writes is in the preload
+// of Codex's and Gemini CLI's next sessions, through the hooks kg install
+// codex and kg install gemini set up (docs/clients.md#what-each-agent-supports).
+func TestOneMemoryTheOtherWay(t *testing.T) {
+	needClients(t)
+	w := newWorld(t)
+	w.serve()
+	claude := agents()[0]
+	writer := newModelMock(t, claude.proto, script(
+		fixed(claude.tool("kg_read"), map[string]any{"cwd": w.project}),
+		withSession(claude.tool("kg_put_node"), map[string]any{"level": "project", "id": "schema-freeze",
+			"gist": "the orders table schema is frozen until the migration to v2 lands"}),
+	))
+	if out, err := w.claude(writer, w.kgURL(), "Remember that the orders schema is frozen."); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, tc := range agentHookCases() {
+		t.Run(tc.agent.name, func(t *testing.T) {
+			w.kg("install", tc.agent.name)
+			reader := newModelMock(t, tc.agent.proto, script())
+			if out, err := tc.run(w, reader, "Can I add a column to orders?"); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			check(t, tc.agent.name, "a write through Claude Code in the preload", func() error {
+				if ctx := reader.Exchanges()[0].Context; !strings.Contains(ctx, "schema-freeze: the orders table schema is frozen") {
+					return fmt.Errorf("%s's preload lacks Claude Code's schema-freeze:\n%.3000s", tc.agent.name, ctx)
+				}
+				return nil
+			})
+		})
+	}
+}

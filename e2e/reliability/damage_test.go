@@ -102,7 +102,7 @@ func mustSession(t *testing.T, c *client.Client, project string) string {
 	if err != nil || r.isError {
 		t.Fatalf("start a session: %v %s", err, r.text)
 	}
-	sid, _ := r.structured["session_id"].(string)
+	sid := sessionOf(r.text)
 	return sid
 }
 

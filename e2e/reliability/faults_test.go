@@ -71,7 +71,7 @@ func newFaultRun(t *testing.T, srv *server) *faultRun {
 	if r.isError {
 		t.Fatalf("start a session: %s", r.text)
 	}
-	f.sid, _ = r.structured["session_id"].(string)
+	f.sid = sessionOf(r.text)
 	return f
 }
 
@@ -144,7 +144,7 @@ func (f *faultRun) readsServe(refused ...string) {
 	for key, gist := range f.acked {
 		level, id, _ := strings.Cut(key, "/")
 		r := f.call("kg_read", map[string]any{"session_id": f.sid, "level": level, "id": id})
-		if got, _ := field(r.structured, "nodes", 0, "gist").(string); r.isError || got != gist {
+		if got := nodeOf(r.text).gist; r.isError || got != gist {
 			f.t.Errorf("%s node %s reads %.60q (%s), want what was acknowledged", level, id, got, r.text)
 		}
 	}
@@ -361,7 +361,7 @@ func TestReadOnlyRoot(t *testing.T) {
 			if err != nil || r.isError {
 				t.Fatalf("a session for another project: %v %s", err, r.text)
 			}
-			sid2, _ := r.structured["session_id"].(string)
+			sid2 := sessionOf(r.text)
 
 			undo := bindReadOnly(t, root)
 			const cause = "read-only file system"

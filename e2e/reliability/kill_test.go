@@ -235,16 +235,16 @@ func (w *worker) next() call {
 		id := nodes[w.rng.IntN(len(nodes))]
 		want := m.nodes[id]
 		return call{tool: "kg_read", graph: g, args: args("id", id), check: func(r result) error {
-			n := field(r.structured, "nodes", 0)
-			if got, _ := field(n, "gist").(string); got != want.gist || !slices.Equal(strs(field(n, "notes")), want.notes) {
+			n := nodeOf(r.text)
+			if n.gist != want.gist || !slices.Equal(n.notes, want.notes) {
 				return fmt.Errorf("read %s: %v, want gist %q notes %q", id, n, want.gist, want.notes)
 			}
 			return nil
 		}}
 	default:
 		return call{tool: "kg_read", graph: g, args: map[string]any{"session_id": w.session}, check: func(r result) error {
-			if r.structured["session_id"] != w.session {
-				return fmt.Errorf("full read: session_id %v, want %s", r.structured["session_id"], w.session)
+			if got := sessionOf(r.text); got != w.session {
+				return fmt.Errorf("full read: session %q, want %s", got, w.session)
 			}
 			return nil
 		}}
@@ -262,7 +262,7 @@ func (w *worker) startSession(ctx context.Context, c *client.Client) error {
 	if err != nil || r.isError {
 		return fmt.Errorf("client %d: start a session: %v %s", w.n, err, r.text)
 	}
-	if w.session, _ = r.structured["session_id"].(string); w.session == "" {
+	if w.session = sessionOf(r.text); w.session == "" {
 		return fmt.Errorf("client %d: kg_read with cwd started no session: %s", w.n, r.text)
 	}
 	return nil

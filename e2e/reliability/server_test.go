@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -435,9 +436,56 @@ func dialMCP(ctx context.Context, addr, name string) (*client.Client, error) {
 
 // result is a tool result as the suites read it.
 type result struct {
-	text       string
-	isError    bool
-	structured map[string]any
+	text    string
+	isError bool
+}
+
+// sessionOf is the session id a kg_read's text ends with ("Session:
+// <id>"); "" for none.
+func sessionOf(text string) string {
+	_, id, ok := strings.Cut(text, "\nSession: ")
+	if !ok || strings.Contains(id, "\n") {
+		return ""
+	}
+	return id
+}
+
+// readNode is the first node of a kg_read by id as its text shows it
+// (docs/design/mcp.md#read-by-id).
+type readNode struct {
+	gist    string
+	notes   []string
+	version int
+}
+
+func (n readNode) String() string {
+	return fmt.Sprintf("gist %q notes %q version %d", n.gist, n.notes, n.version)
+}
+
+// nodeOf reads the gist, the notes and the version of the first node of a
+// read by id's text: "gist: …", "notes:" with a "  - …" line each, then
+// "version: N, created …".
+func nodeOf(text string) readNode {
+	var n readNode
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case strings.HasPrefix(line, "gist: ") && n.gist == "":
+			n.gist = strings.TrimPrefix(line, "gist: ")
+		case line == "notes:" && n.notes == nil:
+			n.notes = []string{}
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  - ") {
+				i++
+				n.notes = append(n.notes, strings.TrimPrefix(lines[i], "  - "))
+			}
+		case strings.HasPrefix(line, "version: "):
+			v, _, _ := strings.Cut(strings.TrimPrefix(line, "version: "), ",")
+			n.version, _ = strconv.Atoi(v)
+			return n
+		}
+	}
+	return n
 }
 
 // callTool calls a tool; err is a transport or JSON-RPC error, a tool
@@ -457,48 +505,9 @@ func callTool(ctx context.Context, c *client.Client, name string, args map[strin
 		}
 	}
 	if res.StructuredContent != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return r, err
-		}
-		if err := json.Unmarshal(raw, &r.structured); err != nil {
-			return r, fmt.Errorf("%s: structuredContent is not an object: %s", name, raw)
-		}
+		return r, fmt.Errorf("%s: the result carries structuredContent, which Claude Code and Codex hand the model in place of the text", name)
 	}
 	return r, nil
-}
-
-// field walks a decoded JSON value along keys (object keys, or list
-// indexes as ints) and returns what it finds, or nil.
-func field(v any, path ...any) any {
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil
-			}
-			v = m[k]
-		case int:
-			l, ok := v.([]any)
-			if !ok || k >= len(l) {
-				return nil
-			}
-			v = l[k]
-		}
-	}
-	return v
-}
-
-// strs returns the strings of a decoded JSON list.
-func strs(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		s, _ := x.(string)
-		out = append(out, s)
-	}
-	return out
 }
 
 // projectDir makes a folder for a project and returns its canonical path,

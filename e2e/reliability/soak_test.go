@@ -234,8 +234,8 @@ func (s *soaker) step(ctx context.Context, c *client.Client, srv *server, cnt *s
 	case p < 50 && len(own) > 0:
 		read := slices.Sorted(maps.Keys(own))[s.rng.IntN(len(own))]
 		if r, ok := tool("kg_read", with("id", read)); ok {
-			n := field(r.structured, "nodes", 0)
-			if got, _ := field(n, "gist").(string); got != own[read].gist || !slices.Equal(strs(field(n, "notes")), own[read].notes) {
+			n := nodeOf(r.text)
+			if n.gist != own[read].gist || !slices.Equal(n.notes, own[read].notes) {
 				cnt.fail("session %d: read %s: %v, want %q", s.n, read, n, own[read].gist)
 			}
 			cnt.reads.Add(1)
@@ -264,18 +264,18 @@ func (s *soaker) step(ctx context.Context, c *client.Client, srv *server, cnt *s
 		shared := fmt.Sprintf("shared-%d", s.rng.IntN(soakShared))
 		args := map[string]any{"session_id": s.session, "level": "project", "id": shared}
 		r, ok := tool("kg_read", args, "not found")
-		version := 0.0
+		version := 0
 		if !ok {
 			if !strings.Contains(r.text, "not found") {
 				return
 			}
 			cnt.notFound.Add(1)
 		} else {
-			version, _ = field(r.structured, "nodes", 0, "version").(float64)
+			version = nodeOf(r.text).version
 		}
 		args = maps.Clone(args)
-		args["gist"] = fmt.Sprintf("shared, written by session %d over version %d", s.n, int(version))
-		args["expected_version"] = int(version)
+		args["gist"] = fmt.Sprintf("shared, written by session %d over version %d", s.n, version)
+		args["expected_version"] = version
 		if _, ok := tool("kg_put_node", args, "expected_version"); ok {
 			cnt.writes.Add(1)
 		} else {
@@ -320,7 +320,7 @@ func soakLoad(t *testing.T, srv *server, sessions []*soaker, d time.Duration, cn
 					cnt.fail("session %d: start: %v %s", i, err, r.text)
 					return
 				}
-				s.session, _ = r.structured["session_id"].(string)
+				s.session = sessionOf(r.text)
 			}
 			for time.Now().Before(stop) {
 				s.step(ctx, c, srv, cnt)

@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +13,18 @@ import (
 
 // mcpResult is a tool result as the tests read it.
 type mcpResult struct {
-	text       string
-	isError    bool
-	structured map[string]any
+	text    string
+	isError bool
+}
+
+// sessionOf is the session id a kg_read's text ends with ("Session:
+// <id>"); "" for none.
+func sessionOf(text string) string {
+	_, id, ok := strings.Cut(text, "\nSession: ")
+	if !ok || strings.Contains(id, "\n") {
+		return ""
+	}
+	return id
 }
 
 // tool calls an MCP tool on in over Streamable HTTP with a client of its
@@ -47,8 +55,7 @@ func (in *instance) tool(name string, args map[string]any) mcpResult {
 		}
 	}
 	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(raw, &r.structured)
+		in.t.Errorf("%s on %s: the result carries structuredContent, which Claude Code and Codex hand the model in place of the text", name, in.name)
 	}
 	return r
 }
@@ -80,24 +87,22 @@ func TestMCPAcrossServers(t *testing.T) {
 	const key = "github.com/acme/mcp"
 	// kg mcp on alice's machine sends the key beside her cwd.
 	r := alice[0].ok("kg_read", map[string]any{"cwd": "/home/alice/src/mcp", "project_key": key})
-	sess, _ := r.structured["session_id"].(string)
+	sess := sessionOf(r.text)
 	if sess == "" {
-		t.Fatalf("kg_read on a started no session: %v", r.structured)
+		t.Fatalf("kg_read on a started no session:\n%s", r.text)
 	}
 	// Bob, from his own checkout of the same repository, on c: c holds
 	// the project graph from now on.
 	r = bob[2].ok("kg_read", map[string]any{"cwd": "/Users/bob/code/mcp", "project_key": key})
-	bobSess, _ := r.structured["session_id"].(string)
+	bobSess := sessionOf(r.text)
 	alice[1].ok("kg_put_node", map[string]any{"session_id": sess, "level": "project", "id": "written-on-b",
 		"gist": "alice's session wrote this on b", "touches": []any{"/home/alice/src/mcp/pay/pay.go"}})
 	got := alice[2].ok("kg_read", map[string]any{"session_id": sess, "ids": []any{"written-on-b"}})
-	nodes, _ := got.structured["nodes"].([]any)
-	if len(nodes) != 1 {
+	if strings.Count(got.text, "=== NODE ") != 1 {
 		t.Fatalf("kg_read by id on c right after the write on b: %s", got.text)
 	}
-	n := nodes[0].(map[string]any)
-	if n["gist"] != "alice's session wrote this on b" || strings.Join(anyStrings(n["touches"]), ",") != "pay/pay.go" {
-		t.Errorf("the node read on c: %v; want its gist and the touch relative to the checkout", n)
+	if !strings.Contains(got.text, "\ngist: alice's session wrote this on b\ntouches:\n  - pay/pay.go\nversion: ") {
+		t.Errorf("the node read on c:\n%s\nwant its gist and the touch relative to the checkout", got.text)
 	}
 
 	if r := bob[2].ok("kg_read", map[string]any{"session_id": bobSess}); !strings.Contains(r.text, "written-on-b") {
@@ -150,12 +155,4 @@ func TestMCPAcrossServers(t *testing.T) {
 	if r := bob[2].ok("kg_progress", map[string]any{"session_id": bobSess, "level": "project", "task_id": "migrate-db"}); !strings.Contains(r.text, `"step":3`) && !strings.Contains(r.text, `"step": 3`) {
 		t.Errorf("kg_progress read on c of the state saved on a: %s", r.text)
 	}
-}
-
-func anyStrings(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(string))
-	}
-	return out
 }

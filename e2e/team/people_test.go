@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
@@ -313,9 +312,8 @@ func TestProjectKeyParameter(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("kg_read with project_key: %v %+v", err, res)
 	}
-	out, _ := json.Marshal(res.StructuredContent)
-	if !strings.Contains(string(out), `"by-key"`) {
-		t.Errorf("kg_read with project_key does not read the keyed project: %s", out)
+	if text := res.Content[0].(mcpgo.TextContent).Text; !strings.Contains(text, "\n  by-key: ") {
+		t.Errorf("kg_read with project_key does not read the keyed project:\n%s", text)
 	}
 }
 

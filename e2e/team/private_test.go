@@ -74,7 +74,7 @@ func TestPrivateProjectsAreTheirsAlone(t *testing.T) {
 	if !res.isError || strings.Contains(res.text, "alice-secret") {
 		t.Errorf("bob's kg_read cwd=%s: error %v, %s; want an unknown project", key, res.isError, res.text)
 	}
-	if sid, _ := res.structured["session_id"].(string); sid != "" {
+	if sid := sessionOf(res.text); sid != "" {
 		if put := bob.tool("kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "bob-was-here", "gist": "x"}); !put.isError {
 			t.Errorf("bob's kg_put_node into alice's private project succeeded: %s", put.text)
 		}

@@ -17,7 +17,7 @@ import (
 
 // decodeInto decodes raw as the arguments of the tool and returns its
 // argument struct (a pointer to it, as a reflect.Value).
-func (t tool[A, O]) decodeInto(raw []byte) (reflect.Value, error) {
+func (t tool[A]) decodeInto(raw []byte) (reflect.Value, error) {
 	var a A
 	err := decodeArgs(raw, &a)
 	return reflect.ValueOf(&a).Elem(), err

@@ -1,6 +1,6 @@
 package mcp
 
-// Pieces of text and of structured output that more than one tool uses.
+// Pieces of text that more than one tool uses.
 // Everything that belongs to one tool is in that tool's file.
 
 import (
@@ -35,26 +35,6 @@ func redactedLine(fs []secrets.Finding) string {
 	return render.RedactedLine(rs)
 }
 
-// redactionOut is a secret stored redacted.
-type redactionOut struct {
-	Field    string `json:"field"`
-	Kind     string `json:"kind"`
-	Start    int    `json:"start" jsonschema:"first char of the secret, from 1"`
-	End      int    `json:"end" jsonschema:"last char of the secret, included"`
-	StoredAs string `json:"stored_as"`
-}
-
-func redactedOutput(fs []secrets.Finding) []redactionOut {
-	if len(fs) == 0 {
-		return nil
-	}
-	out := make([]redactionOut, len(fs))
-	for i, f := range fs {
-		out[i] = redactionOut{Field: f.Field, Kind: f.Kind.ID, Start: f.Start + 1, End: f.End, StoredAs: f.RedactedAs()}
-	}
-	return out
-}
-
 // duplicatesLine is "\nPossible duplicates: auth-token-refresh (0.86),
 // Auth_Token (same id)", or "" for none (docs/design/trust.md#duplicates).
 func duplicatesLine(ds []duplicates.Match) string {
@@ -63,47 +43,4 @@ func duplicatesLine(ds []duplicates.Match) string {
 		out[i] = render.Duplicate{ID: d.ID, ByID: d.ByID, Score: d.Score}
 	}
 	return render.DuplicatesLine(out)
-}
-
-// duplicateOut is a node a new one may duplicate.
-type duplicateOut struct {
-	ID    string  `json:"id"`
-	By    string  `json:"by" jsonschema:"id: the same id but for case, - or _ and a plural s; gist: a near-identical gist"`
-	Score float64 `json:"score" jsonschema:"how alike the gists are, 0 to 1; 1 for a match by id"`
-}
-
-func duplicatesOutput(ds []duplicates.Match) []duplicateOut {
-	if len(ds) == 0 {
-		return nil
-	}
-	out := make([]duplicateOut, len(ds))
-	for i, d := range ds {
-		out[i] = duplicateOut{ID: d.ID, By: duplicates.By(d), Score: d.Score}
-	}
-	return out
-}
-
-// movesOut is what a compaction run moved.
-type movesOut struct {
-	Archived []string `json:"archived,omitempty"`
-	Restored []string `json:"restored,omitempty"`
-	Orphaned []string `json:"orphaned,omitempty"`
-	Pruned   []string `json:"pruned,omitempty"`
-}
-
-// movesOutput is m as structured output; nil when the run moved nothing.
-func movesOutput(m domain.Moves) *movesOut {
-	if m.Empty() {
-		return nil
-	}
-	return &movesOut{Archived: m.Archived, Restored: m.Restored, Orphaned: m.Orphaned, Pruned: m.Pruned}
-}
-
-// nonNil returns s, or an empty list for nil: the output lists are always
-// arrays, so a client never has to tell null from empty.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

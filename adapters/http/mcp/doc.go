@@ -7,8 +7,9 @@
 // (kg_read.go, …), which holds all of it: the name, description and
 // annotations, the input schema and the argument struct it is decoded into
 // (with the argument types of args.go), the function that calls the app,
-// the text written for an LLM, and the structured-output type whose JSON
-// Schema is the tool's outputSchema. kgTools (server.go) lists the tools.
+// and the text written for an LLM, which is all a result carries (no
+// outputSchema, no structuredContent: decision 0091). kgTools (server.go)
+// lists the tools.
 // The declarations are snapshotted under testdata/tools/.
 //
 // To add a tool: write kg_<name>.go with a tool value, add it to kgTools,

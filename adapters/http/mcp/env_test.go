@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"iter"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/paths"
@@ -61,7 +59,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	e.svc = svc
-	srv := httptest.NewServer(newHandler("1.2.3-test", svc, log, nil, server.WithOutputSchemaValidation()))
+	srv := httptest.NewServer(New("1.2.3-test", svc, log, nil))
 	t.Cleanup(func() {
 		srv.Close()
 		if err := svc.Close(context.Background()); err != nil {
@@ -90,9 +88,8 @@ func (e *env) client(t *testing.T) *client.Client {
 
 // result is a tool result as a test reads it.
 type result struct {
-	text       string
-	isError    bool
-	structured map[string]any
+	text    string
+	isError bool
 }
 
 // call calls a tool over a fresh client and returns its result; a JSON-RPC
@@ -114,17 +111,10 @@ func (e *env) call(t *testing.T, name string, args map[string]any) result {
 			r.text += tc.Text
 		}
 	}
+	// The text is what reaches the model; a structuredContent would
+	// replace it in Claude Code and Codex (decision 0091).
 	if res.StructuredContent != nil {
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &r.structured); err != nil {
-			t.Fatalf("%s: structuredContent is not an object: %s", name, raw)
-		}
-	}
-	if !r.isError && r.structured == nil {
-		t.Errorf("%s: a successful result without structuredContent", name)
+		t.Errorf("%s: the result carries structuredContent, which Claude Code and Codex hand the model in place of the text", name)
 	}
 	return r
 }
@@ -143,9 +133,20 @@ func (e *env) ok(t *testing.T, name string, args map[string]any) result {
 func (e *env) session(t *testing.T, project string) string {
 	t.Helper()
 	r := e.ok(t, "kg_read", map[string]any{"cwd": project})
-	id, _ := r.structured["session_id"].(string)
+	id := sessionOf(r.text)
 	if id == "" {
 		t.Fatalf("kg_read gave no session id: %s", r.text)
+	}
+	return id
+}
+
+// sessionOf is the session id of a kg_read's text: its last line,
+// "Session: <id>"; "" when there is none.
+func sessionOf(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	id, ok := strings.CutPrefix(lines[len(lines)-1], "Session: ")
+	if !ok {
+		return ""
 	}
 	return id
 }

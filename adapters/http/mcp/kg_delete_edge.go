@@ -12,7 +12,7 @@ import (
 
 // kgDeleteEdge deletes one edge; a missing edge is reported, not an error
 // (docs/design/mcp.md#kg_delete_edge).
-var kgDeleteEdge = tool[deleteEdgeArgs, deleteEdgeOutput]{
+var kgDeleteEdge = tool[deleteEdgeArgs]{
 	name:        "kg_delete_edge",
 	description: "Delete the edge from --rel--> to. A missing edge is reported, not an error.",
 	hints:       hints{title: "Delete an edge", destructive: true, idempotent: true},
@@ -34,28 +34,16 @@ type deleteEdgeArgs struct {
 	Level     level       `arg:"level"`
 }
 
-func deleteEdge(ctx context.Context, svc Service, a deleteEdgeArgs) (string, deleteEdgeOutput, error) {
+func deleteEdge(ctx context.Context, svc Service, a deleteEdgeArgs) (string, error) {
 	k := domain.EdgeKey{From: string(a.From), To: string(a.To), Rel: string(a.Rel)}
 	res, err := svc.DeleteEdge(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}, k)
 	if err != nil {
-		return "", deleteEdgeOutput{}, err
+		return "", err
 	}
 	if res.Key == (domain.EdgeKey{}) {
 		res.Key = k
 	}
-	return renderDeleteEdge(res), deleteEdgeOutput{
-		Level: string(res.Level), Project: res.Project, From: k.From, Rel: k.Rel, To: k.To, Deleted: res.Deleted,
-	}, nil
-}
-
-// deleteEdgeOutput is the structured result of kg_delete_edge.
-type deleteEdgeOutput struct {
-	Level   string `json:"level,omitempty"`
-	Project string `json:"project,omitempty"`
-	From    string `json:"from"`
-	Rel     string `json:"rel"`
-	To      string `json:"to"`
-	Deleted bool   `json:"deleted" jsonschema:"false when no such edge existed"`
+	return renderDeleteEdge(res), nil
 }
 
 // renderDeleteEdge is the text of kg_delete_edge; a missing edge is "Edge

@@ -12,7 +12,7 @@ import (
 
 // kgDeleteNode deletes a node and the edges of its graph that touch it
 // (docs/design/mcp.md#kg_delete_node).
-var kgDeleteNode = tool[deleteNodeArgs, deleteNodeOutput]{
+var kgDeleteNode = tool[deleteNodeArgs]{
 	name: "kg_delete_node",
 	description: "Delete a node and the edges of its graph that touch it. Without level the user " +
 		"graph is tried first, then the project graph; a node in both needs level.",
@@ -31,22 +31,12 @@ type deleteNodeArgs struct {
 	Level     level       `arg:"level"`
 }
 
-func deleteNode(ctx context.Context, svc Service, a deleteNodeArgs) (string, deleteNodeOutput, error) {
+func deleteNode(ctx context.Context, svc Service, a deleteNodeArgs) (string, error) {
 	res, err := svc.DeleteNode(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}, string(a.ID))
 	if err != nil {
-		return "", deleteNodeOutput{}, err
+		return "", err
 	}
-	return renderDeleteNode(res), deleteNodeOutput{
-		Level: string(res.Level), Project: res.Project, ID: res.ID, EdgesDeleted: res.EdgesDeleted,
-	}, nil
-}
-
-// deleteNodeOutput is the structured result of kg_delete_node.
-type deleteNodeOutput struct {
-	Level        string `json:"level"`
-	Project      string `json:"project,omitempty"`
-	ID           string `json:"id"`
-	EdgesDeleted int    `json:"edges_deleted"`
+	return renderDeleteNode(res), nil
 }
 
 // renderDeleteNode is `Node "x" deleted from user graph, with 2 edges`.

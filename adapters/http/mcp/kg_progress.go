@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -14,7 +12,7 @@ import (
 
 // kgProgress keeps a task's state across context resets
 // (docs/design/mcp.md#kg_progress).
-var kgProgress = tool[progressArgs, progressOutput]{
+var kgProgress = tool[progressArgs]{
 	name: "kg_progress",
 	description: "Durable task state across context resets. With state, stores it whole (replacing " +
 		"what was there); without, returns the stored state.",
@@ -35,40 +33,23 @@ type progressArgs struct {
 	Level     level       `arg:"level"`
 }
 
-func progress(ctx context.Context, svc Service, a progressArgs) (string, progressOutput, error) {
+func progress(ctx context.Context, svc Service, a progressArgs) (string, error) {
 	sc := app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}
 	if sc.Level == "" {
 		sc.Level = domain.LevelUser // docs/design/mcp.md#kg_progress: level defaults to user
 	}
 	task := string(a.TaskID)
-	save := a.State != nil
-	out := progressOutput{TaskID: task, Level: string(sc.Level), Saved: save}
-	if save {
-		state := domain.RawJSON(a.State)
-		if err := svc.SaveProgress(ctx, sc, task, state); err != nil {
-			return "", progressOutput{}, err
+	if a.State != nil {
+		if err := svc.SaveProgress(ctx, sc, task, domain.RawJSON(a.State)); err != nil {
+			return "", err
 		}
-		out.Found, out.State = true, stateObject(state)
-		return render.ProgressSaved(task, string(sc.Level)), out, nil
+		return render.ProgressSaved(task, string(sc.Level)), nil
 	}
 	state, found, err := svc.LoadProgress(ctx, sc, task)
 	if err != nil {
-		return "", progressOutput{}, err
+		return "", err
 	}
-	out.Found = found
-	if found {
-		out.State = stateObject(state)
-	}
-	return renderProgress(task, sc.Level, state, found), out, nil
-}
-
-// progressOutput is the structured result of kg_progress.
-type progressOutput struct {
-	TaskID string         `json:"task_id"`
-	Level  string         `json:"level"`
-	Saved  bool           `json:"saved" jsonschema:"true when this call stored a state"`
-	Found  bool           `json:"found" jsonschema:"true when a stored state was found or saved"`
-	State  map[string]any `json:"state,omitempty" jsonschema:"the task state"`
+	return renderProgress(task, sc.Level, state, found), nil
 }
 
 // renderProgress is the text of kg_progress without a state: the stored
@@ -78,16 +59,4 @@ func renderProgress(task string, level domain.Level, state domain.RawJSON, found
 		return render.ProgressNotFound(task)
 	}
 	return render.ProgressState(task, string(level), state)
-}
-
-// stateObject decodes a stored progress state for structuredContent,
-// keeping numbers exact.
-func stateObject(state domain.RawJSON) map[string]any {
-	dec := json.NewDecoder(bytes.NewReader(state))
-	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
-		return nil
-	}
-	return m
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // kgPutEdge creates or updates a relationship (docs/design/mcp.md#kg_put_edge).
-var kgPutEdge = tool[putEdgeArgs, putEdgeOutput]{
+var kgPutEdge = tool[putEdgeArgs]{
 	name: "kg_put_edge",
 	description: "Create or update a relationship from one node (or file, URL, artifact) to another. " +
 		"Its ends need not exist yet. Edges keep connected knowledge active.",
@@ -36,29 +36,13 @@ type putEdgeArgs struct {
 	Notes     strList       `arg:"notes"`
 }
 
-func putEdge(ctx context.Context, svc Service, a putEdgeArgs) (string, putEdgeOutput, error) {
+func putEdge(ctx context.Context, svc Service, a putEdgeArgs) (string, error) {
 	res, err := svc.PutEdge(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)},
 		domain.EdgeInput{From: string(a.From), To: string(a.To), Rel: string(a.Rel), Notes: a.Notes})
 	if err != nil {
-		return "", putEdgeOutput{}, err
+		return "", err
 	}
-	e := res.Edge
-	return renderPutEdge(res), putEdgeOutput{
-		Level: string(res.Level), Project: res.Project, From: e.From, Rel: e.Rel, To: e.To,
-		Version: e.Version.V, Compaction: movesOutput(res.Compaction), Redacted: redactedOutput(res.Redacted),
-	}, nil
-}
-
-// putEdgeOutput is the structured result of kg_put_edge.
-type putEdgeOutput struct {
-	Level      string         `json:"level"`
-	Project    string         `json:"project,omitempty"`
-	From       string         `json:"from"`
-	Rel        string         `json:"rel"`
-	To         string         `json:"to"`
-	Version    uint64         `json:"version"`
-	Compaction *movesOut      `json:"compaction,omitempty"`
-	Redacted   []redactionOut `json:"redacted,omitempty" jsonschema:"secrets the write held, stored replaced by [REDACTED:<kind>] (KG_SECRETS=redact)"`
+	return renderPutEdge(res), nil
 }
 
 // renderPutEdge is "Edge a --rel--> b saved to user graph", plus a line for

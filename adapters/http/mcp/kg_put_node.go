@@ -11,7 +11,7 @@ import (
 )
 
 // kgPutNode creates or updates a node (docs/design/mcp.md#kg_put_node).
-var kgPutNode = tool[putNodeArgs, putNodeOutput]{
+var kgPutNode = tool[putNodeArgs]{
 	name: "kg_put_node",
 	description: "Create or update a node: one distilled insight. Store the why, not the what. " +
 		"gist is the one-line headline shown in every full read; notes hold rationale and constraints, " +
@@ -39,36 +39,20 @@ type putNodeArgs struct {
 	ExpectedVersion integer       `arg:"expected_version"`
 }
 
-func putNode(ctx context.Context, svc Service, a putNodeArgs) (string, putNodeOutput, error) {
+func putNode(ctx context.Context, svc Service, a putNodeArgs) (string, error) {
 	in := domain.NodeInput{ID: string(a.ID), Gist: string(a.Gist), Notes: a.Notes, Touches: a.Touches}
 	if ev := a.ExpectedVersion; ev.given {
 		if ev.value < 0 {
-			return "", putNodeOutput{}, domain.Invalidf("expected_version", "%d is negative; versions start at 0 (the node does not exist)", ev.value)
+			return "", domain.Invalidf("expected_version", "%d is negative; versions start at 0 (the node does not exist)", ev.value)
 		}
 		v := uint64(ev.value)
 		in.ExpectedVersion = &v
 	}
 	res, err := svc.PutNode(ctx, app.Scope{SessionID: string(a.SessionID), Level: domain.Level(a.Level)}, in)
 	if err != nil {
-		return "", putNodeOutput{}, err
+		return "", err
 	}
-	return renderPutNode(res), putNodeOutput{
-		Level: string(res.Level), Project: res.Project, ID: res.Node.ID, Version: res.Node.Version.V,
-		Compaction: movesOutput(res.Compaction), Redacted: redactedOutput(res.Redacted),
-		PossibleDuplicates: duplicatesOutput(res.PossibleDuplicates),
-	}, nil
-}
-
-// putNodeOutput is the structured result of kg_put_node.
-type putNodeOutput struct {
-	Level      string         `json:"level"`
-	Project    string         `json:"project,omitempty"`
-	ID         string         `json:"id"`
-	Version    uint64         `json:"version"`
-	Compaction *movesOut      `json:"compaction,omitempty" jsonschema:"what the compaction run this write triggered moved, if anything"`
-	Redacted   []redactionOut `json:"redacted,omitempty" jsonschema:"secrets the write held, stored replaced by [REDACTED:<kind>] (KG_SECRETS=redact)"`
-	// The write is made all the same: kg warns, never drops.
-	PossibleDuplicates []duplicateOut `json:"possible_duplicates,omitempty" jsonschema:"existing nodes this new node may repeat; the write was made all the same"`
+	return renderPutNode(res), nil
 }
 
 // renderPutNode is "Node "x" saved to project graph (v3)", plus a line for

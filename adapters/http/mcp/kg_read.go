@@ -19,7 +19,7 @@ import (
 // kgRead starts or continues a session and reads memory: the full read of the
 // user graph and the session's project graph, or nodes by id
 // (docs/design/mcp.md#kg_read).
-var kgRead = tool[readArgs, readOutput]{
+var kgRead = tool[readArgs]{
 	name: "kg_read",
 	description: "Start or continue a session and read your memory. Call it first in every " +
 		"conversation with cwd (the absolute project root) to get a session_id and the full read: the user " +
@@ -47,7 +47,7 @@ type readArgs struct {
 	Level      level   `arg:"level"`
 }
 
-func read(ctx context.Context, svc Service, a readArgs) (string, readOutput, error) {
+func read(ctx context.Context, svc Service, a readArgs) (string, error) {
 	req := app.ReadRequest{CWD: string(a.CWD), ProjectKey: string(a.ProjectKey), SessionID: string(a.SessionID), Level: domain.Level(a.Level)}
 	if a.ID != "" {
 		req.IDs = append(req.IDs, string(a.ID))
@@ -55,13 +55,13 @@ func read(ctx context.Context, svc Service, a readArgs) (string, readOutput, err
 	req.IDs = append(req.IDs, a.IDs...)
 	res, err := svc.Read(ctx, req)
 	if err != nil {
-		return "", readOutput{}, err
+		return "", err
 	}
 	if res.Full != nil {
 		gs := fitFullRead(*res.Full, res.SessionID, maxReadChars)
-		return staleLine(res.Stale) + renderFullRead(gs, res.SessionID), fullReadOutput(gs, res), nil
+		return staleLine(res.Stale) + renderFullRead(gs, res.SessionID), nil
 	}
-	return staleLine(res.Stale) + renderNodeReads(res.Nodes, res.SessionID), nodeReadsOutput(res), nil
+	return staleLine(res.Stale) + renderNodeReads(res.Nodes, res.SessionID), nil
 }
 
 // staleLine heads a read served from memory while the database cannot be
@@ -72,110 +72,6 @@ func staleLine(stale bool) string {
 		return ""
 	}
 	return "HEALTH: the database cannot be reached; this memory may be behind what other servers committed\n"
-}
-
-// readOutput is the structured result of kg_read.
-type readOutput struct {
-	SessionID  string    `json:"session_id" jsonschema:"the session to pass to every later call"`
-	NewSession bool      `json:"new_session" jsonschema:"true when this call started the session"`
-	User       *graphOut `json:"user,omitempty" jsonschema:"the full read of the user graph (absent for a read by id)"`
-	Project    *graphOut `json:"project,omitempty" jsonschema:"the full read of the session's project graph (absent without a project or for a read by id)"`
-	Nodes      []nodeOut `json:"nodes,omitempty" jsonschema:"the nodes read by id, in request order"`
-}
-
-// graphOut is the full read of one graph.
-type graphOut struct {
-	Level           string      `json:"level" jsonschema:"user or project"`
-	Project         string      `json:"project,omitempty" jsonschema:"the project path, for the project graph"`
-	Name            string      `json:"name,omitempty" jsonschema:"the project folder's name"`
-	Active          []activeOut `json:"active" jsonschema:"active nodes by creation time then id"`
-	Archived        []string    `json:"archived" jsonschema:"archived node ids by id; kg_read with id restores one"`
-	Edges           []edgeOut   `json:"edges" jsonschema:"shown edges by from, rel, to"`
-	Health          healthOut   `json:"health"`
-	ArchivedOmitted int         `json:"archived_omitted,omitempty" jsonschema:"archived ids left out to keep the read under its size cap; kg_search finds them"`
-	EdgesOmitted    int         `json:"edges_omitted,omitempty" jsonschema:"edges to archived nodes left out to keep the read under its size cap"`
-	Unavailable     string      `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be read: which graph and why; the rest of the read is served"`
-}
-
-// activeOut is an active node in the full read.
-type activeOut struct {
-	ID    string     `json:"id"`
-	Gist  string     `json:"gist"`
-	Stale []staleOut `json:"stale,omitempty" jsonschema:"the files this node recorded that changed or vanished since it was written: it is possibly stale; absent when none"`
-}
-
-// staleOut is a recorded file of a possibly stale node
-// (docs/design/trust.md#staleness).
-type staleOut struct {
-	Path   string `json:"path"`
-	Change string `json:"change" jsonschema:"changed or vanished"`
-}
-
-// staleOutput is n's stale marks as the structured results give them; nil
-// (left out) for none.
-func staleOutput(n *domain.Node) []staleOut {
-	if len(n.Stale) == 0 {
-		return nil
-	}
-	out := make([]staleOut, len(n.Stale))
-	for i, m := range n.Stale {
-		out[i] = staleOut{Path: m.Path, Change: string(m.Change)}
-	}
-	return out
-}
-
-// edgeOut is a shown edge of the full read: its notes are counted, not
-// given (docs/design/mcp.md#full-read).
-type edgeOut struct {
-	From      string `json:"from"`
-	Rel       string `json:"rel"`
-	To        string `json:"to"`
-	NoteCount int    `json:"note_count,omitempty" jsonschema:"how many notes the edge has; kg_read with id of either end shows them"`
-}
-
-// healthOut is the HEALTH line of a graph.
-type healthOut struct {
-	Active          int     `json:"active" jsonschema:"active nodes"`
-	Archived        int     `json:"archived" jsonschema:"archived nodes"`
-	Orphaned        int     `json:"orphaned" jsonschema:"orphaned nodes (invisible in the full read)"`
-	Edges           int     `json:"edges" jsonschema:"shown edges"`
-	Unconnected     int     `json:"unconnected" jsonschema:"active nodes with no shown edge"`
-	AvgEdgesPerNode float64 `json:"avg_edges_per_node"`
-	Tokens          int     `json:"tokens" jsonschema:"token estimate of the full read of this graph"`
-	MaxTokens       int     `json:"max_tokens" jsonschema:"token budget"`
-	OverBudget      bool    `json:"over_budget"`
-}
-
-// nodeOut is a node read by id, in full.
-type nodeOut struct {
-	Level          string       `json:"level"`
-	Project        string       `json:"project,omitempty"`
-	ID             string       `json:"id"`
-	Tier           string       `json:"tier" jsonschema:"active, archived or orphaned"`
-	WasTier        string       `json:"was_tier" jsonschema:"the tier before this read; archived or orphaned means the read restored it"`
-	Gist           string       `json:"gist"`
-	Notes          []string     `json:"notes"`
-	Touches        []string     `json:"touches"`
-	Version        uint64       `json:"version"`
-	Created        string       `json:"created,omitempty"`
-	LastWritten    string       `json:"last_written,omitempty"`
-	Use            uint64       `json:"use" jsonschema:"the use count as last counted, 65536 per session that needed the node; it halves every 7 days"`
-	LastCounted    string       `json:"last_counted,omitempty" jsonschema:"the day the use count was last counted"`
-	Out            []edgeEndOut `json:"edges_out"`
-	In             []edgeEndOut `json:"edges_in"`
-	Rescued        []string     `json:"rescued,omitempty" jsonschema:"orphaned neighbours this read made archived again"`
-	RecallNotSaved string       `json:"recall_not_saved,omitempty" jsonschema:"set when the restore could not be saved: the content is shown, the tiers reverted"`
-	Stale          []staleOut   `json:"stale,omitempty" jsonschema:"the files this node recorded that changed or vanished since it was written: it is possibly stale; absent when none"`
-}
-
-// edgeEndOut is an edge seen from one of its ends.
-type edgeEndOut struct {
-	From       string   `json:"from"`
-	Rel        string   `json:"rel"`
-	To         string   `json:"to"`
-	Notes      []string `json:"notes,omitempty"`
-	OtherTier  string   `json:"other_tier,omitempty" jsonschema:"the other end's tier; absent when it is a reference (file, URL, unknown id)"`
-	OtherLevel string   `json:"other_level,omitempty" jsonschema:"the level of the graph the other end was found in"`
 }
 
 // The full read.
@@ -319,44 +215,6 @@ func healthLine(h domain.Health) string {
 	})
 }
 
-func fullReadOutput(gs []shownGraph, res app.ReadResult) readOutput {
-	out := readOutput{SessionID: res.SessionID, NewSession: res.NewSession}
-	for _, g := range gs {
-		if g.level == domain.LevelUser {
-			out.User = graphOutput(g)
-		} else {
-			out.Project = graphOutput(g)
-		}
-	}
-	return out
-}
-
-func graphOutput(g shownGraph) *graphOut {
-	v := g.view
-	out := &graphOut{
-		Level: string(g.level), Project: g.project, Name: g.name,
-		Active:          make([]activeOut, 0, len(v.Active)),
-		Archived:        append([]string{}, v.Archived...),
-		Edges:           make([]edgeOut, 0, len(v.Edges)),
-		ArchivedOmitted: g.archivedOmitted,
-		EdgesOmitted:    g.edgesOmitted,
-		Unavailable:     g.unavailable,
-		Health: healthOut{
-			Active: v.Health.Active, Archived: v.Health.Archived, Orphaned: v.Health.Orphaned,
-			Edges: v.Health.Edges, Unconnected: v.Health.Unconnected,
-			AvgEdgesPerNode: v.Health.AvgEdgesPerNode,
-			Tokens:          v.Health.Estimate, MaxTokens: v.Health.MaxTokens, OverBudget: v.Health.OverBudget,
-		},
-	}
-	for _, n := range v.Active {
-		out.Active = append(out.Active, activeOut{ID: n.ID, Gist: n.Gist, Stale: staleOutput(n)})
-	}
-	for _, e := range v.Edges {
-		out.Edges = append(out.Edges, edgeOut{From: e.From, Rel: e.Rel, To: e.To, NoteCount: len(e.Notes)})
-	}
-	return out
-}
-
 // The read by id.
 
 // renderNodeReads is the text of a read by id.
@@ -435,34 +293,4 @@ func formatTime(t domain.Micros) string {
 		return ""
 	}
 	return time.UnixMicro(int64(t)).UTC().Format(time.RFC3339)
-}
-
-func nodeReadsOutput(res app.ReadResult) readOutput {
-	out := readOutput{SessionID: res.SessionID, NewSession: res.NewSession, Nodes: make([]nodeOut, 0, len(res.Nodes))}
-	for _, r := range res.Nodes {
-		n := r.Node
-		out.Nodes = append(out.Nodes, nodeOut{
-			Level: string(r.Level), Project: r.Project, ID: n.ID,
-			Tier: n.Tier.String(), WasTier: r.WasTier.String(),
-			Gist: n.Gist, Notes: nonNil(n.Notes), Touches: nonNil(n.Touches),
-			Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
-			Use: n.Use.Count, LastCounted: lastCounted(n.Use),
-			Out: endsOutput(r.Out), In: endsOutput(r.In),
-			Rescued: r.Rescued, RecallNotSaved: r.RecallNotSaved, Stale: staleOutput(n),
-		})
-	}
-	return out
-}
-
-func endsOutput(ends []app.EdgeEnd) []edgeEndOut {
-	out := make([]edgeEndOut, 0, len(ends))
-	for _, e := range ends {
-		o := edgeEndOut{From: e.Edge.From, Rel: e.Edge.Rel, To: e.Edge.To, Notes: e.Edge.Notes}
-		if e.OtherTier != nil {
-			o.OtherTier = e.OtherTier.String()
-			o.OtherLevel = string(e.OtherLevel)
-		}
-		out = append(out, o)
-	}
-	return out
 }

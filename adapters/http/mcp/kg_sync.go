@@ -14,7 +14,7 @@ import (
 
 // kgSync reports what other sessions changed since the session's last sync
 // (docs/design/mcp.md#kg_sync; docs/design/sync.md#kg_sync).
-var kgSync = tool[syncArgs, syncOutput]{
+var kgSync = tool[syncArgs]{
 	name: "kg_sync",
 	description: "What other sessions changed in your memory since your last kg_sync (or since your " +
 		"session started): updated and deleted nodes and edges of the user graph and this project's graph.",
@@ -27,47 +27,12 @@ type syncArgs struct {
 	SessionID requiredStr `arg:"session_id"`
 }
 
-func syncChanges(ctx context.Context, svc Service, a syncArgs) (string, syncOutput, error) {
+func syncChanges(ctx context.Context, svc Service, a syncArgs) (string, error) {
 	res, err := svc.Sync(ctx, string(a.SessionID))
 	if err != nil {
-		return "", syncOutput{}, err
+		return "", err
 	}
-	return renderSync(res), syncOutputOf(res), nil
-}
-
-// syncOutput is the structured result of kg_sync.
-type syncOutput struct {
-	Empty   bool          `json:"empty" jsonschema:"true when there is nothing to report: no other session changed anything and every graph could be read"`
-	User    syncGraphOut  `json:"user"`
-	Project *syncGraphOut `json:"project,omitempty"`
-}
-
-// syncGraphOut is what changed in one graph.
-type syncGraphOut struct {
-	Level        string        `json:"level"`
-	Project      string        `json:"project,omitempty"`
-	Changes      []syncItemOut `json:"changes" jsonschema:"by change sequence"`
-	NodesUpdated int           `json:"nodes_updated"`
-	EdgesUpdated int           `json:"edges_updated"`
-	NodesDeleted int           `json:"nodes_deleted"`
-	EdgesDeleted int           `json:"edges_deleted"`
-	Archived     int           `json:"archived" jsonschema:"nodes compaction archived in the range"`
-	Restored     int           `json:"restored"`
-	Orphaned     int           `json:"orphaned"`
-	Pruned       int           `json:"pruned"`
-	Unavailable  string        `json:"unavailable,omitempty" jsonschema:"set when this graph cannot be loaded: which graph and why; its changes are reported once it loads again"`
-}
-
-// syncItemOut is one change.
-type syncItemOut struct {
-	Kind  string   `json:"kind" jsonschema:"node, edge, deleted_node or deleted_edge"`
-	ID    string   `json:"id,omitempty"`
-	Tier  string   `json:"tier,omitempty"`
-	Gist  string   `json:"gist,omitempty" jsonschema:"absent for an orphaned node"`
-	From  string   `json:"from,omitempty"`
-	Rel   string   `json:"rel,omitempty"`
-	To    string   `json:"to,omitempty"`
-	Notes []string `json:"notes,omitempty" jsonschema:"an updated edge's notes"`
+	return renderSync(res), nil
 }
 
 // renderSync is the text of kg_sync.
@@ -131,42 +96,4 @@ func countSync(rep domain.SyncReport) syncCounts {
 		}
 	}
 	return c
-}
-
-func syncOutputOf(r app.SyncResult) syncOutput {
-	out := syncOutput{Empty: r.Empty(), User: syncGraphOutput(domain.LevelUser, "", r.User)}
-	out.User.Unavailable = r.UserUnavailable
-	if r.Project != nil {
-		p := syncGraphOutput(domain.LevelProject, r.ProjectPath, *r.Project)
-		p.Unavailable = r.ProjectUnavailable
-		out.Project = &p
-	}
-	return out
-}
-
-func syncGraphOutput(level domain.Level, project string, rep domain.SyncReport) syncGraphOut {
-	c := countSync(rep)
-	out := syncGraphOut{
-		Level: string(level), Project: project, Changes: make([]syncItemOut, 0, len(rep.Items)),
-		NodesUpdated: c.nodes, EdgesUpdated: c.edges, NodesDeleted: c.deletedNodes, EdgesDeleted: c.deletedEdges,
-		Archived: rep.Archived, Restored: rep.Restored, Orphaned: rep.Orphaned, Pruned: rep.Pruned,
-	}
-	for _, it := range rep.Items {
-		var o syncItemOut
-		switch {
-		case it.Node != nil:
-			o = syncItemOut{Kind: "node", ID: it.Node.ID, Tier: it.Node.Tier.String()}
-			if it.Node.Tier != domain.Orphaned {
-				o.Gist = it.Node.Gist
-			}
-		case it.Edge != nil:
-			o = syncItemOut{Kind: "edge", From: it.Edge.From, Rel: it.Edge.Rel, To: it.Edge.To, Notes: it.Edge.Notes}
-		case it.Deleted && it.EdgeKey != nil:
-			o = syncItemOut{Kind: "deleted_edge", From: it.EdgeKey.From, Rel: it.EdgeKey.Rel, To: it.EdgeKey.To}
-		default:
-			o = syncItemOut{Kind: "deleted_node", ID: it.NodeID}
-		}
-		out.Changes = append(out.Changes, o)
-	}
-	return out
 }

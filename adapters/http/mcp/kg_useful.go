@@ -10,7 +10,7 @@ import (
 
 // kgUseful marks nodes that changed the session's outcome
 // (docs/design/hooks.md#kg_useful).
-var kgUseful = tool[usefulArgs, usefulOutput]{
+var kgUseful = tool[usefulArgs]{
 	name: "kg_useful",
 	description: "Mark 1 to 5 nodes as useful: memory that changed what you did in this session. Each node " +
 		"counts once per session, at most 20 per session; marks help compaction keep what sessions need. " +
@@ -29,30 +29,10 @@ type usefulArgs struct {
 	IDs       requiredList `arg:"ids"`
 }
 
-func useful(ctx context.Context, svc Service, a usefulArgs) (string, usefulOutput, error) {
+func useful(ctx context.Context, svc Service, a usefulArgs) (string, error) {
 	res, err := svc.MarkUseful(ctx, string(a.SessionID), a.IDs)
 	if err != nil {
-		return "", usefulOutput{}, err
+		return "", err
 	}
-	out := usefulOutput{Marked: usefulIDs(res.Marked), AlreadyMarked: usefulIDs(res.Already)}
-	return res.Summary(), out, nil
-}
-
-// usefulOutput is the structured result of kg_useful.
-type usefulOutput struct {
-	Marked        []usefulNode `json:"marked" jsonschema:"the nodes marked by this call"`
-	AlreadyMarked []usefulNode `json:"already_marked" jsonschema:"the nodes this session had marked before, unchanged"`
-}
-
-type usefulNode struct {
-	Level string `json:"level"`
-	ID    string `json:"id"`
-}
-
-func usefulIDs(ns []app.UsefulNode) []usefulNode {
-	out := make([]usefulNode, len(ns))
-	for i, n := range ns {
-		out[i] = usefulNode{Level: string(n.Level), ID: n.ID}
-	}
-	return out
+	return res.Summary(), nil
 }

@@ -64,7 +64,7 @@ func TestToolSchemas(t *testing.T) {
 // argNames returns the argument names of a tool's argument struct in field
 // order, and which of them are required. A field that is not an argument
 // type, or has no name, is reported as a problem.
-func (t tool[A, O]) argNames() (names, required, problems []string) {
+func (t tool[A]) argNames() (names, required, problems []string) {
 	at := reflect.TypeFor[A]()
 	argType := reflect.TypeFor[argument]()
 	for i := range at.NumField() {

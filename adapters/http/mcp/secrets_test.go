@@ -68,10 +68,6 @@ func TestSecretsThroughTheTools(t *testing.T) {
 			r := e.ok(t, "kg_put_node", map[string]any{"session_id": sid, "level": "user", "id": "p-" + itoa(i), "gist": "g", "notes": []string{s.Text}})
 			mustContain(t, r.text, "Redacted: notes[0] looked like ", "stored as [REDACTED:"+s.Kind+"]")
 			mustNotContain(t, r.text, s.Secret)
-			red, _ := r.structured["redacted"].([]any)
-			if len(red) == 0 || red[0].(map[string]any)["field"] != "notes[0]" || red[0].(map[string]any)["kind"] != s.Kind {
-				t.Errorf("corpus.txt:%d: structured redacted = %v", s.Line, r.structured["redacted"])
-			}
 			r = e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "p-" + itoa(i)})
 			mustContain(t, r.text, "[REDACTED:"+s.Kind+"]")
 			mustNotContain(t, r.text, s.Secret)

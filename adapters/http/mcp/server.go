@@ -32,23 +32,14 @@ Call kg_sync to hear what other sessions changed, and keep the state of a long t
 // the server version. Each tool call is recorded in m (nil: not recorded).
 // Mount it at "/" behind the security middleware of the http adapter.
 func New(version string, svc Service, log *slog.Logger, m *metrics.Metrics) http.Handler {
-	return newHandler(version, svc, log, m)
-}
-
-// newHandler is New with extra mcp-go options. The tests add output-schema
-// validation, so that every result they see is checked against its tool's
-// outputSchema; production leaves it off, because a write that succeeded
-// must not be reported as failed over a schema slip.
-func newHandler(version string, svc Service, log *slog.Logger, m *metrics.Metrics, extra ...server.ServerOption) http.Handler {
-	opts := append([]server.ServerOption{
+	s := server.NewMCPServer("kg", version,
 		// The tool list never changes while the server runs.
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		// A panic in a tool is a bug: answer it as a JSON-RPC error rather
 		// than dropping the connection.
 		server.WithRecovery(),
-	}, extra...)
-	s := server.NewMCPServer("kg", version, opts...)
+	)
 	for _, t := range kgTools() {
 		d := t.declaration()
 		s.AddTool(d, t.handler(svc, log, m.Tool(d.Name)))

@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +16,8 @@ func TestSyncBetweenTwoSessions(t *testing.T) {
 	a := e.session(t, projA)
 	b := e.session(t, projA)
 
-	if r := e.ok(t, "kg_sync", map[string]any{"session_id": a}); r.text != "No updates from other sessions" || r.structured["empty"] != true {
-		t.Errorf("fresh session: %q %v", r.text, r.structured)
+	if r := e.ok(t, "kg_sync", map[string]any{"session_id": a}); r.text != "No updates from other sessions" {
+		t.Errorf("fresh session: %q", r.text)
 	}
 
 	e.ok(t, "kg_put_node", map[string]any{"session_id": b, "level": "project", "id": "n1", "gist": "written by B"})
@@ -33,14 +31,6 @@ func TestSyncBetweenTwoSessions(t *testing.T) {
 		"PROJECT GRAPH (proj-a): 1 node and 0 edges updated, 0 nodes and 0 edges deleted\n  node n1 [active]: written by B",
 	)
 	mustNotContain(t, r.text, "n2")
-	user := r.structured["user"].(map[string]any)
-	if ch := user["changes"].([]any); len(ch) != 1 || fmt.Sprint(ch[0].(map[string]any)["notes"]) != "[y needs x first see the\nstartup order]" {
-		t.Errorf("structured user changes %v, want the edge with its notes", user)
-	}
-	proj := r.structured["project"].(map[string]any)
-	if ch := proj["changes"].([]any); len(ch) != 1 || ch[0].(map[string]any)["id"] != "n1" {
-		t.Errorf("structured project changes %v", proj)
-	}
 	if r := e.ok(t, "kg_sync", map[string]any{"session_id": a}); r.text != "No updates from other sessions" {
 		t.Errorf("second sync repeats: %q", r.text)
 	}
@@ -89,10 +79,6 @@ func TestReadByIDRestoresAndRescues(t *testing.T) {
 		"EDGES OUT:\n  old-notes --explains--> lost [archived]",
 		"RESCUED (orphaned neighbours now archived): lost",
 	)
-	n := r.structured["nodes"].([]any)[0].(map[string]any)
-	if n["tier"] != "active" || n["was_tier"] != "archived" || strings.Join(toStrings(n["rescued"]), ",") != "lost" {
-		t.Errorf("structured %v", n)
-	}
 
 	full = e.ok(t, "kg_read", map[string]any{"session_id": sid})
 	mustContain(t, full.text, "=== USER GRAPH — 2 active, 1 archived ===", "  old-notes: gist of old-notes", "ARCHIVED (kg_read with id restores one):\n  lost\n", "  old-notes --explains--> lost")
@@ -100,12 +86,4 @@ func TestReadByIDRestoresAndRescues(t *testing.T) {
 	// An orphaned node read by id comes back too.
 	r = e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "alone", "level": "user"})
 	mustContain(t, r.text, "=== NODE alone — user graph, active (was orphaned; this read restored it) ===")
-}
-
-func toStrings(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(string))
-	}
-	return out
 }

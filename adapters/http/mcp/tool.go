@@ -20,9 +20,14 @@ import (
 //
 // A is the tool's arguments: a struct whose fields are the argument types of
 // args.go, each tagged with the argument's name (`arg:"session_id"`), in the
-// order of args. O is its structured output; the JSON Schema of O is the
-// tool's outputSchema.
-type tool[A, O any] struct {
+// order of args.
+//
+// A tool answers with its text only: no outputSchema, no
+// structuredContent. Claude Code and Codex hand the model a result's
+// structuredContent as JSON whenever it is present and drop the text, so
+// the text written for the model would never reach it (decision 0091);
+// programs get the same facts from REST.
+type tool[A any] struct {
 	name        string
 	description string
 	hints       hints
@@ -30,9 +35,9 @@ type tool[A, O any] struct {
 	// order of A's fields. A test checks that the two agree.
 	args []mcpgo.ToolOption
 	// run calls the app with the decoded arguments and returns the text
-	// written for an LLM and the same facts as structured output. An error
-	// becomes the tool's answer through failure.
-	run func(ctx context.Context, svc Service, a A) (text string, out O, err error)
+	// written for an LLM. An error becomes the tool's answer through
+	// failure.
+	run func(ctx context.Context, svc Service, a A) (text string, err error)
 }
 
 // hints are a tool's annotations. Every kg tool works on the local graph
@@ -49,10 +54,9 @@ type registered interface {
 }
 
 // declaration is the tool as tools/list shows it.
-func (t tool[A, O]) declaration() mcpgo.Tool {
+func (t tool[A]) declaration() mcpgo.Tool {
 	opts := append([]mcpgo.ToolOption{mcpgo.WithDescription(t.description)}, t.args...)
 	opts = append(opts,
-		portableOutputSchema[O](),
 		mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 			Title:           t.hints.title,
 			ReadOnlyHint:    mcpgo.ToBoolPtr(t.hints.readOnly),
@@ -65,11 +69,11 @@ func (t tool[A, O]) declaration() mcpgo.Tool {
 }
 
 // handler answers tools/call: it binds the arguments, run does the work,
-// and the result carries the text and its structured twin. A problem with
+// and the result carries its text. A problem with
 // the arguments or a failure of the app is answered by failure: a tool
 // error a client can act on, or a JSON-RPC error for a bug. Each call is
 // recorded in calls with its outcome and duration.
-func (t tool[A, O]) handler(svc Service, log *slog.Logger, calls *metrics.ToolCalls) server.ToolHandlerFunc {
+func (t tool[A]) handler(svc Service, log *slog.Logger, calls *metrics.ToolCalls) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
 		// Until the call returns, it counts as a JSON-RPC error: a panic
@@ -91,10 +95,9 @@ func (t tool[A, O]) handler(svc Service, log *slog.Logger, calls *metrics.ToolCa
 		}
 		if err == nil {
 			var text string
-			var out O
-			if text, out, err = t.run(ctx, svc, in.args); err == nil {
+			if text, err = t.run(ctx, svc, in.args); err == nil {
 				outcome = metrics.ToolOK
-				return mcpgo.NewToolResultStructured(out, text), nil
+				return mcpgo.NewToolResultText(text), nil
 			}
 		}
 		res, rpcErr := failure(ctx, log, t.name, err)
@@ -120,57 +123,6 @@ func outcomeOf(err, rpcErr error) metrics.ToolOutcome {
 		return metrics.ToolUnavailable
 	}
 	return metrics.ToolProtocolError
-}
-
-// portableOutputSchema sets the tool's outputSchema to the JSON Schema of
-// O, written so that every client and model provider can use it. mcp-go's
-// generator (jsonschema-go) types every slice and pointer as
-// ["null", "array"] or ["null", "object"]; a type list is legal JSON
-// Schema, but not every provider accepts one, and the MCP Inspector's
-// --strict check flags it. Here the "null" goes: a field that may be
-// absent is an optional property (omitempty), and the outputs never hold
-// null, because their lists are always arrays (nonNil, make) and their
-// pointers are omitted when nil. TestOutputSchemasArePortable walks every
-// schema for what providers reject.
-func portableOutputSchema[O any]() mcpgo.ToolOption {
-	generate := mcpgo.WithOutputSchema[O]()
-	return func(t *mcpgo.Tool) {
-		generate(t)
-		for _, p := range t.OutputSchema.Properties {
-			dropNullType(p)
-		}
-		for _, d := range t.OutputSchema.Defs {
-			dropNullType(d)
-		}
-	}
-}
-
-// dropNullType removes "null" from every type list in the decoded schema
-// v, leaving a single type as a plain string.
-func dropNullType(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		if types, ok := v["type"].([]any); ok {
-			kept := make([]any, 0, len(types))
-			for _, t := range types {
-				if t != "null" {
-					kept = append(kept, t)
-				}
-			}
-			if len(kept) == 1 {
-				v["type"] = kept[0]
-			} else {
-				v["type"] = kept
-			}
-		}
-		for _, child := range v {
-			dropNullType(child)
-		}
-	case []any:
-		for _, child := range v {
-			dropNullType(child)
-		}
-	}
 }
 
 // Argument declarations shared by several tools.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +18,9 @@ const (
 func TestReadStartsAndReusesSessions(t *testing.T) {
 	e := newEnv(t)
 	r := e.ok(t, "kg_read", map[string]any{"cwd": projA, "unknown_extra": 42})
-	sid := r.structured["session_id"].(string)
-	if len(sid) != 16 || r.structured["new_session"] != true {
-		t.Errorf("session %q new=%v, want 16 hex chars and new", sid, r.structured["new_session"])
+	sid := sessionOf(r.text)
+	if len(sid) != 16 {
+		t.Errorf("session %q, want 16 hex chars", sid)
 	}
 	want := "=== USER GRAPH — 0 active, 0 archived ===\n" +
 		"HEALTH: 0 nodes, 0 edges, 0 unconnected (0%), avg 0 edges/node, ~0/4000 tokens\n" +
@@ -31,12 +32,12 @@ func TestReadStartsAndReusesSessions(t *testing.T) {
 	}
 
 	again := e.ok(t, "kg_read", map[string]any{"session_id": sid})
-	if again.structured["session_id"] != sid || again.structured["new_session"] != false {
-		t.Errorf("reuse gave %v", again.structured)
+	if got := sessionOf(again.text); got != sid {
+		t.Errorf("reuse gave session %q, want %q", got, sid)
 	}
 	same := e.ok(t, "kg_read", map[string]any{"session_id": sid, "cwd": projA + "/"})
-	if same.structured["session_id"] != sid {
-		t.Errorf("same project through cwd gave %v", same.structured)
+	if got := sessionOf(same.text); got != sid {
+		t.Errorf("same project through cwd gave session %q, want %q", got, sid)
 	}
 
 	bound := e.call(t, "kg_read", map[string]any{"session_id": sid, "cwd": projB})
@@ -137,25 +138,28 @@ func TestPutNodeNotesAndTouches(t *testing.T) {
 	if r.text != `Node "n1" saved to project graph (v1)` {
 		t.Errorf("text %q", r.text)
 	}
-	if r.structured["version"] != float64(1) || r.structured["project"] != projA || r.structured["level"] != "project" {
-		t.Errorf("structured %v", r.structured)
+	// The node as a read by id shows it: the graph, gist, notes, touches
+	// and version.
+	node := func() string {
+		text := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "n1"}).text
+		head, _, _ := strings.Cut(text, "\nuse: ")
+		return head
 	}
-	node := func() map[string]any {
-		r := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "n1"})
-		return r.structured["nodes"].([]any)[0].(map[string]any)
+	if n := node(); !strings.HasPrefix(n, "=== NODE n1 — project graph (proj-a), active ===\ngist: first\nnotes:\n  - why\ntouches:\n  - src/a.go\nversion: 1, ") {
+		t.Errorf("after the first put:\n%s", n)
 	}
 
 	put(map[string]any{"gist": "second"}) // notes and touches omitted: kept
-	if n := node(); fmt.Sprintln(n["notes"], n["touches"], n["gist"], n["version"]) != "[why] [src/a.go] second 2\n" {
-		t.Errorf("after omitting notes and touches: %v", n)
+	if n := node(); !strings.Contains(n, "gist: second\nnotes:\n  - why\ntouches:\n  - src/a.go\nversion: 2, ") {
+		t.Errorf("after omitting notes and touches:\n%s", n)
 	}
 	put(map[string]any{"gist": "third", "notes": nil}) // null is omitted too
-	if n := node(); fmt.Sprint(n["notes"]) != "[why]" {
-		t.Errorf("null notes cleared them: %v", n)
+	if n := node(); !strings.Contains(n, "gist: third\nnotes:\n  - why\n") {
+		t.Errorf("null notes cleared them:\n%s", n)
 	}
 	put(map[string]any{"gist": "fourth", "notes": []any{}, "touches": []any{}}) // empty lists clear
-	if n := node(); fmt.Sprint(n["notes"], n["touches"]) != "[] []" {
-		t.Errorf("empty lists did not clear: %v", n)
+	if n := node(); !strings.Contains(n, "gist: fourth\nversion: 4, ") {
+		t.Errorf("empty lists did not clear:\n%s", n)
 	}
 
 	r = put(map[string]any{"gist": "fifth", "expected_version": 4})
@@ -167,8 +171,8 @@ func TestPutNodeNotesAndTouches(t *testing.T) {
 		t.Errorf("conflict: %+v", c)
 	}
 	// Some clients send numbers as strings.
-	if r := put(map[string]any{"gist": "sixth", "expected_version": "5"}); r.structured["version"] != float64(6) {
-		t.Errorf("expected_version as a string: %v", r.structured)
+	if r := put(map[string]any{"gist": "sixth", "expected_version": "5"}); r.text != `Node "n1" saved to project graph (v6)` {
+		t.Errorf("expected_version as a string: %q", r.text)
 	}
 
 	// A deleted node is at version 0: "create only" re-creates it, and its
@@ -215,13 +219,7 @@ func TestFullReadAndReadByID(t *testing.T) {
 		t.Errorf("full read:\n%s\nwant it to start with:\n%s", full.text, want)
 	}
 	mustContain(t, full.text, "=== PROJECT GRAPH (proj-a) — 1 active, 0 archived ===\nACTIVE:\n  build: make all\n", "\n\nSession: "+sid)
-	user := full.structured["user"].(map[string]any)
-	if len(user["active"].([]any)) != 2 || len(user["edges"].([]any)) != 2 {
-		t.Errorf("structured user graph %v", user)
-	}
-	if e0 := user["edges"].([]any)[0].(map[string]any); e0["note_count"] != 1.0 || e0["notes"] != nil {
-		t.Errorf("structured edge %v, want its notes counted like the text, not given", e0)
-	}
+	mustNotContain(t, full.text, "order matters")
 
 	byID := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "auth-token-refresh"})
 	mustContain(t, byID.text,
@@ -234,10 +232,7 @@ func TestFullReadAndReadByID(t *testing.T) {
 	)
 	in := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "session-handler"})
 	mustContain(t, in.text, "EDGES IN:\n  auth-token-refresh --requires-init--> session-handler [active]\n    - order matters\n")
-	n := byID.structured["nodes"].([]any)[0].(map[string]any)
-	if n["level"] != "user" || n["tier"] != "active" || n["was_tier"] != "active" {
-		t.Errorf("structured node %v", n)
-	}
+	mustNotContain(t, byID.text, "(was ", "restored")
 
 	// One id in both graphs: both nodes, user first, each with its level.
 	e.ok(t, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "session-handler", "gist": "project copy"})
@@ -248,8 +243,8 @@ func TestFullReadAndReadByID(t *testing.T) {
 		t.Errorf("an id in both graphs:\n%s", both.text)
 	}
 	only := e.ok(t, "kg_read", map[string]any{"session_id": sid, "id": "session-handler", "level": "project"})
-	if nodes := only.structured["nodes"].([]any); len(nodes) != 1 || nodes[0].(map[string]any)["level"] != "project" {
-		t.Errorf("level restricts the lookup: %v", only.structured)
+	if strings.Count(only.text, "=== NODE ") != 1 || !strings.HasPrefix(only.text, "=== NODE session-handler — project graph (proj-a), active ===") {
+		t.Errorf("level restricts the lookup:\n%s", only.text)
 	}
 }
 
@@ -261,19 +256,15 @@ func TestSearch(t *testing.T) {
 
 	r := e.ok(t, "kg_search", map[string]any{"query": "tokens", "session_id": sid})
 	mustContain(t, r.text, `2 nodes found for "tokens"`, "[user] auth-tokens (active, score ", "): refresh tokens slide\n    - see rfc", "[project proj-a] deploy (active, score ")
-	hits := r.structured["hits"].([]any)
-	if len(hits) != 2 {
-		t.Fatalf("hits %v", hits)
+	if hits := hitIDs(r.text); !cmp.Equal(hits, []string{"auth-tokens", "deploy"}) && !cmp.Equal(hits, []string{"deploy", "auth-tokens"}) {
+		t.Fatalf("hits %v:\n%s", hits, r.text)
 	}
-	for _, h := range hits {
-		h := h.(map[string]any)
-		if s := fmt.Sprint(h["score"]); len(s) > 6 {
-			t.Errorf("score %s has more than 4 decimals", s)
-		}
+	if !regexp.MustCompile(`\(active, score \d+\.\d{4}, matched tokens\)`).MatchString(r.text) {
+		t.Errorf("no score with 4 decimals in:\n%s", r.text)
 	}
 	one := e.ok(t, "kg_search", map[string]any{"query": "tokens", "session_id": sid, "limit": 1, "level": "project"})
-	if hits := one.structured["hits"].([]any); len(hits) != 1 || hits[0].(map[string]any)["id"] != "deploy" {
-		t.Errorf("level and limit: %v", one.structured)
+	if hits := hitIDs(one.text); !cmp.Equal(hits, []string{"deploy"}) {
+		t.Errorf("level and limit: %v\n%s", hits, one.text)
 	}
 	none := e.ok(t, "kg_search", map[string]any{"query": "zebra"})
 	if none.text != `No nodes match "zebra"` {
@@ -284,6 +275,20 @@ func TestSearch(t *testing.T) {
 // TestSearchCorrectionsAndMatched: each hit says which terms matched it,
 // a term that matches nothing is corrected and the result says so, and
 // with no hits the nearest spelling is given (docs/design/mcp.md#kg_search).
+// hitIDs are the ids of the hits a kg_search text lists, in its order:
+// each hit is a line "  [where] id (tier, score …".
+func hitIDs(text string) []string {
+	var ids []string
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  ["); ok {
+			_, hit, _ := strings.Cut(rest, "] ")
+			id, _, _ := strings.Cut(hit, " ")
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 func TestSearchCorrectionsAndMatched(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(t, projA)
@@ -292,26 +297,17 @@ func TestSearchCorrectionsAndMatched(t *testing.T) {
 
 	r := e.ok(t, "kg_search", map[string]any{"query": "authentcation flow", "session_id": sid})
 	mustContain(t, r.text, `No exact match for "authentcation"; showing "authentication"`, "matched authentication flow): the login flow")
-	if diff := cmp.Diff([]any{map[string]any{"term": "authentcation", "used": "authentication"}}, r.structured["corrections"]); diff != "" {
-		t.Errorf("corrections (-want +got):\n%s", diff)
-	}
-	hits := r.structured["hits"].([]any)
-	if len(hits) != 1 || !cmp.Equal(hits[0].(map[string]any)["matched"], []any{"authentication", "flow"}) {
-		t.Errorf("hits %v", hits)
+	if strings.Count(r.text, "No exact match") != 1 || !cmp.Equal(hitIDs(r.text), []string{"login-flow"}) {
+		t.Errorf("one correction and one hit:\n%s", r.text)
 	}
 	ref := e.ok(t, "kg_search", map[string]any{"query": "refresh", "session_id": sid})
-	if hits := ref.structured["hits"].([]any); len(hits) != 1 || hits[0].(map[string]any)["id"] != "token-store" {
-		t.Errorf("refresh in a touched path: %v", ref.structured)
+	if hits := hitIDs(ref.text); !cmp.Equal(hits, []string{"token-store"}) {
+		t.Errorf("refresh in a touched path: %v\n%s", hits, ref.text)
 	}
-	if _, ok := ref.structured["corrections"]; ok {
-		t.Errorf("corrections given without one: %v", ref.structured)
-	}
+	mustNotContain(t, ref.text, "No exact match")
 	none := e.ok(t, "kg_search", map[string]any{"query": "lgin", "session_id": sid})
 	if none.text != "No nodes match \"lgin\"\nNearest spelling of \"lgin\" in memory: \"login\"" {
 		t.Errorf("no hits: %q", none.text)
-	}
-	if diff := cmp.Diff([]any{map[string]any{"term": "lgin", "nearest": "login"}}, none.structured["nearest"]); diff != "" {
-		t.Errorf("nearest (-want +got):\n%s", diff)
 	}
 	bad := e.call(t, "kg_search", map[string]any{"query": "?!", "session_id": sid})
 	if !bad.isError || !strings.Contains(bad.text, "query") {
@@ -337,17 +333,17 @@ func TestDeletes(t *testing.T) {
 		t.Errorf("delete node: %q", r.text)
 	}
 	r = e.ok(t, "kg_delete_node", map[string]any{"session_id": sid, "id": "a"})
-	if r.text != `Node "a" deleted from user graph, with 1 edge` || r.structured["edges_deleted"] != float64(1) {
-		t.Errorf("delete node with its edge: %q %v", r.text, r.structured)
+	if r.text != `Node "a" deleted from user graph, with 1 edge` {
+		t.Errorf("delete node with its edge: %q", r.text)
 	}
 	e.ok(t, "kg_put_edge", map[string]any{"session_id": sid, "level": "project", "from": "x", "to": "y", "rel": "r"})
 	r = e.ok(t, "kg_delete_edge", map[string]any{"session_id": sid, "from": "x", "to": "y", "rel": "r"})
-	if r.text != "Edge x --r--> y deleted from project graph" || r.structured["deleted"] != true {
-		t.Errorf("delete edge: %q %v", r.text, r.structured)
+	if r.text != "Edge x --r--> y deleted from project graph" {
+		t.Errorf("delete edge: %q", r.text)
 	}
 	r = e.ok(t, "kg_delete_edge", map[string]any{"session_id": sid, "from": "x", "to": "y", "rel": "r", "level": "project"})
-	if r.text != "Edge not found: x --r--> y" || r.structured["deleted"] != false {
-		t.Errorf("missing edge: %q %v", r.text, r.structured)
+	if r.text != "Edge not found: x --r--> y" {
+		t.Errorf("missing edge: %q", r.text)
 	}
 }
 
@@ -355,22 +351,19 @@ func TestProgress(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(t, projA)
 	r := e.ok(t, "kg_progress", map[string]any{"session_id": sid, "task_id": "t1"})
-	if r.text != `No progress found for task "t1"` || r.structured["found"] != false {
-		t.Errorf("none yet: %q %v", r.text, r.structured)
+	if r.text != `No progress found for task "t1"` {
+		t.Errorf("none yet: %q", r.text)
 	}
 	r = e.ok(t, "kg_progress", map[string]any{"session_id": sid, "task_id": "t1", "state": map[string]any{"step": 3, "big": 12345678901234567}})
-	if r.text != `Progress of task "t1" saved to user graph` || r.structured["saved"] != true {
-		t.Errorf("save: %q %v", r.text, r.structured)
+	if r.text != `Progress of task "t1" saved to user graph` {
+		t.Errorf("save: %q", r.text)
 	}
 	r = e.ok(t, "kg_progress", map[string]any{"session_id": sid, "task_id": "t1"})
 	mustContain(t, r.text, `Progress of task "t1" (user graph):`, `"step": 3`, `"big": 12345678901234567`)
-	if st := r.structured["state"].(map[string]any); st["step"] != float64(3) {
-		t.Errorf("structured state %v", st)
-	}
 	// Project level is its own graph.
 	r = e.ok(t, "kg_progress", map[string]any{"session_id": sid, "task_id": "t1", "level": "project"})
-	if r.structured["found"] != false {
-		t.Errorf("project level found the user state: %v", r.structured)
+	if r.text != `No progress found for task "t1"` {
+		t.Errorf("project level found the user state: %q", r.text)
 	}
 	e.ok(t, "kg_progress", map[string]any{"session_id": sid, "task_id": "t1", "level": "project", "state": map[string]any{"p": true}})
 	r = e.ok(t, "kg_progress", map[string]any{"session_id": sid, "task_id": "t1", "level": "project"})

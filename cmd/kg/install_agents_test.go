@@ -1,0 +1,181 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCodexHookHash: the hash kg writes as a hook's trust is the one Codex
+// computes for it. The golden values are what Codex 0.171's own app server
+// (`codex app-server`, method hooks/list, field currentHash) reported for
+// these hooks, with trustStatus "trusted" for the records kg wrote.
+func TestCodexHookHash(t *testing.T) {
+	for _, tc := range []struct {
+		event, matcher, command string
+		timeout                 int
+		want                    string
+	}{
+		{"SessionStart", "", "/tmp/a-agents-kg hook session-start --agent codex", 5, "sha256:702a981f669c174dce3a896720595cf7fe1a74baac932f53e5cfe6dd94bdc552"},
+		{"UserPromptSubmit", "", "/tmp/a-agents-kg hook prompt --agent codex", 2, "sha256:4908d01aef5b4a7efdef017503313895aa39d79479a6f69f8a0410d41027aa63"},
+		{"PostToolUse", "Bash", "/tmp/a-agents-kg hook tool-event --agent codex", 2, "sha256:fe3a7b45062b18679ffa072ecf939996522f8dc6cde1f240dcc3315f9c77ba8a"},
+	} {
+		if got := codexHookHash(tc.event, tc.matcher, tc.command, tc.timeout); got != tc.want {
+			t.Errorf("%s %q: %s, want %s", tc.event, tc.command, got, tc.want)
+		}
+	}
+}
+
+const userCodexConfig = `model = "o3"
+approval_policy = "on-request"
+
+[mcp_servers.other]
+command = "other-mcp"
+
+[projects."/x"]
+trust_level = "trusted"
+`
+
+const userCodexHooks = `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi", "timeout": 3}]}]}}`
+
+// TestInstallCodex: kg install codex adds the MCP entry, the hooks after
+// the user's and the trust of each at its position; a second run changes
+// nothing; --uninstall gives config.toml back byte for byte and leaves the
+// user's hook; a config that is not TOML stops it before anything is
+// written.
+func TestInstallCodex(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	dir := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	configPath, hooksPath := filepath.Join(dir, "config.toml"), filepath.Join(dir, "hooks.json")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(configPath, userCodexConfig)
+	write(hooksPath, userCodexHooks)
+	env := []string{"HOME=" + home}
+	read := func(path string) string { b, _ := os.ReadFile(path); return string(b) }
+
+	code, out, errOut := runKG(t, env, "install", "codex", "--dry-run")
+	if code != 0 || !strings.Contains(out, "dry run: nothing written") || read(configPath) != userCodexConfig || read(hooksPath) != userCodexHooks {
+		t.Fatalf("dry run: %d %s %s", code, out, errOut)
+	}
+	if code, out, errOut := runKG(t, env, "install", "codex"); code != 0 {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	config := read(configPath)
+	start := codexHookHash("SessionStart", "", kgBin(t)+" hook session-start --agent codex", 5)
+	for _, want := range []string{
+		userCodexConfig,
+		"[mcp_servers.kg]\ncommand = \"" + kgBin(t) + "\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n",
+		// The user's SessionStart hook is group 0: kg's is group 1.
+		"[hooks.state.\"" + hooksPath + ":session_start:1:0\"]\ntrusted_hash = \"" + start + "\"\n",
+		"[hooks.state.\"" + hooksPath + ":user_prompt_submit:0:0\"]",
+		"[hooks.state.\"" + hooksPath + ":post_tool_use:0:0\"]",
+	} {
+		if !strings.Contains(config, want) {
+			t.Errorf("config.toml lacks %q:\n%s", want, config)
+		}
+	}
+	hooks := decodeFile(t, hooksPath)["hooks"].(map[string]any)
+	if g := hooks["SessionStart"].([]any); len(g) != 2 || !strings.Contains(compactJSON(g[0]), "echo hi") {
+		t.Errorf("SessionStart groups: %s", compactJSON(g))
+	}
+	if g := compactJSON(hooks["PostToolUse"]); !strings.Contains(g, `"matcher":"Bash"`) || !strings.Contains(g, "hook tool-event --agent codex") {
+		t.Errorf("PostToolUse: %s", g)
+	}
+	installedHooks := read(hooksPath)
+	if code, out, _ := runKG(t, env, "install", "codex"); code != 0 || !strings.Contains(out, "nothing to change") || read(configPath) != config || read(hooksPath) != installedHooks {
+		t.Errorf("a second install: %d %s", code, out)
+	}
+	if code, out, errOut := runKG(t, env, "install", "codex", "--uninstall"); code != 0 {
+		t.Fatalf("uninstall: %d %s %s", code, out, errOut)
+	}
+	if got := read(configPath); got != userCodexConfig {
+		t.Errorf("config.toml after uninstall:\n%s\nwant it as before:\n%s", got, userCodexConfig)
+	}
+	if got := compactJSON(decodeFile(t, hooksPath)); got != `{"hooks":{"SessionStart":[{"hooks":[{"command":"echo hi","timeout":3,"type":"command"}]}]}}` {
+		t.Errorf("hooks.json after uninstall: %s", got)
+	}
+
+	write(configPath, "model = \n")
+	code, _, errOut = runKG(t, env, "install", "codex")
+	if code == 0 || !strings.Contains(errOut, configPath) || !strings.Contains(errOut, "not TOML") || read(configPath) != "model = \n" || read(hooksPath) == installedHooks {
+		t.Errorf("a damaged config.toml: %d %q; want a refusal naming it, nothing written", code, errOut)
+	}
+}
+
+// TestInstallGemini: kg install gemini adds the MCP entry and the three
+// hooks to Gemini CLI's settings, keeps the user's, changes nothing the
+// second time and takes out only its own on --uninstall.
+func TestInstallGemini(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	path := filepath.Join(home, ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	user := `{"general": {"vimMode": true}, "mcpServers": {"other": {"command": "other-mcp"}},
+  "hooks": {"AfterTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "gofmt -w"}]}]}}`
+	if err := os.WriteFile(path, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home}
+	if code, out, errOut := runKG(t, env, "install", "gemini"); code != 0 {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	doc := decodeFile(t, path)
+	got := compactJSON(doc)
+	for _, want := range []string{
+		`"kg":{"args":["mcp"],"command":"` + kgBin(t) + `","trust":true}`, `"other":{"command":"other-mcp"}`, `"vimMode":true`,
+		`"command":"` + kgBin(t) + ` hook session-start --agent gemini"`, `"command":"` + kgBin(t) + ` hook prompt --agent gemini"`,
+		`"matcher":"read_file|web_fetch|google_web_search"`, `"command":"gofmt -w"`, `"timeout":5000`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("settings lack %s:\n%s", want, got)
+		}
+	}
+	installed, _ := os.ReadFile(path)
+	if code, out, _ := runKG(t, env, "install", "gemini"); code != 0 || !strings.Contains(out, "nothing to change") {
+		t.Errorf("a second install: %d %s", code, out)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(installed) {
+		t.Errorf("a second install changed the settings")
+	}
+	if code, out, errOut := runKG(t, env, "install", "gemini", "--uninstall"); code != 0 {
+		t.Fatalf("uninstall: %d %s %s", code, out, errOut)
+	}
+	if got := compactJSON(decodeFile(t, path)); got != `{"general":{"vimMode":true},"hooks":{"AfterTool":[{"hooks":[{"command":"gofmt -w","type":"command"}],"matcher":"write_file"}]},"mcpServers":{"other":{"command":"other-mcp"}}}` {
+		t.Errorf("after uninstall: %s", got)
+	}
+}
+
+// TestInstallListsAgents: kg install alone names each agent, whether its
+// program is on PATH, and for one that is, what its install would change —
+// writing nothing.
+func TestInstallListsAgents(t *testing.T) {
+	t.Parallel()
+	home, bin := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runKG(t, []string{"HOME=" + home, "PATH=" + bin}, "install")
+	if code != 0 {
+		t.Fatalf("kg install: %d %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"claude-code: claude is not on PATH", "codex: found " + filepath.Join(bin, "codex"),
+		"add [mcp_servers.kg]", "dry run: nothing written", "gemini: gemini is not on PATH"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kg install lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".codex")); err == nil {
+		t.Errorf("kg install alone wrote %s", filepath.Join(home, ".codex"))
+	}
+}
