@@ -9,6 +9,8 @@ import { api, scopeKey, scopeOf } from './api.js';
 import { explain } from './errors.js';
 import { GraphStore } from './graphstore.js';
 import { HistoryFeed, LiveEvents, SyncSessions } from './history.js';
+import { ChangeLogSource } from './daylog.js';
+import { sessionName, sessionsOf, withStats } from './sessions.js';
 import { Live } from './live.js';
 import { FrameQueue } from './frames.js';
 import { normalizePlan } from './plan.js';
@@ -110,13 +112,29 @@ export function App() {
   // ---- the latest changes ------------------------------------------------
   const liveSource = useMemo(() => new LiveEvents(), []);
   const syncSource = useMemo(() => new SyncSessions(api), []);
-  const feed = useMemo(() => new HistoryFeed([liveSource, syncSource]), [liveSource, syncSource]);
+  // The change log gives the home view the last day on any visit; the
+  // page's sync sessions stand in on a server without one (daylog.js).
+  const feed = useMemo(() => new HistoryFeed([liveSource, new ChangeLogSource(api, [syncSource])]), [liveSource, syncSource]);
   useEffect(() => {
     feed.start();
     setChanges([...feed.list]);
     const off = feed.subscribe((l) => setChanges([...l]));
     return () => { off(); feed.stop(); };
   }, [feed]);
+
+  // ---- sessions named for a person --------------------------------------
+  // A session that wrote only the user graph is named by the project it is
+  // bound to, which kg tells while the session lives (asked once each).
+  const [sessionStats, setSessionStats] = useState({});
+  const askedStats = useRef(new Set());
+  useEffect(() => {
+    for (const e of changes) {
+      if (!e.session || e.project || askedStats.current.has(e.session)) continue;
+      const id = e.session;
+      askedStats.current.add(id);
+      api.sessionStats(id).then((st) => setSessionStats((m) => ({ ...m, [id]: st })), () => {});
+    }
+  }, [changes]);
 
   // ---- the change log: asked once whether the server keeps one ----------
   useEffect(() => {
@@ -448,9 +466,12 @@ export function App() {
     ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
     : null), [search, key]);
   const rankData = plan?.key === key ? plan.data : null;
+  // Sessions named for a person wherever an id would be shown (sessions.js).
+  const sessionInfo = useMemo(() => sessionsOf(changes), [changes]);
+  const nameSession = (id) => sessionName(withStats(sessionInfo.get(id), sessionStats[id]), id);
   // A node's history (History.jsx): a session's changes, or the write of an entry, to undo.
   const historyProps = {
-    scope, api, historyOn, onHistoryOff: () => setHistoryOn(false),
+    scope, api, historyOn, onHistoryOff: () => setHistoryOn(false), nameSession,
     onSession: (session) => setDialog({ kind: 'undo', session }),
     onUndoChange: (entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } }),
   };
@@ -495,7 +516,7 @@ export function App() {
       {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
       <main class="body home-body" hidden={view !== 'home'}>
         {view === 'home' && (
-            <Home graphs={home.graphs} loading={home.loading} changes={changes} onOpen={openNode} onRefresh={loadHome}
+            <Home graphs={home.graphs} loading={home.loading} changes={changes} day={historyOn !== false} nameSession={nameSession} onOpen={openNode} onRefresh={loadHome}
               onSession={historyOn ? (s, session) => setDialog({ kind: 'undo', session, scope: s }) : null}
               onImported={(g, r) => {
                 say(`Imported into ${g.name}: ${r.nodes_written} nodes and ${r.edges_written} edges written, ${r.nodes_deleted} nodes deleted, ${r.unchanged} unchanged.`);
@@ -568,7 +589,7 @@ export function App() {
           onMerged={merged} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === 'undo' && (
-        <UndoDialog session={dialog.session} range={dialog.range} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
+        <UndoDialog nameSession={nameSession} session={dialog.session} range={dialog.range} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
           onUndone={(r) => {
             setNotices((ns) => ns.filter((n) => !(n.type === 'merged' && n.range === dialog.range)));
             say(undoSummary(r));

@@ -165,10 +165,10 @@ export const api = {
       },
     });
   },
-  /** The change log (GET /api/history): of a node (id) or a session (sessionID), newest first. */
-  history(scope, { id, sessionID, sinceSeq, beforeSeq, limit = 50 }) {
+  /** The change log (GET /api/history): of a node (id) or a session (sessionID), or of the last duration (since: '24h'), newest first. */
+  history(scope, { id, sessionID, since, sinceSeq, beforeSeq, limit = 50 }) {
     return call('GET', '/api/history', {
-      query: { ...scopeQuery(scope), id, session_id: sessionID, since_seq: sinceSeq, before_seq: beforeSeq, limit },
+      query: { ...scopeQuery(scope), id, session_id: sessionID, since, since_seq: sinceSeq, before_seq: beforeSeq, limit },
     });
   },
   /** Undoes a session's changes or a seq range (POST /api/undo); dryRun gives the plan. */
@@ -182,6 +182,10 @@ export const api = {
   },
   deleteEdge(scope, { from, to, rel }) {
     return call('DELETE', '/api/edges', { query: { ...scopeQuery(scope), from, to, rel } });
+  },
+  /** What kg knows of a live session (GET /api/sessions/{id}/stats): its project_path, started_at. */
+  sessionStats(id) {
+    return call('GET', `/api/sessions/${enc(id)}/stats`);
   },
   /** A session of the page's own, bound to a project or to none. */
   registerSession(projectPath) {
