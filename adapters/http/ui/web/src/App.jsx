@@ -21,6 +21,8 @@ import { SearchResults } from './components/SearchResults.jsx';
 import { Details } from './components/Details.jsx';
 import { Plan } from './components/Plan.jsx';
 import { Home } from './components/Home.jsx';
+import { Attention } from './components/Attention.jsx';
+import { attentionOf } from './attention.js';
 import { NodeForm } from './components/NodeForm.jsx';
 import { EdgeForm } from './components/EdgeForm.jsx';
 import { Confirm } from './components/Confirm.jsx';
@@ -146,6 +148,25 @@ export function App() {
     );
   }, []);
 
+  // ---- what needs a person (attention.js), per graph ----------------------
+  const [attention, setAttention] = useState(() => new Map());
+  const loadAttention = useCallback((scopes) => {
+    for (const sc of scopes) {
+      api.attention(sc).then(
+        (a) => setAttention((m) => new Map(m).set(scopeKey(sc), attentionOf(a))),
+        () => {}, // not answering, or a server without the route: nothing is said
+      );
+    }
+  }, []);
+  // After changes to the graph on screen, its attention is read again once they settle.
+  const attentionTimer = useRef(0);
+  const scheduleAttention = useCallback(() => {
+    clearTimeout(attentionTimer.current);
+    attentionTimer.current = setTimeout(() => loadAttention([scopeRef.current]), PLAN_DELAY);
+  }, [loadAttention]);
+  // A merge asked for from the home view waits for its graph to be read.
+  const pendingMerge = useRef(null);
+
   // ---- the graph on screen -----------------------------------------------
   // Each change applied to the store is logged as a patch (graphstore.js);
   // the picture applies the log in place, the rest re-renders from the
@@ -211,11 +232,18 @@ export function App() {
     setDrawn({ version: st.version });
     setLoaded(true);
     markPlanStale();
+    if (!g.error) loadAttention([s]);
     if (focusAfterLoad.current) {
       if (st.nodes.has(focusAfterLoad.current)) setFocusKey((k) => k + 1);
       focusAfterLoad.current = null;
     }
-  }, [markPlanStale]);
+    const pm = pendingMerge.current;
+    if (pm && scopeKey(pm.scope) === scopeKey(s)) {
+      pendingMerge.current = null;
+      const n = st.nodes.get(pm.id);
+      if (n) setDialog({ kind: 'merge', node: n, other: pm.other });
+    }
+  }, [markPlanStale, loadAttention]);
 
   // ---- the home view -----------------------------------------------------
   const homeTimer = useRef(0);
@@ -245,7 +273,8 @@ export function App() {
     }
     setHome({ graphs, loading: false });
     feed.refresh(graphs.map((g) => g.scope));
-  }, [feed]);
+    loadAttention(graphs.filter((g) => !g.unavailable).map((g) => g.scope));
+  }, [feed, loadAttention]);
   const scheduleHome = useCallback(() => {
     clearTimeout(homeTimer.current);
     homeTimer.current = setTimeout(() => { if (viewRef.current === 'home') loadHome(); }, 1500);
@@ -276,8 +305,8 @@ export function App() {
       read({ keep: true }); // reading.current is set at once: the rest waits for the read
       mine = r.rest;
     }
-    if (changed) markPlanStale();
-  }, [read, scheduleHome, liveSource, queuePatch, markPlanStale]);
+    if (changed) { markPlanStale(); scheduleAttention(); }
+  }, [read, scheduleHome, liveSource, queuePatch, markPlanStale, scheduleAttention]);
   const live = useRef(null);
   const events = useRef(null); // the FrameQueue of the events heard
   useEffect(() => {
@@ -376,6 +405,18 @@ export function App() {
     if (scopeKey(s) === key) return;
     setSelected(null);
     setScope(s);
+  };
+
+  /**
+   * Opens the merge of node from into node into, of any graph (the home
+   * view's duplicates), once the graph is read: the dialog keeps into's id
+   * unless the person picks the other.
+   */
+  const mergeIn = (s, into, from) => {
+    const n = storeRef.current.nodes.get(from);
+    if (scopeKey(s) === key && n) { setView('graph'); select(from); setDialog({ kind: 'merge', node: n, other: into }); return; }
+    pendingMerge.current = { scope: s, id: from, other: into };
+    openNode(s, from);
   };
 
   /** Opens a node of any graph (a search hit, a change of the home view). */
@@ -515,6 +556,7 @@ export function App() {
         onDismiss={(k) => setNotices((ns) => ns.filter((n) => n.key !== k))} />
       {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
       <main class="body home-body" hidden={view !== 'home'}>
+        {view === 'home' && <Attention graphs={home.graphs} attention={attention} onOpen={openNode} onMerge={mergeIn} />}
         {view === 'home' && (
             <Home graphs={home.graphs} loading={home.loading} changes={changes} day={historyOn !== false} nameSession={nameSession} onOpen={openNode} onRefresh={loadHome}
               onSession={historyOn ? (s, session) => setDialog({ kind: 'undo', session, scope: s }) : null}
@@ -528,7 +570,7 @@ export function App() {
       <main class="body graph-body" hidden={view !== 'graph'}>
             <div class="panel list-panel" id="node-list-panel" tabIndex={-1}>
               {search
-                ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode}
+                ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode} attention={attention}
                     onSearch={(q) => doSearch(null, q)}
                     onClear={() => { setSearch(null); setQuery(''); }} />
                 : <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)} />}
@@ -564,6 +606,7 @@ export function App() {
                       onRecall={recall}
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
                       onMerge={() => setDialog({ kind: 'merge', node })}
+                      attention={attention.get(key)} onMergeWith={(other) => setDialog({ kind: 'merge', node, other })}
                       {...historyProps}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />

@@ -183,6 +183,10 @@ export const api = {
   deleteEdge(scope, { from, to, rel }) {
     return call('DELETE', '/api/edges', { query: { ...scopeQuery(scope), from, to, rel } });
   },
+  /** What of one graph needs a person (GET /api/attention): stale, duplicates, secrets, the budget's edge. */
+  attention(scope) {
+    return call('GET', '/api/attention', { query: scopeQuery(scope) });
+  },
   /** What kg knows of a live session (GET /api/sessions/{id}/stats): its project_path, started_at. */
   sessionStats(id) {
     return call('GET', `/api/sessions/${enc(id)}/stats`);

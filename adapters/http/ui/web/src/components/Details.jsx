@@ -8,6 +8,29 @@
 // ({node, ...props}); the node's history (History.jsx) is the last.
 import { formatTime, formatDay, percent, sessions, duration, ordinal, pick } from '../format.js';
 import { NodeHistory } from './History.jsx';
+import { attentionFor } from '../attention.js';
+
+/** What needs a person about this node (attention.js): stale files, possible duplicates, a stored secret, the budget's edge. */
+function NeedsAttention({ node, attention, onMergeWith, onSelect }) {
+  const items = attentionFor(attention, node.id);
+  if (!items.length) return null;
+  return (
+    <section class="needs-attention" aria-labelledby="attention-title" data-testid="node-attention">
+      <h3 id="attention-title">Needs attention</h3>
+      <ul>
+        {items.map((it, i) => (
+          <li key={i} data-kind={it.kind}>
+            {it.text}
+            {it.other && (
+              <>{' '}<button type="button" class="link" onClick={() => onSelect?.(it.other)}>open {it.other}</button>{' '}
+                <button type="button" class="small" onClick={() => onMergeWith?.(it.other)}>Merge…</button></>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 function Ranking({ node, rank, move }) {
   const tier = node.tier ?? 'active';
@@ -130,7 +153,7 @@ function Rank({ node, rank, move, rankState }) {
 }
 
 /** The sections of the panel, in order. */
-const SECTIONS = [Content, Edges, Rank, NodeHistory];
+const SECTIONS = [NeedsAttention, Content, Edges, Rank, NodeHistory];
 
 export function Details({ node, busy, onEdit, onDelete, onRecall, onNewEdge, onMerge, ...rest }) {
   if (!node) {
