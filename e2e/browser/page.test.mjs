@@ -10,11 +10,11 @@
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { generate, importInto } from './graphs.mjs';
-import { LAPTOP, LAYOUT_TIMEOUT, artifacts, startKG, mcp, rest, launch, shot, tearDown } from './kg.mjs';
+import { LAPTOP, LAYOUT_TIMEOUT, artifacts, startKG, mcp, rest, readGraph, launch, shot, openGraph, tearDown } from './kg.mjs';
 
 const SIZES = (process.env.KG_PAGE_SIZES ?? '150,3000').split(',').map(Number);
 // An AWS access key id of the documentation's form, built so that no scanner flags this file.
@@ -143,6 +143,73 @@ for (const n of SIZES) {
       assert.equal(await keep.isChecked(), true);
       await shot(page, `page-${n}-merge-from-attention-1440x900.png`);
       await merge.getByRole('button', { name: 'Cancel' }).click();
+      assert.deepEqual(b.errors, []);
+    });
+
+    it(`acts on several picked nodes at once — export, delete, merge — each in the change log and undone in one step (${n} nodes)`, async () => {
+      await openGraph(page, kg.url, project);
+      const filter = page.locator('.list-panel input[type="search"]');
+      const pick = async (ids) => {
+        for (const id of ids) {
+          await filter.fill(id);
+          await page.getByRole('checkbox', { name: `Pick ${id}`, exact: true }).check();
+        }
+        await filter.fill('');
+      };
+      const bar = page.getByRole('region', { name: 'Picked nodes' });
+      const ids = async () => Object.keys((await readGraph(kg.url, project)).nodes);
+
+      // Export: the picked nodes and the edge between them, as a document import takes.
+      await pick(['retry-on-503', 'billing-timeout']);
+      assert.equal(await bar.locator('strong').textContent(), '2 picked');
+      const [download] = await Promise.all([page.waitForEvent('download'), bar.getByRole('button', { name: 'Export' }).click()]);
+      const doc = JSON.parse(readFileSync(await download.path(), 'utf8'));
+      assert.deepEqual(doc.nodes.map((x) => x.id).sort(), ['billing-timeout', 'retry-on-503']);
+      assert.deepEqual(doc.edges.map((x) => `${x.from} ${x.rel} ${x.to}`), ['retry-on-503 depends-on billing-timeout']);
+      assert.equal(doc.format, 'kg-graph');
+
+      // Delete both, under one session of the page's own, and undo it.
+      await bar.getByRole('button', { name: 'Delete…' }).click();
+      await page.getByRole('dialog', { name: 'Delete 2 nodes' }).getByRole('button', { name: 'Delete', exact: true }).click();
+      const done = page.getByTestId('bulk-done');
+      await done.waitFor();
+      assert.match(await done.textContent(), /^Deleted retry-on-503, billing-timeout\./);
+      assert.ok(!(await ids()).includes('retry-on-503') && !(await ids()).includes('billing-timeout'));
+      const log = (await rest(kg.url, `/api/history?level=project&project_path=${encodeURIComponent(project)}&limit=3`)).body.entries;
+      assert.deepEqual(log.filter((x) => x.op === 'delete' && x.item === 'node').map((x) => x.id).sort(), ['billing-timeout', 'retry-on-503']);
+      assert.equal(new Set(log.map((x) => x.session_id)).size, 1, 'one session: the action');
+      assert.ok(log[0].session_id);
+      await shot(page, `page-${n}-bulk-deleted-1440x900.png`);
+      await done.getByRole('button', { name: 'Undo' }).click();
+      await done.getByTestId('bulk-undone').waitFor();
+      assert.match(await done.getByTestId('bulk-undone').textContent(), /^Undo put back 3 items\./);
+      const back = await readGraph(kg.url, project);
+      assert.ok(back.nodes['retry-on-503'] && back.nodes['billing-timeout'], 'both back');
+      assert.ok(back.edges.some((x) => x.from === 'retry-on-503' && x.to === 'billing-timeout'), 'and the edge between them');
+      await done.getByRole('button', { name: 'Dismiss' }).click();
+
+      // Merge two into one, keeping the first picked, and undo it.
+      await pick(['build-proto-step', 'proto-parallel']);
+      await bar.getByRole('button', { name: 'Merge…' }).click();
+      const merge = page.getByRole('dialog', { name: 'Merge 2 nodes into one' });
+      assert.equal(await merge.getByLabel('The node to keep').inputValue(), 'build-proto-step');
+      await merge.getByRole('button', { name: 'Merge', exact: true }).click();
+      await done.waitFor();
+      assert.match(await done.textContent(), /^Merged proto-parallel into build-proto-step\./);
+      assert.ok(!(await ids()).includes('proto-parallel'));
+      await done.getByRole('button', { name: 'Undo' }).click();
+      await done.getByTestId('bulk-undone').waitFor();
+      assert.ok((await ids()).includes('proto-parallel'), 'the merged node is back');
+      assert.deepEqual(b.errors, []);
+    });
+
+    it(`runs compaction now after showing its dry run (${n} nodes)`, async () => {
+      await page.getByRole('tab', { name: /Compaction plan/ }).click();
+      await page.getByRole('button', { name: 'Run compaction now…' }).click();
+      const ask = page.getByRole('group', { name: 'Run compaction now' });
+      assert.match(await ask.textContent(), /A run now would move nothing\.|A run now makes the \d+ moves? listed below \(this is its dry run\)\./);
+      await ask.getByRole('button', { name: 'Run it' }).click();
+      await page.locator('.message', { hasText: /^Compaction ran: / }).waitFor();
       assert.deepEqual(b.errors, []);
     });
   });

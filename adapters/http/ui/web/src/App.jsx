@@ -22,6 +22,7 @@ import { Details } from './components/Details.jsx';
 import { Plan } from './components/Plan.jsx';
 import { Home } from './components/Home.jsx';
 import { Attention } from './components/Attention.jsx';
+import { BulkBar, BulkDone } from './components/Bulk.jsx';
 import { attentionOf } from './attention.js';
 import { NodeForm } from './components/NodeForm.jsx';
 import { EdgeForm } from './components/EdgeForm.jsx';
@@ -99,6 +100,8 @@ export function App() {
   const [home, setHome] = useState({ graphs: [], loading: true });
   const [changes, setChanges] = useState([]);
   const [notices, setNotices] = useState([]); // what kg noticed about the page's writes (notices.js)
+  const [picked, setPicked] = useState(() => new Set()); // the nodes picked in the list, for a bulk action
+  const [bulkDone, setBulkDone] = useState(null); // what the last bulk action did, with its undo
   const [historyOn, setHistoryOn] = useState(null); // whether the server keeps a change log; null: not known yet
   const phone = useMedia('(max-width: 700px)');
 
@@ -326,6 +329,9 @@ export function App() {
     return () => { l.stop(); q.stop(); };
   }, [read, loadHome, heard, feed]);
 
+  // Another graph: nothing of this one stays picked.
+  useEffect(() => { setPicked(new Set()); setBulkDone(null); }, [key]);
+
   // A graph chosen: read it.
   useEffect(() => {
     setLoaded(false);
@@ -417,6 +423,15 @@ export function App() {
     if (scopeKey(s) === key && n) { setView('graph'); select(from); setDialog({ kind: 'merge', node: n, other: into }); return; }
     pendingMerge.current = { scope: s, id: from, other: into };
     openNode(s, from);
+  };
+
+  /** "Run compaction now", after its plan was shown: one run, then the plan read again. */
+  const runCompaction = async () => {
+    const r = await api.compact(scope);
+    const n = (r?.moves ?? []).length;
+    say(`Compaction ran: ${n ? `${n} move${n === 1 ? '' : 's'} made` : 'nothing to move'}.`);
+    markPlanStale();
+    return r;
   };
 
   /** Opens a node of any graph (a search hit, a change of the home view). */
@@ -573,7 +588,15 @@ export function App() {
                 ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode} attention={attention}
                     onSearch={(q) => doSearch(null, q)}
                     onClear={() => { setSearch(null); setQuery(''); }} />
-                : <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)} />}
+                : (
+                  <>
+                    {bulkDone && <BulkDone key={bulkDone.sessionID} result={bulkDone} scope={scope} api={api} onClose={() => setBulkDone(null)} />}
+                    <BulkBar picked={picked} scope={scope} api={api} onClear={() => setPicked(new Set())}
+                      onDone={(r) => { setPicked(new Set()); setBulkDone(r); }} />
+                    <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)}
+                      picked={picked} onPick={(id, on) => setPicked((p) => { const n = new Set(p); if (on) n.add(id); else n.delete(id); return n; })} />
+                  </>
+                )}
             </div>
             <div class="panel graph-panel">
               <GraphView store={store} version={drawn.version} log={patchLog} selected={selected} focusKey={focusKey}
@@ -615,7 +638,7 @@ export function App() {
               <div role="tabpanel" id="panel-plan" aria-labelledby="tab-plan" hidden={tab !== 'plan'}>
                 {tab === 'plan' && (plan?.state?.error
                   ? <p class="error">The plan could not be read: {plan.state.error}</p>
-                  : <Plan plan={rankData} ids={store.nodes} onSelect={(id) => select(id)} />)}
+                  : <Plan plan={rankData} ids={store.nodes} onSelect={(id) => select(id)} onRun={runCompaction} />)}
               </div>
             </aside>
       </main>

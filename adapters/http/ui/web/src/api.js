@@ -142,10 +142,18 @@ export const api = {
       body: { ...scopeQuery(scope), id, gist, notes, touches, expected_version: expectedVersion },
     });
   },
-  deleteNode(scope, id) {
+  deleteNode(scope, id, sessionID) {
     return call('DELETE', `/api/nodes/${enc(scope.level)}/${enc(id)}`, {
-      query: { project_path: scopeQuery(scope).project_path },
+      query: { project_path: scopeQuery(scope).project_path, session_id: sessionID },
     });
+  },
+  /** One compaction run of the graph now (POST /api/compaction/run): the moves made. */
+  compact(scope) {
+    return call('POST', '/api/compaction/run', { query: scopeQuery(scope) });
+  },
+  /** The graph as a kg-graph document (GET /api/export), parsed. */
+  exportDoc(scope) {
+    return call('GET', '/api/export', { query: scopeQuery(scope) });
   },
   /** Reads a node by id: an archived or orphaned node becomes active. */
   recall(scope, id) {
@@ -157,10 +165,10 @@ export const api = {
    * Merges node `from` into node `into` (POST /api/nodes/merge); dryRun
    * says what it would do. The versions are those the person looked at.
    */
-  mergeNodes(scope, { into, from, gist, intoVersion, fromVersion }, dryRun) {
+  mergeNodes(scope, { into, from, gist, intoVersion, fromVersion, sessionID }, dryRun) {
     return call('POST', '/api/nodes/merge', {
       body: {
-        ...scopeQuery(scope), into, from, gist: gist || undefined,
+        ...scopeQuery(scope), into, from, gist: gist || undefined, session_id: sessionID,
         into_version: intoVersion, from_version: fromVersion, dry_run: dryRun,
       },
     });
