@@ -12,9 +12,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { generate, importInto } from './graphs.mjs';
-import { LAPTOP, LAYOUT_TIMEOUT, artifacts, startKG, mcp, rest, readGraph, launch, shot, openGraph, tearDown } from './kg.mjs';
+import { LAPTOP, PHONE, LAYOUT_TIMEOUT, artifacts, startKG, mcp, rest, readGraph, launch, shot, openGraph, snap, frames, tearDown } from './kg.mjs';
 
 const SIZES = (process.env.KG_PAGE_SIZES ?? '150,3000').split(',').map(Number);
 // An AWS access key id of the documentation's form, built so that no scanner flags this file.
@@ -23,6 +23,7 @@ const AWS_KEY = ['AKIA', 'Z7Q3', 'M2XK', 'P4LT', 'W5RB'].join('');
 for (const n of SIZES) {
   describe(`the page at ${n} nodes`, () => {
     let root; let project; let kg; let b; let page; let agent; let other;
+    const alike = [];
 
     before(async () => {
       root = mkdtempSync(join(tmpdir(), 'kg-e2e-page-root-'));
@@ -50,11 +51,21 @@ for (const n of SIZES) {
       await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'project', id: 'proto-parallel', gist: 'The build breaks when make runs with -j8 on the proto step' });
       await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'project', id: 'deploy-key', gist: 'Where the deploy key lives', notes: [`key ${AWS_KEY}`] });
       writeFileSync(join(project, 'src', 'auth', 'refresh.go'), 'package auth // v2: the window is gone\n');
+      // A project node's edge to a node of the user graph.
+      await mcp(kg.url, 'kg_put_edge', { session_id: agent, level: 'project', from: 'refresh-window', to: 'say-why', rel: 'applies' });
+      // Two more projects whose paths end alike: only a folder further up tells them apart.
+      for (const side of ['left', 'right']) {
+        const dir = join(mkdtempSync(join(tmpdir(), `kg-e2e-page-${side}-`)), 'app');
+        mkdirSync(dir);
+        alike.push(dir);
+        const { session_id: sid } = await mcp(kg.url, 'kg_read', { cwd: dir });
+        await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'project', id: `${side}-note`, gist: `The ${side} app` });
+      }
       b = await launch(LAPTOP); // a fresh profile: nothing kept from an earlier visit
       page = b.page;
     });
 
-    after(() => tearDown({ b, kg, dirs: [root, project] }));
+    after(() => tearDown({ b, kg, dirs: [root, project, ...alike.map((d) => dirname(d))] }));
 
     it(`shows the last day's changes on a fresh profile, by session, each named for a person (${n} nodes)`, async () => {
       await page.goto(`${kg.url}/ui/`);
@@ -98,7 +109,8 @@ for (const n of SIZES) {
       }, project, { timeout: 30_000, polling: 500 });
       await page.goto(`${kg.url}/ui/`);
       const here = page.locator(`.attention-graph[data-graph="project:${project}"]`);
-      await here.waitFor({ timeout: 20_000 });
+      await here.waitFor({ timeout: LAYOUT_TIMEOUT }); // a busy machine: the page reads every graph's
+      await here.locator('[data-kind="secret"]').waitFor({ timeout: LAYOUT_TIMEOUT });
       assert.equal(await here.locator('[data-kind="stale"] li').textContent(), 'refresh-window: src/auth/refresh.go changed');
       // A large graph has more clusters than are listed at first: all of them on asking.
       const showAll = async () => {
@@ -211,6 +223,64 @@ for (const n of SIZES) {
       await ask.getByRole('button', { name: 'Run it' }).click();
       await page.locator('.message', { hasText: /^Compaction ran: / }).waitFor();
       assert.deepEqual(b.errors, []);
+    });
+
+    it(`opens a project edge's user-graph node, puts the undo above a session's changes, and tells projects apart on a phone (${n} nodes)`, async () => {
+      await openGraph(page, kg.url, project, 'refresh-window');
+      await page.getByRole('tab', { name: 'Node' }).click();
+      const edge = page.locator('article.details li.edge[data-other="say-why"]');
+      await edge.getByRole('button', { name: 'say-why (user graph)', exact: true }).click();
+      await page.locator('article.details h2', { hasText: 'say-why' }).waitFor({ timeout: LAYOUT_TIMEOUT });
+      assert.equal(await page.locator('.app').getAttribute('data-scope'), 'user');
+
+      // The agent's session: its undo comes before its changes.
+      await page.goto(`${kg.url}/ui/`);
+      await page.locator(`.session-group[data-session="${agent}"]`).getByRole('button', { name: /^Changes and undo of / }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.locator('[data-testid="session-history"] li').first().waitFor();
+      const undo = await dialog.getByRole('button', { name: "Undo this session's changes…" }).boundingBox();
+      const list = await dialog.getByTestId('session-history').boundingBox();
+      assert.ok(undo.y < list.y, `the undo (${undo.y}) is above the list (${list.y})`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      // On a phone the selector shows what differs between the projects first.
+      await page.setViewportSize(PHONE);
+      const options = await page.locator('#graph-select option').allTextContents();
+      for (const [dir, side] of [[alike[0], 'left'], [alike[1], 'right']]) {
+        const tail = `${basename(dirname(dir))}/app`;
+        assert.ok(tail.startsWith(`kg-e2e-page-${side}-`));
+        assert.ok(options.includes(`Project ${tail} — ${dir}`), `${tail} first: ${options.join(' | ')}`);
+      }
+      assert.ok(options.includes(`Project ${basename(project)} — ${project}`), options.join(' | '));
+      await shot(page, `page-${n}-phone-selector-390x844.png`);
+      await page.setViewportSize(LAPTOP);
+      assert.deepEqual(b.errors, []);
+    });
+
+    it(`places the labels of the selection's neighbourhood on no marker at default zoom (${n} nodes)`, async () => {
+      await openGraph(page, kg.url, project, 'retry-on-503');
+      await page.waitForFunction(() => {
+        const s = document.querySelector('svg.pic').kgPicture.snapshot();
+        return s.settled && s.vertices.some((v) => v.id === 'retry-on-503' && v.selected);
+      }, null, { timeout: LAYOUT_TIMEOUT });
+      await frames(page);
+      const s = await snap(page);
+      const labels = await page.locator('svg.pic .labels text').evaluateAll((els) => els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return { id: e.dataset.id, x: r.x, y: r.y, w: r.width, h: r.height };
+      }));
+      assert.ok(labels.some((l) => l.id === 'retry-on-503'), 'the selection is labelled');
+      const markers = s.vertices.filter((v) => v.drawn && v.x !== null).map((v) => ({ id: v.id, r: v.kind === 'ref' ? s.screenR * 0.62 : s.screenR, x: v.x, y: v.y }));
+      const covered = [];
+      for (const l of labels) {
+        for (const m of markers) {
+          if (m.id === l.id) continue;
+          // One pixel of slack: the text's box is measured, the placement's computed.
+          if (l.x + 1 < m.x + m.r && m.x - m.r < l.x + l.w - 1 && l.y + 1 < m.y + m.r && m.y - m.r < l.y + l.h - 1) covered.push(`${l.id} on ${m.id}`);
+        }
+      }
+      assert.deepEqual(covered, [], `${covered.length} of ${labels.length} labels cover a marker`);
+      await shot(page, `page-${n}-labels-off-markers-1440x900.png`);
     });
   });
 }

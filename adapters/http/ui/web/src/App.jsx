@@ -14,7 +14,7 @@ import { sessionName, sessionsOf, withStats } from './sessions.js';
 import { Live } from './live.js';
 import { FrameQueue } from './frames.js';
 import { normalizePlan } from './plan.js';
-import { scopeLabel } from './format.js';
+import { distinctTails, projectOption, scopeLabel } from './format.js';
 import { GraphView } from './components/GraphView.jsx';
 import { NodeList } from './components/NodeList.jsx';
 import { SearchResults } from './components/SearchResults.jsx';
@@ -329,6 +329,13 @@ export function App() {
     return () => { l.stop(); q.stop(); };
   }, [read, loadHome, heard, feed]);
 
+  // The user graph's ids, while a project is on screen: a project's edge to one of them opens it there.
+  const [userIds, setUserIds] = useState(null);
+  useEffect(() => {
+    if (scope.level !== 'project' || !loaded) return;
+    api.graph({ level: 'user' }).then((g) => setUserIds(new Set(g.nodes.map((n) => n.id))), () => setUserIds(null));
+  }, [key, loaded]); // eslint-disable-line react-hooks/exhaustive-deps
+
   // Another graph: nothing of this one stays picked.
   useEffect(() => { setPicked(new Set()); setBulkDone(null); }, [key]);
 
@@ -518,6 +525,8 @@ export function App() {
   const projectPaths = projects.map((p) => p.project_path ?? p.path).filter(Boolean);
   if (scope.level === 'project' && !projectPaths.includes(scope.projectPath)) projectPaths.push(scope.projectPath);
   const graphName = (s) => (s.level === 'user' ? 'User graph' : scopeLabel(s));
+  // What tells the projects apart comes first, so a narrow selector still shows it.
+  const tails = distinctTails(projectPaths);
   const hitsHere = useMemo(() => (search
     ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
     : null), [search, key]);
@@ -547,7 +556,7 @@ export function App() {
           <select id="graph-select" value={scope.level === 'user' ? 'user' : scope.projectPath}
             onChange={(e) => { const v = e.currentTarget.value; chooseGraph(v === 'user' ? { level: 'user' } : { level: 'project', projectPath: v }); setView('graph'); }}>
             <option value="user">User graph</option>
-            {projectPaths.map((p) => <option key={p} value={p}>Project {p}</option>)}
+            {projectPaths.map((p) => <option key={p} value={p} title={p}>{projectOption(p, tails.get(p))}</option>)}
           </select>
         </div>
         <form role="search" class="search" onSubmit={doSearch}>
@@ -629,6 +638,7 @@ export function App() {
                       onRecall={recall}
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
                       onMerge={() => setDialog({ kind: 'merge', node })}
+                      userIds={userIds} onOpenUser={(id) => openNode({ level: 'user' }, id)}
                       attention={attention.get(key)} onMergeWith={(other) => setDialog({ kind: 'merge', node, other })}
                       {...historyProps}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}

@@ -34,3 +34,11 @@ test('tied moves state the tie-break, and only tied ones', () => {
   assert.equal(notes.has('d'), false);
   assert.equal(notes.get('f'), 'tied with 1 other at score 0.9000: ties go most recently used first, then by id, a before z');
 });
+
+test('projects are told apart by the shortest tail of folders no other path ends with', async () => {
+  const { distinctTails, projectOption } = await import('../src/format.js');
+  const t = distinctTails(['/home/a/app', '/home/b/app', '/srv/api']);
+  assert.deepEqual([...t.values()], ['a/app', 'b/app', 'api']);
+  assert.equal(projectOption('/home/a/app', 'a/app'), 'Project a/app — /home/a/app');
+  assert.equal(projectOption('/app', 'app'), 'Project /app', 'nothing to put first');
+});

@@ -154,11 +154,6 @@ export function UndoDialog({ session, range: asked, scope, api, onUndone, onClos
       {h.state === 'loading' && <p class="empty">Reading the session's changes…</p>}
       {h.state?.error && <p class="error">{h.state.error}</p>}
       {h.state === 'ok' && !h.entries.length && <p class="empty">No such change is in the log of this graph.</p>}
-      {h.entries.length > 0 && (
-        <ol class="history" data-testid="session-history">
-          {h.entries.map((e) => <Entry key={e.seq} e={e} showItem onSession={() => {}} nameSession={nameSession} />)}
-        </ol>
-      )}
       {plan && !done && (
         <section class="undo-plan" aria-label="What the undo does" data-testid="undo-plan">
           <p>{undoSummary(plan)}</p>
@@ -181,6 +176,12 @@ export function UndoDialog({ session, range: asked, scope, api, onUndone, onClos
         {plan && !done && <button type="button" class="danger" disabled={busy || !plan.applied?.length} onClick={() => run(false)}>Undo</button>}
         <button type="button" onClick={onClose}>{done ? 'Close' : 'Cancel'}</button>
       </div>
+      {/* The changes last: a long list never pushes the undo out of reach. */}
+      {h.entries.length > 0 && (
+        <ol class="history" data-testid="session-history">
+          {h.entries.map((e) => <Entry key={e.seq} e={e} showItem onSession={() => {}} nameSession={nameSession} />)}
+        </ol>
+      )}
     </Dialog>
   );
 }

@@ -583,11 +583,20 @@ export class Picture {
       const bold = v.id === this.selected;
       return { id: v.id, sx, sy, r: v.kind === 'ref' ? rs * 0.62 : rs, w: this.widths.of(text, bold), must: bold, text, bold };
     };
+    // Every marker on screen: no label covers one (labels.js).
+    const markers = [];
+    for (const v of this.vertices.values()) {
+      const p = pos.get(v.id);
+      if (!p || !this.visible(v)) continue;
+      const sx = p.x * k + tx; const sy = p.y * k + ty;
+      if (sx < -20 || sy < -20 || sx > w + 20 || sy > h + 20) continue;
+      markers.push({ sx, sy, r: v.kind === 'ref' ? rs * 0.62 : rs });
+    }
     let cands; let placed;
     if (some) {
       const stay = new Map([...(this.placed ?? [])].filter(([id]) => !moved.has(id)));
       cands = [...moved].map(candidate).filter(Boolean);
-      placed = placeLabels(cands, { width: w, height: h, max }, stay);
+      placed = placeLabels(cands, { width: w, height: h, max }, stay, markers);
     } else {
       // After the selection, its neighbours and the hits, the labels shown
       // before come first, so a change elsewhere does not reshuffle them.
@@ -600,7 +609,7 @@ export class Picture {
         else rest.push(c);
       }
       cands = [...first, ...kept, ...rest];
-      placed = placeLabels(cands, { width: w, height: h, max });
+      placed = placeLabels(cands, { width: w, height: h, max }, null, markers);
     }
     this.placed = placed;
     const byId = new Map(cands.map((c) => [c.id, c]));
