@@ -282,5 +282,36 @@ for (const n of SIZES) {
       assert.deepEqual(covered, [], `${covered.length} of ${labels.length} labels cover a marker`);
       await shot(page, `page-${n}-labels-off-markers-1440x900.png`);
     });
+
+    it(`shows an agent's new nodes inside the view, or says how many landed outside it and brings them in (${n} nodes)`, async () => {
+      await openGraph(page, kg.url, project);
+      // Zoomed in, most of the graph is outside the view, as a person reading a corner has it.
+      for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Zoom in' }).click();
+      await frames(page);
+      const g = await readGraph(kg.url, project);
+      const targets = Object.keys(g.nodes).filter((id) => id.startsWith('db-')).slice(0, 20);
+      const fresh = targets.map((t, i) => `agent-new-${i}`);
+      for (let i = 0; i < fresh.length; i++) {
+        await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'project', id: fresh[i], gist: `A new finding ${i} about ${targets[i]}` });
+        await mcp(kg.url, 'kg_put_edge', { session_id: agent, level: 'project', from: fresh[i], to: targets[i], rel: 'refines' });
+      }
+      await page.waitForFunction((ids) => ids.every((id) => document.querySelector('svg.pic').kgPicture.isDrawn(id)), fresh, { timeout: LAYOUT_TIMEOUT });
+      await frames(page);
+      const box = await page.locator('svg.pic').boundingBox();
+      const inside = (v) => v && v.x >= box.x && v.x <= box.x + box.width && v.y >= box.y && v.y <= box.y + box.height;
+      const outside = async () => (await snap(page)).vertices.filter((v) => fresh.includes(v.id) && !inside(v)).map((v) => v.id);
+      const out = await outside();
+      if (out.length) {
+        const button = page.getByTestId('fresh');
+        await button.waitFor();
+        assert.equal(await button.textContent(), `${out.length} new — show`);
+        await shot(page, `page-${n}-new-nodes-offscreen-1440x900.png`);
+        await button.click();
+        await frames(page);
+      }
+      assert.deepEqual(await outside(), [], 'every new node is in view');
+      await shot(page, `page-${n}-new-nodes-1440x900.png`);
+      assert.deepEqual(b.errors, []);
+    });
   });
 }

@@ -86,6 +86,9 @@ export class Picture {
     this.hidden = new Set();
     this.hits = null;
     this.near = new Set();
+    // Nodes an agent added since the person last looked: those outside the
+    // view are counted for the "N new — show" button (GraphView).
+    this.fresh = new Set();
     this.touch = false;
     this.widths = new Widths();
     this.labels = new Map(); // id -> text element
@@ -171,7 +174,7 @@ export class Picture {
     for (const id of [...patch.nodesAdded, ...patch.nodesChanged]) {
       const n = store.nodes.get(id);
       if (!n) continue;
-      if (!this.vertices.has(id)) add.push({ id, near: neighbours(id) });
+      if (!this.vertices.has(id)) { add.push({ id, near: neighbours(id) }); this.fresh.add(id); }
       this.putVertex({ id, kind: 'node', tier: n.tier ?? 'active' });
       touched.add(id);
     }
@@ -401,6 +404,35 @@ export class Picture {
     this.view = { k, tx: w / 2 - k * (x0 + x1) / 2, ty: h / 2 - k * (y0 + y1) / 2 };
   }
 
+  /**
+   * The new nodes outside the view: those inside it are seen, and no longer
+   * counted. Says the count to onState (fresh).
+   */
+  countFresh() {
+    if (!this.fresh.size) return;
+    const { k, tx, ty } = this.view;
+    const { w, h } = this.size();
+    let out = 0;
+    for (const id of [...this.fresh]) {
+      const p = this.layout.positions.get(id);
+      const v = this.vertices.get(id);
+      if (!v) { this.fresh.delete(id); continue; }
+      if (!p) { out++; continue; }
+      const x = p.x * k + tx; const y = p.y * k + ty;
+      if (x >= 0 && y >= 0 && x <= w && y <= h) this.fresh.delete(id); else out++;
+    }
+    this.onState({ fresh: out });
+  }
+
+  /** Brings the new nodes outside the view into it (the "N new — show" button). */
+  showFresh() {
+    const ids = [...this.fresh].filter((id) => this.layout.positions.has(id));
+    if (!ids.length) return;
+    this.fit(ids, { maxK: 2.2 });
+    this.following = false;
+    this.schedule('all');
+  }
+
   /** Fits everything (the Fit button). */
   reset() { this.fit(); this.schedule(); }
 
@@ -563,6 +595,7 @@ export class Picture {
    * is not touched.
    */
   drawLabels(moved = null) {
+    this.countFresh();
     const { w, h } = this.size();
     const { k, tx, ty } = this.view;
     const rs = this.screenR();
