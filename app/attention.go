@@ -32,7 +32,7 @@ type StaleMarked struct {
 // not even read stamps, and reads no project file (the marks are the last
 // check's, docs/design/trust.md#marks).
 func (s *Service) Attention(ctx context.Context, sc Scope) (_ Attention, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return Attention{}, err
 	}

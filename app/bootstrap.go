@@ -28,13 +28,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	if err := checkHookString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
-		return BootstrapResult{}, err
-	}
-	if err := checkHookString("source", req.Source, maxSource); err != nil {
-		return BootstrapResult{}, err
-	}
-	if err := checkHookString("transcript_path", req.TranscriptPath, 4096); err != nil {
+	if err := req.check(); err != nil {
 		return BootstrapResult{}, err
 	}
 	now := h.svc.clock.Now()
@@ -43,7 +37,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
@@ -65,29 +59,10 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 		})
 	}
 	header := render.PreloadHeader(sess.ID)
-	lg, err := h.lockGraphs(ctx, project)
+	pre, err := h.preload(ctx, project, now, h.svc.cfg.PreloadChars-runeLen(header)-2)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
-	if len(lg.graphs) > 1 {
-		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
-	}
-	// Ranking is most of a preload's cost: each graph's order is kept on
-	// its entry and used again while the graph is unchanged.
-	for i := range parts {
-		if e := lg.at[i]; e != nil {
-			parts[i].Ranking = e.preload.Load()
-		}
-	}
-	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, h.svc.cfg.PreloadChars-runeLen(header)-2)
-	for i, r := range rankings {
-		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
-			e.preload.Store(r)
-		}
-	}
-	lg.unlock()
-
 	keys := make([]string, len(pre.Shown))
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
@@ -109,12 +84,52 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	return res, nil
 }
 
+// check refuses a session start whose fields are too long or hold control
+// characters, naming the field.
+func (req BootstrapRequest) check() error {
+	if err := checkHookString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+		return err
+	}
+	if err := checkHookString("source", req.Source, maxSource); err != nil {
+		return err
+	}
+	return checkHookString("transcript_path", req.TranscriptPath, 4096)
+}
+
+// preload builds the preload of the user graph and project's graph within
+// budget characters.
+func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, budget int) (domain.Preload, error) {
+	lg, err := h.lockGraphs(ctx, project)
+	if err != nil {
+		return domain.Preload{}, err
+	}
+	defer lg.unlock()
+	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
+	if len(lg.graphs) > 1 {
+		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
+	}
+	// Ranking is most of a preload's cost: each graph's order is kept on
+	// its entry and used again while the graph is unchanged.
+	for i := range parts {
+		if e := lg.at[i]; e != nil {
+			parts[i].Ranking = e.preload.Load()
+		}
+	}
+	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, budget)
+	for i, r := range rankings {
+		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
+			e.preload.Store(r)
+		}
+	}
+	return pre, nil
+}
+
 // conversationSession finds or starts the session of a session start
 // (docs/design/hooks.md#session-binding) and reports whether it existed.
 func (h *Hooks) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := h.svc.sessions.bound(claude, h.svc.owner(ctx), now); ok && b.ProjectPath == project {
+		if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath == project {
 			sess, err := h.svc.sessions.revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
@@ -128,7 +143,7 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 			}
 		}
 	}
-	sess, err := h.svc.newSession(ctx, project, h.svc.rootOf(project, req.ProjectPath), claude)
+	sess, err := h.svc.newSession(ctx, project, h.svc.scope.rootOf(project, req.ProjectPath), claude)
 	return sess, false, err
 }
 
@@ -137,7 +152,7 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 // person, started on any server; "" for none, and for a transcript it may
 // not read (outside the home folder) or cannot.
 func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
-	owner := h.svc.owner(ctx)
+	owner := h.svc.scope.owner(ctx)
 	tail, err := h.svc.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
 	if err != nil {
 		h.svc.log.Info("transcript not read", "path", path, "err", err)

@@ -187,7 +187,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		fail := domain.Unavailable(fmt.Errorf("panic: %v", r),
 			"the %s failed while saving (%v); nothing was changed, and it is reloaded from storage at the next request", graphName(e.key), r)
 		st.drop(e, fail)
-		st.settled(e)
+		e.settled()
 		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: fail})
 		for _, op := range batch {
 			op.err, op.events = fail, nil
@@ -222,42 +222,53 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	case err == nil && dirty:
 		st.failing.clear(saveOf(e.key))
 	case err != nil && !errors.Is(err, ports.ErrDamaged):
-		st.saveFailed(e.key, err)
+		st.failing.saveFailed(e.key, err)
 	}
 	if err != nil {
 		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
 		fail := unavailableWrite(e.key, err)
-		for _, op := range batch {
-			if op.err == nil {
-				op.err = fail
-			}
-			op.events = nil
-		}
+		failWrites(batch, fail)
 		if errors.Is(err, ports.ErrDamaged) {
 			st.drop(e, fail)
 		}
 	}
-	st.settled(e)
+	e.settled()
 	acked = true
 	for _, op := range batch {
 		close(op.done)
 	}
+	publishWrites(st.events, st.metrics, batch)
+}
+
+// failWrites gives every write of a batch whose save failed, but those
+// refused on their own, the error fail, and drops their events.
+func failWrites(batch []*writeOp, fail error) {
+	for _, op := range batch {
+		if op.err == nil {
+			op.err = fail
+		}
+		op.events = nil
+	}
+}
+
+// publishWrites publishes the events of the writes of a durable batch, one
+// write's events together, so that a subscriber with no room for them all
+// is told to re-read instead of dropped.
+func publishWrites(events ports.Events, m ports.Metrics, batch []*writeOp) {
 	for _, op := range batch {
 		if op.err == nil && op.events != nil {
-			// One write's events together, so that a subscriber with no
-			// room for them all is told to re-read instead of dropped.
-			st.events.Publish(st.counted(op.events))
+			events.Publish(countedMoves(m, op.events))
 		}
 	}
 }
 
-// counted is evs, recording the nodes each compaction run among them moved
-// as they are published.
-func (st *store) counted(evs iter.Seq[ports.Event]) iter.Seq[ports.Event] {
+// countedMoves is evs, recording in m the nodes each compaction run among
+// them moved as they are published.
+func countedMoves(m ports.Metrics, evs iter.Seq[ports.Event]) iter.Seq[ports.Event] {
 	return func(yield func(ports.Event) bool) {
 		for ev := range evs {
 			if ev.Compaction != nil {
-				st.metrics.NodesMoved(*ev.Compaction)
+				m.NodesMoved(*ev.Compaction)
 			}
 			if !yield(ev) {
 				return
@@ -269,7 +280,7 @@ func (st *store) counted(evs iter.Seq[ports.Event]) iter.Seq[ports.Event] {
 // settled records that e's batch is durable or has failed, before its
 // callers are acknowledged, so that an unload that follows an
 // acknowledged write never waits for the committer to finish.
-func (st *store) settled(e *graphEntry) {
+func (e *graphEntry) settled() {
 	e.q.Lock()
 	e.saving = false
 	e.q.Unlock()

@@ -10,14 +10,14 @@ import (
 // Compact is POST /api/compaction/run: one compaction run of the graph
 // named by the scope now, through the write path, returning the moves made.
 func (s *Service) Compact(ctx context.Context, sc Scope) (_ domain.Moves, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return domain.Moves{}, err
 	}
 	defer s.countOp(t.session, &err)
 	var moves domain.Moves
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m, evs := s.compactRunOn(ports.CompactionOnRequest, g, at)
+		m, evs := s.compactor.runOn(ports.CompactionOnRequest, g, at)
 		moves = m
 		return evs, nil
 	})
@@ -27,22 +27,29 @@ func (s *Service) Compact(ctx context.Context, sc Scope) (_ domain.Moves, err er
 	return moves, nil
 }
 
-// compactRun is the compaction run of one write, with its compacted event
-// when it moved nodes.
-func (s *Service) compactRun(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
-	return s.compactRunOn(ports.CompactionOnWrite, g, at)
+// compactor runs compaction inside a write (docs/design/compaction.md) and
+// counts each run by its trigger.
+type compactor struct {
+	policy  domain.Policy
+	metrics ports.Metrics
 }
 
-// compactRunOn is a compaction run started by trigger, listing every move.
-func (s *Service) compactRunOn(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
-	return s.compactRunListing(trigger, g, at, -1)
+// run is the compaction run of one write, with its compacted event when it
+// moved nodes.
+func (c compactor) run(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
+	return c.runOn(ports.CompactionOnWrite, g, at)
 }
 
-// compactRunListing is compactRunOn listing at most list moves with their
-// reasons (domain.Graph.CompactListing; < 0: all).
-func (s *Service) compactRunListing(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp, list int) (domain.Moves, []ports.Event) {
-	m := g.CompactListing(at.Now, s.cfg.Policy, list)
-	s.store.metrics.CompactionRan(trigger)
+// runOn is a compaction run started by trigger, listing every move.
+func (c compactor) runOn(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
+	return c.runListing(trigger, g, at, -1)
+}
+
+// runListing is runOn listing at most list moves with their reasons
+// (domain.Graph.CompactListing; < 0: all).
+func (c compactor) runListing(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp, list int) (domain.Moves, []ports.Event) {
+	m := g.CompactListing(at.Now, c.policy, list)
+	c.metrics.CompactionRan(trigger)
 	if m.Empty() {
 		return m, nil
 	}

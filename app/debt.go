@@ -31,8 +31,8 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 	var rep DebtReport
 	// Team mode: the user graph caught up with what other servers
 	// committed (Projects does the same for the loaded projects).
-	h.svc.store.fresh(ctx, domain.UserGraphOf(h.svc.owner(ctx)))
-	if e, err := h.svc.store.get(ctx, domain.UserGraphOf(h.svc.owner(ctx))); err == nil {
+	h.svc.store.fresh(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx)))
+	if e, err := h.svc.store.get(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx))); err == nil {
 		e.mu.RLock()
 		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
 		e.mu.RUnlock()

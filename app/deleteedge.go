@@ -14,7 +14,7 @@ import (
 // request's root names the repository-relative end it was stored as
 // (docs/design/team.md#repository-relative-paths).
 func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) (_ DeleteEdgeResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return DeleteEdgeResult{}, err
 	}
@@ -41,7 +41,7 @@ func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) 
 		ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, at.Session)
 		kc := key
 		ev.EdgeKey = &kc
-		_, cev := s.compactRun(g, at)
+		_, cev := s.compactor.run(g, at)
 		return append([]ports.Event{ev}, cev...), nil
 	})
 	if err != nil {

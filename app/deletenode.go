@@ -12,7 +12,7 @@ import (
 // the project graph; a node in both is an error asking for the level,
 // because a destructive call must never guess.
 func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ DeleteNodeResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return DeleteNodeResult{}, err
 	}
@@ -35,7 +35,7 @@ func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ Delete
 		ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
 		ev.NodeID, ev.EdgesDeleted = id, n
 		res.EdgesDeleted = n
-		_, cev := s.compactRun(g, at)
+		_, cev := s.compactor.run(g, at)
 		return append([]ports.Event{ev}, cev...), nil
 	})
 	if err != nil {

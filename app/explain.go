@@ -45,7 +45,7 @@ type NodeRank struct {
 // node, computed by the domain's own scoring at one instant. It changes
 // nothing, not even read stamps.
 func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanation, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return Explanation{}, err
 	}

@@ -17,7 +17,7 @@ type Export struct {
 // Export is GET /api/export: the current state of the graph named by the
 // scope (Scope.Level required), loading it if needed. It changes nothing.
 func (s *Service) Export(ctx context.Context, sc Scope) (_ Export, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return Export{}, err
 	}

@@ -50,7 +50,7 @@ type GraphRead struct {
 // the other is served (docs/decisions/0008-faults-in-one-graph.md); when
 // none can be, ReadGraphs fails with the load error.
 func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err error) {
-	t, err := s.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath, ProjectKey: sc.ProjectKey})
+	t, err := s.scope.resolve(ctx, Scope{SessionID: sc.SessionID, ProjectPath: sc.ProjectPath, ProjectKey: sc.ProjectKey})
 	if err != nil {
 		return GraphRead{}, err
 	}
@@ -59,7 +59,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 	res.Stale = s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var downs []error
 	for _, k := range t.keys() {
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := s.reader.spanned(ctx, k)
 		if err != nil {
 			return GraphRead{}, err
 		}

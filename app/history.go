@@ -42,10 +42,21 @@ type HistoryResult struct {
 	NextBeforeSeq uint64
 }
 
-func (s *Service) historyRepo() (ports.HistoryRepository, error) {
-	var repo any = s.store.graphs
-	if s.store.shared != nil {
-		repo = s.store.shared
+// historian reads the graphs' change logs and undoes from them
+// (docs/design/trust.md#history-and-undo): the work behind History and Undo.
+type historian struct {
+	store     *store
+	scope     *resolver
+	clock     ports.Clock
+	compactor compactor
+	days      int // KG_HISTORY_DAYS; <= 0: DefaultHistoryDays
+}
+
+// historyRepo is the change log of the storage backend, if it keeps one.
+func (hs *historian) historyRepo() (ports.HistoryRepository, error) {
+	var repo any = hs.store.graphs
+	if hs.store.shared != nil {
+		repo = hs.store.shared
 	}
 	hr, ok := repo.(ports.HistoryRepository)
 	if !ok {
@@ -57,9 +68,9 @@ func (s *Service) historyRepo() (ports.HistoryRepository, error) {
 // notBefore is the oldest time a read of the change log returns: entries
 // older than KG_HISTORY_DAYS are pruned, and until the tick prunes them no
 // read shows them.
-func (s *Service) notBefore(since domain.Micros) domain.Micros {
-	now := s.clock.Now()
-	days := s.cfg.HistoryDays
+func (hs *historian) notBefore(since domain.Micros) domain.Micros {
+	now := hs.clock.Now()
+	days := hs.days
 	if days <= 0 {
 		days = DefaultHistoryDays
 	}
@@ -85,7 +96,7 @@ func (s *Service) History(ctx context.Context, req HistoryRequest) (HistoryResul
 	if req.BeforeSeq != 0 && req.BeforeSeq <= req.SinceSeq+1 {
 		return HistoryResult{}, domain.Invalidf("before_seq", "%d leaves nothing above since_seq %d", req.BeforeSeq, req.SinceSeq)
 	}
-	t, err := s.resolve(ctx, req.Scope)
+	t, err := s.scope.resolve(ctx, req.Scope)
 	if err != nil {
 		return HistoryResult{}, err
 	}
@@ -93,12 +104,12 @@ func (s *Service) History(ctx context.Context, req HistoryRequest) (HistoryResul
 	if err != nil {
 		return HistoryResult{}, err
 	}
-	hr, err := s.historyRepo()
+	hr, err := s.history.historyRepo()
 	if err != nil {
 		return HistoryResult{}, err
 	}
 	es, err := hr.History(ctx, k, ports.HistoryQuery{ID: req.ID, Session: req.Session, SinceSeq: req.SinceSeq,
-		BeforeSeq: req.BeforeSeq, NotBefore: s.notBefore(req.Since), Limit: limit + 1})
+		BeforeSeq: req.BeforeSeq, NotBefore: s.history.notBefore(req.Since), Limit: limit + 1})
 	if err != nil {
 		return HistoryResult{}, err
 	}
@@ -170,15 +181,15 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	if err != nil {
 		return UndoResult{}, err
 	}
-	t, err := s.resolve(ctx, req.Scope)
+	t, err := s.scope.resolve(ctx, req.Scope)
 	if err != nil {
 		return UndoResult{}, err
 	}
-	keys, err := s.undoGraphs(ctx, t, req)
+	keys, err := s.history.undoGraphs(ctx, t, req)
 	if err != nil {
 		return UndoResult{}, err
 	}
-	hr, err := s.historyRepo()
+	hr, err := s.history.historyRepo()
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -188,7 +199,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	res := UndoResult{DryRun: req.DryRun}
 	var failed error
 	for _, k := range keys {
-		gu, err := s.undoGraph(ctx, hr, k, t.session, target, req)
+		gu, err := s.history.undoGraph(ctx, hr, k, t.session, target, req)
 		switch {
 		case errors.Is(err, errNothingToUndo):
 			continue
@@ -202,7 +213,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	}
 	switch {
 	case len(res.Graphs) == 0:
-		return UndoResult{}, s.nothingToUndo(keys, target, req.Range)
+		return UndoResult{}, s.history.nothingToUndo(keys, target, req.Range)
 	case failed != nil && !slices.ContainsFunc(res.Graphs, func(g GraphUndo) bool { return g.Err == nil }):
 		return UndoResult{}, failed
 	}
@@ -214,7 +225,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 // graph and the session's project, or, when the session is gone (expired,
 // or of another server's past), the user graph and every project the
 // caller may read, whose logs tell which it wrote.
-func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]domain.GraphKey, error) {
+func (hs *historian) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]domain.GraphKey, error) {
 	named := req.Scope.ProjectPath != "" || req.Scope.ProjectKey != ""
 	level := req.Scope.Level
 	switch {
@@ -231,7 +242,7 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 	case level != domain.LevelProject && level != "":
 		return nil, domain.Invalidf("level", "%q is not a level: one of user, project, or none for every graph the session wrote", level)
 	}
-	project, bound := s.projectOfSession(ctx, req.Session)
+	project, bound := hs.projectOfSession(ctx, req.Session)
 	if level == domain.LevelProject {
 		if project == "" {
 			return nil, domain.Invalidf("project_path", "level project needs project_path: session %q is not bound to a project that kg still knows of", req.Session)
@@ -242,7 +253,7 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 	if bound {
 		return append(keys, domain.ProjectGraph(project)), nil
 	}
-	projects, err := s.readableProjects(ctx, t)
+	projects, err := hs.readableProjects(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -253,8 +264,8 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 // to. A session bound to a project writes no other project
 // (docs/design/sync.md#sessions); one bound to none, or one kg no longer
 // knows (expired), may have written any.
-func (s *Service) projectOfSession(ctx context.Context, id string) (project string, bound bool) {
-	sess, err := s.sessionFor(ctx, id)
+func (hs *historian) projectOfSession(ctx context.Context, id string) (project string, bound bool) {
+	sess, err := hs.scope.sessionFor(ctx, id)
 	if err != nil || sess.ProjectPath == "" {
 		return "", false
 	}
@@ -263,8 +274,8 @@ func (s *Service) projectOfSession(ctx context.Context, id string) (project stri
 
 // readableProjects returns every project graph stored or loaded that t
 // may read, sorted.
-func (s *Service) readableProjects(ctx context.Context, t target) ([]domain.GraphKey, error) {
-	stored, err := s.graphs.List(ctx)
+func (hs *historian) readableProjects(ctx context.Context, t target) ([]domain.GraphKey, error) {
+	stored, err := hs.store.graphs.List(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "list projects")
 	}
@@ -279,7 +290,7 @@ func (s *Service) readableProjects(ctx context.Context, t target) ([]domain.Grap
 	for _, sg := range stored {
 		add(sg.Key)
 	}
-	for _, e := range s.store.loaded() {
+	for _, e := range hs.store.loaded() {
 		add(e.key)
 	}
 	slices.SortFunc(out, cmpKey)
@@ -288,17 +299,17 @@ func (s *Service) readableProjects(ctx context.Context, t target) ([]domain.Grap
 
 // nothingToUndo is the error of an undo that found none of the changes it
 // names in the history of the graphs it covers.
-func (s *Service) nothingToUndo(keys []domain.GraphKey, target domain.UndoTarget, byRange bool) error {
+func (hs *historian) nothingToUndo(keys []domain.GraphKey, target domain.UndoTarget, byRange bool) error {
 	if byRange {
 		return domain.NotFoundf("seq_range", "the %s holds no change with a seq from %d to %d in its history (the last %d days)",
-			graphName(keys[0]), target.From, target.To, s.historyDays())
+			graphName(keys[0]), target.From, target.To, hs.historyDays())
 	}
 	where := "the " + graphName(keys[0])
 	if len(keys) > 1 {
 		where = fmt.Sprintf("none of the %d graphs it could have written (the user graph and %d projects)", len(keys), len(keys)-1)
 	}
 	return domain.NotFoundf("session_id", "%s holds no change of session %q in its history (the last %d days)",
-		where, target.Session, s.historyDays())
+		where, target.Session, hs.historyDays())
 }
 
 // undoGraph undoes target's changes in graph k as one write of its own
@@ -306,9 +317,9 @@ func (s *Service) nothingToUndo(keys []domain.GraphKey, target domain.UndoTarget
 // the graph's write lock, on the graph as it is then: a change that lands
 // between the read of the log and the write makes its item skipped, never
 // overwritten.
-func (s *Service) undoGraph(ctx context.Context, hr ports.HistoryRepository, k domain.GraphKey, by string,
+func (hs *historian) undoGraph(ctx context.Context, hr ports.HistoryRepository, k domain.GraphKey, by string,
 	target domain.UndoTarget, req UndoRequest) (GraphUndo, error) {
-	nb := s.notBefore(0)
+	nb := hs.notBefore(0)
 	// The oldest change undone, then every entry from it on.
 	q := ports.HistoryQuery{Session: target.Session, NotBefore: nb}
 	if req.Range {
@@ -328,7 +339,7 @@ func (s *Service) undoGraph(ctx context.Context, hr ports.HistoryRepository, k d
 		return GraphUndo{}, err
 	}
 	slices.Reverse(log) // oldest first
-	e, err := s.store.get(ctx, k)
+	e, err := hs.store.get(ctx, k)
 	if err != nil {
 		return GraphUndo{}, err
 	}
@@ -340,12 +351,12 @@ func (s *Service) undoGraph(ctx context.Context, hr ports.HistoryRepository, k d
 		res.Applied, res.Skipped = plan.Steps, plan.Skipped
 		return res, nil
 	}
-	err = s.store.writeLogged(ctx, e, by, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err = hs.store.writeLogged(ctx, e, by, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		plan := domain.PlanUndo(g, log, target)
 		applied, failed := g.ApplyUndo(plan, at)
 		res.Applied, res.Skipped = applied, append(plan.Skipped, failed...)
 		evs := undoEvents(k, g, applied, at.Session)
-		_, cev := s.compactRun(g, at)
+		_, cev := hs.compactor.run(g, at)
 		evs = append(evs, cev...)
 		if len(evs) == 0 {
 			return nil, nil
@@ -358,11 +369,12 @@ func (s *Service) undoGraph(ctx context.Context, hr ports.HistoryRepository, k d
 	return res, nil
 }
 
-func (s *Service) historyDays() int {
-	if s.cfg.HistoryDays <= 0 {
+// historyDays is how many days the change log keeps.
+func (hs *historian) historyDays() int {
+	if hs.days <= 0 {
 		return DefaultHistoryDays
 	}
-	return s.cfg.HistoryDays
+	return hs.days
 }
 
 // undoEvents are the events of an undo's steps, as the same puts and
@@ -433,7 +445,7 @@ func (mt *maintainer) pruneHistory(ctx context.Context, k domain.GraphKey) {
 	}
 	mt.pruned[k] = now
 	mt.prunedMu.Unlock()
-	if err := hr.PruneHistory(ctx, k, mt.svc.notBefore(0)); err != nil {
+	if err := hr.PruneHistory(ctx, k, mt.svc.history.notBefore(0)); err != nil {
 		mt.svc.log.Warn("pruning the change log failed; the next tick tries again", "graph", k.String(), "err", err)
 		mt.prunedMu.Lock()
 		delete(mt.pruned, k)

@@ -166,7 +166,7 @@ func TestUndoOfAnExpiredSessionFindsItsGraphsInTheLog(t *testing.T) {
 	e.put(Scope{SessionID: a, Level: domain.LevelProject, ProjectPath: projB}, "design", "written by a in b")
 	e.clock.Advance(25 * time.Hour) // past KG_SESSION_TTL
 	e.svc.maint.tick(e.ctx)
-	if _, err := e.svc.sessionFor(e.ctx, a); err == nil {
+	if _, err := e.svc.scope.sessionFor(e.ctx, a); err == nil {
 		t.Fatal("the session did not expire")
 	}
 	res, err := e.svc.Undo(e.ctx, UndoRequest{Session: a, DryRun: true})

@@ -155,7 +155,7 @@ func (h *Hooks) hookProjectOf(ctx context.Context, field, p, key string) (string
 	if p == "" && (key == "" || h.svc.store.shared == nil) {
 		return "", domain.Invalidf(field, "required: the absolute path of the project root")
 	}
-	return h.svc.projectOf(ctx, field, p, key)
+	return h.svc.scope.projectOf(ctx, field, p, key)
 }
 
 // lockedGraphs are the user graph and a project graph, read-locked in the
@@ -171,11 +171,11 @@ type lockedGraphs struct {
 // that cannot be loaded is left out (nil in graphs): a hook serves what it
 // can. Release with unlock.
 func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
-	t := target{project: project, owner: h.svc.owner(ctx)}
+	t := target{project: project, owner: h.svc.scope.owner(ctx)}
 	lg := &lockedGraphs{}
 	h.svc.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
 	for _, k := range t.keys() {
-		e, down, err := h.svc.spannedGraph(ctx, k)
+		e, down, err := h.svc.reader.spanned(ctx, k)
 		if err != nil {
 			lg.unlock()
 			return nil, err

@@ -44,7 +44,7 @@ const ImportMovesListed = 1000
 // fails validation, or a save that fails, changes nothing. See
 // domain.Graph.Import for what is written and what ImportReplace deletes.
 func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData, opt ImportOptions) (_ ImportResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return ImportResult{}, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 		for i, n := range r.Nodes {
 			ids[i], r.Nodes[i] = n.ID, nil
 		}
-		moves, cev := s.compactRunListing(ports.CompactionOnWrite, g, at, opt.ListMoves)
+		moves, cev := s.compactor.runListing(ports.CompactionOnWrite, g, at, opt.ListMoves)
 		for i, id := range ids {
 			// Compaction moves nodes between tiers and deletes none.
 			r.Nodes[i], _ = g.Node(id)

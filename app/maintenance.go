@@ -154,7 +154,7 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 			if e.g.Pending().Empty() {
 				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {
 					errs = append(errs, fmt.Errorf("%s graph: %w", e.key, err))
-					mt.svc.store.checkpointFailed(e.key, err)
+					mt.svc.store.failing.checkpointFailed(e.key, err)
 				} else {
 					mt.svc.store.failing.clear(checkpointOf(e.key))
 				}

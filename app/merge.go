@@ -37,7 +37,7 @@ type MergeResult struct {
 // under KG_SECRETS. A dry run says what the merge would do and changes
 // nothing, not even read stamps.
 func (s *Service) MergeNodes(ctx context.Context, sc Scope, in domain.MergeInput, dryRun bool) (_ MergeResult, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return MergeResult{}, err
 	}
@@ -71,7 +71,7 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in domain.MergeInput
 		ev = eventBase(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
 		ev.NodeID, ev.EdgesDeleted = m.From, m.EdgesDeleted
 		evs = append(evs, ev)
-		moves, cev := s.compactRun(g, at)
+		moves, cev := s.compactor.run(g, at)
 		res.Plan, res.Written, res.EdgesDeleted, res.Compaction = m.MergePlan, m.Written, m.EdgesDeleted, moves
 		res.Node, _ = g.Node(m.Into) // its tier after the run
 		return append(evs, cev...), nil

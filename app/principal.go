@@ -36,8 +36,8 @@ func MayWrite(ctx context.Context) bool {
 
 // owner is the principal whose user graph ctx's request reads: its
 // principal's name in team mode, "" otherwise.
-func (s *Service) owner(ctx context.Context) string {
-	if s.store.shared == nil {
+func (r *resolver) owner(ctx context.Context) string {
+	if r.store.shared == nil {
 		return ""
 	}
 	return principalName(ctx)
@@ -47,22 +47,22 @@ func (s *Service) owner(ctx context.Context) string {
 // refuses a session that belongs to another principal as unknown: its id
 // must not let anyone else into its user graph. It counts nothing (countOp
 // does, once the use case has succeeded).
-func (s *Service) sessionFor(ctx context.Context, id string) (ports.Session, error) {
-	if err := s.sessions.ensure(ctx, id); err != nil {
+func (r *resolver) sessionFor(ctx context.Context, id string) (ports.Session, error) {
+	if err := r.sessions.ensure(ctx, id); err != nil {
 		return ports.Session{}, err
 	}
-	if err := s.sessionOwnedBy(id, s.owner(ctx)); err != nil {
+	if err := r.sessionOwnedBy(id, r.owner(ctx)); err != nil {
 		return ports.Session{}, err
 	}
-	return s.sessions.lookup(id, s.clock.Now())
+	return r.sessions.lookup(id, r.clock.Now())
 }
 
 // sessionOwnedBy fails, as for an unknown session, unless session id
 // belongs to owner.
-func (s *Service) sessionOwnedBy(id, owner string) error {
-	s.sessions.mu.Lock()
-	defer s.sessions.mu.Unlock()
-	if sess, ok := s.sessions.live[id]; ok && sess.Principal != owner {
+func (r *resolver) sessionOwnedBy(id, owner string) error {
+	r.sessions.mu.Lock()
+	defer r.sessions.mu.Unlock()
+	if sess, ok := r.sessions.live[id]; ok && sess.Principal != owner {
 		return unknownSession(id)
 	}
 	return nil
@@ -79,11 +79,11 @@ func principalName(ctx context.Context) string {
 // would show one person's private ids to everyone
 // (docs/design/team.md#people-and-tokens). Outside team mode, and for the
 // user graph, there are none.
-func (s *Service) privateEnds(ctx context.Context, t target, k domain.GraphKey, in domain.EdgeInput) ([]string, error) {
-	if s.store.shared == nil || k.Level != domain.LevelProject {
+func (r *resolver) privateEnds(ctx context.Context, t target, k domain.GraphKey, in domain.EdgeInput) ([]string, error) {
+	if r.store.shared == nil || k.Level != domain.LevelProject {
 		return nil, nil
 	}
-	u, err := s.store.get(ctx, domain.UserGraphOf(t.owner))
+	u, err := r.store.get(ctx, domain.UserGraphOf(t.owner))
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func refusePrivateEnds(g *domain.Graph, in domain.EdgeInput, private []string) e
 // folder that gives no key (or that this server cannot read) is a private
 // project of the principal, "private/<principal><path>", which nobody else
 // shares.
-func (s *Service) projectKey(ctx context.Context, field, p string) (string, error) {
+func (r *resolver) projectKey(ctx context.Context, field, p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		if err := domain.ValidateProjectKey(field, p); err != nil {
 			return "", err
@@ -132,12 +132,12 @@ func (s *Service) projectKey(ctx context.Context, field, p string) (string, erro
 	if err := domain.ValidateProjectPath(field, p); err != nil {
 		return "", err
 	}
-	c, err := s.paths.Canonical(p)
+	c, err := r.paths.Canonical(p)
 	if err != nil {
 		return "", domain.Invalidf(field, "%q cannot be resolved: %v", p, err)
 	}
-	if s.keys != nil {
-		key, found, err := s.keys.ProjectKey(c)
+	if r.keys != nil {
+		key, found, err := r.keys.ProjectKey(c)
 		if err != nil {
 			return "", err
 		}

@@ -11,7 +11,7 @@ import (
 // progressKey resolves the graph of a kg_progress call: the user graph by
 // default.
 func (s *Service) progressKey(ctx context.Context, sc Scope) (target, domain.GraphKey, error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return t, domain.GraphKey{}, err
 	}

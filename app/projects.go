@@ -34,7 +34,7 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	}
 	s.store.fresh(ctx, stale...) // team mode: the loaded copies' counts as committed, in one round trip
 	var out []ProjectInfo
-	reader := target{owner: s.owner(ctx)}
+	reader := target{owner: s.scope.owner(ctx)}
 	for _, sg := range stored {
 		e, isLoaded := loaded[sg.Key]
 		delete(loaded, sg.Key)

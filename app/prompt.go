@@ -19,7 +19,7 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 		return SessionState{}, err
 	}
 	h.hookSync(ctx, "", project)
-	sess, ok := h.svc.sessions.mostRecent(project, h.svc.owner(ctx), h.svc.clock.Now())
+	sess, ok := h.svc.sessions.mostRecent(project, h.svc.scope.owner(ctx), h.svc.clock.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
@@ -31,7 +31,7 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 // belongs to: the one bound to its Claude session id (revived if it went
 // dormant), else the project's most recent. ok is false for none.
 func (h *Hooks) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
-	owner := h.svc.owner(ctx)
+	owner := h.svc.scope.owner(ctx)
 	if b, ok := h.svc.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
 		if sess, err := h.svc.sessions.revive(b.ID, "", now); err == nil {
 			return sess, true
@@ -49,14 +49,14 @@ func (h *Hooks) hookSession(ctx context.Context, claude, project string, now dom
 // database (hookSync).
 func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
 	if cwd != "" || key != "" && h.svc.store.shared != nil {
-		p, err := h.svc.projectOf(ctx, "cwd", cwd, key)
+		p, err := h.svc.scope.projectOf(ctx, "cwd", cwd, key)
 		if err == nil {
 			h.hookSync(ctx, claude, p)
 		}
 		return p, err
 	}
 	h.hookSync(ctx, claude, "")
-	if b, ok := h.svc.sessions.bound(claude, h.svc.owner(ctx), now); ok && b.ProjectPath != "" {
+	if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -86,7 +86,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so
 		// that the nudge can name it and a full read in it ends the nudge.
-		if sess, err = h.svc.newSession(ctx, project, h.svc.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
+		if sess, err = h.svc.newSession(ctx, project, h.svc.scope.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
 			return HookText{}, err
 		}
 		ok = true
@@ -94,7 +94,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
-	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	nudge := false
 	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
@@ -111,7 +111,9 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	return h.recall(ctx, sess, project, req.Prompt)
 }
 
-// recall is the recall of PromptContext for session sess.
+// recall is the recall of PromptContext for session sess: the unseen
+// relevant nodes that fit recallMaxChars, then the edges among them and to
+// nodes the session has seen, while they fit.
 func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt string) (HookText, error) {
 	query, ok := domain.RecallQuery(domain.PromptText(prompt))
 	if !ok {
@@ -122,20 +124,53 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		return HookText{}, err
 	}
 	defer lg.unlock()
-	graphs := lg.graphs
-	found, err := domain.Search(graphs, query, domain.RecallSearchLimit)
+	found, err := domain.Search(lg.graphs, query, domain.RecallSearchLimit)
 	if err != nil {
 		return HookText{}, err
 	}
-	nodes := lg.nodeCount()
-	type pick struct {
-		g   *domain.Graph
-		hit domain.SearchHit
-		key string
+	cands, keys := recallCandidates(lg.graphs, found.Hits, lg.nodeCount())
+	var b strings.Builder
+	b.WriteString(render.RecallHeader(sess.ID))
+	left := recallMaxChars - runeLen(b.String())
+	shown, left := writeRecallNodes(&b, cands, setOf(h.svc.sessions.unseen(sess.ID, keys)), left)
+	if len(shown) == 0 {
+		return HookText{}, nil
 	}
-	var cands []pick
+	inShown := map[string]bool{}
+	for _, c := range shown {
+		inShown[c.key] = true
+	}
+	edges, ends := recallEdges(shown, inShown)
+	seenEnds := map[string]bool{}
+	if len(ends) > 0 {
+		unseenEnds := setOf(h.svc.sessions.unseen(sess.ID, ends))
+		for _, k := range ends {
+			seenEnds[k] = !unseenEnds[k]
+		}
+	}
+	writeRecallEdges(&b, edges, func(k string) bool { return inShown[k] || seenEnds[k] }, left)
+	shownKeys := make([]string, len(shown))
+	for i, c := range shown {
+		shownKeys[i] = c.key
+	}
+	h.svc.sessions.see(sess.ID, shownKeys...)
+	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
+}
+
+// recallPick is a node a recall may show: a search hit of graph g, and its
+// seen-set key.
+type recallPick struct {
+	g   *domain.Graph
+	hit domain.SearchHit
+	key string
+}
+
+// recallCandidates are the hits above the relevance threshold, best first,
+// with their seen-set keys; nodes is how many nodes the graphs hold.
+func recallCandidates(graphs []*domain.Graph, hits []domain.SearchHit, nodes int) ([]recallPick, []string) {
+	var cands []recallPick
 	var keys []string
-	for _, h := range found.Hits {
+	for _, h := range hits {
 		if domain.Relevance(h.Score, nodes) < domain.RecallThreshold {
 			break // hits come best first
 		}
@@ -146,17 +181,16 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 			}
 		}
 		k := seenKey(g, h.Node.ID)
-		cands = append(cands, pick{g, h, k})
+		cands = append(cands, recallPick{g, h, k})
 		keys = append(keys, k)
 	}
-	unseen := map[string]bool{}
-	for _, k := range h.svc.sessions.unseen(sess.ID, keys) {
-		unseen[k] = true
-	}
-	var b strings.Builder
-	b.WriteString(render.RecallHeader(sess.ID))
-	left := recallMaxChars - runeLen(b.String())
-	var shown []pick
+	return cands, keys
+}
+
+// writeRecallNodes writes the lines of the unseen candidates that fit in
+// left characters, at most recallMaxNodes, and returns them and what is left.
+func writeRecallNodes(b *strings.Builder, cands []recallPick, unseen map[string]bool, left int) ([]recallPick, int) {
+	var shown []recallPick
 	for _, c := range cands {
 		if !unseen[c.key] || len(shown) == recallMaxNodes {
 			continue
@@ -164,25 +198,24 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		line := render.Node{Label: recallLabel(c.g), ID: c.hit.Node.ID, Gist: c.hit.Node.Gist}
 		if n := line.Len(); n <= left {
 			left -= n
-			line.Write(&b)
+			line.Write(b)
 			shown = append(shown, c)
 		}
 	}
-	if len(shown) == 0 {
-		return HookText{}, nil
-	}
-	// Edges among the nodes shown, and from them to nodes the session has
-	// seen, while they fit.
-	inShown := map[string]bool{}
-	for _, c := range shown {
-		inShown[c.key] = true
-	}
+	return shown, left
+}
+
+// recallEdge is an edge of graph g.
+type recallEdge struct {
+	g *domain.Graph
+	e *domain.Edge
+}
+
+// recallEdges are the edges of the shown nodes to nodes, each edge among
+// them once, and the seen-set keys of their other ends that are not shown.
+func recallEdges(shown []recallPick, inShown map[string]bool) ([]recallEdge, []string) {
+	var edges []recallEdge
 	var ends []string
-	type edgeOf struct {
-		g *domain.Graph
-		e *domain.Edge
-	}
-	var edges []edgeOf
 	for _, c := range shown {
 		for _, e := range c.g.EdgesOf(c.hit.Node.ID) {
 			other := e.To
@@ -196,26 +229,22 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 			if inShown[ok] && e.From != c.hit.Node.ID {
 				continue // listed from its other end
 			}
-			edges = append(edges, edgeOf{c.g, e})
+			edges = append(edges, recallEdge{c.g, e})
 			if !inShown[ok] {
 				ends = append(ends, ok)
 			}
 		}
 	}
-	seenEnds := map[string]bool{}
-	if len(ends) > 0 {
-		unseenEnds := map[string]bool{}
-		for _, k := range h.svc.sessions.unseen(sess.ID, ends) {
-			unseenEnds[k] = true
-		}
-		for _, k := range ends {
-			seenEnds[k] = !unseenEnds[k]
-		}
-	}
+	return edges, ends
+}
+
+// writeRecallEdges writes, under their header, the edges both of whose ends
+// the session sees (shown now or seen before) while they fit in left
+// characters.
+func writeRecallEdges(b *strings.Builder, edges []recallEdge, sees func(key string) bool, left int) {
 	wroteEdges := false
 	for _, x := range edges {
-		fromKey, toKey := seenKey(x.g, x.e.From), seenKey(x.g, x.e.To)
-		if !(inShown[fromKey] || seenEnds[fromKey]) || !(inShown[toKey] || seenEnds[toKey]) {
+		if !sees(seenKey(x.g, x.e.From)) || !sees(seenKey(x.g, x.e.To)) {
 			continue
 		}
 		line := render.Indent + x.e.Key().String() + "\n"
@@ -233,12 +262,15 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		left -= cost
 		b.WriteString(line)
 	}
-	shownKeys := make([]string, len(shown))
-	for i, c := range shown {
-		shownKeys[i] = c.key
+}
+
+// setOf is the set of keys.
+func setOf(keys []string) map[string]bool {
+	set := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
 	}
-	h.svc.sessions.see(sess.ID, shownKeys...)
-	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
+	return set
 }
 
 // recallLabel marks a node of the user graph in a recall: most memory is

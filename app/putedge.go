@@ -11,7 +11,7 @@ import (
 // named by the scope, runs compaction as part of the same write, and
 // returns once both are durable. The ends need not exist.
 func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_ PutEdgeResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
@@ -31,17 +31,17 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	private, err := s.privateEnds(ctx, t, k, in)
+	private, err := s.scope.privateEnds(ctx, t, k, in)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
 	res := PutEdgeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	// A file end is read before the write, outside the graph's lock, and
 	// recorded on the node at the other end (docs/design/trust.md#staleness).
-	root := s.filesRoot(t, k)
+	root := s.stamps.filesRoot(t, k)
 	var stamps []domain.FileStamp
 	if root != "" {
-		stamps = s.hashNamed(ctx, root, edgeFilesBefore(e, in))
+		stamps = s.stamps.hashNamed(ctx, root, edgeFilesBefore(e, in))
 		if t.root != "" {
 			e.filesRoot.Store(&root)
 		}
@@ -58,7 +58,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
 		ev.Edge = ed
 		res.Edge = ed
-		moves, cev := s.compactRun(g, at)
+		moves, cev := s.compactor.run(g, at)
 		res.Compaction = moves
 		return append([]ports.Event{ev}, cev...), nil
 	})

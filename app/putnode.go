@@ -11,7 +11,7 @@ import (
 // the scope, runs compaction as part of the same write, and returns once
 // both are durable.
 func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_ PutNodeResult, err error) {
-	t, err := s.resolve(ctx, sc)
+	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
@@ -35,10 +35,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	// The files the node names are read before the write, outside the
 	// graph's lock (docs/design/trust.md#staleness).
-	root := s.filesRoot(t, k)
+	root := s.stamps.filesRoot(t, k)
 	var stamps []domain.FileStamp
 	if root != "" {
-		stamps = s.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
+		stamps = s.stamps.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
 		if t.root != "" {
 			e.filesRoot.Store(&root)
 		}
@@ -70,7 +70,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		}
 		ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, at.Session)
 		ev.Node = n
-		moves, cev := s.compactRun(g, at)
+		moves, cev := s.compactor.run(g, at)
 		res.Compaction = moves
 		res.Node, _ = g.Node(in.ID) // its tier after the run
 		return append([]ports.Event{ev}, cev...), nil

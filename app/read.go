@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
@@ -19,44 +20,18 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, err
 		}
 	}
-	var sess ports.Session
-	switch {
-	case req.SessionID != "":
-		if sess, err = s.sessionFor(ctx, req.SessionID); err != nil {
-			return res, err
-		}
-		if req.CWD != "" || req.ProjectKey != "" {
-			p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
-			if err != nil {
-				return res, err
-			}
-			if p != sess.ProjectPath {
-				bound := sess.ProjectPath
-				if bound == "" {
-					bound = "no project"
-				}
-				return res, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
-			}
-		}
-	case req.CWD != "" || req.ProjectKey != "":
-		p, err := s.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
-		if err != nil {
-			return res, err
-		}
-		if sess, err = s.newSession(ctx, p, s.rootOf(p, req.CWD), ""); err != nil {
-			return res, err
-		}
-		res.NewSession = true
-	default:
-		return res, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
+	sess, isNew, err := s.readSession(ctx, req)
+	if err != nil {
+		return res, err
 	}
+	res.NewSession = isNew
 	res.SessionID = sess.ID
-	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	defer s.countOp(t.session, &err)
 	res.Stale = s.store.fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
-		full, err := s.fullRead(ctx, t)
+		full, err := s.reader.full(ctx, t)
 		if err != nil {
 			return res, err
 		}
@@ -79,7 +54,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			if err != nil {
 				return res, err
 			}
-			rd, ok, err := s.readByID(ctx, e, t.session, id)
+			rd, ok, err := s.reader.byID(ctx, e, t.session, id)
 			if err != nil {
 				return res, err
 			}
@@ -87,7 +62,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 				// A read by id through kg_read counts a use; the REST
 				// and web-page reads do not
 				// (docs/design/compaction.md#the-use-count).
-				s.countRead(ctx, e, t.session, &rd)
+				s.counting.countRead(ctx, e, t.session, &rd)
 				res.Nodes = append(res.Nodes, rd)
 				found = true
 			}
@@ -98,6 +73,40 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	}
 	s.sessions.see(t.session, readKeys(res.Nodes)...)
 	return res, nil
+}
+
+// readSession is the session of a kg_read: the one named, whose project
+// the cwd, if given, must be; else a new session of the cwd's project.
+func (s *Service) readSession(ctx context.Context, req ReadRequest) (sess ports.Session, isNew bool, err error) {
+	switch {
+	case req.SessionID != "":
+		if sess, err = s.scope.sessionFor(ctx, req.SessionID); err != nil {
+			return sess, false, err
+		}
+		if req.CWD == "" && req.ProjectKey == "" {
+			return sess, false, nil
+		}
+		p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
+		if err != nil {
+			return sess, false, err
+		}
+		if p != sess.ProjectPath {
+			bound := sess.ProjectPath
+			if bound == "" {
+				bound = "no project"
+			}
+			return sess, false, domain.Invalidf("cwd", "%q is another project than the one session %q is bound to (%s); call kg_read with cwd only to start a session for it", p, sess.ID, bound)
+		}
+		return sess, false, nil
+	case req.CWD != "" || req.ProjectKey != "":
+		p, err := s.scope.projectOf(ctx, "cwd", req.CWD, req.ProjectKey)
+		if err != nil {
+			return sess, false, err
+		}
+		sess, err = s.newSession(ctx, p, s.scope.rootOf(p, req.CWD), "")
+		return sess, err == nil, err
+	}
+	return sess, false, domain.Invalidf("cwd", "one of cwd or session_id is required; pass cwd (the absolute project root) to start a session")
 }
 
 // readKeys names the nodes of reads by id in the seen set.
@@ -133,14 +142,24 @@ func nodeNotFound(id string, level domain.Level) error {
 	return domain.NotFoundf("id", "node %q not found in %s graph", id, level)
 }
 
-// spannedGraph gets the graph k for a request that spans several graphs
+// graphReader reads graphs for the use cases: a whole graph among several
+// (spanned, full) and a node by id (byID, recall.go).
+type graphReader struct {
+	store  *store
+	scope  *resolver
+	clock  ports.Clock
+	policy domain.Policy
+	log    *slog.Logger
+}
+
+// spanned gets the graph k for a request that spans several graphs
 // (the full read, a search or a sync without a level, the graph read of
 // the REST API). A graph that cannot be loaded does not fail such a
 // request: down says which graph and why, and the request serves the
 // others (docs/decisions/0008-faults-in-one-graph.md). Any other error, or
 // a request given up, is err.
-func (s *Service) spannedGraph(ctx context.Context, k domain.GraphKey) (e *graphEntry, down, err error) {
-	e, err = s.store.get(ctx, k)
+func (gr *graphReader) spanned(ctx context.Context, k domain.GraphKey) (e *graphEntry, down, err error) {
+	e, err = gr.store.get(ctx, k)
 	if err != nil && domain.KindOf(err) == domain.KindUnavailable && ctx.Err() == nil {
 		return nil, err, nil
 	}
@@ -160,15 +179,15 @@ func noGraphLoads(downs []error) error {
 	return domain.Unavailable(errors.Join(downs...), "%s", strings.Join(whys, "; "))
 }
 
-// fullRead returns the view of the user graph and of the target's project.
+// full returns the view of the user graph and of the target's project.
 // A graph that cannot be loaded is shown as unavailable, with why, and the
 // other is served: one damaged graph must not keep every session from
 // starting (docs/design/storage.md#loading-and-damage).
-func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
+func (gr *graphReader) full(ctx context.Context, t target) (FullRead, error) {
 	var full FullRead
 	for _, k := range t.keys() {
 		gv := GraphView{Key: k, Name: projectName(k.Project)}
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := gr.spanned(ctx, k)
 		switch {
 		case err != nil:
 			return full, err
@@ -176,7 +195,7 @@ func (s *Service) fullRead(ctx context.Context, t target) (FullRead, error) {
 			gv.Unavailable = down.Error()
 		default:
 			e.mu.RLock()
-			gv.View = e.g.View(s.cfg.Policy)
+			gv.View = e.g.View(gr.policy)
 			e.mu.RUnlock()
 		}
 		if k.Level == domain.LevelUser {

@@ -10,12 +10,12 @@ import (
 // the graph named by the scope (Scope.Level required). It stamps, promotes
 // and rescues like kg_read.
 func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead, err error) {
-	t, e, err := s.graphOf(ctx, sc)
+	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return NodeRead{}, err
 	}
 	defer s.countOp(t.session, &err)
-	rd, ok, err := s.readByID(ctx, e, t.session, id)
+	rd, ok, err := s.reader.byID(ctx, e, t.session, id)
 	if err != nil {
 		return NodeRead{}, err
 	}
@@ -23,6 +23,6 @@ func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead
 		return NodeRead{}, nodeNotFound(id, sc.Level)
 	}
 	s.sessions.see(t.session, ports.SeenKey(rd.Level, id))
-	s.store.showUse(e, &rd) // shown, not counted (docs/design/compaction.md#the-use-count)
+	e.showUse(&rd) // shown, not counted (docs/design/compaction.md#the-use-count)
 	return rd, nil
 }

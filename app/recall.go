@@ -10,7 +10,7 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// readByID reads the node id of one graph
+// byID reads the node id of one graph
 // (docs/design/compaction.md#reading-a-node-by-id). It reports false when the
 // graph has no such node.
 //
@@ -20,8 +20,8 @@ import (
 // rescued) by a write through the committer, without a compaction run; the
 // read returns once that write is durable. If it cannot be saved the tiers
 // revert and the read still returns the node, with RecallNotSaved set.
-func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id string) (NodeRead, bool, error) {
-	now := s.clock.Now()
+func (gr *graphReader) byID(ctx context.Context, e *graphEntry, session, id string) (NodeRead, bool, error) {
+	now := gr.clock.Now()
 	e.mu.RLock()
 	n, ok := e.g.Node(id)
 	if !ok {
@@ -33,8 +33,8 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 		c.LastRead = max(c.LastRead, now)
 		rd := nodeRead(e.g, &c, domain.Active)
 		e.mu.RUnlock()
-		s.store.stamp(ctx, e, id, now)
-		s.userTiers(ctx, &rd)
+		gr.store.stamp(ctx, e, id, now)
+		gr.userTiers(ctx, &rd)
 		return rd, true, nil
 	}
 	e.mu.RUnlock()
@@ -45,7 +45,7 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	// The write is logged as a move (docs/decisions/0068-an-identical-put-is-logged.md):
 	// the promoted node's new version says what it said, and undo never
 	// undoes a move nor counts it as someone else's change.
-	err := s.store.writeLogged(ctx, e, session, domain.HistoryMove, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err := gr.store.writeLogged(ctx, e, session, domain.HistoryMove, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.RecallNode(id, at)
 		if err != nil {
 			return nil, err
@@ -61,7 +61,7 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	})
 	switch {
 	case err == nil:
-		s.userTiers(ctx, &rd)
+		gr.userTiers(ctx, &rd)
 		return rd, true, nil
 	case domain.KindOf(err) == domain.KindNotFound: // deleted meanwhile
 		return NodeRead{}, false, nil
@@ -76,9 +76,9 @@ func (s *Service) readByID(ctx context.Context, e *graphEntry, session, id strin
 	}
 	rd = nodeRead(e.g, cur, cur.Tier)
 	e.mu.RUnlock()
-	s.log.Warn("recall not saved", "graph", e.key.String(), "err", err)
+	gr.log.Warn("recall not saved", "graph", e.key.String(), "err", err)
 	rd.RecallNotSaved = fmt.Sprintf("the recall could not be saved (the %s is unavailable); the node stays %s", graphName(e.key), cur.Tier)
-	s.userTiers(ctx, &rd)
+	gr.userTiers(ctx, &rd)
 	return rd, true, nil
 }
 
@@ -110,11 +110,11 @@ func nodeRead(g *domain.Graph, n *domain.Node, was domain.Tier) NodeRead {
 // node of the user graph (cross-level edges). It takes the user graph's
 // read lock on its own, never while holding a project graph's lock, so
 // locks are always taken user graph first.
-func (s *Service) userTiers(ctx context.Context, rd *NodeRead) {
+func (gr *graphReader) userTiers(ctx context.Context, rd *NodeRead) {
 	if rd.Level != domain.LevelProject {
 		return
 	}
-	e, err := s.store.get(ctx, domain.UserGraphOf(s.owner(ctx)))
+	e, err := gr.store.get(ctx, domain.UserGraphOf(gr.scope.owner(ctx)))
 	if err != nil {
 		return // the ends stay references
 	}

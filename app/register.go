@@ -14,11 +14,11 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath, projectKey s
 	var p string
 	if projectPath != "" || projectKey != "" {
 		var err error
-		if p, err = s.projectOf(ctx, "project_path", projectPath, projectKey); err != nil {
+		if p, err = s.scope.projectOf(ctx, "project_path", projectPath, projectKey); err != nil {
 			return ports.Session{}, err
 		}
 	}
-	return s.newSession(ctx, p, s.rootOf(p, projectPath), "")
+	return s.newSession(ctx, p, s.scope.rootOf(p, projectPath), "")
 }
 
 // newSession loads the session's graphs and registers it with each graph's
@@ -29,7 +29,7 @@ func (s *Service) RegisterSession(ctx context.Context, projectPath, projectKey s
 // claude, when not empty, is the Claude session the new session is bound to
 // (docs/design/hooks.md#session-binding), saved with it.
 func (s *Service) newSession(ctx context.Context, project, root, claude string) (ports.Session, error) {
-	keys := []domain.GraphKey{domain.UserGraphOf(s.owner(ctx))}
+	keys := []domain.GraphKey{domain.UserGraphOf(s.scope.owner(ctx))}
 	if project != "" {
 		keys = append(keys, domain.ProjectGraph(project))
 	}
@@ -44,7 +44,7 @@ func (s *Service) newSession(ctx context.Context, project, root, claude string) 
 		wm[k] = e.g.DurableSeq()
 		e.mu.RUnlock()
 	}
-	sess, err := s.sessions.create(ctx, project, s.owner(ctx), root, s.clock.Now(), wm, claude)
+	sess, err := s.sessions.create(ctx, project, s.scope.owner(ctx), root, s.clock.Now(), wm, claude)
 	if err != nil {
 		return ports.Session{}, err
 	}

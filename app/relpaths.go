@@ -17,8 +17,8 @@ import (
 // graphs are shared: path, given as an absolute path and resolved to the
 // project p. It is "" on a server of one person, whose paths are its own,
 // and for a project named by its key.
-func (s *Service) rootOf(p, path string) string {
-	if s.store.shared == nil || p == "" || !filepath.IsAbs(path) {
+func (r *resolver) rootOf(p, path string) string {
+	if r.store.shared == nil || p == "" || !filepath.IsAbs(path) {
 		return ""
 	}
 	return filepath.Clean(path)

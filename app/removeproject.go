@@ -30,7 +30,7 @@ type RemovedProject struct {
 // storage is then set aside unread where the backend can (bolt), else
 // deleted (docs/design/operations.md#kg-project-rm).
 func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (RemovedProject, error) {
-	p, err := s.canonical(ctx, "project_path", path)
+	p, err := s.scope.canonical(ctx, "project_path", path)
 	if err != nil {
 		return RemovedProject{}, err
 	}
@@ -153,7 +153,7 @@ func (st *store) remove(ctx context.Context, e *graphEntry, op *writeOp) {
 		e.q.Unlock()
 		st.leave(e, func() { st.floors[e.key] = max(st.floors[e.key], seq) })
 	}
-	st.settled(e)
+	e.settled()
 	op.err = err
 	close(op.done)
 	if err == nil && (r.result.Stored || holds) {

@@ -23,104 +23,135 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 	if err := domain.ValidateQuery("query", req.Query); err != nil {
 		return SearchResult{}, err
 	}
-	t, err := s.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath, ProjectKey: req.ProjectKey})
+	t, err := s.scope.resolve(ctx, Scope{SessionID: req.SessionID, ProjectPath: req.ProjectPath, ProjectKey: req.ProjectKey})
 	if err != nil {
 		return SearchResult{}, err
 	}
 	defer s.countOp(t.session, &err)
 	stale := s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
-	var (
-		res     SearchResult
-		entries []*graphEntry
-		downs   []error
-	)
-	spanned := func(k domain.GraphKey) error {
-		e, down, err := s.spannedGraph(ctx, k)
-		switch {
-		case err != nil:
-			return err
-		case down != nil:
-			downs = append(downs, down)
-			res.Unavailable = append(res.Unavailable, down.Error())
-		default:
-			entries = append(entries, e)
-		}
-		return nil
+	in := &searchGraphs{reader: s.reader}
+	// The graphs a search of every graph loads are let go once it is done:
+	// it must not keep every graph in memory (docs/design/team.md#scale).
+	defer func() { s.store.giveBack(in.borrowed) }()
+	if err := in.gather(ctx, t, req); err != nil {
+		return SearchResult{}, err
 	}
+	if len(in.entries) == 0 && len(in.downs) > 0 {
+		return SearchResult{}, noGraphLoads(in.downs)
+	}
+	found, err := searchLocked(in.entries, req.Query, req.Limit)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res := SearchResult{Hits: make([]Hit, len(found.Hits)), Corrections: found.Corrections, Nearest: found.Nearest, Stale: stale}
+	for i, h := range found.Hits {
+		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
+	}
+	for _, down := range in.downs {
+		res.Unavailable = append(res.Unavailable, down.Error())
+	}
+	if t.session != "" {
+		s.sessions.see(t.session, hitKeys(res.Hits, t.project)...)
+	}
+	return res, nil
+}
+
+// searchGraphs are the graphs one search looks in.
+type searchGraphs struct {
+	reader  *graphReader
+	entries []*graphEntry
+	// downs are the graphs that could not be loaded, with why: left out of
+	// a search without a level.
+	downs []error
+	// borrowed are the graphs loaded for this search alone (All): given
+	// back once it is done.
+	borrowed []borrowedGraph
+}
+
+// add adds graph k, or, when it cannot be loaded, why to downs.
+func (in *searchGraphs) add(ctx context.Context, k domain.GraphKey) error {
+	e, down, err := in.reader.spanned(ctx, k)
+	switch {
+	case err != nil:
+		return err
+	case down != nil:
+		in.downs = append(in.downs, down)
+	default:
+		in.entries = append(in.entries, e)
+	}
+	return nil
+}
+
+// gather adds the graphs the search req of t looks in.
+func (in *searchGraphs) gather(ctx context.Context, t target, req SearchRequest) error {
+	st := in.reader.store
 	switch {
 	case req.All:
-		keys, err := s.everyGraph(ctx, t, req)
+		keys, err := in.reader.everyGraph(ctx, t, req)
 		if err != nil {
-			return SearchResult{}, err
+			return err
 		}
-		// The graphs this search loads are let go once it is done: a
-		// search of every graph must not keep every graph in memory
-		// (docs/design/team.md#scale).
-		var borrowed []borrowedGraph
-		defer func() { s.store.giveBack(borrowed) }()
 		for _, k := range keys {
-			had := s.store.isLoaded(k)
-			if err := spanned(k); err != nil {
-				return SearchResult{}, err
+			had := st.isLoaded(k)
+			if err := in.add(ctx, k); err != nil {
+				return err
 			}
-			if had || k.Level != domain.LevelProject || len(entries) == 0 || entries[len(entries)-1].key != k {
+			if had || k.Level != domain.LevelProject || len(in.entries) == 0 || in.entries[len(in.entries)-1].key != k {
 				continue // loaded before, the user graph, or not loaded at all
 			}
-			e := entries[len(entries)-1]
-			borrowed = append(borrowed, borrowedGraph{e: e, used: e.used.Load()})
+			e := in.entries[len(in.entries)-1]
+			in.borrowed = append(in.borrowed, borrowedGraph{e: e, used: e.used.Load()})
 		}
 	case req.Level != "":
 		k, err := t.key(req.Level)
 		if err != nil {
-			return SearchResult{}, err
+			return err
 		}
-		e, err := s.store.get(ctx, k)
+		e, err := st.get(ctx, k)
 		if err != nil {
-			return SearchResult{}, err
+			return err
 		}
-		entries = []*graphEntry{e}
+		in.entries = []*graphEntry{e}
 	case t.session != "" || t.project != "":
 		for _, k := range t.keys() {
-			if err := spanned(k); err != nil {
-				return SearchResult{}, err
+			if err := in.add(ctx, k); err != nil {
+				return err
 			}
 		}
 	default:
-		if err := spanned(domain.UserGraphOf(t.owner)); err != nil {
-			return SearchResult{}, err
+		if err := in.add(ctx, domain.UserGraphOf(t.owner)); err != nil {
+			return err
 		}
-		entries = slices.DeleteFunc(s.store.loaded(), func(e *graphEntry) bool { return !t.mayRead(e.key) })
+		in.entries = slices.DeleteFunc(st.loaded(), func(e *graphEntry) bool { return !t.mayRead(e.key) })
 	}
-	if len(entries) == 0 && len(downs) > 0 {
-		return SearchResult{}, noGraphLoads(downs)
-	}
-	// Read locks in the store's one order (user graph first, then projects
-	// by path), so several readers and the committers can never deadlock.
+	return nil
+}
+
+// searchLocked searches the graphs of entries under their read locks, taken
+// in the store's one order (user graph first, then projects by path), so
+// several readers and the committers can never deadlock.
+func searchLocked(entries []*graphEntry, query string, limit int) (domain.SearchResult, error) {
 	graphs := make([]*domain.Graph, len(entries))
 	for i, e := range entries {
 		e.mu.RLock()
 		graphs[i] = e.g
 	}
-	found, err := domain.Search(graphs, req.Query, req.Limit)
-	for _, e := range entries {
-		e.mu.RUnlock()
-	}
-	if err != nil {
-		return SearchResult{}, err
-	}
-	res.Hits = make([]Hit, len(found.Hits))
-	for i, h := range found.Hits {
-		res.Hits[i] = Hit{Level: h.Key.Level, Project: h.Key.Project, Node: h.Node, Score: h.Score, Matched: h.Matched}
-	}
-	res.Corrections, res.Nearest, res.Stale = found.Corrections, found.Nearest, stale
-	if t.session != "" {
-		keys := make([]string, 0, len(res.Hits))
-		for _, h := range res.Hits {
-			if h.Level == domain.LevelUser || h.Project == t.project {
-				keys = append(keys, ports.SeenKey(h.Level, h.Node.ID))
-			}
+	defer func() {
+		for _, e := range entries {
+			e.mu.RUnlock()
 		}
-		s.sessions.see(t.session, keys...)
+	}()
+	return domain.Search(graphs, query, limit)
+}
+
+// hitKeys are the seen-set keys of the hits of the user graph and of
+// project's graph: the ones a session's seen set holds.
+func hitKeys(hits []Hit, project string) []string {
+	keys := make([]string, 0, len(hits))
+	for _, h := range hits {
+		if h.Level == domain.LevelUser || h.Project == project {
+			keys = append(keys, ports.SeenKey(h.Level, h.Node.ID))
+		}
 	}
-	return res, nil
+	return keys
 }

@@ -10,14 +10,14 @@ import (
 // everyGraph returns the graphs a search with All spans: the user graph,
 // then every project graph — stored, or loaded and not saved yet — by path.
 // A search over every graph names no session, project or level.
-func (s *Service) everyGraph(ctx context.Context, t target, req SearchRequest) ([]domain.GraphKey, error) {
+func (gr *graphReader) everyGraph(ctx context.Context, t target, req SearchRequest) ([]domain.GraphKey, error) {
 	switch {
 	case req.Level != "":
 		return nil, domain.Invalidf("scope", "all searches every graph; drop level, or drop scope to search one")
 	case req.SessionID != "" || req.ProjectPath != "":
 		return nil, domain.Invalidf("scope", "all searches every graph; drop session_id and project_path, or drop scope")
 	}
-	stored, err := s.graphs.List(ctx)
+	stored, err := gr.store.graphs.List(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "list projects")
 	}
@@ -32,7 +32,7 @@ func (s *Service) everyGraph(ctx context.Context, t target, req SearchRequest) (
 	for _, sg := range stored {
 		add(sg.Key)
 	}
-	for _, e := range s.store.loaded() {
+	for _, e := range gr.store.loaded() {
 		add(e.key)
 	}
 	slices.SortFunc(projects, cmpKey)

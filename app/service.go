@@ -19,8 +19,6 @@ type Service struct {
 	graphs   ports.GraphRepository
 	clock    ports.Clock
 	events   ports.Events
-	paths    ports.PathResolver
-	keys     ports.ProjectKeys // team mode: a project's key from its folder; nil: none found
 	log      *slog.Logger
 	store    *store
 	sessions *sessionTable
@@ -32,13 +30,21 @@ type Service struct {
 	// (docs/design/hooks.md#tool-events).
 	tools *toolEvents
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
-	// countUses (usecount.go), unless a test puts its own recorder.
+	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
 	// files reads project files for the staleness check; nil: none is
 	// read and nothing is ever stale (docs/design/trust.md#staleness).
 	files ports.FileHasher
 	// maint does the maintenance tick's duties (maintenance.go).
 	maint *maintainer
+
+	// The parts the use cases share, each in its own file.
+	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
+	compactor compactor    // runs compaction inside writes (compact.go)
+	history   *historian   // reads the change logs and undoes (history.go)
+	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
+	stamps    *fileStamps  // reads the files writes name (staleness.go)
+	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -70,8 +76,6 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		graphs:  deps.Graphs,
 		clock:   deps.Clock,
 		events:  deps.Events,
-		paths:   deps.Paths,
-		keys:    deps.ProjectKeys,
 		log:     log,
 		started: deps.Clock.Now(),
 
@@ -84,7 +88,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		return nil, wrapErr(err, "load sessions")
 	}
 	fails := &failing{}
-	s.sessions = newSessionTable(deps.Sessions, cfg, stored)
+	s.sessions = newSessionTable(deps.Sessions, cfg, stored, log)
 	s.sessions.failing = fails
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = newStore(storeDeps{
@@ -92,13 +96,19 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), maxLoadedNodes: cfg.MaxLoadedNodes, failing: fails,
 		shared: shared,
 	})
+	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
+	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
+	s.reader = &graphReader{store: s.store, scope: s.scope, clock: deps.Clock, policy: cfg.Policy, log: log}
+	s.stamps = &fileStamps{files: deps.Files, store: s.store, log: log}
+	s.history = &historian{store: s.store, scope: s.scope, clock: deps.Clock, compactor: s.compactor, days: cfg.HistoryDays}
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
 	s.tools = loadToolEvents(ctx, repo, counter, log)
-	s.uses = useCounterFunc(s.countUses)
+	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
+	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
 		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
 			log.Error("user graph could not be loaded; serving without it", "err", err)
@@ -188,14 +198,14 @@ func projectName(path string) string {
 // naming field in the error (cwd or project_path). The path, and the path
 // it resolves to, must pass domain.ValidateProjectPath: no control
 // characters are stored, keyed on or echoed back.
-func (s *Service) canonical(ctx context.Context, field, p string) (string, error) {
-	if s.store.shared != nil {
-		return s.teamProject(ctx, field, p, "")
+func (r *resolver) canonical(ctx context.Context, field, p string) (string, error) {
+	if r.store.shared != nil {
+		return r.teamProject(ctx, field, p, "")
 	}
 	if err := domain.ValidateProjectPath(field, p); err != nil {
 		return "", err
 	}
-	c, err := s.paths.Canonical(p)
+	c, err := r.paths.Canonical(p)
 	if err != nil {
 		var de *domain.Error
 		if errors.As(err, &de) {
@@ -219,12 +229,12 @@ func (s *Service) canonical(ctx context.Context, field, p string) (string, error
 // client on another machine knows its folder's key, and the server cannot
 // read the folder. A server of one person names projects by their paths:
 // it checks the key and uses the path, and refuses a key alone.
-func (s *Service) projectOf(ctx context.Context, field, path, key string) (string, error) {
-	if s.store.shared != nil {
-		return s.teamProject(ctx, field, path, key)
+func (r *resolver) projectOf(ctx context.Context, field, path, key string) (string, error) {
+	if r.store.shared != nil {
+		return r.teamProject(ctx, field, path, key)
 	}
 	if key == "" {
-		return s.canonical(ctx, field, path)
+		return r.canonical(ctx, field, path)
 	}
 	if err := domain.ValidateProjectKey("project_key", key); err != nil {
 		return "", err
@@ -232,7 +242,7 @@ func (s *Service) projectOf(ctx context.Context, field, path, key string) (strin
 	if path == "" {
 		return "", domain.Invalidf("project_key", "%q: project keys name projects on a team server only; pass %s (the absolute project root)", key, field)
 	}
-	return s.canonical(ctx, field, path)
+	return r.canonical(ctx, field, path)
 }
 
 // teamProject is where a team server resolves every project a request
@@ -242,10 +252,10 @@ func (s *Service) projectOf(ctx context.Context, field, path, key string) (strin
 // tool or the socket, such a key is a project that does not exist for this
 // principal. The answer never depends on whether the project holds
 // anything, so it tells nobody that it does (decision 0059).
-func (s *Service) teamProject(ctx context.Context, field, path, key string) (string, error) {
+func (r *resolver) teamProject(ctx context.Context, field, path, key string) (string, error) {
 	if key == "" {
 		var err error
-		if key, err = s.projectKey(ctx, field, path); err != nil {
+		if key, err = r.projectKey(ctx, field, path); err != nil {
 			return "", err
 		}
 	} else {
@@ -265,6 +275,17 @@ func unknownProject(field, key string) error {
 	return domain.NotFoundf(field, "unknown project %q: no memory of yours is kept under that key", key)
 }
 
+// resolver resolves what a request names — its principal, session and
+// project — into a target: the part of the service every use case starts
+// with, kept apart from the use cases themselves.
+type resolver struct {
+	store    *store
+	sessions *sessionTable
+	paths    ports.PathResolver
+	keys     ports.ProjectKeys // team mode: a project's key from its folder; nil: none found
+	clock    ports.Clock
+}
+
 // target is a resolved Scope: the session (if any) and the project it
 // names (if any).
 type target struct {
@@ -277,24 +298,24 @@ type target struct {
 // resolve checks the session and project of a scope. It counts nothing:
 // the use case counts an operation on the session once it has succeeded
 // (countOp).
-func (s *Service) resolve(ctx context.Context, sc Scope) (target, error) {
-	t := target{owner: s.owner(ctx)}
+func (r *resolver) resolve(ctx context.Context, sc Scope) (target, error) {
+	t := target{owner: r.owner(ctx)}
 	if sc.SessionID != "" {
-		sess, err := s.sessionFor(ctx, sc.SessionID)
+		sess, err := r.sessionFor(ctx, sc.SessionID)
 		if err != nil {
 			return t, err
 		}
 		t.session, t.project, t.root = sess.ID, sess.ProjectPath, sess.Root
 	}
 	if sc.ProjectPath != "" || sc.ProjectKey != "" {
-		p, err := s.projectOf(ctx, "project_path", sc.ProjectPath, sc.ProjectKey)
+		p, err := r.projectOf(ctx, "project_path", sc.ProjectPath, sc.ProjectKey)
 		if err != nil {
 			return t, err
 		}
 		if t.session != "" && t.project != "" && t.project != p {
 			return t, domain.Invalidf("project_path", "%q is not the project of session %q (%s); pass one of them", p, t.session, t.project)
 		}
-		if root := s.rootOf(p, sc.ProjectPath); root != "" || t.project != p {
+		if root := r.rootOf(p, sc.ProjectPath); root != "" || t.project != p {
 			t.root = root
 		}
 		t.project = p
@@ -324,8 +345,8 @@ func (s *Service) countOp(session string, err *error) {
 // project is an invalid request that names what was missing.
 // graphOf resolves the scope and returns its target and the loaded graph of
 // sc.Level, loading it first if needed.
-func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, error) {
-	t, err := s.resolve(ctx, sc)
+func (r *resolver) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, error) {
+	t, err := r.resolve(ctx, sc)
 	if err != nil {
 		return t, nil, err
 	}
@@ -333,8 +354,8 @@ func (s *Service) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, e
 	if err != nil {
 		return t, nil, err
 	}
-	s.store.fresh(ctx, k) // team mode: what other servers committed
-	e, err := s.store.get(ctx, k)
+	r.store.fresh(ctx, k) // team mode: what other servers committed
+	e, err := r.store.get(ctx, k)
 	return t, e, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -49,12 +50,15 @@ type sessionTable struct {
 	// saveMu serialises saves, so an older snapshot never overwrites a newer
 	// one.
 	saveMu sync.Mutex
+	// log tells of the database reads and writes of a team server that
+	// fail soft (teamhooks.go).
+	log *slog.Logger
 	// failing is told whether the last save failed, for Health; nil: not told.
 	failing *failing
 }
 
-func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session) *sessionTable {
-	t := &sessionTable{repo: repo, ttl: cfg.SessionTTL, max: cfg.MaxSessions, boundTTL: cfg.BoundSessionTTL,
+func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session, log *slog.Logger) *sessionTable {
+	t := &sessionTable{repo: repo, log: log, ttl: cfg.SessionTTL, max: cfg.MaxSessions, boundTTL: cfg.BoundSessionTTL,
 		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookState{}, byClaude: map[string]string{},
 		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
 	t.shared, _ = repo.(ports.SharedSessionRepository)

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"sync"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -122,7 +124,7 @@ func (st *store) failBeforeApply(e *graphEntry, batch []*writeOp, stamps map[str
 	e.nstamps = len(e.stamps)
 	e.q.Unlock()
 	st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: err})
-	st.settled(e)
+	e.settled()
 	for _, op := range batch {
 		op.err, op.events = err, nil
 		close(op.done)
@@ -150,7 +152,7 @@ func (st *store) commitShared(ctx context.Context, e *graphEntry, w ports.GraphW
 		return err
 	}
 	e.at = at
-	st.markPublished(e.key, at) // its events go out from commitBatch
+	st.published.mark(e.key, at) // its events go out from commitBatch
 	return nil
 }
 
@@ -189,13 +191,9 @@ func pendingItems(cs domain.ChangeSet) bool {
 // are another server's work: they go to the subscribers, never to this
 // server's metrics (docs/design/team.md#health-and-metrics).
 func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
-	st.pubMu.Lock()
-	if b.At <= st.published[key] {
-		st.pubMu.Unlock()
+	if !st.published.claim(key, b.At) {
 		return
 	}
-	st.published[key] = b.At
-	st.pubMu.Unlock()
 	if len(b.Events) > 0 {
 		// One batch of another server, of one graph: published as one
 		// write's events (a subscriber short of room re-reads the graph).
@@ -203,10 +201,53 @@ func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	}
 }
 
-func (st *store) markPublished(key domain.GraphKey, at uint64) {
-	st.pubMu.Lock()
-	st.published[key] = max(st.published[key], at)
-	st.pubMu.Unlock()
+// publishMarks is, per graph, the position of the last batch whose events
+// went out (team mode): a batch's events are published once, in order,
+// however it reached this server.
+type publishMarks struct {
+	mu sync.Mutex
+	at map[domain.GraphKey]uint64
+}
+
+// claim records that the batch at position at of key goes out now, and
+// reports false, recording nothing, when it or a later one went out.
+func (p *publishMarks) claim(key domain.GraphKey, at uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if at <= p.at[key] {
+		return false
+	}
+	p.set(key, at)
+	return true
+}
+
+// mark records that the batches of key up to at went out.
+func (p *publishMarks) mark(key domain.GraphKey, at uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.set(key, max(p.at[key], at))
+}
+
+func (p *publishMarks) set(key domain.GraphKey, at uint64) {
+	if p.at == nil {
+		p.at = map[domain.GraphKey]uint64{}
+	}
+	p.at[key] = at
+}
+
+// of is the position of the last batch of key whose events went out; 0
+// for a graph not followed.
+func (p *publishMarks) of(key domain.GraphKey) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.at[key]
+}
+
+// followed lists the graphs whose events went out.
+func (p *publishMarks) followed() []domain.GraphKey {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Collect(maps.Keys(p.at))
 }
 
 // dropStale takes a copy that cannot be caught up out of the cache; the
@@ -373,13 +414,9 @@ func (w *sharedWatcher) Removed(key domain.GraphKey, at uint64, nodes, edges int
 			}
 		}
 	}
-	st.pubMu.Lock()
-	if at <= st.published[key] {
-		st.pubMu.Unlock()
+	if !st.published.claim(key, at) {
 		return
 	}
-	st.published[key] = at
-	st.pubMu.Unlock()
 	st.events.Publish(ports.One(removedEvent(key, seq, RemovedProject{ProjectPath: key.Project, Nodes: nodes, Edges: edges, Stored: true})))
 }
 
@@ -388,9 +425,7 @@ func (w *sharedWatcher) Removed(key domain.GraphKey, at uint64, nodes, edges int
 // one, or, for a graph not followed so far, from the one at — and none
 // after limit.
 func (w *sharedWatcher) publishUnpublished(key domain.GraphKey, at, limit uint64) {
-	w.st.pubMu.Lock()
-	from := w.st.published[key]
-	w.st.pubMu.Unlock()
+	from := w.st.published.of(key)
 	if from >= at {
 		return
 	}
@@ -422,12 +457,7 @@ func (w *sharedWatcher) Resync() {
 	st := w.st
 	entries := st.loaded()
 	_ = st.catchUpAll(w.ctx, entries) // logged; the next poll tries again
-	st.pubMu.Lock()
-	var followed []domain.GraphKey
-	for k := range st.published {
-		followed = append(followed, k)
-	}
-	st.pubMu.Unlock()
+	followed := st.published.followed()
 	loaded := map[domain.GraphKey]bool{}
 	for _, e := range entries {
 		loaded[e.key] = true
@@ -441,9 +471,7 @@ func (w *sharedWatcher) Resync() {
 		return
 	}
 	for _, k := range followed {
-		st.pubMu.Lock()
-		from := st.published[k]
-		st.pubMu.Unlock()
+		from := st.published.of(k)
 		if heads[k] > from {
 			w.publishFrom(k, from, ^uint64(0))
 		}

@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,18 +22,28 @@ import (
 // DefaultStaleFilesPerTick bounds the files one maintenance tick reads.
 const DefaultStaleFilesPerTick = 2000
 
+// fileStamps reads the project files that writes name, to stamp them
+// for the staleness check (docs/design/trust.md#staleness).
+type fileStamps struct {
+	// files reads project files; nil: none is read and nothing is ever
+	// stale.
+	files ports.FileHasher
+	store *store
+	log   *slog.Logger
+}
+
 // filesRoot is the folder whose files a write to graph k names: the folder
 // the request named the project by in team mode (its touches are relative
 // to it), else the project's own path. "" when no file of k can be read:
 // the user graph, a project named by its key alone, no hasher.
-func (s *Service) filesRoot(t target, k domain.GraphKey) string {
-	if s.files == nil || k.Level != domain.LevelProject {
+func (fs *fileStamps) filesRoot(t target, k domain.GraphKey) string {
+	if fs.files == nil || k.Level != domain.LevelProject {
 		return ""
 	}
 	if t.root != "" {
 		return t.root
 	}
-	if s.store.shared == nil && filepath.IsAbs(k.Project) {
+	if fs.store.shared == nil && filepath.IsAbs(k.Project) {
 		return k.Project
 	}
 	return ""
@@ -61,7 +72,7 @@ func (mt *maintainer) checkRoot(e *graphEntry) string {
 // root, in the project's own scheme, and returns the stamps of those found.
 // Reading fails soft: a root that cannot be read records nothing, as kg
 // cannot tell (unverifiable, never stale).
-func (s *Service) hashNamed(ctx context.Context, root string, refs []string) []domain.FileStamp {
+func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string) []domain.FileStamp {
 	if root == "" || len(refs) == 0 {
 		return nil
 	}
@@ -69,9 +80,9 @@ func (s *Service) hashNamed(ctx context.Context, root string, refs []string) []d
 	for i, r := range refs {
 		qs[i] = ports.FileQuery{Path: r}
 	}
-	hs, err := s.files.HashFiles(ctx, root, qs)
+	hs, err := fs.files.HashFiles(ctx, root, qs)
 	if err != nil {
-		s.log.Debug("project files not read for staleness", "root", root, "err", err)
+		fs.log.Debug("project files not read for staleness", "root", root, "err", err)
 		return nil
 	}
 	var out []domain.FileStamp

@@ -13,7 +13,7 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 	if err := s.sessions.ensure(ctx, id); err != nil {
 		return SessionStats{}, err
 	}
-	if err := s.sessionOwnedBy(id, s.owner(ctx)); err != nil {
+	if err := s.scope.sessionOwnedBy(id, s.scope.owner(ctx)); err != nil {
 		return SessionStats{}, err
 	}
 	now := s.clock.Now()
@@ -22,7 +22,7 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 		return SessionStats{}, err
 	}
 	res := SessionStats{Session: sess, Now: now}
-	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.get(ctx, k)
 		if err != nil {

@@ -58,11 +58,9 @@ type store struct {
 	// (docs/design/sync.md#change-sequence).
 	floors map[domain.GraphKey]uint64
 
-	// published is, per graph, the position of the last batch whose
-	// events went out (team mode): a batch's events are published once,
-	// in order, however it reached this server (shared.go).
-	pubMu     sync.Mutex
-	published map[domain.GraphKey]uint64
+	// published marks the batches whose events went out (team mode,
+	// shared.go).
+	published publishMarks
 
 	// life guards closed against committers being started while Close
 	// waits for the running ones.
@@ -131,8 +129,7 @@ func newStore(d storeDeps) *store {
 		d.failing = &failing{}
 	}
 	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
-		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{},
-		published: map[domain.GraphKey]uint64{}}
+		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{}}
 }
 
 // get returns the loaded graph of key, loading it first if needed. Callers
@@ -241,7 +238,7 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 			// Served anyway: the upgrade and the moves stay pending and go
 			// out with the next write; reads need no disk.
 			st.log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)
-			st.saveFailed(key, err)
+			st.failing.saveFailed(key, err)
 		} else {
 			g.Checkpoint()
 			st.failing.clear(saveOf(key))
@@ -272,14 +269,14 @@ func checkpointOf(key domain.GraphKey) string { return "checkpoint " + key.Strin
 
 // saveFailed records that the graph's save failed with err: Health is
 // degraded, naming the cause, until one succeeds.
-func (st *store) saveFailed(key domain.GraphKey, err error) {
-	st.failing.set(saveOf(key), "the "+graphName(key)+" could not be saved ("+err.Error()+"); its writes fail until a save succeeds")
+func (f *failing) saveFailed(key domain.GraphKey, err error) {
+	f.set(saveOf(key), "the "+graphName(key)+" could not be saved ("+err.Error()+"); its writes fail until a save succeeds")
 }
 
 // checkpointFailed records that folding the graph's journal into its file
 // failed: its writes are durable in the journal, which grows meanwhile.
-func (st *store) checkpointFailed(key domain.GraphKey, err error) {
-	st.failing.set(checkpointOf(key), "the "+graphName(key)+" could not be written whole ("+err.Error()+
+func (f *failing) checkpointFailed(key domain.GraphKey, err error) {
+	f.set(checkpointOf(key), "the "+graphName(key)+" could not be written whole ("+err.Error()+
 		"); its writes are kept in its journal, which grows until this succeeds")
 }
 
@@ -596,7 +593,7 @@ func (st *store) countUses(ctx context.Context, e *graphEntry, ids []string, t d
 // read before: a batch that applied some of them since took them out of the
 // pending ones first, so none is shown twice (a count applied meanwhile may
 // be missing from this one read).
-func (st *store) showUse(e *graphEntry, rd *NodeRead) {
+func (e *graphEntry) showUse(rd *NodeRead) {
 	e.q.Lock()
 	defer e.q.Unlock()
 	u := rd.Node.Use

@@ -14,11 +14,11 @@ import (
 // is synced (docs/decisions/0008-faults-in-one-graph.md); when none can
 // be, Sync fails with the load error.
 func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err error) {
-	sess, err := s.sessionFor(ctx, sessionID)
+	sess, err := s.scope.sessionFor(ctx, sessionID)
 	if err != nil {
 		return SyncResult{}, err
 	}
-	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	defer s.countOp(t.session, &err)
 	// Team mode: what the session was told by another server, and what
 	// other servers committed (shared.go).
@@ -29,7 +29,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 	res := SyncResult{ProjectPath: sess.ProjectPath}
 	var downs []error
 	for _, k := range t.keys() {
-		e, down, err := s.spannedGraph(ctx, k)
+		e, down, err := s.reader.spanned(ctx, k)
 		if err != nil {
 			return SyncResult{}, err
 		}

@@ -38,14 +38,13 @@ func (h *Hooks) hookSync(ctx context.Context, claude, project string) {
 // (team mode): the marks and the seen set other servers stored for it. A
 // database that cannot be reached leaves the server with what it holds,
 // logged.
-func (s *Service) hookPull(ctx context.Context, id string) {
-	t := s.sessions
+func (t *sessionTable) hookPull(ctx context.Context, id string) {
 	if t.shared == nil {
 		return
 	}
 	stored, found, err := t.shared.LoadSession(ctx, id)
 	if err != nil {
-		s.log.Warn("could not read the session from the database; serving what this server holds", "session", id, "err", err)
+		t.log.Warn("could not read the session from the database; serving what this server holds", "session", id, "err", err)
 		return
 	}
 	if found {
@@ -57,12 +56,12 @@ func (s *Service) hookPull(ctx context.Context, id string) {
 // hookStore stores session id at once in team mode, hook state included,
 // after a hook changed it. A failure is logged: the maintenance tick saves
 // it again.
-func (s *Service) hookStore(ctx context.Context, id string) {
-	if s.sessions.shared == nil || id == "" {
+func (t *sessionTable) hookStore(ctx context.Context, id string) {
+	if t.shared == nil || id == "" {
 		return
 	}
-	if err := s.sessions.push(ctx, id); err != nil {
-		s.log.Warn("hook: could not store the session in the database; the next save will", "session", id, "err", err)
+	if err := t.push(ctx, id); err != nil {
+		t.log.Warn("hook: could not store the session in the database; the next save will", "session", id, "err", err)
 	}
 }
 

@@ -51,7 +51,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	defer h.svc.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	if hv, _ := h.svc.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil
@@ -95,9 +95,9 @@ func (h *Hooks) toolRoot(project, cwd string) string {
 	if h.svc.store.shared == nil {
 		return project
 	}
-	root := h.svc.rootOf(project, cwd)
+	root := h.svc.scope.rootOf(project, cwd)
 	if root != "" {
-		if c, err := h.svc.paths.Canonical(root); err == nil {
+		if c, err := h.svc.scope.paths.Canonical(root); err == nil {
 			root = c
 		}
 	}
@@ -114,7 +114,7 @@ func (h *Hooks) toolTarget(root string, req ToolEventRequest) (key, mention stri
 		if root == "" || p == "" || !filepath.IsAbs(p) || checkHookString("tool_input.file_path", p, maxToolTarget) != nil {
 			return "", "", false
 		}
-		if c, err := h.svc.paths.Canonical(p); err == nil {
+		if c, err := h.svc.scope.paths.Canonical(p); err == nil {
 			p = c
 		}
 		rel, err := filepath.Rel(root, p)

@@ -6,7 +6,17 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/ports"
 )
+
+// useCounting counts the uses of nodes by sessions
+// (docs/design/compaction.md#the-use-count): once per node and session, with
+// the graph's next batch.
+type useCounting struct {
+	clock    ports.Clock
+	sessions *sessionTable
+	store    *store
+}
 
 // countUses counts one use by session sessionID of each node ids of graph
 // key (docs/design/compaction.md#the-use-count): a node the session has not
@@ -29,15 +39,15 @@ import (
 // otherwise the error names the field and nothing is counted. Repeated ids
 // count once. It counts no operation of the session: the call it is part of
 // does.
-func (s *Service) countUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
+func (uc *useCounting) countUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
 	if sessionID == "" {
 		return domain.Invalidf("session_id", "required: a use is counted once per session")
 	}
 	if len(ids) == 0 {
 		return domain.Invalidf("ids", "required: at least one node id")
 	}
-	now := s.clock.Now()
-	sess, err := s.sessions.lookup(sessionID, now)
+	now := uc.clock.Now()
+	sess, err := uc.sessions.lookup(sessionID, now)
 	if err != nil {
 		return err
 	}
@@ -50,7 +60,7 @@ func (s *Service) countUses(ctx context.Context, sessionID string, key domain.Gr
 	case key.Level != domain.LevelProject:
 		return domain.Invalidf("level", "unknown graph %s", key)
 	}
-	e, err := s.store.get(ctx, key)
+	e, err := uc.store.get(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -65,28 +75,28 @@ func (s *Service) countUses(ctx context.Context, sessionID string, key domain.Gr
 	if len(missing) > 0 {
 		return domain.NotFoundf("ids", "no node %s in the %s; nothing was counted", quoteList(missing), graphName(key))
 	}
-	s.countFresh(ctx, e, sess.ID, ids, now)
+	uc.countFresh(ctx, e, sess.ID, ids, now)
 	return nil
 }
 
 // countFresh counts the uses of ids by session at now that it had not
 // counted, and returns those.
-func (s *Service) countFresh(ctx context.Context, e *graphEntry, session string, ids []string, now domain.Micros) []string {
+func (uc *useCounting) countFresh(ctx context.Context, e *graphEntry, session string, ids []string, now domain.Micros) []string {
 	if session == "" {
 		return nil // calls without a session count nothing
 	}
-	fresh := s.sessions.claimCounts(session, e.key, ids)
+	fresh := uc.sessions.claimCounts(session, e.key, ids)
 	if len(fresh) > 0 {
-		s.store.countUses(ctx, e, fresh, now)
+		uc.store.countUses(ctx, e, fresh, now)
 	}
 	return fresh
 }
 
 // countRead counts the read by id rd of session, a node of e's graph, and
 // makes the read show the node's use count with it.
-func (s *Service) countRead(ctx context.Context, e *graphEntry, session string, rd *NodeRead) {
-	s.countFresh(ctx, e, session, []string{rd.Node.ID}, s.clock.Now())
-	s.store.showUse(e, rd)
+func (uc *useCounting) countRead(ctx context.Context, e *graphEntry, session string, rd *NodeRead) {
+	uc.countFresh(ctx, e, session, []string{rd.Node.ID}, uc.clock.Now())
+	e.showUse(rd)
 }
 
 // quoteList renders ids as "a", "b" and "c".

@@ -30,41 +30,97 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 	}
 	// Team mode: a session of this person's, found on any server, with
 	// the marks other servers stored for it.
-	sess, err := s.sessionFor(ctx, sessionID)
+	sess, err := s.scope.sessionFor(ctx, sessionID)
 	if err != nil {
 		return UsefulResult{}, err
 	}
-	s.hookPull(ctx, sess.ID)
-	defer s.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	s.sessions.hookPull(ctx, sess.ID)
+	defer s.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
+	if ids, err = checkUsefulIDs(ids); err != nil {
+		return UsefulResult{}, err
+	}
+	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
+	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	// Find every id first: an unknown one marks nothing.
+	found, err := findUseful(ctx, s.store, t, ids)
+	if err != nil {
+		return UsefulResult{}, err
+	}
+	fresh, already, err := s.sessions.reserveUseful(sess.ID, found)
+	if err != nil {
+		return UsefulResult{}, err
+	}
+	res := UsefulResult{SessionID: sess.ID, Already: already}
+	for _, gi := range found {
+		marks := gi.fresh(fresh)
+		if len(marks) == 0 {
+			continue
+		}
+		if err := saveUseful(ctx, s.store, gi.e, sess.ID, marks); err != nil {
+			s.sessions.unreserveUseful(sess.ID, fresh, res.Marked)
+			return UsefulResult{}, err
+		}
+		for _, id := range marks {
+			res.Marked = append(res.Marked, gi.node(id))
+		}
+		s.countUseful(ctx, sess.ID, gi.e.key, marks)
+	}
+	return res, nil
+}
+
+// checkUsefulIDs returns ids without repeats, or an error naming the first
+// that is not a node id, or the count out of 1 to MaxUsefulIDs.
+func checkUsefulIDs(ids []string) ([]string, error) {
 	ids = dedupe(ids)
 	switch {
 	case len(ids) == 0:
-		return UsefulResult{}, domain.Invalidf("ids", "required: 1 to %d node ids", MaxUsefulIDs)
+		return nil, domain.Invalidf("ids", "required: 1 to %d node ids", MaxUsefulIDs)
 	case len(ids) > MaxUsefulIDs:
-		return UsefulResult{}, domain.Invalidf("ids", "%d ids, limit %d", len(ids), MaxUsefulIDs)
+		return nil, domain.Invalidf("ids", "%d ids, limit %d", len(ids), MaxUsefulIDs)
 	}
 	for i, id := range ids {
 		if id == "" || checkHookString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
-			return UsefulResult{}, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
+			return nil, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
 		}
 	}
-	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.owner(ctx)}
-	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
-	res := UsefulResult{SessionID: sess.ID}
-	// Find every id first: an unknown one marks nothing.
-	type graphIDs struct {
-		e   *graphEntry
-		ids []string
+	return ids, nil
+}
+
+// usefulIDs are the ids of a kg_useful call that name nodes of one graph.
+type usefulIDs struct {
+	e   *graphEntry
+	ids []string
+}
+
+// fresh are the ids among gi's whose marks were reserved now (fresh holds
+// their seen-set keys).
+func (gi usefulIDs) fresh(fresh []string) []string {
+	var marks []string
+	for _, id := range gi.ids {
+		if slices.Contains(fresh, ports.SeenKey(gi.e.key.Level, id)) {
+			marks = append(marks, id)
+		}
 	}
-	var found []graphIDs
+	return marks
+}
+
+// node names node id of gi's graph.
+func (gi usefulIDs) node(id string) UsefulNode {
+	return UsefulNode{Level: gi.e.key.Level, Project: gi.e.key.Project, ID: id}
+}
+
+// findUseful looks ids up in the graphs of t, and fails, naming them, when
+// some are in none.
+func findUseful(ctx context.Context, st *store, t target, ids []string) ([]usefulIDs, error) {
+	var found []usefulIDs
 	hit := map[string]bool{}
 	for _, k := range t.keys() {
-		e, err := s.store.get(ctx, k)
+		e, err := st.get(ctx, k)
 		if err != nil {
-			return UsefulResult{}, err
+			return nil, err
 		}
-		gi := graphIDs{e: e}
+		gi := usefulIDs{e: e}
 		e.mu.RLock()
 		for _, id := range ids {
 			if _, ok := e.g.Node(id); ok {
@@ -86,26 +142,31 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 		if t.project != "" {
 			where = "the user or project graph"
 		}
-		return UsefulResult{}, domain.NotFoundf("ids", "%s not found in %s; nothing was marked", strings.Join(missing, ", "), where)
+		return nil, domain.NotFoundf("ids", "%s not found in %s; nothing was marked", strings.Join(missing, ", "), where)
 	}
-	// Reserve the new marks in the session, so that two calls at once
-	// cannot pass its allowance; a failed save gives them back.
-	var fresh []string
-	var allowance error
-	s.sessions.withHooks(sess.ID, func(h *hookState) bool {
+	return found, nil
+}
+
+// reserveUseful reserves the new marks of found in session, so that two
+// calls at once cannot pass its allowance (a failed save gives them back,
+// unreserveUseful). It returns the seen-set keys of the marks reserved and
+// the nodes the session had marked already, or the error of a call that
+// would pass the allowance, reserving nothing.
+func (t *sessionTable) reserveUseful(session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
+	t.withHooks(session, func(h *hookState) bool {
 		var add []string
 		for _, gi := range found {
 			for _, id := range gi.ids {
 				k := ports.SeenKey(gi.e.key.Level, id)
 				if h.marked(k) || slices.Contains(add, k) {
-					res.Already = append(res.Already, UsefulNode{Level: gi.e.key.Level, Project: gi.e.key.Project, ID: id})
+					already = append(already, gi.node(id))
 				} else {
 					add = append(add, k)
 				}
 			}
 		}
 		if len(h.useful)+len(add) > MaxUsefulPerSession {
-			allowance = domain.Invalidf("ids", "a session marks at most %d nodes useful; this one has marked %d, and %d more would pass it; nothing was marked",
+			err = domain.Invalidf("ids", "a session marks at most %d nodes useful; this one has marked %d, and %d more would pass it; nothing was marked",
 				MaxUsefulPerSession, len(h.useful), len(add))
 			return false
 		}
@@ -113,41 +174,26 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 		fresh = add
 		return len(add) > 0
 	})
-	if allowance != nil {
-		res.Already = nil
-		return UsefulResult{}, allowance
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, gi := range found {
-		var marks []string
-		for _, id := range gi.ids {
-			if slices.Contains(fresh, ports.SeenKey(gi.e.key.Level, id)) {
-				marks = append(marks, id)
+	return fresh, already, nil
+}
+
+// saveUseful saves the marks on nodes marks of e's graph in one write; a
+// node deleted meanwhile fails it, marking nothing of the graph.
+func saveUseful(ctx context.Context, st *store, e *graphEntry, session string, marks []string) error {
+	return st.write(ctx, e, session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		for _, id := range marks {
+			if _, ok := g.Node(id); !ok {
+				return nil, domain.NotFoundf("ids", "node %q was deleted meanwhile; nothing of this graph was marked", id)
 			}
-		}
-		if len(marks) == 0 {
-			continue
-		}
-		err := s.store.write(ctx, gi.e, sess.ID, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-			for _, id := range marks {
-				if _, ok := g.Node(id); !ok {
-					return nil, domain.NotFoundf("ids", "node %q was deleted meanwhile; nothing of this graph was marked", id)
-				}
-			}
-			for _, id := range marks {
-				recordUsefulMark(g, id, at)
-			}
-			return nil, nil
-		})
-		if err != nil {
-			s.unreserveUseful(sess.ID, fresh, res.Marked)
-			return UsefulResult{}, err
 		}
 		for _, id := range marks {
-			res.Marked = append(res.Marked, UsefulNode{Level: gi.e.key.Level, Project: gi.e.key.Project, ID: id})
+			recordUsefulMark(g, id, at)
 		}
-		s.countUseful(ctx, sess.ID, gi.e.key, marks)
-	}
-	return res, nil
+		return nil, nil
+	})
 }
 
 // UseCounter counts uses of nodes for compaction's importance signal
@@ -185,12 +231,12 @@ func recordUsefulMark(g *domain.Graph, id string, at domain.Stamp) {
 
 // unreserveUseful gives back the reserved marks of fresh that were not
 // saved (not in saved).
-func (s *Service) unreserveUseful(session string, fresh []string, saved []UsefulNode) {
+func (t *sessionTable) unreserveUseful(session string, fresh []string, saved []UsefulNode) {
 	keep := map[string]bool{}
 	for _, n := range saved {
 		keep[ports.SeenKey(n.Level, n.ID)] = true
 	}
-	s.sessions.withHooks(session, func(h *hookState) bool {
+	t.withHooks(session, func(h *hookState) bool {
 		h.useful = slices.DeleteFunc(h.useful, func(k string) bool { return slices.Contains(fresh, k) && !keep[k] })
 		return true
 	})

@@ -22,12 +22,12 @@ type Watch struct {
 // (docs/design/team.md#project-keys). It does not count as an operation of
 // the session, and loads no graph.
 func (s *Service) Watch(ctx context.Context, sessionID, projectPath, projectKey string) (Watch, error) {
-	w := Watch{Owner: s.owner(ctx)}
+	w := Watch{Owner: s.scope.owner(ctx)}
 	if sessionID != "" {
 		if err := s.sessions.ensure(ctx, sessionID); err != nil {
 			return Watch{}, err
 		}
-		if err := s.sessionOwnedBy(sessionID, w.Owner); err != nil {
+		if err := s.scope.sessionOwnedBy(sessionID, w.Owner); err != nil {
 			return Watch{}, err
 		}
 		sess, err := s.sessions.lookup(sessionID, s.clock.Now())
@@ -37,7 +37,7 @@ func (s *Service) Watch(ctx context.Context, sessionID, projectPath, projectKey 
 		w.SessionID, w.Project = sess.ID, sess.ProjectPath
 	}
 	if projectPath != "" || projectKey != "" {
-		p, err := s.projectOf(ctx, "project_path", projectPath, projectKey)
+		p, err := s.scope.projectOf(ctx, "project_path", projectPath, projectKey)
 		if err != nil {
 			return Watch{}, err
 		}

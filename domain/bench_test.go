@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // benchSizes are the graph sizes of docs/design/benchmarks.md#workload.
@@ -138,7 +140,7 @@ func BenchmarkSearchIndex(b *testing.B) {
 			withIndex := heap()
 			b.ReportAllocs()
 			for b.Loop() {
-				g.search = buildSearchIndex(g, defaultBlockShift, defaultBlockMin)
+				g.search = buildSearchIndex(g, search.DefaultBlockShift, search.DefaultBlockMin)
 			}
 			b.ReportMetric(float64(withIndex-without)/(1<<20), "index-MB")
 			b.ReportMetric(float64(without-base)/(1<<20), "graph-MB")

@@ -131,54 +131,21 @@ func (g *Graph) PossibleDuplicates(id, gist string) []Duplicate {
 }
 
 // eachGistCandidate calls f with the slot of each node, once, that may hold
-// a gist near-identical to gist (docs/design/trust.md#near-identical-gists).
-// Such a gist shares most of gist's words, so it holds at least two of the
-// dupRareWords rarest (or the one, for a gist of one known word). The
-// nodes are read from the rarest word's postings (up to dupWordBudget of
-// them) and from the next ones' when they are that rare too; whether a
-// node holds the others is a binary search. So a write compares a handful
-// of gists, and never more than dupRareWords × dupWordBudget, whatever the
-// size of the graph.
+// a gist near-identical to gist (docs/design/trust.md#near-identical-gists):
+// one that holds at least two of the dupRareWords rarest of its words
+// known to the search index, read from at most dupWordBudget postings of
+// each (search.Index.EachCandidate). So a write compares a handful of
+// gists, whatever the size of the graph.
 //
 // The index is built here if no search has built it yet: a graph loads
 // without it (docs/decisions/0053-search-index-on-first-search-and-block-max.md),
 // and the first new node pays for it once rather than go unchecked.
 func (g *Graph) eachGistCandidate(gist string, f func(si int32)) {
-	ix := g.searchIndex()
-	var words []int32
-	for _, w := range search.AppendWords(nil, gist) {
-		if wi, ok := ix.wordIx[w]; ok && !slices.Contains(words, wi) {
-			words = append(words, wi)
-		}
-	}
-	slices.SortFunc(words, func(a, b int32) int { return len(ix.words[a].posts) - len(ix.words[b].posts) })
-	words = words[:min(len(words), dupRareWords)]
-	var slots []int32
-	for i, w := range words {
-		posts := ix.words[w].posts
-		if i > 0 && len(posts) > dupWordBudget {
-			break
-		}
-		for _, p := range posts[:min(len(posts), dupWordBudget)] {
-			slots = append(slots, p.slot)
-		}
-	}
-	slices.Sort(slots)
-	need := min(2, len(words))
-	for _, si := range slices.Compact(slots) {
-		if g.ends[si].node == nil {
-			continue
-		}
-		held := 0
-		for _, w := range words {
-			if held < need && ix.tf(w, si) > 0 {
-				held++
-			}
-		}
-		if held >= need {
+	g.searchIndex().EachCandidate(search.AppendWords(nil, gist), dupRareWords, dupWordBudget, func(si int32) {
+		if g.ends[si].node != nil {
 			f(si)
 		}
-	}
+	})
 }
 
 // gramScratch holds the buffers of gistGrams between calls.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kg-memory/kg/domain/search"
 )
 
 // Graph is one level's knowledge graph in memory, with the indexes that keep
@@ -62,7 +64,7 @@ type Graph struct {
 	// adjacency index keep it. searchMu orders the searches that may race
 	// to build it under the graph's read lock; the primitives run under
 	// the write lock, so they read search without it.
-	search   *searchIndex
+	search   *search.Index
 	searchMu sync.Mutex
 
 	// What the changes since the last checkpoint replaced: journal orders
@@ -130,11 +132,11 @@ func NewGraph(key GraphKey) *Graph {
 // Searches run side by side under the graph's read lock, so the first
 // ones may race to build it: searchMu lets one build it and the others
 // wait for it.
-func (g *Graph) searchIndex() *searchIndex {
+func (g *Graph) searchIndex() *search.Index {
 	g.searchMu.Lock()
 	defer g.searchMu.Unlock()
 	if g.search == nil {
-		g.search = buildSearchIndex(g, defaultBlockShift, defaultBlockMin)
+		g.search = buildSearchIndex(g, search.DefaultBlockShift, search.DefaultBlockMin)
 	}
 	return g.search
 }

@@ -133,9 +133,6 @@ func (g *Graph) endSlot(name string) int32 {
 	}
 	g.ends[si].name = name
 	g.endIx[name] = si
-	if g.search != nil {
-		g.search.named(g, si)
-	}
 	return si
 }
 
@@ -147,9 +144,6 @@ func (g *Graph) releaseEnd(si int32) {
 	}
 	delete(g.endIx, s.name)
 	*s = endSlot{}
-	if g.search != nil {
-		g.search.release(si)
-	}
 	g.freeEnds = append(g.freeEnds, si)
 }
 
@@ -202,7 +196,7 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 		g.setMovable(si, m)
 	}
 	if g.search != nil {
-		g.search.setNode(g, si, old, n)
+		g.indexNode(si, old, n)
 	}
 	if before == after {
 		return // the shown state of an edge depends on its ends' tiers only
@@ -298,7 +292,7 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 		g.stats.ShownEdges++
 	}
 	if g.search != nil {
-		g.search.edgeChanged(g, from, to, true)
+		g.indexEdge(from, to, true)
 	}
 }
 
@@ -323,7 +317,7 @@ func (g *Graph) removeEdgeSlot(k EdgeKey, ei int32) {
 	g.edgeSlots[ei] = edgeSlot{}
 	g.freeEdges = append(g.freeEdges, ei)
 	if g.search != nil {
-		g.search.edgeChanged(g, x.from, x.to, false)
+		g.indexEdge(x.from, x.to, false)
 	}
 	g.releaseEnd(x.from)
 	if x.to != x.from {

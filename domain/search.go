@@ -1,24 +1,26 @@
 package domain
 
 import (
-	"cmp"
+	"iter"
 	"slices"
-	"strings"
 
 	"github.com/kg-memory/kg/domain/search"
 )
 
+// The graph's side of kg_search (docs/design/mcp.md#kg_search). The index
+// and the ranking are domain/search's, which knows a graph only by its
+// slots: the graph feeds the index a node's own text (search.Doc) and the
+// names of the ends that are part of it, and the search reads a hit's id
+// and the node named like the query through search.Names
+// (docs/decisions/0087-search-index-in-its-own-package.md).
+
 // Search finds the nodes of graphs that match query
 // (docs/design/mcp.md#kg_search) and returns at most limit hits, best first,
 // with the corrections it used and, when nothing matched, the nearest
-// spelling of each term that matched nothing.
-//
-// The terms are the query's tokens (domain/search/text.go), repeats dropped. Each
-// term is scored in every node by BM25 over the node's words
-// (searchrank.go); the scores add up over the terms, and a node whose id is
-// the whole query ranks first. Hits are sorted by score (descending), then
-// level (user first), then id, then project. Every tier is searched. Search
-// has no side effects: nothing is promoted or stamped.
+// spelling of each term that matched nothing (search.Run says how). Hits
+// are sorted by score (descending), then level (user first), then id, then
+// project. Every tier is searched. Search has no side effects: nothing is
+// promoted or stamped.
 //
 // The query must pass ValidateQuery. A limit of 0 means DefaultSearchLim; a
 // limit above MaxSearchLimit is clamped to MaxSearchLimit, because a search
@@ -26,17 +28,6 @@ import (
 // answer to asking for more; a negative limit is an invalid-argument error
 // naming "limit". Nil graphs are skipped.
 //
-// Cost: top-k by WAND (searchGraph, docs/decisions/0045-word-index-for-search.md).
-// Each word's posting list has a bound, the most a node in it can gain from
-// it; a node whose lists' bounds cannot reach the k-th best score so far is
-// never scored, so a query of a rare and a common word costs about what the
-// rare word alone costs; and the slots are cut into blocks whose bounds
-// (the most a node of the block counts each word) let whole blocks go
-// unscored (docs/decisions/0053-search-index-on-first-search-and-block-max.md).
-// Only the strong terms' lists are walked: a weak term (short, or common:
-// isWeak) is scored in the nodes they find, so a short or common word adds
-// little to a query's cost
-// (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md).
 // A graph's first search builds its index (Graph.searchIndex); after that,
 // Search only reads the graphs and their indexes, so searches may run side
 // by side under a graph's read lock.
@@ -45,612 +36,160 @@ func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
 	return res, err
 }
 
-// searchWithWork is Search, and also says what it read (searchWork).
-func searchWithWork(graphs []*Graph, query string, limit int) (SearchResult, searchWork, error) {
+// searchWithWork is Search, and also says what it read (search.Work).
+func searchWithWork(graphs []*Graph, query string, limit int) (SearchResult, search.Work, error) {
 	if err := ValidateQuery("query", query); err != nil {
-		return SearchResult{}, searchWork{}, err
+		return SearchResult{}, search.Work{}, err
 	}
 	switch {
 	case limit < 0:
-		return SearchResult{}, searchWork{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
+		return SearchResult{}, search.Work{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
 	case limit == 0:
 		limit = DefaultSearchLim
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
-	p := planSearch(graphs, query, search.Terms(query))
-	top := &searchTop{limit: limit, graphs: graphs}
-	if p.n > 0 {
-		for gi, g := range graphs {
-			if g != nil {
-				p.searchGraph(top, gi, g)
-			}
-		}
+	found := search.Run(searchTargets(graphs), query, limit)
+	res := SearchResult{Hits: make([]SearchHit, len(found.Hits))}
+	for i, h := range found.Hits {
+		g := graphs[h.Target]
+		res.Hits[i] = SearchHit{Key: g.key, Node: g.ends[h.Slot].node, Score: h.Score, Matched: h.Matched}
 	}
-	res := SearchResult{Corrections: p.correction}
-	res.Hits = top.hits(p)
-	if len(res.Hits) == 0 {
-		for _, t := range p.unmatched {
-			if near := nearWords(graphs, t, nearMax(len([]rune(t)))); len(near) > 0 {
-				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: near[0].text})
-			}
-		}
+	for _, c := range found.Corrections {
+		res.Corrections = append(res.Corrections, Correction{Term: c.Term, Used: c.Used})
 	}
-	return res, p.work, nil
+	for _, s := range found.Nearest {
+		res.Nearest = append(res.Nearest, Suggestion{Term: s.Term, Nearest: s.Nearest})
+	}
+	return res, found.Work, nil
 }
 
-// searchTop keeps the best hits found so far, worst first.
-type searchTop struct {
-	limit  int
-	graphs []*Graph
-	heap   []topHit // a min-heap by hit order: the root is the worst
+// searchTargets returns the graphs as search targets, building the indexes
+// not built yet; a nil graph is a target without an index. A graph's rank
+// is its place in the order of graph keys, the last tie-break of hits.
+func searchTargets(graphs []*Graph) []search.Target {
+	byKey := make([]int, 0, len(graphs))
+	for i, g := range graphs {
+		if g != nil {
+			byKey = append(byKey, i)
+		}
+	}
+	slices.SortStableFunc(byKey, func(a, b int) int { return cmpGraphKey(graphs[a].key, graphs[b].key) })
+	ts := make([]search.Target, len(graphs))
+	for rank, i := range byKey {
+		if rank > 0 && cmpGraphKey(graphs[byKey[rank-1]].key, graphs[i].key) == 0 {
+			rank = ts[byKey[rank-1]].Rank
+		}
+		g := graphs[i]
+		ts[i] = search.Target{Index: g.searchIndex(), Names: (*searchNames)(g), Slots: len(g.ends), User: g.key.Level == LevelUser, Rank: rank}
+	}
+	return ts
 }
 
-type topHit struct {
-	score float64
-	gi    int32
-	si    int32
+// searchNames is a graph as the search reads its names (search.Names).
+type searchNames Graph
+
+// Name returns the name of slot si.
+func (n *searchNames) Name(si int32) string { return n.ends[si].name }
+
+// NodeSlot returns the slot of the node of id.
+func (n *searchNames) NodeSlot(id string) (int32, bool) {
+	si, ok := n.endIx[id]
+	return si, ok && n.ends[si].node != nil
 }
 
-// better reports whether hit a ranks before hit b: a higher score, then
-// the user graph before projects, then the id, then the project path.
-func (t *searchTop) better(a, b topHit) bool {
-	if a.score != b.score {
-		return a.score > b.score
+// buildSearchIndex indexes every node of g at once, in slot order.
+func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *search.Index {
+	b := search.NewBuilder(g.nodeCount, blockShift, blockMin)
+	for si := range g.ends {
+		if n := g.ends[si].node; n != nil {
+			d := docOf(n)
+			b.Add(int32(si), &d, g.endNames(int32(si)))
+		}
 	}
-	return t.cmpTies(a, b) < 0
+	return b.Index()
 }
 
-func (t *searchTop) cmpTies(a, b topHit) int {
-	ga, gb := t.graphs[a.gi], t.graphs[b.gi]
-	if ua, ub := ga.key.Level == LevelUser, gb.key.Level == LevelUser; ua != ub {
-		if ua {
-			return -1
-		}
-		return 1
-	}
-	if c := strings.Compare(ga.ends[a.si].name, gb.ends[b.si].name); c != 0 {
-		return c
-	}
-	return cmpGraphKey(ga.key, gb.key)
+// docOf returns the text of node n that is its own.
+func docOf(n *Node) search.Doc {
+	return search.Doc{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}
 }
 
-// threshold is the score a node must reach to be considered: that of the
-// worst hit kept once the list is full, and 0 before.
-func (t *searchTop) threshold() float64 {
-	if len(t.heap) < t.limit {
-		return 0
-	}
-	return t.heap[0].score
-}
+// A node's text (docs/design/mcp.md#kg_search) is its own fields and the
+// ends of its edges that are not nodes of its graph: file paths,
+// artifacts, ids not created yet, and, from a project graph, ids of the
+// user graph. An end counts once per edge. So the text of a node changes
+// when it is written, when an edge between it and a reference is put or
+// deleted, and when a node named like one of its ends is created or
+// deleted: indexNode and indexEdge tell the index, from the primitives
+// that keep the adjacency index, whenever the index exists.
 
-// offer keeps h if it ranks among the best limit.
-func (t *searchTop) offer(h topHit) {
-	if len(t.heap) < t.limit {
-		t.heap = append(t.heap, h)
-		for i := len(t.heap) - 1; i > 0; {
-			parent := (i - 1) / 2
-			if !t.better(t.heap[parent], t.heap[i]) {
-				break
-			}
-			t.heap[parent], t.heap[i] = t.heap[i], t.heap[parent]
-			i = parent
-		}
-		return
-	}
-	if !t.better(h, t.heap[0]) {
-		return
-	}
-	t.heap[0] = h
-	for i := 0; ; {
-		worst, l, r := i, 2*i+1, 2*i+2
-		if l < len(t.heap) && t.better(t.heap[worst], t.heap[l]) {
-			worst = l
-		}
-		if r < len(t.heap) && t.better(t.heap[worst], t.heap[r]) {
-			worst = r
-		}
-		if worst == i {
-			return
-		}
-		t.heap[i], t.heap[worst] = t.heap[worst], t.heap[i]
-		i = worst
-	}
-}
-
-// hits returns the kept hits, best first, with the terms each matched.
-func (t *searchTop) hits(p *searchPlan) []SearchHit {
-	slices.SortFunc(t.heap, func(a, b topHit) int {
-		if t.better(a, b) {
-			return -1
-		}
-		return 1
-	})
-	out := make([]SearchHit, len(t.heap))
-	tf := p.scratch()
-	for i, h := range t.heap {
-		g := t.graphs[h.gi]
-		out[i] = SearchHit{Key: g.key, Node: g.ends[h.si].node, Score: h.score, Matched: p.matched(int(h.gi), g.search, h.si, tf)}
-	}
-	return out
-}
-
-// scratch returns room for termScore: one entry per clause of the
-// largest term.
-func (p *searchPlan) scratch() []float64 {
-	n := 0
-	for _, pt := range p.terms {
-		n = max(n, len(pt.clauses))
-	}
-	return make([]float64, n)
-}
-
-// matched returns the labels of the clauses through which a node scored,
-// in the order of the terms, without repeats.
-func (p *searchPlan) matched(gi int, ix *searchIndex, si int32, tf []float64) []string {
-	var out []string
-	for ti := range p.terms {
-		if v, c := p.termScore(ti, gi, ix, si, tf, nil); v > 0 {
-			if l := p.terms[ti].clauses[c].label; !slices.Contains(out, l) {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
-}
-
-// withExactID adds the query's bound to the score s of node slot si when
-// its id is the whole query.
-func (p *searchPlan) withExactID(g *Graph, si int32, s float64) float64 {
-	if s > 0 && g.ends[si].name == p.exactID {
-		s += p.bound
-	}
-	return s
-}
-
-// boundSlack keeps float rounding from pruning a node whose score equals
-// the threshold: a bound counts as under the threshold only when it is
-// under by more than this share.
-const boundSlack = 1e-9
-
-// searchGraph offers the nodes of graph gi that can rank among the best to
-// top. First the nodes of the plan's unit of the highest bound are scored
-// (the rarest term's own words): they would be visited anyway, and they
-// set a threshold that the nodes holding only common words cannot reach.
-// They are scored block by block, the block of the highest bound first, so
-// that the threshold rises fast, until a block's bound cannot reach it.
-// Then WAND (Broder et al., 2003) walks the posting lists of every unit in
-// slot order: each list has a bound, the most a node in it can gain from
-// it, and a node is scored only if the bounds of the lists it can be in add
-// up to the threshold; the lists behind it skip ahead to it by binary
-// search, and a block whose bound cannot reach the threshold is skipped
-// whole. So a query of a rare word and a common one visits about the rare
-// word's nodes, not the common word's, and one of two common words about
-// the nodes of the blocks where both are frequent.
-func (p *searchPlan) searchGraph(top *searchTop, gi int, g *Graph) {
-	ix := g.search
-	c := p.newScorer(gi, g)
-	order := make([]int, 0, len(p.units)) // units with words in this graph
-	for ui, u := range p.units {
-		if len(u.words[gi]) > 0 {
-			order = append(order, ui)
-		}
-	}
-	if len(order) == 0 {
-		return
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch ba, bb := p.units[a].bound, p.units[b].bound; {
-		case ba < bb:
-			return -1
-		case ba > bb:
-			return 1
-		}
-		return 0
-	})
-
-	c.blocks = newBlockBounds(p, gi, ix, order, int(ix.block(int32(len(g.ends)-1)))+1)
-
-	// The node whose id is the query ranks first whatever it holds.
-	exact := int32(-1)
-	if si, ok := g.endIx[p.exactID]; ok && g.ends[si].node != nil {
-		exact = si
-		c.consider(top, si, order)
-	}
-
-	// Only the strong terms' units find nodes (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md):
-	// the weak ones are scored in the nodes found, and add to every
-	// bound the most they can give (weak, over the graph).
-	var weak float64
-	for ti, pt := range p.terms {
-		if !pt.weak {
-			continue
-		}
-		tb := 0.0
-		for _, ui := range order {
-			if p.units[ui].term == ti {
-				tb = max(tb, p.units[ui].bound)
-			}
-		}
-		weak += tb
-	}
-	finding := slices.DeleteFunc(slices.Clone(order), func(ui int) bool { return !p.strongUnit(ui) })
-	if len(finding) == 0 {
-		return
-	}
-
-	// The slots of the first unit's nodes, ascending, and a cursor per
-	// word of every finding unit; each list made at its size.
-	first := finding[len(finding)-1]
-	nPrimed, nLists := 0, 0
-	for _, ui := range finding {
-		nLists += len(p.units[ui].words[gi])
-	}
-	for _, tw := range p.units[first].words[gi] {
-		nPrimed += len(ix.words[tw.word].posts)
-	}
-	p.work.lists += nLists
-	p.work.postings += nPrimed
-	primed := make([]int32, 0, nPrimed)
-	lists := make([]cursor, 0, nLists)
-	for _, ui := range finding {
-		u := &p.units[ui]
-		for _, tw := range u.words[gi] {
-			lw := &ix.words[tw.word]
-			if ui == first {
-				for _, ps := range lw.posts {
-					primed = append(primed, ps.slot)
+// endNames yields the names of the far ends of the edges of node slot si
+// that are not nodes: the ends that are part of the node's text, once per
+// edge. Whether an end is a node is read from the graph's endTiers, one
+// byte per slot, rather than from the slots themselves.
+func (g *Graph) endNames(si int32) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		s := &g.ends[si]
+		for _, list := range [2][]adjEntry{s.out, s.in} {
+			for _, a := range list {
+				if a.other != si && g.endTiers[a.other] == endRef && !yield(g.ends[a.other].name) {
+					return
 				}
 			}
-			lists = append(lists, cursor{posts: lw.posts, term: u.term, bound: p.terms[u.term].clauses[tw.clause].weight * saturate(float64(lw.maxTF))})
 		}
-	}
-	if len(p.units[first].words[gi]) > 1 { // one word's postings are in order already
-		slices.Sort(primed)
-		primed = slices.Compact(primed)
-	}
-	// The blocks of the primed nodes, the most promising first, so that
-	// the threshold rises fast; once a block cannot reach it, no later one
-	// can, and their nodes never will (the threshold only rises).
-	type primedBlock struct {
-		from, to int // primed[from:to]
-		bound    float64
-	}
-	var blocks []primedBlock
-	for i := 0; i < len(primed); {
-		j := ix.block(primed[i])
-		to := i + countBefore(primed[i:], ix.blockStart(j+1))
-		c.blocks.at(j)
-		blocks = append(blocks, primedBlock{i, to, c.blocks.total})
-		i = to
-	}
-	slices.SortStableFunc(blocks, func(a, b primedBlock) int { return cmp.Compare(b.bound, a.bound) })
-	for _, b := range blocks {
-		if b.bound*(1+boundSlack) < top.threshold() {
-			break
-		}
-		for _, si := range primed[b.from:b.to] {
-			if si != exact {
-				c.consider(top, si, order)
-			}
-		}
-	}
-
-	nextPrimed := 0
-	byDoc := func(a, b cursor) int { return int(a.doc() - b.doc()) }
-	slices.SortFunc(lists, byDoc)
-	for len(lists) > 0 {
-		// The pivot: the first list at which the bounds of the lists up
-		// to it reach the threshold; no node before its slot can.
-		th := top.threshold() * (1 - boundSlack)
-		acc, pivot := 0.0, -1
-		for i := range lists {
-			if acc += lists[i].bound; acc+weak >= th {
-				pivot = i
-				break
-			}
-		}
-		if pivot < 0 {
-			return
-		}
-		at := lists[pivot].doc()
-		moved := 0 // the lists moved are always the first ones
-		if next, ok := c.blocks.hopeless(at, top.threshold()); ok {
-			// No node of at's block can reach the threshold: every
-			// list skips past it.
-			for ; moved < len(lists) && lists[moved].doc() < next; moved++ {
-				lists[moved].seek(next)
-			}
-			p.work.postings += moved
-		} else if lists[0].doc() == at {
-			// Every list before the pivot is at its slot: score it.
-			// The slots come in ascending order: the primed ones are
-			// passed over with a place that only moves forward.
-			for nextPrimed < len(primed) && primed[nextPrimed] < at {
-				nextPrimed++
-			}
-			for moved < len(lists) && lists[moved].doc() == at {
-				moved++
-			}
-			if (nextPrimed == len(primed) || primed[nextPrimed] != at) && at != exact && c.mayReach(top, at, lists[:moved]) {
-				c.consider(top, at, order)
-			}
-			for i := range moved {
-				lists[i].at++
-			}
-			p.work.postings += moved
-		} else {
-			for ; moved < pivot; moved++ {
-				lists[moved].seek(at)
-			}
-			p.work.postings += moved
-		}
-		lists = resort(lists, moved)
 	}
 }
 
-// countBefore returns how many of the ascending slots are before si.
-func countBefore(slots []int32, si int32) int {
-	i, _ := slices.BinarySearch(slots, si)
-	return i
+// indexNode tells the index that slot si, whose node was old, now holds n
+// (either may be nil); the graph has already put n in the slot.
+func (g *Graph) indexNode(si int32, old, n *Node) {
+	ix := g.search
+	switch {
+	case old != nil && n != nil:
+		od, nd := docOf(old), docOf(n)
+		ix.Rewrite(si, &od, &nd)
+	case n != nil:
+		// A new node: its text is its fields and its ends, and it is no
+		// longer an end in the text of its neighbours.
+		d := docOf(n)
+		ix.AddNode(si, &d, g.endNames(si))
+		g.neighbourEnds(si, false)
+	case old != nil:
+		// A node gone: its text goes, and its name becomes an end in the
+		// text of its neighbours.
+		d := docOf(old)
+		ix.RemoveNode(si, &d, g.endNames(si))
+		g.neighbourEnds(si, true)
+	}
 }
 
-// blockBounds gives, block by block of a graph's slots, the most a node
-// of the block can gain from each term of a plan: the most of the term's
-// units, each worked out from its words' most in the block
-// (blockBounds.blockMaxTF). A block's bounds are worked out once, when
-// first asked about, and kept for the rest of the search: the primed
-// nodes, the order of their blocks and the walk all ask again.
-// (docs/decisions/0053-search-index-on-first-search-and-block-max.md)
-type blockBounds struct {
-	p     *searchPlan
-	gi    int
-	ix    *searchIndex
-	order []int
-	tf    []int32   // by clause of one term: Σ block maxima of its words
-	place [][]int   // by unit, by word: the place of the last look into its postings
-	memo  []float64 // by block: its terms' bounds, then their sum (len(p.terms)+1 each)
-	known []bool    // by block: whether memo holds it
-	block int32     // the block of term and total; -1 before the first
-	term  []float64 // by term: the most a node of the block can gain from it
-	total float64   // Σ term
+// neighbourEnds adds (added) or takes away the name of slot si in the text
+// of every node at the far end of one of its edges, once per edge.
+func (g *Graph) neighbourEnds(si int32, added bool) {
+	s := &g.ends[si]
+	for _, list := range [2][]adjEntry{s.out, s.in} {
+		for _, a := range list {
+			if a.other != si && g.endTiers[a.other] != endRef {
+				g.search.EndChanged(a.other, s.name, added)
+			}
+		}
+	}
 }
 
-// blockUnitWords is the most words a unit may have for its block bound to
-// be worked out word by word; a unit of more (a short substring held by
-// many words) keeps its bound over the graph.
-const blockUnitWords = 32
-
-// newBlockBounds returns the bounds of the nblocks blocks of graph gi.
-func newBlockBounds(p *searchPlan, gi int, ix *searchIndex, order []int, nblocks int) *blockBounds {
-	b := &blockBounds{
-		p: p, gi: gi, ix: ix, order: order, block: -1, place: make([][]int, len(p.units)),
-		memo: make([]float64, nblocks*(len(p.terms)+1)), known: make([]bool, nblocks),
-	}
-	for _, ui := range order {
-		b.place[ui] = make([]int, len(p.units[ui].words[gi]))
-	}
-	n := 0
-	for _, pt := range p.terms {
-		n = max(n, len(pt.clauses))
-	}
-	b.tf = make([]int32, n)
-	return b
-}
-
-// at works out the bounds of block j.
-func (b *blockBounds) at(j int32) {
-	if b.block == j {
+// indexEdge tells the index that an edge between slots from and to was put
+// (added true) or deleted; the graph's adjacency lists already say so.
+func (g *Graph) indexEdge(from, to int32, added bool) {
+	if from == to {
 		return
 	}
-	b.block = j
-	nt := len(b.p.terms)
-	row := b.memo[int(j)*(nt+1) : int(j+1)*(nt+1)]
-	b.term = row[:nt]
-	if b.known[j] {
-		b.total = row[nt]
-		return
+	fromNode, toNode := g.ends[from].node != nil, g.ends[to].node != nil
+	if fromNode == toNode {
+		return // two nodes, or two references: no node's text changes
 	}
-	b.known[j] = true
-	for _, ui := range b.order {
-		u := &b.p.units[ui]
-		ws := u.words[b.gi]
-		if len(ws) > blockUnitWords {
-			b.term[u.term] = max(b.term[u.term], u.bound)
-			continue
-		}
-		clear(b.tf)
-		for k, tw := range ws {
-			b.tf[tw.clause] += b.blockMaxTF(tw.word, j, &b.place[ui][k])
-		}
-		v := 0.0
-		for cl, tf := range b.tf {
-			if tf > 0 {
-				v = max(v, b.p.terms[u.term].clauses[cl].weight*saturate(float64(tf)))
-			}
-		}
-		b.term[u.term] = max(b.term[u.term], min(v, u.bound))
+	si, e := from, to
+	if toNode {
+		si, e = to, from
 	}
-	// A term scores by its best clause, so by one of its units. No
-	// exact-id bonus: searchGraph considers that node first.
-	b.total = 0
-	for _, v := range b.term {
-		b.total += v
-	}
-	row[nt] = b.total
-}
-
-// blockMaxTF returns at least the most a node of block j counts word w:
-// its block maximum if it has them, else the most of its postings in the
-// block (a word without block maxima has few), looked for from the place
-// at of the last look (seekFrom): the search asks block after block.
-func (b *blockBounds) blockMaxTF(w, j int32, at *int) int32 {
-	lw := &b.ix.words[w]
-	if bm := b.ix.blocksOf(w); bm != nil {
-		if int(j) < len(bm) {
-			return blockTF(bm[j], lw)
-		}
-		return 0
-	}
-	end := b.ix.blockStart(j + 1)
-	m := int32(0)
-	for i := seekFrom(lw.posts, at, b.ix.blockStart(j)); i < len(lw.posts) && lw.posts[i].slot < end; i++ {
-		b.p.work.postings++
-		m = max(m, lw.posts[i].tf)
-	}
-	return m
-}
-
-// hopeless reports whether no node of the block of slot si can reach
-// threshold th, and if so the first slot of the next block.
-func (b *blockBounds) hopeless(si int32, th float64) (int32, bool) {
-	if th <= 0 {
-		return 0, false
-	}
-	j := b.ix.block(si)
-	b.at(j)
-	if b.total*(1+boundSlack) < th {
-		return b.ix.blockStart(j + 1), true
-	}
-	return 0, false
-}
-
-// resort drops the lists that are done and puts the others back in slot
-// order, when only the first moved of them moved, and only forward: the
-// rest are still in order, so each moved list goes back to its place by
-// stepping right past the lists it overtook. Lists at one slot stay side
-// by side, as the scoring step needs.
-func resort(lists []cursor, moved int) []cursor {
-	for i := moved - 1; i >= 0; i-- {
-		c := lists[i]
-		if c.at >= len(c.posts) {
-			lists = append(lists[:i], lists[i+1:]...)
-			continue
-		}
-		d := c.doc()
-		j := i
-		for ; j+1 < len(lists) && lists[j+1].doc() < d; j++ {
-			lists[j] = lists[j+1]
-		}
-		lists[j] = c
-	}
-	return lists
-}
-
-// cursor walks one posting list, with the most a node in it can gain
-// from its word.
-type cursor struct {
-	posts []posting
-	at    int
-	term  int // the term of its word
-	bound float64
-}
-
-func (c *cursor) doc() int32 { return c.posts[c.at].slot }
-
-// seek moves the cursor to the first slot at or after si.
-func (c *cursor) seek(si int32) {
-	seekFrom(c.posts, &c.at, si)
-}
-
-// scorer scores the nodes of one graph for searchGraph.
-type scorer struct {
-	p      *searchPlan
-	gi     int
-	g      *Graph
-	tf     []float64 // termScore's scratch room
-	at     [][]int   // by term: termScore's places in its words' postings
-	vals   []float64 // by term: its score in the node, once known
-	done   []bool
-	blocks *blockBounds
-}
-
-func (p *searchPlan) newScorer(gi int, g *Graph) *scorer {
-	at := make([][]int, len(p.terms))
-	for ti := range p.terms {
-		at[ti] = make([]int, len(p.terms[ti].words[gi]))
-	}
-	return &scorer{p: p, gi: gi, g: g, tf: p.scratch(), at: at, vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
-}
-
-// mayReach reports whether node slot si, which holds the words of the lists
-// at it and no other strong word, may reach top's threshold, before it is
-// scored. Each strong term can give it at most its lists' bounds, and its
-// bound in si's block. The weak terms' bound over the graph lets the walk
-// stop at a node holding one strong word, so a weak term of few words is
-// looked up in the node (what consider would do first), and one of many
-// words (a common substring) counts its bound in the block; a node that
-// holds one strong word and none of the weak ones is passed over unscored.
-func (c *scorer) mayReach(top *searchTop, si int32, at []cursor) bool {
-	p := c.p
-	th := top.threshold()
-	if th <= 0 {
-		return true
-	}
-	c.blocks.at(c.blocks.ix.block(si))
-	clear(c.vals)
-	for _, l := range at {
-		c.vals[l.term] += l.bound
-	}
-	ub := 0.0
-	for ti := range p.terms {
-		pt := &p.terms[ti]
-		switch {
-		case !pt.weak:
-			ub += min(c.vals[ti], c.blocks.term[ti])
-		case len(pt.words[c.gi]) > blockUnitWords:
-			ub += c.blocks.term[ti]
-		default:
-			v, _ := p.termScore(ti, c.gi, c.g.search, si, c.tf, c.at[ti])
-			ub += v
-		}
-	}
-	return ub*(1+boundSlack) >= th
-}
-
-// consider scores node slot si and offers it to top: its terms from the
-// unit of the highest bound down, while what the node can still gain may
-// reach the threshold. A node that cannot is dropped; one whose every term
-// was scored is offered with the terms' scores added in query order, the
-// sum every path computes.
-func (c *scorer) consider(top *searchTop, si int32, order []int) {
-	p := c.p
-	p.work.nodes++
-	// The terms' bounds in si's block: at most their bounds over the graph.
-	c.blocks.at(c.blocks.ix.block(si))
-	bound := c.blocks.term
-	clear(c.done)
-	th := top.threshold()
-	known := 0.0
-	rest := c.blocks.total // what the node may still gain: the bounds of the terms not scored yet
-	if c.g.ends[si].name == p.exactID {
-		rest += p.bound
-	}
-	for oi := len(order) - 1; oi >= 0; oi-- {
-		u := &p.units[order[oi]]
-		if c.done[u.term] {
-			continue
-		}
-		if (known+rest)*(1+boundSlack) < th {
-			return
-		}
-		v, _ := p.termScore(u.term, c.gi, c.g.search, si, c.tf, c.at[u.term])
-		c.vals[u.term], c.done[u.term] = v, true
-		known += v
-		rest -= bound[u.term]
-	}
-	s, strong := 0.0, !p.weak
-	for ti := range p.terms {
-		if c.done[ti] {
-			s += c.vals[ti]
-			strong = strong || c.vals[ti] > 0 && !p.terms[ti].weak
-		}
-	}
-	if !strong {
-		return // only weak terms: not a match (docs/decisions/0074-weak-terms-count-only-beside-a-strong-one.md)
-	}
-	if s = p.withExactID(c.g, si, s); s*(1+boundSlack) < th {
-		return
-	}
-	top.offer(topHit{s, int32(c.gi), si})
+	g.search.EndChanged(si, g.ends[e].name, added)
 }

@@ -56,16 +56,16 @@ func TestSearchRanking(t *testing.T) {
 	}
 	// epsilon: "pottery" once in the gist, tf 2; gamma: twice in a note, tf 2
 	// as well, and a shorter node is not favoured (b = 0): equal scores, by id.
-	w := idf(5, 3)
-	if got, want := res.Hits[3].Score, w*saturate(2); got != want {
-		t.Errorf("epsilon scores %v, want idf(5,3)×saturate(2) = %v", got, want)
+	w := search.IDF(5, 3)
+	if got, want := res.Hits[3].Score, w*search.Saturate(2); got != want {
+		t.Errorf("epsilon scores %v, want search.IDF(5,3)×search.Saturate(2) = %v", got, want)
 	}
 	if res.Hits[3].Score != res.Hits[4].Score {
 		t.Errorf("epsilon %v and gamma %v should tie", res.Hits[3].Score, res.Hits[4].Score)
 	}
 	// beta: the stop word "the" (in 3 of 5 nodes) at a tenth, then "cache"
 	// in the gist (tf 2), added in query order.
-	if got, want := res.Hits[1].Score, stopWeight*idf(5, 3)*saturate(2)+w*saturate(2); got != want {
+	if got, want := res.Hits[1].Score, search.StopWeight*search.IDF(5, 3)*search.Saturate(2)+w*search.Saturate(2); got != want {
 		t.Errorf("beta scores %v, want %v", got, want)
 	}
 	if diff := cmp.Diff([]string{"the", "pottery", "cache"}, res.Hits[0].Matched); diff != "" {
@@ -73,7 +73,7 @@ func TestSearchRanking(t *testing.T) {
 	}
 	// A query of stop words only counts them fully: alpha holds "the" twice
 	// in its gist.
-	if got := searchOne(t, []*Graph{g}, "the"); len(got.Hits) != 3 || got.Hits[0].Score != idf(5, 3)*saturate(4) {
+	if got := searchOne(t, []*Graph{g}, "the"); len(got.Hits) != 3 || got.Hits[0].Score != search.IDF(5, 3)*search.Saturate(4) {
 		t.Errorf("search the: %v", hitNames(got.Hits))
 	}
 }
@@ -99,7 +99,7 @@ func TestSearchWordForms(t *testing.T) {
 		}
 	}
 	// The word form scores as the word; the longer word that holds it
-	// at subWeight.
+	// at search.SubWeight.
 	res := searchOne(t, []*Graph{g}, "paint")
 	if res.Hits[0].Score != res.Hits[2].Score || res.Hits[3].Score >= res.Hits[0].Score {
 		t.Errorf("scores %v", res.Hits)
@@ -170,11 +170,11 @@ func TestSearchTypo(t *testing.T) {
 	if diff := cmp.Diff([]string{"authentication", "flow"}, res.Hits[0].Matched); diff != "" {
 		t.Errorf("matched (-want +got):\n%s", diff)
 	}
-	// The correction counts typoWeight of the word itself.
+	// The correction counts search.TypoWeight of the word itself.
 	exact := searchOne(t, graphs, "authentication")
 	typo := searchOne(t, graphs, "authentcation")
-	if got, want := typo.Hits[1].Score, typoWeight*exact.Hits[1].Score; math.Abs(got-want) > 1e-12 {
-		t.Errorf("corrected score %v, want %v × %v", got, typoWeight, exact.Hits[1].Score)
+	if got, want := typo.Hits[1].Score, search.TypoWeight*exact.Hits[1].Score; math.Abs(got-want) > 1e-12 {
+		t.Errorf("corrected score %v, want %v × %v", got, search.TypoWeight, exact.Hits[1].Score)
 	}
 	for _, tc := range []struct {
 		query string
@@ -231,7 +231,7 @@ func TestSearchAcrossGraphsAndTiers(t *testing.T) {
 		t.Errorf("tiers = %v, %v; want archived, orphaned", res.Hits[1].Node.Tier, res.Hits[2].Node.Tier)
 	}
 	// Rarity counts over every graph searched: "word" is in 3 of 5 nodes.
-	if got, want := searchOne(t, []*Graph{pb, pa, user}, "word").Hits[0].Score, idf(5, 3)*saturate(2); got != want {
+	if got, want := searchOne(t, []*Graph{pb, pa, user}, "word").Hits[0].Score, search.IDF(5, 3)*search.Saturate(2); got != want {
 		t.Errorf("score of word %v, want %v", got, want)
 	}
 
@@ -287,10 +287,11 @@ func TestSearchTopKSkipsCommonTerm(t *testing.T) {
 		}
 		corePut(t, g, fmt.Sprintf("n%04d", i), gist, nil, nil)
 	}
-	p := planSearch([]*Graph{g}, "common rare", search.Terms("common rare"))
-	top := &searchTop{limit: 10, graphs: []*Graph{g}}
-	p.searchGraph(top, 0, g)
-	visited := p.work.nodes
+	_, work, err := searchWithWork([]*Graph{g}, "common rare", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visited := work.Nodes
 	if visited > 100 {
 		t.Errorf("scored %d nodes for a query whose rare term is in 20", visited)
 	}
@@ -438,8 +439,8 @@ func TestSearchShortWordCostsLittle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if short.total() > 2*plain.total() {
-			t.Errorf("%q read %+v (%d), more than twice %q's %+v (%d)", sq, short, short.total(), q, plain, plain.total())
+		if short.Total() > 2*plain.Total() {
+			t.Errorf("%q read %+v (%d), more than twice %q's %+v (%d)", sq, short, short.Total(), q, plain, plain.Total())
 		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kg-memory/kg/domain/search"
 )
 
@@ -18,7 +16,7 @@ import (
 // reading every node, with none of the index, the lexicon trigrams or the
 // top-k bounds. It shares with Search only the rules themselves: how text
 // is cut into words (search.AppendWords, search.Terms), the stemmer, the edit
-// distance and the formula's pieces (idf, saturate and the constants).
+// distance and the formula's pieces (search.IDF, search.Saturate and the constants).
 
 // scratchWords returns the words of a node of g with their counts in the
 // id and gist ([0]) and in the rest of its text ([1]): its notes, touches
@@ -120,33 +118,33 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	for _, t := range terms_ {
 		kw := 1.0
 		if stops < len(terms_) && search.IsStopWord(t) {
-			kw = stopWeight
+			kw = search.StopWeight
 		}
 		stem := search.Stem(t)
 		var cs []clause
 		df := stemDF[stem]
 		if df > 0 {
-			cs = append(cs, clause{t, stemWords(stem), kw * idf(n, df)})
+			cs = append(cs, clause{t, stemWords(stem), kw * search.IDF(n, df)})
 		}
 		for _, w := range lexicon {
-			if utf8.RuneCountInString(t) >= subMinRunes && strings.Contains(w, t) && search.Stem(w) != stem {
-				x := idf(n, wordDF[w])
+			if utf8.RuneCountInString(t) >= search.SubMinRunes && strings.Contains(w, t) && search.Stem(w) != stem {
+				x := search.IDF(n, wordDF[w])
 				if df > 0 {
-					x = min(x, idf(n, df))
+					x = min(x, search.IDF(n, df))
 				}
-				cs = append(cs, clause{t, map[string]bool{w: true}, kw * subWeight * x})
+				cs = append(cs, clause{t, map[string]bool{w: true}, kw * search.SubWeight * x})
 			}
 		}
 		if len(cs) == 0 {
-			if c, ok := scratchNearest(lexicon, stemDF, t, typoMax(utf8.RuneCountInString(t))); ok {
+			if c, ok := scratchNearest(lexicon, stemDF, t, search.TypoMax(utf8.RuneCountInString(t))); ok {
 				res.Corrections = append(res.Corrections, Correction{Term: t, Used: c})
-				cs = append(cs, clause{c, stemWords(search.Stem(c)), typoWeight * idf(n, stemDF[search.Stem(c)])})
+				cs = append(cs, clause{c, stemWords(search.Stem(c)), search.TypoWeight * search.IDF(n, stemDF[search.Stem(c)])})
 			} else {
 				unmatched = append(unmatched, t)
 			}
 		}
 		terms = append(terms, cs)
-		weak = append(weak, isWeak(t, df, n))
+		weak = append(weak, search.IsWeak(t, df, n))
 	}
 	// Weak terms count only in nodes a strong term matches, when one
 	// matches anything.
@@ -159,7 +157,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	for _, cs := range terms {
 		b := 0.0
 		for _, c := range cs {
-			b = max(b, c.weight*(bm25K1+1))
+			b = max(b, c.weight*(search.K1+1))
 		}
 		bound += b
 	}
@@ -173,10 +171,10 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 				tf := 0.0
 				for w := range c.words {
 					if x, ok := d.words[w]; ok {
-						tf += headWeight*float64(x[0]) + float64(x[1])
+						tf += search.HeadWeight*float64(x[0]) + float64(x[1])
 					}
 				}
-				if v := c.weight * saturate(tf); tf > 0 && v > best {
+				if v := c.weight * search.Saturate(tf); tf > 0 && v > best {
 					best, label = v, c.label
 				}
 			}
@@ -217,7 +215,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	res.Hits = hits[:min(len(hits), limit)]
 	if len(res.Hits) == 0 {
 		for _, t := range unmatched {
-			if c, ok := scratchNearest(lexicon, stemDF, t, nearMax(utf8.RuneCountInString(t))); ok {
+			if c, ok := scratchNearest(lexicon, stemDF, t, search.NearMax(utf8.RuneCountInString(t))); ok {
 				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: c})
 			}
 		}
@@ -243,22 +241,14 @@ func scratchNearest(lexicon []string, stemDF map[string]int, t string, max int) 
 	return best, best != ""
 }
 
-// searchIndexProblems compares the search index of g with one worked out
-// from scratch: each word lists exactly the slots of the nodes holding it,
-// in order, each with how many times it counts it, and has its stem; each
-// stem lists its words and counts the nodes holding one; each word's bound
-// is at least its most counted; each word is in the set of each trigram of
-// its padded text and no other; and the free numbers are free. It returns
-// one line per problem.
+// searchIndexProblems compares the search index of g with the words of
+// its nodes worked out from scratch (search.Index.Check). It returns one
+// line per problem.
 func searchIndexProblems(g *Graph) []string {
-	var probs []string
-	bad := func(format string, args ...any) { probs = append(probs, fmt.Sprintf(format, args...)) }
-	ix := g.search
-	if ix == nil {
+	if g.search == nil {
 		return nil // not built yet: the first search builds it
 	}
-	posts := map[string][]posting{}
-	stemNodes := map[string]map[int32]bool{}
+	want := map[string]map[int32]int32{}
 	count := 0
 	for si := range g.ends {
 		n := g.ends[si].node
@@ -267,133 +257,13 @@ func searchIndexProblems(g *Graph) []string {
 		}
 		count++
 		for w, c := range scratchWords(g, n) {
-			posts[w] = append(posts[w], posting{int32(si), headWeight*c[0] + c[1]})
-			if !search.IsLetters(w) {
-				continue // its own stem, with no entry
+			if want[w] == nil {
+				want[w] = map[int32]int32{}
 			}
-			s := search.Stem(w)
-			if stemNodes[s] == nil {
-				stemNodes[s] = map[int32]bool{}
-			}
-			stemNodes[s][int32(si)] = true
+			want[w][int32(si)] = search.HeadWeight*c[0] + c[1]
 		}
 	}
-	if ix.count != count {
-		bad("the index counts %d nodes, the graph has %d", ix.count, count)
-	}
-	free := map[int32]bool{}
-	for _, w := range ix.freeWords {
-		free[w] = true
-	}
-	gotPosts := map[string][]posting{}
-	for w, lw := range ix.words {
-		if lw.text == "" {
-			if !free[int32(w)] {
-				bad("word %d is empty and not free", w)
-			}
-			continue
-		}
-		gotPosts[lw.text] = lw.posts
-		for _, p := range lw.posts {
-			if p.tf > lw.maxTF {
-				bad("word %q: slot %d counts it %d times, above its bound %d", lw.text, p.slot, p.tf, lw.maxTF)
-			}
-		}
-		if ix.wordIx[lw.text] != int32(w) {
-			bad("word %q is number %d, its map says %d", lw.text, w, ix.wordIx[lw.text])
-		}
-		switch {
-		case lw.stem == ownStem:
-			if search.IsLetters(lw.text) {
-				bad("word %q of letters has no stem entry", lw.text)
-			}
-		case !search.IsLetters(lw.text):
-			bad("word %q, not of letters, has stem entry %d", lw.text, lw.stem)
-		default:
-			if st := ix.stems[lw.stem]; st.text != search.Stem(lw.text) || !slices.Contains(st.words, int32(w)) {
-				bad("word %q has stem %q (words %v), want %q", lw.text, st.text, st.words, search.Stem(lw.text))
-			}
-		}
-		probs = append(probs, blockProblems(ix, int32(w))...)
-	}
-	if len(ix.wordIx) != len(gotPosts) {
-		bad("the word map has %d entries for %d words", len(ix.wordIx), len(gotPosts))
-	}
-	if diff := quickDiff(posts, gotPosts, cmp.AllowUnexported(posting{})); diff != "" {
-		bad("postings (-want +got):\n%s", diff)
-	}
-	gotStems := map[string]int{}
-	for s, st := range ix.stems {
-		if len(st.words) == 0 {
-			continue
-		}
-		gotStems[st.text] = int(st.df)
-		if ix.stemIx[st.text] != int32(s) {
-			bad("stem %q is number %d, its map says %d", st.text, s, ix.stemIx[st.text])
-		}
-		for _, w := range st.words {
-			if ix.words[w].stem != int32(s) {
-				bad("stem %q lists word %q of stem %d", st.text, ix.words[w].text, ix.words[w].stem)
-			}
-		}
-	}
-	wantStems := map[string]int{}
-	for s, nodes := range stemNodes {
-		wantStems[s] = len(nodes)
-	}
-	if diff := quickDiff(wantStems, gotStems); diff != "" {
-		bad("stems and their nodes (-want +got):\n%s", diff)
-	}
-	wantGrams := map[uint32][]int32{}
-	for w, lw := range ix.words {
-		if lw.text != "" {
-			for _, t := range search.SortedGrams(search.PadWord(lw.text)) {
-				wantGrams[t] = append(wantGrams[t], int32(w))
-			}
-		}
-	}
-	gotGrams := map[uint32][]int32{}
-	ix.grams.All(func(t uint32, p *search.Postings) {
-		var ws []int32
-		p.Each(func(w int32) { ws = append(ws, w) })
-		if int(p.Len()) != len(ws) || p.Len() == 0 {
-			bad("trigram %06x counts %d words and lists %d", t, p.Len(), len(ws))
-		}
-		gotGrams[t] = ws
-	})
-	if diff := quickDiff(wantGrams, gotGrams); diff != "" {
-		bad("trigrams of the lexicon (-want +got):\n%s", diff)
-	}
-	return probs
-}
-
-// blockProblems checks the block maxima of word w: a word held by fewer
-// than blockMin/2 nodes has none; one that has them has, for each block of
-// its postings, the most a node of the block counts it (capped), and 0 for
-// a block of none.
-func blockProblems(ix *searchIndex, w int32) []string {
-	lw := &ix.words[w]
-	bm := ix.blocksOf(w)
-	if bm == nil {
-		return nil
-	}
-	var probs []string
-	if len(lw.posts) < int(ix.blockMin)/2 {
-		probs = append(probs, fmt.Sprintf("word %q: block maxima with %d postings, under %d", lw.text, len(lw.posts), ix.blockMin/2))
-	}
-	want := make([]uint8, len(bm))
-	for _, p := range lw.posts {
-		j := int(ix.block(p.slot))
-		if j >= len(want) {
-			probs = append(probs, fmt.Sprintf("word %q: slot %d is past its %d block maxima", lw.text, p.slot, len(bm)))
-			return probs
-		}
-		want[j] = max(want[j], capBlockTF(p.tf))
-	}
-	if diff := quickDiff(want, bm); diff != "" {
-		probs = append(probs, fmt.Sprintf("word %q: block maxima (-want +got):\n%s", lw.text, diff))
-	}
-	return probs
+	return g.search.Check(count, want)
 }
 
 func TestSearchIndexFollowsChanges(t *testing.T) {
@@ -501,32 +371,33 @@ func TestSearchIndexBuiltOnFirstSearch(t *testing.T) {
 func TestSearchSkipsBlocks(t *testing.T) {
 	const blocks = 8
 	g := NewGraph(UserGraph)
-	n := blocks << defaultBlockShift
+	n := blocks << search.DefaultBlockShift
 	for i := range n {
 		gist := "common"
-		if i>>defaultBlockShift == 5 && i%8 == 0 {
+		if i>>search.DefaultBlockShift == 5 && i%8 == 0 {
 			gist = "common common common common common" // the 8 best, in block 5
 		}
 		corePut(t, g, fmt.Sprintf("n%04d", i), gist, nil, nil)
 	}
 	for _, blockMin := range []int32{int32(n) + 1, 2} { // no block maxima, then maxima for "common"
-		g.search = buildSearchIndex(g, defaultBlockShift, blockMin)
-		p := planSearch([]*Graph{g}, "common", search.Terms("common"))
-		top := &searchTop{limit: 8, graphs: []*Graph{g}}
-		p.searchGraph(top, 0, g)
-		visits := p.work.nodes
+		g.search = buildSearchIndex(g, search.DefaultBlockShift, blockMin)
+		res, work, err := searchWithWork([]*Graph{g}, "common", 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		visits := work.Nodes
 		var ids []string
-		for _, h := range top.hits(p) {
+		for _, h := range res.Hits {
 			ids = append(ids, h.Node.ID)
 		}
 		var want []string
-		for i := 5 << defaultBlockShift; i < 6<<defaultBlockShift; i += 8 {
+		for i := 5 << search.DefaultBlockShift; i < 6<<search.DefaultBlockShift; i += 8 {
 			want = append(want, fmt.Sprintf("n%04d", i))
 		}
 		if diff := quickDiff(want, ids); diff != "" {
 			t.Errorf("block min %d: hits (-want +got):\n%s", blockMin, diff)
 		}
-		if limit := 1 << defaultBlockShift; visits > limit {
+		if limit := 1 << search.DefaultBlockShift; visits > limit {
 			t.Errorf("block min %d: scored %d nodes of %d, want at most the %d of one block", blockMin, visits, n, limit)
 		}
 	}

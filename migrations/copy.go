@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"reflect"
 	"slices"
 
@@ -25,92 +26,134 @@ import (
 // from's winning; a session only to has is left alone. Neither backend may be in use by a server meanwhile; the
 // caller holds the roots' locks.
 func Copy(ctx context.Context, from, to Backend, opt Options) (Result, error) {
-	log := opt.log()
-	var res Result
-	sessions, err := from.LoadSessions(ctx)
-	if errors.Is(err, ports.ErrDamaged) {
-		res.notCopied(log, "sessions", err)
-		sessions, err = nil, nil
-	}
+	c := copier{from: from, to: to, log: opt.log()}
+	keys, err := c.readSource(ctx)
 	if err != nil {
-		return res, err
-	}
-	keys, err := storedKeys(ctx, from, sessions)
-	if errors.Is(err, ports.ErrDamaged) {
-		res.notCopied(log, "the list of project graphs (every project not named by a session)", err)
-		keys, err = sessionKeys(sessions), nil
-	}
-	if err != nil {
-		return res, err
+		return c.res, err
 	}
 	total := len(keys) + 1 // and the sessions
 	for i, key := range keys {
 		opt.progress(i, total)
-		src, err := from.Load(ctx, key)
-		if errors.Is(err, ports.ErrDamaged) {
-			res.notCopied(log, key.String(), err)
-			continue
+		if err := c.copyGraph(ctx, key); err != nil {
+			return c.res, err
 		}
-		if err != nil {
-			return res, err
-		}
-		dst, err := to.Load(ctx, key)
-		if err != nil {
-			return res, err
-		}
-		if src.Empty() {
-			res.unchanged(key.String())
-			continue
-		}
-		g, notes := domain.Restore(key, src, domain.RestoreOptions{MinSeq: minSeq(sessions, key)})
-		res.note(log, key.String(), notes...)
-		if !dst.Empty() {
-			if have, _ := domain.Restore(key, dst, domain.RestoreOptions{}); reflect.DeepEqual(have.Data(), g.Data()) {
-				res.unchanged(key.String())
-				continue
-			}
-		}
-		cs := g.Everything()
-		// Items only the destination has are named too: absent from g,
-		// a per-item backend deletes them.
-		cs.Merge(dst.Items())
-		// The source's change log comes along, oldest first, and the copy
-		// is one entry after it.
-		var carried []domain.HistoryEntry
-		if hr, ok := from.(ports.HistoryRepository); ok {
-			if carried, err = hr.History(ctx, key, ports.HistoryQuery{}); err != nil {
-				return res, err
-			}
-			slices.Reverse(carried)
-		}
-		if err := commit(ctx, to, key, g, cs, "copied from another backend", carried); err != nil {
-			return res, err
-		}
-		res.changed(key.String())
 	}
 	opt.progress(len(keys), total)
 	defer opt.progress(total, total)
-	if len(sessions) == 0 {
-		res.unchanged("sessions")
-		return res, nil
+	err = c.copySessions(ctx)
+	return c.res, err
+}
+
+// copier is one run of Copy: what it read of from, and what it did so far.
+type copier struct {
+	from, to Backend
+	log      *slog.Logger
+	sessions map[string]ports.Session // from's
+	res      Result
+}
+
+// readSource loads from's sessions and lists its graphs. Sessions that are
+// damaged are not copied; a damaged list of projects leaves the graphs the
+// sessions name.
+func (c *copier) readSource(ctx context.Context) ([]domain.GraphKey, error) {
+	sessions, err := c.from.LoadSessions(ctx)
+	if errors.Is(err, ports.ErrDamaged) {
+		c.res.notCopied(c.log, "sessions", err)
+		sessions, err = nil, nil
 	}
-	existing, err := to.LoadSessions(ctx)
 	if err != nil {
-		return res, err
+		return nil, err
+	}
+	c.sessions = sessions
+	keys, err := storedKeys(ctx, c.from, sessions)
+	if errors.Is(err, ports.ErrDamaged) {
+		c.res.notCopied(c.log, "the list of project graphs (every project not named by a session)", err)
+		keys, err = sessionKeys(sessions), nil
+	}
+	return keys, err
+}
+
+// copyGraph makes the graph of key in to restore to from's, unless from's
+// is damaged (then it is named not copied) or the two are already equal.
+func (c *copier) copyGraph(ctx context.Context, key domain.GraphKey) error {
+	src, err := c.from.Load(ctx, key)
+	if errors.Is(err, ports.ErrDamaged) {
+		c.res.notCopied(c.log, key.String(), err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	dst, err := c.to.Load(ctx, key)
+	if err != nil {
+		return err
+	}
+	if src.Empty() {
+		c.res.unchanged(key.String())
+		return nil
+	}
+	g, notes := domain.Restore(key, src, domain.RestoreOptions{MinSeq: minSeq(c.sessions, key)})
+	c.res.note(c.log, key.String(), notes...)
+	if !dst.Empty() {
+		if have, _ := domain.Restore(key, dst, domain.RestoreOptions{}); reflect.DeepEqual(have.Data(), g.Data()) {
+			c.res.unchanged(key.String())
+			return nil
+		}
+	}
+	cs := g.Everything()
+	// Items only the destination has are named too: absent from g,
+	// a per-item backend deletes them.
+	cs.Merge(dst.Items())
+	carried, err := c.carriedHistory(ctx, key)
+	if err != nil {
+		return err
+	}
+	if err := commit(ctx, c.to, key, g, cs, "copied from another backend", carried); err != nil {
+		return err
+	}
+	c.res.changed(key.String())
+	return nil
+}
+
+// carriedHistory is the change log of key in from, oldest first, when from
+// keeps one: it comes along, and the copy is one entry after it.
+func (c *copier) carriedHistory(ctx context.Context, key domain.GraphKey) ([]domain.HistoryEntry, error) {
+	hr, ok := c.from.(ports.HistoryRepository)
+	if !ok {
+		return nil, nil
+	}
+	carried, err := hr.History(ctx, key, ports.HistoryQuery{})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(carried)
+	return carried, nil
+}
+
+// copySessions saves in to the sessions of from that to lacks or holds
+// otherwise; from's win, and a session only to has is left alone.
+func (c *copier) copySessions(ctx context.Context) error {
+	if len(c.sessions) == 0 {
+		c.res.unchanged("sessions")
+		return nil
+	}
+	existing, err := c.to.LoadSessions(ctx)
+	if err != nil {
+		return err
 	}
 	changed := map[string]ports.Session{}
-	for id, s := range sessions {
+	for id, s := range c.sessions {
 		if have, ok := existing[id]; !ok || !reflect.DeepEqual(have, s) {
 			changed[id] = s
 		}
 	}
 	if len(changed) == 0 {
-		res.unchanged("sessions")
-		return res, nil
+		c.res.unchanged("sessions")
+		return nil
 	}
-	if err := saveSessions(ctx, to, changed); err != nil {
-		return res, err
+	if err := saveSessions(ctx, c.to, changed); err != nil {
+		return err
 	}
-	res.changed("sessions")
-	return res, nil
+	c.res.changed("sessions")
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"math"
 	"os"
@@ -56,9 +57,7 @@ type LegacySource struct {
 func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Options) (Result, error) {
 	log := opt.log()
 	var res Result
-	knowledge := func(dir string) string { return filepath.Join(dir, ".claude", "knowledge") }
-
-	sessions, err := readLegacySessions(filepath.Join(knowledge(src.Home), "sessions.json"), src.canonical)
+	sessions, err := readLegacySessions(filepath.Join(legacyKnowledge(src.Home), "sessions.json"), src.canonical)
 	if err != nil {
 		return res, err
 	}
@@ -66,62 +65,17 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Option
 	if err != nil {
 		return res, err
 	}
-
-	type job struct {
-		key  domain.GraphKey
-		file string
+	jobs, err := src.jobs(sessions)
+	if err != nil {
+		return res, err
 	}
-	jobs := []job{{domain.UserGraph, filepath.Join(knowledge(src.Home), "user.json")}}
-	seen := map[string]bool{}
-	projects := slices.Clone(src.Projects)
-	for _, s := range slices.Sorted(maps.Keys(sessions)) {
-		if p := sessions[s].ProjectPath; p != "" {
-			projects = append(projects, p)
-		}
-	}
-	for _, p := range projects {
-		key, err := src.canonical(p)
-		if err != nil {
-			return res, err
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		jobs = append(jobs, job{domain.ProjectGraph(key), filepath.Join(p, ".claude", "knowledge", "graph.json")})
-	}
-
 	total := len(jobs) + 1 // and the sessions
 	for i, j := range jobs {
 		opt.progress(i, total)
-		lg, err := readLegacyGraph(j.file)
-		if errors.Is(err, fs.ErrNotExist) {
-			res.unchanged(j.key.String())
-			continue
-		}
-		if err != nil {
+		if err := importGraph(ctx, dst, j, minSeq(existing, j.key), &res, log); err != nil {
 			return res, err
 		}
-		res.note(log, j.key.String(), lg.notes...)
-		cur, err := dst.Load(ctx, j.key)
-		if err != nil {
-			return res, err
-		}
-		merged, cs := merge(cur, lg.data)
-		if cs.Size() == 0 {
-			res.unchanged(j.key.String())
-			continue
-		}
-		g, notes := domain.Restore(j.key, merged, domain.RestoreOptions{MinSeq: minSeq(existing, j.key)})
-		res.note(log, j.key.String(), notes...)
-		cs.Meta = true
-		if err := commit(ctx, dst, j.key, g, cs, "imported from "+j.file, nil); err != nil {
-			return res, err
-		}
-		log.Info("migrations: legacy graph imported", "graph", j.key.String(), "file", j.file, "items", cs.Size()-1)
-		res.changed(j.key.String())
 	}
-
 	opt.progress(len(jobs), total)
 	defer opt.progress(total, total)
 	added := map[string]ports.Session{}
@@ -139,6 +93,72 @@ func ImportLegacy(ctx context.Context, src LegacySource, dst Backend, opt Option
 	}
 	res.changed("sessions")
 	return res, nil
+}
+
+// legacyKnowledge is the folder of the legacy files under dir.
+func legacyKnowledge(dir string) string { return filepath.Join(dir, ".claude", "knowledge") }
+
+// legacyJob is one legacy graph file to import, and the graph it goes to.
+type legacyJob struct {
+	key  domain.GraphKey
+	file string
+}
+
+// jobs lists the legacy graph files: the user graph's, then one for each
+// project listed or named by a session, each project once.
+func (src LegacySource) jobs(sessions map[string]ports.Session) ([]legacyJob, error) {
+	jobs := []legacyJob{{domain.UserGraph, filepath.Join(legacyKnowledge(src.Home), "user.json")}}
+	seen := map[string]bool{}
+	projects := slices.Clone(src.Projects)
+	for _, s := range slices.Sorted(maps.Keys(sessions)) {
+		if p := sessions[s].ProjectPath; p != "" {
+			projects = append(projects, p)
+		}
+	}
+	for _, p := range projects {
+		key, err := src.canonical(p)
+		if err != nil {
+			return nil, err
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		jobs = append(jobs, legacyJob{domain.ProjectGraph(key), filepath.Join(legacyKnowledge(p), "graph.json")})
+	}
+	return jobs, nil
+}
+
+// importGraph merges the legacy file of j into its graph in dst; a missing
+// file changes nothing. minSeq is the lowest seq the graph may restore to.
+func importGraph(ctx context.Context, dst Backend, j legacyJob, minSeq uint64, res *Result, log *slog.Logger) error {
+	lg, err := readLegacyGraph(j.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		res.unchanged(j.key.String())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	res.note(log, j.key.String(), lg.notes...)
+	cur, err := dst.Load(ctx, j.key)
+	if err != nil {
+		return err
+	}
+	merged, cs := merge(cur, lg.data)
+	if cs.Size() == 0 {
+		res.unchanged(j.key.String())
+		return nil
+	}
+	g, notes := domain.Restore(j.key, merged, domain.RestoreOptions{MinSeq: minSeq})
+	res.note(log, j.key.String(), notes...)
+	cs.Meta = true
+	if err := commit(ctx, dst, j.key, g, cs, "imported from "+j.file, nil); err != nil {
+		return err
+	}
+	log.Info("migrations: legacy graph imported", "graph", j.key.String(), "file", j.file, "items", cs.Size()-1)
+	res.changed(j.key.String())
+	return nil
 }
 
 func (src LegacySource) canonical(p string) (string, error) {
@@ -163,12 +183,20 @@ func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
 	out.EdgeTombstones = maps.Clone(cur.EdgeTombstones)
 	out.Progress = maps.Clone(cur.Progress)
 	out.Meta = maps.Clone(cur.Meta)
+	mergeNodes(&out, legacy.Nodes, cs)
+	mergeEdges(&out, legacy.Edges, cs)
+	mergeUnknown(&out, legacy, &cs)
+	return out, cs
+}
 
+// mergeNodes takes into out each legacy node it lacks, or holds at a lower
+// version, unless out deleted it at the legacy version or later.
+func mergeNodes(out *domain.GraphData, legacy []domain.Node, cs domain.ChangeSet) {
 	nodeAt := map[string]int{}
 	for i, n := range out.Nodes {
 		nodeAt[n.ID] = i
 	}
-	for _, n := range legacy.Nodes {
+	for _, n := range legacy {
 		n.Version.Seq, n.Version.Session = 0, ""
 		if i, ok := nodeAt[n.ID]; ok {
 			if n.Version.V > out.Nodes[i].Version.V {
@@ -188,12 +216,15 @@ func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
 		out.Nodes = append(out.Nodes, n)
 		cs.Nodes[n.ID] = struct{}{}
 	}
+}
 
+// mergeEdges is mergeNodes for edges.
+func mergeEdges(out *domain.GraphData, legacy []domain.Edge, cs domain.ChangeSet) {
 	edgeAt := map[domain.EdgeKey]int{}
 	for i, e := range out.Edges {
 		edgeAt[e.Key()] = i
 	}
-	for _, e := range legacy.Edges {
+	for _, e := range legacy {
 		e.Version.Seq, e.Version.Session = 0, ""
 		k := e.Key()
 		if i, ok := edgeAt[k]; ok {
@@ -214,7 +245,11 @@ func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
 		out.Edges = append(out.Edges, e)
 		cs.Edges[k] = struct{}{}
 	}
+}
 
+// mergeUnknown adds the progress tasks and other _meta keys of legacy that
+// out lacks; those out has are kept.
+func mergeUnknown(out *domain.GraphData, legacy domain.GraphData, cs *domain.ChangeSet) {
 	for _, task := range slices.Sorted(maps.Keys(legacy.Progress)) {
 		if _, ok := out.Progress[task]; ok {
 			continue
@@ -235,7 +270,6 @@ func merge(cur, legacy domain.GraphData) (domain.GraphData, domain.ChangeSet) {
 		out.Meta[k] = legacy.Meta[k]
 		cs.Meta = true
 	}
-	return out, cs
 }
 
 // legacyGraph is a decoded legacy graph file.
@@ -278,21 +312,45 @@ func readLegacyGraph(file string) (legacyGraph, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return lg, domain.Unavailable(err, "%s: not a legacy graph file: %v", file, err)
 	}
-	bad := func(item string, err error) error {
-		return domain.Unavailable(err, "%s: %s: %v", file, item, err)
+	versions, err := lg.readMeta(file, f.Meta)
+	if err != nil {
+		return lg, err
 	}
+	if err := lg.readNodes(file, f.Nodes, versions); err != nil {
+		return lg, err
+	}
+	edges, err := legacyEdgeValues(f.Edges)
+	if err != nil {
+		return lg, legacyDamage(file, "edges", err)
+	}
+	if err := lg.readEdges(file, edges, versions); err != nil {
+		return lg, err
+	}
+	return lg, nil
+}
+
+// legacyDamage is the error for an item of the legacy file that does not
+// decode.
+func legacyDamage(file, item string, err error) error {
+	return domain.Unavailable(err, "%s: %s: %v", file, item, err)
+}
+
+// readMeta takes the progress and the keys of its own from the file's
+// _meta, notes the keys of kg's format it drops, and returns the version
+// entries.
+func (lg *legacyGraph) readMeta(file string, meta map[string]json.RawMessage) (map[string]legacyVersion, error) {
 	var versions map[string]legacyVersion
-	for _, k := range slices.Sorted(maps.Keys(f.Meta)) {
-		raw := f.Meta[k]
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		raw := meta[k]
 		switch {
 		case k == "versions":
 			if err := json.Unmarshal(raw, &versions); err != nil {
-				return lg, bad("_meta.versions", err)
+				return nil, legacyDamage(file, "_meta.versions", err)
 			}
 		case k == "progress":
 			var tasks map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &tasks); err != nil {
-				return lg, bad("_meta.progress", err)
+				return nil, legacyDamage(file, "_meta.progress", err)
 			}
 			for task, state := range tasks {
 				if lg.data.Progress == nil {
@@ -309,10 +367,16 @@ func readLegacyGraph(file string) (legacyGraph, error) {
 			lg.data.Meta[k] = compactJSON(raw)
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(f.Nodes)) {
-		n, err := decodeLegacyNode(key, f.Nodes[key])
+	return versions, nil
+}
+
+// readNodes decodes the nodes in id order, each numbered by its version
+// entry when it has one.
+func (lg *legacyGraph) readNodes(file string, nodes map[string]json.RawMessage, versions map[string]legacyVersion) error {
+	for _, key := range slices.Sorted(maps.Keys(nodes)) {
+		n, err := decodeLegacyNode(key, nodes[key])
 		if err != nil {
-			return lg, bad(fmt.Sprintf("node %q", key), err)
+			return legacyDamage(file, fmt.Sprintf("node %q", key), err)
 		}
 		if v, ok := versions["node:"+n.ID]; ok && v.V > 0 {
 			n.Version.V = v.V
@@ -322,26 +386,38 @@ func readLegacyGraph(file string) (legacyGraph, error) {
 		}
 		lg.data.Nodes = append(lg.data.Nodes, n)
 	}
+	return nil
+}
+
+// legacyEdgeValues lists the edges of the file, written as a list or as an
+// object by key (then in key order).
+func legacyEdgeValues(raw json.RawMessage) ([]json.RawMessage, error) {
 	var edges []json.RawMessage
-	switch t := bytes.TrimSpace(f.Edges); {
+	switch t := bytes.TrimSpace(raw); {
 	case len(t) == 0 || string(t) == "null":
 	case t[0] == '[':
 		if err := json.Unmarshal(t, &edges); err != nil {
-			return lg, bad("edges", err)
+			return nil, err
 		}
 	default:
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(t, &m); err != nil {
-			return lg, bad("edges", err)
+			return nil, err
 		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			edges = append(edges, m[k])
 		}
 	}
+	return edges, nil
+}
+
+// readEdges decodes the edges, each numbered by its version entry when it
+// has one.
+func (lg *legacyGraph) readEdges(file string, edges []json.RawMessage, versions map[string]legacyVersion) error {
 	for i, raw := range edges {
 		e, err := decodeLegacyEdge(raw)
 		if err != nil {
-			return lg, bad(fmt.Sprintf("edge %d", i), err)
+			return legacyDamage(file, fmt.Sprintf("edge %d", i), err)
 		}
 		if v, ok := versions["edge:"+e.From+"->"+e.To+":"+e.Rel]; ok && v.V > 0 {
 			e.Version.V = v.V
@@ -351,7 +427,7 @@ func readLegacyGraph(file string) (legacyGraph, error) {
 		}
 		lg.data.Edges = append(lg.data.Edges, e)
 	}
-	return lg, nil
+	return nil
 }
 
 // decodeLegacyNode reads one node; fields kg does not know are kept as they

@@ -80,6 +80,12 @@ type setting struct {
 
 // settings lists the table of docs/design/operations.md#configuration, in its
 // order.
+//
+// It is one table and stays one function though it is long: each row is
+// self-contained (flag, variable, default, parse, show), and it reads best
+// as the documented table does, top to bottom in the same order. Split by
+// subject, the order would break (memory-limit sits among the HTTP
+// security rows) or the pieces would not be subjects.
 func settings(home func() (string, error)) []setting {
 	return []setting{
 		{flag: "host", env: "KG_HTTP_HOST", def: "127.0.0.1",

@@ -233,7 +233,7 @@ func TestRequestsStayInsideTheRoot(t *testing.T) {
 // stderr when it exits before listening.
 func tryStart(t *testing.T, args ...string) (*proc, string) {
 	t.Helper()
-	cmd := exec.Command(kgBin, append([]string{"serve", "--log-format", "json", "--port", "0"}, args...)...)
+	cmd := exec.Command(kgBin(t), append([]string{"serve", "--log-format", "json", "--port", "0"}, args...)...)
 	cmd.Env = childEnv(t)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {

@@ -387,7 +387,7 @@ func TestSystemdUnit(t *testing.T) {
 		t.Skipf("no systemd-analyze to verify the unit: %v", err)
 	}
 	unit := filepath.Join(t.TempDir(), "kg.service")
-	if err := os.WriteFile(unit, bytes.Replace(raw, []byte(execStart[0]), []byte(kgBin), 1), 0o644); err != nil {
+	if err := os.WriteFile(unit, bytes.Replace(raw, []byte(execStart[0]), []byte(kgBin(t)), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(analyze, "verify", unit)

@@ -45,7 +45,7 @@ func startUnderFileLimit(t *testing.T, kib int, args ...string) *proc {
 		t.Skipf("no bash to set a file-size limit: %v", err)
 	}
 	script := `ulimit -f ` + strconv.Itoa(kib) + ` || exit 97; exec "$0" serve --log-format json "$@"`
-	return startCmd(t, exec.Command(bash, append([]string{"-c", script, kgBin}, args...)...))
+	return startCmd(t, exec.Command(bash, append([]string{"-c", script, kgBin(t)}, args...)...))
 }
 
 // mcpClient connects mcp-go's Streamable HTTP client to a child server and

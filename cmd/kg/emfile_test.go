@@ -40,7 +40,7 @@ func startUnderOpenFileLimit(t *testing.T, n int, args ...string) *proc {
 		t.Skipf("no bash to set an open-file limit: %v", err)
 	}
 	script := `ulimit -n ` + strconv.Itoa(n) + ` || exit 97; exec "$0" serve --log-format json "$@"`
-	return startCmd(t, exec.Command(bash, append([]string{"-c", script, kgBin}, args...)...))
+	return startCmd(t, exec.Command(bash, append([]string{"-c", script, kgBin(t)}, args...)...))
 }
 
 // putProjectNode writes one node into the project at path through REST on

@@ -144,17 +144,16 @@ func newImportCommand(e env) *cobra.Command {
 		if merge && replace {
 			return usagef("--merge and --replace exclude each other")
 		}
-		mode := domain.ImportMerge
+		in := importInput{file: args[0], mode: domain.ImportMerge, verbose: verbose}
 		if replace {
-			mode = domain.ImportReplace
+			in.mode = domain.ImportReplace
 		}
-		var key domain.GraphKey
 		if graph.level != "" || graph.project != "" {
 			k, err := graph.key()
 			if err != nil {
 				return err
 			}
-			key = k
+			in.key = k
 		}
 		cfg, err := commandConfig(e, settings)
 		if err != nil {
@@ -162,59 +161,12 @@ func newImportCommand(e env) *cobra.Command {
 		}
 		// On a terminal a bar shows the work: the bytes read, then each
 		// step; piped, nothing (docs/design/operations.md#through-the-running-server).
-		bar := newProgress(e, "kg import: reading "+args[0])
+		bar := newProgress(e, "kg import: reading "+in.file)
 		defer bar.finish()
-		raw, err := readDocument(c.Context(), e, args[0], bar)
-		if err != nil {
+		if err := in.read(c.Context(), e, bar); err != nil {
 			return err
 		}
-		bar.describe("kg import: checking the document")
-		// The whole document is checked here, before a server or the files
-		// are touched.
-		doc, err := portable.Decode(bytes.NewReader(raw))
-		if err == nil {
-			_, err = domain.ValidateImport(doc.Data) // the import checks it again; this spares the root a bad one
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w (nothing was changed)", args[0], err)
-		}
-		if key.Level == "" {
-			key = domain.GraphKey{Level: doc.Level, Project: doc.ProjectPath}
-		}
-		ctx := c.Context()
-		var res apijson.ImportResult
-		srv, h, err := rootServer(ctx, cfg)
-		if err == nil && srv != nil {
-			// The import compacts, and is screened for secrets.
-			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
-		}
-		switch {
-		case err != nil:
-			return err
-		case srv != nil:
-			q := scopeQuery(key)
-			q.Set("mode", string(mode))
-			// The moves are printed with --verbose only; else their
-			// counts, which the id lists give.
-			q.Set("moves", "0")
-			if verbose {
-				q.Set("moves", "all")
-			}
-			bar.describe("kg import: sending to " + srv.URL())
-			body := io.Reader(bytes.NewReader(raw))
-			if bar.bar != nil {
-				bar.set(0, len(raw))
-				r := progressbar.NewReader(body, bar.bar)
-				body = &r
-			}
-			err = srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
-		default:
-			opt := app.ImportOptions{}
-			if verbose {
-				opt.ListMoves = -1
-			}
-			res, err = importOffline(ctx, e, cfg, key, mode, doc.Data, opt, bar)
-		}
+		res, err := in.apply(c.Context(), e, cfg, settings, bar)
 		bar.finish()
 		var ae *apiError
 		if domain.KindOf(err) == domain.KindInvalid || (errors.As(err, &ae) && ae.Status/100 == 4) {
@@ -223,25 +175,106 @@ func newImportCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
-			args[0], graphName(key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
-		if mode == domain.ImportReplace {
-			printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
-		}
-		printf(c, "\n")
-		for _, r := range res.Redacted {
-			printf(c, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
-		}
-		if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
-			if verbose {
-				printMoves(c, key, compaction{Level: string(key.Level), Moves: *res.Compaction})
-			} else {
-				printMoveCounts(c, *res.Compaction)
-			}
-		}
+		in.print(c, res)
 		return nil
 	}
 	return c
+}
+
+// importInput is what kg import writes, and where.
+type importInput struct {
+	file    string          // as given: a path, or - for stdin
+	key     domain.GraphKey // the graph written; from the document when not given
+	mode    domain.ImportMode
+	verbose bool // list every compaction move
+	raw     []byte
+	doc     portable.Document
+}
+
+// read reads the document and checks it whole, before a server or the
+// files are touched; without a graph named, it names the document's own.
+func (in *importInput) read(ctx context.Context, e env, bar *progress) error {
+	raw, err := readDocument(ctx, e, in.file, bar)
+	if err != nil {
+		return err
+	}
+	bar.describe("kg import: checking the document")
+	doc, err := portable.Decode(bytes.NewReader(raw))
+	if err == nil {
+		_, err = domain.ValidateImport(doc.Data) // the import checks it again; this spares the root a bad one
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w (nothing was changed)", in.file, err)
+	}
+	in.raw, in.doc = raw, doc
+	if in.key.Level == "" {
+		in.key = domain.GraphKey{Level: doc.Level, Project: doc.ProjectPath}
+	}
+	return nil
+}
+
+// apply writes the document through the running server when one holds the
+// root, else on the files.
+func (in *importInput) apply(ctx context.Context, e env, cfg Config, settings *settingsFlags, bar *progress) (apijson.ImportResult, error) {
+	srv, h, err := rootServer(ctx, cfg)
+	if err == nil && srv != nil {
+		// The import compacts, and is screened for secrets.
+		err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
+	}
+	switch {
+	case err != nil:
+		return apijson.ImportResult{}, err
+	case srv != nil:
+		return in.send(ctx, srv, bar)
+	default:
+		opt := app.ImportOptions{}
+		if in.verbose {
+			opt.ListMoves = -1
+		}
+		return importOffline(ctx, e, cfg, in.key, in.mode, in.doc.Data, opt, bar)
+	}
+}
+
+// send posts the document to the server, the bar counting the bytes sent.
+func (in *importInput) send(ctx context.Context, srv *apiClient, bar *progress) (apijson.ImportResult, error) {
+	q := scopeQuery(in.key)
+	q.Set("mode", string(in.mode))
+	// The moves are printed with --verbose only; else their counts, which
+	// the id lists give.
+	q.Set("moves", "0")
+	if in.verbose {
+		q.Set("moves", "all")
+	}
+	bar.describe("kg import: sending to " + srv.URL())
+	body := io.Reader(bytes.NewReader(in.raw))
+	if bar.bar != nil {
+		bar.set(0, len(in.raw))
+		r := progressbar.NewReader(body, bar.bar)
+		body = &r
+	}
+	var res apijson.ImportResult
+	err := srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
+	return res, err
+}
+
+// print reports what the import wrote, deleted, redacted and moved.
+func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
+	printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
+		in.file, graphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
+	if in.mode == domain.ImportReplace {
+		printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
+	}
+	printf(c, "\n")
+	for _, r := range res.Redacted {
+		printf(c, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
+	}
+	if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
+		if in.verbose {
+			printMoves(c, in.key, compaction{Level: string(in.key.Level), Moves: *res.Compaction})
+		} else {
+			printMoveCounts(c, *res.Compaction)
+		}
+	}
 }
 
 // readDocument reads the file to import; "-" is stdin. bar counts the

@@ -202,11 +202,12 @@ func TestImportSumsUpTheMoves(t *testing.T) {
 func TestImportShowsProgressOnATerminal(t *testing.T) {
 	t.Parallel()
 	file := importDoc(t, 30)
+	bin := kgBin(t)
 	for _, interactive := range []bool{true, false} {
 		root := filepath.Join(t.TempDir(), "root")
 		var out, errs strings.Builder
 		e := env{stdin: strings.NewReader(""), stdout: &out, stderr: &errs, getenv: func(string) string { return "" }, home: fakeHome,
-			interactive: interactive, executable: func() (string, error) { return kgBin, nil }}
+			interactive: interactive, executable: func() (string, error) { return bin, nil }}
 		code := run(context.Background(), e, []string{"import", file, "--storage-root", root})
 		if code != 0 || !strings.HasPrefix(out.String(), "imported ") {
 			t.Fatalf("interactive %v: exit %d\n%s%s", interactive, code, out.String(), errs.String())
@@ -238,9 +239,10 @@ func TestImportRefusesANamedPipe(t *testing.T) {
 	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	bin := kgBin(t) // built before the deadline starts
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, kgBin, "import", pipe, "--storage-root", root)
+	cmd := exec.CommandContext(ctx, bin, "import", pipe, "--storage-root", root)
 	cmd.Env = childEnv(t)
 	out, _ := cmd.CombinedOutput()
 	if ctx.Err() != nil {

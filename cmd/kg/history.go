@@ -252,19 +252,8 @@ func newUndoCommand(e env) *cobra.Command {
 			}
 		}
 		req := app.UndoRequest{Scope: app.Scope{Level: key.Level, ProjectPath: key.Project, SessionID: by}, Session: session, DryRun: dryRun}
-		switch {
-		case session != "" && seqs != "":
-			return usagef("give --session or --seqs, not both")
-		case session == "" && seqs == "":
-			return usagef("kg undo needs --session S or --seqs FROM-TO")
-		case seqs != "":
-			from, to, ok := strings.Cut(seqs, "-")
-			f, err1 := strconv.ParseUint(from, 10, 64)
-			t, err2 := strconv.ParseUint(to, 10, 64)
-			if !ok || err1 != nil || err2 != nil {
-				return usagef("invalid --seqs %q: want FROM-TO, two whole numbers such as 120-135", seqs)
-			}
-			req.Range, req.From, req.To = true, f, t
+		if err := undoWhat(&req, session, seqs); err != nil {
+			return err
 		}
 		cfg, err := commandConfig(e, settings)
 		if err != nil {
@@ -272,22 +261,7 @@ func newUndoCommand(e env) *cobra.Command {
 		}
 		var out apijson.Undo
 		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
-			body := map[string]any{"dry_run": dryRun}
-			if key.Level != "" {
-				body["level"] = string(key.Level)
-			}
-			if key.Project != "" {
-				body["project_path"] = key.Project
-			}
-			if by != "" {
-				body["by_session"] = by
-			}
-			if req.Range {
-				body["seq_range"] = map[string]uint64{"from": req.From, "to": req.To}
-			} else {
-				body["session_id"] = session
-			}
-			return srv.call(c.Context(), "POST", "/api/undo", url.Values{}, body, &out)
+			return srv.call(c.Context(), "POST", "/api/undo", url.Values{}, undoBody(req), &out)
 		}, func(svc *app.Service) error {
 			res, err := svc.Undo(c.Context(), req)
 			out = apijson.UndoResultOf(res)
@@ -303,6 +277,46 @@ func newUndoCommand(e env) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// undoWhat sets what req undoes: the session, or the seqs FROM-TO; exactly
+// one of them must be given.
+func undoWhat(req *app.UndoRequest, session, seqs string) error {
+	switch {
+	case session != "" && seqs != "":
+		return usagef("give --session or --seqs, not both")
+	case session == "" && seqs == "":
+		return usagef("kg undo needs --session S or --seqs FROM-TO")
+	case seqs != "":
+		from, to, ok := strings.Cut(seqs, "-")
+		f, err1 := strconv.ParseUint(from, 10, 64)
+		t, err2 := strconv.ParseUint(to, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return usagef("invalid --seqs %q: want FROM-TO, two whole numbers such as 120-135", seqs)
+		}
+		req.Range, req.From, req.To = true, f, t
+	}
+	return nil
+}
+
+// undoBody is req as the body of POST /api/undo.
+func undoBody(req app.UndoRequest) map[string]any {
+	body := map[string]any{"dry_run": req.DryRun}
+	if req.Scope.Level != "" {
+		body["level"] = string(req.Scope.Level)
+	}
+	if req.Scope.ProjectPath != "" {
+		body["project_path"] = req.Scope.ProjectPath
+	}
+	if req.Scope.SessionID != "" {
+		body["by_session"] = req.Scope.SessionID
+	}
+	if req.Range {
+		body["seq_range"] = map[string]uint64{"from": req.From, "to": req.To}
+	} else {
+		body["session_id"] = req.Session
+	}
+	return body
 }
 
 // printUndo prints an undo for people: per graph, what was (or would be)

@@ -84,17 +84,51 @@ type hookStdin struct {
 // runHook does the work of one hook and returns what to print: nil for
 // nothing.
 func runHook(ctx context.Context, e env, settings *settingsFlags, event string, debug bool) ([]byte, error) {
+	input, in, err := readHookInput(e)
+	if err != nil {
+		return nil, err
+	}
+	client, err := hookServer(ctx, e, settings, debug)
+	if err != nil {
+		return nil, err
+	}
+	// A team server may not read this machine's folders: the project's
+	// key goes with the cwd, resolved here (docs/design/team.md#project-keys).
+	keyed := url.Values{}
+	if key := hookProjectKey(in.CWD); key != "" {
+		keyed.Set("project_key", key)
+	}
+	switch event {
+	case "session-start":
+		return sessionStartHook(ctx, client, in, keyed.Get("project_key"))
+	case "prompt":
+		return forwardHook(ctx, client, "/api/prompt_context", keyed, input)
+	case "tool-event":
+		return forwardHook(ctx, client, "/api/tool_event", keyed, input)
+	}
+	return nil, fmt.Errorf("unknown hook event %q", event) // the command lets only the three through
+}
+
+// readHookInput reads the hook input from stdin: at most a request body's
+// size, and a JSON object.
+func readHookInput(e env) ([]byte, hookStdin, error) {
+	var in hookStdin
 	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read the hook input: %w", err)
+		return nil, in, fmt.Errorf("read the hook input: %w", err)
 	}
 	if len(input) > domain.MaxBodyBytes {
-		return nil, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
+		return nil, in, fmt.Errorf("the hook input is over %d bytes", domain.MaxBodyBytes)
 	}
-	var in hookStdin
 	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, fmt.Errorf("the hook input is not a JSON object: %w", err)
+		return nil, in, fmt.Errorf("the hook input is not a JSON object: %w", err)
 	}
+	return input, in, nil
+}
+
+// hookServer finds the server of the root, or starts one with the settings
+// the hook was given; it logs on stderr only with debug.
+func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool) (*apiClient, error) {
 	cfg, err := commandConfig(e, settings)
 	if err != nil {
 		return nil, err
@@ -108,51 +142,45 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 	if !settings.isSet("storage", e.getenv) {
 		args = append(args, "--storage="+cfg.Storage)
 	}
-	client, err := findOrStartServer(ctx, e, cfg, args, false, log)
-	if err != nil {
+	return findOrStartServer(ctx, e, cfg, args, false, log)
+}
+
+// sessionStartHook asks the server for the session's preload and turns it
+// into the SessionStart hook's output; nil when there is nothing to add.
+func sessionStartHook(ctx context.Context, client *apiClient, in hookStdin, projectKey string) ([]byte, error) {
+	q := url.Values{"project_path": {in.CWD}, "claude_session_id": {in.SessionID}, "source": {in.Source},
+		"transcript_path": {in.TranscriptPath}}
+	if projectKey != "" {
+		q.Set("project_key", projectKey)
+	}
+	var res struct {
+		Context string `json:"context"`
+		Text    string `json:"text"`
+		Stats   struct {
+			UserActive    int `json:"user_active"`
+			ProjectActive int `json:"project_active"`
+		} `json:"stats"`
+	}
+	if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
 		return nil, err
 	}
-	// A team server may not read this machine's folders: the project's
-	// key goes with the cwd, resolved here (docs/design/team.md#project-keys).
-	keyed := url.Values{}
-	if key := hookProjectKey(in.CWD); key != "" {
-		keyed.Set("project_key", key)
+	if res.Context == "" {
+		return nil, nil
 	}
+	out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart", "additionalContext": res.Context}}
+	if res.Text != "" {
+		user, project := preloadCounts(res.Text)
+		out["systemMessage"] = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
+	}
+	b, err := json.Marshal(out)
+	return append(b, '\n'), err
+}
+
+// forwardHook posts the hook input to the server at path and returns its
+// answer as the hook's output; nil when it has nothing to add ({}).
+func forwardHook(ctx context.Context, client *apiClient, path string, keyed url.Values, input []byte) ([]byte, error) {
 	var raw bytes.Buffer
-	switch event {
-	case "session-start":
-		q := url.Values{"project_path": {in.CWD}, "claude_session_id": {in.SessionID}, "source": {in.Source},
-			"transcript_path": {in.TranscriptPath}}
-		if k := keyed.Get("project_key"); k != "" {
-			q.Set("project_key", k)
-		}
-		var res struct {
-			Context string `json:"context"`
-			Text    string `json:"text"`
-			Stats   struct {
-				UserActive    int `json:"user_active"`
-				ProjectActive int `json:"project_active"`
-			} `json:"stats"`
-		}
-		if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
-			return nil, err
-		}
-		if res.Context == "" {
-			return nil, nil
-		}
-		out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": "SessionStart", "additionalContext": res.Context}}
-		if res.Text != "" {
-			user, project := preloadCounts(res.Text)
-			out["systemMessage"] = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
-		}
-		b, err := json.Marshal(out)
-		return append(b, '\n'), err
-	case "prompt":
-		err = client.send(ctx, http.MethodPost, "/api/prompt_context", keyed, "application/json", bytes.NewReader(input), &raw)
-	case "tool-event":
-		err = client.send(ctx, http.MethodPost, "/api/tool_event", keyed, "application/json", bytes.NewReader(input), &raw)
-	}
-	if err != nil {
+	if err := client.send(ctx, http.MethodPost, path, keyed, "application/json", bytes.NewReader(input), &raw); err != nil {
 		return nil, err
 	}
 	var answer struct {

@@ -26,7 +26,7 @@ func hookInput(t *testing.T, name, claude, cwd string) string {
 // stdout and stderr.
 func runHookCmd(t *testing.T, root, event, stdin string, flags ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(kgBin, append([]string{"hook", event, "--storage-root", root}, flags...)...)
+	cmd := exec.Command(kgBin(t), append([]string{"hook", event, "--storage-root", root}, flags...)...)
 	cmd.Env = childEnv(t)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer

@@ -56,8 +56,8 @@ func TestInstallClaudeCode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{settingsPath, statePath, "add hooks.SessionStart: " + kgBin + " hook session-start",
-		"add hooks.UserPromptSubmit: " + kgBin + " hook prompt", "add hooks.PostToolUse: " + kgBin + " hook tool-event",
+	for _, want := range []string{settingsPath, statePath, "add hooks.SessionStart: " + kgBin(t) + " hook session-start",
+		"add hooks.UserPromptSubmit: " + kgBin(t) + " hook prompt", "add hooks.PostToolUse: " + kgBin(t) + " hook tool-event",
 		`add mcpServers.kg: {"type":"http","url":"http://127.0.0.1:8765/"}`, "dry run: nothing written"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
@@ -89,7 +89,7 @@ func TestInstallClaudeCode(t *testing.T) {
 		t.Fatalf("PostToolUse: want the user's group then kg's: %v", post)
 	}
 	kgPost := post[1].(map[string]any)
-	if kgPost["matcher"] != "Read|WebFetch|WebSearch" || kgPost["hooks"].([]any)[0].(map[string]any)["command"] != kgBin+" hook tool-event" {
+	if kgPost["matcher"] != "Read|WebFetch|WebSearch" || kgPost["hooks"].([]any)[0].(map[string]any)["command"] != kgBin(t)+" hook tool-event" {
 		t.Errorf("kg's PostToolUse group: %v", kgPost)
 	}
 	if len(hooks["Stop"].([]any)) != 1 || len(hooks["SessionStart"].([]any)) != 1 || len(hooks["UserPromptSubmit"].([]any)) != 1 {
@@ -109,7 +109,7 @@ func TestInstallClaudeCode(t *testing.T) {
 
 	// The hooks run this very binary, not whatever kg the PATH holds.
 	sessionStart := hooks["SessionStart"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"].(string)
-	if fields := strings.Fields(sessionStart); len(fields) != 3 || fields[0] != kgBin {
+	if fields := strings.Fields(sessionStart); len(fields) != 3 || fields[0] != kgBin(t) {
 		t.Errorf("SessionStart runs %q, want this kg", sessionStart)
 	}
 

@@ -14,13 +14,14 @@ package main
 //     forEachBackend runs a test once per storage backend, in parallel.
 //   - A server as a child process, where the process is what is tested
 //     (signals, exit statuses, the lock, kg mcp): start(t, flags...) runs
-//     `kg serve` from kgBin and returns a *proc once it listens.
-//   - A command: runKG(t, env, args...) runs kgBin to completion and
+//     `kg serve` from kgBin(t) and returns a *proc once it listens.
+//   - A command: runKG(t, env, args...) runs kgBin(t) to completion and
 //     returns its exit status, stdout and stderr.
-//   - kgBin is built once per run of the package, by TestMain, with -race,
-//     into a temporary folder; every child shares it. Children get
-//     childEnv: no KG_ variable of the machine, a temporary HOME, and the
-//     race detector's one-second pause at exit turned off.
+//   - kgBin(t) builds the binary once per run of the package, with -race,
+//     into a temporary folder, the first time a test needs it (tests of
+//     plain functions do not pay the build); every child shares it.
+//     Children get childEnv: no KG_ variable of the machine, a temporary
+//     HOME, and the race detector's one-second pause at exit turned off.
 
 import (
 	"bufio"
@@ -41,24 +42,40 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// kgBin is the binary built by TestMain.
-var kgBin string
+// kgBuild is the kg binary the tests run as a child, built by kgBin the
+// first time a test needs it: tests of the package's functions alone do
+// not pay the build.
+var kgBuild struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// kgBin returns the path of the kg binary, built with -race once per run
+// of the package; it fails t if the build fails.
+func kgBin(t testing.TB) string {
+	t.Helper()
+	kgBuild.once.Do(func() {
+		if kgBuild.dir, kgBuild.err = os.MkdirTemp("", "kg-bin-"); kgBuild.err != nil {
+			return
+		}
+		kgBuild.path = filepath.Join(kgBuild.dir, "kg")
+		out, err := exec.Command("go", "build", "-race", "-o", kgBuild.path, ".").CombinedOutput()
+		if err != nil {
+			kgBuild.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if kgBuild.err != nil {
+		t.Fatalf("building kg: %v", kgBuild.err)
+	}
+	return kgBuild.path
+}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kg-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	kgBin = filepath.Join(dir, "kg")
-	build := exec.Command("go", "build", "-race", "-o", kgBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building kg:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	if kgBuild.dir != "" {
+		_ = os.RemoveAll(kgBuild.dir)
+	}
 	os.Exit(code)
 }
 
@@ -99,7 +116,7 @@ type proc struct {
 // fails the test if the child exits first.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	return startCmd(t, exec.Command(kgBin, append([]string{"serve", "--log-format", "json"}, args...)...))
+	return startCmd(t, exec.Command(kgBin(t), append([]string{"serve", "--log-format", "json"}, args...)...))
 }
 
 // startCmd runs cmd, a kg server logging JSON (perhaps behind a shell that
@@ -167,7 +184,7 @@ func (p *proc) stop(sig os.Signal) int {
 // runKG runs kg to completion and returns its exit status and output.
 func runKG(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	cmd := exec.Command(kgBin, args...)
+	cmd := exec.Command(kgBin(t), args...)
 	cmd.Env = childEnv(t, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

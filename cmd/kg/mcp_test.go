@@ -30,7 +30,7 @@ import (
 func stdioClient(t *testing.T, env []string, args ...string) *kgServer {
 	t.Helper()
 	var stderr lockedBuffer
-	c, err := client.NewStdioMCPClientWithOptions(kgBin, nil, append([]string{"mcp"}, args...),
+	c, err := client.NewStdioMCPClientWithOptions(kgBin(t), nil, append([]string{"mcp"}, args...),
 		transport.WithCommandFunc(func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
 			cmd := exec.CommandContext(ctx, command, args...)
 			cmd.Env = childEnv(t, env...)
@@ -168,7 +168,7 @@ func TestMCPStdioWire(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
 		`not json`,
 	}, "\n") + "\n"
-	cmd := exec.Command(kgBin, "mcp", "--no-start", "--storage-root", root, "--log-level", "error")
+	cmd := exec.Command(kgBin(t), "mcp", "--no-start", "--storage-root", root, "--log-level", "error")
 	cmd.Env = childEnv(t)
 	cmd.Stdin = strings.NewReader(in)
 	var out, errb bytes.Buffer

@@ -220,16 +220,9 @@ func newProjectMvCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		from, err := projectPath("OLD_PATH", args[0])
+		from, to, err := projectMovePaths(args[0], args[1])
 		if err != nil {
 			return err
-		}
-		to, err := projectPath("NEW_PATH", args[1])
-		if err != nil {
-			return err
-		}
-		if from == to {
-			return usagef("OLD_PATH and NEW_PATH are both %s", from)
 		}
 		ctx := c.Context()
 		if err := requireRoot(cfg.Root); err != nil {
@@ -246,26 +239,7 @@ func newProjectMvCommand(e env) *cobra.Command {
 			return err
 		}
 		defer closeStorage()
-		mover, ok := st.Graphs.(projectMover)
-		if !ok {
-			return fmt.Errorf("the %s backend cannot move a project", cfg.Storage)
-		}
-		err = mover.MoveProject(ctx, from, to)
-		already := false
-		if domain.KindOf(err) == domain.KindNotFound {
-			// Moved before (perhaps by a run cut short before the sessions
-			// followed)? Then only the sessions are left to do.
-			if stored, lerr := st.Graphs.List(ctx); lerr == nil {
-				for _, sg := range stored {
-					if sg.Key.Project == to {
-						already, err = true, nil
-					}
-				}
-			}
-			if err != nil {
-				return fmt.Errorf("%w (`kg project list` shows the projects that have memory)", err)
-			}
-		}
+		already, err := moveProjectGraph(ctx, cfg, st, from, to)
 		if err != nil {
 			return err
 		}
@@ -287,6 +261,46 @@ func newProjectMvCommand(e env) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// projectMovePaths checks the OLD_PATH and NEW_PATH of kg project mv: two
+// project paths, not one.
+func projectMovePaths(oldArg, newArg string) (from, to string, err error) {
+	if from, err = projectPath("OLD_PATH", oldArg); err != nil {
+		return "", "", err
+	}
+	if to, err = projectPath("NEW_PATH", newArg); err != nil {
+		return "", "", err
+	}
+	if from == to {
+		return "", "", usagef("OLD_PATH and NEW_PATH are both %s", from)
+	}
+	return from, to, nil
+}
+
+// moveProjectGraph moves the graph of from to to. already reports that it
+// was moved before (perhaps by a run cut short before the sessions
+// followed): then only the sessions are left to do.
+func moveProjectGraph(ctx context.Context, cfg Config, st storage, from, to string) (already bool, err error) {
+	mover, ok := st.Graphs.(projectMover)
+	if !ok {
+		return false, fmt.Errorf("the %s backend cannot move a project", cfg.Storage)
+	}
+	err = mover.MoveProject(ctx, from, to)
+	if domain.KindOf(err) != domain.KindNotFound {
+		return false, err
+	}
+	if stored, lerr := st.Graphs.List(ctx); lerr == nil {
+		for _, sg := range stored {
+			if sg.Key.Project == to {
+				already, err = true, nil
+			}
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w (`kg project list` shows the projects that have memory)", err)
+	}
+	return already, nil
 }
 
 // logProjectMove records a project move in the moved graph's change log as

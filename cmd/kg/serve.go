@@ -164,6 +164,13 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 	log.Info("listening", "addr", ln.Addr().String(), "url", cfg.Scheme()+"://"+ln.Addr().String()+"/",
 		"storage", cfg.Storage, "root", cfg.Root, "tls", cfg.TLS(), "version", readBuildInfo().Version)
 
+	return serve(ctx, stop, srv, ln, log)
+}
+
+// serve serves srv on ln, with the maintenance loop beside it, until ctx
+// ends or the HTTP server stops; then it calls stop, drains the requests
+// and sockets, and saves what is pending.
+func serve(ctx context.Context, stop func(), srv *server, ln net.Listener, log *slog.Logger) error {
 	hs := &http.Server{
 		Handler:           srv.Handler,
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,37 +32,11 @@ func newStatusCommand(e env) *cobra.Command {
 			return err
 		}
 		if cfg.Storage == "postgres" {
-			problems, err := teamReport(c, e, cfg)
-			if err != nil {
-				return err
-			}
-			for _, p := range problems {
-				fmt.Fprintln(e.stderr, p)
-			}
-			if len(problems) > 0 {
-				return &exitError{code: exitFailure}
-			}
-			return nil
+			return teamStatus(c, e, cfg)
 		}
-		ctx := c.Context()
-		client, h, err := rootServer(ctx, cfg)
+		client, h, holds, err := answeringServer(c.Context(), e, cfg)
 		if err != nil {
 			return err
-		}
-		holds := client != nil
-		if client == nil {
-			// No server holds this root; one may still answer at the
-			// configured address, serving another root.
-			client = newAPIClient(cfg.Addr(), cfg.AuthToken)
-			if h, err = client.health(ctx); err != nil {
-				var ae *apiError
-				if errors.As(err, &ae) {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "no kg server answers: none holds %s, and nothing answers at %s; start one with `kg serve`\n",
-					cfg.Root, client.URL())
-				return &exitError{code: exitFailure}
-			}
 		}
 		if asJSON {
 			out := struct {
@@ -79,23 +54,67 @@ func newStatusCommand(e env) *cobra.Command {
 			}
 			return degraded(e, h)
 		}
-		fmt.Fprintf(e.stdout, "kg %s answers at %s\n", h.Version, client.URL())
-		fmt.Fprintf(e.stdout, "status    %s\n", h.Status)
-		for _, p := range h.Problems {
-			fmt.Fprintf(e.stdout, "problem   %s\n", p)
-		}
-		if holds {
-			fmt.Fprintf(e.stdout, "root      %s (pid %d)\n", cfg.Root, rootdir.ReadHolder(cfg.Root).PID)
-		} else {
-			fmt.Fprintf(e.stdout, "root      another one: no server holds %s\n", cfg.Root)
-		}
-		fmt.Fprintf(e.stdout, "storage   %s\n", h.Storage)
-		fmt.Fprintf(e.stdout, "sessions  %d active\n", h.ActiveSessions)
-		fmt.Fprintf(e.stdout, "graphs    %d loaded\n", h.LoadedGraphs)
-		fmt.Fprintf(e.stdout, "uptime    %s\n", time.Duration(h.UptimeS)*time.Second)
+		printStatus(e, cfg, client, h, holds)
 		return degraded(e, h)
 	}
 	return c
+}
+
+// teamStatus reports on a team database: its problems on stderr, and exit
+// 1 when there are any.
+func teamStatus(c *cobra.Command, e env, cfg Config) error {
+	problems, err := teamReport(c, e, cfg)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(e.stderr, p)
+	}
+	if len(problems) > 0 {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+// answeringServer finds the server that holds the root (holds), else the
+// one at the configured address, and its health; with neither it says so
+// and exits 1.
+func answeringServer(ctx context.Context, e env, cfg Config) (client *apiClient, h khttp.Health, holds bool, err error) {
+	client, h, err = rootServer(ctx, cfg)
+	if err != nil || client != nil {
+		return client, h, client != nil, err
+	}
+	// No server holds this root; one may still answer at the configured
+	// address, serving another root.
+	client = newAPIClient(cfg.Addr(), cfg.AuthToken)
+	if h, err = client.health(ctx); err != nil {
+		var ae *apiError
+		if errors.As(err, &ae) {
+			return nil, h, false, err
+		}
+		fmt.Fprintf(e.stderr, "no kg server answers: none holds %s, and nothing answers at %s; start one with `kg serve`\n",
+			cfg.Root, client.URL())
+		return nil, h, false, &exitError{code: exitFailure}
+	}
+	return client, h, false, nil
+}
+
+// printStatus writes the server's health as lines for a person.
+func printStatus(e env, cfg Config, client *apiClient, h khttp.Health, holds bool) {
+	fmt.Fprintf(e.stdout, "kg %s answers at %s\n", h.Version, client.URL())
+	fmt.Fprintf(e.stdout, "status    %s\n", h.Status)
+	for _, p := range h.Problems {
+		fmt.Fprintf(e.stdout, "problem   %s\n", p)
+	}
+	if holds {
+		fmt.Fprintf(e.stdout, "root      %s (pid %d)\n", cfg.Root, rootdir.ReadHolder(cfg.Root).PID)
+	} else {
+		fmt.Fprintf(e.stdout, "root      another one: no server holds %s\n", cfg.Root)
+	}
+	fmt.Fprintf(e.stdout, "storage   %s\n", h.Storage)
+	fmt.Fprintf(e.stdout, "sessions  %d active\n", h.ActiveSessions)
+	fmt.Fprintf(e.stdout, "graphs    %d loaded\n", h.LoadedGraphs)
+	fmt.Fprintf(e.stdout, "uptime    %s\n", time.Duration(h.UptimeS)*time.Second)
 }
 
 // degraded ends kg status with exit 1 when the server is not ok, saying so

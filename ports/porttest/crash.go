@@ -199,89 +199,113 @@ func crashChild(t *testing.T, b Backend, dir string, round int) {
 		time.Sleep(crashChildDeadline)
 		os.Exit(3)
 	}()
-	o := b.Open(t, dir)
-	ctx := context.Background()
-	var mu sync.Mutex
-	ack := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		// One write per line: a line in the pipe is whole or absent.
-		if _, err := fmt.Fprintf(os.Stdout, "ack "+format+"\n", args...); err != nil {
-			os.Exit(4)
-		}
-	}
-	fail := func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, "crash child: "+format+"\n", args...)
-		os.Exit(2)
-	}
+	c := &crashWriter{o: b.Open(t, dir), round: round}
 	var wg sync.WaitGroup
 	for gi, k := range crashKeys {
-		wg.Go(func() {
-			d, err := o.Graphs.Load(ctx, k)
-			if err != nil {
-				fail("load %s: %v", k, err)
-			}
-			g, _ := domain.Restore(k, d, domain.RestoreOptions{})
-			hr, logs := o.Graphs.(ports.HistoryRepository)
-			for i := 0; ; i++ {
-				at := domain.Stamp{Now: t0 + domain.Micros(round*100000+i), Session: "crash"}
-				g.StartChangeLog()
-				id := crashID(round, i)
-				op := "put"
-				if isDeleteOp(i) {
-					op, id = "del", crashID(round, i-3)
-					if _, err := g.DeleteNode(id, at); err != nil {
-						fail("delete %s: %v", id, err)
-					}
-				} else {
-					if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: strings.Repeat("crash test payload ", 1+i%5)}, at); err != nil {
-						fail("put %s: %v", id, err)
-					}
-					if i > 0 && !isDeleteOp(i-1) {
-						if _, err := g.PutEdge(domain.EdgeInput{From: crashID(round, i-1), To: id, Rel: "next"}, at); err != nil {
-							fail("edge: %v", err)
-						}
-					}
-				}
-				es := g.TakeChangeLog(at, domain.HistoryPut)
-				var err error
-				if logs {
-					err = hr.CommitLogged(ctx, k, g, g.Pending(), domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: es})
-				} else {
-					err = o.Graphs.Commit(ctx, k, g, g.Pending())
-				}
-				if err != nil {
-					fail("commit %s: %v", k, err)
-				}
-				g.Checkpoint()
-				ack("%d %d %s %s", gi, i, op, id)
-				// A backend that journals its commits folds the journal
-				// now and then, as the maintenance tick does, so that
-				// kills land in checkpoints too.
-				if cp, ok := o.Graphs.(ports.GraphCheckpointer); ok && i%7 == 6 {
-					if err := cp.Checkpoint(ctx, k, g); err != nil {
-						fail("checkpoint %s: %v", k, err)
-					}
-				}
-			}
-		})
+		wg.Go(func() { c.writeGraph(gi, k) })
 	}
-	wg.Go(func() {
-		for i := 1; ; i++ {
-			s := ports.Session{ID: "c0ffee00c0ffee00", Start: t0, LastActivity: t0 + domain.Micros(i),
-				OpCount: int64(round*1_000_000 + i), Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(i)}}
-			if err := o.Sessions.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{s.ID: s})); err != nil {
-				fail("save sessions: %v", err)
-			}
-			ack("s %d", s.OpCount)
-			if cp, ok := o.Sessions.(ports.SessionCheckpointer); ok && i%5 == 0 {
-				if err := cp.CheckpointSessions(ctx); err != nil {
-					fail("checkpoint sessions: %v", err)
-				}
+	wg.Go(c.writeSessions)
+	wg.Wait()
+}
+
+// crashWriter is the child of a crash round: it writes until it is killed,
+// acknowledging each durable write on stdout.
+type crashWriter struct {
+	o     Opened
+	round int
+	mu    sync.Mutex // one ack at a time
+}
+
+// ack reports a durable write. One write per line: a line in the pipe is
+// whole or absent.
+func (c *crashWriter) ack(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := fmt.Fprintf(os.Stdout, "ack "+format+"\n", args...); err != nil {
+		os.Exit(4)
+	}
+}
+
+func crashFail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "crash child: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+// writeGraph commits change after change to the graph k, the gi-th of
+// crashKeys, acknowledging each.
+func (c *crashWriter) writeGraph(gi int, k domain.GraphKey) {
+	ctx := context.Background()
+	d, err := c.o.Graphs.Load(ctx, k)
+	if err != nil {
+		crashFail("load %s: %v", k, err)
+	}
+	g, _ := domain.Restore(k, d, domain.RestoreOptions{})
+	hr, logs := c.o.Graphs.(ports.HistoryRepository)
+	for i := 0; ; i++ {
+		at := domain.Stamp{Now: t0 + domain.Micros(c.round*100000+i), Session: "crash"}
+		g.StartChangeLog()
+		op, id := c.change(g, i, at)
+		es := g.TakeChangeLog(at, domain.HistoryPut)
+		if logs {
+			err = hr.CommitLogged(ctx, k, g, g.Pending(), domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: es})
+		} else {
+			err = c.o.Graphs.Commit(ctx, k, g, g.Pending())
+		}
+		if err != nil {
+			crashFail("commit %s: %v", k, err)
+		}
+		g.Checkpoint()
+		c.ack("%d %d %s %s", gi, i, op, id)
+		// A backend that journals its commits folds the journal now and
+		// then, as the maintenance tick does, so that kills land in
+		// checkpoints too.
+		if cp, ok := c.o.Graphs.(ports.GraphCheckpointer); ok && i%7 == 6 {
+			if err := cp.Checkpoint(ctx, k, g); err != nil {
+				crashFail("checkpoint %s: %v", k, err)
 			}
 		}
-	})
-	wg.Wait()
+	}
+}
+
+// change makes the i-th change of the round to g: a delete of an earlier
+// node, or a put of a node linked to the one put before it. It returns the
+// op ("put" or "del") and the node's id.
+func (c *crashWriter) change(g *domain.Graph, i int, at domain.Stamp) (op, id string) {
+	if isDeleteOp(i) {
+		id = crashID(c.round, i-3)
+		if _, err := g.DeleteNode(id, at); err != nil {
+			crashFail("delete %s: %v", id, err)
+		}
+		return "del", id
+	}
+	id = crashID(c.round, i)
+	if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: strings.Repeat("crash test payload ", 1+i%5)}, at); err != nil {
+		crashFail("put %s: %v", id, err)
+	}
+	if i > 0 && !isDeleteOp(i-1) {
+		if _, err := g.PutEdge(domain.EdgeInput{From: crashID(c.round, i-1), To: id, Rel: "next"}, at); err != nil {
+			crashFail("edge: %v", err)
+		}
+	}
+	return "put", id
+}
+
+// writeSessions saves one session over and over, acknowledging each save.
+func (c *crashWriter) writeSessions() {
+	ctx := context.Background()
+	for i := 1; ; i++ {
+		s := ports.Session{ID: "c0ffee00c0ffee00", Start: t0, LastActivity: t0 + domain.Micros(i),
+			OpCount: int64(c.round*1_000_000 + i), Synced: map[domain.GraphKey]uint64{domain.UserGraph: uint64(i)}}
+		if err := c.o.Sessions.UpdateSessions(ctx, ports.PutSessions(map[string]ports.Session{s.ID: s})); err != nil {
+			crashFail("save sessions: %v", err)
+		}
+		c.ack("s %d", s.OpCount)
+		if cp, ok := c.o.Sessions.(ports.SessionCheckpointer); ok && i%5 == 0 {
+			if err := cp.CheckpointSessions(ctx); err != nil {
+				crashFail("checkpoint sessions: %v", err)
+			}
+		}
+	}
 }
 
 func crashID(round, i int) string { return fmt.Sprintf("r%d-n%d", round, i) }

@@ -898,20 +898,37 @@ func testCheckpoints(h *harness) {
 	if !gok || !sok {
 		h.t.Skipf("%s keeps no journal to checkpoint", h.b.Name)
 	}
-	ctx := h.ctx
 	k := domain.ProjectGraph("/home/dev/cp")
+	checkpointedGraphSurvives(h, k)
+
+	// A graph never stored has nothing to checkpoint and stays unstored.
+	// (gcp is the store first opened, closed by the reopens since.)
+	never := domain.ProjectGraph("/home/dev/never-stored")
+	if err := gcp.Checkpoint(h.ctx, never, domain.NewGraph(never)); err != nil {
+		h.t.Errorf("checkpoint of a graph never stored: %v", err)
+	}
+	list, err := h.o.Graphs.List(h.ctx)
+	if err != nil || len(list) != 1 || list[0].Key != k {
+		h.t.Errorf("List after checkpoints = %+v, %v; want only %s", list, err, k)
+	}
+
+	checkpointedSessionsSurvive(h)
+}
+
+// checkpointedGraphSurvives commits to the graph of k with checkpoints
+// between, after and twice after commits, and checks it after reopens.
+func checkpointedGraphSurvives(h *harness, k domain.GraphKey) {
 	g := restore(h.t, k, RichData(k.Project))
 	h.commit(k, g, g.Everything())
-	checkpoint := func() {
+	checkpoint := func(what string) {
 		h.t.Helper()
-		if err := h.o.Graphs.(ports.GraphCheckpointer).Checkpoint(ctx, k, g); err != nil {
-			h.t.Fatalf("checkpoint: %v", err)
+		if err := h.o.Graphs.(ports.GraphCheckpointer).Checkpoint(h.ctx, k, g); err != nil {
+			h.t.Fatalf("%s: %v", what, err)
 		}
 	}
-	// Checkpoints between, after and twice after commits.
 	h.mutate(k, g, true)
-	checkpoint()
-	checkpoint()
+	checkpoint("checkpoint")
+	checkpoint("checkpoint")
 	// A batch that takes no seq, right after a checkpoint, survives a
 	// reopen.
 	g.StampRead("alpha", t0+domain.Day+1)
@@ -925,7 +942,7 @@ func testCheckpoints(h *harness) {
 		}
 		h.commit(k, g, g.Pending())
 		if i == 2 {
-			checkpoint()
+			checkpoint("checkpoint")
 		}
 	}
 	g.StampRead("cp-0", t0+2*domain.Day) // a batch that takes no seq
@@ -936,27 +953,18 @@ func testCheckpoints(h *harness) {
 
 	// A reopened store checkpoints the graph it loaded, then takes more.
 	g = restore(h.t, k, h.load(k))
-	if err := h.o.Graphs.(ports.GraphCheckpointer).Checkpoint(ctx, k, g); err != nil {
-		h.t.Fatalf("checkpoint after reopen: %v", err)
-	}
+	checkpoint("checkpoint after reopen")
 	if _, err := g.DeleteNode("cp-1", at); err != nil {
 		h.t.Fatal(err)
 	}
 	h.commit(k, g, g.Pending())
 	h.reopen()
 	h.sameGraph(k, g)
+}
 
-	// A graph never stored has nothing to checkpoint and stays unstored.
-	never := domain.ProjectGraph("/home/dev/never-stored")
-	if err := gcp.Checkpoint(ctx, never, domain.NewGraph(never)); err != nil {
-		h.t.Errorf("checkpoint of a graph never stored: %v", err)
-	}
-	list, err := h.o.Graphs.List(ctx)
-	if err != nil || len(list) != 1 || list[0].Key != k {
-		h.t.Errorf("List after checkpoints = %+v, %v; want only %s", list, err, k)
-	}
-
-	// Sessions: saves and checkpoints interleaved, then a reopen.
+// checkpointedSessionsSurvive interleaves saves and checkpoints of
+// sessions, then checks them after a reopen.
+func checkpointedSessionsSurvive(h *harness) {
 	sessions := map[string]ports.Session{}
 	for i := range 6 {
 		id := fmt.Sprintf("%016x", i)
@@ -968,17 +976,17 @@ func testCheckpoints(h *harness) {
 			ch = ports.PutSessions(sessions)
 			ch.Delete = []string{gone}
 		}
-		if err := h.o.Sessions.UpdateSessions(ctx, ch); err != nil {
+		if err := h.o.Sessions.UpdateSessions(h.ctx, ch); err != nil {
 			h.t.Fatal(err)
 		}
 		if i%2 == 1 {
-			if err := h.o.Sessions.(ports.SessionCheckpointer).CheckpointSessions(ctx); err != nil {
+			if err := h.o.Sessions.(ports.SessionCheckpointer).CheckpointSessions(h.ctx); err != nil {
 				h.t.Fatalf("checkpoint sessions: %v", err)
 			}
 		}
 	}
 	h.reopen()
-	got, err := h.o.Sessions.LoadSessions(ctx)
+	got, err := h.o.Sessions.LoadSessions(h.ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -21,57 +21,97 @@ func testSharedToolEvents(h *harness) {
 	if !ok {
 		h.t.Skip("the backend is not shared: tool-event counts are the app's document (ToolEventsRoundTrip)")
 	}
-	count := func(project, target, session string, now domain.Micros) ports.ToolTargetCounts {
-		h.t.Helper()
-		got, err := repo.CountToolEvent(h.ctx, ports.ToolEventCount{Project: project, Target: target, Session: session,
-			Now: now, MaxSessions: 2, MaxTargets: 3})
-		if err != nil {
-			h.t.Fatalf("CountToolEvent(%s, %s): %v", project, target, err)
-		}
-		return got
-	}
-	const p, f = "github.com/acme/odd name ü", "file:src/pay.go"
-	check := func(what string, got ports.ToolTargetCounts, n int, sessions []string, seen domain.Micros) {
-		h.t.Helper()
-		if got.Count != n || !slices.Equal(got.Sessions, sessions) || got.LastSeen != seen {
-			h.t.Errorf("%s: %+v; want count %d, sessions %v, last seen %d", what, got, n, sessions, seen)
-		}
-	}
-	check("first use", count(p, f, "conv-1", 10), 1, []string{"conv-1"}, 10)
-	check("the same conversation again", count(p, f, "conv-1", 30), 2, []string{"conv-1"}, 30)
-	check("another conversation, earlier by its clock", count(p, f, "conv-2", 20), 3, []string{"conv-1", "conv-2"}, 30)
-	check("no conversation", count(p, f, "", 40), 4, []string{"conv-1", "conv-2"}, 40)
-	check("a third conversation, past the limit of two", count(p, f, "conv-3", 50), 5, []string{"conv-1", "conv-2"}, 50)
-	check("another project, same target", count("github.com/acme/other", f, "conv-9", 60), 1, []string{"conv-9"}, 60)
+	c := &toolEventCase{h: h, repo: repo}
+	const p, f = sharedToolProject, sharedToolTarget
+	c.check("first use", c.count(p, f, "conv-1", 10), 1, []string{"conv-1"}, 10)
+	c.check("the same conversation again", c.count(p, f, "conv-1", 30), 2, []string{"conv-1"}, 30)
+	c.check("another conversation, earlier by its clock", c.count(p, f, "conv-2", 20), 3, []string{"conv-1", "conv-2"}, 30)
+	c.check("no conversation", c.count(p, f, "", 40), 4, []string{"conv-1", "conv-2"}, 40)
+	c.check("a third conversation, past the limit of two", c.count(p, f, "conv-3", 50), 5, []string{"conv-1", "conv-2"}, 50)
+	c.check("another project, same target", c.count("github.com/acme/other", f, "conv-9", 60), 1, []string{"conv-9"}, 60)
+	c.countAtOnce()
+	c.claimNudges()
 
+	// The limit of three targets: a fourth makes the least recently used
+	// go. p holds f (last used at 80); two more, then a fourth.
+	c.count(p, "url:https://example.com/a", "", 90)
+	c.count(p, "search:zebra", "", 95)
+	c.count(p, "file:new.go", "", 99)
+	c.check("the least recently used target, counted again", c.count(p, f, "conv-4", 200), 1, []string{"conv-4"}, 200)
+
+	if h.o.InjectFault != nil {
+		c.failedCountChangesNothing()
+	}
+
+	h.reopen()
+	c.repo = h.o.Graphs.(ports.SharedToolEventRepository)
+	c.check("after a reopen", c.count("github.com/acme/other", f, "conv-9", 61), 2, []string{"conv-9"}, 61)
+}
+
+// The project and target most of testSharedToolEvents counts.
+const sharedToolProject, sharedToolTarget = "github.com/acme/odd name ü", "file:src/pay.go"
+
+// toolEventCase counts tool events in a shared store and checks the counts.
+type toolEventCase struct {
+	h    *harness
+	repo ports.SharedToolEventRepository
+}
+
+func (c *toolEventCase) count(project, target, session string, now domain.Micros) ports.ToolTargetCounts {
+	c.h.t.Helper()
+	got, err := c.repo.CountToolEvent(c.h.ctx, ports.ToolEventCount{Project: project, Target: target, Session: session,
+		Now: now, MaxSessions: 2, MaxTargets: 3})
+	if err != nil {
+		c.h.t.Fatalf("CountToolEvent(%s, %s): %v", project, target, err)
+	}
+	return got
+}
+
+func (c *toolEventCase) check(what string, got ports.ToolTargetCounts, n int, sessions []string, seen domain.Micros) {
+	c.h.t.Helper()
+	if got.Count != n || !slices.Equal(got.Sessions, sessions) || got.LastSeen != seen {
+		c.h.t.Errorf("%s: %+v; want count %d, sessions %v, last seen %d", what, got, n, sessions, seen)
+	}
+}
+
+// countAtOnce counts 50 events from 10 goroutines: none is lost.
+func (c *toolEventCase) countAtOnce() {
+	const p, f = sharedToolProject, sharedToolTarget
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
 			for range 5 {
-				if _, err := repo.CountToolEvent(h.ctx, ports.ToolEventCount{Project: p, Target: f, Now: 70, MaxSessions: 2, MaxTargets: 3}); err != nil {
-					h.t.Error(err)
+				if _, err := c.repo.CountToolEvent(c.h.ctx, ports.ToolEventCount{Project: p, Target: f, Now: 70, MaxSessions: 2, MaxTargets: 3}); err != nil {
+					c.h.t.Error(err)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	check("after 50 counted at once", count(p, f, "", 80), 56, []string{"conv-1", "conv-2"}, 80)
+	c.check("after 50 counted at once", c.count(p, f, "", 80), 56, []string{"conv-1", "conv-2"}, 80)
+}
 
-	if ok, err := repo.ClaimToolNudge(h.ctx, p, "file:never-counted.go", 100, 50); ok || err != nil {
+// claimNudges claims nudges about a target: one a gap, and one of eight
+// claimed at once.
+func (c *toolEventCase) claimNudges() {
+	const p, f = sharedToolProject, sharedToolTarget
+	h := c.h
+	if ok, err := c.repo.ClaimToolNudge(h.ctx, p, "file:never-counted.go", 100, 50); ok || err != nil {
 		h.t.Errorf("a nudge about a target never counted: %v, %v; want false", ok, err)
 	}
-	for _, c := range []struct {
+	for _, tc := range []struct {
 		now  domain.Micros
 		want bool
 	}{{100, true}, {120, false}, {150, true}, {151, false}} {
-		if ok, err := repo.ClaimToolNudge(h.ctx, p, f, c.now, 50); ok != c.want || err != nil {
-			h.t.Errorf("a nudge at %d, gap 50: %v, %v; want %v", c.now, ok, err, c.want)
+		if ok, err := c.repo.ClaimToolNudge(h.ctx, p, f, tc.now, 50); ok != tc.want || err != nil {
+			h.t.Errorf("a nudge at %d, gap 50: %v, %v; want %v", tc.now, ok, err, tc.want)
 		}
 	}
+	var wg sync.WaitGroup
 	var claimed atomic.Int32
 	for range 8 {
 		wg.Go(func() {
-			if ok, err := repo.ClaimToolNudge(h.ctx, p, f, 1000, 50); err != nil {
+			if ok, err := c.repo.ClaimToolNudge(h.ctx, p, f, 1000, 50); err != nil {
 				h.t.Error(err)
 			} else if ok {
 				claimed.Add(1)
@@ -82,28 +122,21 @@ func testSharedToolEvents(h *harness) {
 	if claimed.Load() != 1 {
 		h.t.Errorf("8 claims at once: %d went through, want 1", claimed.Load())
 	}
+}
 
-	// The limit of three targets: a fourth makes the least recently used
-	// go. p holds f (last used at 80); two more, then a fourth.
-	count(p, "url:https://example.com/a", "", 90)
-	count(p, "search:zebra", "", 95)
-	count(p, "file:new.go", "", 99)
-	check("the least recently used target, counted again", count(p, f, "conv-4", 200), 1, []string{"conv-4"}, 200)
-
-	if h.o.InjectFault != nil {
-		before := count(p, "search:zebra", "", 300)
-		h.o.InjectFault(errDiskFull)
-		_, err := repo.CountToolEvent(h.ctx, ports.ToolEventCount{Project: p, Target: "search:zebra", Now: 301, MaxSessions: 2, MaxTargets: 3})
-		h.o.InjectFault(nil)
-		if domain.KindOf(err) != domain.KindUnavailable {
-			h.t.Errorf("CountToolEvent failing: %v; want an unavailable error", err)
-		}
-		check("after a failed count", count(p, "search:zebra", "", 302), before.Count+1, nil, 302)
+// failedCountChangesNothing counts while the store fails: an unavailable
+// error, and the next count is one more than before it.
+func (c *toolEventCase) failedCountChangesNothing() {
+	const p = sharedToolProject
+	h := c.h
+	before := c.count(p, "search:zebra", "", 300)
+	h.o.InjectFault(errDiskFull)
+	_, err := c.repo.CountToolEvent(h.ctx, ports.ToolEventCount{Project: p, Target: "search:zebra", Now: 301, MaxSessions: 2, MaxTargets: 3})
+	h.o.InjectFault(nil)
+	if domain.KindOf(err) != domain.KindUnavailable {
+		h.t.Errorf("CountToolEvent failing: %v; want an unavailable error", err)
 	}
-
-	h.reopen()
-	repo = h.o.Graphs.(ports.SharedToolEventRepository)
-	check("after a reopen", count("github.com/acme/other", f, "conv-9", 61), 2, []string{"conv-9"}, 61)
+	c.check("after a failed count", c.count(p, "search:zebra", "", 302), before.Count+1, nil, 302)
 }
 
 // testFindSession: a session repository several servers share finds a

@@ -123,15 +123,6 @@ func staleOutput(n *domain.Node) []staleOut {
 	return out
 }
 
-// staleSuffix is what the texts write after a node's id when it is
-// possibly stale: " [stale: src/auth/refresh.py changed]"; "" otherwise.
-func staleSuffix(n *domain.Node) string {
-	if len(n.Stale) == 0 {
-		return ""
-	}
-	return " " + domain.StaleMark(n.Stale)
-}
-
 // edgeOut is a shown edge of the full read: its notes are counted, not
 // given (docs/design/mcp.md#full-read).
 type edgeOut struct {

@@ -2,15 +2,13 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // kgSearch finds nodes of every tier below the surface, with no side effects
@@ -178,72 +176,27 @@ func (h hitOut) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// renderSearch is the text of kg_search. The hits, most of the answer, are
-// written without fmt: this is the hot path of a search
-// (docs/performance.md#search-through-the-client).
+// renderSearch is the text of kg_search: which graph each hit names and
+// what it shows is chosen here, the lines are render's.
 func renderSearch(query string, res app.SearchResult) string {
-	var b strings.Builder
-	size := 128
-	for _, h := range res.Hits {
-		size += 64 + len(h.Node.ID) + len(h.Node.Gist)
-		for _, m := range h.Matched {
-			size += 1 + len(m)
-		}
-		for _, s := range h.Node.Notes {
-			size += 7 + len(s)
-		}
-	}
-	b.Grow(size)
-	for _, c := range res.Corrections {
-		fmt.Fprintf(&b, "No exact match for %q; showing %q\n", c.Term, c.Used)
-	}
-	if len(res.Hits) == 0 {
-		fmt.Fprintf(&b, "No nodes match %q\n", query)
-		for _, s := range res.Nearest {
-			fmt.Fprintf(&b, "Nearest spelling of %q in memory: %q\n", s.Term, s.Nearest)
-		}
-	} else {
-		fmt.Fprintf(&b, "%s for %q (kg_read with id shows one in full and restores it):\n", plural(len(res.Hits), "node found", "nodes found"), query)
-	}
-	var num [32]byte
-	for _, h := range res.Hits {
-		// "  [where] id (tier, score 1.2345, matched a b): gist", then
-		// "    - note" a line each.
-		b.WriteString("  [")
+	s := render.Search{Query: query, Hits: make([]render.SearchHit, len(res.Hits)), Unavailable: res.Unavailable}
+	for i, h := range res.Hits {
+		where := string(h.Level)
 		if h.Project != "" {
-			b.WriteString("project ")
-			b.WriteString(filepath.Base(h.Project))
-		} else {
-			b.WriteString(string(h.Level))
+			where = "project " + filepath.Base(h.Project)
 		}
-		b.WriteString("] ")
-		b.WriteString(h.Node.ID)
-		b.WriteString(staleSuffix(h.Node))
-		b.WriteString(" (")
-		b.WriteString(h.Node.Tier.String())
-		b.WriteString(", score ")
-		b.Write(strconv.AppendFloat(num[:0], h.Score, 'f', 4, 64))
-		for i, m := range h.Matched {
-			if i == 0 {
-				b.WriteString(", matched ")
-			} else {
-				b.WriteByte(' ')
-			}
-			b.WriteString(m)
-		}
-		b.WriteString("): ")
-		b.WriteString(h.Node.Gist)
-		b.WriteByte('\n')
-		for _, s := range h.Node.Notes {
-			b.WriteString("    - ")
-			b.WriteString(s)
-			b.WriteByte('\n')
+		s.Hits[i] = render.SearchHit{
+			Where: where, ID: h.Node.ID, Mark: domain.StaleMark(h.Node.Stale), Tier: h.Node.Tier.String(),
+			Gist: h.Node.Gist, Score: h.Score, Matched: h.Matched, Notes: h.Node.Notes,
 		}
 	}
-	for _, why := range res.Unavailable {
-		fmt.Fprintf(&b, "Not searched: %s\n", why)
+	for _, c := range res.Corrections {
+		s.Corrections = append(s.Corrections, render.Correction{Term: c.Term, Used: c.Used})
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	for _, n := range res.Nearest {
+		s.Nearest = append(s.Nearest, render.Nearest{Term: n.Term, Nearest: n.Nearest})
+	}
+	return render.SearchText(s)
 }
 
 func searchOutputOf(query string, res app.SearchResult) searchOutput {

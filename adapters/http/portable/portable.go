@@ -147,32 +147,68 @@ type Document struct {
 // docs/design/model.md#identifiers-and-limits are checked by the import itself
 // (domain.ValidateImport), with the same field names.
 func Decode(r io.Reader) (Document, error) {
-	var raw struct {
-		Format      *string                    `json:"format"`
-		Version     *int                       `json:"version"`
-		Level       string                     `json:"level"`
-		ProjectPath string                     `json:"project_path"`
-		Nodes       []json.RawMessage          `json:"nodes"`
-		Edges       []json.RawMessage          `json:"edges"`
-		Progress    map[string]json.RawMessage `json:"progress"`
+	raw, err := readRawDocument(r)
+	if err != nil {
+		return Document{}, err
 	}
+	doc, err := raw.header()
+	if err != nil {
+		return doc, err
+	}
+	if doc.Data.Nodes, err = decodeNodes(raw.Nodes); err != nil {
+		return doc, err
+	}
+	if doc.Data.Edges, err = decodeEdges(raw.Edges); err != nil {
+		return doc, err
+	}
+	doc.Data.Progress = make(map[string]domain.RawJSON, len(raw.Progress))
+	for task, state := range raw.Progress {
+		// Encode indents the states with the document; they are stored
+		// compact. json.Compact cannot fail on what Decode just parsed.
+		var c bytes.Buffer
+		_ = json.Compact(&c, state)
+		doc.Data.Progress[task] = domain.RawJSON(c.Bytes())
+	}
+	return doc, nil
+}
+
+// rawDocument is a document parsed as JSON, its items not yet decoded.
+type rawDocument struct {
+	Format      *string                    `json:"format"`
+	Version     *int                       `json:"version"`
+	Level       string                     `json:"level"`
+	ProjectPath string                     `json:"project_path"`
+	Nodes       []json.RawMessage          `json:"nodes"`
+	Edges       []json.RawMessage          `json:"edges"`
+	Progress    map[string]json.RawMessage `json:"progress"`
+}
+
+// readRawDocument reads r whole: valid UTF-8 holding one JSON object.
+func readRawDocument(r io.Reader) (rawDocument, error) {
+	var raw rawDocument
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return Document{}, domain.Invalidf("body", "could not be read: %v", err)
+		return raw, domain.Invalidf("body", "could not be read: %v", err)
 	}
 	// The JSON decoder would quietly turn bad bytes into U+FFFD;
 	// docs/design/model.md#identifiers-and-limits wants invalid UTF-8 refused.
 	if !utf8.Valid(b) {
-		return Document{}, domain.Invalidf("body", "must be valid UTF-8")
+		return raw, domain.Invalidf("body", "must be valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&raw); err != nil {
-		return Document{}, apijson.DecodeError("", err)
+		return raw, apijson.DecodeError("", err)
 	}
 	// dec.More is false before a stray '}' or ']': look at the bytes.
 	if len(bytes.TrimSpace(b[dec.InputOffset():])) > 0 {
-		return Document{}, domain.Invalidf("body", "holds more than one JSON value, or text after its object")
+		return raw, domain.Invalidf("body", "holds more than one JSON value, or text after its object")
 	}
+	return raw, nil
+}
+
+// header checks the format and version and reads the graph the document
+// came from.
+func (raw rawDocument) header() (Document, error) {
 	var doc Document
 	switch {
 	case raw.Format == nil:
@@ -192,42 +228,42 @@ func Decode(r io.Reader) (Document, error) {
 		doc.Level = l
 	}
 	doc.ProjectPath = raw.ProjectPath
-	doc.Data.Nodes = make([]domain.Node, 0, len(raw.Nodes))
-	for i, b := range raw.Nodes {
+	return doc, nil
+}
+
+func decodeNodes(raw []json.RawMessage) ([]domain.Node, error) {
+	nodes := make([]domain.Node, 0, len(raw))
+	for i, b := range raw {
 		at := "nodes[" + strconv.Itoa(i) + "]"
 		var n node
 		if err := json.Unmarshal(b, &n); err != nil {
-			return doc, apijson.DecodeError(at, err)
+			return nodes, apijson.DecodeError(at, err)
 		}
 		dn, err := n.domain(at)
 		if err != nil {
-			return doc, err
+			return nodes, err
 		}
-		doc.Data.Nodes = append(doc.Data.Nodes, dn)
+		nodes = append(nodes, dn)
 	}
-	doc.Data.Edges = make([]domain.Edge, 0, len(raw.Edges))
-	for i, b := range raw.Edges {
+	return nodes, nil
+}
+
+func decodeEdges(raw []json.RawMessage) ([]domain.Edge, error) {
+	edges := make([]domain.Edge, 0, len(raw))
+	for i, b := range raw {
 		at := "edges[" + strconv.Itoa(i) + "]"
 		var e edge
 		if err := json.Unmarshal(b, &e); err != nil {
-			return doc, apijson.DecodeError(at, err)
+			return edges, apijson.DecodeError(at, err)
 		}
 		written, err := micros(at+".last_write_ts", e.LastWriteTS)
 		if err != nil {
-			return doc, err
+			return edges, err
 		}
-		doc.Data.Edges = append(doc.Data.Edges, domain.Edge{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes,
+		edges = append(edges, domain.Edge{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes,
 			Version: domain.Version{V: e.Version, TS: written}})
 	}
-	doc.Data.Progress = make(map[string]domain.RawJSON, len(raw.Progress))
-	for task, state := range raw.Progress {
-		// Encode indents the states with the document; they are stored
-		// compact. json.Compact cannot fail on what Decode just parsed.
-		var c bytes.Buffer
-		_ = json.Compact(&c, state)
-		doc.Data.Progress[task] = domain.RawJSON(c.Bytes())
-	}
-	return doc, nil
+	return edges, nil
 }
 
 // domain converts a decoded node, checking its tier and times.

@@ -85,8 +85,19 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 		Progress:       map[string]domain.RawJSON{},
 		Meta:           map[string]domain.RawJSON{},
 	}
-	meta := b.Bucket(subMeta)
-	err := meta.ForEach(func(k, v []byte) error {
+	for _, read := range [...]func(*bbolt.Bucket, *domain.GraphData) error{
+		readGraphMeta, readGraphNodes, readGraphEdges, readGraphTombstones, readGraphProgress,
+	} {
+		if err := read(b, &d); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// readGraphMeta reads the seq, schema, project path and unknown metadata.
+func readGraphMeta(b *bbolt.Bucket, d *domain.GraphData) error {
+	return b.Bucket(subMeta).ForEach(func(k, v []byte) error {
 		var err error
 		switch {
 		case bytes.Equal(k, metaSeq):
@@ -103,24 +114,26 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return d, err
+}
+
+func readGraphNodes(b *bbolt.Bucket, d *domain.GraphData) error {
+	nb := b.Bucket(subNodes)
+	if nb == nil {
+		return nil
 	}
-	if nb := b.Bucket(subNodes); nb != nil {
-		d.Nodes = make([]domain.Node, 0, nb.Stats().KeyN)
-		err = nb.ForEach(func(k, v []byte) error {
-			n, err := decodeNode(v)
-			if err != nil {
-				return damagedf("node %q: %v", k, err)
-			}
-			d.Nodes = append(d.Nodes, n)
-			return nil
-		})
+	d.Nodes = make([]domain.Node, 0, nb.Stats().KeyN)
+	return nb.ForEach(func(k, v []byte) error {
+		n, err := decodeNode(v)
 		if err != nil {
-			return d, err
+			return damagedf("node %q: %v", k, err)
 		}
-	}
-	err = forEach(b, subEdges, func(k, v []byte) error {
+		d.Nodes = append(d.Nodes, n)
+		return nil
+	})
+}
+
+func readGraphEdges(b *bbolt.Bucket, d *domain.GraphData) error {
+	return forEach(b, subEdges, func(k, v []byte) error {
 		e, err := decodeEdge(v)
 		if err != nil {
 			return damagedf("edge %q: %v", k, err)
@@ -128,10 +141,10 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 		d.Edges = append(d.Edges, e)
 		return nil
 	})
-	if err != nil {
-		return d, err
-	}
-	err = forEach(b, subNodeTombs, func(k, v []byte) error {
+}
+
+func readGraphTombstones(b *bbolt.Bucket, d *domain.GraphData) error {
+	err := forEach(b, subNodeTombs, func(k, v []byte) error {
 		t, _, err := decodeTomb(v)
 		if err != nil {
 			return damagedf("node tombstone %q: %v", k, err)
@@ -140,9 +153,9 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 		return nil
 	})
 	if err != nil {
-		return d, err
+		return err
 	}
-	err = forEach(b, subEdgeTombs, func(k, v []byte) error {
+	return forEach(b, subEdgeTombs, func(k, v []byte) error {
 		t, ek, err := decodeTomb(v)
 		if err != nil {
 			return damagedf("edge tombstone %q: %v", k, err)
@@ -150,17 +163,16 @@ func readGraph(b *bbolt.Bucket) (domain.GraphData, error) {
 		d.EdgeTombstones[ek] = t
 		return nil
 	})
-	if err != nil {
-		return d, err
-	}
-	err = forEach(b, subProgress, func(k, v []byte) error {
+}
+
+func readGraphProgress(b *bbolt.Bucket, d *domain.GraphData) error {
+	return forEach(b, subProgress, func(k, v []byte) error {
 		if !json.Valid(v) {
 			return damagedf("progress %q: not valid JSON", k)
 		}
 		d.Progress[string(k)] = bytes.Clone(v)
 		return nil
 	})
-	return d, err
 }
 
 func forEach(b *bbolt.Bucket, sub []byte, fn func(k, v []byte) error) error {
@@ -250,8 +262,18 @@ func openGraphBucket(tx *bbolt.Tx, key domain.GraphKey) (*bbolt.Bucket, error) {
 // it, so a large batch (a migration, a first save of a big graph) written in
 // map order costs O(keys²) moves, and in key order O(keys).
 func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
-	nodes, edges := b.Bucket(subNodes), b.Bucket(subEdges)
-	ntombs, etombs, progress := b.Bucket(subNodeTombs), b.Bucket(subEdgeTombs), b.Bucket(subProgress)
+	for _, write := range [...]func(*bbolt.Bucket, *counter, *domain.Graph, domain.ChangeSet) error{
+		writeNodes, writeEdges, writeNodeTombstones, writeEdgeTombstones, writeProgress,
+	} {
+		if err := write(b, c, g, cs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeNodes(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
+	nodes := b.Bucket(subNodes)
 	for _, id := range slices.Sorted(maps.Keys(cs.Nodes)) {
 		n, ok := g.Node(id)
 		if !ok {
@@ -268,6 +290,11 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 			return fmt.Errorf("node %q: %w", id, err)
 		}
 	}
+	return nil
+}
+
+func writeEdges(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
+	edges := b.Bucket(subEdges)
 	for _, ek := range sortedEdgeKeys(cs.Edges) {
 		k := ek.key
 		e, ok := g.Edge(k)
@@ -285,6 +312,11 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 			return fmt.Errorf("edge %s: %w", k, err)
 		}
 	}
+	return nil
+}
+
+func writeNodeTombstones(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
+	ntombs := b.Bucket(subNodeTombs)
 	for _, id := range slices.Sorted(maps.Keys(cs.NodeTombstones)) {
 		t, ok := g.NodeTombstone(id)
 		if !ok {
@@ -301,6 +333,11 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 			return fmt.Errorf("node tombstone %q: %w", id, err)
 		}
 	}
+	return nil
+}
+
+func writeEdgeTombstones(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
+	etombs := b.Bucket(subEdgeTombs)
 	for _, ek := range sortedEdgeKeys(cs.EdgeTombstones) {
 		k := ek.key
 		t, ok := g.EdgeTombstone(k)
@@ -318,6 +355,11 @@ func writeItems(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSe
 			return fmt.Errorf("edge tombstone %s: %w", k, err)
 		}
 	}
+	return nil
+}
+
+func writeProgress(b *bbolt.Bucket, c *counter, g *domain.Graph, cs domain.ChangeSet) error {
+	progress := b.Bucket(subProgress)
 	for _, task := range slices.Sorted(maps.Keys(cs.Progress)) {
 		st, ok := g.Progress(task)
 		var err error

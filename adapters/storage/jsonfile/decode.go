@@ -71,88 +71,105 @@ func (p *parser) entries(name string) (list[keyedEntry], error) {
 		if esc {
 			key = []byte(unquote(key))
 		}
-		var fe fileEntry
-		switch p.peek() {
-		case 'n':
-			// Stored as an entry with no fields, as encoding/json does.
-			out.add(keyedEntry{key, fe})
-			return p.lit("null")
-		case '{':
-		default:
-			return fmt.Errorf("_meta.%s: %q: want an object", name, key)
-		}
-		err := p.object(func(k []byte, esc bool) error {
-			if esc {
-				k = []byte(unquote(k))
-			}
-			null, err := p.null()
-			if err != nil {
-				return err
-			}
-			ok := true
-			want := ""
-			switch {
-			case bytes.EqualFold(k, []byte("v")):
-				want = "a non-negative integer"
-				if !null {
-					fe.V, ok, err = p.uint()
-				}
-			case bytes.EqualFold(k, []byte("seq")):
-				want = "a non-negative integer"
-				if !null {
-					fe.Seq, ok, err = p.uint()
-				}
-			case bytes.EqualFold(k, []byte("ts")):
-				fe.TS = nil
-				if !null {
-					p.peek()
-					start := p.i
-					err = p.skip()
-					fe.TS = p.b[start:p.i]
-				}
-			case bytes.EqualFold(k, []byte("session")):
-				want = "a string or null"
-				fe.Session = ""
-				if !null {
-					var s []byte
-					var sesc bool
-					if p.peek() != '"' {
-						ok, err = false, p.skip()
-						break
-					}
-					if s, sesc, err = p.strSpan(); err == nil {
-						fe.Session = p.intern(s, sesc)
-					}
-				}
-			case bytes.EqualFold(k, []byte("pruned")):
-				want = "true or false"
-				if !null {
-					fe.Pruned, ok, err = p.bool()
-				}
-			default:
-				end := edgeEndField(k)
-				if end < 0 {
-					if !null {
-						err = p.skip()
-					}
-					break
-				}
-				want = "a string or null"
-				var s string
-				if !null {
-					s, ok, err = p.str()
-				}
-				fe.setEnd(end, s, !null)
-			}
-			if err == nil && !ok {
-				err = fmt.Errorf("_meta.%s: %q: field %s: want %s", name, key, k, want)
-			}
-			return err
-		})
+		fe, err := p.entry(name, key)
 		out.add(keyedEntry{key, fe})
 		return err
 	})
 	return out, err
+}
+
+// entry reads the entry stored under key in _meta.<name>. A null entry is
+// one with no fields, as encoding/json reads it.
+func (p *parser) entry(name string, key []byte) (fileEntry, error) {
+	var fe fileEntry
+	switch p.peek() {
+	case 'n':
+		return fe, p.lit("null")
+	case '{':
+	default:
+		return fe, fmt.Errorf("_meta.%s: %q: want an object", name, key)
+	}
+	err := p.object(func(k []byte, esc bool) error {
+		if esc {
+			k = []byte(unquote(k))
+		}
+		null, err := p.null()
+		if err != nil {
+			return err
+		}
+		want, ok, err := p.entryField(&fe, k, null)
+		if err == nil && !ok {
+			err = fmt.Errorf("_meta.%s: %q: field %s: want %s", name, key, k, want)
+		}
+		return err
+	})
+	return fe, err
+}
+
+// entryField reads the value of the entry's field k into fe; ok is false
+// when it has the wrong type, and want says what it should be. A repeated
+// field's last value wins; a null one is absent.
+func (p *parser) entryField(fe *fileEntry, k []byte, null bool) (want string, ok bool, err error) {
+	ok = true
+	switch {
+	case bytes.EqualFold(k, []byte("v")):
+		want = "a non-negative integer"
+		if !null {
+			fe.V, ok, err = p.uint()
+		}
+	case bytes.EqualFold(k, []byte("seq")):
+		want = "a non-negative integer"
+		if !null {
+			fe.Seq, ok, err = p.uint()
+		}
+	case bytes.EqualFold(k, []byte("ts")):
+		fe.TS = nil
+		if !null {
+			p.peek()
+			start := p.i
+			err = p.skip()
+			fe.TS = p.b[start:p.i]
+		}
+	case bytes.EqualFold(k, []byte("session")):
+		want = "a string or null"
+		fe.Session = ""
+		if !null {
+			fe.Session, ok, err = p.session()
+		}
+	case bytes.EqualFold(k, []byte("pruned")):
+		want = "true or false"
+		if !null {
+			fe.Pruned, ok, err = p.bool()
+		}
+	default:
+		end := edgeEndField(k)
+		if end < 0 {
+			if !null {
+				err = p.skip()
+			}
+			break
+		}
+		want = "a string or null"
+		var s string
+		if !null {
+			s, ok, err = p.str()
+		}
+		fe.setEnd(end, s, !null)
+	}
+	return want, ok, err
+}
+
+// session reads a session name, interned: a large graph holds few
+// sessions in many entries. A value that is not a string is skipped.
+func (p *parser) session() (string, bool, error) {
+	if p.peek() != '"' {
+		return "", false, p.skip()
+	}
+	s, esc, err := p.strSpan()
+	if err != nil {
+		return "", true, err
+	}
+	return p.intern(s, esc), true, nil
 }
 
 // edgeEndField returns which end of an edge a tombstone field names (0 from,
@@ -195,141 +212,186 @@ var nodeFields = [...]struct{ name, want string }{
 
 // node reads the value of the node stored under key.
 func (p *parser) node(key string) (domain.Node, error) {
-	var n domain.Node
+	if err := p.wantNodeObject(key); err != nil {
+		return domain.Node{}, err
+	}
+	var r nodeRead
+	if err := p.object(func(k []byte, esc bool) error { return r.field(p, k, esc) }); err != nil {
+		return r.n, err
+	}
+	return r.finish(key)
+}
+
+// wantNodeObject checks that the value of the node under key is an object;
+// when it is not, it skips the value and says so.
+func (p *parser) wantNodeObject(key string) error {
 	switch p.peek() {
 	case '{':
+		return nil
 	case 'n':
 		if err := p.lit("null"); err != nil {
-			return n, err
+			return err
 		}
-		return n, wrongType(fmt.Sprintf("node %q", key), "(value)", "an object")
 	default:
 		if err := p.skip(); err != nil {
-			return n, err
+			return err
 		}
-		return n, wrongType(fmt.Sprintf("node %q", key), "(value)", "an object")
 	}
-	var id string
-	var bad [len(nodeFields)]bool
-	archived, orphaned := false, false
-	var use storedUse
-	err := p.object(func(k []byte, esc bool) error {
-		if esc {
-			k = []byte(unquote(k))
-		}
-		null, err := p.null()
-		if err != nil {
-			return err
-		}
-		if handled, err := use.field(p, k, null); handled {
-			return err
-		}
-		if string(k) == "_files" {
-			// Not a type error when it is no object of strings: the node
-			// reads without stamps (docs/design/trust.md#staleness).
-			n.Files = nil
-			if !null {
-				raw, err := p.raw()
-				if err != nil {
-					return err
-				}
-				n.Files = domain.ParseFileStamps(raw)
-			}
-			return nil
-		}
-		f := -1
-		for i := range nodeFields {
-			if string(k) == nodeFields[i].name {
-				f = i
-				break
-			}
-		}
-		if f < 0 {
-			v := domain.RawJSON("null")
-			if !null {
-				if v, err = p.raw(); err != nil {
-					return err
-				}
-			}
-			if n.Extra == nil {
-				n.Extra = map[string]domain.RawJSON{}
-			}
-			n.Extra[string(k)] = v
-			return nil
-		}
-		// A repeated field's last value wins; a null one is absent.
-		ok := true
-		switch f {
-		case 0:
-			id = ""
-			if !null {
-				id, ok, err = p.str()
-			}
-		case 1:
-			n.Gist = ""
-			if !null {
-				n.Gist, ok, err = p.str()
-			}
-		case 2:
-			n.Notes = nil
-			if !null {
-				n.Notes, ok, err = p.strList()
-			}
-		case 3:
-			n.Touches = nil
-			if !null {
-				n.Touches, ok, err = p.strList()
-			}
-		case 4:
-			n.Created = 0
-			if !null {
-				n.Created, ok, err = p.micros()
-			}
-		case 5:
-			n.LastRead = 0
-			if !null {
-				n.LastRead, ok, err = p.micros()
-			}
-		case 6:
-			n.OrphanedAt, orphaned = 0, false
-			if !null {
-				n.OrphanedAt, ok, err = p.micros()
-				orphaned = true
-			}
-		case 7:
-			archived = false
-			if !null {
-				archived, ok, err = p.bool()
-			}
-		case 8:
-			n.TierSeq = 0
-			if !null {
-				n.TierSeq, ok, err = p.uint()
-			}
-		}
-		bad[f] = !ok
-		return err
-	})
+	return wrongType(fmt.Sprintf("node %q", key), "(value)", "an object")
+}
+
+// nodeRead is a node as the parser meets its fields. A repeated field's
+// last value wins; a null one is absent.
+type nodeRead struct {
+	n                  domain.Node
+	id                 string
+	bad                [len(nodeFields)]bool // known fields of the wrong type
+	archived, orphaned bool
+	use                storedUse
+}
+
+// field reads the value of the node's field k.
+func (r *nodeRead) field(p *parser, k []byte, esc bool) error {
+	if esc {
+		k = []byte(unquote(k))
+	}
+	null, err := p.null()
 	if err != nil {
-		return n, err
+		return err
 	}
+	if handled, err := r.use.field(p, k, null); handled {
+		return err
+	}
+	if string(k) == "_files" {
+		return r.files(p, null)
+	}
+	f := nodeFieldIndex(k)
+	if f < 0 {
+		return r.extra(p, k, null)
+	}
+	ok, err := r.known(p, f, null)
+	r.bad[f] = !ok
+	return err
+}
+
+// nodeFieldIndex is the index of k in nodeFields, or -1.
+func nodeFieldIndex(k []byte) int {
+	for i := range nodeFields {
+		if string(k) == nodeFields[i].name {
+			return i
+		}
+	}
+	return -1
+}
+
+// files reads _files. Not a type error when it is no object of strings:
+// the node reads without stamps (docs/design/trust.md#staleness).
+func (r *nodeRead) files(p *parser, null bool) error {
+	r.n.Files = nil
+	if null {
+		return nil
+	}
+	raw, err := p.raw()
+	if err != nil {
+		return err
+	}
+	r.n.Files = domain.ParseFileStamps(raw)
+	return nil
+}
+
+// extra keeps a field kg does not know as it is written.
+func (r *nodeRead) extra(p *parser, k []byte, null bool) error {
+	v := domain.RawJSON("null")
+	if !null {
+		var err error
+		if v, err = p.raw(); err != nil {
+			return err
+		}
+	}
+	if r.n.Extra == nil {
+		r.n.Extra = map[string]domain.RawJSON{}
+	}
+	r.n.Extra[string(k)] = v
+	return nil
+}
+
+// known reads the known field nodeFields[f]; ok is false when its value
+// has the wrong type.
+func (r *nodeRead) known(p *parser, f int, null bool) (ok bool, err error) {
+	n := &r.n
+	ok = true
+	switch f {
+	case 0:
+		r.id = ""
+		if !null {
+			r.id, ok, err = p.str()
+		}
+	case 1:
+		n.Gist = ""
+		if !null {
+			n.Gist, ok, err = p.str()
+		}
+	case 2:
+		n.Notes = nil
+		if !null {
+			n.Notes, ok, err = p.strList()
+		}
+	case 3:
+		n.Touches = nil
+		if !null {
+			n.Touches, ok, err = p.strList()
+		}
+	case 4:
+		n.Created = 0
+		if !null {
+			n.Created, ok, err = p.micros()
+		}
+	case 5:
+		n.LastRead = 0
+		if !null {
+			n.LastRead, ok, err = p.micros()
+		}
+	case 6:
+		n.OrphanedAt, r.orphaned = 0, false
+		if !null {
+			n.OrphanedAt, ok, err = p.micros()
+			r.orphaned = true
+		}
+	case 7:
+		r.archived = false
+		if !null {
+			r.archived, ok, err = p.bool()
+		}
+	case 8:
+		n.TierSeq = 0
+		if !null {
+			n.TierSeq, ok, err = p.uint()
+		}
+	}
+	return ok, err
+}
+
+// finish names the node (its id field, else its key), reports the first
+// field of the wrong type, and sets its tier and use count.
+func (r *nodeRead) finish(key string) (domain.Node, error) {
+	n := r.n
 	n.ID = key
-	if id != "" {
-		n.ID = id
+	if r.id != "" {
+		n.ID = r.id
 	}
-	for f, b := range bad {
+	for f, b := range r.bad {
 		if b {
 			return n, wrongType(fmt.Sprintf("node %q", n.ID), nodeFields[f].name, nodeFields[f].want)
 		}
 	}
 	// An orphaned time makes the node orphaned, whatever else it says.
 	switch {
-	case orphaned:
+	case r.orphaned:
 		n.Tier = domain.Orphaned
-	case archived:
+	case r.archived:
 		n.Tier = domain.Archived
 	}
-	n.Use = use.use()
+	n.Use = r.use.use()
 	return n, nil
 }
 
@@ -690,6 +752,9 @@ func reorder[T any](items []T, keys [][]byte) ([]T, [][]byte) {
 	return ni, nk
 }
 
+// finish turns what the parser collected into graph data: items in map-key
+// order, version entries applied to them, tombstones keyed. The notes say
+// what was dropped.
 func (f *graphFile) finish() (domain.GraphData, []string, error) {
 	d := domain.GraphData{Schema: int(min(f.schema, math.MaxInt32)), Seq: f.seq, ProjectPath: f.projectPath,
 		Progress: f.progress, Meta: f.meta,
@@ -700,7 +765,6 @@ func (f *graphFile) finish() (domain.GraphData, []string, error) {
 	if d.Meta == nil {
 		d.Meta = map[string]domain.RawJSON{}
 	}
-	var notes []string
 
 	// Nodes, in map-key byte order so that Restore resolves two entries
 	// claiming one id the same way every time.
@@ -708,87 +772,140 @@ func (f *graphFile) finish() (domain.GraphData, []string, error) {
 	var edgeKeys [][]byte
 	d.Edges, edgeKeys = reorder(f.edges.slice(), f.edgeKeys.slice())
 
-	// Version entries apply by key; the last of a repeated key wins, so
-	// they are walked from the end and each key used once.
-	first := make(map[string]int, len(d.Nodes)) // node id → its first index
-	var sameID []int                            // next node with the same id, or -1
-	for i := range d.Nodes {
-		if j, dup := first[d.Nodes[i].ID]; dup {
-			if sameID == nil {
-				sameID = make([]int, len(d.Nodes))
-				for k := range sameID {
-					sameID[k] = -1
-				}
-			}
-			for sameID[j] >= 0 {
-				j = sameID[j]
-			}
-			sameID[j] = i
-			continue
-		}
-		first[d.Nodes[i].ID] = i
+	if err := f.applyVersions(d.Nodes, d.Edges, edgeKeys); err != nil {
+		return domain.GraphData{}, nil, err
 	}
-	nodeDone := make([]bool, len(d.Nodes))
+	notes, err := f.applyTombstones(&d)
+	if err != nil {
+		return domain.GraphData{}, nil, err
+	}
+	return d, notes, nil
+}
 
-	// Edges: map keys are ignored, values are the truth; version entries
-	// are found under the key the edge is written with, else under its key
-	// in this file.
-	type ident struct {
-		mapKey          []byte     // the first in key order
-		canon, fallback *fileEntry // version entries; nil none
-	}
-	identOf := make(map[domain.EdgeKey]int, len(d.Edges))
-	edgeIdent := make([]int, len(d.Edges))
-	ids := make([]domain.EdgeKey, 0, len(d.Edges))
-	idents := make([]ident, 0, len(d.Edges))
-	for i := range d.Edges {
-		k := d.Edges[i].Key()
-		j, ok := identOf[k]
-		if !ok {
-			j = len(ids)
-			identOf[k] = j
-			ids = append(ids, k)
-			idents = append(idents, ident{mapKey: edgeKeys[i]})
-		}
-		edgeIdent[i] = j
-	}
-	canonOf := make(map[string]int, len(ids))
-	var fallbackOf map[string]int
-	for _, nm := range edgeNames(len(ids), func(i int) domain.EdgeKey { return ids[i] }) {
-		canonOf[nm.key] = nm.i
-		if mk := idents[nm.i].mapKey; string(mk) != nm.key {
-			if fallbackOf == nil {
-				fallbackOf = map[string]int{}
-			}
-			fallbackOf[string(mk)] = nm.i
-		}
-	}
-
+// applyVersions sets the version of each node and edge from _meta.versions.
+// Version entries apply by key; the last of a repeated key wins, so they
+// are walked from the end and each key used once.
+func (f *graphFile) applyVersions(nodes []domain.Node, edges []domain.Edge, edgeKeys [][]byte) error {
+	ni := indexNodeIDs(nodes)
+	ei := indexEdgeVersions(edges, edgeKeys)
 	for ke := range f.versions.backward() {
 		if rest, ok := bytes.CutPrefix(ke.key, []byte("node:")); ok {
-			i, ok := first[string(rest)]
-			if !ok || nodeDone[i] {
-				continue
-			}
-			nodeDone[i] = true
-			v, err := ke.e.version()
-			if err != nil {
-				return domain.GraphData{}, nil, fmt.Errorf("_meta.versions: node %q: %w", d.Nodes[i].ID, err)
-			}
-			for ; i >= 0; i = next(sameID, i) {
-				d.Nodes[i].Version = v
+			if err := ni.apply(nodes, string(rest), &ke.e); err != nil {
+				return err
 			}
 		} else if rest, ok := bytes.CutPrefix(ke.key, []byte("edge:")); ok {
-			if j, ok := canonOf[string(rest)]; ok && idents[j].canon == nil {
-				idents[j].canon = &ke.e
-			}
-			if j, ok := fallbackOf[string(rest)]; ok && idents[j].fallback == nil {
-				idents[j].fallback = &ke.e
-			}
+			ei.offer(string(rest), &ke.e)
 		}
 	}
-	for i := range d.Edges {
-		id := idents[edgeIdent[i]]
+	return ei.apply(edges)
+}
+
+// nodeIDIndex finds the nodes of one id: several entries may claim it.
+type nodeIDIndex struct {
+	first  map[string]int // node id → its first index
+	sameID []int          // next node with the same id, or -1; nil when no id repeats
+	done   []bool         // whether the node's version entry was applied
+}
+
+func indexNodeIDs(nodes []domain.Node) nodeIDIndex {
+	x := nodeIDIndex{first: make(map[string]int, len(nodes)), done: make([]bool, len(nodes))}
+	for i := range nodes {
+		j, dup := x.first[nodes[i].ID]
+		if !dup {
+			x.first[nodes[i].ID] = i
+			continue
+		}
+		if x.sameID == nil {
+			x.sameID = make([]int, len(nodes))
+			for k := range x.sameID {
+				x.sameID[k] = -1
+			}
+		}
+		for x.sameID[j] >= 0 {
+			j = x.sameID[j]
+		}
+		x.sameID[j] = i
+	}
+	return x
+}
+
+// apply gives the version entry fe to every node of id, unless a later
+// entry already did.
+func (x *nodeIDIndex) apply(nodes []domain.Node, id string, fe *fileEntry) error {
+	i, ok := x.first[id]
+	if !ok || x.done[i] {
+		return nil
+	}
+	x.done[i] = true
+	v, err := fe.version()
+	if err != nil {
+		return fmt.Errorf("_meta.versions: node %q: %w", nodes[i].ID, err)
+	}
+	for ; i >= 0; i = next(x.sameID, i) {
+		nodes[i].Version = v
+	}
+	return nil
+}
+
+// edgeVersionIndex finds the version entry of each edge. Edges: map keys
+// are ignored, values are the truth; version entries are found under the
+// key the edge is written with, else under its key in this file.
+type edgeVersionIndex struct {
+	edgeIdent  []int // edge index → its identity
+	ids        []domain.EdgeKey
+	idents     []edgeIdent
+	canonOf    map[string]int // key the edge is written with → identity
+	fallbackOf map[string]int // key in this file, when another → identity
+}
+
+type edgeIdent struct {
+	mapKey          []byte     // the first in key order
+	canon, fallback *fileEntry // version entries; nil none
+}
+
+func indexEdgeVersions(edges []domain.Edge, edgeKeys [][]byte) edgeVersionIndex {
+	x := edgeVersionIndex{edgeIdent: make([]int, len(edges)),
+		ids: make([]domain.EdgeKey, 0, len(edges)), idents: make([]edgeIdent, 0, len(edges))}
+	identOf := make(map[domain.EdgeKey]int, len(edges))
+	for i := range edges {
+		k := edges[i].Key()
+		j, ok := identOf[k]
+		if !ok {
+			j = len(x.ids)
+			identOf[k] = j
+			x.ids = append(x.ids, k)
+			x.idents = append(x.idents, edgeIdent{mapKey: edgeKeys[i]})
+		}
+		x.edgeIdent[i] = j
+	}
+	x.canonOf = make(map[string]int, len(x.ids))
+	for _, nm := range edgeNames(len(x.ids), func(i int) domain.EdgeKey { return x.ids[i] }) {
+		x.canonOf[nm.key] = nm.i
+		if mk := x.idents[nm.i].mapKey; string(mk) != nm.key {
+			if x.fallbackOf == nil {
+				x.fallbackOf = map[string]int{}
+			}
+			x.fallbackOf[string(mk)] = nm.i
+		}
+	}
+	return x
+}
+
+// offer records fe, found under "edge:"+key, for the edge it names, unless
+// a later entry already did.
+func (x *edgeVersionIndex) offer(key string, fe *fileEntry) {
+	if j, ok := x.canonOf[key]; ok && x.idents[j].canon == nil {
+		x.idents[j].canon = fe
+	}
+	if j, ok := x.fallbackOf[key]; ok && x.idents[j].fallback == nil {
+		x.idents[j].fallback = fe
+	}
+}
+
+// apply sets each edge's version from its entry, the canonical one first.
+func (x *edgeVersionIndex) apply(edges []domain.Edge) error {
+	for i := range edges {
+		id := x.idents[x.edgeIdent[i]]
 		fe := id.canon
 		if fe == nil {
 			fe = id.fallback
@@ -798,11 +915,17 @@ func (f *graphFile) finish() (domain.GraphData, []string, error) {
 		}
 		v, err := fe.version()
 		if err != nil {
-			return domain.GraphData{}, nil, fmt.Errorf("_meta.versions: edge %s: %w", edgeKeyString(ids[edgeIdent[i]]), err)
+			return fmt.Errorf("_meta.versions: edge %s: %w", edgeKeyString(x.ids[x.edgeIdent[i]]), err)
 		}
-		d.Edges[i].Version = v
+		edges[i].Version = v
 	}
+	return nil
+}
 
+// applyTombstones keys the last tombstone of each key into d. A tombstone
+// of an unknown kind, or of an edge it cannot tell, is dropped with a note.
+func (f *graphFile) applyTombstones(d *domain.GraphData) ([]string, error) {
+	var notes []string
 	tombs := f.tombs.slice()
 	last := make(map[string]int, len(tombs))
 	for ti := range tombs {
@@ -814,23 +937,16 @@ func (f *graphFile) finish() (domain.GraphData, []string, error) {
 		if last[key] != ti {
 			continue
 		}
-		te := &ke.e
-		v, err := te.version()
+		v, err := ke.e.version()
 		if err != nil {
-			return domain.GraphData{}, nil, fmt.Errorf("_meta.tombstones: %q: %w", key, err)
+			return nil, fmt.Errorf("_meta.tombstones: %q: %w", key, err)
 		}
-		t := domain.Tombstone{V: v.V, TS: v.TS, Session: v.Session, Seq: v.Seq, Pruned: te.Pruned}
+		t := domain.Tombstone{V: v.V, TS: v.TS, Session: v.Session, Seq: v.Seq, Pruned: ke.e.Pruned}
 		switch {
 		case strings.HasPrefix(key, "node:"):
 			d.NodeTombstones[key[len("node:"):]] = t
 		case strings.HasPrefix(key, "edge:"):
-			var k domain.EdgeKey
-			ok := false
-			if e := te.ends; e != nil && e.from != nil && e.to != nil && e.rel != nil {
-				k, ok = domain.EdgeKey{From: *e.from, To: *e.to, Rel: *e.rel}, true
-			} else {
-				k, ok = parseEdgeKey(key[len("edge:"):])
-			}
+			k, ok := ke.e.tombstonedEdge(key[len("edge:"):])
 			if !ok {
 				notes = append(notes, fmt.Sprintf("tombstone %q: cannot tell the edge; dropped", key))
 				continue
@@ -840,7 +956,16 @@ func (f *graphFile) finish() (domain.GraphData, []string, error) {
 			notes = append(notes, fmt.Sprintf("tombstone %q: unknown kind; dropped", key))
 		}
 	}
-	return d, notes, nil
+	return notes, nil
+}
+
+// tombstonedEdge names the edge of a tombstone: by its from, to and rel
+// fields when it has all three, else by its key.
+func (fe *fileEntry) tombstonedEdge(key string) (domain.EdgeKey, bool) {
+	if e := fe.ends; e != nil && e.from != nil && e.to != nil && e.rel != nil {
+		return domain.EdgeKey{From: *e.from, To: *e.to, Rel: *e.rel}, true
+	}
+	return parseEdgeKey(key)
 }
 
 func next(sameID []int, i int) int {

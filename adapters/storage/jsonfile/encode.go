@@ -655,47 +655,32 @@ func writeGraph(w io.Writer, src graphSource) error {
 }
 
 func (e *enc) graph(src graphSource) {
-	e.open('{')
-
-	// _meta
-	e.key(0, "_meta")
-	meta := make([]field, 0, 6+len(src.meta))
-	meta = append(meta,
-		field{key: "schema", kind: fUint, n: domain.SchemaVersion},
-		field{key: "seq", kind: fUint, n: src.seq},
-	)
-	if src.projectPath != "" {
-		meta = append(meta, field{key: "project_path", kind: fString, s: src.projectPath})
-	}
-	// progress, versions and tombstones are written by hand below, in
-	// their sorted places; placeholders keep the order.
-	meta = append(meta, field{key: "progress"}, field{key: "tombstones"}, field{key: "versions"})
-	meta = appendExtra(meta, src.meta)
-	slices.SortFunc(meta, func(a, b field) int { return strings.Compare(a.key, b.key) })
-
 	edges := edgeNames(len(src.edges), func(i int) domain.EdgeKey { return src.edges[i].Key() })
 	var x extras
 	if c := src.cache; c != nil {
 		c.update(src.nodes, &x)
 	}
+	e.open('{')
+	e.key(0, "_meta")
+	e.graphMeta(src, edges)
+	e.key(1, "edges")
+	e.graphEdges(src, edges, &x)
+	e.key(2, "nodes")
+	e.graphNodes(src, &x)
+	e.close('}', 3)
+	e.b = append(e.b, '\n')
+}
 
+// graphMeta writes the graph file's _meta object, its members in key
+// order.
+func (e *enc) graphMeta(src graphSource, edges []edgeName) {
+	meta := metaFields(src)
 	e.open('{')
 	for i, f := range meta {
 		e.key(i, f.key)
 		switch f.key {
 		case "progress":
-			keys := slices.Sorted(mapKeys(src.progress))
-			e.open('{')
-			for j, k := range keys {
-				// A state is a client's, up to 64 KiB, nested as deep as it
-				// likes: indented, each level would add two spaces to every
-				// line inside it, and a state 6,000 arrays deep took 69 MiB
-				// rewritten at every checkpoint. One line keeps it its own
-				// size (docs/design/storage.md#graph-file-format).
-				e.key(j, k)
-				e.compact(src.progress[k])
-			}
-			e.close('}', len(keys))
+			e.progressStates(src.progress)
 		case "tombstones":
 			e.tombstones(src)
 		case "versions":
@@ -712,31 +697,67 @@ func (e *enc) graph(src graphSource) {
 		}
 	}
 	e.close('}', len(meta))
+}
 
-	e.key(1, "edges")
+// metaFields lists the members of _meta sorted by key.
+func metaFields(src graphSource) []field {
+	meta := make([]field, 0, 6+len(src.meta))
+	meta = append(meta,
+		field{key: "schema", kind: fUint, n: domain.SchemaVersion},
+		field{key: "seq", kind: fUint, n: src.seq},
+	)
+	if src.projectPath != "" {
+		meta = append(meta, field{key: "project_path", kind: fString, s: src.projectPath})
+	}
+	// progress, versions and tombstones are written by hand (graphMeta),
+	// in their sorted places; placeholders keep the order.
+	meta = append(meta, field{key: "progress"}, field{key: "tombstones"}, field{key: "versions"})
+	meta = appendExtra(meta, src.meta)
+	slices.SortFunc(meta, func(a, b field) int { return strings.Compare(a.key, b.key) })
+	return meta
+}
+
+// progressStates writes _meta.progress, tasks in key order.
+func (e *enc) progressStates(progress map[string]domain.RawJSON) {
+	keys := slices.Sorted(mapKeys(progress))
+	e.open('{')
+	for j, k := range keys {
+		// A state is a client's, up to 64 KiB, nested as deep as it
+		// likes: indented, each level would add two spaces to every
+		// line inside it, and a state 6,000 arrays deep took 69 MiB
+		// rewritten at every checkpoint. One line keeps it its own
+		// size (docs/design/storage.md#graph-file-format).
+		e.key(j, k)
+		e.compact(progress[k])
+	}
+	e.close('}', len(keys))
+}
+
+// graphEdges writes the edges object, under the names edges gives them.
+func (e *enc) graphEdges(src graphSource, edges []edgeName, x *extras) {
 	e.open('{')
 	for i, nm := range edges {
 		e.key(i, nm.key)
-		e.edge(src.edges[nm.i], &x)
+		e.edge(src.edges[nm.i], x)
 		e.flush(false)
 	}
 	e.close('}', len(edges))
+}
 
-	e.key(2, "nodes")
+// graphNodes writes the nodes object, from the cache of encoded nodes when
+// src has one.
+func (e *enc) graphNodes(src graphSource, x *extras) {
 	e.open('{')
 	for i, n := range src.nodes {
 		e.key(i, n.ID)
 		if c := src.cache; c != nil {
 			e.b = append(e.b, c.nodes[i].value...)
 		} else {
-			e.node(n, &x)
+			e.node(n, x)
 		}
 		e.flush(false)
 	}
 	e.close('}', len(src.nodes))
-
-	e.close('}', 3)
-	e.b = append(e.b, '\n')
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {

@@ -34,134 +34,171 @@ import (
 // graphRecord encodes the batch cs of g, whose seqs lie above before, as a
 // record payload. projectPath is the path the file records.
 func graphRecord(g *domain.Graph, cs domain.ChangeSet, before uint64, projectPath string) []byte {
-	e := &enc{flat: true, b: make([]byte, 0, 256*(1+cs.Size()))}
-	var x extras
-	e.open('{')
-	e.key(0, "seq")
-	e.b = append(e.b, '[')
-	e.b = strconv.AppendUint(e.b, before, 10)
-	e.b = append(e.b, ',')
-	e.b = strconv.AppendUint(e.b, g.Seq(), 10)
-	e.b = append(e.b, ']')
-	member := 1
+	w := &recordWriter{enc: &enc{flat: true, b: make([]byte, 0, 256*(1+cs.Size()))}, g: g}
+	w.open('{')
+	w.member("seq")
+	w.b = append(w.b, '[')
+	w.b = strconv.AppendUint(w.b, before, 10)
+	w.b = append(w.b, ',')
+	w.b = strconv.AppendUint(w.b, g.Seq(), 10)
+	w.b = append(w.b, ']')
 	if projectPath != "" {
 		// Every record names its project, so that a folder whose graph
 		// file and .prev are gone still has an owner (folder lookup).
-		e.key(member, "project_path")
-		e.str(projectPath)
-		member++
+		w.member("project_path")
+		w.str(projectPath)
 	}
-
 	if len(cs.Nodes) > 0 {
-		e.key(member, "nodes")
-		member++
-		e.open('{')
-		for i, id := range slices.Sorted(maps.Keys(cs.Nodes)) {
-			e.key(i, id)
-			n, ok := g.Node(id)
-			if !ok {
-				e.b = append(e.b, "null"...)
-				continue
-			}
-			e.open('{')
-			e.key(0, "node")
-			e.node(n, &x)
-			e.key(1, "version")
-			e.version(n.Version)
-			e.close('}', 2)
-		}
-		e.close('}', len(cs.Nodes))
+		w.member("nodes")
+		w.nodes(cs.Nodes)
 	}
 	if len(cs.Edges) > 0 {
-		e.key(member, "edges")
-		member++
-		e.open('[')
-		for i, k := range slices.SortedFunc(maps.Keys(cs.Edges), cmpEdgeKey) {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.open('{')
-			e.ends(k)
-			ed, ok := g.Edge(k)
-			if ok {
-				e.key(3, "edge")
-				e.edge(ed, &x)
-				e.key(4, "version")
-				e.version(ed.Version)
-			}
-			e.close('}', 3)
-		}
-		e.close(']', len(cs.Edges))
+		w.member("edges")
+		w.edges(cs.Edges)
 	}
 	if len(cs.NodeTombstones) > 0 {
-		e.key(member, "node_tombstones")
-		member++
-		e.open('{')
-		for i, id := range slices.Sorted(maps.Keys(cs.NodeTombstones)) {
-			e.key(i, id)
-			if t, ok := g.NodeTombstone(id); ok {
-				e.tombstone(t)
-			} else {
-				e.b = append(e.b, "null"...)
-			}
-		}
-		e.close('}', len(cs.NodeTombstones))
+		w.member("node_tombstones")
+		w.nodeTombstones(cs.NodeTombstones)
 	}
 	if len(cs.EdgeTombstones) > 0 {
-		e.key(member, "edge_tombstones")
-		member++
-		e.open('[')
-		for i, k := range slices.SortedFunc(maps.Keys(cs.EdgeTombstones), cmpEdgeKey) {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.open('{')
-			e.ends(k)
-			if t, ok := g.EdgeTombstone(k); ok {
-				e.key(3, "tombstone")
-				e.tombstone(t)
-			}
-			e.close('}', 3)
-		}
-		e.close(']', len(cs.EdgeTombstones))
+		w.member("edge_tombstones")
+		w.edgeTombstones(cs.EdgeTombstones)
 	}
 	if len(cs.Progress) > 0 {
-		e.key(member, "progress")
-		member++
-		e.open('{')
-		for i, task := range slices.Sorted(maps.Keys(cs.Progress)) {
-			e.key(i, task)
-			if p, ok := g.Progress(task); ok {
-				e.b = append(e.b, `{"state":`...)
-				e.raw(p)
-				e.b = append(e.b, '}')
-			} else {
-				e.b = append(e.b, "null"...)
-			}
-		}
-		e.close('}', len(cs.Progress))
+		w.member("progress")
+		w.progress(cs.Progress)
 	}
 	if cs.Meta {
-		e.key(member, "meta")
-		member++
-		e.open('{')
-		e.key(0, "seq")
-		e.b = strconv.AppendUint(e.b, g.Seq(), 10)
-		e.key(1, "project_path")
-		e.str(projectPath)
-		e.key(2, "unknown")
-		names := g.MetaNames()
-		e.open('{')
-		for i, name := range names {
-			e.key(i, name)
-			v, _ := g.Meta(name)
-			e.raw(v)
-		}
-		e.close('}', len(names))
-		e.close('}', 3)
+		w.member("meta")
+		w.meta(projectPath)
 	}
-	e.close('}', member)
-	return e.b
+	w.close('}', w.members)
+	return w.b
+}
+
+// recordWriter writes the members of a journal record from the items of g
+// its batch names.
+type recordWriter struct {
+	*enc
+	g       *domain.Graph
+	x       extras
+	members int // members of the record written so far
+}
+
+// member starts the record's next member, name.
+func (w *recordWriter) member(name string) {
+	w.key(w.members, name)
+	w.members++
+}
+
+// nodes writes the named nodes with their versions, null for one removed.
+func (w *recordWriter) nodes(named map[string]struct{}) {
+	w.open('{')
+	for i, id := range slices.Sorted(maps.Keys(named)) {
+		w.key(i, id)
+		n, ok := w.g.Node(id)
+		if !ok {
+			w.b = append(w.b, "null"...)
+			continue
+		}
+		w.open('{')
+		w.key(0, "node")
+		w.node(n, &w.x)
+		w.key(1, "version")
+		w.version(n.Version)
+		w.close('}', 2)
+	}
+	w.close('}', len(named))
+}
+
+// edges writes the named edges by their ends, with value and version
+// unless removed.
+func (w *recordWriter) edges(named map[domain.EdgeKey]struct{}) {
+	w.open('[')
+	for i, k := range slices.SortedFunc(maps.Keys(named), cmpEdgeKey) {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.open('{')
+		w.ends(k)
+		if ed, ok := w.g.Edge(k); ok {
+			w.key(3, "edge")
+			w.edge(ed, &w.x)
+			w.key(4, "version")
+			w.version(ed.Version)
+		}
+		w.close('}', 3)
+	}
+	w.close(']', len(named))
+}
+
+// nodeTombstones writes the named node tombstones, null for one removed.
+func (w *recordWriter) nodeTombstones(named map[string]struct{}) {
+	w.open('{')
+	for i, id := range slices.Sorted(maps.Keys(named)) {
+		w.key(i, id)
+		if t, ok := w.g.NodeTombstone(id); ok {
+			w.tombstone(t)
+		} else {
+			w.b = append(w.b, "null"...)
+		}
+	}
+	w.close('}', len(named))
+}
+
+// edgeTombstones writes the named edge tombstones by their ends, with the
+// tombstone unless removed.
+func (w *recordWriter) edgeTombstones(named map[domain.EdgeKey]struct{}) {
+	w.open('[')
+	for i, k := range slices.SortedFunc(maps.Keys(named), cmpEdgeKey) {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.open('{')
+		w.ends(k)
+		if t, ok := w.g.EdgeTombstone(k); ok {
+			w.key(3, "tombstone")
+			w.tombstone(t)
+		}
+		w.close('}', 3)
+	}
+	w.close(']', len(named))
+}
+
+// progress writes the named tasks' progress, null for one removed.
+func (w *recordWriter) progress(named map[string]struct{}) {
+	w.open('{')
+	for i, task := range slices.Sorted(maps.Keys(named)) {
+		w.key(i, task)
+		if p, ok := w.g.Progress(task); ok {
+			w.b = append(w.b, `{"state":`...)
+			w.raw(p)
+			w.b = append(w.b, '}')
+		} else {
+			w.b = append(w.b, "null"...)
+		}
+	}
+	w.close('}', len(named))
+}
+
+// meta writes the seq, the project path and the unknown metadata, all of
+// them.
+func (w *recordWriter) meta(projectPath string) {
+	w.open('{')
+	w.key(0, "seq")
+	w.b = strconv.AppendUint(w.b, w.g.Seq(), 10)
+	w.key(1, "project_path")
+	w.str(projectPath)
+	w.key(2, "unknown")
+	names := w.g.MetaNames()
+	w.open('{')
+	for i, name := range names {
+		w.key(i, name)
+		v, _ := w.g.Meta(name)
+		w.raw(v)
+	}
+	w.close('}', len(names))
+	w.close('}', 3)
 }
 
 func cmpEdgeKey(a, b domain.EdgeKey) int {
@@ -364,25 +401,51 @@ func replayGraph(d *domain.GraphData, records []journalRecord) (int, error) {
 	r := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
 		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
 		progress: map[string]domain.RawJSON{}}
+	if err := r.addFrom(d.Seq, records); err != nil {
+		return 0, err
+	}
+	if r.records == 0 {
+		return 0, nil
+	}
+	r.replaceItems(d)
+	r.applyKeyed(d)
+	if m := r.meta; m != nil {
+		d.Seq = m.Seq
+		d.ProjectPath = m.ProjectPath
+		d.Meta = make(map[string]domain.RawJSON, len(m.Unknown))
+		for k, v := range m.Unknown {
+			d.Meta[k] = compact(v)
+		}
+	}
+	d.Seq = max(d.Seq, r.seq)
+	return r.records, nil
+}
+
+// addFrom adds the records whose last seq is at or above seq, in order.
+func (r *graphReplay) addFrom(seq uint64, records []journalRecord) error {
 	for i, rec := range records {
 		var head struct {
 			Seq [2]uint64 `json:"seq"`
 		}
 		err := json.Unmarshal(rec.payload, &head)
-		if err == nil && head.Seq[1] < d.Seq {
+		if err == nil && head.Seq[1] < seq {
 			continue
 		}
 		if err == nil {
 			err = r.add(rec.payload)
 		}
 		if err != nil {
-			return 0, &JournalDamage{Line: rec.line, Offset: rec.offset, Reason: "it does not decode: " + err.Error(),
+			return &JournalDamage{Line: rec.line, Offset: rec.offset, Reason: "it does not decode: " + err.Error(),
 				Last: i == len(records)-1}
 		}
 	}
-	if r.records == 0 {
-		return 0, nil
-	}
+	return nil
+}
+
+// replaceItems puts the records' nodes and edges in place of those of d
+// they name, dropping the removed ones; the replaced items go last, in key
+// order.
+func (r *graphReplay) replaceItems(d *domain.GraphData) {
 	if len(r.nodes) > 0 {
 		kept := d.Nodes[:0:0]
 		for _, n := range d.Nodes {
@@ -411,26 +474,18 @@ func replayGraph(d *domain.GraphData, records []journalRecord) (int, error) {
 		}
 		d.Edges = kept
 	}
+}
+
+// applyKeyed sets or removes the tombstones and progress the records name.
+func (r *graphReplay) applyKeyed(d *domain.GraphData) {
 	if d.NodeTombstones == nil {
 		d.NodeTombstones = map[string]domain.Tombstone{}
 	}
-	for id, t := range r.nodeTombs {
-		if t == nil {
-			delete(d.NodeTombstones, id)
-		} else {
-			d.NodeTombstones[id] = *t
-		}
-	}
+	setOrDelete(d.NodeTombstones, r.nodeTombs)
 	if d.EdgeTombstones == nil {
 		d.EdgeTombstones = map[domain.EdgeKey]domain.Tombstone{}
 	}
-	for k, t := range r.edgeTombs {
-		if t == nil {
-			delete(d.EdgeTombstones, k)
-		} else {
-			d.EdgeTombstones[k] = *t
-		}
-	}
+	setOrDelete(d.EdgeTombstones, r.edgeTombs)
 	if d.Progress == nil {
 		d.Progress = map[string]domain.RawJSON{}
 	}
@@ -441,16 +496,18 @@ func replayGraph(d *domain.GraphData, records []journalRecord) (int, error) {
 			d.Progress[task] = p
 		}
 	}
-	if m := r.meta; m != nil {
-		d.Seq = m.Seq
-		d.ProjectPath = m.ProjectPath
-		d.Meta = make(map[string]domain.RawJSON, len(m.Unknown))
-		for k, v := range m.Unknown {
-			d.Meta[k] = compact(v)
+}
+
+// setOrDelete sets each key of changes in m to its value, or deletes it
+// when the value is nil.
+func setOrDelete[K comparable, V any](m map[K]V, changes map[K]*V) {
+	for k, v := range changes {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = *v
 		}
 	}
-	d.Seq = max(d.Seq, r.seq)
-	return r.records, nil
 }
 
 // journalOwner returns the project the records of a journal name: the

@@ -90,14 +90,26 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 	for k, v := range m {
 		d.Meta[k] = domain.RawJSON(v)
 	}
+	for _, read := range [...]func(context.Context, pgx.Tx, int64, *domain.GraphData) error{
+		readNodes, readEdges, readNodeTombstones, readEdgeTombstones, readProgress,
+	} {
+		if err := read(ctx, tx, id, &d); err != nil {
+			return d, 0, false, err
+		}
+	}
+	return d, uint64(rev), true, nil
+}
+
+// readNodes reads the nodes of the graph stored as id into d.
+func readNodes(ctx context.Context, tx pgx.Tx, id int64, d *domain.GraphData) error {
 	var count int
 	if err := tx.QueryRow(ctx, "SELECT count(*) FROM nodes WHERE graph_id = $1", id).Scan(&count); err != nil {
-		return d, 0, false, err
+		return err
 	}
 	d.Nodes = make([]domain.Node, 0, count)
 	var body []byte
 	var itemID string
-	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM nodes WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
+	_, err := pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM nodes WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
 		var r record.Node
 		if err := json.Unmarshal(body, &r); err != nil {
 			return damagedf("node %q: %v", itemID, err)
@@ -109,10 +121,12 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		d.Nodes = append(d.Nodes, n)
 		return nil
 	})
-	if err != nil {
-		return d, 0, false, err
-	}
-	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT body FROM edges WHERE graph_id = $1", id), []any{&body}, func() error {
+	return err
+}
+
+func readEdges(ctx context.Context, tx pgx.Tx, id int64, d *domain.GraphData) error {
+	var body []byte
+	_, err := pgx.ForEachRow(mustQuery(ctx, tx, "SELECT body FROM edges WHERE graph_id = $1", id), []any{&body}, func() error {
 		var r record.Edge
 		if err := json.Unmarshal(body, &r); err != nil {
 			return damagedf("edge: %v", err)
@@ -120,10 +134,13 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		d.Edges = append(d.Edges, r.Domain())
 		return nil
 	})
-	if err != nil {
-		return d, 0, false, err
-	}
-	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM node_tombstones WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
+	return err
+}
+
+func readNodeTombstones(ctx context.Context, tx pgx.Tx, id int64, d *domain.GraphData) error {
+	var body []byte
+	var itemID string
+	_, err := pgx.ForEachRow(mustQuery(ctx, tx, "SELECT id, body FROM node_tombstones WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
 		var r record.Tombstone
 		if err := json.Unmarshal(body, &r); err != nil {
 			return damagedf("node tombstone %q: %v", itemID, err)
@@ -131,11 +148,13 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 		d.NodeTombstones[itemID] = r.Domain()
 		return nil
 	})
-	if err != nil {
-		return d, 0, false, err
-	}
+	return err
+}
+
+func readEdgeTombstones(ctx context.Context, tx pgx.Tx, id int64, d *domain.GraphData) error {
+	var body []byte
 	var from, to, rel string
-	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT from_end, to_end, rel, body FROM edge_tombstones WHERE graph_id = $1", id),
+	_, err := pgx.ForEachRow(mustQuery(ctx, tx, "SELECT from_end, to_end, rel, body FROM edge_tombstones WHERE graph_id = $1", id),
 		[]any{&from, &to, &rel, &body}, func() error {
 			var r record.Tombstone
 			if err := json.Unmarshal(body, &r); err != nil {
@@ -144,14 +163,17 @@ func (s *Store) readGraph(ctx context.Context, tx pgx.Tx, key domain.GraphKey) (
 			d.EdgeTombstones[domain.EdgeKey{From: from, To: to, Rel: rel}] = r.Domain()
 			return nil
 		})
-	if err != nil {
-		return d, 0, false, err
-	}
-	_, err = pgx.ForEachRow(mustQuery(ctx, tx, "SELECT task, state FROM progress WHERE graph_id = $1", id), []any{&itemID, &body}, func() error {
-		d.Progress[itemID] = domain.RawJSON(slices.Clone(body))
+	return err
+}
+
+func readProgress(ctx context.Context, tx pgx.Tx, id int64, d *domain.GraphData) error {
+	var body []byte
+	var task string
+	_, err := pgx.ForEachRow(mustQuery(ctx, tx, "SELECT task, state FROM progress WHERE graph_id = $1", id), []any{&task, &body}, func() error {
+		d.Progress[task] = domain.RawJSON(slices.Clone(body))
 		return nil
 	})
-	return d, uint64(rev), true, err
+	return err
 }
 
 // rowsOrErr lets pgx.ForEachRow report a query's error as its own.

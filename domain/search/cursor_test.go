@@ -1,4 +1,4 @@
-package domain
+package search
 
 import (
 	"math/rand/v2"
@@ -12,10 +12,10 @@ import (
 func TestTFFromIsALookup(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 300 {
-		var posts []posting
+		var posts []Posting
 		for si := int32(0); si < 2000; si++ {
 			if r.IntN(1+r.IntN(40)) == 0 {
-				posts = append(posts, posting{slot: si, tf: 1 + r.Int32N(5)})
+				posts = append(posts, Posting{slot: si, tf: 1 + r.Int32N(5)})
 			}
 		}
 		at := 0
@@ -37,7 +37,7 @@ func TestTFFromIsALookup(t *testing.T) {
 				t.Fatalf("tfFrom(slot %d) = %d, want %d (%d postings)", si, got, want, len(posts))
 			}
 			if at < len(posts) && posts[at].slot < si || at > 0 && posts[at-1].slot >= si {
-				t.Fatalf("after slot %d the place is %d, not the first posting at or after it", si, at)
+				t.Fatalf("after slot %d the place is %d, not the first Posting at or after it", si, at)
 			}
 		}
 	}
@@ -49,10 +49,10 @@ func TestTFFromIsALookup(t *testing.T) {
 func TestSearchSlotIsABinarySearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for range 300 {
-		var posts []posting
+		var posts []Posting
 		for si := int32(0); si < int32(r.IntN(300)); si++ {
 			if r.IntN(3) == 0 {
-				posts = append(posts, posting{slot: si})
+				posts = append(posts, Posting{slot: si})
 			}
 		}
 		for si := int32(-1); si < 302; si++ {
@@ -73,12 +73,12 @@ func TestResortPutsTheMovedBack(t *testing.T) {
 		lists := make([]cursor, 1+r.IntN(12))
 		for i := range lists {
 			n := 1 + r.IntN(30)
-			posts := make([]posting, n)
+			posts := make([]Posting, n)
 			for k := range posts {
 				posts[k].slot = int32(k * (1 + r.IntN(3)))
 			}
-			slices.SortFunc(posts, func(a, b posting) int { return int(a.slot - b.slot) })
-			posts = slices.CompactFunc(posts, func(a, b posting) bool { return a.slot == b.slot })
+			slices.SortFunc(posts, func(a, b Posting) int { return int(a.slot - b.slot) })
+			posts = slices.CompactFunc(posts, func(a, b Posting) bool { return a.slot == b.slot })
 			lists[i] = cursor{posts: posts, at: r.IntN(len(posts)), bound: float64(i)}
 		}
 		slices.SortFunc(lists, func(a, b cursor) int { return int(a.doc() - b.doc()) })

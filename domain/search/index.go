@@ -1,18 +1,17 @@
-package domain
+package search
 
 import (
+	"iter"
 	"slices"
-
-	"github.com/kg-memory/kg/domain/search"
 )
 
-// The search index (docs/decisions/0045-word-index-for-search.md). Search
-// ranks nodes by the words they hold (domain/search/text.go), so each graph keeps an
+// The search index (docs/decisions/0045-word-index-for-search.md). kg_search
+// ranks nodes by the words they hold (text.go), so each graph keeps an
 // inverted index of words, as text-search engines do:
 //
 //   - the lexicon: every word some node's text holds, with its postings, the
 //     node slots holding it in ascending order, each with how many times the
-//     node counts it (tf: headWeight × its count in the id and gist, plus its
+//     node counts it (tf: HeadWeight × its count in the id and gist, plus its
 //     count in the rest of the text), and its stem;
 //   - the stems: for each stem, the words that have it and the number of
 //     nodes holding one of them (its document frequency). Only a word of
@@ -22,11 +21,11 @@ import (
 //   - for a word held by many nodes, its block maxima: the most any node
 //     of each run of 64 slots counts it, the bound that lets the
 //     top-k search skip the runs that cannot reach the k-th best score
-//     (search.go);
+//     (topk.go);
 //   - a trigram index of the lexicon (not of the text), padded at both ends
 //     of a word: it finds the words holding a term (substring matches) and
 //     the words a few edits from one (the typo fallback) without reading
-//     every word (search.WordGrams).
+//     every word (WordGrams).
 //
 // A node's text (docs/design/mcp.md#kg_search) is its id, gist, notes and
 // touches and the ends of its edges that are not nodes of its graph: file
@@ -35,18 +34,20 @@ import (
 // it is written, when an edge between it and a reference is put or deleted, and
 // when a node named like one of its ends is created or deleted.
 //
-// A graph builds its index on its first search (Graph.searchIndex), not
-// when it is created or loaded: a server that loads a large graph to write
-// to it, read it or compact it never pays for an index it does not use.
-// From then on the index lives in the graph and is kept exact by the same
-// primitives that keep the adjacency index (putNodeAt, putEdge,
-// removeEdgeSlot, endSlot, releaseEnd), which update it whenever it exists,
-// so Rollback, which replays the undo journal through them, takes it back
-// too. The build visits the slots in order, so that every postings list is
-// filled at its end.
+// A graph builds its index on its first search, not when it is created or
+// loaded: a server that loads a large graph to write to it, read it or
+// compact it never pays for an index it does not use. From then on the
+// index lives in the graph, which keeps it exact by telling it of every
+// change of a node's text (AddNode, RemoveNode, Rewrite, EndChanged) from
+// the same primitives that keep its adjacency index, so Rollback, which
+// replays the undo journal through them, takes it back too. The index
+// knows the graph only by its slots and the texts it is given: it imports
+// nothing of domain (docs/decisions/0087-search-index-in-its-own-package.md).
+// The build is given the nodes in slot order (Builder), so that every
+// postings list is filled at its end.
 
-// searchIndex is a graph's search index. Slots are the graph's end slots.
-type searchIndex struct {
+// Index is a graph's search index. Slots are the graph's end slots.
+type Index struct {
 	words     []lexWord // by word number; a free number has an empty text
 	wordIx    map[string]int32
 	freeWords []int32
@@ -57,14 +58,14 @@ type searchIndex struct {
 
 	// grams is the trigram index of the lexicon: for each trigram of a
 	// padded word, the word numbers holding it.
-	grams search.WordGrams
+	grams WordGrams
 
 	// blocks holds the block maxima of the words that have them, by
 	// lexWord.blk - 1; freeBlocks the numbers of lists given back.
 	blocks     [][]uint8
 	freeBlocks []int32
 	// A block is 1<<blockShift slots; blockMin is the fewest postings a
-	// word has block maxima with (defaultBlockShift, defaultBlockMin; tests
+	// word has block maxima with (DefaultBlockShift, DefaultBlockMin; tests
 	// make them small).
 	blockShift uint8
 	blockMin   int32
@@ -77,7 +78,7 @@ type lexWord struct {
 	text  string
 	stem  int32     // its stem's number; ownStem for a word that is not of letters
 	blk   int32     // 1 + the number of its block maxima in blocks; 0 for none
-	posts []posting // the nodes holding the word, by slot
+	posts []Posting // the nodes holding the word, by slot
 	// maxTF is at least the most any node counts the word: it grows with
 	// a count and is left when one falls, so it is a bound the top-k
 	// search may use, never a figure it reports.
@@ -85,7 +86,7 @@ type lexWord struct {
 }
 
 // posting is a node holding a word, and how many times it counts it.
-type posting struct{ slot, tf int32 }
+type Posting struct{ slot, tf int32 }
 
 // lexStem is one stem: its words and how many nodes hold one of them.
 type lexStem struct {
@@ -98,66 +99,81 @@ type lexStem struct {
 const ownStem = -1
 
 // Block maxima (docs/decisions/0053-search-index-on-first-search-and-block-max.md): the
-// slots of a graph are cut into blocks of 1<<defaultBlockShift (64), and a word held by at
+// slots of a graph are cut into blocks of 1<<DefaultBlockShift (64), and a word held by at
 // least blockMin nodes keeps, per block, the most a node of the block
 // counts it (capped at maxBlockTF, which stands for "lexWord.maxTF or
 // less"). One byte a block: a word gets them only when its postings, eight
 // bytes each, are at least half as many as its blocks.
 const (
-	defaultBlockShift = 6
-	defaultBlockMin   = 256
+	DefaultBlockShift = 6
+	DefaultBlockMin   = 256
 	maxBlockTF        = 255
 )
 
-func newSearchIndex(blockShift uint8, blockMin int32) *searchIndex {
-	return &searchIndex{wordIx: map[string]int32{}, stemIx: map[string]int32{}, blockShift: blockShift, blockMin: blockMin}
+func newIndex(blockShift uint8, blockMin int32) *Index {
+	return &Index{wordIx: map[string]int32{}, stemIx: map[string]int32{}, blockShift: blockShift, blockMin: blockMin}
 }
 
 // block returns the block of slot si.
-func (ix *searchIndex) block(si int32) int32 { return si >> ix.blockShift }
+func (ix *Index) block(si int32) int32 { return si >> ix.blockShift }
 
 // blockStart returns the first slot of block j.
-func (ix *searchIndex) blockStart(j int32) int32 { return j << ix.blockShift }
+func (ix *Index) blockStart(j int32) int32 { return j << ix.blockShift }
 
-// buildSearchIndex indexes every node of g at once, with block maxima for
-// the words held by blockMin nodes or more. The nodes are read in slot
-// order, once: each token of a node's text is looked up in the lexicon
-// (which grows as words come) and counted against the node by its word
-// number, and the nodes' postings are gathered in chunks, with the number
-// of postings of each word; then each word's list is a window of one arena
-// of its final size, filled in slot order, so that no list is grown and
-// left with room to spare. The trigrams of the lexicon come last, word by
-// word.
-func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *searchIndex {
-	b := indexBuilder{ix: newSearchIndex(blockShift, blockMin)}
-	ix := b.ix
+// Doc is the text of a node that is its own: its id, gist, notes and
+// touches. The rest of its text is the names of the ends of its edges that
+// are not nodes, which the graph gives beside it.
+type Doc struct {
+	ID, Gist       string
+	Notes, Touches []string
+}
+
+// Builder indexes every node of a graph at once, with block maxima for the
+// words held by blockMin nodes or more. It is given the nodes in slot
+// order, once (Add): each token of a node's text is looked up in the
+// lexicon (which grows as words come) and counted against the node by its
+// word number, and the nodes' postings are gathered in chunks, with the
+// number of postings of each word. Then (Index) each word's list is a
+// window of one arena of its final size, filled in slot order, so that no
+// list is grown and left with room to spare. The trigrams of the lexicon
+// come last, word by word.
+type Builder struct{ b indexBuilder }
+
+// NewBuilder returns a Builder of an index of about nodes nodes.
+func NewBuilder(nodes int, blockShift uint8, blockMin int32) *Builder {
+	ix := newIndex(blockShift, blockMin)
 	// Most graphs have a word of their own per node (its id).
-	ix.wordIx = make(map[string]int32, g.nodeCount)
-	ix.words = make([]lexWord, 0, g.nodeCount+1024)
-	for si := range g.ends {
-		if n := g.ends[si].node; n != nil {
-			b.addNode(g, int32(si), n)
-		}
-	}
+	ix.wordIx = make(map[string]int32, nodes)
+	ix.words = make([]lexWord, 0, nodes+1024)
+	return &Builder{indexBuilder{ix: ix}}
+}
 
-	arena := make([]posting, b.total)
+// Add indexes the node of slot si, after every node of a lower slot: its
+// own text d, and the names of its ends that are not nodes, one per edge.
+func (b *Builder) Add(si int32, d *Doc, ends iter.Seq[string]) { b.b.addNode(si, d, ends) }
+
+// Index returns the index of the nodes added.
+func (b *Builder) Index() *Index {
+	bb := &b.b
+	ix := bb.ix
+	arena := make([]Posting, bb.total)
 	off := 0
 	for w := range ix.words {
-		ix.words[w].posts = arena[off : off : off+int(b.count[w])]
-		off += int(b.count[w])
+		ix.words[w].posts = arena[off : off : off+int(bb.count[w])]
+		off += int(bb.count[w])
 	}
-	b.count, b.seen, b.at, b.stemSeen = nil, nil, nil, nil
+	bb.count, bb.seen, bb.at, bb.stemSeen = nil, nil, nil, nil
 	ni := 0
-	for ci, chunk := range b.chunks {
+	for ci, chunk := range bb.chunks {
 		for _, x := range chunk {
-			for b.nodes[ni].left == 0 {
+			for bb.nodes[ni].left == 0 {
 				ni++
 			}
-			b.nodes[ni].left--
+			bb.nodes[ni].left--
 			lw := &ix.words[x.word]
-			lw.posts = append(lw.posts, posting{b.nodes[ni].slot, x.tf})
+			lw.posts = append(lw.posts, Posting{bb.nodes[ni].slot, x.tf})
 		}
-		b.chunks[ci] = nil // read: let it go
+		bb.chunks[ci] = nil // read: let it go
 	}
 	for w := range ix.words {
 		ix.grams.Add(ix.words[w].text, int32(w), len(ix.words))
@@ -166,9 +182,9 @@ func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *searchIndex {
 	return ix
 }
 
-// indexBuilder gathers the postings of buildSearchIndex node by node.
+// indexBuilder gathers the postings of a Builder node by node.
 type indexBuilder struct {
-	ix       *searchIndex
+	ix       *Index
 	chunks   [][]gathered // the postings, node after node, in slot order
 	nodes    []builtNode  // the nodes, in slot order
 	total    int          // postings gathered
@@ -189,18 +205,20 @@ type builtNode struct{ slot, left int32 }
 // gatherChunk is the length of a chunk of gathered postings: 128 KiB.
 const gatherChunk = 1 << 14
 
-// addNode gathers the postings of node n in slot si.
-func (b *indexBuilder) addNode(g *Graph, si int32, n *Node) {
+// addNode gathers the postings of the node of slot si.
+func (b *indexBuilder) addNode(si int32, d *Doc, ends iter.Seq[string]) {
 	b.node = b.node[:0]
-	b.text(si, n.ID, headWeight)
-	b.text(si, n.Gist, headWeight)
-	for _, s := range n.Notes {
+	b.text(si, d.ID, HeadWeight)
+	b.text(si, d.Gist, HeadWeight)
+	for _, s := range d.Notes {
 		b.text(si, s, 1)
 	}
-	for _, s := range n.Touches {
+	for _, s := range d.Touches {
 		b.text(si, s, 1)
 	}
-	eachEnd(g, si, func(e int32) { b.text(si, g.ends[e].name, 1) })
+	for name := range ends {
+		b.text(si, name, 1)
+	}
 
 	ix := b.ix
 	for _, x := range b.node {
@@ -225,7 +243,7 @@ func (b *indexBuilder) addNode(g *Graph, si int32, n *Node) {
 // text counts the words of s against the node in slot si, tf times each.
 func (b *indexBuilder) text(si int32, s string, tf int32) {
 	ix := b.ix
-	b.toks = search.AppendWords(b.toks[:0], s)
+	b.toks = AppendWords(b.toks[:0], s)
 	for _, tok := range b.toks {
 		w, ok := ix.wordIx[tok]
 		if !ok {
@@ -242,12 +260,6 @@ func (b *indexBuilder) text(si int32, s string, tf int32) {
 		b.node[b.at[w]].tf += tf
 	}
 }
-
-// named and release are told when the graph names or frees a slot; the
-// index keys nothing by slot but its postings, which a slot leaves with
-// its node.
-func (ix *searchIndex) named(*Graph, int32) {}
-func (ix *searchIndex) release(int32)       {}
 
 // wordCounts gathers the words of some text before they are applied to a
 // node: each word with its counts.
@@ -292,7 +304,7 @@ func (ws *wordCounts) reset() {
 
 // add counts the words of text, in the head (the id and gist) or not.
 func (ws *wordCounts) add(text string, head bool) {
-	ws.buf = search.AppendWords(ws.buf[:0], text)
+	ws.buf = AppendWords(ws.buf[:0], text)
 	for _, w := range ws.buf {
 		i := ws.find(w)
 		if i < 0 {
@@ -316,115 +328,71 @@ func (ws *wordCounts) add(text string, head bool) {
 }
 
 // fieldWords counts the words of a node's own fields.
-func fieldWords(ws *wordCounts, n *Node) {
-	ws.add(n.ID, true)
-	ws.add(n.Gist, true)
-	for _, s := range n.Notes {
+func fieldWords(ws *wordCounts, d *Doc) {
+	ws.add(d.ID, true)
+	ws.add(d.Gist, true)
+	for _, s := range d.Notes {
 		ws.add(s, false)
 	}
-	for _, s := range n.Touches {
+	for _, s := range d.Touches {
 		ws.add(s, false)
 	}
 }
 
-// nodeWords counts the words of the whole text of node n in slot si: its
-// fields and its ends.
-func nodeWords(g *Graph, ws *wordCounts, si int32, n *Node) {
-	fieldWords(ws, n)
-	eachEnd(g, si, func(e int32) { ws.add(g.ends[e].name, false) })
-}
-
-// eachEnd calls f with the slot of the far end of every edge of node slot
-// si whose far end is not a node: the ends that are part of the node's
-// text, once per edge. Whether an end is a node is read from the graph's
-// endTiers, one byte per slot, rather than from the slots themselves.
-func eachEnd(g *Graph, si int32, f func(e int32)) {
-	s := &g.ends[si]
-	for _, list := range [2][]adjEntry{s.out, s.in} {
-		for _, a := range list {
-			if a.other != si && g.endTiers[a.other] == endRef {
-				f(a.other)
-			}
-		}
+// nodeWords counts the words of the whole text of a node: its fields and
+// its ends.
+func nodeWords(ws *wordCounts, d *Doc, ends iter.Seq[string]) {
+	fieldWords(ws, d)
+	for name := range ends {
+		ws.add(name, false)
 	}
 }
 
-// eachNeighbour calls f with the slot of every node other than si at the
-// far end of an edge of slot si, once per edge.
-func eachNeighbour(g *Graph, si int32, f func(n int32)) {
-	s := &g.ends[si]
-	for _, list := range [2][]adjEntry{s.out, s.in} {
-		for _, a := range list {
-			if a.other != si && g.endTiers[a.other] != endRef {
-				f(a.other)
-			}
-		}
-	}
-}
-
-// setNode updates the index for slot si, whose node was old and is now n
-// (either may be nil); the graph has already put n in the slot. A change
-// that keeps the text (a tier change, a read stamp, a new version) costs
-// one comparison of the fields.
-func (ix *searchIndex) setNode(g *Graph, si int32, old, n *Node) {
+// AddNode adds the node of slot si: its own text d and the names of its
+// ends that are not nodes, one per edge. The graph then takes the node's
+// name out of the text of its neighbours (EndChanged), where it was an end.
+func (ix *Index) AddNode(si int32, d *Doc, ends iter.Seq[string]) {
 	var ws wordCounts
 	ws.reset()
-	switch {
-	case old == nil && n == nil:
-	case old != nil && n != nil:
-		if sameText(old, n) {
-			return
-		}
-		fieldWords(&ws, old)
-		ix.apply(si, &ws, -1)
-		ws.reset()
-		fieldWords(&ws, n)
-		ix.apply(si, &ws, +1)
-	case n != nil:
-		// A new node: its text is its fields and its ends, and it is no
-		// longer an end in the text of its neighbours.
-		nodeWords(g, &ws, si, n)
-		ix.apply(si, &ws, +1)
-		ix.count++
-		ix.neighbourEnds(g, si, -1)
-	default:
-		// A node gone: its text goes, and its name becomes an end in the
-		// text of its neighbours.
-		nodeWords(g, &ws, si, old)
-		ix.apply(si, &ws, -1)
-		ix.count--
-		ix.neighbourEnds(g, si, +1)
-	}
+	nodeWords(&ws, d, ends)
+	ix.apply(si, &ws, +1)
+	ix.count++
 }
 
-// neighbourEnds adds (sign +1) or takes away (-1) the name of slot si in
-// the text of every node at the far end of one of its edges, once per edge.
-func (ix *searchIndex) neighbourEnds(g *Graph, si int32, sign int32) {
+// RemoveNode takes away the node of slot si, whose text was d and ends;
+// the graph then puts its name back in the text of its neighbours
+// (EndChanged), where it is an end again.
+func (ix *Index) RemoveNode(si int32, d *Doc, ends iter.Seq[string]) {
 	var ws wordCounts
-	eachNeighbour(g, si, func(nb int32) {
-		ws.reset()
-		ws.add(g.ends[si].name, false)
-		ix.apply(nb, &ws, sign)
-	})
+	ws.reset()
+	nodeWords(&ws, d, ends)
+	ix.apply(si, &ws, -1)
+	ix.count--
 }
 
-// edgeChanged records that an edge between slots from and to was put
-// (added true) or deleted; the graph's adjacency lists already say so.
-func (ix *searchIndex) edgeChanged(g *Graph, from, to int32, added bool) {
-	if from == to {
+// Rewrite records that the node of slot si, whose own text was old, now
+// has n. A change that keeps the text (a tier change, a read stamp, a new
+// version) costs one comparison of the fields.
+func (ix *Index) Rewrite(si int32, old, n *Doc) {
+	if sameText(old, n) {
 		return
 	}
-	fromNode, toNode := g.ends[from].node != nil, g.ends[to].node != nil
-	if fromNode == toNode {
-		return // two nodes, or two references: no node's text changes
-	}
-	si, e := from, to
-	if toNode {
-		si, e = to, from
-	}
 	var ws wordCounts
 	ws.reset()
-	ws.add(g.ends[e].name, false)
+	fieldWords(&ws, old)
+	ix.apply(si, &ws, -1)
+	ws.reset()
+	fieldWords(&ws, n)
+	ix.apply(si, &ws, +1)
+}
+
+// EndChanged adds (added) or takes away an end named name in the text of
+// the node of slot si: an edge between it and a reference was put or
+// deleted, or a neighbour stopped or started being a node.
+func (ix *Index) EndChanged(si int32, name string, added bool) {
+	var ws wordCounts
+	ws.reset()
+	ws.add(name, false)
 	sign := int32(-1)
 	if added {
 		sign = +1
@@ -433,7 +401,7 @@ func (ix *searchIndex) edgeChanged(g *Graph, from, to int32, added bool) {
 }
 
 // apply adds sign × the counted words to the text of node slot si.
-func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
+func (ix *Index) apply(si int32, ws *wordCounts, sign int32) {
 	for _, d := range ws.list {
 		w, ok := ix.wordIx[d.text]
 		if !ok {
@@ -441,14 +409,14 @@ func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
 		}
 		lw := &ix.words[w]
 		at, found := slices.BinarySearchFunc(lw.posts, si, cmpPostingSlot)
-		tf := sign * (headWeight*d.head + d.body)
+		tf := sign * (HeadWeight*d.head + d.body)
 		if !found {
 			// The node gains the word (sign is +1: a word it lacks is
 			// never taken away).
 			if lw.stem != ownStem && !ix.holdsStem(si, lw.stem) {
 				ix.stems[lw.stem].df++
 			}
-			lw.posts = slices.Insert(lw.posts, at, posting{si, tf})
+			lw.posts = slices.Insert(lw.posts, at, Posting{si, tf})
 			lw.maxTF = max(lw.maxTF, tf)
 			ix.raiseBlock(w, si, tf)
 			continue
@@ -481,13 +449,13 @@ func (ix *searchIndex) apply(si int32, ws *wordCounts, sign int32) {
 	}
 }
 
-func cmpPostingSlot(p posting, si int32) int { return int(p.slot - si) }
+func cmpPostingSlot(p Posting, si int32) int { return int(p.slot - si) }
 
 // searchSlot returns the place in posts (ascending by slot) of the first
 // posting of slot si or after: slices.BinarySearchFunc's answer, written
 // out because the top-k search calls it for nearly every node it looks at
 // and the generic version's call to its comparison is most of its cost.
-func searchSlot(posts []posting, si int32) int {
+func searchSlot(posts []Posting, si int32) int {
 	lo, hi := 0, len(posts)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -502,7 +470,7 @@ func searchSlot(posts []posting, si int32) int {
 
 // tf returns how many times node slot si counts word w; 0 if it does not
 // hold it.
-func (ix *searchIndex) tf(w, si int32) int32 {
+func (ix *Index) tf(w, si int32) int32 {
 	posts := ix.words[w].posts
 	if i := searchSlot(posts, si); i < len(posts) && posts[i].slot == si {
 		return posts[i].tf
@@ -511,7 +479,7 @@ func (ix *searchIndex) tf(w, si int32) int32 {
 }
 
 // holdsStem reports whether node slot si holds a word of stem s.
-func (ix *searchIndex) holdsStem(si, s int32) bool {
+func (ix *Index) holdsStem(si, s int32) bool {
 	for _, w := range ix.stems[s].words {
 		if ix.tf(w, si) > 0 {
 			return true
@@ -521,7 +489,7 @@ func (ix *searchIndex) holdsStem(si, s int32) bool {
 }
 
 // stemText returns the stem of word w.
-func (ix *searchIndex) stemText(w int32) string {
+func (ix *Index) stemText(w int32) string {
 	if s := ix.words[w].stem; s != ownStem {
 		return ix.stems[s].text
 	}
@@ -530,7 +498,7 @@ func (ix *searchIndex) stemText(w int32) string {
 
 // eachStemWord calls f with every word of stem, and returns how many nodes
 // hold one of them.
-func (ix *searchIndex) eachStemWord(stem string, f func(w int32)) int {
+func (ix *Index) eachStemWord(stem string, f func(w int32)) int {
 	if s, ok := ix.stemIx[stem]; ok {
 		for _, w := range ix.stems[s].words {
 			f(w)
@@ -545,16 +513,16 @@ func (ix *searchIndex) eachStemWord(stem string, f func(w int32)) int {
 }
 
 // stemDF returns how many nodes hold a word of stem.
-func (ix *searchIndex) stemDF(stem string) int { return ix.eachStemWord(stem, func(int32) {}) }
+func (ix *Index) stemDF(stem string) int { return ix.eachStemWord(stem, func(int32) {}) }
 
 // addWord adds text to the lexicon with its stem, and with its trigrams
 // when grams is true (buildSearchIndex adds those last).
-func (ix *searchIndex) addWord(text string, grams bool) int32 {
+func (ix *Index) addWord(text string, grams bool) int32 {
 	w := takeFree(&ix.freeWords, &ix.words)
 	ix.words[w] = lexWord{text: text, stem: ownStem}
 	ix.wordIx[text] = w
-	if search.IsLetters(text) { // any other word is its own stem (search.Stem)
-		stemText := search.Stem(text)
+	if IsLetters(text) { // any other word is its own stem (Stem)
+		stemText := Stem(text)
 		s, ok := ix.stemIx[stemText]
 		if !ok {
 			s = takeFree(&ix.freeStems, &ix.stems)
@@ -571,7 +539,7 @@ func (ix *searchIndex) addWord(text string, grams bool) int32 {
 }
 
 // dropWord takes word w, which no node holds any more, out of the lexicon.
-func (ix *searchIndex) dropWord(w int32) {
+func (ix *Index) dropWord(w int32) {
 	lw := ix.words[w]
 	ix.grams.Remove(lw.text, w, len(ix.words))
 	if lw.stem != ownStem {
@@ -590,7 +558,7 @@ func (ix *searchIndex) dropWord(w int32) {
 }
 
 // blocksOf returns the block maxima of word w; nil when it has none.
-func (ix *searchIndex) blocksOf(w int32) []uint8 {
+func (ix *Index) blocksOf(w int32) []uint8 {
 	if b := ix.words[w].blk; b > 0 {
 		return ix.blocks[b-1]
 	}
@@ -609,7 +577,7 @@ func capBlockTF(tf int32) uint8 { return uint8(min(tf, maxBlockTF)) }
 
 // maybeBlocks gives word w block maxima if it has none and is held by
 // enough nodes: blockMin, and at least half as many as its blocks.
-func (ix *searchIndex) maybeBlocks(w int32) {
+func (ix *Index) maybeBlocks(w int32) {
 	lw := &ix.words[w]
 	n := len(lw.posts)
 	if lw.blk != 0 || n < int(ix.blockMin) || 2*n < int(ix.block(lw.posts[n-1].slot))+1 {
@@ -639,7 +607,7 @@ func takeFree[T any](free *[]int32, list *[]T) int32 {
 }
 
 // dropBlocks takes the block maxima of word w away, if it has them.
-func (ix *searchIndex) dropBlocks(w int32) {
+func (ix *Index) dropBlocks(w int32) {
 	lw := &ix.words[w]
 	if lw.blk == 0 {
 		return
@@ -651,7 +619,7 @@ func (ix *searchIndex) dropBlocks(w int32) {
 
 // raiseBlock records that node slot si now counts word w tf times, more
 // than before.
-func (ix *searchIndex) raiseBlock(w, si, tf int32) {
+func (ix *Index) raiseBlock(w, si, tf int32) {
 	lw := &ix.words[w]
 	if lw.blk == 0 {
 		ix.maybeBlocks(w)
@@ -668,7 +636,7 @@ func (ix *searchIndex) raiseBlock(w, si, tf int32) {
 // recountBlock works out again the block maximum of word w over the block
 // of slot si, after the count of si fell, or drops the word's block
 // maxima once it is held by fewer than blockMin/2 nodes.
-func (ix *searchIndex) recountBlock(w, si int32) {
+func (ix *Index) recountBlock(w, si int32) {
 	lw := &ix.words[w]
 	if lw.blk == 0 {
 		return
@@ -687,10 +655,52 @@ func (ix *searchIndex) recountBlock(w, si int32) {
 }
 
 // wordText returns the text of word w; empty for a free number.
-func (ix *searchIndex) wordText(w int32) string { return ix.words[w].text }
+func (ix *Index) wordText(w int32) string { return ix.words[w].text }
 
 // sameText reports whether two versions of a node have the same searchable
 // fields. The id is the slot's and cannot differ.
-func sameText(a, b *Node) bool {
+func sameText(a, b *Doc) bool {
 	return a.Gist == b.Gist && slices.Equal(a.Notes, b.Notes) && slices.Equal(a.Touches, b.Touches)
+}
+
+// EachCandidate calls f with the slot of each node, once, that holds at
+// least two of the rare rarest of words known to the index (or the one,
+// when only one is known): a text near-identical to the words shares most
+// of them (docs/design/trust.md#near-identical-gists). The nodes are read
+// from the rarest word's postings (up to budget of them) and from the next
+// ones' when they are that rare too; whether a node holds the others is a
+// binary search. So f is called at most rare × budget times, whatever the
+// size of the graph.
+func (ix *Index) EachCandidate(words []string, rare, budget int, f func(si int32)) {
+	var known []int32
+	for _, w := range words {
+		if wi, ok := ix.wordIx[w]; ok && !slices.Contains(known, wi) {
+			known = append(known, wi)
+		}
+	}
+	slices.SortFunc(known, func(a, b int32) int { return len(ix.words[a].posts) - len(ix.words[b].posts) })
+	known = known[:min(len(known), rare)]
+	var slots []int32
+	for i, w := range known {
+		posts := ix.words[w].posts
+		if i > 0 && len(posts) > budget {
+			break
+		}
+		for _, p := range posts[:min(len(posts), budget)] {
+			slots = append(slots, p.slot)
+		}
+	}
+	slices.Sort(slots)
+	need := min(2, len(known))
+	for _, si := range slices.Compact(slots) {
+		held := 0
+		for _, w := range known {
+			if held < need && ix.tf(w, si) > 0 {
+				held++
+			}
+		}
+		if held >= need {
+			f(si)
+		}
+	}
 }
