@@ -59,6 +59,10 @@ test('no label covers another vertex\'s marker; one that cannot avoid them all i
   // A marker right of a vertex sends its label to the left.
   const two = placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, [{ sx: 100, sy: 100, r: 5 }, { sx: 130, sy: 100, r: 5 }]);
   assert.equal(two.get('a').side, 'left');
+  // Markers on every side: a label that must be read covers one rather than go missing.
+  const boxed = [{ sx: 100, sy: 100, r: 5 }, { sx: 130, sy: 100, r: 5 }, { sx: 70, sy: 100, r: 5 }, { sx: 100, sy: 80, r: 5 }, { sx: 100, sy: 120, r: 5 }];
+  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, boxed).has('a'), false);
+  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, boxed).get('a').side, 'right');
 });
 
 test('long ids are cut', () => {

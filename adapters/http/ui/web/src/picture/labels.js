@@ -23,7 +23,10 @@ export function labelText(id) {
  *
  * @param {{id: string, sx: number, sy: number, r: number, w: number, must?: boolean}[]} candidates
  *   in priority order; sx, sy the vertex's centre on screen, r its radius
- *   on screen, w the label's width; must: placed even if it overlaps
+ *   on screen, w the label's width; must: placed even if it overlaps;
+ *   keep: placed over a marker when no side is free of them;
+ *   avoid: false lets it cover markers (the crowd far from the selection,
+ *   where a label on a marker costs less than no label)
  * @param {{width: number, height: number, max: number}} view
  * @param {Map<string, object>} [stay] labels placed before that stay where they are
  * @param {{sx: number, sy: number, r: number}[]} [markers] the markers drawn on screen, which no label may cover
@@ -43,11 +46,12 @@ export function placeLabels(candidates, view, stay = null, markers = null) {
     for (let r = r0; r <= r1; r++) for (let c = c0; c <= c1; c++) out.push(r * cols + c);
     return out;
   };
-  const hits = (b) => {
+  const hits = (b, avoid) => {
     for (const k of cellsOf(b)) {
       for (const o of grid.get(k) ?? []) {
         if (b.x < o.x + o.w + PAD && o.x < b.x + b.w + PAD && b.y < o.y + o.h + PAD && o.y < b.y + b.h + PAD) return true;
       }
+      if (!avoid) continue;
       for (const o of marks.get(k) ?? []) {
         if (b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h) return true;
       }
@@ -80,7 +84,11 @@ export function placeLabels(candidates, view, stay = null, markers = null) {
     const left = { x: c.sx - c.r - 3 - c.w, y, w: c.w, h: LABEL_HEIGHT, side: 'left' };
     const above = { x: c.sx - c.w / 2, y: c.sy - c.r - 2 - LABEL_HEIGHT, w: c.w, h: LABEL_HEIGHT, side: 'above' };
     const below = { x: c.sx - c.w / 2, y: c.sy + c.r + 2, w: c.w, h: LABEL_HEIGHT, side: 'below' };
-    const fit = [right, left, above, below].find((b) => inView(b) && !hits(b));
+    const sides = [right, left, above, below];
+    let fit = sides.find((b) => inView(b) && !hits(b, c.avoid !== false));
+    // A label that must be read (keep: the selection's local graph) covers a
+    // marker rather than go missing, when no side is free of them.
+    if (!fit && c.keep) fit = sides.find((b) => inView(b) && !hits(b, false));
     if (fit) add(c.id, fit);
     else if (c.must && inView(right)) add(c.id, right);
   }

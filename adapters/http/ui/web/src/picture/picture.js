@@ -629,6 +629,9 @@ export class Picture {
     if (some) {
       const stay = new Map([...(this.placed ?? [])].filter(([id]) => !moved.has(id)));
       cands = [...moved].map(candidate).filter(Boolean);
+      for (const c of cands) {
+        if (c.bold || this.near.has(c.id) || this.hits?.has(c.id)) c.keep = true; else c.avoid = false;
+      }
       placed = placeLabels(cands, { width: w, height: h, max }, stay, markers);
     } else {
       // After the selection, its neighbours and the hits, the labels shown
@@ -637,9 +640,10 @@ export class Picture {
       for (const id of order) {
         const c = candidate(id);
         if (!c) continue;
-        if (c.bold || this.near.has(id) || this.hits?.has(id)) first.push(c);
-        else if (this.labels.has(id)) kept.push(c);
-        else rest.push(c);
+        // The selection's neighbourhood and the hits are read: their labels
+        // cover no marker. The rest may, or a fitted large graph would keep
+        // almost none.
+        if (c.bold || this.near.has(id) || this.hits?.has(id)) { c.keep = true; first.push(c); } else if (this.labels.has(id)) { c.avoid = false; kept.push(c); } else { c.avoid = false; rest.push(c); }
       }
       cands = [...first, ...kept, ...rest];
       placed = placeLabels(cands, { width: w, height: h, max }, null, markers);
