@@ -84,12 +84,24 @@ func inner(r rule) rule {
 	return r
 }
 
+// room is the rule of a room of domain (docs/decisions/0088-domain-rooms.md):
+// a subpackage that builds on the graph, as pure as domain itself. It may
+// import domain and domain's leaf packages; domain imports none of its rooms
+// (the compiler refuses the cycle).
+func room(prefix string) rule {
+	return inner(rule{prefix: prefix, mayImport: []string{"domain"}, libraries: []string{"github.com/kljensen/snowball/english"},
+		description:   "domain and its subpackages, the standard library and the snowball stemmer; never I/O, logging, the wall clock or goroutines",
+		moreForbidden: []string{"log/slog"}, pure: true})
+}
+
 // rules are matched in order; the first whose prefix matches applies.
 var rules = []rule{
 	// A command a developer runs by hand to rewrite the corpus from a
 	// gitleaks dump (domain/secrets/secretcorpus/README.md): it reads stdin and
 	// writes stdout, and nothing links it into kg.
 	{prefix: "domain/secrets/secretcorpus/internal/gitleaksdump", description: "standard library only: a command run by hand"},
+	room("domain/recall"),
+	room("domain/merge"),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},
 		description:   "standard library only, and the snowball stemmer; never I/O, logging, the wall clock or goroutines",
@@ -382,6 +394,9 @@ func TestDependencyCheckerCatchesViolations(t *testing.T) {
 		{"search imports domain", pkg{path: "domain/search", imports: []string{module + "/domain"}}, "domain/search imports domain"},
 		{"domain imports its renderer", pkg{path: "domain", imports: []string{module + "/domain/render"}}, ""},
 		{"the renderer imports domain", pkg{path: "domain/render", imports: []string{module + "/domain"}}, "domain/render imports domain"},
+		{"a room imports domain", pkg{path: "domain/recall", imports: []string{module + "/domain", module + "/domain/render"}}, ""},
+		{"a room imports ports", pkg{path: "domain/recall", imports: []string{module + "/ports"}}, "domain/recall imports ports"},
+		{"a room imports os", pkg{path: "domain/recall", imports: []string{"os"}}, "domain/recall imports os"},
 		{"ports imports domain", pkg{path: "ports", imports: []string{module + "/domain", "time", "encoding/json"}}, ""},
 		{"ports imports io/fs", pkg{path: "ports", imports: []string{"io/fs"}}, "ports imports io/fs"},
 		{"ports imports database/sql", pkg{path: "ports", imports: []string{"database/sql"}}, "ports imports database/sql"},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
@@ -98,15 +99,15 @@ func (req BootstrapRequest) check() error {
 
 // preload builds the preload of the user graph and project's graph within
 // budget characters.
-func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, budget int) (domain.Preload, error) {
+func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, budget int) (recall.Preload, error) {
 	lg, err := h.lockGraphs(ctx, project)
 	if err != nil {
-		return domain.Preload{}, err
+		return recall.Preload{}, err
 	}
 	defer lg.unlock()
-	parts := []domain.PreloadGraph{{Graph: lg.graphs[0]}}
+	parts := []recall.PreloadGraph{{Graph: lg.graphs[0]}}
 	if len(lg.graphs) > 1 {
-		parts = append(parts, domain.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
+		parts = append(parts, recall.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
 	}
 	// Ranking is most of a preload's cost: each graph's order is kept on
 	// its entry and used again while the graph is unchanged.
@@ -115,7 +116,7 @@ func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, 
 			parts[i].Ranking = e.preload.Load()
 		}
 	}
-	pre, rankings := domain.BuildPreload(parts, now, h.svc.cfg.Policy, budget)
+	pre, rankings := recall.BuildPreload(parts, now, h.svc.cfg.Policy, budget)
 	for i, r := range rankings {
 		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
 			e.preload.Store(r)
@@ -153,12 +154,12 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 // not read (outside the home folder) or cannot.
 func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
 	owner := h.svc.scope.owner(ctx)
-	tail, err := h.svc.transcripts.Tail(ctx, path, domain.MaxTranscriptTail)
+	tail, err := h.svc.transcripts.Tail(ctx, path, recall.MaxTranscriptTail)
 	if err != nil {
 		h.svc.log.Info("transcript not read", "path", path, "err", err)
 		return ""
 	}
-	for _, id := range domain.TranscriptSessionIDs(tail) {
+	for _, id := range recall.TranscriptSessionIDs(tail) {
 		if err := h.svc.sessions.ensure(ctx, id); err != nil {
 			h.svc.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -436,7 +437,7 @@ func TestMarkUseful(t *testing.T) {
 		t.Errorf("second call: %+v, %v; want c marked, a already", r, err)
 	}
 	n, _ := e.store.stored(t, domain.ProjectGraph(projA), "a")
-	if m := domain.UsefulMarks(&n); len(m) != 1 || n.Version.V != 1 {
+	if m := recall.UsefulMarks(&n); len(m) != 1 || n.Version.V != 1 {
 		t.Errorf("stored a: marks %v v%d; want one mark, no new version", m, n.Version.V)
 	}
 	if got := e.storedSeq(domain.ProjectGraph(projA)); got != seq {
@@ -475,7 +476,7 @@ func TestMarkUsefulAllowanceIsTwentyPerSession(t *testing.T) {
 	}
 	_, err := e.svc.MarkUseful(e.ctx, s, []string{"n20"})
 	wantKind(t, err, domain.KindInvalid, "ids")
-	if n, _ := e.store.stored(t, domain.ProjectGraph(projA), "n20"); len(domain.UsefulMarks(&n)) != 0 {
+	if n, _ := e.store.stored(t, domain.ProjectGraph(projA), "n20"); len(recall.UsefulMarks(&n)) != 0 {
 		t.Error("the 21st mark was stored")
 	}
 	// Another session has its own allowance; the marks survive a restart.
@@ -528,7 +529,7 @@ func (e *env) storedSeq(k domain.GraphKey) uint64 {
 func TestBootstrapKeepsThePreloadOrderUntilAWrite(t *testing.T) {
 	e := newEnv(t)
 	e.fillGraphs(400, 100)
-	kept := func() *domain.PreloadRanking {
+	kept := func() *recall.PreloadRanking {
 		e.svc.store.mu.Lock()
 		defer e.svc.store.mu.Unlock()
 		return e.svc.store.entries[domain.ProjectGraph(projA)].preload.Load()

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -14,7 +15,7 @@ type MergeResult struct {
 	DryRun  bool
 	// Plan is what the merge does: the merged content, each edge of the
 	// node merged and what becomes of it, the secrets redacted.
-	Plan domain.MergePlan
+	Plan merge.MergePlan
 	// Node is the node kept, as the write left it (after its compaction
 	// run); nil for a dry run.
 	Node *domain.Node
@@ -36,7 +37,7 @@ type MergeResult struct {
 // followed by its compaction run. The merged text is screened for secrets
 // under KG_SECRETS. A dry run says what the merge would do and changes
 // nothing, not even read stamps.
-func (s *Service) MergeNodes(ctx context.Context, sc Scope, in domain.MergeInput, dryRun bool) (_ MergeResult, err error) {
+func (s *Service) MergeNodes(ctx context.Context, sc Scope, in merge.MergeInput, dryRun bool) (_ MergeResult, err error) {
 	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
 		return MergeResult{}, err
@@ -46,7 +47,7 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in domain.MergeInput
 	res := MergeResult{Level: k.Level, Project: k.Project, DryRun: dryRun}
 	if dryRun {
 		e.mu.RLock()
-		res.Plan, err = e.g.PlanMerge(in, s.cfg.Secrets)
+		res.Plan, err = merge.PlanMerge(e.g, in, s.cfg.Secrets)
 		e.mu.RUnlock()
 		if err != nil {
 			return MergeResult{}, err
@@ -54,7 +55,7 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in domain.MergeInput
 		return res, nil
 	}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m, err := g.MergeNodes(in, s.cfg.Secrets, at)
+		m, err := merge.MergeNodes(g, in, s.cfg.Secrets, at)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -52,7 +53,7 @@ func TestMergeNodesIsOneDurableWrite(t *testing.T) {
 	e.events.reset()
 
 	r, err := e.svc.MergeNodes(e.ctx, Scope{ProjectPath: projA, Level: domain.LevelProject},
-		domain.MergeInput{Into: "a", From: "b", Gist: "retry the flaky upload 3 times with a 2s backoff"}, false)
+		merge.MergeInput{Into: "a", From: "b", Gist: "retry the flaky upload 3 times with a 2s backoff"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestMergeNodesDryRunChangesNothing(t *testing.T) {
 	e, _ := mergeEnv(t)
 	key := domain.ProjectGraph(projA)
 	commits := e.store.count(key)
-	r, err := e.svc.MergeNodes(e.ctx, Scope{ProjectPath: projA, Level: domain.LevelProject}, domain.MergeInput{Into: "b", From: "a"}, true)
+	r, err := e.svc.MergeNodes(e.ctx, Scope{ProjectPath: projA, Level: domain.LevelProject}, merge.MergeInput{Into: "b", From: "a"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,14 +143,14 @@ func TestMergeNodesConflictAndBadInput(t *testing.T) {
 	if _, err := e.svc.PutNode(e.ctx, sc, domain.NodeInput{ID: "b", Gist: "retry the flaky upload 3 times, then give up"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.svc.MergeNodes(e.ctx, sc, domain.MergeInput{Into: "a", From: "b", IntoVersion: &one, FromVersion: &one}, false)
+	_, err := e.svc.MergeNodes(e.ctx, sc, merge.MergeInput{Into: "a", From: "b", IntoVersion: &one, FromVersion: &one}, false)
 	wantKind(t, err, domain.KindConflict, "from_version")
 	if _, ok := e.store.stored(t, domain.ProjectGraph(projA), "b"); !ok {
 		t.Fatal("a refused merge deleted b")
 	}
-	_, err = e.svc.MergeNodes(e.ctx, sc, domain.MergeInput{Into: "a", From: "nope"}, false)
+	_, err = e.svc.MergeNodes(e.ctx, sc, merge.MergeInput{Into: "a", From: "nope"}, false)
 	wantKind(t, err, domain.KindNotFound, "from")
-	_, err = e.svc.MergeNodes(e.ctx, Scope{SessionID: sid}, domain.MergeInput{Into: "a", From: "b"}, false)
+	_, err = e.svc.MergeNodes(e.ctx, Scope{SessionID: sid}, merge.MergeInput{Into: "a", From: "b"}, false)
 	wantKind(t, err, domain.KindInvalid, "level")
 }
 
@@ -163,7 +164,7 @@ func TestMergeNodesIsInTheChangeLogAndUndone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := e.svc.MergeNodes(e.ctx, sc, domain.MergeInput{Into: "a", From: "b", Gist: "merged"}, false)
+	m, err := e.svc.MergeNodes(e.ctx, sc, merge.MergeInput{Into: "a", From: "b", Gist: "merged"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

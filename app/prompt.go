@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
@@ -115,7 +116,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 // relevant nodes that fit recallMaxChars, then the edges among them and to
 // nodes the session has seen, while they fit.
 func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt string) (HookText, error) {
-	query, ok := domain.RecallQuery(domain.PromptText(prompt))
+	query, ok := recall.RecallQuery(recall.PromptText(prompt))
 	if !ok {
 		return HookText{}, nil
 	}
@@ -124,7 +125,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		return HookText{}, err
 	}
 	defer lg.unlock()
-	found, err := domain.Search(lg.graphs, query, domain.RecallSearchLimit)
+	found, err := domain.Search(lg.graphs, query, recall.RecallSearchLimit)
 	if err != nil {
 		return HookText{}, err
 	}
@@ -171,7 +172,7 @@ func recallCandidates(graphs []*domain.Graph, hits []domain.SearchHit, nodes int
 	var cands []recallPick
 	var keys []string
 	for _, h := range hits {
-		if domain.Relevance(h.Score, nodes) < domain.RecallThreshold {
+		if recall.Relevance(h.Score, nodes) < recall.RecallThreshold {
 			break // hits come best first
 		}
 		var g *domain.Graph

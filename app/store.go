@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -91,7 +92,7 @@ type graphEntry struct {
 	// preload is g's preload order kept between session starts; it names
 	// the graph and its change count, so a stale one is never used
 	// (docs/design/hooks.md#the-preload).
-	preload atomic.Pointer[domain.PreloadRanking]
+	preload atomic.Pointer[recall.PreloadRanking]
 
 	// filesRoot is the folder a write last read the graph's files from,
 	// in team mode, where the graph's key names no folder; the tick reads

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
@@ -226,7 +227,7 @@ func (s *Service) countUseful(ctx context.Context, session string, key domain.Gr
 // recordUsefulMark records a useful mark on node id of g, within the write
 // that saves it: the one place a mark is made.
 func recordUsefulMark(g *domain.Graph, id string, at domain.Stamp) {
-	_ = g.MarkUseful(id, at.Now) // the caller checked that the node exists
+	_ = recall.MarkUseful(g, id, at.Now) // the caller checked that the node exists
 }
 
 // unreserveUseful gives back the reserved marks of fresh that were not

@@ -158,6 +158,15 @@ type simEdge struct{ from, to int32 }
 // it is never shown and never counts as an edge to an active node, whatever
 // the run does.
 func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
+	s, degrees := newSimNodes(g, slots, now, p)
+	degree := s.readEdges(g, degrees)
+	s.buildAdjacency(degree)
+	return s
+}
+
+// newSimNodes is a sim of the nodes in slots, without their edges, and the
+// sum of their degrees.
+func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
 	n := len(slots)
 	s := &sim{
 		p:         p,
@@ -198,12 +207,20 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 		s.cost = append(s.cost, NodeBaseTokens+c)
 		degrees += len(e.out) + len(e.in)
 	}
+	return s, degrees
+}
+
+// readEdges reads the edges of the sim's nodes into s.ends (degrees is the
+// sum of their degrees) and returns each node's count of edge ends, with
+// one spare entry at the end.
+func (s *sim) readEdges(g *Graph, degrees int) []int32 {
+	n := len(s.slot)
 	// Each edge is read from its from end when that is in the sim, else
 	// from its to end; edges between two references are never reached.
-	ix := newSlotIndex(slots, len(g.ends))
+	ix := newSlotIndex(s.slot, len(g.ends))
 	s.ends = make([]simEdge, 0, degrees)
 	cursor := make([]int32, n+1) // degrees first, then fill positions
-	for i, si := range slots {
+	for i, si := range s.slot {
 		e := &g.ends[si]
 		for _, a := range e.out {
 			to, ok := ix.of(a.other)
@@ -224,6 +241,13 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 			cursor[i]++
 		}
 	}
+	return cursor
+}
+
+// buildAdjacency builds s.start and s.adj, each node's edges in s.ends,
+// from cursor, each node's count of edge ends; cursor is reused.
+func (s *sim) buildAdjacency(cursor []int32) {
+	n := len(s.slot)
 	s.start = make([]int32, n+1)
 	for i := range n {
 		s.start[i+1] = s.start[i] + cursor[i]
@@ -240,7 +264,6 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 			cursor[e.to]++
 		}
 	}
-	return s
 }
 
 // slotIndex maps the end slots of a sim's nodes to their indexes: an array
@@ -587,20 +610,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		js = append(js, pos[i])
 	}
 	heap.Init(&js)
-	// p candidates: archived before this run (so not moved), best first.
-	var ps []*member
-	// Further archiving: nodes active since before the run, in rank order.
-	var extras []*member
-	for k := range pop {
-		mb := &pop[k]
-		switch {
-		case s.tier[mb.i] == Archived && !s.moved[mb.i]:
-			ps = append(ps, mb)
-		case s.tier[mb.i] == Active:
-			extras = append(extras, mb)
-		}
-	}
-	slices.SortFunc(ps, func(a, b *member) int { return cmpRestore(&a.Rank, &b.Rank) })
+	ps, extras := s.resurrectCandidates(pop)
 
 	next := 0 // the next extra to try; those before it are archived for good
 	for _, p := range ps {
@@ -616,22 +626,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		before := s.est
 		s.move(p.i, Active)
 		swapped := s.est
-		var steps []Move
-		var added []int32
-		for s.est > target && next < len(extras) {
-			x := extras[next]
-			next++
-			if s.tier[x.i] != Active || s.moved[x.i] {
-				continue
-			}
-			if s.listed(m) { // the same for every extra of this swap: m.Steps does not change here
-				reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(len(pop)).str(", score ").score(x.Score).use(s.p, &x.Rank).
-					str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
-				steps = append(steps, Move{ID: x.ID, From: Active, To: Archived, Pass: PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
-			}
-			s.move(x.i, Archived)
-			added = append(added, x.i)
-		}
+		steps, added := s.archiveForSwap(m, p, extras, &next, pos, len(pop))
 		if s.est > target {
 			// The swap cannot fit: put everything back and stop.
 			for _, i := range slices.Backward(added) {
@@ -662,6 +657,46 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 			heap.Push(&js, pos[i])
 		}
 	}
+}
+
+// resurrectCandidates are pass 1b's p candidates, the nodes archived before
+// this run (so not moved), best first, and the extras that may be archived
+// to make room, the nodes active since before the run, in rank order.
+func (s *sim) resurrectCandidates(pop []member) (ps, extras []*member) {
+	for k := range pop {
+		mb := &pop[k]
+		switch {
+		case s.tier[mb.i] == Archived && !s.moved[mb.i]:
+			ps = append(ps, mb)
+		case s.tier[mb.i] == Active:
+			extras = append(extras, mb)
+		}
+	}
+	slices.SortFunc(ps, func(a, b *member) int { return cmpRestore(&a.Rank, &b.Rank) })
+	return ps, extras
+}
+
+// archiveForSwap archives extras from *next on while the estimate is over
+// the target after restoring p, and returns the nodes it archived and, when
+// m lists steps, their moves. pos is each node's position in the
+// population of popLen.
+func (s *sim) archiveForSwap(m *Moves, p *member, extras []*member, next *int, pos []int32, popLen int) (steps []Move, added []int32) {
+	target := s.p.Target()
+	for s.est > target && *next < len(extras) {
+		x := extras[*next]
+		*next++
+		if s.tier[x.i] != Active || s.moved[x.i] {
+			continue
+		}
+		if s.listed(m) { // the same for every extra of this swap: m.Steps does not change here
+			reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(popLen).str(", score ").score(x.Score).use(s.p, &x.Rank).
+				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
+			steps = append(steps, Move{ID: x.ID, From: Active, To: Archived, Pass: PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
+		}
+		s.move(x.i, Archived)
+		added = append(added, x.i)
+	}
+	return steps, added
 }
 
 // orphan is pass 2: while the archived ids cost more than the archived

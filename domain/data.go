@@ -72,14 +72,7 @@ type RestoreOptions struct {
 // checkpointed: Pending is empty unless the upgrade changed something that
 // must be written back.
 func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string) {
-	g := NewGraph(key) // no search index until a search (Graph.searchIndex)
-	// Every index at its final size (the ends that are not nodes aside),
-	// so that none is grown, copied and left behind while the graph loads.
-	g.ends = make([]endSlot, 0, len(data.Nodes))
-	g.endTiers = make([]endTier, 0, len(data.Nodes))
-	g.endIx = make(map[string]int32, len(data.Nodes))
-	g.edgeSlots = make([]edgeSlot, 0, len(data.Edges))
-	g.edges = make(map[EdgeKey]int32, len(data.Edges))
+	g := restoreSized(key, data)
 	nodes, edges := data.Nodes, data.Edges
 	if !opt.Take {
 		// The graph owns its nodes and edges: one copy of each list, one
@@ -94,9 +87,52 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 	maps.Copy(g.nodeTombs, data.NodeTombstones)
 	maps.Copy(g.edgeTombs, data.EdgeTombstones)
 
-	var notes []string
-	upgraded := false
-	var unknownUse []string // nodes given the default use count, to be saved with it
+	notes, upgradedNodes, unknownUse := g.restoreNodes(nodes)
+	notes, upgradedEdges := g.restoreEdges(edges, notes)
+	upgraded := upgradedNodes || upgradedEdges
+	if g.dropShadowedTombstones() {
+		upgraded = true
+	}
+	g.seq = g.highestSeq(max(data.Seq, opt.MinSeq))
+	if g.numberUnsequenced() {
+		upgraded = true
+	}
+	if data.Schema < SchemaVersion || g.seq != data.Seq {
+		upgraded = true
+	}
+
+	g.Checkpoint()
+	if upgraded {
+		// Everything may have been renumbered: let per-item backends
+		// rewrite every item once.
+		g.pending = g.Everything()
+	} else {
+		for _, id := range unknownUse {
+			g.pending.Nodes[id] = struct{}{}
+		}
+	}
+	return g, notes
+}
+
+// restoreSized is a new graph for data with every index at its final size
+// (the ends that are not nodes aside), so that none is grown, copied and
+// left behind while the graph loads. It has no search index until a
+// search (Graph.searchIndex).
+func restoreSized(key GraphKey, data GraphData) *Graph {
+	g := NewGraph(key)
+	g.ends = make([]endSlot, 0, len(data.Nodes))
+	g.endTiers = make([]endTier, 0, len(data.Nodes))
+	g.endIx = make(map[string]int32, len(data.Nodes))
+	g.edgeSlots = make([]edgeSlot, 0, len(data.Edges))
+	g.edges = make(map[EdgeKey]int32, len(data.Edges))
+	return g
+}
+
+// restoreNodes puts the stored nodes in g, upgrading what the replaced
+// server wrote, and returns a note for each id two nodes claim, whether
+// anything was upgraded, and the nodes given the default use count (to be
+// saved with it).
+func (g *Graph) restoreNodes(nodes []Node) (notes []string, upgraded bool, unknownUse []string) {
 	for i := range nodes {
 		n := &nodes[i]
 		n.Stale = nil // marks are never stored: the check finds them again (docs/design/trust.md#staleness)
@@ -130,6 +166,14 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		}
 		g.putNode(n.ID, n)
 	}
+	return notes, upgraded, unknownUse
+}
+
+// restoreEdges puts the stored edges in g (of two with one key, the higher
+// version), adding a note to notes for each key stored twice, and reports
+// whether anything was upgraded.
+func (g *Graph) restoreEdges(edges []Edge, notes []string) ([]string, bool) {
+	upgraded := false
 	for i := range edges {
 		e := &edges[i]
 		if e.Version.V == 0 {
@@ -146,53 +190,48 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 		}
 		g.putEdge(k, e)
 	}
-	// A live node and its tombstone cannot both stand: the node wins.
+	return notes, upgraded
+}
+
+// dropShadowedTombstones drops the tombstones of live items: a live item
+// and its tombstone cannot both stand, and the item wins. It reports
+// whether it dropped any.
+func (g *Graph) dropShadowedTombstones() bool {
+	dropped := false
 	for id := range g.nodeTombs {
 		if _, ok := g.node(id); ok {
 			delete(g.nodeTombs, id)
-			upgraded = true
+			dropped = true
 		}
 	}
 	for k := range g.edgeTombs {
 		if _, ok := g.edges[k]; ok {
 			delete(g.edgeTombs, k)
-			upgraded = true
+			dropped = true
 		}
 	}
+	return dropped
+}
 
-	g.seq = max(data.Seq, opt.MinSeq)
+// highestSeq is the highest of from and every seq g's items and
+// tombstones hold.
+func (g *Graph) highestSeq(from uint64) uint64 {
+	seq := from
 	for _, n := range g.allNodes() {
-		g.seq = max(g.seq, n.Version.Seq, n.TierSeq)
+		seq = max(seq, n.Version.Seq, n.TierSeq)
 	}
 	for _, x := range g.edgeSlots {
 		if x.e != nil {
-			g.seq = max(g.seq, x.e.Version.Seq)
+			seq = max(seq, x.e.Version.Seq)
 		}
 	}
 	for _, t := range g.nodeTombs {
-		g.seq = max(g.seq, t.Seq)
+		seq = max(seq, t.Seq)
 	}
 	for _, t := range g.edgeTombs {
-		g.seq = max(g.seq, t.Seq)
+		seq = max(seq, t.Seq)
 	}
-	if g.numberUnsequenced() {
-		upgraded = true
-	}
-	if data.Schema < SchemaVersion || g.seq != data.Seq {
-		upgraded = true
-	}
-
-	g.Checkpoint()
-	if upgraded {
-		// Everything may have been renumbered: let per-item backends
-		// rewrite every item once.
-		g.pending = g.Everything()
-	} else {
-		for _, id := range unknownUse {
-			g.pending.Nodes[id] = struct{}{}
-		}
-	}
-	return g, notes
+	return seq
 }
 
 // numberUnsequenced gives the entries without a seq (schema 1) the next seqs

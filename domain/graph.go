@@ -265,7 +265,7 @@ func (g *Graph) Edges() []*Edge {
 			es = append(es, e)
 		}
 	}
-	sortEdges(es)
+	SortEdges(es)
 	return es
 }
 
@@ -287,7 +287,7 @@ func (g *Graph) EdgesOf(id string) []*Edge {
 		}
 		es = append(es, g.edgeSlots[a.edge].e)
 	}
-	sortEdges(es)
+	SortEdges(es)
 	return es
 }
 
@@ -312,6 +312,7 @@ func (g *Graph) nextSeq() uint64 {
 	return g.seq
 }
 
-func sortEdges(es []*Edge) {
+// SortEdges sorts es by key: (from, rel, to), the order of every listing.
+func SortEdges(es []*Edge) {
 	slices.SortFunc(es, func(a, b *Edge) int { return cmpEdgeKey(a.Key(), b.Key()) })
 }

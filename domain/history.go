@@ -355,7 +355,14 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 		}
 		add(e, ok, ts)
 	}
-	// An import with replace is one entry of the whole graph.
+	out = foldReplaceImports(out, writers, at)
+	sortEntries(out)
+	return out
+}
+
+// foldReplaceImports folds the entries of each import with replace among
+// writers into one entry of the whole graph (moves aside).
+func foldReplaceImports(out []HistoryEntry, writers []HistoryWriter, at Micros) []HistoryEntry {
 	for _, w := range writers {
 		if w.Op != HistoryImportReplace {
 			continue
@@ -375,6 +382,11 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 		}
 		out = kept
 	}
+	return out
+}
+
+// sortEntries puts entries in seq order, ties by the item's name.
+func sortEntries(out []HistoryEntry) {
 	slices.SortStableFunc(out, func(a, b HistoryEntry) int {
 		switch {
 		case a.Seq < b.Seq:
@@ -384,7 +396,6 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 		}
 		return strings.Compare(a.Name(), b.Name())
 	})
-	return out
 }
 
 // SameNodeContent reports whether two nodes say the same: gist, notes and

@@ -64,10 +64,10 @@ type DeletedNode struct {
 func ValidateImport(d GraphData) (GraphData, error) {
 	nodes := d.Nodes
 	for i, n := range d.Nodes {
-		at := itemField("nodes", i)
+		at := ItemField("nodes", i)
 		in, err := NodeInput{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}.Validate()
 		if err != nil {
-			return d, within(at, err)
+			return d, Within(at, err)
 		}
 		if n.Tier > Orphaned {
 			return d, Invalidf(at+".tier", "%s is not one of active, archived, orphaned", n.Tier)
@@ -88,14 +88,14 @@ func ValidateImport(d GraphData) (GraphData, error) {
 		}
 	}
 	if i, j, dup := firstDuplicate(len(d.Nodes), func(i int) string { return d.Nodes[i].ID }, strings.Compare); dup {
-		return d, Invalidf(itemField("nodes", j)+".id", "%q is also nodes[%d]; a document names each node once", d.Nodes[j].ID, i)
+		return d, Invalidf(ItemField("nodes", j)+".id", "%q is also nodes[%d]; a document names each node once", d.Nodes[j].ID, i)
 	}
 	edges := d.Edges
 	for i, e := range d.Edges {
-		at := itemField("edges", i)
+		at := ItemField("edges", i)
 		in, err := (EdgeInput{From: e.From, To: e.To, Rel: e.Rel, Notes: e.Notes}).Validate()
 		if err != nil {
-			return d, within(at, err)
+			return d, Within(at, err)
 		}
 		if e.Version.TS < 0 {
 			return d, Invalidf(at+".last_write_ts", "must not be negative")
@@ -108,7 +108,7 @@ func ValidateImport(d GraphData) (GraphData, error) {
 		}
 	}
 	if i, j, dup := firstDuplicate(len(d.Edges), func(i int) EdgeKey { return d.Edges[i].Key() }, cmpEdgeKey); dup {
-		return d, Invalidf(itemField("edges", j), "%s is also edges[%d]; a document names each edge once", d.Edges[j].Key(), i)
+		return d, Invalidf(ItemField("edges", j), "%s is also edges[%d]; a document names each edge once", d.Edges[j].Key(), i)
 	}
 	tasks := make([]string, 0, len(d.Progress))
 	for task := range d.Progress {
@@ -149,9 +149,9 @@ func firstDuplicate[K any](n int, key func(int) K, cmp func(a, b K) int) (i, j i
 	return i, j, j >= 0
 }
 
-// within puts an error of a validator in the context of one item of a
+// Within puts an error of a validator in the context of one item of a
 // document: field "gist" of nodes[3] becomes "nodes[3].gist".
-func within(item string, err error) error {
+func Within(item string, err error) error {
 	var de *Error
 	if !errors.As(err, &de) {
 		return err

@@ -129,7 +129,7 @@ func NormalizeNotes(field string, notes []string) ([]string, error) {
 	}
 	out, copied := notes, false
 	for i, s := range notes {
-		f := itemField(field, i)
+		f := ItemField(field, i)
 		if err := validateString(f, s); err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ func ValidateTouches(field string, touches []string) error {
 		return tooLong(field, len(touches), MaxTouches, "items")
 	}
 	for i, s := range touches {
-		f := itemField(field, i)
+		f := ItemField(field, i)
 		if err := validateString(f, s); err != nil {
 			return err
 		}
@@ -329,6 +329,7 @@ func hasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
-func itemField(field string, i int) string {
+// ItemField names item i of the list field: "edges[3]".
+func ItemField(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }

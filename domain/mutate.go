@@ -322,3 +322,23 @@ func (g *Graph) setTierSeq(si int32, tier Tier, now Micros, seq uint64) {
 func cloneStrings(s []string) []string {
 	return append(make([]string, 0, len(s)), s...)
 }
+
+// SetNodeExtra sets the stored field of node id that kg does not interpret
+// (Node.Extra) to v. Like a read stamp, it changes no version and takes no
+// seq, so it is no change kg_sync reports; the write that makes it saves it
+// (the useful marks of domain/recall). A missing node is a not-found error
+// naming "ids".
+func (g *Graph) SetNodeExtra(id, field string, v RawJSON) error {
+	n, ok := g.node(id)
+	if !ok {
+		return NotFoundf("ids", "node %q not found in %s graph", id, g.key.Level)
+	}
+	c := n.clone()
+	c.Extra = make(map[string]RawJSON, len(n.Extra)+1)
+	for k, old := range n.Extra {
+		c.Extra[k] = old
+	}
+	c.Extra[field] = v
+	g.setNode(id, c)
+	return nil
+}

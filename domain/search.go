@@ -1,7 +1,6 @@
 package domain
 
 import (
-	"iter"
 	"slices"
 
 	"github.com/kg-memory/kg/domain/search"
@@ -101,10 +100,12 @@ func (n *searchNames) NodeSlot(id string) (int32, bool) {
 // buildSearchIndex indexes every node of g at once, in slot order.
 func buildSearchIndex(g *Graph, blockShift uint8, blockMin int32) *search.Index {
 	b := search.NewBuilder(g.nodeCount, blockShift, blockMin)
+	var ends []string // reused: the build allocates nothing per node
 	for si := range g.ends {
 		if n := g.ends[si].node; n != nil {
 			d := docOf(n)
-			b.Add(int32(si), &d, g.endNames(int32(si)))
+			ends = g.appendEndNames(ends[:0], int32(si))
+			b.Add(int32(si), &d, ends)
 		}
 	}
 	return b.Index()
@@ -124,21 +125,20 @@ func docOf(n *Node) search.Doc {
 // deleted: indexNode and indexEdge tell the index, from the primitives
 // that keep the adjacency index, whenever the index exists.
 
-// endNames yields the names of the far ends of the edges of node slot si
-// that are not nodes: the ends that are part of the node's text, once per
-// edge. Whether an end is a node is read from the graph's endTiers, one
-// byte per slot, rather than from the slots themselves.
-func (g *Graph) endNames(si int32) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		s := &g.ends[si]
-		for _, list := range [2][]adjEntry{s.out, s.in} {
-			for _, a := range list {
-				if a.other != si && g.endTiers[a.other] == endRef && !yield(g.ends[a.other].name) {
-					return
-				}
+// appendEndNames appends to names those of the far ends of the edges of
+// node slot si that are not nodes: the ends that are part of the node's
+// text, once per edge. Whether an end is a node is read from the graph's
+// endTiers, one byte per slot, rather than from the slots themselves.
+func (g *Graph) appendEndNames(names []string, si int32) []string {
+	s := &g.ends[si]
+	for _, list := range [2][]adjEntry{s.out, s.in} {
+		for _, a := range list {
+			if a.other != si && g.endTiers[a.other] == endRef {
+				names = append(names, g.ends[a.other].name)
 			}
 		}
 	}
+	return names
 }
 
 // indexNode tells the index that slot si, whose node was old, now holds n
@@ -153,13 +153,13 @@ func (g *Graph) indexNode(si int32, old, n *Node) {
 		// A new node: its text is its fields and its ends, and it is no
 		// longer an end in the text of its neighbours.
 		d := docOf(n)
-		ix.AddNode(si, &d, g.endNames(si))
+		ix.AddNode(si, &d, g.appendEndNames(nil, si))
 		g.neighbourEnds(si, false)
 	case old != nil:
 		// A node gone: its text goes, and its name becomes an end in the
 		// text of its neighbours.
 		d := docOf(old)
-		ix.RemoveNode(si, &d, g.endNames(si))
+		ix.RemoveNode(si, &d, g.appendEndNames(nil, si))
 		g.neighbourEnds(si, true)
 	}
 }

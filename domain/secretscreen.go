@@ -80,7 +80,7 @@ func screen(field, s string, mode SecretsMode, out *[]secrets.Finding) string {
 func screenList(field string, list []string, mode SecretsMode, out *[]secrets.Finding) []string {
 	res := list
 	for i, s := range list {
-		r := screen(itemField(field, i), s, mode, out)
+		r := screen(ItemField(field, i), s, mode, out)
 		if r != s {
 			if &res[0] == &list[0] {
 				res = slices.Clone(list)
@@ -218,10 +218,10 @@ func screenItems[T, In any](list []T, name string, mode SecretsMode, fs *[]secre
 	scan func(In, SecretsMode) (In, []secrets.Finding, error), input func(*T) In, put func(*T, In)) ([]T, error) {
 	out := list
 	for i := range list {
-		at := itemField(name, i)
+		at := ItemField(name, i)
 		in, found, err := scan(input(&list[i]), mode)
 		if err != nil {
-			return nil, within(at, err)
+			return nil, Within(at, err)
 		}
 		if len(found) == 0 {
 			continue

@@ -115,6 +115,26 @@ func (h *itemHistory) unlogged(cur, left uint64) bool {
 // does not show), and a node to delete when edges that the undo does not
 // delete touch it (deleting it would delete them).
 func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
+	byItem, order := undoHistories(entries, target)
+	pl := undoPlanner{g: g, stepped: map[EdgeKey]bool{}}
+	for _, ref := range order {
+		h := byItem[ref]
+		switch {
+		case h.other != nil:
+			pl.skip(ref, changedSince(h.other))
+		case ref.edge:
+			pl.edge(h)
+		default:
+			pl.node(h)
+		}
+	}
+	return pl.finish()
+}
+
+// undoHistories gathers, item by item in the order of their first change
+// target names, what the log says of the changes undone; moves only note
+// the versions a promotion gave.
+func undoHistories(entries []HistoryEntry, target UndoTarget) (map[itemRef]*itemHistory, []itemRef) {
 	byItem := map[itemRef]*itemHistory{}
 	var order []itemRef
 	visit := func(e *HistoryEntry, c *ItemChange) {
@@ -157,76 +177,85 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 		}
 		visit(e, &e.ItemChange)
 	}
+	return byItem, order
+}
 
-	var plan UndoPlan
-	skip := func(r itemRef, why string) {
-		plan.Skipped = append(plan.Skipped, UndoSkip{Edge: r.edge, ID: r.id, Key: r.k, Reason: why})
+// undoPlanner is a PlanUndo under way: the skips so far, and the steps by
+// kind, in the order finish applies them.
+type undoPlanner struct {
+	g                               *Graph
+	plan                            UndoPlan
+	stepped                         map[EdgeKey]bool // the edges the plan writes or deletes
+	creates, edgeSteps, edgeDeletes []UndoStep
+	nodeDeletes                     []UndoStep
+}
+
+func (pl *undoPlanner) skip(r itemRef, why string) {
+	pl.plan.Skipped = append(pl.plan.Skipped, UndoSkip{Edge: r.edge, ID: r.id, Key: r.k, Reason: why})
+}
+
+// edge plans putting back the edge of h as the first change undone found it.
+func (pl *undoPlanner) edge(h *itemHistory) {
+	cur, _ := pl.g.Edge(h.ref.k)
+	if !SameEdgeContent(cur, h.last.AfterEdge) || h.unlogged(edgeSeq(cur), edgeSeq(h.last.AfterEdge)) {
+		pl.skip(h.ref, "changed since, by a change the history does not hold")
+		return
 	}
-	var nodeDeletes []UndoStep
-	stepped := map[EdgeKey]bool{} // the edges the plan writes or deletes
-	var creates, edgeSteps, edgeDeletes []UndoStep
-	for _, ref := range order {
-		h := byItem[ref]
-		if h.other != nil {
-			skip(ref, changedSince(h.other))
-			continue
-		}
-		if ref.edge {
-			cur, _ := g.Edge(ref.k)
-			if !SameEdgeContent(cur, h.last.AfterEdge) || h.unlogged(edgeSeq(cur), edgeSeq(h.last.AfterEdge)) {
-				skip(ref, "changed since, by a change the history does not hold")
-				continue
-			}
-			want := h.first.BeforeEdge
-			if SameEdgeContent(cur, want) {
-				continue // already as it was
-			}
-			st := UndoStep{Edge: true, Key: ref.k, EdgeTo: want, Action: undoAction(want == nil, cur == nil)}
-			stepped[ref.k] = true
-			if st.Action == UndoDelete {
-				edgeDeletes = append(edgeDeletes, st)
-			} else {
-				edgeSteps = append(edgeSteps, st)
-			}
-			continue
-		}
-		cur, _ := g.node(ref.id)
-		if !SameNodeContent(cur, h.last.AfterNode) || h.unlogged(nodeSeq(cur), nodeSeq(h.last.AfterNode)) {
-			skip(ref, "changed since, by a change the history does not hold")
-			continue
-		}
-		want := h.first.BeforeNode
-		if SameNodeContent(cur, want) {
-			continue
-		}
-		st := UndoStep{ID: ref.id, Node: want, Action: undoAction(want == nil, cur == nil)}
-		if st.Action == UndoDelete {
-			nodeDeletes = append(nodeDeletes, st)
-		} else {
-			creates = append(creates, st)
-		}
+	want := h.first.BeforeEdge
+	if SameEdgeContent(cur, want) {
+		return // already as it was
 	}
-	// A node whose deletion would take an edge the undo does not touch is
-	// left. Nodes are deleted before the edges are written back, so that
-	// an edge the undo restores is not taken with its end.
+	st := UndoStep{Edge: true, Key: h.ref.k, EdgeTo: want, Action: undoAction(want == nil, cur == nil)}
+	pl.stepped[h.ref.k] = true
+	if st.Action == UndoDelete {
+		pl.edgeDeletes = append(pl.edgeDeletes, st)
+	} else {
+		pl.edgeSteps = append(pl.edgeSteps, st)
+	}
+}
+
+// node plans putting back the node of h as the first change undone found it.
+func (pl *undoPlanner) node(h *itemHistory) {
+	cur, _ := pl.g.node(h.ref.id)
+	if !SameNodeContent(cur, h.last.AfterNode) || h.unlogged(nodeSeq(cur), nodeSeq(h.last.AfterNode)) {
+		pl.skip(h.ref, "changed since, by a change the history does not hold")
+		return
+	}
+	want := h.first.BeforeNode
+	if SameNodeContent(cur, want) {
+		return
+	}
+	st := UndoStep{ID: h.ref.id, Node: want, Action: undoAction(want == nil, cur == nil)}
+	if st.Action == UndoDelete {
+		pl.nodeDeletes = append(pl.nodeDeletes, st)
+	} else {
+		pl.creates = append(pl.creates, st)
+	}
+}
+
+// finish orders the steps. A node whose deletion would take an edge the
+// undo does not touch is left. Nodes are deleted before the edges are
+// written back, so that an edge the undo restores is not taken with its end.
+func (pl *undoPlanner) finish() UndoPlan {
 	var deletes []UndoStep
-	for _, st := range nodeDeletes {
+	for _, st := range pl.nodeDeletes {
 		var kept []string
-		for _, e := range g.EdgesOf(st.ID) {
-			if !stepped[e.Key()] {
+		for _, e := range pl.g.EdgesOf(st.ID) {
+			if !pl.stepped[e.Key()] {
 				kept = append(kept, e.Key().String())
 			}
 		}
 		if len(kept) > 0 {
-			skip(itemRef{id: st.ID}, fmt.Sprintf("deleting it would delete edges the undo keeps: %s", joinFirst(kept, 3)))
+			pl.skip(itemRef{id: st.ID}, fmt.Sprintf("deleting it would delete edges the undo keeps: %s", joinFirst(kept, 3)))
 			continue
 		}
 		deletes = append(deletes, st)
 	}
-	plan.Steps = append(plan.Steps, creates...)
-	plan.Steps = append(plan.Steps, edgeDeletes...)
+	plan := pl.plan
+	plan.Steps = append(plan.Steps, pl.creates...)
+	plan.Steps = append(plan.Steps, pl.edgeDeletes...)
 	plan.Steps = append(plan.Steps, deletes...)
-	plan.Steps = append(plan.Steps, edgeSteps...)
+	plan.Steps = append(plan.Steps, pl.edgeSteps...)
 	return plan
 }
 

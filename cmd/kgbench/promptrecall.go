@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	// recall names this package's measure of search quality (recall.go).
+	hookrecall "github.com/kg-memory/kg/domain/recall"
 )
 
 // The measurement behind recall's relevance threshold
@@ -46,14 +48,14 @@ func runPromptRecall(w io.Writer, convs []conversation) error {
 	skipped := 0
 	for i, c := range convs {
 		for _, q := range c.questions {
-			query, ok := domain.RecallQuery(domain.PromptText(q.text))
+			query, ok := hookrecall.RecallQuery(hookrecall.PromptText(q.text))
 			if !ok {
 				skipped++
 				continue
 			}
 			for side, gi := range []int{i, (i + 1) % len(convs)} {
 				g := graphs[gi]
-				res, err := domain.Search([]*domain.Graph{g}, query, domain.RecallSearchLimit)
+				res, err := domain.Search([]*domain.Graph{g}, query, hookrecall.RecallSearchLimit)
 				if err != nil {
 					return fmt.Errorf("%q: %w", query, err)
 				}
@@ -64,7 +66,7 @@ func runPromptRecall(w io.Writer, convs []conversation) error {
 				for ti, th := range promptThresholds {
 					var shown []string
 					for _, h := range res.Hits {
-						if domain.Relevance(h.Score, g.NodeCount()) >= th && len(shown) < promptShown {
+						if hookrecall.Relevance(h.Score, g.NodeCount()) >= th && len(shown) < promptShown {
 							shown = append(shown, h.Node.ID)
 						}
 					}

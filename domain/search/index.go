@@ -1,7 +1,6 @@
 package search
 
 import (
-	"iter"
 	"slices"
 )
 
@@ -150,7 +149,7 @@ func NewBuilder(nodes int, blockShift uint8, blockMin int32) *Builder {
 
 // Add indexes the node of slot si, after every node of a lower slot: its
 // own text d, and the names of its ends that are not nodes, one per edge.
-func (b *Builder) Add(si int32, d *Doc, ends iter.Seq[string]) { b.b.addNode(si, d, ends) }
+func (b *Builder) Add(si int32, d *Doc, ends []string) { b.b.addNode(si, d, ends) }
 
 // Index returns the index of the nodes added.
 func (b *Builder) Index() *Index {
@@ -206,7 +205,7 @@ type builtNode struct{ slot, left int32 }
 const gatherChunk = 1 << 14
 
 // addNode gathers the postings of the node of slot si.
-func (b *indexBuilder) addNode(si int32, d *Doc, ends iter.Seq[string]) {
+func (b *indexBuilder) addNode(si int32, d *Doc, ends []string) {
 	b.node = b.node[:0]
 	b.text(si, d.ID, HeadWeight)
 	b.text(si, d.Gist, HeadWeight)
@@ -216,7 +215,7 @@ func (b *indexBuilder) addNode(si int32, d *Doc, ends iter.Seq[string]) {
 	for _, s := range d.Touches {
 		b.text(si, s, 1)
 	}
-	for name := range ends {
+	for _, name := range ends {
 		b.text(si, name, 1)
 	}
 
@@ -341,9 +340,9 @@ func fieldWords(ws *wordCounts, d *Doc) {
 
 // nodeWords counts the words of the whole text of a node: its fields and
 // its ends.
-func nodeWords(ws *wordCounts, d *Doc, ends iter.Seq[string]) {
+func nodeWords(ws *wordCounts, d *Doc, ends []string) {
 	fieldWords(ws, d)
-	for name := range ends {
+	for _, name := range ends {
 		ws.add(name, false)
 	}
 }
@@ -351,7 +350,7 @@ func nodeWords(ws *wordCounts, d *Doc, ends iter.Seq[string]) {
 // AddNode adds the node of slot si: its own text d and the names of its
 // ends that are not nodes, one per edge. The graph then takes the node's
 // name out of the text of its neighbours (EndChanged), where it was an end.
-func (ix *Index) AddNode(si int32, d *Doc, ends iter.Seq[string]) {
+func (ix *Index) AddNode(si int32, d *Doc, ends []string) {
 	var ws wordCounts
 	ws.reset()
 	nodeWords(&ws, d, ends)
@@ -362,7 +361,7 @@ func (ix *Index) AddNode(si int32, d *Doc, ends iter.Seq[string]) {
 // RemoveNode takes away the node of slot si, whose text was d and ends;
 // the graph then puts its name back in the text of its neighbours
 // (EndChanged), where it is an end again.
-func (ix *Index) RemoveNode(si int32, d *Doc, ends iter.Seq[string]) {
+func (ix *Index) RemoveNode(si int32, d *Doc, ends []string) {
 	var ws wordCounts
 	ws.reset()
 	nodeWords(&ws, d, ends)

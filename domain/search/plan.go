@@ -1,7 +1,6 @@
 package search
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -105,7 +104,12 @@ func (p *searchPlan) addTerm(indexes []*Index, t string, kw float64) {
 	}
 	// Longer words holding the term, by text: each is a clause with the
 	// rarity of that word, never above the term's own.
-	for _, text := range slices.Sorted(maps.Keys(subs)) {
+	texts := make([]string, 0, len(subs))
+	for text := range subs {
+		texts = append(texts, text)
+	}
+	slices.Sort(texts)
+	for _, text := range texts {
 		s := subs[text]
 		w := IDF(p.n, s.df)
 		if df > 0 {

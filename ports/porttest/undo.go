@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -256,7 +257,7 @@ func (r *undoRun) randomChange(at domain.Stamp) (domain.HistoryOp, func()) {
 			if !okA || !okB || id == other {
 				return
 			}
-			_, err := g.MergeNodes(domain.MergeInput{Into: id, From: other}, domain.SecretsAllow, at)
+			_, err := merge.MergeNodes(g, merge.MergeInput{Into: id, From: other}, domain.SecretsAllow, at)
 			must(err)
 		}
 	case 5: // an import that merges, its nodes sometimes as stored

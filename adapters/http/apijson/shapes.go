@@ -2,6 +2,7 @@ package apijson
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
@@ -58,7 +59,7 @@ func NodeOf(n *domain.Node) Node {
 	if n.Tier == domain.Orphaned {
 		out.OrphanedTS = Seconds(n.OrphanedAt)
 	}
-	for _, t := range domain.UsefulMarks(n) {
+	for _, t := range recall.UsefulMarks(n) {
 		out.Useful = append(out.Useful, Seconds(t))
 	}
 	for _, m := range n.Stale {

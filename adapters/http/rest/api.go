@@ -10,6 +10,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -25,7 +26,7 @@ type Service interface {
 	PutNode(ctx context.Context, sc app.Scope, in domain.NodeInput) (app.PutNodeResult, error)
 	ReadNode(ctx context.Context, sc app.Scope, id string) (app.NodeRead, error)
 	DeleteNode(ctx context.Context, sc app.Scope, id string) (app.DeleteNodeResult, error)
-	MergeNodes(ctx context.Context, sc app.Scope, in domain.MergeInput, dryRun bool) (app.MergeResult, error)
+	MergeNodes(ctx context.Context, sc app.Scope, in merge.MergeInput, dryRun bool) (app.MergeResult, error)
 	PutEdge(ctx context.Context, sc app.Scope, in domain.EdgeInput) (app.PutEdgeResult, error)
 	DeleteEdge(ctx context.Context, sc app.Scope, k domain.EdgeKey) (app.DeleteEdgeResult, error)
 	Search(ctx context.Context, req app.SearchRequest) (app.SearchResult, error)

@@ -6,6 +6,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/merge"
 )
 
 // mergeBody is the body of POST /api/nodes/merge: node from is merged into
@@ -53,7 +54,7 @@ func (a *API) mergeNodes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sc := app.Scope{SessionID: in.SessionID, ProjectPath: in.ProjectPath, ProjectKey: in.ProjectKey, Level: domain.Level(in.Level)}
-	res, err := a.svc.MergeNodes(r.Context(), sc, domain.MergeInput{Into: in.Into, From: in.From, Gist: in.Gist,
+	res, err := a.svc.MergeNodes(r.Context(), sc, merge.MergeInput{Into: in.Into, From: in.From, Gist: in.Gist,
 		IntoVersion: in.IntoVersion, FromVersion: in.FromVersion}, in.DryRun)
 	if err != nil {
 		a.fail(w, r, err)
@@ -63,7 +64,7 @@ func (a *API) mergeNodes(w http.ResponseWriter, r *http.Request) {
 	edges := make([]mergeEdgeJSON, len(p.Edges))
 	for i, me := range p.Edges {
 		j := mergeEdgeJSON{Was: edgeKeyJSON(me.Was), Action: string(me.Action), Notes: nonNil(me.Notes)}
-		if me.Action != domain.MergeDropped {
+		if me.Action != merge.MergeDropped {
 			now := edgeKeyJSON(me.Now)
 			j.Now = &now
 		}

@@ -1,4 +1,4 @@
-package domain
+package recall
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 )
 
@@ -21,7 +22,7 @@ import (
 
 // PreloadGraph is one graph of a preload.
 type PreloadGraph struct {
-	Graph *Graph
+	Graph *domain.Graph
 	Name  string // the project folder's name; "" for the user graph
 	// Ranking is Graph's order from RankPreload, kept by the caller
 	// between preloads; nil, or one no longer Valid, is ranked afresh.
@@ -34,26 +35,26 @@ type PreloadGraph struct {
 // grace (Valid), so a caller may keep it between session starts: ranking
 // is most of a preload's cost (docs/design/hooks.md#the-preload).
 type PreloadRanking struct {
-	g       *Graph
+	g       *domain.Graph
 	changes uint64
-	until   Micros // the first end of a creation grace after the ranking; 0: none
+	until   domain.Micros // the first end of a creation grace after the ranking; 0: none
 	items   []preloadItem
 }
 
 // RankPreload ranks g's active nodes for a preload at now. It costs the
 // O(n log n) of Ranks; the caller holds g's read lock.
-func RankPreload(g *Graph, now Micros, p Policy) *PreloadRanking {
+func RankPreload(g *domain.Graph, now domain.Micros, p domain.Policy) *PreloadRanking {
 	items, until := preloadItems(g, 0, now, p)
 	slices.SortFunc(items, cmpPreload)
-	return &PreloadRanking{g: g, changes: g.changes, until: until, items: items}
+	return &PreloadRanking{g: g, changes: g.Changes(), until: until, items: items}
 }
 
 // Valid reports whether r is still g's preload order at now: g is the
 // graph ranked, unchanged since, and no node of it in creation grace then
 // has left it (leaving it puts the node among the scored ones, which
 // moves every percentile).
-func (r *PreloadRanking) Valid(g *Graph, now Micros) bool {
-	return r != nil && r.g == g && r.changes == g.changes && (r.until == 0 || now < r.until)
+func (r *PreloadRanking) Valid(g *domain.Graph, now domain.Micros) bool {
+	return r != nil && r.g == g && r.changes == g.Changes() && (r.until == 0 || now < r.until)
 }
 
 // Preload is a built preload.
@@ -73,16 +74,16 @@ type Preload struct {
 
 // PreloadNode names one node a preload shows.
 type PreloadNode struct {
-	Key GraphKey
+	Key domain.GraphKey
 	ID  string
 }
 
 // preloadItem is an active node in the preload's order.
 type preloadItem struct {
 	g       int // index in the graphs
-	n       *Node
+	n       *domain.Node
 	score   float64
-	recency Micros
+	recency domain.Micros
 	cost    int // characters of its line, "  id: gist\n": counted once per ranking
 }
 
@@ -92,9 +93,9 @@ type preloadItem struct {
 // active nodes from the highest score down (ties: higher recency, then the
 // lower id). Scores are percentiles, so the orders of two graphs merge by
 // score (BuildPreload). It costs the O(n log n) of Ranks.
-func PreloadOrder(g *Graph, now Micros, p Policy) []*Node {
+func PreloadOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []*domain.Node {
 	items := RankPreload(g, now, p).items
-	out := make([]*Node, len(items))
+	out := make([]*domain.Node, len(items))
 	for i, it := range items {
 		out[i] = it.n
 	}
@@ -103,12 +104,12 @@ func PreloadOrder(g *Graph, now Micros, p Policy) []*Node {
 
 // preloadItems returns g's active nodes in no order, and the first time
 // after now when one of them leaves its creation grace (0: none is in it).
-func preloadItems(g *Graph, gi int, now Micros, p Policy) ([]preloadItem, Micros) {
-	ranked, others := Ranks(g, now, p)
-	items := make([]preloadItem, 0, g.stats.Active)
-	var until Micros
+func preloadItems(g *domain.Graph, gi int, now domain.Micros, p domain.Policy) ([]preloadItem, domain.Micros) {
+	ranked, others := domain.Ranks(g, now, p)
+	items := make([]preloadItem, 0, g.Stats().Active)
+	var until domain.Micros
 	for _, r := range others {
-		if n, ok := g.node(r.ID); ok && n.Tier == Active {
+		if n, ok := g.Node(r.ID); ok && n.Tier == domain.Active {
 			// In grace: above every score, which is at most 1.
 			items = append(items, preloadItem{g: gi, n: n, score: math.Inf(1), recency: r.Recency, cost: nodeLineCost(n)})
 			if end := now + r.GraceLeft; r.GraceLeft > 0 && (until == 0 || end < until) {
@@ -117,7 +118,7 @@ func preloadItems(g *Graph, gi int, now Micros, p Policy) ([]preloadItem, Micros
 		}
 	}
 	for _, r := range slices.Backward(ranked) {
-		if n, ok := g.node(r.ID); ok {
+		if n, ok := g.Node(r.ID); ok {
 			items = append(items, preloadItem{g: gi, n: n, score: r.Score, recency: r.Recency, cost: nodeLineCost(n)})
 		}
 	}
@@ -144,12 +145,12 @@ func cmpPreloadIn(a preloadItem, ga int, b preloadItem, gb int) int {
 
 // nodeLine is n's line in a preload (render.Node): "  id: gist\n", or
 // "  id [stale: …]: gist\n" for a node marked stale.
-func nodeLine(n *Node) render.Node {
-	return render.Node{ID: n.ID, Mark: StaleMark(n.Stale), Gist: n.Gist}
+func nodeLine(n *domain.Node) render.Node {
+	return render.Node{ID: n.ID, Mark: domain.StaleMark(n.Stale), Gist: n.Gist}
 }
 
 // nodeLineCost is the characters of n's line in a preload.
-func nodeLineCost(n *Node) int { return nodeLine(n).Len() }
+func nodeLineCost(n *domain.Node) int { return nodeLine(n).Len() }
 
 // minNodeLine is the shortest node line: "  a: b\n".
 var minNodeLine = render.Node{ID: "a", Gist: "b"}.Len()
@@ -157,9 +158,9 @@ var minNodeLine = render.Node{ID: "a", Gist: "b"}.Len()
 // preloadSection is what one graph's section shows.
 type preloadSection struct {
 	title string
-	nodes []*Node
+	nodes []*domain.Node
 	ids   map[string]struct{}
-	edges []*Edge
+	edges []*domain.Edge
 }
 
 // BuildPreload builds the preload of graphs (nil graphs skipped) at now, at
@@ -170,8 +171,31 @@ type preloadSection struct {
 // graph, by (from, rel, to); then the line that counts the nodes left out.
 // The caller holds each graph's read lock. Rankings returns the order of
 // each graph it used (nil for a nil graph), to be given back next time.
-func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Preload, []*PreloadRanking) {
+func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, budget int) (Preload, []*PreloadRanking) {
 	var out Preload
+	secs, orders, total := preloadSections(graphs, now, p, &out)
+	// What is always written: each graph's title, its ACTIVE line, and
+	// the line of what was left out (as long as it can be).
+	left := budget - len(leftOutLine(total))
+	for _, s := range secs {
+		if s.title != "" {
+			left -= runes(s.title) + runes(render.ActiveHeader)
+		}
+	}
+	left = pickPreloadNodes(graphs, orders, secs, left, &out)
+	for i := range secs {
+		if len(secs[i].nodes) > 0 {
+			left = pickPreloadEdges(graphs[i].Graph, &secs[i], left, &out)
+		}
+	}
+	out.Text = writePreload(secs, out.Left, budget)
+	return out, orders
+}
+
+// preloadSections starts each graph's section and finds its ranking (the
+// one given while Valid, else a new one), counting the active nodes in out;
+// total is their sum.
+func preloadSections(graphs []PreloadGraph, now domain.Micros, p domain.Policy, out *Preload) ([]preloadSection, []*PreloadRanking, int) {
 	secs := make([]preloadSection, len(graphs))
 	orders := make([]*PreloadRanking, len(graphs))
 	total := 0
@@ -190,17 +214,14 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 			orders[i] = RankPreload(g, now, p)
 		}
 	}
+	return secs, orders, total
+}
 
-	// What is always written: each graph's title, its ACTIVE line, and
-	// the line of what was left out (as long as it can be).
-	left := budget - len(leftOutLine(total))
-	for _, s := range secs {
-		if s.title != "" {
-			left -= runes(s.title) + runes(render.ActiveHeader)
-		}
-	}
-	// The graphs' orders merged (cmpPreloadIn is a total order: it ends
-	// with the graph and the id), only as far as the budget goes.
+// pickPreloadNodes walks the graphs' orders merged (cmpPreloadIn is a total
+// order: it ends with the graph and the id), only as far as left characters
+// go, adding each node that fits to its graph's section and out.Shown, and
+// counting the others in out.Left. It returns what is left.
+func pickPreloadNodes(graphs []PreloadGraph, orders []*PreloadRanking, secs []preloadSection, left int, out *Preload) int {
 	heads := make([]int, len(orders))
 	remaining := 0
 	for _, o := range orders {
@@ -237,38 +258,43 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 		s.ids[it.n.ID] = struct{}{}
 		out.Shown = append(out.Shown, PreloadNode{Key: graphs[it.g].Graph.Key(), ID: it.n.ID})
 	}
-	for i := range secs {
-		s := &secs[i]
-		if len(s.nodes) == 0 {
-			continue
-		}
-		g := graphs[i].Graph
-		var edges []*Edge
-		for _, n := range s.nodes {
-			for _, e := range g.EdgesOf(n.ID) {
-				out.work++
-				_, toIn := s.ids[e.To]
-				if e.From == n.ID && toIn && g.Shown(e.Key()) {
-					edges = append(edges, e)
-				}
-			}
-		}
-		sortEdges(edges)
-		header := runes(render.EdgesHeader)
-		for _, e := range edges {
+	return left
+}
+
+// pickPreloadEdges adds to s, by (from, rel, to), the shown edges of g
+// among the nodes s includes while they fit in left characters (the first
+// also pays for the EDGES header), and returns what is left.
+func pickPreloadEdges(g *domain.Graph, s *preloadSection, left int, out *Preload) int {
+	var edges []*domain.Edge
+	for _, n := range s.nodes {
+		for _, e := range g.EdgesOf(n.ID) {
 			out.work++
-			cost := len(render.Indent) + runes(preloadEdgeLine(e)) + 1
-			if len(s.edges) == 0 {
-				cost += header
+			_, toIn := s.ids[e.To]
+			if e.From == n.ID && toIn && g.Shown(e.Key()) {
+				edges = append(edges, e)
 			}
-			if cost > left {
-				continue
-			}
-			left -= cost
-			s.edges = append(s.edges, e)
 		}
 	}
+	domain.SortEdges(edges)
+	header := runes(render.EdgesHeader)
+	for _, e := range edges {
+		out.work++
+		cost := len(render.Indent) + runes(preloadEdgeLine(e)) + 1
+		if len(s.edges) == 0 {
+			cost += header
+		}
+		if cost > left {
+			continue
+		}
+		left -= cost
+		s.edges = append(s.edges, e)
+	}
+	return left
+}
 
+// writePreload writes the sections, then the line counting the leftOut
+// nodes, with no newline at the end.
+func writePreload(secs []preloadSection, leftOut, budget int) string {
 	var b strings.Builder
 	b.Grow(budget)
 	for _, s := range secs {
@@ -291,21 +317,22 @@ func BuildPreload(graphs []PreloadGraph, now Micros, p Policy, budget int) (Prel
 			}
 		}
 	}
-	if out.Left > 0 {
-		b.WriteString(leftOutLine(out.Left))
+	if leftOut > 0 {
+		b.WriteString(leftOutLine(leftOut))
 	}
-	out.Text = strings.TrimSuffix(b.String(), "\n")
-	return out, orders
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // preloadTitle is a graph's section header, as the full read writes it.
-func preloadTitle(level Level, name string, st Stats) string {
-	return render.GraphHeader(render.GraphTitle(level == LevelProject, name), st.Active, st.Archived)
+func preloadTitle(level domain.Level, name string, st domain.Stats) string {
+	return render.GraphHeader(render.GraphTitle(level == domain.LevelProject, name), st.Active, st.Archived)
 }
 
 // preloadEdgeLine is an edge as the full read lists it: notes counted,
 // never shown.
-func preloadEdgeLine(e *Edge) string { return render.CountedEdge(e.Key().String(), len(e.Notes)) }
+func preloadEdgeLine(e *domain.Edge) string {
+	return render.CountedEdge(e.Key().String(), len(e.Notes))
+}
 
 // leftOutLine is the line counting the active nodes a preload left out.
 func leftOutLine(n int) string { return render.PreloadLeftOut(n) }

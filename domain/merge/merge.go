@@ -1,9 +1,10 @@
-package domain
+package merge
 
 import (
 	"fmt"
 	"slices"
 
+	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
@@ -41,8 +42,8 @@ const (
 
 // MergeEdge is one edge of the node merged and what becomes of it.
 type MergeEdge struct {
-	Was    EdgeKey // the edge of From
-	Now    EdgeKey // the edge it becomes; zero when dropped
+	Was    domain.EdgeKey // the edge of From
+	Now    domain.EdgeKey // the edge it becomes; zero when dropped
 	Action MergeEdgeAction
 	Notes  []string // the notes Now holds after the merge; of a dropped edge, the notes deleted with it
 }
@@ -61,9 +62,9 @@ type MergePlan struct {
 // MergeResult is what MergeNodes did.
 type MergeResult struct {
 	MergePlan
-	Node         *Node   // Into as written
-	Written      []*Edge // the edges created or changed, in plan order
-	EdgesDeleted int     // the edges of From deleted with it
+	Node         *domain.Node   // Into as written
+	Written      []*domain.Edge // the edges created or changed, in plan order
+	EdgesDeleted int            // the edges of From deleted with it
 }
 
 // PlanMerge checks a merge against the graph and says what it would do,
@@ -77,23 +78,23 @@ type MergeResult struct {
 // the same way. An edge between the two nodes is dropped: rewired it would
 // be a loop of Into on itself, which says nothing about either. A loop of
 // From on itself becomes one of Into.
-func (g *Graph) PlanMerge(in MergeInput, mode SecretsMode) (MergePlan, error) {
-	if err := ValidateID("into", in.Into); err != nil {
+func PlanMerge(g *domain.Graph, in MergeInput, mode domain.SecretsMode) (MergePlan, error) {
+	if err := domain.ValidateID("into", in.Into); err != nil {
 		return MergePlan{}, err
 	}
-	if err := ValidateID("from", in.From); err != nil {
+	if err := domain.ValidateID("from", in.From); err != nil {
 		return MergePlan{}, err
 	}
 	if in.Into == in.From {
-		return MergePlan{}, Invalidf("from", "%q is also into: name two different nodes, the one to keep (into) and the one merged into it (from)", in.From)
+		return MergePlan{}, domain.Invalidf("from", "%q is also into: name two different nodes, the one to keep (into) and the one merged into it (from)", in.From)
 	}
-	into, ok := g.node(in.Into)
+	into, ok := g.Node(in.Into)
 	if !ok {
-		return MergePlan{}, NotFoundf("into", "node %q not found in %s graph", in.Into, g.key.Level)
+		return MergePlan{}, domain.NotFoundf("into", "node %q not found in %s graph", in.Into, g.Key().Level)
 	}
-	from, ok := g.node(in.From)
+	from, ok := g.Node(in.From)
 	if !ok {
-		return MergePlan{}, NotFoundf("from", "node %q not found in %s graph", in.From, g.key.Level)
+		return MergePlan{}, domain.NotFoundf("from", "node %q not found in %s graph", in.From, g.Key().Level)
 	}
 	if err := mergeVersion("into_version", into, in.IntoVersion); err != nil {
 		return MergePlan{}, err
@@ -105,19 +106,19 @@ func (g *Graph) PlanMerge(in MergeInput, mode SecretsMode) (MergePlan, error) {
 	if gist == "" {
 		gist = into.Gist
 	}
-	node, err := NodeInput{ID: in.Into, Gist: gist, Notes: unite(into.Notes, from.Notes),
+	node, err := domain.NodeInput{ID: in.Into, Gist: gist, Notes: unite(into.Notes, from.Notes),
 		Touches: unite(into.Touches, from.Touches)}.Validate()
 	if err != nil {
 		return MergePlan{}, err
 	}
-	node, redacted, err := ScreenNode(node, mode)
+	node, redacted, err := domain.ScreenNode(node, mode)
 	if err != nil {
 		return MergePlan{}, err
 	}
 	p := MergePlan{Into: in.Into, From: in.From, IntoVersion: into.Version.V, FromVersion: from.Version.V,
 		Gist: node.Gist, Notes: node.Notes, Touches: node.Touches, Redacted: redacted}
 	for i, e := range g.EdgesOf(in.From) {
-		me, err := g.planEdge(e, in.Into, in.From, mode, itemField("edges", i), &p.Redacted)
+		me, err := planEdge(g, e, in.Into, in.From, mode, domain.ItemField("edges", i), &p.Redacted)
 		if err != nil {
 			return MergePlan{}, err
 		}
@@ -128,7 +129,7 @@ func (g *Graph) PlanMerge(in MergeInput, mode SecretsMode) (MergePlan, error) {
 
 // planEdge says what becomes of e, an edge of from, when from is merged
 // into into; field names it in errors and redactions.
-func (g *Graph) planEdge(e *Edge, into, from string, mode SecretsMode, field string, redacted *[]secrets.Finding) (MergeEdge, error) {
+func planEdge(g *domain.Graph, e *domain.Edge, into, from string, mode domain.SecretsMode, field string, redacted *[]secrets.Finding) (MergeEdge, error) {
 	was := e.Key()
 	if (was.From == into && was.To == from) || (was.From == from && was.To == into) {
 		return MergeEdge{Was: was, Action: MergeDropped, Notes: e.Notes}, nil
@@ -144,13 +145,13 @@ func (g *Graph) planEdge(e *Edge, into, from string, mode SecretsMode, field str
 	if cur, ok := g.Edge(now); ok {
 		me.Action, me.Notes = MergeUnited, unite(cur.Notes, e.Notes)
 	}
-	ein, err := EdgeInput{From: now.From, To: now.To, Rel: now.Rel, Notes: me.Notes}.Validate()
+	ein, err := domain.EdgeInput{From: now.From, To: now.To, Rel: now.Rel, Notes: me.Notes}.Validate()
 	if err != nil {
-		return MergeEdge{}, within(field, err)
+		return MergeEdge{}, domain.Within(field, err)
 	}
-	ein, fs, err := ScreenEdge(ein, mode)
+	ein, fs, err := domain.ScreenEdge(ein, mode)
 	if err != nil {
-		return MergeEdge{}, within(field, err)
+		return MergeEdge{}, domain.Within(field, err)
 	}
 	for _, f := range fs {
 		f.Field = field + "." + f.Field
@@ -160,7 +161,7 @@ func (g *Graph) planEdge(e *Edge, into, from string, mode SecretsMode, field str
 		// A redacted end would make another edge than the one planned;
 		// the other end is stored text, so this is a secret kept from an
 		// earlier mode. Refuse rather than write an edge nobody named.
-		return MergeEdge{}, Invalidf(field, "the edge %s holds a secret in an end; delete it or write it again without the secret, then merge", was)
+		return MergeEdge{}, domain.Invalidf(field, "the edge %s holds a secret in an end; delete it or write it again without the secret, then merge", was)
 	}
 	me.Notes = ein.Notes
 	if me.Notes == nil {
@@ -170,11 +171,11 @@ func (g *Graph) planEdge(e *Edge, into, from string, mode SecretsMode, field str
 }
 
 // mergeVersion checks that n is at the expected version, when one is given.
-func mergeVersion(field string, n *Node, want *uint64) error {
+func mergeVersion(field string, n *domain.Node, want *uint64) error {
 	if want == nil || *want == n.Version.V {
 		return nil
 	}
-	return Conflictf(field, "node %q is at version %d, not %d: it changed since; look at the merge again", n.ID, n.Version.V, *want)
+	return domain.Conflictf(field, "node %q is at version %d, not %d: it changed since; look at the merge again", n.ID, n.Version.V, *want)
 }
 
 // unite is a's items then b's, each once, in that order.
@@ -194,8 +195,8 @@ func unite(a, b []string) []string {
 // plan's gist, notes and touches (a new version, active), each edge of From
 // is written as the plan says, and From is deleted with its edges, leaving
 // tombstones as a delete does. A merge the plan refuses changes nothing.
-func (g *Graph) MergeNodes(in MergeInput, mode SecretsMode, at Stamp) (MergeResult, error) {
-	p, err := g.PlanMerge(in, mode)
+func MergeNodes(g *domain.Graph, in MergeInput, mode domain.SecretsMode, at domain.Stamp) (MergeResult, error) {
+	p, err := PlanMerge(g, in, mode)
 	if err != nil {
 		return MergeResult{}, err
 	}
@@ -209,7 +210,7 @@ func (g *Graph) MergeNodes(in MergeInput, mode SecretsMode, at Stamp) (MergeResu
 			panic(fmt.Sprintf("merge of %q into %q: a write the plan checked was refused: %v", p.From, p.Into, err))
 		}
 	}
-	res.Node, err = g.PutNode(NodeInput{ID: p.Into, Gist: p.Gist, Notes: p.Notes, Touches: p.Touches}, at)
+	res.Node, err = g.PutNode(domain.NodeInput{ID: p.Into, Gist: p.Gist, Notes: p.Notes, Touches: p.Touches}, at)
 	must(err)
 	for _, me := range p.Edges {
 		if me.Action == MergeDropped {
@@ -218,7 +219,7 @@ func (g *Graph) MergeNodes(in MergeInput, mode SecretsMode, at Stamp) (MergeResu
 		if cur, ok := g.Edge(me.Now); ok && slices.Equal(cur.Notes, me.Notes) {
 			continue // united with nothing new: the edge stays as it is
 		}
-		e, err := g.PutEdge(EdgeInput{From: me.Now.From, To: me.Now.To, Rel: me.Now.Rel, Notes: me.Notes}, at)
+		e, err := g.PutEdge(domain.EdgeInput{From: me.Now.From, To: me.Now.To, Rel: me.Now.Rel, Notes: me.Notes}, at)
 		must(err)
 		res.Written = append(res.Written, e)
 	}

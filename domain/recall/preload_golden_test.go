@@ -1,4 +1,4 @@
-package domain
+package recall
 
 import (
 	"flag"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 var updatePreloadGolden = flag.Bool("update-preload-golden", false, "rewrite testdata/preload.golden from this code")
@@ -16,11 +18,11 @@ var updatePreloadGolden = flag.Bool("update-preload-golden", false, "rewrite tes
 // example has both graphs, a node marked stale, edges with no, one and two
 // notes, and a budget that leaves nodes out.
 func TestPreloadTextGolden(t *testing.T) {
-	now := Days(400)
-	user := preloadGraph(t, UserGraph, 3, now)
-	proj := preloadGraph(t, ProjectGraph("/src/my-app"), 6, now)
-	stamp := Stamp{Now: now - Days(50)}
-	for _, in := range []EdgeInput{
+	now := domain.Days(400)
+	user := preloadGraph(t, domain.UserGraph, 3, now)
+	proj := preloadGraph(t, domain.ProjectGraph("/src/my-app"), 6, now)
+	stamp := domain.Stamp{Now: now - domain.Days(50)}
+	for _, in := range []domain.EdgeInput{
 		{From: "n00000", To: "n00002", Rel: "explains", Notes: []string{"one note"}},
 		{From: "n00001", To: "n00003", Rel: "requires-init", Notes: []string{"init order matters", "the handler owns the jar"}},
 	} {
@@ -28,14 +30,14 @@ func TestPreloadTextGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n, ok := proj.node("n00004")
+	n, ok := proj.Node("n00004")
 	if !ok {
 		t.Fatal("no n00004")
 	}
-	n.Stale = []StaleFile{{Path: "src/auth/refresh.py", Change: FileChanged}}
+	n.Stale = []domain.StaleFile{{Path: "src/auth/refresh.py", Change: domain.FileChanged}}
 	var got []byte
 	for _, budget := range []int{1500, 500} { // all of it; then nodes left out
-		pre, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "my-app"}}, now, DefaultPolicy(), budget)
+		pre, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "my-app"}}, now, domain.DefaultPolicy(), budget)
 		got = append(got, "--- budget "+strconv.Itoa(budget)+"\n"+pre.Text+"\n"...)
 	}
 	path := filepath.Join("testdata", "preload.golden")

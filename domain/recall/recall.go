@@ -1,4 +1,4 @@
-package domain
+package recall
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kg-memory/kg/domain"
 	"github.com/kljensen/snowball/english"
 )
 
@@ -181,7 +182,7 @@ func RecallQuery(human string) (query string, ok bool) {
 		if w == "" || seen[w] || english.IsStopWord(w) || !strings.ContainsFunc(w, unicode.IsLetter) && len(w) < 3 {
 			continue
 		}
-		if b.Len() > 0 && utf8.RuneCountInString(b.String())+1+utf8.RuneCountInString(w) > MaxQueryLen {
+		if b.Len() > 0 && utf8.RuneCountInString(b.String())+1+utf8.RuneCountInString(w) > domain.MaxQueryLen {
 			break
 		}
 		seen[w] = true
@@ -193,7 +194,7 @@ func RecallQuery(human string) (query string, ok bool) {
 			break
 		}
 	}
-	if b.Len() == 0 || ValidateQuery("prompt", b.String()) != nil {
+	if b.Len() == 0 || domain.ValidateQuery("prompt", b.String()) != nil {
 		return "", false
 	}
 	return b.String(), true

@@ -1,4 +1,4 @@
-package domain_test
+package merge_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/merge"
 )
 
 // mergeGraph is a graph of two near-duplicates, a and b, with edges in and
@@ -47,7 +48,7 @@ func mergeGraph(t *testing.T) *domain.Graph {
 func TestMergeNodesUnitesContentAndRewiresEveryEdge(t *testing.T) {
 	g := mergeGraph(t)
 	seq := g.Seq()
-	res, err := g.MergeNodes(domain.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock, domain.Stamp{Now: 2, Session: "s"})
+	res, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock, domain.Stamp{Now: 2, Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +82,14 @@ func TestMergeNodesUnitesContentAndRewiresEveryEdge(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("edges after the merge (-want +got):\n%s", d)
 	}
-	actions := map[string]domain.MergeEdgeAction{}
+	actions := map[string]merge.MergeEdgeAction{}
 	for _, me := range res.Edges {
 		actions[me.Was.String()] = me.Action
 	}
-	if d := cmp.Diff(map[string]domain.MergeEdgeAction{
-		"a --same-as--> b": domain.MergeDropped, "b --refines--> a": domain.MergeDropped,
-		"b --loops--> b": domain.MergeRewired, "b --touches--> src/jwt.go": domain.MergeRewired,
-		"b --uses--> c": domain.MergeRewired, "d --refines--> b": domain.MergeUnited,
+	if d := cmp.Diff(map[string]merge.MergeEdgeAction{
+		"a --same-as--> b": merge.MergeDropped, "b --refines--> a": merge.MergeDropped,
+		"b --loops--> b": merge.MergeRewired, "b --touches--> src/jwt.go": merge.MergeRewired,
+		"b --uses--> c": merge.MergeRewired, "d --refines--> b": merge.MergeUnited,
 	}, actions); d != "" {
 		t.Errorf("plan actions (-want +got):\n%s", d)
 	}
@@ -103,7 +104,7 @@ func TestMergeNodesUnitesContentAndRewiresEveryEdge(t *testing.T) {
 
 func TestMergeNodesTakesTheGistChosen(t *testing.T) {
 	g := mergeGraph(t)
-	if _, err := g.MergeNodes(domain.MergeInput{Into: "a", From: "b", Gist: "  edited gist  "}, domain.SecretsBlock, domain.Stamp{Now: 2}); err != nil {
+	if _, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b", Gist: "  edited gist  "}, domain.SecretsBlock, domain.Stamp{Now: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if a, _ := g.Node("a"); a.Gist != "edited gist" {
@@ -116,24 +117,24 @@ func TestMergeNodesRefusesBadInputAndChangesNothing(t *testing.T) {
 	key := "AK" + "IA" + "QWERTYUIOPASDFGH"
 	for _, c := range []struct {
 		name  string
-		in    domain.MergeInput
+		in    merge.MergeInput
 		field string
 		kind  domain.Kind
 	}{
-		{"no into", domain.MergeInput{From: "b"}, "into", domain.KindInvalid},
-		{"bad from", domain.MergeInput{Into: "a", From: "b c"}, "from", domain.KindInvalid},
-		{"the same node", domain.MergeInput{Into: "a", From: "a"}, "from", domain.KindInvalid},
-		{"into missing", domain.MergeInput{Into: "zz", From: "b"}, "into", domain.KindNotFound},
-		{"from missing", domain.MergeInput{Into: "a", From: "zz"}, "from", domain.KindNotFound},
-		{"into changed", domain.MergeInput{Into: "a", From: "b", IntoVersion: &two}, "into_version", domain.KindConflict},
-		{"from changed", domain.MergeInput{Into: "a", From: "b", IntoVersion: &one, FromVersion: &two}, "from_version", domain.KindConflict},
-		{"gist too long", domain.MergeInput{Into: "a", From: "b", Gist: strings.Repeat("x", 1001)}, "gist", domain.KindInvalid},
-		{"a secret in the gist", domain.MergeInput{Into: "a", From: "b", Gist: "key " + key}, "gist", domain.KindInvalid},
+		{"no into", merge.MergeInput{From: "b"}, "into", domain.KindInvalid},
+		{"bad from", merge.MergeInput{Into: "a", From: "b c"}, "from", domain.KindInvalid},
+		{"the same node", merge.MergeInput{Into: "a", From: "a"}, "from", domain.KindInvalid},
+		{"into missing", merge.MergeInput{Into: "zz", From: "b"}, "into", domain.KindNotFound},
+		{"from missing", merge.MergeInput{Into: "a", From: "zz"}, "from", domain.KindNotFound},
+		{"into changed", merge.MergeInput{Into: "a", From: "b", IntoVersion: &two}, "into_version", domain.KindConflict},
+		{"from changed", merge.MergeInput{Into: "a", From: "b", IntoVersion: &one, FromVersion: &two}, "from_version", domain.KindConflict},
+		{"gist too long", merge.MergeInput{Into: "a", From: "b", Gist: strings.Repeat("x", 1001)}, "gist", domain.KindInvalid},
+		{"a secret in the gist", merge.MergeInput{Into: "a", From: "b", Gist: "key " + key}, "gist", domain.KindInvalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := mergeGraph(t)
 			before := g.Data()
-			_, err := g.MergeNodes(c.in, domain.SecretsBlock, domain.Stamp{Now: 2})
+			_, err := merge.MergeNodes(g, c.in, domain.SecretsBlock, domain.Stamp{Now: 2})
 			if err == nil {
 				t.Fatal("merged")
 			}
@@ -164,7 +165,7 @@ func TestMergeNodesOverTheNotesLimitIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := g.MergeNodes(domain.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock, domain.Stamp{Now: 2})
+	_, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock, domain.Stamp{Now: 2})
 	if fieldOf(err) != "notes" || !strings.Contains(err.Error(), "60 items, limit 50") {
 		t.Fatalf("err = %v; want notes: 60 items, limit 50", err)
 	}
@@ -177,10 +178,10 @@ func TestMergeNodesRedactsTheMergedText(t *testing.T) {
 	if _, err := g.PutEdge(domain.EdgeInput{From: "b", To: "d", Rel: "keys", Notes: []string{"key " + key}}, domain.Stamp{Now: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.PlanMerge(domain.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock); fieldOf(err) != "edges[1].notes[0]" {
+	if _, err := merge.PlanMerge(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock); fieldOf(err) != "edges[1].notes[0]" {
 		t.Fatalf("block: err = %v; want it refused at edges[1].notes[0]", err)
 	}
-	res, err := g.MergeNodes(domain.MergeInput{Into: "a", From: "b"}, domain.SecretsRedact, domain.Stamp{Now: 2})
+	res, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsRedact, domain.Stamp{Now: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestMergeNodesRedactsTheMergedText(t *testing.T) {
 func TestPlanMergeChangesNothing(t *testing.T) {
 	g := mergeGraph(t)
 	before := g.Data()
-	p, err := g.PlanMerge(domain.MergeInput{Into: "b", From: "a"}, domain.SecretsBlock)
+	p, err := merge.PlanMerge(g, merge.MergeInput{Into: "b", From: "a"}, domain.SecretsBlock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package domain
+package recall
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // The useful marks of kg_useful (docs/design/hooks.md#kg_useful): the times a
@@ -24,7 +26,7 @@ const MaxUsefulMarks = 16
 // UsefulMarks returns the times node n was marked useful, oldest first. A
 // stored value that is not a list of times reads as no marks (the next mark
 // writes it anew).
-func UsefulMarks(n *Node) []Micros {
+func UsefulMarks(n *domain.Node) []domain.Micros {
 	raw, ok := n.Extra[UsefulField]
 	if !ok {
 		return nil
@@ -35,7 +37,7 @@ func UsefulMarks(n *Node) []Micros {
 	if dec.Decode(&nums) != nil {
 		return nil
 	}
-	out := make([]Micros, 0, len(nums))
+	out := make([]domain.Micros, 0, len(nums))
 	for _, num := range nums {
 		t, ok := parseSeconds(num.String())
 		if !ok {
@@ -52,28 +54,21 @@ func UsefulMarks(n *Node) []Micros {
 // version and takes no seq, so it is no change kg_sync reports; unlike one, it
 // is saved by the write that makes it. A missing node is a not-found error
 // naming "ids".
-func (g *Graph) MarkUseful(id string, t Micros) error {
-	n, ok := g.node(id)
+func MarkUseful(g *domain.Graph, id string, t domain.Micros) error {
+	n, ok := g.Node(id)
 	if !ok {
-		return NotFoundf("ids", "node %q not found in %s graph", id, g.key.Level)
+		return domain.NotFoundf("ids", "node %q not found in %s graph", id, g.Key().Level)
 	}
 	marks := append(UsefulMarks(n), t)
 	slices.Sort(marks)
 	if len(marks) > MaxUsefulMarks {
 		marks = marks[len(marks)-MaxUsefulMarks:]
 	}
-	c := n.clone()
-	c.Extra = make(map[string]RawJSON, len(n.Extra)+1)
-	for k, v := range n.Extra {
-		c.Extra[k] = v
-	}
-	c.Extra[UsefulField] = formatMarks(marks)
-	g.setNode(id, c)
-	return nil
+	return g.SetNodeExtra(id, UsefulField, formatMarks(marks))
 }
 
 // formatMarks writes marks as the stored list.
-func formatMarks(marks []Micros) RawJSON {
+func formatMarks(marks []domain.Micros) domain.RawJSON {
 	b := []byte{'['}
 	for i, t := range marks {
 		if i > 0 {
@@ -85,14 +80,14 @@ func formatMarks(marks []Micros) RawJSON {
 }
 
 // appendSeconds writes t, in microseconds, as seconds with six decimals.
-func appendSeconds(b []byte, t Micros) []byte {
+func appendSeconds(b []byte, t domain.Micros) []byte {
 	if t < 0 {
 		b = append(b, '-')
 		t = -t
 	}
-	b = strconv.AppendInt(b, int64(t/Second), 10)
+	b = strconv.AppendInt(b, int64(t/domain.Second), 10)
 	b = append(b, '.')
-	frac := strconv.AppendInt(nil, int64(t%Second), 10)
+	frac := strconv.AppendInt(nil, int64(t%domain.Second), 10)
 	for range 6 - len(frac) {
 		b = append(b, '0')
 	}
@@ -101,7 +96,7 @@ func appendSeconds(b []byte, t Micros) []byte {
 
 // parseSeconds reads a decimal number of seconds exactly to the
 // microsecond (digits past the sixth are dropped).
-func parseSeconds(s string) (Micros, bool) {
+func parseSeconds(s string) (domain.Micros, bool) {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	whole, frac, _ := strings.Cut(s, ".")
@@ -109,7 +104,7 @@ func parseSeconds(s string) (Micros, bool) {
 		return 0, false
 	}
 	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || w > int64(^uint64(0)>>1)/int64(Second)-1 {
+	if err != nil || w > int64(^uint64(0)>>1)/int64(domain.Second)-1 {
 		return 0, false
 	}
 	if len(frac) > 6 {
@@ -124,7 +119,7 @@ func parseSeconds(s string) (Micros, bool) {
 			f *= 10
 		}
 	}
-	t := Micros(w)*Second + Micros(f)
+	t := domain.Micros(w)*domain.Second + domain.Micros(f)
 	if neg {
 		t = -t
 	}

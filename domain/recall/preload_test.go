@@ -1,4 +1,4 @@
-package domain
+package recall
 
 import (
 	"fmt"
@@ -6,21 +6,23 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // preloadGraph is a graph of n active nodes created long before now (out
 // of creation grace), node i read at i seconds, each linked to the next.
-func preloadGraph(t testing.TB, key GraphKey, n int, now Micros) *Graph {
+func preloadGraph(t testing.TB, key domain.GraphKey, n int, now domain.Micros) *domain.Graph {
 	t.Helper()
-	g := NewGraph(key)
-	old := now - Days(60)
+	g := domain.NewGraph(key)
+	old := now - domain.Days(60)
 	for i := range n {
 		id := fmt.Sprintf("n%05d", i)
-		if _, err := g.PutNode(NodeInput{ID: id, Gist: "gist of node " + id + " with some words"}, Stamp{Now: old + Micros(i)}); err != nil {
+		if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: "gist of node " + id + " with some words"}, domain.Stamp{Now: old + domain.Micros(i)}); err != nil {
 			t.Fatal(err)
 		}
 		if i > 0 {
-			if _, err := g.PutEdge(EdgeInput{From: fmt.Sprintf("n%05d", i-1), To: id, Rel: "leads-to"}, Stamp{Now: old + Micros(i)}); err != nil {
+			if _, err := g.PutEdge(domain.EdgeInput{From: fmt.Sprintf("n%05d", i-1), To: id, Rel: "leads-to"}, domain.Stamp{Now: old + domain.Micros(i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -29,10 +31,10 @@ func preloadGraph(t testing.TB, key GraphKey, n int, now Micros) *Graph {
 }
 
 func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
-	now := Days(400)
-	p := DefaultPolicy()
-	user := preloadGraph(t, UserGraph, 300, now)
-	proj := preloadGraph(t, ProjectGraph("/src/app"), 700, now)
+	now := domain.Days(400)
+	p := domain.DefaultPolicy()
+	user := preloadGraph(t, domain.UserGraph, 300, now)
+	proj := preloadGraph(t, domain.ProjectGraph("/src/app"), 700, now)
 	for _, budget := range []int{400, 2000, 8400} {
 		pre, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}, now, p, budget)
 		if n := utf8.RuneCountInString(pre.Text); n > budget {
@@ -61,9 +63,9 @@ func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
 }
 
 func TestPreloadShowsEveryNodeAndTheEdgesAmongThemWhenAllFit(t *testing.T) {
-	now := Days(400)
-	g := preloadGraph(t, ProjectGraph("/src/app"), 4, now)
-	pre, _ := BuildPreload([]PreloadGraph{{Graph: NewGraph(UserGraph)}, {Graph: g, Name: "app"}}, now, DefaultPolicy(), 9000)
+	now := domain.Days(400)
+	g := preloadGraph(t, domain.ProjectGraph("/src/app"), 4, now)
+	pre, _ := BuildPreload([]PreloadGraph{{Graph: domain.NewGraph(domain.UserGraph)}, {Graph: g, Name: "app"}}, now, domain.DefaultPolicy(), 9000)
 	if pre.Left != 0 || len(pre.Shown) != 4 {
 		t.Fatalf("shown %d, left %d; want all 4", len(pre.Shown), pre.Left)
 	}
@@ -78,9 +80,9 @@ func TestPreloadShowsEveryNodeAndTheEdgesAmongThemWhenAllFit(t *testing.T) {
 }
 
 func TestPreloadIsInRankOrderBestFirst(t *testing.T) {
-	now := Days(400)
-	p := DefaultPolicy()
-	g := preloadGraph(t, ProjectGraph("/src/app"), 50, now)
+	now := domain.Days(400)
+	p := domain.DefaultPolicy()
+	g := preloadGraph(t, domain.ProjectGraph("/src/app"), 50, now)
 	order := PreloadOrder(g, now, p)
 	pre, _ := BuildPreload([]PreloadGraph{{Graph: g, Name: "app"}}, now, p, 600)
 	if len(pre.Shown) == 0 || len(pre.Shown) == 50 {
@@ -97,10 +99,10 @@ func TestPreloadIsInRankOrderBestFirst(t *testing.T) {
 // each node and each edge a bounded number of times, whatever the budget
 // (docs/design/hooks.md#the-preload).
 func TestPreloadBuildIsLinearAfterRanking(t *testing.T) {
-	now := Days(400)
+	now := domain.Days(400)
 	for _, n := range []int{1000, 4000} {
-		g := preloadGraph(t, ProjectGraph("/src/app"), n, now)
-		pre, _ := BuildPreload([]PreloadGraph{{Graph: g}}, now, DefaultPolicy(), 9000)
+		g := preloadGraph(t, domain.ProjectGraph("/src/app"), n, now)
+		pre, _ := BuildPreload([]PreloadGraph{{Graph: g}}, now, domain.DefaultPolicy(), 9000)
 		// n nodes, each edge seen from both ends (2(n-1)), each edge
 		// among the shown measured once more.
 		if limit := n + 3*(n-1); pre.work > limit {
@@ -172,19 +174,19 @@ func TestTranscriptSessionIDsLastFirst(t *testing.T) {
 // stops being Valid on any change of the graph, a rollback included, and
 // when a node leaves its creation grace (docs/design/hooks.md#the-preload).
 func TestPreloadRankingHoldsUntilTheGraphOrAGraceChanges(t *testing.T) {
-	now := Days(400)
-	p := DefaultPolicy()
-	user := preloadGraph(t, UserGraph, 200, now)
-	proj := preloadGraph(t, ProjectGraph("/src/app"), 300, now)
+	now := domain.Days(400)
+	p := domain.DefaultPolicy()
+	user := preloadGraph(t, domain.UserGraph, 200, now)
+	proj := preloadGraph(t, domain.ProjectGraph("/src/app"), 300, now)
 	// One node still in its creation grace: ranked above every score
 	// until it leaves it.
 	fresh := now - p.Grace/2
-	if _, err := proj.PutNode(NodeInput{ID: "young", Gist: "a node in grace"}, Stamp{Now: fresh}); err != nil {
+	if _, err := proj.PutNode(domain.NodeInput{ID: "young", Gist: "a node in grace"}, domain.Stamp{Now: fresh}); err != nil {
 		t.Fatal(err)
 	}
 	proj.Checkpoint()
 	user.Checkpoint()
-	build := func(at Micros, rs []*PreloadRanking) (Preload, []*PreloadRanking) {
+	build := func(at domain.Micros, rs []*PreloadRanking) (Preload, []*PreloadRanking) {
 		parts := []PreloadGraph{{Graph: user}, {Graph: proj, Name: "app"}}
 		for i := range rs {
 			parts[i].Ranking = rs[i]
@@ -219,7 +221,7 @@ func TestPreloadRankingHoldsUntilTheGraphOrAGraceChanges(t *testing.T) {
 	}
 
 	// A write, then its rollback: each a change.
-	if _, err := proj.PutNode(NodeInput{ID: "n00003", Gist: "rewritten"}, Stamp{Now: now}); err != nil {
+	if _, err := proj.PutNode(domain.NodeInput{ID: "n00003", Gist: "rewritten"}, domain.Stamp{Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	if kept[1].Valid(proj, now) {
