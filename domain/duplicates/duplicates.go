@@ -1,3 +1,5 @@
+// Package duplicates finds the possible duplicates of a node: a room of
+// domain (docs/decisions/0088-domain-rooms.md).
 package duplicates
 
 import (

@@ -84,7 +84,7 @@ type lexWord struct {
 	maxTF int32
 }
 
-// posting is a node holding a word, and how many times it counts it.
+// Posting is a node holding a word, and how many times it counts it.
 type Posting struct{ slot, tf int32 }
 
 // lexStem is one stem: its words and how many nodes hold one of them.

@@ -1,3 +1,6 @@
+// Package stale judges the files nodes recorded against the files as they
+// are now, and names the nodes they make stale: a room of domain
+// (docs/decisions/0088-domain-rooms.md).
 package stale
 
 import (

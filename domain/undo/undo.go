@@ -1,3 +1,5 @@
+// Package undo plans and applies the undoing of logged changes: a room of
+// domain (docs/decisions/0088-domain-rooms.md).
 package undo
 
 import (

@@ -1,10 +1,7 @@
 package jsonfile
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,57 +31,6 @@ func golden(t *testing.T, name string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s differs from the golden file (-want +got):\n%s", name, diff)
 	}
-}
-
-// canonical re-renders a JSON document with sorted keys and two-space
-// indent, numbers kept verbatim, each progress state on one line: what
-// every file kg writes must already be.
-func canonical(t *testing.T, b []byte) []byte {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("written file does not parse: %v", err)
-	}
-	states := map[string][]byte{}
-	if progress, ok := jsonAt(v, "_meta", "progress").(map[string]any); ok {
-		for task, state := range progress {
-			var line bytes.Buffer
-			enc := json.NewEncoder(&line)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(state); err != nil {
-				t.Fatal(err)
-			}
-			mark := fmt.Sprintf("progress state %d", len(states))
-			states[mark] = bytes.TrimSuffix(line.Bytes(), []byte("\n"))
-			progress[task] = mark
-		}
-	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	b = out.Bytes()
-	for mark, line := range states {
-		b = bytes.Replace(b, []byte(`"`+mark+`"`), line, 1)
-	}
-	return b
-}
-
-// jsonAt walks a decoded JSON value along object keys.
-func jsonAt(v any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	return v
 }
 
 // copyTree copies a testdata folder to a fresh root.
