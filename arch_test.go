@@ -121,6 +121,12 @@ var rules = []rule{
 	// The JSON records the storage adapters share (docs/decisions/0085-one-record-encoding.md): pure encoding, no I/O.
 	{prefix: "adapters/storage/record", mayImport: []string{"domain", "ports"}, noIO: true,
 		description: "domain and ports; never I/O: it encodes, the adapters store"},
+	// The json store's codec (docs/decisions/0090-jsonfile-codec.md): bytes ⇄ values, no I/O; the
+	// store owns the files.
+	{prefix: "adapters/storage/jsonfile/codec", mayImport: []string{"domain", "ports"}, noIO: true,
+		description: "domain and ports; never I/O: it encodes, the json store stores"},
+	{prefix: "adapters/storage/jsonfile", mayImport: []string{"domain", "ports", "adapters/storage/record", "adapters/storage/jsonfile/codec"}, thirdParty: true,
+		description: "domain, ports, the shared records, its codec and its library, not app nor another adapter"},
 	{prefix: "adapters/storage/", mayImport: []string{"domain", "ports", "adapters/storage/record"}, thirdParty: true,
 		description: "domain, ports, the shared records and its library, not app nor another adapter"},
 	{prefix: "adapters/clock", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports"},

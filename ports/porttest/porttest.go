@@ -46,6 +46,10 @@ type Backend struct {
 	// Summaries says the backend keeps a summary of every graph it lists
 	// (ports.StoredGraph.Summary), so that listing reads no graph.
 	Summaries bool
+	// SetAside, when set, lists the files under dir the backend set aside
+	// as damaged (a .corrupt copy, a quarantine): RunStepCrash checks that
+	// a kill leaves none, since a crash is no damage.
+	SetAside func(t testing.TB, dir string) []string
 }
 
 // Opened is one open instance of a backend.

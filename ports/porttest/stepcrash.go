@@ -77,9 +77,24 @@ func RunStepCrash(t *testing.T, b Backend) {
 					t.Errorf("killed at step %d of %d after the operation was acknowledged: it was lost:\n%s", k, steps, cmp.Diff(after, got, dataOpts))
 				}
 				CheckIntegrity(t, b, dir)
+				checkNothingSetAside(t, b, dir, k, steps)
 			}
 			t.Logf("%s: killed at each of %d steps", sc.name, steps)
 		})
+	}
+}
+
+// checkNothingSetAside fails when the reopened store set a file aside as
+// damaged: a kill at any step leaves a state the next load takes as it is
+// (or cuts back to the state before), never one it keeps a copy of for a
+// person to look at.
+func checkNothingSetAside(t *testing.T, b Backend, dir string, k, steps int) {
+	t.Helper()
+	if b.SetAside == nil {
+		return
+	}
+	if kept := b.SetAside(t, dir); len(kept) > 0 {
+		t.Errorf("killed at step %d of %d: the reopened store set aside %q as damaged; a kill is no damage", k, steps, kept)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -200,32 +201,6 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkDecoders decodes the file of a 100k-node graph with the
-// one-pass parser (decodeGraph) and with the typed encoding/json decoder
-// (typedDecodeGraph, typed_test.go) that docs/decisions/0010-json-codec.md
-// weighs against it. cpu-ms/op is the process's CPU time per decode, GC
-// included: steadier than ns/op on a shared machine.
-func BenchmarkDecoders(b *testing.B) {
-	g := benchGraph(b, benchKey, 100_000)
-	data := encodeGraph(g.Data())
-	g = nil
-	for _, dec := range []struct {
-		name   string
-		decode func([]byte) (domain.GraphData, []string, error)
-	}{{"onepass", decodeGraph}, {"typed", typedDecodeGraph}} {
-		b.Run(dec.name+"/nodes=100000", func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			c0 := cpuTime(b)
-			for b.Loop() {
-				if d, _, err := dec.decode(data); err != nil || len(d.Nodes) != 100_000 {
-					b.Fatalf("decode: %d nodes, %v", len(d.Nodes), err)
-				}
-			}
-			b.ReportMetric(float64((cpuTime(b)-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
-		})
-	}
-}
-
 // BenchmarkCheckpoint measures folding a 100k-node graph's journal into
 // its file after one node changed. encode/cache=off encodes the whole file
 // (to io.Discard), cpu-ms/op its CPU time; encode/cache=on does the same with the encoded bytes of
@@ -246,11 +221,11 @@ func BenchmarkCheckpoint(b *testing.B) {
 	}
 	for _, cached := range []bool{false, true} {
 		b.Run(fmt.Sprintf("encode/cache=%v/nodes=%d", map[bool]string{false: "off", true: "on"}[cached], n), func(b *testing.B) {
-			var cache nodeCache
+			var cache codec.NodeCache
 			if cached {
-				warm := sourceOfGraph(g)
-				warm.cache = &cache
-				if err := writeGraph(io.Discard, warm); err != nil {
+				warm := codec.SourceOfGraph(g)
+				warm.Cache = &cache
+				if err := codec.WriteGraph(io.Discard, warm); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -258,24 +233,20 @@ func BenchmarkCheckpoint(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				change()
-				src := sourceOfGraph(g)
+				src := codec.SourceOfGraph(g)
 				if cached {
-					src.cache = &cache
+					src.Cache = &cache
 				}
 				b.StartTimer()
 				c0 := cpuTime(b)
-				if err := writeGraph(io.Discard, src); err != nil {
+				if err := codec.WriteGraph(io.Discard, src); err != nil {
 					b.Fatal(err)
 				}
 				cpu += cpuTime(b) - c0
 			}
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			if cached {
-				size := 0
-				for _, c := range cache.nodes {
-					size += len(c.value) + len(c.version)
-				}
-				b.ReportMetric(float64(size)/(1<<20), "cache-MB")
+				b.ReportMetric(float64(cache.Size())/(1<<20), "cache-MB")
 			}
 		})
 	}

@@ -1,6 +1,9 @@
 package jsonfile
 
 import (
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kg-memory/kg/ports/porttest"
@@ -16,7 +19,23 @@ var backend = porttest.Backend{Name: "json", Open: func(t testing.TB, dir string
 	}
 	return porttest.Opened{Graphs: s, Sessions: s, Close: func() error { return nil }, InjectFault: tfs.setFault,
 		KillAt: tfs.killAfter, Steps: tfs.stepCount}
-}}
+}, SetAside: setAside}
+
+// setAside lists the files under dir the store set aside as damaged: its
+// .corrupt-<unix time> copies.
+func setAside(t testing.TB, dir string) []string {
+	var kept []string
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(filepath.Base(p), ".corrupt-") {
+			kept = append(kept, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("list %s: %v", dir, err)
+	}
+	return kept
+}
 
 func TestContract(t *testing.T) { porttest.Run(t, backend) }
 

@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
-	"github.com/kg-memory/kg/ports/porttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -88,25 +85,6 @@ func jsonAt(v any, keys ...string) any {
 		v = m[k]
 	}
 	return v
-}
-
-func TestEncodeRichGraph(t *testing.T) {
-	d := porttest.RichData("/home/dev/kg")
-	b := encodeGraph(d)
-	if diff := cmp.Diff(string(canonical(t, b)), string(b)); diff != "" {
-		t.Errorf("not sorted two-space JSON (-canonical +written):\n%s", diff)
-	}
-	golden(t, "rich.json", b)
-
-	got, notes, err := decodeGraph(b)
-	if err != nil || len(notes) > 0 {
-		t.Fatalf("decode: %v %q", err, notes)
-	}
-	want, _ := domain.Restore(domain.ProjectGraph("/home/dev/kg"), d, domain.RestoreOptions{})
-	back, _ := domain.Restore(domain.ProjectGraph("/home/dev/kg"), got, domain.RestoreOptions{})
-	if diff := cmp.Diff(want.Data(), back.Data(), cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("decode(encode(d)) differs (-want +got):\n%s", diff)
-	}
 }
 
 // copyTree copies a testdata folder to a fresh root.
@@ -247,158 +225,5 @@ func TestReadsReplacedServerFiles(t *testing.T) {
 	golden(t, "sessions.json", b)
 	if _, err := os.Stat(filepath.Join(root, "user.prev")); err != nil {
 		t.Errorf("the replaced file was not kept as user.prev: %v", err)
-	}
-}
-
-func TestParseMicros(t *testing.T) {
-	tests := []struct {
-		name, in string
-		want     domain.Micros
-	}{
-		{"six decimals", "1716400000.120000", 1716400000_120000},
-		{"integer", "1716400000", 1716400000_000000},
-		{"one decimal", "1716400000.5", 1716400000_500000},
-		{"rounds down", "1716400000.1234564", 1716400000_123456},
-		{"rounds up", "1716400000.1234565", 1716400000_123457},
-		{"rounds up into seconds", "1.9999996", 2_000000},
-		{"exponent", "1.7164e9", 1716400000_000000},
-		{"negative", "-1.5", -1_500000},
-		{"zero", "0.000000", 0},
-		{"null", "null", 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseMicros(json.RawMessage(tc.in))
-			if err != nil || got != tc.want {
-				t.Errorf("parseMicros(%s) = %d, %v; want %d", tc.in, got, err, tc.want)
-			}
-		})
-	}
-	for _, bad := range []string{`"1"`, `true`, `{}`, `1e400`} {
-		if _, err := parseMicros(json.RawMessage(bad)); err == nil {
-			t.Errorf("parseMicros(%s) accepted", bad)
-		}
-	}
-}
-
-func TestMicrosWriteSixDecimals(t *testing.T) {
-	tests := []struct {
-		in   domain.Micros
-		want string
-	}{
-		{1716400000_120000, "1716400000.120000"},
-		{0, "0.000000"},
-		{7, "0.000007"},
-		{-1_500000, "-1.500000"},
-	}
-	for _, tc := range tests {
-		e := &enc{}
-		e.micros(tc.in)
-		if string(e.b) != tc.want {
-			t.Errorf("micros(%d) = %s, want %s", tc.in, e.b, tc.want)
-		}
-	}
-}
-
-func TestEdgeKeys(t *testing.T) {
-	k := func(f, to, r string) domain.EdgeKey { return domain.EdgeKey{From: f, To: to, Rel: r} }
-	tests := []struct {
-		name string
-		in   []domain.EdgeKey
-		want []string
-	}{
-		{"plain", []domain.EdgeKey{k("b", "c", "r"), k("a", "b", "r")}, []string{"a->b:r", "b->c:r"}},
-		{"collision numbered in (from, to, rel) order",
-			[]domain.EdgeKey{k("a->b", "c", "r"), k("a", "b->c", "r")}, []string{"a->b->c:r", "a->b->c:r#2"}},
-		{"three-way collision", []domain.EdgeKey{k("a->b->c", "d", "r"), k("a->b", "c->d", "r"), k("a", "b->c->d", "r")},
-			[]string{"a->b->c->d:r", "a->b->c->d:r#2", "a->b->c->d:r#3"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, ke := range edgeKeys(tc.in) {
-				got = append(got, ke.key)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-	if got := edgeKeys([]domain.EdgeKey{k("a->b", "c", "r"), k("a", "b->c", "r")}); got[0].k.From != "a" {
-		t.Errorf("first of a collision is %+v, want the smaller from", got[0].k)
-	}
-}
-
-func TestDecodeRejectsWrongTypes(t *testing.T) {
-	tests := []struct{ name, file, wantIn string }{
-		{"gist a number", `{"nodes": {"n1": {"id": "n1", "gist": 3}}}`, `node "n1": field gist`},
-		{"notes a string", `{"nodes": {"n1": {"gist": "g", "notes": "x"}}}`, `node "n1": field notes`},
-		{"archived a string", `{"nodes": {"n1": {"gist": "g", "_archived": "yes"}}}`, `node "n1": field _archived`},
-		{"time a string", `{"nodes": {"n1": {"gist": "g", "_created_ts": "now"}}}`, `node "n1": field _created_ts`},
-		{"edge without from", `{"edges": {"k": {"to": "b", "rel": "r"}}}`, `edge "k": field from`},
-		{"nodes a list", `{"nodes": []}`, `nodes`},
-		{"truncated", `{"nodes": {"n1": {"gist": "g"`, `unexpected end`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := decodeGraph([]byte(tc.file))
-			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.wantIn)) {
-				t.Errorf("decode error = %v, want one containing %q", err, tc.wantIn)
-			}
-		})
-	}
-}
-
-func TestNodeIDFromFieldElseKey(t *testing.T) {
-	d, _, err := decodeGraph([]byte(`{"nodes": {
-		"a": {"id": "same", "gist": "first by key"},
-		"b": {"id": "same", "gist": "second by key"},
-		"c": {"id": "", "gist": "empty id: key"},
-		"d": {"gist": "no id: key"}},
-		"_meta": {"versions": {"node:same": {"v": 2, "ts": 1}}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, notes := domain.Restore(domain.UserGraph, d, domain.RestoreOptions{})
-	if n, ok := g.Node("same"); !ok || n.Gist != "first by key" {
-		t.Errorf("duplicate id kept %+v, want the first map key", n)
-	}
-	if len(notes) != 1 {
-		t.Errorf("notes = %q, want one about the duplicate", notes)
-	}
-	for _, id := range []string{"c", "d"} {
-		if _, ok := g.Node(id); !ok {
-			t.Errorf("node %q (id from map key) missing", id)
-		}
-	}
-}
-
-// A progress state is written on one line: a state nested 6,000 arrays deep
-// (12 KB; a write refuses it now, but a file of an older kg or of the
-// replaced server may hold one) costs the file its own size, not the 69 MiB
-// two spaces per level per line made it (issue 15), and reads back the same.
-// The rest of the file stays two-space indented.
-func TestDeepProgressStateIsStoredCompactly(t *testing.T) {
-	const depth = 6000
-	state := domain.RawJSON(`{"x":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
-	d := porttest.RichData("/home/dev/kg")
-	plain := encodeGraph(d)
-	d.Progress["deep"] = state
-	b := encodeGraph(d)
-	if grew := len(b) - len(plain); grew > len(state)+100 {
-		t.Errorf("a %d-byte state grew the file by %d bytes", len(state), grew)
-	}
-	if !bytes.Contains(b, []byte(`"deep": `+string(state))) {
-		t.Error("the state is not on one line")
-	}
-	if diff := cmp.Diff(string(canonical(t, b)), string(b)); diff != "" {
-		t.Errorf("not sorted two-space JSON around the state (-canonical +written):\n%.2000s", diff)
-	}
-	got, _, err := decodeGraph(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Progress["deep"], state) {
-		t.Errorf("the state reads back as %.80q…", got.Progress["deep"])
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -36,7 +37,7 @@ type graphState struct {
 	// it is missing or its content is not the graph's (a .prev was loaded
 	// instead): the next commit then writes the file whole.
 	fileSize int64
-	nodes    nodeCache
+	nodes    codec.NodeCache
 	// released is set when Release dropped the state: a caller that
 	// waited for mu takes the state that replaced it (lockState).
 	released bool
@@ -164,7 +165,7 @@ const collectAfter = 16 << 20
 func (s *Store) readGraph(ctx context.Context, st *graphState, f file) (domain.GraphData, error) {
 	var d domain.GraphData
 	size, err := s.load(ctx, f, func(b []byte) error {
-		got, notes, err := decodeGraph(b)
+		got, notes, err := codec.DecodeGraph(b)
 		if err != nil {
 			return err
 		}
@@ -435,7 +436,7 @@ func (s *Store) commit(ctx context.Context, key domain.GraphKey, g *domain.Graph
 		}
 		return nil
 	}
-	payload := graphRecord(g, cs, g.DurableSeq(), projectPath)
+	payload := codec.GraphRecord(g, cs, g.DurableSeq(), projectPath)
 	if hist != nil {
 		// The entries travel in the record: durable with the change, by
 		// the same append and fsync. An after the record holds is left to
@@ -513,13 +514,13 @@ func (s *Store) checkpoint(ctx context.Context, st *graphState, f file, g *domai
 	if err != nil {
 		return false, fmt.Errorf("append to %s: %w", historyPath(f), err)
 	}
-	src := sourceOfGraph(g)
-	src.projectPath = projectPath
-	src.cache = &st.nodes
+	src := codec.SourceOfGraph(g)
+	src.ProjectPath = projectPath
+	src.Cache = &st.nodes
 	var size int64
 	err = s.writeAtomic(ctx, f, func(w io.Writer) error {
 		cw := &countingWriter{w: w}
-		err := writeGraph(cw, src)
+		err := codec.WriteGraph(cw, src)
 		size = cw.n
 		return err
 	})
@@ -544,7 +545,7 @@ func (s *Store) rewrite(ctx context.Context, st *graphState, f file, d domain.Gr
 	if err := s.prepare(st, f); err != nil {
 		return err
 	}
-	data := encodeGraph(d)
+	data := codec.EncodeGraph(d)
 	undoHistory, err := s.flushHistory(st, f)
 	if err != nil {
 		return err

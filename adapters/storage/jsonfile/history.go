@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -41,8 +42,8 @@ var _ ports.HistoryRepository = (*Store)(nil)
 // from the journal only the records past the history's last line. A batch
 // written as a whole file instead of a record (a graph's first save, a
 // large batch) has its entries appended before the file is written; a crash
-// between the two leaves lines whose seq lies past the graph's, which the
-// next load cuts off: no entry outlives its change.
+// between the two leaves a line whose seq lies past the graph's, which the
+// next load cuts off (dropPast): no entry outlives its change.
 
 const (
 	// historyRotate is the size from which a history file is rotated at
@@ -171,20 +172,10 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 		s.log.Error("storage: a line of the change log is damaged and skipped", "file", path, "line", line, "reason", why)
 	})
 	cut := good
-	for i, l := range lines {
-		if l.seq > graphSeq {
-			cut = l.offset
-			lines = lines[:i]
-			// A save the crash stopped, or a graph file put back or
-			// deleted by hand: the lines go, a copy of the file stays.
-			kept, err := s.keepCopy(path, b)
-			if err != nil {
-				kept = "(not kept: " + err.Error() + ")"
-			}
-			s.log.Warn("storage: dropped change log entries past the graph's seq: a save that did not complete, or a graph file replaced by hand",
-				"file", path, "from_seq", l.seq, "graph_seq", graphSeq, "kept_as", kept)
-			break
-		}
+	if i := slices.IndexFunc(lines, func(l historyLine) bool { return l.seq > graphSeq }); i >= 0 {
+		cut = lines[i].offset
+		s.dropPast(path, b, len(lines)-i, lines[i].seq, graphSeq)
+		lines = lines[:i]
 	}
 	if cut < len(b) {
 		if err := s.cutFile(path, int64(cut)); err != nil {
@@ -238,6 +229,29 @@ func (s *Store) scanHistory(st *graphState, f file, records []journalRecord, gra
 	return nil
 }
 
+// dropPast reports the n lines of the history file at path (whose bytes
+// are b) that lie past the graph's seq, from seq on, which the caller cuts
+// off. One line, the last, is what a crash leaves of a batch written as a
+// whole file (its entries appended and fsynced first, its file never put
+// in place): its change was never acknowledged, and dropping its entries
+// is the recovery, not damage. More lines mean the graph file went back by
+// more than one batch — put back from a backup, or deleted, by hand — and a
+// copy of the file as it was is kept for a person to look at
+// (docs/design/trust.md#the-json-change-log).
+func (s *Store) dropPast(path string, b []byte, n int, seq, graphSeq uint64) {
+	if n == 1 {
+		s.log.Warn("storage: dropped the change log entries of a save a crash stopped before its graph file was in place",
+			"file", path, "seq", seq, "graph_seq", graphSeq)
+		return
+	}
+	kept, err := s.keepCopy(path, b)
+	if err != nil {
+		kept = "(not kept: " + err.Error() + ")"
+	}
+	s.log.Warn("storage: dropped change log entries past the graph's seq: the graph file was replaced or deleted by hand",
+		"file", path, "lines", n, "from_seq", seq, "graph_seq", graphSeq, "kept_as", kept)
+}
+
 // inRecord reports which changes of a batch committed as a journal record
 // the record holds as the change log keeps them: the last write of an item
 // in the batch, which the record holds as the graph now has it. A version
@@ -269,25 +283,17 @@ func journalBatch(payload, hist []byte) (domain.HistoryBatch, []byte, error) {
 		h, err := record.UnmarshalHistoryBatch(hist)
 		return h, slices.Clone(hist), err
 	}
-	items := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
-		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
-		progress: map[string]domain.RawJSON{}}
-	if err := items.add(payload); err != nil {
+	items := codec.NewReplay()
+	if err := items.Add(payload); err != nil {
 		return domain.HistoryBatch{}, nil, err
 	}
-	h, err := record.UnmarshalHistoryBatchBeside(hist, replayItems{items})
+	h, err := record.UnmarshalHistoryBatchBeside(hist, items)
 	if err != nil {
 		return h, nil, err
 	}
 	whole, err := record.MarshalHistoryBatch(h)
 	return h, whole, err
 }
-
-// replayItems gives the items of one record to UnmarshalHistoryBatchBeside.
-type replayItems struct{ r *graphReplay }
-
-func (i replayItems) Node(id string) *domain.Node        { return i.r.nodes[id] }
-func (i replayItems) Edge(k domain.EdgeKey) *domain.Edge { return i.r.edges[k] }
 
 type historyLine struct {
 	payload []byte

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -396,8 +397,8 @@ func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	st := s.lockState(s.folderFile("project"))
 	st.mu.Unlock()
 	first := map[string][]byte{}
-	for _, c := range st.nodes.nodes {
-		first[c.n.ID] = c.value
+	for id, value := range st.nodes.Values() {
+		first[id] = value
 	}
 	if len(first) != 50 {
 		t.Fatalf("cache holds %d nodes after the first save, want 50", len(first))
@@ -412,23 +413,22 @@ func TestCheckpointReusesTheBytesOfUnchangedNodes(t *testing.T) {
 	must(t, s.Commit(t.Context(), benchKey, g, g.Pending()))
 	g.Checkpoint()
 	must(t, s.Checkpoint(t.Context(), benchKey, g))
-	for _, c := range st.nodes.nodes {
-		id := c.n.ID
-		if again := &c.value[0] != &first[id][0]; again != (id == "n000007") {
+	for id, value := range st.nodes.Values() {
+		if again := &value[0] != &first[id][0]; again != (id == "n000007") {
 			t.Errorf("node %s: encoded again %v", id, again)
 		}
 	}
-	if len(st.nodes.nodes) != 49 {
-		t.Errorf("cache holds %d nodes, want the 49 left", len(st.nodes.nodes))
+	if n := cachedNodes(&st.nodes); n != 49 {
+		t.Errorf("cache holds %d nodes, want the 49 left", n)
 	}
 	written, err := os.ReadFile(filepath.Join(root, "projects", "project", "graph.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var fresh bytes.Buffer
-	src := sourceOfGraph(g)
-	src.projectPath = benchKey.Project
-	must(t, writeGraph(&fresh, src))
+	src := codec.SourceOfGraph(g)
+	src.ProjectPath = benchKey.Project
+	must(t, codec.WriteGraph(&fresh, src))
 	if !bytes.Equal(written, fresh.Bytes()) {
 		t.Error("the file written with the cache differs from one written without it")
 	}
@@ -476,4 +476,13 @@ func TestUpdateSessionsAppendsWhatItNames(t *testing.T) {
 			t.Errorf("sessions (reopened %v) differ (-want +got):\n%s", reopened, diff)
 		}
 	}
+}
+
+// cachedNodes counts the nodes c holds.
+func cachedNodes(c *codec.NodeCache) int {
+	n := 0
+	for range c.Values() {
+		n++
+	}
+	return n
 }

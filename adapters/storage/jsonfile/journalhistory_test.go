@@ -2,8 +2,11 @@ package jsonfile
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -101,5 +104,66 @@ func TestAJournalRecordWithAWholeBatchLoads(t *testing.T) {
 	kept, _ := record.UnmarshalHistoryBatch(whole)
 	if diff := cmp.Diff(kept.Entries, got); diff != "" {
 		t.Errorf("the entries of an older kg's record differ (-want +got):\n%s", diff)
+	}
+}
+
+// A graph file put back by hand from a backup several batches old leaves
+// change log lines past its seq: they are cut, so that no entry outlives
+// its change, and the file as it was is kept as history.jsonl's .corrupt
+// copy for a person to look at. (One line past the seq is what a crash
+// leaves of a batch written whole, and is cut without a copy: the
+// step-crash suite's FirstSaveOfAProject and CommitOfTheWholeGraph.)
+func TestAGraphFilePutBackByHandKeepsTheCutLog(t *testing.T) {
+	e := newJournalEnv(t)
+	ctx := t.Context()
+	if err := e.s.Checkpoint(ctx, domain.UserGraph, e.g); err != nil {
+		t.Fatal(err)
+	}
+	backup, err := os.ReadFile(filepath.Join(e.root, "user.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		at := domain.Stamp{Now: 1716400200_000000 + domain.Micros(i), Session: "0b912bef252c4300"}
+		before := e.g.DurableSeq()
+		e.g.StartChangeLog()
+		if _, err := e.g.PutNode(domain.NodeInput{ID: fmt.Sprintf("later%d", i), Gist: "written after the backup"}, at); err != nil {
+			t.Fatal(err)
+		}
+		h := domain.HistoryBatch{SeqBefore: before, SeqAfter: e.g.Seq(), Entries: e.g.TakeChangeLog(at, domain.HistoryPut)}
+		if err := e.s.CommitLogged(ctx, domain.UserGraph, e.g, e.g.Pending(), h); err != nil {
+			t.Fatal(err)
+		}
+		e.g.Checkpoint()
+	}
+	if err := e.s.Checkpoint(ctx, domain.UserGraph, e.g); err != nil {
+		t.Fatal(err)
+	}
+	histPath := filepath.Join(e.root, "user.history.jsonl")
+	logged, err := os.ReadFile(histPath)
+	if err != nil || bytes.Count(logged, []byte("\n")) != 3 {
+		t.Fatalf("user.history.jsonl holds %q (%v), want the 3 batches' lines", logged, err)
+	}
+	if err := os.WriteFile(filepath.Join(e.root, "user.json"), backup, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	e.reopen()
+	if _, err := e.s.Load(ctx, domain.UserGraph); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.s.History(ctx, domain.UserGraph, ports.HistoryQuery{})
+	if err != nil || len(got) != 0 {
+		t.Errorf("history after the backup was put back: %d entries (%v), want none past the graph's seq", len(got), err)
+	}
+	kept, _ := filepath.Glob(histPath + ".corrupt-*")
+	if len(kept) != 1 {
+		t.Fatalf("copies of the cut change log: %q, want one", kept)
+	}
+	if b, err := os.ReadFile(kept[0]); err != nil || !bytes.Equal(b, logged) {
+		t.Errorf("%s holds %d bytes (%v), want the change log as it was (%d bytes)", kept[0], len(b), err, len(logged))
+	}
+	if !strings.Contains(e.logs.String(), "replaced or deleted by hand") {
+		t.Errorf("the log does not say why the change log was cut:\n%s", e.logs)
 	}
 }

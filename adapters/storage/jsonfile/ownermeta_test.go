@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -18,7 +19,7 @@ func TestOwnerMetaFromHead(t *testing.T) {
 	if _, err := g.PutNode(domain.NodeInput{ID: "a", Gist: "g"}, domain.Stamp{Now: 1, Session: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	written := string(encodeGraph(g.Data()))
+	written := string(codec.EncodeGraph(g.Data()))
 
 	for _, tc := range []struct {
 		name string

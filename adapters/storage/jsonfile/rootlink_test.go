@@ -265,7 +265,7 @@ func TestReleaseDropsTheGraphsState(t *testing.T) {
 	must(t, s.Commit(ctx, benchKey, g, g.Everything()))
 	g.Checkpoint()
 	st := s.lockState(s.folderFile("project"))
-	cached := len(st.nodes.nodes)
+	cached := cachedNodes(&st.nodes)
 	st.mu.Unlock()
 	if cached != 200 {
 		t.Fatalf("node cache holds %d nodes, want 200", cached)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -174,8 +175,8 @@ func TestSymlinksAreRefused(t *testing.T) {
 			target := filepath.Join(outside, "target")
 			if tc.dir {
 				must(t, os.MkdirAll(filepath.Join(target, "app"), 0o700))
-				must(t, os.WriteFile(filepath.Join(target, "graph.json"), encodeGraph(domain.GraphData{ProjectPath: k.Project}), 0o600))
-				must(t, os.WriteFile(filepath.Join(target, "app", "graph.json"), encodeGraph(domain.GraphData{ProjectPath: k.Project}), 0o600))
+				must(t, os.WriteFile(filepath.Join(target, "graph.json"), codec.EncodeGraph(domain.GraphData{ProjectPath: k.Project}), 0o600))
+				must(t, os.WriteFile(filepath.Join(target, "app", "graph.json"), codec.EncodeGraph(domain.GraphData{ProjectPath: k.Project}), 0o600))
 			} else {
 				must(t, os.WriteFile(target, []byte(`{}`), 0o600))
 			}
@@ -227,7 +228,7 @@ func TestSymlinksAreRefused(t *testing.T) {
 func TestAliasFromALinkedFolderIsNotFollowed(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	k := domain.ProjectGraph("/home/dev/new-name")
-	must(t, os.WriteFile(filepath.Join(outside, "graph.json"), encodeGraph(domain.GraphData{ProjectPath: "/elsewhere/old-name",
+	must(t, os.WriteFile(filepath.Join(outside, "graph.json"), codec.EncodeGraph(domain.GraphData{ProjectPath: "/elsewhere/old-name",
 		Nodes: []domain.Node{{ID: "theirs", Gist: "outside the root"}}}), 0o600))
 	before := treeOf(t, outside)
 	must(t, os.MkdirAll(filepath.Join(root, "projects"), 0o700))

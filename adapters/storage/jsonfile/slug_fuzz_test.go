@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -171,7 +172,7 @@ func notOutside(t *testing.T, d domain.GraphData) {
 func writeGraphFile(t *testing.T, dir string, d domain.GraphData) {
 	t.Helper()
 	must(t, os.MkdirAll(dir, 0o700))
-	must(t, os.WriteFile(filepath.Join(dir, "graph.json"), encodeGraph(d), 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "graph.json"), codec.EncodeGraph(d), 0o600))
 }
 
 // confinedFS is the real file system, minus fsync (durability is not what

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kg-memory/kg/adapters/storage/jsonfile/codec"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -16,7 +17,7 @@ func writeOwned(t *testing.T, root, name, owner string) {
 	d := domain.GraphData{ProjectPath: owner, Nodes: []domain.Node{{ID: "from-" + strings.ReplaceAll(name, "/", "-"), Gist: "g"}}}
 	dir := filepath.Join(root, "projects", name)
 	must(t, os.MkdirAll(dir, 0o700))
-	must(t, os.WriteFile(filepath.Join(dir, "graph.json"), encodeGraph(d), 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "graph.json"), codec.EncodeGraph(d), 0o600))
 }
 
 func TestFolderLookup(t *testing.T) {

@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"bytes"
@@ -130,21 +130,21 @@ func rtData(t *rapid.T) domain.GraphData {
 func TestRoundTripByteIdentical(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := rtData(t)
-		b1 := encodeGraph(d)
-		d2, notes, err := decodeGraph(b1)
+		b1 := EncodeGraph(d)
+		d2, notes, err := DecodeGraph(b1)
 		if err != nil || len(notes) > 0 {
 			t.Fatalf("decode: %v %q\n%s", err, notes, b1)
 		}
-		if b2 := encodeGraph(d2); !bytes.Equal(b1, b2) {
+		if b2 := EncodeGraph(d2); !bytes.Equal(b1, b2) {
 			t.Fatalf("re-encoded file differs:\n%s\n---\n%s", b1, b2)
 		}
 		// Commit writes from the graph, not its data: the same bytes.
 		g, _ := domain.Restore(domain.UserGraph, d2, domain.RestoreOptions{})
 		var w bytes.Buffer
-		if err := writeGraph(&w, sourceOfGraph(g)); err != nil {
+		if err := WriteGraph(&w, SourceOfGraph(g)); err != nil {
 			t.Fatal(err)
 		}
-		if b3 := encodeGraph(g.Data()); !bytes.Equal(w.Bytes(), b3) {
+		if b3 := EncodeGraph(g.Data()); !bytes.Equal(w.Bytes(), b3) {
 			t.Fatalf("streamed file differs from the encoded data:\n%s\n---\n%s", w.Bytes(), b3)
 		}
 	})

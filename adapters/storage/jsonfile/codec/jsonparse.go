@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 // the format. A typed encoding/json decoder that keeps unknown fields has
 // to split every node into a map of its fields and costs about seven times
 // the CPU: over the 1.5 s load target at 100k nodes
-// (docs/decisions/0010-json-codec.md, with the measurements). The parser
+// (docs/decisions/0010-json-md, with the measurements). The parser
 // accepts exactly the JSON that encoding/json accepts, reads strings the
 // same way (invalid UTF-8 and lone surrogates become U+FFFD), and keeps
 // its semantics where a file is odd: a repeated key's last value wins, a

@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"encoding/json"
@@ -14,12 +14,12 @@ import (
 )
 
 // typedDecodeGraph decodes a graph file with encoding/json and typed
-// structures, the way docs/decisions/0010-json-codec.md weighs against the
+// structures, the way docs/decisions/0010-json-md weighs against the
 // one-pass parser: json.Unmarshal checks and splits the file, keeping each
 // field of a node or edge as its bytes (so unknown fields can be kept),
 // version entries decode into a struct, and each item is then converted
 // with its key at hand. It is the oracle of the differential fuzz test and
-// the "typed" side of BenchmarkDecoders; it shares with decodeGraph only
+// the "typed" side of BenchmarkDecoders; it shares with DecodeGraph only
 // what is not parsing: reading times (parseMicros), compacting unknown
 // values, and the edge-key rules of the format (edgeNames, parseEdgeKey).
 func typedDecodeGraph(b []byte) (domain.GraphData, []string, error) {

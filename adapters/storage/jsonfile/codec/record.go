@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"encoding/json"
@@ -31,9 +31,9 @@ import (
 // a project graph, names the project the journal belongs to (kg before it
 // wrote it only in "meta").
 
-// graphRecord encodes the batch cs of g, whose seqs lie above before, as a
+// GraphRecord encodes the batch cs of g, whose seqs lie above before, as a
 // record payload. projectPath is the path the file records.
-func graphRecord(g *domain.Graph, cs domain.ChangeSet, before uint64, projectPath string) []byte {
+func GraphRecord(g *domain.Graph, cs domain.ChangeSet, before uint64, projectPath string) []byte {
 	w := &recordWriter{enc: &enc{flat: true, b: make([]byte, 0, 256*(1+cs.Size()))}, g: g}
 	w.open('{')
 	w.member("seq")
@@ -292,9 +292,9 @@ func (r *entryRecord) tombstone() (domain.Tombstone, error) {
 	return domain.Tombstone{V: v.V, TS: v.TS, Session: v.Session, Seq: v.Seq, Pruned: r.Pruned}, err
 }
 
-// graphReplay gathers what a run of records leaves of each item they name:
-// its last content, or nil for a removal.
-type graphReplay struct {
+// Replay gathers what a run of graph records leaves of each item they
+// name: its last content, or nil for a removal.
+type Replay struct {
 	nodes     map[string]*domain.Node
 	edges     map[domain.EdgeKey]*domain.Edge
 	nodeTombs map[string]*domain.Tombstone
@@ -305,8 +305,43 @@ type graphReplay struct {
 	records   int
 }
 
-// add reads one record payload into r.
-func (r *graphReplay) add(payload []byte) error {
+// NewReplay returns a Replay that has read no record.
+func NewReplay() *Replay {
+	return &Replay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
+		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
+		progress: map[string]domain.RawJSON{}}
+}
+
+// Records returns how many records r has read.
+func (r *Replay) Records() int { return r.records }
+
+// Node returns the last content the records give node id, nil for none or
+// a removal.
+func (r *Replay) Node(id string) *domain.Node { return r.nodes[id] }
+
+// Edge returns the last content the records give edge k, nil for none or a
+// removal.
+func (r *Replay) Edge(k domain.EdgeKey) *domain.Edge { return r.edges[k] }
+
+// ApplyTo puts what the records leave into d: their items in place of
+// those they name, their tombstones, progress and metadata, and the
+// highest seq they took.
+func (r *Replay) ApplyTo(d *domain.GraphData) {
+	r.replaceItems(d)
+	r.applyKeyed(d)
+	if m := r.meta; m != nil {
+		d.Seq = m.Seq
+		d.ProjectPath = m.ProjectPath
+		d.Meta = make(map[string]domain.RawJSON, len(m.Unknown))
+		for k, v := range m.Unknown {
+			d.Meta[k] = compact(v)
+		}
+	}
+	d.Seq = max(d.Seq, r.seq)
+}
+
+// Add reads one record payload into r.
+func (r *Replay) Add(payload []byte) error {
 	var b graphBatch
 	if err := json.Unmarshal(payload, &b); err != nil {
 		return err
@@ -387,65 +422,10 @@ func (r *graphReplay) add(payload []byte) error {
 	return nil
 }
 
-// replayGraph applies the records of a journal to d, the data of the graph
-// file: every record whose last seq is at or above the file's seq, in
-// order. A record at the file's seq may already be in the file (a
-// checkpoint stopped before it emptied the journal); applying it again
-// changes nothing, since a record holds the whole content of each item it
-// names and every later change is in a later record. It returns how many
-// records it applied.
-//
-// A record that does not decode is damage: a *JournalDamage naming its
-// line.
-func replayGraph(d *domain.GraphData, records []journalRecord) (int, error) {
-	r := &graphReplay{nodes: map[string]*domain.Node{}, edges: map[domain.EdgeKey]*domain.Edge{},
-		nodeTombs: map[string]*domain.Tombstone{}, edgeTombs: map[domain.EdgeKey]*domain.Tombstone{},
-		progress: map[string]domain.RawJSON{}}
-	if err := r.addFrom(d.Seq, records); err != nil {
-		return 0, err
-	}
-	if r.records == 0 {
-		return 0, nil
-	}
-	r.replaceItems(d)
-	r.applyKeyed(d)
-	if m := r.meta; m != nil {
-		d.Seq = m.Seq
-		d.ProjectPath = m.ProjectPath
-		d.Meta = make(map[string]domain.RawJSON, len(m.Unknown))
-		for k, v := range m.Unknown {
-			d.Meta[k] = compact(v)
-		}
-	}
-	d.Seq = max(d.Seq, r.seq)
-	return r.records, nil
-}
-
-// addFrom adds the records whose last seq is at or above seq, in order.
-func (r *graphReplay) addFrom(seq uint64, records []journalRecord) error {
-	for i, rec := range records {
-		var head struct {
-			Seq [2]uint64 `json:"seq"`
-		}
-		err := json.Unmarshal(rec.payload, &head)
-		if err == nil && head.Seq[1] < seq {
-			continue
-		}
-		if err == nil {
-			err = r.add(rec.payload)
-		}
-		if err != nil {
-			return &JournalDamage{Line: rec.line, Offset: rec.offset, Reason: "it does not decode: " + err.Error(),
-				Last: i == len(records)-1}
-		}
-	}
-	return nil
-}
-
 // replaceItems puts the records' nodes and edges in place of those of d
 // they name, dropping the removed ones; the replaced items go last, in key
 // order.
-func (r *graphReplay) replaceItems(d *domain.GraphData) {
+func (r *Replay) replaceItems(d *domain.GraphData) {
 	if len(r.nodes) > 0 {
 		kept := d.Nodes[:0:0]
 		for _, n := range d.Nodes {
@@ -477,7 +457,7 @@ func (r *graphReplay) replaceItems(d *domain.GraphData) {
 }
 
 // applyKeyed sets or removes the tombstones and progress the records name.
-func (r *graphReplay) applyKeyed(d *domain.GraphData) {
+func (r *Replay) applyKeyed(d *domain.GraphData) {
 	if d.NodeTombstones == nil {
 		d.NodeTombstones = map[string]domain.Tombstone{}
 	}
@@ -508,31 +488,4 @@ func setOrDelete[K comparable, V any](m map[K]V, changes map[K]*V) {
 			m[k] = *v
 		}
 	}
-}
-
-// journalOwner returns the project the records of a journal name: the
-// latest record's "project_path", or its "meta" one (records of an older kg
-// carry it only there, and only when the batch took a seq). It reports
-// whether the journal holds any record at all. A damaged journal gives what
-// its records before the damage say.
-func journalOwner(b []byte) (owner string, records bool) {
-	recs, _, _ := scanJournal(b)
-	for i := len(recs) - 1; i >= 0; i-- {
-		var head struct {
-			ProjectPath string `json:"project_path"`
-			Meta        *struct {
-				ProjectPath string `json:"project_path"`
-			} `json:"meta"`
-		}
-		if json.Unmarshal(recs[i].payload, &head) != nil {
-			continue
-		}
-		if head.ProjectPath != "" {
-			return head.ProjectPath, true
-		}
-		if head.Meta != nil && head.Meta.ProjectPath != "" {
-			return head.Meta.ProjectPath, true
-		}
-	}
-	return "", len(recs) > 0
 }

@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"slices"
@@ -79,7 +79,7 @@ func FuzzEdgeKey(f *testing.F) {
 		for i, k := range tombKeys {
 			d.EdgeTombstones[k] = domain.Tombstone{V: uint64(10 + i), TS: domain.Micros(10+i) * domain.Second, Seq: uint64(10 + i), Pruned: i == 1}
 		}
-		back, notes, err := decodeGraph(encodeGraph(d))
+		back, notes, err := DecodeGraph(EncodeGraph(d))
 		if err != nil || len(notes) > 0 {
 			t.Fatalf("the file written does not read back: %v %q", err, notes)
 		}

@@ -1,4 +1,4 @@
-package jsonfile
+package codec
 
 import (
 	"bytes"
@@ -374,14 +374,14 @@ func (r *nodeRead) known(p *parser, f int, null bool) (ok bool, err error) {
 // finish names the node (its id field, else its key), reports the first
 // field of the wrong type, and sets its tier and use count.
 func (r *nodeRead) finish(key string) (domain.Node, error) {
-	n := r.n
+	n := &r.n
 	n.ID = key
 	if r.id != "" {
 		n.ID = r.id
 	}
 	for f, b := range r.bad {
 		if b {
-			return n, wrongType(fmt.Sprintf("node %q", n.ID), nodeFields[f].name, nodeFields[f].want)
+			return *n, wrongType(fmt.Sprintf("node %q", n.ID), nodeFields[f].name, nodeFields[f].want)
 		}
 	}
 	// An orphaned time makes the node orphaned, whatever else it says.
@@ -392,7 +392,7 @@ func (r *nodeRead) finish(key string) (domain.Node, error) {
 		n.Tier = domain.Archived
 	}
 	n.Use = r.use.use()
-	return n, nil
+	return *n, nil
 }
 
 // storedUse collects a node's _use and _use_day as the parser meets them. A
@@ -680,10 +680,10 @@ func (p *parser) meta(f *graphFile) error {
 	})
 }
 
-// decodeGraph parses a graph file. It returns an error for a file that does
+// DecodeGraph parses a graph file. It returns an error for a file that does
 // not parse or has a known field of the wrong type (naming the item), and
 // notes, for the caller to log, about entries it had to drop.
-func decodeGraph(b []byte) (domain.GraphData, []string, error) {
+func DecodeGraph(b []byte) (domain.GraphData, []string, error) {
 	p := &parser{b: b}
 	var f graphFile
 	var err error
@@ -790,11 +790,11 @@ func (f *graphFile) applyVersions(nodes []domain.Node, edges []domain.Edge, edge
 	ei := indexEdgeVersions(edges, edgeKeys)
 	for ke := range f.versions.backward() {
 		if rest, ok := bytes.CutPrefix(ke.key, []byte("node:")); ok {
-			if err := ni.apply(nodes, string(rest), &ke.e); err != nil {
+			if err := ni.apply(nodes, rest, &ke.e); err != nil {
 				return err
 			}
 		} else if rest, ok := bytes.CutPrefix(ke.key, []byte("edge:")); ok {
-			ei.offer(string(rest), &ke.e)
+			ei.offer(rest, &ke.e)
 		}
 	}
 	return ei.apply(edges)
@@ -830,9 +830,9 @@ func indexNodeIDs(nodes []domain.Node) nodeIDIndex {
 }
 
 // apply gives the version entry fe to every node of id, unless a later
-// entry already did.
-func (x *nodeIDIndex) apply(nodes []domain.Node, id string, fe *fileEntry) error {
-	i, ok := x.first[id]
+// entry already did. id is a []byte, looked up without a copy.
+func (x *nodeIDIndex) apply(nodes []domain.Node, id []byte, fe *fileEntry) error {
+	i, ok := x.first[string(id)]
 	if !ok || x.done[i] {
 		return nil
 	}
@@ -893,11 +893,11 @@ func indexEdgeVersions(edges []domain.Edge, edgeKeys [][]byte) edgeVersionIndex 
 
 // offer records fe, found under "edge:"+key, for the edge it names, unless
 // a later entry already did.
-func (x *edgeVersionIndex) offer(key string, fe *fileEntry) {
-	if j, ok := x.canonOf[key]; ok && x.idents[j].canon == nil {
+func (x *edgeVersionIndex) offer(key []byte, fe *fileEntry) {
+	if j, ok := x.canonOf[string(key)]; ok && x.idents[j].canon == nil {
 		x.idents[j].canon = fe
 	}
-	if j, ok := x.fallbackOf[key]; ok && x.idents[j].fallback == nil {
+	if j, ok := x.fallbackOf[string(key)]; ok && x.idents[j].fallback == nil {
 		x.idents[j].fallback = fe
 	}
 }

@@ -1,9 +1,10 @@
-package jsonfile
+package codec
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -517,24 +518,24 @@ func edgeNames(n int, at func(int) domain.EdgeKey) []edgeName {
 	return out
 }
 
-// graphSource is what a graph file is written from: a graph (Commit) or
+// GraphSource is what a graph file is written from: a graph (Commit) or
 // its data (tests, folder moves). Nodes are sorted by id; the rest is in
 // any order.
-type graphSource struct {
+type GraphSource struct {
 	seq         uint64
-	projectPath string
+	ProjectPath string
 	nodes       []*domain.Node
 	edges       []*domain.Edge
 	nodeTombs   []nodeTomb
 	edgeTombs   []edgeTomb
 	progress    map[string]domain.RawJSON
 	meta        map[string]domain.RawJSON
-	// cache, when set, keeps the encoded nodes from one write of the
+	// Cache, when set, keeps the encoded nodes from one write of the
 	// graph to the next.
-	cache *nodeCache
+	Cache *NodeCache
 }
 
-// nodeCache keeps the encoded value and version entry of each node as the
+// NodeCache keeps the encoded value and version entry of each node as the
 // last write of its graph file wrote them, so that the next write copies
 // the bytes of every node that did not change instead of encoding it again
 // (docs/decisions/0011-json-journal.md gives the gain and the memory it
@@ -542,7 +543,7 @@ type graphSource struct {
 // *Node), so an unchanged pointer means unchanged bytes. Nodes are kept
 // sorted by id, as the file lists them, so that a write finds them by
 // merging two sorted lists rather than by a lookup each.
-type nodeCache struct {
+type NodeCache struct {
 	nodes   []cachedNode
 	scratch enc
 }
@@ -551,6 +552,28 @@ type nodeCache struct {
 type cachedNode struct {
 	n              *domain.Node
 	value, version []byte
+}
+
+// Values yields the id and encoded value of each node c holds, in id
+// order: the bytes the next write copies for an unchanged node.
+func (c *NodeCache) Values() iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for _, n := range c.nodes {
+			if !yield(n.n.ID, n.value) {
+				return
+			}
+		}
+	}
+}
+
+// Size returns how many bytes of encoded values and version entries c
+// holds.
+func (c *NodeCache) Size() int {
+	size := 0
+	for _, n := range c.nodes {
+		size += len(n.value) + len(n.version)
+	}
+	return size
 }
 
 // Depths of the values the cache holds in a graph file: a node is a
@@ -562,7 +585,7 @@ const (
 
 // update brings the cache to nodes (sorted by id): the bytes of a node
 // that did not change since the last write are kept, the others encoded.
-func (c *nodeCache) update(nodes []*domain.Node, x *extras) {
+func (c *NodeCache) update(nodes []*domain.Node, x *extras) {
 	last := c.nodes
 	c.nodes = make([]cachedNode, len(nodes))
 	j := 0
@@ -581,7 +604,7 @@ func (c *nodeCache) update(nodes []*domain.Node, x *extras) {
 }
 
 // encode returns the bytes write makes at depth, from the scratch encoder.
-func (c *nodeCache) encode(depth int, write func(e *enc)) []byte {
+func (c *NodeCache) encode(depth int, write func(e *enc)) []byte {
 	c.scratch.b, c.scratch.depth = c.scratch.b[:0], depth
 	write(&c.scratch)
 	return slices.Clone(c.scratch.b)
@@ -597,8 +620,8 @@ type edgeTomb struct {
 	t domain.Tombstone
 }
 
-func sourceOfData(d domain.GraphData) graphSource {
-	src := graphSource{seq: d.Seq, projectPath: d.ProjectPath, progress: d.Progress, meta: d.Meta,
+func SourceOfData(d domain.GraphData) GraphSource {
+	src := GraphSource{seq: d.Seq, ProjectPath: d.ProjectPath, progress: d.Progress, meta: d.Meta,
 		nodes: make([]*domain.Node, len(d.Nodes)), edges: make([]*domain.Edge, len(d.Edges))}
 	for i := range d.Nodes {
 		src.nodes[i] = &d.Nodes[i]
@@ -616,9 +639,9 @@ func sourceOfData(d domain.GraphData) graphSource {
 	return src
 }
 
-// sourceOfGraph reads g in place: nothing of it is copied but pointers.
-func sourceOfGraph(g *domain.Graph) graphSource {
-	src := graphSource{seq: g.Seq(), projectPath: g.ProjectPath(), nodes: g.Nodes(),
+// SourceOfGraph reads g in place: nothing of it is copied but pointers.
+func SourceOfGraph(g *domain.Graph) GraphSource {
+	src := GraphSource{seq: g.Seq(), ProjectPath: g.ProjectPath(), nodes: g.Nodes(),
 		edges: make([]*domain.Edge, 0, g.EdgeCount()), progress: map[string]domain.RawJSON{}, meta: map[string]domain.RawJSON{}}
 	for e := range g.AllEdges() {
 		src.edges = append(src.edges, e)
@@ -638,26 +661,26 @@ func sourceOfGraph(g *domain.Graph) graphSource {
 	return src
 }
 
-// encodeGraph renders d in the graph file format
+// EncodeGraph renders d in the graph file format
 // (docs/design/storage.md#graph-file-format), schema 2.
-func encodeGraph(d domain.GraphData) []byte {
+func EncodeGraph(d domain.GraphData) []byte {
 	e := &enc{}
-	e.graph(sourceOfData(d))
+	e.graph(SourceOfData(d))
 	return e.b
 }
 
-// writeGraph streams src to w in the graph file format, schema 2.
-func writeGraph(w io.Writer, src graphSource) error {
+// WriteGraph streams src to w in the graph file format, schema 2.
+func WriteGraph(w io.Writer, src GraphSource) error {
 	e := &enc{b: make([]byte, 0, flushAt+flushAt/4), w: w}
 	e.graph(src)
 	e.flush(true)
 	return e.err
 }
 
-func (e *enc) graph(src graphSource) {
+func (e *enc) graph(src GraphSource) {
 	edges := edgeNames(len(src.edges), func(i int) domain.EdgeKey { return src.edges[i].Key() })
 	var x extras
-	if c := src.cache; c != nil {
+	if c := src.Cache; c != nil {
 		c.update(src.nodes, &x)
 	}
 	e.open('{')
@@ -673,7 +696,7 @@ func (e *enc) graph(src graphSource) {
 
 // graphMeta writes the graph file's _meta object, its members in key
 // order.
-func (e *enc) graphMeta(src graphSource, edges []edgeName) {
+func (e *enc) graphMeta(src GraphSource, edges []edgeName) {
 	meta := metaFields(src)
 	e.open('{')
 	for i, f := range meta {
@@ -700,14 +723,14 @@ func (e *enc) graphMeta(src graphSource, edges []edgeName) {
 }
 
 // metaFields lists the members of _meta sorted by key.
-func metaFields(src graphSource) []field {
+func metaFields(src GraphSource) []field {
 	meta := make([]field, 0, 6+len(src.meta))
 	meta = append(meta,
 		field{key: "schema", kind: fUint, n: domain.SchemaVersion},
 		field{key: "seq", kind: fUint, n: src.seq},
 	)
-	if src.projectPath != "" {
-		meta = append(meta, field{key: "project_path", kind: fString, s: src.projectPath})
+	if src.ProjectPath != "" {
+		meta = append(meta, field{key: "project_path", kind: fString, s: src.ProjectPath})
 	}
 	// progress, versions and tombstones are written by hand (graphMeta),
 	// in their sorted places; placeholders keep the order.
@@ -734,7 +757,7 @@ func (e *enc) progressStates(progress map[string]domain.RawJSON) {
 }
 
 // graphEdges writes the edges object, under the names edges gives them.
-func (e *enc) graphEdges(src graphSource, edges []edgeName, x *extras) {
+func (e *enc) graphEdges(src GraphSource, edges []edgeName, x *extras) {
 	e.open('{')
 	for i, nm := range edges {
 		e.key(i, nm.key)
@@ -746,11 +769,11 @@ func (e *enc) graphEdges(src graphSource, edges []edgeName, x *extras) {
 
 // graphNodes writes the nodes object, from the cache of encoded nodes when
 // src has one.
-func (e *enc) graphNodes(src graphSource, x *extras) {
+func (e *enc) graphNodes(src GraphSource, x *extras) {
 	e.open('{')
 	for i, n := range src.nodes {
 		e.key(i, n.ID)
-		if c := src.cache; c != nil {
+		if c := src.Cache; c != nil {
 			e.b = append(e.b, c.nodes[i].value...)
 		} else {
 			e.node(n, x)
@@ -809,7 +832,7 @@ func (e *enc) entry(v, seq uint64, ts domain.Micros, session string, pruned bool
 	e.close('}', n+i)
 }
 
-func (e *enc) versions(src graphSource, edges []edgeName) {
+func (e *enc) versions(src GraphSource, edges []edgeName) {
 	// "edge:" sorts before "node:": edges first, each group in key order.
 	e.open('{')
 	i := 0
@@ -821,7 +844,7 @@ func (e *enc) versions(src graphSource, edges []edgeName) {
 	}
 	for j, n := range src.nodes {
 		e.keyPrefixed(i, "node:", n.ID)
-		if c := src.cache; c != nil {
+		if c := src.Cache; c != nil {
 			e.b = append(e.b, c.nodes[j].version...)
 		} else {
 			e.version(n.Version)
@@ -832,7 +855,7 @@ func (e *enc) versions(src graphSource, edges []edgeName) {
 	e.close('}', i)
 }
 
-func (e *enc) tombstones(src graphSource) {
+func (e *enc) tombstones(src GraphSource) {
 	edges := edgeNames(len(src.edgeTombs), func(i int) domain.EdgeKey { return src.edgeTombs[i].k })
 	nodes := slices.SortedFunc(slices.Values(src.nodeTombs), func(a, b nodeTomb) int { return strings.Compare(a.id, b.id) })
 	e.open('{')
