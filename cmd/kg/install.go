@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 	"github.com/kg-memory/kg/cmd/kg/internal/install"
 )
 
@@ -117,7 +118,7 @@ func newInstallCodexCommand(e env) *cobra.Command {
 			if uninstall {
 				return install.RemoveAgentHooks(doc, install.CodexHooks, t.Owner)
 			}
-			changes := install.AddAgentHooks(doc, install.CodexHooks, t.Quoted, string(agentCodex), t.Owner, false)
+			changes := install.AddAgentHooks(doc, install.CodexHooks, t.Quoted, string(hookagent.Codex), t.Owner, false)
 			trusts = install.CodexHookTrusts(doc, hooksPath, t.Owner)
 			return changes
 		})
@@ -172,7 +173,7 @@ func newInstallGeminiCommand(e env) *cobra.Command {
 			if uninstall {
 				return append(changes, install.RemoveAgentHooks(doc, install.GeminiHooks, t.Owner)...)
 			}
-			return append(changes, install.AddAgentHooks(doc, install.GeminiHooks, t.Quoted, string(agentGemini), t.Owner, true)...)
+			return append(changes, install.AddAgentHooks(doc, install.GeminiHooks, t.Quoted, string(hookagent.Gemini), t.Owner, true)...)
 		})
 		if err != nil {
 			return err

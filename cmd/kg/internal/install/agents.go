@@ -25,7 +25,7 @@ type agentHook struct {
 
 // CodexHooks are kg's hooks in ~/.codex/hooks.json. Codex runs every tool
 // as a shell command (Bash), reading files with cat, sed and the like:
-// kg hook counts such a read as a Read (hook_agents.go).
+// kg hook counts such a read as a Read (cmd/kg/internal/hookagent).
 var CodexHooks = []agentHook{
 	{event: "SessionStart", arg: "session-start", timeout: 5},
 	{event: "UserPromptSubmit", arg: "prompt", timeout: 2},
