@@ -102,6 +102,9 @@ var rules = []rule{
 	{prefix: "domain/secrets/secretcorpus/internal/gitleaksdump", description: "standard library only: a command run by hand"},
 	room("domain/recall"),
 	room("domain/merge"),
+	room("domain/duplicates"),
+	room("domain/stale"),
+	room("domain/undo"),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},
 		description:   "standard library only, and the snowball stemmer; never I/O, logging, the wall clock or goroutines",

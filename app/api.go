@@ -6,6 +6,7 @@ package app
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/ports"
 )
@@ -136,7 +137,7 @@ type PutNodeResult struct {
 	Redacted []secrets.Finding
 	// PossibleDuplicates names the nodes a new node may duplicate, by id
 	// or gist; the write is made all the same.
-	PossibleDuplicates []domain.Duplicate
+	PossibleDuplicates []duplicates.Match
 }
 
 // PutEdgeResult is the outcome of kg_put_edge.

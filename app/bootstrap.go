@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
@@ -53,9 +54,9 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if compact {
 		// The conversation's context was summarised: it no longer holds
 		// what the seen set says it does.
-		h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
-			h.clearSeen()
-			h.fullRead = false
+		h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+			h.ClearSeen()
+			h.FullRead = false
 			return true
 		})
 	}
@@ -68,12 +69,12 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
 	}
-	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
+	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
 		for _, k := range keys {
-			h.see(k)
+			h.See(k)
 		}
-		h.fullRead = true
-		h.preloaded = len(keys)
+		h.FullRead = true
+		h.Preloaded = len(keys)
 		return true
 	})
 	res.Text = pre.Text

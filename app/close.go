@@ -64,7 +64,7 @@ func (s *Service) Close(ctx context.Context) error {
 	if err := s.maint.checkpoint(ctx); err != nil {
 		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
 	}
-	if err := s.maint.guard("saving tool-event counts at shutdown", func() error { return s.tools.save(ctx) }); err != nil {
+	if err := s.maint.guard("saving tool-event counts at shutdown", func() error { return saveToolEvents(ctx, s.tools) }); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

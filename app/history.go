@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -146,25 +147,25 @@ type UndoResult struct {
 type GraphUndo struct {
 	Level   domain.Level
 	Project string
-	Applied []domain.UndoStep // with their seqs when not a dry run
-	Skipped []domain.UndoSkip
+	Applied []undo.Step // with their seqs when not a dry run
+	Skipped []undo.Skip
 	// Err is why this graph could not be undone when others were (its
 	// commit failed); the other graphs' undos stand.
 	Err error
 }
 
-func (r UndoRequest) target() (domain.UndoTarget, error) {
+func (r UndoRequest) target() (undo.Target, error) {
 	switch {
 	case r.Session != "" && r.Range:
-		return domain.UndoTarget{}, domain.Invalidf("session_id", "give session_id or seq_range, not both")
+		return undo.Target{}, domain.Invalidf("session_id", "give session_id or seq_range, not both")
 	case r.Session == "" && !r.Range:
-		return domain.UndoTarget{}, domain.Invalidf("session_id", "required: the session whose changes to undo, or seq_range")
+		return undo.Target{}, domain.Invalidf("session_id", "required: the session whose changes to undo, or seq_range")
 	case r.Range && r.From == 0:
-		return domain.UndoTarget{}, domain.Invalidf("seq_range", "from must be 1 or more")
+		return undo.Target{}, domain.Invalidf("seq_range", "from must be 1 or more")
 	case r.Range && r.From > r.To:
-		return domain.UndoTarget{}, domain.Invalidf("seq_range", "from %d is above to %d: the range is empty", r.From, r.To)
+		return undo.Target{}, domain.Invalidf("seq_range", "from %d is above to %d: the range is empty", r.From, r.To)
 	}
-	return domain.UndoTarget{Session: r.Session, From: r.From, To: r.To}, nil
+	return undo.Target{Session: r.Session, From: r.From, To: r.To}, nil
 }
 
 // errNothingToUndo marks a graph whose log holds none of the changes named.
@@ -299,7 +300,7 @@ func (hs *historian) readableProjects(ctx context.Context, t target) ([]domain.G
 
 // nothingToUndo is the error of an undo that found none of the changes it
 // names in the history of the graphs it covers.
-func (hs *historian) nothingToUndo(keys []domain.GraphKey, target domain.UndoTarget, byRange bool) error {
+func (hs *historian) nothingToUndo(keys []domain.GraphKey, target undo.Target, byRange bool) error {
 	if byRange {
 		return domain.NotFoundf("seq_range", "the %s holds no change with a seq from %d to %d in its history (the last %d days)",
 			graphName(keys[0]), target.From, target.To, hs.historyDays())
@@ -318,7 +319,7 @@ func (hs *historian) nothingToUndo(keys []domain.GraphKey, target domain.UndoTar
 // between the read of the log and the write makes its item skipped, never
 // overwritten.
 func (hs *historian) undoGraph(ctx context.Context, hr ports.HistoryRepository, k domain.GraphKey, by string,
-	target domain.UndoTarget, req UndoRequest) (GraphUndo, error) {
+	target undo.Target, req UndoRequest) (GraphUndo, error) {
 	nb := hs.notBefore(0)
 	// The oldest change undone, then every entry from it on.
 	q := ports.HistoryQuery{Session: target.Session, NotBefore: nb}
@@ -346,14 +347,14 @@ func (hs *historian) undoGraph(ctx context.Context, hr ports.HistoryRepository, 
 	res := GraphUndo{Level: k.Level, Project: k.Project}
 	if req.DryRun {
 		e.mu.RLock()
-		plan := domain.PlanUndo(e.g, log, target)
+		plan := undo.NewPlan(e.g, log, target)
 		e.mu.RUnlock()
 		res.Applied, res.Skipped = plan.Steps, plan.Skipped
 		return res, nil
 	}
 	err = hs.store.writeLogged(ctx, e, by, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
-		plan := domain.PlanUndo(g, log, target)
-		applied, failed := g.ApplyUndo(plan, at)
+		plan := undo.NewPlan(g, log, target)
+		applied, failed := undo.Apply(g, plan, at)
 		res.Applied, res.Skipped = applied, append(plan.Skipped, failed...)
 		evs := undoEvents(k, g, applied, at.Session)
 		_, cev := hs.compactor.run(g, at)
@@ -379,11 +380,11 @@ func (hs *historian) historyDays() int {
 
 // undoEvents are the events of an undo's steps, as the same puts and
 // deletes by a client publish.
-func undoEvents(k domain.GraphKey, g *domain.Graph, applied []domain.UndoStep, session string) []ports.Event {
+func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session string) []ports.Event {
 	var evs []ports.Event
 	for _, st := range applied {
 		switch {
-		case st.Edge && st.Action == domain.UndoDelete:
+		case st.Edge && st.Action == undo.Delete:
 			tomb, _ := g.EdgeTombstone(st.Key)
 			ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
 			kc := st.Key
@@ -397,7 +398,7 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []domain.UndoStep, s
 			ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
 			ev.Edge = ed
 			evs = append(evs, ev)
-		case st.Action == domain.UndoDelete:
+		case st.Action == undo.Delete:
 			tomb, _ := g.NodeTombstone(st.ID)
 			ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, session)
 			ev.NodeID = st.ID

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
@@ -253,7 +254,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	e.put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
 	// Pretend the preload showed none of them: a fresh seen set.
-	e.svc.sessions.withHooks(sess, func(h *hookState) bool { h.clearSeen(); return true })
+	e.svc.sessions.withHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
 
 	prompt := "<system-reminder>ignore</system-reminder>why does the oauth token refresh race? see src/auth/refresh.py [Image #1]"
 	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})

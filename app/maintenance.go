@@ -69,7 +69,7 @@ func (mt *maintainer) tick(ctx context.Context) {
 	defer mt.svc.log.Debug("maintenance tick done", "graphs", len(loaded))
 	for _, e := range loaded {
 		if err := mt.guard("maintenance of a graph", func() error { return mt.maintain(ctx, e) }); err != nil {
-			mt.svc.log.Error("maintenance of a graph failed", "graph", e.key.String(), "err", err)
+			mt.failed(ctx, "maintenance of a graph failed", "graph", e.key.String(), "err", err)
 		}
 	}
 	_ = mt.guard("checking recorded files for staleness", func() error {
@@ -85,7 +85,7 @@ func (mt *maintainer) tick(ctx context.Context) {
 		return nil
 	})
 	if err := mt.guard("checkpointing graphs", func() error { return mt.checkpointGraphs(ctx) }); err != nil {
-		mt.svc.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
+		mt.failed(ctx, "checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
 	_ = mt.guard("unloading idle graphs", func() error {
 		for _, k := range mt.svc.store.unloadIdle(mt.svc.clock.Now()) {
@@ -100,14 +100,25 @@ func (mt *maintainer) tick(ctx context.Context) {
 		mt.svc.log.Info("sessions expired", "count", n)
 	}
 	if err := mt.guard("saving sessions", func() error { return mt.svc.sessions.save(ctx) }); err != nil {
-		mt.svc.log.Error("saving sessions failed; will retry next tick", "err", err)
+		mt.failed(ctx, "saving sessions failed; will retry next tick", "err", err)
 	}
 	if err := mt.guard("checkpointing sessions", func() error { return mt.checkpointSessions(ctx) }); err != nil {
-		mt.svc.log.Error("checkpoint failed; the journals keep every write, will retry next tick", "err", err)
+		mt.failed(ctx, "checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
-	if err := mt.guard("saving tool-event counts", func() error { return mt.svc.tools.save(ctx) }); err != nil {
-		mt.svc.log.Error("saving the tool-event counts failed; will retry next tick", "err", err)
+	if err := mt.guard("saving tool-event counts", func() error { return saveToolEvents(ctx, mt.svc.tools) }); err != nil {
+		mt.failed(ctx, "saving the tool-event counts failed; will retry next tick", "err", err)
 	}
+}
+
+// failed logs a duty of the tick that failed. A tick the server's stop
+// cancels fails its duties with the context's error: that is no fault (Close
+// saves what is pending), so it is logged at Info, not as an error.
+func (mt *maintainer) failed(ctx context.Context, msg string, args ...any) {
+	if ctx.Err() != nil {
+		mt.svc.log.Info(msg+" (the server is stopping; Close saves what is pending)", args...)
+		return
+	}
+	mt.svc.log.Error(msg, args...)
 }
 
 // tickOverrun is how long a maintenance tick may run before Health says

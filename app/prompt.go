@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
@@ -98,11 +99,11 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	nudge := false
-	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
-		if h.fullRead || h.promptNudges >= maxPromptNudges {
+	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+		if h.FullRead || h.PromptNudges >= maxPromptNudges {
 			return false
 		}
-		h.promptNudges++
+		h.PromptNudges++
 		nudge = true
 		return true
 	})

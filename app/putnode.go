@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -50,10 +51,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		counted = s.sessions.claimCounts(t.session, k, []string{in.ID})
 	}
 	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		var dups []domain.Duplicate
+		var dups []duplicates.Match
 		if _, exists := g.Node(in.ID); !exists {
 			// Only a new node is checked (docs/design/trust.md#duplicates).
-			dups = g.PossibleDuplicates(in.ID, in.Gist)
+			dups = duplicates.Possible(g, in.ID, in.Gist)
 		}
 		n, err := g.PutNode(in, at)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -28,13 +29,10 @@ type Service struct {
 	transcripts ports.Transcripts
 	// tools counts the targets of tool events per project
 	// (docs/design/hooks.md#tool-events).
-	tools *toolEvents
+	tools *hookstate.ToolEvents
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
-	// files reads project files for the staleness check; nil: none is
-	// read and nothing is ever stale (docs/design/trust.md#staleness).
-	files ports.FileHasher
 	// maint does the maintenance tick's duties (maintenance.go).
 	maint *maintainer
 
@@ -43,7 +41,7 @@ type Service struct {
 	compactor compactor    // runs compaction inside writes (compact.go)
 	history   *historian   // reads the change logs and undoes (history.go)
 	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
-	stamps    *fileStamps  // reads the files writes name (staleness.go)
+	stamps    *fileStamps  // reads project files for the staleness check, on writes and ticks (staleness.go)
 	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
 }
 
@@ -80,7 +78,6 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		started: deps.Clock.Now(),
 
 		transcripts: deps.Transcripts,
-		files:       deps.Files,
 	}
 	s.maint = &maintainer{svc: s}
 	stored, err := deps.Sessions.LoadSessions(ctx)
@@ -106,7 +103,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	}
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
-	s.tools = loadToolEvents(ctx, repo, counter, log)
+	s.tools = hookstate.LoadToolEvents(ctx, repo, counter, log)
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
@@ -163,6 +160,15 @@ func wrapErr(err error, msg string) error {
 		return &c
 	}
 	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
+}
+
+// saveToolEvents stores the tool-event counts (the tick's and Close's save),
+// its failure an internal error that says what was being saved.
+func saveToolEvents(ctx context.Context, t *hookstate.ToolEvents) error {
+	if err := t.Save(ctx); err != nil {
+		return wrapErr(err, "save the tool-event counts")
+	}
+	return nil
 }
 
 // unavailableWrite is what every caller of a batch whose save failed gets.

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -11,10 +12,10 @@ import (
 // next save of the sessions, like an activity count.
 
 // hooksLocked returns the hook state of session id, creating it; t.mu held.
-func (t *sessionTable) hooksLocked(id string) *hookState {
+func (t *sessionTable) hooksLocked(id string) *hookstate.State {
 	h := t.hooks[id]
 	if h == nil {
-		h = newHookState(ports.HookState{})
+		h = hookstate.New(ports.HookState{})
 		t.hooks[id] = h
 	}
 	return h
@@ -26,15 +27,15 @@ func (t *sessionTable) hooksLocked(id string) *hookState {
 func (t *sessionTable) bindLocked(id, claude string) {
 	if prev, ok := t.byClaude[claude]; ok && prev != id {
 		if h := t.hooks[prev]; h != nil {
-			h.claude = ""
+			h.Claude = ""
 			t.markChanged(prev)
 		}
 	}
 	h := t.hooksLocked(id)
-	if h.claude != "" && h.claude != claude && t.byClaude[h.claude] == id {
-		delete(t.byClaude, h.claude)
+	if h.Claude != "" && h.Claude != claude && t.byClaude[h.Claude] == id {
+		delete(t.byClaude, h.Claude)
 	}
-	h.claude = claude
+	h.Claude = claude
 	t.byClaude[claude] = id
 	t.markChanged(id)
 }
@@ -114,7 +115,7 @@ func (t *sessionTable) mostRecent(project, principal string, now domain.Micros) 
 // withHooks runs fn on the hook state of live session id under the table's
 // lock and saves what it changed with the next save: fn reports whether it
 // changed anything. A session that went meanwhile is left alone (false).
-func (t *sessionTable) withHooks(id string, fn func(h *hookState) bool) bool {
+func (t *sessionTable) withHooks(id string, fn func(h *hookstate.State) bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.live[id]; !ok {
@@ -138,7 +139,7 @@ func (t *sessionTable) hookView(id string) (ports.HookState, bool) {
 	if h == nil {
 		return ports.HookState{}, true
 	}
-	out := h.export()
+	out := h.Export()
 	out.Seen = nil // the caller asks has() for the few it needs
 	return out, true
 }
@@ -149,9 +150,9 @@ func (t *sessionTable) see(id string, keys ...string) {
 	if id == "" || len(keys) == 0 {
 		return
 	}
-	t.withHooks(id, func(h *hookState) bool {
+	t.withHooks(id, func(h *hookstate.State) bool {
 		for _, k := range keys {
-			h.see(k)
+			h.See(k)
 		}
 		return true
 	})
@@ -160,11 +161,11 @@ func (t *sessionTable) see(id string, keys ...string) {
 // sawFullRead records a full read of session id: the nodes it showed join
 // the seen set and the session counts as having read its memory.
 func (t *sessionTable) sawFullRead(id string, keys []string) {
-	t.withHooks(id, func(h *hookState) bool {
+	t.withHooks(id, func(h *hookstate.State) bool {
 		for _, k := range keys {
-			h.see(k)
+			h.See(k)
 		}
-		h.fullRead = true
+		h.FullRead = true
 		return true
 	})
 }
@@ -173,9 +174,9 @@ func (t *sessionTable) sawFullRead(id string, keys []string) {
 // order, under one lock.
 func (t *sessionTable) unseen(id string, keys []string) []string {
 	var out []string
-	t.withHooks(id, func(h *hookState) bool {
+	t.withHooks(id, func(h *hookstate.State) bool {
 		for _, k := range keys {
-			if !h.has(k) {
+			if !h.Has(k) {
 				out = append(out, k)
 			}
 		}

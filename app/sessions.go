@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -38,7 +39,7 @@ type sessionTable struct {
 	// (hookstate.go); a record in live keeps its Hooks empty, so that the
 	// copies requests take of it never copy the seen set. byClaude finds
 	// the session bound to a Claude session id.
-	hooks    map[string]*hookState
+	hooks    map[string]*hookstate.State
 	byClaude map[string]string
 	// changed and gone are the ids of the sessions changed (or created)
 	// and removed since the last successful save.
@@ -59,28 +60,28 @@ type sessionTable struct {
 
 func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session, log *slog.Logger) *sessionTable {
 	t := &sessionTable{repo: repo, log: log, ttl: cfg.SessionTTL, max: cfg.MaxSessions, boundTTL: cfg.BoundSessionTTL,
-		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookState{}, byClaude: map[string]string{},
+		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookstate.State{}, byClaude: map[string]string{},
 		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
 	t.shared, _ = repo.(ports.SharedSessionRepository)
 	for id, s := range stored {
 		c := copySession(s)
 		c.ID = id
 		if !s.Hooks.Empty() {
-			t.hooks[id] = newHookState(s.Hooks)
+			t.hooks[id] = hookstate.New(s.Hooks)
 			c.Hooks = ports.HookState{}
 		}
 		t.live[id] = &c
 		t.order.add(id, c.LastActivity)
 	}
 	for id, h := range t.hooks {
-		if h.claude == "" {
+		if h.Claude == "" {
 			continue
 		}
 		// Two records bound to one conversation (a file edited by hand):
 		// the most recently active one holds the binding.
-		if other, ok := t.byClaude[h.claude]; !ok || t.live[other].LastActivity < t.live[id].LastActivity ||
+		if other, ok := t.byClaude[h.Claude]; !ok || t.live[other].LastActivity < t.live[id].LastActivity ||
 			t.live[other].LastActivity == t.live[id].LastActivity && other < id {
-			t.byClaude[h.claude] = id
+			t.byClaude[h.Claude] = id
 		}
 	}
 	return t
@@ -114,8 +115,8 @@ func (t *sessionTable) expired(s *ports.Session, now domain.Micros) bool {
 func (t *sessionTable) markChanged(id string) { t.changed[id] = struct{}{} }
 
 func (t *sessionTable) markGone(id string) {
-	if h := t.hooks[id]; h != nil && h.claude != "" && t.byClaude[h.claude] == id {
-		delete(t.byClaude, h.claude)
+	if h := t.hooks[id]; h != nil && h.Claude != "" && t.byClaude[h.Claude] == id {
+		delete(t.byClaude, h.Claude)
 	}
 	delete(t.hooks, id)
 	delete(t.live, id)
@@ -127,7 +128,7 @@ func (t *sessionTable) markGone(id string) {
 // Claude session and was active within boundTTL; t.mu held.
 func (t *sessionTable) dormant(s *ports.Session, now domain.Micros) bool {
 	h := t.hooks[s.ID]
-	return h != nil && h.claude != "" && now-s.LastActivity <= max(t.boundTTL, t.ttl)
+	return h != nil && h.Claude != "" && now-s.LastActivity <= max(t.boundTTL, t.ttl)
 }
 
 // create registers a session bound to project with the given first
@@ -314,7 +315,7 @@ func (t *sessionTable) save(ctx context.Context) error {
 		if s := t.live[id]; s != nil {
 			c := copySession(*s)
 			if h := t.hooks[id]; h != nil {
-				c.Hooks = h.export()
+				c.Hooks = h.Export()
 			}
 			ch.Put = append(ch.Put, c)
 		}

@@ -577,7 +577,7 @@ func (t *sessionTable) push(ctx context.Context, id string) error {
 	if ok {
 		c = copySession(*s)
 		if h := t.hooks[id]; h != nil {
-			c.Hooks = h.export() // stored whole: without it the stored hook state would go
+			c.Hooks = h.Export() // stored whole: without it the stored hook state would go
 		}
 	}
 	t.mu.Unlock()

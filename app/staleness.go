@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -22,8 +24,8 @@ import (
 // DefaultStaleFilesPerTick bounds the files one maintenance tick reads.
 const DefaultStaleFilesPerTick = 2000
 
-// fileStamps reads the project files that writes name, to stamp them
-// for the staleness check (docs/design/trust.md#staleness).
+// fileStamps reads project files for the staleness check: the files a write
+// names, to stamp them, and the tick's round (docs/design/trust.md#staleness).
 type fileStamps struct {
 	// files reads project files; nil: none is read and nothing is ever
 	// stale.
@@ -53,7 +55,7 @@ func (fs *fileStamps) filesRoot(t target, k domain.GraphKey) string {
 // mode the one a write last named, else the folder of this server's most
 // recently active session of the project; otherwise the project's path.
 func (mt *maintainer) checkRoot(e *graphEntry) string {
-	if mt.svc.files == nil || e.key.Level != domain.LevelProject {
+	if mt.svc.stamps.files == nil || e.key.Level != domain.LevelProject {
 		return ""
 	}
 	if r := e.filesRoot.Load(); r != nil {
@@ -87,7 +89,7 @@ func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string)
 	}
 	var out []domain.FileStamp
 	for i, h := range hs {
-		if h.State == domain.FileFound {
+		if h.State == stale.FileFound {
 			out = append(out, domain.FileStamp{Path: refs[i], Hash: h.Hash})
 		}
 	}
@@ -108,7 +110,7 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 	}
 	var out []string
 	for _, t := range touches {
-		if !domain.IsURL(t) {
+		if !stale.IsURL(t) {
 			out = append(out, t)
 		}
 	}
@@ -117,7 +119,7 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 		if ed.To == id {
 			other = ed.From
 		}
-		if other != id && !domain.IsURL(other) && !e.g.IsNode(other) {
+		if other != id && !stale.IsURL(other) && !e.g.IsNode(other) {
 			out = append(out, other)
 		}
 	}
@@ -132,7 +134,7 @@ func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
 	defer e.mu.RUnlock()
 	var out []string
 	for _, end := range []string{in.From, in.To} {
-		if !domain.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
+		if !stale.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
 			out = append(out, end)
 		}
 	}
@@ -141,7 +143,7 @@ func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
 
 // keepNamed returns the stamps whose path g's node id names now.
 func keepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.FileStamp {
-	named := g.NamedFiles(id)
+	named := stale.NamedFiles(g, id)
 	out := stamps[:0:0]
 	for _, st := range stamps {
 		if _, ok := slices.BinarySearch(named, st.Path); ok {
@@ -164,98 +166,6 @@ func recordEdgeFiles(g *domain.Graph, in domain.EdgeInput, stamps []domain.FileS
 	}
 }
 
-// StaleNode is a node whose recorded files changed or vanished.
-type StaleNode struct {
-	ID    string
-	Files []domain.StaleFile
-}
-
-// fileCheck is one recorded file to read: its path, the hash recorded
-// (with its scheme) and the nodes that recorded it so.
-type fileCheck struct {
-	path, hash string
-	nodes      []string
-}
-
-// stampedChecks lists g's recorded files, one check per (path, hash),
-// sorted by path then hash.
-func stampedChecks(g *domain.Graph) []fileCheck {
-	byKey := map[[2]string]int{}
-	var out []fileCheck
-	g.StampedFiles(func(id string, stamps []domain.FileStamp) bool {
-		for _, st := range stamps {
-			k := [2]string{st.Path, st.Hash}
-			i, ok := byKey[k]
-			if !ok {
-				i = len(out)
-				byKey[k] = i
-				out = append(out, fileCheck{path: st.Path, hash: st.Hash})
-			}
-			out[i].nodes = append(out[i].nodes, id)
-		}
-		return true
-	})
-	slices.SortFunc(out, func(a, b fileCheck) int {
-		return cmp.Or(strings.Compare(a.path, b.path), strings.Compare(a.hash, b.hash))
-	})
-	return out
-}
-
-// judged is what reading one recorded file found.
-type judged struct {
-	check  fileCheck
-	change domain.FileChange // "" when fresh or unverifiable
-}
-
-// readChecks reads the files of checks under root, each in the scheme it
-// was recorded in. An error means root cannot be read.
-func readChecks(ctx context.Context, h ports.FileHasher, root string, checks []fileCheck) ([]judged, error) {
-	qs := make([]ports.FileQuery, len(checks))
-	for i, c := range checks {
-		qs[i] = ports.FileQuery{Path: c.path, Scheme: domain.FileStamp{Hash: c.hash}.Scheme()}
-	}
-	hs, err := h.HashFiles(ctx, root, qs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]judged, len(checks))
-	for i, c := range checks {
-		out[i].check = c
-		out[i].change, _ = domain.JudgeFile(domain.FileStamp{Path: c.path, Hash: c.hash}, hs[i])
-	}
-	return out, nil
-}
-
-// CheckStale reads every file recorded in g under root and returns the
-// nodes whose files changed or vanished, by id: what `kg doctor --stale`
-// reports. It changes nothing. An error means root cannot be read (every
-// file is then unverifiable).
-func CheckStale(ctx context.Context, h ports.FileHasher, root string, g *domain.Graph) ([]StaleNode, error) {
-	checks := stampedChecks(g)
-	if len(checks) == 0 {
-		return nil, nil
-	}
-	js, err := readChecks(ctx, h, root, checks)
-	if err != nil {
-		return nil, err
-	}
-	byNode := map[string][]domain.StaleFile{}
-	for _, j := range js {
-		if j.change == "" {
-			continue
-		}
-		for _, id := range j.check.nodes {
-			byNode[id] = append(byNode[id], domain.StaleFile{Path: j.check.path, Change: j.change, Recorded: j.check.hash})
-		}
-	}
-	out := make([]StaleNode, 0, len(byNode))
-	for id, fs := range byNode {
-		out = append(out, StaleNode{ID: id, Files: fs})
-	}
-	slices.SortFunc(out, func(a, b StaleNode) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
-}
-
 // staleRound is where the tick's round of the graphs' recorded files
 // stands: the graph it is in and the last (path, hash) it read there.
 type staleRound struct {
@@ -271,7 +181,7 @@ type staleRound struct {
 // how many files it read. A graph whose root cannot be read loses its
 // marks: kg cannot tell (unverifiable, never stale).
 func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
-	if mt.svc.files == nil {
+	if mt.svc.stamps.files == nil {
 		return 0
 	}
 	var entries []*graphEntry
@@ -324,11 +234,11 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from staleRound, budget int) (n readCount, done bool) {
 	root := mt.checkRoot(e)
 	e.mu.RLock()
-	var checks []fileCheck
+	var checks []filecheck.Check
 	if root != "" {
-		checks = stampedChecks(e.g)
+		checks = filecheck.Stamped(e.g)
 	}
-	hasMarks := len(e.g.StaleNodes()) > 0
+	hasMarks := len(stale.Nodes(e.g)) > 0
 	e.mu.RUnlock()
 	if root == "" {
 		if hasMarks {
@@ -338,10 +248,10 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 	}
 	i := 0
 	if from.path != "" || from.hash != "" {
-		i, _ = slices.BinarySearchFunc(checks, from, func(c fileCheck, r staleRound) int {
-			return cmp.Or(strings.Compare(c.path, r.path), strings.Compare(c.hash, r.hash))
+		i, _ = slices.BinarySearchFunc(checks, from, func(c filecheck.Check, r staleRound) int {
+			return cmp.Or(strings.Compare(c.Path, r.path), strings.Compare(c.Hash, r.hash))
 		})
-		if i < len(checks) && checks[i].path == from.path && checks[i].hash == from.hash {
+		if i < len(checks) && checks[i].Path == from.path && checks[i].Hash == from.hash {
 			i++ // read last tick
 		}
 	}
@@ -353,7 +263,7 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 	if len(batch) == 0 {
 		return readCount{}, done
 	}
-	js, err := readChecks(ctx, mt.svc.files, root, batch)
+	js, err := filecheck.Read(ctx, mt.svc.stamps.files, root, batch)
 	if err != nil {
 		if ctx.Err() == nil {
 			// The root cannot be read (moved, deleted, unmounted): kg
@@ -365,7 +275,7 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 	}
 	mt.applyMarks(e, js)
 	last := batch[len(batch)-1]
-	return readCount{files: len(batch), lastPath: last.path, lastHash: last.hash}, done
+	return readCount{files: len(batch), lastPath: last.Path, lastHash: last.Hash}, done
 }
 
 // readCount is how many files checkGraphFiles read, and the last one.
@@ -386,7 +296,7 @@ func (r readCount) round(e *graphEntry, from staleRound) staleRound {
 // marks for files not read keep what the last read found. A node whose
 // stamp of the file changed since the read (written again meanwhile) is
 // left to the next round.
-func (mt *maintainer) applyMarks(e *graphEntry, js []judged) {
+func (mt *maintainer) applyMarks(e *graphEntry, js []filecheck.Judged) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	type found struct {
@@ -395,13 +305,13 @@ func (mt *maintainer) applyMarks(e *graphEntry, js []judged) {
 	}
 	byNode := map[string]map[string]found{}
 	for _, j := range js {
-		for _, id := range j.check.nodes {
+		for _, id := range j.Check.Nodes {
 			m := byNode[id]
 			if m == nil {
 				m = map[string]found{}
 				byNode[id] = m
 			}
-			m[j.check.path] = found{hash: j.check.hash, change: j.change}
+			m[j.Check.Path] = found{hash: j.Check.Hash, change: j.Change}
 		}
 	}
 	for id, files := range byNode {
@@ -436,17 +346,17 @@ func recordedAs(n *domain.Node, path, hash string) bool {
 // pruneMarks drops, at the end of a round of e's graph, the marks of files
 // its nodes no longer record as checked (an edge naming the file deleted
 // since): checks are every file the round read.
-func (mt *maintainer) pruneMarks(e *graphEntry, checks []fileCheck) {
+func (mt *maintainer) pruneMarks(e *graphEntry, checks []filecheck.Check) {
 	type key struct{ id, path, hash string }
 	live := map[key]bool{}
 	for _, c := range checks {
-		for _, id := range c.nodes {
-			live[key{id, c.path, c.hash}] = true
+		for _, id := range c.Nodes {
+			live[key{id, c.Path, c.Hash}] = true
 		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, id := range e.g.StaleNodes() {
+	for _, id := range stale.Nodes(e.g) {
 		n, _ := e.g.Node(id)
 		marks := slices.DeleteFunc(slices.Clone(n.Stale), func(m domain.StaleFile) bool {
 			return !live[key{id, m.Path, m.Recorded}]
@@ -459,7 +369,7 @@ func (mt *maintainer) pruneMarks(e *graphEntry, checks []fileCheck) {
 func (mt *maintainer) clearMarks(e *graphEntry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, id := range e.g.StaleNodes() {
+	for _, id := range stale.Nodes(e.g) {
 		e.g.SetStale(id, nil)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/filehash"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // withFiles restarts e's service with the real file hasher.
@@ -67,7 +68,7 @@ func (e *env) putTouches(sid, id, gist string, touches ...string) {
 	}
 }
 
-func staleOf(n *domain.Node) string { return domain.StaleMark(n.Stale) }
+func staleOf(n *domain.Node) string { return stale.Mark(n.Stale) }
 
 // A real git repository: files recorded at write time with git's blob ids;
 // a change, a delete and a rename mark their nodes in every read; nothing
@@ -84,7 +85,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	writeFile(t, filepath.Join(root, "src/util.py"), "def helper(): pass\n")
 	writeFile(t, filepath.Join(root, "src/rename.py"), "x = 1\n")
 	writeFile(t, filepath.Join(root, "docs/old.md"), "# old\n")
-	writeFile(t, filepath.Join(root, "big.bin"), strings.Repeat("b", domain.MaxHashedFileBytes+1))
+	writeFile(t, filepath.Join(root, "big.bin"), strings.Repeat("b", stale.MaxHashedFileBytes+1))
 	writeFile(t, filepath.Join(base, "outside.txt"), "not the project's\n")
 	if err := os.Symlink(filepath.Join(base, "outside.txt"), filepath.Join(root, "linked.txt")); err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	git(t, root, "mv", "src/rename.py", "src/renamed.py")
 	git(t, root, "commit", "-q", "-am", "two")
 	writeFile(t, filepath.Join(base, "outside.txt"), "changed, but not the project's\n")
-	writeFile(t, filepath.Join(root, "big.bin"), strings.Repeat("c", domain.MaxHashedFileBytes+1))
+	writeFile(t, filepath.Join(root, "big.bin"), strings.Repeat("c", stale.MaxHashedFileBytes+1))
 
 	seq, v := e.graphSeq(root), e.projectNode(root, "auth-token-refresh").Version
 	e.syncCount(sid) // the writes above, reported

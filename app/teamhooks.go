@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -68,7 +69,7 @@ func (t *sessionTable) hookStore(ctx context.Context, id string) {
 // adopt merges a session another server stored into the table: a session
 // not live here becomes live, with its hook state and binding; one live
 // here takes the stored record's counters and watermarks forward only and
-// merges its hook state (hookState.merge).
+// merges its hook state (hookstate.State.Merge).
 func (t *sessionTable) adopt(stored ports.Session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -87,14 +88,14 @@ func (t *sessionTable) adopt(stored ports.Session) {
 	}
 	h := t.hooks[id]
 	if h == nil {
-		h = newHookState(hooks)
+		h = hookstate.New(hooks)
 		t.hooks[id] = h
 	} else {
-		h.merge(hooks)
+		h.Merge(hooks)
 	}
-	if h.claude != "" {
-		if prev, ok := t.byClaude[h.claude]; !ok || prev == id || t.live[prev] == nil || t.live[prev].LastActivity <= t.live[id].LastActivity {
-			t.byClaude[h.claude] = id
+	if h.Claude != "" {
+		if prev, ok := t.byClaude[h.Claude]; !ok || prev == id || t.live[prev] == nil || t.live[prev].LastActivity <= t.live[id].LastActivity {
+			t.byClaude[h.Claude] = id
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -26,7 +26,7 @@ func newHungFiles(honourCtx bool) *hungFiles {
 	return &hungFiles{honourCtx: honourCtx, entered: make(chan struct{}), release: make(chan struct{})}
 }
 
-func (h *hungFiles) HashFiles(ctx context.Context, _ string, files []ports.FileQuery) ([]domain.FileHash, error) {
+func (h *hungFiles) HashFiles(ctx context.Context, _ string, files []ports.FileQuery) ([]stale.FileHash, error) {
 	if h.armed.CompareAndSwap(true, false) {
 		close(h.entered)
 		if h.honourCtx {
@@ -35,9 +35,9 @@ func (h *hungFiles) HashFiles(ctx context.Context, _ string, files []ports.FileQ
 		}
 		<-h.release
 	}
-	out := make([]domain.FileHash, len(files))
+	out := make([]stale.FileHash, len(files))
 	for i := range out {
-		out[i] = domain.FileHash{State: domain.FileFound, Hash: "sha256:00"}
+		out[i] = stale.FileHash{State: stale.FileFound, Hash: "sha256:00"}
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 )
@@ -43,7 +44,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	tt := h.svc.tools.record(ctx, project, key, req.ClaudeSessionID, now)
+	tt := h.svc.tools.Record(ctx, project, key, req.ClaudeSessionID, now)
 	if strings.HasPrefix(key, targetFile) && len(tt.Sessions) < 2 || !strings.HasPrefix(key, targetFile) && tt.Count < 2 {
 		return HookText{}, nil
 	}
@@ -66,16 +67,16 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 		return HookText{}, nil
 	}
 	claimed := false
-	h.svc.sessions.withHooks(sess.ID, func(h *hookState) bool {
-		if !nudgeAllowed(h.nudges, h.lastNudge, now) {
+	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+		if !nudgeAllowed(h.Nudges, h.LastNudge, now) {
 			return false
 		}
-		h.nudges++
-		h.lastNudge = now
+		h.Nudges++
+		h.LastNudge = now
 		claimed = true
 		return true
 	})
-	if !claimed || !h.svc.tools.claimNudge(ctx, project, key, now) {
+	if !claimed || !h.svc.tools.ClaimNudge(ctx, project, key, now) {
 		return HookText{}, nil
 	}
 	return HookText{Text: toolNudge(key, mention, sess.ID)}, nil

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
@@ -154,24 +155,24 @@ func findUseful(ctx context.Context, st *store, t target, ids []string) ([]usefu
 // the nodes the session had marked already, or the error of a call that
 // would pass the allowance, reserving nothing.
 func (t *sessionTable) reserveUseful(session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
-	t.withHooks(session, func(h *hookState) bool {
+	t.withHooks(session, func(h *hookstate.State) bool {
 		var add []string
 		for _, gi := range found {
 			for _, id := range gi.ids {
 				k := ports.SeenKey(gi.e.key.Level, id)
-				if h.marked(k) || slices.Contains(add, k) {
+				if h.Marked(k) || slices.Contains(add, k) {
 					already = append(already, gi.node(id))
 				} else {
 					add = append(add, k)
 				}
 			}
 		}
-		if len(h.useful)+len(add) > MaxUsefulPerSession {
+		if len(h.Useful)+len(add) > MaxUsefulPerSession {
 			err = domain.Invalidf("ids", "a session marks at most %d nodes useful; this one has marked %d, and %d more would pass it; nothing was marked",
-				MaxUsefulPerSession, len(h.useful), len(add))
+				MaxUsefulPerSession, len(h.Useful), len(add))
 			return false
 		}
-		h.useful = append(h.useful, add...)
+		h.Useful = append(h.Useful, add...)
 		fresh = add
 		return len(add) > 0
 	})
@@ -237,8 +238,8 @@ func (t *sessionTable) unreserveUseful(session string, fresh []string, saved []U
 	for _, n := range saved {
 		keep[ports.SeenKey(n.Level, n.ID)] = true
 	}
-	t.withHooks(session, func(h *hookState) bool {
-		h.useful = slices.DeleteFunc(h.useful, func(k string) bool { return slices.Contains(fresh, k) && !keep[k] })
+	t.withHooks(session, func(h *hookstate.State) bool {
+		h.Useful = slices.DeleteFunc(h.Useful, func(k string) bool { return slices.Contains(fresh, k) && !keep[k] })
 		return true
 	})
 }

@@ -2,8 +2,11 @@
 // token budget, scoring, compaction, search and the change bookkeeping that
 // sync is built on. What builds on the graph through its API lives in
 // rooms, subpackages that import this one: domain/recall (what the hooks
-// show unasked) and domain/merge (merging two nodes); this package imports
-// none of them (docs/decisions/0088-domain-rooms.md).
+// show unasked), domain/merge (merging two nodes), domain/duplicates (the
+// warning that a new node may repeat one), domain/stale (the files a node
+// names and their judgement) and domain/undo (undoing a session's
+// changes); this package imports none of them
+// (docs/decisions/0088-domain-rooms.md).
 //
 // The package does no I/O, starts no goroutines and never reads the wall
 // clock: every function that needs a time takes it as an argument (integer

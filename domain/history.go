@@ -11,7 +11,7 @@ import (
 // after, so that a person can see what a session did and undo it. The
 // domain builds the entries of each write (StartChangeLog, TakeChangeLog),
 // the storage backends keep them in the same durable commit as the change,
-// and PlanUndo decides what an undo puts back.
+// and undo.NewPlan (domain/undo) decides what an undo puts back.
 
 // HistoryOp is what an entry of the change log records.
 type HistoryOp string

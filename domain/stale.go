@@ -1,9 +1,7 @@
 package domain
 
 import (
-	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -11,9 +9,9 @@ import (
 // its project — in its touches, or as the file-path end of one of its
 // edges — the content hash of each file is recorded with the node when it
 // (or the edge) is written. A later check that finds a recorded file
-// changed or vanished marks the node possibly stale. The domain keeps the
-// hashes and the marks and judges a file from what an adapter read; it
-// never reads a file itself.
+// changed or vanished marks the node possibly stale. The graph keeps the
+// hashes and the marks; the room domain/stale judges a file from what an
+// adapter read (docs/decisions/0088-domain-rooms.md). Neither reads a file.
 
 // FileStamp is a project file a node names and its content hash when the
 // node, or the edge that names the file, was last written. Hash carries
@@ -58,94 +56,6 @@ type StaleFile struct {
 	Recorded string
 }
 
-// FileState is what reading a project file found.
-type FileState uint8
-
-// The states of a file as an adapter reads it.
-const (
-	// FileUnverifiable: kg cannot tell (outside the project, a URL, a
-	// link out of the root, unreadable, the root missing). Never stale.
-	FileUnverifiable FileState = iota
-	// FileFound: a regular file of at most MaxHashedFileBytes, hashed.
-	FileFound
-	// FileMissing: nothing at the path, or not a regular file.
-	FileMissing
-	// FileTooLarge: a regular file over MaxHashedFileBytes, not read.
-	FileTooLarge
-)
-
-// MaxHashedFileBytes is the largest file kg reads to hash it (1 MiB): a
-// bigger one is not recorded (it is unverifiable), and a recorded file
-// grown past it has changed.
-const MaxHashedFileBytes = 1 << 20
-
-// FileHash is what reading one file found: its state and, when found, its
-// hash with its scheme ("git:…", "sha256:…").
-type FileHash struct {
-	State FileState
-	Hash  string
-}
-
-// JudgeFile compares what a check read of a file with the stamp recorded:
-// the change, if the file changed or vanished, and whether it did.
-// Unverifiable is never stale.
-func JudgeFile(recorded FileStamp, now FileHash) (FileChange, bool) {
-	switch now.State {
-	case FileMissing:
-		return FileVanished, true
-	case FileTooLarge:
-		// Recorded at 1 MiB or less, now bigger: its content changed.
-		return FileChanged, true
-	case FileFound:
-		if now.Hash != recorded.Hash {
-			return FileChanged, true
-		}
-	}
-	return "", false
-}
-
-// IsURL reports whether a reference is a URL (scheme://…) rather than a
-// path: a URL is never a project file.
-func IsURL(ref string) bool {
-	i := strings.Index(ref, "://")
-	if i <= 0 {
-		return false
-	}
-	for _, r := range ref[:i] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// NamedFiles returns the references node id names that may be project files:
-// its touches and the ends of its edges that name no node of this graph,
-// URLs left out, each once, sorted. Nil for a node that does not exist.
-func (g *Graph) NamedFiles(id string) []string {
-	n, ok := g.node(id)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, t := range n.Touches {
-		if !IsURL(t) {
-			out = append(out, t)
-		}
-	}
-	for _, e := range g.EdgesOf(id) {
-		other := e.To
-		if e.To == id {
-			other = e.From
-		}
-		if other != id && !IsURL(other) && !g.IsNode(other) {
-			out = append(out, other)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // RecordFiles replaces the file stamps of node id with stamps (sorted here)
 // and drops its stale marks: what a write of the node records. It changes
 // no version and takes no seq; the stamps are saved with the batch. False
@@ -159,7 +69,7 @@ func (g *Graph) RecordFiles(id string, stamps []FileStamp) bool {
 		return true
 	}
 	c := n.clone()
-	c.Files = sortedStamps(stamps)
+	c.Files = SortedStamps(stamps)
 	c.Stale = nil
 	g.setNode(id, c)
 	return true
@@ -217,70 +127,9 @@ func (g *Graph) SetStale(id string, marks []StaleFile) bool {
 	return true
 }
 
-// StaleNodes returns the ids of the nodes that carry a stale mark, sorted.
-func (g *Graph) StaleNodes() []string {
-	var out []string
-	for id, n := range g.allNodes() {
-		if len(n.Stale) > 0 {
-			out = append(out, id)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// StampedFiles yields, for every node that has file stamps, the stamps whose
-// path the node still names (NamedFiles): the files a check reads. A stamp
-// of a file the node no longer names (an edge deleted since) is not checked.
-func (g *Graph) StampedFiles(yield func(id string, stamps []FileStamp) bool) {
-	for id, n := range g.allNodes() {
-		if len(n.Files) == 0 {
-			continue
-		}
-		named := g.NamedFiles(id)
-		var live []FileStamp
-		for _, s := range n.Files {
-			if _, ok := slices.BinarySearch(named, s.Path); ok {
-				live = append(live, s)
-			}
-		}
-		if len(live) > 0 && !yield(id, live) {
-			return
-		}
-	}
-}
-
-// StaleMark renders a node's stale marks as the reads show them after its
-// id: "[stale: src/auth/refresh.py changed]", at most three files named and
-// the rest counted ("[stale: a changed, b vanished, c changed and 2 more]");
-// "" for a node without marks.
-func StaleMark(marks []StaleFile) string {
-	if len(marks) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("[stale: ")
-	for i, m := range marks {
-		if i == 3 {
-			b.WriteString(" and ")
-			b.WriteString(strconv.Itoa(len(marks) - 3))
-			b.WriteString(" more")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(m.Path)
-		b.WriteByte(' ')
-		b.WriteString(string(m.Change))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// sortedStamps returns stamps sorted by path, one per path (the last
+// SortedStamps returns stamps sorted by path, one per path (the last
 // given wins); nil for none.
-func sortedStamps(stamps []FileStamp) []FileStamp {
+func SortedStamps(stamps []FileStamp) []FileStamp {
 	if len(stamps) == 0 {
 		return nil
 	}
@@ -296,42 +145,4 @@ func sortedStamps(stamps []FileStamp) []FileStamp {
 		w++
 	}
 	return out[:w]
-}
-
-// FileStampMap returns stamps in their stored form, path to hash; nil for
-// none.
-func FileStampMap(stamps []FileStamp) map[string]string {
-	if len(stamps) == 0 {
-		return nil
-	}
-	m := make(map[string]string, len(stamps))
-	for _, s := range stamps {
-		m[s.Path] = s.Hash
-	}
-	return m
-}
-
-// StampsOfMap reads stamps from their stored form, sorted by path. A stamp
-// whose hash kg cannot read is dropped: the node reads without it, so that
-// file is unverifiable, never stale.
-func StampsOfMap(m map[string]string) []FileStamp {
-	var out []FileStamp
-	for p, h := range m {
-		if s := (FileStamp{Path: p, Hash: h}); p != "" && s.Scheme() != "" {
-			out = append(out, s)
-		}
-	}
-	return sortedStamps(out)
-}
-
-// ParseFileStamps reads stamps from their stored JSON form, an object of
-// path to hash; a value that is not one reads as no stamps (the node is
-// then unverifiable, never stale), never as an error: a damaged hash must
-// not keep a graph from loading.
-func ParseFileStamps(raw []byte) []FileStamp {
-	var m map[string]string
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return StampsOfMap(m)
 }

@@ -32,7 +32,7 @@ func PackIDs(ids []string) string {
 }
 
 // maxUnpacked bounds what a packed list may inflate to: the lists are capped
-// at 5,000 ids of at most 256 characters (app.MaxSeen, MaxCountedPerGraph).
+// at 5,000 ids of at most 256 characters (hookstate.MaxSeen, MaxCountedPerGraph).
 const maxUnpacked = 16 << 20
 
 // UnpackIDs reads the packed form of a list of ids.

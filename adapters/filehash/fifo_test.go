@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -37,7 +37,7 @@ func TestNamedPipeIsNeverOpened(t *testing.T) {
 	}
 	qs := []ports.FileQuery{{Path: "pipe"}, {Path: filepath.Join(root, "pipe")}, {Path: "a.txt"}}
 	type result struct {
-		hs  []domain.FileHash
+		hs  []stale.FileHash
 		err error
 	}
 	got := answersWithin(t, 5*time.Second, func() result {
@@ -47,7 +47,7 @@ func TestNamedPipeIsNeverOpened(t *testing.T) {
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	for i, want := range []domain.FileState{domain.FileMissing, domain.FileMissing, domain.FileFound} {
+	for i, want := range []stale.FileState{stale.FileMissing, stale.FileMissing, stale.FileFound} {
 		if got.hs[i].State != want {
 			t.Errorf("%s: %v, want %v", qs[i].Path, got.hs[i].State, want)
 		}

@@ -1,7 +1,7 @@
 // Package filehash reads project files for the staleness check
 // (docs/design/trust.md#staleness): the git blob id of a file in a git work
 // tree, else its SHA-256, read only inside the project's root and only up
-// to domain.MaxHashedFileBytes.
+// to stale.MaxHashedFileBytes.
 package filehash
 
 import (
@@ -21,6 +21,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -43,7 +44,7 @@ type OS struct {
 // `git hash-object --no-filters` gives, which is the id git stores unless a
 // filter (core.autocrlf, an eol or LFS attribute) rewrites the file as git
 // adds it (docs/design/trust.md#what-is-hashed).
-func (h OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery) ([]domain.FileHash, error) {
+func (h OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery) ([]stale.FileHash, error) {
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("project root %q: not an absolute path", root)
 	}
@@ -60,7 +61,7 @@ func (h OS) HashFiles(ctx context.Context, root string, files []ports.FileQuery)
 	if inGitWorkTree(real) {
 		own = domain.HashGit
 	}
-	out := make([]domain.FileHash, len(files))
+	out := make([]stale.FileHash, len(files))
 	var buf []byte // reused from file to file, grown to the largest read
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -93,9 +94,9 @@ func inGitWorkTree(dir string) bool {
 
 // hashFile hashes the file a node names as path, under the resolved root
 // real (root as named), read through files. buf is reused between files.
-func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, scheme string, buf []byte) (domain.FileHash, []byte) {
-	unverifiable := domain.FileHash{State: domain.FileUnverifiable}
-	if domain.IsURL(path) || path == "" {
+func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, scheme string, buf []byte) (stale.FileHash, []byte) {
+	unverifiable := stale.FileHash{State: stale.FileUnverifiable}
+	if stale.IsURL(path) || path == "" {
 		return unverifiable, buf
 	}
 	full := path
@@ -112,7 +113,7 @@ func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, sc
 		if _, ok := inside(real, filepath.Clean(full)); !ok {
 			return unverifiable, buf // outside the project: kg cannot tell
 		}
-		return domain.FileHash{State: domain.FileMissing}, buf
+		return stale.FileHash{State: stale.FileMissing}, buf
 	case err != nil:
 		return unverifiable, buf
 	}
@@ -122,14 +123,14 @@ func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, sc
 	fh, st, err := namedfile.Open(resolved, false)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return domain.FileHash{State: domain.FileMissing}, buf
+		return stale.FileHash{State: stale.FileMissing}, buf
 	case errors.Is(err, namedfile.ErrNotRegular):
-		return domain.FileHash{State: domain.FileMissing}, buf // a folder, a pipe, a device: not a file, never opened
+		return stale.FileHash{State: stale.FileMissing}, buf // a folder, a pipe, a device: not a file, never opened
 	case err != nil:
 		return unverifiable, buf
-	case st.Size() > domain.MaxHashedFileBytes:
+	case st.Size() > stale.MaxHashedFileBytes:
 		_ = fh.Close()
-		return domain.FileHash{State: domain.FileTooLarge}, buf
+		return stale.FileHash{State: stale.FileTooLarge}, buf
 	}
 	// Read one byte past the limit: a file that grew since the stat is
 	// caught too.
@@ -143,7 +144,7 @@ func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, sc
 	err = files.Do(ctx, func() error {
 		defer fh.Close()
 		var err error
-		got, err = readUpTo(fh, buf[:0], domain.MaxHashedFileBytes+1)
+		got, err = readUpTo(fh, buf[:0], stale.MaxHashedFileBytes+1)
 		return err
 	})
 	if err != nil {
@@ -152,10 +153,10 @@ func hashFile(ctx context.Context, files *namedfile.Reader, real, root, path, sc
 		}
 		return unverifiable, got
 	}
-	if len(got) > domain.MaxHashedFileBytes {
-		return domain.FileHash{State: domain.FileTooLarge}, got
+	if len(got) > stale.MaxHashedFileBytes {
+		return stale.FileHash{State: stale.FileTooLarge}, got
 	}
-	return domain.FileHash{State: domain.FileFound, Hash: Sum(scheme, got)}, got
+	return stale.FileHash{State: stale.FileFound, Hash: Sum(scheme, got)}, got
 }
 
 // resolve is filepath.EvalSymlinks(full) for a full path that may lie under

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -35,7 +36,7 @@ func gitCmd(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func hashOne(t *testing.T, root, path, scheme string) domain.FileHash {
+func hashOne(t *testing.T, root, path, scheme string) stale.FileHash {
 	t.Helper()
 	hs, err := OS{}.HashFiles(context.Background(), root, []ports.FileQuery{{Path: path, Scheme: scheme}})
 	if err != nil {
@@ -59,7 +60,7 @@ func TestGitBlobIDsAreGits(t *testing.T) {
 	gitCmd(t, root, "commit", "-q", "-m", "one")
 	for _, p := range []string{"src/auth/refresh.py", "empty.txt", "sub/dir/README"} {
 		want := "git:" + gitCmd(t, root, "rev-parse", "HEAD:"+p)
-		if got := hashOne(t, root, p, ""); got.State != domain.FileFound || got.Hash != want {
+		if got := hashOne(t, root, p, ""); got.State != stale.FileFound || got.Hash != want {
 			t.Errorf("%s: got %+v, want the committed blob %s", p, got, want)
 		}
 		if obj := "git:" + gitCmd(t, root, "hash-object", p); obj != want {
@@ -88,7 +89,7 @@ func TestOutsideAFolderSHA256(t *testing.T) {
 	}
 	write(t, filepath.Join(root, "notes.md"), "abc")
 	got := hashOne(t, root, "notes.md", "")
-	if want := "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; got.State != domain.FileFound || got.Hash != want {
+	if want := "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; got.State != stale.FileFound || got.Hash != want {
 		t.Errorf("got %+v, want %s", got, want)
 	}
 }
@@ -98,8 +99,8 @@ func TestWhatIsNotAFileOfTheProject(t *testing.T) {
 	root := filepath.Join(base, "proj")
 	write(t, filepath.Join(root, "src/a.go"), "package a\n")
 	write(t, filepath.Join(base, "secret.txt"), "outside")
-	write(t, filepath.Join(root, "big.bin"), strings.Repeat("x", domain.MaxHashedFileBytes+1))
-	write(t, filepath.Join(root, "edge.bin"), strings.Repeat("x", domain.MaxHashedFileBytes))
+	write(t, filepath.Join(root, "big.bin"), strings.Repeat("x", stale.MaxHashedFileBytes+1))
+	write(t, filepath.Join(root, "edge.bin"), strings.Repeat("x", stale.MaxHashedFileBytes))
 	if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(root, "out-link")); err != nil {
 		t.Fatal(err)
 	}
@@ -117,23 +118,23 @@ func TestWhatIsNotAFileOfTheProject(t *testing.T) {
 	}
 	cases := []struct {
 		path string
-		want domain.FileState
+		want stale.FileState
 	}{
-		{"src/a.go", domain.FileFound},
-		{"in-link", domain.FileFound},
-		{"edge.bin", domain.FileFound}, // exactly 1 MiB is read
-		{"out-link", domain.FileUnverifiable},
-		{"out-dir/secret.txt", domain.FileUnverifiable},
-		{"in-dir/a.go", domain.FileFound},
-		{"src/../src/a.go", domain.FileFound},
-		{"../secret.txt", domain.FileUnverifiable},
-		{filepath.Join(base, "secret.txt"), domain.FileUnverifiable},
-		{"../nothing-there", domain.FileUnverifiable},
-		{"https://example.com/src/a.go", domain.FileUnverifiable},
-		{"big.bin", domain.FileTooLarge},
-		{"src/gone.go", domain.FileMissing},
-		{"dangling", domain.FileMissing},
-		{"src", domain.FileMissing}, // a folder is not a file
+		{"src/a.go", stale.FileFound},
+		{"in-link", stale.FileFound},
+		{"edge.bin", stale.FileFound}, // exactly 1 MiB is read
+		{"out-link", stale.FileUnverifiable},
+		{"out-dir/secret.txt", stale.FileUnverifiable},
+		{"in-dir/a.go", stale.FileFound},
+		{"src/../src/a.go", stale.FileFound},
+		{"../secret.txt", stale.FileUnverifiable},
+		{filepath.Join(base, "secret.txt"), stale.FileUnverifiable},
+		{"../nothing-there", stale.FileUnverifiable},
+		{"https://example.com/src/a.go", stale.FileUnverifiable},
+		{"big.bin", stale.FileTooLarge},
+		{"src/gone.go", stale.FileMissing},
+		{"dangling", stale.FileMissing},
+		{"src", stale.FileMissing}, // a folder is not a file
 	}
 	for _, c := range cases {
 		if got := hashOne(t, root, c.path, ""); got.State != c.want {
@@ -146,7 +147,7 @@ func TestWhatIsNotAFileOfTheProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := hashOne(t, link, filepath.Join(link, "src/a.go"), ""), hashOne(t, root, "src/a.go", "")
-	if a.State != domain.FileFound || a.Hash != b.Hash {
+	if a.State != stale.FileFound || a.Hash != b.Hash {
 		t.Errorf("through a linked root: %+v, want %+v", a, b)
 	}
 	if _, err := (OS{}).HashFiles(context.Background(), filepath.Join(base, "gone"), []ports.FileQuery{{Path: "a"}}); err == nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/kg-memory/kg/domain"
 )
@@ -33,7 +34,8 @@ type Holder struct {
 // writes this process's pid and listen address into it; a command that
 // serves nothing gives an empty address. If another process
 // holds it, Acquire fails at once with an error of kind unavailable naming
-// the holder's pid and address.
+// the holder's pid and address; a held lock whose file names no holder is
+// one being let go, and Acquire waits up to releasedLockWait for it.
 func Acquire(root, addr string) (*Lock, error) {
 	path := filepath.Join(root, LockName)
 	// No O_TRUNC: until the lock is ours the content is the holder's. No
@@ -47,7 +49,7 @@ func Acquire(root, addr string) (*Lock, error) {
 		return nil, domain.Unavailable(err, "cannot open %s, the storage root's lock: %v; the root must be a folder kg can write to",
 			path, cause(err))
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockReleased(f, path); err != nil {
 		h := readHolder(path)
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
@@ -64,6 +66,28 @@ func Acquire(root, addr string) (*Lock, error) {
 		}
 	}
 	return &Lock{f: f}, nil
+}
+
+// releasedLockWait bounds how long Acquire waits for a lock whose file names
+// no holder. Release empties the file before it lets the lock go, so a held
+// lock with an empty file is one being let go: most often by a process
+// that released it a moment ago while a child it was starting still had a
+// copy of the descriptor (between fork and exec, before close-on-exec
+// closes it), which keeps the flock until the child execs. A lock whose
+// file names a holder is refused at once.
+const releasedLockWait = time.Second
+
+// flockReleased takes the exclusive flock on f without blocking, retrying
+// for up to releasedLockWait while the lock file at path names no holder.
+func flockReleased(f *os.File, path string) error {
+	deadline := time.Now().Add(releasedLockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || readHolder(path).PID != 0 || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Share takes a shared lock on <root>/.lock for a command that only reads

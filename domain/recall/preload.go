@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // The preload of a session start (docs/design/hooks.md#the-preload): the
@@ -146,7 +147,7 @@ func cmpPreloadIn(a preloadItem, ga int, b preloadItem, gb int) int {
 // nodeLine is n's line in a preload (render.Node): "  id: gist\n", or
 // "  id [stale: …]: gist\n" for a node marked stale.
 func nodeLine(n *domain.Node) render.Node {
-	return render.Node{ID: n.ID, Mark: domain.StaleMark(n.Stale), Gist: n.Gist}
+	return render.Node{ID: n.ID, Mark: stale.Mark(n.Stale), Gist: n.Gist}
 }
 
 // nodeLineCost is the characters of n's line in a preload.

@@ -59,10 +59,12 @@ func kgBinary(t testing.TB) string {
 func kgRun(t *testing.T, env []string, args ...string) (int, string, string) {
 	t.Helper()
 	// A command that should have stopped at once but serves instead is
-	// killed, so that a test fails rather than hangs.
+	// killed, so that a test fails rather than hangs. The binary is built
+	// first: on a busy machine the build alone can take the minute.
+	bin := kgBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, kgBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = kgEnv(t, env)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

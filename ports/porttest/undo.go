@@ -8,6 +8,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/merge"
+	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -84,7 +85,7 @@ func (r *undoRun) run(seed uint64) {
 	for i := range writes {
 		r.write(i)
 	}
-	var target domain.UndoTarget
+	var target undo.Target
 	log := h.readHistory(r.k, ports.HistoryQuery{})
 	slices.Reverse(log)
 	if r.rnd.IntN(3) > 0 || len(log) == 0 {
@@ -286,7 +287,7 @@ func (r *undoRun) randomChange(at domain.Stamp) (domain.HistoryOp, func()) {
 // undo plans the undo of target from the log the backend holds, as the
 // app does, applies it as one logged write and commits it. It reports
 // false when the log holds none of the target's changes.
-func (r *undoRun) undo(target domain.UndoTarget) (domain.UndoPlan, bool) {
+func (r *undoRun) undo(target undo.Target) (undo.Plan, bool) {
 	h := r.h
 	q := ports.HistoryQuery{Session: target.Session}
 	if target.Session == "" {
@@ -294,17 +295,17 @@ func (r *undoRun) undo(target domain.UndoTarget) (domain.UndoPlan, bool) {
 	}
 	mine := slices.DeleteFunc(h.readHistory(r.k, q), func(e domain.HistoryEntry) bool { return e.Op == domain.HistoryMove })
 	if len(mine) == 0 {
-		return domain.UndoPlan{}, false
+		return undo.Plan{}, false
 	}
 	log := h.readHistory(r.k, ports.HistoryQuery{SinceSeq: mine[len(mine)-1].Seq - 1})
 	slices.Reverse(log)
 	r.now += domain.Second
 	at := domain.Stamp{Now: r.now, Session: "undoer"}
 	r.before = append(r.before, itemStates(r.g))
-	var plan domain.UndoPlan
+	var plan undo.Plan
 	r.h.loggedAs(r.k, r.g, at, domain.HistoryUndo, func() {
-		plan = domain.PlanUndo(r.g, log, target)
-		if _, failed := r.g.ApplyUndo(plan, at); len(failed) > 0 {
+		plan = undo.NewPlan(r.g, log, target)
+		if _, failed := undo.Apply(r.g, plan, at); len(failed) > 0 {
 			h.t.Fatalf("undo steps failed: %v", failed)
 		}
 	})

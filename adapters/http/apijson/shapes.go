@@ -2,6 +2,7 @@ package apijson
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/secrets"
 )
@@ -227,13 +228,13 @@ type Duplicate struct {
 }
 
 // DuplicatesOf returns the API shape of ds; nil for none.
-func DuplicatesOf(ds []domain.Duplicate) []Duplicate {
+func DuplicatesOf(ds []duplicates.Match) []Duplicate {
 	if len(ds) == 0 {
 		return nil
 	}
 	out := make([]Duplicate, len(ds))
 	for i, d := range ds {
-		out[i] = Duplicate{ID: d.ID, By: domain.DuplicateBy(d), Score: d.Score}
+		out[i] = Duplicate{ID: d.ID, By: duplicates.By(d), Score: d.Score}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/secrets"
 )
@@ -36,7 +37,7 @@ func redactedLine(fs []secrets.Finding) string {
 
 // duplicatesLine is "\nPossible duplicates: auth-token-refresh (0.86),
 // Auth_Token (same id)", or "" for none (docs/design/trust.md#duplicates).
-func duplicatesLine(ds []domain.Duplicate) string {
+func duplicatesLine(ds []duplicates.Match) string {
 	out := make([]render.Duplicate, len(ds))
 	for i, d := range ds {
 		out[i] = render.Duplicate{ID: d.ID, ByID: d.ByID, Score: d.Score}

@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // kgRead starts or continues a session and reads memory: the full read of the
@@ -175,7 +176,7 @@ func renderFullRead(gs []shownGraph, session string) string {
 		if len(v.Active) > 0 {
 			b.WriteString(render.ActiveHeader)
 			for _, n := range v.Active {
-				render.Node{ID: n.ID, Mark: domain.StaleMark(n.Stale), Gist: n.Gist}.Write(&b)
+				render.Node{ID: n.ID, Mark: stale.Mark(n.Stale), Gist: n.Gist}.Write(&b)
 			}
 		}
 		if len(v.Archived) > 0 {
@@ -232,7 +233,7 @@ func renderNodeReads(nodes []app.NodeRead, session string) string {
 func renderNodeRead(b *strings.Builder, r app.NodeRead) {
 	n := r.Node
 	v := render.NodeRead{
-		ID: n.ID, Mark: domain.StaleMark(n.Stale), Graph: graphLabel(r.Level, r.Project), Tier: n.Tier.String(),
+		ID: n.ID, Mark: stale.Mark(n.Stale), Graph: graphLabel(r.Level, r.Project), Tier: n.Tier.String(),
 		Gist: n.Gist, Notes: n.Notes, Touches: n.Touches,
 		Version: n.Version.V, Created: formatTime(n.Created), LastWritten: formatTime(n.LastWrite()),
 		UseSessions: useSessions(n.Use.Count), LastCounted: lastCounted(n.Use),

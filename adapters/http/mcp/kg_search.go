@@ -9,6 +9,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // kgSearch finds nodes of every tier below the surface, with no side effects
@@ -59,7 +60,7 @@ func renderSearch(query string, res app.SearchResult) string {
 			where = "project " + filepath.Base(h.Project)
 		}
 		s.Hits[i] = render.SearchHit{
-			Where: where, ID: h.Node.ID, Mark: domain.StaleMark(h.Node.Stale), Tier: h.Node.Tier.String(),
+			Where: where, ID: h.Node.ID, Mark: stale.Mark(h.Node.Stale), Tier: h.Node.Tier.String(),
 			Gist: h.Node.Gist, Score: h.Score, Matched: h.Matched, Notes: h.Node.Notes,
 		}
 	}

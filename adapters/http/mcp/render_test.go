@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
@@ -367,7 +368,7 @@ func TestRenderWriteAnswersGolden(t *testing.T) {
 	texts := []string{
 		renderPutNode(app.PutNodeResult{Level: domain.LevelProject, Node: &domain.Node{ID: "auth", Version: domain.Version{V: 3}},
 			Compaction: moves, Redacted: found,
-			PossibleDuplicates: []domain.Duplicate{{ID: "Auth", ByID: true, Score: 1}, {ID: "auth-module", Score: 0.8612}}}),
+			PossibleDuplicates: []duplicates.Match{{ID: "Auth", ByID: true, Score: 1}, {ID: "auth-module", Score: 0.8612}}}),
 		renderPutNode(app.PutNodeResult{Level: domain.LevelUser, Node: &domain.Node{ID: "jwt-basics", Version: domain.Version{V: 1}}}),
 		renderPutEdge(app.PutEdgeResult{Level: domain.LevelProject, Edge: &domain.Edge{From: key.From, Rel: key.Rel, To: key.To},
 			Compaction: domain.Moves{Orphaned: []string{"x"}}, Redacted: found[:1]}),

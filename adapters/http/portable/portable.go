@@ -34,6 +34,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // Format and Version identify the document. A reader refuses another
@@ -112,7 +113,7 @@ func Encode(w io.Writer, key domain.GraphKey, at domain.Micros, d domain.GraphDa
 			out.Use = strconv.AppendUint(nil, n.Use.Count, 10)
 			out.UseDay = strconv.AppendInt(nil, int64(n.Use.Day), 10)
 		}
-		if m := domain.FileStampMap(n.Files); m != nil {
+		if m := stale.FileStampMap(n.Files); m != nil {
 			out.Files, _ = json.Marshal(m) // a map of strings always marshals
 		}
 		doc.Nodes = append(doc.Nodes, out)
@@ -269,7 +270,7 @@ func decodeEdges(raw []json.RawMessage) ([]domain.Edge, error) {
 // domain converts a decoded node, checking its tier and times.
 func (n node) domain(at string) (domain.Node, error) {
 	out := domain.Node{ID: n.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches, Version: domain.Version{V: n.Version},
-		Use: domain.ParseUseJSON(n.Use, n.UseDay), Files: domain.ParseFileStamps(n.Files)}
+		Use: domain.ParseUseJSON(n.Use, n.UseDay), Files: stale.ParseFileStamps(n.Files)}
 	switch n.Tier {
 	case "", "active":
 		out.Tier = domain.Active

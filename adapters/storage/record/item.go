@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // The records below are the stored form of one item each: bolt's values and
@@ -114,7 +115,7 @@ func NodeOf(n *domain.Node) (Node, error) {
 		day := uint64(max(n.Use.Day, 0))
 		r.Use, r.UseDay = &n.Use.Count, &day
 	}
-	if m := domain.FileStampMap(n.Files); m != nil {
+	if m := stale.FileStampMap(n.Files); m != nil {
 		r.Files, _ = json.Marshal(m) // a map of strings always marshals
 	}
 	return r, nil
@@ -132,7 +133,7 @@ func (r Node) Domain() (domain.Node, error) {
 	}
 	return domain.Node{ID: r.ID, Gist: r.Gist, Notes: r.Notes, Touches: r.Touches, Tier: tier,
 		Created: domain.Micros(r.Created), LastRead: domain.Micros(r.LastRead), OrphanedAt: domain.Micros(r.OrphanedAt),
-		TierSeq: r.TierSeq, Use: use, Files: domain.ParseFileStamps(r.Files), Version: r.Version.Domain(), Extra: RawJSONs(r.Extra)}, nil
+		TierSeq: r.TierSeq, Use: use, Files: stale.ParseFileStamps(r.Files), Version: r.Version.Domain(), Extra: RawJSONs(r.Extra)}, nil
 }
 
 // EdgeOf is e's record, its unknown fields under Extra.

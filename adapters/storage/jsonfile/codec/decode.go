@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/stale"
 )
 
 // fileEntry is a version entry or a tombstone.
@@ -295,7 +296,7 @@ func (r *nodeRead) files(p *parser, null bool) error {
 	if err != nil {
 		return err
 	}
-	r.n.Files = domain.ParseFileStamps(raw)
+	r.n.Files = stale.ParseFileStamps(raw)
 	return nil
 }
 

@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/filehash"
-	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/duplicates"
 )
 
 // What kg doctor looks at in the graphs' content when asked
@@ -69,7 +70,7 @@ func (c *Checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain
 		c.Add(LevelInfo, subject, "names no folder: its recorded files are unverifiable", "nothing to do")
 		return
 	}
-	nodes, err := app.CheckStale(ctx, filehash.OS{}, key.Project, g)
+	nodes, err := filecheck.Stale(ctx, filehash.OS{}, key.Project, g)
 	switch {
 	case err != nil:
 		c.Add(LevelInfo, subject, "the project's folder cannot be read ("+err.Error()+"): its recorded files are unverifiable, not stale",
@@ -93,7 +94,7 @@ func (c *Checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain
 // (docs/design/trust.md#duplicates): its nodes and the links that joined
 // them. Merging is a person's call, so it is information, not a fault.
 func (c *Checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
-	clusters := g.DuplicateClusters()
+	clusters := duplicates.Clusters(g)
 	if len(clusters) == 0 {
 		c.Add(LevelOK, GraphSubject(key), "no possible duplicates", "")
 		return

@@ -1,4 +1,4 @@
-package domain
+package undo
 
 import (
 	"fmt"
@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // undoContent is what an undo restores of every item: a node's gist, notes and
 // touches, an edge's notes; "" for an item that does not exist.
-func undoContent(g *Graph) map[string]string {
+func undoContent(g *domain.Graph) map[string]string {
 	out := map[string]string{}
 	for _, n := range g.Nodes() {
 		out["node "+n.ID] = n.Gist + "|" + strings.Join(n.Notes, ",") + "|" + strings.Join(n.Touches, ",")
@@ -26,7 +28,7 @@ func undoContent(g *Graph) map[string]string {
 // item (a promotion by read aside) gave it a new one. The property test
 // tells what each write changed from them, not from the change log, so
 // that a write that has no entry cannot hide from it.
-func itemSeqs(g *Graph) map[string]uint64 {
+func itemSeqs(g *domain.Graph) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, n := range g.Nodes() {
 		out["node "+n.ID] = n.Version.Seq
@@ -47,8 +49,8 @@ func itemSeqs(g *Graph) map[string]uint64 {
 // the undo: no later write of another session is overwritten.
 func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		g := NewGraph(UserGraph)
-		var log []HistoryEntry
+		g := domain.NewGraph(domain.UserGraph)
+		var log []domain.HistoryEntry
 		// before[i] is the content before write i; touched[item] the
 		// indexes of the writes that changed it, with their sessions.
 		var before []map[string]string
@@ -58,41 +60,41 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 			seq     uint64
 		}
 		touched := map[string][]touch{}
-		now := Micros(1000)
+		now := domain.Micros(1000)
 		ids := []string{"a", "b", "c"}
 		sessions := []string{"s1", "s2", "s3"}
 		writes := rapid.IntRange(1, 25).Draw(t, "writes")
 		for i := range writes {
 			now += 10
-			at := Stamp{Now: now, Session: rapid.SampledFrom(sessions).Draw(t, "session")}
+			at := domain.Stamp{Now: now, Session: rapid.SampledFrom(sessions).Draw(t, "session")}
 			before = append(before, undoContent(g))
 			seqsBefore := itemSeqs(g)
 			g.StartChangeLog()
 			id := rapid.SampledFrom(ids).Draw(t, "id")
 			switch rapid.IntRange(0, 4).Draw(t, "op") {
 			case 0, 1:
-				_, _ = g.PutNode(NodeInput{ID: id, Gist: fmt.Sprintf("gist %d", rapid.IntRange(0, 3).Draw(t, "gist")),
+				_, _ = g.PutNode(domain.NodeInput{ID: id, Gist: fmt.Sprintf("gist %d", rapid.IntRange(0, 3).Draw(t, "gist")),
 					Notes: []string{fmt.Sprint(rapid.IntRange(0, 1).Draw(t, "note"))}}, at)
 			case 4: // an identical re-put of what is stored
 				if n, ok := g.Node(id); ok {
-					_, _ = g.PutNode(NodeInput{ID: id, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}, at)
+					_, _ = g.PutNode(domain.NodeInput{ID: id, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}, at)
 				}
 			case 2:
 				_, _ = g.DeleteNode(id, at)
 			case 3:
 				to := rapid.SampledFrom(append(ids, "x.go")).Draw(t, "to")
 				if rapid.Bool().Draw(t, "delete edge") {
-					g.DeleteEdge(EdgeKey{From: id, To: to, Rel: "uses"}, at)
+					g.DeleteEdge(domain.EdgeKey{From: id, To: to, Rel: "uses"}, at)
 				} else {
-					_, _ = g.PutEdge(EdgeInput{From: id, To: to, Rel: "uses", Notes: []string{fmt.Sprint(i)}}, at)
+					_, _ = g.PutEdge(domain.EdgeInput{From: id, To: to, Rel: "uses", Notes: []string{fmt.Sprint(i)}}, at)
 				}
 			}
-			entries := g.TakeChangeLog(at, HistoryPut)
+			entries := g.TakeChangeLog(at, domain.HistoryPut)
 			seqsAfter := itemSeqs(g)
 			for _, e := range entries {
 				// An entry's item must be one whose version changed, and the
 				// loop below must find it.
-				if seqsBefore[e.Name()] == seqsAfter[e.Name()] && e.Op != HistoryMove {
+				if seqsBefore[e.Name()] == seqsAfter[e.Name()] && e.Op != domain.HistoryMove {
 					t.Fatalf("write %d logged %s, whose version did not change", i, e.Name())
 				}
 			}
@@ -102,7 +104,7 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 				}
 			}
 			for item, seq := range seqsAfter {
-				if seqsBefore[item] != seq && !slices.ContainsFunc(entries, func(e HistoryEntry) bool { return e.Name() == item }) {
+				if seqsBefore[item] != seq && !slices.ContainsFunc(entries, func(e domain.HistoryEntry) bool { return e.Name() == item }) {
 					t.Fatalf("write %d gave %s a new version (seq %d) and logged no entry of it", i, item, seq)
 				}
 			}
@@ -110,7 +112,7 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 			g.Checkpoint()
 		}
 
-		var target UndoTarget
+		var target Target
 		if rapid.Bool().Draw(t, "by session") {
 			target.Session = rapid.SampledFrom(sessions).Draw(t, "undo session")
 		} else if len(log) > 0 {
@@ -128,17 +130,17 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 		}
 
 		pre := undoContent(g)
-		plan := PlanUndo(g, log, target)
+		plan := NewPlan(g, log, target)
 		g.StartChangeLog()
-		_, failed := g.ApplyUndo(plan, Stamp{Now: now + 10, Session: "undoer"})
-		undoLog := g.TakeChangeLog(Stamp{Now: now + 10, Session: "undoer"}, HistoryUndo)
+		_, failed := Apply(g, plan, domain.Stamp{Now: now + 10, Session: "undoer"})
+		undoLog := g.TakeChangeLog(domain.Stamp{Now: now + 10, Session: "undoer"}, domain.HistoryUndo)
 		if len(failed) > 0 {
 			t.Fatalf("steps failed: %v", failed)
 		}
 		post := undoContent(g)
 		skipped := map[string]string{}
 		for _, s := range plan.Skipped {
-			skipped[ItemChange{Edge: s.Edge, ID: s.ID, Key: s.Key}.Name()] = s.Reason
+			skipped[domain.ItemChange{Edge: s.Edge, ID: s.ID, Key: s.Key}.Name()] = s.Reason
 		}
 
 		items := map[string]bool{}
@@ -187,70 +189,9 @@ func TestUndoRestoresWhatNobodyChangedSince(t *testing.T) {
 		}
 		// The undo's own writes are logged, as the undoer's.
 		for _, e := range undoLog {
-			if e.Op != HistoryUndo || e.Session != "undoer" {
+			if e.Op != domain.HistoryUndo || e.Session != "undoer" {
 				t.Fatalf("undo logged %+v", e)
 			}
 		}
 	})
-}
-
-// TestChangeLogEntries: a write's entries name the item, the op, the seq and
-// the values before and after; a read stamp logs nothing; a compaction
-// move logs the tier change alone.
-func TestChangeLogEntries(t *testing.T) {
-	g := NewGraph(UserGraph)
-	at := Stamp{Now: 100, Session: "s1"}
-	g.StartChangeLog()
-	if _, err := g.PutNode(NodeInput{ID: "a", Gist: "one"}, at); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.PutEdge(EdgeInput{From: "a", To: "b.go", Rel: "touches"}, at); err != nil {
-		t.Fatal(err)
-	}
-	es := g.TakeChangeLog(at, HistoryPut)
-	if len(es) != 2 || es[0].Op != HistoryPut || es[0].ID != "a" || es[0].BeforeNode != nil || es[0].AfterNode.Gist != "one" ||
-		es[0].Seq != 1 || !es[1].Edge || es[1].Seq != 2 || es[0].Session != "s1" || es[0].Time != 100 {
-		t.Fatalf("entries %+v", es)
-	}
-	g.StartChangeLog()
-	g.StampRead("a", 200)
-	if es := g.TakeChangeLog(at, HistoryPut); len(es) != 0 {
-		t.Fatalf("a read stamp logged %+v", es)
-	}
-	g.StartChangeLog()
-	g.setTier("a", Archived, 300)
-	es = g.TakeChangeLog(Stamp{Now: 300}, HistoryPut)
-	if len(es) != 1 || es[0].Op != HistoryMove || es[0].Tier == nil || *es[0].Tier != (TierChange{From: "active", To: "archived"}) ||
-		es[0].BeforeNode != nil || es[0].AfterNode != nil {
-		t.Fatalf("move logged %+v", es)
-	}
-	g.StartChangeLog()
-	if _, err := g.DeleteNode("a", Stamp{Now: 400, Session: "s2"}); err != nil {
-		t.Fatal(err)
-	}
-	es = g.TakeChangeLog(Stamp{Now: 400, Session: "s2"}, HistoryPut)
-	if len(es) != 2 || es[0].Op != HistoryDelete || !es[0].Edge || es[1].Op != HistoryDelete || es[1].ID != "a" || es[1].AfterNode != nil {
-		t.Fatalf("delete logged %+v", es)
-	}
-	if d := es[1].Diff(); len(d) != 1 || d[0].Field != "gist" || d[0].Before != "one" || d[0].After != "" {
-		t.Fatalf("diff %+v", d)
-	}
-}
-
-// TestChangeLogOfAHugeWrite: a write that changes more than MaxLoggedItems
-// items is one entry of the whole graph, holding none of them.
-func TestChangeLogOfAHugeWrite(t *testing.T) {
-	g := NewGraph(UserGraph)
-	at := Stamp{Now: 100, Session: "bulk"}
-	g.StartChangeLog()
-	for i := range MaxLoggedItems + 1 {
-		if _, err := g.PutNode(NodeInput{ID: fmt.Sprintf("n%d", i), Gist: "bulk"}, at); err != nil {
-			t.Fatal(err)
-		}
-	}
-	es := g.TakeChangeLog(at, HistoryImportReplace)
-	if len(es) != 1 || !es[0].Graph || len(es[0].Items) != 0 || es[0].Op != HistoryImportReplace || es[0].Seq != g.Seq() ||
-		!strings.Contains(es[0].Detail, "too many to keep one by one") {
-		t.Fatalf("entries of a huge write: %d, first %+v", len(es), es[0])
-	}
 }

@@ -1,4 +1,4 @@
-package app
+package hookstate
 
 import (
 	"github.com/kg-memory/kg/domain"
@@ -9,14 +9,14 @@ import (
 // the oldest go (docs/design/hooks.md#sessions-and-the-seen-set).
 const MaxSeen = 5000
 
-// hookState is the live form of a session's ports.HookState: the seen set
+// State is the live form of a session's ports.HookState: the seen set
 // as a map with an insertion order, so that asking whether a node is seen is
 // O(1) and showing one is amortized O(1) however large the set. The session
 // table holds it beside the session record, not inside it, so the copies of a
 // session that every request takes never copy the seen set; it is turned into
-// its stored form only when the session is saved (export).
-type hookState struct {
-	claude string
+// its stored form only when the session is saved (Export).
+type State struct {
+	Claude string
 	// seen maps a SeenKey to the stamp it was last shown under; order
 	// lists the keys in stamp order, oldest first. An entry of order whose
 	// stamp is not the key's current one was shown again later: it is
@@ -25,12 +25,12 @@ type hookState struct {
 	order []seenEntry
 	next  uint64
 
-	fullRead     bool
-	preloaded    int
-	useful       []string
-	nudges       int
-	lastNudge    domain.Micros
-	promptNudges int
+	FullRead     bool
+	Preloaded    int
+	Useful       []string
+	Nudges       int
+	LastNudge    domain.Micros
+	PromptNudges int
 	cleared      int // times the seen set was emptied (ports.HookState.SeenCleared)
 }
 
@@ -39,21 +39,21 @@ type seenEntry struct {
 	stamp uint64
 }
 
-// newHookState returns the live form of a stored state.
-func newHookState(h ports.HookState) *hookState {
-	s := &hookState{claude: h.ClaudeSessionID, seen: make(map[string]uint64, len(h.Seen)), fullRead: h.FullReadDone,
-		preloaded: h.PreloadedCount, useful: append([]string(nil), h.Useful...), nudges: h.Nudges, lastNudge: h.LastNudge,
-		promptNudges: h.PromptNudges, cleared: h.SeenCleared}
+// New returns the live form of a stored state.
+func New(h ports.HookState) *State {
+	s := &State{Claude: h.ClaudeSessionID, seen: make(map[string]uint64, len(h.Seen)), FullRead: h.FullReadDone,
+		Preloaded: h.PreloadedCount, Useful: append([]string(nil), h.Useful...), Nudges: h.Nudges, LastNudge: h.LastNudge,
+		PromptNudges: h.PromptNudges, cleared: h.SeenCleared}
 	for _, k := range h.Seen {
-		s.see(k)
+		s.See(k)
 	}
 	return s
 }
 
-// export returns the stored form of the state: the seen set oldest first.
-func (h *hookState) export() ports.HookState {
-	out := ports.HookState{ClaudeSessionID: h.claude, FullReadDone: h.fullRead, PreloadedCount: h.preloaded,
-		Useful: append([]string(nil), h.useful...), Nudges: h.nudges, LastNudge: h.lastNudge, PromptNudges: h.promptNudges,
+// Export returns the stored form of the state: the seen set oldest first.
+func (h *State) Export() ports.HookState {
+	out := ports.HookState{ClaudeSessionID: h.Claude, FullReadDone: h.FullRead, PreloadedCount: h.Preloaded,
+		Useful: append([]string(nil), h.Useful...), Nudges: h.Nudges, LastNudge: h.LastNudge, PromptNudges: h.PromptNudges,
 		SeenCleared: h.cleared}
 	if len(h.seen) > 0 {
 		out.Seen = make([]string, 0, len(h.seen))
@@ -66,9 +66,9 @@ func (h *hookState) export() ports.HookState {
 	return out
 }
 
-// see adds key to the seen set as its newest entry (a key seen again moves
+// See adds key to the seen set as its newest entry (a key seen again moves
 // to the end), dropping the oldest past MaxSeen.
-func (h *hookState) see(key string) {
+func (h *State) See(key string) {
 	h.next++
 	h.seen[key] = h.next
 	h.order = append(h.order, seenEntry{key, h.next})
@@ -85,7 +85,7 @@ func (h *hookState) see(key string) {
 }
 
 // compact drops the entries of order that are no longer current.
-func (h *hookState) compact() {
+func (h *State) compact() {
 	kept := make([]seenEntry, 0, len(h.seen))
 	for _, e := range h.order {
 		if h.seen[e.key] == e.stamp {
@@ -95,55 +95,55 @@ func (h *hookState) compact() {
 	h.order = kept
 }
 
-// has reports whether key is in the seen set.
-func (h *hookState) has(key string) bool {
+// Has reports whether key is in the seen set.
+func (h *State) Has(key string) bool {
 	_, ok := h.seen[key]
 	return ok
 }
 
-// clearSeen empties the seen set (a compaction of the conversation: its
+// ClearSeen empties the seen set (a compaction of the conversation: its
 // context lost what the set says it holds).
-func (h *hookState) clearSeen() {
+func (h *State) ClearSeen() {
 	h.seen = map[string]uint64{}
 	h.order = nil
 	h.cleared++
 }
 
-// merge takes into h what another server stored of the same session (team
+// Merge takes into h what another server stored of the same session (team
 // mode, docs/design/team.md#hooks-across-servers): the seen set of the copy
 // cleared last (both, when neither was cleared after the other), the
 // binding when h has none, and every flag and counter forward only. A
 // conversation's hooks run one after another, so the stored state is the
 // newest but for what this server did since its last store.
-func (h *hookState) merge(o ports.HookState) {
+func (h *State) Merge(o ports.HookState) {
 	switch {
 	case o.SeenCleared > h.cleared: // cleared elsewhere since: what h saw is gone from the context
 		h.seen, h.order, h.cleared = map[string]uint64{}, nil, o.SeenCleared
-		h.fullRead, h.preloaded = false, 0
+		h.FullRead, h.Preloaded = false, 0
 		fallthrough
 	case o.SeenCleared == h.cleared:
 		for _, k := range o.Seen {
-			if !h.has(k) {
-				h.see(k)
+			if !h.Has(k) {
+				h.See(k)
 			}
 		}
-		h.fullRead = h.fullRead || o.FullReadDone
-		h.preloaded = max(h.preloaded, o.PreloadedCount)
+		h.FullRead = h.FullRead || o.FullReadDone
+		h.Preloaded = max(h.Preloaded, o.PreloadedCount)
 	}
-	if h.claude == "" {
-		h.claude = o.ClaudeSessionID
+	if h.Claude == "" {
+		h.Claude = o.ClaudeSessionID
 	}
 	for _, k := range o.Useful {
-		if !h.marked(k) {
-			h.useful = append(h.useful, k)
+		if !h.Marked(k) {
+			h.Useful = append(h.Useful, k)
 		}
 	}
-	h.nudges, h.lastNudge, h.promptNudges = max(h.nudges, o.Nudges), max(h.lastNudge, o.LastNudge), max(h.promptNudges, o.PromptNudges)
+	h.Nudges, h.LastNudge, h.PromptNudges = max(h.Nudges, o.Nudges), max(h.LastNudge, o.LastNudge), max(h.PromptNudges, o.PromptNudges)
 }
 
-// marked reports whether the session marked key useful.
-func (h *hookState) marked(key string) bool {
-	for _, k := range h.useful {
+// Marked reports whether the session marked key useful.
+func (h *State) Marked(key string) bool {
+	for _, k := range h.Useful {
 		if k == key {
 			return true
 		}

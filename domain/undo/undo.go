@@ -1,22 +1,24 @@
-package domain
+package undo
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // Undo (docs/design/trust.md#undo): put back, as new writes, the state each
 // item had before the changes undone, item by item, skipping — and naming —
 // every item someone else changed since, so that no later write is lost.
 
-// UndoTarget names the changes to undo: those of one session, or those
+// Target names the changes to undo: those of one session, or those
 // whose seqs lie in [From, To].
-type UndoTarget struct {
+type Target struct {
 	Session  string
 	From, To uint64
 }
 
-func (t UndoTarget) holds(e HistoryEntry) bool {
+func (t Target) holds(e domain.HistoryEntry) bool {
 	if t.Session != "" {
 		return e.Session == t.Session
 	}
@@ -25,48 +27,48 @@ func (t UndoTarget) holds(e HistoryEntry) bool {
 
 // The actions of an undo step.
 const (
-	UndoRestore  = "restore"  // the item is written back as it was
-	UndoDelete   = "delete"   // the item did not exist before: it is deleted
-	UndoRecreate = "recreate" // the item was deleted: it is made again
+	Restore  = "restore"  // the item is written back as it was
+	Delete   = "delete"   // the item did not exist before: it is deleted
+	Recreate = "recreate" // the item was deleted: it is made again
 )
 
-// UndoStep is one item an undo puts back.
-type UndoStep struct {
+// Step is one item an undo puts back.
+type Step struct {
 	Edge   bool
 	ID     string
-	Key    EdgeKey
+	Key    domain.EdgeKey
 	Action string
-	Node   *Node // the node to put back (restore, recreate)
-	EdgeTo *Edge // the edge to put back (restore, recreate)
+	Node   *domain.Node // the node to put back (restore, recreate)
+	EdgeTo *domain.Edge // the edge to put back (restore, recreate)
 	// Seq is the seq the step's write took, once applied.
 	Seq uint64
 }
 
 // Name names the step's item as ItemChange.Name does.
-func (s UndoStep) Name() string {
-	return ItemChange{Edge: s.Edge, ID: s.ID, Key: s.Key}.Name()
+func (s Step) Name() string {
+	return domain.ItemChange{Edge: s.Edge, ID: s.ID, Key: s.Key}.Name()
 }
 
-// UndoSkip is an item an undo leaves as it is, and why.
-type UndoSkip struct {
+// Skip is an item an undo leaves as it is, and why.
+type Skip struct {
 	Edge   bool
 	ID     string
-	Key    EdgeKey
+	Key    domain.EdgeKey
 	Reason string
 }
 
-// UndoPlan is what an undo does: the steps, in the order they are applied
+// Plan is what an undo does: the steps, in the order they are applied
 // (nodes written back, edges deleted, nodes deleted, edges written back),
 // and the items it skips.
-type UndoPlan struct {
-	Steps   []UndoStep
-	Skipped []UndoSkip
+type Plan struct {
+	Steps   []Step
+	Skipped []Skip
 }
 
 type itemRef struct {
 	edge bool
 	id   string
-	k    EdgeKey
+	k    domain.EdgeKey
 }
 
 // itemHistory is what the change log says of one item: the first change
@@ -74,8 +76,8 @@ type itemRef struct {
 // first.
 type itemHistory struct {
 	ref         itemRef
-	first, last *ItemChange
-	other       *HistoryEntry
+	first, last *domain.ItemChange
+	other       *domain.HistoryEntry
 	// promoted is the versions reads that promoted the node gave it after
 	// the last change undone: logged moves, which a node's version may
 	// carry instead of the one that change left.
@@ -83,7 +85,7 @@ type itemHistory struct {
 }
 
 // nodeSeq is the seq of the version a node holds; 0 for none.
-func nodeSeq(n *Node) uint64 {
+func nodeSeq(n *domain.Node) uint64 {
 	if n == nil {
 		return 0
 	}
@@ -91,7 +93,7 @@ func nodeSeq(n *Node) uint64 {
 }
 
 // edgeSeq is nodeSeq for an edge.
-func edgeSeq(e *Edge) uint64 {
+func edgeSeq(e *domain.Edge) uint64 {
 	if e == nil {
 		return 0
 	}
@@ -106,7 +108,7 @@ func (h *itemHistory) unlogged(cur, left uint64) bool {
 	return cur != left && !slices.Contains(h.promoted, cur)
 }
 
-// PlanUndo decides what undoing the changes target names does to g, given
+// NewPlan decides what undoing the changes target names does to g, given
 // the change log entries from the oldest of those changes on, oldest
 // first (a longer log does no harm). Moves are never undone and never
 // count as a change by someone else: they change no content. An item is
@@ -114,9 +116,9 @@ func (h *itemHistory) unlogged(cur, left uint64) bool {
 // it no longer holds what the last change undone left (a change the log
 // does not show), and a node to delete when edges that the undo does not
 // delete touch it (deleting it would delete them).
-func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
+func NewPlan(g *domain.Graph, entries []domain.HistoryEntry, target Target) Plan {
 	byItem, order := undoHistories(entries, target)
-	pl := undoPlanner{g: g, stepped: map[EdgeKey]bool{}}
+	pl := undoPlanner{g: g, stepped: map[domain.EdgeKey]bool{}}
 	for _, ref := range order {
 		h := byItem[ref]
 		switch {
@@ -134,11 +136,11 @@ func PlanUndo(g *Graph, entries []HistoryEntry, target UndoTarget) UndoPlan {
 // undoHistories gathers, item by item in the order of their first change
 // target names, what the log says of the changes undone; moves only note
 // the versions a promotion gave.
-func undoHistories(entries []HistoryEntry, target UndoTarget) (map[itemRef]*itemHistory, []itemRef) {
+func undoHistories(entries []domain.HistoryEntry, target Target) (map[itemRef]*itemHistory, []itemRef) {
 	byItem := map[itemRef]*itemHistory{}
 	var order []itemRef
-	visit := func(e *HistoryEntry, c *ItemChange) {
-		if c.Tier != nil || e.Op == HistoryMove {
+	visit := func(e *domain.HistoryEntry, c *domain.ItemChange) {
+		if c.Tier != nil || e.Op == domain.HistoryMove {
 			if h := byItem[itemRef{id: c.ID}]; h != nil && !c.Edge {
 				h.promoted = append(h.promoted, e.Seq) // a read's promotion takes its seq as the version's
 			}
@@ -146,7 +148,7 @@ func undoHistories(entries []HistoryEntry, target UndoTarget) (map[itemRef]*item
 		}
 		ref := itemRef{edge: c.Edge, id: c.ID, k: c.Key}
 		if !c.Edge {
-			ref.k = EdgeKey{}
+			ref.k = domain.EdgeKey{}
 		} else {
 			ref.id = ""
 		}
@@ -180,34 +182,34 @@ func undoHistories(entries []HistoryEntry, target UndoTarget) (map[itemRef]*item
 	return byItem, order
 }
 
-// undoPlanner is a PlanUndo under way: the skips so far, and the steps by
+// undoPlanner is a NewPlan under way: the skips so far, and the steps by
 // kind, in the order finish applies them.
 type undoPlanner struct {
-	g                               *Graph
-	plan                            UndoPlan
-	stepped                         map[EdgeKey]bool // the edges the plan writes or deletes
-	creates, edgeSteps, edgeDeletes []UndoStep
-	nodeDeletes                     []UndoStep
+	g                               *domain.Graph
+	plan                            Plan
+	stepped                         map[domain.EdgeKey]bool // the edges the plan writes or deletes
+	creates, edgeSteps, edgeDeletes []Step
+	nodeDeletes                     []Step
 }
 
 func (pl *undoPlanner) skip(r itemRef, why string) {
-	pl.plan.Skipped = append(pl.plan.Skipped, UndoSkip{Edge: r.edge, ID: r.id, Key: r.k, Reason: why})
+	pl.plan.Skipped = append(pl.plan.Skipped, Skip{Edge: r.edge, ID: r.id, Key: r.k, Reason: why})
 }
 
 // edge plans putting back the edge of h as the first change undone found it.
 func (pl *undoPlanner) edge(h *itemHistory) {
 	cur, _ := pl.g.Edge(h.ref.k)
-	if !SameEdgeContent(cur, h.last.AfterEdge) || h.unlogged(edgeSeq(cur), edgeSeq(h.last.AfterEdge)) {
+	if !domain.SameEdgeContent(cur, h.last.AfterEdge) || h.unlogged(edgeSeq(cur), edgeSeq(h.last.AfterEdge)) {
 		pl.skip(h.ref, "changed since, by a change the history does not hold")
 		return
 	}
 	want := h.first.BeforeEdge
-	if SameEdgeContent(cur, want) {
+	if domain.SameEdgeContent(cur, want) {
 		return // already as it was
 	}
-	st := UndoStep{Edge: true, Key: h.ref.k, EdgeTo: want, Action: undoAction(want == nil, cur == nil)}
+	st := Step{Edge: true, Key: h.ref.k, EdgeTo: want, Action: undoAction(want == nil, cur == nil)}
 	pl.stepped[h.ref.k] = true
-	if st.Action == UndoDelete {
+	if st.Action == Delete {
 		pl.edgeDeletes = append(pl.edgeDeletes, st)
 	} else {
 		pl.edgeSteps = append(pl.edgeSteps, st)
@@ -216,17 +218,17 @@ func (pl *undoPlanner) edge(h *itemHistory) {
 
 // node plans putting back the node of h as the first change undone found it.
 func (pl *undoPlanner) node(h *itemHistory) {
-	cur, _ := pl.g.node(h.ref.id)
-	if !SameNodeContent(cur, h.last.AfterNode) || h.unlogged(nodeSeq(cur), nodeSeq(h.last.AfterNode)) {
+	cur, _ := pl.g.Node(h.ref.id)
+	if !domain.SameNodeContent(cur, h.last.AfterNode) || h.unlogged(nodeSeq(cur), nodeSeq(h.last.AfterNode)) {
 		pl.skip(h.ref, "changed since, by a change the history does not hold")
 		return
 	}
 	want := h.first.BeforeNode
-	if SameNodeContent(cur, want) {
+	if domain.SameNodeContent(cur, want) {
 		return
 	}
-	st := UndoStep{ID: h.ref.id, Node: want, Action: undoAction(want == nil, cur == nil)}
-	if st.Action == UndoDelete {
+	st := Step{ID: h.ref.id, Node: want, Action: undoAction(want == nil, cur == nil)}
+	if st.Action == Delete {
 		pl.nodeDeletes = append(pl.nodeDeletes, st)
 	} else {
 		pl.creates = append(pl.creates, st)
@@ -236,8 +238,8 @@ func (pl *undoPlanner) node(h *itemHistory) {
 // finish orders the steps. A node whose deletion would take an edge the
 // undo does not touch is left. Nodes are deleted before the edges are
 // written back, so that an edge the undo restores is not taken with its end.
-func (pl *undoPlanner) finish() UndoPlan {
-	var deletes []UndoStep
+func (pl *undoPlanner) finish() Plan {
+	var deletes []Step
 	for _, st := range pl.nodeDeletes {
 		var kept []string
 		for _, e := range pl.g.EdgesOf(st.ID) {
@@ -259,7 +261,7 @@ func (pl *undoPlanner) finish() UndoPlan {
 	return plan
 }
 
-func changedSince(e *HistoryEntry) string {
+func changedSince(e *domain.HistoryEntry) string {
 	who := "session " + e.Session
 	if e.Session == "" {
 		who = "a write without a session"
@@ -285,29 +287,29 @@ func joinFirst(s []string, n int) string {
 	return out
 }
 
-// ApplyUndo applies plan to g as new writes stamped at, each step a put or
+// Apply applies plan to g as new writes stamped at, each step a put or
 // a delete like a client's, and returns the steps applied, each with the
 // seq it took, and those that failed, as skips with the reason. Call it
 // between StartChangeLog and TakeChangeLog(at, HistoryUndo) to log it.
-func (g *Graph) ApplyUndo(plan UndoPlan, at Stamp) (applied []UndoStep, failed []UndoSkip) {
+func Apply(g *domain.Graph, plan Plan, at domain.Stamp) (applied []Step, failed []Skip) {
 	for _, st := range plan.Steps {
 		var err error
 		switch {
-		case st.Edge && st.Action == UndoDelete:
+		case st.Edge && st.Action == Delete:
 			g.DeleteEdge(st.Key, at)
 		case st.Edge:
 			notes := st.EdgeTo.Notes
 			if notes == nil {
 				notes = []string{}
 			}
-			_, err = g.PutEdge(EdgeInput{From: st.Key.From, To: st.Key.To, Rel: st.Key.Rel, Notes: notes}, at)
-		case st.Action == UndoDelete:
-			if _, ok := g.node(st.ID); ok {
+			_, err = g.PutEdge(domain.EdgeInput{From: st.Key.From, To: st.Key.To, Rel: st.Key.Rel, Notes: notes}, at)
+		case st.Action == Delete:
+			if _, ok := g.Node(st.ID); ok {
 				_, err = g.DeleteNode(st.ID, at)
 			}
 		default:
 			n := st.Node
-			in := NodeInput{ID: st.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}
+			in := domain.NodeInput{ID: st.ID, Gist: n.Gist, Notes: n.Notes, Touches: n.Touches}
 			if in.Notes == nil {
 				in.Notes = []string{}
 			}
@@ -317,10 +319,10 @@ func (g *Graph) ApplyUndo(plan UndoPlan, at Stamp) (applied []UndoStep, failed [
 			_, err = g.PutNode(in, at)
 		}
 		if err != nil {
-			failed = append(failed, UndoSkip{Edge: st.Edge, ID: st.ID, Key: st.Key, Reason: err.Error()})
+			failed = append(failed, Skip{Edge: st.Edge, ID: st.ID, Key: st.Key, Reason: err.Error()})
 			continue
 		}
-		st.Seq = g.seq
+		st.Seq = g.Seq()
 		applied = append(applied, st)
 	}
 	return applied, failed
@@ -331,10 +333,10 @@ func (g *Graph) ApplyUndo(plan UndoPlan, at Stamp) (applied []UndoStep, failed [
 func undoAction(absentBefore, absentNow bool) string {
 	switch {
 	case absentBefore:
-		return UndoDelete
+		return Delete
 	case absentNow:
-		return UndoRecreate
+		return Recreate
 	default:
-		return UndoRestore
+		return Restore
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package hookstate
 
 import (
 	"context"
@@ -20,8 +20,8 @@ const (
 	maxTargetSessions = 4
 )
 
-// toolEvents counts the targets of tool events per project, in memory. The
-// counts are saved whole with the maintenance tick (save), through the
+// ToolEvents counts the targets of tool events per project, in memory. The
+// counts are saved whole with the maintenance tick (Save), through the
 // repository when it keeps them, so an event costs no write
 // (docs/design/hooks.md#tool-events).
 //
@@ -29,19 +29,19 @@ const (
 // every server sees every server's counts
 // (docs/design/team.md#tool-event-counts); the counts in memory then only
 // stand in while the database cannot be reached.
-type toolEvents struct {
+type ToolEvents struct {
 	repo   ports.ToolEventRepository       // nil: counts are not kept across restarts
 	shared ports.SharedToolEventRepository // team mode; nil otherwise
 	log    *slog.Logger
 
 	mu       sync.Mutex
-	projects map[string]map[string]*toolTarget
+	projects map[string]map[string]*Target
 	dirty    bool
 	saveMu   sync.Mutex
 }
 
-// toolTarget is what is known of one target of one project.
-type toolTarget struct {
+// Target is what is known of one target of one project.
+type Target struct {
 	Sessions  []string      `json:"sessions,omitempty"` // distinct Claude sessions that used it, at most maxTargetSessions
 	Count     int           `json:"count"`
 	LastSeen  domain.Micros `json:"last_seen_us"`
@@ -50,14 +50,14 @@ type toolTarget struct {
 
 // toolEventsDoc is the stored document.
 type toolEventsDoc struct {
-	Version  int                               `json:"version"`
-	Projects map[string]map[string]*toolTarget `json:"projects"`
+	Version  int                           `json:"version"`
+	Projects map[string]map[string]*Target `json:"projects"`
 }
 
-// loadToolEvents reads the stored counts. Counts are disposable: a document
+// LoadToolEvents reads the stored counts. Counts are disposable: a document
 // that cannot be read is logged and the counts start empty.
-func loadToolEvents(ctx context.Context, repo ports.ToolEventRepository, shared ports.SharedToolEventRepository, log *slog.Logger) *toolEvents {
-	t := &toolEvents{repo: repo, shared: shared, log: log, projects: map[string]map[string]*toolTarget{}}
+func LoadToolEvents(ctx context.Context, repo ports.ToolEventRepository, shared ports.SharedToolEventRepository, log *slog.Logger) *ToolEvents {
+	t := &ToolEvents{repo: repo, shared: shared, log: log, projects: map[string]map[string]*Target{}}
 	if repo == nil {
 		return t
 	}
@@ -85,14 +85,14 @@ func loadToolEvents(ctx context.Context, repo ports.ToolEventRepository, shared 
 	return t
 }
 
-// record counts one use of target in project by the Claude session claude
+// Record counts one use of target in project by the Claude session claude
 // at now and returns a copy of what is now known of it.
-func (t *toolEvents) record(ctx context.Context, project, target, claude string, now domain.Micros) toolTarget {
+func (t *ToolEvents) Record(ctx context.Context, project, target, claude string, now domain.Micros) Target {
 	if t.shared != nil {
 		c, err := t.shared.CountToolEvent(ctx, ports.ToolEventCount{Project: project, Target: target, Session: claude, Now: now,
 			MaxSessions: maxTargetSessions, MaxTargets: maxToolTargets})
 		if err == nil {
-			return toolTarget{Sessions: c.Sessions, Count: c.Count, LastSeen: c.LastSeen, LastNudge: c.LastNudge}
+			return Target{Sessions: c.Sessions, Count: c.Count, LastSeen: c.LastSeen, LastNudge: c.LastNudge}
 		}
 		t.log.Warn("a tool event could not be counted in the database; counted on this server alone", "err", err)
 	}
@@ -100,7 +100,7 @@ func (t *toolEvents) record(ctx context.Context, project, target, claude string,
 	defer t.mu.Unlock()
 	targets := t.projects[project]
 	if targets == nil {
-		targets = map[string]*toolTarget{}
+		targets = map[string]*Target{}
 		t.projects[project] = targets
 	}
 	tt := targets[target]
@@ -108,7 +108,7 @@ func (t *toolEvents) record(ctx context.Context, project, target, claude string,
 		if len(targets) >= maxToolTargets {
 			evictOldest(targets)
 		}
-		tt = &toolTarget{}
+		tt = &Target{}
 		targets[target] = tt
 	}
 	tt.Count++
@@ -122,10 +122,10 @@ func (t *toolEvents) record(ctx context.Context, project, target, claude string,
 	return c
 }
 
-// claimNudge records a nudge about target at now unless one was given in
+// ClaimNudge records a nudge about target at now unless one was given in
 // the last day: the per-target throttle. It reports whether the nudge may
 // go.
-func (t *toolEvents) claimNudge(ctx context.Context, project, target string, now domain.Micros) bool {
+func (t *ToolEvents) ClaimNudge(ctx context.Context, project, target string, now domain.Micros) bool {
 	if t.shared != nil {
 		ok, err := t.shared.ClaimToolNudge(ctx, project, target, now, domain.Day)
 		if err == nil {
@@ -145,7 +145,7 @@ func (t *toolEvents) claimNudge(ctx context.Context, project, target string, now
 }
 
 // evictOldest drops the least recently seen target.
-func evictOldest(targets map[string]*toolTarget) {
+func evictOldest(targets map[string]*Target) {
 	var oldest string
 	var at domain.Micros
 	for k, tt := range targets {
@@ -156,8 +156,9 @@ func evictOldest(targets map[string]*toolTarget) {
 	delete(targets, oldest)
 }
 
-// save stores the counts whole when they changed since the last save.
-func (t *toolEvents) save(ctx context.Context) error {
+// Save stores the counts whole when they changed since the last save. Its
+// error is the repository's, for the caller to wrap.
+func (t *ToolEvents) Save(ctx context.Context) error {
 	if t.repo == nil {
 		return nil
 	}
@@ -178,7 +179,7 @@ func (t *toolEvents) save(ctx context.Context) error {
 		t.mu.Lock()
 		t.dirty = true
 		t.mu.Unlock()
-		return wrapErr(err, "save the tool-event counts")
+		return err
 	}
 	return nil
 }
