@@ -103,9 +103,9 @@ fi
 
 # The web page's own modules (the graph store, labels, errors, the latest
 # changes, notices, merging, the change log), in Node; then the page in
-# Debian's chromium (ui.test.mjs, trust.test.mjs, team.test.mjs): the tests start their
+# Debian's chromium (ui.test.mjs, trust.test.mjs, page.test.mjs, team.test.mjs): the tests start their
 # own servers (they stop and restart one) from the same binary.
 node --test --test-reporter=spec "$repo"/adapters/http/ui/web/test/*.test.mjs || status=$?
 KG_BIN=$kg node --test --test-reporter=spec "$here/browser/ui.test.mjs" "$here/browser/trust.test.mjs" \
-	"$here/browser/team.test.mjs" || status=$?
+	"$here/browser/page.test.mjs" "$here/browser/team.test.mjs" || status=$?
 exit "$status"

@@ -189,15 +189,16 @@ describe('kg web page: secrets, duplicates, merging and history', () => {
     const history = details(page).getByTestId('node-history');
     await history.locator('.history-entry').nth(1).waitFor();
     const newest = history.locator('.history-entry').first();
-    assert.match(await newest.locator('.history-line').textContent(), new RegExp(`changed by session ${bad}`));
+    // The session is named for a person: its project, start and first words, never a bare id.
+    assert.match(await newest.locator('.history-line').textContent(), /changed by Project kg-\S+ · from \d\d:\d\d UTC · “Publish first, then tag”/);
     assert.deepEqual(await newest.locator('tr[data-field="gist"] td').allTextContents(), ['Tag, build, then publish', 'Publish first, then tag']);
-    assert.match(await history.locator('.history-entry').nth(1).locator('.history-line').textContent(), /created by session/);
+    assert.match(await history.locator('.history-entry').nth(1).locator('.history-line').textContent(), /created by (User graph|Project \S+) · from /);
     await history.scrollIntoViewIfNeeded();
     await shot(page, 'ui-history-1280x800.png');
 
     // The bad session's changes, undone after a preview.
     await newest.getByRole('button', { name: `Changes of session ${bad}` }).click();
-    const dialog = page.getByRole('dialog', { name: `Changes of session ${bad}` });
+    const dialog = page.getByRole('dialog', { name: /^Changes of Project kg-\S+ · from \d\d:\d\d UTC · “Publish first, then tag”$/ });
     await dialog.getByTestId('session-history').locator('.history-entry').first().waitFor();
     await dialog.getByRole('button', { name: "Undo this session's changes…" }).click();
     const plan = dialog.getByTestId('undo-plan');

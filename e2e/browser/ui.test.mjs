@@ -453,7 +453,11 @@ describe('kg web page', () => {
     await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Home' }).click();
     const change = page.locator('.change[data-kind="node"]', { hasText: 'from-an-agent' }).first();
     await change.waitFor();
-    assert.match(await change.textContent(), new RegExp(`User graph.*session ${sid.slice(0, 8)}.*wrote node from-an-agent \\(v1\\)`, 's'));
+    assert.match(await change.textContent(), /User graph.*wrote node from-an-agent \(v1\)/s);
+    // Under its session, named for a person: the project, the start and the first node's words.
+    const group = page.locator(`.session-group[data-session="${sid}"]`);
+    assert.match(await group.locator('.session-name').textContent(), /^Project kg-e2e-ui-project-\S+ · from \d\d:\d\d UTC · “written through MCP”$/);
+    assert.equal(await group.locator('.change', { hasText: 'from-an-agent' }).count(), 1);
     // The graph was over its budget (the recalls above), so a run moved
     // nodes — the write's own, or this one — and the home view says why.
     const run = await rest(kg.url, '/api/compaction/run?level=user', { method: 'POST' });
@@ -467,7 +471,7 @@ describe('kg web page', () => {
     assert.equal(await page.evaluate(() => window.kgNoReload), true);
   });
 
-  it('lists on the home view what changed while the page was closed, through its own sessions and /api/sync', async () => {
+  it('lists on the home view what changed while the page was closed, from the change log', async () => {
     await page.goto('about:blank');
     const { session_id: sid } = await mcp(kg.url, 'kg_read', { cwd: project });
     await mcp(kg.url, 'kg_put_node', { session_id: sid, level: 'user', id: 'while-away', gist: 'written while no page was open' });
@@ -476,7 +480,8 @@ describe('kg web page', () => {
     for (const [id, graph] of [['while-away', 'User graph'], ['away-in-project', 'Project kg-e2e-ui-project-']]) {
       const change = page.locator('.change[data-kind="node"]', { hasText: id }).first();
       await change.waitFor();
-      assert.match(await change.textContent(), new RegExp(`${graph}.*session ${sid.slice(0, 8)}.*wrote node ${id}`, 's'));
+      assert.match(await change.textContent(), new RegExp(`${graph}.*wrote node ${id}`, 's'));
+      assert.equal(await page.locator(`.session-group[data-session="${sid}"] .change`, { hasText: id }).count(), 1);
     }
     await page.goto(`${kg.url}/ui/#view=graph`);
     await loaded(page);

@@ -91,6 +91,7 @@ var matrix = map[string]row{
 	"GET /api/export":                             {by: [3]string{"200 200 200", "200 404 200", "200 200 200"}},
 	"GET /api/search":                             {by: [3]string{"200 200 200", "200 404 200", "200 200 200"}},
 	"GET /api/history":                            {by: [3]string{"200 200 200", "200 404 200", "200 200 200"}},
+	"GET /api/attention":                          {by: [3]string{"200 200 200", "200 404 200", "200 200 200"}},
 	"GET /api/compaction/plan":                    {by: [3]string{"200 200 200", "200 404 200", "200 200 200"}},
 	"GET /api/nodes/{level}/{id}":                 {by: [3]string{"200 404 200", "200 404 200", "200 200 200"}},
 	"GET /api/progress/{task_id}":                 {by: [3]string{"200 200 200", "200 404 200", "200 200 200"}},
@@ -385,7 +386,7 @@ func (f *fixture) requestOf(s string, g graph, c caller) request {
 	case "GET /api/graph/read":
 		q.Del("level")
 		return withQ("GET", "/api/graph/read", nil)
-	case "GET /api/export", "GET /api/history", "GET /api/compaction/plan":
+	case "GET /api/export", "GET /api/history", "GET /api/compaction/plan", "GET /api/attention":
 		_, path, _ := strings.Cut(s, " ")
 		return withQ("GET", path, nil)
 	case "GET /api/search":

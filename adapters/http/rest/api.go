@@ -18,6 +18,7 @@ import (
 // route.
 type Service interface {
 	ReadGraphs(ctx context.Context, sc app.Scope) (app.GraphRead, error)
+	Attention(ctx context.Context, sc app.Scope) (app.Attention, error)
 	Projects(ctx context.Context) ([]app.ProjectInfo, error)
 	RemoveProject(ctx context.Context, path string, force bool) (app.RemovedProject, error)
 	RegisterSession(ctx context.Context, projectPath, projectKey string) (ports.Session, error)
@@ -102,6 +103,7 @@ func (a *API) Register(r chi.Router, limit BodyLimit) {
 	r.Get("/session_state", a.sessionState)
 	r.Get("/maintenance_debt", a.maintenanceDebt)
 	r.Get("/history", a.history)
+	r.Get("/attention", a.attention)
 
 	r.Group(func(r chi.Router) {
 		r.Use(limit(domain.MaxBodyBytes))

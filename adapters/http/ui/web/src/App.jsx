@@ -9,16 +9,21 @@ import { api, scopeKey, scopeOf } from './api.js';
 import { explain } from './errors.js';
 import { GraphStore } from './graphstore.js';
 import { HistoryFeed, LiveEvents, SyncSessions } from './history.js';
+import { ChangeLogSource } from './daylog.js';
+import { sessionName, sessionsOf, withStats } from './sessions.js';
 import { Live } from './live.js';
 import { FrameQueue } from './frames.js';
 import { normalizePlan } from './plan.js';
-import { scopeLabel } from './format.js';
+import { distinctTails, projectOption, scopeLabel } from './format.js';
 import { GraphView } from './components/GraphView.jsx';
 import { NodeList } from './components/NodeList.jsx';
 import { SearchResults } from './components/SearchResults.jsx';
 import { Details } from './components/Details.jsx';
 import { Plan } from './components/Plan.jsx';
 import { Home } from './components/Home.jsx';
+import { Attention } from './components/Attention.jsx';
+import { BulkBar, BulkDone } from './components/Bulk.jsx';
+import { attentionOf } from './attention.js';
 import { NodeForm } from './components/NodeForm.jsx';
 import { EdgeForm } from './components/EdgeForm.jsx';
 import { Confirm } from './components/Confirm.jsx';
@@ -95,6 +100,8 @@ export function App() {
   const [home, setHome] = useState({ graphs: [], loading: true });
   const [changes, setChanges] = useState([]);
   const [notices, setNotices] = useState([]); // what kg noticed about the page's writes (notices.js)
+  const [picked, setPicked] = useState(() => new Set()); // the nodes picked in the list, for a bulk action
+  const [bulkDone, setBulkDone] = useState(null); // what the last bulk action did, with its undo
   const [historyOn, setHistoryOn] = useState(null); // whether the server keeps a change log; null: not known yet
   const phone = useMedia('(max-width: 700px)');
 
@@ -110,13 +117,29 @@ export function App() {
   // ---- the latest changes ------------------------------------------------
   const liveSource = useMemo(() => new LiveEvents(), []);
   const syncSource = useMemo(() => new SyncSessions(api), []);
-  const feed = useMemo(() => new HistoryFeed([liveSource, syncSource]), [liveSource, syncSource]);
+  // The change log gives the home view the last day on any visit; the
+  // page's sync sessions stand in on a server without one (daylog.js).
+  const feed = useMemo(() => new HistoryFeed([liveSource, new ChangeLogSource(api, [syncSource])]), [liveSource, syncSource]);
   useEffect(() => {
     feed.start();
     setChanges([...feed.list]);
     const off = feed.subscribe((l) => setChanges([...l]));
     return () => { off(); feed.stop(); };
   }, [feed]);
+
+  // ---- sessions named for a person --------------------------------------
+  // A session that wrote only the user graph is named by the project it is
+  // bound to, which kg tells while the session lives (asked once each).
+  const [sessionStats, setSessionStats] = useState({});
+  const askedStats = useRef(new Set());
+  useEffect(() => {
+    for (const e of changes) {
+      if (!e.session || e.project || askedStats.current.has(e.session)) continue;
+      const id = e.session;
+      askedStats.current.add(id);
+      api.sessionStats(id).then((st) => setSessionStats((m) => ({ ...m, [id]: st })), () => {});
+    }
+  }, [changes]);
 
   // ---- the change log: asked once whether the server keeps one ----------
   useEffect(() => {
@@ -127,6 +150,25 @@ export function App() {
       (e) => setHistoryOn(historyUnavailable(e) ? false : e?.offline ? null : true),
     );
   }, []);
+
+  // ---- what needs a person (attention.js), per graph ----------------------
+  const [attention, setAttention] = useState(() => new Map());
+  const loadAttention = useCallback((scopes) => {
+    for (const sc of scopes) {
+      api.attention(sc).then(
+        (a) => setAttention((m) => new Map(m).set(scopeKey(sc), attentionOf(a))),
+        () => {}, // not answering, or a server without the route: nothing is said
+      );
+    }
+  }, []);
+  // After changes to the graph on screen, its attention is read again once they settle.
+  const attentionTimer = useRef(0);
+  const scheduleAttention = useCallback(() => {
+    clearTimeout(attentionTimer.current);
+    attentionTimer.current = setTimeout(() => loadAttention([scopeRef.current]), PLAN_DELAY);
+  }, [loadAttention]);
+  // A merge asked for from the home view waits for its graph to be read.
+  const pendingMerge = useRef(null);
 
   // ---- the graph on screen -----------------------------------------------
   // Each change applied to the store is logged as a patch (graphstore.js);
@@ -193,11 +235,18 @@ export function App() {
     setDrawn({ version: st.version });
     setLoaded(true);
     markPlanStale();
+    if (!g.error) loadAttention([s]);
     if (focusAfterLoad.current) {
       if (st.nodes.has(focusAfterLoad.current)) setFocusKey((k) => k + 1);
       focusAfterLoad.current = null;
     }
-  }, [markPlanStale]);
+    const pm = pendingMerge.current;
+    if (pm && scopeKey(pm.scope) === scopeKey(s)) {
+      pendingMerge.current = null;
+      const n = st.nodes.get(pm.id);
+      if (n) setDialog({ kind: 'merge', node: n, other: pm.other });
+    }
+  }, [markPlanStale, loadAttention]);
 
   // ---- the home view -----------------------------------------------------
   const homeTimer = useRef(0);
@@ -227,7 +276,8 @@ export function App() {
     }
     setHome({ graphs, loading: false });
     feed.refresh(graphs.map((g) => g.scope));
-  }, [feed]);
+    loadAttention(graphs.filter((g) => !g.unavailable).map((g) => g.scope));
+  }, [feed, loadAttention]);
   const scheduleHome = useCallback(() => {
     clearTimeout(homeTimer.current);
     homeTimer.current = setTimeout(() => { if (viewRef.current === 'home') loadHome(); }, 1500);
@@ -258,8 +308,8 @@ export function App() {
       read({ keep: true }); // reading.current is set at once: the rest waits for the read
       mine = r.rest;
     }
-    if (changed) markPlanStale();
-  }, [read, scheduleHome, liveSource, queuePatch, markPlanStale]);
+    if (changed) { markPlanStale(); scheduleAttention(); }
+  }, [read, scheduleHome, liveSource, queuePatch, markPlanStale, scheduleAttention]);
   const live = useRef(null);
   const events = useRef(null); // the FrameQueue of the events heard
   useEffect(() => {
@@ -278,6 +328,16 @@ export function App() {
     l.start();
     return () => { l.stop(); q.stop(); };
   }, [read, loadHome, heard, feed]);
+
+  // The user graph's ids, while a project is on screen: a project's edge to one of them opens it there.
+  const [userIds, setUserIds] = useState(null);
+  useEffect(() => {
+    if (scope.level !== 'project' || !loaded) return;
+    api.graph({ level: 'user' }).then((g) => setUserIds(new Set(g.nodes.map((n) => n.id))), () => setUserIds(null));
+  }, [key, loaded]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Another graph: nothing of this one stays picked.
+  useEffect(() => { setPicked(new Set()); setBulkDone(null); }, [key]);
 
   // A graph chosen: read it.
   useEffect(() => {
@@ -358,6 +418,27 @@ export function App() {
     if (scopeKey(s) === key) return;
     setSelected(null);
     setScope(s);
+  };
+
+  /**
+   * Opens the merge of node from into node into, of any graph (the home
+   * view's duplicates), once the graph is read: the dialog keeps into's id
+   * unless the person picks the other.
+   */
+  const mergeIn = (s, into, from) => {
+    const n = storeRef.current.nodes.get(from);
+    if (scopeKey(s) === key && n) { setView('graph'); select(from); setDialog({ kind: 'merge', node: n, other: into }); return; }
+    pendingMerge.current = { scope: s, id: from, other: into };
+    openNode(s, from);
+  };
+
+  /** "Run compaction now", after its plan was shown: one run, then the plan read again. */
+  const runCompaction = async () => {
+    const r = await api.compact(scope);
+    const n = (r?.moves ?? []).length;
+    say(`Compaction ran: ${n ? `${n} move${n === 1 ? '' : 's'} made` : 'nothing to move'}.`);
+    markPlanStale();
+    return r;
   };
 
   /** Opens a node of any graph (a search hit, a change of the home view). */
@@ -444,13 +525,18 @@ export function App() {
   const projectPaths = projects.map((p) => p.project_path ?? p.path).filter(Boolean);
   if (scope.level === 'project' && !projectPaths.includes(scope.projectPath)) projectPaths.push(scope.projectPath);
   const graphName = (s) => (s.level === 'user' ? 'User graph' : scopeLabel(s));
+  // What tells the projects apart comes first, so a narrow selector still shows it.
+  const tails = distinctTails(projectPaths);
   const hitsHere = useMemo(() => (search
     ? search.hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === key).map((h) => h.id)
     : null), [search, key]);
   const rankData = plan?.key === key ? plan.data : null;
+  // Sessions named for a person wherever an id would be shown (sessions.js).
+  const sessionInfo = useMemo(() => sessionsOf(changes), [changes]);
+  const nameSession = (id) => sessionName(withStats(sessionInfo.get(id), sessionStats[id]), id);
   // A node's history (History.jsx): a session's changes, or the write of an entry, to undo.
   const historyProps = {
-    scope, api, historyOn, onHistoryOff: () => setHistoryOn(false),
+    scope, api, historyOn, onHistoryOff: () => setHistoryOn(false), nameSession,
     onSession: (session) => setDialog({ kind: 'undo', session }),
     onUndoChange: (entry) => setDialog({ kind: 'undo', range: { from: entry.seq, to: entry.seq, write: true } }),
   };
@@ -470,7 +556,7 @@ export function App() {
           <select id="graph-select" value={scope.level === 'user' ? 'user' : scope.projectPath}
             onChange={(e) => { const v = e.currentTarget.value; chooseGraph(v === 'user' ? { level: 'user' } : { level: 'project', projectPath: v }); setView('graph'); }}>
             <option value="user">User graph</option>
-            {projectPaths.map((p) => <option key={p} value={p}>Project {p}</option>)}
+            {projectPaths.map((p) => <option key={p} value={p} title={p}>{projectOption(p, tails.get(p))}</option>)}
           </select>
         </div>
         <form role="search" class="search" onSubmit={doSearch}>
@@ -494,8 +580,9 @@ export function App() {
         onDismiss={(k) => setNotices((ns) => ns.filter((n) => n.key !== k))} />
       {/* Both views stay mounted, one hidden, so the picture keeps its layout. */}
       <main class="body home-body" hidden={view !== 'home'}>
+        {view === 'home' && <Attention graphs={home.graphs} attention={attention} onOpen={openNode} onMerge={mergeIn} />}
         {view === 'home' && (
-            <Home graphs={home.graphs} loading={home.loading} changes={changes} onOpen={openNode} onRefresh={loadHome}
+            <Home graphs={home.graphs} loading={home.loading} changes={changes} day={historyOn !== false} nameSession={nameSession} onOpen={openNode} onRefresh={loadHome}
               onSession={historyOn ? (s, session) => setDialog({ kind: 'undo', session, scope: s }) : null}
               onImported={(g, r) => {
                 say(`Imported into ${g.name}: ${r.nodes_written} nodes and ${r.edges_written} edges written, ${r.nodes_deleted} nodes deleted, ${r.unchanged} unchanged.`);
@@ -507,10 +594,18 @@ export function App() {
       <main class="body graph-body" hidden={view !== 'graph'}>
             <div class="panel list-panel" id="node-list-panel" tabIndex={-1}>
               {search
-                ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode}
+                ? <SearchResults search={search} currentKey={key} graphName={graphName} selected={selected} onOpen={openNode} attention={attention}
                     onSearch={(q) => doSearch(null, q)}
                     onClear={() => { setSearch(null); setQuery(''); }} />
-                : <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)} />}
+                : (
+                  <>
+                    {bulkDone && <BulkDone key={bulkDone.sessionID} result={bulkDone} scope={scope} api={api} onClose={() => setBulkDone(null)} />}
+                    <BulkBar picked={picked} scope={scope} api={api} onClear={() => setPicked(new Set())}
+                      onDone={(r) => { setPicked(new Set()); setBulkDone(r); }} />
+                    <NodeList store={store} version={drawn.version} scope={scope} selected={selected} onSelect={(id) => select(id)}
+                      picked={picked} onPick={(id, on) => setPicked((p) => { const n = new Set(p); if (on) n.add(id); else n.delete(id); return n; })} />
+                  </>
+                )}
             </div>
             <div class="panel graph-panel">
               <GraphView store={store} version={drawn.version} log={patchLog} selected={selected} focusKey={focusKey}
@@ -543,6 +638,8 @@ export function App() {
                       onRecall={recall}
                       onNewEdge={() => setDialog({ kind: 'edge', from: node.id })}
                       onMerge={() => setDialog({ kind: 'merge', node })}
+                      userIds={userIds} onOpenUser={(id) => openNode({ level: 'user' }, id)}
+                      attention={attention.get(key)} onMergeWith={(other) => setDialog({ kind: 'merge', node, other })}
                       {...historyProps}
                       onEditEdge={(edge) => setDialog({ kind: 'edge', edge })}
                       onDeleteEdge={(edge) => setDialog({ kind: 'delete-edge', edge })} />
@@ -551,7 +648,7 @@ export function App() {
               <div role="tabpanel" id="panel-plan" aria-labelledby="tab-plan" hidden={tab !== 'plan'}>
                 {tab === 'plan' && (plan?.state?.error
                   ? <p class="error">The plan could not be read: {plan.state.error}</p>
-                  : <Plan plan={rankData} ids={store.nodes} onSelect={(id) => select(id)} />)}
+                  : <Plan plan={rankData} ids={store.nodes} onSelect={(id) => select(id)} onRun={runCompaction} />)}
               </div>
             </aside>
       </main>
@@ -568,7 +665,7 @@ export function App() {
           onMerged={merged} onClose={() => setDialog(null)} />
       )}
       {dialog?.kind === 'undo' && (
-        <UndoDialog session={dialog.session} range={dialog.range} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
+        <UndoDialog nameSession={nameSession} session={dialog.session} range={dialog.range} scope={dialog.scope ?? scope} api={api} onClose={() => setDialog(null)}
           onUndone={(r) => {
             setNotices((ns) => ns.filter((n) => !(n.type === 'merged' && n.range === dialog.range)));
             say(undoSummary(r));

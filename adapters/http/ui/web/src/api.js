@@ -142,10 +142,18 @@ export const api = {
       body: { ...scopeQuery(scope), id, gist, notes, touches, expected_version: expectedVersion },
     });
   },
-  deleteNode(scope, id) {
+  deleteNode(scope, id, sessionID) {
     return call('DELETE', `/api/nodes/${enc(scope.level)}/${enc(id)}`, {
-      query: { project_path: scopeQuery(scope).project_path },
+      query: { project_path: scopeQuery(scope).project_path, session_id: sessionID },
     });
+  },
+  /** One compaction run of the graph now (POST /api/compaction/run): the moves made. */
+  compact(scope) {
+    return call('POST', '/api/compaction/run', { query: scopeQuery(scope) });
+  },
+  /** The graph as a kg-graph document (GET /api/export), parsed. */
+  exportDoc(scope) {
+    return call('GET', '/api/export', { query: scopeQuery(scope) });
   },
   /** Reads a node by id: an archived or orphaned node becomes active. */
   recall(scope, id) {
@@ -157,18 +165,18 @@ export const api = {
    * Merges node `from` into node `into` (POST /api/nodes/merge); dryRun
    * says what it would do. The versions are those the person looked at.
    */
-  mergeNodes(scope, { into, from, gist, intoVersion, fromVersion }, dryRun) {
+  mergeNodes(scope, { into, from, gist, intoVersion, fromVersion, sessionID }, dryRun) {
     return call('POST', '/api/nodes/merge', {
       body: {
-        ...scopeQuery(scope), into, from, gist: gist || undefined,
+        ...scopeQuery(scope), into, from, gist: gist || undefined, session_id: sessionID,
         into_version: intoVersion, from_version: fromVersion, dry_run: dryRun,
       },
     });
   },
-  /** The change log (GET /api/history): of a node (id) or a session (sessionID), newest first. */
-  history(scope, { id, sessionID, sinceSeq, beforeSeq, limit = 50 }) {
+  /** The change log (GET /api/history): of a node (id) or a session (sessionID), or of the last duration (since: '24h'), newest first. */
+  history(scope, { id, sessionID, since, sinceSeq, beforeSeq, limit = 50 }) {
     return call('GET', '/api/history', {
-      query: { ...scopeQuery(scope), id, session_id: sessionID, since_seq: sinceSeq, before_seq: beforeSeq, limit },
+      query: { ...scopeQuery(scope), id, session_id: sessionID, since, since_seq: sinceSeq, before_seq: beforeSeq, limit },
     });
   },
   /** Undoes a session's changes or a seq range (POST /api/undo); dryRun gives the plan. */
@@ -182,6 +190,14 @@ export const api = {
   },
   deleteEdge(scope, { from, to, rel }) {
     return call('DELETE', '/api/edges', { query: { ...scopeQuery(scope), from, to, rel } });
+  },
+  /** What of one graph needs a person (GET /api/attention): stale, duplicates, secrets, the budget's edge. */
+  attention(scope) {
+    return call('GET', '/api/attention', { query: scopeQuery(scope) });
+  },
+  /** What kg knows of a live session (GET /api/sessions/{id}/stats): its project_path, started_at. */
+  sessionStats(id) {
+    return call('GET', `/api/sessions/${enc(id)}/stats`);
   },
   /** A session of the page's own, bound to a project or to none. */
   registerSession(projectPath) {

@@ -56,3 +56,26 @@ export function scopeLabel(scope) {
   const parts = scope.projectPath.split('/').filter(Boolean);
   return `Project ${parts[parts.length - 1] ?? scope.projectPath}`;
 }
+
+/**
+ * For each path, its shortest tail of folders that no other path ends
+ * with: /home/a/app and /home/b/app give a/app and b/app. What tells
+ * projects apart, put first where a narrow selector cuts the rest.
+ * @returns {Map<string, string>}
+ */
+export function distinctTails(paths) {
+  const parts = new Map(paths.map((p) => [p, p.split('/').filter(Boolean)]));
+  const out = new Map();
+  for (const [p, ps] of parts) {
+    let n = 1;
+    const tail = (l, k) => l.slice(-k).join('/');
+    while (n < ps.length && [...parts].some(([q, qs]) => q !== p && tail(qs, n) === tail(ps, n))) n++;
+    out.set(p, tail(ps, n) || p);
+  }
+  return out;
+}
+
+/** A project's entry in the graph selector: its distinct tail first, then the full path. */
+export function projectOption(path, tail) {
+  return tail && tail !== path.replace(/^\/+/, '') ? `Project ${tail} — ${path}` : `Project ${path}`;
+}

@@ -9,8 +9,9 @@
 //     change made while the page was closed or disconnected is listed too.
 //
 // A source is {start(feed), refresh(graphs), stop()}; it hands entries to
-// feed.add. The change log (GET /api/history, once kg keeps one) is one more
-// source of the same shape, and can take the place of both.
+// feed.add. The change log (GET /api/history: daylog.js) is one more
+// source of the same shape, and takes the place of SyncSessions on a server
+// that keeps one.
 //
 // An entry: {key, ts (seconds), level, project, session (or null), kind, ...}
 // with kind node | edge | deleted_node | deleted_edge | recalled | compacted
@@ -46,7 +47,7 @@ export function entriesOfEvent(ev) {
   const key = (what) => `${graphKey(ev.level, ev.project)}|${ev.seq}|${what}`;
   switch (ev.type) {
     case 'node_updated':
-      return [{ ...base, key: key('n'), kind: 'node', id: ev.node.id, ts: ev.node.updated_ts ?? now(), version: ev.node.version }];
+      return [{ ...base, key: key('n'), kind: 'node', id: ev.node.id, gist: ev.node.gist ?? '', ts: ev.node.updated_ts ?? now(), version: ev.node.version }];
     case 'node_recalled':
       return [{ ...base, key: key('n'), kind: 'recalled', id: ev.node.id, rescued: ev.rescued ?? [], ts: now() }];
     case 'edge_updated':

@@ -65,3 +65,35 @@ export function normalizePlan(p) {
     overBudget: !!pick(p, 'over_budget', 'OverBudget'),
   };
 }
+
+const tieBreak = {
+  archive: 'least recently used first, then by id, a before z',
+  'archive-for-swap': 'least recently used first, then by id, a before z',
+  resurrect: 'most recently used first, then by id, a before z',
+};
+
+/**
+ * Why tied moves come in the order they do: for each move that shares its
+ * pass and score with others, a note stating the tie-break — the rank
+ * order of domain/score.go (score, then recency, then id).
+ * @returns {Map<string, string>} id → note
+ */
+export function tieNotes(moves) {
+  const groups = new Map();
+  for (const m of moves) {
+    const score = m.rank?.score;
+    if (typeof score !== 'number' || !tieBreak[m.pass]) continue;
+    const k = `${m.pass}|${score}`;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(m);
+  }
+  const out = new Map();
+  for (const [k, l] of groups) {
+    if (l.length < 2) continue;
+    const pass = k.slice(0, k.indexOf('|'));
+    for (const m of l) {
+      out.set(m.id, `tied with ${l.length - 1} other${l.length === 2 ? '' : 's'} at score ${m.rank.score.toFixed(4)}: ties go ${tieBreak[pass]}`);
+    }
+  }
+  return out;
+}

@@ -45,6 +45,26 @@ test('labels that stay keep their place, and newcomers avoid them', () => {
   assert.ok(placed.has('new') && !overlap(placed.get('new'), placed.get('old')));
 });
 
+test('no label covers another vertex\'s marker; one that cannot avoid them all is left out', () => {
+  const r = rng(5);
+  const markers = Array.from({ length: 300 }, () => ({ sx: r() * 800, sy: r() * 600, r: 5 }));
+  const cands = markers.map((m, i) => ({ id: `n${i}`, ...m, w: 40 + r() * 60 }));
+  const placed = placeLabels(cands, view, null, markers);
+  assert.ok(placed.size > 20, `some placed: ${placed.size}`);
+  const box = (m) => ({ x: m.sx - m.r, y: m.sy - m.r, w: 2 * m.r, h: 2 * m.r });
+  for (const b of placed.values()) for (const m of markers) assert.ok(!overlap(b, box(m)), 'a label covers a marker');
+  // Without the markers, the same crowd puts labels on them.
+  const blind = [...placeLabels(cands, view).values()];
+  assert.ok(blind.some((b) => markers.some((m) => overlap(b, box(m)))), 'the check can fail');
+  // A marker right of a vertex sends its label to the left.
+  const two = placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, [{ sx: 100, sy: 100, r: 5 }, { sx: 130, sy: 100, r: 5 }]);
+  assert.equal(two.get('a').side, 'left');
+  // Markers on every side: a label that must be read covers one rather than go missing.
+  const boxed = [{ sx: 100, sy: 100, r: 5 }, { sx: 130, sy: 100, r: 5 }, { sx: 70, sy: 100, r: 5 }, { sx: 100, sy: 80, r: 5 }, { sx: 100, sy: 120, r: 5 }];
+  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, boxed).has('a'), false);
+  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, boxed).get('a').side, 'right');
+});
+
 test('long ids are cut', () => {
   assert.equal(labelText('short'), 'short');
   assert.equal(labelText('x'.repeat(40)), `${'x'.repeat(31)}…`);

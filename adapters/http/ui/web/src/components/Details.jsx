@@ -8,6 +8,29 @@
 // ({node, ...props}); the node's history (History.jsx) is the last.
 import { formatTime, formatDay, percent, sessions, duration, ordinal, pick } from '../format.js';
 import { NodeHistory } from './History.jsx';
+import { attentionFor } from '../attention.js';
+
+/** What needs a person about this node (attention.js): stale files, possible duplicates, a stored secret, the budget's edge. */
+function NeedsAttention({ node, attention, onMergeWith, onSelect }) {
+  const items = attentionFor(attention, node.id);
+  if (!items.length) return null;
+  return (
+    <section class="needs-attention" aria-labelledby="attention-title" data-testid="node-attention">
+      <h3 id="attention-title">Needs attention</h3>
+      <ul>
+        {items.map((it, i) => (
+          <li key={i} data-kind={it.kind}>
+            {it.text}
+            {it.other && (
+              <>{' '}<button type="button" class="link" onClick={() => onSelect?.(it.other)}>open {it.other}</button>{' '}
+                <button type="button" class="small" onClick={() => onMergeWith?.(it.other)}>Merge…</button></>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 function Ranking({ node, rank, move }) {
   const tier = node.tier ?? 'active';
@@ -57,7 +80,7 @@ function Ranking({ node, rank, move }) {
   );
 }
 
-function EdgeRow({ e, direction, isNode, onSelect, onEditEdge, onDeleteEdge }) {
+function EdgeRow({ e, direction, isNode, isUserNode, onSelect, onOpenUser, onEditEdge, onDeleteEdge }) {
   const other = direction === 'out' ? e.to : e.from;
   return (
     <li class="edge" data-rel={e.rel} data-other={other}>
@@ -65,7 +88,9 @@ function EdgeRow({ e, direction, isNode, onSelect, onEditEdge, onDeleteEdge }) {
         <span class="rel">{direction === 'out' ? `${e.rel} →` : `← ${e.rel}`}</span>{' '}
         {isNode(other)
           ? <button type="button" class="link" onClick={() => onSelect(other)}>{other}</button>
-          : <span class="ref" title="not a node of this graph">{other}</span>}
+          : isUserNode(other)
+            ? <button type="button" class="link" onClick={() => onOpenUser(other)} title="a node of the user graph: open it there">{other} <span class="hint">(user graph)</span></button>
+            : <span class="ref" title="not a node of this graph">{other}</span>}
       </div>
       {e.notes.length > 0 && <ul class="notes">{e.notes.map((n, i) => <li key={i}>{n}</li>)}</ul>}
       <div class="row-actions">
@@ -78,14 +103,16 @@ function EdgeRow({ e, direction, isNode, onSelect, onEditEdge, onDeleteEdge }) {
 
 const byRelThenEnd = (end) => (a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : a[end] < b[end] ? -1 : a[end] > b[end] ? 1 : 0);
 
-function Edges({ node, store, onSelect, onEditEdge, onDeleteEdge }) {
+function Edges({ node, store, userIds, onSelect, onOpenUser, onEditEdge, onDeleteEdge }) {
   const all = store.edgesOf(node.id);
   const out = all.filter((e) => e.from === node.id).sort(byRelThenEnd('to'));
   const inn = all.filter((e) => e.to === node.id).sort(byRelThenEnd('from'));
   const isNode = (id) => store.nodes.has(id);
+  // A project's edge may name a node of the user graph: it opens there.
+  const isUserNode = (id) => store.scope.level === 'project' && !!onOpenUser && (userIds?.has(id) ?? false);
   const rows = (list, direction) => (list.length === 0
     ? <p class="empty">None.</p>
-    : <ul class="edges-list">{list.map((e) => <EdgeRow key={`${e.from}|${e.to}|${e.rel}`} e={e} direction={direction} isNode={isNode} onSelect={onSelect} onEditEdge={onEditEdge} onDeleteEdge={onDeleteEdge} />)}</ul>);
+    : <ul class="edges-list">{list.map((e) => <EdgeRow key={`${e.from}|${e.to}|${e.rel}`} e={e} direction={direction} isNode={isNode} isUserNode={isUserNode} onSelect={onSelect} onOpenUser={onOpenUser} onEditEdge={onEditEdge} onDeleteEdge={onDeleteEdge} />)}</ul>);
   return (
     <>
       <h3>Edges out ({out.length})</h3>
@@ -130,7 +157,7 @@ function Rank({ node, rank, move, rankState }) {
 }
 
 /** The sections of the panel, in order. */
-const SECTIONS = [Content, Edges, Rank, NodeHistory];
+const SECTIONS = [NeedsAttention, Content, Edges, Rank, NodeHistory];
 
 export function Details({ node, busy, onEdit, onDelete, onRecall, onNewEdge, onMerge, ...rest }) {
   if (!node) {

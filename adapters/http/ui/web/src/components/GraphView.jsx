@@ -97,6 +97,10 @@ export function GraphView({ store, version, log, selected, focusKey, hits, label
           <button type="button" onClick={() => pic.current?.zoomBy(1 / 1.4)} aria-label="Zoom out">−</button>
           <button type="button" onClick={() => pic.current?.reset()}>Fit</button>
           <button type="button" onClick={() => pic.current?.centre()} disabled={!selected}>Centre</button>
+          {/* Agents' new nodes that landed outside the view: one click brings them in. */}
+          {state.fresh > 0 && (
+            <button type="button" class="fresh" data-testid="fresh" onClick={() => pic.current?.showFresh()}>{state.fresh} new — show</button>
+          )}
         </div>
         <div class="tool-group" role="group" aria-label="Local graph">
           <label class="check">

@@ -11,7 +11,9 @@ import { CHANGE_WINDOW, changeRange, diffRows, entriesOf, entryAction, historyUn
 
 const when = (t) => (typeof t === 'string' ? t.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC') : formatTime(t));
 
-function Entry({ e, showItem, onSession, onUndo }) {
+const bareName = (id) => `session ${id.slice(0, 8)}`;
+
+function Entry({ e, showItem, onSession, onUndo, nameSession = bareName }) {
   const rows = diffRows(e);
   return (
     <li class="history-entry" data-seq={e.seq} data-op={e.op}>
@@ -21,8 +23,8 @@ function Entry({ e, showItem, onSession, onUndo }) {
         <strong>{entryAction(e)}</strong>
         {e.detail && <span class="hint"> ({e.detail})</span>}
         {e.session_id
-          ? <> by session{' '}<button type="button" class="link" onClick={() => onSession(e.session_id)}
-              aria-label={`Changes of session ${e.session_id}`}>{e.session_id}</button></>
+          ? <> by{' '}<button type="button" class="link session-link" onClick={() => onSession(e.session_id)}
+              title={`session ${e.session_id}`} aria-label={`Changes of session ${e.session_id}`}>{nameSession(e.session_id)}</button></>
           : <span class="hint"> without a session</span>}
         {e.principal && <span class="hint"> ({e.principal})</span>}
         {onUndo && e.op !== 'move' && (
@@ -70,13 +72,13 @@ function useHistory(api, scope, query, deps, { of = '', onUnavailable, skip = fa
   return h.of === of ? h : { state: 'loading', entries: [], of };
 }
 
-const undoTitle = (session, asked) => {
-  if (session) return `Changes of session ${session}`;
+const undoTitle = (session, asked, nameSession) => {
+  if (session) return `Changes of ${nameSession ? nameSession(session) : `session ${session}`}`;
   return asked.write || asked.from === asked.to ? `Undo change ${asked.from}` : `Undo changes ${asked.from}–${asked.to}`;
 };
 
 /** The side panel's section: what changed in the node, newest first. */
-export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession, onUndoChange }) {
+export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSession, onUndoChange, nameSession }) {
   const key = `${scope.level}|${scope.projectPath ?? ''}|${node.id}`;
   const h = useHistory(api, scope, { id: node.id, limit: 20 }, [key, node.seq, historyOn], { of: key, onUnavailable: onHistoryOff });
   if (historyOn !== true || h.state === 'off') return null;
@@ -89,7 +91,7 @@ export function NodeHistory({ node, scope, api, historyOn, onHistoryOff, onSessi
       {h.entries.length > 0 && (
         <ol class="history" data-testid="node-history">
           {h.entries.map((e) => (
-            <Entry key={e.seq} e={e} showItem={e.item !== 'node' || e.id !== node.id} onSession={onSession} onUndo={onUndoChange} />
+            <Entry key={e.seq} e={e} showItem={e.item !== 'node' || e.id !== node.id} onSession={onSession} onUndo={onUndoChange} nameSession={nameSession} />
           ))}
         </ol>
       )}
@@ -111,7 +113,7 @@ function undoQuery(session, range) {
  * belongs to (range: {from: seq, to: seq, write: true}): each listed from
  * the log first.
  */
-export function UndoDialog({ session, range: asked, scope, api, onUndone, onClose }) {
+export function UndoDialog({ session, range: asked, scope, api, onUndone, onClose, nameSession }) {
   const of = session ?? `${asked.from}-${asked.to}`;
   const read = useHistory(api, scope, undoQuery(session, asked), [of], { of });
   const range = session || !asked.write ? asked : (changeRange(read.entries, asked.from) ?? asked);
@@ -145,18 +147,13 @@ export function UndoDialog({ session, range: asked, scope, api, onUndone, onClos
     </>
   );
   return (
-    <Dialog title={undoTitle(session, asked)} onClose={onClose}>
+    <Dialog title={undoTitle(session, asked, nameSession)} onClose={onClose}>
       {asked?.write && read.state === 'ok' && range.to > range.from && (
         <p data-testid="undo-write">The same write changed {h.entries.length} items (changes {range.from}–{range.to}); all of them are undone together.</p>
       )}
       {h.state === 'loading' && <p class="empty">Reading the session's changes…</p>}
       {h.state?.error && <p class="error">{h.state.error}</p>}
       {h.state === 'ok' && !h.entries.length && <p class="empty">No such change is in the log of this graph.</p>}
-      {h.entries.length > 0 && (
-        <ol class="history" data-testid="session-history">
-          {h.entries.map((e) => <Entry key={e.seq} e={e} showItem onSession={() => {}} />)}
-        </ol>
-      )}
       {plan && !done && (
         <section class="undo-plan" aria-label="What the undo does" data-testid="undo-plan">
           <p>{undoSummary(plan)}</p>
@@ -179,6 +176,12 @@ export function UndoDialog({ session, range: asked, scope, api, onUndone, onClos
         {plan && !done && <button type="button" class="danger" disabled={busy || !plan.applied?.length} onClick={() => run(false)}>Undo</button>}
         <button type="button" onClick={onClose}>{done ? 'Close' : 'Cancel'}</button>
       </div>
+      {/* The changes last: a long list never pushes the undo out of reach. */}
+      {h.entries.length > 0 && (
+        <ol class="history" data-testid="session-history">
+          {h.entries.map((e) => <Entry key={e.seq} e={e} showItem onSession={() => {}} nameSession={nameSession} />)}
+        </ol>
+      )}
     </Dialog>
   );
 }

@@ -1,11 +1,13 @@
 // The home view: every graph with its counts per tier and its token meter
-// (estimate against budget and target), export and import, and the latest
-// changes — by agents and by compaction runs, each naming its session and
-// linking to the node (history.js says where they come from).
+// (estimate against budget and target), export and import, and the last 24
+// hours of changes by session — each session named for a person
+// (sessions.js), each change linking to its node; by agents and by
+// compaction runs (daylog.js and history.js say where they come from).
 import { useState } from 'preact/hooks';
 import { scopeKey, scopeOf } from '../api.js';
 import { formatTime } from '../format.js';
 import { ImportForm } from './ImportForm.jsx';
+import { lastDay } from '../daylog.js';
 
 const fmt = (n) => (typeof n === 'number' ? n.toLocaleString('en') : '—');
 
@@ -59,17 +61,6 @@ function GraphCard({ g, onOpen, onImport }) {
   );
 }
 
-const who = (s) => (s ? <span class="who" title={`session ${s}`}>session {s.slice(0, 8)}</span> : <span class="who">no session</span>);
-
-/** The session of a change: a button to its changes and their undo, when the server keeps a change log. */
-function Who({ e, onSession }) {
-  if (!e.session || !onSession) return who(e.session);
-  return (
-    <button type="button" class="link who" title={`session ${e.session}: its changes, and undo`}
-      onClick={() => onSession(scopeOf(e.level, e.project), e.session)}>session {e.session.slice(0, 8)}</button>
-  );
-}
-
 function NodeLink({ e, id, onOpen }) {
   return <button type="button" class="link" onClick={() => onOpen(scopeOf(e.level, e.project), id)}>{id}</button>;
 }
@@ -84,6 +75,8 @@ function Ids({ e, ids, onOpen }) {
   );
 }
 
+const GRAPH_OPS = { project_mv: 'moved with its project', migrate: 'migrated' };
+
 function What({ e, onOpen }) {
   switch (e.kind) {
     case 'node': return <>wrote node <NodeLink e={e} id={e.id} onOpen={onOpen} />{e.version ? ` (v${e.version})` : ''}</>;
@@ -92,6 +85,8 @@ function What({ e, onOpen }) {
     case 'deleted_node': return <>deleted node <strong>{e.id}</strong>{e.edges ? ` and ${e.edges} edge${e.edges === 1 ? '' : 's'}` : ''}</>;
     case 'deleted_edge': return <>deleted the edge {e.edge.from} <span class="rel">{e.edge.rel}</span> {e.edge.to}</>;
     case 'replaced': return <>changed {e.count} items at once (an import)</>;
+    case 'undone': return <>put back {e.item === 'edge' && e.edge ? <>the edge {e.edge.from} <span class="rel">{e.edge.rel}</span> {e.edge.to}</> : <>node <NodeLink e={e} id={e.id} onOpen={onOpen} /></>} (an undo)</>;
+    case 'graph': return <>{GRAPH_OPS[e.op] ?? e.op}{e.detail ? ` (${e.detail})` : ''}</>;
     case 'removed': return <>removed the project's memory ({e.nodes} node{e.nodes === 1 ? '' : 's'}, {e.edges} edge{e.edges === 1 ? '' : 's'})</>;
     case 'compacted': {
       if (e.counts) {
@@ -121,43 +116,65 @@ function What({ e, onOpen }) {
   }
 }
 
-function day(ts) {
-  const d = new Date(ts * 1000);
-  const today = new Date();
-  const y = new Date(today); y.setDate(today.getDate() - 1);
-  if (d.toDateString() === today.toDateString()) return 'Today';
-  if (d.toDateString() === y.toDateString()) return 'Yesterday';
-  return d.toISOString().slice(0, 10);
+const SHOWN = 20; // changes listed per session; the rest are behind its "Changes and undo…"
+
+/**
+ * The changes by session, the session with the latest change first; the
+ * changes without a session (a compaction run of the server's, an import)
+ * are a group of their own.
+ */
+function bySession(changes) {
+  const groups = new Map();
+  for (const e of changes) {
+    const k = e.session ?? '';
+    if (!groups.has(k)) groups.set(k, { session: e.session ?? null, list: [] });
+    groups.get(k).list.push(e);
+  }
+  return [...groups.values()];
 }
 
-function Changes({ changes, names, onOpen, onSession }) {
-  if (!changes.length) {
-    return <p class="empty" data-testid="no-changes">No changes heard yet. Changes agents make while this page is open, or since your last visit, are listed here.</p>;
-  }
-  const groups = [];
-  for (const e of changes.slice(0, 120)) {
-    const d = day(e.ts);
-    if (!groups.length || groups[groups.length - 1].day !== d) groups.push({ day: d, list: [] });
-    groups[groups.length - 1].list.push(e);
-  }
-  return groups.map((g) => (
-    <section key={g.day} aria-label={g.day}>
-      <h3 class="day">{g.day}</h3>
+function SessionGroup({ g, nameSession, names, onOpen, onSession }) {
+  const e0 = g.list[0];
+  const name = g.session ? nameSession(g.session) : 'Without a session (compaction runs, imports, the server)';
+  const shown = g.list.slice(0, SHOWN);
+  return (
+    <section class="session-group" data-session={g.session ?? ''} aria-label={name}>
+      <header class="session-head">
+        <h3 class="session-name" title={g.session ? `session ${g.session}` : undefined}>{name}</h3>
+        <span class="hint">{g.list.length} change{g.list.length === 1 ? '' : 's'}, the latest at {clock(e0.ts)}</span>
+        {g.session && onSession && (
+          <button type="button" class="small" onClick={() => onSession(scopeOf(e0.level, e0.project), g.session)}
+            aria-label={`Changes and undo of ${name}`}>Changes and undo…</button>
+        )}
+      </header>
       <ol class="changes">
-        {g.list.map((e) => (
+        {shown.map((e) => (
           <li key={e.key} class={`change change-${e.kind}`} data-kind={e.kind}>
-            <time dateTime={new Date(e.ts * 1000).toISOString()}>{new Date(e.ts * 1000).toISOString().slice(11, 19)}</time>
+            <time dateTime={new Date(e.ts * 1000).toISOString()}>{clock(e.ts)}</time>
             <span class="graph-name">{names(e)}</span>
-            <Who e={e} onSession={onSession} />
             <span class="what"><What e={e} onOpen={onOpen} /></span>
           </li>
         ))}
+        {g.list.length > shown.length && <li class="hint">and {g.list.length - shown.length} more</li>}
       </ol>
     </section>
+  );
+}
+
+const clock = (ts) => new Date(ts * 1000).toISOString().slice(11, 19);
+
+function Changes({ changes, day, nameSession, names, onOpen, onSession }) {
+  if (!changes.length) {
+    return day
+      ? <p class="empty" data-testid="no-changes">Nothing changed in the last 24 hours.</p>
+      : <p class="empty" data-testid="no-changes">No changes heard yet. Changes agents make while this page is open, or since your last visit, are listed here.</p>;
+  }
+  return bySession(changes).map((g) => (
+    <SessionGroup key={g.session ?? ''} g={g} nameSession={nameSession} names={names} onOpen={onOpen} onSession={onSession} />
   ));
 }
 
-export function Home({ graphs, loading, changes, onOpen, onImported, onRefresh, onSession }) {
+export function Home({ graphs, loading, changes, day, nameSession, onOpen, onImported, onRefresh, onSession }) {
   const [importing, setImporting] = useState(null);
   const names = (e) => {
     const k = scopeKey(scopeOf(e.level, e.project));
@@ -175,8 +192,8 @@ export function Home({ graphs, loading, changes, onOpen, onImported, onRefresh, 
         </ul>
       </section>
       <section class="home-changes" aria-labelledby="home-changes-title">
-        <h2 id="home-changes-title">Latest changes</h2>
-        <Changes changes={changes} names={names} onOpen={onOpen} onSession={onSession} />
+        <h2 id="home-changes-title">{day ? 'The last 24 hours, by session' : 'Latest changes, by session'}</h2>
+        <Changes changes={day ? lastDay(changes) : changes} day={day} nameSession={nameSession} names={names} onOpen={onOpen} onSession={onSession} />
       </section>
       {importing && (
         <ImportForm graph={importing} onClose={() => setImporting(null)}

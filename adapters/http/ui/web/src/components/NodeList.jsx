@@ -12,13 +12,15 @@ const PAGE = 300;
 
 class Row extends Component {
   shouldComponentUpdate(next) {
-    return next.node !== this.props.node || next.selected !== this.props.selected || next.extra !== this.props.extra;
+    return next.node !== this.props.node || next.selected !== this.props.selected || next.extra !== this.props.extra || next.picked !== this.props.picked;
   }
 
-  render({ node, selected, onSelect, extra }) {
+  render({ node, selected, onSelect, extra, picked, onPick }) {
     const tier = node.tier ?? 'active';
     return (
-      <li>
+      <li class={onPick ? 'pickable' : undefined}>
+        {onPick && <input type="checkbox" class="pick" checked={picked} aria-label={`Pick ${node.id}`}
+          onChange={(e) => onPick(node.id, e.currentTarget.checked)} />}
         <button type="button" class={`node-item tier-${tier}`} aria-current={selected ? 'true' : undefined}
           onClick={() => onSelect(node.id)} data-id={node.id}>
           <span class="node-id">{node.id}{node.stale?.length ? <StaleBadge stale={node.stale} /> : null}</span>
@@ -40,7 +42,7 @@ function StaleBadge({ stale }) {
 
 const byTierThenId = (a, b) => (tierOrder[a.tier] ?? 0) - (tierOrder[b.tier] ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-export function NodeList({ store, version, scope, selected, onSelect }) {
+export function NodeList({ store, version, scope, selected, onSelect, picked, onPick }) {
   const [filter, setFilter] = useState('');
   const [ranked, setRanked] = useState(null); // {q, ids} from the search index
   const [limit, setLimit] = useState(PAGE);
@@ -111,7 +113,7 @@ export function NodeList({ store, version, scope, selected, onSelect }) {
       </label>
       {f && ranked?.q !== f && <p class="count" role="status">Asking the search index…</p>}
       <ul class="nodes" aria-label="Nodes of this graph">
-        {page.map((n) => <Row key={n.id} node={n} selected={n.id === selected} onSelect={onSelect} />)}
+        {page.map((n) => <Row key={n.id} node={n} selected={n.id === selected} onSelect={onSelect} picked={picked?.has(n.id) ?? false} onPick={onPick} />)}
       </ul>
       {total > page.length && (
         <button type="button" class="more" onClick={() => setLimit((l) => l + PAGE * 4)}>

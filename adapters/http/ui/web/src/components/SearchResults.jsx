@@ -5,8 +5,9 @@
 // another graph opens that graph. With no hits, the nearest spelling of
 // each term that matched nothing is offered as a search of its own.
 import { scopeKey, scopeOf } from '../api.js';
+import { attentionFor } from '../attention.js';
 
-export function SearchResults({ search, currentKey, graphName, selected, onOpen, onClear, onSearch }) {
+export function SearchResults({ search, currentKey, graphName, selected, onOpen, onClear, onSearch, attention }) {
   const { query, hits, corrections, nearest, unavailable, error } = search;
   const here = hits.filter((h) => scopeKey(scopeOf(h.level, h.project)) === currentKey).length;
   return (
@@ -44,6 +45,7 @@ export function SearchResults({ search, currentKey, graphName, selected, onOpen,
           const k = scopeKey(scope);
           const tier = h.tier ?? 'active';
           const words = h.matched ?? [];
+          const needs = attentionFor(attention?.get(k), h.id);
           return (
             <li key={`${k}|${h.id}`}>
               <button type="button" class={`node-item tier-${tier}${k === currentKey ? ' here' : ''}`}
@@ -54,6 +56,7 @@ export function SearchResults({ search, currentKey, graphName, selected, onOpen,
                 <span class="hit-graph">{graphName(scope)}</span>
                 <span class="node-gist">{h.gist}</span>
                 {words.length > 0 && <span class="matched" data-testid="matched">matched: {words.join(', ')}</span>}
+                {needs.map((it, i) => <span key={i} class={`attention-badge attention-${it.kind}`} data-kind={it.kind}>{it.text}</span>)}
               </button>
             </li>
           );

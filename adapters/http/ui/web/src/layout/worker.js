@@ -54,7 +54,14 @@ self.onmessage = ({ data: m }) => {
       if ((m.add?.length ?? 0) || (m.remove?.length ?? 0)) orderSent = false;
       const moved = sim.patch(m);
       if (moved) post(true, moved); // settled in place: only these moved
-      else schedule();
+      else {
+        // The layout is still moving: the new nodes' first places (beside a
+        // neighbour) are posted now, not at the next full post, so they are
+        // drawn at once however busy the machine is.
+        const fresh = (m.add ?? []).map((a) => a.id);
+        if (fresh.length) post(false, fresh);
+        schedule();
+      }
       break;
     }
     case 'pin':

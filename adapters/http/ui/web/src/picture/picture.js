@@ -86,6 +86,9 @@ export class Picture {
     this.hidden = new Set();
     this.hits = null;
     this.near = new Set();
+    // Nodes an agent added since the person last looked: those outside the
+    // view are counted for the "N new — show" button (GraphView).
+    this.fresh = new Set();
     this.touch = false;
     this.widths = new Widths();
     this.labels = new Map(); // id -> text element
@@ -171,7 +174,7 @@ export class Picture {
     for (const id of [...patch.nodesAdded, ...patch.nodesChanged]) {
       const n = store.nodes.get(id);
       if (!n) continue;
-      if (!this.vertices.has(id)) add.push({ id, near: neighbours(id) });
+      if (!this.vertices.has(id)) { add.push({ id, near: neighbours(id) }); this.fresh.add(id); }
       this.putVertex({ id, kind: 'node', tier: n.tier ?? 'active' });
       touched.add(id);
     }
@@ -401,6 +404,35 @@ export class Picture {
     this.view = { k, tx: w / 2 - k * (x0 + x1) / 2, ty: h / 2 - k * (y0 + y1) / 2 };
   }
 
+  /**
+   * The new nodes outside the view: those inside it are seen, and no longer
+   * counted. Says the count to onState (fresh).
+   */
+  countFresh() {
+    if (!this.fresh.size) return;
+    const { k, tx, ty } = this.view;
+    const { w, h } = this.size();
+    let out = 0;
+    for (const id of [...this.fresh]) {
+      const p = this.layout.positions.get(id);
+      const v = this.vertices.get(id);
+      if (!v) { this.fresh.delete(id); continue; }
+      if (!p) { out++; continue; }
+      const x = p.x * k + tx; const y = p.y * k + ty;
+      if (x >= 0 && y >= 0 && x <= w && y <= h) this.fresh.delete(id); else out++;
+    }
+    this.onState({ fresh: out });
+  }
+
+  /** Brings the new nodes outside the view into it (the "N new — show" button). */
+  showFresh() {
+    const ids = [...this.fresh].filter((id) => this.layout.positions.has(id));
+    if (!ids.length) return;
+    this.fit(ids, { maxK: 2.2 });
+    this.following = false;
+    this.schedule('all');
+  }
+
   /** Fits everything (the Fit button). */
   reset() { this.fit(); this.schedule(); }
 
@@ -563,6 +595,7 @@ export class Picture {
    * is not touched.
    */
   drawLabels(moved = null) {
+    this.countFresh();
     const { w, h } = this.size();
     const { k, tx, ty } = this.view;
     const rs = this.screenR();
@@ -583,11 +616,23 @@ export class Picture {
       const bold = v.id === this.selected;
       return { id: v.id, sx, sy, r: v.kind === 'ref' ? rs * 0.62 : rs, w: this.widths.of(text, bold), must: bold, text, bold };
     };
+    // Every marker on screen: no label covers one (labels.js).
+    const markers = [];
+    for (const v of this.vertices.values()) {
+      const p = pos.get(v.id);
+      if (!p || !this.visible(v)) continue;
+      const sx = p.x * k + tx; const sy = p.y * k + ty;
+      if (sx < -20 || sy < -20 || sx > w + 20 || sy > h + 20) continue;
+      markers.push({ sx, sy, r: v.kind === 'ref' ? rs * 0.62 : rs });
+    }
     let cands; let placed;
     if (some) {
       const stay = new Map([...(this.placed ?? [])].filter(([id]) => !moved.has(id)));
       cands = [...moved].map(candidate).filter(Boolean);
-      placed = placeLabels(cands, { width: w, height: h, max }, stay);
+      for (const c of cands) {
+        if (c.bold || this.near.has(c.id) || this.hits?.has(c.id)) c.keep = true; else c.avoid = false;
+      }
+      placed = placeLabels(cands, { width: w, height: h, max }, stay, markers);
     } else {
       // After the selection, its neighbours and the hits, the labels shown
       // before come first, so a change elsewhere does not reshuffle them.
@@ -595,12 +640,13 @@ export class Picture {
       for (const id of order) {
         const c = candidate(id);
         if (!c) continue;
-        if (c.bold || this.near.has(id) || this.hits?.has(id)) first.push(c);
-        else if (this.labels.has(id)) kept.push(c);
-        else rest.push(c);
+        // The selection's neighbourhood and the hits are read: their labels
+        // cover no marker. The rest may, or a fitted large graph would keep
+        // almost none.
+        if (c.bold || this.near.has(id) || this.hits?.has(id)) { c.keep = true; first.push(c); } else if (this.labels.has(id)) { c.avoid = false; kept.push(c); } else { c.avoid = false; rest.push(c); }
       }
       cands = [...first, ...kept, ...rest];
-      placed = placeLabels(cands, { width: w, height: h, max });
+      placed = placeLabels(cands, { width: w, height: h, max }, null, markers);
     }
     this.placed = placed;
     const byId = new Map(cands.map((c) => [c.id, c]));
