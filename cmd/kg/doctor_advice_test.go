@@ -21,14 +21,15 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/storage/bolt"
+	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 )
 
 // doctorRun runs kg doctor --json on root and returns its exit status and
 // findings, failing the test if anything but the findings is printed.
-func doctorRun(t *testing.T, root string) (int, []finding) {
+func doctorRun(t *testing.T, root string) (int, []doctor.Finding) {
 	t.Helper()
 	code, out, stderr := runKG(t, nil, "doctor", "--json", "--storage-root", root)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []doctor.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("kg doctor: exit %d, %v:\n%s%s", code, err, out, stderr)
 	}
@@ -36,7 +37,7 @@ func doctorRun(t *testing.T, root string) (int, []finding) {
 		t.Errorf("kg doctor printed more than its findings (log lines?):\n%s", stderr)
 	}
 	for _, f := range got.Findings {
-		if f.Level != levelOK && f.Fix == "" {
+		if f.Level != doctor.LevelOK && f.Fix == "" {
 			t.Errorf("finding without a fix: %+v", f)
 		}
 		for _, leak := range []string{"msg=", "level=", "storage: ", "bolt: ", "(not kept", "changes nothing"} {
@@ -49,7 +50,7 @@ func doctorRun(t *testing.T, root string) (int, []finding) {
 }
 
 // findingOf returns the finding on subject of level containing problem.
-func findingOf(t *testing.T, fs []finding, level, subject string, problem ...string) finding {
+func findingOf(t *testing.T, fs []doctor.Finding, level, subject string, problem ...string) doctor.Finding {
 	t.Helper()
 	for _, f := range fs {
 		if f.Level != level || f.Subject != subject {
@@ -64,10 +65,10 @@ func findingOf(t *testing.T, fs []finding, level, subject string, problem ...str
 		}
 	}
 	t.Fatalf("no %s finding on %s saying %q; findings:\n%s", level, subject, problem, showFindings(fs))
-	return finding{}
+	return doctor.Finding{}
 }
 
-func showFindings(fs []finding) string {
+func showFindings(fs []doctor.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		fmt.Fprintf(&b, "  %s %s: %s\n      fix: %s\n", f.Level, f.Subject, f.Problem, f.Fix)
@@ -77,11 +78,11 @@ func showFindings(fs []finding) string {
 
 // healthy fails the test unless kg doctor exits 0 with nothing worse than
 // information.
-func healthy(t *testing.T, root string) []finding {
+func healthy(t *testing.T, root string) []doctor.Finding {
 	t.Helper()
 	code, fs := doctorRun(t, root)
 	for _, f := range fs {
-		if f.Level == levelWarn || f.Level == levelError {
+		if f.Level == doctor.LevelWarn || f.Level == doctor.LevelError {
 			t.Errorf("after following the advice, kg doctor still finds:\n%s", showFindings(fs))
 			break
 		}
@@ -214,7 +215,7 @@ func TestDoctorAdviceDamagedJournal(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	f := findingOf(t, fs, levelError, "user.journal", "line 2", fmt.Sprintf("bytes %d–%d", start, start+len(lines[1])-1),
+	f := findingOf(t, fs, doctor.LevelError, "user.journal", "line 2", fmt.Sprintf("bytes %d–%d", start, start+len(lines[1])-1),
 		fmt.Sprintf("%d whole record(s) follow", len(lines)-2))
 	if !strings.Contains(f.Fix, "sed -i.bak 2d") || strings.Contains(f.Fix, ".prev") {
 		t.Errorf("the fix does not say to delete line 2: %s", f.Fix)
@@ -244,13 +245,13 @@ func TestDoctorAdviceDamagedFileWithoutPrev(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	f := findingOf(t, fs, levelError, "user.json", "damaged", "there is no user.prev to fall back on")
+	f := findingOf(t, fs, doctor.LevelError, "user.json", "damaged", "there is no user.prev to fall back on")
 	if strings.Contains(f.Problem, "does not load") {
 		t.Errorf("a missing user.prev is called one that does not load: %s", f.Problem)
 	}
 	follow(t, root, f.Fix)
 	fs = healthy(t, root)
-	findingOf(t, fs, levelInfo, filepath.Base(matchOne(t, root, "user.corrupt-*")), "damaged file kept aside")
+	findingOf(t, fs, doctor.LevelInfo, filepath.Base(matchOne(t, root, "user.corrupt-*")), "damaged file kept aside")
 	sameIDsOf(t, "the user graph", serverNodes(t, root, "json")["user"])
 }
 
@@ -266,7 +267,7 @@ func TestDoctorAdviceDamagedFileWithPrev(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0: the server recovers by itself", code)
 	}
-	f := findingOf(t, fs, levelWarn, "user.json", "damaged", "user.prev, the version before its last save, loads")
+	f := findingOf(t, fs, doctor.LevelWarn, "user.json", "damaged", "user.prev, the version before its last save, loads")
 	if !strings.HasPrefix(f.Fix, "nothing to do but start kg") {
 		t.Fatalf("fix: %s", f.Fix)
 	}
@@ -290,7 +291,7 @@ func TestDoctorAdviceAlias(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d, want 0", code)
 	}
-	f := findingOf(t, fs, levelInfo, "projects/old-name", "aliases.json moves it to projects/new-name")
+	f := findingOf(t, fs, doctor.LevelInfo, "projects/old-name", "aliases.json moves it to projects/new-name")
 	for _, g := range fs {
 		if strings.Contains(g.Problem, "damaged") || strings.Contains(g.Fix, ".prev") {
 			t.Errorf("a benign alias is reported as damage: %+v", g)
@@ -315,7 +316,7 @@ func TestDoctorAdviceEmptyProject(t *testing.T) {
 	writeFile(t, filepath.Join(root, "projects", "typo", "graph.json"),
 		`{"_meta": {"progress": {}, "project_path": "/home/dev/typo", "schema": 2, "seq": 0, "tombstones": {}, "versions": {}}, "edges": {}, "nodes": {}}`)
 	_, fs := doctorRun(t, root)
-	f := findingOf(t, fs, levelInfo, "project /home/dev/typo", "holds nothing")
+	f := findingOf(t, fs, doctor.LevelInfo, "project /home/dev/typo", "holds nothing")
 	out := follow(t, root, f.Fix)
 	if !strings.Contains(out, "removed /home/dev/typo: it held no memory") {
 		t.Errorf("kg project rm: %s", out)
@@ -337,7 +338,7 @@ func TestDoctorAdviceStrayTemporaryFile(t *testing.T) {
 	oldUserGraph(t, root, 2)
 	writeFile(t, filepath.Join(root, "user.tmp"), `{"nodes": {`)
 	_, fs := doctorRun(t, root)
-	follow(t, root, findingOf(t, fs, levelWarn, "user.tmp", "a temporary file left by a save").Fix)
+	follow(t, root, findingOf(t, fs, doctor.LevelWarn, "user.tmp", "a temporary file left by a save").Fix)
 	healthy(t, root)
 }
 
@@ -384,7 +385,7 @@ func TestDoctorAdviceDamagedBoltPage(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
 			}
-			f := findingOf(t, fs, levelError, "kg.db", c.problem...)
+			f := findingOf(t, fs, doctor.LevelError, "kg.db", c.problem...)
 			out := follow(t, root, f.Fix)
 			t.Logf("%s", out)
 			if c.damage != "" && !strings.Contains(out, "not copied, damaged in the bolt data") || !strings.Contains(out, "copied bolt → json") {
@@ -459,11 +460,11 @@ func TestDoctorAdviceStartKG(t *testing.T) {
 			if err := os.WriteFile(journal, raw[:len(raw)-20], 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, levelInfo, "user.journal", "is cut short", []string{"first", "second"}},
+		}, doctor.LevelInfo, "user.journal", "is cut short", []string{"first", "second"}},
 		{"a damaged sessions.json", "json", func(t *testing.T, root string) {
 			writeFile(t, filepath.Join(root, "sessions.json"), `{"3fa29c0d1e7b4a55": {"start_ts": `)
 			_ = os.Remove(filepath.Join(root, "sessions.prev"))
-		}, levelWarn, "sessions.json", "damaged", []string{"first", "second", "third"}},
+		}, doctor.LevelWarn, "sessions.json", "damaged", []string{"first", "second", "third"}},
 		{"damaged sessions pages", "bolt", func(t *testing.T, root string) {
 			file := filepath.Join(root, bolt.FileName)
 			owners, _, err := bolt.PageOwners(file)
@@ -477,7 +478,7 @@ func TestDoctorAdviceStartKG(t *testing.T) {
 				}
 			}
 			t.Skip("the sessions are inline: they have no page of their own")
-		}, levelWarn, "kg.db sessions", "damaged", []string{"first", "second", "third"}},
+		}, doctor.LevelWarn, "kg.db sessions", "damaged", []string{"first", "second", "third"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -522,7 +523,7 @@ func TestDoctorAdviceLinksInTheRoot(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, fs := doctorRun(t, root)
-			follow(t, root, findingOf(t, fs, levelError, name, "symbolic link").Fix)
+			follow(t, root, findingOf(t, fs, doctor.LevelError, name, "symbolic link").Fix)
 			healthy(t, root)
 		})
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 )
 
 // snapshotDir reads every file under dir.
@@ -30,24 +32,24 @@ func snapshotDir(t *testing.T, dir string) map[string]string {
 
 // doctorFindings runs kg doctor --json and returns its exit status and
 // findings by subject.
-func doctorFindings(t *testing.T, root string) (int, map[string][]finding) {
+func doctorFindings(t *testing.T, root string) (int, map[string][]doctor.Finding) {
 	t.Helper()
 	code, out, stderr := runKG(t, nil, "doctor", "--json", "--storage-root", root)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []doctor.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("exit %d, %v:\n%s%s", code, err, out, stderr)
 	}
-	by := map[string][]finding{}
+	by := map[string][]doctor.Finding{}
 	for _, f := range got.Findings {
 		by[f.Subject] = append(by[f.Subject], f)
-		if f.Level != levelOK && f.Fix == "" {
+		if f.Level != doctor.LevelOK && f.Fix == "" {
 			t.Errorf("finding without a fix: %+v", f)
 		}
 	}
 	return code, by
 }
 
-func wantFinding(t *testing.T, by map[string][]finding, subject, level, problem string) {
+func wantFinding(t *testing.T, by map[string][]doctor.Finding, subject, level, problem string) {
 	t.Helper()
 	for _, f := range by[subject] {
 		if f.Level == level && strings.Contains(f.Problem, problem) {
@@ -78,21 +80,21 @@ func TestDoctor(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d with warnings only, want 0", code)
 	}
-	wantFinding(t, by, ".backend", levelInfo, "missing; the files say json")
-	wantFinding(t, by, ".lock", levelOK, "no server runs")
-	wantFinding(t, by, "user.json", levelInfo, "schema 1, as the replaced server wrote it")
-	wantFinding(t, by, "user.tmp", levelWarn, "a temporary file left by a save that did not finish")
-	wantFinding(t, by, "projects/deleted-project/graph.corrupt-1716400000", levelInfo, "a damaged file kept aside")
-	wantFinding(t, by, "project "+gone, levelInfo, "the folder no longer exists")
-	wantFinding(t, by, "sessions.json", levelOK, "0 session(s)")
-	wantFinding(t, by, "projects/damaged/graph.json", levelWarn, "projects/damaged/graph.prev, the version before its last save, loads")
+	wantFinding(t, by, ".backend", doctor.LevelInfo, "missing; the files say json")
+	wantFinding(t, by, ".lock", doctor.LevelOK, "no server runs")
+	wantFinding(t, by, "user.json", doctor.LevelInfo, "schema 1, as the replaced server wrote it")
+	wantFinding(t, by, "user.tmp", doctor.LevelWarn, "a temporary file left by a save that did not finish")
+	wantFinding(t, by, "projects/deleted-project/graph.corrupt-1716400000", doctor.LevelInfo, "a damaged file kept aside")
+	wantFinding(t, by, "project "+gone, doctor.LevelInfo, "the folder no longer exists")
+	wantFinding(t, by, "sessions.json", doctor.LevelOK, "0 session(s)")
+	wantFinding(t, by, "projects/damaged/graph.json", doctor.LevelWarn, "projects/damaged/graph.prev, the version before its last save, loads")
 
 	// Damage the user graph with a good .prev: a warning; without one, an
 	// error and exit 1.
 	writeFile(t, filepath.Join(root, "user.prev"), `{"nodes": {}, "edges": {}}`)
 	writeFile(t, filepath.Join(root, "user.json"), `{"nodes": [}`)
 	code, by = doctorFindings(t, root)
-	wantFinding(t, by, "user.json", levelWarn, "user.prev, the version before its last save, loads")
+	wantFinding(t, by, "user.json", doctor.LevelWarn, "user.prev, the version before its last save, loads")
 	if code != 0 {
 		t.Errorf("exit %d for a damaged file with a good .prev, want 0", code)
 	}
@@ -101,7 +103,7 @@ func TestDoctor(t *testing.T) {
 	}
 	delete(before, filepath.Join(root, "user.json"))
 	code, by = doctorFindings(t, root)
-	wantFinding(t, by, "user.json", levelError, "there is no user.prev to fall back on")
+	wantFinding(t, by, "user.json", doctor.LevelError, "there is no user.prev to fall back on")
 	if code != 1 {
 		t.Errorf("exit %d for a graph that does not load, want 1", code)
 	}
@@ -132,17 +134,17 @@ func TestDoctorBesideAServer(t *testing.T) {
 			if code != 0 {
 				t.Errorf("exit %d", code)
 			}
-			wantFinding(t, by, ".lock", levelOK, "held by the server of pid "+strconv.Itoa(p.cmd.Process.Pid))
+			wantFinding(t, by, ".lock", doctor.LevelOK, "held by the server of pid "+strconv.Itoa(p.cmd.Process.Pid))
 			if storage == "bolt" {
-				wantFinding(t, by, "kg.db", levelInfo, "not opened: the server holds it")
+				wantFinding(t, by, "kg.db", doctor.LevelInfo, "not opened: the server holds it")
 			}
 			if code := p.stop(syscall.SIGTERM); code != 0 {
 				t.Errorf("server exit %d", code)
 			}
 			if storage == "bolt" {
 				code, by = doctorFindings(t, root)
-				wantFinding(t, by, "kg.db", levelOK, "every page reads")
-				wantFinding(t, by, "kg.db user", levelOK, "empty")
+				wantFinding(t, by, "kg.db", doctor.LevelOK, "every page reads")
+				wantFinding(t, by, "kg.db user", doctor.LevelOK, "empty")
 				if code != 0 {
 					t.Errorf("stopped: exit %d", code)
 				}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 )
 
 // kg doctor --duplicates lists each cluster of possible duplicates with the
@@ -27,11 +29,11 @@ func TestDoctorListsDuplicateClusters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("doctor: exit %d %s%s", code, out, stderr)
 	}
-	var got struct{ Findings []finding }
+	var got struct{ Findings []doctor.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	var dups []finding
+	var dups []doctor.Finding
 	for _, f := range got.Findings {
 		if strings.HasPrefix(f.Problem, "possible duplicates: ") {
 			dups = append(dups, f)
@@ -39,7 +41,7 @@ func TestDoctorListsDuplicateClusters(t *testing.T) {
 	}
 	want := "possible duplicates: Auth_Token_Refreshs, auth-token-refresh, jwt-refresh " +
 		"(Auth_Token_Refreshs ~ auth-token-refresh: same id; auth-token-refresh ~ jwt-refresh: gists 1.00 alike)"
-	if len(dups) != 1 || dups[0].Problem != want || dups[0].Level != levelInfo || dups[0].Subject != "user graph" ||
+	if len(dups) != 1 || dups[0].Problem != want || dups[0].Level != doctor.LevelInfo || dups[0].Subject != "user graph" ||
 		!strings.Contains(dups[0].Fix, "keep one") || !strings.Contains(dups[0].Fix, "POST /api/nodes/merge") {
 		t.Fatalf("findings = %+v\nwant one: %s", dups, want)
 	}

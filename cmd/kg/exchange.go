@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -70,7 +69,7 @@ func newExportCommand(e env) *cobra.Command {
 			_, err = doc.WriteTo(c.OutOrStdout())
 			return err
 		}
-		return writeFileAtomic(output, doc.Bytes())
+		return atomicfile.Write(output, doc.Bytes())
 	}
 	return c
 }
@@ -94,30 +93,6 @@ func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, 
 		return err
 	}
 	return portable.Encode(w, key, clock.System{}.Now(), g.Data())
-}
-
-// writeFileAtomic replaces path with data: a temporary file beside it,
-// fsynced, renamed over it; a failure leaves path as it was.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // gone after the rename; cleans up after a failure
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // newImportCommand is `kg import`.

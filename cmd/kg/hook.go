@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -59,7 +60,7 @@ func newHookCommand(e env) *cobra.Command {
 			fmt.Fprintf(e.stderr, "kg hook: unknown event %q; want session-start, prompt or tool-event\n", event)
 			return nil
 		}
-		agent, err := parseHookAgent(agentName)
+		agent, err := hookagent.Parse(agentName)
 		if err != nil {
 			// A hook configured wrongly: said always, still exit 0.
 			fmt.Fprintf(e.stderr, "kg hook: %v\n", err)
@@ -85,13 +86,13 @@ func newHookCommand(e env) *cobra.Command {
 
 // runHook does the work of one hook for agent ("": told by the input's
 // shape) and returns what to print: nil for nothing.
-func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookAgent, debug bool) ([]byte, error) {
+func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookagent.Agent, debug bool) ([]byte, error) {
 	in, err := readHookInput(e)
 	if err != nil {
 		return nil, err
 	}
 	if agent == "" {
-		agent = detectAgent(in)
+		agent = hookagent.Detect(in)
 	}
 	client, err := hookServer(ctx, e, settings, debug)
 	if err != nil {
@@ -116,8 +117,8 @@ func runHook(ctx context.Context, e env, settings *settingsFlags, event string, 
 
 // readHookInput reads the hook input from stdin: at most a request body's
 // size, and a JSON object.
-func readHookInput(e env) (agentInput, error) {
-	var in agentInput
+func readHookInput(e env) (hookagent.Input, error) {
+	var in hookagent.Input
 	input, err := io.ReadAll(io.LimitReader(e.stdin, domain.MaxBodyBytes+1))
 	if err != nil {
 		return in, fmt.Errorf("read the hook input: %w", err)
@@ -152,8 +153,8 @@ func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool)
 
 // sessionStartHook asks the server for the session's preload and turns it
 // into agent's session start output; nil when there is nothing to add.
-func sessionStartHook(ctx context.Context, client *apiClient, agent hookAgent, in agentInput, projectKey string) ([]byte, error) {
-	q := bootstrapQuery(in)
+func sessionStartHook(ctx context.Context, client *apiClient, agent hookagent.Agent, in hookagent.Input, projectKey string) ([]byte, error) {
+	q := hookagent.BootstrapQuery(in)
 	if projectKey != "" {
 		q.Set("project_key", projectKey)
 	}
@@ -172,14 +173,14 @@ func sessionStartHook(ctx context.Context, client *apiClient, agent hookAgent, i
 		user, project := preloadCounts(res.Text)
 		message = fmt.Sprintf("kg memory preloaded: %d user + %d project nodes", user, project)
 	}
-	return agentOutput(agent, "session-start", res.Context, message)
+	return hookagent.Output(agent, "session-start", res.Context, message)
 }
 
 // forwardHook posts the hook input, in the shape the routes read
-// (routeBodyOf), to the server at path and returns its answer as agent's
+// (hookagent.RouteBodyOf), to the server at path and returns its answer as agent's
 // output for event; nil when it has nothing to add ({}).
-func forwardHook(ctx context.Context, client *apiClient, agent hookAgent, event, path string, keyed url.Values, in agentInput) ([]byte, error) {
-	body, err := json.Marshal(routeBodyOf(agent, in))
+func forwardHook(ctx context.Context, client *apiClient, agent hookagent.Agent, event, path string, keyed url.Values, in hookagent.Input) ([]byte, error) {
+	body, err := json.Marshal(hookagent.RouteBodyOf(agent, in))
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +199,7 @@ func forwardHook(ctx context.Context, client *apiClient, agent hookAgent, event,
 	if answer.HookSpecificOutput == nil || answer.HookSpecificOutput.AdditionalContext == "" {
 		return nil, nil // {}: nothing to add
 	}
-	return agentOutput(agent, event, answer.HookSpecificOutput.AdditionalContext, "")
+	return hookagent.Output(agent, event, answer.HookSpecificOutput.AdditionalContext, "")
 }
 
 // hookProjectKey is the key of the project at cwd, from its .kg/project

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 )
 
 // agentHookInput is a golden hook input of Codex or Gemini CLI (as their
@@ -22,22 +24,22 @@ func agentHookInput(t *testing.T, name, conv, cwd string) string {
 // TestDetectAgent: without --agent, the input's shape names the agent.
 func TestDetectAgent(t *testing.T) {
 	cwd := "/work/app"
-	for name, want := range map[string]hookAgent{
-		"codex-session-start":      agentCodex,
-		"codex-prompt":             agentCodex,
-		"codex-post-tool-use-read": agentCodex,
-		"gemini-session-start":     agentGemini,
-		"gemini-prompt":            agentGemini,
-		"gemini-after-tool-read":   agentGemini,
-		"../../../../adapters/http/rest/testdata/hook-inputs/session-start-startup": agentClaudeCode,
-		"../../../../adapters/http/rest/testdata/hook-inputs/prompt-human":          agentClaudeCode,
-		"../../../../adapters/http/rest/testdata/hook-inputs/post-tool-use-read":    agentClaudeCode,
+	for name, want := range map[string]hookagent.Agent{
+		"codex-session-start":      hookagent.Codex,
+		"codex-prompt":             hookagent.Codex,
+		"codex-post-tool-use-read": hookagent.Codex,
+		"gemini-session-start":     hookagent.Gemini,
+		"gemini-prompt":            hookagent.Gemini,
+		"gemini-after-tool-read":   hookagent.Gemini,
+		"../../../../adapters/http/rest/testdata/hook-inputs/session-start-startup": hookagent.ClaudeCode,
+		"../../../../adapters/http/rest/testdata/hook-inputs/prompt-human":          hookagent.ClaudeCode,
+		"../../../../adapters/http/rest/testdata/hook-inputs/post-tool-use-read":    hookagent.ClaudeCode,
 	} {
-		var in agentInput
+		var in hookagent.Input
 		if err := json.Unmarshal([]byte(agentHookInput(t, name, "c1", cwd)), &in); err != nil {
 			t.Fatal(err)
 		}
-		if got := detectAgent(in); got != want {
+		if got := hookagent.Detect(in); got != want {
 			t.Errorf("%s: detected %s, want %s", filepath.Base(name), got, want)
 		}
 	}
@@ -55,27 +57,27 @@ func TestRouteBodyOfAgentTools(t *testing.T) {
 	}
 	a := filepath.Join(cwd, "a.go")
 	for _, tc := range []struct {
-		agent     hookAgent
+		agent     hookagent.Agent
 		tool      string
 		input     string
 		wantTool  string
-		wantInput toolInput
+		wantInput hookagent.ToolInput
 	}{
-		{agentCodex, "Bash", `{"command":"cat a.go"}`, "Read", toolInput{FilePath: a}},
-		{agentCodex, "Bash", `{"command":"sed -n '1,80p' a.go"}`, "Read", toolInput{FilePath: a}},
-		{agentCodex, "Bash", `{"command":"bash -lc 'nl -ba ` + a + `'"}`, "Read", toolInput{FilePath: a}},
-		{agentCodex, "Bash", `{"command":"cat a.go b.go"}`, "Bash", toolInput{}},
-		{agentCodex, "Bash", `{"command":"cat a.go | wc -l"}`, "Bash", toolInput{}},
-		{agentCodex, "Bash", `{"command":"cat a.go > c.go"}`, "Bash", toolInput{}},
-		{agentCodex, "Bash", `{"command":"rm a.go"}`, "Bash", toolInput{}},
-		{agentCodex, "Bash", `{"command":"cat $(ls)"}`, "Bash", toolInput{}},
-		{agentGemini, "read_file", `{"file_path":"a.go"}`, "Read", toolInput{FilePath: a}},
-		{agentGemini, "read_file", `{"file_path":"` + a + `"}`, "Read", toolInput{FilePath: a}},
-		{agentGemini, "web_fetch", `{"prompt":"summarise https://go.dev/doc/faq please"}`, "WebFetch", toolInput{URL: "https://go.dev/doc/faq"}},
-		{agentGemini, "google_web_search", `{"query":"bbolt freelist"}`, "WebSearch", toolInput{Query: "bbolt freelist"}},
-		{agentClaudeCode, "Read", `{"file_path":"` + a + `"}`, "Read", toolInput{FilePath: a}},
+		{hookagent.Codex, "Bash", `{"command":"cat a.go"}`, "Read", hookagent.ToolInput{FilePath: a}},
+		{hookagent.Codex, "Bash", `{"command":"sed -n '1,80p' a.go"}`, "Read", hookagent.ToolInput{FilePath: a}},
+		{hookagent.Codex, "Bash", `{"command":"bash -lc 'nl -ba ` + a + `'"}`, "Read", hookagent.ToolInput{FilePath: a}},
+		{hookagent.Codex, "Bash", `{"command":"cat a.go b.go"}`, "Bash", hookagent.ToolInput{}},
+		{hookagent.Codex, "Bash", `{"command":"cat a.go | wc -l"}`, "Bash", hookagent.ToolInput{}},
+		{hookagent.Codex, "Bash", `{"command":"cat a.go > c.go"}`, "Bash", hookagent.ToolInput{}},
+		{hookagent.Codex, "Bash", `{"command":"rm a.go"}`, "Bash", hookagent.ToolInput{}},
+		{hookagent.Codex, "Bash", `{"command":"cat $(ls)"}`, "Bash", hookagent.ToolInput{}},
+		{hookagent.Gemini, "read_file", `{"file_path":"a.go"}`, "Read", hookagent.ToolInput{FilePath: a}},
+		{hookagent.Gemini, "read_file", `{"file_path":"` + a + `"}`, "Read", hookagent.ToolInput{FilePath: a}},
+		{hookagent.Gemini, "web_fetch", `{"prompt":"summarise https://go.dev/doc/faq please"}`, "WebFetch", hookagent.ToolInput{URL: "https://go.dev/doc/faq"}},
+		{hookagent.Gemini, "google_web_search", `{"query":"bbolt freelist"}`, "WebSearch", hookagent.ToolInput{Query: "bbolt freelist"}},
+		{hookagent.ClaudeCode, "Read", `{"file_path":"` + a + `"}`, "Read", hookagent.ToolInput{FilePath: a}},
 	} {
-		b := routeBodyOf(tc.agent, agentInput{SessionID: "s", CWD: cwd, ToolName: tc.tool, ToolInput: json.RawMessage(tc.input)})
+		b := hookagent.RouteBodyOf(tc.agent, hookagent.Input{SessionID: "s", CWD: cwd, ToolName: tc.tool, ToolInput: json.RawMessage(tc.input)})
 		if b.ToolName != tc.wantTool || b.ToolInput != tc.wantInput || b.SessionID != "s" || b.CWD != cwd {
 			t.Errorf("%s %s %s: %+v; want %s %+v", tc.agent, tc.tool, tc.input, b, tc.wantTool, tc.wantInput)
 		}
@@ -86,8 +88,8 @@ func TestRouteBodyOfAgentTools(t *testing.T) {
 // puts the session start's context in front of the first prompt; recall
 // searches what the person asked, not kg's own preload.
 func TestGeminiPromptWithoutItsHookContext(t *testing.T) {
-	in := agentInput{Prompt: "<hook_context>kg memory preloaded.\n  docs-theme-029: hugo</hook_context>\n\nHow do invoice retries back off?"}
-	if got := routeBodyOf(agentGemini, in).Prompt; got != "How do invoice retries back off?" {
+	in := hookagent.Input{Prompt: "<hook_context>kg memory preloaded.\n  docs-theme-029: hugo</hook_context>\n\nHow do invoice retries back off?"}
+	if got := hookagent.RouteBodyOf(hookagent.Gemini, in).Prompt; got != "How do invoice retries back off?" {
 		t.Errorf("prompt %q", got)
 	}
 }
@@ -101,12 +103,12 @@ func TestHookForCodexAndGemini(t *testing.T) {
 	root := t.TempDir()
 	s := startKG(t, "json", root)
 	for _, tc := range []struct {
-		agent                        hookAgent
+		agent                        hookagent.Agent
 		start, prompt, read          string
 		startEvent, promptEv, toolEv string
 	}{
-		{agentCodex, "codex-session-start", "codex-prompt", "codex-post-tool-use-read", "SessionStart", "UserPromptSubmit", "PostToolUse"},
-		{agentGemini, "gemini-session-start", "gemini-prompt", "gemini-after-tool-read", "SessionStart", "BeforeAgent", "AfterTool"},
+		{hookagent.Codex, "codex-session-start", "codex-prompt", "codex-post-tool-use-read", "SessionStart", "UserPromptSubmit", "PostToolUse"},
+		{hookagent.Gemini, "gemini-session-start", "gemini-prompt", "gemini-after-tool-read", "SessionStart", "BeforeAgent", "AfterTool"},
 	} {
 		t.Run(string(tc.agent), func(t *testing.T) {
 			proj := projectDir(t, "app")

@@ -1,85 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
+	"github.com/kg-memory/kg/cmd/kg/internal/install"
 )
-
-// claudeHook is one hook kg adds to Claude Code (docs/design/hooks.md#kg-install-claude-code):
-// the plugin's hooks/hooks.json holds the same three, and a test keeps them
-// equal.
-type claudeHook struct {
-	event   string // Claude Code's hook event
-	matcher string // "": every tool
-	arg     string // kg hook's event
-	timeout int    // seconds Claude Code waits: above kg hook's own deadline
-}
-
-var claudeHooks = []claudeHook{
-	{event: "SessionStart", arg: "session-start", timeout: 5},
-	{event: "UserPromptSubmit", arg: "prompt", timeout: 2},
-	{event: "PostToolUse", matcher: "Read|WebFetch|WebSearch", arg: "tool-event", timeout: 2},
-}
-
-// kgHookCommand matches the command of a hook kg adds: an executable (a
-// path as shellQuote writes it, quoted or bare) running `hook <event>`.
-// Whether the executable is a kg is hookOwner's to say.
-var kgHookCommand = regexp.MustCompile(`^('(?:[^']|'\\'')*'|[^\s']+) hook (session-start|prompt|tool-event)(?: .*)?$`)
-
-// kgExecutable tells a kg binary, whatever it is named: an executable
-// named kg-something (kg, kg-v2, kg.exe) or the very file install writes
-// now (a kg renamed anything).
-type kgExecutable struct {
-	self string // the executable install writes into the settings
-}
-
-// is reports whether the executable at exe is a kg.
-func (k kgExecutable) is(exe string) bool {
-	if strings.HasPrefix(strings.ToLower(filepath.Base(exe)), "kg") {
-		return true
-	}
-	a, errA := os.Stat(exe)
-	b, errB := os.Stat(k.self)
-	return errA == nil && errB == nil && os.SameFile(a, b)
-}
-
-// hookOwner tells kg's own hooks from the user's, whatever the kg binary is
-// named: a hook is kg's when its command runs `hook` with the event install
-// writes for that Claude Code event, through a kgExecutable. Only such hooks
-// are replaced or removed; every other hook is the user's.
-type hookOwner struct{ kg kgExecutable }
-
-// owns reports whether hook x, found under the event whose kg hook runs
-// `hook arg`, is kg's.
-func (o hookOwner) owns(x any, arg string) bool {
-	m, _ := x.(map[string]any)
-	cmd, _ := m["command"].(string)
-	sub := kgHookCommand.FindStringSubmatch(cmd)
-	if m["type"] != "command" || sub == nil || sub[2] != arg {
-		return false
-	}
-	return o.kg.is(shellUnquote(sub[1]))
-}
-
-// shellUnquote undoes shellQuote.
-func shellUnquote(word string) string {
-	if len(word) >= 2 && strings.HasPrefix(word, "'") && strings.HasSuffix(word, "'") {
-		return strings.ReplaceAll(word[1:len(word)-1], `'\''`, "'")
-	}
-	return word
-}
-
-// claudeMCPName is the name of kg's entry under mcpServers.
-const claudeMCPName = "kg"
 
 // newInstallCommand is `kg install claude-code [--dry-run|--uninstall]`.
 func newInstallCommand(e env) *cobra.Command {
@@ -121,186 +51,13 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("find the kg binary the hooks will run: %w", err)
 		}
-		todo, notes, err := planEdits(claudeEdits(home, exe, cfg, uninstall))
+		todo, notes, err := install.PlanEdits(install.ClaudeEdits(home, exe, claudeMCPEntry(exe, cfg), legacyClaudeMCPEntry(cfg), uninstall))
 		if err != nil {
 			return err
 		}
-		return applyEdits(e, todo, notes, dryRun, uninstall)
+		return install.ApplyEdits(e.stdout, todo, notes, dryRun, uninstall)
 	}
 	return c
-}
-
-// fileEdit is one settings file install changes, and how: edit changes
-// the decoded file and returns the changes, and a note when it kept
-// something and why.
-type fileEdit struct {
-	path string
-	edit func(doc map[string]any) (changes []string, note string)
-}
-
-// pendingEdit is a file read and changed in memory, not yet written.
-type pendingEdit struct {
-	path    string
-	doc     map[string]any
-	order   *keyOrder
-	mode    fs.FileMode
-	changes []string
-}
-
-// claudeEdits are the two files install (or uninstall) changes for Claude
-// Code: the hooks in settings.json and the MCP server in ~/.claude.json.
-func claudeEdits(home, exe string, cfg Config, uninstall bool) []fileEdit {
-	kg := kgExecutable{self: exe}
-	return []fileEdit{
-		{filepath.Join(home, ".claude", "settings.json"), func(doc map[string]any) ([]string, string) {
-			if uninstall {
-				return removeClaudeHooks(doc, hookOwner{kg}), ""
-			}
-			return addClaudeHooks(doc, shellQuote(exe), hookOwner{kg}), ""
-		}},
-		{filepath.Join(home, ".claude.json"), func(doc map[string]any) ([]string, string) {
-			return editClaudeMCP(doc, claudeMCPEntry(exe, cfg), mcpOwner{kg, legacyClaudeMCPEntry(cfg)}, uninstall)
-		}},
-	}
-}
-
-// planEdits reads and changes every file in memory first, so that a
-// damaged file stops the command before anything is written. It returns
-// the files that change and the notes of what was kept.
-func planEdits(edits []fileEdit) (todo []pendingEdit, notes []string, err error) {
-	for _, f := range edits {
-		doc, order, mode, err := readJSONObject(f.path)
-		if err != nil {
-			return nil, nil, err
-		}
-		ch, note := f.edit(doc)
-		if note != "" {
-			notes = append(notes, note)
-		}
-		if len(ch) > 0 {
-			todo = append(todo, pendingEdit{f.path, doc, order, mode, ch})
-		}
-	}
-	return todo, notes, nil
-}
-
-// applyEdits prints the notes and each change, then, unless dryRun,
-// writes the changed files.
-func applyEdits(e env, todo []pendingEdit, notes []string, dryRun, uninstall bool) error {
-	for _, n := range notes {
-		fmt.Fprintln(e.stdout, n)
-	}
-	if len(todo) == 0 {
-		fmt.Fprintln(e.stdout, "Claude Code's settings already say this: nothing to change.")
-		return nil
-	}
-	for _, t := range todo {
-		fmt.Fprintf(e.stdout, "%s:\n", t.path)
-		for _, ch := range t.changes {
-			fmt.Fprintf(e.stdout, "  %s\n", ch)
-		}
-	}
-	if dryRun {
-		fmt.Fprintln(e.stdout, "dry run: nothing written.")
-		return nil
-	}
-	for _, t := range todo {
-		if err := writeJSONObject(t.path, t.doc, t.order, t.mode); err != nil {
-			return err
-		}
-	}
-	if uninstall {
-		fmt.Fprintln(e.stdout, "Removed. Restart Claude Code for it to take effect.")
-	} else {
-		fmt.Fprintln(e.stdout, "Installed. Restart Claude Code for it to take effect; `kg install claude-code --uninstall` takes it out.")
-	}
-	return nil
-}
-
-// addClaudeHooks puts kg's hooks into the settings doc: a kg hook already
-// there for the event is updated in place, else a group is appended. It
-// returns the changes, none when the doc already holds them.
-func addClaudeHooks(doc map[string]any, exe string, owner hookOwner) []string {
-	var changes []string
-	hooks, _ := doc["hooks"].(map[string]any)
-	if hooks == nil {
-		hooks = map[string]any{}
-	}
-	for _, h := range claudeHooks {
-		want := map[string]any{"type": "command", "command": exe + " hook " + h.arg, "timeout": float64(h.timeout)}
-		groups, _ := hooks[h.event].([]any)
-		found := false
-		for _, g := range groups {
-			gm, _ := g.(map[string]any)
-			list, _ := gm["hooks"].([]any)
-			for i, x := range list {
-				if !owner.owns(x, h.arg) {
-					continue
-				}
-				found = true
-				if !jsonEqual(x, want) {
-					list[i] = want
-					changes = append(changes, fmt.Sprintf("update hooks.%s: %s", h.event, want["command"]))
-				}
-			}
-		}
-		if !found {
-			g := map[string]any{"hooks": []any{want}}
-			if h.matcher != "" {
-				g["matcher"] = h.matcher
-			}
-			hooks[h.event] = append(groups, g)
-			changes = append(changes, fmt.Sprintf("add hooks.%s: %s", h.event, want["command"]))
-		}
-	}
-	doc["hooks"] = hooks
-	return changes
-}
-
-// removeClaudeHooks takes every kg hook out of the settings doc, and the
-// groups and events left empty by it; the user's own hooks stay.
-func removeClaudeHooks(doc map[string]any, owner hookOwner) []string {
-	hooks, _ := doc["hooks"].(map[string]any)
-	if hooks == nil {
-		return nil
-	}
-	var changes []string
-	for _, h := range claudeHooks {
-		groups, ok := hooks[h.event].([]any)
-		if !ok {
-			continue
-		}
-		var keep []any
-		for _, g := range groups {
-			gm, ok := g.(map[string]any)
-			list, _ := gm["hooks"].([]any)
-			if !ok || len(list) == 0 {
-				keep = append(keep, g)
-				continue
-			}
-			var left []any
-			for _, x := range list {
-				if owner.owns(x, h.arg) {
-					changes = append(changes, fmt.Sprintf("remove hooks.%s: %s", h.event, x.(map[string]any)["command"]))
-					continue
-				}
-				left = append(left, x)
-			}
-			if len(left) > 0 {
-				gm["hooks"] = left
-				keep = append(keep, gm)
-			}
-		}
-		if len(keep) == 0 {
-			delete(hooks, h.event)
-		} else {
-			hooks[h.event] = keep
-		}
-	}
-	if len(hooks) == 0 {
-		delete(doc, "hooks")
-	}
-	return changes
 }
 
 // claudeMCPEntry is the MCP server install writes for Claude Code: this kg
@@ -333,126 +90,143 @@ func legacyClaudeMCPEntry(cfg Config) map[string]any {
 	return entry
 }
 
-// mcpOwner tells an MCP entry kg install wrote from one the user wrote: a
-// stdio entry running `mcp` through a kgExecutable, whatever its settings,
-// or the http entry an earlier install wrote for this address. Install
-// replaces such an entry and uninstall removes it; any other "kg" entry is
-// the user's.
-type mcpOwner struct {
-	kg     kgExecutable
-	legacy map[string]any
-}
-
-func (o mcpOwner) owns(entry any) bool {
-	if jsonEqual(entry, o.legacy) {
-		return true
+func newInstallCodexCommand(e env) *cobra.Command {
+	var dryRun, uninstall bool
+	c := &cobra.Command{
+		Use:   "codex [--dry-run|--uninstall]",
+		Short: "add kg's hooks and MCP server to Codex's user settings (or take them out)",
+		Long: "Merges into ~/.codex/hooks.json (under $CODEX_HOME when it is set) the SessionStart,\n" +
+			"UserPromptSubmit and PostToolUse hooks that run `kg hook … --agent codex`, and into config.toml the\n" +
+			"MCP server [mcp_servers.kg] (running this kg's `kg mcp`, its tools approved) and the trust of\n" +
+			"those hooks, which Codex otherwise skips until a person reviews them. Every other setting is kept;\n" +
+			"running it again changes nothing; --dry-run prints the changes and writes nothing; --uninstall\n" +
+			"removes only what it added, the trust with the hooks.",
+		Args: exactArgs(),
 	}
-	m, _ := entry.(map[string]any)
-	command, _ := m["command"].(string)
-	args, _ := m["args"].([]any)
-	isStdio := m["type"] == nil || m["type"] == "stdio"
-	return isStdio && command != "" && len(args) > 0 && args[0] == "mcp" && o.kg.is(command)
-}
-
-// editClaudeMCP adds kg's entry (want) under mcpServers in Claude Code's
-// user state (~/.claude.json), replacing one kg install wrote before, or
-// removes it. A "kg" entry that owner does not own is the user's: kept
-// either way, and said so.
-func editClaudeMCP(doc map[string]any, want map[string]any, owner mcpOwner, uninstall bool) (changes []string, note string) {
-	servers, _ := doc["mcpServers"].(map[string]any)
-	have, exists := servers[claudeMCPName]
-	ours := exists && owner.owns(have)
-	switch {
-	case uninstall && ours:
-		delete(servers, claudeMCPName)
-		if len(servers) == 0 {
-			delete(doc, "mcpServers")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes, write nothing")
+	c.Flags().BoolVar(&uninstall, "uninstall", false, "remove kg's hooks, their trust and the MCP server from Codex's settings")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		t, err := newInstallTarget(e)
+		if err != nil {
+			return err
 		}
-		return []string{"remove mcpServers.kg"}, ""
-	case uninstall && exists:
-		return nil, "kept mcpServers.kg in ~/.claude.json: it is not one kg install writes"
-	case uninstall, exists && jsonEqual(have, want):
-		return nil, ""
-	case ours:
-		servers[claudeMCPName] = want
-		return []string{fmt.Sprintf("update mcpServers.kg: %s", compactJSON(want))}, ""
-	case exists:
-		return nil, "kept mcpServers.kg in ~/.claude.json: it is not one kg install writes (" + compactJSON(have) + "); remove it to have kg's"
+		dir := codexHome(e, t.Home)
+		hooksPath := filepath.Join(dir, "hooks.json")
+		var trusts, stale []install.CodexTrust
+		hooksFile, err := install.JSONPending(hooksPath, func(doc map[string]any) []string {
+			stale = install.CodexHookTrusts(doc, hooksPath, t.Owner) // what install wrote before
+			if uninstall {
+				return install.RemoveAgentHooks(doc, install.CodexHooks, t.Owner)
+			}
+			changes := install.AddAgentHooks(doc, install.CodexHooks, t.Quoted, string(hookagent.Codex), t.Owner, false)
+			trusts = install.CodexHookTrusts(doc, hooksPath, t.Owner)
+			return changes
+		})
+		if err != nil {
+			return err
+		}
+		configFile, note, err := install.CodexConfigPending(filepath.Join(dir, "config.toml"), t, trusts, stale, uninstall)
+		if err != nil {
+			return err
+		}
+		var notes []string
+		if note != "" {
+			notes = append(notes, note)
+		}
+		return install.ApplyPending(e.stdout, "codex", []*install.PendingFile{hooksFile, configFile}, notes, dryRun, uninstall, "Codex")
 	}
-	if servers == nil {
-		servers = map[string]any{}
-		doc["mcpServers"] = servers
-	}
-	servers[claudeMCPName] = want
-	return []string{fmt.Sprintf("add mcpServers.kg: %s", compactJSON(want))}, ""
+	return c
 }
 
-func jsonEqual(a, b any) bool { return compactJSON(a) == compactJSON(b) }
-
-func compactJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+// codexHome is Codex's folder: $CODEX_HOME, else ~/.codex.
+func codexHome(e env, home string) string {
+	if d := e.getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	return filepath.Join(home, ".codex")
 }
 
-// readJSONObject reads the JSON object of path: an absent or empty file is
-// an empty object; anything else that is not an object is an error naming
-// the file, and nothing is written. Numbers stay as written (json.Number:
-// a large integer must not come back rounded), and the key order is
-// returned for writeJSONObject.
-func readJSONObject(path string) (map[string]any, *keyOrder, fs.FileMode, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, nil, 0o600, nil
+func newInstallGeminiCommand(e env) *cobra.Command {
+	var dryRun, uninstall bool
+	c := &cobra.Command{
+		Use:   "gemini [--dry-run|--uninstall]",
+		Short: "add kg's hooks and MCP server to Gemini CLI's user settings (or take them out)",
+		Long: "Merges into ~/.gemini/settings.json the MCP server \"kg\" (running this kg's `kg mcp`, trusted, so its\n" +
+			"tools run without a confirmation) and the SessionStart, BeforeAgent and AfterTool hooks that run\n" +
+			"`kg hook … --agent gemini`. Every other setting is kept; running it again changes nothing; --dry-run\n" +
+			"prints the changes and writes nothing; --uninstall removes only what it added.",
+		Args: exactArgs(),
 	}
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("read %s: %w", path, err)
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes, write nothing")
+	c.Flags().BoolVar(&uninstall, "uninstall", false, "remove kg's hooks and MCP server from Gemini CLI's settings")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		t, err := newInstallTarget(e)
+		if err != nil {
+			return err
+		}
+		var notes []string
+		f, err := install.JSONPending(filepath.Join(t.Home, ".gemini", "settings.json"), func(doc map[string]any) []string {
+			changes, note := install.EditGeminiMCP(doc, t, uninstall)
+			if note != "" {
+				notes = append(notes, note)
+			}
+			if uninstall {
+				return append(changes, install.RemoveAgentHooks(doc, install.GeminiHooks, t.Owner)...)
+			}
+			return append(changes, install.AddAgentHooks(doc, install.GeminiHooks, t.Quoted, string(hookagent.Gemini), t.Owner, true)...)
+		})
+		if err != nil {
+			return err
+		}
+		return install.ApplyPending(e.stdout, "gemini", []*install.PendingFile{f}, notes, dryRun, uninstall, "Gemini CLI")
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	doc := map[string]any{}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return doc, nil, st.Mode().Perm(), nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	err = dec.Decode(&doc)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value")
-	}
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%s is not a JSON object (%v): fix or move it, then run this again; nothing was changed", path, err)
-	}
-	return doc, readKeyOrder(b), st.Mode().Perm(), nil
+	return c
 }
 
-// writeJSONObject replaces path with doc, indented, its keys in the order
-// they were read (new keys after them), through a temporary file renamed
-// over it (writeFileAtomic), so that Claude Code never reads half a file;
-// the file keeps its mode.
-func writeJSONObject(path string, doc map[string]any, order *keyOrder, mode fs.FileMode) error {
-	b, err := marshalInOrder(doc, order)
+func newInstallTarget(e env) (install.Target, error) {
+	home, err := e.home()
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+		return install.Target{}, fmt.Errorf("find the home folder: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create the folder of %s: %w", path, err)
+	exe, err := e.executable()
+	if err != nil {
+		return install.Target{}, fmt.Errorf("find the kg binary the hooks will run: %w", err)
 	}
-	if err := writeFileAtomic(path, append(b, '\n')); err != nil {
-		return err
+	return install.NewTarget(home, exe), nil
+}
+
+// installable are the agents kg install knows, by the program each runs as.
+var installable = []struct{ agent, program string }{
+	{"claude-code", "claude"},
+	{"codex", "codex"},
+	{"gemini", "gemini"},
+}
+
+// listInstallable is `kg install` alone: each agent it knows, whether its
+// program is on PATH, and for one that is, what its install would change
+// (its --dry-run).
+func listInstallable(c *cobra.Command, e env, args []string) error {
+	if len(args) > 0 {
+		return wantSubcommand(c, args)
 	}
-	if err := os.Chmod(path, mode); err != nil {
-		return fmt.Errorf("keep the mode of %s: %w", path, err)
+	for _, a := range installable {
+		path, err := exec.LookPath(a.program)
+		if err != nil {
+			fmt.Fprintf(e.stdout, "%s: %s is not on PATH; `kg install %s` sets it up anyway.\n\n", a.agent, a.program, a.agent)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%s: found %s; `kg install %s` would change:\n", a.agent, path, a.agent)
+		sub, _, err := c.Find([]string{a.agent})
+		if err != nil || sub == c {
+			return fmt.Errorf("kg install %s: %v", a.agent, err)
+		}
+		if err := sub.Flags().Set("dry-run", "true"); err != nil {
+			return err
+		}
+		if err := sub.RunE(sub, nil); err != nil {
+			return fmt.Errorf("kg install %s --dry-run: %w", a.agent, err)
+		}
+		fmt.Fprintln(e.stdout)
 	}
 	return nil
-}
-
-// shellQuote quotes path for the shell Claude Code runs a hook command in,
-// when it needs it.
-func shellQuote(path string) string {
-	if path != "" && !strings.ContainsAny(path, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
-		return path
-	}
-	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
 }

@@ -5,27 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// TestCodexHookHash: the hash kg writes as a hook's trust is the one Codex
-// computes for it. The golden values are what Codex 0.171's own app server
-// (`codex app-server`, method hooks/list, field currentHash) reported for
-// these hooks, with trustStatus "trusted" for the records kg wrote.
-func TestCodexHookHash(t *testing.T) {
-	for _, tc := range []struct {
-		event, matcher, command string
-		timeout                 int
-		want                    string
-	}{
-		{"SessionStart", "", "/tmp/a-agents-kg hook session-start --agent codex", 5, "sha256:702a981f669c174dce3a896720595cf7fe1a74baac932f53e5cfe6dd94bdc552"},
-		{"UserPromptSubmit", "", "/tmp/a-agents-kg hook prompt --agent codex", 2, "sha256:4908d01aef5b4a7efdef017503313895aa39d79479a6f69f8a0410d41027aa63"},
-		{"PostToolUse", "Bash", "/tmp/a-agents-kg hook tool-event --agent codex", 2, "sha256:fe3a7b45062b18679ffa072ecf939996522f8dc6cde1f240dcc3315f9c77ba8a"},
-	} {
-		if got := codexHookHash(tc.event, tc.matcher, tc.command, tc.timeout); got != tc.want {
-			t.Errorf("%s %q: %s, want %s", tc.event, tc.command, got, tc.want)
-		}
-	}
-}
+	"github.com/kg-memory/kg/cmd/kg/internal/install"
+)
 
 const userCodexConfig = `model = "o3"
 approval_policy = "on-request"
@@ -70,7 +52,7 @@ func TestInstallCodex(t *testing.T) {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
 	config := read(configPath)
-	start := codexHookHash("SessionStart", "", kgBin(t)+" hook session-start --agent codex", 5)
+	start := install.CodexHookHash("SessionStart", "", kgBin(t)+" hook session-start --agent codex", 5)
 	for _, want := range []string{
 		userCodexConfig,
 		"[mcp_servers.kg]\ncommand = \"" + kgBin(t) + "\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n",
@@ -84,10 +66,10 @@ func TestInstallCodex(t *testing.T) {
 		}
 	}
 	hooks := decodeFile(t, hooksPath)["hooks"].(map[string]any)
-	if g := hooks["SessionStart"].([]any); len(g) != 2 || !strings.Contains(compactJSON(g[0]), "echo hi") {
-		t.Errorf("SessionStart groups: %s", compactJSON(g))
+	if g := hooks["SessionStart"].([]any); len(g) != 2 || !strings.Contains(install.CompactJSON(g[0]), "echo hi") {
+		t.Errorf("SessionStart groups: %s", install.CompactJSON(g))
 	}
-	if g := compactJSON(hooks["PostToolUse"]); !strings.Contains(g, `"matcher":"Bash"`) || !strings.Contains(g, "hook tool-event --agent codex") {
+	if g := install.CompactJSON(hooks["PostToolUse"]); !strings.Contains(g, `"matcher":"Bash"`) || !strings.Contains(g, "hook tool-event --agent codex") {
 		t.Errorf("PostToolUse: %s", g)
 	}
 	installedHooks := read(hooksPath)
@@ -100,7 +82,7 @@ func TestInstallCodex(t *testing.T) {
 	if got := read(configPath); got != userCodexConfig {
 		t.Errorf("config.toml after uninstall:\n%s\nwant it as before:\n%s", got, userCodexConfig)
 	}
-	if got := compactJSON(decodeFile(t, hooksPath)); got != `{"hooks":{"SessionStart":[{"hooks":[{"command":"echo hi","timeout":3,"type":"command"}]}]}}` {
+	if got := install.CompactJSON(decodeFile(t, hooksPath)); got != `{"hooks":{"SessionStart":[{"hooks":[{"command":"echo hi","timeout":3,"type":"command"}]}]}}` {
 		t.Errorf("hooks.json after uninstall: %s", got)
 	}
 
@@ -131,7 +113,7 @@ func TestInstallGemini(t *testing.T) {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
 	doc := decodeFile(t, path)
-	got := compactJSON(doc)
+	got := install.CompactJSON(doc)
 	for _, want := range []string{
 		`"kg":{"args":["mcp"],"command":"` + kgBin(t) + `","trust":true}`, `"other":{"command":"other-mcp"}`, `"vimMode":true`,
 		`"command":"` + kgBin(t) + ` hook session-start --agent gemini"`, `"command":"` + kgBin(t) + ` hook prompt --agent gemini"`,
@@ -151,7 +133,7 @@ func TestInstallGemini(t *testing.T) {
 	if code, out, errOut := runKG(t, env, "install", "gemini", "--uninstall"); code != 0 {
 		t.Fatalf("uninstall: %d %s %s", code, out, errOut)
 	}
-	if got := compactJSON(decodeFile(t, path)); got != `{"general":{"vimMode":true},"hooks":{"AfterTool":[{"hooks":[{"command":"gofmt -w","type":"command"}],"matcher":"write_file"}]},"mcpServers":{"other":{"command":"other-mcp"}}}` {
+	if got := install.CompactJSON(decodeFile(t, path)); got != `{"general":{"vimMode":true},"hooks":{"AfterTool":[{"hooks":[{"command":"gofmt -w","type":"command"}],"matcher":"write_file"}]},"mcpServers":{"other":{"command":"other-mcp"}}}` {
 		t.Errorf("after uninstall: %s", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/install"
 )
 
 // The user's Claude Code settings before kg install: hooks and servers of
@@ -208,60 +210,17 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "..", "integrations", "claude-code")
 	want := map[string]any{}
-	addClaudeHooks(want, "kg", hookOwner{kgExecutable{self: "kg"}})
-	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !jsonEqual(got, want) {
-		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install writes:\n%s", compactJSON(got), compactJSON(want))
+	install.AddClaudeHooks(want, "kg", install.NewTarget("", "kg").Owner)
+	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !install.JSONEqual(got, want) {
+		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install writes:\n%s", install.CompactJSON(got), install.CompactJSON(want))
 	}
 	mcp := decodeFile(t, filepath.Join(dir, ".mcp.json"))
-	if !jsonEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": claudeMCPEntry("kg", Config{Host: "127.0.0.1", Port: 8765})}}) {
-		t.Errorf(".mcp.json: %s", compactJSON(mcp))
+	if !install.JSONEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": claudeMCPEntry("kg", Config{Host: "127.0.0.1", Port: 8765})}}) {
+		t.Errorf(".mcp.json: %s", install.CompactJSON(mcp))
 	}
 	manifest := decodeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"))
 	if manifest["name"] != "kg" || manifest["version"] == nil || manifest["description"] == nil {
 		t.Errorf("plugin.json: %v", manifest)
-	}
-}
-
-// kg's own hooks are told from the user's whatever the kg binary is named:
-// an executable named kg-something, or the very file install writes, running
-// the hook of that event (issue 30 item 3: kg-v2 and kg.exe were the user's).
-func TestHookOwnerKnowsKGsHooks(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	self := filepath.Join(dir, "memory")
-	if err := os.WriteFile(self, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	renamed := filepath.Join(dir, "my memory")
-	if err := os.Link(self, renamed); err != nil {
-		t.Fatal(err)
-	}
-	owner := hookOwner{kgExecutable{self: self}}
-	for _, tc := range []struct {
-		cmd, arg string
-		want     bool
-	}{
-		{"kg hook prompt", "prompt", true},
-		{"/usr/local/bin/kg hook session-start", "session-start", true},
-		{"'/home/a b/kg' hook tool-event", "tool-event", true},
-		{"kg hook prompt --debug", "prompt", true},
-		{"/opt/kg-v2 hook prompt", "prompt", true},
-		{"'/mnt/c/tools/kg.exe' hook prompt", "prompt", true},
-		{"/bin/kgx hook prompt", "prompt", true},
-		{self + " hook prompt", "prompt", true},
-		{shellQuote(renamed) + " hook session-start", "session-start", true},
-		{"'/it'\\''s/kg' hook prompt", "prompt", true},
-		{"notkg hook prompt", "prompt", false},
-		{"/usr/bin/memory hook prompt", "prompt", false},
-		{"kg hook prompt", "session-start", false},
-		{"kg hook other", "prompt", false},
-		{"kg hooks prompt", "prompt", false},
-		{"gofmt -w", "prompt", false},
-	} {
-		hook := map[string]any{"type": "command", "command": tc.cmd}
-		if got := owner.owns(hook, tc.arg); got != tc.want {
-			t.Errorf("%q under the %s hook: kg's = %v, want %v", tc.cmd, tc.arg, got, tc.want)
-		}
 	}
 }
 
@@ -313,7 +272,7 @@ func TestInstallClaudeCodeEntryCarriesAddressAndToken(t *testing.T) {
 	entry := claudeMCPEntry("/bin/kg", Config{Host: "127.0.0.2", Port: 9000, AuthToken: "s3cret-token"})
 	want := map[string]any{"type": "stdio", "command": "/bin/kg", "args": []any{"mcp", "--host=127.0.0.2", "--port=9000"},
 		"env": map[string]any{"KG_AUTH_TOKEN": "s3cret-token"}}
-	if !jsonEqual(entry, want) {
-		t.Errorf("entry = %s, want %s", compactJSON(entry), compactJSON(want))
+	if !install.JSONEqual(entry, want) {
+		t.Errorf("entry = %s, want %s", install.CompactJSON(entry), install.CompactJSON(want))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -36,11 +37,11 @@ func TestDoctorReportsAJournalWithoutItsGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, by := doctorFindings(t, root)
-	wantFinding(t, by, filepath.Join("projects", "api", "graph.journal"), levelWarn, "graph.json and graph.prev are missing: only the journal is left")
+	wantFinding(t, by, filepath.Join("projects", "api", "graph.journal"), doctor.LevelWarn, "graph.json and graph.prev are missing: only the journal is left")
 	for _, f := range by[filepath.Join("projects", "api", "graph.journal")] {
 		mustContain(t, f.Fix, "restore graph.json from a backup into projects/api")
 	}
 	// The project is listed (its journal names it) and loads from the
 	// journal, without a second finding with the advice for a damaged file.
-	wantFinding(t, by, filepath.Join("projects", "api", "graph.json"), levelOK, "1 node(s)")
+	wantFinding(t, by, filepath.Join("projects", "api", "graph.json"), doctor.LevelOK, "1 node(s)")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/adapters/storage/memory"
+	"github.com/kg-memory/kg/cmd/kg/internal/readonly"
 )
 
 // commandConfig reads the settings of a command other than `kg serve`. It
@@ -103,26 +104,9 @@ func openReadOnly(ctx context.Context, cfg Config, log *slog.Logger) (storage, f
 	return st, func() { closeStorage(); release() }, nil
 }
 
-// readOnlyFS is the file system of a json store that may read and never
-// write: a load that would set a damaged file aside, or apply an alias,
-// fails instead with errReadOnly, which the command reports.
-type readOnlyFS struct{ jsonfile.FS }
-
-// errReadOnly is why a read-only store refused to change a file.
-var errReadOnly = errors.New("this command only reads the root and changes nothing")
-
-func (readOnlyFS) Create(string) (jsonfile.File, error) { return nil, errReadOnly }
-func (readOnlyFS) Append(string) (jsonfile.File, error) { return nil, errReadOnly }
-func (readOnlyFS) Edit(string) (jsonfile.File, error)   { return nil, errReadOnly }
-func (readOnlyFS) Rename(string, string) error          { return errReadOnly }
-func (readOnlyFS) Link(string, string) error            { return errReadOnly }
-func (readOnlyFS) Remove(string) error                  { return errReadOnly }
-func (readOnlyFS) Mkdir(string, fs.FileMode) error      { return errReadOnly }
-func (readOnlyFS) SyncDir(string) error                 { return errReadOnly }
-
-// openJSONReadOnly opens the json store of root through readOnlyFS.
+// openJSONReadOnly opens the json store of root through readonly.FS.
 func openJSONReadOnly(_ context.Context, root string, log *slog.Logger) (storage, func(), error) {
-	s, err := jsonfile.Open(root, jsonfile.Options{Logger: log, FS: readOnlyFS{jsonfile.OS{}}})
+	s, err := jsonfile.Open(root, jsonfile.Options{Logger: log, FS: readonly.FS{FS: jsonfile.OS{}}})
 	if err != nil {
 		return storage{}, nil, err
 	}

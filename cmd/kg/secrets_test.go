@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
 )
 
@@ -116,13 +117,13 @@ func TestDoctorFindsStoredSecrets(t *testing.T) {
 				if code != 0 {
 					t.Errorf("doctor: exit %d %s", code, stderr)
 				}
-				var got struct{ Findings []finding }
+				var got struct{ Findings []doctor.Finding }
 				if err := json.Unmarshal([]byte(out), &got); err != nil {
 					t.Fatalf("%v: %s", err, out)
 				}
 				n := 0
 				for _, f := range got.Findings {
-					if f.Subject == "user graph" && f.Level == levelWarn && strings.Contains(f.Problem, ": looks like ") {
+					if f.Subject == "user graph" && f.Level == doctor.LevelWarn && strings.Contains(f.Problem, ": looks like ") {
 						n++
 						if f.Fix == "" || !strings.Contains(f.Fix, "rotate the credential") {
 							t.Errorf("finding without its fix: %+v", f)

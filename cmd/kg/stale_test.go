@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/filehash"
+	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 )
 
 // kg doctor --stale reads the files the nodes recorded and reports each
@@ -37,14 +38,14 @@ func TestDoctorListsStaleNodes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("doctor: exit %d %s%s", code, out, stderr)
 	}
-	var got struct{ Findings []finding }
+	var got struct{ Findings []doctor.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	var stale []string
 	for _, f := range got.Findings {
 		if strings.Contains(f.Problem, "possibly stale") {
-			if f.Level != levelWarn || !strings.Contains(f.Fix, "write it again") {
+			if f.Level != doctor.LevelWarn || !strings.Contains(f.Fix, "write it again") {
 				t.Errorf("finding %+v", f)
 			}
 			stale = append(stale, f.Problem)

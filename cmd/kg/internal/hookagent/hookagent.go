@@ -1,11 +1,11 @@
-package main
-
-// The agents kg hook speaks for (docs/clients.md#what-each-agent-supports):
-// each agent's hook input is read into the shape of Claude Code's, which the
-// hook routes take (docs/design/hooks.md), and the routes' answer is printed
-// in the shape that agent expects. Codex's hook protocol is Claude Code's
-// (the same field names, events and outputs, and it refuses unknown output
-// fields); Gemini CLI names its events otherwise and its tools are its own.
+// Package hookagent holds the agents kg hook speaks for
+// (docs/clients.md#what-each-agent-supports): each agent's hook input is read
+// into the shape of Claude Code's, which the hook routes take
+// (docs/design/hooks.md), and the routes' answer is printed in the shape that
+// agent expects. Codex's hook protocol is Claude Code's (the same field names,
+// events and outputs, and it refuses unknown output fields); Gemini CLI names
+// its events otherwise and its tools are its own.
+package hookagent
 
 import (
 	"encoding/json"
@@ -17,21 +17,21 @@ import (
 	"strings"
 )
 
-// hookAgent is an agent whose hooks run kg hook.
-type hookAgent string
+// Agent is an agent whose hooks run kg hook.
+type Agent string
 
 const (
-	agentClaudeCode hookAgent = "claude-code"
-	agentCodex      hookAgent = "codex"
-	agentGemini     hookAgent = "gemini"
+	ClaudeCode Agent = "claude-code"
+	Codex      Agent = "codex"
+	Gemini     Agent = "gemini"
 )
 
-// hookAgents are the values of kg hook --agent.
-var hookAgents = []hookAgent{agentClaudeCode, agentCodex, agentGemini}
+// Agents are the values of kg hook --agent.
+var Agents = []Agent{ClaudeCode, Codex, Gemini}
 
-// parseHookAgent checks a --agent value; "" is detection from the input.
-func parseHookAgent(s string) (hookAgent, error) {
-	for _, a := range hookAgents {
+// Parse checks a --agent value; "" is detection from the input.
+func Parse(s string) (Agent, error) {
+	for _, a := range Agents {
 		if string(a) == s {
 			return a, nil
 		}
@@ -42,25 +42,25 @@ func parseHookAgent(s string) (hookAgent, error) {
 	return "", fmt.Errorf("--agent %q: want claude-code, codex or gemini", s)
 }
 
-// geminiEvents are Gemini CLI's names of the events kg hooks into, by kg
+// GeminiEvents are Gemini CLI's names of the events kg hooks into, by kg
 // hook's event (Gemini CLI has no stop event that may speak to the model
 // only once, and no prompt submit by that name).
-var geminiEvents = map[string]string{
+var GeminiEvents = map[string]string{
 	"session-start": "SessionStart",
 	"prompt":        "BeforeAgent",
 	"tool-event":    "AfterTool",
 }
 
-// claudeEvents are Claude Code's (and Codex's) names of the same events.
-var claudeEvents = map[string]string{
+// ClaudeEvents are Claude Code's (and Codex's) names of the same events.
+var ClaudeEvents = map[string]string{
 	"session-start": "SessionStart",
 	"prompt":        "UserPromptSubmit",
 	"tool-event":    "PostToolUse",
 	"stop":          "Stop",
 }
 
-// agentInput is the part of any agent's hook input kg reads.
-type agentInput struct {
+// Input is the part of any agent's hook input kg reads.
+type Input struct {
 	SessionID      string          `json:"session_id"`
 	CWD            string          `json:"cwd"`
 	Source         string          `json:"source"`
@@ -75,64 +75,64 @@ type agentInput struct {
 	Timestamp *string `json:"timestamp"`
 }
 
-// detectAgent tells the agent from the shape of its hook input: Gemini CLI
+// Detect tells the agent from the shape of its hook input: Gemini CLI
 // stamps every input with a timestamp and names its events its own way;
 // Codex sends a turn id with every turn-scoped event and, at session start,
 // a transcript that is a rollout file or none; anything else is Claude
 // Code's.
-func detectAgent(in agentInput) hookAgent {
+func Detect(in Input) Agent {
 	switch in.HookEventName {
 	case "BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "PreCompress", "BeforeToolSelection":
-		return agentGemini
+		return Gemini
 	}
 	if in.Timestamp != nil {
-		return agentGemini
+		return Gemini
 	}
 	if in.TurnID != nil {
-		return agentCodex
+		return Codex
 	}
 	if in.HookEventName == "SessionStart" && (in.TranscriptPath == nil || strings.HasPrefix(filepath.Base(*in.TranscriptPath), "rollout-")) {
-		return agentCodex
+		return Codex
 	}
-	return agentClaudeCode
+	return ClaudeCode
 }
 
-// routeBody is a hook input in Claude Code's shape, what the hook routes
+// RouteBody is a hook input in Claude Code's shape, what the hook routes
 // read.
-type routeBody struct {
+type RouteBody struct {
 	SessionID string    `json:"session_id"`
 	CWD       string    `json:"cwd"`
 	Prompt    string    `json:"prompt,omitempty"`
 	ToolName  string    `json:"tool_name,omitempty"`
-	ToolInput toolInput `json:"tool_input"`
+	ToolInput ToolInput `json:"tool_input"`
 }
 
-type toolInput struct {
+type ToolInput struct {
 	FilePath string `json:"file_path,omitempty"`
 	URL      string `json:"url,omitempty"`
 	Query    string `json:"query,omitempty"`
 }
 
-// routeBodyOf is agent's hook input as the routes read it: its tool, when
+// RouteBodyOf is agent's hook input as the routes read it: its tool, when
 // it is one kg counts, named as Claude Code names it (a file read is Read,
 // a fetch WebFetch, a web search WebSearch), with that tool's target.
-func routeBodyOf(agent hookAgent, in agentInput) routeBody {
-	b := routeBody{SessionID: in.SessionID, CWD: in.CWD, Prompt: in.Prompt, ToolName: in.ToolName}
+func RouteBodyOf(agent Agent, in Input) RouteBody {
+	b := RouteBody{SessionID: in.SessionID, CWD: in.CWD, Prompt: in.Prompt, ToolName: in.ToolName}
 	var raw map[string]any
 	_ = json.Unmarshal(in.ToolInput, &raw)
 	str := func(k string) string { s, _ := raw[k].(string); return s }
 	switch agent {
-	case agentClaudeCode:
-		b.ToolInput = toolInput{FilePath: str("file_path"), URL: str("url"), Query: str("query")}
-	case agentCodex:
+	case ClaudeCode:
+		b.ToolInput = ToolInput{FilePath: str("file_path"), URL: str("url"), Query: str("query")}
+	case Codex:
 		// Codex reads files through its shell: a plain reading command of
 		// one file under cwd is a Read of it.
 		if in.ToolName == "Bash" || in.ToolName == "shell" || in.ToolName == "exec_command" {
 			if p := shellReadTarget(str("command"), in.CWD); p != "" {
-				b.ToolName, b.ToolInput = "Read", toolInput{FilePath: p}
+				b.ToolName, b.ToolInput = "Read", ToolInput{FilePath: p}
 			}
 		}
-	case agentGemini:
+	case Gemini:
 		// Gemini CLI without a terminal puts the session start's context in
 		// front of the first prompt, inside <hook_context>: kg's own preload
 		// is not what the person asked.
@@ -140,14 +140,14 @@ func routeBodyOf(agent hookAgent, in agentInput) routeBody {
 		switch in.ToolName {
 		case "read_file":
 			if p := str("file_path"); p != "" {
-				b.ToolName, b.ToolInput = "Read", toolInput{FilePath: absUnder(in.CWD, p)}
+				b.ToolName, b.ToolInput = "Read", ToolInput{FilePath: absUnder(in.CWD, p)}
 			}
 		case "web_fetch":
 			if u := firstURL.FindString(str("prompt")); u != "" {
-				b.ToolName, b.ToolInput = "WebFetch", toolInput{URL: u}
+				b.ToolName, b.ToolInput = "WebFetch", ToolInput{URL: u}
 			}
 		case "google_web_search":
-			b.ToolName, b.ToolInput = "WebSearch", toolInput{Query: str("query")}
+			b.ToolName, b.ToolInput = "WebSearch", ToolInput{Query: str("query")}
 		}
 	}
 	return b
@@ -243,14 +243,14 @@ func commandWords(s string) []string {
 	return words
 }
 
-// agentOutput is what agent expects printed for event, with text for the
+// Output is what agent expects printed for event, with text for the
 // model (and, at a session start, message for the person). Claude Code and
 // Codex read hookSpecificOutput named by their event; Gemini CLI reads the
 // same fields under its own event names.
-func agentOutput(agent hookAgent, event, text, message string) ([]byte, error) {
-	name := claudeEvents[event]
-	if agent == agentGemini {
-		name = geminiEvents[event]
+func Output(agent Agent, event, text, message string) ([]byte, error) {
+	name := ClaudeEvents[event]
+	if agent == Gemini {
+		name = GeminiEvents[event]
 	}
 	out := map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": name, "additionalContext": text}}
 	if message != "" {
@@ -260,8 +260,8 @@ func agentOutput(agent hookAgent, event, text, message string) ([]byte, error) {
 	return append(b, '\n'), err
 }
 
-// bootstrapQuery is the session start's query of GET /api/session_bootstrap.
-func bootstrapQuery(in agentInput) url.Values {
+// BootstrapQuery is the session start's query of GET /api/session_bootstrap.
+func BootstrapQuery(in Input) url.Values {
 	transcript := ""
 	if in.TranscriptPath != nil {
 		transcript = *in.TranscriptPath

@@ -1,7 +1,6 @@
-package main
+package doctor
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/filehash"
-	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
@@ -20,43 +18,43 @@ import (
 // (docs/design/operations.md#kg-doctor): stored secrets, possible
 // duplicates. Like every check of kg doctor it changes nothing.
 
-// contentChecks are the checks of what the graphs hold, each asked for by
+// ContentChecks are the checks of what the graphs hold, each asked for by
 // its flag.
-type contentChecks struct {
+type ContentChecks struct {
 	secrets    bool
 	duplicates bool
 	stale      bool
 }
 
-func (cc *contentChecks) bind(c *cobra.Command) {
+func (cc *ContentChecks) Bind(c *cobra.Command) {
 	c.Flags().BoolVar(&cc.secrets, "secrets", false, "scan every node and edge for credentials (keys, tokens, passwords)")
 	c.Flags().BoolVar(&cc.duplicates, "duplicates", false, "list the clusters of active and archived nodes that may say one thing")
 	c.Flags().BoolVar(&cc.stale, "stale", false, "read the project files the nodes recorded and list the nodes whose files changed or vanished since")
 }
 
-func (cc contentChecks) any() bool { return cc.secrets || cc.duplicates || cc.stale }
+func (cc ContentChecks) Any() bool { return cc.secrets || cc.duplicates || cc.stale }
 
-// graphSubject names a graph in a finding.
-func graphSubject(key domain.GraphKey) string {
+// GraphSubject names a graph in a finding.
+func GraphSubject(key domain.GraphKey) string {
 	if key.Level == domain.LevelUser {
 		return "user graph"
 	}
 	return "project " + key.Project
 }
 
-// checkContent makes the asked checks of one graph's data.
-func (c *checkup) checkContent(ctx context.Context, key domain.GraphKey, d domain.GraphData) {
-	if !c.content.any() {
+// CheckContent makes the asked checks of one graph's data.
+func (c *Checkup) CheckContent(ctx context.Context, key domain.GraphKey, d domain.GraphData) {
+	if !c.Content.Any() {
 		return
 	}
 	g, _ := domain.Restore(key, d, domain.RestoreOptions{})
-	if c.content.secrets {
+	if c.Content.secrets {
 		c.checkSecrets(key, g)
 	}
-	if c.content.duplicates {
+	if c.Content.duplicates {
 		c.checkDuplicates(key, g)
 	}
-	if c.content.stale && key.Level == domain.LevelProject {
+	if c.Content.stale && key.Level == domain.LevelProject {
 		c.checkStale(ctx, key, g)
 	}
 }
@@ -66,20 +64,20 @@ func (c *checkup) checkContent(ctx context.Context, key domain.GraphKey, d domai
 // since (docs/design/trust.md#staleness). It reads the project's files, never
 // writes anything, and reads nothing of the storage root but what the other
 // checks read.
-func (c *checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain.Graph) {
-	subject := graphSubject(key)
+func (c *Checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain.Graph) {
+	subject := GraphSubject(key)
 	if !filepath.IsAbs(key.Project) {
-		c.add(levelInfo, subject, "names no folder: its recorded files are unverifiable", "nothing to do")
+		c.Add(LevelInfo, subject, "names no folder: its recorded files are unverifiable", "nothing to do")
 		return
 	}
 	nodes, err := filecheck.Stale(ctx, filehash.OS{}, key.Project, g)
 	switch {
 	case err != nil:
-		c.add(levelInfo, subject, "the project's folder cannot be read ("+err.Error()+"): its recorded files are unverifiable, not stale",
+		c.Add(LevelInfo, subject, "the project's folder cannot be read ("+err.Error()+"): its recorded files are unverifiable, not stale",
 			"nothing to do; if the project moved, kg project mv OLD NEW")
 		return
 	case len(nodes) == 0:
-		c.add(levelOK, subject, "no recorded file changed or vanished", "")
+		c.Add(LevelOK, subject, "no recorded file changed or vanished", "")
 		return
 	}
 	for _, n := range nodes {
@@ -87,7 +85,7 @@ func (c *checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain
 		for i, f := range n.Files {
 			files[i] = f.Path + " " + string(f.Change)
 		}
-		c.add(levelWarn, subject, fmt.Sprintf("node %s is possibly stale: %s", n.ID, strings.Join(files, ", ")),
+		c.Add(LevelWarn, subject, fmt.Sprintf("node %s is possibly stale: %s", n.ID, strings.Join(files, ", ")),
 			fmt.Sprintf("read the files and node %s; write it again with what is true now (kg_put_node, which records the files anew), or delete it", n.ID))
 	}
 }
@@ -95,10 +93,10 @@ func (c *checkup) checkStale(ctx context.Context, key domain.GraphKey, g *domain
 // checkDuplicates reports each cluster of possible duplicates
 // (docs/design/trust.md#duplicates): its nodes and the links that joined
 // them. Merging is a person's call, so it is information, not a fault.
-func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
+func (c *Checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
 	clusters := duplicates.Clusters(g)
 	if len(clusters) == 0 {
-		c.add(levelOK, graphSubject(key), "no possible duplicates", "")
+		c.Add(LevelOK, GraphSubject(key), "no possible duplicates", "")
 		return
 	}
 	for _, cl := range clusters {
@@ -110,7 +108,7 @@ func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
 			}
 			links[i] = fmt.Sprintf("%s ~ %s: %s", p.A, p.B, how)
 		}
-		c.add(levelInfo, graphSubject(key),
+		c.Add(LevelInfo, GraphSubject(key),
 			fmt.Sprintf("possible duplicates: %s (%s)", strings.Join(cl.IDs, ", "), strings.Join(links, "; ")),
 			"if they say one thing, keep one and merge the others into it: on the web page, Merge… on a node "+
 				"(POST /api/nodes/merge unites the notes, rewires the edges and deletes the other in one write); if not, nothing to do")
@@ -119,10 +117,10 @@ func (c *checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
 
 // checkSecrets reports each credential a graph holds, by its node or edge,
 // field, kind and position; never the credential itself.
-func (c *checkup) checkSecrets(key domain.GraphKey, g *domain.Graph) {
+func (c *Checkup) checkSecrets(key domain.GraphKey, g *domain.Graph) {
 	found := g.Secrets()
 	if len(found) == 0 {
-		c.add(levelOK, graphSubject(key), "no secret found", "")
+		c.Add(LevelOK, GraphSubject(key), "no secret found", "")
 		return
 	}
 	for _, f := range found {
@@ -133,32 +131,6 @@ func (c *checkup) checkSecrets(key domain.GraphKey, g *domain.Graph) {
 			fix = "write the edge again with the secret replaced by where it lives (kg_put_edge), or delete it " +
 				"(kg_delete_edge); then rotate the credential: it has been in memory"
 		}
-		c.add(levelWarn, graphSubject(key), item+" "+f.Message(), fix)
-	}
-}
-
-// checkContentThroughServer makes the content checks through the server
-// that holds the root's bolt file: each graph as its export reads it.
-func (c *checkup) checkContentThroughServer(ctx context.Context, srv *apiClient) {
-	keys := []domain.GraphKey{domain.UserGraph}
-	projects, err := serverProjects(ctx, srv)
-	if err != nil {
-		c.add(levelWarn, "server", "the list of projects cannot be read: "+err.Error(), "run kg doctor again")
-	}
-	for _, p := range projects {
-		keys = append(keys, domain.ProjectGraph(p))
-	}
-	for _, k := range keys {
-		var doc bytes.Buffer
-		if err := srv.call(ctx, "GET", "/api/export", scopeQuery(k), nil, &doc); err != nil {
-			c.add(levelWarn, graphSubject(k), "cannot be read through the server: "+err.Error(), "run kg doctor again")
-			continue
-		}
-		d, err := portable.Decode(&doc)
-		if err != nil {
-			c.add(levelWarn, graphSubject(k), "the server's export does not decode: "+err.Error(), "run kg doctor again")
-			continue
-		}
-		c.checkContent(ctx, k, d.Data)
+		c.Add(LevelWarn, GraphSubject(key), item+" "+f.Message(), fix)
 	}
 }

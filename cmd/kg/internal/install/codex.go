@@ -1,4 +1,4 @@
-package main
+package install
 
 // kg install codex (docs/clients.md#codex): kg's hooks in Codex's
 // hooks.json, and in its config.toml the MCP server entry and the trust of
@@ -23,7 +23,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 )
 
 // codexEventLabels are Codex's names of its events in a hook's trust key
@@ -41,11 +42,11 @@ func codexMatcherApplies(event string) bool {
 	return event != "UserPromptSubmit" && event != "Stop"
 }
 
-// codexHookHash is the hash Codex gives a command hook: SHA-256 of the
+// CodexHookHash is the hash Codex gives a command hook: SHA-256 of the
 // canonical JSON (keys sorted, no spaces) of the hook's normalized
 // identity — its event's label, its group's matcher, and the hook alone
 // with its timeout and async set.
-func codexHookHash(event, matcher, command string, timeout int) string {
+func CodexHookHash(event, matcher, command string, timeout int) string {
 	identity := map[string]any{
 		"event_name": codexEventLabels[event],
 		"hooks":      []any{map[string]any{"type": "command", "command": command, "timeout": timeout, "async": false}},
@@ -61,15 +62,15 @@ func codexHookHash(event, matcher, command string, timeout int) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// codexTrust is the trust record of one hook: its key and hash.
-type codexTrust struct{ key, hash string }
+// CodexTrust is the trust record of one hook: its key and hash.
+type CodexTrust struct{ key, hash string }
 
-// codexHookTrusts are the trust records of kg's hooks as they stand in the
+// CodexHookTrusts are the trust records of kg's hooks as they stand in the
 // hooks document at hooksPath: the key names a hook by its position.
-func codexHookTrusts(doc map[string]any, hooksPath string, owner hookOwner) []codexTrust {
+func CodexHookTrusts(doc map[string]any, hooksPath string, owner HookOwner) []CodexTrust {
 	all, _ := doc["hooks"].(map[string]any)
-	var out []codexTrust
-	for _, h := range codexHooks {
+	var out []CodexTrust
+	for _, h := range CodexHooks {
 		groups, _ := all[h.event].([]any)
 		for gi, g := range groups {
 			gm, _ := g.(map[string]any)
@@ -86,67 +87,11 @@ func codexHookTrusts(doc map[string]any, hooksPath string, owner hookOwner) []co
 					timeout = n
 				}
 				key := fmt.Sprintf("%s:%s:%d:%d", hooksPath, codexEventLabels[h.event], gi, hi)
-				out = append(out, codexTrust{key: key, hash: codexHookHash(h.event, matcher, cmd, timeout)})
+				out = append(out, CodexTrust{key: key, hash: CodexHookHash(h.event, matcher, cmd, timeout)})
 			}
 		}
 	}
 	return out
-}
-
-func newInstallCodexCommand(e env) *cobra.Command {
-	var dryRun, uninstall bool
-	c := &cobra.Command{
-		Use:   "codex [--dry-run|--uninstall]",
-		Short: "add kg's hooks and MCP server to Codex's user settings (or take them out)",
-		Long: "Merges into ~/.codex/hooks.json (under $CODEX_HOME when it is set) the SessionStart,\n" +
-			"UserPromptSubmit and PostToolUse hooks that run `kg hook … --agent codex`, and into config.toml the\n" +
-			"MCP server [mcp_servers.kg] (running this kg's `kg mcp`, its tools approved) and the trust of\n" +
-			"those hooks, which Codex otherwise skips until a person reviews them. Every other setting is kept;\n" +
-			"running it again changes nothing; --dry-run prints the changes and writes nothing; --uninstall\n" +
-			"removes only what it added, the trust with the hooks.",
-		Args: exactArgs(),
-	}
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes, write nothing")
-	c.Flags().BoolVar(&uninstall, "uninstall", false, "remove kg's hooks, their trust and the MCP server from Codex's settings")
-	c.RunE = func(c *cobra.Command, _ []string) error {
-		t, err := newInstallTarget(e)
-		if err != nil {
-			return err
-		}
-		dir := codexHome(e, t.home)
-		hooksPath := filepath.Join(dir, "hooks.json")
-		var trusts, stale []codexTrust
-		hooksFile, err := jsonPending(hooksPath, func(doc map[string]any) []string {
-			stale = codexHookTrusts(doc, hooksPath, t.owner) // what install wrote before
-			if uninstall {
-				return removeAgentHooks(doc, codexHooks, t.owner)
-			}
-			changes := addAgentHooks(doc, codexHooks, t.quoted, agentCodex, t.owner, false)
-			trusts = codexHookTrusts(doc, hooksPath, t.owner)
-			return changes
-		})
-		if err != nil {
-			return err
-		}
-		configFile, note, err := codexConfigPending(filepath.Join(dir, "config.toml"), t, trusts, stale, uninstall)
-		if err != nil {
-			return err
-		}
-		var notes []string
-		if note != "" {
-			notes = append(notes, note)
-		}
-		return applyPending(e, "codex", []*pendingFile{hooksFile, configFile}, notes, dryRun, uninstall, "Codex")
-	}
-	return c
-}
-
-// codexHome is Codex's folder: $CODEX_HOME, else ~/.codex.
-func codexHome(e env, home string) string {
-	if d := e.getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	return filepath.Join(home, ".codex")
 }
 
 // codexMCPTable is the [mcp_servers.kg] table install writes.
@@ -157,13 +102,13 @@ func codexMCPTable(exe string) string {
 // codexTrustHeader is the header of a hook's trust table.
 func codexTrustHeader(key string) string { return "[hooks.state." + tomlString(key) + "]" }
 
-// codexConfigPending reads config.toml and plans its change: the MCP entry
+// CodexConfigPending reads config.toml and plans its change: the MCP entry
 // added (or, uninstalling, removed when it is kg's), kg's hooks' trust
 // tables written for trusts and removed for the stale ones install wrote
 // before. The file is edited as text, table by table, so that every other
 // line stays as the person wrote it; a file that is not TOML stops the
 // command.
-func codexConfigPending(path string, t installTarget, trusts, stale []codexTrust, uninstall bool) (*pendingFile, string, error) {
+func CodexConfigPending(path string, t Target, trusts, stale []CodexTrust, uninstall bool) (*PendingFile, string, error) {
 	text, mode, err := readTextFile(path)
 	if err != nil {
 		return nil, "", err
@@ -176,7 +121,7 @@ func codexConfigPending(path string, t installTarget, trusts, stale []codexTrust
 	note := ""
 	servers, _ := parsed["mcp_servers"].(map[string]any)
 	entry, exists := servers["kg"].(map[string]any)
-	ours := exists && mcpEntryRunsKG(entry, t.owner)
+	ours := exists && mcpEntryRunsKG(entry, t.Owner)
 	header := "[mcp_servers.kg]"
 	switch {
 	case uninstall && ours:
@@ -190,13 +135,13 @@ func codexConfigPending(path string, t installTarget, trusts, stale []codexTrust
 	case exists && !ours:
 		note = "kept [mcp_servers.kg] in " + path + ": it is not the one kg install writes; remove it to have kg's"
 	default:
-		want := codexMCPTable(t.exe)
+		want := codexMCPTable(t.Exe)
 		if tomlTableText(text, header) != want {
 			if next, ok := removeTOMLTable(text, header); ok {
 				text = next
 			}
 			text = appendTOMLTable(text, want)
-			changes = append(changes, "add [mcp_servers.kg]: "+t.exe+" mcp, its tools approved")
+			changes = append(changes, "add [mcp_servers.kg]: "+t.Exe+" mcp, its tools approved")
 		}
 	}
 	keep := map[string]bool{}
@@ -222,11 +167,11 @@ func codexConfigPending(path string, t installTarget, trusts, stale []codexTrust
 		}
 	}
 	final := text
-	return &pendingFile{path: path, changes: changes, write: func() error {
+	return &PendingFile{path: path, changes: changes, write: func() error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return fmt.Errorf("create the folder of %s: %w", path, err)
 		}
-		if err := writeFileAtomic(path, []byte(final)); err != nil {
+		if err := atomicfile.Write(path, []byte(final)); err != nil {
 			return err
 		}
 		return os.Chmod(path, mode)

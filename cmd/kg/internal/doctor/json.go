@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/cmd/kg/internal/readonly"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -36,18 +37,18 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// checkJSON checks a json root: every graph and the sessions are loaded
+// CheckJSON checks a json root: every graph and the sessions are loaded
 // through a store that cannot write, and when one does not load, each of
 // its files is tried on its own and its journal read record by record, so
 // that the finding names the file, the line and the byte, and the fix works.
-func (c *checkup) checkJSON(ctx context.Context, bar *progress, served bool) {
-	s, err := jsonfile.Open(c.root, jsonfile.Options{FS: readOnlyFS{jsonfile.OS{}}, Logger: quiet})
+func (c *Checkup) CheckJSON(ctx context.Context, progress func(done, total int), served bool) {
+	s, err := jsonfile.Open(c.Root, jsonfile.Options{FS: readonly.FS{FS: jsonfile.OS{}}, Logger: quiet})
 	if err != nil {
-		c.add(levelError, c.root, err.Error(), "")
+		c.Add(LevelError, c.Root, err.Error(), "")
 		return
 	}
 	sessions, err := s.LoadSessions(ctx)
-	sf := stemFiles{c.root, "sessions"}
+	sf := stemFiles{c.Root, "sessions"}
 	if err == nil {
 		c.loadedFrom(sf, fmt.Sprintf("%d session(s)", len(sessions)))
 	} else {
@@ -58,7 +59,7 @@ func (c *checkup) checkJSON(ctx context.Context, bar *progress, served bool) {
 	aliases := c.checkAliases()
 	stored, err := s.List(ctx)
 	if err != nil {
-		c.add(levelError, "projects/", err.Error(), "replace it with a folder (kg does not follow links inside its root), or restore it from a backup")
+		c.Add(LevelError, "projects/", err.Error(), "replace it with a folder (kg does not follow links inside its root), or restore it from a backup")
 	}
 	owners := map[string]string{} // folder → project
 	for _, sg := range stored {
@@ -66,30 +67,30 @@ func (c *checkup) checkJSON(ctx context.Context, bar *progress, served bool) {
 	}
 	folders := c.projectFolders()
 	total := len(folders) + 1
-	bar.set(0, total)
-	uf := stemFiles{c.root, "user"}
+	progress(0, total)
+	uf := stemFiles{c.Root, "user"}
 	if d, err := s.Load(ctx, domain.UserGraph); err == nil {
 		c.loadedFrom(uf, c.graphSummary(d))
 		c.checkSchema("user.json", d, "json")
-		c.checkContent(ctx, domain.UserGraph, d)
+		c.CheckContent(ctx, domain.UserGraph, d)
 	} else {
 		c.damagedFiles(uf, err, c.probeGraph, fixGraph)
 	}
 	for i, folder := range folders {
-		bar.set(i+1, total)
+		progress(i+1, total)
 		c.checkFolder(ctx, s, folder, owners, aliases)
 	}
-	bar.set(total, total)
+	progress(total, total)
 	c.checkLeftovers(served)
 }
 
 // checkFolder checks one folder under projects/.
-func (c *checkup) checkFolder(ctx context.Context, s *jsonfile.Store, folder string, owners, aliases map[string]string) {
-	dir := filepath.Join(c.root, "projects", folder)
+func (c *Checkup) checkFolder(ctx context.Context, s *jsonfile.Store, folder string, owners, aliases map[string]string) {
+	dir := filepath.Join(c.Root, "projects", folder)
 	gf := stemFiles{dir, "graph"}
 	name := filepath.Join("projects", folder, "graph.json")
 	if !exists(gf.file()) && !exists(gf.prev()) && !exists(gf.journal()) {
-		c.add(levelInfo, c.rel(dir), "a project folder without a graph", "nothing to do; delete it if you made it")
+		c.Add(LevelInfo, c.Rel(dir), "a project folder without a graph", "nothing to do; delete it if you made it")
 		return
 	}
 	project, listed := owners[folder]
@@ -98,18 +99,18 @@ func (c *checkup) checkFolder(ctx context.Context, s *jsonfile.Store, folder str
 		// records none (the replaced server's), or when another folder
 		// claims the same project first.
 		claimed := recordedProject(gf)
-		if target, ok := aliases[folder]; ok && claimed != "" && !exists(filepath.Join(c.root, "projects", target, "graph.json")) {
-			c.add(levelInfo, c.rel(dir), fmt.Sprintf("aliases.json moves it to projects/%s, with its graph, the first time its project %s is used", target, claimed),
+		if target, ok := aliases[folder]; ok && claimed != "" && !exists(filepath.Join(c.Root, "projects", target, "graph.json")) {
+			c.Add(LevelInfo, c.Rel(dir), fmt.Sprintf("aliases.json moves it to projects/%s, with its graph, the first time its project %s is used", target, claimed),
 				"nothing to do")
 			return
 		}
 		switch other := folderOf(owners, claimed); {
 		case claimed != "" && other != "":
-			c.add(levelWarn, c.rel(dir), fmt.Sprintf("claims the project %s, which projects/%s claims too; kg serves projects/%s", claimed, other, other),
+			c.Add(LevelWarn, c.Rel(dir), fmt.Sprintf("claims the project %s, which projects/%s claims too; kg serves projects/%s", claimed, other, other),
 				fmt.Sprintf("look at both; keep what you want of this one (`kg import` a document made from it into the project), then delete %s", dir))
 			return
 		case claimed == "" && exists(gf.file()) && c.probeGraph(gf.file()) == nil:
-			c.add(levelInfo, c.rel(dir), fmt.Sprintf("records no project (a folder of the replaced server): kg serves it to the first project whose folder is named %q", folder),
+			c.Add(LevelInfo, c.Rel(dir), fmt.Sprintf("records no project (a folder of the replaced server): kg serves it to the first project whose folder is named %q", folder),
 				"nothing to do")
 			return
 		}
@@ -118,8 +119,8 @@ func (c *checkup) checkFolder(ctx context.Context, s *jsonfile.Store, folder str
 	}
 	d, err := s.Load(ctx, domain.ProjectGraph(project))
 	if err != nil {
-		if target, ok := aliases[folder]; ok && errors.Is(err, errReadOnly) {
-			c.add(levelInfo, c.rel(dir), fmt.Sprintf("aliases.json moves it to projects/%s, with its graph, the first time its project %s is used", target, project),
+		if target, ok := aliases[folder]; ok && errors.Is(err, readonly.ErrRefused) {
+			c.Add(LevelInfo, c.Rel(dir), fmt.Sprintf("aliases.json moves it to projects/%s, with its graph, the first time its project %s is used", target, project),
 				"nothing to do")
 			return
 		}
@@ -129,7 +130,7 @@ func (c *checkup) checkFolder(ctx context.Context, s *jsonfile.Store, folder str
 	c.loadedFrom(gf, c.graphSummary(d))
 	c.checkSchema(name, d, "json")
 	c.checkProject(project, d)
-	c.checkContent(ctx, domain.ProjectGraph(project), d)
+	c.CheckContent(ctx, domain.ProjectGraph(project), d)
 }
 
 // folderOf returns the folder List gives project, "" for none.
@@ -163,8 +164,8 @@ func recordedProject(f stemFiles) string {
 }
 
 // projectFolders lists the folders under projects/, sorted.
-func (c *checkup) projectFolders() []string {
-	entries, err := os.ReadDir(filepath.Join(c.root, "projects"))
+func (c *Checkup) projectFolders() []string {
+	entries, err := os.ReadDir(filepath.Join(c.Root, "projects"))
 	if err != nil {
 		return nil
 	}
@@ -180,20 +181,20 @@ func (c *checkup) projectFolders() []string {
 // loadedFrom records a file set that loaded, and says what a load that
 // worked around something did: a graph file missing beside its .prev, a
 // torn last journal record.
-func (c *checkup) loadedFrom(f stemFiles, summary string) {
-	name := c.rel(f.file())
+func (c *Checkup) loadedFrom(f stemFiles, summary string) {
+	name := c.Rel(f.file())
 	if !exists(f.file()) && !exists(f.prev()) && journalHoldsWrites(f.journal()) {
 		c.journalOnly(f)
-		c.add(levelOK, name, summary, "")
+		c.Add(LevelOK, name, summary, "")
 	} else if !exists(f.file()) && exists(f.prev()) {
-		c.add(levelWarn, name, fmt.Sprintf("missing; %s, the version before its last save, loads instead (%s), and the journal is replayed on it", c.rel(f.prev()), summary),
+		c.Add(LevelWarn, name, fmt.Sprintf("missing; %s, the version before its last save, loads instead (%s), and the journal is replayed on it", c.Rel(f.prev()), summary),
 			fmt.Sprintf("restore %s from a backup if you have one (what its last save added is not in %s); otherwise nothing to do: kg writes it again at its next save",
-				name, c.rel(f.prev())))
+				name, c.Rel(f.prev())))
 	} else {
-		c.add(levelOK, name, summary, "")
+		c.Add(LevelOK, name, summary, "")
 	}
 	if j := scanJournalFile(f.journal()); j.torn != nil {
-		c.add(levelInfo, c.rel(f.journal()), fmt.Sprintf("its last record (line %d, bytes %d–%d) is cut short: a write a crash interrupted before it was acknowledged", j.torn.line, j.torn.start, j.torn.end),
+		c.Add(LevelInfo, c.Rel(f.journal()), fmt.Sprintf("its last record (line %d, bytes %d–%d) is cut short: a write a crash interrupted before it was acknowledged", j.torn.line, j.torn.start, j.torn.end),
 			"nothing to do: kg drops it at the next write or checkpoint")
 	}
 }
@@ -209,13 +210,13 @@ func journalHoldsWrites(p string) bool {
 // journal holds writes: the server serves those writes (to the project the
 // journal's records name) and has lost what only the file held
 // (docs/design/storage.md#folder-lookup).
-func (c *checkup) journalOnly(f stemFiles) {
-	into := c.rel(f.dir)
-	if f.dir == c.root {
+func (c *Checkup) journalOnly(f stemFiles) {
+	into := c.Rel(f.dir)
+	if f.dir == c.Root {
 		into = "the storage root"
 	}
 	fi, _ := os.Lstat(f.journal())
-	c.add(levelWarn, c.rel(f.journal()),
+	c.Add(LevelWarn, c.Rel(f.journal()),
 		fmt.Sprintf("%s.json and %s.prev are missing: only the journal is left (%d bytes), holding the writes since the last checkpoint; "+
 			"the server serves those, and what only %s.json held is lost", f.stem, f.stem, fi.Size(), f.stem),
 		fmt.Sprintf("restore %s.json from a backup into %s before the server's next write to this graph (docs/operations.md#backup-and-restore): "+
@@ -231,17 +232,17 @@ const (
 // damagedFiles says why the file set f did not load (err), file by file:
 // the journal's first bad record, the file and its .prev each tried on
 // their own (probe); and what to do.
-func (c *checkup) damagedFiles(f stemFiles, err error, probe func(path string) error, kind string) {
-	name := c.rel(f.file())
+func (c *Checkup) damagedFiles(f stemFiles, err error, probe func(path string) error, kind string) {
+	name := c.Rel(f.file())
 	found := false
 	if j := scanJournalFile(f.journal()); j.bad != nil && kind == fixSessions {
 		found = true
-		c.add(levelWarn, c.rel(f.journal()), fmt.Sprintf("line %d (bytes %d–%d) is damaged (%s), and %d whole record(s) follow it", j.bad.line, j.bad.start, j.bad.end, j.bad.why, j.after),
+		c.Add(LevelWarn, c.Rel(f.journal()), fmt.Sprintf("line %d (bytes %d–%d) is damaged (%s), and %d whole record(s) follow it", j.bad.line, j.bad.start, j.bad.end, j.bad.why, j.after),
 			fmt.Sprintf("nothing to do but start kg: it keeps the journal as sessions.journal.corrupt-<unix time> and starts with no sessions (agents start new ones); "+
 				"to keep the sessions instead, stop kg and delete that line first: `sed -i.bak %dd %s`", j.bad.line, f.journal()))
 	} else if j.bad != nil {
 		found = true
-		c.add(levelError, c.rel(f.journal()), fmt.Sprintf("line %d (bytes %d–%d) is damaged (%s), and %d whole record(s) follow it: writes that were acknowledged; the %s is unavailable until it is repaired",
+		c.Add(LevelError, c.Rel(f.journal()), fmt.Sprintf("line %d (bytes %d–%d) is damaged (%s), and %d whole record(s) follow it: writes that were acknowledged; the %s is unavailable until it is repaired",
 			j.bad.line, j.bad.start, j.bad.end, j.bad.why, j.after, what(kind)),
 			fmt.Sprintf("stop kg, then delete that line, keeping a copy of the journal as %s.bak: `sed -i.bak %dd %s`; the writes of that one record are lost, the %d after it are kept; then run kg doctor again",
 				f.journal(), j.bad.line, f.journal(), j.after))
@@ -264,33 +265,33 @@ func (c *checkup) damagedFiles(f stemFiles, err error, probe func(path string) e
 	case exists(f.file()) && ferr != nil && exists(f.prev()) && perr == nil:
 		found = true
 		lost := "the writes of its last save are lost unless you restore " + name + " from a backup"
-		fix := "nothing to do but start kg: it loads " + c.rel(f.prev()) + ", keeps the damaged file as " + strings.TrimSuffix(name, ".json") +
+		fix := "nothing to do but start kg: it loads " + c.Rel(f.prev()) + ", keeps the damaged file as " + strings.TrimSuffix(name, ".json") +
 			".corrupt-<unix time> and writes " + name + " again at its next save; " + lost
 		if kind == fixSessions {
-			fix = "nothing to do but start kg: it loads " + c.rel(f.prev()) + " and keeps the damaged file as sessions.corrupt-<unix time>"
+			fix = "nothing to do but start kg: it loads " + c.Rel(f.prev()) + " and keeps the damaged file as sessions.corrupt-<unix time>"
 		}
-		c.add(levelWarn, name, fmt.Sprintf("damaged (%v); %s, the version before its last save, loads", ferr, c.rel(f.prev())), fix)
+		c.Add(LevelWarn, name, fmt.Sprintf("damaged (%v); %s, the version before its last save, loads", ferr, c.Rel(f.prev())), fix)
 	case exists(f.file()) && ferr != nil:
 		found = true
-		problem := fmt.Sprintf("damaged (%v), and there is no %s to fall back on", ferr, c.rel(f.prev()))
+		problem := fmt.Sprintf("damaged (%v), and there is no %s to fall back on", ferr, c.Rel(f.prev()))
 		move := aside(f.file())
 		if exists(f.prev()) {
-			problem = fmt.Sprintf("damaged (%v), and so is %s (%v)", ferr, c.rel(f.prev()), perr)
+			problem = fmt.Sprintf("damaged (%v), and so is %s (%v)", ferr, c.Rel(f.prev()), perr)
 			move = aside(f.file(), f.prev())
 		}
 		if kind == fixSessions {
-			c.add(levelWarn, name, problem, "nothing to do but start kg: it keeps the damaged file as sessions.corrupt-<unix time> and starts with no sessions (agents start new ones)")
+			c.Add(LevelWarn, name, problem, "nothing to do but start kg: it keeps the damaged file as sessions.corrupt-<unix time> and starts with no sessions (agents start new ones)")
 			break
 		}
-		c.add(levelError, name, problem+"; the "+what(kind)+" is unavailable",
+		c.Add(LevelError, name, problem+"; the "+what(kind)+" is unavailable",
 			"restore "+name+" from a backup (docs/operations.md#backup-and-restore); or stop kg and set the damaged file(s) aside, to start the graph again from what its journal holds: `"+move+"`; then run kg doctor again")
 	case !exists(f.file()) && exists(f.prev()) && perr != nil:
 		found = true
-		c.add(levelError, name, fmt.Sprintf("missing, and %s is damaged (%v); the %s is unavailable", c.rel(f.prev()), perr, what(kind)),
+		c.Add(LevelError, name, fmt.Sprintf("missing, and %s is damaged (%v); the %s is unavailable", c.Rel(f.prev()), perr, what(kind)),
 			"restore "+name+" from a backup (docs/operations.md#backup-and-restore); or stop kg and set the damaged file aside: `"+aside(f.prev())+"`; then run kg doctor again")
 	}
 	if !found {
-		c.add(levelError, name, err.Error(), fixOf(err))
+		c.Add(LevelError, name, err.Error(), fixOf(err))
 	}
 }
 
@@ -317,8 +318,8 @@ func fixOf(err error) string {
 
 // probeGraph loads the file at path alone, as the graph file of an empty
 // root holding only it: the error says why that file does not load.
-func (c *checkup) probeGraph(path string) error {
-	s, err := jsonfile.Open(c.root, jsonfile.Options{FS: oneFile{root: c.root, name: "user.json", path: path}, Logger: quiet})
+func (c *Checkup) probeGraph(path string) error {
+	s, err := jsonfile.Open(c.Root, jsonfile.Options{FS: oneFile{root: c.Root, name: "user.json", path: path}, Logger: quiet})
 	if err != nil {
 		return err
 	}
@@ -327,13 +328,13 @@ func (c *checkup) probeGraph(path string) error {
 }
 
 // probeSessions loads the file at path alone as the sessions file.
-func (c *checkup) probeSessions(path string) error {
-	s, err := jsonfile.Open(c.root, jsonfile.Options{FS: oneFile{root: c.root, name: "sessions.json", path: path}, Logger: quiet})
+func (c *Checkup) probeSessions(path string) error {
+	s, err := jsonfile.Open(c.Root, jsonfile.Options{FS: oneFile{root: c.Root, name: "sessions.json", path: path}, Logger: quiet})
 	if err != nil {
 		return err
 	}
 	_, err = s.LoadSessions(context.Background())
-	if errors.Is(err, errReadOnly) {
+	if errors.Is(err, readonly.ErrRefused) {
 		// The store found it damaged and would set it aside: say why in
 		// the words of the decoder.
 		b, rerr := os.ReadFile(path)
@@ -369,7 +370,7 @@ func decodeCause(err error) error {
 // fall back on a .prev or set the file aside fails instead: the file alone
 // is tried.
 type oneFile struct {
-	readOnlyFS
+	readonly.FS
 	root, name, path string
 }
 
@@ -398,8 +399,8 @@ func (oneFile) Resolve(name string) (string, error) { return name, nil }
 
 // checkAliases reads aliases.json: a file that does not parse stops every
 // lookup that consults it.
-func (c *checkup) checkAliases() map[string]string {
-	p := filepath.Join(c.root, "aliases.json")
+func (c *Checkup) checkAliases() map[string]string {
+	p := filepath.Join(c.Root, "aliases.json")
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -409,7 +410,7 @@ func (c *checkup) checkAliases() map[string]string {
 		err = json.Unmarshal(b, &m)
 	}
 	if err != nil {
-		c.add(levelError, "aliases.json", fmt.Sprintf("cannot be read (%v): a project whose folder is not there yet cannot be looked up", err),
+		c.Add(LevelError, "aliases.json", fmt.Sprintf("cannot be read (%v): a project whose folder is not there yet cannot be looked up", err),
 			`repair it — one object of old folder names to new ones, {"old-folder": "new-folder"} — or delete it if you need none`)
 		return nil
 	}
@@ -418,10 +419,10 @@ func (c *checkup) checkAliases() map[string]string {
 
 // checkLeftovers looks for temporary files a crash left and damaged files
 // kept aside.
-func (c *checkup) checkLeftovers(served bool) {
-	dirs := []string{c.root}
+func (c *Checkup) checkLeftovers(served bool) {
+	dirs := []string{c.Root}
 	for _, f := range c.projectFolders() {
-		dirs = append(dirs, filepath.Join(c.root, "projects", f))
+		dirs = append(dirs, filepath.Join(c.Root, "projects", f))
 	}
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
@@ -432,13 +433,13 @@ func (c *checkup) checkLeftovers(served bool) {
 			p := filepath.Join(dir, e.Name())
 			switch {
 			case strings.HasSuffix(e.Name(), ".tmp") && !served:
-				c.add(levelWarn, c.rel(p), "a temporary file left by a save that did not finish (a crash, a full disk)",
+				c.Add(LevelWarn, c.Rel(p), "a temporary file left by a save that did not finish (a crash, a full disk)",
 					"delete it: `rm "+p+"`; the file it was to replace is whole, and no server runs now")
 			case strings.Contains(e.Name(), ".journal.corrupt-"):
-				c.add(levelInfo, c.rel(p), "a copy of a damaged journal, kept when kg found a whole record that fails its check",
+				c.Add(LevelInfo, c.Rel(p), "a copy of a damaged journal, kept when kg found a whole record that fails its check",
 					"look at it to see the writes it held; delete it when you no longer need it")
 			case strings.Contains(e.Name(), ".corrupt-"):
-				c.add(levelInfo, c.rel(p), "a damaged file kept aside when the version before it was loaded instead",
+				c.Add(LevelInfo, c.Rel(p), "a damaged file kept aside when the version before it was loaded instead",
 					"look at it to see what its last save held; delete it when you no longer need it")
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"context"
@@ -11,74 +11,74 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// checkBolt checks <root>/kg.db, opened read-only (nothing is written to
+// CheckBolt checks <root>/kg.db, opened read-only (nothing is written to
 // it, not even its free list): the check of its pages that every Open
 // makes, then every graph and the sessions load.
-func (c *checkup) checkBolt(ctx context.Context, bar *progress) {
-	s, err := bolt.Open(ctx, c.root, bolt.Options{ReadOnly: true, Logger: quiet})
+func (c *Checkup) CheckBolt(ctx context.Context, progress func(done, total int)) {
+	s, err := bolt.Open(ctx, c.Root, bolt.Options{ReadOnly: true, Logger: quiet})
 	if err != nil {
-		c.add(levelError, bolt.FileName, err.Error(),
+		c.Add(LevelError, bolt.FileName, err.Error(),
 			"if another process holds it, stop that; otherwise nothing in it can be read: restore kg.db from a backup (docs/operations.md#backup-and-restore)")
 		return
 	}
 	defer s.Close()
 	salvage := fmt.Sprintf("stop kg, then `kg migrate --to json --storage-root %s`: it copies every graph and session it can still read into json files, "+
-		"names what it could not, and keeps kg.db as it is; then start kg with --storage json (or restore kg.db from a backup, docs/operations.md#backup-and-restore)", c.root)
+		"names what it could not, and keeps kg.db as it is; then start kg with --storage json (or restore kg.db from a backup, docs/operations.md#backup-and-restore)", c.Root)
 	in := s.Inspection()
 	switch {
 	case in.Refused != "":
-		c.add(levelError, bolt.FileName, "kg serve refuses this file: "+in.Refused, salvage)
+		c.Add(LevelError, bolt.FileName, "kg serve refuses this file: "+in.Refused, salvage)
 	case !in.CleanClose:
-		c.add(levelInfo, bolt.FileName, "not closed cleanly (a kill, a power cut): the next start rebuilds its list of free pages from its pages",
+		c.Add(LevelInfo, bolt.FileName, "not closed cleanly (a kill, a power cut): the next start rebuilds its list of free pages from its pages",
 			"nothing to do")
 	default:
-		c.add(levelOK, bolt.FileName, "every page reads", "")
+		c.Add(LevelOK, bolt.FileName, "every page reads", "")
 	}
 	for _, d := range s.Damage() {
-		c.add(levelError, bolt.FileName, d, salvage)
+		c.Add(LevelError, bolt.FileName, d, salvage)
 	}
 	if in.Leaked > 0 {
-		c.add(levelInfo, bolt.FileName, fmt.Sprintf("%d page(s) neither in use nor free: space lost, no data", in.Leaked), "nothing to do")
+		c.Add(LevelInfo, bolt.FileName, fmt.Sprintf("%d page(s) neither in use nor free: space lost, no data", in.Leaked), "nothing to do")
 	}
 	if in.SetAside {
-		c.add(levelInfo, bolt.FileName, "holds data set aside earlier (damaged sessions, or a damaged project removed), kept unread under quarantine/",
+		c.Add(LevelInfo, bolt.FileName, "holds data set aside earlier (damaged sessions, or a damaged project removed), kept unread under quarantine/",
 			"nothing to do")
 	}
 
 	sessions, err := s.LoadSessions(ctx)
 	switch {
 	case err == nil:
-		c.add(levelOK, bolt.FileName+" sessions", fmt.Sprintf("%d session(s)", len(sessions)), "")
+		c.Add(LevelOK, bolt.FileName+" sessions", fmt.Sprintf("%d session(s)", len(sessions)), "")
 	case errors.Is(err, ports.ErrDamaged):
-		c.add(levelWarn, bolt.FileName+" sessions", err.Error(),
+		c.Add(LevelWarn, bolt.FileName+" sessions", err.Error(),
 			"nothing to do but start kg: it sets the damaged sessions aside, unread, and starts with none (agents start new ones)")
 	default:
-		c.add(levelError, bolt.FileName+" sessions", err.Error(), salvage)
+		c.Add(LevelError, bolt.FileName+" sessions", err.Error(), salvage)
 	}
 	stored, err := s.List(ctx)
 	if err != nil && !errors.Is(err, ports.ErrDamaged) { // damaged: Damage said so
-		c.add(levelError, bolt.FileName, err.Error(), salvage)
+		c.Add(LevelError, bolt.FileName, err.Error(), salvage)
 	}
 	keys := append([]ports.StoredGraph{{Key: domain.UserGraph, Slug: "user"}}, stored...)
 	for i, sg := range keys {
-		bar.set(i, len(keys))
+		progress(i, len(keys))
 		name := bolt.FileName + " " + sg.Key.String()
 		d, err := s.Load(ctx, sg.Key)
 		switch {
 		case err == nil:
-			c.add(levelOK, name, c.graphSummary(d), "")
+			c.Add(LevelOK, name, c.graphSummary(d), "")
 			c.checkSchema(name, d, "bolt")
 			if sg.Key.Level == domain.LevelProject {
 				c.checkProject(sg.Key.Project, d)
 			}
-			c.checkContent(ctx, sg.Key, d)
+			c.CheckContent(ctx, sg.Key, d)
 		case errors.Is(err, ports.ErrDamaged) && pagesDamaged(err):
 			// Its pages: Damage named them above.
 		default:
-			c.add(levelError, name, err.Error(), salvage)
+			c.Add(LevelError, name, err.Error(), salvage)
 		}
 	}
-	bar.set(len(keys), len(keys))
+	progress(len(keys), len(keys))
 	c.checkSessions(bolt.FileName+" sessions", sessions)
 }
 
