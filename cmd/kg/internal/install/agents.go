@@ -15,7 +15,7 @@ import (
 )
 
 // agentHook is one hook kg adds to an agent's hooks: under the agent's
-// event, running `kg hook arg --agent AGENT`.
+// event, running `kg hook arg` (with `--agent AGENT` for Codex and Gemini CLI).
 type agentHook struct {
 	event   string // the agent's event name
 	matcher string // "": every tool or source

@@ -15,17 +15,11 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 )
 
-// claudeHook is one hook kg adds to Claude Code (docs/design/hooks.md#kg-install-claude-code):
-// the plugin's hooks/hooks.json holds the same three, and a test keeps them
-// equal.
-type claudeHook struct {
-	event   string // Claude Code's hook event
-	matcher string // "": every tool
-	arg     string // kg hook's event
-	timeout int    // seconds Claude Code waits: above kg hook's own deadline
-}
-
-var claudeHooks = []claudeHook{
+// claudeHooks are kg's hooks in Claude Code's settings
+// (docs/design/hooks.md#kg-install-claude-code): the plugin's
+// hooks/hooks.json holds the same three, and a test keeps them equal.
+// Timeouts are the seconds Claude Code waits, above kg hook's own deadline.
+var claudeHooks = []agentHook{
 	{event: "SessionStart", arg: "session-start", timeout: 5},
 	{event: "UserPromptSubmit", arg: "prompt", timeout: 2},
 	{event: "PostToolUse", matcher: "Read|WebFetch|WebSearch", arg: "tool-event", timeout: 2},
@@ -212,47 +206,7 @@ func AddClaudeHooks(doc map[string]any, exe string, owner HookOwner) []string {
 // removeClaudeHooks takes every kg hook out of the settings doc, and the
 // groups and events left empty by it; the user's own hooks stay.
 func removeClaudeHooks(doc map[string]any, owner HookOwner) []string {
-	hooks, _ := doc["hooks"].(map[string]any)
-	if hooks == nil {
-		return nil
-	}
-	var changes []string
-	for _, h := range claudeHooks {
-		groups, ok := hooks[h.event].([]any)
-		if !ok {
-			continue
-		}
-		var keep []any
-		for _, g := range groups {
-			gm, ok := g.(map[string]any)
-			list, _ := gm["hooks"].([]any)
-			if !ok || len(list) == 0 {
-				keep = append(keep, g)
-				continue
-			}
-			var left []any
-			for _, x := range list {
-				if owner.owns(x, h.arg) {
-					changes = append(changes, fmt.Sprintf("remove hooks.%s: %s", h.event, x.(map[string]any)["command"]))
-					continue
-				}
-				left = append(left, x)
-			}
-			if len(left) > 0 {
-				gm["hooks"] = left
-				keep = append(keep, gm)
-			}
-		}
-		if len(keep) == 0 {
-			delete(hooks, h.event)
-		} else {
-			hooks[h.event] = keep
-		}
-	}
-	if len(hooks) == 0 {
-		delete(doc, "hooks")
-	}
-	return changes
+	return RemoveAgentHooks(doc, claudeHooks, owner)
 }
 
 // mcpOwner tells an MCP entry kg install wrote from one the user wrote: a
