@@ -59,10 +59,16 @@ test('no label covers another vertex\'s marker; one that cannot avoid them all i
   // A marker right of a vertex sends its label to the left.
   const two = placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, [{ sx: 100, sy: 100, r: 5 }, { sx: 130, sy: 100, r: 5 }]);
   assert.equal(two.get('a').side, 'left');
-  // Markers on every side: a label that must be read covers one rather than go missing.
+  // Markers on every side: a label that is read looks farther, and still covers none.
   const boxed = [{ sx: 100, sy: 100, r: 5 }, { sx: 130, sy: 100, r: 5 }, { sx: 70, sy: 100, r: 5 }, { sx: 100, sy: 80, r: 5 }, { sx: 100, sy: 120, r: 5 }];
   assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, boxed).has('a'), false);
-  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, boxed).get('a').side, 'right');
+  const read = placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, boxed).get('a');
+  assert.ok(read, 'a read label with a free corner is drawn');
+  for (const m of boxed.slice(1)) assert.ok(!overlap(read, box(m)), 'the read label covers a marker');
+  // A crowd of markers all round: a read label is left out rather than cover one.
+  const crowd = [];
+  for (let x = 0; x <= 200; x += 9) for (let y = 40; y <= 160; y += 9) crowd.push({ sx: x, sy: y, r: 4 });
+  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, crowd).has('a'), false);
 });
 
 test('long ids are cut', () => {

@@ -24,7 +24,8 @@ export function labelText(id) {
  * @param {{id: string, sx: number, sy: number, r: number, w: number, must?: boolean}[]} candidates
  *   in priority order; sx, sy the vertex's centre on screen, r its radius
  *   on screen, w the label's width; must: placed even if it overlaps;
- *   keep: placed over a marker when no side is free of them;
+ *   keep: a label that is read, which tries farther places before it is
+ *   left out, and never covers a marker;
  *   avoid: false lets it cover markers (the crowd far from the selection,
  *   where a label on a marker costs less than no label)
  * @param {{width: number, height: number, max: number}} view
@@ -33,6 +34,23 @@ export function labelText(id) {
  * @returns {Map<string, {x: number, y: number, w: number, h: number, side: 'right'|'left'|'above'|'below'}>}
  *   each placed label's box on screen (x, y its top left)
  */
+/** The places a read label tries after the four sides: the corners, then the sides a label's height out. */
+function farther(c) {
+  const gap = c.r + 3;
+  const out = LABEL_HEIGHT + 2;
+  const hy = LABEL_HEIGHT / 2;
+  return [
+    { x: c.sx + gap, y: c.sy - gap - LABEL_HEIGHT, w: c.w, h: LABEL_HEIGHT, side: 'right' },
+    { x: c.sx + gap, y: c.sy + gap, w: c.w, h: LABEL_HEIGHT, side: 'right' },
+    { x: c.sx - gap - c.w, y: c.sy - gap - LABEL_HEIGHT, w: c.w, h: LABEL_HEIGHT, side: 'left' },
+    { x: c.sx - gap - c.w, y: c.sy + gap, w: c.w, h: LABEL_HEIGHT, side: 'left' },
+    { x: c.sx + gap + out, y: c.sy - hy, w: c.w, h: LABEL_HEIGHT, side: 'right' },
+    { x: c.sx - gap - out - c.w, y: c.sy - hy, w: c.w, h: LABEL_HEIGHT, side: 'left' },
+    { x: c.sx - c.w / 2, y: c.sy - c.r - 2 - LABEL_HEIGHT - out, w: c.w, h: LABEL_HEIGHT, side: 'above' },
+    { x: c.sx - c.w / 2, y: c.sy + c.r + 2 + out, w: c.w, h: LABEL_HEIGHT, side: 'below' },
+  ];
+}
+
 export function placeLabels(candidates, view, stay = null, markers = null) {
   const cell = 64;
   const grid = new Map();
@@ -86,9 +104,12 @@ export function placeLabels(candidates, view, stay = null, markers = null) {
     const below = { x: c.sx - c.w / 2, y: c.sy + c.r + 2, w: c.w, h: LABEL_HEIGHT, side: 'below' };
     const sides = [right, left, above, below];
     let fit = sides.find((b) => inView(b) && !hits(b, c.avoid !== false));
-    // A label that must be read (keep: the selection's local graph) covers a
-    // marker rather than go missing, when no side is free of them.
-    if (!fit && c.keep) fit = sides.find((b) => inView(b) && !hits(b, false));
+    // A label that is read (keep: the selection's local graph, the hits)
+    // looks further before it gives up: the four corners, then each side a
+    // label's height out. It covers no marker: with no free place it is not
+    // drawn (the marker is lit, and names itself on hover), as a label on
+    // another node's marker reads as that node's.
+    if (!fit && (c.keep || c.must)) fit = farther(c).find((b) => inView(b) && !hits(b, true));
     if (fit) add(c.id, fit);
     else if (c.must && inView(right)) add(c.id, right);
   }
