@@ -267,13 +267,15 @@ for (const n of SIZES) {
       const s = await snap(page);
       const labels = await page.locator('svg.pic .labels text').evaluateAll((els) => els.map((e) => {
         const r = e.getBoundingClientRect();
-        return { id: e.dataset.id, x: r.x, y: r.y, w: r.width, h: r.height };
+        return { id: e.dataset.id, over: e.dataset.over === '1', x: r.x, y: r.y, w: r.width, h: r.height };
       }));
       assert.ok(labels.some((l) => l.id === 'retry-on-503'), 'the selection is labelled');
       // The selection's neighbourhood is what a person reads; the crowd
-      // around it may put its labels on markers (labels.js).
+      // around it may put its labels on markers (labels.js). A read label
+      // goes over a marker only when none of its twelve places is free, and
+      // then it says so (data-over); the rest must cover none.
       const read = new Set(s.vertices.filter((v) => v.near || v.selected).map((v) => v.id));
-      const neighbourhood = labels.filter((l) => read.has(l.id));
+      const neighbourhood = labels.filter((l) => read.has(l.id) && !l.over);
       assert.ok(neighbourhood.length > 1, `the neighbourhood has ${neighbourhood.length} labels`);
       const markers = s.vertices.filter((v) => v.drawn && v.x !== null).map((v) => ({ id: v.id, r: v.kind === 'ref' ? s.screenR * 0.62 : s.screenR, x: v.x, y: v.y }));
       const covered = [];

@@ -65,10 +65,14 @@ test('no label covers another vertex\'s marker; one that cannot avoid them all i
   const read = placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, boxed).get('a');
   assert.ok(read, 'a read label with a free corner is drawn');
   for (const m of boxed.slice(1)) assert.ok(!overlap(read, box(m)), 'the read label covers a marker');
-  // A crowd of markers all round: a read label is left out rather than cover one.
+  assert.ok(!read.over, 'a read label with a free place is not marked as over a marker');
+  // A crowd of markers all round: a read label goes over one rather than go
+  // missing, and says so; any other label is left out.
   const crowd = [];
   for (let x = 0; x <= 200; x += 9) for (let y = 40; y <= 160; y += 9) crowd.push({ sx: x, sy: y, r: 4 });
-  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, crowd).has('a'), false);
+  const over = placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60, keep: true }], view, null, crowd).get('a');
+  assert.ok(over?.over, 'a read label with no free place is drawn over a marker, marked over');
+  assert.equal(placeLabels([{ id: 'a', sx: 100, sy: 100, r: 5, w: 60 }], view, null, crowd).has('a'), false);
 });
 
 test('long ids are cut', () => {

@@ -24,15 +24,16 @@ export function labelText(id) {
  * @param {{id: string, sx: number, sy: number, r: number, w: number, must?: boolean}[]} candidates
  *   in priority order; sx, sy the vertex's centre on screen, r its radius
  *   on screen, w the label's width; must: placed even if it overlaps;
- *   keep: a label that is read, which tries farther places before it is
- *   left out, and never covers a marker;
+ *   keep: a label that is read, which tries farther places, and covers a
+ *   marker (its box says over: true) only when none of them is free;
  *   avoid: false lets it cover markers (the crowd far from the selection,
  *   where a label on a marker costs less than no label)
  * @param {{width: number, height: number, max: number}} view
  * @param {Map<string, object>} [stay] labels placed before that stay where they are
  * @param {{sx: number, sy: number, r: number}[]} [markers] the markers drawn on screen, which no label may cover
- * @returns {Map<string, {x: number, y: number, w: number, h: number, side: 'right'|'left'|'above'|'below'}>}
- *   each placed label's box on screen (x, y its top left)
+ * @returns {Map<string, {x: number, y: number, w: number, h: number, side: 'right'|'left'|'above'|'below', over?: boolean}>}
+ *   each placed label's box on screen (x, y its top left); over: a read
+ *   label placed over a marker because no place was free of them
  */
 /** The places a read label tries after the four sides: the corners, then the sides a label's height out. */
 function farther(c) {
@@ -105,11 +106,14 @@ export function placeLabels(candidates, view, stay = null, markers = null) {
     const sides = [right, left, above, below];
     let fit = sides.find((b) => inView(b) && !hits(b, c.avoid !== false));
     // A label that is read (keep: the selection's local graph, the hits)
-    // looks further before it gives up: the four corners, then each side a
-    // label's height out. It covers no marker: with no free place it is not
-    // drawn (the marker is lit, and names itself on hover), as a label on
-    // another node's marker reads as that node's.
+    // looks farther before it covers a marker: the four corners, then each
+    // side a label's height out. Only when every one of those is taken does
+    // it go over a marker (over: true) rather than go missing.
     if (!fit && (c.keep || c.must)) fit = farther(c).find((b) => inView(b) && !hits(b, true));
+    if (!fit && c.keep) {
+      fit = [...sides, ...farther(c)].find((b) => inView(b) && !hits(b, false));
+      if (fit) fit = { ...fit, over: true };
+    }
     if (fit) add(c.id, fit);
     else if (c.must && inView(right)) add(c.id, right);
   }

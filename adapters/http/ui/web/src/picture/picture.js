@@ -669,6 +669,8 @@ export class Picture {
       const x = ((b.x + 1 - tx) / k).toFixed(2); const y = ((b.y + 11.5 - ty) / k).toFixed(2);
       if (t.getAttribute('x') !== x) t.setAttribute('x', x);
       if (t.getAttribute('y') !== y) t.setAttribute('y', y);
+      // For tests: a read label placed over a marker because no place was free.
+      if (b.over) t.dataset.over = '1'; else delete t.dataset.over;
     }
     if (this.svg.dataset.labels !== String(placed.size)) this.svg.dataset.labels = String(placed.size);
   }
