@@ -803,8 +803,13 @@ for (const n of [150, 3000]) {
       await page.locator('.list-panel input[type="search"]').fill('');
       assert.equal(await page.locator('.conn').getAttribute('data-state'), 'connected');
       assert.equal(await page.locator('.conn').getAttribute('data-close-code'), '', 'the socket was never closed');
+      // The first node drawn is not the last: the import's events may still
+      // be arriving, so wait for the list to hold every node the server has.
       const g = await readGraph(kg.url, big);
-      assert.equal(await page.locator('[data-testid="list-count"]').textContent(), String(Object.keys(g.nodes).length));
+      const want = String(Object.keys(g.nodes).length);
+      await page.waitForFunction((n) => document.querySelector('[data-testid="list-count"]')?.textContent === n, want, { timeout: 30_000 })
+        .catch(() => {});
+      assert.equal(await page.locator('[data-testid="list-count"]').textContent(), want);
       await settled(page);
     });
 
