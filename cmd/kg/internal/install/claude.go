@@ -1,3 +1,8 @@
+// Package install holds what kg install writes into each agent's settings
+// (docs/clients.md): Claude Code's hooks and MCP entry, Codex's hooks,
+// MCP entry and hook-trust records, Gemini CLI's hooks and MCP server; it
+// tells kg's own entries from the user's whatever the kg binary is named,
+// and keeps the user's key order (docs/decisions/0100-cmd-kg-rooms.md).
 package install
 
 import (
