@@ -40,12 +40,16 @@ var GeminiHooks = []agentHook{
 	{event: "AfterTool", matcher: "read_file|web_fetch|google_web_search", arg: "tool-event", timeout: 2000},
 }
 
-// hookCommand is the command of h for agent, running exe (shell-quoted).
+// command is the command of h for agent, running exe (shell-quoted);
+// Claude Code's hooks (agent "") name no agent: kg hook's input is its shape.
 func (h agentHook) command(exe string, agent string) string {
+	if agent == "" {
+		return exe + " hook " + h.arg
+	}
 	return exe + " hook " + h.arg + " --agent " + agent
 }
 
-// AddAgentHooks puts hooks into the hooks object of doc (hooks.json's, or
+// AddAgentHooks puts hooks into the hooks object of doc (Claude Code's settings, Codex's hooks.json or
 // Gemini CLI's settings'): a kg hook already under the event is updated in
 // place, else a group is appended after the user's. named adds Gemini CLI's
 // "name" to each hook. It returns the changes.

@@ -172,40 +172,7 @@ func ApplyEdits(w io.Writer, todo []pendingEdit, notes []string, dryRun, uninsta
 // there for the event is updated in place, else a group is appended. It
 // returns the changes, none when the doc already holds them.
 func AddClaudeHooks(doc map[string]any, exe string, owner HookOwner) []string {
-	var changes []string
-	hooks, _ := doc["hooks"].(map[string]any)
-	if hooks == nil {
-		hooks = map[string]any{}
-	}
-	for _, h := range claudeHooks {
-		want := map[string]any{"type": "command", "command": exe + " hook " + h.arg, "timeout": float64(h.timeout)}
-		groups, _ := hooks[h.event].([]any)
-		found := false
-		for _, g := range groups {
-			gm, _ := g.(map[string]any)
-			list, _ := gm["hooks"].([]any)
-			for i, x := range list {
-				if !owner.owns(x, h.arg) {
-					continue
-				}
-				found = true
-				if !JSONEqual(x, want) {
-					list[i] = want
-					changes = append(changes, fmt.Sprintf("update hooks.%s: %s", h.event, want["command"]))
-				}
-			}
-		}
-		if !found {
-			g := map[string]any{"hooks": []any{want}}
-			if h.matcher != "" {
-				g["matcher"] = h.matcher
-			}
-			hooks[h.event] = append(groups, g)
-			changes = append(changes, fmt.Sprintf("add hooks.%s: %s", h.event, want["command"]))
-		}
-	}
-	doc["hooks"] = hooks
-	return changes
+	return AddAgentHooks(doc, claudeHooks, exe, "", owner, false)
 }
 
 // removeClaudeHooks takes every kg hook out of the settings doc, and the
