@@ -84,6 +84,9 @@ func (st *store) writeLogged(ctx context.Context, e *graphEntry, session string,
 			}
 		}
 		if !errors.Is(err, errGone) {
+			if err == nil && session != "" && hop != domain.HistoryMove && st.wrote != nil {
+				st.wrote(session) // capture asks only a session that wrote nothing (app/capture)
+			}
 			return err
 		}
 		if e, err = st.get(ctx, e.key); err != nil {

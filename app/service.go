@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -30,6 +31,8 @@ type Service struct {
 	// tools counts the targets of tool events per project
 	// (docs/design/hooks.md#tool-events).
 	tools *hookstate.ToolEvents
+	// capture is what the stop hook's rule reads (app/capture).
+	capture *capture.Book
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
@@ -76,6 +79,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		events:  deps.Events,
 		log:     log,
 		started: deps.Clock.Now(),
+		capture: capture.NewBook(),
 
 		transcripts: deps.Transcripts,
 	}
@@ -91,7 +95,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
 		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), maxLoadedNodes: cfg.MaxLoadedNodes, failing: fails,
-		shared: shared,
+		shared: shared, wrote: func(session string) { s.capture.Wrote(session, s.clock.Now()) },
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}

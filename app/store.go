@@ -40,6 +40,9 @@ type storeDeps struct {
 	// shared is graphs when several servers share it (team mode,
 	// shared.go); nil otherwise, and then nothing of shared.go runs.
 	shared ports.SharedGraphRepository
+	// wrote is told of each write a session made once it is durable (a
+	// read's promotion is none); nil: no one listens.
+	wrote func(session string)
 }
 
 // store is the multi-project store: the cache of loaded graphs, each behind

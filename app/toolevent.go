@@ -36,6 +36,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 		return HookText{}, err
 	}
 	now := h.svc.clock.Now()
+	h.svc.capture.Tool(req.ClaudeSessionID, req.ToolName, now) // the "did work" of a stop (stop.go)
 	project, err := h.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err

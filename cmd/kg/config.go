@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -262,6 +263,17 @@ func settings(home func() (string, error)) []setting {
 				return nil
 			},
 			show: func(c Config) string { return string(c.App.Secrets) }},
+		{flag: "capture", env: "KG_CAPTURE", def: string(capture.Ask),
+			usage: "`mode` of the stop hook: ask (a session that did work and wrote nothing to kg is asked once to record what it learned) or off",
+			parse: func(c *Config, v string) error {
+				m, err := capture.ParseMode("capture", strings.ToLower(v))
+				if err != nil {
+					return errors.New("want ask or off")
+				}
+				c.App.Capture = m
+				return nil
+			},
+			show: func(c Config) string { return string(c.App.Capture) }},
 		{flag: "auth-token", env: "KG_AUTH_TOKEN",
 			usage: "bearer `token` every request must carry (required when --host is not loopback)",
 			parse: func(c *Config, v string) error {
