@@ -73,7 +73,7 @@ func (st *store) writeStreamed(ctx context.Context, e *graphEntry, session strin
 // delete.
 func (st *store) writeLogged(ctx context.Context, e *graphEntry, session string, hop domain.HistoryOp, apply streamedChange) error {
 	for {
-		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{}), op: hop}
+		op := &writeOp{session: session, principal: st.principalOf(ctx), apply: apply, done: make(chan struct{}), op: hop}
 		err := st.enqueue(ctx, e, op, false)
 		if err == nil {
 			select {
@@ -374,4 +374,65 @@ func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, ba
 		e.g.Rollback()
 	}
 	return took, err
+}
+
+// unavailableWrite is what every caller of a batch whose save failed gets.
+// A save that could not be taken back off the disk (ports.ErrMaybeSaved)
+// is not said to have changed nothing: a restart may find it
+// (docs/design/storage.md#failed-saves).
+func unavailableWrite(key domain.GraphKey, err error) error {
+	if errors.Is(err, ports.ErrMaybeSaved) {
+		return domain.Unavailable(err, "the %s could not be saved (%v); the disk refused every write since, so the change "+
+			"is not served now but may be back after a restart; retry later", graphName(key), err)
+	}
+	return domain.Unavailable(err, "the %s could not be saved (%v); nothing was changed, retry later", graphName(key), err)
+}
+
+// closeWrites refuses new writes, then makes the pending writes and read
+// stamps durable, waiting for every committer until ctx is done (Close).
+func (st *store) closeWrites(ctx context.Context) error {
+	st.life.Lock()
+	st.closed = true
+	st.life.Unlock()
+
+	var errs []error
+	// A graph with read stamps but no write in flight gets one empty write
+	// to carry them.
+	var flushes []*writeOp
+	for _, e := range st.loaded() {
+		e.q.Lock()
+		n := e.nstamps
+		e.q.Unlock()
+		if n == 0 {
+			continue
+		}
+		op := &writeOp{apply: func(*domain.Graph, domain.Stamp) (iter.Seq[ports.Event], error) { return nil, nil }, done: make(chan struct{})}
+		if err := st.enqueue(ctx, e, op, true); err != nil {
+			if !errors.Is(err, errGone) { // unloaded meanwhile: its stamps were made durable first
+				errs = append(errs, err)
+			}
+			continue
+		}
+		flushes = append(flushes, op)
+	}
+	drained := make(chan struct{})
+	go func() {
+		st.running.Wait()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-ctx.Done():
+		errs = append(errs, domain.Unavailable(ctx.Err(), "gave up waiting for pending writes to be saved"))
+	}
+	for _, op := range flushes {
+		select {
+		case <-op.done:
+			if op.err != nil {
+				errs = append(errs, op.err)
+			}
+		default:
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -229,3 +229,29 @@ func (mt *maintainer) maintain(ctx context.Context, e *graphEntry) error {
 		return []ports.Event{ev}, nil
 	})
 }
+
+// watchShared runs the listener until ctx is done (Run starts it).
+func (mt *maintainer) watchShared(ctx context.Context) {
+	mt.svc.store.shared.Watch(ctx, &sharedWatcher{st: mt.svc.store, ctx: ctx, log: mt.svc.log})
+}
+
+// maintenanceLease takes the graph's maintenance lease for one interval
+// (team mode), so that of all the servers one does a graph's time-driven
+// maintenance per tick. Without it the tick only writes the read stamps.
+func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphEntry) (bool, error) {
+	if mt.svc.store.shared == nil {
+		return true, nil
+	}
+	return mt.svc.store.shared.TakeLease(ctx, e.key, mt.svc.cfg.MaintenanceInterval)
+}
+
+// flushStamps writes e's pending read stamps with an empty write.
+func (mt *maintainer) flushStamps(ctx context.Context, e *graphEntry) error {
+	e.q.Lock()
+	n := e.nstamps
+	e.q.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return mt.svc.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
+}

@@ -91,7 +91,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.store = newStore(storeDeps{
 		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
 		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), maxLoadedNodes: cfg.MaxLoadedNodes, failing: fails,
-		shared: shared,
+		shared: shared, principalOf: principalName,
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
@@ -169,26 +169,6 @@ func saveToolEvents(ctx context.Context, t *hookstate.ToolEvents) error {
 		return wrapErr(err, "save the tool-event counts")
 	}
 	return nil
-}
-
-// unavailableWrite is what every caller of a batch whose save failed gets.
-// A save that could not be taken back off the disk (ports.ErrMaybeSaved)
-// is not said to have changed nothing: a restart may find it
-// (docs/design/storage.md#failed-saves).
-func unavailableWrite(key domain.GraphKey, err error) error {
-	if errors.Is(err, ports.ErrMaybeSaved) {
-		return domain.Unavailable(err, "the %s could not be saved (%v); the disk refused every write since, so the change "+
-			"is not served now but may be back after a restart; retry later", graphName(key), err)
-	}
-	return domain.Unavailable(err, "the %s could not be saved (%v); nothing was changed, retry later", graphName(key), err)
-}
-
-// graphName names a graph in messages: "user graph" or "project graph (/p)".
-func graphName(key domain.GraphKey) string {
-	if key.Level == domain.LevelUser {
-		return "user graph"
-	}
-	return "project graph (" + key.Project + ")"
 }
 
 // projectName is the name the full read shows for a project: its folder's

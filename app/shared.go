@@ -417,7 +417,7 @@ func (w *sharedWatcher) Removed(key domain.GraphKey, at uint64, nodes, edges int
 	if !st.published.claim(key, at) {
 		return
 	}
-	st.events.Publish(ports.One(removedEvent(key, seq, RemovedProject{ProjectPath: key.Project, Nodes: nodes, Edges: edges, Stored: true})))
+	st.events.Publish(ports.One(removedEvent(key, seq, removedGraph{Nodes: nodes, Edges: edges, Stored: true})))
 }
 
 // publishUnpublished publishes the events of the batches of key up to
@@ -476,113 +476,4 @@ func (w *sharedWatcher) Resync() {
 			w.publishFrom(k, from, ^uint64(0))
 		}
 	}
-}
-
-// watchShared runs the listener until ctx is done (Run starts it).
-func (mt *maintainer) watchShared(ctx context.Context) {
-	mt.svc.store.shared.Watch(ctx, &sharedWatcher{st: mt.svc.store, ctx: ctx, log: mt.svc.log})
-}
-
-// maintenanceLease takes the graph's maintenance lease for one interval
-// (team mode), so that of all the servers one does a graph's time-driven
-// maintenance per tick. Without it the tick only writes the read stamps.
-func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphEntry) (bool, error) {
-	if mt.svc.store.shared == nil {
-		return true, nil
-	}
-	return mt.svc.store.shared.TakeLease(ctx, e.key, mt.svc.cfg.MaintenanceInterval)
-}
-
-// flushStamps writes e's pending read stamps with an empty write.
-func (mt *maintainer) flushStamps(ctx context.Context, e *graphEntry) error {
-	e.q.Lock()
-	n := e.nstamps
-	e.q.Unlock()
-	if n == 0 {
-		return nil
-	}
-	return mt.svc.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
-}
-
-// Sessions across servers (docs/design/team.md#sessions-across-servers):
-// a session another server started is looked up in the repository the
-// first time it reaches this one, and a sync reads the stored watermarks
-// first and stores the moved ones at once, so a session that hops between
-// servers neither misses nor repeats a change.
-
-// ensure makes the session id live here when another server stored it.
-func (t *sessionTable) ensure(ctx context.Context, id string) error {
-	if t.shared == nil || id == "" {
-		return nil
-	}
-	t.mu.Lock()
-	_, ok := t.live[id]
-	t.mu.Unlock()
-	if ok {
-		return nil
-	}
-	stored, found, err := t.shared.LoadSession(ctx, id)
-	if err != nil || !found {
-		return err // not found: the lookup that follows says it is unknown
-	}
-	stored.ID = id
-	t.adopt(stored) // its hook state and binding with it
-	return nil
-}
-
-// pull merges the stored record of session id into the live one, every
-// counter and watermark forward only.
-func (t *sessionTable) pull(ctx context.Context, id string) error {
-	if t.shared == nil {
-		return nil
-	}
-	stored, found, err := t.shared.LoadSession(ctx, id)
-	if err != nil || !found {
-		return err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s, ok := t.live[id]
-	if !ok {
-		return nil
-	}
-	takeForward(s, stored)
-	return nil
-}
-
-// takeForward moves the live session s's counters and watermarks to the
-// stored record's where those are further on, never back: two servers may
-// each have counted what the other has not seen yet
-// (docs/design/team.md).
-func takeForward(s *ports.Session, stored ports.Session) {
-	s.LastActivity = max(s.LastActivity, stored.LastActivity)
-	s.OpCount = max(s.OpCount, stored.OpCount)
-	s.LastSyncedTS = max(s.LastSyncedTS, stored.LastSyncedTS)
-	for k, w := range stored.Synced {
-		if s.Synced == nil {
-			s.Synced = map[domain.GraphKey]uint64{}
-		}
-		s.Synced[k] = max(s.Synced[k], w)
-	}
-}
-
-// push stores the live record of session id now.
-func (t *sessionTable) push(ctx context.Context, id string) error {
-	if t.shared == nil {
-		return nil
-	}
-	t.mu.Lock()
-	s, ok := t.live[id]
-	var c ports.Session
-	if ok {
-		c = copySession(*s)
-		if h := t.hooks[id]; h != nil {
-			c.Hooks = h.Export() // stored whole: without it the stored hook state would go
-		}
-	}
-	t.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	return t.shared.SaveSession(ctx, c)
 }

@@ -40,6 +40,9 @@ type storeDeps struct {
 	// shared is graphs when several servers share it (team mode,
 	// shared.go); nil otherwise, and then nothing of shared.go runs.
 	shared ports.SharedGraphRepository
+	// principalOf names who makes a write, from its request's context
+	// ("" for none); team mode's change log records it.
+	principalOf func(context.Context) string
 }
 
 // store is the multi-project store: the cache of loaded graphs, each behind
@@ -128,6 +131,9 @@ var errGone = errors.New("the graph left the cache")
 func newStore(d storeDeps) *store {
 	if d.failing == nil {
 		d.failing = &failing{}
+	}
+	if d.principalOf == nil {
+		d.principalOf = func(context.Context) string { return "" }
 	}
 	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
 		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{}}
@@ -262,23 +268,6 @@ func (st *store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Move
 func (st *store) logLoaded(key domain.GraphKey, g *domain.Graph, moves domain.Moves) {
 	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
-}
-
-// saveOf and checkpointOf name what fails in store.failing.
-func saveOf(key domain.GraphKey) string       { return "save " + key.String() }
-func checkpointOf(key domain.GraphKey) string { return "checkpoint " + key.String() }
-
-// saveFailed records that the graph's save failed with err: Health is
-// degraded, naming the cause, until one succeeds.
-func (f *failing) saveFailed(key domain.GraphKey, err error) {
-	f.set(saveOf(key), "the "+graphName(key)+" could not be saved ("+err.Error()+"); its writes fail until a save succeeds")
-}
-
-// checkpointFailed records that folding the graph's journal into its file
-// failed: its writes are durable in the journal, which grows meanwhile.
-func (f *failing) checkpointFailed(key domain.GraphKey, err error) {
-	f.set(checkpointOf(key), "the "+graphName(key)+" could not be written whole ("+err.Error()+
-		"); its writes are kept in its journal, which grows until this succeeds")
 }
 
 // drop takes e out of the cache after a fault (a panic in its committer,
@@ -589,26 +578,36 @@ func (st *store) countUses(ctx context.Context, e *graphEntry, ids []string, t d
 	}
 }
 
-// showUse makes the read rd of a node of e's graph show its use count with
-// the counts still pending, as the next batch will apply them. The node was
-// read before: a batch that applied some of them since took them out of the
-// pending ones first, so none is shown twice (a count applied meanwhile may
-// be missing from this one read).
-func (e *graphEntry) showUse(rd *NodeRead) {
+// withPendingUses returns n, a node of e's graph read before, with its use
+// count showing the counts still pending, as the next batch will apply
+// them: a copy when any is pending, n itself otherwise. A batch that
+// applied some of them since took them out of the pending ones first, so
+// none is shown twice (a count applied meanwhile may be missing from this
+// one read).
+func (e *graphEntry) withPendingUses(n *domain.Node) *domain.Node {
 	e.q.Lock()
 	defer e.q.Unlock()
-	u := rd.Node.Use
+	u := n.Use
 	for _, p := range e.uses {
-		if p.id == rd.Node.ID {
+		if p.id == n.ID {
 			u = u.Add(p.t)
 		}
 	}
-	if u != rd.Node.Use {
-		c := *rd.Node // the graph's nodes are never changed in place
-		c.Use = u
-		rd.Node = &c
+	if u == n.Use {
+		return n
 	}
+	c := *n // the graph's nodes are never changed in place
+	c.Use = u
+	return &c
 }
 
 // errClosed is what a write gets once Close has begun.
 var errClosed = &domain.Error{Kind: domain.KindUnavailable, Msg: "the server is shutting down; retry once it is back"}
+
+// graphName names a graph in messages: "user graph" or "project graph (/p)".
+func graphName(key domain.GraphKey) string {
+	if key.Level == domain.LevelUser {
+		return "user graph"
+	}
+	return "project graph (" + key.Project + ")"
+}

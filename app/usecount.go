@@ -96,7 +96,7 @@ func (uc *useCounting) countFresh(ctx context.Context, e *graphEntry, session st
 // makes the read show the node's use count with it.
 func (uc *useCounting) countRead(ctx context.Context, e *graphEntry, session string, rd *NodeRead) {
 	uc.countFresh(ctx, e, session, []string{rd.Node.ID}, uc.clock.Now())
-	e.showUse(rd)
+	rd.Node = e.withPendingUses(rd.Node)
 }
 
 // quoteList renders ids as "a", "b" and "c".
