@@ -417,7 +417,7 @@ func (st *store) closeWrites(ctx context.Context) error {
 	}
 	drained := make(chan struct{})
 	go func() {
-		st.running.Wait()
+		st.waitIdle()
 		close(drained)
 	}()
 	select {
@@ -436,3 +436,18 @@ func (st *store) closeWrites(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// flushStamps writes e's pending read stamps with an empty write.
+func (st *store) flushStamps(ctx context.Context, e *graphEntry) error {
+	e.q.Lock()
+	n := e.nstamps
+	e.q.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return st.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
+}
+
+// waitIdle returns once no committer runs: every write queued before is
+// durable or has failed, and its events are published.
+func (st *store) waitIdle() { st.running.Wait() }

@@ -39,7 +39,7 @@ type maintainer struct {
 // must not end the process.
 func (s *Service) Run(ctx context.Context) {
 	if s.store.shared != nil {
-		go s.maint.watchShared(ctx)
+		go s.store.watch(ctx)
 	}
 	tk := time.NewTicker(s.cfg.MaintenanceInterval)
 	defer tk.Stop()
@@ -158,7 +158,7 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 	var errs []error
 	if cp, ok := mt.svc.graphs.(ports.GraphCheckpointer); ok {
 		for _, e := range mt.svc.store.loaded() {
-			if !e.stored.Load() {
+			if !e.isStored() {
 				continue // nothing in storage to fold (commitBatch writes a graph once it holds something)
 			}
 			e.mu.RLock()
@@ -207,7 +207,7 @@ func (mt *maintainer) guard(what string, fn func() error) (err error) {
 // server holding the graph's lease does it; the others write the stamps.
 func (mt *maintainer) maintain(ctx context.Context, e *graphEntry) error {
 	if ok, err := mt.maintenanceLease(ctx, e); err != nil || !ok {
-		return errors.Join(err, mt.flushStamps(ctx, e))
+		return errors.Join(err, mt.svc.store.flushStamps(ctx, e))
 	}
 	defer mt.pruneHistory(ctx, e.key)
 	return mt.svc.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
@@ -230,11 +230,6 @@ func (mt *maintainer) maintain(ctx context.Context, e *graphEntry) error {
 	})
 }
 
-// watchShared runs the listener until ctx is done (Run starts it).
-func (mt *maintainer) watchShared(ctx context.Context) {
-	mt.svc.store.shared.Watch(ctx, &sharedWatcher{st: mt.svc.store, ctx: ctx, log: mt.svc.log})
-}
-
 // maintenanceLease takes the graph's maintenance lease for one interval
 // (team mode), so that of all the servers one does a graph's time-driven
 // maintenance per tick. Without it the tick only writes the read stamps.
@@ -243,15 +238,4 @@ func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphEntry) (bool
 		return true, nil
 	}
 	return mt.svc.store.shared.TakeLease(ctx, e.key, mt.svc.cfg.MaintenanceInterval)
-}
-
-// flushStamps writes e's pending read stamps with an empty write.
-func (mt *maintainer) flushStamps(ctx context.Context, e *graphEntry) error {
-	e.q.Lock()
-	n := e.nstamps
-	e.q.Unlock()
-	if n == 0 {
-		return nil
-	}
-	return mt.svc.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
 }

@@ -100,7 +100,7 @@ func (in *searchGraphs) gather(ctx context.Context, t target, req SearchRequest)
 				continue // loaded before, the user graph, or not loaded at all
 			}
 			e := in.entries[len(in.entries)-1]
-			in.borrowed = append(in.borrowed, borrowedGraph{e: e, used: e.used.Load()})
+			in.borrowed = append(in.borrowed, e.borrow())
 		}
 	case req.Level != "":
 		k, err := t.key(req.Level)

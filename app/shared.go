@@ -477,3 +477,8 @@ func (w *sharedWatcher) Resync() {
 		}
 	}
 }
+
+// watch runs the listener until ctx is done (Service.Run starts it).
+func (st *store) watch(ctx context.Context) {
+	st.shared.Watch(ctx, &sharedWatcher{st: st, ctx: ctx, log: st.log})
+}

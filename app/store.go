@@ -384,6 +384,14 @@ type borrowedGraph struct {
 	used int64
 }
 
+// borrow returns e as a graph a request loaded only for itself, with the
+// use time its load gave it, for giveBack.
+func (e *graphEntry) borrow() borrowedGraph { return borrowedGraph{e: e, used: e.used.Load()} }
+
+// isStored reports whether the graph is in storage: it loaded with
+// content, or a save wrote it.
+func (e *graphEntry) isStored() bool { return e.stored.Load() }
+
 // giveBack unloads the graphs a request borrowed, each unless another
 // request used it since or it holds something not durable yet: those stay
 // until idle unloading takes them.
