@@ -11,7 +11,7 @@ import (
 // again only saves the sessions again if they changed.
 func (s *Service) Close(ctx context.Context) error {
 	var errs []error
-	if err := s.store.closeWrites(ctx); err != nil {
+	if err := s.store.Close(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	if err := s.maint.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {

@@ -10,7 +10,7 @@ import (
 func (s *Service) Health(_ context.Context) Health {
 	return Health{
 		ActiveSessions: s.sessions.count(s.clock.Now()),
-		LoadedGraphs:   len(s.store.loaded()),
+		LoadedGraphs:   len(s.store.Loaded()),
 		Problems:       s.problems(),
 	}
 }
@@ -23,8 +23,8 @@ func (s *Service) problems() []string {
 	if s.damage != nil {
 		out = append(out, s.damage()...)
 	}
-	out = append(out, s.store.problemList()...)
-	out = append(out, s.store.failing.list()...)
+	out = append(out, s.store.Problems()...)
+	out = append(out, s.store.Failing.List()...)
 	if p := s.maint.tickProblem(); p != "" {
 		out = append(out, p)
 	}

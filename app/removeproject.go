@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -47,11 +48,11 @@ func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (R
 	for _, sg := range stored {
 		inStorage = inStorage || sg.Key == key
 	}
-	if !inStorage && !s.store.isLoaded(key) {
+	if !inStorage && !s.store.IsLoaded(key) {
 		return RemovedProject{}, &domain.Error{Kind: domain.KindNotFound, Field: "project_path",
 			Msg: "no project has memory at " + p + " (`kg project list` shows the projects that do)"}
 	}
-	e, err := s.store.get(ctx, key)
+	e, err := s.store.Get(ctx, key)
 	if err != nil {
 		if !force || !errors.Is(err, ports.ErrDamaged) {
 			if errors.Is(err, ports.ErrDamaged) {
@@ -65,15 +66,15 @@ func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (R
 		if err := remover.RemoveProject(ctx, p); err != nil {
 			return RemovedProject{}, wrapErr(err, "remove project "+p)
 		}
-		s.store.forgetProblem(key)
+		s.store.ForgetProblem(key)
 		s.log.Info("project removed", "project", p, "damaged", true)
-		s.events.Publish(ports.One(removedEvent(key, 0, removedGraph{Stored: true})))
+		s.events.Publish(ports.One(graphstore.RemovedEvent(key, 0, graphstore.Removed{Stored: true})))
 		return RemovedProject{ProjectPath: p, Stored: true}, nil
 	}
 	// Team mode: what it holds is what the database holds, written by any
 	// server, not only this one's copy (docs/design/team.md#removing-a-project).
-	s.store.fresh(ctx, key)
-	removed, err := s.store.removeGraph(ctx, e, removal{Force: force, Remover: remover, Listed: inStorage})
+	s.store.Fresh(ctx, key)
+	removed, err := s.store.Remove(ctx, e, graphstore.Removal{Force: force, Remover: remover, Listed: inStorage})
 	if err != nil {
 		return RemovedProject{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -55,7 +56,7 @@ type sessionTable struct {
 	// fail soft (teamhooks.go).
 	log *slog.Logger
 	// failing is told whether the last save failed, for Health; nil: not told.
-	failing *failing
+	failing *graphstore.Failing
 }
 
 func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session, log *slog.Logger) *sessionTable {
@@ -334,13 +335,13 @@ func (t *sessionTable) save(ctx context.Context) error {
 	}()
 	if err := t.repo.UpdateSessions(ctx, ch); err != nil {
 		if t.failing != nil {
-			t.failing.set("save sessions", "the sessions could not be saved ("+err.Error()+"); new sessions fail until a save succeeds")
+			t.failing.Set("save sessions", "the sessions could not be saved ("+err.Error()+"); new sessions fail until a save succeeds")
 		}
 		return err
 	}
 	saved = true
 	if t.failing != nil {
-		t.failing.clear("save sessions")
+		t.failing.Clear("save sessions")
 	}
 	return nil
 }
