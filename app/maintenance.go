@@ -179,7 +179,7 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 
 // checkpointSessions folds the sessions' journal into their file.
 func (mt *maintainer) checkpointSessions(ctx context.Context) error {
-	if cp, ok := mt.svc.sessions.repo.(ports.SessionCheckpointer); ok {
+	if cp, ok := mt.svc.sessions.checkpointer(); ok {
 		if err := cp.CheckpointSessions(ctx); err != nil {
 			mt.svc.store.Failing.Set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
 				"); they are kept in their journal, which grows until this succeeds")

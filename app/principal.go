@@ -60,9 +60,7 @@ func (r *resolver) sessionFor(ctx context.Context, id string) (ports.Session, er
 // sessionOwnedBy fails, as for an unknown session, unless session id
 // belongs to owner.
 func (r *resolver) sessionOwnedBy(id, owner string) error {
-	r.sessions.mu.Lock()
-	defer r.sessions.mu.Unlock()
-	if sess, ok := r.sessions.live[id]; ok && sess.Principal != owner {
+	if r.sessions.heldByAnother(id, owner) {
 		return unknownSession(id)
 	}
 	return nil

@@ -86,8 +86,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		return nil, wrapErr(err, "load sessions")
 	}
 	fails := &graphstore.Failing{}
-	s.sessions = newSessionTable(deps.Sessions, cfg, stored, log)
-	s.sessions.failing = fails
+	s.sessions = newSessionTable(deps.Sessions, sessionLimits{TTL: cfg.SessionTTL, Max: cfg.MaxSessions, BoundTTL: cfg.BoundSessionTTL}, stored, log, fails)
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = graphstore.New(graphstore.Deps{
 		Graphs: deps.Graphs, Clock: deps.Clock, Policy: cfg.Policy, Log: log, Events: deps.Events, Metrics: deps.Metrics,

@@ -374,20 +374,3 @@ func (mt *maintainer) clearMarks(e *graphstore.Entry) {
 		e.Graph().SetStale(id, nil)
 	}
 }
-
-// rootOfSessions returns the folder of the most recently active live
-// session bound to project that was named by one (team mode, where a
-// graph's key names no folder): where this server's sessions have the
-// project's files. "" for none.
-func (t *sessionTable) rootOfSessions(project string) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var root string
-	var at domain.Micros
-	for _, s := range t.live {
-		if s.ProjectPath == project && s.Root != "" && (root == "" || s.LastActivity > at) {
-			root, at = s.Root, s.LastActivity
-		}
-	}
-	return root
-}

@@ -50,7 +50,7 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 	if err != nil {
 		return UsefulResult{}, err
 	}
-	fresh, already, err := s.sessions.reserveUseful(sess.ID, found)
+	fresh, already, err := reserveUseful(s.sessions, sess.ID, found)
 	if err != nil {
 		return UsefulResult{}, err
 	}
@@ -61,7 +61,7 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 			continue
 		}
 		if err := saveUseful(ctx, s.store, gi.e, sess.ID, marks); err != nil {
-			s.sessions.unreserveUseful(sess.ID, fresh, res.Marked)
+			unreserveUseful(s.sessions, sess.ID, fresh, res.Marked)
 			return UsefulResult{}, err
 		}
 		for _, id := range marks {
@@ -155,7 +155,7 @@ func findUseful(ctx context.Context, st *graphstore.Store, t target, ids []strin
 // unreserveUseful). It returns the seen-set keys of the marks reserved and
 // the nodes the session had marked already, or the error of a call that
 // would pass the allowance, reserving nothing.
-func (t *sessionTable) reserveUseful(session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
+func reserveUseful(t *sessionTable, session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
 	t.withHooks(session, func(h *hookstate.State) bool {
 		var add []string
 		for _, gi := range found {
@@ -234,7 +234,7 @@ func recordUsefulMark(g *domain.Graph, id string, at domain.Stamp) {
 
 // unreserveUseful gives back the reserved marks of fresh that were not
 // saved (not in saved).
-func (t *sessionTable) unreserveUseful(session string, fresh []string, saved []UsefulNode) {
+func unreserveUseful(t *sessionTable, session string, fresh []string, saved []UsefulNode) {
 	keep := map[string]bool{}
 	for _, n := range saved {
 		keep[ports.SeenKey(n.Level, n.ID)] = true
