@@ -326,8 +326,8 @@ func TestCompactPropMovableNodesPlanAsAllNodes(t *testing.T) {
 		}
 		now := propNow + Micros(rapid.Int64Range(0, int64(2*Day)).Draw(t, "later"))
 		p.MaxTokens = rapid.IntRange(0, 400).Draw(t, "max after")
-		all, _ := planOver(g, (*Graph).nodeSlots, now, p, -1)
-		movable, _ := planOver(g, (*Graph).movableSlots, now, p, -1)
+		all, _ := planOver(g, (*Graph).NodeSlots, now, p, -1)
+		movable, _ := planOver(g, (*Graph).MovableSlots, now, p, -1)
 		if diff := quickDiff(all, movable); diff != "" {
 			t.Fatalf("plans differ (-all nodes +movable nodes):\n%s", diff)
 		}
