@@ -11,6 +11,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -108,7 +109,7 @@ func newCompactCommand(e env) *cobra.Command {
 		if key.Project != "" {
 			out.Project = &key.Project
 		}
-		srv, h, err := rootServer(ctx, cfg)
+		srv, h, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		if err == nil && srv != nil {
 			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
 		}
@@ -122,9 +123,9 @@ func newCompactCommand(e env) *cobra.Command {
 		case err != nil:
 			return err
 		case srv != nil && dryRun:
-			err = srv.call(ctx, "GET", "/api/compaction/plan", scopeQuery(key), nil, &out.Moves)
+			err = srv.Call(ctx, "GET", "/api/compaction/plan", scopeQuery(key), nil, &out.Moves)
 		case srv != nil:
-			err = srv.call(ctx, "POST", "/api/compaction/run", scopeQuery(key), nil, &out.Moves)
+			err = srv.Call(ctx, "POST", "/api/compaction/run", scopeQuery(key), nil, &out.Moves)
 		default:
 			var m domain.Moves
 			m, err = compactOffline(ctx, e, cfg, key, dryRun)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 	"github.com/kg-memory/kg/domain"
 )
@@ -106,7 +107,7 @@ func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg Config) error
 	// bolt file is the server's.
 	served := false
 	h := rootdir.ReadHolder(cfg.Root)
-	srv, hl, err := rootServer(ctx, cfg)
+	srv, hl, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	switch {
 	case err != nil:
 		c.Add(doctor.LevelWarn, rootdir.LockName, fmt.Sprintf("the server of pid %d at %s answers with an error: %v", h.PID, h.Addr, err),
@@ -194,7 +195,7 @@ func checkBackendMarker(c *doctor.Checkup, cfg Config) string {
 
 // checkContentThroughServer makes the content checks through the server
 // that holds the root's bolt file: each graph as its export reads it.
-func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiClient) {
+func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiclient.Client) {
 	keys := []domain.GraphKey{domain.UserGraph}
 	projects, err := serverProjects(ctx, srv)
 	if err != nil {
@@ -205,7 +206,7 @@ func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiC
 	}
 	for _, k := range keys {
 		var doc bytes.Buffer
-		if err := srv.call(ctx, "GET", "/api/export", scopeQuery(k), nil, &doc); err != nil {
+		if err := srv.Call(ctx, "GET", "/api/export", scopeQuery(k), nil, &doc); err != nil {
 			c.Add(doctor.LevelWarn, doctor.GraphSubject(k), "cannot be read through the server: "+err.Error(), "run kg doctor again")
 			continue
 		}

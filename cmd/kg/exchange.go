@@ -17,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/domain"
 )
@@ -47,7 +48,7 @@ func newExportCommand(e env) *cobra.Command {
 		}
 		ctx := c.Context()
 		var doc bytes.Buffer
-		srv, _, err := rootServer(ctx, cfg)
+		srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		switch {
 		case err != nil:
 			return err
@@ -57,7 +58,7 @@ func newExportCommand(e env) *cobra.Command {
 				err = requireKnownProject(key, cfg.Root, known)
 			}
 			if err == nil {
-				err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+				err = srv.Call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
 			}
 		default:
 			err = exportOffline(ctx, e, cfg, key, &doc)
@@ -143,7 +144,7 @@ func newImportCommand(e env) *cobra.Command {
 		}
 		res, err := in.apply(c.Context(), e, cfg, settings, bar)
 		bar.finish()
-		var ae *apiError
+		var ae *apiclient.Error
 		if domain.KindOf(err) == domain.KindInvalid || (errors.As(err, &ae) && ae.Status/100 == 4) {
 			return fmt.Errorf("%w (nothing was changed)", err)
 		}
@@ -191,7 +192,7 @@ func (in *importInput) read(ctx context.Context, e env, bar *progress) error {
 // apply writes the document through the running server when one holds the
 // root, else on the files.
 func (in *importInput) apply(ctx context.Context, e env, cfg Config, settings *settingsFlags, bar *progress) (apijson.ImportResult, error) {
-	srv, h, err := rootServer(ctx, cfg)
+	srv, h, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	if err == nil && srv != nil {
 		// The import compacts, and is screened for secrets.
 		err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
@@ -211,7 +212,7 @@ func (in *importInput) apply(ctx context.Context, e env, cfg Config, settings *s
 }
 
 // send posts the document to the server, the bar counting the bytes sent.
-func (in *importInput) send(ctx context.Context, srv *apiClient, bar *progress) (apijson.ImportResult, error) {
+func (in *importInput) send(ctx context.Context, srv *apiclient.Client, bar *progress) (apijson.ImportResult, error) {
 	q := scopeQuery(in.key)
 	q.Set("mode", string(in.mode))
 	// The moves are printed with --verbose only; else their counts, which
@@ -228,7 +229,7 @@ func (in *importInput) send(ctx context.Context, srv *apiClient, bar *progress) 
 		body = &r
 	}
 	var res apijson.ImportResult
-	err := srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
+	err := srv.Send(ctx, "POST", "/api/import", q, "application/json", body, &res)
 	return res, err
 }
 

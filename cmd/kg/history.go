@@ -14,6 +14,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -83,7 +84,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			return err
 		}
 		var out apijson.History
-		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
+		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiclient.Client) error {
 			q := scopeQuery(key)
 			q.Set("limit", strconv.Itoa(limit))
 			for name, v := range map[string]string{"id": req.ID, "session_id": session} {
@@ -94,7 +95,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			if req.Since > 0 {
 				q.Set("since", (time.Duration(req.Since) * time.Microsecond).String())
 			}
-			return srv.call(c.Context(), "GET", "/api/history", q, nil, &out)
+			return srv.Call(c.Context(), "GET", "/api/history", q, nil, &out)
 		}, func(svc *app.Service) error {
 			res, err := svc.History(c.Context(), req)
 			out = apijson.HistoryOf(res)
@@ -116,8 +117,8 @@ func newHistoryCommand(e env) *cobra.Command {
 // viaFiles on an app opened on the files under the root's lock (closed,
 // and so saved, before it returns).
 func throughServerOrFiles(ctx context.Context, e env, cfg Config, key domain.GraphKey,
-	viaServer func(*apiClient) error, viaFiles func(*app.Service) error) error {
-	srv, _, err := rootServer(ctx, cfg)
+	viaServer func(*apiclient.Client) error, viaFiles func(*app.Service) error) error {
+	srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	if err != nil {
 		return err
 	}
@@ -260,8 +261,8 @@ func newUndoCommand(e env) *cobra.Command {
 			return err
 		}
 		var out apijson.Undo
-		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
-			return srv.call(c.Context(), "POST", "/api/undo", url.Values{}, undoBody(req), &out)
+		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiclient.Client) error {
+			return srv.Call(c.Context(), "POST", "/api/undo", url.Values{}, undoBody(req), &out)
 		}, func(svc *app.Service) error {
 			res, err := svc.Undo(c.Context(), req)
 			out = apijson.UndoResultOf(res)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 	"github.com/kg-memory/kg/cmd/kg/internal/install"
 )
@@ -83,7 +84,7 @@ func claudeMCPEntry(exe string, cfg Config) map[string]any {
 // legacyClaudeMCPEntry is the entry kg install wrote before decision 0092:
 // the server's URL, which gives no tools while no server runs.
 func legacyClaudeMCPEntry(cfg Config) map[string]any {
-	entry := map[string]any{"type": "http", "url": "http://" + dialAddr(cfg.Addr()) + "/"}
+	entry := map[string]any{"type": "http", "url": "http://" + apiclient.DialAddr(cfg.Addr()) + "/"}
 	if cfg.AuthToken != "" {
 		entry["headers"] = map[string]any{"Authorization": "Bearer " + cfg.AuthToken}
 	}

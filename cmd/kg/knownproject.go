@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -36,11 +37,11 @@ func requireKnownProject(key domain.GraphKey, root string, known []string) error
 }
 
 // serverProjects is the paths of the projects the server at srv knows.
-func serverProjects(ctx context.Context, srv *apiClient) ([]string, error) {
+func serverProjects(ctx context.Context, srv *apiclient.Client) ([]string, error) {
 	var out struct {
 		Projects []apijson.Project `json:"projects"`
 	}
-	if err := srv.call(ctx, "GET", "/api/projects", nil, nil, &out); err != nil {
+	if err := srv.Call(ctx, "GET", "/api/projects", nil, nil, &out); err != nil {
 		return nil, err
 	}
 	paths := make([]string, len(out.Projects))

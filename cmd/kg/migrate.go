@@ -10,6 +10,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/migrations"
 	"github.com/kg-memory/kg/ports"
 )
@@ -232,7 +233,7 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 			return fmt.Errorf("the home folder is unknown (%v): the legacy layout lives under it", err)
 		}
 		ctx := c.Context()
-		if srv, _, err := rootServer(ctx, cfg); err != nil {
+		if srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); err != nil {
 			return err
 		} else if srv != nil {
 			return errServerRuns(srv, cfg.Root, "kg migrate legacy")

@@ -16,7 +16,9 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/adapters/storage/memory"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/readonly"
+	"github.com/kg-memory/kg/domain"
 )
 
 // commandConfig reads the settings of a command other than `kg serve`. It
@@ -131,7 +133,7 @@ func openBoltReadOnly(ctx context.Context, root string, log *slog.Logger) (stora
 // to itself (`kg migrate`, `kg project mv`): it refuses while a server
 // holds the root. The cleanup releases the lock.
 func lockOffline(ctx context.Context, cfg Config, what string) (func(), error) {
-	if c, _, err := rootServer(ctx, cfg); err != nil {
+	if c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); err != nil {
 		return nil, err
 	} else if c != nil {
 		return nil, errServerRuns(c, cfg.Root, what)
@@ -151,4 +153,11 @@ func commandLogger(e env, cfg Config) *slog.Logger { return newLogger(e.stderr, 
 // printf writes to the command's stdout.
 func printf(c *cobra.Command, format string, args ...any) {
 	fmt.Fprintf(c.OutOrStdout(), format, args...)
+}
+
+// errServerRuns is the refusal of a command that must not run beside a
+// server (`kg migrate`, `kg project mv`).
+func errServerRuns(c *apiclient.Client, root, what string) error {
+	return &domain.Error{Kind: domain.KindConflict,
+		Msg: fmt.Sprintf("a kg server serves %s at %s: stop it first, %s needs the root to itself", root, c.Base(), what)}
 }

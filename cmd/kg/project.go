@@ -16,6 +16,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -62,7 +63,7 @@ func newProjectRmCommand(e env) *cobra.Command {
 			Edges   int    `json:"edges"`
 			Stored  bool   `json:"stored"`
 		}
-		srv, _, err := rootServer(ctx, cfg)
+		srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		switch {
 		case err != nil:
 			return err
@@ -71,7 +72,7 @@ func newProjectRmCommand(e env) *cobra.Command {
 			if force {
 				q.Set("force", "true")
 			}
-			err = srv.call(ctx, "DELETE", "/api/projects", q, nil, &out)
+			err = srv.Call(ctx, "DELETE", "/api/projects", q, nil, &out)
 		default:
 			var r app.RemovedProject
 			r, err = removeOffline(ctx, e, cfg, path, force)
@@ -131,12 +132,12 @@ func newProjectListCommand(e env) *cobra.Command {
 		var out struct {
 			Projects []apijson.Project `json:"projects"`
 		}
-		srv, _, err := rootServer(ctx, cfg)
+		srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		switch {
 		case err != nil:
 			return err
 		case srv != nil:
-			err = srv.call(ctx, "GET", "/api/projects", nil, nil, &out)
+			err = srv.Call(ctx, "GET", "/api/projects", nil, nil, &out)
 		default:
 			out.Projects, err = listOffline(ctx, e, cfg)
 		}

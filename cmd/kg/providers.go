@@ -15,8 +15,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kg-memory/kg/adapters/clock"
 
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/filehash"

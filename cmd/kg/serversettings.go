@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	khttp "github.com/kg-memory/kg/adapters/http"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 )
 
 // compactionSettings are what a compaction run reads: a command that
@@ -56,7 +57,7 @@ func (b *settingsFlags) givenSetting(flag string, getenv func(string) string) (h
 // the server it goes through runs with otherwise: the command would
 // silently run with the server's values. cfg is the command's own reading
 // of its settings; h the server's /health, which lists the server's.
-func (b *settingsFlags) checkServerRunsWith(srv *apiClient, h khttp.Health, cfg Config, getenv func(string) string, flags []string) error {
+func (b *settingsFlags) checkServerRunsWith(srv *apiclient.Client, h khttp.Health, cfg Config, getenv func(string) string, flags []string) error {
 	var differ []string
 	for _, s := range b.table {
 		if s.show == nil || !slices.Contains(flags, s.flag) {

@@ -8,12 +8,14 @@ package main
 
 import (
 	"context"
+	"log/slog"
+
 	"github.com/google/wire"
+
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/ports"
-	"log/slog"
 )
 
 // Injectors from wire.go:
