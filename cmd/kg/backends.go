@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -51,7 +51,7 @@ type backend struct {
 	openReadOnly func(ctx context.Context, root string, log *slog.Logger) (storage, func(), error)
 	// inject opens the backend as `kg serve` does: for an inRoot backend it
 	// takes the root's lock and checks the marker first (wire_gen.go).
-	inject func(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error)
+	inject func(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error)
 }
 
 // backends lists the storage backends; the first is the default.
@@ -83,7 +83,7 @@ func backendNames() string {
 	for _, b := range backends() {
 		ns = append(ns, b.name)
 	}
-	return orList(ns)
+	return config.OrList(ns)
 }
 
 // notInRoot is the open of a backend that keeps nothing in the root: the
@@ -103,15 +103,7 @@ func rootBackendNames() string {
 			ns = append(ns, b.name)
 		}
 	}
-	return orList(ns)
-}
-
-// orList joins names as "a, b or c".
-func orList(ns []string) string {
-	if len(ns) < 2 {
-		return strings.Join(ns, "")
-	}
-	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
+	return config.OrList(ns)
 }
 
 // hasFile reports whether a root holds any of the files (or folders)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -26,7 +27,7 @@ func TestBackendRegistry(t *testing.T) {
 		if b.open == nil || b.inject == nil {
 			t.Errorf("backend %s lacks open or inject", b.name)
 		}
-		cfg, err := parse([]string{"--storage", strings.ToUpper(b.name)}, map[string]string{envDatabaseURL: "postgres://kg@db/kg"})
+		cfg, err := parse([]string{"--storage", strings.ToUpper(b.name)}, map[string]string{config.EnvDatabaseURL: "postgres://kg@db/kg"})
 		if err != nil || cfg.Storage != b.name {
 			t.Errorf("--storage %s: %+v, %v", b.name, cfg.Storage, err)
 		}

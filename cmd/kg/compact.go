@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -38,12 +39,12 @@ func (g *graphFlags) key() (domain.GraphKey, error) {
 	switch domain.Level(level) {
 	case domain.LevelUser:
 		if g.project != "" {
-			return domain.GraphKey{}, usagef("--level user takes no --project")
+			return domain.GraphKey{}, config.Usagef("--level user takes no --project")
 		}
 		return domain.UserGraph, nil
 	case domain.LevelProject:
 		if g.project == "" {
-			return domain.GraphKey{}, usagef("--level project needs --project PATH")
+			return domain.GraphKey{}, config.Usagef("--level project needs --project PATH")
 		}
 		p, err := projectPath("--project", g.project)
 		if err != nil {
@@ -51,7 +52,7 @@ func (g *graphFlags) key() (domain.GraphKey, error) {
 		}
 		return domain.ProjectGraph(p), nil
 	}
-	return domain.GraphKey{}, usagef("invalid --level %q: want user or project", g.level)
+	return domain.GraphKey{}, config.Usagef("invalid --level %q: want user or project", g.level)
 }
 
 // scopeQuery names a graph in the query of a REST request.
@@ -111,7 +112,7 @@ func newCompactCommand(e env) *cobra.Command {
 		}
 		srv, h, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		if err == nil && srv != nil {
-			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
+			err = settings.CheckServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
 		}
 		if err == nil && srv != nil && key.Level == domain.LevelProject {
 			var known []string
@@ -147,7 +148,7 @@ func newCompactCommand(e env) *cobra.Command {
 // when it loads a graph: restored above every session's watermark,
 // compacted at the current time with the configured policy, and saved
 // when anything moved. A dry run saves nothing.
-func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
+func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
 	if err := requireRoot(cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}

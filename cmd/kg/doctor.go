@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
 	"github.com/kg-memory/kg/domain"
 )
@@ -96,7 +97,7 @@ func newDoctorCommand(e env) *cobra.Command {
 }
 
 // runCheckup makes every check.
-func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg Config) error {
+func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg config.Config) error {
 	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
@@ -162,7 +163,7 @@ func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg Config) error
 
 // checkBackendMarker checks <root>/.backend and returns the backend the root
 // holds ("" when it holds nothing yet).
-func checkBackendMarker(c *doctor.Checkup, cfg Config) string {
+func checkBackendMarker(c *doctor.Checkup, cfg config.Config) string {
 	have, err := rootBackend(cfg.Root)
 	if err != nil && strings.Contains(err.Error(), "symbolic link") {
 		c.Add(doctor.LevelError, rootdir.BackendName, err.Error(),

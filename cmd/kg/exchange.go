@@ -19,6 +19,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -77,7 +78,7 @@ func newExportCommand(e env) *cobra.Command {
 
 // exportOffline writes the export document of the stored graph, changing
 // nothing in the root (openReadOnly).
-func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, w io.Writer) error {
+func exportOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, w io.Writer) error {
 	if err := requireRoot(cfg.Root); err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func newImportCommand(e env) *cobra.Command {
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		if merge && replace {
-			return usagef("--merge and --replace exclude each other")
+			return config.Usagef("--merge and --replace exclude each other")
 		}
 		in := importInput{file: args[0], mode: domain.ImportMerge, verbose: verbose}
 		if replace {
@@ -191,11 +192,11 @@ func (in *importInput) read(ctx context.Context, e env, bar *progress) error {
 
 // apply writes the document through the running server when one holds the
 // root, else on the files.
-func (in *importInput) apply(ctx context.Context, e env, cfg Config, settings *settingsFlags, bar *progress) (apijson.ImportResult, error) {
+func (in *importInput) apply(ctx context.Context, e env, cfg config.Config, settings *config.Flags, bar *progress) (apijson.ImportResult, error) {
 	srv, h, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	if err == nil && srv != nil {
 		// The import compacts, and is screened for secrets.
-		err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
+		err = settings.CheckServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
 	}
 	switch {
 	case err != nil:
@@ -293,7 +294,7 @@ func readDocument(ctx context.Context, e env, name string, bar *progress) ([]byt
 // importOffline writes the document through the app, as the server's
 // import does (validated whole, applied as one write and compacted, saved
 // once), on the files under the root's lock.
-func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
+func importOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
 	const steps = 3 // open, write, save
 	bar.describe("kg import: opening " + cfg.Root)
 	bar.set(0, steps)

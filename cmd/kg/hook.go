@@ -17,6 +17,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 	"github.com/kg-memory/kg/domain"
 )
@@ -87,7 +88,7 @@ func newHookCommand(e env) *cobra.Command {
 
 // runHook does the work of one hook for agent ("": told by the input's
 // shape) and returns what to print: nil for nothing.
-func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookagent.Agent, debug bool) ([]byte, error) {
+func runHook(ctx context.Context, e env, settings *config.Flags, event string, agent hookagent.Agent, debug bool) ([]byte, error) {
 	in, err := readHookInput(e)
 	if err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func readHookInput(e env) (hookagent.Input, error) {
 
 // hookServer finds the server of the root, or starts one with the settings
 // the hook was given; it logs on stderr only with debug.
-func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool) (*apiclient.Client, error) {
+func hookServer(ctx context.Context, e env, settings *config.Flags, debug bool) (*apiclient.Client, error) {
 	cfg, err := commandConfig(e, settings)
 	if err != nil {
 		return nil, err
@@ -145,8 +146,8 @@ func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool)
 		logOut = e.stderr
 	}
 	log := slog.New(slog.NewTextHandler(logOut, nil))
-	args := settings.given()
-	if !settings.isSet("storage", e.getenv) {
+	args := settings.Given()
+	if !settings.IsSet("storage", e.getenv) {
 		args = append(args, "--storage="+cfg.Storage)
 	}
 	return findOrStartServer(ctx, e, cfg, args, false, log)

@@ -18,6 +18,7 @@ import (
 	"github.com/kg-memory/kg/adapters/mcpstdio"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // serverLogName is the file under the root that a server started by `kg
@@ -60,8 +61,8 @@ func newMCPCommand(e env) *cobra.Command {
 				return key, ok && err == nil
 			},
 			Connect: func(ctx context.Context) (string, error) {
-				args := settings.given()
-				if !settings.isSet("storage", e.getenv) {
+				args := settings.Given()
+				if !settings.IsSet("storage", e.getenv) {
 					args = append(args, "--storage="+cfg.Storage) // the backend the root holds
 				}
 				client, err := findOrStartServer(ctx, e, cfg, args, noStart, log)
@@ -73,7 +74,7 @@ func newMCPCommand(e env) *cobra.Command {
 				// for the server it would start: refuse rather than hide it.
 				h, err := client.Health(ctx)
 				if err == nil {
-					err = settings.checkServerRunsWith(client, h, cfg, e.getenv, serverFlags(bridgeOwnSettings))
+					err = settings.CheckServerRunsWith(client, h, cfg, e.getenv, serverFlags(bridgeOwnSettings))
 				}
 				if err != nil {
 					return "", err
@@ -90,7 +91,7 @@ func newMCPCommand(e env) *cobra.Command {
 // findOrStartServer returns the server to forward to: the one that holds
 // the root, else the one answering at the configured address, else, unless
 // noStart, one started now with the same settings (args).
-func findOrStartServer(ctx context.Context, e env, cfg Config, args []string, noStart bool, log *slog.Logger) (*apiclient.Client, error) {
+func findOrStartServer(ctx context.Context, e env, cfg config.Config, args []string, noStart bool, log *slog.Logger) (*apiclient.Client, error) {
 	if c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); c != nil || err != nil {
 		return c, err
 	}
@@ -113,7 +114,7 @@ func findOrStartServer(ctx context.Context, e env, cfg Config, args []string, no
 // from this process's session so that it outlives the client that started
 // `kg mcp`, and waits until it answers. Two `kg mcp` starting at once race
 // for the root's lock; the loser's server exits and both use the winner.
-func startServer(ctx context.Context, e env, cfg Config, args []string, log *slog.Logger) (*apiclient.Client, error) {
+func startServer(ctx context.Context, e env, cfg config.Config, args []string, log *slog.Logger) (*apiclient.Client, error) {
 	exe, err := e.executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the kg binary to start the server: %w", err)

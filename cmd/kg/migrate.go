@@ -11,6 +11,7 @@ import (
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/migrations"
 	"github.com/kg-memory/kg/ports"
 )
@@ -29,7 +30,7 @@ func newMigrateCommand(e env) *cobra.Command {
 			"runs on the root.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown command %q; want --to %s, or legacy", args[0], backendNames())
+				return config.Usagef("unknown command %q; want --to %s, or legacy", args[0], backendNames())
 			}
 			return nil
 		},
@@ -40,11 +41,11 @@ func newMigrateCommand(e env) *cobra.Command {
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		if to == "" {
-			return usagef("want --to %s, or the legacy command", backendNames())
+			return config.Usagef("want --to %s, or the legacy command", backendNames())
 		}
 		dst, ok := backendNamed(strings.ToLower(to))
 		if !ok {
-			return usagef("invalid --to %q: want %s", to, backendNames())
+			return config.Usagef("invalid --to %q: want %s", to, backendNames())
 		}
 		cfg, err := commandConfig(e, settings)
 		if err != nil {
@@ -54,7 +55,7 @@ func newMigrateCommand(e env) *cobra.Command {
 			return migrateToTeam(c, e, cfg, principal)
 		}
 		if principal != "" {
-			return usagef("--principal is for --to postgres: a root has one user graph")
+			return config.Usagef("--principal is for --to postgres: a root has one user graph")
 		}
 		return migrateTo(c, e, cfg, dst)
 	}
@@ -64,7 +65,7 @@ func newMigrateCommand(e env) *cobra.Command {
 
 // migrateTo copies the root's backend into dst and records dst as the
 // root's backend.
-func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
+func migrateTo(c *cobra.Command, e env, cfg config.Config, dst backend) error {
 	ctx := c.Context()
 	release, err := lockToMigrate(c, cfg)
 	if err != nil {
@@ -143,7 +144,7 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 
 // lockToMigrate takes the lock of a root that must exist, refusing while
 // a server runs on it. The cleanup releases it.
-func lockToMigrate(c *cobra.Command, cfg Config) (func(), error) {
+func lockToMigrate(c *cobra.Command, cfg config.Config) (func(), error) {
 	if err := requireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
@@ -154,12 +155,12 @@ func lockToMigrate(c *cobra.Command, cfg Config) (func(), error) {
 // root into the team database KG_DATABASE_URL names, the root's user graph
 // and sessions to the principal, checks the copy (counts and checksums) and
 // changes nothing in the root (docs/design/team.md#moving-in).
-func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error {
+func migrateToTeam(c *cobra.Command, e env, cfg config.Config, principal string) error {
 	if principal == "" {
-		return usagef("--to postgres needs --principal, the person whose user graph the root's becomes")
+		return config.Usagef("--to postgres needs --principal, the person whose user graph the root's becomes")
 	}
 	if err := postgres.ValidPrincipal(principal); err != nil {
-		return usagef("invalid --principal: %v", err)
+		return config.Usagef("invalid --principal: %v", err)
 	}
 	ctx := c.Context()
 	release, err := lockToMigrate(c, cfg)
@@ -181,9 +182,9 @@ func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error 
 		return err
 	}
 	defer closeFrom()
-	url := e.getenv(envDatabaseURL)
+	url := e.getenv(config.EnvDatabaseURL)
 	if url == "" {
-		return usagef("%s is not set: it names the team's database", envDatabaseURL)
+		return config.Usagef("%s is not set: it names the team's database", config.EnvDatabaseURL)
 	}
 	to, err := postgres.Open(ctx, url, postgres.Options{Logger: log})
 	if err != nil {
@@ -224,7 +225,7 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 		for i, p := range projects {
 			abs, err := filepath.Abs(p)
 			if err != nil {
-				return usagef("invalid --project %q: %v", p, err)
+				return config.Usagef("invalid --project %q: %v", p, err)
 			}
 			projects[i] = abs
 		}

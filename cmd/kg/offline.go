@@ -17,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/readonly"
 	"github.com/kg-memory/kg/domain"
 )
@@ -28,15 +29,15 @@ import (
 // as the server refuses it); and it logs warnings and errors only, unless
 // --log-level or KG_LOG_LEVEL says otherwise, so that what the command
 // prints is not lost among what the storage did.
-func commandConfig(e env, settings *settingsFlags) (Config, error) {
-	cfg, err := settings.config(e.getenv)
+func commandConfig(e env, settings *config.Flags) (config.Config, error) {
+	cfg, err := settings.Config(e.getenv)
 	if err != nil {
-		return Config{}, err
+		return config.Config{}, err
 	}
-	if !settings.isSet("log-level", e.getenv) {
+	if !settings.IsSet("log-level", e.getenv) {
 		cfg.LogLevel = slog.LevelWarn
 	}
-	if !settings.isSet("storage", e.getenv) {
+	if !settings.IsSet("storage", e.getenv) {
 		if have, err := rootBackend(cfg.Root); err == nil && have != "" {
 			cfg.Storage = have
 		}
@@ -59,7 +60,7 @@ func requireRoot(root string) error {
 // would, for a command that works on the files. The lock file names this
 // process without an address: a command, not a server. The cleanup closes
 // the storage and releases the lock.
-func openOffline(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+func openOffline(ctx context.Context, cfg config.Config, log *slog.Logger) (storage, func(), error) {
 	b, ok := backendNamed(cfg.Storage)
 	if !ok {
 		return storage{}, nil, fmt.Errorf("storage %q is not a backend", cfg.Storage)
@@ -74,7 +75,7 @@ func openOffline(ctx context.Context, cfg Config, log *slog.Logger) (storage, fu
 // the root meanwhile when the root has a lock file (rootdir.Share), so no
 // server starts under it. A root that holds no memory yet reads as empty.
 // The cleanup closes the storage and releases the lock.
-func openReadOnly(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+func openReadOnly(ctx context.Context, cfg config.Config, log *slog.Logger) (storage, func(), error) {
 	if err := requireRoot(cfg.Root); err != nil {
 		return storage{}, nil, err
 	}
@@ -132,7 +133,7 @@ func openBoltReadOnly(ctx context.Context, root string, log *slog.Logger) (stora
 // lockOffline takes the root's lock for a command that must have the root
 // to itself (`kg migrate`, `kg project mv`): it refuses while a server
 // holds the root. The cleanup releases the lock.
-func lockOffline(ctx context.Context, cfg Config, what string) (func(), error) {
+func lockOffline(ctx context.Context, cfg config.Config, what string) (func(), error) {
 	if c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); err != nil {
 		return nil, err
 	} else if c != nil {
@@ -148,7 +149,7 @@ func lockOffline(ctx context.Context, cfg Config, what string) (func(), error) {
 // commandLogger is the logger of a command that works on the files: what
 // the storage notices (a damaged file, a recovery) goes to stderr, at the
 // configured level.
-func commandLogger(e env, cfg Config) *slog.Logger { return newLogger(e.stderr, cfg) }
+func commandLogger(e env, cfg config.Config) *slog.Logger { return newLogger(e.stderr, cfg) }
 
 // printf writes to the command's stdout.
 func printf(c *cobra.Command, format string, args ...any) {

@@ -17,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -93,7 +94,7 @@ func newProjectRmCommand(e env) *cobra.Command {
 
 // removeOffline removes a project through the app, as the server does,
 // on the files under the root's lock.
-func removeOffline(ctx context.Context, e env, cfg Config, path string, force bool) (app.RemovedProject, error) {
+func removeOffline(ctx context.Context, e env, cfg config.Config, path string, force bool) (app.RemovedProject, error) {
 	if err := requireRoot(cfg.Root); err != nil {
 		return app.RemovedProject{}, err
 	}
@@ -170,7 +171,7 @@ func newProjectListCommand(e env) *cobra.Command {
 
 // listOffline lists the projects from the files, reading each graph
 // without changing anything in the root (openReadOnly).
-func listOffline(ctx context.Context, e env, cfg Config) ([]apijson.Project, error) {
+func listOffline(ctx context.Context, e env, cfg config.Config) ([]apijson.Project, error) {
 	if err := requireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
@@ -274,7 +275,7 @@ func projectMovePaths(oldArg, newArg string) (from, to string, err error) {
 		return "", "", err
 	}
 	if from == to {
-		return "", "", usagef("OLD_PATH and NEW_PATH are both %s", from)
+		return "", "", config.Usagef("OLD_PATH and NEW_PATH are both %s", from)
 	}
 	return from, to, nil
 }
@@ -282,7 +283,7 @@ func projectMovePaths(oldArg, newArg string) (from, to string, err error) {
 // moveProjectGraph moves the graph of from to to. already reports that it
 // was moved before (perhaps by a run cut short before the sessions
 // followed): then only the sessions are left to do.
-func moveProjectGraph(ctx context.Context, cfg Config, st storage, from, to string) (already bool, err error) {
+func moveProjectGraph(ctx context.Context, cfg config.Config, st storage, from, to string) (already bool, err error) {
 	mover, ok := st.Graphs.(projectMover)
 	if !ok {
 		return false, fmt.Errorf("the %s backend cannot move a project", cfg.Storage)
@@ -335,18 +336,18 @@ func logProjectMove(ctx context.Context, st storage, from, to string) error {
 func projectPath(name, arg string) (string, error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", usagef("invalid %s %q: %v", name, arg, err)
+		return "", config.Usagef("invalid %s %q: %v", name, arg, err)
 	}
 	p, err := paths.OS{}.Canonical(abs)
 	if err != nil {
-		return "", usagef("invalid %s %q: %v", name, arg, err)
+		return "", config.Usagef("invalid %s %q: %v", name, arg, err)
 	}
 	return p, nil
 }
 
 // openLocked opens the root's backend on a root whose lock this process
 // already holds, checking its marker as the server does.
-func openLocked(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+func openLocked(ctx context.Context, cfg config.Config, log *slog.Logger) (storage, func(), error) {
 	b, ok := backendNamed(cfg.Storage)
 	if !ok {
 		return storage{}, nil, fmt.Errorf("storage %q is not a backend", cfg.Storage)

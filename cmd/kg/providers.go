@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kg-memory/kg/adapters/clock"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/filehash"
@@ -69,7 +70,7 @@ type server struct {
 // lockRoot creates the root if needed, takes its lock and checks (or
 // records) its backend marker. The cleanup releases the lock. It belongs
 // to the provider sets of the backends that live in the root.
-func lockRoot(cfg Config, addr lockAddr, log *slog.Logger) (lockedRoot, func(), error) {
+func lockRoot(cfg config.Config, addr lockAddr, log *slog.Logger) (lockedRoot, func(), error) {
 	if err := makeRoot(cfg.Root); err != nil {
 		return "", nil, err
 	}
@@ -141,7 +142,7 @@ func openBolt(ctx context.Context, root lockedRoot, log *slog.Logger) (storage, 
 // openPostgres opens the team-mode store on the database KG_DATABASE_URL
 // names, migrating its schema; there is no root to lock, any number of
 // servers share the database. The cleanup closes its pool.
-func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+func openPostgres(ctx context.Context, cfg config.Config, log *slog.Logger) (storage, func(), error) {
 	// The changes table is the change log of team mode: it keeps what
 	// KG_HISTORY_DAYS says (docs/design/trust.md#team-mode).
 	opt := postgres.Options{Logger: log, TokenGrace: cfg.TokenGrace}
@@ -178,7 +179,7 @@ func osFiles() ports.FileHasher { return filehash.OS{Files: &namedfile.Reader{}}
 func homeTranscripts() ports.Transcripts {
 	return transcript.Home{Files: &namedfile.Reader{}}
 }
-func appConfig(cfg Config) app.Config { return cfg.App }
+func appConfig(cfg config.Config) app.Config { return cfg.App }
 
 // openService builds the app: it loads the sessions and the user graph.
 // The cleanup closes it as a safety net; a second Close is cheap.
@@ -213,7 +214,7 @@ func noMetrics() ports.Metrics { return ports.NoMetrics{} }
 // httpConfig is the HTTP side's share of the settings. Started is read
 // here, once the storage is open, so uptime counts from when the server
 // could serve.
-func httpConfig(cfg Config, clk ports.Clock, m *metrics.Metrics, st storage) khttp.Config {
+func httpConfig(cfg config.Config, clk ports.Clock, m *metrics.Metrics, st storage) khttp.Config {
 	var principals ports.Authenticator
 	if st.Team != nil { // team mode: every request carries a person's token
 		principals = st.Team

@@ -8,21 +8,20 @@ package main
 
 import (
 	"context"
-	"log/slog"
-
 	"github.com/google/wire"
-
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/ports"
+	"log/slog"
 )
 
 // Injectors from wire.go:
 
 // injectJSON opens the JSON-file backend as `kg serve` does. It lives in
 // the root, so it takes the root's lock first.
-func injectJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+func injectJSON(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
 	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
 	if err != nil {
 		return storage{}, nil, err
@@ -39,7 +38,7 @@ func injectJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 }
 
 // injectBolt opens the bolt backend, <root>/kg.db, under the root's lock.
-func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+func injectBolt(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
 	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
 	if err != nil {
 		return storage{}, nil, err
@@ -58,7 +57,7 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 // injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
 // nothing in the root, so it takes no lock: every server of a team shares
 // the database.
-func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
+func injectPostgres(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
 	mainStorage, cleanup, err := openPostgres(ctx, cfg, log)
 	if err != nil {
 		return storage{}, nil, err
@@ -69,8 +68,8 @@ func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Lo
 }
 
 // initServer builds the server on an opened storage, with its metrics.
-func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
-	config := appConfig(cfg)
+func initServer(ctx context.Context, cfg config.Config, st storage, log *slog.Logger) (*server, func(), error) {
+	config2 := appConfig(cfg)
 	graphRepository := st.Graphs
 	sessionRepository := st.Sessions
 	clock := systemClock()
@@ -96,14 +95,14 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		Transcripts: transcripts,
 		Files:       fileHasher,
 	}
-	service, cleanup2, err := openService(ctx, config, deps)
+	service, cleanup2, err := openService(ctx, config2, deps)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	config2 := httpConfig(cfg, clock, metrics, st)
+	config3 := httpConfig(cfg, clock, metrics, st)
 	hooks := app.NewHooks(service)
-	handler := http.NewServer(config2, service, hooks, hub, log)
+	handler := http.NewServer(config3, service, hooks, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
@@ -118,8 +117,8 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 // initApp builds the app alone on an opened storage, for a command that
 // works on the files while no server runs (`kg import`): it records no
 // metrics.
-func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
-	config := appConfig(cfg)
+func initApp(ctx context.Context, cfg config.Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
+	config2 := appConfig(cfg)
 	graphRepository := st.Graphs
 	sessionRepository := st.Sessions
 	clock := systemClock()
@@ -141,7 +140,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 		Transcripts: transcripts,
 		Files:       fileHasher,
 	}
-	service, cleanup2, err := openService(ctx, config, deps)
+	service, cleanup2, err := openService(ctx, config2, deps)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
