@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -149,12 +150,12 @@ func newCompactCommand(e env) *cobra.Command {
 // compacted at the current time with the configured policy, and saved
 // when anything moved. A dry run saves nothing.
 func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
-	if err := requireRoot(cfg.Root); err != nil {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
 	open := openOffline
 	if dryRun {
-		open = openReadOnly // a dry run leaves the root as it found it
+		open = store.OpenReadOnly // a dry run leaves the root as it found it
 	}
 	st, closeStorage, err := open(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
@@ -183,7 +184,7 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 
 // loadGraph loads a stored graph as the server does: restored so that it
 // hands out no seq a session has already seen.
-func loadGraph(ctx context.Context, st storage, key domain.GraphKey) (*domain.Graph, domain.GraphData, error) {
+func loadGraph(ctx context.Context, st store.Storage, key domain.GraphKey) (*domain.Graph, domain.GraphData, error) {
 	sessions, err := st.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, domain.GraphData{}, err

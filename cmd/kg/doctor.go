@@ -15,6 +15,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -98,7 +99,7 @@ func newDoctorCommand(e env) *cobra.Command {
 
 // runCheckup makes every check.
 func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg config.Config) error {
-	if err := requireRoot(cfg.Root); err != nil {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return err
 	}
 	backend := checkBackendMarker(c, cfg)
@@ -164,7 +165,7 @@ func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg config.Config
 // checkBackendMarker checks <root>/.backend and returns the backend the root
 // holds ("" when it holds nothing yet).
 func checkBackendMarker(c *doctor.Checkup, cfg config.Config) string {
-	have, err := rootBackend(cfg.Root)
+	have, err := store.RootBackend(cfg.Root)
 	if err != nil && strings.Contains(err.Error(), "symbolic link") {
 		c.Add(doctor.LevelError, rootdir.BackendName, err.Error(),
 			"remove the link: `rm "+filepath.Join(cfg.Root, rootdir.BackendName)+"`; kg writes the marker again at its next start")
@@ -186,8 +187,8 @@ func checkBackendMarker(c *doctor.Checkup, cfg config.Config) string {
 		c.Add(doctor.LevelOK, rootdir.BackendName, have, "")
 	}
 	for _, b := range backends() {
-		if b.inRoot && b.name != have && b.holds != nil && b.holds(cfg.Root) {
-			c.Add(doctor.LevelInfo, cfg.Root, "also holds "+b.name+" data, not in use (a copy kg migrate kept)",
+		if b.InRoot && b.Name != have && b.Holds != nil && b.Holds(cfg.Root) {
+			c.Add(doctor.LevelInfo, cfg.Root, "also holds "+b.Name+" data, not in use (a copy kg migrate kept)",
 				"keep it as a backup, or delete it once the "+have+" data has served you well")
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -77,12 +78,12 @@ func newExportCommand(e env) *cobra.Command {
 }
 
 // exportOffline writes the export document of the stored graph, changing
-// nothing in the root (openReadOnly).
+// nothing in the root (store.OpenReadOnly).
 func exportOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, w io.Writer) error {
-	if err := requireRoot(cfg.Root); err != nil {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return err
 	}
-	st, closeStorage, err := openReadOnly(ctx, cfg, commandLogger(e, cfg))
+	st, closeStorage, err := store.OpenReadOnly(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -135,7 +136,7 @@ func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key dom
 		}
 		return viaServer(srv)
 	}
-	if err := requireRoot(cfg.Root); err != nil {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return err
 	}
 	log := commandLogger(e, cfg)

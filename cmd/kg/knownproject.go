@@ -14,6 +14,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -53,7 +54,7 @@ func serverProjects(ctx context.Context, srv *apiclient.Client) ([]string, error
 
 // requireStoredProject is requireKnownProject on the files: the projects
 // st has stored are the known ones.
-func requireStoredProject(ctx context.Context, st storage, key domain.GraphKey, root string) error {
+func requireStoredProject(ctx context.Context, st store.Storage, key domain.GraphKey, root string) error {
 	if key.Level != domain.LevelProject {
 		return nil
 	}
@@ -65,7 +66,7 @@ func requireStoredProject(ctx context.Context, st storage, key domain.GraphKey, 
 }
 
 // storedProjects is the paths of the projects st has stored.
-func storedProjects(ctx context.Context, st storage) ([]string, error) {
+func storedProjects(ctx context.Context, st store.Storage) ([]string, error) {
 	stored, err := st.Graphs.List(ctx)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 )
 
 // serverLogName is the file under the root that a server started by `kg
@@ -119,7 +120,7 @@ func startServer(ctx context.Context, e env, cfg config.Config, args []string, l
 	if err != nil {
 		return nil, fmt.Errorf("find the kg binary to start the server: %w", err)
 	}
-	if err := makeRoot(cfg.Root); err != nil {
+	if err := store.MakeRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	logPath := filepath.Join(cfg.Root, serverLogName)

@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/migrations"
 	"github.com/kg-memory/kg/ports"
 )
@@ -51,7 +52,7 @@ func newMigrateCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if !dst.inRoot {
+		if !dst.InRoot {
 			return migrateToTeam(c, e, cfg, principal)
 		}
 		if principal != "" {
@@ -74,29 +75,29 @@ func migrateTo(c *cobra.Command, e env, cfg config.Config, dst backend) error {
 	defer release()
 	log := commandLogger(e, cfg)
 
-	have, err := rootBackend(cfg.Root)
+	have, err := store.RootBackend(cfg.Root)
 	if err != nil {
 		return err
 	}
 	if have == "" {
-		if err := rootdir.WriteBackend(cfg.Root, dst.name); err != nil {
+		if err := rootdir.WriteBackend(cfg.Root, dst.Name); err != nil {
 			return err
 		}
-		printf(c, "%s holds no memory yet; its backend is now %s\n", cfg.Root, dst.name)
+		printf(c, "%s holds no memory yet; its backend is now %s\n", cfg.Root, dst.Name)
 		return nil
 	}
 	src, _ := backendNamed(have)
-	open := src.openSource
-	if have == dst.name {
-		open = src.open // the schema upgrade writes the source itself
+	open := src.OpenSource
+	if have == dst.Name {
+		open = src.Open // the schema upgrade writes the source itself
 	}
-	from, closeFrom, err := open(ctx, lockedRoot(cfg.Root), log)
+	from, closeFrom, err := open(ctx, store.LockedRoot(cfg.Root), log)
 	if err != nil {
 		return err
 	}
 	defer closeFrom()
 	bar := newProgress(e, "kg migrate")
-	if have == dst.name {
+	if have == dst.Name {
 		if marked, err := rootdir.Backend(cfg.Root); err == nil && marked == "" {
 			if err := rootdir.WriteBackend(cfg.Root, have); err != nil {
 				return err
@@ -117,35 +118,35 @@ func migrateTo(c *cobra.Command, e env, cfg config.Config, dst backend) error {
 		return nil
 	}
 
-	to, closeTo, err := dst.open(ctx, lockedRoot(cfg.Root), log)
+	to, closeTo, err := dst.Open(ctx, store.LockedRoot(cfg.Root), log)
 	if err != nil {
 		return err
 	}
 	defer closeTo()
-	bar.describe("kg migrate " + have + " → " + dst.name)
+	bar.describe("kg migrate " + have + " → " + dst.Name)
 	res, err := migrations.Copy(ctx, both(from), both(to), migrations.Options{Log: log, Progress: bar.set})
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("copy %s → %s: %w (%s still says %s; the %s data is as it was)",
-			have, dst.name, err, rootdir.BackendName, have, have)
+			have, dst.Name, err, rootdir.BackendName, have, have)
 	}
-	if err := rootdir.WriteBackend(cfg.Root, dst.name); err != nil {
+	if err := rootdir.WriteBackend(cfg.Root, dst.Name); err != nil {
 		return fmt.Errorf("the copy is complete, but recording it failed: %w", err)
 	}
-	printf(c, "copied %s → %s in %s: %s\n", have, dst.name, cfg.Root, summary(res))
+	printf(c, "copied %s → %s in %s: %s\n", have, dst.Name, cfg.Root, summary(res))
 	printNotes(c, res)
 	for _, n := range res.NotCopied {
 		printf(c, "not copied, damaged in the %s data (kept as it was; restore it from a backup to get it back): %s\n", have, n)
 	}
 	printf(c, "%s now says %s; the %s data is kept. kg serve serves %s from now on; drop a --storage %s or KG_STORAGE=%s from how you start it.\n",
-		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, have, have)
+		filepath.Join(cfg.Root, rootdir.BackendName), dst.Name, have, dst.Name, have, have)
 	return nil
 }
 
 // lockToMigrate takes the lock of a root that must exist, refusing while
 // a server runs on it. The cleanup releases it.
 func lockToMigrate(c *cobra.Command, cfg config.Config) (func(), error) {
-	if err := requireRoot(cfg.Root); err != nil {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	return lockOffline(c.Context(), cfg, "kg migrate")
@@ -168,7 +169,7 @@ func migrateToTeam(c *cobra.Command, e env, cfg config.Config, principal string)
 		return err
 	}
 	defer release()
-	have, err := rootBackend(cfg.Root)
+	have, err := store.RootBackend(cfg.Root)
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func migrateToTeam(c *cobra.Command, e env, cfg config.Config, principal string)
 	}
 	log := commandLogger(e, cfg)
 	src, _ := backendNamed(have)
-	from, closeFrom, err := src.openSource(ctx, lockedRoot(cfg.Root), log) // read-only where the backend can: the root stays as it is
+	from, closeFrom, err := src.OpenSource(ctx, store.LockedRoot(cfg.Root), log) // read-only where the backend can: the root stays as it is
 	if err != nil {
 		return err
 	}
@@ -265,7 +266,7 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 }
 
 // both is a storage seen as one migrations.Backend.
-func both(st storage) migrations.Backend {
+func both(st store.Storage) migrations.Backend {
 	return struct {
 		ports.GraphRepository
 		ports.SessionRepository

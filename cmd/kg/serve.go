@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 )
 
 // Shutdown bounds (docs/design/operations.md#start-and-stop).
@@ -66,9 +67,9 @@ func serveOn(c *cobra.Command, e env) {
 		// holds (its .backend marker, or its files), so that a service
 		// unit needs no edit after kg migrate; a new root gets the
 		// default. A backend named that the root does not hold is refused
-		// under the lock (checkMarker).
+		// under the lock (store.CheckMarker).
 		if !settings.IsSet("storage", e.getenv) {
-			if have, err := rootBackend(cfg.Root); err == nil && have != "" {
+			if have, err := store.RootBackend(cfg.Root); err == nil && have != "" {
 				cfg.Storage = have
 			}
 		}
@@ -144,7 +145,7 @@ func runServer(ctx context.Context, stop func(), cfg config.Config, log *slog.Lo
 		addr = ln.Addr().String()
 	}
 
-	st, closeStorage, err := b.inject(ctx, cfg, lockAddr(addr), log)
+	st, closeStorage, err := b.inject(ctx, cfg, store.LockAddr(addr), log)
 	if err != nil {
 		return err
 	}

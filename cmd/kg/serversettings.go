@@ -25,7 +25,7 @@ var bridgeOwnSettings = []string{"host", "port", "storage-root", "auth-token", "
 func settings(home func() (string, error)) []config.Setting {
 	var names []string
 	for _, b := range backends() {
-		names = append(names, b.name)
+		names = append(names, b.Name)
 	}
 	return config.Settings(home, names)
 }

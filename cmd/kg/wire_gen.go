@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/ports"
 	"log/slog"
 )
@@ -21,34 +22,34 @@ import (
 
 // injectJSON opens the JSON-file backend as `kg serve` does. It lives in
 // the root, so it takes the root's lock first.
-func injectJSON(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
-	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
+func injectJSON(ctx context.Context, cfg config.Config, addr store.LockAddr, log *slog.Logger) (store.Storage, func(), error) {
+	lockedRoot, cleanup, err := store.LockRoot(cfg, addr, log)
 	if err != nil {
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	mainStorage, cleanup2, err := openJSON(ctx, mainLockedRoot, log)
+	storage, cleanup2, err := store.OpenJSON(ctx, lockedRoot, log)
 	if err != nil {
 		cleanup()
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	return mainStorage, func() {
+	return storage, func() {
 		cleanup2()
 		cleanup()
 	}, nil
 }
 
 // injectBolt opens the bolt backend, <root>/kg.db, under the root's lock.
-func injectBolt(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
-	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
+func injectBolt(ctx context.Context, cfg config.Config, addr store.LockAddr, log *slog.Logger) (store.Storage, func(), error) {
+	lockedRoot, cleanup, err := store.LockRoot(cfg, addr, log)
 	if err != nil {
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	mainStorage, cleanup2, err := openBolt(ctx, mainLockedRoot, log)
+	storage, cleanup2, err := store.OpenBolt(ctx, lockedRoot, log)
 	if err != nil {
 		cleanup()
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	return mainStorage, func() {
+	return storage, func() {
 		cleanup2()
 		cleanup()
 	}, nil
@@ -57,18 +58,18 @@ func injectBolt(ctx context.Context, cfg config.Config, addr lockAddr, log *slog
 // injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
 // nothing in the root, so it takes no lock: every server of a team shares
 // the database.
-func injectPostgres(ctx context.Context, cfg config.Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
-	mainStorage, cleanup, err := openPostgres(ctx, cfg, log)
+func injectPostgres(ctx context.Context, cfg config.Config, addr store.LockAddr, log *slog.Logger) (store.Storage, func(), error) {
+	storage, cleanup, err := store.OpenPostgres(ctx, cfg, log)
 	if err != nil {
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	return mainStorage, func() {
+	return storage, func() {
 		cleanup()
 	}, nil
 }
 
 // initServer builds the server on an opened storage, with its metrics.
-func initServer(ctx context.Context, cfg config.Config, st storage, log *slog.Logger) (*server, func(), error) {
+func initServer(ctx context.Context, cfg config.Config, st store.Storage, log *slog.Logger) (*server, func(), error) {
 	config2 := appConfig(cfg)
 	graphRepository := st.Graphs
 	sessionRepository := st.Sessions
@@ -117,7 +118,7 @@ func initServer(ctx context.Context, cfg config.Config, st storage, log *slog.Lo
 // initApp builds the app alone on an opened storage, for a command that
 // works on the files while no server runs (`kg import`): it records no
 // metrics.
-func initApp(ctx context.Context, cfg config.Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
+func initApp(ctx context.Context, cfg config.Config, st store.Storage, log *slog.Logger) (*app.Service, func(), error) {
 	config2 := appConfig(cfg)
 	graphRepository := st.Graphs
 	sessionRepository := st.Sessions
@@ -154,7 +155,7 @@ func initApp(ctx context.Context, cfg config.Config, st storage, log *slog.Logge
 // wire.go:
 
 // appSet is the app on an opened storage.
-var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
+var appSet = wire.NewSet(wire.FieldsOf(new(store.Storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
 	homeTranscripts,
 	osProjectKeys,
