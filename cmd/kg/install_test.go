@@ -230,6 +230,26 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 	}
 }
 
+// The Gemini CLI extension in integrations/gemini holds the hooks kg
+// install gemini writes (with kg from the PATH) and its server, kg mcp; an
+// extension cannot mark a server trusted, so its entry has no trust.
+func TestGeminiExtensionMatchesInstall(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "integrations", "gemini")
+	want := map[string]any{}
+	install.AddAgentHooks(want, install.GeminiHooks, "kg", "gemini", install.NewTarget("", "kg").Owner, true)
+	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !install.JSONEqual(got, want) {
+		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install gemini writes:\n%s", install.CompactJSON(got), install.CompactJSON(want))
+	}
+	manifest := decodeFile(t, filepath.Join(dir, "gemini-extension.json"))
+	if manifest["name"] != "kg" || manifest["version"] == nil || manifest["description"] == nil || manifest["hooks"] != nil {
+		t.Errorf("gemini-extension.json: %v", manifest)
+	}
+	if !install.JSONEqual(manifest["mcpServers"], map[string]any{"kg": map[string]any{"command": "kg", "args": []any{"mcp"}}}) {
+		t.Errorf("gemini-extension.json's mcpServers: %s", install.CompactJSON(manifest["mcpServers"]))
+	}
+}
+
 // The MCP entry an earlier kg install wrote (the server's URL, which gives
 // no tools while no server runs: issue 30 item 4) is kg's: install
 // replaces it with the stdio entry, and uninstall removes either, whatever
