@@ -127,6 +127,18 @@ func TestStopAsksNothingWithCaptureOff(t *testing.T) {
 	}
 }
 
+func TestStopCountsNoToolEventRefusedForBadInput(t *testing.T) {
+	e := newEnv(t)
+	for range 3 {
+		if _, err := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-1", CWD: "relative/dir", ToolName: "Edit"}); err == nil {
+			t.Fatal("a relative cwd was taken")
+		}
+	}
+	if r := e.stop("conv-1", false); r.Outcome != capture.NoWork {
+		t.Errorf("after three refused tool events: %+v, want no_work (a refused request changes nothing)", r)
+	}
+}
+
 func TestStopRefusesALongSessionID(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.hooks().Stop(e.ctx, StopRequest{ClaudeSessionID: strings.Repeat("x", 300), CWD: projA})

@@ -36,11 +36,11 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 		return HookText{}, err
 	}
 	now := h.svc.clock.Now()
-	h.svc.capture.Tool(req.ClaudeSessionID, req.ToolName, now) // the "did work" of a stop (stop.go)
 	project, err := h.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
 	}
+	h.svc.capture.Tool(req.ClaudeSessionID, req.ToolName, now) // the "did work" of a stop (stop.go)
 	key, mention, ok := h.toolTarget(h.toolRoot(project, req.CWD), req)
 	if !ok {
 		return HookText{}, nil
