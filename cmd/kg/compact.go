@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -47,7 +48,7 @@ func (g *graphFlags) key() (domain.GraphKey, error) {
 		if g.project == "" {
 			return domain.GraphKey{}, config.Usagef("--level project needs --project PATH")
 		}
-		p, err := projectPath("--project", g.project)
+		p, err := project.Path("--project", g.project)
 		if err != nil {
 			return domain.GraphKey{}, err
 		}
@@ -117,8 +118,8 @@ func newCompactCommand(e env) *cobra.Command {
 		}
 		if err == nil && srv != nil && key.Level == domain.LevelProject {
 			var known []string
-			if known, err = serverProjects(ctx, srv); err == nil {
-				err = requireKnownProject(key, cfg.Root, known)
+			if known, err = project.OfServer(ctx, srv); err == nil {
+				err = project.RequireKnown(key, cfg.Root, known)
 			}
 		}
 		switch {
@@ -162,7 +163,7 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 		return domain.Moves{}, err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
 	g, data, err := loadGraph(ctx, st, key)

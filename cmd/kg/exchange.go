@@ -20,6 +20,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -56,8 +57,8 @@ func newExportCommand(e env) *cobra.Command {
 			return err
 		case srv != nil:
 			var known []string
-			if known, err = serverProjects(ctx, srv); err == nil {
-				err = requireKnownProject(key, cfg.Root, known)
+			if known, err = project.OfServer(ctx, srv); err == nil {
+				err = project.RequireKnown(key, cfg.Root, known)
 			}
 			if err == nil {
 				err = srv.Call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
@@ -88,7 +89,7 @@ func exportOffline(ctx context.Context, e env, cfg config.Config, key domain.Gra
 		return err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return err
 	}
 	g, _, err := loadGraph(ctx, st, key)

@@ -16,6 +16,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -126,11 +127,11 @@ func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key dom
 	}
 	if srv != nil {
 		if key.Level == domain.LevelProject {
-			known, err := serverProjects(ctx, srv)
+			known, err := project.OfServer(ctx, srv)
 			if err != nil {
 				return err
 			}
-			if err := requireKnownProject(key, cfg.Root, known); err != nil {
+			if err := project.RequireKnown(key, cfg.Root, known); err != nil {
 				return err
 			}
 		}
@@ -145,7 +146,7 @@ func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key dom
 		return err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return err
 	}
 	svc, closeApp, err := initApp(ctx, cfg, st, log)
