@@ -21,6 +21,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/project"
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -239,7 +240,7 @@ func (in *importInput) send(ctx context.Context, srv *apiclient.Client, bar *pro
 // print reports what the import wrote, deleted, redacted and moved.
 func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
 	printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
-		in.file, graphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
+		in.file, report.GraphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
 	if in.mode == domain.ImportReplace {
 		printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
 	}
@@ -249,9 +250,9 @@ func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
 	}
 	if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
 		if in.verbose {
-			printMoves(c, in.key, compaction{Level: string(in.key.Level), Moves: *res.Compaction})
+			report.Moves(c.OutOrStdout(), in.key, report.Compaction{Level: string(in.key.Level), Moves: *res.Compaction})
 		} else {
-			printMoveCounts(c, *res.Compaction)
+			report.MoveCounts(c.OutOrStdout(), *res.Compaction)
 		}
 	}
 }
@@ -311,7 +312,7 @@ func importOffline(ctx context.Context, e env, cfg config.Config, key domain.Gra
 		return apijson.ImportResult{}, err
 	}
 	defer closeApp()
-	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), graphName(key)))
+	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), report.GraphName(key)))
 	bar.set(1, steps)
 	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data, opt)
 	if err != nil {
