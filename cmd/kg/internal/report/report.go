@@ -15,7 +15,7 @@ import (
 	"github.com/kg-memory/kg/migrations"
 )
 
-// graphName names a graph for people: "user graph", "project /p".
+// GraphName names a graph for people: "user graph", "project /p".
 func GraphName(k domain.GraphKey) string {
 	if k.Level == domain.LevelUser {
 		return "user graph"
