@@ -14,7 +14,7 @@ func (s *Service) Close(ctx context.Context) error {
 	if err := s.store.Close(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.maint.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
+	if err := s.maint.guard("saving sessions at shutdown", func() error { return s.sessions.Save(ctx) }); err != nil {
 		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
 	}
 	if err := s.maint.checkpoint(ctx); err != nil {

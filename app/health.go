@@ -9,7 +9,7 @@ import (
 // is degraded; docs/design/storage.md#failed-saves).
 func (s *Service) Health(_ context.Context) Health {
 	return Health{
-		ActiveSessions: s.sessions.count(s.clock.Now()),
+		ActiveSessions: s.sessions.Count(s.clock.Now()),
 		LoadedGraphs:   len(s.store.Loaded()),
 		Problems:       s.problems(),
 	}

@@ -97,10 +97,10 @@ func (mt *maintainer) tick(ctx context.Context) {
 		mt.svc.store.Trim(nil)
 		return nil
 	})
-	if n := mt.svc.sessions.expire(mt.svc.clock.Now()); n > 0 {
+	if n := mt.svc.sessions.Expire(mt.svc.clock.Now()); n > 0 {
 		mt.svc.log.Info("sessions expired", "count", n)
 	}
-	if err := mt.guard("saving sessions", func() error { return mt.svc.sessions.save(ctx) }); err != nil {
+	if err := mt.guard("saving sessions", func() error { return mt.svc.sessions.Save(ctx) }); err != nil {
 		mt.failed(ctx, "saving sessions failed; will retry next tick", "err", err)
 	}
 	if err := mt.guard("checkpointing sessions", func() error { return mt.checkpointSessions(ctx) }); err != nil {
@@ -179,7 +179,7 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 
 // checkpointSessions folds the sessions' journal into their file.
 func (mt *maintainer) checkpointSessions(ctx context.Context) error {
-	if cp, ok := mt.svc.sessions.checkpointer(); ok {
+	if cp, ok := mt.svc.sessions.Checkpointer(); ok {
 		if err := cp.CheckpointSessions(ctx); err != nil {
 			mt.svc.store.Failing.Set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
 				"); they are kept in their journal, which grows until this succeeds")

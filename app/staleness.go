@@ -66,7 +66,7 @@ func (mt *maintainer) checkRoot(e *graphstore.Entry) string {
 		return e.Key().Project
 	}
 	if mt.svc.store.Shared != nil {
-		return mt.svc.sessions.rootOfSessions(e.Key().Project)
+		return mt.svc.sessions.RootOf(e.Key().Project)
 	}
 	return ""
 }
