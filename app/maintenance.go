@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kg-memory/kg/app/graphstore"
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -20,7 +22,24 @@ import (
 // docs/design/trust.md#staleness). It is apart from Service, the tools'
 // surface, so that each reads on its own (docs/decisions/0084-hooks-type.md).
 type maintainer struct {
-	svc *Service
+	store    *graphstore.Store
+	sessions *sessiontable.Table
+	clock    ports.Clock
+	log      *slog.Logger
+	// interval is the tick's period (Config.MaintenanceInterval): a
+	// team-mode lease lasts one, and the staleness round gets one.
+	interval time.Duration
+	policy   domain.Policy
+	// staleFilesPerTick bounds the recorded files a tick reads
+	// (Config.StaleFilesPerTick).
+	staleFilesPerTick int
+	// files reads project files for the staleness round; nil: none is read.
+	files ports.FileHasher
+	// saveToolEvents saves the tool-event counts (app/hookstate).
+	saveToolEvents func(context.Context) error
+	// historyNotBefore is the oldest time the change log keeps
+	// (KG_HISTORY_DAYS): pruning removes what is older.
+	historyNotBefore func() domain.Micros
 	// pruned is when the tick last pruned each graph's change log
 	// (history.go).
 	prunedMu sync.Mutex
@@ -34,26 +53,6 @@ type maintainer struct {
 	tickStarted atomic.Int64
 }
 
-// Run is the maintenance loop: every MaintenanceInterval it runs one tick.
-// It returns when ctx is done. Each duty of a tick is guarded: one that
-// panics is logged and the loop goes on, since the maintenance of one graph
-// must not end the process.
-func (s *Service) Run(ctx context.Context) {
-	if s.store.Shared != nil {
-		go s.store.Watch(ctx)
-	}
-	tk := time.NewTicker(s.cfg.MaintenanceInterval)
-	defer tk.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tk.C:
-			s.maint.tick(ctx)
-		}
-	}
-}
-
 // tick does the maintenance duties once: for every loaded graph, the
 // pending read stamps, a compaction run, pruning and tombstone expiry, as
 // one write through the committer; then the staleness check of a bounded
@@ -64,10 +63,10 @@ func (s *Service) Run(ctx context.Context) {
 // them and folds their journal. The failure, or the panic, of one duty is
 // logged and does not stop the others.
 func (mt *maintainer) tick(ctx context.Context) {
-	mt.tickStarted.Store(int64(mt.svc.clock.Now()))
+	mt.tickStarted.Store(int64(mt.clock.Now()))
 	defer mt.tickStarted.Store(0)
-	loaded := mt.svc.store.Loaded()
-	defer mt.svc.log.Debug("maintenance tick done", "graphs", len(loaded))
+	loaded := mt.store.Loaded()
+	defer mt.log.Debug("maintenance tick done", "graphs", len(loaded))
 	for _, e := range loaded {
 		if err := mt.guard("maintenance of a graph", func() error { return mt.maintain(ctx, e) }); err != nil {
 			mt.failed(ctx, "maintenance of a graph failed", "graph", e.Key().String(), "err", err)
@@ -78,10 +77,10 @@ func (mt *maintainer) tick(ctx context.Context) {
 		// the duty as a whole gets one interval, so that files slow to
 		// read cannot hold the tick: the round goes on at the next tick
 		// (docs/design/trust.md#files-named-by-a-request).
-		ctx, cancel := context.WithTimeout(ctx, mt.svc.cfg.MaintenanceInterval)
+		ctx, cancel := context.WithTimeout(ctx, mt.interval)
 		defer cancel()
 		if n := mt.checkStaleFiles(ctx); n > 0 {
-			mt.svc.log.Debug("recorded files checked for staleness", "files", n)
+			mt.log.Debug("recorded files checked for staleness", "files", n)
 		}
 		return nil
 	})
@@ -89,24 +88,24 @@ func (mt *maintainer) tick(ctx context.Context) {
 		mt.failed(ctx, "checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
 	_ = mt.guard("unloading idle graphs", func() error {
-		for _, k := range mt.svc.store.UnloadIdle(mt.svc.clock.Now()) {
-			mt.svc.log.Info("idle graph unloaded", "graph", k.String())
+		for _, k := range mt.store.UnloadIdle(mt.clock.Now()) {
+			mt.log.Info("idle graph unloaded", "graph", k.String())
 		}
 		// The tick's writes made the read stamps durable, so graphs read
 		// since a load went past the bound can be let go now.
-		mt.svc.store.Trim(nil)
+		mt.store.Trim(nil)
 		return nil
 	})
-	if n := mt.svc.sessions.Expire(mt.svc.clock.Now()); n > 0 {
-		mt.svc.log.Info("sessions expired", "count", n)
+	if n := mt.sessions.Expire(mt.clock.Now()); n > 0 {
+		mt.log.Info("sessions expired", "count", n)
 	}
-	if err := mt.guard("saving sessions", func() error { return mt.svc.sessions.Save(ctx) }); err != nil {
+	if err := mt.guard("saving sessions", func() error { return mt.sessions.Save(ctx) }); err != nil {
 		mt.failed(ctx, "saving sessions failed; will retry next tick", "err", err)
 	}
 	if err := mt.guard("checkpointing sessions", func() error { return mt.checkpointSessions(ctx) }); err != nil {
 		mt.failed(ctx, "checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
-	if err := mt.guard("saving tool-event counts", func() error { return saveToolEvents(ctx, mt.svc.tools) }); err != nil {
+	if err := mt.guard("saving tool-event counts", func() error { return mt.saveToolEvents(ctx) }); err != nil {
 		mt.failed(ctx, "saving the tool-event counts failed; will retry next tick", "err", err)
 	}
 }
@@ -116,17 +115,17 @@ func (mt *maintainer) tick(ctx context.Context) {
 // saves what is pending), so it is logged at Info, not as an error.
 func (mt *maintainer) failed(ctx context.Context, msg string, args ...any) {
 	if ctx.Err() != nil {
-		mt.svc.log.Info(msg+" (the server is stopping; Close saves what is pending)", args...)
+		mt.log.Info(msg+" (the server is stopping; Close saves what is pending)", args...)
 		return
 	}
-	mt.svc.log.Error(msg, args...)
+	mt.log.Error(msg, args...)
 }
 
 // tickOverrun is how long a maintenance tick may run before Health says
 // it overruns: two intervals, and at least a minute, as a tick over a
 // large graph may take a while.
 func (mt *maintainer) tickOverrun() time.Duration {
-	return max(2*mt.svc.cfg.MaintenanceInterval, time.Minute)
+	return max(2*mt.interval, time.Minute)
 }
 
 // tickProblem is Health's line for a maintenance tick that has run longer
@@ -137,7 +136,7 @@ func (mt *maintainer) tickProblem() string {
 	if started == 0 {
 		return ""
 	}
-	ran := time.Duration(mt.svc.clock.Now()-started) * time.Microsecond
+	ran := time.Duration(mt.clock.Now()-started) * time.Microsecond
 	if ran <= mt.tickOverrun() {
 		return ""
 	}
@@ -157,8 +156,8 @@ func (mt *maintainer) checkpoint(ctx context.Context) error {
 // batch in flight is left to the next tick: it holds more than is durable.
 func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 	var errs []error
-	if cp, ok := mt.svc.graphs.(ports.GraphCheckpointer); ok {
-		for _, e := range mt.svc.store.Loaded() {
+	if cp, ok := mt.store.Graphs.(ports.GraphCheckpointer); ok {
+		for _, e := range mt.store.Loaded() {
 			if !e.Stored() {
 				continue // nothing in storage to fold (commitBatch writes a graph once it holds something)
 			}
@@ -166,9 +165,9 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 			if e.Graph().Pending().Empty() {
 				if err := cp.Checkpoint(ctx, e.Key(), e.Graph()); err != nil {
 					errs = append(errs, fmt.Errorf("%s graph: %w", e.Key(), err))
-					mt.svc.store.Failing.CheckpointFailed(e.Key(), err)
+					mt.store.Failing.CheckpointFailed(e.Key(), err)
 				} else {
-					mt.svc.store.Failing.Clear(graphstore.CheckpointOf(e.Key()))
+					mt.store.Failing.Clear(graphstore.CheckpointOf(e.Key()))
 				}
 			}
 			e.RUnlock()
@@ -179,13 +178,13 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 
 // checkpointSessions folds the sessions' journal into their file.
 func (mt *maintainer) checkpointSessions(ctx context.Context) error {
-	if cp, ok := mt.svc.sessions.Checkpointer(); ok {
+	if cp, ok := mt.sessions.Checkpointer(); ok {
 		if err := cp.CheckpointSessions(ctx); err != nil {
-			mt.svc.store.Failing.Set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
+			mt.store.Failing.Set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
 				"); they are kept in their journal, which grows until this succeeds")
 			return fmt.Errorf("sessions: %w", err)
 		}
-		mt.svc.store.Failing.Clear("checkpoint sessions")
+		mt.store.Failing.Clear("checkpoint sessions")
 	}
 	return nil
 }
@@ -196,7 +195,7 @@ func (mt *maintainer) checkpointSessions(ctx context.Context) error {
 func (mt *maintainer) guard(what string, fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			mt.svc.log.Error("panic in "+what, "panic", r, "stack", string(debug.Stack()))
+			mt.log.Error("panic in "+what, "panic", r, "stack", string(debug.Stack()))
 			err = domain.Unavailable(fmt.Errorf("panic: %v", r), "%s failed (%v)", what, r)
 		}
 	}()
@@ -208,24 +207,25 @@ func (mt *maintainer) guard(what string, fn func() error) (err error) {
 // server holding the graph's lease does it; the others write the stamps.
 func (mt *maintainer) maintain(ctx context.Context, e *graphstore.Entry) error {
 	if ok, err := mt.maintenanceLease(ctx, e); err != nil || !ok {
-		return errors.Join(err, mt.svc.store.FlushStamps(ctx, e))
+		return errors.Join(err, mt.store.FlushStamps(ctx, e))
 	}
 	defer mt.pruneHistory(ctx, e.Key())
-	return mt.svc.store.Write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m := g.Compact(at.Now, mt.svc.cfg.Policy)
-		mt.svc.store.Metrics.CompactionRan(ports.CompactionOnMaintenance)
-		pm := g.Prune(at, mt.svc.cfg.Policy)
+	return mt.store.Write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+		m := g.Compact(at.Now, mt.policy)
+		mt.store.Metrics.CompactionRan(ports.CompactionOnMaintenance)
+		pm := g.Prune(at, mt.policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)
 		m.Steps = append(m.Steps, pm.Steps...)
-		expired := g.ExpireTombstones(at.Now, mt.svc.cfg.Policy)
+		expired := g.ExpireTombstones(at.Now, mt.policy)
 		if expired > 0 || !m.Empty() {
-			mt.svc.log.Info("maintenance", "graph", e.Key().String(), "archived", len(m.Archived), "restored", len(m.Restored),
+			mt.log.Info("maintenance", "graph", e.Key().String(), "archived", len(m.Archived), "restored", len(m.Restored),
 				"orphaned", len(m.Orphaned), "pruned", len(m.Pruned), "tombstones_expired", expired)
 		}
 		if m.Empty() {
 			return nil, nil
 		}
-		ev := eventBase(ports.EventCompacted, e.Key(), g.Seq(), "")
+		k := e.Key()
+		ev := ports.Event{Type: ports.EventCompacted, Level: k.Level, Project: k.Project, Owner: k.Owner, Seq: g.Seq()}
 		ev.Compaction = &m
 		return []ports.Event{ev}, nil
 	})
@@ -235,8 +235,46 @@ func (mt *maintainer) maintain(ctx context.Context, e *graphstore.Entry) error {
 // (team mode), so that of all the servers one does a graph's time-driven
 // maintenance per tick. Without it the tick only writes the read stamps.
 func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphstore.Entry) (bool, error) {
-	if mt.svc.store.Shared == nil {
+	if mt.store.Shared == nil {
 		return true, nil
 	}
-	return mt.svc.store.Shared.TakeLease(ctx, e.Key(), mt.svc.cfg.MaintenanceInterval)
+	return mt.store.Shared.TakeLease(ctx, e.Key(), mt.interval)
+}
+
+// pruneEvery is how often the maintenance tick prunes one graph's change
+// log: entries age by days, and a read never returns one older than
+// KG_HISTORY_DAYS meanwhile.
+const pruneEvery = 3600 * domain.Second
+
+// pruneHistory removes the graph's change log entries older than
+// KG_HISTORY_DAYS, at most once per pruneEvery. In team mode the server
+// holding the graph's lease prunes the changes table itself
+// (docs/design/trust.md#pruning). A failure is logged; the next tick tries
+// again.
+func (mt *maintainer) pruneHistory(ctx context.Context, k domain.GraphKey) {
+	if mt.store.Shared != nil {
+		return
+	}
+	hr, ok := mt.store.Graphs.(ports.HistoryRepository)
+	if !ok {
+		return
+	}
+	now := mt.clock.Now()
+	mt.prunedMu.Lock()
+	if mt.pruned == nil {
+		mt.pruned = map[domain.GraphKey]domain.Micros{}
+	}
+	last, seen := mt.pruned[k]
+	if seen && now-last < pruneEvery && now >= last {
+		mt.prunedMu.Unlock()
+		return
+	}
+	mt.pruned[k] = now
+	mt.prunedMu.Unlock()
+	if err := hr.PruneHistory(ctx, k, mt.historyNotBefore()); err != nil {
+		mt.log.Warn("pruning the change log failed; the next tick tries again", "graph", k.String(), "err", err)
+		mt.prunedMu.Lock()
+		delete(mt.pruned, k)
+		mt.prunedMu.Unlock()
+	}
 }

@@ -81,7 +81,6 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 
 		transcripts: deps.Transcripts,
 	}
-	s.maint = &maintainer{svc: s}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
@@ -105,6 +104,10 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
 	s.tools = hookstate.LoadToolEvents(ctx, repo, counter, log)
+	s.maint = &maintainer{store: s.store, sessions: s.sessions, clock: deps.Clock, log: log,
+		interval: cfg.MaintenanceInterval, policy: cfg.Policy, staleFilesPerTick: cfg.StaleFilesPerTick, files: deps.Files,
+		saveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
+		historyNotBefore: func() domain.Micros { return s.history.notBefore(0) }}
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
