@@ -25,7 +25,7 @@ func (s *Service) problems() []string {
 	}
 	out = append(out, s.store.Problems()...)
 	out = append(out, s.store.Failing.List()...)
-	if p := s.maint.tickProblem(); p != "" {
+	if p := s.maint.TickProblem(); p != "" {
 		out = append(out, p)
 	}
 	return out

@@ -147,7 +147,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	if _, err := e.svc.Sync(e.ctx, first.SessionID); domain.KindOf(err) != domain.KindNotFound {
 		t.Fatalf("sync on a session idle past the TTL: %v; want unknown", err)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	r := e.bootstrap(claudeA, "resume")
 	if !r.Reused || r.SessionID != first.SessionID || r.Text != "" {
 		t.Fatalf("resume after 3 days: %+v; want %s revived with the continuity note", r, first.SessionID)
@@ -160,7 +160,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	}
 	// Past the bound TTL the session is gone for good.
 	e.clock.Advance(time.Duration(DefaultBoundSessionTTL+domain.Day) * time.Microsecond)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if r := e.bootstrap(claudeA, "resume"); r.Reused {
 		t.Errorf("a binding past %d days was reused", DefaultBoundSessionTTL/domain.Day)
 	}
@@ -396,7 +396,7 @@ func TestToolEventCountsAreSavedWithTheTick(t *testing.T) {
 	if doc, _ := e.store.LoadToolEvents(e.ctx); doc != nil {
 		t.Fatalf("counts saved per event: %s", doc)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if doc, _ := e.store.LoadToolEvents(e.ctx); !strings.Contains(string(doc), `"file:a.go"`) {
 		t.Fatalf("after the tick the counts are %s", doc)
 	}

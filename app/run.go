@@ -20,7 +20,7 @@ func (s *Service) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tk.C:
-			s.maint.tick(ctx)
+			s.maint.Tick(ctx)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
+	"github.com/kg-memory/kg/app/maintenance"
 	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -36,7 +37,7 @@ type Service struct {
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
 	// maint does the maintenance tick's duties (maintenance.go).
-	maint *maintainer
+	maint *maintenance.Maintainer
 
 	// The parts the use cases share, each in its own file.
 	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
@@ -104,10 +105,10 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
 	s.tools = hookstate.LoadToolEvents(ctx, repo, counter, log)
-	s.maint = &maintainer{store: s.store, sessions: s.sessions, clock: deps.Clock, log: log,
-		interval: cfg.MaintenanceInterval, policy: cfg.Policy, staleFilesPerTick: cfg.StaleFilesPerTick, files: deps.Files,
-		saveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
-		historyNotBefore: func() domain.Micros { return s.history.notBefore(0) }}
+	s.maint = &maintenance.Maintainer{Store: s.store, Sessions: s.sessions, Clock: deps.Clock, Log: log,
+		Interval: cfg.MaintenanceInterval, Policy: cfg.Policy, StaleFilesPerTick: cfg.StaleFilesPerTick, Files: deps.Files,
+		SaveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
+		HistoryNotBefore: func() domain.Micros { return s.history.notBefore(0) }}
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for

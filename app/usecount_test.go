@@ -25,7 +25,7 @@ func (e *env) readByID(sid string, ids ...string) []NodeRead {
 // stored use count and version of node id of key.
 func (e *env) storedUse(key domain.GraphKey, id string) (domain.Use, domain.Version) {
 	e.t.Helper()
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	n, ok := e.store.stored(e.t, key, id)
 	if !ok {
 		e.t.Fatalf("node %q not stored", id)
@@ -256,7 +256,7 @@ func TestCompactionKeepsWhatSessionsUse(t *testing.T) {
 			}
 			e.clock.Advance(time.Hour)
 			e.put(Scope{Level: domain.LevelUser}, "written-once", "a lesson no session came back to: "+strings.Repeat("word ", 60))
-			e.svc.maint.tick(e.ctx)
+			e.svc.maint.Tick(e.ctx)
 			e.cfg.Policy.MaxTokens = 100
 			e.restart()
 			if _, err := e.svc.Compact(e.ctx, user(a)); err != nil {

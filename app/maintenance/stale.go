@@ -1,4 +1,4 @@
-package app
+package maintenance
 
 import (
 	"cmp"
@@ -18,18 +18,18 @@ import (
 // checkRoot is the folder the tick reads graph e's files from: in team
 // mode the one a write last named, else the folder of this server's most
 // recently active session of the project; otherwise the project's path.
-func (mt *maintainer) checkRoot(e *graphstore.Entry) string {
-	if mt.files == nil || e.Key().Level != domain.LevelProject {
+func (mt *Maintainer) checkRoot(e *graphstore.Entry) string {
+	if mt.Files == nil || e.Key().Level != domain.LevelProject {
 		return ""
 	}
 	if r := e.FilesRoot.Load(); r != nil {
 		return *r
 	}
-	if mt.store.Shared == nil && filepath.IsAbs(e.Key().Project) {
+	if mt.Store.Shared == nil && filepath.IsAbs(e.Key().Project) {
 		return e.Key().Project
 	}
-	if mt.store.Shared != nil {
-		return mt.sessions.RootOf(e.Key().Project)
+	if mt.Store.Shared != nil {
+		return mt.Sessions.RootOf(e.Key().Project)
 	}
 	return ""
 }
@@ -41,19 +41,19 @@ type staleRound struct {
 	path, hash string
 }
 
-// checkStaleFiles is the staleness duty of a maintenance tick: it reads at
-// most cfg.StaleFilesPerTick recorded files of the loaded project graphs,
+// CheckStaleFiles is the staleness duty of a maintenance tick: it reads at
+// most StaleFilesPerTick recorded files of the loaded project graphs,
 // going on from where the last tick stopped — graph by graph in key order,
 // file by file in path order within a graph — so that every file is read
 // in turn, and sets the marks of the nodes whose files it read. It returns
 // how many files it read. A graph whose root cannot be read loses its
 // marks: kg cannot tell (unverifiable, never stale).
-func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
-	if mt.files == nil {
+func (mt *Maintainer) CheckStaleFiles(ctx context.Context) int {
+	if mt.Files == nil {
 		return 0
 	}
 	var entries []*graphstore.Entry
-	for _, e := range mt.store.Loaded() {
+	for _, e := range mt.Store.Loaded() {
 		if e.Key().Level == domain.LevelProject {
 			entries = append(entries, e)
 		}
@@ -69,7 +69,7 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 	if start == len(entries) || entries[start].Key().String() != round.graph {
 		round = staleRound{} // that graph is gone: start the next one afresh
 	}
-	budget := max(mt.staleFilesPerTick, 1)
+	budget := max(mt.StaleFilesPerTick, 1)
 	read := 0
 	for i := range entries {
 		e := entries[(start+i)%len(entries)]
@@ -99,7 +99,7 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 // checkGraphFiles reads up to budget of e's recorded files after from and
 // applies what it found. done reports that it reached the graph's last
 // file (or the graph has none to read).
-func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphstore.Entry, from staleRound, budget int) (n readCount, done bool) {
+func (mt *Maintainer) checkGraphFiles(ctx context.Context, e *graphstore.Entry, from staleRound, budget int) (n readCount, done bool) {
 	root := mt.checkRoot(e)
 	e.RLock()
 	var checks []filecheck.Check
@@ -131,12 +131,12 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphstore.Entry, 
 	if len(batch) == 0 {
 		return readCount{}, done
 	}
-	js, err := filecheck.Read(ctx, mt.files, root, batch)
+	js, err := filecheck.Read(ctx, mt.Files, root, batch)
 	if err != nil {
 		if ctx.Err() == nil {
 			// The root cannot be read (moved, deleted, unmounted): kg
 			// cannot tell, so nothing of it is stale.
-			mt.log.Debug("project root not read for staleness", "graph", e.Key().String(), "root", root, "err", err)
+			mt.Log.Debug("project root not read for staleness", "graph", e.Key().String(), "root", root, "err", err)
 			mt.clearMarks(e)
 		}
 		return readCount{}, true
@@ -164,7 +164,7 @@ func (r readCount) round(e *graphstore.Entry, from staleRound) staleRound {
 // marks for files not read keep what the last read found. A node whose
 // stamp of the file changed since the read (written again meanwhile) is
 // left to the next round.
-func (mt *maintainer) applyMarks(e *graphstore.Entry, js []filecheck.Judged) {
+func (mt *Maintainer) applyMarks(e *graphstore.Entry, js []filecheck.Judged) {
 	e.Lock()
 	defer e.Unlock()
 	type found struct {
@@ -214,7 +214,7 @@ func recordedAs(n *domain.Node, path, hash string) bool {
 // pruneMarks drops, at the end of a round of e's graph, the marks of files
 // its nodes no longer record as checked (an edge naming the file deleted
 // since): checks are every file the round read.
-func (mt *maintainer) pruneMarks(e *graphstore.Entry, checks []filecheck.Check) {
+func (mt *Maintainer) pruneMarks(e *graphstore.Entry, checks []filecheck.Check) {
 	type key struct{ id, path, hash string }
 	live := map[key]bool{}
 	for _, c := range checks {
@@ -234,7 +234,7 @@ func (mt *maintainer) pruneMarks(e *graphstore.Entry, checks []filecheck.Check) 
 }
 
 // clearMarks drops every stale mark of e's graph.
-func (mt *maintainer) clearMarks(e *graphstore.Entry) {
+func (mt *Maintainer) clearMarks(e *graphstore.Entry) {
 	e.Lock()
 	defer e.Unlock()
 	for _, id := range stale.Nodes(e.Graph()) {
