@@ -215,7 +215,7 @@ func (st *Store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 		}
 	}()
 	if st.Shared != nil {
-		return st.loadShared(ctx, key)
+		return team{st}.loadShared(ctx, key)
 	}
 	data, err := st.Graphs.Load(ctx, key)
 	if err != nil {
