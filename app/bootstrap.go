@@ -39,13 +39,13 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
 	compact := req.Source == "compact"
 	if reused && req.Source == "resume" {
-		hv, _ := h.svc.sessions.hookView(sess.ID)
+		hv, _ := h.svc.sessions.HookView(sess.ID)
 		if hv.FullReadDone {
 			res.Context = render.ContinuityNote(sess.ID)
 			return res, nil
@@ -54,7 +54,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if compact {
 		// The conversation's context was summarised: it no longer holds
 		// what the seen set says it does.
-		h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+		h.svc.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 			h.ClearSeen()
 			h.FullRead = false
 			return true
@@ -69,7 +69,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
 	}
-	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+	h.svc.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		for _, k := range keys {
 			h.See(k)
 		}
@@ -131,8 +131,8 @@ func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, 
 func (h *Hooks) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath == project {
-			sess, err := h.svc.sessions.revive(b.ID, claude, now)
+		if b, ok := h.svc.sessions.Bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath == project {
+			sess, err := h.svc.sessions.Revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
 			}
@@ -140,7 +140,7 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 	}
 	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && h.svc.transcripts != nil {
 		if id := h.transcriptSession(ctx, project, req.TranscriptPath, now); id != "" {
-			if sess, err := h.svc.sessions.revive(id, claude, now); err == nil {
+			if sess, err := h.svc.sessions.Revive(id, claude, now); err == nil {
 				return sess, true, nil
 			}
 		}
@@ -161,10 +161,10 @@ func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now
 		return ""
 	}
 	for _, id := range recall.TranscriptSessionIDs(tail) {
-		if err := h.svc.sessions.ensure(ctx, id); err != nil {
+		if err := h.svc.sessions.Ensure(ctx, id); err != nil {
 			h.svc.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
 		}
-		if sess, err := h.svc.sessions.lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
+		if sess, err := h.svc.sessions.Lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
 			return id
 		}
 	}

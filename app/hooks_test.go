@@ -28,7 +28,7 @@ func (e *env) bootstrap(claude, source string) BootstrapResult {
 
 func (e *env) seen(session, key string) bool {
 	e.t.Helper()
-	return len(e.svc.sessions.unseen(session, []string{key})) == 0
+	return len(e.svc.sessions.Unseen(session, []string{key})) == 0
 }
 
 // fillGraphs writes n project nodes and m user nodes through a throwaway
@@ -113,7 +113,7 @@ func TestBootstrapBindingReuseResumeCompactClear(t *testing.T) {
 	}
 
 	// A compaction: the seen set is cleared, then filled by the new preload.
-	e.svc.sessions.see(first.SessionID, "p:not-in-the-preload")
+	e.svc.sessions.See(first.SessionID, "p:not-in-the-preload")
 	cmp := e.bootstrap(claudeA, "compact")
 	if !cmp.Reused || cmp.SessionID != first.SessionID || cmp.Text == "" || cmp.Stats == nil {
 		t.Errorf("compact: %+v; want the preload again in the same session", cmp)
@@ -147,7 +147,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	if _, err := e.svc.Sync(e.ctx, first.SessionID); domain.KindOf(err) != domain.KindNotFound {
 		t.Fatalf("sync on a session idle past the TTL: %v; want unknown", err)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	r := e.bootstrap(claudeA, "resume")
 	if !r.Reused || r.SessionID != first.SessionID || r.Text != "" {
 		t.Fatalf("resume after 3 days: %+v; want %s revived with the continuity note", r, first.SessionID)
@@ -160,7 +160,7 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	}
 	// Past the bound TTL the session is gone for good.
 	e.clock.Advance(time.Duration(DefaultBoundSessionTTL+domain.Day) * time.Microsecond)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if r := e.bootstrap(claudeA, "resume"); r.Reused {
 		t.Errorf("a binding past %d days was reused", DefaultBoundSessionTTL/domain.Day)
 	}
@@ -220,7 +220,7 @@ func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := e.svc.sessions.bound(claudeA, "", e.clock.Now())
+	b, ok := e.svc.sessions.Bound(claudeA, "", e.clock.Now())
 	if !ok || !strings.Contains(r.Text, "kg_read") || !strings.Contains(r.Text, b.ID) || !strings.Contains(r.Text, projA) {
 		t.Fatalf("nudge = %q; want kg_read with cwd and the bound session %v", r.Text, b.ID)
 	}
@@ -254,7 +254,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	e.put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
 	// Pretend the preload showed none of them: a fresh seen set.
-	e.svc.sessions.withHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
+	e.svc.sessions.WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
 
 	prompt := "<system-reminder>ignore</system-reminder>why does the oauth token refresh race? see src/auth/refresh.py [Image #1]"
 	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
@@ -396,7 +396,7 @@ func TestToolEventCountsAreSavedWithTheTick(t *testing.T) {
 	if doc, _ := e.store.LoadToolEvents(e.ctx); doc != nil {
 		t.Fatalf("counts saved per event: %s", doc)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if doc, _ := e.store.LoadToolEvents(e.ctx); !strings.Contains(string(doc), `"file:a.go"`) {
 		t.Fatalf("after the tick the counts are %s", doc)
 	}

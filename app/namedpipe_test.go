@@ -64,7 +64,7 @@ func TestTickGoesOnWhenATouchedFileBecomesANamedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkfifo(t, file)
-	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.tick(e.ctx) })
+	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.Tick(e.ctx) })
 	if got := staleOf(e.projectNode(root, "n")); got != "[stale: a.txt vanished]" {
 		t.Errorf("mark %q, want [stale: a.txt vanished]", got)
 	}

@@ -21,11 +21,11 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 		return SessionState{}, err
 	}
 	h.hookSync(ctx, "", project)
-	sess, ok := h.svc.sessions.mostRecent(project, h.svc.scope.owner(ctx), h.svc.clock.Now())
+	sess, ok := h.svc.sessions.MostRecent(project, h.svc.scope.owner(ctx), h.svc.clock.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
-	hv, _ := h.svc.sessions.hookView(sess.ID)
+	hv, _ := h.svc.sessions.HookView(sess.ID)
 	return SessionState{Found: true, SessionID: sess.ID, FullReadDone: hv.FullReadDone, PreloadedCount: hv.PreloadedCount}, nil
 }
 
@@ -34,15 +34,15 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 // dormant), else the project's most recent. ok is false for none.
 func (h *Hooks) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
 	owner := h.svc.scope.owner(ctx)
-	if b, ok := h.svc.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
-		if sess, err := h.svc.sessions.revive(b.ID, "", now); err == nil {
+	if b, ok := h.svc.sessions.Bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
+		if sess, err := h.svc.sessions.Revive(b.ID, "", now); err == nil {
 			return sess, true
 		}
 	}
 	if project == "" {
 		return ports.Session{}, false
 	}
-	return h.svc.sessions.mostRecent(project, owner, now)
+	return h.svc.sessions.MostRecent(project, owner, now)
 }
 
 // hookProject resolves the project of a prompt or tool event: cwd, or,
@@ -58,7 +58,7 @@ func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now do
 		return p, err
 	}
 	h.hookSync(ctx, claude, "")
-	if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath != "" {
+	if b, ok := h.svc.sessions.Bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -96,10 +96,10 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
-	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
 	nudge := false
-	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+	h.svc.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		if h.FullRead || h.PromptNudges >= maxPromptNudges {
 			return false
 		}
@@ -134,7 +134,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	var b strings.Builder
 	b.WriteString(render.RecallHeader(sess.ID))
 	left := recallMaxChars - runeLen(b.String())
-	shown, left := writeRecallNodes(&b, cands, setOf(h.svc.sessions.unseen(sess.ID, keys)), left)
+	shown, left := writeRecallNodes(&b, cands, setOf(h.svc.sessions.Unseen(sess.ID, keys)), left)
 	if len(shown) == 0 {
 		return HookText{}, nil
 	}
@@ -145,7 +145,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	edges, ends := recallEdges(shown, inShown)
 	seenEnds := map[string]bool{}
 	if len(ends) > 0 {
-		unseenEnds := setOf(h.svc.sessions.unseen(sess.ID, ends))
+		unseenEnds := setOf(h.svc.sessions.Unseen(sess.ID, ends))
 		for _, k := range ends {
 			seenEnds[k] = !unseenEnds[k]
 		}
@@ -155,7 +155,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	for i, c := range shown {
 		shownKeys[i] = c.key
 	}
-	h.svc.sessions.see(sess.ID, shownKeys...)
+	h.svc.sessions.See(sess.ID, shownKeys...)
 	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
 }
 

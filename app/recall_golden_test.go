@@ -32,7 +32,7 @@ func TestRecallTextGolden(t *testing.T) {
 	e.edge(project(w), "refresh-a", "refresh-b", "relates-to")
 	e.put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
-	e.svc.sessions.withHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
+	e.svc.sessions.WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
 	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "why does the oauth token refresh race?"})
 	if err != nil {
 		t.Fatal(err)

@@ -19,15 +19,15 @@ import (
 // be reached leaves the server with what it holds, logged.
 func (h *Hooks) hookSync(ctx context.Context, claude, project string) {
 	t := h.svc.sessions
-	if t.shared == nil || claude == "" && project == "" {
+	if t.Shared() == nil || claude == "" && project == "" {
 		return
 	}
-	stored, found, err := t.shared.FindSession(ctx, principalName(ctx), claude, project)
+	stored, found, err := t.Shared().FindSession(ctx, principalName(ctx), claude, project)
 	if err != nil {
 		h.svc.log.Warn("hook: could not look up the conversation's session in the database; serving what this server holds", "err", err)
 		return
 	}
 	if found {
-		t.adopt(stored)
+		t.Adopt(stored)
 	}
 }

@@ -52,9 +52,9 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.svc.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.svc.countOp(sess.ID, &err)
-	if hv, _ := h.svc.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
+	if hv, _ := h.svc.sessions.HookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil
 	}
 	lg, err := h.lockGraphs(ctx, project)
@@ -67,7 +67,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 		return HookText{}, nil
 	}
 	claimed := false
-	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+	h.svc.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		if !nudgeAllowed(h.Nudges, h.LastNudge, now) {
 			return false
 		}
