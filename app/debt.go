@@ -27,42 +27,21 @@ const debtHorizon = 14 * domain.Day
 // (docs/design/hooks.md#maintenance-debt). A stored graph that is not loaded
 // is read for its figures, not loaded, as GET /api/projects does.
 func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
-	now := h.svc.clock.Now()
+	now := h.sup.Now()
 	var rep DebtReport
 	// Team mode: the user graph caught up with what other servers
 	// committed (Projects does the same for the loaded projects).
-	h.svc.store.fresh(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx)))
-	if e, err := h.svc.store.get(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx))); err == nil {
-		e.mu.RLock()
-		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
-		e.mu.RUnlock()
-	}
+	h.sup.ReadUserGraph(ctx, func(g *domain.Graph) { rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy())) })
 	projects, err := h.svc.Projects(ctx)
 	if err != nil {
 		return DebtReport{}, err
 	}
 	for _, p := range projects {
 		k := domain.ProjectGraph(p.ProjectPath)
-		var g *domain.Graph
-		var e *graphEntry
-		for _, le := range h.svc.store.loaded() {
-			if le.key == k {
-				e = le
-			}
-		}
-		if e != nil {
-			e.mu.RLock()
-			rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
-			e.mu.RUnlock()
-			continue
-		}
-		data, err := h.svc.graphs.Load(ctx, k)
+		err := h.sup.ReadGraph(ctx, k, func(g *domain.Graph) { rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy())) })
 		if err != nil {
-			h.svc.log.Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
-			continue
+			h.sup.Log().Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
 		}
-		g, _ = domain.Restore(k, data, domain.RestoreOptions{})
-		rep.Graphs = append(rep.Graphs, debtOf(g, now, h.svc.cfg.Policy))
 	}
 	slices.SortStableFunc(rep.Graphs, func(a, b GraphDebt) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {

@@ -17,24 +17,6 @@ import (
 // next hook, wherever it runs, knows what this one showed. With the json
 // and bolt backends none of this runs.
 
-// hookSync brings in the stored session the hook of conversation claude
-// (or, without one bound, of project) belongs to. A database that cannot
-// be reached leaves the server with what it holds, logged.
-func (h *Hooks) hookSync(ctx context.Context, claude, project string) {
-	t := h.svc.sessions
-	if t.shared == nil || claude == "" && project == "" {
-		return
-	}
-	stored, found, err := t.shared.FindSession(ctx, principalName(ctx), claude, project)
-	if err != nil {
-		h.svc.log.Warn("hook: could not look up the conversation's session in the database; serving what this server holds", "err", err)
-		return
-	}
-	if found {
-		t.adopt(stored)
-	}
-}
-
 // hookPull merges into the table what the database holds of session id
 // (team mode): the marks and the seen set other servers stored for it. A
 // database that cannot be reached leaves the server with what it holds,

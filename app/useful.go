@@ -82,7 +82,7 @@ func checkUsefulIDs(ids []string) ([]string, error) {
 		return nil, domain.Invalidf("ids", "%d ids, limit %d", len(ids), MaxUsefulIDs)
 	}
 	for i, id := range ids {
-		if id == "" || checkHookString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
+		if id == "" || hookstate.CheckString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
 			return nil, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
 		}
 	}
