@@ -114,6 +114,11 @@ var rules = []rule{
 	// may do I/O.
 	{prefix: "ports/porttest", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports and test libraries"},
 	inner(rule{prefix: "ports", mayImport: []string{"domain"}, description: "domain; never I/O"}),
+	// The test environment of the packages built on app (app/hooks): a
+	// service on the memory adapters, test code that ships as a package
+	// (docs/decisions/0103-hooks-room.md).
+	{prefix: "app/internal/apptest", mayImport: []string{"domain", "ports", "app", "adapters/clock", "adapters/storage/memory"},
+		description: "domain, ports, app and the memory adapters it opens the service on"},
 	inner(rule{prefix: "app", mayImport: []string{"domain", "ports"}, description: "domain and ports; never I/O but through ports",
 		allowIO: map[string]string{
 			// The stack of a recovered panic goes into the log (app/commit.go, app/store.go, app/maintenance.go).
