@@ -246,6 +246,10 @@ func (hs *HookSupport) Preload(ctx context.Context, project string, now domain.M
 	return pre, nil
 }
 
+// LastMaintained is when a maintenance pass (kg_progress task "maintain")
+// was last saved on g; 0 for never (docs/design/hooks.md#maintenance-debt).
+func (hs *HookSupport) LastMaintained(g *domain.Graph) domain.Micros { return lastMaintained(g) }
+
 // ReadUserGraph runs fn on the owner's user graph under its read lock,
 // caught up first with what other servers committed (team mode); false
 // when it cannot be loaded.

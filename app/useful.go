@@ -13,6 +13,20 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
+// UsefulResult is what kg_useful marked.
+type UsefulResult struct {
+	SessionID string
+	Marked    []UsefulNode // marked now
+	Already   []UsefulNode // marked by this session before: unchanged
+}
+
+// UsefulNode names a node of one graph.
+type UsefulNode struct {
+	Level   domain.Level
+	Project string
+	ID      string
+}
+
 // Limits of kg_useful (docs/design/hooks.md#kg_useful).
 const (
 	MaxUsefulIDs        = 5

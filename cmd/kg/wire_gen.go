@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/ports"
 	"log/slog"
 )
@@ -100,8 +101,8 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		return nil, nil, err
 	}
 	config2 := httpConfig(cfg, clock, metrics, st)
-	hooks := app.NewHooks(service)
-	handler := http.NewServer(config2, service, hooks, hub, log)
+	hooksHooks := hooks.New(service)
+	handler := http.NewServer(config2, service, hooksHooks, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
@@ -164,5 +165,5 @@ var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newH
 // httpSet is the HTTP side of the server, with the hooks its hook routes
 // call.
 var httpSet = wire.NewSet(
-	httpConfig, app.NewHooks, http.NewServer, wire.Struct(new(server), "*"),
+	httpConfig, hooks.New, http.NewServer, wire.Struct(new(server), "*"),
 )

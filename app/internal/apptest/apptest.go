@@ -64,8 +64,8 @@ func New(t *testing.T, opts ...func(*app.Config)) *Env {
 func (e *Env) open() *app.Service {
 	e.T.Helper()
 	log := slog.New(tickSignal{ticks: e.ticks})
-	svc, err := app.Open(e.Ctx, e.Cfg, app.Deps{Graphs: e.Store, Sessions: e.Store, Clock: e.Clock, Events: discard{},
-		Paths: cleanPaths{}, Log: log, Transcripts: e.Transcripts})
+	svc, err := app.Open(e.Ctx, e.Cfg, app.Deps{Graphs: e.Store, Sessions: e.Store, Clock: e.Clock, Events: Discard{},
+		Paths: CleanPaths{}, Log: log, Transcripts: e.Transcripts})
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -167,21 +167,23 @@ func WantKind(t *testing.T, err error, k domain.Kind, field string) *domain.Erro
 	return de
 }
 
-// cleanPaths is a PathResolver without I/O: absolute paths are cleaned,
+// CleanPaths is a PathResolver without I/O: absolute paths are cleaned,
 // relative ones refused, as paths.OS does.
-type cleanPaths struct{}
+type CleanPaths struct{}
 
-func (cleanPaths) Canonical(p string) (string, error) {
+// Canonical cleans the absolute path p.
+func (CleanPaths) Canonical(p string) (string, error) {
 	if !path.IsAbs(p) {
 		return "", domain.Invalidf("path", "must be an absolute path")
 	}
 	return path.Clean(p), nil
 }
 
-// discard is an Events sink that drops what it is given.
-type discard struct{}
+// Discard is an Events sink that drops what it is given.
+type Discard struct{}
 
-func (discard) Publish(iter.Seq[ports.Event]) {}
+// Publish drops the events.
+func (Discard) Publish(iter.Seq[ports.Event]) {}
 
 // tickSignal is a log handler that drops every record but signals the end
 // of a maintenance tick, which the service logs at debug level.

@@ -1,22 +1,13 @@
-package app
+package hooks
 
 import (
 	"cmp"
 	"context"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/kg-memory/kg/domain"
 )
-
-// maintainTask is the kg_progress task a maintenance pass records itself
-// under (docs/design/hooks.md#maintenance-debt).
-const maintainTask = "maintain"
-
-// maintainedMeta is the graph metadata value that holds when the task
-// maintain was last saved, in microseconds.
-const maintainedMeta = "maintained_us"
 
 // debtHorizon is the time since the last maintenance pass at which a graph's
 // staleness is full.
@@ -31,14 +22,18 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 	var rep DebtReport
 	// Team mode: the user graph caught up with what other servers
 	// committed (Projects does the same for the loaded projects).
-	h.sup.ReadUserGraph(ctx, func(g *domain.Graph) { rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy())) })
+	h.sup.ReadUserGraph(ctx, func(g *domain.Graph) {
+		rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy(), h.sup.LastMaintained(g)))
+	})
 	projects, err := h.svc.Projects(ctx)
 	if err != nil {
 		return DebtReport{}, err
 	}
 	for _, p := range projects {
 		k := domain.ProjectGraph(p.ProjectPath)
-		err := h.sup.ReadGraph(ctx, k, func(g *domain.Graph) { rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy())) })
+		err := h.sup.ReadGraph(ctx, k, func(g *domain.Graph) {
+			rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy(), h.sup.LastMaintained(g)))
+		})
 		if err != nil {
 			h.sup.Log().Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
 		}
@@ -63,16 +58,15 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 // a graph never maintained) and wear is 0.25 plus 0.75 × the mean of three
 // shares — active nodes with no shown edge, archived nodes among the
 // active and archived, and how far the estimate is over the budget's
-// target. An empty graph owes nothing.
-func debtOf(g *domain.Graph, now domain.Micros, p domain.Policy) GraphDebt {
+// target. An empty graph owes nothing. maintained is when the last pass was
+// recorded (app.HookSupport.LastMaintained); 0 for never.
+func debtOf(g *domain.Graph, now domain.Micros, p domain.Policy, maintained domain.Micros) GraphDebt {
 	st := g.Stats()
 	v := g.View(p)
 	d := GraphDebt{Level: g.Key().Level, Project: g.Key().Project, Active: st.Active, Archived: st.Archived,
 		Orphaned: st.Orphaned, Unconnected: v.Health.Unconnected, SinceMaintained: -1}
-	if raw, ok := g.Meta(maintainedMeta); ok {
-		if t, err := strconv.ParseInt(string(raw), 10, 64); err == nil && t > 0 {
-			d.SinceMaintained = max(now-domain.Micros(t), 0)
-		}
+	if maintained > 0 {
+		d.SinceMaintained = max(now-maintained, 0)
 	}
 	if st.Active+st.Archived == 0 {
 		return d

@@ -1,30 +1,36 @@
-package app
+// Package hooks holds the use cases of the hook routes
+// (docs/design/hooks.md): what Claude Code's hooks call at a session start,
+// a prompt and a tool use, and the maintenance debt. It is built on app's
+// Service and reaches the rest of the service through app.HookSupport only
+// (docs/decisions/0103-hooks-room.md).
+package hooks
 
-// The hooks' type, the requests and results of the hook routes
-// (docs/design/hooks.md), and the helpers the use cases of bootstrap.go,
-// prompt.go, toolevent.go, debt.go and useful.go share.
+// The hooks' type, the requests and results of the hook routes, and the
+// helpers the use cases of bootstrap.go, prompt.go, toolevent.go and
+// debt.go share.
 
 import (
 	"context"
 
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
 
 // Hooks is the hook routes' surface (docs/design/hooks.md): what Claude
-// Code's hooks call, kept apart from the tools' surface, Service, so that
-// each reads on its own (docs/decisions/0084-hooks-type.md). It works on the
-// service's graphs and sessions, and is safe for concurrent use.
+// Code's hooks call, kept apart from the tools' surface, app.Service, so
+// that each reads on its own (docs/decisions/0084-hooks-type.md). It works
+// on the service's graphs and sessions, and is safe for concurrent use.
 type Hooks struct {
-	svc *Service
-	sup *HookSupport
+	svc *app.Service
+	sup *app.HookSupport
 }
 
-// NewHooks returns the hooks of svc. They share its store, sessions and
+// New returns the hooks of svc. They share its store, sessions and
 // tool-event counts, so a hook sees what the tools changed and the other
 // way round.
-func NewHooks(svc *Service) *Hooks { return &Hooks{svc: svc, sup: NewHookSupport(svc)} }
+func New(svc *app.Service) *Hooks { return &Hooks{svc: svc, sup: app.NewHookSupport(svc)} }
 
 // BootstrapRequest is GET /api/session_bootstrap: what Claude Code's
 // SessionStart hook received on stdin.
@@ -103,20 +109,6 @@ type GraphDebt struct {
 	// SinceMaintained is how long ago the last maintenance pass was
 	// recorded (kg_progress task "maintain"); -1 for never.
 	SinceMaintained domain.Micros
-}
-
-// UsefulResult is what kg_useful marked.
-type UsefulResult struct {
-	SessionID string
-	Marked    []UsefulNode // marked now
-	Already   []UsefulNode // marked by this session before: unchanged
-}
-
-// UsefulNode names a node of one graph.
-type UsefulNode struct {
-	Level   domain.Level
-	Project string
-	ID      string
 }
 
 // Limits of the hook routes' own fields.
