@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
@@ -43,7 +44,7 @@ func (hs *HookSupport) PreloadChars() int { return hs.svc.cfg.PreloadChars }
 
 // TeamMode reports whether graphs and sessions are shared with other
 // servers (docs/design/team.md): a project may then be named by its key.
-func (hs *HookSupport) TeamMode() bool { return hs.svc.store.shared != nil }
+func (hs *HookSupport) TeamMode() bool { return hs.svc.store.Shared != nil }
 
 // Owner is the principal whose user graph and sessions a request reaches
 // (team mode); "" on a server of one person.
@@ -82,6 +83,16 @@ func (hs *HookSupport) CountOp(session string, err *error) { hs.svc.countOp(sess
 func (hs *HookSupport) StoreSession(ctx context.Context, id string) {
 	hs.svc.sessions.hookStore(ctx, id)
 }
+
+// Hooks across servers (docs/design/team.md#hooks-across-servers): the hook
+// calls of one conversation may each land on a different server. Before a
+// hook route looks for the conversation's session, the server asks the
+// database for it (bound to the Claude session id, else the person's most
+// recent session of the project) and merges what is stored into its own
+// copy — the binding, the seen set, whether memory was read, the nudge
+// counts — and a hook that changed the session stores it at once
+// (StoreSession), so the next hook, wherever it runs, knows what this one
+// showed. With the json and bolt backends none of this runs.
 
 // SyncConversation brings in, in team mode, the stored session the hook of
 // conversation claude (or, without one bound, of project) belongs to
@@ -162,9 +173,9 @@ func (hs *HookSupport) ToolEvents() *hookstate.ToolEvents { return hs.svc.tools 
 // LockedGraphs are the user graph and a project graph, read-locked in the
 // store's order (user first) for as long as a hook builds its answer.
 type LockedGraphs struct {
-	entries []*graphEntry
+	entries []*graphstore.Entry
 	graphs  []*domain.Graph
-	at      []*graphEntry // the entry of each of graphs; nil for a nil graph
+	at      []*graphstore.Entry // the entry of each of graphs; nil for a nil graph
 }
 
 // LockGraphs loads and read-locks the user graph and project's graph,
@@ -174,7 +185,7 @@ type LockedGraphs struct {
 func (hs *HookSupport) LockGraphs(ctx context.Context, project string) (*LockedGraphs, error) {
 	t := target{project: project, owner: hs.svc.scope.owner(ctx)}
 	lg := &LockedGraphs{}
-	hs.svc.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	hs.svc.store.Fresh(ctx, t.keys()...) // team mode: what other servers committed
 	for _, k := range t.keys() {
 		e, down, err := hs.svc.reader.spanned(ctx, k)
 		if err != nil {
@@ -187,9 +198,9 @@ func (hs *HookSupport) LockGraphs(ctx context.Context, project string) (*LockedG
 			lg.at = append(lg.at, nil)
 			continue
 		}
-		e.mu.RLock()
+		e.RLock()
 		lg.entries = append(lg.entries, e)
-		lg.graphs = append(lg.graphs, e.g)
+		lg.graphs = append(lg.graphs, e.Graph())
 		lg.at = append(lg.at, e)
 	}
 	return lg, nil
@@ -202,7 +213,7 @@ func (lg *LockedGraphs) Graphs() []*domain.Graph { return lg.graphs }
 // Unlock releases the read locks.
 func (lg *LockedGraphs) Unlock() {
 	for _, e := range lg.entries {
-		e.mu.RUnlock()
+		e.RUnlock()
 	}
 	lg.entries = nil
 }
@@ -234,13 +245,13 @@ func (hs *HookSupport) Preload(ctx context.Context, project string, now domain.M
 	// its entry and used again while the graph is unchanged.
 	for i := range parts {
 		if e := lg.at[i]; e != nil {
-			parts[i].Ranking = e.preload.Load()
+			parts[i].Ranking = e.Preload.Load()
 		}
 	}
 	pre, rankings := recall.BuildPreload(parts, now, hs.svc.cfg.Policy, budget)
 	for i, r := range rankings {
 		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
-			e.preload.Store(r)
+			e.Preload.Store(r)
 		}
 	}
 	return pre, nil
@@ -255,25 +266,25 @@ func (hs *HookSupport) LastMaintained(g *domain.Graph) domain.Micros { return la
 // when it cannot be loaded.
 func (hs *HookSupport) ReadUserGraph(ctx context.Context, fn func(g *domain.Graph)) bool {
 	k := domain.UserGraphOf(hs.svc.scope.owner(ctx))
-	hs.svc.store.fresh(ctx, k)
-	e, err := hs.svc.store.get(ctx, k)
+	hs.svc.store.Fresh(ctx, k)
+	e, err := hs.svc.store.Get(ctx, k)
 	if err != nil {
 		return false
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	fn(e.g)
+	e.RLock()
+	defer e.RUnlock()
+	fn(e.Graph())
 	return true
 }
 
 // ReadGraph runs fn on graph k: the loaded graph under its read lock, or
 // one that is not loaded as stored, read without loading it.
 func (hs *HookSupport) ReadGraph(ctx context.Context, k domain.GraphKey, fn func(g *domain.Graph)) error {
-	for _, e := range hs.svc.store.loaded() {
-		if e.key == k {
-			e.mu.RLock()
-			defer e.mu.RUnlock()
-			fn(e.g)
+	for _, e := range hs.svc.store.Loaded() {
+		if e.Key() == k {
+			e.RLock()
+			defer e.RUnlock()
+			fn(e.Graph())
 			return nil
 		}
 	}

@@ -40,9 +40,11 @@ func TestPreloadKeepsItsOrderUntilAWrite(t *testing.T) {
 	}
 	e.clock.Advance(time.Second)
 	kept := func() *recall.PreloadRanking {
-		e.svc.store.mu.Lock()
-		defer e.svc.store.mu.Unlock()
-		return e.svc.store.entries[domain.ProjectGraph(projA)].preload.Load()
+		en, err := e.svc.store.Get(e.ctx, domain.ProjectGraph(projA))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return en.Preload.Load()
 	}
 	first := e.preload(projA)
 	r1 := kept()
