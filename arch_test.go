@@ -124,6 +124,14 @@ var rules = []rule{
 	// may do I/O.
 	{prefix: "ports/porttest", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports and test libraries"},
 	inner(rule{prefix: "ports", mayImport: []string{"domain"}, description: "domain; never I/O"}),
+	// The hook routes, built on app's Service and its one seam for them,
+	// app.HookSupport (docs/decisions/0103-hooks-room.md).
+	inner(rule{prefix: "app/hooks", mayImport: []string{"domain", "ports", "app"}, description: "domain, ports and app; never I/O but through ports"}),
+	// The test environment of the packages built on app (app/hooks): a
+	// service on the memory adapters, test code that ships as a package
+	// (docs/decisions/0103-hooks-room.md).
+	{prefix: "app/internal/apptest", mayImport: []string{"domain", "ports", "app", "adapters/clock", "adapters/storage/memory"},
+		description: "domain, ports, app and the memory adapters it opens the service on"},
 	inner(rule{prefix: "app", mayImport: []string{"domain", "ports"}, description: "domain and ports; never I/O but through ports",
 		allowIO: map[string]string{
 			// The stack of a recovered panic goes into the log (app/graphstore/commit.go, app/graphstore/store.go).

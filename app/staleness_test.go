@@ -170,9 +170,8 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	if err != nil || len(sr.Hits) == 0 || sr.Hits[0].Node.ID != "rename-me" || staleOf(sr.Hits[0].Node) != wantMarks["rename-me"] {
 		t.Errorf("search: %+v, %v", sr.Hits, err)
 	}
-	boot, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: root, ClaudeSessionID: "c-stale", Source: "startup"})
-	if err != nil || !strings.Contains(boot.Text, "  auth-token-refresh [stale: src/auth/refresh.py changed]: refresh tokens slide\n") {
-		t.Errorf("the preload does not mark it (%v):\n%s", err, boot.Text)
+	if pre := e.preload(root); !strings.Contains(pre.Text, "  auth-token-refresh [stale: src/auth/refresh.py changed]: refresh tokens slide\n") {
+		t.Errorf("the preload does not mark it:\n%s", pre.Text)
 	}
 
 	// A new write clears the mark at once and records the file as it is.

@@ -15,6 +15,20 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
+// UsefulResult is what kg_useful marked.
+type UsefulResult struct {
+	SessionID string
+	Marked    []UsefulNode // marked now
+	Already   []UsefulNode // marked by this session before: unchanged
+}
+
+// UsefulNode names a node of one graph.
+type UsefulNode struct {
+	Level   domain.Level
+	Project string
+	ID      string
+}
+
 // Limits of kg_useful (docs/design/hooks.md#kg_useful).
 const (
 	MaxUsefulIDs        = 5
@@ -84,7 +98,7 @@ func checkUsefulIDs(ids []string) ([]string, error) {
 		return nil, domain.Invalidf("ids", "%d ids, limit %d", len(ids), MaxUsefulIDs)
 	}
 	for i, id := range ids {
-		if id == "" || checkHookString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
+		if id == "" || hookstate.CheckString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
 			return nil, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
 		}
 	}
