@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -211,7 +212,7 @@ func (mt *maintainer) maintain(ctx context.Context, e *graphEntry) error {
 	}
 	defer mt.pruneHistory(ctx, e.key)
 	return mt.svc.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m := g.Compact(at.Now, mt.svc.cfg.Policy)
+		m := compaction.Run(g, at.Now, mt.svc.cfg.Policy)
 		mt.svc.store.metrics.CompactionRan(ports.CompactionOnMaintenance)
 		pm := g.Prune(at, mt.svc.cfg.Policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)

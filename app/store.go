@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
@@ -251,7 +252,7 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 
 // compactLoaded runs the compaction of a graph just loaded.
 func (st *store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
-	moves := g.Compact(st.clock.Now(), st.policy)
+	moves := compaction.Run(g, st.clock.Now(), st.policy)
 	st.metrics.CompactionRan(ports.CompactionOnLoad)
 	if !moves.Empty() {
 		st.metrics.NodesMoved(moves) // served from now on, saved now or with the next write

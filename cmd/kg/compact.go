@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/domain"
+	graphcompaction "github.com/kg-memory/kg/domain/compaction" // its own compaction is what kg compact prints
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -168,9 +169,9 @@ func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey,
 	}
 	now := clock.System{}.Now()
 	if dryRun {
-		return domain.PlanCompaction(g, now, cfg.App.Policy), nil
+		return graphcompaction.Plan(g, now, cfg.App.Policy), nil
 	}
-	m := g.Compact(now, cfg.App.Policy)
+	m := graphcompaction.Run(g, now, cfg.App.Policy)
 	if !g.Pending().Empty() && !data.Empty() {
 		if err := st.Graphs.Commit(ctx, key, g, g.Pending()); err != nil {
 			return domain.Moves{}, err
