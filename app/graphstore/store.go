@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
@@ -258,7 +259,7 @@ func (st *Store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 
 // compactLoaded runs the compaction of a graph just loaded.
 func (st *Store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
-	moves := g.Compact(st.Clock.Now(), st.Policy)
+	moves := compaction.Run(g, st.Clock.Now(), st.Policy)
 	st.Metrics.CompactionRan(ports.CompactionOnLoad)
 	if !moves.Empty() {
 		st.Metrics.NodesMoved(moves) // served from now on, saved now or with the next write

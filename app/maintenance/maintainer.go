@@ -13,6 +13,7 @@ import (
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -214,7 +215,7 @@ func (mt *Maintainer) maintain(ctx context.Context, e *graphstore.Entry) error {
 	}
 	defer mt.pruneHistory(ctx, e.Key())
 	return mt.Store.Write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
-		m := g.Compact(at.Now, mt.Policy)
+		m := compaction.Run(g, at.Now, mt.Policy)
 		mt.Store.Metrics.CompactionRan(ports.CompactionOnMaintenance)
 		pm := g.Prune(at, mt.Policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)

@@ -1,10 +1,12 @@
-package domain
+package compaction
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // TestCompactListingListsTheFirstMovesAndMakesThemAll checks that a run told
@@ -13,20 +15,20 @@ import (
 // the others counted.
 func TestCompactListingListsTheFirstMovesAndMakesThemAll(t *testing.T) {
 	nodes := append(line(5, nil),
-		cpN{id: "p", ts: 10, tier: Archived},
-		cpN{id: "o1", ts: 2, tier: Archived}, cpN{id: "o2", ts: 3, tier: Archived},
-		cpN{id: "o3", ts: 4, tier: Archived}, cpN{id: "o4", ts: 5, tier: Archived})
+		cpN{id: "p", ts: 10, tier: domain.Archived},
+		cpN{id: "o1", ts: 2, tier: domain.Archived}, cpN{id: "o2", ts: 3, tier: domain.Archived},
+		cpN{id: "o3", ts: 4, tier: domain.Archived}, cpN{id: "o4", ts: 5, tier: domain.Archived})
 	// Seed scoring: these nodes carry no use count, and under the use
 	// scoring their ties make fewer moves than the case needs.
-	p := Policy{MaxTokens: 100, Scoring: ScoringSeed}
+	p := domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}
 	full := cpGraph(t, nodes, nil)
-	all := full.Compact(cpNow, p)
+	all := Run(full, cpNow, p)
 	if len(all.Steps) < 4 {
 		t.Fatalf("the full run made %d moves; the case needs several", len(all.Steps))
 	}
 	for _, list := range []int{0, 1, len(all.Steps) - 1, len(all.Steps), len(all.Steps) + 5} {
 		g := cpGraph(t, nodes, nil)
-		m := g.CompactListing(cpNow, p, list)
+		m := RunListing(g, cpNow, p, list)
 		listed := min(list, len(all.Steps))
 		if diff := cmp.Diff(all.Steps[:listed], m.Steps, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("list %d: steps are not the first of the full run (-full +listed):\n%s", list, diff)

@@ -1,4 +1,4 @@
-package domain
+package compaction
 
 import (
 	"slices"
@@ -7,20 +7,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // ranked is what a pass-1 move says of its node's rank.
 type ranked struct {
 	ID      string
 	Score   float64
-	Recency Micros
+	Recency domain.Micros
 }
 
 // scratchUse is u(n) at now computed from the definitions of
 // docs/design/compaction.md#the-use-count: the decay factor of k days by k
 // multiplications, and day(t) by division; no table, no code of use.go.
-func scratchUse(u Use, now Micros) uint64 {
-	k := now/(86_400*1_000_000) - Micros(u.Day)
+func scratchUse(u domain.Use, now domain.Micros) uint64 {
+	k := now/(86_400*1_000_000) - domain.Micros(u.Day)
 	if k <= 0 {
 		return u.Count
 	}
@@ -36,21 +38,21 @@ func scratchUse(u Use, now Micros) uint64 {
 // here from the definitions of docs/design/compaction.md#scores and the
 // policy's scoring and weights, sharing no code with compaction but the
 // order itself.
-func scratchRankOrder(g *Graph, now Micros, p Policy) []ranked {
+func scratchRankOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []ranked {
 	w := p.Score
-	if w == (ScoreWeights{}) {
-		w = DefaultScoreWeights()
+	if w == (domain.ScoreWeights{}) {
+		w = domain.DefaultScoreWeights()
 	}
 	nodes := nodeMap(g)
-	active := func(id string) bool { n, ok := nodes[id]; return ok && n.Tier == Active }
+	active := func(id string) bool { n, ok := nodes[id]; return ok && n.Tier == domain.Active }
 	type fig struct {
 		id      string
-		recency Micros
+		recency domain.Micros
 		conn    int
 	}
 	var pop []fig
 	for id, n := range nodes {
-		if n.Tier != Active || (n.Created != 0 && now-n.Created < p.Grace) {
+		if n.Tier != domain.Active || (n.Created != 0 && now-n.Created < p.Grace) {
 			continue
 		}
 		f := fig{id: id, recency: max(n.Version.TS, n.LastRead)}
@@ -91,7 +93,7 @@ func scratchRankOrder(g *Graph, now Micros, p Policy) []ranked {
 	for i, f := range pop {
 		pr, pc := percentile(recs[i], recs), percentile(conns[i], conns)
 		score := float64(w.Recency*pr) + float64(w.Connectedness*pc)
-		if p.Scoring == ScoringUse {
+		if p.Scoring == domain.ScoringUse {
 			score = percentile(uses[i], uses)
 		}
 		keys[i] = rankKey{score: score, recency: f.recency, k: int32(i)}
@@ -112,7 +114,7 @@ func TestCompactPropArchivesInRankOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g, _, p := genGraph(t)
 		if rapid.Bool().Draw(t, "own-weights") {
-			p.Score = ScoreWeights{
+			p.Score = domain.ScoreWeights{
 				Recency:       rapid.SampledFrom([]float64{0, 0.1, 0.33, 0.5, 1}).Draw(t, "w-recency"),
 				Connectedness: rapid.SampledFrom([]float64{0, 0.1, 0.66, 0.5, 1}).Draw(t, "w-connectedness"),
 				In:            rapid.IntRange(0, 100).Draw(t, "w-in"),
@@ -121,8 +123,8 @@ func TestCompactPropArchivesInRankOrder(t *testing.T) {
 		}
 		want := scratchRankOrder(g, propNow, p)
 		var got []ranked
-		for _, st := range PlanCompaction(g, propNow, p).Steps {
-			if st.Pass == PassArchive {
+		for _, st := range Plan(g, propNow, p).Steps {
+			if st.Pass == domain.PassArchive {
 				got = append(got, ranked{ID: st.ID, Score: st.Rank.Score, Recency: st.Rank.Recency})
 			}
 		}
@@ -147,24 +149,24 @@ func TestScoreWeightsDecideTheOrder(t *testing.T) {
 	}, []cpE{{"b", "a"}})
 	tests := []struct {
 		name    string
-		weights ScoreWeights
+		weights domain.ScoreWeights
 		want    []string
 	}{
-		{"zero weights mean the spec's", ScoreWeights{}, []string{"c", "b", "a"}},
-		{"the spec's, spelled out", DefaultScoreWeights(), []string{"c", "b", "a"}},
-		{"recency only", ScoreWeights{Recency: 1}, []string{"a", "b", "c"}},
+		{"zero weights mean the spec's", domain.ScoreWeights{}, []string{"c", "b", "a"}},
+		{"the spec's, spelled out", domain.DefaultScoreWeights(), []string{"c", "b", "a"}},
+		{"recency only", domain.ScoreWeights{Recency: 1}, []string{"a", "b", "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := Policy{MaxTokens: 1, Score: tt.weights, Scoring: ScoringSeed}
+			p := domain.Policy{MaxTokens: 1, Score: tt.weights, Scoring: domain.ScoringSeed}
 			var got []string
-			for _, m := range newSim(g, g.NodeSlots(), cpNow, p).population(Active) {
+			for _, m := range newSim(g, g.NodeSlots(), cpNow, p).population(domain.Active) {
 				got = append(got, m.ID)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("rank order (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.want, PlanCompaction(g, cpNow, p).Archived); diff != "" {
+			if diff := cmp.Diff(tt.want, Plan(g, cpNow, p).Archived); diff != "" {
 				t.Errorf("archived (-want +got):\n%s", diff)
 			}
 		})

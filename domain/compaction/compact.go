@@ -1,4 +1,4 @@
-package domain
+package compaction
 
 import (
 	"container/heap"
@@ -6,31 +6,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kg-memory/kg/domain"
 )
 
-// The passes a Move names (Move.Pass).
-const (
-	PassArchive        = "archive"          // pass 1: over max, archive in rank order down to the target
-	PassResurrect      = "resurrect"        // pass 1b: an older archived node swapped back in
-	PassArchiveForSwap = "archive-for-swap" // pass 1b: archived to make room for a resurrected node
-	PassOrphan         = "orphan"           // pass 2: archived ids over the archived budget
-	PassPrune          = "prune"            // maintenance: orphaned longer than the orphan grace
-)
-
-// Compact runs compaction once on g at now
+// Run runs compaction once on g at now
 // (docs/design/compaction.md#one-compaction-run) and returns what it did. It is
-// PlanCompaction followed by applying that plan, so a dry run and a real run
+// Plan followed by applying that plan, so a dry run and a real run
 // can never disagree. Each node whose tier changes takes one seq, recorded as
 // its TierSeq, and keeps its version; a node archived and then orphaned in the
 // same run changes once, straight to orphaned.
 //
 // A run on a graph within both budgets returns at once: it reads the
 // incrementally kept Stats and allocates nothing.
-func (g *Graph) Compact(now Micros, p Policy) Moves {
-	return g.CompactListing(now, p, -1)
+func Run(g *domain.Graph, now domain.Micros, p domain.Policy) domain.Moves {
+	return RunListing(g, now, p, -1)
 }
 
-// CompactListing is Compact listing at most list moves in Steps, each with
+// RunListing is Run listing at most list moves in Steps, each with
 // its rank and reason, and counting the others in Unlisted; list < 0 lists
 // every move. The id lists (Archived, Orphaned, ...) are whole either way.
 // A run can move every node of a graph, and a listed move costs about 250
@@ -38,7 +31,7 @@ func (g *Graph) Compact(now Micros, p Policy) Moves {
 // of 500,000 nodes listed a million moves, 200 MB held until the answer was
 // written (docs/performance.md#import-memory). A move not listed costs 4
 // bytes while the run lasts, and its reason is never built.
-func (g *Graph) CompactListing(now Micros, p Policy, list int) Moves {
+func RunListing(g *domain.Graph, now domain.Micros, p domain.Policy, list int) domain.Moves {
 	m, s := plan(g, now, p, list)
 	if s == nil || len(s.stepNode) == 0 { // s.stepNode holds the unlisted moves too
 		return m
@@ -61,27 +54,27 @@ func (g *Graph) CompactListing(now Micros, p Policy, list int) Moves {
 	return m
 }
 
-// PlanCompaction returns exactly what Compact(now, p) would do to g, with the
+// Plan returns exactly what Run(g, now, p) would do to g, with the
 // rank and reason of every move, without changing g.
-func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
+func Plan(g *domain.Graph, now domain.Micros, p domain.Policy) domain.Moves {
 	m, _ := plan(g, now, p, -1)
 	return m
 }
 
-// plan is PlanCompaction listing at most list moves (CompactListing), with
+// plan is Plan listing at most list moves (RunListing), with
 // the simulation that ends in the planned tiers; nil when the graph is
 // within both budgets.
-func plan(g *Graph, now Micros, p Policy, list int) (Moves, *sim) {
-	return planOver(g, (*Graph).MovableSlots, now, p, list)
+func plan(g *domain.Graph, now domain.Micros, p domain.Policy, list int) (domain.Moves, *sim) {
+	return planOver(g, (*domain.Graph).MovableSlots, now, p, list)
 }
 
 // planOver is plan, with the simulation reading the nodes in slots(g),
 // which must hold every active and archived node.
-func planOver(g *Graph, slots func(*Graph) []int32, now Micros, p Policy, list int) (Moves, *sim) {
+func planOver(g *domain.Graph, slots func(*domain.Graph) []int32, now domain.Micros, p domain.Policy, list int) (domain.Moves, *sim) {
 	st := g.Stats()
 	est := st.Estimate(p.EstimateNotes)
-	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
-	if est <= p.MaxTokens && ArchivedIDTokens*st.Archived <= p.ArchivedBudget() {
+	m := domain.Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
+	if est <= p.MaxTokens && domain.ArchivedIDTokens*st.Archived <= p.ArchivedBudget() {
 		// Within both budgets: pass 1 and 1b do nothing, and pass 2 has
 		// nothing to orphan. This is the run after almost every write.
 		return m, nil
@@ -109,24 +102,24 @@ func planOver(g *Graph, slots func(*Graph) []int32, now Micros, p Policy, list i
 // together and its ends' tiers in one small array, where the graph's slots
 // would cost a cache miss per step.
 type sim struct {
-	p Policy
-	w ScoreWeights // p's score weights, defaults filled in
+	p domain.Policy
+	w domain.ScoreWeights // p's score weights, defaults filled in
 
 	// What the run needs of each node, read once: a run visits nodes in
 	// rank order, and chasing each *Node again there costs a cache miss.
 	ids       []string
 	slot      []int32 // the node's end slot in the graph, for applying the plan
-	nodes     []*Node
-	tier      []Tier
-	tier0     []Tier // the tier before the run
-	recency   []Micros
+	nodes     []*domain.Node
+	tier      []domain.Tier
+	tier0     []domain.Tier // the tier before the run
+	recency   []domain.Micros
 	use       []uint64 // u(n): the use count decayed to the run's day
 	useDay    []int32  // the day of the node's last count
 	eligible  []bool   // past grace (orphaned nodes are excluded by tier)
 	cost      []int32  // estimate of the node when active
 	moved     []bool   // changed tier in pass 1 or 1b: at most once (docs/design/compaction.md#pass-1b)
 	stepNode  []int32  // the node of each kept step of the plan, listed or not, for applying it
-	list      int      // the most moves Moves.Steps lists; < 0: all (CompactListing)
+	list      int      // the most moves Moves.Steps lists; < 0: all (RunListing)
 	archived0 int      // archived nodes before the run
 	why       reason   // the buffer reasons are built in
 	est       int
@@ -148,7 +141,7 @@ type simEdge struct{ from, to int32 }
 // to a node left out (an orphaned one, which no run moves) is left out too:
 // it is never shown and never counts as an edge to an active node, whatever
 // the run does.
-func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
+func newSim(g *domain.Graph, slots []int32, now domain.Micros, p domain.Policy) *sim {
 	s, degrees := newSimNodes(g, slots, now, p)
 	degree := s.readEdges(g, degrees)
 	s.buildAdjacency(degree)
@@ -157,17 +150,17 @@ func newSim(g *Graph, slots []int32, now Micros, p Policy) *sim {
 
 // newSimNodes is a sim of the nodes in slots, without their edges, and the
 // sum of their degrees.
-func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
+func newSimNodes(g *domain.Graph, slots []int32, now domain.Micros, p domain.Policy) (*sim, int) {
 	n := len(slots)
 	s := &sim{
 		p:         p,
 		w:         p.Weights(),
 		ids:       make([]string, 0, n),
 		slot:      slots,
-		nodes:     make([]*Node, 0, n),
-		tier:      make([]Tier, 0, n),
-		tier0:     make([]Tier, 0, n),
-		recency:   make([]Micros, 0, n),
+		nodes:     make([]*domain.Node, 0, n),
+		tier:      make([]domain.Tier, 0, n),
+		tier0:     make([]domain.Tier, 0, n),
+		recency:   make([]domain.Micros, 0, n),
 		eligible:  make([]bool, 0, n),
 		cost:      make([]int32, 0, n),
 		moved:     make([]bool, n),
@@ -177,7 +170,7 @@ func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
 	}
 	// The use count is read under either scoring: under seed it ranks
 	// nothing, but the figures a person is shown include it.
-	today := UseDay(now)
+	today := domain.UseDay(now)
 	s.use, s.useDay = make([]uint64, 0, n), make([]int32, 0, n)
 	degrees := 0
 	for _, si := range slots {
@@ -194,7 +187,7 @@ func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
 		if p.EstimateNotes {
 			c = withNotes
 		}
-		s.cost = append(s.cost, NodeBaseTokens+c)
+		s.cost = append(s.cost, domain.NodeBaseTokens+c)
 		out, in := g.SlotEdges(si)
 		degrees += len(out) + len(in)
 	}
@@ -204,7 +197,7 @@ func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
 // readEdges reads the edges of the sim's nodes into s.ends (degrees is the
 // sum of their degrees) and returns each node's count of edge ends, with
 // one spare entry at the end.
-func (s *sim) readEdges(g *Graph, degrees int) []int32 {
+func (s *sim) readEdges(g *domain.Graph, degrees int) []int32 {
 	n := len(s.slot)
 	// Each edge is read from its from end when that is in the sim, else
 	// from its to end; edges between two references are never reached.
@@ -296,7 +289,7 @@ func (x slotIndex) of(si int32) (int32, bool) {
 func (s *sim) edgesOf(i int32) []int32 { return s.adj[s.start[i]:s.start[i+1]] }
 
 // grow makes room for n more steps.
-func (s *sim) grow(m *Moves, n int) {
+func (s *sim) grow(m *domain.Moves, n int) {
 	listed := n
 	if s.list >= 0 {
 		listed = min(n, max(s.list-len(m.Steps), 0))
@@ -307,16 +300,16 @@ func (s *sim) grow(m *Moves, n int) {
 
 // listed reports whether the next kept move is listed in m.Steps; when it
 // is not, it is recorded with unlisted and its reason is not built.
-func (s *sim) listed(m *Moves) bool { return s.list < 0 || len(m.Steps) < s.list }
+func (s *sim) listed(m *domain.Moves) bool { return s.list < 0 || len(m.Steps) < s.list }
 
 // step records a kept move of node i, listed.
-func (s *sim) step(m *Moves, i int32, mv Move) {
+func (s *sim) step(m *domain.Moves, i int32, mv domain.Move) {
 	m.Steps = append(m.Steps, mv)
 	s.stepNode = append(s.stepNode, i)
 }
 
 // unlisted records a kept move of node i that is only counted.
-func (s *sim) unlisted(m *Moves, i int32) {
+func (s *sim) unlisted(m *domain.Moves, i int32) {
 	m.Unlisted++
 	s.stepNode = append(s.stepNode, i)
 }
@@ -324,7 +317,7 @@ func (s *sim) unlisted(m *Moves, i int32) {
 // rank is the rank a listed move points at. A full listing points into the
 // population, which its moves keep alive anyway; a short one copies it, so
 // that a few moves do not keep the whole population alive.
-func (s *sim) rank(r *Rank) *Rank {
+func (s *sim) rank(r *domain.Rank) *domain.Rank {
 	if s.list < 0 {
 		return r
 	}
@@ -333,25 +326,25 @@ func (s *sim) rank(r *Rank) *Rank {
 }
 
 // end classifies an edge end under the simulated tiers.
-func (s *sim) end(j int32) EndTier {
+func (s *sim) end(j int32) domain.EndTier {
 	if j < 0 {
-		return EndRef
+		return domain.EndRef
 	}
-	return TierEnd(s.tier[j])
+	return domain.TierEnd(s.tier[j])
 }
 
 // active reports whether j is a node that is active in the simulation.
-func (s *sim) active(j int32) bool { return j >= 0 && s.tier[j] == Active }
+func (s *sim) active(j int32) bool { return j >= 0 && s.tier[j] == domain.Active }
 
 // move gives node i the tier to and updates the estimate: the node's own
 // cost, and the edges it shows or hides. One pass over its edges judges each
 // edge under the old and the new tier.
-func (s *sim) move(i int32, to Tier) {
+func (s *sim) move(i int32, to domain.Tier) {
 	from := s.tier[i]
 	if from == to {
 		return
 	}
-	oldT, newT := TierEnd(from), TierEnd(to)
+	oldT, newT := domain.TierEnd(from), domain.TierEnd(to)
 	d := 0
 	for _, ei := range s.edgesOf(i) {
 		e := s.ends[ei]
@@ -362,41 +355,41 @@ func (s *sim) move(i int32, to Tier) {
 		if e.to == i {
 			tOld, tNew = oldT, newT
 		}
-		if EdgeShown(fOld, tOld) {
+		if domain.EdgeShown(fOld, tOld) {
 			d--
 		}
-		if EdgeShown(fNew, tNew) {
+		if domain.EdgeShown(fNew, tNew) {
 			d++
 		}
 	}
 	s.tier[i] = to
-	s.est += EdgeTokens * d
-	if from == Active {
+	s.est += domain.EdgeTokens * d
+	if from == domain.Active {
 		s.est -= int(s.cost[i])
 	}
-	if to == Active {
+	if to == domain.Active {
 		s.est += int(s.cost[i])
 	}
 }
 
 // member is one node of a scored population.
 type member struct {
-	Rank
+	domain.Rank
 	i int32
 }
 
 // population scores the eligible nodes whose simulated tier is one of
 // tiers, by the policy's scoring, and returns them in rank order
 // (rankOrder). The sort moves 24-byte keys, not whole ranks.
-func (s *sim) population(tiers ...Tier) []member {
+func (s *sim) population(tiers ...domain.Tier) []member {
 	idx := make([]int32, 0, len(s.tier))
 	for i, t := range s.tier {
-		if t == Orphaned || !s.eligible[i] || !slices.Contains(tiers, t) {
+		if t == domain.Orphaned || !s.eligible[i] || !slices.Contains(tiers, t) {
 			continue
 		}
 		idx = append(idx, int32(i))
 	}
-	if s.p.Scoring == ScoringUse {
+	if s.p.Scoring == domain.ScoringUse {
 		return s.usePopulation(idx)
 	}
 	return s.seedPopulation(idx)
@@ -407,7 +400,7 @@ func (s *sim) population(tiers ...Tier) []member {
 // (docs/design/compaction.md#score).
 func (s *sim) usePopulation(idx []int32) []member {
 	n := len(idx)
-	rec := make([]Micros, n)
+	rec := make([]domain.Micros, n)
 	use := make([]uint64, n)
 	for k, i := range idx {
 		rec[k], use[k] = s.recency[i], s.use[i]
@@ -421,7 +414,7 @@ func (s *sim) usePopulation(idx []int32) []member {
 	pop := make([]member, n)
 	for j, key := range keys {
 		k, i := key.k, idx[key.k]
-		pop[j] = member{i: i, Rank: Rank{
+		pop[j] = member{i: i, Rank: domain.Rank{
 			ID:       s.ids[i],
 			Recency:  rec[k],
 			Use:      use[k],
@@ -439,7 +432,7 @@ func (s *sim) usePopulation(idx []int32) []member {
 // 0.66 × p_connectedness (docs/design/compaction.md#score).
 func (s *sim) seedPopulation(idx []int32) []member {
 	n := len(idx)
-	rec := make([]Micros, n)
+	rec := make([]domain.Micros, n)
 	con := make([]int, n)
 	for k, i := range idx {
 		rec[k], con[k] = s.recency[i], s.connectedness(i)
@@ -448,13 +441,13 @@ func (s *sim) seedPopulation(idx []int32) []member {
 	pc := percentiles(con)
 	keys := make([]rankKey, n)
 	for k := range keys {
-		keys[k] = rankKey{score: s.w.combine(pr[k], pc[k]), recency: rec[k], k: int32(k)}
+		keys[k] = rankKey{score: combine(s.w, pr[k], pc[k]), recency: rec[k], k: int32(k)}
 	}
 	slices.SortFunc(keys, rankOrder{func(k int32) string { return s.ids[idx[k]] }}.cmp)
 	pop := make([]member, n)
 	for j, key := range keys {
 		k, i := key.k, idx[key.k]
-		pop[j] = member{i: i, Rank: Rank{
+		pop[j] = member{i: i, Rank: domain.Rank{
 			ID:             s.ids[i],
 			Recency:        rec[k],
 			Connectedness:  con[k],
@@ -464,7 +457,7 @@ func (s *sim) seedPopulation(idx []int32) []member {
 			UseDay:         s.useDay[i],
 			Score:          key.score,
 			Eligible:       true,
-			Scoring:        ScoringSeed,
+			Scoring:        domain.ScoringSeed,
 		}}
 	}
 	return pop
@@ -473,13 +466,13 @@ func (s *sim) seedPopulation(idx []int32) []member {
 // archive is pass 1: over max, archive the active eligible nodes in rank
 // order until the estimate is at or below the target. It returns the nodes
 // it archived.
-func (s *sim) archive(m *Moves) []int32 {
+func (s *sim) archive(m *domain.Moves) []int32 {
 	limit, target := s.p.MaxTokens, s.p.Target()
 	if s.est <= limit {
 		return nil
 	}
 	start := s.est
-	pop := s.population(Active)
+	pop := s.population(domain.Active)
 	// Decide first, then write the moves into slices of the exact size: a
 	// run can archive nearly every node, and growing the moves by doubling
 	// allocated several times their size.
@@ -489,14 +482,14 @@ func (s *sim) archive(m *Moves) []int32 {
 			break
 		}
 		ests = append(ests, s.est)
-		s.move(pop[k].i, Archived)
+		s.move(pop[k].i, domain.Archived)
 		s.moved[pop[k].i] = true
 	}
 	archived := make([]int32, len(ests))
 	m.Archived = slices.Grow(m.Archived, len(ests))
 	// Room for pass 2 too, as it would be without pass 1b: growing the
 	// steps there would copy every step made so far.
-	keep := max(s.p.ArchivedBudget(), 0) / ArchivedIDTokens
+	keep := max(s.p.ArchivedBudget(), 0) / domain.ArchivedIDTokens
 	s.grow(m, len(ests)+max(s.archived0+len(ests)-keep, 0))
 	for k, est := range ests {
 		r := &pop[k]
@@ -506,7 +499,7 @@ func (s *sim) archive(m *Moves) []int32 {
 			s.unlisted(m, r.i)
 			continue
 		}
-		s.step(m, r.i, Move{ID: r.ID, From: Active, To: Archived, Pass: PassArchive, Rank: s.rank(&r.Rank),
+		s.step(m, r.i, domain.Move{ID: r.ID, From: domain.Active, To: domain.Archived, Pass: domain.PassArchive, Rank: s.rank(&r.Rank),
 			Reason: s.why.str("rank ").num(k+1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
 				str("; estimate ").num(est).str(" > target ").num(target).
 				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
@@ -519,7 +512,7 @@ func (s *sim) archive(m *Moves) []int32 {
 // population would be wasted.
 func (s *sim) restorable() bool {
 	for i, t := range s.tier {
-		if t == Archived && s.eligible[i] && !s.moved[i] {
+		if t == domain.Archived && s.eligible[i] && !s.moved[i] {
 			return true
 		}
 	}
@@ -545,13 +538,13 @@ func (h *posHeap) Pop() any {
 // clearly better back in for nodes archived in it, never leaving the estimate
 // above the target (docs/design/compaction.md#pass-1b). archived are the nodes
 // pass 1 archived.
-func (s *sim) resurrect(m *Moves, archived []int32) {
+func (s *sim) resurrect(m *domain.Moves, archived []int32) {
 	if !s.restorable() {
 		return // no p: the pass stops before it starts, whatever the scores
 	}
 	target := s.p.Target()
-	pop := s.population(Active, Archived) // scored once for the whole pass
-	pos := make([]int32, len(s.ids))      // node → its position in pop
+	pop := s.population(domain.Active, domain.Archived) // scored once for the whole pass
+	pos := make([]int32, len(s.ids))                    // node → its position in pop
 	for k := range pop {
 		pos[pop[k].i] = int32(k)
 	}
@@ -571,28 +564,28 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		}
 		j := &pop[js[0]]
 		diff := p.Score - j.Score
-		if diff < ResurrectionMargin {
+		if diff < domain.ResurrectionMargin {
 			return
 		}
 		heap.Pop(&js) // j stays archived, paired
 		before := s.est
-		s.move(p.i, Active)
+		s.move(p.i, domain.Active)
 		swapped := s.est
 		steps, added := s.archiveForSwap(m, p, extras, &next, pos, len(pop))
 		if s.est > target {
 			// The swap cannot fit: put everything back and stop.
 			for _, i := range slices.Backward(added) {
-				s.move(i, Active)
+				s.move(i, domain.Active)
 			}
-			s.move(p.i, Archived)
+			s.move(p.i, domain.Archived)
 			return
 		}
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
 		if s.listed(m) {
-			s.step(m, p.i, Move{ID: p.ID, From: Archived, To: Active, Pass: PassResurrect, Rank: s.rank(&p.Rank),
+			s.step(m, p.i, domain.Move{ID: p.ID, From: domain.Archived, To: domain.Active, Pass: domain.PassResurrect, Rank: s.rank(&p.Rank),
 				Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
-					str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
+					str(" (archived now) by ").score(diff).str(" >= margin ").score(domain.ResurrectionMargin).
 					str("; estimate ").num(before).str(" -> ").num(s.est).
 					str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
 		} else {
@@ -618,9 +611,9 @@ func (s *sim) resurrectCandidates(pop []member) (ps, extras []*member) {
 	for k := range pop {
 		mb := &pop[k]
 		switch {
-		case s.tier[mb.i] == Archived && !s.moved[mb.i]:
+		case s.tier[mb.i] == domain.Archived && !s.moved[mb.i]:
 			ps = append(ps, mb)
-		case s.tier[mb.i] == Active:
+		case s.tier[mb.i] == domain.Active:
 			extras = append(extras, mb)
 		}
 	}
@@ -632,20 +625,20 @@ func (s *sim) resurrectCandidates(pop []member) (ps, extras []*member) {
 // the target after restoring p, and returns the nodes it archived and, when
 // m lists steps, their moves. pos is each node's position in the
 // population of popLen.
-func (s *sim) archiveForSwap(m *Moves, p *member, extras []*member, next *int, pos []int32, popLen int) (steps []Move, added []int32) {
+func (s *sim) archiveForSwap(m *domain.Moves, p *member, extras []*member, next *int, pos []int32, popLen int) (steps []domain.Move, added []int32) {
 	target := s.p.Target()
 	for s.est > target && *next < len(extras) {
 		x := extras[*next]
 		*next++
-		if s.tier[x.i] != Active || s.moved[x.i] {
+		if s.tier[x.i] != domain.Active || s.moved[x.i] {
 			continue
 		}
 		if s.listed(m) { // the same for every extra of this swap: m.Steps does not change here
 			reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(popLen).str(", score ").score(x.Score).use(s.p, &x.Rank).
 				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
-			steps = append(steps, Move{ID: x.ID, From: Active, To: Archived, Pass: PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
+			steps = append(steps, domain.Move{ID: x.ID, From: domain.Active, To: domain.Archived, Pass: domain.PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
 		}
-		s.move(x.i, Archived)
+		s.move(x.i, domain.Archived)
 		added = append(added, x.i)
 	}
 	return steps, added
@@ -656,17 +649,17 @@ func (s *sim) archiveForSwap(m *Moves, p *member, extras []*member, next *int, p
 // (ties: recency ascending, then id ascending). Orphaning an archived node
 // does not change the active set, so those counts hold for the whole pass
 // and one sort gives the order.
-func (s *sim) orphan(m *Moves) {
+func (s *sim) orphan(m *domain.Moves) {
 	budget := s.p.ArchivedBudget()
-	keep := max(budget, 0) / ArchivedIDTokens // 5 × |A| ≤ budget ⇔ |A| ≤ ⌊budget/5⌋
+	keep := max(budget, 0) / domain.ArchivedIDTokens // 5 × |A| ≤ budget ⇔ |A| ≤ ⌊budget/5⌋
 	type cand struct {
 		i       int32
 		edges   int
-		recency Micros
+		recency domain.Micros
 	}
 	n := 0
 	for _, t := range s.tier {
-		if t == Archived {
+		if t == domain.Archived {
 			n++
 		}
 	}
@@ -675,7 +668,7 @@ func (s *sim) orphan(m *Moves) {
 	}
 	as := make([]cand, 0, n)
 	for i, t := range s.tier {
-		if t == Archived {
+		if t == domain.Archived {
 			as = append(as, cand{i: int32(i)})
 		}
 	}
@@ -711,13 +704,13 @@ func (s *sim) orphan(m *Moves) {
 	for _, c := range as[:len(as)-keep] {
 		id := s.ids[c.i]
 		if s.listed(m) {
-			reason := s.why.num(c.edges).str(" edges to active nodes; ").num(left).str(" archived ids x ").num(ArchivedIDTokens).
-				str(" = ").num(ArchivedIDTokens * left).str(" tokens > archived budget ").num(budget).done()
-			s.step(m, c.i, Move{ID: id, From: Archived, To: Orphaned, Pass: PassOrphan, Reason: reason})
+			reason := s.why.num(c.edges).str(" edges to active nodes; ").num(left).str(" archived ids x ").num(domain.ArchivedIDTokens).
+				str(" = ").num(domain.ArchivedIDTokens * left).str(" tokens > archived budget ").num(budget).done()
+			s.step(m, c.i, domain.Move{ID: id, From: domain.Archived, To: domain.Orphaned, Pass: domain.PassOrphan, Reason: reason})
 		} else {
 			s.unlisted(m, c.i)
 		}
-		s.move(c.i, Orphaned)
+		s.move(c.i, domain.Orphaned)
 		left--
 		m.Orphaned = append(m.Orphaned, id)
 	}
@@ -739,11 +732,11 @@ func (r *reason) score(v float64) *reason { r.b = appendFixed4(r.b, v); return r
 // of 1.50 sessions", the node's use count at the run's day in sessions,
 // truncated to two decimals. Under ScoringSeed it adds nothing, so the
 // reasons stay those of before the use count.
-func (r *reason) use(p Policy, rk *Rank) *reason {
-	if p.Scoring != ScoringUse {
+func (r *reason) use(p domain.Policy, rk *domain.Rank) *reason {
+	if p.Scoring != domain.ScoringUse {
 		return r
 	}
-	hundredths := rk.Use * 100 / UseUnit // Use ≤ 2^48: no overflow
+	hundredths := rk.Use * 100 / domain.UseUnit // Use ≤ 2^48: no overflow
 	r.b = append(r.b, " = p_use of "...)
 	r.b = strconv.AppendUint(r.b, hundredths/100, 10)
 	r.b = append(r.b, '.', byte('0'+hundredths%100/10), byte('0'+hundredths%10))

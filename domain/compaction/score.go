@@ -1,23 +1,25 @@
-package domain
+package compaction
 
 import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // combine is the score of a node from its two percentiles, applied as
 // float64(Recency*pr) + float64(Connectedness*pc): the explicit conversions
 // forbid the compiler to fuse the multiply and the add, which would change
 // the last bit of a score on some platforms and with it a tie.
-func (w ScoreWeights) combine(pr, pc float64) float64 {
+func combine(w domain.ScoreWeights, pr, pc float64) float64 {
 	return float64(w.Recency*pr) + float64(w.Connectedness*pc)
 }
 
 // graceLeft returns how long a node created at created still has before
 // it may be archived at now; 0 when past grace. A node with no
 // created time counts as old.
-func graceLeft(created, now, grace Micros) Micros {
+func graceLeft(created, now, grace domain.Micros) domain.Micros {
 	if created == 0 {
 		return 0
 	}
@@ -66,7 +68,7 @@ func percentiles[T cmp.Ordered](vals []T) []float64 {
 // recency, and k, which names the node to the rank order's id function.
 type rankKey struct {
 	score   float64
-	recency Micros
+	recency domain.Micros
 	k       int32
 }
 
@@ -99,7 +101,7 @@ func (o rankOrder) cmp(a, b rankKey) int {
 // cmpRestore is the order in which pass 1b picks nodes to restore: highest
 // score first, ties by higher recency, then lower id. It is not the reverse
 // of the rank order, whose last tie-break is the higher id.
-func cmpRestore(a, b *Rank) int {
+func cmpRestore(a, b *domain.Rank) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
@@ -140,22 +142,22 @@ func (s *sim) connectedness(i int32) int {
 // Every node also carries its use count at now and the day it was last
 // counted, and under ScoringUse the ranked ones their connectedness too, for
 // a person to compare, though it does not enter their score.
-func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
+func Ranks(g *domain.Graph, now domain.Micros, p domain.Policy) (ranked, others []domain.Rank) {
 	s := newSim(g, g.NodeSlots(), now, p)
-	pop := s.population(Active)
-	ranked = make([]Rank, len(pop))
+	pop := s.population(domain.Active)
+	ranked = make([]domain.Rank, len(pop))
 	inPop := make([]bool, len(s.ids))
 	for k, m := range pop {
 		ranked[k] = m.Rank
 		ranked[k].Connectedness = s.connectedness(m.i)
 		inPop[m.i] = true
 	}
-	others = make([]Rank, 0, len(s.ids)-len(pop))
+	others = make([]domain.Rank, 0, len(s.ids)-len(pop))
 	for i, n := range s.nodes {
 		if inPop[i] {
 			continue
 		}
-		r := Rank{
+		r := domain.Rank{
 			Scoring:       s.p.Scoring,
 			ID:            s.ids[i],
 			Recency:       s.recency[i],
@@ -164,9 +166,9 @@ func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
 			Use:           s.use[i],
 			UseDay:        s.useDay[i],
 		}
-		r.Eligible = n.Tier != Orphaned && r.GraceLeft == 0
+		r.Eligible = n.Tier != domain.Orphaned && r.GraceLeft == 0
 		others = append(others, r)
 	}
-	slices.SortFunc(others, func(a, b Rank) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(others, func(a, b domain.Rank) int { return strings.Compare(a.ID, b.ID) })
 	return ranked, others
 }

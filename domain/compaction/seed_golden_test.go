@@ -1,4 +1,4 @@
-package domain
+package compaction
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // KG_SCORING=seed must give the results kg gave before the use count became
@@ -27,17 +29,17 @@ var updateSeedGolden = flag.Bool("update-seed-golden", false, "rewrite testdata/
 const seedGoldenFile = "testdata/seed-plans.golden"
 
 // seedPolicy is p under the seed scoring.
-func seedPolicy(p Policy) Policy {
-	p.Scoring = ScoringSeed
+func seedPolicy(p domain.Policy) domain.Policy {
+	p.Scoring = domain.ScoringSeed
 	return p
 }
 
 // seedCase is one generated graph with the policy and time it is compacted
 // with.
 type seedCase struct {
-	data GraphData
-	p    Policy
-	now  Micros
+	data domain.GraphData
+	p    domain.Policy
+	now  domain.Micros
 }
 
 // genSeedCase draws case i from its own PCG stream, so a case does not
@@ -45,11 +47,11 @@ type seedCase struct {
 // and connectedness tie often, and grace boundaries are met exactly.
 func genSeedCase(i int) seedCase {
 	r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
-	now := 200 * Day
-	times := []Micros{0, 1, Day, 50 * Day, 150 * Day, 190 * Day, 195 * Day, 199 * Day, now}
-	pick := func() Micros {
+	now := 200 * domain.Day
+	times := []domain.Micros{0, 1, domain.Day, 50 * domain.Day, 150 * domain.Day, 190 * domain.Day, 195 * domain.Day, 199 * domain.Day, now}
+	pick := func() domain.Micros {
 		if r.IntN(4) == 0 {
-			return Micros(r.Int64N(int64(now)))
+			return domain.Micros(r.Int64N(int64(now)))
 		}
 		return times[r.IntN(len(times))]
 	}
@@ -57,22 +59,22 @@ func genSeedCase(i int) seedCase {
 	if i%50 == 0 {
 		n = 200 + r.IntN(300)
 	}
-	d := GraphData{Schema: SchemaVersion}
+	d := domain.GraphData{Schema: domain.SchemaVersion}
 	var seq uint64
 	for k := range n {
 		seq++
-		nd := Node{
+		nd := domain.Node{
 			ID:       fmt.Sprintf("n%03d", k),
 			Gist:     strings.Repeat("g", 1+r.IntN(80)),
 			Created:  pick(),
 			LastRead: pick(),
-			Tier:     []Tier{Active, Active, Active, Archived, Archived, Orphaned}[r.IntN(6)],
-			Version:  Version{V: 1, TS: pick(), Seq: seq},
+			Tier:     []domain.Tier{domain.Active, domain.Active, domain.Active, domain.Archived, domain.Archived, domain.Orphaned}[r.IntN(6)],
+			Version:  domain.Version{V: 1, TS: pick(), Seq: seq},
 		}
 		for range r.IntN(3) {
 			nd.Notes = append(nd.Notes, strings.Repeat("n", 1+r.IntN(60)))
 		}
-		if nd.Tier == Orphaned {
+		if nd.Tier == domain.Orphaned {
 			nd.OrphanedAt = pick()
 		}
 		d.Nodes = append(d.Nodes, nd)
@@ -83,23 +85,23 @@ func genSeedCase(i int) seedCase {
 		}
 		return fmt.Sprintf("n%03d", r.IntN(n+n/4+1)) // some never created
 	}
-	seen := map[EdgeKey]bool{}
+	seen := map[domain.EdgeKey]bool{}
 	for range r.IntN(3*n + 5) {
-		k := EdgeKey{end(), end(), []string{"r", "s"}[r.IntN(2)]}
+		k := domain.EdgeKey{From: end(), To: end(), Rel: []string{"r", "s"}[r.IntN(2)]}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
 		seq++
-		d.Edges = append(d.Edges, Edge{From: k.From, To: k.To, Rel: k.Rel, Version: Version{V: 1, TS: pick(), Seq: seq}})
+		d.Edges = append(d.Edges, domain.Edge{From: k.From, To: k.To, Rel: k.Rel, Version: domain.Version{V: 1, TS: pick(), Seq: seq}})
 	}
 	d.Seq = seq
-	p := Policy{
+	p := domain.Policy{
 		MaxTokens:     []int{100, 150, 200, 400, 1000, 4000}[r.IntN(6)],
 		EstimateNotes: r.IntN(3) == 0,
-		Grace:         []Micros{0, Day, 5 * Day, 10 * Day}[r.IntN(4)],
-		OrphanGrace:   365 * Day,
-		TombstoneTTL:  30 * Day,
+		Grace:         []domain.Micros{0, domain.Day, 5 * domain.Day, 10 * domain.Day}[r.IntN(4)],
+		OrphanGrace:   365 * domain.Day,
+		TombstoneTTL:  30 * domain.Day,
 	}
 	return seedCase{data: d, p: seedPolicy(p), now: now}
 }
@@ -109,8 +111,8 @@ func genSeedCase(i int) seedCase {
 // bits.
 func renderSeedCase(c seedCase) string {
 	var b strings.Builder
-	g, _ := Restore(GraphKey{Level: LevelUser}, c.data, RestoreOptions{})
-	rank := func(r *Rank) {
+	g, _ := domain.Restore(domain.GraphKey{Level: domain.LevelUser}, c.data, domain.RestoreOptions{})
+	rank := func(r *domain.Rank) {
 		if r == nil {
 			b.WriteString(" -\n")
 			return
@@ -127,14 +129,14 @@ func renderSeedCase(c seedCase) string {
 		b.WriteString("other")
 		rank(&others[i])
 	}
-	m := PlanCompaction(g, c.now, c.p)
+	m := Plan(g, c.now, c.p)
 	fmt.Fprintf(&b, "plan est %d -> %d over=%v archived=%v restored=%v orphaned=%v\n",
 		m.EstimateBefore, m.EstimateAfter, m.OverBudget, m.Archived, m.Restored, m.Orphaned)
 	for _, s := range m.Steps {
 		fmt.Fprintf(&b, "move %s %s->%s %s %q", s.ID, s.From, s.To, s.Pass, s.Reason)
 		rank(s.Rank)
 	}
-	g.Compact(c.now, c.p)
+	Run(g, c.now, c.p)
 	for _, n := range g.Nodes() {
 		fmt.Fprintf(&b, "node %s %s tierseq=%d orphaned=%d\n", n.ID, n.Tier, n.TierSeq, n.OrphanedAt)
 	}

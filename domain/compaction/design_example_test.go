@@ -1,18 +1,19 @@
-package domain_test
+package compaction_test
 
 import (
 	"fmt"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
-// ExampleGraph_Compact_workedExample is the worked example of
+// ExampleRun_workedExample is the worked example of
 // docs/design/compaction.md#worked-example: a nine-node project graph with
 // a budget of 100 tokens, on which one run under KG_SCORING=seed archives
 // (pass 1), swaps a node back in (pass 1b) and orphans (pass 2). The document computes every
 // number printed here by hand; if this output changes, the document must
 // change with it.
-func ExampleGraph_Compact_workedExample() {
+func ExampleRun_workedExample() {
 	day := domain.Days
 	// Times are in days; "now" is day 100. Every node was created more
 	// than five days ago, so none is in its grace period.
@@ -59,7 +60,7 @@ func ExampleGraph_Compact_workedExample() {
 	p.MaxTokens = 100           // target 80, archived budget 30 (6 ids)
 	p.Scoring = domain.ScoringSeed
 
-	m := g.Compact(day(100), p)
+	m := compaction.Run(g, day(100), p)
 	for _, s := range m.Steps {
 		fmt.Printf("%s %s: %s -> %s\n", s.Pass, s.ID, s.From, s.To)
 		if s.Rank != nil {

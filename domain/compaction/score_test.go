@@ -1,4 +1,4 @@
-package domain
+package compaction
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 func TestPercentiles(t *testing.T) {
@@ -49,7 +51,7 @@ func TestCombineScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := DefaultScoreWeights().combine(tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
+			if got := combine(domain.DefaultScoreWeights(), tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("combine(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
 			}
 		})
@@ -86,12 +88,12 @@ func TestRankOrder(t *testing.T) {
 func TestRestoreOrder(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b Rank
+		a, b domain.Rank
 	}{
-		{"higher score first", Rank{ID: "z", Score: 0.9}, Rank{ID: "a", Score: 0.8, Recency: 9}},
-		{"equal score: higher recency first", Rank{ID: "z", Score: 0.9, Recency: 2}, Rank{ID: "a", Score: 0.9, Recency: 1}},
+		{"higher score first", domain.Rank{ID: "z", Score: 0.9}, domain.Rank{ID: "a", Score: 0.8, Recency: 9}},
+		{"equal score: higher recency first", domain.Rank{ID: "z", Score: 0.9, Recency: 2}, domain.Rank{ID: "a", Score: 0.9, Recency: 1}},
 		// Not the reverse of the rank order: the id tie-break stays ascending.
-		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.9, Recency: 1}, Rank{ID: "b", Score: 0.9, Recency: 1}},
+		{"equal score and recency: lower id first", domain.Rank{ID: "a", Score: 0.9, Recency: 1}, domain.Rank{ID: "b", Score: 0.9, Recency: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,18 +105,18 @@ func TestRestoreOrder(t *testing.T) {
 }
 
 func TestGraceLeft(t *testing.T) {
-	const now = 100 * Day
+	const now = 100 * domain.Day
 	tests := []struct {
 		name           string
-		created, grace Micros
-		want           Micros
+		created, grace domain.Micros
+		want           domain.Micros
 	}{
-		{"no created time counts as old", 0, 5 * Day, 0},
-		{"exactly at the end of grace is past it", now - 5*Day, 5 * Day, 0},
-		{"one microsecond short", now - 5*Day + 1, 5 * Day, 1},
-		{"created now", now, 5 * Day, 5 * Day},
+		{"no created time counts as old", 0, 5 * domain.Day, 0},
+		{"exactly at the end of grace is past it", now - 5*domain.Day, 5 * domain.Day, 0},
+		{"one microsecond short", now - 5*domain.Day + 1, 5 * domain.Day, 1},
+		{"created now", now, 5 * domain.Day, 5 * domain.Day},
 		{"grace 0 means never in grace", now, 0, 0},
-		{"long past grace", now - 50*Day, 5 * Day, 0},
+		{"long past grace", now - 50*domain.Day, 5 * domain.Day, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,26 +138,26 @@ func TestGraceLeft(t *testing.T) {
 // Connectedness: c 0, a 0.5, b 1.
 // Scores: a = 0.33 + 0.33 = 0.66, b = 0.0825 + 0.66 = 0.7425, c = 0.0825.
 func TestRanks(t *testing.T) {
-	const now = 100 * Day
+	const now = 100 * domain.Day
 	g := cpGraph(t, []cpN{
 		{id: "a", ts: 100, read: 300},
 		{id: "b", ts: 200},
 		{id: "c", ts: 200},
-		{id: "d", ts: 50, tier: Archived},
+		{id: "d", ts: 50, tier: domain.Archived},
 		{id: "e", ts: 400, created: now - 1},
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"b", "d"}, {"a", "src/file.go"}, {"e", "a"}})
-	p := Policy{MaxTokens: 1000, Grace: 10, Scoring: ScoringSeed}
+	p := domain.Policy{MaxTokens: 1000, Grace: 10, Scoring: domain.ScoringSeed}
 	ranked, others := Ranks(g, now, p)
-	combineScore := DefaultScoreWeights().combine
+	combineScore := func(pr, pc float64) float64 { return combine(domain.DefaultScoreWeights(), pr, pc) }
 	// Pass 1 takes the population in this order: c, a, b.
-	wantRanked := []Rank{
-		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: ScoringSeed},
-		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: ScoringSeed},
-		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: ScoringSeed},
+	wantRanked := []domain.Rank{
+		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: domain.ScoringSeed},
+		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: domain.ScoringSeed},
+		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: domain.ScoringSeed},
 	}
-	wantOthers := []Rank{
-		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: ScoringSeed},
-		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: ScoringSeed},
+	wantOthers := []domain.Rank{
+		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: domain.ScoringSeed},
+		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: domain.ScoringSeed},
 	}
 	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
 		t.Fatalf("ranked (-want +got):\n%s", diff)
@@ -170,7 +172,7 @@ func TestRanks(t *testing.T) {
 	}
 	// The order is the one pass 1 archives in.
 	var order []string
-	for _, m := range newSim(g, g.NodeSlots(), now, p).population(Active) {
+	for _, m := range newSim(g, g.NodeSlots(), now, p).population(domain.Active) {
 		order = append(order, m.ID)
 	}
 	if diff := cmp.Diff([]string{"c", "a", "b"}, order); diff != "" {
@@ -184,25 +186,25 @@ func TestRanks(t *testing.T) {
 // count and day too. A node stored without a count has one session's worth on
 // the day of its recency.
 func TestRanksByUse(t *testing.T) {
-	const now = 100 * Day
-	today := UseDay(now)
+	const now = 100 * domain.Day
+	today := domain.UseDay(now)
 	g := cpGraph(t, []cpN{
-		{id: "a", ts: 90 * Day, use: cpUse(3, 7)},             // 3 × 32767 = 98,301
-		{id: "b", ts: 10 * Day, use: cpUse(2, 0)},             // 131,072
-		{id: "c", ts: 20 * Day},                               // none stored: 65,536 as of day 20, 80 days ago: 65536 × T[80] >> 16
-		{id: "d", ts: 50, tier: Archived, use: cpUse(9, 100)}, // decayed to nothing
-		{id: "e", ts: 99 * Day, created: now - 1, use: cpUse(1, 0)},
+		{id: "a", ts: 90 * domain.Day, use: cpUse(3, 7)},             // 3 × 32767 = 98,301
+		{id: "b", ts: 10 * domain.Day, use: cpUse(2, 0)},             // 131,072
+		{id: "c", ts: 20 * domain.Day},                               // none stored: 65,536 as of day 20, 80 days ago: 65536 × T[80] >> 16
+		{id: "d", ts: 50, tier: domain.Archived, use: cpUse(9, 100)}, // decayed to nothing
+		{id: "e", ts: 99 * domain.Day, created: now - 1, use: cpUse(1, 0)},
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"e", "a"}})
-	ranked, others := Ranks(g, now, Policy{MaxTokens: 1000, Grace: 10})
-	cUse := UseUnit * useDecay[80] >> 16
-	wantRanked := []Rank{
-		{ID: "c", Recency: 20 * Day, Connectedness: 33, Use: cUse, UseDay: 20, PUse: 0, Score: 0, Eligible: true},
-		{ID: "a", Recency: 90 * Day, Connectedness: 33 + 66, Use: 98_301, UseDay: today - 7, PUse: 0.5, Score: 0.5, Eligible: true},
-		{ID: "b", Recency: 10 * Day, Connectedness: 132, Use: 2 * UseUnit, UseDay: today, PUse: 1, Score: 1, Eligible: true},
+	ranked, others := Ranks(g, now, domain.Policy{MaxTokens: 1000, Grace: 10})
+	cUse := domain.Use{Count: domain.UseUnit, Day: today - 80, Known: true}.At(today) // UseUnit × T[80] >> 16
+	wantRanked := []domain.Rank{
+		{ID: "c", Recency: 20 * domain.Day, Connectedness: 33, Use: cUse, UseDay: 20, PUse: 0, Score: 0, Eligible: true},
+		{ID: "a", Recency: 90 * domain.Day, Connectedness: 33 + 66, Use: 98_301, UseDay: today - 7, PUse: 0.5, Score: 0.5, Eligible: true},
+		{ID: "b", Recency: 10 * domain.Day, Connectedness: 132, Use: 2 * domain.UseUnit, UseDay: today, PUse: 1, Score: 1, Eligible: true},
 	}
-	wantOthers := []Rank{
+	wantOthers := []domain.Rank{
 		{ID: "d", Recency: 50, Use: 0, UseDay: today - 100, Eligible: true},
-		{ID: "e", Recency: 99 * Day, Connectedness: 33, Use: UseUnit, UseDay: today, GraceLeft: 9},
+		{ID: "e", Recency: 99 * domain.Day, Connectedness: 33, Use: domain.UseUnit, UseDay: today, GraceLeft: 9},
 	}
 	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
 		t.Errorf("ranked (-want +got):\n%s", diff)
@@ -218,8 +220,8 @@ func TestConnectednessCountsActiveNodesOnly(t *testing.T) {
 	g := cpGraph(t, []cpN{
 		{id: "n"},
 		{id: "act"},
-		{id: "arc", tier: Archived},
-		{id: "orph", tier: Orphaned, orphanedAt: 1},
+		{id: "arc", tier: domain.Archived},
+		{id: "orph", tier: domain.Orphaned, orphanedAt: 1},
 	}, []cpE{
 		{"act", "n"}, {"n", "act"}, // 66 + 33
 		{"arc", "n"}, {"n", "arc"}, // archived: 0
@@ -229,7 +231,7 @@ func TestConnectednessCountsActiveNodesOnly(t *testing.T) {
 		{"n", "n"},         // a self-loop of an active node counts both ways
 	})
 	want := 66 + 33 + 66 + 33
-	s := newSim(g, g.NodeSlots(), cpNow, Policy{})
+	s := newSim(g, g.NodeSlots(), cpNow, domain.Policy{})
 	n := int32(slices.Index(s.ids, "n"))
 	if got := s.connectedness(n); got != want {
 		t.Errorf("connectedness(n) = %d, want %d", got, want)

@@ -1,17 +1,18 @@
-package domain_test
+package compaction_test
 
 import (
 	"fmt"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
-// ExampleGraph_Compact_useCount is the worked example of
+// ExampleRun_useCount is the worked example of
 // docs/design/compaction.md#use-count-example: four nodes, their use counts
 // made by sessions on different days, and the run under KG_SCORING=use (the
 // default) that archives the ones sessions needed least lately. If this
 // output changes, the document must change with it.
-func ExampleGraph_Compact_useCount() {
+func ExampleRun_useCount() {
 	day := domain.Days
 	data := domain.GraphData{Schema: domain.SchemaVersion}
 	for i, id := range []string{"auth-flow", "session-store", "rate-limit", "deploy-steps"} {
@@ -38,7 +39,7 @@ func ExampleGraph_Compact_useCount() {
 
 	p := domain.DefaultPolicy() // KG_SCORING=use
 	p.MaxTokens = 100
-	m := g.Compact(day(100), p)
+	m := compaction.Run(g, day(100), p)
 	fmt.Printf("estimate %d -> %d\n", m.EstimateBefore, m.EstimateAfter)
 	for _, s := range m.Steps {
 		fmt.Printf("%s %s: %s\n", s.Pass, s.ID, s.Reason)

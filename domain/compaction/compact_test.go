@@ -1,4 +1,4 @@
-package domain
+package compaction
 
 import (
 	"fmt"
@@ -6,30 +6,32 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // cpN describes a node of a hand-built test graph.
 type cpN struct {
 	id         string
-	gist       int    // gist length in chars; 0 means 20 (cost 20 + 5 = 25 tokens)
-	notes      []int  // note lengths
-	ts, read   Micros // last write, last read
-	created    Micros // 0: old
-	tier       Tier
-	orphanedAt Micros
-	use        Use // zero: none stored, so Restore gives the default
+	gist       int           // gist length in chars; 0 means 20 (cost 20 + 5 = 25 tokens)
+	notes      []int         // note lengths
+	ts, read   domain.Micros // last write, last read
+	created    domain.Micros // 0: old
+	tier       domain.Tier
+	orphanedAt domain.Micros
+	use        domain.Use // zero: none stored, so Restore gives the default
 }
 
 // cpE is an edge of a hand-built test graph, rel "r" unless given.
 type cpE struct{ from, to string }
 
-const cpNow = 100 * Day
+const cpNow = 100 * domain.Day
 
 // cpGraph builds a checkpointed graph through Restore, as a backend would.
-func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *Graph {
+func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *domain.Graph {
 	t.Helper()
-	var d GraphData
-	d.Schema = SchemaVersion
+	var d domain.GraphData
+	d.Schema = domain.SchemaVersion
 	seq := uint64(0)
 	for _, n := range nodes {
 		gl := n.gist
@@ -41,18 +43,18 @@ func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *Graph {
 			notes = append(notes, strings.Repeat("n", l))
 		}
 		seq++
-		d.Nodes = append(d.Nodes, Node{
+		d.Nodes = append(d.Nodes, domain.Node{
 			ID: n.id, Gist: strings.Repeat("g", gl), Notes: notes,
 			Tier: n.tier, Created: n.created, LastRead: n.read, OrphanedAt: n.orphanedAt, Use: n.use,
-			Version: Version{V: 1, TS: n.ts, Seq: seq},
+			Version: domain.Version{V: 1, TS: n.ts, Seq: seq},
 		})
 	}
 	for _, e := range edges {
 		seq++
-		d.Edges = append(d.Edges, Edge{From: e.from, To: e.to, Rel: "r", Version: Version{V: 1, TS: 1, Seq: seq}})
+		d.Edges = append(d.Edges, domain.Edge{From: e.from, To: e.to, Rel: "r", Version: domain.Version{V: 1, TS: 1, Seq: seq}})
 	}
 	d.Seq = seq
-	g, notes := Restore(GraphKey{Level: LevelUser}, d, RestoreOptions{})
+	g, notes := domain.Restore(domain.GraphKey{Level: domain.LevelUser}, d, domain.RestoreOptions{})
 	if len(notes) != 0 {
 		t.Fatalf("Restore notes: %v", notes)
 	}
@@ -61,8 +63,8 @@ func cpGraph(t testing.TB, nodes []cpN, edges []cpE) *Graph {
 }
 
 // tiers returns the tier of every node.
-func tiers(g *Graph) map[string]Tier {
-	m := map[string]Tier{}
+func tiers(g *domain.Graph) map[string]domain.Tier {
+	m := map[string]domain.Tier{}
 	for id, n := range nodeMap(g) {
 		m[id] = n.Tier
 	}
@@ -74,7 +76,7 @@ func tiers(g *Graph) map[string]Tier {
 func line(n int, mod func(i int, c *cpN)) []cpN {
 	var ns []cpN
 	for i := 1; i <= n; i++ {
-		c := cpN{id: "n" + string(rune('0'+i)), ts: Micros(i)}
+		c := cpN{id: "n" + string(rune('0'+i)), ts: domain.Micros(i)}
 		if mod != nil {
 			mod(i, &c)
 		}
@@ -86,10 +88,10 @@ func line(n int, mod func(i int, c *cpN)) []cpN {
 type stepSummary struct {
 	ID   string
 	Pass string
-	To   Tier
+	To   domain.Tier
 }
 
-func summarize(m Moves) []stepSummary {
+func summarize(m domain.Moves) []stepSummary {
 	var s []stepSummary
 	for _, st := range m.Steps {
 		s = append(s, stepSummary{st.ID, st.Pass, st.To})
@@ -99,16 +101,16 @@ func summarize(m Moves) []stepSummary {
 
 // cpUse is a use count of sessions (in whole sessions) last counted days
 // before cpNow.
-func cpUse(sessions uint64, days int32) Use {
-	return Use{Count: sessions * UseUnit, Day: UseDay(cpNow) - days, Known: true}
+func cpUse(sessions uint64, days int32) domain.Use {
+	return domain.Use{Count: sessions * domain.UseUnit, Day: domain.UseDay(cpNow) - days, Known: true}
 }
 
 // seedOnly marks a case whose order is the seed formula's (recency and
 // connectedness); the other cases hold under both scorings.
-var seedOnly = []Scoring{ScoringSeed}
+var seedOnly = []domain.Scoring{domain.ScoringSeed}
 
 // useOnly marks a case whose order is the use count's.
-var useOnly = []Scoring{ScoringUse}
+var useOnly = []domain.Scoring{domain.ScoringUse}
 
 // TestCompactWorkedCases checks each rule of a run on a graph small enough to
 // compute by hand, under both scorings unless the case names one. Unless a
@@ -121,8 +123,8 @@ func TestCompactWorkedCases(t *testing.T) {
 		name     string
 		nodes    []cpN
 		edges    []cpE
-		policy   Policy
-		scorings []Scoring // nil: both
+		policy   domain.Policy
+		scorings []domain.Scoring // nil: both
 
 		wantSteps  []stepSummary
 		wantBefore int
@@ -133,29 +135,29 @@ func TestCompactWorkedCases(t *testing.T) {
 			// 125 > max 100: archive n1 (→100, still > target 80), n2 (→75).
 			name:       "pass 1 archives in rank order and stops at the target",
 			nodes:      line(5, nil),
-			policy:     Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			policy:     domain.Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
 			name:       "at max is within budget",
 			nodes:      line(4, nil),
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			wantBefore: 100, wantAfter: 100,
 		},
 		{
 			// 90: above the target 80 but not above max: the hysteresis band.
 			name:       "between target and max nothing moves",
 			nodes:      line(3, func(i int, c *cpN) { c.gist = 40 }), // 30 each
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			wantBefore: 90, wantAfter: 90,
 		},
 		{
 			// n1, n2 are in grace: pass 1 skips them although they rank first.
 			name:       "nodes in grace are never archived",
-			nodes:      line(5, func(i int, c *cpN) { c.created = cpNow - Day*Micros(i) }),
-			policy:     Policy{MaxTokens: 100, Grace: 3 * Day}, // n1 (1 day old), n2 (2 days) in grace
-			wantSteps:  []stepSummary{{"n3", PassArchive, Archived}, {"n4", PassArchive, Archived}},
+			nodes:      line(5, func(i int, c *cpN) { c.created = cpNow - domain.Day*domain.Micros(i) }),
+			policy:     domain.Policy{MaxTokens: 100, Grace: 3 * domain.Day}, // n1 (1 day old), n2 (2 days) in grace
+			wantSteps:  []stepSummary{{"n3", domain.PassArchive, domain.Archived}, {"n4", domain.PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -166,8 +168,8 @@ func TestCompactWorkedCases(t *testing.T) {
 					c.created = cpNow
 				}
 			}),
-			policy:     Policy{MaxTokens: 100, Grace: 1},
-			wantSteps:  []stepSummary{{"n6", PassArchive, Archived}},
+			policy:     domain.Policy{MaxTokens: 100, Grace: 1},
+			wantSteps:  []stepSummary{{"n6", domain.PassArchive, domain.Archived}},
 			wantBefore: 150, wantAfter: 125, wantOver: true,
 		},
 		{
@@ -179,8 +181,8 @@ func TestCompactWorkedCases(t *testing.T) {
 			scorings:   seedOnly,
 			nodes:      []cpN{{id: "a", ts: 1}, {id: "b", ts: 1}, {id: "c", ts: 1}},
 			edges:      []cpE{{"a", "b"}, {"b", "c"}, {"a", "x.go"}, {"x.go", "y.go"}},
-			policy:     Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"a", PassArchive, Archived}, {"c", PassArchive, Archived}},
+			policy:     domain.Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}, {"c", domain.PassArchive, domain.Archived}},
 			wantBefore: 135, wantAfter: 70,
 		},
 		{
@@ -189,8 +191,8 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "shown edges between artifacts alone exceed the budget",
 			nodes:      []cpN{{id: "a"}},
 			edges:      []cpE{{"f1", "g"}, {"f2", "g"}, {"f3", "g"}, {"f4", "g"}, {"f5", "g"}, {"f6", "g"}, {"f7", "g"}},
-			policy:     Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"a", PassArchive, Archived}},
+			policy:     domain.Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}},
 			wantBefore: 130, wantAfter: 105, wantOver: true,
 		},
 		{
@@ -198,24 +200,24 @@ func TestCompactWorkedCases(t *testing.T) {
 			// with notes. 3 × 25 = 75 is within 100.
 			name:       "notes not in the estimate by default",
 			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			wantBefore: 75, wantAfter: 75,
 		},
 		{
 			// 3 × 45 = 135 > 100: archive n1 (90), n2 (45).
 			name:       "KG_ESTIMATE_NOTES charges the notes",
 			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
-			policy:     Policy{MaxTokens: 100, EstimateNotes: true},
-			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			policy:     domain.Policy{MaxTokens: 100, EstimateNotes: true},
+			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
 			wantBefore: 135, wantAfter: 45,
 		},
 		{
 			// An orphaned node costs nothing, however long, and hides its
 			// edges, even to active nodes.
 			name:       "orphaned nodes and their edges are free",
-			nodes:      []cpN{{id: "a"}, {id: "big", gist: 1000, tier: Orphaned, orphanedAt: 1}},
+			nodes:      []cpN{{id: "a"}, {id: "big", gist: 1000, tier: domain.Orphaned, orphanedAt: 1}},
 			edges:      []cpE{{"a", "big"}, {"big", "a"}},
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			wantBefore: 25, wantAfter: 25,
 		},
 		{
@@ -226,11 +228,11 @@ func TestCompactWorkedCases(t *testing.T) {
 			// archived for it (→75). Then j = n2 but no p is left.
 			name:     "pass 1b swap kept",
 			scorings: seedOnly,
-			nodes:    append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}),
-			policy:   Policy{MaxTokens: 100},
+			nodes:    append(line(5, nil), cpN{id: "p", ts: 10, tier: domain.Archived}),
+			policy:   domain.Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
-				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived},
-				{"p", PassResurrect, Active}, {"n3", PassArchiveForSwap, Archived},
+				{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived},
+				{"p", domain.PassResurrect, domain.Active}, {"n3", domain.PassArchiveForSwap, domain.Archived},
 			},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -242,12 +244,12 @@ func TestCompactWorkedCases(t *testing.T) {
 			// in rank order, is archived for it (→75). Under seed p, written
 			// at 1, ties n1 and stays archived.
 			name:     "pass 1b brings back an archived node used more",
-			nodes:    append(line(5, nil), cpN{id: "p", ts: 1, tier: Archived, use: cpUse(4, 0)}),
-			policy:   Policy{MaxTokens: 100},
+			nodes:    append(line(5, nil), cpN{id: "p", ts: 1, tier: domain.Archived, use: cpUse(4, 0)}),
+			policy:   domain.Policy{MaxTokens: 100},
 			scorings: useOnly,
 			wantSteps: []stepSummary{
-				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived},
-				{"p", PassResurrect, Active}, {"n3", PassArchiveForSwap, Archived},
+				{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived},
+				{"p", domain.PassResurrect, domain.Active}, {"n3", domain.PassArchiveForSwap, domain.Archived},
 			},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -261,9 +263,9 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a", ts: 50, use: cpUse(1, 30)}, {id: "b", ts: 1, use: cpUse(3, 0)}, {id: "c", ts: 2, use: cpUse(2, 0)},
 			},
 			edges:      []cpE{{"b", "a"}, {"c", "a"}},
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			scorings:   useOnly,
-			wantSteps:  []stepSummary{{"a", PassArchive, Archived}},
+			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}},
 			wantBefore: 105, wantAfter: 80,
 		},
 		{
@@ -274,9 +276,9 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a", ts: 50, use: cpUse(1, 30)}, {id: "b", ts: 1, use: cpUse(3, 0)}, {id: "c", ts: 2, use: cpUse(2, 0)},
 			},
 			edges:      []cpE{{"b", "a"}, {"c", "a"}},
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			scorings:   seedOnly,
-			wantSteps:  []stepSummary{{"b", PassArchive, Archived}},
+			wantSteps:  []stepSummary{{"b", domain.PassArchive, domain.Archived}},
 			wantBefore: 105, wantAfter: 80,
 		},
 		{
@@ -288,9 +290,9 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a", ts: 30, use: cpUse(2, 7)}, {id: "b", ts: 20, use: cpUse(1, 0)},
 				{id: "c", use: cpUse(5, 0)}, {id: "d", use: cpUse(5, 0)}, {id: "e", use: cpUse(5, 0)},
 			},
-			policy:     Policy{MaxTokens: 100},
+			policy:     domain.Policy{MaxTokens: 100},
 			scorings:   useOnly,
-			wantSteps:  []stepSummary{{"a", PassArchive, Archived}, {"b", PassArchive, Archived}},
+			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}, {"b", domain.PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -301,25 +303,25 @@ func TestCompactWorkedCases(t *testing.T) {
 				if i >= 3 {
 					c.created = cpNow
 				}
-			}), cpN{id: "p", ts: 10, tier: Archived}),
-			policy:     Policy{MaxTokens: 100, Grace: Day},
-			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			}), cpN{id: "p", ts: 10, tier: domain.Archived}),
+			policy:     domain.Policy{MaxTokens: 100, Grace: domain.Day},
+			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
 			// p ties n1 exactly (same recency, no edges): below the margin.
 			name:       "pass 1b needs the margin",
-			nodes:      append(line(5, nil), cpN{id: "p", ts: 1, tier: Archived}),
-			policy:     Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}},
+			nodes:      append(line(5, nil), cpN{id: "p", ts: 1, tier: domain.Archived}),
+			policy:     domain.Policy{MaxTokens: 100},
+			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
 			// Within budget: a recent archived node is not restored, because
 			// pass 1b runs only after pass 1 archived something.
 			name:       "no resurrection without pass 1",
-			nodes:      append(line(4, nil), cpN{id: "p", ts: 10, tier: Archived}),
-			policy:     Policy{MaxTokens: 100},
+			nodes:      append(line(4, nil), cpN{id: "p", ts: 10, tier: domain.Archived}),
+			policy:     domain.Policy{MaxTokens: 100},
 			wantBefore: 100, wantAfter: 100,
 		},
 		{
@@ -331,16 +333,16 @@ func TestCompactWorkedCases(t *testing.T) {
 			name: "pass 2 orphans the fewest edges first, then oldest, then lowest id",
 			nodes: []cpN{
 				{id: "h1", ts: 50}, {id: "h2", ts: 50},
-				{id: "a1", ts: 1, tier: Archived}, {id: "a2", ts: 1, tier: Archived},
-				{id: "a3", ts: 1, tier: Archived}, {id: "a4", ts: 10, tier: Archived},
-				{id: "a5", ts: 5, tier: Archived}, {id: "a6", ts: 5, tier: Archived},
-				{id: "a7", ts: 5, tier: Archived}, {id: "a8", ts: 20, tier: Archived},
-				{id: "a9", ts: 0, tier: Archived}, {id: "a10", ts: 30, tier: Archived},
+				{id: "a1", ts: 1, tier: domain.Archived}, {id: "a2", ts: 1, tier: domain.Archived},
+				{id: "a3", ts: 1, tier: domain.Archived}, {id: "a4", ts: 10, tier: domain.Archived},
+				{id: "a5", ts: 5, tier: domain.Archived}, {id: "a6", ts: 5, tier: domain.Archived},
+				{id: "a7", ts: 5, tier: domain.Archived}, {id: "a8", ts: 20, tier: domain.Archived},
+				{id: "a9", ts: 0, tier: domain.Archived}, {id: "a10", ts: 30, tier: domain.Archived},
 			},
 			edges:  []cpE{{"a1", "h1"}, {"h1", "a1"}, {"a2", "h1"}, {"a3", "h2"}, {"a9", "h2"}, {"a6", "a7"}, {"a8", "file"}},
-			policy: Policy{MaxTokens: 130},
+			policy: domain.Policy{MaxTokens: 130},
 			wantSteps: []stepSummary{
-				{"a5", PassOrphan, Orphaned}, {"a6", PassOrphan, Orphaned}, {"a7", PassOrphan, Orphaned},
+				{"a5", domain.PassOrphan, domain.Orphaned}, {"a6", domain.PassOrphan, domain.Orphaned}, {"a7", domain.PassOrphan, domain.Orphaned},
 			},
 			wantBefore: 125, wantAfter: 125,
 		},
@@ -351,12 +353,12 @@ func TestCompactWorkedCases(t *testing.T) {
 			// this very run. (The o's tie n1's score: no resurrection.)
 			name: "pass 2 counts the nodes archived in this run",
 			nodes: append(line(5, nil),
-				cpN{id: "o1", ts: 1, tier: Archived}, cpN{id: "o2", ts: 1, tier: Archived},
-				cpN{id: "o3", ts: 1, tier: Archived}, cpN{id: "o4", ts: 1, tier: Archived},
-				cpN{id: "o5", ts: 1, tier: Archived}),
-			policy: Policy{MaxTokens: 100},
+				cpN{id: "o1", ts: 1, tier: domain.Archived}, cpN{id: "o2", ts: 1, tier: domain.Archived},
+				cpN{id: "o3", ts: 1, tier: domain.Archived}, cpN{id: "o4", ts: 1, tier: domain.Archived},
+				cpN{id: "o5", ts: 1, tier: domain.Archived}),
+			policy: domain.Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
-				{"n1", PassArchive, Archived}, {"n2", PassArchive, Archived}, {"n1", PassOrphan, Orphaned},
+				{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}, {"n1", domain.PassOrphan, domain.Orphaned},
 			},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -367,15 +369,15 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "orphaning hides edges to active nodes",
 			nodes:      orphanFan(25),
 			edges:      fanEdges(25),
-			policy:     Policy{MaxTokens: 400},
-			wantSteps:  []stepSummary{{"a01", PassOrphan, Orphaned}},
+			policy:     domain.Policy{MaxTokens: 400},
+			wantSteps:  []stepSummary{{"a01", domain.PassOrphan, domain.Orphaned}},
 			wantBefore: 395, wantAfter: 380,
 		},
 	}
 	for _, tt := range tests {
 		scorings := tt.scorings
 		if scorings == nil {
-			scorings = []Scoring{ScoringUse, ScoringSeed}
+			scorings = []domain.Scoring{domain.ScoringUse, domain.ScoringSeed}
 		}
 		for _, sc := range scorings {
 			t.Run(tt.name+"/"+sc.String(), func(t *testing.T) {
@@ -390,13 +392,13 @@ func TestCompactWorkedCases(t *testing.T) {
 // checkWorkedCase compacts the graph of nodes and edges with policy and
 // checks the steps and estimates, that the plan is the run, the tiers and
 // seqs the run leaves, and that a second run moves nothing.
-func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy Policy, wantSteps []stepSummary, wantBefore, wantAfter int, wantOver bool) {
+func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy domain.Policy, wantSteps []stepSummary, wantBefore, wantAfter int, wantOver bool) {
 	t.Helper()
 	g := cpGraph(t, nodes, edges)
 	before := tiers(g)
 	seq := g.Seq()
-	plan := PlanCompaction(g, cpNow, policy)
-	m := g.Compact(cpNow, policy)
+	plan := Plan(g, cpNow, policy)
+	m := Run(g, cpNow, policy)
 	if diff := cmp.Diff(plan, m); diff != "" {
 		t.Errorf("plan and run differ (-plan +run):\n%s", diff)
 	}
@@ -428,14 +430,14 @@ func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy Policy, want
 				t.Errorf("%s: TierSeq %d (seq before %d), version %d; want a new TierSeq and version 1", id, n.TierSeq, seq, n.Version.V)
 			}
 		}
-		if tr == Orphaned && before[id] != Orphaned && n.OrphanedAt != cpNow {
+		if tr == domain.Orphaned && before[id] != domain.Orphaned && n.OrphanedAt != cpNow {
 			t.Errorf("%s: orphaned at %d, want now %d", id, n.OrphanedAt, cpNow)
 		}
 	}
 	if g.Seq() != seq+uint64(changed) {
 		t.Errorf("seq %d → %d for %d changed nodes", seq, g.Seq(), changed)
 	}
-	if again := g.Compact(cpNow, policy); !again.Empty() {
+	if again := Run(g, cpNow, policy); !again.Empty() {
 		t.Errorf("second run moved %v", summarize(again))
 	}
 }
@@ -444,28 +446,28 @@ func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy Policy, want
 // numbers that decided it.
 func TestCompactMovesExplainThemselves(t *testing.T) {
 	g := cpGraph(t, append(line(5, nil),
-		cpN{id: "p", ts: 10, tier: Archived},
-		cpN{id: "o1", ts: 2, tier: Archived}, cpN{id: "o2", ts: 3, tier: Archived},
-		cpN{id: "o3", ts: 4, tier: Archived}, cpN{id: "o4", ts: 5, tier: Archived}), nil)
-	m := g.Compact(cpNow, Policy{MaxTokens: 100, Scoring: ScoringSeed}) // under seed p, written last, is restored
+		cpN{id: "p", ts: 10, tier: domain.Archived},
+		cpN{id: "o1", ts: 2, tier: domain.Archived}, cpN{id: "o2", ts: 3, tier: domain.Archived},
+		cpN{id: "o3", ts: 4, tier: domain.Archived}, cpN{id: "o4", ts: 5, tier: domain.Archived}), nil)
+	m := Run(g, cpNow, domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}) // under seed p, written last, is restored
 	want := map[string][]string{
-		PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
-		PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
-		PassArchiveForSwap: {"score 0.", "target 80", "after restoring "},
-		PassOrphan:         {"edges to active nodes", "archived budget 30"},
+		domain.PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
+		domain.PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
+		domain.PassArchiveForSwap: {"score 0.", "target 80", "after restoring "},
+		domain.PassOrphan:         {"edges to active nodes", "archived budget 30"},
 	}
 	seen := map[string]bool{}
 	for _, st := range m.Steps {
 		seen[st.Pass] = true
 		for _, s := range want[st.Pass] {
-			if st.Pass == PassArchive && st.ID != "n1" && strings.HasPrefix(s, "estimate") {
+			if st.Pass == domain.PassArchive && st.ID != "n1" && strings.HasPrefix(s, "estimate") {
 				continue // later archive steps start from a lower estimate
 			}
 			if !strings.Contains(st.Reason, s) {
 				t.Errorf("%s %s: reason %q lacks %q", st.Pass, st.ID, st.Reason, s)
 			}
 		}
-		if (st.Rank == nil) != (st.Pass == PassOrphan) {
+		if (st.Rank == nil) != (st.Pass == domain.PassOrphan) {
 			t.Errorf("%s %s: rank %v; want a rank exactly for the scored passes", st.Pass, st.ID, st.Rank)
 		}
 	}
@@ -480,9 +482,9 @@ func TestCompactMovesExplainThemselves(t *testing.T) {
 // graph within both budgets reads the kept counts and returns.
 func TestCompactWithinBudgetAllocatesNothing(t *testing.T) {
 	g := cpGraph(t, line(3, nil), []cpE{{"n1", "n2"}})
-	p := DefaultPolicy()
+	p := domain.DefaultPolicy()
 	allocs := testing.AllocsPerRun(100, func() {
-		if m := g.Compact(cpNow, p); !m.Empty() {
+		if m := Run(g, cpNow, p); !m.Empty() {
 			t.Fatalf("moved %v", summarize(m))
 		}
 	})
@@ -494,9 +496,9 @@ func TestCompactWithinBudgetAllocatesNothing(t *testing.T) {
 // TestCompactRollback checks that the tier changes of a run are journaled: a
 // rollback returns every node to its tier.
 func TestCompactRollback(t *testing.T) {
-	g := cpGraph(t, append(line(5, nil), cpN{id: "p", ts: 10, tier: Archived}), nil)
+	g := cpGraph(t, append(line(5, nil), cpN{id: "p", ts: 10, tier: domain.Archived}), nil)
 	before := g.Data()
-	m := g.Compact(cpNow, Policy{MaxTokens: 100, Scoring: ScoringSeed}) // under seed p, written last, is restored
+	m := Run(g, cpNow, domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}) // under seed p, written last, is restored
 	if m.Empty() {
 		t.Fatal("the run moved nothing")
 	}
@@ -516,7 +518,7 @@ func TestCompactRollback(t *testing.T) {
 func orphanFan(n int) []cpN {
 	ns := []cpN{{id: "h", gist: 1, ts: 9}}
 	for i := 1; i <= n; i++ {
-		ns = append(ns, cpN{id: fmt.Sprintf("a%02d", i), ts: Micros(min(i, 2)), tier: Archived})
+		ns = append(ns, cpN{id: fmt.Sprintf("a%02d", i), ts: domain.Micros(min(i, 2)), tier: domain.Archived})
 	}
 	return ns
 }
@@ -530,26 +532,26 @@ func fanEdges(n int) []cpE {
 	return es
 }
 
-// ExamplePlanCompaction shows a dry run: what a run would do now, and why.
+// ExamplePlan shows a dry run: what a run would do now, and why.
 // Three nodes of 25 tokens and one edge of 15 are 90 tokens, over a budget
 // of 80; the run archives in rank order down to the target of 64. Under the
 // seed scoring gamma has no edge, so it ranks lowest; an edge in counts twice
 // an edge out, so beta ranks above alpha.
-func ExamplePlanCompaction() {
-	g := NewGraph(GraphKey{Level: LevelUser})
-	at := Stamp{Now: Days(1)}
+func ExamplePlan() {
+	g := domain.NewGraph(domain.GraphKey{Level: domain.LevelUser})
+	at := domain.Stamp{Now: domain.Days(1)}
 	for _, id := range []string{"alpha", "beta", "gamma"} {
-		if _, err := g.PutNode(NodeInput{ID: id, Gist: "twenty chars of gist"}, at); err != nil {
+		if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: "twenty chars of gist"}, at); err != nil {
 			panic(err)
 		}
 	}
-	if _, err := g.PutEdge(EdgeInput{From: "alpha", To: "beta", Rel: "uses"}, at); err != nil {
+	if _, err := g.PutEdge(domain.EdgeInput{From: "alpha", To: "beta", Rel: "uses"}, at); err != nil {
 		panic(err)
 	}
-	p := DefaultPolicy()
-	p.MaxTokens, p.Grace, p.Scoring = 80, 0, ScoringSeed
+	p := domain.DefaultPolicy()
+	p.MaxTokens, p.Grace, p.Scoring = 80, 0, domain.ScoringSeed
 
-	plan := PlanCompaction(g, Days(10), p)
+	plan := Plan(g, domain.Days(10), p)
 	for _, st := range plan.Steps {
 		fmt.Println(st.Pass, st.ID+":", st.Reason)
 	}
