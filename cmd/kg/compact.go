@@ -14,6 +14,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
+	graphcompaction "github.com/kg-memory/kg/domain/compaction" // its own compaction is what kg compact prints
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -153,9 +154,9 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 	}
 	now := clock.System{}.Now()
 	if dryRun {
-		return domain.PlanCompaction(g, now, cfg.App.Policy), nil
+		return graphcompaction.Plan(g, now, cfg.App.Policy), nil
 	}
-	m := g.Compact(now, cfg.App.Policy)
+	m := graphcompaction.Run(g, now, cfg.App.Policy)
 	if !g.Pending().Empty() && !data.Empty() {
 		if err := st.Graphs.Commit(ctx, key, g, g.Pending()); err != nil {
 			return domain.Moves{}, err
