@@ -20,6 +20,8 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -56,8 +58,8 @@ func newExportCommand(e env) *cobra.Command {
 			return err
 		case srv != nil:
 			var known []string
-			if known, err = serverProjects(ctx, srv); err == nil {
-				err = requireKnownProject(key, cfg.Root, known)
+			if known, err = project.OfServer(ctx, srv); err == nil {
+				err = project.RequireKnown(key, cfg.Root, known)
 			}
 			if err == nil {
 				err = srv.Call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
@@ -88,7 +90,7 @@ func exportOffline(ctx context.Context, e env, cfg config.Config, key domain.Gra
 		return err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return err
 	}
 	g, _, err := loadGraph(ctx, st, key)
@@ -153,7 +155,7 @@ func newImportCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		in.print(c, res)
+		report.Import(c.OutOrStdout(), in.file, in.key, in.mode, in.verbose, res)
 		return nil
 	}
 	return c
@@ -235,26 +237,6 @@ func (in *importInput) send(ctx context.Context, srv *apiclient.Client, bar *pro
 	return res, err
 }
 
-// print reports what the import wrote, deleted, redacted and moved.
-func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
-	printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
-		in.file, graphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
-	if in.mode == domain.ImportReplace {
-		printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
-	}
-	printf(c, "\n")
-	for _, r := range res.Redacted {
-		printf(c, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
-	}
-	if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
-		if in.verbose {
-			printMoves(c, in.key, compaction{Level: string(in.key.Level), Moves: *res.Compaction})
-		} else {
-			printMoveCounts(c, *res.Compaction)
-		}
-	}
-}
-
 // readDocument reads the file to import; "-" is stdin. bar counts the
 // bytes of a file.
 func readDocument(ctx context.Context, e env, name string, bar *progress) ([]byte, error) {
@@ -310,7 +292,7 @@ func importOffline(ctx context.Context, e env, cfg config.Config, key domain.Gra
 		return apijson.ImportResult{}, err
 	}
 	defer closeApp()
-	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), graphName(key)))
+	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), report.GraphName(key)))
 	bar.set(1, steps)
 	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data, opt)
 	if err != nil {
