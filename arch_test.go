@@ -106,6 +106,7 @@ var rules = []rule{
 	room("domain/stale"),
 	room("domain/undo"),
 	room("domain/compaction"),
+	room("domain/secretscreen"),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},
 		description:   "standard library only, and the snowball stemmer; never I/O, logging, the wall clock or goroutines",
