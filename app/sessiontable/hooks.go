@@ -1,4 +1,4 @@
-package app
+package sessiontable
 
 import (
 	"github.com/kg-memory/kg/app/hookstate"
@@ -12,7 +12,7 @@ import (
 // next save of the sessions, like an activity count.
 
 // hooksLocked returns the hook state of session id, creating it; t.mu held.
-func (t *sessionTable) hooksLocked(id string) *hookstate.State {
+func (t *Table) hooksLocked(id string) *hookstate.State {
 	h := t.hooks[id]
 	if h == nil {
 		h = hookstate.New(ports.HookState{})
@@ -24,7 +24,7 @@ func (t *sessionTable) hooksLocked(id string) *hookstate.State {
 // bindLocked binds session id to the Claude session claude, taking the
 // binding from any session that held it: one conversation, one session.
 // t.mu held.
-func (t *sessionTable) bindLocked(id, claude string) {
+func (t *Table) bindLocked(id, claude string) {
 	if prev, ok := t.byClaude[claude]; ok && prev != id {
 		if h := t.hooks[prev]; h != nil {
 			h.Claude = ""
@@ -40,10 +40,10 @@ func (t *sessionTable) bindLocked(id, claude string) {
 	t.markChanged(id)
 }
 
-// bound returns the session of principal bound to the Claude session
+// Bound returns the session of principal bound to the Claude session
 // claude, live or dormant, if any; an expired one past its keeping is
 // dropped. A session of another principal (team mode) is none.
-func (t *sessionTable) bound(claude, principal string, now domain.Micros) (ports.Session, bool) {
+func (t *Table) Bound(claude, principal string, now domain.Micros) (ports.Session, bool) {
 	if claude == "" {
 		return ports.Session{}, false
 	}
@@ -68,10 +68,10 @@ func (t *sessionTable) bound(claude, principal string, now domain.Micros) (ports
 	return copySession(*s), true
 }
 
-// revive makes session id active at now, whether live or dormant, binding
+// Revive makes session id active at now, whether live or dormant, binding
 // it to claude when claude is not empty, and returns it. Its watermarks
 // and seen set are kept: that is what reviving is for.
-func (t *sessionTable) revive(id, claude string, now domain.Micros) (ports.Session, error) {
+func (t *Table) Revive(id, claude string, now domain.Micros) (ports.Session, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
@@ -79,7 +79,7 @@ func (t *sessionTable) revive(id, claude string, now domain.Micros) (ports.Sessi
 		if ok {
 			t.markGone(id)
 		}
-		return ports.Session{}, unknownSession(id)
+		return ports.Session{}, Unknown(id)
 	}
 	s.LastActivity = max(s.LastActivity, now)
 	t.markChanged(id)
@@ -89,12 +89,12 @@ func (t *sessionTable) revive(id, claude string, now domain.Micros) (ports.Sessi
 	return copySession(*s), nil
 }
 
-// mostRecent returns the most recently active live session of project
+// MostRecent returns the most recently active live session of project
 // started by principal (ties: the smallest id): in team mode a person's
 // hooks never name another's session. It looks at every live session: a
 // hook asks it once per call, and 10,000 sessions are read in well under a
 // millisecond.
-func (t *sessionTable) mostRecent(project, principal string, now domain.Micros) (ports.Session, bool) {
+func (t *Table) MostRecent(project, principal string, now domain.Micros) (ports.Session, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var best *ports.Session
@@ -112,10 +112,10 @@ func (t *sessionTable) mostRecent(project, principal string, now domain.Micros) 
 	return copySession(*best), true
 }
 
-// withHooks runs fn on the hook state of live session id under the table's
+// WithHooks runs fn on the hook state of live session id under the table's
 // lock and saves what it changed with the next save: fn reports whether it
 // changed anything. A session that went meanwhile is left alone (false).
-func (t *sessionTable) withHooks(id string, fn func(h *hookstate.State) bool) bool {
+func (t *Table) WithHooks(id string, fn func(h *hookstate.State) bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.live[id]; !ok {
@@ -127,9 +127,9 @@ func (t *sessionTable) withHooks(id string, fn func(h *hookstate.State) bool) bo
 	return true
 }
 
-// hookView returns a copy of the stored form of session id's hook state,
+// HookView returns a copy of the stored form of session id's hook state,
 // for reading it outside the lock; ok is false for a session not live.
-func (t *sessionTable) hookView(id string) (ports.HookState, bool) {
+func (t *Table) HookView(id string) (ports.HookState, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.live[id]; !ok {
@@ -144,13 +144,13 @@ func (t *sessionTable) hookView(id string) (ports.HookState, bool) {
 	return out, true
 }
 
-// see adds the nodes keys (SeenKey) to session id's seen set: what was just
+// See adds the nodes keys (SeenKey) to session id's seen set: what was just
 // shown to it. An empty id (a call without a session) is no session.
-func (t *sessionTable) see(id string, keys ...string) {
+func (t *Table) See(id string, keys ...string) {
 	if id == "" || len(keys) == 0 {
 		return
 	}
-	t.withHooks(id, func(h *hookstate.State) bool {
+	t.WithHooks(id, func(h *hookstate.State) bool {
 		for _, k := range keys {
 			h.See(k)
 		}
@@ -158,10 +158,10 @@ func (t *sessionTable) see(id string, keys ...string) {
 	})
 }
 
-// sawFullRead records a full read of session id: the nodes it showed join
+// SawFullRead records a full read of session id: the nodes it showed join
 // the seen set and the session counts as having read its memory.
-func (t *sessionTable) sawFullRead(id string, keys []string) {
-	t.withHooks(id, func(h *hookstate.State) bool {
+func (t *Table) SawFullRead(id string, keys []string) {
+	t.WithHooks(id, func(h *hookstate.State) bool {
 		for _, k := range keys {
 			h.See(k)
 		}
@@ -170,11 +170,11 @@ func (t *sessionTable) sawFullRead(id string, keys []string) {
 	})
 }
 
-// unseen returns those of keys that session id has not been shown, in
+// Unseen returns those of keys that session id has not been shown, in
 // order, under one lock.
-func (t *sessionTable) unseen(id string, keys []string) []string {
+func (t *Table) Unseen(id string, keys []string) []string {
 	var out []string
-	t.withHooks(id, func(h *hookstate.State) bool {
+	t.WithHooks(id, func(h *hookstate.State) bool {
 		for _, k := range keys {
 			if !h.Has(k) {
 				out = append(out, k)

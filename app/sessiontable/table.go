@@ -1,9 +1,10 @@
-package app
+package sessiontable
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -14,14 +15,14 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// sessionTable holds the live sessions (docs/design/sync.md#sessions). Changes
+// Table holds the live sessions (docs/design/sync.md#sessions). Changes
 // to activity counters and watermarks are saved at most once per maintenance
 // tick and at Close, so they never cost an fsync per request; a new session is
 // saved at once, so it survives a crash right after it starts. A save hands
 // the repository only the sessions that changed and the ids that went since
 // the last one, so its cost follows the change, not the number of sessions
 // (docs/design/storage.md#sessions-file).
-type sessionTable struct {
+type Table struct {
 	repo ports.SessionRepository
 	// shared is repo when several servers share it (team mode, shared.go).
 	shared ports.SharedSessionRepository
@@ -36,7 +37,7 @@ type sessionTable struct {
 	mu   sync.Mutex
 	live map[string]*ports.Session
 	// hooks holds the hook state of the sessions that have one
-	// (hookstate.go); a record in live keeps its Hooks empty, so that the
+	// (hookstate.State); a record in live keeps its Hooks empty, so that the
 	// copies requests take of it never copy the seen set. byClaude finds
 	// the session bound to a Claude session id.
 	hooks    map[string]*hookstate.State
@@ -52,15 +53,15 @@ type sessionTable struct {
 	// one.
 	saveMu sync.Mutex
 	// log tells of the database reads and writes of a team server that
-	// fail soft (teamhooks.go).
+	// fail soft (shared.go).
 	log *slog.Logger
 	// failing is told whether the last save failed, for Health; nil: not told.
-	failing failureRecord
+	failing FailureRecord
 }
 
-// sessionLimits bound the live sessions (Config.SessionTTL, MaxSessions,
+// Limits bound the live sessions (Config.SessionTTL, MaxSessions,
 // BoundSessionTTL).
-type sessionLimits struct {
+type Limits struct {
 	// TTL is how long a session stays live after its last activity.
 	TTL domain.Micros
 	// Max is how many sessions are live at most: past it the least
@@ -71,15 +72,17 @@ type sessionLimits struct {
 	BoundTTL domain.Micros
 }
 
-// failureRecord is told whether the last save failed, for the health
+// FailureRecord is told whether the last save failed, for the health
 // report (graphstore.Failing).
-type failureRecord interface {
+type FailureRecord interface {
 	Set(what, why string)
 	Clear(what ...string)
 }
 
-func newSessionTable(repo ports.SessionRepository, lim sessionLimits, stored map[string]ports.Session, log *slog.Logger, failing failureRecord) *sessionTable {
-	t := &sessionTable{repo: repo, log: log, ttl: lim.TTL, max: lim.Max, boundTTL: lim.BoundTTL, failing: failing,
+// New returns the table of the stored sessions, live from now on; failing
+// may be nil.
+func New(repo ports.SessionRepository, lim Limits, stored map[string]ports.Session, log *slog.Logger, failing FailureRecord) *Table {
+	t := &Table{repo: repo, log: log, ttl: lim.TTL, max: lim.Max, boundTTL: lim.BoundTTL, failing: failing,
 		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookstate.State{}, byClaude: map[string]string{},
 		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
 	t.shared, _ = repo.(ports.SharedSessionRepository)
@@ -114,8 +117,8 @@ func copySession(s ports.Session) ports.Session {
 	return s
 }
 
-// unknownSession is the error for an id that is not (or no longer) live.
-func unknownSession(id string) error {
+// Unknown is the error for an id that is not (or no longer) live.
+func Unknown(id string) error {
 	return domain.NotFoundf("session_id", "unknown session %q; call kg_read with cwd to start one", id)
 }
 
@@ -127,14 +130,14 @@ func newID() string {
 }
 
 // expired reports whether s has been idle longer than the TTL at now.
-func (t *sessionTable) expired(s *ports.Session, now domain.Micros) bool {
+func (t *Table) expired(s *ports.Session, now domain.Micros) bool {
 	return now-s.LastActivity > t.ttl
 }
 
 // markChanged and markGone record a change for the next save; t.mu held.
-func (t *sessionTable) markChanged(id string) { t.changed[id] = struct{}{} }
+func (t *Table) markChanged(id string) { t.changed[id] = struct{}{} }
 
-func (t *sessionTable) markGone(id string) {
+func (t *Table) markGone(id string) {
 	if h := t.hooks[id]; h != nil && h.Claude != "" && t.byClaude[h.Claude] == id {
 		delete(t.byClaude, h.Claude)
 	}
@@ -146,19 +149,19 @@ func (t *sessionTable) markGone(id string) {
 
 // dormant reports whether s, expired, is kept because it is bound to a
 // Claude session and was active within boundTTL; t.mu held.
-func (t *sessionTable) dormant(s *ports.Session, now domain.Micros) bool {
+func (t *Table) dormant(s *ports.Session, now domain.Micros) bool {
 	h := t.hooks[s.ID]
 	return h != nil && h.Claude != "" && now-s.LastActivity <= max(t.boundTTL, t.ttl)
 }
 
-// create registers a session bound to project with the given first
+// Create registers a session bound to project with the given first
 // watermarks and saves it at once. At the cap, the least recently active
 // session is expired to make room (an expired one, if any: the oldest is).
 // Its cost does not grow with the number of sessions: the save names only
 // the new session (and the one expired), and the least recently active is
 // found without looking at every session (byActivity). Expired sessions
 // below the cap are left to the tick: they are unknown already.
-func (t *sessionTable) create(ctx context.Context, project, principal, root string, now domain.Micros, wm map[domain.GraphKey]uint64, claude string) (ports.Session, error) {
+func (t *Table) Create(ctx context.Context, project, principal, root string, now domain.Micros, wm map[domain.GraphKey]uint64, claude string) (ports.Session, error) {
 	t.mu.Lock()
 	for len(t.live) >= t.max {
 		oldest := t.order.oldest(t.live)
@@ -184,7 +187,7 @@ func (t *sessionTable) create(ctx context.Context, project, principal, root stri
 	out := copySession(*s)
 	t.mu.Unlock()
 
-	if err := t.save(ctx); err != nil {
+	if err := t.Save(ctx); err != nil {
 		t.mu.Lock()
 		t.markGone(id)
 		if unbound != "" && t.live[unbound] != nil {
@@ -196,9 +199,9 @@ func (t *sessionTable) create(ctx context.Context, project, principal, root stri
 	return out, nil
 }
 
-// lookup returns a copy of the live session id. An expired session is
+// Lookup returns a copy of the live session id. An expired session is
 // dropped and reported as unknown.
-func (t *sessionTable) lookup(id string, now domain.Micros) (ports.Session, error) {
+func (t *Table) Lookup(id string, now domain.Micros) (ports.Session, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, err := t.liveLocked(id, now)
@@ -208,22 +211,22 @@ func (t *sessionTable) lookup(id string, now domain.Micros) (ports.Session, erro
 	return copySession(*s), nil
 }
 
-func (t *sessionTable) liveLocked(id string, now domain.Micros) (*ports.Session, error) {
+func (t *Table) liveLocked(id string, now domain.Micros) (*ports.Session, error) {
 	s, ok := t.live[id]
 	if !ok {
-		return nil, unknownSession(id)
+		return nil, Unknown(id)
 	}
 	if t.expired(s, now) {
 		if !t.dormant(s, now) {
 			t.markGone(id)
 		}
-		return nil, unknownSession(id)
+		return nil, Unknown(id)
 	}
 	return s, nil
 }
 
-// touch counts one operation of session id at now and returns it.
-func (t *sessionTable) touch(id string, now domain.Micros) (ports.Session, error) {
+// Touch counts one operation of session id at now and returns it.
+func (t *Table) Touch(id string, now domain.Micros) (ports.Session, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, err := t.liveLocked(id, now)
@@ -236,15 +239,15 @@ func (t *sessionTable) touch(id string, now domain.Micros) (ports.Session, error
 	return copySession(*s), nil
 }
 
-// watermark returns the session's watermark for graph key. A session without
+// Watermark returns the session's watermark for graph key. A session without
 // one (carried over from the replaced server, which recorded times) gets
 // start(), computed once and kept.
-func (t *sessionTable) watermark(id string, key domain.GraphKey, start func(since domain.Micros) uint64) (uint64, error) {
+func (t *Table) Watermark(id string, key domain.GraphKey, start func(since domain.Micros) uint64) (uint64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
 	if !ok {
-		return 0, unknownSession(id)
+		return 0, Unknown(id)
 	}
 	if w, ok := s.Synced[key]; ok {
 		return w, nil
@@ -262,8 +265,8 @@ func (t *sessionTable) watermark(id string, key domain.GraphKey, start func(sinc
 	return w, nil
 }
 
-// advance moves the session's watermark for key to seq, never back.
-func (t *sessionTable) advance(id string, key domain.GraphKey, seq uint64) {
+// Advance moves the session's watermark for key to seq, never back.
+func (t *Table) Advance(id string, key domain.GraphKey, seq uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
@@ -279,10 +282,10 @@ func (t *sessionTable) advance(id string, key domain.GraphKey, seq uint64) {
 	}
 }
 
-// maxWatermark is the highest watermark any live session holds for key:
+// MaxWatermark is the highest watermark any live session holds for key:
 // the lowest seq a freshly loaded graph may continue from, so no seq a
 // session has seen is handed out again.
-func (t *sessionTable) maxWatermark(key domain.GraphKey) uint64 {
+func (t *Table) MaxWatermark(key domain.GraphKey) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var m uint64
@@ -292,8 +295,8 @@ func (t *sessionTable) maxWatermark(key domain.GraphKey) uint64 {
 	return m
 }
 
-// expire drops the sessions idle longer than the TTL and returns how many.
-func (t *sessionTable) expire(now domain.Micros) int {
+// Expire drops the sessions idle longer than the TTL and returns how many.
+func (t *Table) Expire(now domain.Micros) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
@@ -306,8 +309,8 @@ func (t *sessionTable) expire(now domain.Micros) int {
 	return n
 }
 
-// count returns the number of live, unexpired sessions.
-func (t *sessionTable) count(now domain.Micros) int {
+// Count returns the number of live, unexpired sessions.
+func (t *Table) Count(now domain.Micros) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
@@ -319,10 +322,10 @@ func (t *sessionTable) count(now domain.Micros) int {
 	return n
 }
 
-// save stores what changed since the last save: the sessions changed or
+// Save stores what changed since the last save: the sessions changed or
 // created, whole, and the ids that went. When it fails, they stay to be
 // saved by the next save.
-func (t *sessionTable) save(ctx context.Context) error {
+func (t *Table) Save(ctx context.Context) error {
 	t.saveMu.Lock()
 	defer t.saveMu.Unlock()
 	t.mu.Lock()
@@ -368,7 +371,7 @@ func (t *sessionTable) save(ctx context.Context) error {
 // requeue gives the next save what a failed one did not store. A session is
 // saved whole, so the next save writes its latest state; one that went
 // meanwhile is removed instead.
-func (t *sessionTable) requeue(ch ports.SessionChanges) {
+func (t *Table) requeue(ch ports.SessionChanges) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, s := range ch.Put {
@@ -391,11 +394,11 @@ func (t *sessionTable) requeue(ch ports.SessionChanges) {
 // (docs/design/compaction.md#the-use-count).
 const MaxCountedPerGraph = 5000
 
-// claimCounts records that session id counts the nodes ids of graph key and
+// ClaimCounts records that session id counts the nodes ids of graph key and
 // returns those it had not counted before, in order and once each; none for
 // a session that is not live. The session is saved with the next save. The
 // lookup is a scan of at most MaxCountedPerGraph ids.
-func (t *sessionTable) claimCounts(id string, key domain.GraphKey, ids []string) []string {
+func (t *Table) ClaimCounts(id string, key domain.GraphKey, ids []string) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
@@ -425,9 +428,9 @@ func (t *sessionTable) claimCounts(id string, key domain.GraphKey, ids []string)
 	return fresh
 }
 
-// unclaimCounts takes back claimCounts's ids of a count that was not saved
+// UnclaimCounts takes back ClaimCounts's ids of a count that was not saved
 // (a write that failed), so that the session's next use counts them.
-func (t *sessionTable) unclaimCounts(id string, key domain.GraphKey, ids []string) {
+func (t *Table) UnclaimCounts(id string, key domain.GraphKey, ids []string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
@@ -439,11 +442,11 @@ func (t *sessionTable) unclaimCounts(id string, key domain.GraphKey, ids []strin
 	t.markChanged(id)
 }
 
-// rootOfSessions returns the folder of the most recently active live
+// RootOf returns the folder of the most recently active live
 // session bound to project that was named by one (team mode, where a
 // graph's key names no folder): where this server's sessions have the
 // project's files. "" for none.
-func (t *sessionTable) rootOfSessions(project string) string {
+func (t *Table) RootOf(project string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var root string
@@ -456,17 +459,35 @@ func (t *sessionTable) rootOfSessions(project string) string {
 	return root
 }
 
-// heldByAnother reports whether session id is live and started by a
+// HeldByAnother reports whether session id is live and started by a
 // principal other than owner.
-func (t *sessionTable) heldByAnother(id, owner string) bool {
+func (t *Table) HeldByAnother(id, owner string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s, ok := t.live[id]
 	return ok && s.Principal != owner
 }
 
-// checkpointer is the repository's journal folding, when it has one.
-func (t *sessionTable) checkpointer() (ports.SessionCheckpointer, bool) {
+// Checkpointer is the repository's journal folding, when it has one.
+func (t *Table) Checkpointer() (ports.SessionCheckpointer, bool) {
 	cp, ok := t.repo.(ports.SessionCheckpointer)
 	return cp, ok
+}
+
+// Shared is the repository when several servers share it (team mode); nil
+// otherwise.
+func (t *Table) Shared() ports.SharedSessionRepository { return t.shared }
+
+// wrapErr adds context to err while keeping its kind: a *domain.Error is
+// copied with msg prefixed, anything else becomes an internal error that
+// wraps it (as app's, for a new session's save).
+func wrapErr(err error, msg string) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		c := *de
+		c.Msg = msg + ": " + de.Msg
+		c.Err = err
+		return &c
+	}
+	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
 }

@@ -1,4 +1,4 @@
-package app
+package sessiontable
 
 import (
 	"container/heap"

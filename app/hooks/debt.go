@@ -1,23 +1,13 @@
-package app
+package hooks
 
 import (
 	"cmp"
 	"context"
 	"math"
 	"slices"
-	"strconv"
 
-	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 )
-
-// maintainTask is the kg_progress task a maintenance pass records itself
-// under (docs/design/hooks.md#maintenance-debt).
-const maintainTask = "maintain"
-
-// maintainedMeta is the graph metadata value that holds when the task
-// maintain was last saved, in microseconds.
-const maintainedMeta = "maintained_us"
 
 // debtHorizon is the time since the last maintenance pass at which a graph's
 // staleness is full.
@@ -28,42 +18,25 @@ const debtHorizon = 14 * domain.Day
 // (docs/design/hooks.md#maintenance-debt). A stored graph that is not loaded
 // is read for its figures, not loaded, as GET /api/projects does.
 func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
-	now := h.svc.clock.Now()
+	now := h.sup.Now()
 	var rep DebtReport
 	// Team mode: the user graph caught up with what other servers
 	// committed (Projects does the same for the loaded projects).
-	h.svc.store.Fresh(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx)))
-	if e, err := h.svc.store.Get(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx))); err == nil {
-		e.RLock()
-		rep.Graphs = append(rep.Graphs, debtOf(e.Graph(), now, h.svc.cfg.Policy))
-		e.RUnlock()
-	}
+	h.sup.ReadUserGraph(ctx, func(g *domain.Graph) {
+		rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy(), h.sup.LastMaintained(g)))
+	})
 	projects, err := h.svc.Projects(ctx)
 	if err != nil {
 		return DebtReport{}, err
 	}
 	for _, p := range projects {
 		k := domain.ProjectGraph(p.ProjectPath)
-		var g *domain.Graph
-		var e *graphstore.Entry
-		for _, le := range h.svc.store.Loaded() {
-			if le.Key() == k {
-				e = le
-			}
-		}
-		if e != nil {
-			e.RLock()
-			rep.Graphs = append(rep.Graphs, debtOf(e.Graph(), now, h.svc.cfg.Policy))
-			e.RUnlock()
-			continue
-		}
-		data, err := h.svc.graphs.Load(ctx, k)
+		err := h.sup.ReadGraph(ctx, k, func(g *domain.Graph) {
+			rep.Graphs = append(rep.Graphs, debtOf(g, now, h.sup.Policy(), h.sup.LastMaintained(g)))
+		})
 		if err != nil {
-			h.svc.log.Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
-			continue
+			h.sup.Log().Warn("maintenance debt without a graph", "graph", k.String(), "err", err)
 		}
-		g, _ = domain.Restore(k, data, domain.RestoreOptions{})
-		rep.Graphs = append(rep.Graphs, debtOf(g, now, h.svc.cfg.Policy))
 	}
 	slices.SortStableFunc(rep.Graphs, func(a, b GraphDebt) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -85,16 +58,15 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 // a graph never maintained) and wear is 0.25 plus 0.75 × the mean of three
 // shares — active nodes with no shown edge, archived nodes among the
 // active and archived, and how far the estimate is over the budget's
-// target. An empty graph owes nothing.
-func debtOf(g *domain.Graph, now domain.Micros, p domain.Policy) GraphDebt {
+// target. An empty graph owes nothing. maintained is when the last pass was
+// recorded (app.HookSupport.LastMaintained); 0 for never.
+func debtOf(g *domain.Graph, now domain.Micros, p domain.Policy, maintained domain.Micros) GraphDebt {
 	st := g.Stats()
 	v := g.View(p)
 	d := GraphDebt{Level: g.Key().Level, Project: g.Key().Project, Active: st.Active, Archived: st.Archived,
 		Orphaned: st.Orphaned, Unconnected: v.Health.Unconnected, SinceMaintained: -1}
-	if raw, ok := g.Meta(maintainedMeta); ok {
-		if t, err := strconv.ParseInt(string(raw), 10, 64); err == nil && t > 0 {
-			d.SinceMaintained = max(now-domain.Micros(t), 0)
-		}
+	if maintained > 0 {
+		d.SinceMaintained = max(now-maintained, 0)
 	}
 	if st.Active+st.Archived == 0 {
 		return d

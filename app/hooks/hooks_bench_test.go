@@ -1,4 +1,4 @@
-package app
+package hooks
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/storage/memory"
+	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/internal/apptest"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -60,7 +62,7 @@ func hookGraph(key domain.GraphKey, n int, words []string, now domain.Micros, se
 // graph hold 10,000 active nodes each, with a budget that keeps them all
 // active (docs/design/benchmarks.md#targets: hook routes at 10,000 active nodes
 // per graph).
-func hookBench(b *testing.B, nodes int) (*Service, []string) {
+func hookBench(b *testing.B, nodes int) (*app.Service, []string) {
 	b.Helper()
 	ctx := context.Background()
 	words := benchVocabulary()
@@ -73,9 +75,9 @@ func hookBench(b *testing.B, nodes int) (*Service, []string) {
 			b.Fatal(err)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := app.DefaultConfig()
 	cfg.Policy.MaxTokens = 100_000_000
-	svc, err := New(cfg, Deps{Graphs: st, Sessions: st, Clock: clock.System{}, Events: &recorder{}, Paths: fakePaths{}})
+	svc, err := app.New(cfg, app.Deps{Graphs: st, Sessions: st, Clock: clock.System{}, Events: apptest.Discard{}, Paths: apptest.CleanPaths{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func reportLatency(b *testing.B, d []time.Duration, cpu0 time.Duration) {
 // preload, a prompt's recall, a tool event (docs/design/benchmarks.md).
 func BenchmarkHookRoutes(b *testing.B) {
 	svc, words := hookBench(b, 10_000)
-	hooks := NewHooks(svc)
+	hooks := New(svc)
 	ctx := context.Background()
 	if _, err := hooks.SessionBootstrap(ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "warm"}); err != nil {
 		b.Fatal(err)

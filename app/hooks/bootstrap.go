@@ -1,4 +1,4 @@
-package app
+package hooks
 
 import (
 	"context"
@@ -33,19 +33,19 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err := req.check(); err != nil {
 		return BootstrapResult{}, err
 	}
-	now := h.svc.clock.Now()
-	h.hookSync(ctx, req.ClaudeSessionID, "")
+	now := h.sup.Now()
+	h.sup.SyncConversation(ctx, req.ClaudeSessionID, "")
 	sess, reused, err := h.conversationSession(ctx, project, req, now)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
-	defer h.svc.countOp(sess.ID, &err)
+	defer h.sup.StoreSession(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.sup.CountOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
 	compact := req.Source == "compact"
 	if reused && req.Source == "resume" {
-		hv, _ := h.svc.sessions.hookView(sess.ID)
+		hv, _ := h.sup.HookView(sess.ID)
 		if hv.FullReadDone {
 			res.Context = render.ContinuityNote(sess.ID)
 			return res, nil
@@ -54,14 +54,14 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if compact {
 		// The conversation's context was summarised: it no longer holds
 		// what the seen set says it does.
-		h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+		h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
 			h.ClearSeen()
 			h.FullRead = false
 			return true
 		})
 	}
 	header := render.PreloadHeader(sess.ID)
-	pre, err := h.preload(ctx, project, now, h.svc.cfg.PreloadChars-runeLen(header)-2)
+	pre, err := h.sup.Preload(ctx, project, now, h.sup.PreloadChars()-runeLen(header)-2)
 	if err != nil {
 		return BootstrapResult{}, err
 	}
@@ -69,7 +69,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
 	}
-	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+	h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		for _, k := range keys {
 			h.See(k)
 		}
@@ -89,41 +89,13 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 // check refuses a session start whose fields are too long or hold control
 // characters, naming the field.
 func (req BootstrapRequest) check() error {
-	if err := checkHookString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+	if err := hookstate.CheckString("claude_session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
 		return err
 	}
-	if err := checkHookString("source", req.Source, maxSource); err != nil {
+	if err := hookstate.CheckString("source", req.Source, maxSource); err != nil {
 		return err
 	}
-	return checkHookString("transcript_path", req.TranscriptPath, 4096)
-}
-
-// preload builds the preload of the user graph and project's graph within
-// budget characters.
-func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, budget int) (recall.Preload, error) {
-	lg, err := h.lockGraphs(ctx, project)
-	if err != nil {
-		return recall.Preload{}, err
-	}
-	defer lg.unlock()
-	parts := []recall.PreloadGraph{{Graph: lg.graphs[0]}}
-	if len(lg.graphs) > 1 {
-		parts = append(parts, recall.PreloadGraph{Graph: lg.graphs[1], Name: projectName(project)})
-	}
-	// Ranking is most of a preload's cost: each graph's order is kept on
-	// its entry and used again while the graph is unchanged.
-	for i := range parts {
-		if e := lg.at[i]; e != nil {
-			parts[i].Ranking = e.Preload.Load()
-		}
-	}
-	pre, rankings := recall.BuildPreload(parts, now, h.svc.cfg.Policy, budget)
-	for i, r := range rankings {
-		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
-			e.Preload.Store(r)
-		}
-	}
-	return pre, nil
+	return hookstate.CheckString("transcript_path", req.TranscriptPath, 4096)
 }
 
 // conversationSession finds or starts the session of a session start
@@ -131,21 +103,21 @@ func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, 
 func (h *Hooks) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath == project {
-			sess, err := h.svc.sessions.revive(b.ID, claude, now)
+		if b, ok := h.sup.Bound(claude, h.sup.Owner(ctx), now); ok && b.ProjectPath == project {
+			sess, err := h.sup.Revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
 			}
 		}
 	}
-	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && h.svc.transcripts != nil {
+	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && h.sup.Transcripts() != nil {
 		if id := h.transcriptSession(ctx, project, req.TranscriptPath, now); id != "" {
-			if sess, err := h.svc.sessions.revive(id, claude, now); err == nil {
+			if sess, err := h.sup.Revive(id, claude, now); err == nil {
 				return sess, true, nil
 			}
 		}
 	}
-	sess, err := h.svc.newSession(ctx, project, h.svc.scope.rootOf(project, req.ProjectPath), claude)
+	sess, err := h.sup.NewSession(ctx, project, h.sup.RootOf(project, req.ProjectPath), claude)
 	return sess, false, err
 }
 
@@ -154,17 +126,14 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 // person, started on any server; "" for none, and for a transcript it may
 // not read (outside the home folder) or cannot.
 func (h *Hooks) transcriptSession(ctx context.Context, project, path string, now domain.Micros) string {
-	owner := h.svc.scope.owner(ctx)
-	tail, err := h.svc.transcripts.Tail(ctx, path, recall.MaxTranscriptTail)
+	owner := h.sup.Owner(ctx)
+	tail, err := h.sup.Transcripts().Tail(ctx, path, recall.MaxTranscriptTail)
 	if err != nil {
-		h.svc.log.Info("transcript not read", "path", path, "err", err)
+		h.sup.Log().Info("transcript not read", "path", path, "err", err)
 		return ""
 	}
 	for _, id := range recall.TranscriptSessionIDs(tail) {
-		if err := h.svc.sessions.ensure(ctx, id); err != nil {
-			h.svc.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
-		}
-		if sess, err := h.svc.sessions.lookup(id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
+		if sess, err := h.sup.Lookup(ctx, id, now); err == nil && sess.ProjectPath == project && sess.Principal == owner {
 			return id
 		}
 	}

@@ -1,32 +1,36 @@
-package app
+// Package hooks holds the use cases of the hook routes
+// (docs/design/hooks.md): what Claude Code's hooks call at a session start,
+// a prompt and a tool use, and the maintenance debt. It is built on app's
+// Service and reaches the rest of the service through app.HookSupport only
+// (docs/decisions/0103-hooks-room.md).
+package hooks
 
-// The hooks' type, the requests and results of the hook routes
-// (docs/design/hooks.md), and the helpers the use cases of bootstrap.go,
-// prompt.go, toolevent.go, debt.go and useful.go share.
+// The hooks' type, the requests and results of the hook routes, and the
+// helpers the use cases of bootstrap.go, prompt.go, toolevent.go and
+// debt.go share.
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/kg-memory/kg/app/graphstore"
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
 
 // Hooks is the hook routes' surface (docs/design/hooks.md): what Claude
-// Code's hooks call, kept apart from the tools' surface, Service, so that
-// each reads on its own (docs/decisions/0084-hooks-type.md). It works on the
-// service's graphs and sessions, and is safe for concurrent use.
+// Code's hooks call, kept apart from the tools' surface, app.Service, so
+// that each reads on its own (docs/decisions/0084-hooks-type.md). It works
+// on the service's graphs and sessions, and is safe for concurrent use.
 type Hooks struct {
-	svc *Service
+	svc *app.Service
+	sup *app.HookSupport
 }
 
-// NewHooks returns the hooks of svc. They share its store, sessions and
+// New returns the hooks of svc. They share its store, sessions and
 // tool-event counts, so a hook sees what the tools changed and the other
 // way round.
-func NewHooks(svc *Service) *Hooks { return &Hooks{svc: svc} }
+func New(svc *app.Service) *Hooks { return &Hooks{svc: svc, sup: app.NewHookSupport(svc)} }
 
 // BootstrapRequest is GET /api/session_bootstrap: what Claude Code's
 // SessionStart hook received on stdin.
@@ -107,20 +111,6 @@ type GraphDebt struct {
 	SinceMaintained domain.Micros
 }
 
-// UsefulResult is what kg_useful marked.
-type UsefulResult struct {
-	SessionID string
-	Marked    []UsefulNode // marked now
-	Already   []UsefulNode // marked by this session before: unchanged
-}
-
-// UsefulNode names a node of one graph.
-type UsefulNode struct {
-	Level   domain.Level
-	Project string
-	ID      string
-}
-
 // Limits of the hook routes' own fields.
 const (
 	maxClaudeID    = 256
@@ -133,84 +123,15 @@ const (
 	maxPromptNudges = 3
 )
 
-// checkHookString refuses a hook field that is too long or holds control
-// characters, naming it.
-func checkHookString(field, v string, limit int) error {
-	if !utf8.ValidString(v) {
-		return domain.Invalidf(field, "must be valid UTF-8")
-	}
-	if n := utf8.RuneCountInString(v); n > limit {
-		return domain.Invalidf(field, "%d chars, limit %d", n, limit)
-	}
-	if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return domain.Invalidf(field, "must not hold control characters")
-	}
-	return nil
-}
-
 // hookProjectOf resolves a hook's project path, required, naming field (a
 // project key on a team server, like every other path: canonical), or the
 // key the client resolved, which a team server takes first
 // (docs/design/team.md#project-keys).
 func (h *Hooks) hookProjectOf(ctx context.Context, field, p, key string) (string, error) {
-	if p == "" && (key == "" || h.svc.store.Shared == nil) {
+	if p == "" && (key == "" || !h.sup.TeamMode()) {
 		return "", domain.Invalidf(field, "required: the absolute path of the project root")
 	}
-	return h.svc.scope.projectOf(ctx, field, p, key)
-}
-
-// lockedGraphs are the user graph and a project graph, read-locked in the
-// store's order (user first) for as long as a hook builds its answer.
-type lockedGraphs struct {
-	entries []*graphstore.Entry
-	graphs  []*domain.Graph
-	at      []*graphstore.Entry // the entry of each of graphs; nil for a nil graph
-}
-
-// lockGraphs loads and read-locks the user graph and project's graph,
-// caught up first with what other servers committed (team mode). A graph
-// that cannot be loaded is left out (nil in graphs): a hook serves what it
-// can. Release with unlock.
-func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
-	t := target{project: project, owner: h.svc.scope.owner(ctx)}
-	lg := &lockedGraphs{}
-	h.svc.store.Fresh(ctx, t.keys()...) // team mode: what other servers committed
-	for _, k := range t.keys() {
-		e, down, err := h.svc.reader.spanned(ctx, k)
-		if err != nil {
-			lg.unlock()
-			return nil, err
-		}
-		if down != nil {
-			h.svc.log.Warn("hook served without a graph", "graph", k.String(), "err", down)
-			lg.graphs = append(lg.graphs, nil)
-			lg.at = append(lg.at, nil)
-			continue
-		}
-		e.RLock()
-		lg.entries = append(lg.entries, e)
-		lg.graphs = append(lg.graphs, e.Graph())
-		lg.at = append(lg.at, e)
-	}
-	return lg, nil
-}
-
-func (lg *lockedGraphs) unlock() {
-	for _, e := range lg.entries {
-		e.RUnlock()
-	}
-	lg.entries = nil
-}
-
-// nodeCount is the number of nodes the graphs hold, every tier.
-func (lg *lockedGraphs) nodeCount() int {
-	n := 0
-	for _, g := range lg.graphs {
-		if g != nil {
-			n += g.NodeCount()
-		}
-	}
-	return n
+	return h.sup.ProjectOf(ctx, field, p, key)
 }
 
 // sessionNudge is the full-read nudge of a prompt: it names the session to

@@ -1,4 +1,4 @@
-package app
+package hooks
 
 import (
 	"flag"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
@@ -22,18 +23,18 @@ var updateRecallGolden = flag.Bool("update-recall-golden", false, "rewrite testd
 // is written as SESSION.
 func TestRecallTextGolden(t *testing.T) {
 	e := newEnv(t)
-	w := e.session(projA)
+	w := e.Session(projA)
 	for i := range 40 { // a graph of some size: relevance is relative to it
-		e.put(project(w), fmt.Sprintf("filler-%02d", i), fmt.Sprintf("note %d on logging levels and output format", i))
+		e.Put(project(w), fmt.Sprintf("filler-%02d", i), fmt.Sprintf("note %d on logging levels and output format", i))
 	}
 	for i := range 3 {
-		e.put(project(w), "refresh-"+string(rune('a'+i)), "token refresh race: the oauth refresh token rotates, case "+string(rune('a'+i)))
+		e.Put(project(w), "refresh-"+string(rune('a'+i)), "token refresh race: the oauth refresh token rotates, case "+string(rune('a'+i)))
 	}
-	e.edge(project(w), "refresh-a", "refresh-b", "relates-to")
-	e.put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
+	e.Edge(project(w), "refresh-a", "refresh-b", "relates-to")
+	e.Put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
-	e.svc.sessions.withHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
-	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "why does the oauth token refresh race?"})
+	e.Support().WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
+	r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "why does the oauth token refresh race?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +58,11 @@ func TestHookTextsGolden(t *testing.T) {
 		render.PreloadHeader("3fa29c0d1e7b4a55"),
 		render.ContinuityNote("3fa29c0d1e7b4a55"),
 	}
-	u := func(level domain.Level, id string) UsefulNode { return UsefulNode{Level: level, ID: id} }
-	for _, r := range []UsefulResult{
-		{Marked: []UsefulNode{u(domain.LevelProject, "a"), u(domain.LevelUser, "b")}},
-		{Marked: []UsefulNode{u(domain.LevelProject, "a"), u(domain.LevelUser, "a")}, Already: []UsefulNode{u(domain.LevelProject, "c")}},
-		{Already: []UsefulNode{u(domain.LevelProject, "c"), u(domain.LevelUser, "d")}},
+	u := func(level domain.Level, id string) app.UsefulNode { return app.UsefulNode{Level: level, ID: id} }
+	for _, r := range []app.UsefulResult{
+		{Marked: []app.UsefulNode{u(domain.LevelProject, "a"), u(domain.LevelUser, "b")}},
+		{Marked: []app.UsefulNode{u(domain.LevelProject, "a"), u(domain.LevelUser, "a")}, Already: []app.UsefulNode{u(domain.LevelProject, "c")}},
+		{Already: []app.UsefulNode{u(domain.LevelProject, "c"), u(domain.LevelUser, "d")}},
 	} {
 		texts = append(texts, r.Summary())
 	}

@@ -1,4 +1,4 @@
-package app
+package hooks
 
 import (
 	"context"
@@ -32,10 +32,10 @@ const (
 // to record what it learned — at most once a day per target, three times per
 // session, ten minutes apart. Anything else is answered with nothing.
 func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText, err error) {
-	if err := checkHookString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+	if err := hookstate.CheckString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
 		return HookText{}, err
 	}
-	now := h.svc.clock.Now()
+	now := h.sup.Now()
 	project, err := h.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
@@ -44,7 +44,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	tt := h.svc.tools.Record(ctx, project, key, req.ClaudeSessionID, now)
+	tt := h.sup.ToolEvents().Record(ctx, project, key, req.ClaudeSessionID, now)
 	if strings.HasPrefix(key, targetFile) && len(tt.Sessions) < 2 || !strings.HasPrefix(key, targetFile) && tt.Count < 2 {
 		return HookText{}, nil
 	}
@@ -52,22 +52,22 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
-	defer h.svc.countOp(sess.ID, &err)
-	if hv, _ := h.svc.sessions.hookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
+	defer h.sup.StoreSession(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.sup.CountOp(sess.ID, &err)
+	if hv, _ := h.sup.HookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil
 	}
-	lg, err := h.lockGraphs(ctx, project)
+	lg, err := h.sup.LockGraphs(ctx, project)
 	if err != nil {
 		return HookText{}, err
 	}
-	covered := mentioned(lg.graphs, mention)
-	lg.unlock()
+	covered := mentioned(lg.Graphs(), mention)
+	lg.Unlock()
 	if covered {
 		return HookText{}, nil
 	}
 	claimed := false
-	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+	h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		if !nudgeAllowed(h.Nudges, h.LastNudge, now) {
 			return false
 		}
@@ -76,7 +76,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 		claimed = true
 		return true
 	})
-	if !claimed || !h.svc.tools.ClaimNudge(ctx, project, key, now) {
+	if !claimed || !h.sup.ToolEvents().ClaimNudge(ctx, project, key, now) {
 		return HookText{}, nil
 	}
 	return HookText{Text: toolNudge(key, mention, sess.ID)}, nil
@@ -93,12 +93,12 @@ func nudgeAllowed(nudges int, last, now domain.Micros) bool {
 // repository, the same in every checkout); "" when there is none (a
 // project named by its key alone: no file is counted).
 func (h *Hooks) toolRoot(project, cwd string) string {
-	if h.svc.store.Shared == nil {
+	if !h.sup.TeamMode() {
 		return project
 	}
-	root := h.svc.scope.rootOf(project, cwd)
+	root := h.sup.RootOf(project, cwd)
 	if root != "" {
-		if c, err := h.svc.scope.paths.Canonical(root); err == nil {
+		if c, err := h.sup.Canonical(root); err == nil {
 			root = c
 		}
 	}
@@ -112,10 +112,10 @@ func (h *Hooks) toolTarget(root string, req ToolEventRequest) (key, mention stri
 	switch req.ToolName {
 	case "Read":
 		p := req.FilePath
-		if root == "" || p == "" || !filepath.IsAbs(p) || checkHookString("tool_input.file_path", p, maxToolTarget) != nil {
+		if root == "" || p == "" || !filepath.IsAbs(p) || hookstate.CheckString("tool_input.file_path", p, maxToolTarget) != nil {
 			return "", "", false
 		}
-		if c, err := h.svc.scope.paths.Canonical(p); err == nil {
+		if c, err := h.sup.Canonical(p); err == nil {
 			p = c
 		}
 		rel, err := filepath.Rel(root, p)
@@ -126,13 +126,13 @@ func (h *Hooks) toolTarget(root string, req ToolEventRequest) (key, mention stri
 		return targetFile + rel, rel, true
 	case "WebFetch":
 		u := strings.TrimSpace(req.URL)
-		if u == "" || checkHookString("tool_input.url", u, maxToolTarget) != nil {
+		if u == "" || hookstate.CheckString("tool_input.url", u, maxToolTarget) != nil {
 			return "", "", false
 		}
 		return targetURL + u, u, true
 	case "WebSearch":
 		q := strings.ToLower(strings.Join(strings.Fields(req.Query), " "))
-		if q == "" || checkHookString("tool_input.query", q, maxToolTarget) != nil {
+		if q == "" || hookstate.CheckString("tool_input.query", q, maxToolTarget) != nil {
 			return "", "", false
 		}
 		return targetSearch + q, q, true

@@ -1,4 +1,8 @@
-package main
+// Package project is a project's memory as kg's commands see it: which
+// projects have memory, and the refusal of a mistyped one naming the
+// nearest of them; and moving a project's memory to a new path (kg project
+// mv).
+package project
 
 // A command that reads a project's graph (kg export, kg compact) is given
 // the project as a path, which is easy to mistype; an unknown one would read
@@ -21,10 +25,10 @@ import (
 // nearestShown is how many known projects an unknown one's refusal names.
 const nearestShown = 3
 
-// requireKnownProject returns nil for the user graph and for a project in
+// RequireKnown returns nil for the user graph and for a project in
 // known (the paths of the projects that have memory), else an error naming
 // the nearest of them.
-func requireKnownProject(key domain.GraphKey, root string, known []string) error {
+func RequireKnown(key domain.GraphKey, root string, known []string) error {
 	if key.Level != domain.LevelProject || slices.Contains(known, key.Project) {
 		return nil
 	}
@@ -37,8 +41,8 @@ func requireKnownProject(key domain.GraphKey, root string, known []string) error
 	return &domain.Error{Kind: domain.KindNotFound, Field: "project", Msg: msg}
 }
 
-// serverProjects is the paths of the projects the server at srv knows.
-func serverProjects(ctx context.Context, srv *apiclient.Client) ([]string, error) {
+// OfServer is the paths of the projects the server at srv knows.
+func OfServer(ctx context.Context, srv *apiclient.Client) ([]string, error) {
 	var out struct {
 		Projects []apijson.Project `json:"projects"`
 	}
@@ -52,21 +56,21 @@ func serverProjects(ctx context.Context, srv *apiclient.Client) ([]string, error
 	return paths, nil
 }
 
-// requireStoredProject is requireKnownProject on the files: the projects
+// RequireStored is RequireKnown on the files: the projects
 // st has stored are the known ones.
-func requireStoredProject(ctx context.Context, st store.Storage, key domain.GraphKey, root string) error {
+func RequireStored(ctx context.Context, st store.Storage, key domain.GraphKey, root string) error {
 	if key.Level != domain.LevelProject {
 		return nil
 	}
-	known, err := storedProjects(ctx, st)
+	known, err := Stored(ctx, st)
 	if err != nil {
 		return err
 	}
-	return requireKnownProject(key, root, known)
+	return RequireKnown(key, root, known)
 }
 
-// storedProjects is the paths of the projects st has stored.
-func storedProjects(ctx context.Context, st store.Storage) ([]string, error) {
+// Stored is the paths of the projects st has stored.
+func Stored(ctx context.Context, st store.Storage) ([]string, error) {
 	stored, err := st.Graphs.List(ctx)
 	if err != nil {
 		return nil, err

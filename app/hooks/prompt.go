@@ -1,4 +1,4 @@
-package app
+package hooks
 
 import (
 	"context"
@@ -20,12 +20,12 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 	if err != nil {
 		return SessionState{}, err
 	}
-	h.hookSync(ctx, "", project)
-	sess, ok := h.svc.sessions.mostRecent(project, h.svc.scope.owner(ctx), h.svc.clock.Now())
+	h.sup.SyncConversation(ctx, "", project)
+	sess, ok := h.sup.MostRecent(project, h.sup.Owner(ctx), h.sup.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
-	hv, _ := h.svc.sessions.hookView(sess.ID)
+	hv, _ := h.sup.HookView(sess.ID)
 	return SessionState{Found: true, SessionID: sess.ID, FullReadDone: hv.FullReadDone, PreloadedCount: hv.PreloadedCount}, nil
 }
 
@@ -33,32 +33,32 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 // belongs to: the one bound to its Claude session id (revived if it went
 // dormant), else the project's most recent. ok is false for none.
 func (h *Hooks) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
-	owner := h.svc.scope.owner(ctx)
-	if b, ok := h.svc.sessions.bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
-		if sess, err := h.svc.sessions.revive(b.ID, "", now); err == nil {
+	owner := h.sup.Owner(ctx)
+	if b, ok := h.sup.Bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
+		if sess, err := h.sup.Revive(b.ID, "", now); err == nil {
 			return sess, true
 		}
 	}
 	if project == "" {
 		return ports.Session{}, false
 	}
-	return h.svc.sessions.mostRecent(project, owner, now)
+	return h.sup.MostRecent(project, owner, now)
 }
 
 // hookProject resolves the project of a prompt or tool event: cwd, or,
 // without one, the project of the session bound to the conversation. In
 // team mode it first brings in the conversation's session from the
-// database (hookSync).
+// database (HookSupport.SyncConversation).
 func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
-	if cwd != "" || key != "" && h.svc.store.Shared != nil {
-		p, err := h.svc.scope.projectOf(ctx, "cwd", cwd, key)
+	if cwd != "" || key != "" && h.sup.TeamMode() {
+		p, err := h.sup.ProjectOf(ctx, "cwd", cwd, key)
 		if err == nil {
-			h.hookSync(ctx, claude, p)
+			h.sup.SyncConversation(ctx, claude, p)
 		}
 		return p, err
 	}
-	h.hookSync(ctx, claude, "")
-	if b, ok := h.svc.sessions.bound(claude, h.svc.scope.owner(ctx), now); ok && b.ProjectPath != "" {
+	h.sup.SyncConversation(ctx, claude, "")
+	if b, ok := h.sup.Bound(claude, h.sup.Owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -73,13 +73,13 @@ func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now do
 // that the session has not been shown, at most recallMaxNodes, with the
 // edges among them and to nodes it has seen.
 func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookText, err error) {
-	if err := checkHookString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
+	if err := hookstate.CheckString("session_id", req.ClaudeSessionID, maxClaudeID); err != nil {
 		return HookText{}, err
 	}
 	if !utf8.ValidString(req.Prompt) {
 		return HookText{}, domain.Invalidf("prompt", "must be valid UTF-8")
 	}
-	now := h.svc.clock.Now()
+	now := h.sup.Now()
 	project, err := h.hookProject(ctx, req.ClaudeSessionID, req.CWD, req.ProjectKey, now)
 	if err != nil {
 		return HookText{}, err
@@ -88,7 +88,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so
 		// that the nudge can name it and a full read in it ends the nudge.
-		if sess, err = h.svc.newSession(ctx, project, h.svc.scope.rootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
+		if sess, err = h.sup.NewSession(ctx, project, h.sup.RootOf(project, req.CWD), req.ClaudeSessionID); err != nil {
 			return HookText{}, err
 		}
 		ok = true
@@ -96,10 +96,10 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
-	defer h.svc.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
-	defer h.svc.countOp(sess.ID, &err)
+	defer h.sup.StoreSession(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.sup.CountOp(sess.ID, &err)
 	nudge := false
-	h.svc.sessions.withHooks(sess.ID, func(h *hookstate.State) bool {
+	h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		if h.FullRead || h.PromptNudges >= maxPromptNudges {
 			return false
 		}
@@ -121,20 +121,20 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	if !ok {
 		return HookText{}, nil
 	}
-	lg, err := h.lockGraphs(ctx, project)
+	lg, err := h.sup.LockGraphs(ctx, project)
 	if err != nil {
 		return HookText{}, err
 	}
-	defer lg.unlock()
-	found, err := domain.Search(lg.graphs, query, recall.RecallSearchLimit)
+	defer lg.Unlock()
+	found, err := domain.Search(lg.Graphs(), query, recall.RecallSearchLimit)
 	if err != nil {
 		return HookText{}, err
 	}
-	cands, keys := recallCandidates(lg.graphs, found.Hits, lg.nodeCount())
+	cands, keys := recallCandidates(lg.Graphs(), found.Hits, lg.NodeCount())
 	var b strings.Builder
 	b.WriteString(render.RecallHeader(sess.ID))
 	left := recallMaxChars - runeLen(b.String())
-	shown, left := writeRecallNodes(&b, cands, setOf(h.svc.sessions.unseen(sess.ID, keys)), left)
+	shown, left := writeRecallNodes(&b, cands, setOf(h.sup.Unseen(sess.ID, keys)), left)
 	if len(shown) == 0 {
 		return HookText{}, nil
 	}
@@ -145,7 +145,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	edges, ends := recallEdges(shown, inShown)
 	seenEnds := map[string]bool{}
 	if len(ends) > 0 {
-		unseenEnds := setOf(h.svc.sessions.unseen(sess.ID, ends))
+		unseenEnds := setOf(h.sup.Unseen(sess.ID, ends))
 		for _, k := range ends {
 			seenEnds[k] = !unseenEnds[k]
 		}
@@ -155,7 +155,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	for i, c := range shown {
 		shownKeys[i] = c.key
 	}
-	h.svc.sessions.see(sess.ID, shownKeys...)
+	h.sup.See(sess.ID, shownKeys...)
 	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
 }
 

@@ -1,4 +1,4 @@
-package app
+package hooks
 
 import (
 	"context"
@@ -9,40 +9,40 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
 
 const claudeA = "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33"
 
 func (e *env) bootstrap(claude, source string) BootstrapResult {
-	e.t.Helper()
-	r, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: claude, Source: source})
+	e.T.Helper()
+	r, err := e.hooks().SessionBootstrap(e.Ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: claude, Source: source})
 	if err != nil {
-		e.t.Fatalf("SessionBootstrap(%s, %s): %v", claude, source, err)
+		e.T.Fatalf("SessionBootstrap(%s, %s): %v", claude, source, err)
 	}
 	return r
 }
 
 func (e *env) seen(session, key string) bool {
-	e.t.Helper()
-	return len(e.svc.sessions.unseen(session, []string{key})) == 0
+	e.T.Helper()
+	return len(e.Support().Unseen(session, []string{key})) == 0
 }
 
 // fillGraphs writes n project nodes and m user nodes through a throwaway
 // session, whose writes are its own.
 func (e *env) fillGraphs(n, m int) {
-	e.t.Helper()
-	w := e.session(projA)
+	e.T.Helper()
+	w := e.Session(projA)
 	for i := range n {
-		e.put(project(w), fmt.Sprintf("p%04d", i), fmt.Sprintf("project insight number %d about the build cache", i))
+		e.Put(project(w), fmt.Sprintf("p%04d", i), fmt.Sprintf("project insight number %d about the build cache", i))
 	}
 	for i := range m {
-		e.put(user(w), fmt.Sprintf("u%04d", i), fmt.Sprintf("user insight number %d about code review", i))
+		e.Put(user(w), fmt.Sprintf("u%04d", i), fmt.Sprintf("user insight number %d about code review", i))
 	}
-	e.clock.Advance(time.Second) // the sessions started next are the project's most recent
+	e.Clock.Advance(time.Second) // the sessions started next are the project's most recent
 }
 
 func TestBootstrapPreloadsWithinBudgetAndMarksWhatItShowed(t *testing.T) {
@@ -52,8 +52,8 @@ func TestBootstrapPreloadsWithinBudgetAndMarksWhatItShowed(t *testing.T) {
 	if r.Reused || r.SessionID == "" {
 		t.Fatalf("first start: %+v; want a new session", r)
 	}
-	if n := utf8.RuneCountInString(r.Context); n > DefaultPreloadChars {
-		t.Errorf("context is %d characters, limit %d", n, DefaultPreloadChars)
+	if n := utf8.RuneCountInString(r.Context); n > app.DefaultPreloadChars {
+		t.Errorf("context is %d characters, limit %d", n, app.DefaultPreloadChars)
 	}
 	header, text, ok := strings.Cut(r.Context, "\n\n")
 	if !ok || text != r.Text || utf8.RuneCountInString(header) > MaxPreloadHeader || !strings.Contains(header, r.SessionID) {
@@ -77,14 +77,14 @@ func TestBootstrapPreloadsWithinBudgetAndMarksWhatItShowed(t *testing.T) {
 			shown++
 		}
 	}
-	st, err := e.hooks().SessionStateOf(e.ctx, projA, "")
+	st, err := e.hooks().SessionStateOf(e.Ctx, projA, "")
 	if err != nil || !st.Found || st.SessionID != r.SessionID || !st.FullReadDone || st.PreloadedCount != r.Stats.ShownGists {
 		t.Errorf("session state = %+v, %v; want the session, full read done, %d preloaded", st, err, r.Stats.ShownGists)
 	}
 }
 
 func TestBootstrapBudgetIsKGPreloadChars(t *testing.T) {
-	e := newEnv(t, func(c *Config) { c.PreloadChars = 2000 })
+	e := newEnv(t, func(c *app.Config) { c.PreloadChars = 2000 })
 	e.fillGraphs(100, 0)
 	r := e.bootstrap(claudeA, "startup")
 	if n := utf8.RuneCountInString(r.Context); n > 2000 || n < 1500 {
@@ -113,7 +113,7 @@ func TestBootstrapBindingReuseResumeCompactClear(t *testing.T) {
 	}
 
 	// A compaction: the seen set is cleared, then filled by the new preload.
-	e.svc.sessions.see(first.SessionID, "p:not-in-the-preload")
+	e.Support().See(first.SessionID, "p:not-in-the-preload")
 	cmp := e.bootstrap(claudeA, "compact")
 	if !cmp.Reused || cmp.SessionID != first.SessionID || cmp.Text == "" || cmp.Stats == nil {
 		t.Errorf("compact: %+v; want the preload again in the same session", cmp)
@@ -142,12 +142,12 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	e := newEnv(t)
 	e.fillGraphs(10, 0)
 	first := e.bootstrap(claudeA, "startup")
-	e.restart()
-	e.clock.Advance(3 * 24 * time.Hour)
-	if _, err := e.svc.Sync(e.ctx, first.SessionID); domain.KindOf(err) != domain.KindNotFound {
+	e.Restart()
+	e.Clock.Advance(3 * 24 * time.Hour)
+	if _, err := e.Svc.Sync(e.Ctx, first.SessionID); domain.KindOf(err) != domain.KindNotFound {
 		t.Fatalf("sync on a session idle past the TTL: %v; want unknown", err)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.Tick()
 	r := e.bootstrap(claudeA, "resume")
 	if !r.Reused || r.SessionID != first.SessionID || r.Text != "" {
 		t.Fatalf("resume after 3 days: %+v; want %s revived with the continuity note", r, first.SessionID)
@@ -155,14 +155,14 @@ func TestBindingOutlivesTheSessionTTL(t *testing.T) {
 	if !e.seen(first.SessionID, "p:p0000") {
 		t.Error("the revived session lost its seen set")
 	}
-	if _, err := e.svc.Sync(e.ctx, first.SessionID); err != nil {
+	if _, err := e.Svc.Sync(e.Ctx, first.SessionID); err != nil {
 		t.Errorf("the revived session is not live: %v", err)
 	}
 	// Past the bound TTL the session is gone for good.
-	e.clock.Advance(time.Duration(DefaultBoundSessionTTL+domain.Day) * time.Microsecond)
-	e.svc.maint.tick(e.ctx)
+	e.Clock.Advance(time.Duration(app.DefaultBoundSessionTTL+domain.Day) * time.Microsecond)
+	e.Tick()
 	if r := e.bootstrap(claudeA, "resume"); r.Reused {
-		t.Errorf("a binding past %d days was reused", DefaultBoundSessionTTL/domain.Day)
+		t.Errorf("a binding past %d days was reused", app.DefaultBoundSessionTTL/domain.Day)
 	}
 }
 
@@ -178,14 +178,14 @@ func (f fakeTranscripts) Tail(_ context.Context, path string, max int64) ([]byte
 
 func TestBootstrapResumeFindsTheSessionItsTranscriptNames(t *testing.T) {
 	e := newEnv(t)
-	other := e.session(projB)
-	mine := e.session(projA)
-	older := e.session(projA)
-	e.transcripts = fakeTranscripts{
+	other := e.Session(projB)
+	mine := e.Session(projA)
+	older := e.Session(projA)
+	e.Transcripts = fakeTranscripts{
 		"/home/dev/.claude/t.jsonl": fmt.Sprintf(`{"session_id":"%s"} {"session_id":"%s"} {"session_id":"%s"}`, older, mine, other),
 	}
-	e.restart()
-	r, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "new-conv", Source: "resume",
+	e.Restart()
+	r, err := e.hooks().SessionBootstrap(e.Ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "new-conv", Source: "resume",
 		TranscriptPath: "/home/dev/.claude/t.jsonl"})
 	if err != nil || !r.Reused || r.SessionID != mine {
 		t.Fatalf("resume by transcript: %+v, %v; want %s (the last named of this project)", r, err, mine)
@@ -193,7 +193,7 @@ func TestBootstrapResumeFindsTheSessionItsTranscriptNames(t *testing.T) {
 	if b := e.bootstrap("new-conv", "startup"); b.SessionID != mine {
 		t.Errorf("the transcript's session was not bound to the conversation")
 	}
-	r, err = e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: "/etc/passwd"})
+	r, err = e.hooks().SessionBootstrap(e.Ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: "/etc/passwd"})
 	if err != nil || r.Reused {
 		t.Errorf("a transcript that may not be read: %+v, %v; want a new session", r, err)
 	}
@@ -202,39 +202,39 @@ func TestBootstrapResumeFindsTheSessionItsTranscriptNames(t *testing.T) {
 func TestHookRoutesRefuseBadProjectPaths(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{"", "rel/path"} {
-		_, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: p})
+		_, err := e.hooks().SessionBootstrap(e.Ctx, BootstrapRequest{ProjectPath: p})
 		wantKind(t, err, domain.KindInvalid, "project_path")
-		_, err = e.hooks().SessionStateOf(e.ctx, p, "")
+		_, err = e.hooks().SessionStateOf(e.Ctx, p, "")
 		wantKind(t, err, domain.KindInvalid, "project_path")
 	}
-	_, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "a\nb"})
+	_, err := e.hooks().SessionBootstrap(e.Ctx, BootstrapRequest{ProjectPath: projA, ClaudeSessionID: "a\nb"})
 	wantKind(t, err, domain.KindInvalid, "claude_session_id")
-	if st, err := e.hooks().SessionStateOf(e.ctx, projA, ""); err != nil || st.Found {
+	if st, err := e.hooks().SessionStateOf(e.Ctx, projA, ""); err != nil || st.Found {
 		t.Errorf("state of a project with no session: %+v, %v", st, err)
 	}
 }
 
 func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 	e := newEnv(t)
-	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
+	r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := e.svc.sessions.bound(claudeA, "", e.clock.Now())
+	b, ok := e.Support().Bound(claudeA, "", e.Clock.Now())
 	if !ok || !strings.Contains(r.Text, "kg_read") || !strings.Contains(r.Text, b.ID) || !strings.Contains(r.Text, projA) {
 		t.Fatalf("nudge = %q; want kg_read with cwd and the bound session %v", r.Text, b.ID)
 	}
-	if _, err := e.svc.Read(e.ctx, ReadRequest{SessionID: b.ID}); err != nil {
+	if _, err := e.Svc.Read(e.Ctx, app.ReadRequest{SessionID: b.ID}); err != nil {
 		t.Fatal(err)
 	}
-	r, err = e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
+	r, err = e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "how is the build cache invalidated"})
 	if err != nil || strings.Contains(r.Text, "has not been read") {
 		t.Errorf("after a full read: %q, %v; want no nudge", r.Text, err)
 	}
 	// The nudge ends after maxPromptNudges prompts even without a read.
 	e2 := newEnv(t)
 	for i := range maxPromptNudges + 2 {
-		r, _ := e2.hooks().PromptContext(e2.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "tell me about the parser"})
+		r, _ := e2.hooks().PromptContext(e2.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "tell me about the parser"})
 		if nudged := strings.Contains(r.Text, "has not been read"); nudged != (i < maxPromptNudges) {
 			t.Errorf("prompt %d nudged %v", i, nudged)
 		}
@@ -243,21 +243,21 @@ func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 
 func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	e := newEnv(t)
-	w := e.session(projA)
+	w := e.Session(projA)
 	for i := range 60 {
-		e.put(project(w), fmt.Sprintf("filler-%02d", i), fmt.Sprintf("note %d on logging levels and output format", i))
+		e.Put(project(w), fmt.Sprintf("filler-%02d", i), fmt.Sprintf("note %d on logging levels and output format", i))
 	}
 	for i := range 8 {
-		e.put(project(w), fmt.Sprintf("refresh-%d", i), fmt.Sprintf("token refresh race %d: the oauth refresh token rotates", i))
+		e.Put(project(w), fmt.Sprintf("refresh-%d", i), fmt.Sprintf("token refresh race %d: the oauth refresh token rotates", i))
 	}
-	e.edge(project(w), "refresh-0", "refresh-1", "relates-to")
-	e.put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
+	e.Edge(project(w), "refresh-0", "refresh-1", "relates-to")
+	e.Put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
 	// Pretend the preload showed none of them: a fresh seen set.
-	e.svc.sessions.withHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
+	e.Support().WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
 
 	prompt := "<system-reminder>ignore</system-reminder>why does the oauth token refresh race? see src/auth/refresh.py [Image #1]"
-	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
+	r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 		t.Errorf("recall shows irrelevant nodes:\n%s", r.Text)
 	}
 	first := r.Text
-	r2, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
+	r2, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	}
 	// Too short, or notification only: nothing.
 	for _, p := range []string{"ok thx", "<task-notification>the oauth token refresh build finished</task-notification>"} {
-		if r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: p}); err != nil || r.Text != "" {
+		if r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: p}); err != nil || r.Text != "" {
 			t.Errorf("prompt %q: %q, %v; want nothing", p, r.Text, err)
 		}
 	}
@@ -288,18 +288,18 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 func TestRecallNeverShowsASessionItsOwnWrites(t *testing.T) {
 	e := newEnv(t)
 	sess := e.bootstrap(claudeA, "startup").SessionID
-	e.put(project(sess), "cache-key", "the build cache key hashes the lockfile and the toolchain version")
-	r, err := e.hooks().PromptContext(e.ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "what goes into the build cache key"})
+	e.Put(project(sess), "cache-key", "the build cache key hashes the lockfile and the toolchain version")
+	r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "what goes into the build cache key"})
 	if err != nil || r.Text != "" {
 		t.Errorf("recall of the session's own write: %q, %v; want nothing", r.Text, err)
 	}
 }
 
 func (e *env) toolRead(claude, path string) HookText {
-	e.t.Helper()
-	r, err := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: claude, CWD: projA, ToolName: "Read", FilePath: path})
+	e.T.Helper()
+	r, err := e.hooks().ToolEvent(e.Ctx, ToolEventRequest{ClaudeSessionID: claude, CWD: projA, ToolName: "Read", FilePath: path})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return r
 }
@@ -320,11 +320,11 @@ func TestToolEventNudgesOnAFileReadInTwoConversationsOnce(t *testing.T) {
 	}
 	// Once per target per day, even in another conversation, 10 min later.
 	e.bootstrap("conv-3", "startup")
-	e.clock.Advance(11 * time.Minute)
+	e.Clock.Advance(11 * time.Minute)
 	if r := e.toolRead("conv-3", projA+"/internal/parse.go"); r.Text != "" {
 		t.Errorf("the same target nudged twice in a day: %q", r.Text)
 	}
-	e.clock.Advance(25 * time.Hour)
+	e.Clock.Advance(25 * time.Hour)
 	if r := e.toolRead("conv-3", projA+"/internal/parse.go"); r.Text == "" {
 		t.Error("no nudge a day later")
 	}
@@ -340,7 +340,7 @@ func TestToolEventStaysQuietAboutWhatMemoryMentions(t *testing.T) {
 	e := newEnv(t)
 	s1 := e.bootstrap("conv-1", "startup").SessionID
 	e.bootstrap("conv-2", "startup")
-	if _, err := e.svc.PutNode(e.ctx, project(s1), domain.NodeInput{ID: "parser", Gist: "the parser is hand written", Touches: []string{"internal/parse.go"}}); err != nil {
+	if _, err := e.Svc.PutNode(e.Ctx, project(s1), domain.NodeInput{ID: "parser", Gist: "the parser is hand written", Touches: []string{"internal/parse.go"}}); err != nil {
 		t.Fatal(err)
 	}
 	e.toolRead("conv-1", projA+"/internal/parse.go")
@@ -357,7 +357,7 @@ func TestToolEventThrottlesPerSession(t *testing.T) {
 	for i := range 6 {
 		q := fmt.Sprintf("golang generics question %d", i)
 		for range 2 {
-			r, err := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebSearch", Query: q})
+			r, err := e.hooks().ToolEvent(e.Ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebSearch", Query: q})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -365,15 +365,15 @@ func TestToolEventThrottlesPerSession(t *testing.T) {
 				nudges++
 			}
 		}
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 	}
 	if nudges != 1 {
 		t.Errorf("%d nudges within 6 minutes; want 1 (10 minutes apart)", nudges)
 	}
 	for i := range 6 {
-		e.clock.Advance(11 * time.Minute)
+		e.Clock.Advance(11 * time.Minute)
 		for range 2 {
-			r, _ := e.hooks().ToolEvent(e.ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebFetch", URL: fmt.Sprintf("https://x.example/%d", i)})
+			r, _ := e.hooks().ToolEvent(e.Ctx, ToolEventRequest{ClaudeSessionID: "conv-2", CWD: projA, ToolName: "WebFetch", URL: fmt.Sprintf("https://x.example/%d", i)})
 			if r.Text != "" {
 				nudges++
 			}
@@ -393,116 +393,32 @@ func TestToolEventCountsAreSavedWithTheTick(t *testing.T) {
 	for range 20 {
 		e.toolRead("conv-1", projA+"/a.go")
 	}
-	if doc, _ := e.store.LoadToolEvents(e.ctx); doc != nil {
+	if doc, _ := e.Store.LoadToolEvents(e.Ctx); doc != nil {
 		t.Fatalf("counts saved per event: %s", doc)
 	}
-	e.svc.maint.tick(e.ctx)
-	if doc, _ := e.store.LoadToolEvents(e.ctx); !strings.Contains(string(doc), `"file:a.go"`) {
+	e.Tick()
+	if doc, _ := e.Store.LoadToolEvents(e.Ctx); !strings.Contains(string(doc), `"file:a.go"`) {
 		t.Fatalf("after the tick the counts are %s", doc)
 	}
-	e.restart()
+	e.Restart()
 	if r := e.toolRead("conv-2", projA+"/a.go"); r.Text == "" {
 		t.Error("the counts did not survive a restart: no nudge on the second conversation's read")
 	}
 }
 
-type recordedUses struct {
-	calls []string
-	err   error
-}
-
-func (r *recordedUses) CountUses(_ context.Context, session string, key domain.GraphKey, ids []string) error {
-	r.calls = append(r.calls, session+" "+key.String()+" "+strings.Join(ids, ","))
-	return r.err
-}
-
-func TestMarkUseful(t *testing.T) {
-	e := newEnv(t)
-	uses := &recordedUses{}
-	e.svc.uses = uses
-	s := e.session(projA)
-	e.put(project(s), "a", "alpha")
-	e.put(project(s), "b", "beta")
-	e.put(user(s), "b", "user beta")
-	e.put(user(s), "c", "gamma")
-	seq := e.storedSeq(domain.ProjectGraph(projA))
-	r, err := e.svc.MarkUseful(e.ctx, s, []string{"a", "b", "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Marked) != 3 || len(r.Already) != 0 {
-		t.Errorf("marked %v already %v; want a, and b in both graphs", r.Marked, r.Already)
-	}
-	r, err = e.svc.MarkUseful(e.ctx, s, []string{"c", "a"})
-	if err != nil || len(r.Marked) != 1 || r.Marked[0].ID != "c" || len(r.Already) != 1 || r.Already[0].ID != "a" {
-		t.Errorf("second call: %+v, %v; want c marked, a already", r, err)
-	}
-	n, _ := e.store.stored(t, domain.ProjectGraph(projA), "a")
-	if m := recall.UsefulMarks(&n); len(m) != 1 || n.Version.V != 1 {
-		t.Errorf("stored a: marks %v v%d; want one mark, no new version", m, n.Version.V)
-	}
-	if got := e.storedSeq(domain.ProjectGraph(projA)); got != seq {
-		t.Errorf("seq moved from %d to %d: a mark takes no seq", seq, got)
-	}
-	want := []string{s + " " + domain.UserGraph.String() + " b", s + " " + domain.ProjectGraph(projA).String() + " a,b", s + " " + domain.UserGraph.String() + " c"}
-	if fmt.Sprint(uses.calls) != fmt.Sprint(want) {
-		t.Errorf("uses counted %v, want %v", uses.calls, want)
-	}
-
-	_, err = e.svc.MarkUseful(e.ctx, s, []string{"a", "nope", "zilch"})
-	if de := wantKind(t, err, domain.KindNotFound, "ids"); !strings.Contains(de.Error(), `"nope", "zilch"`) {
-		t.Errorf("error %q does not name the unknown ids", de)
-	}
-	_, err = e.svc.MarkUseful(e.ctx, s, []string{"1", "2", "3", "4", "5", "6"})
-	wantKind(t, err, domain.KindInvalid, "ids")
-	_, err = e.svc.MarkUseful(e.ctx, s, nil)
-	wantKind(t, err, domain.KindInvalid, "ids")
-	_, err = e.svc.MarkUseful(e.ctx, "", []string{"a"})
-	wantKind(t, err, domain.KindInvalid, "session_id")
-	_, err = e.svc.MarkUseful(e.ctx, "0000000000000000", []string{"a"})
-	wantKind(t, err, domain.KindNotFound, "")
-}
-
-func TestMarkUsefulAllowanceIsTwentyPerSession(t *testing.T) {
-	e := newEnv(t)
-	s := e.session(projA)
-	for i := range 25 {
-		e.put(project(s), fmt.Sprintf("n%02d", i), "gist")
-	}
-	for i := 0; i < 20; i += 5 {
-		if _, err := e.svc.MarkUseful(e.ctx, s, []string{fmt.Sprintf("n%02d", i), fmt.Sprintf("n%02d", i+1), fmt.Sprintf("n%02d", i+2),
-			fmt.Sprintf("n%02d", i+3), fmt.Sprintf("n%02d", i+4)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, err := e.svc.MarkUseful(e.ctx, s, []string{"n20"})
-	wantKind(t, err, domain.KindInvalid, "ids")
-	if n, _ := e.store.stored(t, domain.ProjectGraph(projA), "n20"); len(recall.UsefulMarks(&n)) != 0 {
-		t.Error("the 21st mark was stored")
-	}
-	// Another session has its own allowance; the marks survive a restart.
-	e.restart()
-	if r, err := e.svc.MarkUseful(e.ctx, e.session(projA), []string{"n20", "n00"}); err != nil || len(r.Marked) != 2 {
-		t.Errorf("another session: %+v, %v", r, err)
-	}
-	if r, err := e.svc.MarkUseful(e.ctx, s, []string{"n00"}); err != nil || len(r.Already) != 1 {
-		t.Errorf("after restart the session forgot its marks: %+v, %v", r, err)
-	}
-}
-
 func TestMaintenanceDebt(t *testing.T) {
 	e := newEnv(t)
-	s := e.session(projA)
+	s := e.Session(projA)
 	for i := range 5 {
-		e.put(project(s), fmt.Sprintf("n%d", i), "gist")
+		e.Put(project(s), fmt.Sprintf("n%d", i), "gist")
 	}
-	e.put(user(s), "u", "gist")
-	e.edge(user(s), "u", "u", "self")
-	if err := e.svc.SaveProgress(e.ctx, user(s), "maintain", domain.RawJSON(`{"done":true}`)); err != nil {
+	e.Put(user(s), "u", "gist")
+	e.Edge(user(s), "u", "u", "self")
+	if err := e.Svc.SaveProgress(e.Ctx, user(s), "maintain", domain.RawJSON(`{"done":true}`)); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(24 * time.Hour)
-	rep, err := e.hooks().MaintenanceDebt(e.ctx)
+	e.Clock.Advance(24 * time.Hour)
+	rep, err := e.hooks().MaintenanceDebt(e.Ctx)
 	if err != nil || len(rep.Graphs) != 2 {
 		t.Fatalf("debt = %+v, %v", rep, err)
 	}
@@ -512,48 +428,5 @@ func TestMaintenanceDebt(t *testing.T) {
 	}
 	if best.Level != domain.LevelUser || best.SinceMaintained != domain.Day || best.Score >= worst.Score {
 		t.Errorf("user = %+v; maintained a day ago, owing less than %v", best, worst.Score)
-	}
-}
-
-func (e *env) storedSeq(k domain.GraphKey) uint64 {
-	e.t.Helper()
-	d, err := e.store.Store.Load(e.ctx, k)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return d.Seq
-}
-
-// A session start keeps each graph's preload order and uses it again while
-// the graph is unchanged; a write makes the next one rank afresh, so the new
-// node is preloaded (docs/design/hooks.md#the-preload).
-func TestBootstrapKeepsThePreloadOrderUntilAWrite(t *testing.T) {
-	e := newEnv(t)
-	e.fillGraphs(400, 100)
-	kept := func() *recall.PreloadRanking {
-		en, err := e.svc.store.Get(e.ctx, domain.ProjectGraph(projA))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return en.Preload.Load()
-	}
-	first := e.bootstrap("conv-1", "startup")
-	r1 := kept()
-	if r1 == nil {
-		t.Fatal("the project graph's preload order was not kept")
-	}
-	second := e.bootstrap("conv-2", "startup")
-	if kept() != r1 || second.Text != first.Text {
-		t.Errorf("with no write between them, the second session start ranked again (%v) or preloaded otherwise", kept() != r1)
-	}
-
-	w := e.session(projA)
-	e.put(project(w), "fresh-insight", "a node written after the first preloads")
-	third := e.bootstrap("conv-3", "startup")
-	if kept() == r1 {
-		t.Error("the kept order survived a write")
-	}
-	if !strings.Contains(third.Text, "  fresh-insight: a node written after the first preloads") {
-		t.Errorf("the node written since is not preloaded (a stale order):\n%.600s", third.Text)
 	}
 }

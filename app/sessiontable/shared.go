@@ -1,4 +1,4 @@
-package app
+package sessiontable
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 // first and stores the moved ones at once, so a session that hops between
 // servers neither misses nor repeats a change.
 
-// ensure makes the session id live here when another server stored it.
-func (t *sessionTable) ensure(ctx context.Context, id string) error {
+// Ensure makes the session id live here when another server stored it.
+func (t *Table) Ensure(ctx context.Context, id string) error {
 	if t.shared == nil || id == "" {
 		return nil
 	}
@@ -30,13 +30,13 @@ func (t *sessionTable) ensure(ctx context.Context, id string) error {
 		return err // not found: the lookup that follows says it is unknown
 	}
 	stored.ID = id
-	t.adopt(stored) // its hook state and binding with it
+	t.Adopt(stored) // its hook state and binding with it
 	return nil
 }
 
-// pull merges the stored record of session id into the live one, every
+// Pull merges the stored record of session id into the live one, every
 // counter and watermark forward only.
-func (t *sessionTable) pull(ctx context.Context, id string) error {
+func (t *Table) Pull(ctx context.Context, id string) error {
 	if t.shared == nil {
 		return nil
 	}
@@ -70,8 +70,8 @@ func takeForward(s *ports.Session, stored ports.Session) {
 	}
 }
 
-// push stores the live record of session id now.
-func (t *sessionTable) push(ctx context.Context, id string) error {
+// Push stores the live record of session id now.
+func (t *Table) Push(ctx context.Context, id string) error {
 	if t.shared == nil {
 		return nil
 	}
@@ -91,11 +91,11 @@ func (t *sessionTable) push(ctx context.Context, id string) error {
 	return t.shared.SaveSession(ctx, c)
 }
 
-// hookPull merges into the table what the database holds of session id
+// HookPull merges into the table what the database holds of session id
 // (team mode): the marks and the seen set other servers stored for it. A
 // database that cannot be reached leaves the server with what it holds,
 // logged.
-func (t *sessionTable) hookPull(ctx context.Context, id string) {
+func (t *Table) HookPull(ctx context.Context, id string) {
 	if t.shared == nil {
 		return
 	}
@@ -106,27 +106,27 @@ func (t *sessionTable) hookPull(ctx context.Context, id string) {
 	}
 	if found {
 		stored.ID = id
-		t.adopt(stored)
+		t.Adopt(stored)
 	}
 }
 
-// hookStore stores session id at once in team mode, hook state included,
+// HookStore stores session id at once in team mode, hook state included,
 // after a hook changed it. A failure is logged: the maintenance tick saves
 // it again.
-func (t *sessionTable) hookStore(ctx context.Context, id string) {
+func (t *Table) HookStore(ctx context.Context, id string) {
 	if t.shared == nil || id == "" {
 		return
 	}
-	if err := t.push(ctx, id); err != nil {
+	if err := t.Push(ctx, id); err != nil {
 		t.log.Warn("hook: could not store the session in the database; the next save will", "session", id, "err", err)
 	}
 }
 
-// adopt merges a session another server stored into the table: a session
+// Adopt merges a session another server stored into the table: a session
 // not live here becomes live, with its hook state and binding; one live
 // here takes the stored record's counters and watermarks forward only and
 // merges its hook state (hookstate.State.Merge).
-func (t *sessionTable) adopt(stored ports.Session) {
+func (t *Table) Adopt(stored ports.Session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	id := stored.ID
