@@ -6,6 +6,7 @@ import (
 
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -35,7 +36,7 @@ type Config struct {
 	MaxLoadedNodes int
 	// Secrets is what a write that holds a credential does (KG_SECRETS,
 	// docs/design/trust.md#secrets); empty means block.
-	Secrets domain.SecretsMode
+	Secrets secretscreen.Mode
 	// HistoryDays is how long the change log keeps an entry
 	// (KG_HISTORY_DAYS, docs/design/trust.md#pruning); the maintenance tick
 	// prunes older ones and no read returns them.
@@ -85,7 +86,7 @@ func DefaultConfig() Config {
 		IdleUnload:          DefaultIdleUnload,
 		MaxLoadedNodes:      DefaultMaxLoadedNodes,
 		PreloadChars:        DefaultPreloadChars,
-		Secrets:             domain.SecretsBlock,
+		Secrets:             secretscreen.Block,
 		HistoryDays:         DefaultHistoryDays,
 		StaleFilesPerTick:   DefaultStaleFilesPerTick,
 		Capture:             capture.Ask,

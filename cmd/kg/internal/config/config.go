@@ -21,6 +21,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // Config is everything `kg serve` is told: the settings of
@@ -260,10 +261,10 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return strconv.Itoa(c.App.HistoryDays) }},
-		{Flag: "secrets-mode", Env: "KG_SECRETS", Def: string(domain.SecretsBlock),
+		{Flag: "secrets-mode", Env: "KG_SECRETS", Def: string(secretscreen.Block),
 			Usage: "what a write holding a credential does: `mode` block (refuse it), redact (store [REDACTED:<kind>] in its place) or allow",
 			Parse: func(c *Config, v string) error {
-				m, err := domain.ParseSecretsMode("secrets-mode", strings.ToLower(v))
+				m, err := secretscreen.ParseMode("secrets-mode", strings.ToLower(v))
 				if err != nil {
 					return errors.New("want block, redact or allow")
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 func fakeHome() (string, error) { return "/home/ada", nil }
@@ -92,7 +93,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.SessionTTL = 3600 * domain.Second
 	wantApp.IdleUnload = 10 * time.Minute
 	wantApp.MaxLoadedNodes = 5000
-	wantApp.Secrets = domain.SecretsRedact
+	wantApp.Secrets = secretscreen.Redact
 	wantApp.Capture = capture.Off
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
