@@ -116,6 +116,9 @@ var rules = []rule{
 	// of a duty's recovered panic goes into the log.
 	inner(rule{prefix: "app/maintenance", mayImport: []string{"domain", "ports", "app/graphstore", "app/sessiontable", "app/filecheck"},
 		description: "domain, ports and app's lower packages; never I/O but through ports", allowIO: map[string]string{"runtime/debug": "the stack of a recovered panic, for the log"}}),
+	// The change logs' reads and undo (docs/decisions/0107-history-room.md).
+	inner(rule{prefix: "app/history", mayImport: []string{"domain", "ports", "app/graphstore"},
+		description: "domain, ports and app/graphstore; never I/O but through ports"}),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},
 		description:   "standard library only, and the snowball stemmer; never I/O, logging, the wall clock or goroutines",

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -66,7 +67,7 @@ const (
 	// the rest of the 10,000 is a margin for the hook's own lines.
 	MaxPreloadChars = 9500
 	// DefaultHistoryDays is KG_HISTORY_DAYS's default.
-	DefaultHistoryDays = 90
+	DefaultHistoryDays = history.DefaultDays
 )
 
 // DefaultConfig returns the defaults of the spec.

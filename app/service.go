@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/app/graphstore"
+	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/app/maintenance"
 	"github.com/kg-memory/kg/app/sessiontable"
@@ -42,7 +43,7 @@ type Service struct {
 	// The parts the use cases share, each in its own file.
 	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
 	compactor compactor    // runs compaction inside writes (compact.go)
-	history   *historian   // reads the change logs and undoes (history.go)
+	history   *history.Log // reads the change logs and undoes (app/history)
 	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
 	stamps    *fileStamps  // reads project files for the staleness check, on writes and ticks (staleness.go)
 	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
@@ -98,7 +99,10 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
 	s.reader = &graphReader{store: s.store, scope: s.scope, clock: deps.Clock, policy: cfg.Policy, log: log}
 	s.stamps = &fileStamps{files: deps.Files, store: s.store, log: log}
-	s.history = &historian{store: s.store, scope: s.scope, clock: deps.Clock, compactor: s.compactor, days: cfg.HistoryDays}
+	s.history = &history.Log{Store: s.store, Clock: deps.Clock, Days: cfg.HistoryDays, Compact: func(g *domain.Graph, at domain.Stamp) []ports.Event {
+		_, evs := s.compactor.run(g, at)
+		return evs
+	}}
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
@@ -108,7 +112,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.maint = &maintenance.Maintainer{Store: s.store, Sessions: s.sessions, Clock: deps.Clock, Log: log,
 		Interval: cfg.MaintenanceInterval, Policy: cfg.Policy, StaleFilesPerTick: cfg.StaleFilesPerTick, Files: deps.Files,
 		SaveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
-		HistoryNotBefore: func() domain.Micros { return s.history.notBefore(0) }}
+		HistoryNotBefore: func() domain.Micros { return s.history.NotBefore(0) }}
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
