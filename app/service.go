@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/app/maintenance"
 	"github.com/kg-memory/kg/app/sessiontable"
+	"github.com/kg-memory/kg/app/usecount"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -35,18 +36,18 @@ type Service struct {
 	// (docs/design/hooks.md#tool-events).
 	tools *hookstate.ToolEvents
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
-	// counting.countUses, unless a test puts its own recorder.
+	// counting.CountUses, unless a test puts its own recorder.
 	uses UseCounter
 	// maint does the maintenance tick's duties (maintenance.go).
 	maint *maintenance.Maintainer
 
 	// The parts the use cases share, each in its own file.
-	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
-	compactor compactor    // runs compaction inside writes (compact.go)
-	history   *history.Log // reads the change logs and undoes (app/history)
-	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
-	stamps    *fileStamps  // reads project files for the staleness check, on writes and ticks (staleness.go)
-	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
+	scope     *resolver         // resolves the sessions and projects requests name (principal.go, relpaths.go)
+	compactor compactor         // runs compaction inside writes (compact.go)
+	history   *history.Log      // reads the change logs and undoes (app/history)
+	counting  *usecount.Counter // counts nodes' uses by sessions (app/usecount)
+	stamps    *fileStamps       // reads project files for the staleness check, on writes and ticks (staleness.go)
+	reader    *graphReader      // reads graphs and nodes (read.go, recall.go)
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -113,8 +114,8 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		Interval: cfg.MaintenanceInterval, Policy: cfg.Policy, StaleFilesPerTick: cfg.StaleFilesPerTick, Files: deps.Files,
 		SaveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
 		HistoryNotBefore: func() domain.Micros { return s.history.NotBefore(0) }}
-	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
-	s.uses = useCounterFunc(s.counting.countUses)
+	s.counting = &usecount.Counter{Clock: deps.Clock, Sessions: s.sessions, Store: s.store}
+	s.uses = s.counting
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
 		if _, err := s.store.Get(ctx, domain.UserGraph); err != nil {
 			log.Error("user graph could not be loaded; serving without it", "err", err)
