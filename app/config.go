@@ -66,6 +66,9 @@ const (
 	// kg would mark every node of it seen (docs/design/hooks.md#the-preload);
 	// the rest of the 10,000 is a margin for the hook's own lines.
 	MaxPreloadChars = 9500
+	// DefaultStaleFilesPerTick bounds the files one maintenance tick reads
+	// (docs/design/trust.md#staleness).
+	DefaultStaleFilesPerTick = 2000
 	// DefaultHistoryDays is KG_HISTORY_DAYS's default.
 	DefaultHistoryDays = history.DefaultDays
 )

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/app/hookstate"
@@ -42,12 +43,12 @@ type Service struct {
 	maint *maintenance.Maintainer
 
 	// The parts the use cases share, each in its own file.
-	scope     *resolver         // resolves the sessions and projects requests name (principal.go, relpaths.go)
-	compactor compactor         // runs compaction inside writes (compact.go)
-	history   *history.Log      // reads the change logs and undoes (app/history)
-	counting  *usecount.Counter // counts nodes' uses by sessions (app/usecount)
-	stamps    *fileStamps       // reads project files for the staleness check, on writes and ticks (staleness.go)
-	reader    *graphReader      // reads graphs and nodes (read.go, recall.go)
+	scope     *resolver          // resolves the sessions and projects requests name (principal.go, relpaths.go)
+	compactor compactor          // runs compaction inside writes (compact.go)
+	history   *history.Log       // reads the change logs and undoes (app/history)
+	counting  *usecount.Counter  // counts nodes' uses by sessions (app/usecount)
+	stamps    *filecheck.Stamper // hashes the project files a write names, for the staleness check (app/filecheck)
+	reader    *graphReader       // reads graphs and nodes (read.go, recall.go)
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -99,7 +100,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
 	s.reader = &graphReader{store: s.store, scope: s.scope, clock: deps.Clock, policy: cfg.Policy, log: log}
-	s.stamps = &fileStamps{files: deps.Files, store: s.store, log: log}
+	s.stamps = &filecheck.Stamper{Files: deps.Files, TeamMode: shared != nil, Log: log}
 	s.history = &history.Log{Store: s.store, Clock: deps.Clock, Days: cfg.HistoryDays, Compact: func(g *domain.Graph, at domain.Stamp) []ports.Event {
 		_, evs := s.compactor.run(g, at)
 		return evs
