@@ -68,7 +68,7 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// setting is one row of the Configuration table. Every value arrives as a
+// Setting is one row of the Configuration table. Every value arrives as a
 // string, from the flag, the environment or the default, and one parse
 // function checks it whatever its source, so the three cannot disagree.
 type Setting struct {
