@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"slices"
 
-	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/undo"
@@ -166,7 +164,7 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 	if bound {
 		return append(keys, domain.ProjectGraph(project)), nil
 	}
-	projects, err := s.readableProjects(ctx, t)
+	projects, err := readableProjects(ctx, s.store, t)
 	if err != nil {
 		return nil, err
 	}
@@ -183,29 +181,4 @@ func (s *Service) projectOfSession(ctx context.Context, id string) (project stri
 		return "", false
 	}
 	return sess.ProjectPath, true
-}
-
-// readableProjects returns every project graph stored or loaded that t
-// may read, sorted.
-func (s *Service) readableProjects(ctx context.Context, t target) ([]domain.GraphKey, error) {
-	stored, err := s.store.Graphs.List(ctx)
-	if err != nil {
-		return nil, wrapErr(err, "list projects")
-	}
-	seen := map[domain.GraphKey]bool{}
-	var out []domain.GraphKey
-	add := func(k domain.GraphKey) {
-		if k.Level == domain.LevelProject && !seen[k] && t.mayRead(k) {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	for _, sg := range stored {
-		add(sg.Key)
-	}
-	for _, e := range s.store.Loaded() {
-		add(e.Key())
-	}
-	slices.SortFunc(out, graphstore.CompareKeys)
-	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kg-memory/kg/app/filecheck"
@@ -382,6 +383,16 @@ func (t target) keys() []domain.GraphKey {
 		ks = append(ks, domain.ProjectGraph(t.project))
 	}
 	return ks
+}
+
+// readableProjects returns every project graph stored or loaded that t
+// may read, sorted.
+func readableProjects(ctx context.Context, store *graphstore.Store, t target) ([]domain.GraphKey, error) {
+	all, err := store.ProjectGraphs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(k domain.GraphKey) bool { return !t.mayRead(k) }), nil
 }
 
 // eventBase fills the fields every event of graph key carries.
