@@ -121,7 +121,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 	if err != nil {
 		return UndoResult{}, err
 	}
-	keys, err := s.undoGraphs(ctx, t, req)
+	keys, err := s.scope.undoGraphs(ctx, t, req)
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -136,7 +136,7 @@ func (s *Service) Undo(ctx context.Context, req UndoRequest) (_ UndoResult, err 
 // graph and the session's project, or, when the session is gone (expired,
 // or of another server's past), the user graph and every project the
 // caller may read, whose logs tell which it wrote.
-func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]domain.GraphKey, error) {
+func (r *resolver) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]domain.GraphKey, error) {
 	named := req.Scope.ProjectPath != "" || req.Scope.ProjectKey != ""
 	level := req.Scope.Level
 	switch {
@@ -153,7 +153,7 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 	case level != domain.LevelProject && level != "":
 		return nil, domain.Invalidf("level", "%q is not a level: one of user, project, or none for every graph the session wrote", level)
 	}
-	project, bound := s.projectOfSession(ctx, req.Session)
+	project, bound := r.projectOfSession(ctx, req.Session)
 	if level == domain.LevelProject {
 		if project == "" {
 			return nil, domain.Invalidf("project_path", "level project needs project_path: session %q is not bound to a project that kg still knows of", req.Session)
@@ -164,7 +164,7 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 	if bound {
 		return append(keys, domain.ProjectGraph(project)), nil
 	}
-	projects, err := readableProjects(ctx, s.store, t)
+	projects, err := readableProjects(ctx, r.store, t)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +175,8 @@ func (s *Service) undoGraphs(ctx context.Context, t target, req UndoRequest) ([]
 // to. A session bound to a project writes no other project
 // (docs/design/sync.md#sessions); one bound to none, or one kg no longer
 // knows (expired), may have written any.
-func (s *Service) projectOfSession(ctx context.Context, id string) (project string, bound bool) {
-	sess, err := s.scope.sessionFor(ctx, id)
+func (r *resolver) projectOfSession(ctx context.Context, id string) (project string, bound bool) {
+	sess, err := r.sessionFor(ctx, id)
 	if err != nil || sess.ProjectPath == "" {
 		return "", false
 	}
