@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -43,6 +44,10 @@ type Config struct {
 	// StaleFilesPerTick is the most recorded files one maintenance tick
 	// reads for the staleness check (docs/design/trust.md#staleness).
 	StaleFilesPerTick int
+	// Capture is whether a stop may ask the model to record what it
+	// learned (KG_CAPTURE, docs/design/hooks.md#capture-before-forgetting);
+	// empty means ask.
+	Capture capture.Mode
 }
 
 // Defaults of the app settings.
@@ -87,6 +92,7 @@ func DefaultConfig() Config {
 		Secrets:             domain.SecretsBlock,
 		HistoryDays:         DefaultHistoryDays,
 		StaleFilesPerTick:   DefaultStaleFilesPerTick,
+		Capture:             capture.Ask,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/history"
@@ -37,6 +38,8 @@ type Service struct {
 	// tools counts the targets of tool events per project
 	// (docs/design/hooks.md#tool-events).
 	tools *hookstate.ToolEvents
+	// capture is what the stop hook's rule reads (app/capture).
+	capture *capture.Book
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// counting.CountUses, unless a test puts its own recorder.
 	uses UseCounter
@@ -83,6 +86,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		events:  deps.Events,
 		log:     log,
 		started: deps.Clock.Now(),
+		capture: capture.NewBook(),
 
 		transcripts: deps.Transcripts,
 	}
@@ -96,7 +100,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.store = graphstore.New(graphstore.Deps{
 		Graphs: deps.Graphs, Clock: deps.Clock, Policy: cfg.Policy, Log: log, Events: deps.Events, Metrics: deps.Metrics,
 		MinSeq: s.sessions.MaxWatermark, IdleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), MaxLoadedNodes: cfg.MaxLoadedNodes, Failing: fails,
-		Shared: shared, PrincipalOf: principalName,
+		Shared: shared, PrincipalOf: principalName, Wrote: func(session string) { s.capture.Wrote(session, s.clock.Now()) },
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}

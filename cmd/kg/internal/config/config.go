@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -270,6 +271,17 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return string(c.App.Secrets) }},
+		{Flag: "capture", Env: "KG_CAPTURE", Def: string(capture.Ask),
+			Usage: "`mode` of the stop hook: ask (a session that did work and wrote nothing to kg is asked once to record what it learned) or off",
+			Parse: func(c *Config, v string) error {
+				m, err := capture.ParseMode("capture", strings.ToLower(v))
+				if err != nil {
+					return errors.New("want ask or off")
+				}
+				c.App.Capture = m
+				return nil
+			},
+			Show: func(c Config) string { return string(c.App.Capture) }},
 		{Flag: "auth-token", Env: "KG_AUTH_TOKEN",
 			Usage: "bearer `token` every request must carry (required when --host is not loopback)",
 			Parse: func(c *Config, v string) error {
