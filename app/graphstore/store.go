@@ -491,6 +491,33 @@ func (st *Store) Loaded() []*Entry {
 	return out
 }
 
+// ProjectGraphs returns the key of every project graph, stored or loaded
+// and not saved yet, ordered by path: what a search of every graph and an
+// undo of a session kg no longer knows span, each keeping those its caller
+// may read.
+func (st *Store) ProjectGraphs(ctx context.Context) ([]domain.GraphKey, error) {
+	stored, err := st.Graphs.List(ctx)
+	if err != nil {
+		return nil, wrapErr(err, "list projects")
+	}
+	seen := map[domain.GraphKey]bool{}
+	var out []domain.GraphKey
+	add := func(k domain.GraphKey) {
+		if k.Level == domain.LevelProject && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, sg := range stored {
+		add(sg.Key)
+	}
+	for _, e := range st.Loaded() {
+		add(e.Key())
+	}
+	slices.SortFunc(out, CompareKeys)
+	return out, nil
+}
+
 // CompareKeys orders graph keys: the user graph first, then projects by path.
 func CompareKeys(a, b domain.GraphKey) int {
 	if a.Level != b.Level {
