@@ -92,7 +92,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
-		return nil, wrapErr(err, "load sessions")
+		return nil, domain.WrapError(err, "load sessions")
 	}
 	fails := &graphstore.Failing{}
 	s.sessions = sessiontable.New(deps.Sessions, sessiontable.Limits{TTL: cfg.SessionTTL, Max: cfg.MaxSessions, BoundTTL: cfg.BoundSessionTTL}, stored, log, fails)
@@ -164,25 +164,11 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// wrapErr adds context to err while keeping its kind: a *domain.Error is
-// copied with msg prefixed, anything else becomes an internal error that
-// wraps it.
-func wrapErr(err error, msg string) error {
-	var de *domain.Error
-	if errors.As(err, &de) {
-		c := *de
-		c.Msg = msg + ": " + de.Msg
-		c.Err = err
-		return &c
-	}
-	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
-}
-
 // saveToolEvents stores the tool-event counts (the tick's and Close's save),
 // its failure an internal error that says what was being saved.
 func saveToolEvents(ctx context.Context, t *hookstate.ToolEvents) error {
 	if err := t.Save(ctx); err != nil {
-		return wrapErr(err, "save the tool-event counts")
+		return domain.WrapError(err, "save the tool-event counts")
 	}
 	return nil
 }

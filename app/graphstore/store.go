@@ -185,7 +185,7 @@ func (st *Store) load(ctx context.Context, e *Entry) {
 		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + GraphName(e.key) + " loaded as nothing"}
 	}
 	if err != nil {
-		e.err = wrapErr(err, "the "+GraphName(e.key)+" could not be loaded")
+		e.err = domain.WrapError(err, "the "+GraphName(e.key)+" could not be loaded")
 		if domain.KindOf(e.err) == domain.KindInternal {
 			e.err = domain.Unavailable(err, "the %s could not be loaded: %v", GraphName(e.key), err)
 		}
@@ -498,7 +498,7 @@ func (st *Store) Loaded() []*Entry {
 func (st *Store) ProjectGraphs(ctx context.Context) ([]domain.GraphKey, error) {
 	stored, err := st.Graphs.List(ctx)
 	if err != nil {
-		return nil, wrapErr(err, "list projects")
+		return nil, domain.WrapError(err, "list projects")
 	}
 	seen := map[domain.GraphKey]bool{}
 	var out []domain.GraphKey
@@ -671,17 +671,3 @@ func (e *Entry) Lock() { e.mu.Lock() }
 
 // Unlock releases Lock.
 func (e *Entry) Unlock() { e.mu.Unlock() }
-
-// wrapErr adds context to err while keeping its kind: a *domain.Error is
-// copied with msg prefixed, anything else becomes an internal error that
-// wraps it (as app's, for the load's error).
-func wrapErr(err error, msg string) error {
-	var de *domain.Error
-	if errors.As(err, &de) {
-		c := *de
-		c.Msg = msg + ": " + de.Msg
-		c.Err = err
-		return &c
-	}
-	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
-}
