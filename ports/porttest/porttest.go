@@ -118,6 +118,7 @@ func Run(t *testing.T, b Backend) {
 		{"SharedSessionsFoundByConversation", testFindSession},
 		{"HistoryRoundTrip", testHistoryRoundTrip},
 		{"HistoryQuery", testHistoryQuery},
+		{"HistoryArchive", testHistoryArchive},
 		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
 		{"HistoryPrune", testHistoryPrune},
 		{"UndoRestoresWhatNobodyChangedSince", testUndoProperty},
