@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -80,3 +81,32 @@ func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ A
 	}
 	return res, nil
 }
+
+// retierEvents is the event of an undo's steps that moved nodes back to the
+// tier a person's archive took them from: a compacted event, as the archive
+// itself was heard, at the seq of the last tier change — a node's version
+// seq is older than what a listener has, and would be taken for an echo.
+func retierEvents(k domain.GraphKey, g *domain.Graph, steps []undo.Step, session string) []ports.Event {
+	if len(steps) == 0 {
+		return nil
+	}
+	var m domain.Moves
+	for _, st := range steps {
+		n, ok := g.Node(st.ID)
+		if !ok {
+			continue
+		}
+		if n.Tier == domain.Active {
+			m.Restored = append(m.Restored, st.ID)
+		} else {
+			m.Archived = append(m.Archived, st.ID)
+		}
+		m.Steps = append(m.Steps, domain.Move{ID: st.ID, From: domain.Archived, To: n.Tier, Pass: PassUndo, Reason: "put back by an undo"})
+	}
+	ev := eventBase(ports.EventCompacted, k, g.Seq(), session)
+	ev.Compaction = &m
+	return []ports.Event{ev}
+}
+
+// PassUndo is the pass of a move an undo made (retierEvents).
+const PassUndo = "undo"

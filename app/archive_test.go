@@ -57,6 +57,12 @@ func TestArchiveNodesIsUndoneBySession(t *testing.T) {
 			t.Errorf("%s is stored %s after the undo, want active", id, n.Tier)
 		}
 	}
+	// The page hears the nodes come back at a seq past the archive's: their
+	// versions' seqs are older than what it holds, and would be dropped.
+	evs = e.evs(ports.EventCompacted)
+	if len(evs) != 2 || evs[1].Compaction == nil || len(evs[1].Compaction.Restored) != 3 || evs[1].Seq <= res.LastSeq {
+		t.Fatalf("events %+v, want a second compacted event restoring 3 nodes past seq %d", evs, res.LastSeq)
+	}
 }
 
 // Bad input names the field and the limit, and changes nothing.

@@ -382,8 +382,11 @@ func (hs *historian) historyDays() int {
 // deletes by a client publish.
 func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session string) []ports.Event {
 	var evs []ports.Event
+	var retiered []undo.Step
 	for _, st := range applied {
 		switch {
+		case st.Action == undo.Retier:
+			retiered = append(retiered, st)
 		case st.Edge && st.Action == undo.Delete:
 			tomb, _ := g.EdgeTombstone(st.Key)
 			ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
@@ -413,7 +416,7 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session
 			evs = append(evs, ev)
 		}
 	}
-	return evs
+	return append(evs, retierEvents(k, g, retiered, session)...)
 }
 
 // pruneEvery is how often the maintenance tick prunes one graph's change

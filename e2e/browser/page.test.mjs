@@ -158,7 +158,7 @@ for (const n of SIZES) {
       assert.deepEqual(b.errors, []);
     });
 
-    it(`acts on several picked nodes at once — export, delete, merge — each in the change log and undone in one step (${n} nodes)`, async () => {
+    it(`acts on several picked nodes at once — export, delete, merge, archive — each in the change log and undone in one step (${n} nodes)`, async () => {
       await openGraph(page, kg.url, project);
       const filter = page.locator('.list-panel input[type="search"]');
       const pick = async (ids) => {
@@ -212,6 +212,36 @@ for (const n of SIZES) {
       await done.getByRole('button', { name: 'Undo' }).click();
       await done.getByTestId('bulk-undone').waitFor();
       assert.ok((await ids()).includes('proto-parallel'), 'the merged node is back');
+      await done.getByRole('button', { name: 'Dismiss' }).click();
+
+      // Archive three as one session's write (POST /api/nodes/archive), and undo it.
+      const three = ['retry-on-503', 'billing-timeout', 'deploy-key'];
+      const tiers = async () => { const g = await readGraph(kg.url, project); return three.map((id) => g.nodes[id]?.tier); };
+      const rowTier = (id) => page.locator(`.list-panel .node-item[data-id="${id}"] .badge:not(.badge-stale)`);
+      await pick(three);
+      assert.equal(await bar.locator('strong').textContent(), '3 picked');
+      await bar.getByRole('button', { name: 'Archive', exact: true }).click();
+      await done.waitFor();
+      assert.match(await done.textContent(), /^Archived retry-on-503, billing-timeout, deploy-key\./);
+      assert.deepEqual(await tiers(), ['archived', 'archived', 'archived']);
+      const archived = (await rest(kg.url, `/api/history?level=project&project_path=${encodeURIComponent(project)}&limit=3`)).body.entries;
+      assert.deepEqual(archived.map((x) => x.op), ['archive', 'archive', 'archive']);
+      assert.equal(new Set(archived.map((x) => x.session_id)).size, 1, 'one session: the action');
+      for (const id of three) {
+        await filter.fill(id);
+        await assert.doesNotReject(rowTier(id).filter({ hasText: /^archived$/ }).waitFor({ timeout: LAYOUT_TIMEOUT }), `${id} shown archived`);
+      }
+      await filter.fill('');
+      await shot(page, `page-${n}-bulk-archived-1440x900.png`);
+      await done.getByRole('button', { name: 'Undo' }).click();
+      await done.getByTestId('bulk-undone').waitFor();
+      assert.deepEqual(await tiers(), ['active', 'active', 'active']);
+      for (const id of three) {
+        await filter.fill(id);
+        await assert.doesNotReject(rowTier(id).filter({ hasText: /^active$/ }).waitFor({ timeout: LAYOUT_TIMEOUT }), `${id} shown active again`);
+      }
+      await filter.fill('');
+      await done.getByRole('button', { name: 'Dismiss' }).click();
       assert.deepEqual(b.errors, []);
     });
 

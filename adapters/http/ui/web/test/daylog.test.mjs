@@ -39,6 +39,21 @@ test('a graph\'s log becomes the feed\'s entries, keyed as the live events of th
   assert.deepEqual([es[0].level, es[0].project, es[0].gist], ['project', '/home/dev/app', 'retry three times on 503 from the billing API']);
 });
 
+test('a person\'s archive is one entry of its own, keyed as its live event, apart from compaction\'s moves', () => {
+  const log = [
+    { seq: 3, time: T2, session_id: 'p', op: 'archive', item: 'node', id: 'a', tier: { from: 'active', to: 'archived' } },
+    { seq: 4, time: T2, session_id: 'p', op: 'archive', item: 'node', id: 'b', tier: { from: 'active', to: 'archived' } },
+    { seq: 5, time: T2, session_id: 'p', op: 'move', item: 'node', id: 'c', tier: { from: 'active', to: 'archived' } },
+  ];
+  const es = entriesOfLog(log, P);
+  assert.deepEqual(es.map((e) => [e.key, e.kind]), [
+    ['project:/home/dev/app|4|c', 'archived'],
+    ['project:/home/dev/app|5|c', 'compacted'],
+  ]);
+  assert.deepEqual(es[0].ids, ['a', 'b']);
+  assert.equal(es[0].session, 'p');
+});
+
 test('a session is named by its agent, project, start and the words of the first node it wrote', () => {
   const es = [
     ...entriesOfLog([node(1, 'user-pref', 'prefers tabs', T1, 's1')], { level: 'user' }),
