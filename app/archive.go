@@ -46,13 +46,13 @@ func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ A
 	if err != nil {
 		return ArchiveResult{}, err
 	}
-	s.store.fresh(ctx, k) // team mode: nodes another server wrote a moment ago
-	e, err := s.store.get(ctx, k)
+	s.store.Fresh(ctx, k) // team mode: nodes another server wrote a moment ago
+	e, err := s.store.Get(ctx, k)
 	if err != nil {
 		return ArchiveResult{}, err
 	}
 	res := ArchiveResult{Level: k.Level, Project: k.Project}
-	err = s.store.writeLogged(ctx, e, t.session, domain.HistoryArchive, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err = s.store.WriteLogged(ctx, e, t.session, domain.HistoryArchive, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		first := g.Seq() + 1
 		before := g.Stats().Estimate(s.compactor.policy.EstimateNotes)
 		a, err := g.ArchiveNodes(ids, at.Now)

@@ -39,16 +39,16 @@ func (s *Service) Attention(ctx context.Context, sc Scope) (_ Attention, err err
 		return Attention{}, err
 	}
 	defer s.countOp(t.session, &err)
-	at := Attention{Key: e.key}
+	at := Attention{Key: e.Key()}
 	now := s.clock.Now()
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	for _, id := range stale.Nodes(e.g) {
-		n, _ := e.g.Node(id)
+	e.RLock()
+	defer e.RUnlock()
+	for _, id := range stale.Nodes(e.Graph()) {
+		n, _ := e.Graph().Node(id)
 		at.Stale = append(at.Stale, StaleMarked{ID: id, Files: n.Stale})
 	}
-	at.Duplicates = duplicates.Clusters(e.g)
-	at.Secrets = e.g.Secrets()
-	at.Edge = domain.PlanCompaction(e.g, now, s.cfg.Policy)
+	at.Duplicates = duplicates.Clusters(e.Graph())
+	at.Secrets = e.Graph().Secrets()
+	at.Edge = domain.PlanCompaction(e.Graph(), now, s.cfg.Policy)
 	return at, nil
 }

@@ -114,13 +114,13 @@ func (h *Hooks) preload(ctx context.Context, project string, now domain.Micros, 
 	// its entry and used again while the graph is unchanged.
 	for i := range parts {
 		if e := lg.at[i]; e != nil {
-			parts[i].Ranking = e.preload.Load()
+			parts[i].Ranking = e.Preload.Load()
 		}
 	}
 	pre, rankings := recall.BuildPreload(parts, now, h.svc.cfg.Policy, budget)
 	for i, r := range rankings {
 		if e := lg.at[i]; e != nil && r != nil && r != parts[i].Ranking {
-			e.preload.Store(r)
+			e.Preload.Store(r)
 		}
 	}
 	return pre, nil

@@ -21,15 +21,12 @@ func holdCommits(e *env) (inFlight func(), waitQueued func(key domain.GraphKey, 
 	e.store.mu.Unlock()
 	inFlight = func() { <-entered }
 	waitQueued = func(key domain.GraphKey, n int) {
-		ge, err := e.svc.store.get(e.ctx, key)
+		ge, err := e.svc.store.Get(e.ctx, key)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		for {
-			ge.q.Lock()
-			q := len(ge.queue)
-			ge.q.Unlock()
-			if q >= n {
+			if ge.Queued() >= n {
 				return
 			}
 			runtime.Gosched()

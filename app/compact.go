@@ -16,7 +16,7 @@ func (s *Service) Compact(ctx context.Context, sc Scope) (_ domain.Moves, err er
 	}
 	defer s.countOp(t.session, &err)
 	var moves domain.Moves
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m, evs := s.compactor.runOn(ports.CompactionOnRequest, g, at)
 		moves = m
 		return evs, nil

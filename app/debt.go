@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -31,11 +32,11 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 	var rep DebtReport
 	// Team mode: the user graph caught up with what other servers
 	// committed (Projects does the same for the loaded projects).
-	h.svc.store.fresh(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx)))
-	if e, err := h.svc.store.get(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx))); err == nil {
-		e.mu.RLock()
-		rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
-		e.mu.RUnlock()
+	h.svc.store.Fresh(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx)))
+	if e, err := h.svc.store.Get(ctx, domain.UserGraphOf(h.svc.scope.owner(ctx))); err == nil {
+		e.RLock()
+		rep.Graphs = append(rep.Graphs, debtOf(e.Graph(), now, h.svc.cfg.Policy))
+		e.RUnlock()
 	}
 	projects, err := h.svc.Projects(ctx)
 	if err != nil {
@@ -44,16 +45,16 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 	for _, p := range projects {
 		k := domain.ProjectGraph(p.ProjectPath)
 		var g *domain.Graph
-		var e *graphEntry
-		for _, le := range h.svc.store.loaded() {
-			if le.key == k {
+		var e *graphstore.Entry
+		for _, le := range h.svc.store.Loaded() {
+			if le.Key() == k {
 				e = le
 			}
 		}
 		if e != nil {
-			e.mu.RLock()
-			rep.Graphs = append(rep.Graphs, debtOf(e.g, now, h.svc.cfg.Policy))
-			e.mu.RUnlock()
+			e.RLock()
+			rep.Graphs = append(rep.Graphs, debtOf(e.Graph(), now, h.svc.cfg.Policy))
+			e.RUnlock()
 			continue
 		}
 		data, err := h.svc.graphs.Load(ctx, k)

@@ -29,10 +29,10 @@ func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) 
 	if e == nil {
 		return DeleteEdgeResult{Level: sc.Level, Project: t.projectOf(sc.Level), Key: key}, nil
 	}
-	k := e.key
+	k := e.Key()
 	key = t.relativeEdgeKey(k, key)
 	res := DeleteEdgeResult{Level: k.Level, Project: k.Project, Key: key}
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		if !g.DeleteEdge(key, at) { // deleted meanwhile
 			return nil, nil
 		}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -24,9 +25,9 @@ func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ Delete
 	if e == nil {
 		return DeleteNodeResult{}, nodeNotFound(id, sc.Level)
 	}
-	k := e.key
+	k := e.Key()
 	res := DeleteNodeResult{Level: k.Level, Project: k.Project, ID: id}
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		n, err := g.DeleteNode(id, at)
 		if err != nil {
 			return nil, err
@@ -51,7 +52,7 @@ func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ Delete
 // level, or without one the user graph, then the project graph. It returns
 // nil when no graph holds it, and an invalid error naming level when both
 // do.
-func (s *Service) locate(ctx context.Context, t target, level domain.Level, what string, has func(*domain.Graph) bool) (*graphEntry, error) {
+func (s *Service) locate(ctx context.Context, t target, level domain.Level, what string, has func(*domain.Graph) bool) (*graphstore.Entry, error) {
 	keys := t.keys()
 	if level != "" {
 		k, err := t.key(level)
@@ -63,16 +64,16 @@ func (s *Service) locate(ctx context.Context, t target, level domain.Level, what
 	// Team mode: what other servers committed first, as before a read, so
 	// that a delete finds an item written on another server a moment ago
 	// (docs/design/team.md#reads).
-	s.store.fresh(ctx, keys...)
-	var found []*graphEntry
+	s.store.Fresh(ctx, keys...)
+	var found []*graphstore.Entry
 	for _, k := range keys {
-		e, err := s.store.get(ctx, k)
+		e, err := s.store.Get(ctx, k)
 		if err != nil {
 			return nil, err
 		}
-		e.mu.RLock()
-		ok := has(e.g)
-		e.mu.RUnlock()
+		e.RLock()
+		ok := has(e.Graph())
+		e.RUnlock()
 		if ok {
 			found = append(found, e)
 		}

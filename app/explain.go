@@ -51,22 +51,22 @@ func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanatio
 	}
 	defer s.countOp(t.session, &err)
 	p := s.cfg.Policy
-	ex := Explanation{Key: e.key, Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
+	ex := Explanation{Key: e.Key(), Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
 		Weights: p.Weights(), Margin: domain.ResurrectionMargin, Scoring: p.Scoring}
-	e.mu.RLock()
-	ex.Plan = domain.PlanCompaction(e.g, ex.Now, p)
-	ranked, others := domain.Ranks(e.g, ex.Now, p)
+	e.RLock()
+	ex.Plan = domain.PlanCompaction(e.Graph(), ex.Now, p)
+	ranked, others := domain.Ranks(e.Graph(), ex.Now, p)
 	ex.Ranking = make([]NodeRank, 0, len(ranked)+len(others))
 	for i, r := range ranked {
-		n, _ := e.g.Node(r.ID)
+		n, _ := e.Graph().Node(r.ID)
 		ex.Ranking = append(ex.Ranking, NodeRank{Rank: r, Tier: n.Tier, Position: i + 1})
 	}
 	rest := make([]NodeRank, 0, len(others))
 	for _, r := range others {
-		n, _ := e.g.Node(r.ID)
+		n, _ := e.Graph().Node(r.ID)
 		rest = append(rest, NodeRank{Rank: r, Tier: n.Tier})
 	}
-	e.mu.RUnlock()
+	e.RUnlock()
 	// others come by id; stable, so within a tier they stay by id.
 	slices.SortStableFunc(rest, func(a, b NodeRank) int { return cmp.Compare(a.Tier, b.Tier) })
 	ex.Ranking = append(ex.Ranking, rest...)

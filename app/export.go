@@ -22,9 +22,9 @@ func (s *Service) Export(ctx context.Context, sc Scope) (_ Export, err error) {
 		return Export{}, err
 	}
 	defer s.countOp(t.session, &err)
-	ex := Export{Key: e.key, At: s.clock.Now()}
-	e.mu.RLock()
-	ex.Data = e.g.Data()
-	e.mu.RUnlock()
+	ex := Export{Key: e.Key(), At: s.clock.Now()}
+	e.RLock()
+	ex.Data = e.Graph().Data()
+	e.RUnlock()
 	return ex, nil
 }

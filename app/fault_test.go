@@ -12,10 +12,7 @@ import (
 
 // cached reports whether key has an entry in the store's cache.
 func (e *env) cached(key domain.GraphKey) bool {
-	e.svc.store.mu.Lock()
-	defer e.svc.store.mu.Unlock()
-	_, ok := e.svc.store.entries[key]
-	return ok
+	return e.svc.store.IsLoaded(key)
 }
 
 // wantProblem fails unless Health is degraded with a problem containing
@@ -104,7 +101,7 @@ func TestChangePanicFailsItsBatchOnly(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(projA)
 	e.put(project(sid), "kept", "durable")
-	en, err := e.svc.store.get(e.ctx, domain.ProjectGraph(projA))
+	en, err := e.svc.store.Get(e.ctx, domain.ProjectGraph(projA))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +117,7 @@ func TestChangePanicFailsItsBatchOnly(t *testing.T) {
 	inFlight()
 	panicking, sameBatch := make(chan error, 1), make(chan error, 1)
 	go func() {
-		panicking <- e.svc.store.write(e.ctx, en, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) {
+		panicking <- e.svc.store.Write(e.ctx, en, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) {
 			panic("a bug in a change")
 		})
 	}()

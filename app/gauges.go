@@ -19,13 +19,13 @@ type GraphGauge struct {
 // never loads a graph or touches the disk: a project graph unloaded when
 // idle is not listed.
 func (s *Service) Gauges() Gauges {
-	loaded := s.store.loaded()
+	loaded := s.store.Loaded()
 	out := Gauges{Sessions: s.sessions.count(s.clock.Now()), Graphs: make([]GraphGauge, 0, len(loaded))}
 	for _, e := range loaded {
-		e.mu.RLock()
-		st := e.g.Stats()
-		e.mu.RUnlock()
-		out.Graphs = append(out.Graphs, GraphGauge{Key: e.key, Stats: st})
+		e.RLock()
+		st := e.Graph().Stats()
+		e.RUnlock()
+		out.Graphs = append(out.Graphs, GraphGauge{Key: e.Key(), Stats: st})
 	}
 	return out
 }

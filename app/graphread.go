@@ -56,7 +56,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 	}
 	defer s.countOp(t.session, &err)
 	var res GraphRead
-	res.Stale = s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	res.Stale = s.store.Fresh(ctx, t.keys()...) // team mode: what other servers committed
 	var downs []error
 	for _, k := range t.keys() {
 		e, down, err := s.reader.spanned(ctx, k)
@@ -68,9 +68,9 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 			downs = append(downs, down)
 			gc = GraphContents{Key: k, MaxTokens: s.cfg.Policy.MaxTokens, Target: s.cfg.Policy.Target(), Unavailable: down.Error()}
 		} else {
-			e.mu.RLock()
-			gc = s.contents(e.g)
-			e.mu.RUnlock()
+			e.RLock()
+			gc = s.contents(e.Graph())
+			e.RUnlock()
 		}
 		if k.Level == domain.LevelUser {
 			res.User = gc

@@ -41,7 +41,7 @@ func TestReadGraphsListsEveryTierWithoutPromoting(t *testing.T) {
 	}
 
 	// Looking changed nothing: no promotion, no commit, no read stamp.
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	if e.store.count(domain.UserGraph) != commits {
 		t.Error("reading the graphs wrote the user graph")
 	}

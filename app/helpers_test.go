@@ -311,6 +311,6 @@ var errAny = errors.New("injected fault")
 // go out after the callers are acknowledged, so a caller may return before
 // its events are published.
 func (e *env) evs(typ string) []ports.Event {
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	return e.events.ofType(typ)
 }

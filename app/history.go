@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
@@ -46,7 +47,7 @@ type HistoryResult struct {
 // historian reads the graphs' change logs and undoes from them
 // (docs/design/trust.md#history-and-undo): the work behind History and Undo.
 type historian struct {
-	store     *store
+	store     *graphstore.Store
 	scope     *resolver
 	clock     ports.Clock
 	compactor compactor
@@ -55,9 +56,9 @@ type historian struct {
 
 // historyRepo is the change log of the storage backend, if it keeps one.
 func (hs *historian) historyRepo() (ports.HistoryRepository, error) {
-	var repo any = hs.store.graphs
-	if hs.store.shared != nil {
-		repo = hs.store.shared
+	var repo any = hs.store.Graphs
+	if hs.store.Shared != nil {
+		repo = hs.store.Shared
 	}
 	hr, ok := repo.(ports.HistoryRepository)
 	if !ok {
@@ -276,7 +277,7 @@ func (hs *historian) projectOfSession(ctx context.Context, id string) (project s
 // readableProjects returns every project graph stored or loaded that t
 // may read, sorted.
 func (hs *historian) readableProjects(ctx context.Context, t target) ([]domain.GraphKey, error) {
-	stored, err := hs.store.graphs.List(ctx)
+	stored, err := hs.store.Graphs.List(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "list projects")
 	}
@@ -291,10 +292,10 @@ func (hs *historian) readableProjects(ctx context.Context, t target) ([]domain.G
 	for _, sg := range stored {
 		add(sg.Key)
 	}
-	for _, e := range hs.store.loaded() {
-		add(e.key)
+	for _, e := range hs.store.Loaded() {
+		add(e.Key())
 	}
-	slices.SortFunc(out, cmpKey)
+	slices.SortFunc(out, graphstore.CompareKeys)
 	return out, nil
 }
 
@@ -340,19 +341,19 @@ func (hs *historian) undoGraph(ctx context.Context, hr ports.HistoryRepository, 
 		return GraphUndo{}, err
 	}
 	slices.Reverse(log) // oldest first
-	e, err := hs.store.get(ctx, k)
+	e, err := hs.store.Get(ctx, k)
 	if err != nil {
 		return GraphUndo{}, err
 	}
 	res := GraphUndo{Level: k.Level, Project: k.Project}
 	if req.DryRun {
-		e.mu.RLock()
-		plan := undo.NewPlan(e.g, log, target)
-		e.mu.RUnlock()
+		e.RLock()
+		plan := undo.NewPlan(e.Graph(), log, target)
+		e.RUnlock()
 		res.Applied, res.Skipped = plan.Steps, plan.Skipped
 		return res, nil
 	}
-	err = hs.store.writeLogged(ctx, e, by, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err = hs.store.WriteLogged(ctx, e, by, domain.HistoryUndo, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		plan := undo.NewPlan(g, log, target)
 		applied, failed := undo.Apply(g, plan, at)
 		res.Applied, res.Skipped = applied, append(plan.Skipped, failed...)
@@ -430,10 +431,10 @@ const pruneEvery = 3600 * domain.Second
 // (docs/design/trust.md#pruning). A failure is logged; the next tick tries
 // again.
 func (mt *maintainer) pruneHistory(ctx context.Context, k domain.GraphKey) {
-	if mt.svc.store.shared != nil {
+	if mt.svc.store.Shared != nil {
 		return
 	}
-	hr, ok := mt.svc.store.graphs.(ports.HistoryRepository)
+	hr, ok := mt.svc.store.Graphs.(ports.HistoryRepository)
 	if !ok {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
@@ -152,7 +153,7 @@ func checkHookString(field, v string, limit int) error {
 // key the client resolved, which a team server takes first
 // (docs/design/team.md#project-keys).
 func (h *Hooks) hookProjectOf(ctx context.Context, field, p, key string) (string, error) {
-	if p == "" && (key == "" || h.svc.store.shared == nil) {
+	if p == "" && (key == "" || h.svc.store.Shared == nil) {
 		return "", domain.Invalidf(field, "required: the absolute path of the project root")
 	}
 	return h.svc.scope.projectOf(ctx, field, p, key)
@@ -161,9 +162,9 @@ func (h *Hooks) hookProjectOf(ctx context.Context, field, p, key string) (string
 // lockedGraphs are the user graph and a project graph, read-locked in the
 // store's order (user first) for as long as a hook builds its answer.
 type lockedGraphs struct {
-	entries []*graphEntry
+	entries []*graphstore.Entry
 	graphs  []*domain.Graph
-	at      []*graphEntry // the entry of each of graphs; nil for a nil graph
+	at      []*graphstore.Entry // the entry of each of graphs; nil for a nil graph
 }
 
 // lockGraphs loads and read-locks the user graph and project's graph,
@@ -173,7 +174,7 @@ type lockedGraphs struct {
 func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, error) {
 	t := target{project: project, owner: h.svc.scope.owner(ctx)}
 	lg := &lockedGraphs{}
-	h.svc.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	h.svc.store.Fresh(ctx, t.keys()...) // team mode: what other servers committed
 	for _, k := range t.keys() {
 		e, down, err := h.svc.reader.spanned(ctx, k)
 		if err != nil {
@@ -186,9 +187,9 @@ func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, 
 			lg.at = append(lg.at, nil)
 			continue
 		}
-		e.mu.RLock()
+		e.RLock()
 		lg.entries = append(lg.entries, e)
-		lg.graphs = append(lg.graphs, e.g)
+		lg.graphs = append(lg.graphs, e.Graph())
 		lg.at = append(lg.at, e)
 	}
 	return lg, nil
@@ -196,7 +197,7 @@ func (h *Hooks) lockGraphs(ctx context.Context, project string) (*lockedGraphs, 
 
 func (lg *lockedGraphs) unlock() {
 	for _, e := range lg.entries {
-		e.mu.RUnlock()
+		e.RUnlock()
 	}
 	lg.entries = nil
 }

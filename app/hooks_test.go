@@ -531,9 +531,11 @@ func TestBootstrapKeepsThePreloadOrderUntilAWrite(t *testing.T) {
 	e := newEnv(t)
 	e.fillGraphs(400, 100)
 	kept := func() *recall.PreloadRanking {
-		e.svc.store.mu.Lock()
-		defer e.svc.store.mu.Unlock()
-		return e.svc.store.entries[domain.ProjectGraph(projA)].preload.Load()
+		en, err := e.svc.store.Get(e.ctx, domain.ProjectGraph(projA))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return en.Preload.Load()
 	}
 	first := e.bootstrap("conv-1", "startup")
 	r1 := kept()

@@ -64,7 +64,7 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 	if err != nil {
 		return ImportResult{}, err
 	}
-	e, err := s.store.get(ctx, k)
+	e, err := s.store.Get(ctx, k)
 	if err != nil {
 		return ImportResult{}, err
 	}
@@ -73,7 +73,7 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 	if mode == domain.ImportReplace {
 		hop = domain.HistoryImportReplace // one entry (docs/design/trust.md#history-and-undo)
 	}
-	err = s.store.writeLogged(ctx, e, t.session, hop, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err = s.store.WriteLogged(ctx, e, t.session, hop, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.Import(doc, mode, at)
 		// The graph holds what it took; the document can go before the save
 		// (docs/performance.md#import-memory). A change is applied once.

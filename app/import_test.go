@@ -158,7 +158,7 @@ func TestImportSaveFailureChangesNothing(t *testing.T) {
 // idle: events go out after the callers are acknowledged, so a write's
 // events may still be on their way when it returns.
 func (e *env) resetEvents() {
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	e.events.reset()
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -38,8 +39,8 @@ type maintainer struct {
 // panics is logged and the loop goes on, since the maintenance of one graph
 // must not end the process.
 func (s *Service) Run(ctx context.Context) {
-	if s.store.shared != nil {
-		go s.maint.watchShared(ctx)
+	if s.store.Shared != nil {
+		go s.store.Watch(ctx)
 	}
 	tk := time.NewTicker(s.cfg.MaintenanceInterval)
 	defer tk.Stop()
@@ -65,11 +66,11 @@ func (s *Service) Run(ctx context.Context) {
 func (mt *maintainer) tick(ctx context.Context) {
 	mt.tickStarted.Store(int64(mt.svc.clock.Now()))
 	defer mt.tickStarted.Store(0)
-	loaded := mt.svc.store.loaded()
+	loaded := mt.svc.store.Loaded()
 	defer mt.svc.log.Debug("maintenance tick done", "graphs", len(loaded))
 	for _, e := range loaded {
 		if err := mt.guard("maintenance of a graph", func() error { return mt.maintain(ctx, e) }); err != nil {
-			mt.failed(ctx, "maintenance of a graph failed", "graph", e.key.String(), "err", err)
+			mt.failed(ctx, "maintenance of a graph failed", "graph", e.Key().String(), "err", err)
 		}
 	}
 	_ = mt.guard("checking recorded files for staleness", func() error {
@@ -88,12 +89,12 @@ func (mt *maintainer) tick(ctx context.Context) {
 		mt.failed(ctx, "checkpoint failed; the journals keep every write, will retry next tick", "err", err)
 	}
 	_ = mt.guard("unloading idle graphs", func() error {
-		for _, k := range mt.svc.store.unloadIdle(mt.svc.clock.Now()) {
+		for _, k := range mt.svc.store.UnloadIdle(mt.svc.clock.Now()) {
 			mt.svc.log.Info("idle graph unloaded", "graph", k.String())
 		}
 		// The tick's writes made the read stamps durable, so graphs read
 		// since a load went past the bound can be let go now.
-		mt.svc.store.trim(nil)
+		mt.svc.store.Trim(nil)
 		return nil
 	})
 	if n := mt.svc.sessions.expire(mt.svc.clock.Now()); n > 0 {
@@ -157,20 +158,20 @@ func (mt *maintainer) checkpoint(ctx context.Context) error {
 func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 	var errs []error
 	if cp, ok := mt.svc.graphs.(ports.GraphCheckpointer); ok {
-		for _, e := range mt.svc.store.loaded() {
-			if !e.stored.Load() {
+		for _, e := range mt.svc.store.Loaded() {
+			if !e.Stored() {
 				continue // nothing in storage to fold (commitBatch writes a graph once it holds something)
 			}
-			e.mu.RLock()
-			if e.g.Pending().Empty() {
-				if err := cp.Checkpoint(ctx, e.key, e.g); err != nil {
-					errs = append(errs, fmt.Errorf("%s graph: %w", e.key, err))
-					mt.svc.store.failing.checkpointFailed(e.key, err)
+			e.RLock()
+			if e.Graph().Pending().Empty() {
+				if err := cp.Checkpoint(ctx, e.Key(), e.Graph()); err != nil {
+					errs = append(errs, fmt.Errorf("%s graph: %w", e.Key(), err))
+					mt.svc.store.Failing.CheckpointFailed(e.Key(), err)
 				} else {
-					mt.svc.store.failing.clear(checkpointOf(e.key))
+					mt.svc.store.Failing.Clear(graphstore.CheckpointOf(e.Key()))
 				}
 			}
-			e.mu.RUnlock()
+			e.RUnlock()
 		}
 	}
 	return errors.Join(errs...)
@@ -178,13 +179,13 @@ func (mt *maintainer) checkpointGraphs(ctx context.Context) error {
 
 // checkpointSessions folds the sessions' journal into their file.
 func (mt *maintainer) checkpointSessions(ctx context.Context) error {
-	if cp, ok := mt.svc.sessions.repo.(ports.SessionCheckpointer); ok {
+	if cp, ok := mt.svc.sessions.checkpointer(); ok {
 		if err := cp.CheckpointSessions(ctx); err != nil {
-			mt.svc.store.failing.set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
+			mt.svc.store.Failing.Set("checkpoint sessions", "the sessions could not be written whole ("+err.Error()+
 				"); they are kept in their journal, which grows until this succeeds")
 			return fmt.Errorf("sessions: %w", err)
 		}
-		mt.svc.store.failing.clear("checkpoint sessions")
+		mt.svc.store.Failing.Clear("checkpoint sessions")
 	}
 	return nil
 }
@@ -205,27 +206,37 @@ func (mt *maintainer) guard(what string, fn func() error) (err error) {
 // maintain is the maintenance write of one graph. The read stamps go out
 // with it because every batch applies them first. In team mode only the
 // server holding the graph's lease does it; the others write the stamps.
-func (mt *maintainer) maintain(ctx context.Context, e *graphEntry) error {
+func (mt *maintainer) maintain(ctx context.Context, e *graphstore.Entry) error {
 	if ok, err := mt.maintenanceLease(ctx, e); err != nil || !ok {
-		return errors.Join(err, mt.flushStamps(ctx, e))
+		return errors.Join(err, mt.svc.store.FlushStamps(ctx, e))
 	}
-	defer mt.pruneHistory(ctx, e.key)
-	return mt.svc.store.write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	defer mt.pruneHistory(ctx, e.Key())
+	return mt.svc.store.Write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m := g.Compact(at.Now, mt.svc.cfg.Policy)
-		mt.svc.store.metrics.CompactionRan(ports.CompactionOnMaintenance)
+		mt.svc.store.Metrics.CompactionRan(ports.CompactionOnMaintenance)
 		pm := g.Prune(at, mt.svc.cfg.Policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)
 		m.Steps = append(m.Steps, pm.Steps...)
 		expired := g.ExpireTombstones(at.Now, mt.svc.cfg.Policy)
 		if expired > 0 || !m.Empty() {
-			mt.svc.log.Info("maintenance", "graph", e.key.String(), "archived", len(m.Archived), "restored", len(m.Restored),
+			mt.svc.log.Info("maintenance", "graph", e.Key().String(), "archived", len(m.Archived), "restored", len(m.Restored),
 				"orphaned", len(m.Orphaned), "pruned", len(m.Pruned), "tombstones_expired", expired)
 		}
 		if m.Empty() {
 			return nil, nil
 		}
-		ev := eventBase(ports.EventCompacted, e.key, g.Seq(), "")
+		ev := eventBase(ports.EventCompacted, e.Key(), g.Seq(), "")
 		ev.Compaction = &m
 		return []ports.Event{ev}, nil
 	})
+}
+
+// maintenanceLease takes the graph's maintenance lease for one interval
+// (team mode), so that of all the servers one does a graph's time-driven
+// maintenance per tick. Without it the tick only writes the read stamps.
+func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphstore.Entry) (bool, error) {
+	if mt.svc.store.Shared == nil {
+		return true, nil
+	}
+	return mt.svc.store.Shared.TakeLease(ctx, e.Key(), mt.svc.cfg.MaintenanceInterval)
 }

@@ -43,18 +43,18 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in merge.MergeInput,
 		return MergeResult{}, err
 	}
 	defer s.countOp(t.session, &err)
-	k := e.key
+	k := e.Key()
 	res := MergeResult{Level: k.Level, Project: k.Project, DryRun: dryRun}
 	if dryRun {
-		e.mu.RLock()
-		res.Plan, err = merge.PlanMerge(e.g, in, s.cfg.Secrets)
-		e.mu.RUnlock()
+		e.RLock()
+		res.Plan, err = merge.PlanMerge(e.Graph(), in, s.cfg.Secrets)
+		e.RUnlock()
 		if err != nil {
 			return MergeResult{}, err
 		}
 		return res, nil
 	}
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m, err := merge.MergeNodes(g, in, s.cfg.Secrets, at)
 		if err != nil {
 			return nil, err

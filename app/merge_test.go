@@ -49,7 +49,7 @@ func TestMergeNodesIsOneDurableWrite(t *testing.T) {
 	}
 	key := domain.ProjectGraph(projA)
 	commits := e.store.count(key)
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	e.events.reset()
 
 	r, err := e.svc.MergeNodes(e.ctx, Scope{ProjectPath: projA, Level: domain.LevelProject},
@@ -74,7 +74,7 @@ func TestMergeNodesIsOneDurableWrite(t *testing.T) {
 
 	// The events are the usual ones, in seq order: a, the edges, b's delete.
 	var got []string
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	for _, ev := range e.events.evs {
 		switch ev.Type {
 		case ports.EventNodeUpdated:
@@ -126,7 +126,7 @@ func TestMergeNodesDryRunChangesNothing(t *testing.T) {
 	if !r.DryRun || r.Node != nil || len(r.Plan.Edges) != 2 || r.Plan.Gist != "retry the flaky upload 3 times" {
 		t.Errorf("plan = %+v", r.Plan)
 	}
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	if e.store.count(key) != commits {
 		t.Error("a dry run committed")
 	}

@@ -56,7 +56,7 @@ func addMoves(to *domain.Moves, m domain.Moves) {
 // take returns what the recorder holds and empties it; the committers are
 // idle first, since a batch is reported after its callers return.
 func (r *metricsRecorder) take(e *env) (batches []ports.Batch, runs map[ports.CompactionTrigger]int, moved domain.Moves, sessions int) {
-	e.svc.store.running.Wait()
+	e.svc.store.WaitIdle()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	batches, runs, moved, sessions = r.batches, r.runs, r.moved, r.sessions
@@ -276,7 +276,7 @@ func TestMetricsReportSessionsStarted(t *testing.T) {
 		t.Error("a session that could not be saved was started")
 	}
 	sessions.setFail(false)
-	svc.store.running.Wait()
+	svc.store.WaitIdle()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.sessions != 2 {

@@ -37,7 +37,7 @@ func MayWrite(ctx context.Context) bool {
 // owner is the principal whose user graph ctx's request reads: its
 // principal's name in team mode, "" otherwise.
 func (r *resolver) owner(ctx context.Context) string {
-	if r.store.shared == nil {
+	if r.store.Shared == nil {
 		return ""
 	}
 	return principalName(ctx)
@@ -60,9 +60,7 @@ func (r *resolver) sessionFor(ctx context.Context, id string) (ports.Session, er
 // sessionOwnedBy fails, as for an unknown session, unless session id
 // belongs to owner.
 func (r *resolver) sessionOwnedBy(id, owner string) error {
-	r.sessions.mu.Lock()
-	defer r.sessions.mu.Unlock()
-	if sess, ok := r.sessions.live[id]; ok && sess.Principal != owner {
+	if r.sessions.heldByAnother(id, owner) {
 		return unknownSession(id)
 	}
 	return nil
@@ -80,18 +78,18 @@ func principalName(ctx context.Context) string {
 // (docs/design/team.md#people-and-tokens). Outside team mode, and for the
 // user graph, there are none.
 func (r *resolver) privateEnds(ctx context.Context, t target, k domain.GraphKey, in domain.EdgeInput) ([]string, error) {
-	if r.store.shared == nil || k.Level != domain.LevelProject {
+	if r.store.Shared == nil || k.Level != domain.LevelProject {
 		return nil, nil
 	}
-	u, err := r.store.get(ctx, domain.UserGraphOf(t.owner))
+	u, err := r.store.Get(ctx, domain.UserGraphOf(t.owner))
 	if err != nil {
 		return nil, err
 	}
-	u.mu.RLock()
-	defer u.mu.RUnlock()
+	u.RLock()
+	defer u.RUnlock()
 	var out []string
 	for _, end := range []string{in.From, in.To} {
-		if u.g.IsNode(end) {
+		if u.Graph().IsNode(end) {
 			out = append(out, end)
 		}
 	}

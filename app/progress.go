@@ -38,11 +38,11 @@ func (s *Service) SaveProgress(ctx context.Context, sc Scope, task string, state
 	if err := domain.ValidateProgressState("state", state); err != nil {
 		return err
 	}
-	e, err := s.store.get(ctx, k)
+	e, err := s.store.Get(ctx, k)
 	if err != nil {
 		return err
 	}
-	return s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	return s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		if err := g.SetProgress(task, state); err != nil {
 			return nil, err
 		}
@@ -63,13 +63,13 @@ func (s *Service) LoadProgress(ctx context.Context, sc Scope, task string) (_ do
 		return nil, false, err
 	}
 	defer s.countOp(t.session, &err)
-	s.store.fresh(ctx, k) // team mode: what other servers committed
-	e, err := s.store.get(ctx, k)
+	s.store.Fresh(ctx, k) // team mode: what other servers committed
+	e, err := s.store.Get(ctx, k)
 	if err != nil {
 		return nil, false, err
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	p, ok := e.g.Progress(task)
+	e.RLock()
+	defer e.RUnlock()
+	p, ok := e.Graph().Progress(task)
 	return append(domain.RawJSON(nil), p...), ok, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -20,10 +21,10 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	if err != nil {
 		return nil, wrapErr(err, "list projects")
 	}
-	loaded := map[domain.GraphKey]*graphEntry{}
-	for _, e := range s.store.loaded() {
-		if e.key.Level == domain.LevelProject {
-			loaded[e.key] = e
+	loaded := map[domain.GraphKey]*graphstore.Entry{}
+	for _, e := range s.store.Loaded() {
+		if e.Key().Level == domain.LevelProject {
+			loaded[e.Key()] = e
 		}
 	}
 	var stale []domain.GraphKey // loaded copies the listing counts from
@@ -32,7 +33,7 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 			stale = append(stale, sg.Key)
 		}
 	}
-	s.store.fresh(ctx, stale...) // team mode: the loaded copies' counts as committed, in one round trip
+	s.store.Fresh(ctx, stale...) // team mode: the loaded copies' counts as committed, in one round trip
 	var out []ProjectInfo
 	reader := target{owner: s.scope.owner(ctx)}
 	for _, sg := range stored {
@@ -60,12 +61,12 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	for k := range loaded {
 		rest = append(rest, k)
 	}
-	slices.SortFunc(rest, cmpKey)
+	slices.SortFunc(rest, graphstore.CompareKeys)
 	for _, k := range rest {
 		e := loaded[k]
-		e.mu.RLock()
-		nothing := e.g.HoldsNothing()
-		e.mu.RUnlock()
+		e.RLock()
+		nothing := e.Graph().HoldsNothing()
+		e.RUnlock()
 		if nothing || !reader.mayRead(k) {
 			continue // only named (read, a session started): it has no memory
 		}
@@ -75,11 +76,11 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 }
 
 // loadedProjectInfo is the listing entry of a loaded project graph.
-func (s *Service) loadedProjectInfo(slug string, e *graphEntry) ProjectInfo {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	pi := ProjectInfo{Slug: slug, ProjectPath: e.key.Project}
-	pi.count(s.cfg.Policy, e.g.Stats(), e.g.Data().LastChange())
+func (s *Service) loadedProjectInfo(slug string, e *graphstore.Entry) ProjectInfo {
+	e.RLock()
+	defer e.RUnlock()
+	pi := ProjectInfo{Slug: slug, ProjectPath: e.Key().Project}
+	pi.count(s.cfg.Policy, e.Graph().Stats(), e.Graph().Data().LastChange())
 	return pi
 }
 

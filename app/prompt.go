@@ -50,7 +50,7 @@ func (h *Hooks) hookSession(ctx context.Context, claude, project string, now dom
 // team mode it first brings in the conversation's session from the
 // database (hookSync).
 func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now domain.Micros) (string, error) {
-	if cwd != "" || key != "" && h.svc.store.shared != nil {
+	if cwd != "" || key != "" && h.svc.store.Shared != nil {
 		p, err := h.svc.scope.projectOf(ctx, "cwd", cwd, key)
 		if err == nil {
 			h.hookSync(ctx, claude, p)

@@ -27,7 +27,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
-	e, err := s.store.get(ctx, k)
+	e, err := s.store.Get(ctx, k)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}
@@ -43,10 +43,10 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if root != "" {
 		stamps = s.stamps.hashNamed(ctx, root, edgeFilesBefore(e, in))
 		if t.root != "" {
-			e.filesRoot.Store(&root)
+			e.FilesRoot.Store(&root)
 		}
 	}
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		if err := refusePrivateEnds(g, in, private); err != nil {
 			return nil, err
 		}

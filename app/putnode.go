@@ -29,7 +29,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if err != nil {
 		return PutNodeResult{}, err
 	}
-	e, err := s.store.get(ctx, k)
+	e, err := s.store.Get(ctx, k)
 	if err != nil {
 		return PutNodeResult{}, err
 	}
@@ -41,7 +41,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if root != "" {
 		stamps = s.stamps.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
 		if t.root != "" {
-			e.filesRoot.Store(&root)
+			e.FilesRoot.Store(&root)
 		}
 	}
 	// The write counts a use of the node by its session, in the same save,
@@ -50,7 +50,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if t.session != "" {
 		counted = s.sessions.claimCounts(t.session, k, []string{in.ID})
 	}
-	err = s.store.write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		var dups []duplicates.Match
 		if _, exists := g.Node(in.ID); !exists {
 			// Only a new node is checked (docs/design/trust.md#duplicates).

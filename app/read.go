@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -28,7 +29,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	res.SessionID = sess.ID
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	defer s.countOp(t.session, &err)
-	res.Stale = s.store.fresh(ctx, t.keys()...)
+	res.Stale = s.store.Fresh(ctx, t.keys()...)
 
 	if len(req.IDs) == 0 {
 		full, err := s.reader.full(ctx, t)
@@ -50,7 +51,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 	for _, id := range req.IDs {
 		found := false
 		for _, k := range keys {
-			e, err := s.store.get(ctx, k)
+			e, err := s.store.Get(ctx, k)
 			if err != nil {
 				return res, err
 			}
@@ -145,7 +146,7 @@ func nodeNotFound(id string, level domain.Level) error {
 // graphReader reads graphs for the use cases: a whole graph among several
 // (spanned, full) and a node by id (byID, recall.go).
 type graphReader struct {
-	store  *store
+	store  *graphstore.Store
 	scope  *resolver
 	clock  ports.Clock
 	policy domain.Policy
@@ -158,8 +159,8 @@ type graphReader struct {
 // request: down says which graph and why, and the request serves the
 // others (docs/decisions/0008-faults-in-one-graph.md). Any other error, or
 // a request given up, is err.
-func (gr *graphReader) spanned(ctx context.Context, k domain.GraphKey) (e *graphEntry, down, err error) {
-	e, err = gr.store.get(ctx, k)
+func (gr *graphReader) spanned(ctx context.Context, k domain.GraphKey) (e *graphstore.Entry, down, err error) {
+	e, err = gr.store.Get(ctx, k)
 	if err != nil && domain.KindOf(err) == domain.KindUnavailable && ctx.Err() == nil {
 		return nil, err, nil
 	}
@@ -194,9 +195,9 @@ func (gr *graphReader) full(ctx context.Context, t target) (FullRead, error) {
 		case down != nil:
 			gv.Unavailable = down.Error()
 		default:
-			e.mu.RLock()
-			gv.View = e.g.View(gr.policy)
-			e.mu.RUnlock()
+			e.RLock()
+			gv.View = e.Graph().View(gr.policy)
+			e.RUnlock()
 		}
 		if k.Level == domain.LevelUser {
 			full.User = gv

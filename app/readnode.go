@@ -23,6 +23,6 @@ func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead
 		return NodeRead{}, nodeNotFound(id, sc.Level)
 	}
 	s.sessions.see(t.session, ports.SeenKey(rd.Level, id))
-	e.showUse(&rd) // shown, not counted (docs/design/compaction.md#the-use-count)
+	rd.Node = e.WithPendingUses(rd.Node) // shown, not counted (docs/design/compaction.md#the-use-count)
 	return rd, nil
 }

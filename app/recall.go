@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -20,24 +21,24 @@ import (
 // rescued) by a write through the committer, without a compaction run; the
 // read returns once that write is durable. If it cannot be saved the tiers
 // revert and the read still returns the node, with RecallNotSaved set.
-func (gr *graphReader) byID(ctx context.Context, e *graphEntry, session, id string) (NodeRead, bool, error) {
+func (gr *graphReader) byID(ctx context.Context, e *graphstore.Entry, session, id string) (NodeRead, bool, error) {
 	now := gr.clock.Now()
-	e.mu.RLock()
-	n, ok := e.g.Node(id)
+	e.RLock()
+	n, ok := e.Graph().Node(id)
 	if !ok {
-		e.mu.RUnlock()
+		e.RUnlock()
 		return NodeRead{}, false, nil
 	}
 	if n.Tier == domain.Active {
 		c := *n
 		c.LastRead = max(c.LastRead, now)
-		rd := nodeRead(e.g, &c, domain.Active)
-		e.mu.RUnlock()
-		gr.store.stamp(ctx, e, id, now)
+		rd := nodeRead(e.Graph(), &c, domain.Active)
+		e.RUnlock()
+		gr.store.Stamp(ctx, e, id, now)
 		gr.userTiers(ctx, &rd)
 		return rd, true, nil
 	}
-	e.mu.RUnlock()
+	e.RUnlock()
 
 	// The read is built inside the change, from the graph the change was
 	// applied to: the entry may have been reloaded meanwhile.
@@ -45,7 +46,7 @@ func (gr *graphReader) byID(ctx context.Context, e *graphEntry, session, id stri
 	// The write is logged as a move (docs/decisions/0068-an-identical-put-is-logged.md):
 	// the promoted node's new version says what it said, and undo never
 	// undoes a move nor counts it as someone else's change.
-	err := gr.store.writeLogged(ctx, e, session, domain.HistoryMove, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+	err := gr.store.WriteLogged(ctx, e, session, domain.HistoryMove, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		r, err := g.RecallNode(id, at)
 		if err != nil {
 			return nil, err
@@ -68,16 +69,16 @@ func (gr *graphReader) byID(ctx context.Context, e *graphEntry, session, id stri
 	case domain.KindOf(err) != domain.KindUnavailable:
 		return NodeRead{}, false, err
 	}
-	e.mu.RLock()
-	cur, ok := e.g.Node(id)
+	e.RLock()
+	cur, ok := e.Graph().Node(id)
 	if !ok {
-		e.mu.RUnlock()
+		e.RUnlock()
 		return NodeRead{}, false, nil
 	}
-	rd = nodeRead(e.g, cur, cur.Tier)
-	e.mu.RUnlock()
-	gr.log.Warn("recall not saved", "graph", e.key.String(), "err", err)
-	rd.RecallNotSaved = fmt.Sprintf("the recall could not be saved (the %s is unavailable); the node stays %s", graphName(e.key), cur.Tier)
+	rd = nodeRead(e.Graph(), cur, cur.Tier)
+	e.RUnlock()
+	gr.log.Warn("recall not saved", "graph", e.Key().String(), "err", err)
+	rd.RecallNotSaved = fmt.Sprintf("the recall could not be saved (the %s is unavailable); the node stays %s", graphName(e.Key()), cur.Tier)
 	gr.userTiers(ctx, &rd)
 	return rd, true, nil
 }
@@ -114,18 +115,18 @@ func (gr *graphReader) userTiers(ctx context.Context, rd *NodeRead) {
 	if rd.Level != domain.LevelProject {
 		return
 	}
-	e, err := gr.store.get(ctx, domain.UserGraphOf(gr.scope.owner(ctx)))
+	e, err := gr.store.Get(ctx, domain.UserGraphOf(gr.scope.owner(ctx)))
 	if err != nil {
 		return // the ends stay references
 	}
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+	e.RLock()
+	defer e.RUnlock()
 	for _, ends := range [][]EdgeEnd{rd.Out, rd.In} {
 		for i := range ends {
 			if ends[i].OtherTier != nil {
 				continue
 			}
-			if o, ok := e.g.Node(ends[i].Other); ok {
+			if o, ok := e.Graph().Node(ends[i].Other); ok {
 				t := o.Tier
 				ends[i].OtherTier, ends[i].OtherLevel = &t, domain.LevelUser
 			}

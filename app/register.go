@@ -35,20 +35,20 @@ func (s *Service) newSession(ctx context.Context, project, root, claude string) 
 	}
 	wm := make(map[domain.GraphKey]uint64, len(keys))
 	for _, k := range keys {
-		e, err := s.store.get(ctx, k)
+		e, err := s.store.Get(ctx, k)
 		if err != nil {
 			s.log.Warn("session registered without a watermark for an unavailable graph", "graph", k.String(), "err", err)
 			continue
 		}
-		e.mu.RLock()
-		wm[k] = e.g.DurableSeq()
-		e.mu.RUnlock()
+		e.RLock()
+		wm[k] = e.Graph().DurableSeq()
+		e.RUnlock()
 	}
 	sess, err := s.sessions.create(ctx, project, s.scope.owner(ctx), root, s.clock.Now(), wm, claude)
 	if err != nil {
 		return ports.Session{}, err
 	}
-	s.store.metrics.SessionStarted()
+	s.store.Metrics.SessionStarted()
 	s.log.Info("session started", "session", sess.ID, "project", project)
 	return sess, nil
 }

@@ -18,7 +18,7 @@ import (
 // project p. It is "" on a server of one person, whose paths are its own,
 // and for a project named by its key.
 func (r *resolver) rootOf(p, path string) string {
-	if r.store.shared == nil || p == "" || !filepath.IsAbs(path) {
+	if r.store.Shared == nil || p == "" || !filepath.IsAbs(path) {
 		return ""
 	}
 	return filepath.Clean(path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -28,11 +29,11 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		return SearchResult{}, err
 	}
 	defer s.countOp(t.session, &err)
-	stale := s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	stale := s.store.Fresh(ctx, t.keys()...) // team mode: what other servers committed
 	in := &searchGraphs{reader: s.reader}
 	// The graphs a search of every graph loads are let go once it is done:
 	// it must not keep every graph in memory (docs/design/team.md#scale).
-	defer func() { s.store.giveBack(in.borrowed) }()
+	defer func() { s.store.GiveBack(in.borrowed) }()
 	if err := in.gather(ctx, t, req); err != nil {
 		return SearchResult{}, err
 	}
@@ -59,13 +60,13 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 // searchGraphs are the graphs one search looks in.
 type searchGraphs struct {
 	reader  *graphReader
-	entries []*graphEntry
+	entries []*graphstore.Entry
 	// downs are the graphs that could not be loaded, with why: left out of
 	// a search without a level.
 	downs []error
 	// borrowed are the graphs loaded for this search alone (All): given
 	// back once it is done.
-	borrowed []borrowedGraph
+	borrowed []graphstore.Borrowed
 }
 
 // add adds graph k, or, when it cannot be loaded, why to downs.
@@ -92,26 +93,26 @@ func (in *searchGraphs) gather(ctx context.Context, t target, req SearchRequest)
 			return err
 		}
 		for _, k := range keys {
-			had := st.isLoaded(k)
+			had := st.IsLoaded(k)
 			if err := in.add(ctx, k); err != nil {
 				return err
 			}
-			if had || k.Level != domain.LevelProject || len(in.entries) == 0 || in.entries[len(in.entries)-1].key != k {
+			if had || k.Level != domain.LevelProject || len(in.entries) == 0 || in.entries[len(in.entries)-1].Key() != k {
 				continue // loaded before, the user graph, or not loaded at all
 			}
 			e := in.entries[len(in.entries)-1]
-			in.borrowed = append(in.borrowed, borrowedGraph{e: e, used: e.used.Load()})
+			in.borrowed = append(in.borrowed, e.Borrow())
 		}
 	case req.Level != "":
 		k, err := t.key(req.Level)
 		if err != nil {
 			return err
 		}
-		e, err := st.get(ctx, k)
+		e, err := st.Get(ctx, k)
 		if err != nil {
 			return err
 		}
-		in.entries = []*graphEntry{e}
+		in.entries = []*graphstore.Entry{e}
 	case t.session != "" || t.project != "":
 		for _, k := range t.keys() {
 			if err := in.add(ctx, k); err != nil {
@@ -122,7 +123,7 @@ func (in *searchGraphs) gather(ctx context.Context, t target, req SearchRequest)
 		if err := in.add(ctx, domain.UserGraphOf(t.owner)); err != nil {
 			return err
 		}
-		in.entries = slices.DeleteFunc(st.loaded(), func(e *graphEntry) bool { return !t.mayRead(e.key) })
+		in.entries = slices.DeleteFunc(st.Loaded(), func(e *graphstore.Entry) bool { return !t.mayRead(e.Key()) })
 	}
 	return nil
 }
@@ -130,15 +131,15 @@ func (in *searchGraphs) gather(ctx context.Context, t target, req SearchRequest)
 // searchLocked searches the graphs of entries under their read locks, taken
 // in the store's one order (user graph first, then projects by path), so
 // several readers and the committers can never deadlock.
-func searchLocked(entries []*graphEntry, query string, limit int) (domain.SearchResult, error) {
+func searchLocked(entries []*graphstore.Entry, query string, limit int) (domain.SearchResult, error) {
 	graphs := make([]*domain.Graph, len(entries))
 	for i, e := range entries {
-		e.mu.RLock()
-		graphs[i] = e.g
+		e.RLock()
+		graphs[i] = e.Graph()
 	}
 	defer func() {
 		for _, e := range entries {
-			e.mu.RUnlock()
+			e.RUnlock()
 		}
 	}()
 	return domain.Search(graphs, query, limit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -17,7 +18,7 @@ func (gr *graphReader) everyGraph(ctx context.Context, t target, req SearchReque
 	case req.SessionID != "" || req.ProjectPath != "":
 		return nil, domain.Invalidf("scope", "all searches every graph; drop session_id and project_path, or drop scope")
 	}
-	stored, err := gr.store.graphs.List(ctx)
+	stored, err := gr.store.Graphs.List(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "list projects")
 	}
@@ -32,9 +33,9 @@ func (gr *graphReader) everyGraph(ctx context.Context, t target, req SearchReque
 	for _, sg := range stored {
 		add(sg.Key)
 	}
-	for _, e := range gr.store.loaded() {
-		add(e.key)
+	for _, e := range gr.store.Loaded() {
+		add(e.Key())
 	}
-	slices.SortFunc(projects, cmpKey)
+	slices.SortFunc(projects, graphstore.CompareKeys)
 	return append([]domain.GraphKey{domain.UserGraphOf(t.owner)}, projects...), nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
@@ -21,7 +22,7 @@ type Service struct {
 	clock    ports.Clock
 	events   ports.Events
 	log      *slog.Logger
-	store    *store
+	store    *graphstore.Store
 	sessions *sessionTable
 	started  domain.Micros
 	damage   func() []string // what the repository found damaged when it opened; nil when it cannot tell
@@ -84,14 +85,13 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
 	}
-	fails := &failing{}
-	s.sessions = newSessionTable(deps.Sessions, cfg, stored, log)
-	s.sessions.failing = fails
+	fails := &graphstore.Failing{}
+	s.sessions = newSessionTable(deps.Sessions, sessionLimits{TTL: cfg.SessionTTL, Max: cfg.MaxSessions, BoundTTL: cfg.BoundSessionTTL}, stored, log, fails)
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
-	s.store = newStore(storeDeps{
-		graphs: deps.Graphs, clock: deps.Clock, policy: cfg.Policy, log: log, events: deps.Events, metrics: deps.Metrics,
-		minSeq: s.sessions.maxWatermark, idleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), maxLoadedNodes: cfg.MaxLoadedNodes, failing: fails,
-		shared: shared,
+	s.store = graphstore.New(graphstore.Deps{
+		Graphs: deps.Graphs, Clock: deps.Clock, Policy: cfg.Policy, Log: log, Events: deps.Events, Metrics: deps.Metrics,
+		MinSeq: s.sessions.maxWatermark, IdleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), MaxLoadedNodes: cfg.MaxLoadedNodes, Failing: fails,
+		Shared: shared, PrincipalOf: principalName,
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
@@ -107,7 +107,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
-		if _, err := s.store.get(ctx, domain.UserGraph); err != nil {
+		if _, err := s.store.Get(ctx, domain.UserGraph); err != nil {
 			log.Error("user graph could not be loaded; serving without it", "err", err)
 		}
 	}
@@ -171,26 +171,6 @@ func saveToolEvents(ctx context.Context, t *hookstate.ToolEvents) error {
 	return nil
 }
 
-// unavailableWrite is what every caller of a batch whose save failed gets.
-// A save that could not be taken back off the disk (ports.ErrMaybeSaved)
-// is not said to have changed nothing: a restart may find it
-// (docs/design/storage.md#failed-saves).
-func unavailableWrite(key domain.GraphKey, err error) error {
-	if errors.Is(err, ports.ErrMaybeSaved) {
-		return domain.Unavailable(err, "the %s could not be saved (%v); the disk refused every write since, so the change "+
-			"is not served now but may be back after a restart; retry later", graphName(key), err)
-	}
-	return domain.Unavailable(err, "the %s could not be saved (%v); nothing was changed, retry later", graphName(key), err)
-}
-
-// graphName names a graph in messages: "user graph" or "project graph (/p)".
-func graphName(key domain.GraphKey) string {
-	if key.Level == domain.LevelUser {
-		return "user graph"
-	}
-	return "project graph (" + key.Project + ")"
-}
-
 // projectName is the name the full read shows for a project: its folder's
 // base name.
 func projectName(path string) string {
@@ -205,7 +185,7 @@ func projectName(path string) string {
 // it resolves to, must pass domain.ValidateProjectPath: no control
 // characters are stored, keyed on or echoed back.
 func (r *resolver) canonical(ctx context.Context, field, p string) (string, error) {
-	if r.store.shared != nil {
+	if r.store.Shared != nil {
 		return r.teamProject(ctx, field, p, "")
 	}
 	if err := domain.ValidateProjectPath(field, p); err != nil {
@@ -236,7 +216,7 @@ func (r *resolver) canonical(ctx context.Context, field, p string) (string, erro
 // read the folder. A server of one person names projects by their paths:
 // it checks the key and uses the path, and refuses a key alone.
 func (r *resolver) projectOf(ctx context.Context, field, path, key string) (string, error) {
-	if r.store.shared != nil {
+	if r.store.Shared != nil {
 		return r.teamProject(ctx, field, path, key)
 	}
 	if key == "" {
@@ -285,7 +265,7 @@ func unknownProject(field, key string) error {
 // project — into a target: the part of the service every use case starts
 // with, kept apart from the use cases themselves.
 type resolver struct {
-	store    *store
+	store    *graphstore.Store
 	sessions *sessionTable
 	paths    ports.PathResolver
 	keys     ports.ProjectKeys // team mode: a project's key from its folder; nil: none found
@@ -351,7 +331,7 @@ func (s *Service) countOp(session string, err *error) {
 // project is an invalid request that names what was missing.
 // graphOf resolves the scope and returns its target and the loaded graph of
 // sc.Level, loading it first if needed.
-func (r *resolver) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, error) {
+func (r *resolver) graphOf(ctx context.Context, sc Scope) (target, *graphstore.Entry, error) {
 	t, err := r.resolve(ctx, sc)
 	if err != nil {
 		return t, nil, err
@@ -360,8 +340,8 @@ func (r *resolver) graphOf(ctx context.Context, sc Scope) (target, *graphEntry, 
 	if err != nil {
 		return t, nil, err
 	}
-	r.store.fresh(ctx, k) // team mode: what other servers committed
-	e, err := r.store.get(ctx, k)
+	r.store.Fresh(ctx, k) // team mode: what other servers committed
+	e, err := r.store.Get(ctx, k)
 	return t, e, err
 }
 
@@ -397,3 +377,6 @@ func (t target) keys() []domain.GraphKey {
 func eventBase(typ string, key domain.GraphKey, seq uint64, session string) ports.Event {
 	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
 }
+
+// graphName names a graph in messages: "user graph" or "project graph (/p)".
+func graphName(key domain.GraphKey) string { return graphstore.GraphName(key) }

@@ -55,11 +55,31 @@ type sessionTable struct {
 	// fail soft (teamhooks.go).
 	log *slog.Logger
 	// failing is told whether the last save failed, for Health; nil: not told.
-	failing *failing
+	failing failureRecord
 }
 
-func newSessionTable(repo ports.SessionRepository, cfg Config, stored map[string]ports.Session, log *slog.Logger) *sessionTable {
-	t := &sessionTable{repo: repo, log: log, ttl: cfg.SessionTTL, max: cfg.MaxSessions, boundTTL: cfg.BoundSessionTTL,
+// sessionLimits bound the live sessions (Config.SessionTTL, MaxSessions,
+// BoundSessionTTL).
+type sessionLimits struct {
+	// TTL is how long a session stays live after its last activity.
+	TTL domain.Micros
+	// Max is how many sessions are live at most: past it the least
+	// recently active one goes.
+	Max int
+	// BoundTTL is how long a session bound to a Claude session is kept,
+	// dormant past TTL.
+	BoundTTL domain.Micros
+}
+
+// failureRecord is told whether the last save failed, for the health
+// report (graphstore.Failing).
+type failureRecord interface {
+	Set(what, why string)
+	Clear(what ...string)
+}
+
+func newSessionTable(repo ports.SessionRepository, lim sessionLimits, stored map[string]ports.Session, log *slog.Logger, failing failureRecord) *sessionTable {
+	t := &sessionTable{repo: repo, log: log, ttl: lim.TTL, max: lim.Max, boundTTL: lim.BoundTTL, failing: failing,
 		live: make(map[string]*ports.Session, len(stored)), hooks: map[string]*hookstate.State{}, byClaude: map[string]string{},
 		changed: map[string]struct{}{}, gone: map[string]struct{}{}}
 	t.shared, _ = repo.(ports.SharedSessionRepository)
@@ -334,13 +354,13 @@ func (t *sessionTable) save(ctx context.Context) error {
 	}()
 	if err := t.repo.UpdateSessions(ctx, ch); err != nil {
 		if t.failing != nil {
-			t.failing.set("save sessions", "the sessions could not be saved ("+err.Error()+"); new sessions fail until a save succeeds")
+			t.failing.Set("save sessions", "the sessions could not be saved ("+err.Error()+"); new sessions fail until a save succeeds")
 		}
 		return err
 	}
 	saved = true
 	if t.failing != nil {
-		t.failing.clear("save sessions")
+		t.failing.Clear("save sessions")
 	}
 	return nil
 }
@@ -417,4 +437,36 @@ func (t *sessionTable) unclaimCounts(id string, key domain.GraphKey, ids []strin
 	// A new slice: a copy handed out may share the old one.
 	s.Counted[key] = slices.DeleteFunc(slices.Clone(s.Counted[key]), func(n string) bool { return slices.Contains(ids, n) })
 	t.markChanged(id)
+}
+
+// rootOfSessions returns the folder of the most recently active live
+// session bound to project that was named by one (team mode, where a
+// graph's key names no folder): where this server's sessions have the
+// project's files. "" for none.
+func (t *sessionTable) rootOfSessions(project string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var root string
+	var at domain.Micros
+	for _, s := range t.live {
+		if s.ProjectPath == project && s.Root != "" && (root == "" || s.LastActivity > at) {
+			root, at = s.Root, s.LastActivity
+		}
+	}
+	return root
+}
+
+// heldByAnother reports whether session id is live and started by a
+// principal other than owner.
+func (t *sessionTable) heldByAnother(id, owner string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.live[id]
+	return ok && s.Principal != owner
+}
+
+// checkpointer is the repository's journal folding, when it has one.
+func (t *sessionTable) checkpointer() (ports.SessionCheckpointer, bool) {
+	cp, ok := t.repo.(ports.SessionCheckpointer)
+	return cp, ok
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/app/filecheck"
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/stale"
 	"github.com/kg-memory/kg/ports"
@@ -30,7 +31,7 @@ type fileStamps struct {
 	// files reads project files; nil: none is read and nothing is ever
 	// stale.
 	files ports.FileHasher
-	store *store
+	store *graphstore.Store
 	log   *slog.Logger
 }
 
@@ -45,7 +46,7 @@ func (fs *fileStamps) filesRoot(t target, k domain.GraphKey) string {
 	if t.root != "" {
 		return t.root
 	}
-	if fs.store.shared == nil && filepath.IsAbs(k.Project) {
+	if fs.store.Shared == nil && filepath.IsAbs(k.Project) {
 		return k.Project
 	}
 	return ""
@@ -54,18 +55,18 @@ func (fs *fileStamps) filesRoot(t target, k domain.GraphKey) string {
 // checkRoot is the folder the tick reads graph e's files from: in team
 // mode the one a write last named, else the folder of this server's most
 // recently active session of the project; otherwise the project's path.
-func (mt *maintainer) checkRoot(e *graphEntry) string {
-	if mt.svc.stamps.files == nil || e.key.Level != domain.LevelProject {
+func (mt *maintainer) checkRoot(e *graphstore.Entry) string {
+	if mt.svc.stamps.files == nil || e.Key().Level != domain.LevelProject {
 		return ""
 	}
-	if r := e.filesRoot.Load(); r != nil {
+	if r := e.FilesRoot.Load(); r != nil {
 		return *r
 	}
-	if mt.svc.store.shared == nil && filepath.IsAbs(e.key.Project) {
-		return e.key.Project
+	if mt.svc.store.Shared == nil && filepath.IsAbs(e.Key().Project) {
+		return e.Key().Project
 	}
-	if mt.svc.store.shared != nil {
-		return mt.svc.sessions.rootOfSessions(e.key.Project)
+	if mt.svc.store.Shared != nil {
+		return mt.svc.sessions.rootOfSessions(e.Key().Project)
 	}
 	return ""
 }
@@ -100,11 +101,11 @@ func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string)
 // touches (nil: its stored ones): the files a put of it records. Read
 // before the write, outside it, so that the files are read without the
 // graph's lock; the write keeps those still named then.
-func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+func nodeFilesBefore(e *graphstore.Entry, id string, touches []string) []string {
+	e.RLock()
+	defer e.RUnlock()
 	if touches == nil {
-		if n, ok := e.g.Node(id); ok {
+		if n, ok := e.Graph().Node(id); ok {
 			touches = n.Touches
 		}
 	}
@@ -114,12 +115,12 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 			out = append(out, t)
 		}
 	}
-	for _, ed := range e.g.EdgesOf(id) {
+	for _, ed := range e.Graph().EdgesOf(id) {
 		other := ed.To
 		if ed.To == id {
 			other = ed.From
 		}
-		if other != id && !stale.IsURL(other) && !e.g.IsNode(other) {
+		if other != id && !stale.IsURL(other) && !e.Graph().IsNode(other) {
 			out = append(out, other)
 		}
 	}
@@ -129,12 +130,12 @@ func nodeFilesBefore(e *graphEntry, id string, touches []string) []string {
 
 // edgeFilesBefore returns the ends of an edge that may be project files:
 // not URLs and naming no node now.
-func edgeFilesBefore(e *graphEntry, in domain.EdgeInput) []string {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
+func edgeFilesBefore(e *graphstore.Entry, in domain.EdgeInput) []string {
+	e.RLock()
+	defer e.RUnlock()
 	var out []string
 	for _, end := range []string{in.From, in.To} {
-		if !stale.IsURL(end) && !e.g.IsNode(end) && !slices.Contains(out, end) {
+		if !stale.IsURL(end) && !e.Graph().IsNode(end) && !slices.Contains(out, end) {
 			out = append(out, end)
 		}
 	}
@@ -184,21 +185,21 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 	if mt.svc.stamps.files == nil {
 		return 0
 	}
-	var entries []*graphEntry
-	for _, e := range mt.svc.store.loaded() {
-		if e.key.Level == domain.LevelProject {
+	var entries []*graphstore.Entry
+	for _, e := range mt.svc.store.Loaded() {
+		if e.Key().Level == domain.LevelProject {
 			entries = append(entries, e)
 		}
 	}
 	if len(entries) == 0 {
 		return 0
 	}
-	slices.SortFunc(entries, func(a, b *graphEntry) int { return strings.Compare(a.key.String(), b.key.String()) })
+	slices.SortFunc(entries, func(a, b *graphstore.Entry) int { return strings.Compare(a.Key().String(), b.Key().String()) })
 	mt.staleMu.Lock()
 	defer mt.staleMu.Unlock()
 	round := mt.staleRound
-	start, _ := slices.BinarySearchFunc(entries, round.graph, func(e *graphEntry, k string) int { return strings.Compare(e.key.String(), k) })
-	if start == len(entries) || entries[start].key.String() != round.graph {
+	start, _ := slices.BinarySearchFunc(entries, round.graph, func(e *graphstore.Entry, k string) int { return strings.Compare(e.Key().String(), k) })
+	if start == len(entries) || entries[start].Key().String() != round.graph {
 		round = staleRound{} // that graph is gone: start the next one afresh
 	}
 	budget := max(mt.svc.cfg.StaleFilesPerTick, 1)
@@ -206,7 +207,7 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 	for i := range entries {
 		e := entries[(start+i)%len(entries)]
 		from := staleRound{}
-		if e.key.String() == round.graph {
+		if e.Key().String() == round.graph {
 			from = round
 		}
 		n, done := mt.checkGraphFiles(ctx, e, from, budget-read)
@@ -220,7 +221,7 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 		}
 		// The next graph is where the next tick starts, if this one ends
 		// the budget exactly.
-		mt.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].key.String()}
+		mt.staleRound = staleRound{graph: entries[(start+i+1)%len(entries)].Key().String()}
 		if read >= budget {
 			return read
 		}
@@ -231,15 +232,15 @@ func (mt *maintainer) checkStaleFiles(ctx context.Context) int {
 // checkGraphFiles reads up to budget of e's recorded files after from and
 // applies what it found. done reports that it reached the graph's last
 // file (or the graph has none to read).
-func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from staleRound, budget int) (n readCount, done bool) {
+func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphstore.Entry, from staleRound, budget int) (n readCount, done bool) {
 	root := mt.checkRoot(e)
-	e.mu.RLock()
+	e.RLock()
 	var checks []filecheck.Check
 	if root != "" {
-		checks = filecheck.Stamped(e.g)
+		checks = filecheck.Stamped(e.Graph())
 	}
-	hasMarks := len(stale.Nodes(e.g)) > 0
-	e.mu.RUnlock()
+	hasMarks := len(stale.Nodes(e.Graph())) > 0
+	e.RUnlock()
 	if root == "" {
 		if hasMarks {
 			mt.clearMarks(e)
@@ -268,7 +269,7 @@ func (mt *maintainer) checkGraphFiles(ctx context.Context, e *graphEntry, from s
 		if ctx.Err() == nil {
 			// The root cannot be read (moved, deleted, unmounted): kg
 			// cannot tell, so nothing of it is stale.
-			mt.svc.log.Debug("project root not read for staleness", "graph", e.key.String(), "root", root, "err", err)
+			mt.svc.log.Debug("project root not read for staleness", "graph", e.Key().String(), "root", root, "err", err)
 			mt.clearMarks(e)
 		}
 		return readCount{}, true
@@ -284,11 +285,11 @@ type readCount struct {
 	lastPath, lastHash string
 }
 
-func (r readCount) round(e *graphEntry, from staleRound) staleRound {
+func (r readCount) round(e *graphstore.Entry, from staleRound) staleRound {
 	if r.files == 0 {
-		return staleRound{graph: e.key.String(), path: from.path, hash: from.hash}
+		return staleRound{graph: e.Key().String(), path: from.path, hash: from.hash}
 	}
-	return staleRound{graph: e.key.String(), path: r.lastPath, hash: r.lastHash}
+	return staleRound{graph: e.Key().String(), path: r.lastPath, hash: r.lastHash}
 }
 
 // applyMarks sets, on each node that recorded a file of js, the mark of that
@@ -296,9 +297,9 @@ func (r readCount) round(e *graphEntry, from staleRound) staleRound {
 // marks for files not read keep what the last read found. A node whose
 // stamp of the file changed since the read (written again meanwhile) is
 // left to the next round.
-func (mt *maintainer) applyMarks(e *graphEntry, js []filecheck.Judged) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (mt *maintainer) applyMarks(e *graphstore.Entry, js []filecheck.Judged) {
+	e.Lock()
+	defer e.Unlock()
 	type found struct {
 		hash   string
 		change domain.FileChange
@@ -315,7 +316,7 @@ func (mt *maintainer) applyMarks(e *graphEntry, js []filecheck.Judged) {
 		}
 	}
 	for id, files := range byNode {
-		n, ok := e.g.Node(id)
+		n, ok := e.Graph().Node(id)
 		if !ok {
 			continue
 		}
@@ -333,7 +334,7 @@ func (mt *maintainer) applyMarks(e *graphEntry, js []filecheck.Judged) {
 				marks = append(marks, domain.StaleFile{Path: path, Change: f.change, Recorded: f.hash})
 			}
 		}
-		e.g.SetStale(id, marks)
+		e.Graph().SetStale(id, marks)
 	}
 }
 
@@ -346,7 +347,7 @@ func recordedAs(n *domain.Node, path, hash string) bool {
 // pruneMarks drops, at the end of a round of e's graph, the marks of files
 // its nodes no longer record as checked (an edge naming the file deleted
 // since): checks are every file the round read.
-func (mt *maintainer) pruneMarks(e *graphEntry, checks []filecheck.Check) {
+func (mt *maintainer) pruneMarks(e *graphstore.Entry, checks []filecheck.Check) {
 	type key struct{ id, path, hash string }
 	live := map[key]bool{}
 	for _, c := range checks {
@@ -354,39 +355,22 @@ func (mt *maintainer) pruneMarks(e *graphEntry, checks []filecheck.Check) {
 			live[key{id, c.Path, c.Hash}] = true
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, id := range stale.Nodes(e.g) {
-		n, _ := e.g.Node(id)
+	e.Lock()
+	defer e.Unlock()
+	for _, id := range stale.Nodes(e.Graph()) {
+		n, _ := e.Graph().Node(id)
 		marks := slices.DeleteFunc(slices.Clone(n.Stale), func(m domain.StaleFile) bool {
 			return !live[key{id, m.Path, m.Recorded}]
 		})
-		e.g.SetStale(id, marks)
+		e.Graph().SetStale(id, marks)
 	}
 }
 
 // clearMarks drops every stale mark of e's graph.
-func (mt *maintainer) clearMarks(e *graphEntry) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, id := range stale.Nodes(e.g) {
-		e.g.SetStale(id, nil)
+func (mt *maintainer) clearMarks(e *graphstore.Entry) {
+	e.Lock()
+	defer e.Unlock()
+	for _, id := range stale.Nodes(e.Graph()) {
+		e.Graph().SetStale(id, nil)
 	}
-}
-
-// rootOfSessions returns the folder of the most recently active live
-// session bound to project that was named by one (team mode, where a
-// graph's key names no folder): where this server's sessions have the
-// project's files. "" for none.
-func (t *sessionTable) rootOfSessions(project string) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var root string
-	var at domain.Micros
-	for _, s := range t.live {
-		if s.ProjectPath == project && s.Root != "" && (root == "" || s.LastActivity > at) {
-			root, at = s.Root, s.LastActivity
-		}
-	}
-	return root
 }

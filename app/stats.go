@@ -24,13 +24,13 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 	res := SessionStats{Session: sess, Now: now}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	for _, k := range t.keys() {
-		e, err := s.store.get(ctx, k)
+		e, err := s.store.Get(ctx, k)
 		if err != nil {
 			return SessionStats{}, err
 		}
-		e.mu.RLock()
-		st := e.g.Stats()
-		e.mu.RUnlock()
+		e.RLock()
+		st := e.Graph().Stats()
+		e.RUnlock()
 		if k.Level == domain.LevelUser {
 			res.UserGraph = st
 		} else {

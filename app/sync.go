@@ -25,7 +25,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 	if err := s.sessions.pull(ctx, sess.ID); err != nil {
 		return SyncResult{}, err
 	}
-	s.store.fresh(ctx, t.keys()...)
+	s.store.Fresh(ctx, t.keys()...)
 	res := SyncResult{ProjectPath: sess.ProjectPath}
 	var downs []error
 	for _, k := range t.keys() {
@@ -42,14 +42,14 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 			}
 			continue
 		}
-		e.mu.RLock()
-		from, err := s.sessions.watermark(sess.ID, k, e.g.SeqAt)
-		to := e.g.DurableSeq()
+		e.RLock()
+		from, err := s.sessions.watermark(sess.ID, k, e.Graph().SeqAt)
+		to := e.Graph().DurableSeq()
 		var rep domain.SyncReport
 		if err == nil && to > from {
-			rep = e.g.ChangesSince(from, to, sess.ID)
+			rep = e.Graph().ChangesSince(from, to, sess.ID)
 		}
-		e.mu.RUnlock()
+		e.RUnlock()
 		if err != nil {
 			return SyncResult{}, err
 		}

@@ -93,7 +93,7 @@ func nudgeAllowed(nudges int, last, now domain.Micros) bool {
 // repository, the same in every checkout); "" when there is none (a
 // project named by its key alone: no file is counted).
 func (h *Hooks) toolRoot(project, cwd string) string {
-	if h.svc.store.shared == nil {
+	if h.svc.store.Shared == nil {
 		return project
 	}
 	root := h.svc.scope.rootOf(project, cwd)

@@ -22,9 +22,9 @@ func TestLoadPastTheBoundUnloadsTheLeastRecentlyUsed(t *testing.T) {
 	e.restart()
 	loadedProjects := func() []string {
 		var out []string
-		for _, g := range e.svc.store.loaded() {
-			if g.key.Project != "" {
-				out = append(out, g.key.Project)
+		for _, g := range e.svc.store.Loaded() {
+			if g.Key().Project != "" {
+				out = append(out, g.Key().Project)
 			}
 		}
 		return slices.Sorted(slices.Values(out))
@@ -74,8 +74,8 @@ func TestTheTickAppliesTheBoundOnceStampsAreSaved(t *testing.T) {
 	e.restart()
 	loaded := func() int {
 		n := 0
-		for _, g := range e.svc.store.loaded() {
-			if g.key.Project != "" {
+		for _, g := range e.svc.store.Loaded() {
+			if g.Key().Project != "" {
 				n++
 			}
 		}

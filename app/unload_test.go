@@ -95,7 +95,7 @@ func TestWriteAndStampRacingAnUnload(t *testing.T) {
 	sid := e.session(projA)
 	e.put(project(sid), "p", "g")
 	key := domain.ProjectGraph(projA)
-	stale, err := e.svc.store.get(e.ctx, key)
+	stale, err := e.svc.store.Get(e.ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,17 +105,17 @@ func TestWriteAndStampRacingAnUnload(t *testing.T) {
 		t.Fatal("not unloaded")
 	}
 
-	err = e.svc.store.write(e.ctx, stale, sid, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+	err = e.svc.store.Write(e.ctx, stale, sid, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		_, err := g.PutNode(domain.NodeInput{ID: "late", Gist: "written through the stale entry"}, at)
 		return nil, err
 	})
 	if err != nil {
 		t.Fatalf("write through the unloaded entry: %v", err)
 	}
-	if _, ok := stale.g.Node("late"); ok {
+	if _, ok := stale.Graph().Node("late"); ok {
 		t.Error("the write went to the unloaded copy")
 	}
-	fresh, err := e.svc.store.get(e.ctx, key)
+	fresh, err := e.svc.store.Get(e.ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestWriteAndStampRacingAnUnload(t *testing.T) {
 	e.clock.Advance(DefaultIdleUnload)
 	e.svc.maint.tick(e.ctx)
 	at := e.clock.Now()
-	e.svc.store.stamp(e.ctx, fresh, "p", at)
+	e.svc.store.Stamp(e.ctx, fresh, "p", at)
 	e.svc.maint.tick(e.ctx)
 	if n, _ := e.store.stored(t, key, "p"); n.LastRead != at {
 		t.Errorf("stored last read = %d, want the stamp %d made through the unloaded entry", n.LastRead, at)
@@ -160,7 +160,7 @@ func TestReloadKeepsSeqsOfAFailedSave(t *testing.T) {
 			sid := e.session(projA)
 			key := domain.ProjectGraph(projA)
 			e.put(project(sid), "p", "g")
-			en, err := e.svc.store.get(e.ctx, key)
+			en, err := e.svc.store.Get(e.ctx, key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,9 +169,9 @@ func TestReloadKeepsSeqsOfAFailedSave(t *testing.T) {
 				t.Fatal("the failing save succeeded")
 			}
 			e.store.failCommits(key, nil)
-			en.mu.RLock()
-			taken := en.g.Seq()
-			en.mu.RUnlock()
+			en.RLock()
+			taken := en.Graph().Seq()
+			en.RUnlock()
 
 			c.leave(e)
 			if e.cached(key) {

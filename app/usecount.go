@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -15,7 +16,7 @@ import (
 type useCounting struct {
 	clock    ports.Clock
 	sessions *sessionTable
-	store    *store
+	store    *graphstore.Store
 }
 
 // countUses counts one use by session sessionID of each node ids of graph
@@ -60,18 +61,18 @@ func (uc *useCounting) countUses(ctx context.Context, sessionID string, key doma
 	case key.Level != domain.LevelProject:
 		return domain.Invalidf("level", "unknown graph %s", key)
 	}
-	e, err := uc.store.get(ctx, key)
+	e, err := uc.store.Get(ctx, key)
 	if err != nil {
 		return err
 	}
 	var missing []string
-	e.mu.RLock()
+	e.RLock()
 	for _, id := range ids {
-		if _, ok := e.g.Node(id); !ok {
+		if _, ok := e.Graph().Node(id); !ok {
 			missing = append(missing, id)
 		}
 	}
-	e.mu.RUnlock()
+	e.RUnlock()
 	if len(missing) > 0 {
 		return domain.NotFoundf("ids", "no node %s in the %s; nothing was counted", quoteList(missing), graphName(key))
 	}
@@ -81,22 +82,22 @@ func (uc *useCounting) countUses(ctx context.Context, sessionID string, key doma
 
 // countFresh counts the uses of ids by session at now that it had not
 // counted, and returns those.
-func (uc *useCounting) countFresh(ctx context.Context, e *graphEntry, session string, ids []string, now domain.Micros) []string {
+func (uc *useCounting) countFresh(ctx context.Context, e *graphstore.Entry, session string, ids []string, now domain.Micros) []string {
 	if session == "" {
 		return nil // calls without a session count nothing
 	}
-	fresh := uc.sessions.claimCounts(session, e.key, ids)
+	fresh := uc.sessions.claimCounts(session, e.Key(), ids)
 	if len(fresh) > 0 {
-		uc.store.countUses(ctx, e, fresh, now)
+		uc.store.CountUses(ctx, e, fresh, now)
 	}
 	return fresh
 }
 
 // countRead counts the read by id rd of session, a node of e's graph, and
 // makes the read show the node's use count with it.
-func (uc *useCounting) countRead(ctx context.Context, e *graphEntry, session string, rd *NodeRead) {
+func (uc *useCounting) countRead(ctx context.Context, e *graphstore.Entry, session string, rd *NodeRead) {
 	uc.countFresh(ctx, e, session, []string{rd.Node.ID}, uc.clock.Now())
-	e.showUse(rd)
+	rd.Node = e.WithPendingUses(rd.Node)
 }
 
 // quoteList renders ids as "a", "b" and "c".

@@ -57,7 +57,7 @@ func TestUseCountsOncePerSession(t *testing.T) {
 		t.Fatalf("after two puts by one session: %+v, want one count", want)
 	}
 	e.events.reset()
-	seq := e.svc.store.entries[domain.UserGraph].g.Seq()
+	seq := e.userSeq()
 
 	for i, sid := range []string{a, b, b, c} {
 		got := e.readByID(sid, "n")[0].Node.Use
@@ -73,7 +73,7 @@ func TestUseCountsOncePerSession(t *testing.T) {
 	if use != sessions(3) {
 		t.Errorf("stored use after reads by a, b, b, c and c's mark = %+v, want 3 sessions", use)
 	}
-	if v != wantV || e.svc.store.entries[domain.UserGraph].g.Seq() != seq {
+	if v != wantV || e.userSeq() != seq {
 		t.Errorf("counting moved the version %+v → %+v or the seq", wantV, v)
 	}
 	for _, typ := range []string{ports.EventNodeUpdated, ports.EventNodeRecalled} {
@@ -287,4 +287,15 @@ func TestUsefulMarkCountsAUse(t *testing.T) {
 	if use, _ := e.storedUse(domain.ProjectGraph(projA), "n"); use != sessions(2) {
 		t.Errorf("after two kg_useful marks by another session: %+v, want 2 sessions", use)
 	}
+}
+
+// userSeq is the loaded user graph's seq.
+func (e *env) userSeq() uint64 {
+	en, err := e.svc.store.Get(e.ctx, domain.UserGraph)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	en.RLock()
+	defer en.RUnlock()
+	return en.Graph().Seq()
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
@@ -43,13 +44,13 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 		return UsefulResult{}, err
 	}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
-	s.store.fresh(ctx, t.keys()...) // team mode: what other servers committed
+	s.store.Fresh(ctx, t.keys()...) // team mode: what other servers committed
 	// Find every id first: an unknown one marks nothing.
 	found, err := findUseful(ctx, s.store, t, ids)
 	if err != nil {
 		return UsefulResult{}, err
 	}
-	fresh, already, err := s.sessions.reserveUseful(sess.ID, found)
+	fresh, already, err := reserveUseful(s.sessions, sess.ID, found)
 	if err != nil {
 		return UsefulResult{}, err
 	}
@@ -60,13 +61,13 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 			continue
 		}
 		if err := saveUseful(ctx, s.store, gi.e, sess.ID, marks); err != nil {
-			s.sessions.unreserveUseful(sess.ID, fresh, res.Marked)
+			unreserveUseful(s.sessions, sess.ID, fresh, res.Marked)
 			return UsefulResult{}, err
 		}
 		for _, id := range marks {
 			res.Marked = append(res.Marked, gi.node(id))
 		}
-		s.countUseful(ctx, sess.ID, gi.e.key, marks)
+		s.countUseful(ctx, sess.ID, gi.e.Key(), marks)
 	}
 	return res, nil
 }
@@ -91,7 +92,7 @@ func checkUsefulIDs(ids []string) ([]string, error) {
 
 // usefulIDs are the ids of a kg_useful call that name nodes of one graph.
 type usefulIDs struct {
-	e   *graphEntry
+	e   *graphstore.Entry
 	ids []string
 }
 
@@ -100,7 +101,7 @@ type usefulIDs struct {
 func (gi usefulIDs) fresh(fresh []string) []string {
 	var marks []string
 	for _, id := range gi.ids {
-		if slices.Contains(fresh, ports.SeenKey(gi.e.key.Level, id)) {
+		if slices.Contains(fresh, ports.SeenKey(gi.e.Key().Level, id)) {
 			marks = append(marks, id)
 		}
 	}
@@ -109,28 +110,28 @@ func (gi usefulIDs) fresh(fresh []string) []string {
 
 // node names node id of gi's graph.
 func (gi usefulIDs) node(id string) UsefulNode {
-	return UsefulNode{Level: gi.e.key.Level, Project: gi.e.key.Project, ID: id}
+	return UsefulNode{Level: gi.e.Key().Level, Project: gi.e.Key().Project, ID: id}
 }
 
 // findUseful looks ids up in the graphs of t, and fails, naming them, when
 // some are in none.
-func findUseful(ctx context.Context, st *store, t target, ids []string) ([]usefulIDs, error) {
+func findUseful(ctx context.Context, st *graphstore.Store, t target, ids []string) ([]usefulIDs, error) {
 	var found []usefulIDs
 	hit := map[string]bool{}
 	for _, k := range t.keys() {
-		e, err := st.get(ctx, k)
+		e, err := st.Get(ctx, k)
 		if err != nil {
 			return nil, err
 		}
 		gi := usefulIDs{e: e}
-		e.mu.RLock()
+		e.RLock()
 		for _, id := range ids {
-			if _, ok := e.g.Node(id); ok {
+			if _, ok := e.Graph().Node(id); ok {
 				gi.ids = append(gi.ids, id)
 				hit[id] = true
 			}
 		}
-		e.mu.RUnlock()
+		e.RUnlock()
 		found = append(found, gi)
 	}
 	var missing []string
@@ -154,12 +155,12 @@ func findUseful(ctx context.Context, st *store, t target, ids []string) ([]usefu
 // unreserveUseful). It returns the seen-set keys of the marks reserved and
 // the nodes the session had marked already, or the error of a call that
 // would pass the allowance, reserving nothing.
-func (t *sessionTable) reserveUseful(session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
+func reserveUseful(t *sessionTable, session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
 	t.withHooks(session, func(h *hookstate.State) bool {
 		var add []string
 		for _, gi := range found {
 			for _, id := range gi.ids {
-				k := ports.SeenKey(gi.e.key.Level, id)
+				k := ports.SeenKey(gi.e.Key().Level, id)
 				if h.Marked(k) || slices.Contains(add, k) {
 					already = append(already, gi.node(id))
 				} else {
@@ -184,8 +185,8 @@ func (t *sessionTable) reserveUseful(session string, found []usefulIDs) (fresh [
 
 // saveUseful saves the marks on nodes marks of e's graph in one write; a
 // node deleted meanwhile fails it, marking nothing of the graph.
-func saveUseful(ctx context.Context, st *store, e *graphEntry, session string, marks []string) error {
-	return st.write(ctx, e, session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
+func saveUseful(ctx context.Context, st *graphstore.Store, e *graphstore.Entry, session string, marks []string) error {
+	return st.Write(ctx, e, session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		for _, id := range marks {
 			if _, ok := g.Node(id); !ok {
 				return nil, domain.NotFoundf("ids", "node %q was deleted meanwhile; nothing of this graph was marked", id)
@@ -233,7 +234,7 @@ func recordUsefulMark(g *domain.Graph, id string, at domain.Stamp) {
 
 // unreserveUseful gives back the reserved marks of fresh that were not
 // saved (not in saved).
-func (t *sessionTable) unreserveUseful(session string, fresh []string, saved []UsefulNode) {
+func unreserveUseful(t *sessionTable, session string, fresh []string, saved []UsefulNode) {
 	keep := map[string]bool{}
 	for _, n := range saved {
 		keep[ports.SeenKey(n.Level, n.ID)] = true

@@ -50,23 +50,14 @@ func (g *Graph) CompactListing(now Micros, p Policy, list int) Moves {
 	// jumping around it. Nothing depends on the order of the changes
 	// beyond their seqs: each node changes once, and the counts are sums.
 	seqs := make([]uint64, len(s.ids)) // 0: unchanged
-	base, changed := g.seq, uint64(0)
+	changed := uint64(0)
 	for _, i := range s.stepNode {
 		if seqs[i] == 0 && s.tier[i] != s.tier0[i] {
 			changed++
-			seqs[i] = base + changed
+			seqs[i] = changed
 		}
 	}
-	g.growJournal(int(changed))
-	for i, seq := range seqs {
-		if seq != 0 {
-			g.setTierSeq(s.slot[i], s.tier[i], now, seq)
-		}
-	}
-	if changed > 0 {
-		g.seq = base + changed
-		g.pending.Meta = true
-	}
+	g.SetTiers(now, s.slot, s.tier, seqs)
 	return m
 }
 
@@ -81,7 +72,7 @@ func PlanCompaction(g *Graph, now Micros, p Policy) Moves {
 // the simulation that ends in the planned tiers; nil when the graph is
 // within both budgets.
 func plan(g *Graph, now Micros, p Policy, list int) (Moves, *sim) {
-	return planOver(g, (*Graph).movableSlots, now, p, list)
+	return planOver(g, (*Graph).MovableSlots, now, p, list)
 }
 
 // planOver is plan, with the simulation reading the nodes in slots(g),
@@ -190,9 +181,8 @@ func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
 	s.use, s.useDay = make([]uint64, 0, n), make([]int32, 0, n)
 	degrees := 0
 	for _, si := range slots {
-		e := &g.ends[si]
-		nd := e.node
-		s.ids = append(s.ids, e.name)
+		nd := g.SlotNode(si)
+		s.ids = append(s.ids, nd.ID)
 		s.nodes = append(s.nodes, nd)
 		s.tier = append(s.tier, nd.Tier)
 		s.tier0 = append(s.tier0, nd.Tier)
@@ -200,12 +190,13 @@ func newSimNodes(g *Graph, slots []int32, now Micros, p Policy) (*sim, int) {
 		s.use = append(s.use, nd.Use.At(today))
 		s.useDay = append(s.useDay, nd.Use.Day)
 		s.eligible = append(s.eligible, graceLeft(nd.Created, now, p.Grace) == 0)
-		c := e.gistCost
+		c, withNotes := g.SlotCosts(si)
 		if p.EstimateNotes {
-			c = e.notesCost
+			c = withNotes
 		}
 		s.cost = append(s.cost, NodeBaseTokens+c)
-		degrees += len(e.out) + len(e.in)
+		out, in := g.SlotEdges(si)
+		degrees += len(out) + len(in)
 	}
 	return s, degrees
 }
@@ -217,14 +208,14 @@ func (s *sim) readEdges(g *Graph, degrees int) []int32 {
 	n := len(s.slot)
 	// Each edge is read from its from end when that is in the sim, else
 	// from its to end; edges between two references are never reached.
-	ix := newSlotIndex(s.slot, len(g.ends))
+	ix := newSlotIndex(s.slot, g.SlotCount())
 	s.ends = make([]simEdge, 0, degrees)
 	cursor := make([]int32, n+1) // degrees first, then fill positions
 	for i, si := range s.slot {
-		e := &g.ends[si]
-		for _, a := range e.out {
-			to, ok := ix.of(a.other)
-			if !ok && g.ends[a.other].node != nil {
+		out, in := g.SlotEdges(si)
+		for _, a := range out {
+			to, ok := ix.of(a.Other)
+			if !ok && g.SlotNode(a.Other) != nil {
 				continue // to a node left out
 			}
 			s.ends = append(s.ends, simEdge{int32(i), to})
@@ -233,8 +224,8 @@ func (s *sim) readEdges(g *Graph, degrees int) []int32 {
 				cursor[to]++
 			}
 		}
-		for _, a := range e.in {
-			if _, ok := ix.of(a.other); ok || g.ends[a.other].node != nil {
+		for _, a := range in {
+			if _, ok := ix.of(a.Other); ok || g.SlotNode(a.Other) != nil {
 				continue // read from its from end, or from a node left out
 			}
 			s.ends = append(s.ends, simEdge{-1, int32(i)})
@@ -301,34 +292,6 @@ func (x slotIndex) of(si int32) (int32, bool) {
 	return -1, false
 }
 
-// nodeSlots returns the slots holding a node, in slot order.
-func (g *Graph) nodeSlots() []int32 {
-	out := make([]int32, 0, g.nodeCount)
-	for si := range g.ends {
-		if g.ends[si].node != nil {
-			out = append(out, int32(si))
-		}
-	}
-	return out
-}
-
-// movableSlots returns the slots of the active and archived nodes, in slot
-// order: the run then walks the index (and the nodes, allocated in about
-// that order) front to back. When they are a good part of the graph, one
-// pass over the slots is cheaper than sorting them.
-func (g *Graph) movableSlots() []int32 {
-	if len(g.movable)*8 < len(g.ends) {
-		return slices.Sorted(slices.Values(g.movable))
-	}
-	out := make([]int32, 0, len(g.movable))
-	for si := range g.ends {
-		if g.ends[si].movable != 0 {
-			out = append(out, int32(si))
-		}
-	}
-	return out
-}
-
 // edgesOf returns the indexes in s.ends of the edges touching node i.
 func (s *sim) edgesOf(i int32) []int32 { return s.adj[s.start[i]:s.start[i+1]] }
 
@@ -370,11 +333,11 @@ func (s *sim) rank(r *Rank) *Rank {
 }
 
 // end classifies an edge end under the simulated tiers.
-func (s *sim) end(j int32) endTier {
+func (s *sim) end(j int32) EndTier {
 	if j < 0 {
-		return endRef
+		return EndRef
 	}
-	return tierEnd(s.tier[j])
+	return TierEnd(s.tier[j])
 }
 
 // active reports whether j is a node that is active in the simulation.
@@ -388,7 +351,7 @@ func (s *sim) move(i int32, to Tier) {
 	if from == to {
 		return
 	}
-	oldT, newT := tierEnd(from), tierEnd(to)
+	oldT, newT := TierEnd(from), TierEnd(to)
 	d := 0
 	for _, ei := range s.edgesOf(i) {
 		e := s.ends[ei]
@@ -399,10 +362,10 @@ func (s *sim) move(i int32, to Tier) {
 		if e.to == i {
 			tOld, tNew = oldT, newT
 		}
-		if edgeShown(fOld, tOld) {
+		if EdgeShown(fOld, tOld) {
 			d--
 		}
-		if edgeShown(fNew, tNew) {
+		if EdgeShown(fNew, tNew) {
 			d++
 		}
 	}
@@ -414,17 +377,6 @@ func (s *sim) move(i int32, to Tier) {
 	if to == Active {
 		s.est += int(s.cost[i])
 	}
-}
-
-// tierEnd is how a node of tier t counts as an edge end.
-func tierEnd(t Tier) endTier {
-	switch t {
-	case Active:
-		return endActive
-	case Archived:
-		return endArchived
-	}
-	return endOrphaned
 }
 
 // member is one node of a scored population.

@@ -326,8 +326,8 @@ func TestCompactPropMovableNodesPlanAsAllNodes(t *testing.T) {
 		}
 		now := propNow + Micros(rapid.Int64Range(0, int64(2*Day)).Draw(t, "later"))
 		p.MaxTokens = rapid.IntRange(0, 400).Draw(t, "max after")
-		all, _ := planOver(g, (*Graph).nodeSlots, now, p, -1)
-		movable, _ := planOver(g, (*Graph).movableSlots, now, p, -1)
+		all, _ := planOver(g, (*Graph).NodeSlots, now, p, -1)
+		movable, _ := planOver(g, (*Graph).MovableSlots, now, p, -1)
 		if diff := quickDiff(all, movable); diff != "" {
 			t.Fatalf("plans differ (-all nodes +movable nodes):\n%s", diff)
 		}
@@ -355,7 +355,7 @@ func TestCompactPropTierChangesOnceInPassesOneAndOneB(t *testing.T) {
 }
 
 // TestStatsPropIncremental drives a graph through random writes, reads,
-// compaction, pruning, checkpoints and rollbacks, and checks after every
+// tier changes in a batch (as compaction makes them), pruning, checkpoints and rollbacks, and checks after every
 // step that the incrementally kept counts and index equal a recomputation.
 func TestStatsPropIncremental(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -407,9 +407,17 @@ func TestStatsPropIncremental(t *testing.T) {
 					}
 				}
 			},
-			"compact": func(t *rapid.T) { g.Compact(at().Now, p) },
-			"prune":   func(t *rapid.T) { g.Prune(at(), p) },
-			"expire":  func(t *rapid.T) { g.ExpireTombstones(at().Now, p) },
+			"set-tiers": func(t *rapid.T) {
+				ids := make([]string, 0, len(g.Nodes()))
+				for _, n := range g.Nodes() {
+					ids = append(ids, n.ID)
+				}
+				setTiers(g, at().Now, drawnTiers(ids, func(id string) Tier {
+					return rapid.SampledFrom([]Tier{Active, Archived, Orphaned}).Draw(t, "tier "+id)
+				}))
+			},
+			"prune":  func(t *rapid.T) { g.Prune(at(), p) },
+			"expire": func(t *rapid.T) { g.ExpireTombstones(at().Now, p) },
 			"checkpoint": func(t *rapid.T) {
 				g.Checkpoint()
 			},

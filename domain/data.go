@@ -121,7 +121,7 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 func restoreSized(key GraphKey, data GraphData) *Graph {
 	g := NewGraph(key)
 	g.ends = make([]endSlot, 0, len(data.Nodes))
-	g.endTiers = make([]endTier, 0, len(data.Nodes))
+	g.endTiers = make([]EndTier, 0, len(data.Nodes))
 	g.endIx = make(map[string]int32, len(data.Nodes))
 	g.edgeSlots = make([]edgeSlot, 0, len(data.Edges))
 	g.edges = make(map[EdgeKey]int32, len(data.Edges))

@@ -75,7 +75,7 @@ func (g *Graph) IDFormHolders(id string) []string {
 func (g *Graph) EachGistCandidate(gist string, rareWords, wordBudget int, f func(n *Node)) {
 	g.searchIndex().EachCandidate(search.AppendWords(nil, gist), rareWords, wordBudget, func(si int32) {
 		s := &g.ends[si]
-		if t := g.endTiers[si]; s.node != nil && (t == endActive || t == endArchived) {
+		if t := g.endTiers[si]; s.node != nil && (t == EndActive || t == EndArchived) {
 			f(s.node)
 		}
 	})

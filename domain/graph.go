@@ -37,7 +37,7 @@ type Graph struct {
 	// through the free lists; nothing observable depends on slot numbers.
 	endIx     map[string]int32
 	ends      []endSlot
-	endTiers  []endTier // how each end counts for the shown-edge rule, by slot
+	endTiers  []EndTier // how each end counts for the shown-edge rule, by slot
 	freeEnds  []int32
 	edgeSlots []edgeSlot
 	freeEdges []int32
@@ -282,7 +282,7 @@ func (g *Graph) EdgesOf(id string) []*Edge {
 		es = append(es, g.edgeSlots[a.edge].e)
 	}
 	for _, a := range s.in {
-		if a.other == si { // self-loop, already listed
+		if a.Other == si { // self-loop, already listed
 			continue
 		}
 		es = append(es, g.edgeSlots[a.edge].e)
@@ -302,7 +302,7 @@ func (g *Graph) IsNode(end string) bool {
 func (g *Graph) Shown(k EdgeKey) bool {
 	from, fromIsNode := g.node(k.From)
 	to, toIsNode := g.node(k.To)
-	return edgeShown(tierOf(from, fromIsNode), tierOf(to, toIsNode))
+	return EdgeShown(tierOf(from, fromIsNode), tierOf(to, toIsNode))
 }
 
 // nextSeq hands out the next change sequence number.

@@ -220,7 +220,7 @@ func indexProblems(g *Graph) []string {
 			bad("end slot %d is free and in use (%q)", si, name)
 		}
 		usedEnd[si] = ""
-		if s := g.ends[si]; s.name != "" || s.node != nil || g.endTiers[si] != endRef || s.gistCost != 0 ||
+		if s := g.ends[si]; s.name != "" || s.node != nil || g.endTiers[si] != EndRef || s.gistCost != 0 ||
 			s.notesCost != 0 || len(s.out) != 0 || len(s.in) != 0 {
 			bad("free end slot %d is not empty: %+v", si, s)
 		}
@@ -264,7 +264,7 @@ func indexProblems(g *Graph) []string {
 		}
 		for _, side := range []struct {
 			name  string
-			list  []adjEntry
+			list  []SlotEdge
 			want  map[EdgeKey]bool
 			isOut bool
 		}{{"out", s.out, out[name], true}, {"in", s.in, in[name], false}} {
@@ -293,9 +293,9 @@ func indexProblems(g *Graph) []string {
 					bad("edge %s is at %d in the %s list of slot %d, its slot says %d in slot %d",
 						k, pos, side.name, si, at, end)
 				}
-				if a.other != other {
+				if a.Other != other {
 					bad("edge %s in the %s list of %q names other end slot %d, its slot says %d",
-						k, side.name, name, a.other, other)
+						k, side.name, name, a.Other, other)
 				}
 			}
 			for k := range side.want {

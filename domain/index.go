@@ -21,12 +21,12 @@ type endSlot struct {
 	// movable is 1 + the slot's position in Graph.movable while its node
 	// is active or archived; 0 otherwise.
 	movable int32
-	out, in []adjEntry // the edges from and to this end
+	out, in []SlotEdge // the edges from and to this end
 }
 
-// adjEntry is an edge in an end's out or in list, with the slot of its
-// other end (this end's own slot for a self-loop).
-type adjEntry struct{ edge, other int32 }
+// SlotEdge is an edge in an end's out or in list, with the slot of its
+// Other end (this end's own slot for a self-loop).
+type SlotEdge struct{ edge, Other int32 }
 
 // edgeSlot is one edge of the adjacency index, with the slots of its ends
 // and its positions in their out and in lists, so that removing it costs
@@ -37,37 +37,49 @@ type edgeSlot struct {
 	outPos, inPos int32
 }
 
-// endTier describes an edge end for the shown-edge rule.
-type endTier uint8
+// EndTier is how an edge end counts for the shown-edge rule
+// (docs/design/compaction.md#shown-edges): a reference (not a
+// node of the graph), or a node of one of the three tiers. Compaction
+// (domain/compaction) simulates tier changes with it.
+type EndTier uint8
 
+// The four kinds of edge end.
 const (
-	endRef endTier = iota // not a node of this graph
-	endActive
-	endArchived
-	endOrphaned
+	EndRef EndTier = iota // not a node of this graph
+	EndActive
+	EndArchived
+	EndOrphaned
 )
 
-func tierOf(n *Node, isNode bool) endTier {
+func tierOf(n *Node, isNode bool) EndTier {
 	if !isNode {
-		return endRef
+		return EndRef
 	}
-	switch n.Tier {
-	case Active:
-		return endActive
-	case Archived:
-		return endArchived
-	}
-	return endOrphaned
+	return TierEnd(n.Tier)
 }
 
-func edgeShown(from, to endTier) bool {
-	if from == endOrphaned || to == endOrphaned {
+// TierEnd is how a node of tier t counts as an edge end.
+func TierEnd(t Tier) EndTier {
+	switch t {
+	case Active:
+		return EndActive
+	case Archived:
+		return EndArchived
+	}
+	return EndOrphaned
+}
+
+// EdgeShown is the shown-edge rule: an edge is shown, and costs EdgeTokens,
+// when neither end is orphaned and one end is active or both are
+// references.
+func EdgeShown(from, to EndTier) bool {
+	if from == EndOrphaned || to == EndOrphaned {
 		return false
 	}
-	if from == endActive || to == endActive {
+	if from == EndActive || to == EndActive {
 		return true
 	}
-	return from == endRef && to == endRef
+	return from == EndRef && to == EndRef
 }
 
 // incident returns the keys of the edges whose from or to is id, without
@@ -83,7 +95,7 @@ func (g *Graph) incident(id string) []EdgeKey {
 		keys = append(keys, g.edgeSlots[a.edge].e.Key())
 	}
 	for _, a := range s.in {
-		if a.other != si { // a self-loop is listed once
+		if a.Other != si { // a self-loop is listed once
 			keys = append(keys, g.edgeSlots[a.edge].e.Key())
 		}
 	}
@@ -129,7 +141,7 @@ func (g *Graph) endSlot(name string) int32 {
 	} else {
 		si = int32(len(g.ends))
 		g.ends = append(g.ends, endSlot{})
-		g.endTiers = append(g.endTiers, endRef)
+		g.endTiers = append(g.endTiers, EndRef)
 	}
 	g.ends[si].name = name
 	g.endIx[name] = si
@@ -192,7 +204,7 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	}
 	after := tierOf(n, n != nil)
 	g.endTiers[si] = after
-	if m := after == endActive || after == endArchived; m != (s.movable != 0) {
+	if m := after == EndActive || after == EndArchived; m != (s.movable != 0) {
 		g.setMovable(si, m)
 	}
 	if g.search != nil {
@@ -206,19 +218,19 @@ func (g *Graph) putNodeAt(si int32, n *Node, gc, nc int32) {
 	tiers := g.endTiers
 	d := 0
 	for _, a := range s.out {
-		if a.other == si {
-			d += b2i(edgeShown(after, after)) - b2i(edgeShown(before, before))
+		if a.Other == si {
+			d += b2i(EdgeShown(after, after)) - b2i(EdgeShown(before, before))
 			continue
 		}
-		o := tiers[a.other]
-		d += b2i(edgeShown(after, o)) - b2i(edgeShown(before, o))
+		o := tiers[a.Other]
+		d += b2i(EdgeShown(after, o)) - b2i(EdgeShown(before, o))
 	}
 	for _, a := range s.in {
-		if a.other == si {
+		if a.Other == si {
 			continue
 		}
-		o := tiers[a.other]
-		d += b2i(edgeShown(o, after)) - b2i(edgeShown(o, before))
+		o := tiers[a.Other]
+		d += b2i(EdgeShown(o, after)) - b2i(EdgeShown(o, before))
 	}
 	g.stats.ShownEdges += d
 }
@@ -284,11 +296,11 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 	}
 	f, t := &g.ends[from], &g.ends[to]
 	g.edgeSlots[ei] = edgeSlot{e: e, from: from, to: to, outPos: int32(len(f.out)), inPos: int32(len(t.in))}
-	f.out = append(f.out, adjEntry{edge: ei, other: to})
-	t.in = append(t.in, adjEntry{edge: ei, other: from})
+	f.out = append(f.out, SlotEdge{edge: ei, Other: to})
+	t.in = append(t.in, SlotEdge{edge: ei, Other: from})
 	g.edges[k] = ei
 	g.stats.Edges++
-	if edgeShown(g.endTiers[from], g.endTiers[to]) {
+	if EdgeShown(g.endTiers[from], g.endTiers[to]) {
 		g.stats.ShownEdges++
 	}
 	if g.search != nil {
@@ -300,7 +312,7 @@ func (g *Graph) putEdge(k EdgeKey, e *Edge) {
 func (g *Graph) removeEdgeSlot(k EdgeKey, ei int32) {
 	x := g.edgeSlots[ei]
 	f, t := &g.ends[x.from], &g.ends[x.to]
-	if edgeShown(g.endTiers[x.from], g.endTiers[x.to]) {
+	if EdgeShown(g.endTiers[x.from], g.endTiers[x.to]) {
 		g.stats.ShownEdges--
 	}
 	g.stats.Edges--

@@ -158,7 +158,7 @@ func TestScoreWeightsDecideTheOrder(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Policy{MaxTokens: 1, Score: tt.weights, Scoring: ScoringSeed}
 			var got []string
-			for _, m := range newSim(g, g.nodeSlots(), cpNow, p).population(Active) {
+			for _, m := range newSim(g, g.NodeSlots(), cpNow, p).population(Active) {
 				got = append(got, m.ID)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

@@ -141,7 +141,7 @@ func (s *sim) connectedness(i int32) int {
 // counted, and under ScoringUse the ranked ones their connectedness too, for
 // a person to compare, though it does not enter their score.
 func Ranks(g *Graph, now Micros, p Policy) (ranked, others []Rank) {
-	s := newSim(g, g.nodeSlots(), now, p)
+	s := newSim(g, g.NodeSlots(), now, p)
 	pop := s.population(Active)
 	ranked = make([]Rank, len(pop))
 	inPop := make([]bool, len(s.ids))

@@ -170,7 +170,7 @@ func TestRanks(t *testing.T) {
 	}
 	// The order is the one pass 1 archives in.
 	var order []string
-	for _, m := range newSim(g, g.nodeSlots(), now, p).population(Active) {
+	for _, m := range newSim(g, g.NodeSlots(), now, p).population(Active) {
 		order = append(order, m.ID)
 	}
 	if diff := cmp.Diff([]string{"c", "a", "b"}, order); diff != "" {
@@ -229,7 +229,7 @@ func TestConnectednessCountsActiveNodesOnly(t *testing.T) {
 		{"n", "n"},         // a self-loop of an active node counts both ways
 	})
 	want := 66 + 33 + 66 + 33
-	s := newSim(g, g.nodeSlots(), cpNow, Policy{})
+	s := newSim(g, g.NodeSlots(), cpNow, Policy{})
 	n := int32(slices.Index(s.ids, "n"))
 	if got := s.connectedness(n); got != want {
 		t.Errorf("connectedness(n) = %d, want %d", got, want)

@@ -131,10 +131,10 @@ func docOf(n *Node) search.Doc {
 // endTiers, one byte per slot, rather than from the slots themselves.
 func (g *Graph) appendEndNames(names []string, si int32) []string {
 	s := &g.ends[si]
-	for _, list := range [2][]adjEntry{s.out, s.in} {
+	for _, list := range [2][]SlotEdge{s.out, s.in} {
 		for _, a := range list {
-			if a.other != si && g.endTiers[a.other] == endRef {
-				names = append(names, g.ends[a.other].name)
+			if a.Other != si && g.endTiers[a.Other] == EndRef {
+				names = append(names, g.ends[a.Other].name)
 			}
 		}
 	}
@@ -168,10 +168,10 @@ func (g *Graph) indexNode(si int32, old, n *Node) {
 // of every node at the far end of one of its edges, once per edge.
 func (g *Graph) neighbourEnds(si int32, added bool) {
 	s := &g.ends[si]
-	for _, list := range [2][]adjEntry{s.out, s.in} {
+	for _, list := range [2][]SlotEdge{s.out, s.in} {
 		for _, a := range list {
-			if a.other != si && g.endTiers[a.other] != endRef {
-				g.search.EndChanged(a.other, s.name, added)
+			if a.Other != si && g.endTiers[a.Other] != EndRef {
+				g.search.EndChanged(a.Other, s.name, added)
 			}
 		}
 	}

@@ -154,8 +154,16 @@ func (m *searchMachine) Recall(t *rapid.T) {
 	}
 }
 
-func (m *searchMachine) Compact(t *rapid.T) {
-	m.graph(t).Compact(m.at().Now, Policy{MaxTokens: rapid.IntRange(0, 100).Draw(t, "max")})
+// SetTiers moves nodes between tiers in one batch, as a compaction run does.
+func (m *searchMachine) SetTiers(t *rapid.T) {
+	g := m.graph(t)
+	ids := make([]string, 0, g.Stats().Active)
+	for _, n := range g.Nodes() {
+		ids = append(ids, n.ID)
+	}
+	setTiers(g, m.at().Now, drawnTiers(ids, func(id string) Tier {
+		return rapid.SampledFrom([]Tier{Active, Archived, Orphaned}).Draw(t, "tier "+id)
+	}))
 }
 
 func (m *searchMachine) Prune(t *rapid.T) {

@@ -56,7 +56,7 @@ func (g *Graph) View(p Policy) View {
 	}
 	v.Edges = make([]*Edge, 0, g.stats.ShownEdges)
 	for _, x := range g.edgeSlots {
-		if x.e == nil || !edgeShown(g.endTiers[x.from], g.endTiers[x.to]) {
+		if x.e == nil || !EdgeShown(g.endTiers[x.from], g.endTiers[x.to]) {
 			continue
 		}
 		v.Edges = append(v.Edges, x.e)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -19,16 +21,16 @@ func TestBackendRegistry(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
 	for _, b := range backends() {
-		if b.name == "" || b.name != strings.ToLower(b.name) || seen[b.name] {
-			t.Errorf("backend name %q: want a unique lower-case name", b.name)
+		if b.Name == "" || b.Name != strings.ToLower(b.Name) || seen[b.Name] {
+			t.Errorf("backend name %q: want a unique lower-case name", b.Name)
 		}
-		seen[b.name] = true
-		if b.open == nil || b.inject == nil {
-			t.Errorf("backend %s lacks open or inject", b.name)
+		seen[b.Name] = true
+		if b.Open == nil || b.inject == nil {
+			t.Errorf("backend %s lacks open or inject", b.Name)
 		}
-		cfg, err := parse([]string{"--storage", strings.ToUpper(b.name)}, map[string]string{envDatabaseURL: "postgres://kg@db/kg"})
-		if err != nil || cfg.Storage != b.name {
-			t.Errorf("--storage %s: %+v, %v", b.name, cfg.Storage, err)
+		cfg, err := parse([]string{"--storage", strings.ToUpper(b.Name)}, map[string]string{config.EnvDatabaseURL: "postgres://kg@db/kg"})
+		if err != nil || cfg.Storage != b.Name {
+			t.Errorf("--storage %s: %+v, %v", b.Name, cfg.Storage, err)
 		}
 	}
 	if _, err := parse([]string{"--storage", "sqlite"}, nil); err == nil || !strings.Contains(err.Error(), "want "+backendNames()) {
@@ -68,12 +70,12 @@ func TestCheckMarker(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := checkMarker(root, tc.want)
+			err := store.CheckMarker(root, tc.want)
 			if tc.wantErr == "" && err != nil {
-				t.Fatalf("checkMarker = %v", err)
+				t.Fatalf("store.CheckMarker = %v", err)
 			}
 			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-				t.Fatalf("checkMarker = %v, want an error containing %q", err, tc.wantErr)
+				t.Fatalf("store.CheckMarker = %v, want an error containing %q", err, tc.wantErr)
 			}
 			b, _ := os.ReadFile(filepath.Join(root, rootdir.BackendName))
 			if string(b) != tc.wantFile {
@@ -89,13 +91,13 @@ func TestInjectTakesTheRootLock(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, b := range backends() {
-		if !b.inRoot {
+		if !b.InRoot {
 			continue
 		}
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
-			cfg, err := parse([]string{"--storage-root", root, "--storage", b.name}, nil)
+			cfg, err := parse([]string{"--storage-root", root, "--storage", b.Name}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,8 +118,8 @@ func TestInjectTakesTheRootLock(t *testing.T) {
 				t.Fatalf("the cleanup kept the lock: %v", err)
 			}
 			_ = l.Release()
-			if got, _ := rootdir.Backend(root); got != b.name {
-				t.Errorf(".backend = %q, want %q", got, b.name)
+			if got, _ := rootdir.Backend(root); got != b.Name {
+				t.Errorf(".backend = %q, want %q", got, b.Name)
 			}
 		})
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // newRoot builds the command tree. Plain `kg` (with or without flags) is
@@ -35,7 +37,7 @@ func newRoot(e env) *cobra.Command {
 		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
 			msg += "; did you mean " + strings.Join(s, " or ") + "?"
 		}
-		return usagef("%s", msg)
+		return config.Usagef("%s", msg)
 	}
 	root.AddCommand(
 		newServeCommand(e),
@@ -57,7 +59,7 @@ func newRoot(e env) *cobra.Command {
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return config.Usagef("%v", err) })
 	root.SetUsageFunc(usage)
 	root.SetVersionTemplate(versionText(readBuildInfo()))
 	return root
@@ -95,7 +97,7 @@ func usage(c *cobra.Command) error {
 	set := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
 	own.SortFlags, set.SortFlags = false, false
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) {
-		if _, ok := f.Annotations[settingAnnotation]; ok {
+		if _, ok := f.Annotations[config.Annotation]; ok {
 			set.AddFlag(f)
 		} else {
 			own.AddFlag(f)
@@ -116,7 +118,7 @@ func usage(c *cobra.Command) error {
 // noArgs refuses arguments with a usage error.
 func noArgs(_ *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("unexpected argument %q", args[0])
+		return config.Usagef("unexpected argument %q", args[0])
 	}
 	return nil
 }
@@ -126,9 +128,9 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		switch {
 		case len(args) < len(names):
-			return usagef("missing %s", strings.Join(names[len(args):], " and "))
+			return config.Usagef("missing %s", strings.Join(names[len(args):], " and "))
 		case len(args) > len(names):
-			return usagef("unexpected argument %q", args[len(names)])
+			return config.Usagef("unexpected argument %q", args[len(names)])
 		}
 		return nil
 	}
@@ -138,9 +140,9 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 // alone, or with a word that names none of them, it is bad usage.
 func wantSubcommand(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("unknown command %q; want %s", args[0], strings.Join(commandNames(c), " or "))
+		return config.Usagef("unknown command %q; want %s", args[0], strings.Join(commandNames(c), " or "))
 	}
-	return usagef("want a command: %s", strings.Join(commandNames(c), " or "))
+	return config.Usagef("want a command: %s", strings.Join(commandNames(c), " or "))
 }
 
 // printJSON writes v for a program to read (a command's --json): indented by

@@ -11,6 +11,9 @@ import (
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -37,12 +40,12 @@ func (g *graphFlags) key() (domain.GraphKey, error) {
 	switch domain.Level(level) {
 	case domain.LevelUser:
 		if g.project != "" {
-			return domain.GraphKey{}, usagef("--level user takes no --project")
+			return domain.GraphKey{}, config.Usagef("--level user takes no --project")
 		}
 		return domain.UserGraph, nil
 	case domain.LevelProject:
 		if g.project == "" {
-			return domain.GraphKey{}, usagef("--level project needs --project PATH")
+			return domain.GraphKey{}, config.Usagef("--level project needs --project PATH")
 		}
 		p, err := projectPath("--project", g.project)
 		if err != nil {
@@ -50,7 +53,7 @@ func (g *graphFlags) key() (domain.GraphKey, error) {
 		}
 		return domain.ProjectGraph(p), nil
 	}
-	return domain.GraphKey{}, usagef("invalid --level %q: want user or project", g.level)
+	return domain.GraphKey{}, config.Usagef("invalid --level %q: want user or project", g.level)
 }
 
 // scopeQuery names a graph in the query of a REST request.
@@ -108,9 +111,9 @@ func newCompactCommand(e env) *cobra.Command {
 		if key.Project != "" {
 			out.Project = &key.Project
 		}
-		srv, h, err := rootServer(ctx, cfg)
+		srv, h, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		if err == nil && srv != nil {
-			err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
+			err = settings.CheckServerRunsWith(srv, h, cfg, e.getenv, compactionSettings)
 		}
 		if err == nil && srv != nil && key.Level == domain.LevelProject {
 			var known []string
@@ -122,9 +125,9 @@ func newCompactCommand(e env) *cobra.Command {
 		case err != nil:
 			return err
 		case srv != nil && dryRun:
-			err = srv.call(ctx, "GET", "/api/compaction/plan", scopeQuery(key), nil, &out.Moves)
+			err = srv.Call(ctx, "GET", "/api/compaction/plan", scopeQuery(key), nil, &out.Moves)
 		case srv != nil:
-			err = srv.call(ctx, "POST", "/api/compaction/run", scopeQuery(key), nil, &out.Moves)
+			err = srv.Call(ctx, "POST", "/api/compaction/run", scopeQuery(key), nil, &out.Moves)
 		default:
 			var m domain.Moves
 			m, err = compactOffline(ctx, e, cfg, key, dryRun)
@@ -146,13 +149,13 @@ func newCompactCommand(e env) *cobra.Command {
 // when it loads a graph: restored above every session's watermark,
 // compacted at the current time with the configured policy, and saved
 // when anything moved. A dry run saves nothing.
-func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
-	if err := requireRoot(cfg.Root); err != nil {
+func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
 	open := openOffline
 	if dryRun {
-		open = openReadOnly // a dry run leaves the root as it found it
+		open = store.OpenReadOnly // a dry run leaves the root as it found it
 	}
 	st, closeStorage, err := open(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
@@ -181,7 +184,7 @@ func compactOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey,
 
 // loadGraph loads a stored graph as the server does: restored so that it
 // hands out no seq a session has already seen.
-func loadGraph(ctx context.Context, st storage, key domain.GraphKey) (*domain.Graph, domain.GraphData, error) {
+func loadGraph(ctx context.Context, st store.Storage, key domain.GraphKey) (*domain.Graph, domain.GraphData, error) {
 	sessions, err := st.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, domain.GraphData{}, err

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // settingDocs are the documents with a configuration table: each lists
@@ -24,9 +26,9 @@ func TestConfigurationTablesListEverySetting(t *testing.T) {
 	t.Parallel()
 	var want []string
 	for _, s := range settings(func() (string, error) { return "/home/u", nil }) {
-		want = append(want, "--"+s.flag, s.env)
+		want = append(want, "--"+s.Flag, s.Env)
 	}
-	want = append(want, envDatabaseURL) // the one setting without a flag
+	want = append(want, config.EnvDatabaseURL) // the one setting without a flag
 	slices.Sort(want)
 	for _, doc := range settingDocs {
 		t.Run(doc, func(t *testing.T) {

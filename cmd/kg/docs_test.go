@@ -360,7 +360,7 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	known := map[string]bool{}
 	for _, s := range settings(fakeHome) {
-		known[s.env] = true
+		known[s.Env] = true
 	}
 	for _, kv := range svc["Environment"] {
 		name, _, _ := strings.Cut(kv, "=")

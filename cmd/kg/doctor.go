@@ -12,7 +12,10 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -95,8 +98,8 @@ func newDoctorCommand(e env) *cobra.Command {
 }
 
 // runCheckup makes every check.
-func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg Config) error {
-	if err := requireRoot(cfg.Root); err != nil {
+func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg config.Config) error {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return err
 	}
 	backend := checkBackendMarker(c, cfg)
@@ -106,7 +109,7 @@ func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg Config) error
 	// bolt file is the server's.
 	served := false
 	h := rootdir.ReadHolder(cfg.Root)
-	srv, hl, err := rootServer(ctx, cfg)
+	srv, hl, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	switch {
 	case err != nil:
 		c.Add(doctor.LevelWarn, rootdir.LockName, fmt.Sprintf("the server of pid %d at %s answers with an error: %v", h.PID, h.Addr, err),
@@ -161,8 +164,8 @@ func runCheckup(ctx context.Context, c *doctor.Checkup, e env, cfg Config) error
 
 // checkBackendMarker checks <root>/.backend and returns the backend the root
 // holds ("" when it holds nothing yet).
-func checkBackendMarker(c *doctor.Checkup, cfg Config) string {
-	have, err := rootBackend(cfg.Root)
+func checkBackendMarker(c *doctor.Checkup, cfg config.Config) string {
+	have, err := store.RootBackend(cfg.Root)
 	if err != nil && strings.Contains(err.Error(), "symbolic link") {
 		c.Add(doctor.LevelError, rootdir.BackendName, err.Error(),
 			"remove the link: `rm "+filepath.Join(cfg.Root, rootdir.BackendName)+"`; kg writes the marker again at its next start")
@@ -184,8 +187,8 @@ func checkBackendMarker(c *doctor.Checkup, cfg Config) string {
 		c.Add(doctor.LevelOK, rootdir.BackendName, have, "")
 	}
 	for _, b := range backends() {
-		if b.inRoot && b.name != have && b.holds != nil && b.holds(cfg.Root) {
-			c.Add(doctor.LevelInfo, cfg.Root, "also holds "+b.name+" data, not in use (a copy kg migrate kept)",
+		if b.InRoot && b.Name != have && b.Holds != nil && b.Holds(cfg.Root) {
+			c.Add(doctor.LevelInfo, cfg.Root, "also holds "+b.Name+" data, not in use (a copy kg migrate kept)",
 				"keep it as a backup, or delete it once the "+have+" data has served you well")
 		}
 	}
@@ -194,7 +197,7 @@ func checkBackendMarker(c *doctor.Checkup, cfg Config) string {
 
 // checkContentThroughServer makes the content checks through the server
 // that holds the root's bolt file: each graph as its export reads it.
-func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiClient) {
+func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiclient.Client) {
 	keys := []domain.GraphKey{domain.UserGraph}
 	projects, err := serverProjects(ctx, srv)
 	if err != nil {
@@ -205,7 +208,7 @@ func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiC
 	}
 	for _, k := range keys {
 		var doc bytes.Buffer
-		if err := srv.call(ctx, "GET", "/api/export", scopeQuery(k), nil, &doc); err != nil {
+		if err := srv.Call(ctx, "GET", "/api/export", scopeQuery(k), nil, &doc); err != nil {
 			c.Add(doctor.LevelWarn, doctor.GraphSubject(k), "cannot be read through the server: "+err.Error(), "run kg doctor again")
 			continue
 		}

@@ -17,7 +17,10 @@ import (
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/adapters/namedfile"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -47,7 +50,7 @@ func newExportCommand(e env) *cobra.Command {
 		}
 		ctx := c.Context()
 		var doc bytes.Buffer
-		srv, _, err := rootServer(ctx, cfg)
+		srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		switch {
 		case err != nil:
 			return err
@@ -57,7 +60,7 @@ func newExportCommand(e env) *cobra.Command {
 				err = requireKnownProject(key, cfg.Root, known)
 			}
 			if err == nil {
-				err = srv.call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
+				err = srv.Call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
 			}
 		default:
 			err = exportOffline(ctx, e, cfg, key, &doc)
@@ -75,12 +78,12 @@ func newExportCommand(e env) *cobra.Command {
 }
 
 // exportOffline writes the export document of the stored graph, changing
-// nothing in the root (openReadOnly).
-func exportOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, w io.Writer) error {
-	if err := requireRoot(cfg.Root); err != nil {
+// nothing in the root (store.OpenReadOnly).
+func exportOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, w io.Writer) error {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return err
 	}
-	st, closeStorage, err := openReadOnly(ctx, cfg, commandLogger(e, cfg))
+	st, closeStorage, err := store.OpenReadOnly(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
 		return err
 	}
@@ -117,7 +120,7 @@ func newImportCommand(e env) *cobra.Command {
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		if merge && replace {
-			return usagef("--merge and --replace exclude each other")
+			return config.Usagef("--merge and --replace exclude each other")
 		}
 		in := importInput{file: args[0], mode: domain.ImportMerge, verbose: verbose}
 		if replace {
@@ -143,7 +146,7 @@ func newImportCommand(e env) *cobra.Command {
 		}
 		res, err := in.apply(c.Context(), e, cfg, settings, bar)
 		bar.finish()
-		var ae *apiError
+		var ae *apiclient.Error
 		if domain.KindOf(err) == domain.KindInvalid || (errors.As(err, &ae) && ae.Status/100 == 4) {
 			return fmt.Errorf("%w (nothing was changed)", err)
 		}
@@ -190,11 +193,11 @@ func (in *importInput) read(ctx context.Context, e env, bar *progress) error {
 
 // apply writes the document through the running server when one holds the
 // root, else on the files.
-func (in *importInput) apply(ctx context.Context, e env, cfg Config, settings *settingsFlags, bar *progress) (apijson.ImportResult, error) {
-	srv, h, err := rootServer(ctx, cfg)
+func (in *importInput) apply(ctx context.Context, e env, cfg config.Config, settings *config.Flags, bar *progress) (apijson.ImportResult, error) {
+	srv, h, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	if err == nil && srv != nil {
 		// The import compacts, and is screened for secrets.
-		err = settings.checkServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
+		err = settings.CheckServerRunsWith(srv, h, cfg, e.getenv, append(slices.Clone(compactionSettings), "secrets-mode"))
 	}
 	switch {
 	case err != nil:
@@ -211,7 +214,7 @@ func (in *importInput) apply(ctx context.Context, e env, cfg Config, settings *s
 }
 
 // send posts the document to the server, the bar counting the bytes sent.
-func (in *importInput) send(ctx context.Context, srv *apiClient, bar *progress) (apijson.ImportResult, error) {
+func (in *importInput) send(ctx context.Context, srv *apiclient.Client, bar *progress) (apijson.ImportResult, error) {
 	q := scopeQuery(in.key)
 	q.Set("mode", string(in.mode))
 	// The moves are printed with --verbose only; else their counts, which
@@ -228,7 +231,7 @@ func (in *importInput) send(ctx context.Context, srv *apiClient, bar *progress) 
 		body = &r
 	}
 	var res apijson.ImportResult
-	err := srv.send(ctx, "POST", "/api/import", q, "application/json", body, &res)
+	err := srv.Send(ctx, "POST", "/api/import", q, "application/json", body, &res)
 	return res, err
 }
 
@@ -292,7 +295,7 @@ func readDocument(ctx context.Context, e env, name string, bar *progress) ([]byt
 // importOffline writes the document through the app, as the server's
 // import does (validated whole, applied as one write and compacted, saved
 // once), on the files under the root's lock.
-func importOffline(ctx context.Context, e env, cfg Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
+func importOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
 	const steps = 3 // open, write, save
 	bar.describe("kg import: opening " + cfg.Root)
 	bar.set(0, steps)

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -157,7 +158,7 @@ type inProcess struct {
 // startOn runs the server of cfg's flags on st, with a maintenance loop,
 // until stop; stop shuts it down as runServer does and returns the app's
 // Close error.
-func startOn(t *testing.T, st storage, logs *lockedBuffer, log *slog.Logger, args ...string) *inProcess {
+func startOn(t *testing.T, st store.Storage, logs *lockedBuffer, log *slog.Logger, args ...string) *inProcess {
 	t.Helper()
 	cfg, err := parseWith(args, func(string) string { return "" }, fakeHome)
 	if err != nil {
@@ -249,7 +250,7 @@ func TestFileFaultsUnderTheServer(t *testing.T) {
 		t.Run(ff.name, func(t *testing.T) {
 			t.Parallel()
 			root := filepath.Join(t.TempDir(), "root")
-			if err := makeRoot(root); err != nil {
+			if err := store.MakeRoot(root); err != nil {
 				t.Fatal(err)
 			}
 			logs := &lockedBuffer{}
@@ -259,7 +260,7 @@ func TestFileFaultsUnderTheServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := startOn(t, storage{Graphs: js, Sessions: js}, logs, log, "--port", "0", "--storage-root", root,
+			p := startOn(t, store.Storage{Graphs: js, Sessions: js}, logs, log, "--port", "0", "--storage-root", root,
 				"--storage", "json", "--maintenance-interval", "1")
 			c := mcpClient(t, p.Addr)
 			project := projectDir(t, "faulty")

@@ -14,6 +14,9 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -23,13 +26,13 @@ func parseSince(v string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(v, "d"); ok {
 		n, err := strconv.Atoi(days)
 		if err != nil || n < 1 {
-			return 0, usagef("invalid --since %q: want a duration such as 90m, 2h or 3d", v)
+			return 0, config.Usagef("invalid --since %q: want a duration such as 90m, 2h or 3d", v)
 		}
 		return time.Duration(n) * 24 * time.Hour, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, usagef("invalid --since %q: want a duration such as 90m, 2h or 3d", v)
+		return 0, config.Usagef("invalid --since %q: want a duration such as 90m, 2h or 3d", v)
 	}
 	return d, nil
 }
@@ -48,7 +51,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			"days. Through the running server when one holds the root (GET /api/history), else on the files.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usagef("unexpected argument %q: kg history takes at most one node id", args[1])
+				return config.Usagef("unexpected argument %q: kg history takes at most one node id", args[1])
 			}
 			return nil
 		},
@@ -65,7 +68,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			return err
 		}
 		if limit < 1 || limit > app.MaxHistoryLimit {
-			return usagef("invalid --limit %d: want 1 to %d", limit, app.MaxHistoryLimit)
+			return config.Usagef("invalid --limit %d: want 1 to %d", limit, app.MaxHistoryLimit)
 		}
 		req := app.HistoryRequest{Scope: app.Scope{Level: key.Level, ProjectPath: key.Project}, Session: session, Limit: limit}
 		if len(args) == 1 {
@@ -83,7 +86,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			return err
 		}
 		var out apijson.History
-		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
+		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiclient.Client) error {
 			q := scopeQuery(key)
 			q.Set("limit", strconv.Itoa(limit))
 			for name, v := range map[string]string{"id": req.ID, "session_id": session} {
@@ -94,7 +97,7 @@ func newHistoryCommand(e env) *cobra.Command {
 			if req.Since > 0 {
 				q.Set("since", (time.Duration(req.Since) * time.Microsecond).String())
 			}
-			return srv.call(c.Context(), "GET", "/api/history", q, nil, &out)
+			return srv.Call(c.Context(), "GET", "/api/history", q, nil, &out)
 		}, func(svc *app.Service) error {
 			res, err := svc.History(c.Context(), req)
 			out = apijson.HistoryOf(res)
@@ -115,9 +118,9 @@ func newHistoryCommand(e env) *cobra.Command {
 // throughServerOrFiles runs viaServer when a server holds the root, else
 // viaFiles on an app opened on the files under the root's lock (closed,
 // and so saved, before it returns).
-func throughServerOrFiles(ctx context.Context, e env, cfg Config, key domain.GraphKey,
-	viaServer func(*apiClient) error, viaFiles func(*app.Service) error) error {
-	srv, _, err := rootServer(ctx, cfg)
+func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key domain.GraphKey,
+	viaServer func(*apiclient.Client) error, viaFiles func(*app.Service) error) error {
+	srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	if err != nil {
 		return err
 	}
@@ -133,7 +136,7 @@ func throughServerOrFiles(ctx context.Context, e env, cfg Config, key domain.Gra
 		}
 		return viaServer(srv)
 	}
-	if err := requireRoot(cfg.Root); err != nil {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return err
 	}
 	log := commandLogger(e, cfg)
@@ -260,8 +263,8 @@ func newUndoCommand(e env) *cobra.Command {
 			return err
 		}
 		var out apijson.Undo
-		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiClient) error {
-			return srv.call(c.Context(), "POST", "/api/undo", url.Values{}, undoBody(req), &out)
+		err = throughServerOrFiles(c.Context(), e, cfg, key, func(srv *apiclient.Client) error {
+			return srv.Call(c.Context(), "POST", "/api/undo", url.Values{}, undoBody(req), &out)
 		}, func(svc *app.Service) error {
 			res, err := svc.Undo(c.Context(), req)
 			out = apijson.UndoResultOf(res)
@@ -284,15 +287,15 @@ func newUndoCommand(e env) *cobra.Command {
 func undoWhat(req *app.UndoRequest, session, seqs string) error {
 	switch {
 	case session != "" && seqs != "":
-		return usagef("give --session or --seqs, not both")
+		return config.Usagef("give --session or --seqs, not both")
 	case session == "" && seqs == "":
-		return usagef("kg undo needs --session S or --seqs FROM-TO")
+		return config.Usagef("kg undo needs --session S or --seqs FROM-TO")
 	case seqs != "":
 		from, to, ok := strings.Cut(seqs, "-")
 		f, err1 := strconv.ParseUint(from, 10, 64)
 		t, err2 := strconv.ParseUint(to, 10, 64)
 		if !ok || err1 != nil || err2 != nil {
-			return usagef("invalid --seqs %q: want FROM-TO, two whole numbers such as 120-135", seqs)
+			return config.Usagef("invalid --seqs %q: want FROM-TO, two whole numbers such as 120-135", seqs)
 		}
 		req.Range, req.From, req.To = true, f, t
 	}

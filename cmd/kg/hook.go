@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 	"github.com/kg-memory/kg/domain"
 )
@@ -86,7 +88,7 @@ func newHookCommand(e env) *cobra.Command {
 
 // runHook does the work of one hook for agent ("": told by the input's
 // shape) and returns what to print: nil for nothing.
-func runHook(ctx context.Context, e env, settings *settingsFlags, event string, agent hookagent.Agent, debug bool) ([]byte, error) {
+func runHook(ctx context.Context, e env, settings *config.Flags, event string, agent hookagent.Agent, debug bool) ([]byte, error) {
 	in, err := readHookInput(e)
 	if err != nil {
 		return nil, err
@@ -134,7 +136,7 @@ func readHookInput(e env) (hookagent.Input, error) {
 
 // hookServer finds the server of the root, or starts one with the settings
 // the hook was given; it logs on stderr only with debug.
-func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool) (*apiClient, error) {
+func hookServer(ctx context.Context, e env, settings *config.Flags, debug bool) (*apiclient.Client, error) {
 	cfg, err := commandConfig(e, settings)
 	if err != nil {
 		return nil, err
@@ -144,8 +146,8 @@ func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool)
 		logOut = e.stderr
 	}
 	log := slog.New(slog.NewTextHandler(logOut, nil))
-	args := settings.given()
-	if !settings.isSet("storage", e.getenv) {
+	args := settings.Given()
+	if !settings.IsSet("storage", e.getenv) {
 		args = append(args, "--storage="+cfg.Storage)
 	}
 	return findOrStartServer(ctx, e, cfg, args, false, log)
@@ -153,7 +155,7 @@ func hookServer(ctx context.Context, e env, settings *settingsFlags, debug bool)
 
 // sessionStartHook asks the server for the session's preload and turns it
 // into agent's session start output; nil when there is nothing to add.
-func sessionStartHook(ctx context.Context, client *apiClient, agent hookagent.Agent, in hookagent.Input, projectKey string) ([]byte, error) {
+func sessionStartHook(ctx context.Context, client *apiclient.Client, agent hookagent.Agent, in hookagent.Input, projectKey string) ([]byte, error) {
 	q := hookagent.BootstrapQuery(in)
 	if projectKey != "" {
 		q.Set("project_key", projectKey)
@@ -162,7 +164,7 @@ func sessionStartHook(ctx context.Context, client *apiClient, agent hookagent.Ag
 		Context string `json:"context"`
 		Text    string `json:"text"`
 	}
-	if err := client.call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
+	if err := client.Call(ctx, http.MethodGet, "/api/session_bootstrap", q, nil, &res); err != nil {
 		return nil, err
 	}
 	if res.Context == "" {
@@ -179,13 +181,13 @@ func sessionStartHook(ctx context.Context, client *apiClient, agent hookagent.Ag
 // forwardHook posts the hook input, in the shape the routes read
 // (hookagent.RouteBodyOf), to the server at path and returns its answer as agent's
 // output for event; nil when it has nothing to add ({}).
-func forwardHook(ctx context.Context, client *apiClient, agent hookagent.Agent, event, path string, keyed url.Values, in hookagent.Input) ([]byte, error) {
+func forwardHook(ctx context.Context, client *apiclient.Client, agent hookagent.Agent, event, path string, keyed url.Values, in hookagent.Input) ([]byte, error) {
 	body, err := json.Marshal(hookagent.RouteBodyOf(agent, in))
 	if err != nil {
 		return nil, err
 	}
 	var raw bytes.Buffer
-	if err := client.send(ctx, http.MethodPost, path, keyed, "application/json", bytes.NewReader(body), &raw); err != nil {
+	if err := client.Send(ctx, http.MethodPost, path, keyed, "application/json", bytes.NewReader(body), &raw); err != nil {
 		return nil, err
 	}
 	var answer struct {

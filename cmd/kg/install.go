@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/hookagent"
 	"github.com/kg-memory/kg/cmd/kg/internal/install"
 )
@@ -66,11 +68,11 @@ func newInstallClaudeCodeCommand(e env) *cobra.Command {
 // connects at its start, before any hook runs; decision 0092). It carries
 // the address install was configured with, as the http entry it replaces
 // did, and the token in the entry's environment, never on a command line.
-func claudeMCPEntry(exe string, cfg Config) map[string]any {
+func claudeMCPEntry(exe string, cfg config.Config) map[string]any {
 	args := []any{"mcp"}
 	for _, s := range settings(nil) {
-		if (s.flag == "host" || s.flag == "port") && s.show(cfg) != s.def {
-			args = append(args, "--"+s.flag+"="+s.show(cfg))
+		if (s.Flag == "host" || s.Flag == "port") && s.Show(cfg) != s.Def {
+			args = append(args, "--"+s.Flag+"="+s.Show(cfg))
 		}
 	}
 	entry := map[string]any{"type": "stdio", "command": exe, "args": args}
@@ -82,8 +84,8 @@ func claudeMCPEntry(exe string, cfg Config) map[string]any {
 
 // legacyClaudeMCPEntry is the entry kg install wrote before decision 0092:
 // the server's URL, which gives no tools while no server runs.
-func legacyClaudeMCPEntry(cfg Config) map[string]any {
-	entry := map[string]any{"type": "http", "url": "http://" + dialAddr(cfg.Addr()) + "/"}
+func legacyClaudeMCPEntry(cfg config.Config) map[string]any {
+	entry := map[string]any{"type": "http", "url": "http://" + apiclient.DialAddr(cfg.Addr()) + "/"}
 	if cfg.AuthToken != "" {
 		entry["headers"] = map[string]any{"Authorization": "Bearer " + cfg.AuthToken}
 	}

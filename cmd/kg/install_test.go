@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/install"
 )
 
@@ -215,7 +216,7 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install writes:\n%s", install.CompactJSON(got), install.CompactJSON(want))
 	}
 	mcp := decodeFile(t, filepath.Join(dir, ".mcp.json"))
-	if !install.JSONEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": claudeMCPEntry("kg", Config{Host: "127.0.0.1", Port: 8765})}}) {
+	if !install.JSONEqual(mcp, map[string]any{"mcpServers": map[string]any{"kg": claudeMCPEntry("kg", config.Config{Host: "127.0.0.1", Port: 8765})}}) {
 		t.Errorf(".mcp.json: %s", install.CompactJSON(mcp))
 	}
 	manifest := decodeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"))
@@ -269,7 +270,7 @@ func TestInstallClaudeCodeUpgradesTheHTTPEntry(t *testing.T) {
 // was configured with.
 func TestInstallClaudeCodeEntryCarriesAddressAndToken(t *testing.T) {
 	t.Parallel()
-	entry := claudeMCPEntry("/bin/kg", Config{Host: "127.0.0.2", Port: 9000, AuthToken: "s3cret-token"})
+	entry := claudeMCPEntry("/bin/kg", config.Config{Host: "127.0.0.2", Port: 9000, AuthToken: "s3cret-token"})
 	want := map[string]any{"type": "stdio", "command": "/bin/kg", "args": []any{"mcp", "--host=127.0.0.2", "--port=9000"},
 		"env": map[string]any{"KG_AUTH_TOKEN": "s3cret-token"}}
 	if !install.JSONEqual(entry, want) {

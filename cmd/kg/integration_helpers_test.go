@@ -203,12 +203,12 @@ func runKG(t *testing.T, env []string, args ...string) (code int, stdout, stderr
 func forEachBackend(t *testing.T, f func(t *testing.T, storage string)) {
 	t.Helper()
 	for _, b := range backends() {
-		if !b.inRoot {
+		if !b.InRoot {
 			continue
 		}
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			f(t, b.name)
+			f(t, b.Name)
 		})
 	}
 }

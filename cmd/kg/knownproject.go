@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -36,11 +38,11 @@ func requireKnownProject(key domain.GraphKey, root string, known []string) error
 }
 
 // serverProjects is the paths of the projects the server at srv knows.
-func serverProjects(ctx context.Context, srv *apiClient) ([]string, error) {
+func serverProjects(ctx context.Context, srv *apiclient.Client) ([]string, error) {
 	var out struct {
 		Projects []apijson.Project `json:"projects"`
 	}
-	if err := srv.call(ctx, "GET", "/api/projects", nil, nil, &out); err != nil {
+	if err := srv.Call(ctx, "GET", "/api/projects", nil, nil, &out); err != nil {
 		return nil, err
 	}
 	paths := make([]string, len(out.Projects))
@@ -52,7 +54,7 @@ func serverProjects(ctx context.Context, srv *apiClient) ([]string, error) {
 
 // requireStoredProject is requireKnownProject on the files: the projects
 // st has stored are the known ones.
-func requireStoredProject(ctx context.Context, st storage, key domain.GraphKey, root string) error {
+func requireStoredProject(ctx context.Context, st store.Storage, key domain.GraphKey, root string) error {
 	if key.Level != domain.LevelProject {
 		return nil
 	}
@@ -64,7 +66,7 @@ func requireStoredProject(ctx context.Context, st storage, key domain.GraphKey, 
 }
 
 // storedProjects is the paths of the projects st has stored.
-func storedProjects(ctx context.Context, st storage) ([]string, error) {
+func storedProjects(ctx context.Context, st store.Storage) ([]string, error) {
 	stored, err := st.Graphs.List(ctx)
 	if err != nil {
 		return nil, err

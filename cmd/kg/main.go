@@ -13,6 +13,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // Exit statuses (docs/design/operations.md#exit-codes).
@@ -66,7 +68,7 @@ func run(ctx context.Context, e env, args []string) int {
 	if c != nil {
 		name = c.CommandPath()
 	}
-	var ue *usageError
+	var ue *config.UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(e.stderr, "%s: %v (see %s --help)\n", name, err, name)
 		return exitUsage

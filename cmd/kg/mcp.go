@@ -17,6 +17,9 @@ import (
 
 	"github.com/kg-memory/kg/adapters/mcpstdio"
 	"github.com/kg-memory/kg/adapters/paths"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 )
 
 // serverLogName is the file under the root that a server started by `kg
@@ -59,8 +62,8 @@ func newMCPCommand(e env) *cobra.Command {
 				return key, ok && err == nil
 			},
 			Connect: func(ctx context.Context) (string, error) {
-				args := settings.given()
-				if !settings.isSet("storage", e.getenv) {
+				args := settings.Given()
+				if !settings.IsSet("storage", e.getenv) {
 					args = append(args, "--storage="+cfg.Storage) // the backend the root holds
 				}
 				client, err := findOrStartServer(ctx, e, cfg, args, noStart, log)
@@ -70,9 +73,9 @@ func newMCPCommand(e env) *cobra.Command {
 				// A server that already ran (or won the race to the lock)
 				// may run with other settings than this bridge was given
 				// for the server it would start: refuse rather than hide it.
-				h, err := client.health(ctx)
+				h, err := client.Health(ctx)
 				if err == nil {
-					err = settings.checkServerRunsWith(client, h, cfg, e.getenv, serverFlags(bridgeOwnSettings))
+					err = settings.CheckServerRunsWith(client, h, cfg, e.getenv, serverFlags(bridgeOwnSettings))
 				}
 				if err != nil {
 					return "", err
@@ -89,14 +92,14 @@ func newMCPCommand(e env) *cobra.Command {
 // findOrStartServer returns the server to forward to: the one that holds
 // the root, else the one answering at the configured address, else, unless
 // noStart, one started now with the same settings (args).
-func findOrStartServer(ctx context.Context, e env, cfg Config, args []string, noStart bool, log *slog.Logger) (*apiClient, error) {
-	if c, _, err := rootServer(ctx, cfg); c != nil || err != nil {
+func findOrStartServer(ctx context.Context, e env, cfg config.Config, args []string, noStart bool, log *slog.Logger) (*apiclient.Client, error) {
+	if c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); c != nil || err != nil {
 		return c, err
 	}
 	if cfg.Port != 0 {
-		c := newAPIClient(cfg.Addr(), cfg.AuthToken)
-		_, err := c.health(ctx)
-		var ae *apiError
+		c := apiclient.New(cfg.Addr(), cfg.AuthToken)
+		_, err := c.Health(ctx)
+		var ae *apiclient.Error
 		if err == nil || errors.As(err, &ae) {
 			return c, err
 		}
@@ -112,12 +115,12 @@ func findOrStartServer(ctx context.Context, e env, cfg Config, args []string, no
 // from this process's session so that it outlives the client that started
 // `kg mcp`, and waits until it answers. Two `kg mcp` starting at once race
 // for the root's lock; the loser's server exits and both use the winner.
-func startServer(ctx context.Context, e env, cfg Config, args []string, log *slog.Logger) (*apiClient, error) {
+func startServer(ctx context.Context, e env, cfg config.Config, args []string, log *slog.Logger) (*apiclient.Client, error) {
 	exe, err := e.executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the kg binary to start the server: %w", err)
 	}
-	if err := makeRoot(cfg.Root); err != nil {
+	if err := store.MakeRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	logPath := filepath.Join(cfg.Root, serverLogName)
@@ -141,7 +144,7 @@ func startServer(ctx context.Context, e env, cfg Config, args []string, log *slo
 
 	deadline := time.Now().Add(serverStartWait)
 	for {
-		c, _, err := rootServer(ctx, cfg)
+		c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		if c != nil || err != nil {
 			return c, err
 		}
@@ -149,14 +152,14 @@ func startServer(ctx context.Context, e env, cfg Config, args []string, log *slo
 		case <-exited:
 			// Lost a race for the lock, or failed: the winner, if any,
 			// holds the root now.
-			if c, _, err := rootServer(ctx, cfg); c != nil || err != nil {
+			if c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); c != nil || err != nil {
 				return c, err
 			}
 			return nil, fmt.Errorf("the server started in the background exited (%v); the end of %s:\n%s",
 				cmd.ProcessState, logPath, tail(logPath, 10))
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(pollEvery):
+		case <-time.After(apiclient.PollEvery):
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("the server started in the background (pid %d) did not answer within %s; see %s",

@@ -22,6 +22,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 )
 
 // stdioClient starts `kg mcp args...` under mcp-go's stdio client, with the
@@ -233,7 +234,7 @@ func TestMCPStdioRefusals(t *testing.T) {
 // A server killed with -9 whose parent has not reaped it yet (a zombie, as
 // under an init that does not reap the server kg mcp started) holds no
 // lock and answers nothing: kg mcp says at once that no server answers,
-// instead of waiting out startingWait for it to finish starting.
+// instead of waiting out apiclient.StartingWait for it to finish starting.
 func TestMCPStdioAfterTheServerIsKilled(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -250,9 +251,9 @@ func TestMCPStdioAfterTheServerIsKilled(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(stderr, "no kg server answers") {
 		t.Errorf("kg mcp after the kill: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
-	// Not a speed check: the old behaviour was to wait startingWait in
+	// Not a speed check: the old behaviour was to wait apiclient.StartingWait in
 	// full before giving up on a server that could never answer.
-	if waited := time.Since(began); waited >= startingWait {
-		t.Errorf("kg mcp took %s, the whole wait for a starting server (%s): it waited for a dead one", waited, startingWait)
+	if waited := time.Since(began); waited >= apiclient.StartingWait {
+		t.Errorf("kg mcp took %s, the whole wait for a starting server (%s): it waited for a dead one", waited, apiclient.StartingWait)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // The soft memory limit: auto gives a team server 256 MiB unless GOMEMLIMIT
@@ -24,15 +26,15 @@ func TestSetMemoryLimit(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name   string
-		cfg    Config
+		cfg    config.Config
 		getenv func(string) string
 		want   int64
 	}{
-		{"auto, team", Config{Storage: "postgres", MemoryLimitMiB: -1}, noEnv, 256 << 20},
-		{"auto, team, GOMEMLIMIT set", Config{Storage: "postgres", MemoryLimitMiB: -1}, withEnv, math.MaxInt64},
-		{"auto, one person", Config{Storage: "json", MemoryLimitMiB: -1}, noEnv, math.MaxInt64},
-		{"given", Config{Storage: "bolt", MemoryLimitMiB: 512}, noEnv, 512 << 20},
-		{"none", Config{Storage: "postgres", MemoryLimitMiB: 0}, noEnv, math.MaxInt64},
+		{"auto, team", config.Config{Storage: "postgres", MemoryLimitMiB: -1}, noEnv, 256 << 20},
+		{"auto, team, GOMEMLIMIT set", config.Config{Storage: "postgres", MemoryLimitMiB: -1}, withEnv, math.MaxInt64},
+		{"auto, one person", config.Config{Storage: "json", MemoryLimitMiB: -1}, noEnv, math.MaxInt64},
+		{"given", config.Config{Storage: "bolt", MemoryLimitMiB: 512}, noEnv, 512 << 20},
+		{"none", config.Config{Storage: "postgres", MemoryLimitMiB: 0}, noEnv, math.MaxInt64},
 	} {
 		debug.SetMemoryLimit(math.MaxInt64)
 		setMemoryLimit(tt.cfg, tt.getenv, quiet)

@@ -287,8 +287,8 @@ func documentedSeries(t *testing.T) map[string]string {
 		}
 		only := ""
 		for _, b := range backends() {
-			if strings.Contains(line, b.name+" backend only") {
-				only = b.name
+			if strings.Contains(line, b.Name+" backend only") {
+				only = b.Name
 			}
 		}
 		for _, name := range m[1:] {

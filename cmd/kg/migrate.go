@@ -10,6 +10,9 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/rootdir"
 	"github.com/kg-memory/kg/adapters/storage/postgres"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/migrations"
 	"github.com/kg-memory/kg/ports"
 )
@@ -28,7 +31,7 @@ func newMigrateCommand(e env) *cobra.Command {
 			"runs on the root.",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown command %q; want --to %s, or legacy", args[0], backendNames())
+				return config.Usagef("unknown command %q; want --to %s, or legacy", args[0], backendNames())
 			}
 			return nil
 		},
@@ -39,21 +42,21 @@ func newMigrateCommand(e env) *cobra.Command {
 	settings := bindSettings(c.Flags(), e.home)
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		if to == "" {
-			return usagef("want --to %s, or the legacy command", backendNames())
+			return config.Usagef("want --to %s, or the legacy command", backendNames())
 		}
 		dst, ok := backendNamed(strings.ToLower(to))
 		if !ok {
-			return usagef("invalid --to %q: want %s", to, backendNames())
+			return config.Usagef("invalid --to %q: want %s", to, backendNames())
 		}
 		cfg, err := commandConfig(e, settings)
 		if err != nil {
 			return err
 		}
-		if !dst.inRoot {
+		if !dst.InRoot {
 			return migrateToTeam(c, e, cfg, principal)
 		}
 		if principal != "" {
-			return usagef("--principal is for --to postgres: a root has one user graph")
+			return config.Usagef("--principal is for --to postgres: a root has one user graph")
 		}
 		return migrateTo(c, e, cfg, dst)
 	}
@@ -63,7 +66,7 @@ func newMigrateCommand(e env) *cobra.Command {
 
 // migrateTo copies the root's backend into dst and records dst as the
 // root's backend.
-func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
+func migrateTo(c *cobra.Command, e env, cfg config.Config, dst backend) error {
 	ctx := c.Context()
 	release, err := lockToMigrate(c, cfg)
 	if err != nil {
@@ -72,29 +75,29 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 	defer release()
 	log := commandLogger(e, cfg)
 
-	have, err := rootBackend(cfg.Root)
+	have, err := store.RootBackend(cfg.Root)
 	if err != nil {
 		return err
 	}
 	if have == "" {
-		if err := rootdir.WriteBackend(cfg.Root, dst.name); err != nil {
+		if err := rootdir.WriteBackend(cfg.Root, dst.Name); err != nil {
 			return err
 		}
-		printf(c, "%s holds no memory yet; its backend is now %s\n", cfg.Root, dst.name)
+		printf(c, "%s holds no memory yet; its backend is now %s\n", cfg.Root, dst.Name)
 		return nil
 	}
 	src, _ := backendNamed(have)
-	open := src.openSource
-	if have == dst.name {
-		open = src.open // the schema upgrade writes the source itself
+	open := src.OpenSource
+	if have == dst.Name {
+		open = src.Open // the schema upgrade writes the source itself
 	}
-	from, closeFrom, err := open(ctx, lockedRoot(cfg.Root), log)
+	from, closeFrom, err := open(ctx, store.LockedRoot(cfg.Root), log)
 	if err != nil {
 		return err
 	}
 	defer closeFrom()
 	bar := newProgress(e, "kg migrate")
-	if have == dst.name {
+	if have == dst.Name {
 		if marked, err := rootdir.Backend(cfg.Root); err == nil && marked == "" {
 			if err := rootdir.WriteBackend(cfg.Root, have); err != nil {
 				return err
@@ -115,35 +118,35 @@ func migrateTo(c *cobra.Command, e env, cfg Config, dst backend) error {
 		return nil
 	}
 
-	to, closeTo, err := dst.open(ctx, lockedRoot(cfg.Root), log)
+	to, closeTo, err := dst.Open(ctx, store.LockedRoot(cfg.Root), log)
 	if err != nil {
 		return err
 	}
 	defer closeTo()
-	bar.describe("kg migrate " + have + " → " + dst.name)
+	bar.describe("kg migrate " + have + " → " + dst.Name)
 	res, err := migrations.Copy(ctx, both(from), both(to), migrations.Options{Log: log, Progress: bar.set})
 	bar.finish()
 	if err != nil {
 		return fmt.Errorf("copy %s → %s: %w (%s still says %s; the %s data is as it was)",
-			have, dst.name, err, rootdir.BackendName, have, have)
+			have, dst.Name, err, rootdir.BackendName, have, have)
 	}
-	if err := rootdir.WriteBackend(cfg.Root, dst.name); err != nil {
+	if err := rootdir.WriteBackend(cfg.Root, dst.Name); err != nil {
 		return fmt.Errorf("the copy is complete, but recording it failed: %w", err)
 	}
-	printf(c, "copied %s → %s in %s: %s\n", have, dst.name, cfg.Root, summary(res))
+	printf(c, "copied %s → %s in %s: %s\n", have, dst.Name, cfg.Root, summary(res))
 	printNotes(c, res)
 	for _, n := range res.NotCopied {
 		printf(c, "not copied, damaged in the %s data (kept as it was; restore it from a backup to get it back): %s\n", have, n)
 	}
 	printf(c, "%s now says %s; the %s data is kept. kg serve serves %s from now on; drop a --storage %s or KG_STORAGE=%s from how you start it.\n",
-		filepath.Join(cfg.Root, rootdir.BackendName), dst.name, have, dst.name, have, have)
+		filepath.Join(cfg.Root, rootdir.BackendName), dst.Name, have, dst.Name, have, have)
 	return nil
 }
 
 // lockToMigrate takes the lock of a root that must exist, refusing while
 // a server runs on it. The cleanup releases it.
-func lockToMigrate(c *cobra.Command, cfg Config) (func(), error) {
-	if err := requireRoot(cfg.Root); err != nil {
+func lockToMigrate(c *cobra.Command, cfg config.Config) (func(), error) {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	return lockOffline(c.Context(), cfg, "kg migrate")
@@ -153,12 +156,12 @@ func lockToMigrate(c *cobra.Command, cfg Config) (func(), error) {
 // root into the team database KG_DATABASE_URL names, the root's user graph
 // and sessions to the principal, checks the copy (counts and checksums) and
 // changes nothing in the root (docs/design/team.md#moving-in).
-func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error {
+func migrateToTeam(c *cobra.Command, e env, cfg config.Config, principal string) error {
 	if principal == "" {
-		return usagef("--to postgres needs --principal, the person whose user graph the root's becomes")
+		return config.Usagef("--to postgres needs --principal, the person whose user graph the root's becomes")
 	}
 	if err := postgres.ValidPrincipal(principal); err != nil {
-		return usagef("invalid --principal: %v", err)
+		return config.Usagef("invalid --principal: %v", err)
 	}
 	ctx := c.Context()
 	release, err := lockToMigrate(c, cfg)
@@ -166,7 +169,7 @@ func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error 
 		return err
 	}
 	defer release()
-	have, err := rootBackend(cfg.Root)
+	have, err := store.RootBackend(cfg.Root)
 	if err != nil {
 		return err
 	}
@@ -175,14 +178,14 @@ func migrateToTeam(c *cobra.Command, e env, cfg Config, principal string) error 
 	}
 	log := commandLogger(e, cfg)
 	src, _ := backendNamed(have)
-	from, closeFrom, err := src.openSource(ctx, lockedRoot(cfg.Root), log) // read-only where the backend can: the root stays as it is
+	from, closeFrom, err := src.OpenSource(ctx, store.LockedRoot(cfg.Root), log) // read-only where the backend can: the root stays as it is
 	if err != nil {
 		return err
 	}
 	defer closeFrom()
-	url := e.getenv(envDatabaseURL)
+	url := e.getenv(config.EnvDatabaseURL)
 	if url == "" {
-		return usagef("%s is not set: it names the team's database", envDatabaseURL)
+		return config.Usagef("%s is not set: it names the team's database", config.EnvDatabaseURL)
 	}
 	to, err := postgres.Open(ctx, url, postgres.Options{Logger: log})
 	if err != nil {
@@ -223,7 +226,7 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 		for i, p := range projects {
 			abs, err := filepath.Abs(p)
 			if err != nil {
-				return usagef("invalid --project %q: %v", p, err)
+				return config.Usagef("invalid --project %q: %v", p, err)
 			}
 			projects[i] = abs
 		}
@@ -232,7 +235,7 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 			return fmt.Errorf("the home folder is unknown (%v): the legacy layout lives under it", err)
 		}
 		ctx := c.Context()
-		if srv, _, err := rootServer(ctx, cfg); err != nil {
+		if srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); err != nil {
 			return err
 		} else if srv != nil {
 			return errServerRuns(srv, cfg.Root, "kg migrate legacy")
@@ -263,7 +266,7 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 }
 
 // both is a storage seen as one migrations.Backend.
-func both(st storage) migrations.Backend {
+func both(st store.Storage) migrations.Backend {
 	return struct {
 		ports.GraphRepository
 		ports.SessionRepository

@@ -16,6 +16,9 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -62,7 +65,7 @@ func newProjectRmCommand(e env) *cobra.Command {
 			Edges   int    `json:"edges"`
 			Stored  bool   `json:"stored"`
 		}
-		srv, _, err := rootServer(ctx, cfg)
+		srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		switch {
 		case err != nil:
 			return err
@@ -71,7 +74,7 @@ func newProjectRmCommand(e env) *cobra.Command {
 			if force {
 				q.Set("force", "true")
 			}
-			err = srv.call(ctx, "DELETE", "/api/projects", q, nil, &out)
+			err = srv.Call(ctx, "DELETE", "/api/projects", q, nil, &out)
 		default:
 			var r app.RemovedProject
 			r, err = removeOffline(ctx, e, cfg, path, force)
@@ -92,8 +95,8 @@ func newProjectRmCommand(e env) *cobra.Command {
 
 // removeOffline removes a project through the app, as the server does,
 // on the files under the root's lock.
-func removeOffline(ctx context.Context, e env, cfg Config, path string, force bool) (app.RemovedProject, error) {
-	if err := requireRoot(cfg.Root); err != nil {
+func removeOffline(ctx context.Context, e env, cfg config.Config, path string, force bool) (app.RemovedProject, error) {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return app.RemovedProject{}, err
 	}
 	log := commandLogger(e, cfg)
@@ -131,12 +134,12 @@ func newProjectListCommand(e env) *cobra.Command {
 		var out struct {
 			Projects []apijson.Project `json:"projects"`
 		}
-		srv, _, err := rootServer(ctx, cfg)
+		srv, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 		switch {
 		case err != nil:
 			return err
 		case srv != nil:
-			err = srv.call(ctx, "GET", "/api/projects", nil, nil, &out)
+			err = srv.Call(ctx, "GET", "/api/projects", nil, nil, &out)
 		default:
 			out.Projects, err = listOffline(ctx, e, cfg)
 		}
@@ -168,13 +171,13 @@ func newProjectListCommand(e env) *cobra.Command {
 }
 
 // listOffline lists the projects from the files, reading each graph
-// without changing anything in the root (openReadOnly).
-func listOffline(ctx context.Context, e env, cfg Config) ([]apijson.Project, error) {
-	if err := requireRoot(cfg.Root); err != nil {
+// without changing anything in the root (store.OpenReadOnly).
+func listOffline(ctx context.Context, e env, cfg config.Config) ([]apijson.Project, error) {
+	if err := store.RequireRoot(cfg.Root); err != nil {
 		return nil, err
 	}
 	log := commandLogger(e, cfg)
-	st, closeStorage, err := openReadOnly(ctx, cfg, log)
+	st, closeStorage, err := store.OpenReadOnly(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +228,7 @@ func newProjectMvCommand(e env) *cobra.Command {
 			return err
 		}
 		ctx := c.Context()
-		if err := requireRoot(cfg.Root); err != nil {
+		if err := store.RequireRoot(cfg.Root); err != nil {
 			return err
 		}
 		release, err := lockOffline(ctx, cfg, "kg project mv")
@@ -273,7 +276,7 @@ func projectMovePaths(oldArg, newArg string) (from, to string, err error) {
 		return "", "", err
 	}
 	if from == to {
-		return "", "", usagef("OLD_PATH and NEW_PATH are both %s", from)
+		return "", "", config.Usagef("OLD_PATH and NEW_PATH are both %s", from)
 	}
 	return from, to, nil
 }
@@ -281,7 +284,7 @@ func projectMovePaths(oldArg, newArg string) (from, to string, err error) {
 // moveProjectGraph moves the graph of from to to. already reports that it
 // was moved before (perhaps by a run cut short before the sessions
 // followed): then only the sessions are left to do.
-func moveProjectGraph(ctx context.Context, cfg Config, st storage, from, to string) (already bool, err error) {
+func moveProjectGraph(ctx context.Context, cfg config.Config, st store.Storage, from, to string) (already bool, err error) {
 	mover, ok := st.Graphs.(projectMover)
 	if !ok {
 		return false, fmt.Errorf("the %s backend cannot move a project", cfg.Storage)
@@ -305,7 +308,7 @@ func moveProjectGraph(ctx context.Context, cfg Config, st storage, from, to stri
 
 // logProjectMove records a project move in the moved graph's change log as
 // one entry of the whole graph (docs/design/trust.md#history-and-undo).
-func logProjectMove(ctx context.Context, st storage, from, to string) error {
+func logProjectMove(ctx context.Context, st store.Storage, from, to string) error {
 	hr, ok := st.Graphs.(ports.HistoryRepository)
 	if !ok {
 		return nil
@@ -334,26 +337,26 @@ func logProjectMove(ctx context.Context, st storage, from, to string) error {
 func projectPath(name, arg string) (string, error) {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
-		return "", usagef("invalid %s %q: %v", name, arg, err)
+		return "", config.Usagef("invalid %s %q: %v", name, arg, err)
 	}
 	p, err := paths.OS{}.Canonical(abs)
 	if err != nil {
-		return "", usagef("invalid %s %q: %v", name, arg, err)
+		return "", config.Usagef("invalid %s %q: %v", name, arg, err)
 	}
 	return p, nil
 }
 
 // openLocked opens the root's backend on a root whose lock this process
 // already holds, checking its marker as the server does.
-func openLocked(ctx context.Context, cfg Config, log *slog.Logger) (storage, func(), error) {
+func openLocked(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Storage, func(), error) {
 	b, ok := backendNamed(cfg.Storage)
 	if !ok {
-		return storage{}, nil, fmt.Errorf("storage %q is not a backend", cfg.Storage)
+		return store.Storage{}, nil, fmt.Errorf("storage %q is not a backend", cfg.Storage)
 	}
-	if err := checkMarker(cfg.Root, b.name); err != nil {
-		return storage{}, nil, err
+	if err := store.CheckMarker(cfg.Root, b.Name); err != nil {
+		return store.Storage{}, nil, err
 	}
-	return b.open(ctx, lockedRoot(cfg.Root), log)
+	return b.Open(ctx, store.LockedRoot(cfg.Root), log)
 }
 
 // moveSessions makes the sessions of project from sessions of project to,

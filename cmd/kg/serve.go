@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 )
 
 // Shutdown bounds (docs/design/operations.md#start-and-stop).
@@ -56,7 +59,7 @@ func serveOn(c *cobra.Command, e env) {
 		c.Args = noArgs
 	}
 	c.RunE = func(c *cobra.Command, _ []string) error {
-		cfg, err := settings.config(e.getenv)
+		cfg, err := settings.Config(e.getenv)
 		if err != nil {
 			return err
 		}
@@ -64,9 +67,9 @@ func serveOn(c *cobra.Command, e env) {
 		// holds (its .backend marker, or its files), so that a service
 		// unit needs no edit after kg migrate; a new root gets the
 		// default. A backend named that the root does not hold is refused
-		// under the lock (checkMarker).
-		if !settings.isSet("storage", e.getenv) {
-			if have, err := rootBackend(cfg.Root); err == nil && have != "" {
+		// under the lock (store.CheckMarker).
+		if !settings.IsSet("storage", e.getenv) {
+			if have, err := store.RootBackend(cfg.Root); err == nil && have != "" {
 				cfg.Storage = have
 			}
 		}
@@ -87,7 +90,7 @@ const autoTeamMemoryLimit = 256
 // (docs/design/team.md#scale). The limit is soft: a server whose live heap
 // needs more (a search of every graph) gets it, and the collector works
 // harder meanwhile.
-func setMemoryLimit(cfg Config, getenv func(string) string, log *slog.Logger) {
+func setMemoryLimit(cfg config.Config, getenv func(string) string, log *slog.Logger) {
 	mib := cfg.MemoryLimitMiB
 	if mib < 0 {
 		if cfg.Storage != "postgres" || getenv("GOMEMLIMIT") != "" {
@@ -103,7 +106,7 @@ func setMemoryLimit(cfg Config, getenv func(string) string, log *slog.Logger) {
 
 // newLogger is the process's one logger: slog to stderr, in the configured
 // level and format.
-func newLogger(w io.Writer, cfg Config) *slog.Logger {
+func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	if cfg.LogFormat == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
@@ -116,7 +119,7 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 // in-flight requests finish, make pending writes durable and save the sessions,
 // release the lock. stop ends the signal handling once shutdown starts, so that
 // a second Ctrl-C kills the process at once.
-func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) error {
+func runServer(ctx context.Context, stop func(), cfg config.Config, log *slog.Logger) error {
 	b, ok := backendNamed(cfg.Storage)
 	if !ok {
 		return fmt.Errorf("storage %q is not a backend", cfg.Storage) // parseServe let through an unknown backend
@@ -142,7 +145,7 @@ func runServer(ctx context.Context, stop func(), cfg Config, log *slog.Logger) e
 		addr = ln.Addr().String()
 	}
 
-	st, closeStorage, err := b.inject(ctx, cfg, lockAddr(addr), log)
+	st, closeStorage, err := b.inject(ctx, cfg, store.LockAddr(addr), log)
 	if err != nil {
 		return err
 	}
@@ -240,7 +243,7 @@ func closeSockets(srv *server, log *slog.Logger) {
 // when the server serves plain HTTP. The server speaks HTTP/1.1 only over
 // TLS, as over TCP: the WebSocket upgrade needs it, and kg's requests gain
 // nothing from HTTP/2.
-func loadTLS(cfg Config) (*tls.Config, error) {
+func loadTLS(cfg config.Config) (*tls.Config, error) {
 	if !cfg.TLS() {
 		return nil, nil
 	}
@@ -254,7 +257,7 @@ func loadTLS(cfg Config) (*tls.Config, error) {
 // listen binds the configured address, serving TLS on it when tlsConf is
 // not nil. A port in use is one line that names it and the settings that
 // change it.
-func listen(cfg Config, tlsConf *tls.Config) (net.Listener, error) {
+func listen(cfg config.Config, tlsConf *tls.Config) (net.Listener, error) {
 	ln, err := listenTCP(cfg)
 	if err != nil || tlsConf == nil {
 		return ln, err
@@ -262,7 +265,7 @@ func listen(cfg Config, tlsConf *tls.Config) (net.Listener, error) {
 	return tls.NewListener(ln, tlsConf), nil
 }
 
-func listenTCP(cfg Config) (net.Listener, error) {
+func listenTCP(cfg config.Config) (net.Listener, error) {
 	ln, err := net.Listen("tcp", cfg.Addr())
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("port %d on %s is already in use: stop what holds it or pick another with --port or KG_HTTP_PORT",

@@ -11,6 +11,8 @@ import (
 
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/rootdir"
+	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // newStatusCommand is `kg status`.
@@ -62,7 +64,7 @@ func newStatusCommand(e env) *cobra.Command {
 
 // teamStatus reports on a team database: its problems on stderr, and exit
 // 1 when there are any.
-func teamStatus(c *cobra.Command, e env, cfg Config) error {
+func teamStatus(c *cobra.Command, e env, cfg config.Config) error {
 	problems, err := teamReport(c, e, cfg)
 	if err != nil {
 		return err
@@ -79,16 +81,16 @@ func teamStatus(c *cobra.Command, e env, cfg Config) error {
 // answeringServer finds the server that holds the root (holds), else the
 // one at the configured address, and its health; with neither it says so
 // and exits 1.
-func answeringServer(ctx context.Context, e env, cfg Config) (client *apiClient, h khttp.Health, holds bool, err error) {
-	client, h, err = rootServer(ctx, cfg)
+func answeringServer(ctx context.Context, e env, cfg config.Config) (client *apiclient.Client, h khttp.Health, holds bool, err error) {
+	client, h, err = apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken)
 	if err != nil || client != nil {
 		return client, h, client != nil, err
 	}
 	// No server holds this root; one may still answer at the configured
 	// address, serving another root.
-	client = newAPIClient(cfg.Addr(), cfg.AuthToken)
-	if h, err = client.health(ctx); err != nil {
-		var ae *apiError
+	client = apiclient.New(cfg.Addr(), cfg.AuthToken)
+	if h, err = client.Health(ctx); err != nil {
+		var ae *apiclient.Error
 		if errors.As(err, &ae) {
 			return nil, h, false, err
 		}
@@ -100,7 +102,7 @@ func answeringServer(ctx context.Context, e env, cfg Config) (client *apiClient,
 }
 
 // printStatus writes the server's health as lines for a person.
-func printStatus(e env, cfg Config, client *apiClient, h khttp.Health, holds bool) {
+func printStatus(e env, cfg config.Config, client *apiclient.Client, h khttp.Health, holds bool) {
 	fmt.Fprintf(e.stdout, "kg %s answers at %s\n", h.Version, client.URL())
 	fmt.Fprintf(e.stdout, "status    %s\n", h.Status)
 	for _, p := range h.Problems {

@@ -9,14 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/storage/postgres"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 )
 
 // teamReport is `kg status` and `kg doctor` in team mode (--storage
 // postgres): the database KG_DATABASE_URL names — whether it answers, its
 // schema, the servers listening on it, what it holds. It changes nothing,
 // not even the schema. It returns the problems found, one line each.
-func teamReport(c *cobra.Command, e env, cfg Config) ([]string, error) {
-	s, err := postgres.Open(c.Context(), cfg.DatabaseURL, postgres.Options{Logger: commandLogger(e, Config{LogLevel: slog.LevelWarn}), NoMigrate: true})
+func teamReport(c *cobra.Command, e env, cfg config.Config) ([]string, error) {
+	s, err := postgres.Open(c.Context(), cfg.DatabaseURL, postgres.Options{Logger: commandLogger(e, config.Config{LogLevel: slog.LevelWarn}), NoMigrate: true})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kg-memory/kg/adapters/storage/postgres"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -31,7 +32,7 @@ func newTokenCommand(e env) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if name == "" {
-				return usagef("want --name, the person the token is for")
+				return config.Usagef("want --name, the person the token is for")
 			}
 			return withTeamStore(c, e, func(ctx context.Context, s *postgres.Store) error {
 				token, id, err := s.CreateToken(ctx, name, scope)
@@ -74,7 +75,7 @@ func newTokenCommand(e env) *cobra.Command {
 		Short: "revoke a token by its id, or every token of a person",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("want one token id or person's name")
+				return config.Usagef("want one token id or person's name")
 			}
 			return nil
 		},
@@ -99,11 +100,11 @@ func newTokenCommand(e env) *cobra.Command {
 // withTeamStore opens the team database KG_DATABASE_URL names (migrating
 // its schema) for fn.
 func withTeamStore(c *cobra.Command, e env, fn func(context.Context, *postgres.Store) error) error {
-	url := e.getenv(envDatabaseURL)
+	url := e.getenv(config.EnvDatabaseURL)
 	if url == "" {
-		return usagef("%s is not set: it names the team's database (a libpq URL, e.g. postgres://kg@db.internal/kg)", envDatabaseURL)
+		return config.Usagef("%s is not set: it names the team's database (a libpq URL, e.g. postgres://kg@db.internal/kg)", config.EnvDatabaseURL)
 	}
-	log := commandLogger(e, Config{LogLevel: slog.LevelWarn})
+	log := commandLogger(e, config.Config{LogLevel: slog.LevelWarn})
 	s, err := postgres.Open(c.Context(), url, postgres.Options{Logger: log})
 	if err != nil {
 		return err

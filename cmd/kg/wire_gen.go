@@ -12,6 +12,8 @@ import (
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/ports"
 	"log/slog"
 )
@@ -20,34 +22,34 @@ import (
 
 // injectJSON opens the JSON-file backend as `kg serve` does. It lives in
 // the root, so it takes the root's lock first.
-func injectJSON(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
-	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
+func injectJSON(ctx context.Context, cfg config.Config, addr store.LockAddr, log *slog.Logger) (store.Storage, func(), error) {
+	lockedRoot, cleanup, err := store.LockRoot(cfg, addr, log)
 	if err != nil {
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	mainStorage, cleanup2, err := openJSON(ctx, mainLockedRoot, log)
+	storage, cleanup2, err := store.OpenJSON(ctx, lockedRoot, log)
 	if err != nil {
 		cleanup()
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	return mainStorage, func() {
+	return storage, func() {
 		cleanup2()
 		cleanup()
 	}, nil
 }
 
 // injectBolt opens the bolt backend, <root>/kg.db, under the root's lock.
-func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
-	mainLockedRoot, cleanup, err := lockRoot(cfg, addr, log)
+func injectBolt(ctx context.Context, cfg config.Config, addr store.LockAddr, log *slog.Logger) (store.Storage, func(), error) {
+	lockedRoot, cleanup, err := store.LockRoot(cfg, addr, log)
 	if err != nil {
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	mainStorage, cleanup2, err := openBolt(ctx, mainLockedRoot, log)
+	storage, cleanup2, err := store.OpenBolt(ctx, lockedRoot, log)
 	if err != nil {
 		cleanup()
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	return mainStorage, func() {
+	return storage, func() {
 		cleanup2()
 		cleanup()
 	}, nil
@@ -56,19 +58,19 @@ func injectBolt(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger
 // injectPostgres opens the team-mode backend on KG_DATABASE_URL. It keeps
 // nothing in the root, so it takes no lock: every server of a team shares
 // the database.
-func injectPostgres(ctx context.Context, cfg Config, addr lockAddr, log *slog.Logger) (storage, func(), error) {
-	mainStorage, cleanup, err := openPostgres(ctx, cfg, log)
+func injectPostgres(ctx context.Context, cfg config.Config, addr store.LockAddr, log *slog.Logger) (store.Storage, func(), error) {
+	storage, cleanup, err := store.OpenPostgres(ctx, cfg, log)
 	if err != nil {
-		return storage{}, nil, err
+		return store.Storage{}, nil, err
 	}
-	return mainStorage, func() {
+	return storage, func() {
 		cleanup()
 	}, nil
 }
 
 // initServer builds the server on an opened storage, with its metrics.
-func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*server, func(), error) {
-	config := appConfig(cfg)
+func initServer(ctx context.Context, cfg config.Config, st store.Storage, log *slog.Logger) (*server, func(), error) {
+	config2 := appConfig(cfg)
 	graphRepository := st.Graphs
 	sessionRepository := st.Sessions
 	clock := systemClock()
@@ -94,14 +96,14 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 		Transcripts: transcripts,
 		Files:       fileHasher,
 	}
-	service, cleanup2, err := openService(ctx, config, deps)
+	service, cleanup2, err := openService(ctx, config2, deps)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	config2 := httpConfig(cfg, clock, metrics, st)
+	config3 := httpConfig(cfg, clock, metrics, st)
 	hooks := app.NewHooks(service)
-	handler := http.NewServer(config2, service, hooks, hub, log)
+	handler := http.NewServer(config3, service, hooks, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
@@ -116,8 +118,8 @@ func initServer(ctx context.Context, cfg Config, st storage, log *slog.Logger) (
 // initApp builds the app alone on an opened storage, for a command that
 // works on the files while no server runs (`kg import`): it records no
 // metrics.
-func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*app.Service, func(), error) {
-	config := appConfig(cfg)
+func initApp(ctx context.Context, cfg config.Config, st store.Storage, log *slog.Logger) (*app.Service, func(), error) {
+	config2 := appConfig(cfg)
 	graphRepository := st.Graphs
 	sessionRepository := st.Sessions
 	clock := systemClock()
@@ -139,7 +141,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 		Transcripts: transcripts,
 		Files:       fileHasher,
 	}
-	service, cleanup2, err := openService(ctx, config, deps)
+	service, cleanup2, err := openService(ctx, config2, deps)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -153,7 +155,7 @@ func initApp(ctx context.Context, cfg Config, st storage, log *slog.Logger) (*ap
 // wire.go:
 
 // appSet is the app on an opened storage.
-var appSet = wire.NewSet(wire.FieldsOf(new(storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
+var appSet = wire.NewSet(wire.FieldsOf(new(store.Storage), "Graphs", "Sessions"), newHub, wire.Bind(new(ports.Events), new(*events.Hub)), systemClock,
 	osPaths,
 	homeTranscripts,
 	osProjectKeys,

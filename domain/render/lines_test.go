@@ -50,3 +50,19 @@ func TestGraphHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestStaleMark(t *testing.T) {
+	for _, tc := range []struct {
+		files []StaleFile
+		want  string
+	}{
+		{nil, ""},
+		{[]StaleFile{{"src/a.py", "changed"}}, "[stale: src/a.py changed]"},
+		{[]StaleFile{{"a", "changed"}, {"b", "vanished"}, {"c", "changed"}}, "[stale: a changed, b vanished, c changed]"},
+		{[]StaleFile{{"a", "changed"}, {"b", "vanished"}, {"c", "changed"}, {"d", "changed"}, {"e", "vanished"}}, "[stale: a changed, b vanished, c changed and 2 more]"},
+	} {
+		if got := StaleMark(tc.files); got != tc.want {
+			t.Errorf("StaleMark(%v) = %q, want %q", tc.files, got, tc.want)
+		}
+	}
+}

@@ -199,11 +199,16 @@ func (t *searchTop) hits(p *searchPlan) []Hit {
 // scratch returns room for termScore: one entry per clause of the
 // largest term.
 func (p *searchPlan) scratch() []float64 {
+	return make([]float64, p.scratchLen())
+}
+
+// scratchLen is the most clauses of a term: the room scratch makes.
+func (p *searchPlan) scratchLen() int {
 	n := 0
 	for _, pt := range p.terms {
 		n = max(n, len(pt.clauses))
 	}
-	return make([]float64, n)
+	return n
 }
 
 // matched returns the labels of the clauses through which a node scored,
@@ -478,13 +483,19 @@ type blockBounds struct {
 const blockUnitWords = 32
 
 // newBlockBounds returns the bounds of the nblocks blocks of graph gi.
-func newBlockBounds(p *searchPlan, gi int, ix *Index, order []int, nblocks int) *blockBounds {
-	b := &blockBounds{
+func newBlockBounds(p *searchPlan, gi int, ix *Index, order []int, nblocks int) blockBounds {
+	b := blockBounds{
 		p: p, gi: gi, ix: ix, order: order, block: -1, place: make([][]int, len(p.units)),
 		memo: make([]float64, nblocks*(len(p.terms)+1)), known: make([]bool, nblocks),
 	}
+	words := 0
 	for _, ui := range order {
-		b.place[ui] = make([]int, len(p.units[ui].words[gi]))
+		words += len(p.units[ui].words[gi])
+	}
+	places := make([]int, words) // one backing array, as newScorer's
+	for _, ui := range order {
+		n := len(p.units[ui].words[gi])
+		b.place[ui], places = places[:n:n], places[n:]
 	}
 	n := 0
 	for _, pt := range p.terms {
@@ -619,15 +630,26 @@ type scorer struct {
 	at     [][]int   // by term: termScore's places in its words' postings
 	vals   []float64 // by term: its score in the node, once known
 	done   []bool
-	blocks *blockBounds
+	blocks blockBounds // held in the scorer: one allocation fewer per graph
 }
 
 func (p *searchPlan) newScorer(gi int, ix *Index, exact int32) *scorer {
-	at := make([][]int, len(p.terms))
+	// One backing array for every term's places and one for the floats:
+	// a search makes a scorer per graph, and a slice per term would cost
+	// an allocation each.
+	words := 0
 	for ti := range p.terms {
-		at[ti] = make([]int, len(p.terms[ti].words[gi]))
+		words += len(p.terms[ti].words[gi])
 	}
-	return &scorer{p: p, gi: gi, ix: ix, exact: exact, tf: p.scratch(), at: at, vals: make([]float64, len(p.terms)), done: make([]bool, len(p.terms))}
+	at := make([][]int, len(p.terms))
+	places := make([]int, words)
+	for ti := range p.terms {
+		n := len(p.terms[ti].words[gi])
+		at[ti], places = places[:n:n], places[n:]
+	}
+	nt := len(p.terms)
+	floats := make([]float64, nt+p.scratchLen())
+	return &scorer{p: p, gi: gi, ix: ix, exact: exact, tf: floats[nt:], at: at, vals: floats[:nt:nt], done: make([]bool, nt)}
 }
 
 // mayReach reports whether node slot si, which holds the words of the lists

@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"iter"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/render"
 )
 
 // Staleness (docs/design/trust.md#staleness), what builds on the hashes and
@@ -140,32 +140,18 @@ func StampedFiles(g *domain.Graph, yield func(id string, stamps []domain.FileSta
 	}
 }
 
-// Mark renders a node's stale marks as the reads show them after its
-// id: "[stale: src/auth/refresh.py changed]", at most three files named and
-// the rest counted ("[stale: a changed, b vanished, c changed and 2 more]");
-// "" for a node without marks.
+// Mark is a node's stale marks as the reads show them after its id,
+// written by render.StaleMark (the one writer of model-facing lines); ""
+// for a node without marks.
 func Mark(marks []domain.StaleFile) string {
 	if len(marks) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("[stale: ")
+	files := make([]render.StaleFile, len(marks))
 	for i, m := range marks {
-		if i == 3 {
-			b.WriteString(" and ")
-			b.WriteString(strconv.Itoa(len(marks) - 3))
-			b.WriteString(" more")
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(m.Path)
-		b.WriteByte(' ')
-		b.WriteString(string(m.Change))
+		files[i] = render.StaleFile{Path: m.Path, Change: string(m.Change)}
 	}
-	b.WriteByte(']')
-	return b.String()
+	return render.StaleMark(files)
 }
 
 // FileStampMap returns stamps in their stored form, path to hash; nil for

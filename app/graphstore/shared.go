@@ -1,4 +1,4 @@
-package app
+package graphstore
 
 import (
 	"cmp"
@@ -19,13 +19,13 @@ import (
 // and bolt backends none of it is reached.
 //
 // Each server keeps its own copy of every loaded graph, as it does alone, at
-// a position of the graph's change log (graphEntry.at). The copy is brought
+// a position of the graph's change log (Entry.at). The copy is brought
 // forward in three ways, each under the entry's syncMu, so that they take
 // turns and a batch's events are published once and in order:
 //   - a write (commitBatch) locks the graph in the database, applies the
 //     batches other servers committed since, then its own, and commits;
 //   - a read checks the positions of its graphs (one round trip) and
-//     catches up those behind (fresh);
+//     catches up those behind (Fresh);
 //   - the listener applies what other servers commit as they commit it,
 //     and after a reconnection, or every poll, checks every loaded graph
 //     (sharedWatcher).
@@ -36,15 +36,15 @@ import (
 // seq another server commits later (docs/design/team.md#the-write-order).
 // The compaction run of the load is committed like a write; when another
 // server committed meanwhile, the load starts again.
-func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, bool, error) {
+func (st *Store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, bool, error) {
 	for attempt := 1; ; attempt++ {
-		data, at, err := st.shared.LoadAt(ctx, key)
+		data, at, err := st.Shared.LoadAt(ctx, key)
 		if err != nil {
 			return nil, 0, false, err
 		}
 		g, notes := domain.Restore(key, data, domain.RestoreOptions{Take: true})
 		for _, n := range notes {
-			st.log.Warn("graph load", "graph", key.String(), "note", n)
+			st.Log.Warn("graph load", "graph", key.String(), "note", n)
 		}
 		moves := st.compactLoaded(key, g)
 		// A removed graph loads empty but for the seq it reached: not
@@ -56,7 +56,7 @@ func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.G
 			st.logLoaded(key, g, moves)
 			return g, at, stored, nil
 		}
-		w, remote, err := st.shared.BeginWrite(ctx, key, at)
+		w, remote, err := st.Shared.BeginWrite(ctx, key, at)
 		if err == nil && len(remote) == 0 {
 			var next uint64
 			if next, err = w.Commit(ctx, g, g.Pending(), ports.BatchRecord{}); err == nil {
@@ -73,7 +73,7 @@ func (st *store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.G
 		}
 		// Served as stored: the moves are made again by the next write's
 		// compaction run.
-		st.log.Warn("the compaction of a graph just loaded could not be saved; served as stored", "graph", key.String(), "err", err)
+		st.Log.Warn("the compaction of a graph just loaded could not be saved; served as stored", "graph", key.String(), "err", err)
 		g.Rollback()
 		st.logLoaded(key, g, domain.Moves{})
 		return g, at, true, nil
@@ -89,8 +89,8 @@ var errStaleCopy = errors.New("this server's copy of the graph cannot be caught 
 // state, publishing the events of what it applies. The caller holds
 // e.syncMu. A copy that cannot be caught up is dropped from the cache; the
 // batch's writes then go to the graph loaded afresh.
-func (st *store) beginShared(ctx context.Context, e *graphEntry) (ports.GraphWrite, error) {
-	w, remote, err := st.shared.BeginWrite(ctx, e.key, e.at)
+func (st *Store) beginShared(ctx context.Context, e *Entry) (ports.GraphWrite, error) {
+	w, remote, err := st.Shared.BeginWrite(ctx, e.key, e.at)
 	if err != nil {
 		if errors.Is(err, ports.ErrLogGap) {
 			st.dropStale(e, err)
@@ -109,9 +109,9 @@ func (st *store) beginShared(ctx context.Context, e *graphEntry) (ports.GraphWri
 // failBeforeApply ends a batch that could not begin: each write gets err
 // (errGone sends it to the graph loaded afresh), and the read stamps go back
 // to the queue for the next batch.
-func (st *store) failBeforeApply(e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros, err error) {
+func (st *Store) failBeforeApply(e *Entry, batch []*writeOp, stamps map[string]domain.Micros, err error) {
 	if !errors.Is(err, errGone) {
-		st.log.Error("a write could not lock its graph in the database", "graph", e.key.String(), "writes", len(batch), "err", err)
+		st.Log.Error("a write could not lock its graph in the database", "graph", e.key.String(), "writes", len(batch), "err", err)
 		err = unavailableWrite(e.key, err)
 	}
 	e.q.Lock()
@@ -123,7 +123,7 @@ func (st *store) failBeforeApply(e *graphEntry, batch []*writeOp, stamps map[str
 	}
 	e.nstamps = len(e.stamps)
 	e.q.Unlock()
-	st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: err})
+	st.Metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: err})
 	e.settled()
 	for _, op := range batch {
 		op.err, op.events = err, nil
@@ -134,7 +134,7 @@ func (st *store) failBeforeApply(e *graphEntry, batch []*writeOp, stamps map[str
 // commitShared commits the batch through w, recording who wrote what and
 // its events in the change log, and moves e to the batch's position. The
 // caller holds e.syncMu and e.mu for reading.
-func (st *store) commitShared(ctx context.Context, e *graphEntry, w ports.GraphWrite, batch []*writeOp) error {
+func (st *Store) commitShared(ctx context.Context, e *Entry, w ports.GraphWrite, batch []*writeOp) error {
 	rec := ports.BatchRecord{}
 	for _, op := range batch {
 		if op.err != nil {
@@ -159,7 +159,7 @@ func (st *store) commitShared(ctx context.Context, e *graphEntry, w ports.GraphW
 // applyRemote applies batches other servers committed, in order, to e's
 // copy and publishes their events. The caller holds e.syncMu. A copy with
 // changes of its own that are not committed cannot take them (errStaleCopy).
-func (st *store) applyRemote(e *graphEntry, remote []ports.CommittedBatch) error {
+func (st *Store) applyRemote(e *Entry, remote []ports.CommittedBatch) error {
 	if len(remote) == 0 {
 		return nil
 	}
@@ -190,14 +190,14 @@ func pendingItems(cs domain.ChangeSet) bool {
 // they went out already, and records that they did. Its compaction moves
 // are another server's work: they go to the subscribers, never to this
 // server's metrics (docs/design/team.md#health-and-metrics).
-func (st *store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
+func (st *Store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	if !st.published.claim(key, b.At) {
 		return
 	}
 	if len(b.Events) > 0 {
 		// One batch of another server, of one graph: published as one
 		// write's events (a subscriber short of room re-reads the graph).
-		st.events.Publish(slices.Values(b.Events))
+		st.Events.Publish(slices.Values(b.Events))
 	}
 }
 
@@ -253,17 +253,17 @@ func (p *publishMarks) followed() []domain.GraphKey {
 // dropStale takes a copy that cannot be caught up out of the cache; the
 // next request loads the graph afresh. It is no fault: Health lists
 // nothing.
-func (st *store) dropStale(e *graphEntry, why error) {
+func (st *Store) dropStale(e *Entry, why error) {
 	e.q.Lock()
 	e.gone = true
 	e.q.Unlock()
 	st.leave(e, nil)
-	st.log.Info("graph reloaded to catch up with other servers", "graph", e.key.String(), "why", why)
+	st.Log.Info("graph reloaded to catch up with other servers", "graph", e.key.String(), "why", why)
 }
 
 // catchUp brings e to the committed state if it is behind head (0: ask the
 // change log), applying and publishing what other servers committed.
-func (st *store) catchUp(ctx context.Context, e *graphEntry, head uint64) error {
+func (st *Store) catchUp(ctx context.Context, e *Entry, head uint64) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	e.q.Lock()
@@ -272,7 +272,7 @@ func (st *store) catchUp(ctx context.Context, e *graphEntry, head uint64) error 
 	if gone || (head != 0 && e.at >= head) {
 		return nil
 	}
-	remote, err := st.shared.Since(ctx, e.key, e.at)
+	remote, err := st.Shared.Since(ctx, e.key, e.at)
 	if errors.Is(err, ports.ErrLogGap) {
 		st.dropStale(e, err)
 		return nil
@@ -286,19 +286,19 @@ func (st *store) catchUp(ctx context.Context, e *graphEntry, head uint64) error 
 	return nil
 }
 
-// fresh catches the loaded graphs among keys up with what other servers
+// Fresh catches the loaded graphs among keys up with what other servers
 // committed, in one round trip when none is behind: what a read does
 // first, so that a session whose calls land on different servers sees its
 // own and everyone's committed writes (docs/design/team.md#reads). A graph
 // not loaded is loaded at its committed state anyway. When the database
 // cannot be reached, the read is served from memory and the failure
-// logged, and fresh reports stale: what is served may be behind what other
+// logged, and Fresh reports stale: what is served may be behind what other
 // servers committed (docs/design/team.md#when-the-database-is-away).
-func (st *store) fresh(ctx context.Context, keys ...domain.GraphKey) (stale bool) {
-	if st.shared == nil {
+func (st *Store) Fresh(ctx context.Context, keys ...domain.GraphKey) (stale bool) {
+	if st.Shared == nil {
 		return false
 	}
-	var entries []*graphEntry
+	var entries []*Entry
 	st.mu.Lock()
 	for _, k := range keys {
 		if e, ok := st.entries[k]; ok {
@@ -312,8 +312,8 @@ func (st *store) fresh(ctx context.Context, keys ...domain.GraphKey) (stale bool
 // catchUpAll checks the positions of entries in one round trip and catches
 // up those behind. It returns the error of the check when the database
 // could not answer it: the entries are then as they were.
-func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) error {
-	var ready []*graphEntry
+func (st *Store) catchUpAll(ctx context.Context, entries []*Entry) error {
+	var ready []*Entry
 	for _, e := range entries {
 		select {
 		case <-e.ready:
@@ -330,9 +330,9 @@ func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) error {
 	for i, e := range ready {
 		keys[i] = e.key
 	}
-	heads, err := st.shared.Heads(ctx, keys)
+	heads, err := st.Shared.Heads(ctx, keys)
 	if err != nil {
-		st.log.Warn("could not check the graphs' positions; serving from memory", "err", err)
+		st.Log.Warn("could not check the graphs' positions; serving from memory", "err", err)
 		return err
 	}
 	var behindErr error
@@ -344,7 +344,7 @@ func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) error {
 			continue
 		}
 		if err := st.catchUp(ctx, e, heads[e.key]); err != nil {
-			st.log.Warn("could not catch a graph up; serving from memory", "graph", e.key.String(), "err", err)
+			st.Log.Warn("could not catch a graph up; serving from memory", "graph", e.key.String(), "err", err)
 			behindErr = cmp.Or(behindErr, err)
 		}
 	}
@@ -356,7 +356,7 @@ func (st *store) catchUpAll(ctx context.Context, entries []*graphEntry) error {
 // server has not loaded it publishes the events alone, read from the
 // change log, so a /ws subscriber hears of every graph it listens to.
 type sharedWatcher struct {
-	st  *store
+	st  *Store
 	ctx context.Context
 	log interface {
 		Warn(msg string, args ...any)
@@ -417,7 +417,7 @@ func (w *sharedWatcher) Removed(key domain.GraphKey, at uint64, nodes, edges int
 	if !st.published.claim(key, at) {
 		return
 	}
-	st.events.Publish(ports.One(removedEvent(key, seq, RemovedProject{ProjectPath: key.Project, Nodes: nodes, Edges: edges, Stored: true})))
+	st.Events.Publish(ports.One(RemovedEvent(key, seq, Removed{Nodes: nodes, Edges: edges, Stored: true})))
 }
 
 // publishUnpublished publishes the events of the batches of key up to
@@ -438,7 +438,7 @@ func (w *sharedWatcher) publishUnpublished(key domain.GraphKey, at, limit uint64
 // publishFrom publishes the events of the batches of key after from, up to
 // limit.
 func (w *sharedWatcher) publishFrom(key domain.GraphKey, from, limit uint64) {
-	remote, err := w.st.shared.Since(w.ctx, key, from)
+	remote, err := w.st.Shared.Since(w.ctx, key, from)
 	if err != nil {
 		w.log.Warn("listener: could not read a change", "graph", key.String(), "err", err)
 		return
@@ -455,7 +455,7 @@ func (w *sharedWatcher) publishFrom(key domain.GraphKey, from, limit uint64) {
 // every poll.
 func (w *sharedWatcher) Resync() {
 	st := w.st
-	entries := st.loaded()
+	entries := st.Loaded()
 	_ = st.catchUpAll(w.ctx, entries) // logged; the next poll tries again
 	followed := st.published.followed()
 	loaded := map[domain.GraphKey]bool{}
@@ -466,7 +466,7 @@ func (w *sharedWatcher) Resync() {
 	if len(followed) == 0 {
 		return
 	}
-	heads, err := st.shared.Heads(w.ctx, followed)
+	heads, err := st.Shared.Heads(w.ctx, followed)
 	if err != nil {
 		return
 	}
@@ -478,111 +478,7 @@ func (w *sharedWatcher) Resync() {
 	}
 }
 
-// watchShared runs the listener until ctx is done (Run starts it).
-func (mt *maintainer) watchShared(ctx context.Context) {
-	mt.svc.store.shared.Watch(ctx, &sharedWatcher{st: mt.svc.store, ctx: ctx, log: mt.svc.log})
-}
-
-// maintenanceLease takes the graph's maintenance lease for one interval
-// (team mode), so that of all the servers one does a graph's time-driven
-// maintenance per tick. Without it the tick only writes the read stamps.
-func (mt *maintainer) maintenanceLease(ctx context.Context, e *graphEntry) (bool, error) {
-	if mt.svc.store.shared == nil {
-		return true, nil
-	}
-	return mt.svc.store.shared.TakeLease(ctx, e.key, mt.svc.cfg.MaintenanceInterval)
-}
-
-// flushStamps writes e's pending read stamps with an empty write.
-func (mt *maintainer) flushStamps(ctx context.Context, e *graphEntry) error {
-	e.q.Lock()
-	n := e.nstamps
-	e.q.Unlock()
-	if n == 0 {
-		return nil
-	}
-	return mt.svc.store.write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
-}
-
-// Sessions across servers (docs/design/team.md#sessions-across-servers):
-// a session another server started is looked up in the repository the
-// first time it reaches this one, and a sync reads the stored watermarks
-// first and stores the moved ones at once, so a session that hops between
-// servers neither misses nor repeats a change.
-
-// ensure makes the session id live here when another server stored it.
-func (t *sessionTable) ensure(ctx context.Context, id string) error {
-	if t.shared == nil || id == "" {
-		return nil
-	}
-	t.mu.Lock()
-	_, ok := t.live[id]
-	t.mu.Unlock()
-	if ok {
-		return nil
-	}
-	stored, found, err := t.shared.LoadSession(ctx, id)
-	if err != nil || !found {
-		return err // not found: the lookup that follows says it is unknown
-	}
-	stored.ID = id
-	t.adopt(stored) // its hook state and binding with it
-	return nil
-}
-
-// pull merges the stored record of session id into the live one, every
-// counter and watermark forward only.
-func (t *sessionTable) pull(ctx context.Context, id string) error {
-	if t.shared == nil {
-		return nil
-	}
-	stored, found, err := t.shared.LoadSession(ctx, id)
-	if err != nil || !found {
-		return err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s, ok := t.live[id]
-	if !ok {
-		return nil
-	}
-	takeForward(s, stored)
-	return nil
-}
-
-// takeForward moves the live session s's counters and watermarks to the
-// stored record's where those are further on, never back: two servers may
-// each have counted what the other has not seen yet
-// (docs/design/team.md).
-func takeForward(s *ports.Session, stored ports.Session) {
-	s.LastActivity = max(s.LastActivity, stored.LastActivity)
-	s.OpCount = max(s.OpCount, stored.OpCount)
-	s.LastSyncedTS = max(s.LastSyncedTS, stored.LastSyncedTS)
-	for k, w := range stored.Synced {
-		if s.Synced == nil {
-			s.Synced = map[domain.GraphKey]uint64{}
-		}
-		s.Synced[k] = max(s.Synced[k], w)
-	}
-}
-
-// push stores the live record of session id now.
-func (t *sessionTable) push(ctx context.Context, id string) error {
-	if t.shared == nil {
-		return nil
-	}
-	t.mu.Lock()
-	s, ok := t.live[id]
-	var c ports.Session
-	if ok {
-		c = copySession(*s)
-		if h := t.hooks[id]; h != nil {
-			c.Hooks = h.Export() // stored whole: without it the stored hook state would go
-		}
-	}
-	t.mu.Unlock()
-	if !ok {
-		return nil
-	}
-	return t.shared.SaveSession(ctx, c)
+// Watch runs the listener until ctx is done (Service.Run starts it).
+func (st *Store) Watch(ctx context.Context) {
+	st.Shared.Watch(ctx, &sharedWatcher{st: st, ctx: ctx, log: st.Log})
 }

@@ -1,4 +1,8 @@
-package main
+// Package config is the settings table of kg's commands
+// (docs/design/operations.md#configuration): each setting's flag,
+// environment variable, default and check, bound to a command's flags, and
+// the Config they give.
+package config
 
 import (
 	"errors"
@@ -7,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +28,7 @@ type Config struct {
 	Host    string
 	Port    int // 0: the system picks a free port
 	Root    string
-	Storage string // the name of one of backends()
+	Storage string // the name of one of the storages of Settings
 	// DatabaseURL is KG_DATABASE_URL, the database of --storage postgres.
 	// It is read from the environment only: a command line is visible to
 	// every user of the machine, and the URL may hold a password.
@@ -52,45 +57,48 @@ type Config struct {
 // Addr is the address to listen on, host:port.
 func (c Config) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.Port)) }
 
-// usageError is a bad command line or setting: the program stops with exit
+// UsageError is a bad command line or setting: the program stops with exit
 // status 2 and the message, which names the setting and what it accepts.
-type usageError struct{ msg string }
+type UsageError struct{ msg string }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *UsageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+// Usagef is a *UsageError with the message format and args write.
+func Usagef(format string, args ...any) error {
+	return &UsageError{msg: fmt.Sprintf(format, args...)}
 }
 
 // setting is one row of the Configuration table. Every value arrives as a
 // string, from the flag, the environment or the default, and one parse
 // function checks it whatever its source, so the three cannot disagree.
-type setting struct {
-	flag, env string
-	def       string // "" for none
-	isBool    bool   // --flag alone means true
-	usage     string
-	parse     func(c *Config, v string) error // the error says what is accepted
-	// show writes the value c holds, in the form parse reads, so that two
+type Setting struct {
+	Flag, Env string
+	Def       string // "" for none
+	IsBool    bool   // --flag alone means true
+	Usage     string
+	Parse     func(c *Config, v string) error // the error says what is accepted
+	// Show writes the value c holds, in the form parse reads, so that two
 	// spellings of one value (KG_ESTIMATE_NOTES=yes, --estimate-notes)
 	// show the same; nil for a secret. /health reports what the server
-	// runs with (serverSettings), and a command through it compares.
-	show func(c Config) string
+	// runs with (Shown), and a command through it compares.
+	Show func(c Config) string
 }
 
-// settings lists the table of docs/design/operations.md#configuration, in its
-// order.
+// Settings lists the table of docs/design/operations.md#configuration, in
+// its order. home finds the home folder of a ~ in --storage-root; storages
+// are the backends --storage may name, the first its default (the command
+// line's registry of backends names them, so that this table names none).
 //
 // It is one table and stays one function though it is long: each row is
 // self-contained (flag, variable, default, parse, show), and it reads best
 // as the documented table does, top to bottom in the same order. Split by
 // subject, the order would break (memory-limit sits among the HTTP
 // security rows) or the pieces would not be subjects.
-func settings(home func() (string, error)) []setting {
-	return []setting{
-		{flag: "host", env: "KG_HTTP_HOST", def: "127.0.0.1",
-			usage: "`address` to listen on; anything but loopback needs --auth-token",
-			parse: func(c *Config, v string) error {
+func Settings(home func() (string, error), storages []string) []Setting {
+	return []Setting{
+		{Flag: "host", Env: "KG_HTTP_HOST", Def: "127.0.0.1",
+			Usage: "`address` to listen on; anything but loopback needs --auth-token",
+			Parse: func(c *Config, v string) error {
 				h := strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
 				if h == "" || strings.ContainsAny(h, "/ ") || (strings.Contains(h, ":") && net.ParseIP(h) == nil) {
 					return errors.New("want a host name or IP address without a port, e.g. 127.0.0.1")
@@ -98,10 +106,10 @@ func settings(home func() (string, error)) []setting {
 				c.Host = h
 				return nil
 			},
-			show: func(c Config) string { return c.Host }},
-		{flag: "port", env: "KG_HTTP_PORT", def: "8765",
-			usage: "TCP `port` to listen on (0: any free port)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return c.Host }},
+		{Flag: "port", Env: "KG_HTTP_PORT", Def: "8765",
+			Usage: "TCP `port` to listen on (0: any free port)",
+			Parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 || n > 65535 {
 					return errors.New("want a port number from 0 to 65535")
@@ -109,10 +117,10 @@ func settings(home func() (string, error)) []setting {
 				c.Port = n
 				return nil
 			},
-			show: func(c Config) string { return strconv.Itoa(c.Port) }},
-		{flag: "storage-root", env: "KG_STORAGE_ROOT", def: "~/.knowledge-graph",
-			usage: "`folder` that holds the graphs, sessions and the lock",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(c.Port) }},
+		{Flag: "storage-root", Env: "KG_STORAGE_ROOT", Def: "~/.knowledge-graph",
+			Usage: "`folder` that holds the graphs, sessions and the lock",
+			Parse: func(c *Config, v string) error {
 				p, err := expandHome(v, home)
 				if err != nil {
 					return err
@@ -123,21 +131,21 @@ func settings(home func() (string, error)) []setting {
 				c.Root = p
 				return nil
 			},
-			show: func(c Config) string { return c.Root }},
-		{flag: "storage", env: "KG_STORAGE", def: backends()[0].name,
-			usage: "storage `backend`: " + backendNames(),
-			parse: func(c *Config, v string) error {
-				b, ok := backendNamed(strings.ToLower(v))
-				if !ok {
-					return errors.New("want " + backendNames())
+			Show: func(c Config) string { return c.Root }},
+		{Flag: "storage", Env: "KG_STORAGE", Def: storages[0],
+			Usage: "storage `backend`: " + OrList(storages),
+			Parse: func(c *Config, v string) error {
+				name := strings.ToLower(v)
+				if !slices.Contains(storages, name) {
+					return errors.New("want " + OrList(storages))
 				}
-				c.Storage = b.name
+				c.Storage = name
 				return nil
 			},
-			show: func(c Config) string { return c.Storage }},
-		{flag: "max-tokens", env: "KG_MAX_TOKENS", def: strconv.Itoa(domain.DefaultMaxTokens),
-			usage: "`tokens`: the budget of each graph's full read",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return c.Storage }},
+		{Flag: "max-tokens", Env: "KG_MAX_TOKENS", Def: strconv.Itoa(domain.DefaultMaxTokens),
+			Usage: "`tokens`: the budget of each graph's full read",
+			Parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
 				// A budget below 100 tokens cannot show even a few gists;
 				// the top bound keeps the estimate arithmetic far from overflow.
@@ -147,10 +155,10 @@ func settings(home func() (string, error)) []setting {
 				c.App.Policy.MaxTokens = n
 				return nil
 			},
-			show: func(c Config) string { return strconv.Itoa(c.App.Policy.MaxTokens) }},
-		{flag: "estimate-notes", env: "KG_ESTIMATE_NOTES", def: "false", isBool: true,
-			usage: "count notes in the token estimate",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(c.App.Policy.MaxTokens) }},
+		{Flag: "estimate-notes", Env: "KG_ESTIMATE_NOTES", Def: "false", IsBool: true,
+			Usage: "count notes in the token estimate",
+			Parse: func(c *Config, v string) error {
 				b, err := parseBool(v)
 				if err != nil {
 					return err
@@ -158,26 +166,26 @@ func settings(home func() (string, error)) []setting {
 				c.App.Policy.EstimateNotes = b
 				return nil
 			},
-			show: func(c Config) string { return strconv.FormatBool(c.App.Policy.EstimateNotes) }},
-		{flag: "grace-days", env: "KG_GRACE_PERIOD_DAYS", def: strconv.Itoa(domain.DefaultGraceDays),
-			usage: "`days` a new node is never archived",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.FormatBool(c.App.Policy.EstimateNotes) }},
+		{Flag: "grace-days", Env: "KG_GRACE_PERIOD_DAYS", Def: strconv.Itoa(domain.DefaultGraceDays),
+			Usage: "`days` a new node is never archived",
+			Parse: func(c *Config, v string) error {
 				n, err := parseDays(v)
 				c.App.Policy.Grace = domain.Days(n)
 				return err
 			},
-			show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.Grace / domain.Day)) }},
-		{flag: "orphan-grace-days", env: "KG_ORPHAN_GRACE_DAYS", def: strconv.Itoa(domain.DefaultOrphanGraceDays),
-			usage: "`days` an orphaned node is kept before it is pruned (0: prune at the next run)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.Grace / domain.Day)) }},
+		{Flag: "orphan-grace-days", Env: "KG_ORPHAN_GRACE_DAYS", Def: strconv.Itoa(domain.DefaultOrphanGraceDays),
+			Usage: "`days` an orphaned node is kept before it is pruned (0: prune at the next run)",
+			Parse: func(c *Config, v string) error {
 				n, err := parseDays(v)
 				c.App.Policy.OrphanGrace = domain.Days(n)
 				return err
 			},
-			show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.OrphanGrace / domain.Day)) }},
-		{flag: "scoring", env: "KG_SCORING", def: domain.ScoringUse.String(),
-			usage: "the `score` compaction ranks nodes by: use (the decayed use count) or seed (recency and connectedness)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.OrphanGrace / domain.Day)) }},
+		{Flag: "scoring", Env: "KG_SCORING", Def: domain.ScoringUse.String(),
+			Usage: "the `score` compaction ranks nodes by: use (the decayed use count) or seed (recency and connectedness)",
+			Parse: func(c *Config, v string) error {
 				sc, err := domain.ParseScoring("scoring", strings.ToLower(v))
 				if err != nil {
 					return errors.New("want use or seed")
@@ -185,26 +193,26 @@ func settings(home func() (string, error)) []setting {
 				c.App.Policy.Scoring = sc
 				return nil
 			},
-			show: func(c Config) string { return c.App.Policy.Scoring.String() }},
-		{flag: "maintenance-interval", env: "KG_SAVE_INTERVAL", def: "30",
-			usage: "`seconds` between maintenance ticks (read stamps, compaction, session save)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return c.App.Policy.Scoring.String() }},
+		{Flag: "maintenance-interval", Env: "KG_SAVE_INTERVAL", Def: "30",
+			Usage: "`seconds` between maintenance ticks (read stamps, compaction, session save)",
+			Parse: func(c *Config, v string) error {
 				d, err := parseSeconds(v, 1, 24*3600)
 				c.App.MaintenanceInterval = d
 				return err
 			},
-			show: func(c Config) string { return strconv.Itoa(int(c.App.MaintenanceInterval / time.Second)) }},
-		{flag: "session-ttl", env: "KG_SESSION_TTL", def: "86400",
-			usage: "`seconds` without activity after which a session expires",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(int(c.App.MaintenanceInterval / time.Second)) }},
+		{Flag: "session-ttl", Env: "KG_SESSION_TTL", Def: "86400",
+			Usage: "`seconds` without activity after which a session expires",
+			Parse: func(c *Config, v string) error {
 				d, err := parseSeconds(v, 1, 365*24*3600)
 				c.App.SessionTTL = domain.Micros(d.Microseconds())
 				return err
 			},
-			show: func(c Config) string { return strconv.Itoa(int(c.App.SessionTTL / domain.Second)) }},
-		{flag: "preload-chars", env: "KG_PRELOAD_CHARS", def: strconv.Itoa(app.DefaultPreloadChars),
-			usage: "most `characters` a Claude Code session start's preload injects",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(int(c.App.SessionTTL / domain.Second)) }},
+		{Flag: "preload-chars", Env: "KG_PRELOAD_CHARS", Def: strconv.Itoa(app.DefaultPreloadChars),
+			Usage: "most `characters` a Claude Code session start's preload injects",
+			Parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < app.MinPreloadChars || n > app.MaxPreloadChars {
 					return fmt.Errorf("want a whole number of characters from %d to %d (Claude Code shows a longer hook context as a 2 KB preview)",
@@ -213,10 +221,10 @@ func settings(home func() (string, error)) []setting {
 				c.App.PreloadChars = n
 				return nil
 			},
-			show: func(c Config) string { return strconv.Itoa(c.App.PreloadChars) }},
-		{flag: "idle-unload", env: "KG_IDLE_UNLOAD", def: strconv.Itoa(int(app.DefaultIdleUnload / time.Second)),
-			usage: "`seconds` a project graph stays loaded without a request before it is unloaded (0: never)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(c.App.PreloadChars) }},
+		{Flag: "idle-unload", Env: "KG_IDLE_UNLOAD", Def: strconv.Itoa(int(app.DefaultIdleUnload / time.Second)),
+			Usage: "`seconds` a project graph stays loaded without a request before it is unloaded (0: never)",
+			Parse: func(c *Config, v string) error {
 				if v == "0" {
 					c.App.IdleUnload = -1 // the app's "never"
 					return nil
@@ -228,10 +236,10 @@ func settings(home func() (string, error)) []setting {
 				c.App.IdleUnload = d
 				return nil
 			},
-			show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
-		{flag: "max-loaded-nodes", env: "KG_MAX_LOADED_NODES", def: strconv.Itoa(app.DefaultMaxLoadedNodes),
-			usage: "`nodes` the loaded project graphs hold at most together; a load past it unloads the least recently used (0: no bound)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(int(max(c.App.IdleUnload, 0) / time.Second)) }},
+		{Flag: "max-loaded-nodes", Env: "KG_MAX_LOADED_NODES", Def: strconv.Itoa(app.DefaultMaxLoadedNodes),
+			Usage: "`nodes` the loaded project graphs hold at most together; a load past it unloads the least recently used (0: no bound)",
+			Parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 || n > 1_000_000_000 {
 					return errors.New("want a whole number of nodes from 0 (no bound) to 1000000000")
@@ -239,10 +247,10 @@ func settings(home func() (string, error)) []setting {
 				c.App.MaxLoadedNodes = n
 				return nil
 			},
-			show: func(c Config) string { return strconv.Itoa(c.App.MaxLoadedNodes) }},
-		{flag: "history-days", env: "KG_HISTORY_DAYS", def: strconv.Itoa(app.DefaultHistoryDays),
-			usage: "`days` the change log keeps an entry (kg history, kg undo) before the maintenance tick prunes it",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(c.App.MaxLoadedNodes) }},
+		{Flag: "history-days", Env: "KG_HISTORY_DAYS", Def: strconv.Itoa(app.DefaultHistoryDays),
+			Usage: "`days` the change log keeps an entry (kg history, kg undo) before the maintenance tick prunes it",
+			Parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 1 || n > 36500 {
 					return errors.New("want a whole number of days from 1 to 36500")
@@ -250,10 +258,10 @@ func settings(home func() (string, error)) []setting {
 				c.App.HistoryDays = n
 				return nil
 			},
-			show: func(c Config) string { return strconv.Itoa(c.App.HistoryDays) }},
-		{flag: "secrets-mode", env: "KG_SECRETS", def: string(domain.SecretsBlock),
-			usage: "what a write holding a credential does: `mode` block (refuse it), redact (store [REDACTED:<kind>] in its place) or allow",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(c.App.HistoryDays) }},
+		{Flag: "secrets-mode", Env: "KG_SECRETS", Def: string(domain.SecretsBlock),
+			Usage: "what a write holding a credential does: `mode` block (refuse it), redact (store [REDACTED:<kind>] in its place) or allow",
+			Parse: func(c *Config, v string) error {
 				m, err := domain.ParseSecretsMode("secrets-mode", strings.ToLower(v))
 				if err != nil {
 					return errors.New("want block, redact or allow")
@@ -261,10 +269,10 @@ func settings(home func() (string, error)) []setting {
 				c.App.Secrets = m
 				return nil
 			},
-			show: func(c Config) string { return string(c.App.Secrets) }},
-		{flag: "auth-token", env: "KG_AUTH_TOKEN",
-			usage: "bearer `token` every request must carry (required when --host is not loopback)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return string(c.App.Secrets) }},
+		{Flag: "auth-token", Env: "KG_AUTH_TOKEN",
+			Usage: "bearer `token` every request must carry (required when --host is not loopback)",
+			Parse: func(c *Config, v string) error {
 				// A token with white space cannot be sent in one header
 				// value as the client would type it.
 				if strings.ContainsAny(v, " \t\r\n") {
@@ -273,17 +281,17 @@ func settings(home func() (string, error)) []setting {
 				c.AuthToken = v
 				return nil
 			}},
-		{flag: "tls-cert", env: "KG_TLS_CERT",
-			usage: "PEM `file` of the server's TLS certificate (its chain after it): with --tls-key, serve HTTPS only",
-			parse: func(c *Config, v string) error { c.TLSCert = v; return nil },
-			show:  func(c Config) string { return c.TLSCert }},
-		{flag: "tls-key", env: "KG_TLS_KEY",
-			usage: "PEM `file` of the private key of --tls-cert",
-			parse: func(c *Config, v string) error { c.TLSKey = v; return nil },
-			show:  func(c Config) string { return c.TLSKey }},
-		{flag: "insecure-http", env: "KG_INSECURE_HTTP", def: "false", isBool: true,
-			usage: "let a team server (--storage postgres) listen on a non-loopback address without TLS, behind a TLS proxy",
-			parse: func(c *Config, v string) error {
+		{Flag: "tls-cert", Env: "KG_TLS_CERT",
+			Usage: "PEM `file` of the server's TLS certificate (its chain after it): with --tls-key, serve HTTPS only",
+			Parse: func(c *Config, v string) error { c.TLSCert = v; return nil },
+			Show:  func(c Config) string { return c.TLSCert }},
+		{Flag: "tls-key", Env: "KG_TLS_KEY",
+			Usage: "PEM `file` of the private key of --tls-cert",
+			Parse: func(c *Config, v string) error { c.TLSKey = v; return nil },
+			Show:  func(c Config) string { return c.TLSKey }},
+		{Flag: "insecure-http", Env: "KG_INSECURE_HTTP", Def: "false", IsBool: true,
+			Usage: "let a team server (--storage postgres) listen on a non-loopback address without TLS, behind a TLS proxy",
+			Parse: func(c *Config, v string) error {
 				b, err := parseBool(v)
 				if err != nil {
 					return err
@@ -291,18 +299,18 @@ func settings(home func() (string, error)) []setting {
 				c.InsecureHTTP = b
 				return nil
 			},
-			show: func(c Config) string { return strconv.FormatBool(c.InsecureHTTP) }},
-		{flag: "token-grace", env: "KG_TOKEN_GRACE", def: "600",
-			usage: "`seconds` a team server keeps taking a token it verified while the database cannot be reached (0: none)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.FormatBool(c.InsecureHTTP) }},
+		{Flag: "token-grace", Env: "KG_TOKEN_GRACE", Def: "600",
+			Usage: "`seconds` a team server keeps taking a token it verified while the database cannot be reached (0: none)",
+			Parse: func(c *Config, v string) error {
 				d, err := parseSeconds(v, 0, 24*3600)
 				c.TokenGrace = d
 				return err
 			},
-			show: func(c Config) string { return strconv.Itoa(int(c.TokenGrace / time.Second)) }},
-		{flag: "memory-limit", env: "KG_MEMORY_LIMIT", def: "auto",
-			usage: "`MiB` the server's memory aims to stay under, Go's soft limit (0: none; auto: 256 for --storage postgres, none otherwise; GOMEMLIMIT wins over auto)",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strconv.Itoa(int(c.TokenGrace / time.Second)) }},
+		{Flag: "memory-limit", Env: "KG_MEMORY_LIMIT", Def: "auto",
+			Usage: "`MiB` the server's memory aims to stay under, Go's soft limit (0: none; auto: 256 for --storage postgres, none otherwise; GOMEMLIMIT wins over auto)",
+			Parse: func(c *Config, v string) error {
 				if v == "auto" {
 					c.MemoryLimitMiB = -1
 					return nil
@@ -314,15 +322,15 @@ func settings(home func() (string, error)) []setting {
 				c.MemoryLimitMiB = n
 				return nil
 			},
-			show: func(c Config) string {
+			Show: func(c Config) string {
 				if c.MemoryLimitMiB < 0 {
 					return "auto"
 				}
 				return strconv.Itoa(c.MemoryLimitMiB)
 			}},
-		{flag: "allowed-hosts", env: "KG_ALLOWED_HOSTS",
-			usage: "comma-separated `hosts`: Host names (or host:port) accepted beyond localhost",
-			parse: func(c *Config, v string) error {
+		{Flag: "allowed-hosts", Env: "KG_ALLOWED_HOSTS",
+			Usage: "comma-separated `hosts`: Host names (or host:port) accepted beyond localhost",
+			Parse: func(c *Config, v string) error {
 				for _, h := range splitList(v) {
 					if strings.ContainsAny(h, "/ ") {
 						return fmt.Errorf("want comma-separated host names or host:port, not %q", h)
@@ -331,10 +339,10 @@ func settings(home func() (string, error)) []setting {
 				}
 				return nil
 			},
-			show: func(c Config) string { return strings.Join(c.AllowedHosts, ",") }},
-		{flag: "allowed-origins", env: "KG_ALLOWED_ORIGINS",
-			usage: "comma-separated `origins` (scheme://host[:port]) whose pages may call the server",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strings.Join(c.AllowedHosts, ",") }},
+		{Flag: "allowed-origins", Env: "KG_ALLOWED_ORIGINS",
+			Usage: "comma-separated `origins` (scheme://host[:port]) whose pages may call the server",
+			Parse: func(c *Config, v string) error {
 				for _, o := range splitList(v) {
 					u, err := url.Parse(o)
 					if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
@@ -345,10 +353,10 @@ func settings(home func() (string, error)) []setting {
 				}
 				return nil
 			},
-			show: func(c Config) string { return strings.Join(c.AllowedOrigins, ",") }},
-		{flag: "log-level", env: "KG_LOG_LEVEL", def: "info",
-			usage: "`level`: debug, info, warn or error",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strings.Join(c.AllowedOrigins, ",") }},
+		{Flag: "log-level", Env: "KG_LOG_LEVEL", Def: "info",
+			Usage: "`level`: debug, info, warn or error",
+			Parse: func(c *Config, v string) error {
 				switch strings.ToLower(v) {
 				case "debug":
 					c.LogLevel = slog.LevelDebug
@@ -363,10 +371,10 @@ func settings(home func() (string, error)) []setting {
 				}
 				return nil
 			},
-			show: func(c Config) string { return strings.ToLower(c.LogLevel.String()) }},
-		{flag: "log-format", env: "KG_LOG_FORMAT", def: "text",
-			usage: "`format`: text or json",
-			parse: func(c *Config, v string) error {
+			Show: func(c Config) string { return strings.ToLower(c.LogLevel.String()) }},
+		{Flag: "log-format", Env: "KG_LOG_FORMAT", Def: "text",
+			Usage: "`format`: text or json",
+			Parse: func(c *Config, v string) error {
 				switch f := strings.ToLower(v); f {
 				case "text", "json":
 					c.LogFormat = f
@@ -374,12 +382,12 @@ func settings(home func() (string, error)) []setting {
 				}
 				return errors.New("want text or json")
 			},
-			show: func(c Config) string { return c.LogFormat }},
+			Show: func(c Config) string { return c.LogFormat }},
 	}
 }
 
-// envDatabaseURL is the one setting without a flag (Config.DatabaseURL).
-const envDatabaseURL = "KG_DATABASE_URL"
+// EnvDatabaseURL is the one setting without a flag (Config.DatabaseURL).
+const EnvDatabaseURL = "KG_DATABASE_URL"
 
 // stringValue is a flag that remembers whether it was given, so that an
 // unset flag falls through to the environment rather than to a default.
@@ -400,71 +408,71 @@ func (s *stringValue) Type() string {
 	return "string"
 }
 
-// settingAnnotation marks the flags of the settings table, so that the help
-// lists them apart from a command's own flags.
-const settingAnnotation = "kg-setting"
+// Annotation marks the flags of the settings table, so that the help lists
+// them apart from a command's own flags.
+const Annotation = "kg-setting"
 
-// settingsFlags is the settings table bound to the flags of one command.
-type settingsFlags struct {
-	table  []setting
+// Flags is the settings table bound to the flags of one command.
+type Flags struct {
+	table  []Setting
 	values []*stringValue
 }
 
-// bindSettings adds a flag for each row of the settings table to fs.
-func bindSettings(fs *pflag.FlagSet, home func() (string, error)) *settingsFlags {
-	b := &settingsFlags{table: settings(home)}
+// Bind adds a flag for each row of table to fs.
+func Bind(fs *pflag.FlagSet, table []Setting) *Flags {
+	b := &Flags{table: table}
 	fs.SortFlags = false // the help lists them in the table's order
 	for _, s := range b.table {
-		v := &stringValue{isBool: s.isBool}
+		v := &stringValue{isBool: s.IsBool}
 		b.values = append(b.values, v)
-		usage := s.usage + " (env " + s.env
-		if s.def != "" {
-			usage += ", default " + s.def
+		usage := s.Usage + " (env " + s.Env
+		if s.Def != "" {
+			usage += ", default " + s.Def
 		}
-		f := fs.VarPF(v, s.flag, "", usage+")")
-		if s.isBool {
+		f := fs.VarPF(v, s.Flag, "", usage+")")
+		if s.IsBool {
 			f.NoOptDefVal = "true"
 		}
-		f.Annotations = map[string][]string{settingAnnotation: {s.env}}
+		f.Annotations = map[string][]string{Annotation: {s.Env}}
 	}
 	return b
 }
 
-// config reads the settings: flags win over the environment (through
+// Config reads the settings: flags win over the environment (through
 // getenv), which wins over the defaults. A bad value is a usage error that
 // names the flag or variable it came from and what it accepts.
-func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
+func (b *Flags) Config(getenv func(string) string) (Config, error) {
 	var c Config
 	c.App = app.DefaultConfig()
 	for i, s := range b.table {
-		v, from := s.def, ""
+		v, from := s.Def, ""
 		switch {
 		case b.values[i].set:
-			v, from = b.values[i].v, "--"+s.flag
-		case getenv(s.env) != "":
-			v, from = getenv(s.env), s.env
+			v, from = b.values[i].v, "--"+s.Flag
+		case getenv(s.Env) != "":
+			v, from = getenv(s.Env), s.Env
 		}
 		if from == "" && v == "" {
 			continue // no default and not given: the zero value stands
 		}
-		if err := s.parse(&c, strings.TrimSpace(v)); err != nil {
+		if err := s.Parse(&c, strings.TrimSpace(v)); err != nil {
 			if from == "" {
-				from = "default of --" + s.flag // a bug in this table, or the home folder
+				from = "default of --" + s.Flag // a bug in this table, or the home folder
 			}
-			return Config{}, usagef("invalid %s %q: %v", from, v, err)
+			return Config{}, Usagef("invalid %s %q: %v", from, v, err)
 		}
 	}
-	c.DatabaseURL = strings.TrimSpace(getenv(envDatabaseURL))
+	c.DatabaseURL = strings.TrimSpace(getenv(EnvDatabaseURL))
 	if c.Storage == "postgres" && c.DatabaseURL == "" {
-		return Config{}, usagef("--storage postgres needs %s, the database's connection URL (e.g. postgres://kg@db.internal/kg); "+
-			"it is read from the environment only, never from the command line, which other users can read", envDatabaseURL)
+		return Config{}, Usagef("--storage postgres needs %s, the database's connection URL (e.g. postgres://kg@db.internal/kg); "+
+			"it is read from the environment only, never from the command line, which other users can read", EnvDatabaseURL)
 	}
 	if err := c.checkTransport(); err != nil {
 		return Config{}, err
 	}
 	// In team mode every request carries a person's token instead.
 	if c.AuthToken == "" && c.Storage != "postgres" && !isLoopback(c.Host) {
-		return Config{}, usagef("--host %s is not a loopback address, so every request must carry a token: "+
+		return Config{}, Usagef("--host %s is not a loopback address, so every request must carry a token: "+
 			"set --auth-token or KG_AUTH_TOKEN (or listen on 127.0.0.1)", c.Host)
 	}
 	// The address the server was told to bind is its own name: a client
@@ -486,11 +494,11 @@ func (b *settingsFlags) config(getenv func(string) string) (Config, error) {
 func (c Config) checkTransport() error {
 	switch {
 	case c.TLSCert != "" && c.TLSKey == "":
-		return usagef("--tls-cert %s needs its private key: set --tls-key or KG_TLS_KEY too", c.TLSCert)
+		return Usagef("--tls-cert %s needs its private key: set --tls-key or KG_TLS_KEY too", c.TLSCert)
 	case c.TLSKey != "" && c.TLSCert == "":
-		return usagef("--tls-key %s needs its certificate: set --tls-cert or KG_TLS_CERT too", c.TLSKey)
+		return Usagef("--tls-key %s needs its certificate: set --tls-cert or KG_TLS_CERT too", c.TLSKey)
 	case c.Storage == "postgres" && !isLoopback(c.Host) && c.TLSCert == "" && !c.InsecureHTTP:
-		return usagef("--host %s is not a loopback address and a team server's requests carry people's tokens: "+
+		return Usagef("--host %s is not a loopback address and a team server's requests carry people's tokens: "+
 			"serve HTTPS with --tls-cert and --tls-key (or KG_TLS_CERT, KG_TLS_KEY), or give --insecure-http when a TLS proxy in front of kg does it", c.Host)
 	}
 	return nil
@@ -507,13 +515,13 @@ func (c Config) Scheme() string {
 	return "http"
 }
 
-// given returns the settings given as flags, as arguments that give them
+// Given returns the settings given as flags, as arguments that give them
 // again to a child kg: `kg mcp` starts `kg serve` with its own settings.
-func (b *settingsFlags) given() []string {
+func (b *Flags) Given() []string {
 	var args []string
 	for i, s := range b.table {
 		if b.values[i].set {
-			args = append(args, "--"+s.flag+"="+b.values[i].v)
+			args = append(args, "--"+s.Flag+"="+b.values[i].v)
 		}
 	}
 	return args
@@ -585,13 +593,21 @@ func splitList(v string) []string {
 	return out
 }
 
-// isSet reports whether the setting of flag was given, as a flag or in the
+// IsSet reports whether the setting of flag was given, as a flag or in the
 // environment, rather than left to its default.
-func (b *settingsFlags) isSet(flag string, getenv func(string) string) bool {
+func (b *Flags) IsSet(flag string, getenv func(string) string) bool {
 	for i, s := range b.table {
-		if s.flag == flag {
-			return b.values[i].set || getenv(s.env) != ""
+		if s.Flag == flag {
+			return b.values[i].set || getenv(s.Env) != ""
 		}
 	}
 	return false
+}
+
+// OrList joins names as "a, b or c".
+func OrList(ns []string) string {
+	if len(ns) < 2 {
+		return strings.Join(ns, "")
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
 }

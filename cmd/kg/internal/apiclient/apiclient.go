@@ -1,7 +1,7 @@
-package main
-
-// The client side of the commands that go through a running server: how
-// one is found, and how its HTTP API is called.
+// Package apiclient is the client side of the kg commands that go through
+// a running server: how the server that holds a storage root is found, and
+// how its HTTP API is called (docs/design/http.md).
+package apiclient
 
 import (
 	"bytes"
@@ -18,37 +18,36 @@ import (
 
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/rootdir"
-	"github.com/kg-memory/kg/domain"
 )
 
 const (
 	// probeTimeout bounds one /health request: a server that answers at
 	// all answers it at once.
 	probeTimeout = 2 * time.Second
-	// startingWait is how long a command waits for a server whose lock
+	// StartingWait is how long a command waits for a server whose lock
 	// file names a live process but that does not answer yet: it may be
 	// loading the user graph.
-	startingWait = 5 * time.Second
-	// pollEvery is the pause between two /health probes while waiting.
-	pollEvery = 100 * time.Millisecond
+	StartingWait = 5 * time.Second
+	// PollEvery is the pause between two /health probes while waiting.
+	PollEvery = 100 * time.Millisecond
 )
 
-// apiClient calls the HTTP API of one running kg server.
-type apiClient struct {
+// Client calls the HTTP API of one running kg server.
+type Client struct {
 	base  string // http://host:port
 	token string // sent as a bearer token when not empty
 	http  *http.Client
 }
 
-// newAPIClient returns a client of the server listening on addr (host:port,
-// as a lock file or a listener names it).
-func newAPIClient(addr, token string) *apiClient {
-	return &apiClient{base: "http://" + dialAddr(addr), token: token, http: &http.Client{}}
+// New returns a client of the server listening on addr (host:port, as a
+// lock file or a listener names it).
+func New(addr, token string) *Client {
+	return &Client{base: "http://" + DialAddr(addr), token: token, http: &http.Client{}}
 }
 
-// dialAddr turns a listen address into one to connect to: a server that
+// DialAddr turns a listen address into one to connect to: a server that
 // listens on every interface is reached on loopback.
-func dialAddr(addr string) string {
+func DialAddr(addr string) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return addr
@@ -64,37 +63,40 @@ func dialAddr(addr string) string {
 }
 
 // URL is the server's MCP endpoint.
-func (c *apiClient) URL() string { return c.base + "/" }
+func (c *Client) URL() string { return c.base + "/" }
 
-// health asks the server how it is, within probeTimeout.
-func (c *apiClient) health(ctx context.Context) (khttp.Health, error) {
+// Base is the server's address as a URL without a path: http://host:port.
+func (c *Client) Base() string { return c.base }
+
+// Health asks the server how it is, within probeTimeout.
+func (c *Client) Health(ctx context.Context) (khttp.Health, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	var h khttp.Health
-	err := c.call(ctx, http.MethodGet, "/health", nil, nil, &h)
+	err := c.Call(ctx, http.MethodGet, "/health", nil, nil, &h)
 	return h, err
 }
 
-// apiError is an error the server answered with: its status and the
+// Error is an error the server answered with: its status and the
 // {"detail","kind","field"} body of docs/design/http.md#errors.
-type apiError struct {
+type Error struct {
 	Status int
 	Detail string `json:"detail"`
 	Kind   string `json:"kind"`
 	Field  string `json:"field"`
 }
 
-func (e *apiError) Error() string {
+func (e *Error) Error() string {
 	if e.Detail == "" {
 		return fmt.Sprintf("the server answered %d %s", e.Status, http.StatusText(e.Status))
 	}
 	return e.Detail
 }
 
-// call makes one request: body (when not nil) is sent as JSON, the answer
-// decoded into out (when not nil). An answer other than 2xx is an
-// *apiError; a 401 says how to give the token.
-func (c *apiClient) call(ctx context.Context, method, path string, query url.Values, body, out any) error {
+// Call makes one request: body (when not nil) is sent as JSON, the answer
+// decoded into out (when not nil; an io.Writer gets the body as it is). An
+// answer other than 2xx is an *Error; a 401 says how to give the token.
+func (c *Client) Call(ctx context.Context, method, path string, query url.Values, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -103,11 +105,11 @@ func (c *apiClient) call(ctx context.Context, method, path string, query url.Val
 		}
 		rd = bytes.NewReader(b)
 	}
-	return c.send(ctx, method, path, query, "application/json", rd, out)
+	return c.Send(ctx, method, path, query, "application/json", rd, out)
 }
 
-// send is call with a body already encoded as contentType.
-func (c *apiClient) send(ctx context.Context, method, path string, query url.Values, contentType string, body io.Reader, out any) error {
+// Send is Call with a body already encoded as contentType.
+func (c *Client) Send(ctx context.Context, method, path string, query url.Values, contentType string, body io.Reader, out any) error {
 	u := c.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -129,7 +131,7 @@ func (c *apiClient) send(ctx context.Context, method, path string, query url.Val
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		e := &apiError{Status: resp.StatusCode}
+		e := &Error{Status: resp.StatusCode}
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		if json.Unmarshal(b, e) != nil || e.Detail == "" {
 			e.Detail = strings.TrimSpace(string(b))
@@ -153,26 +155,26 @@ func (c *apiClient) send(ctx context.Context, method, path string, query url.Val
 	return nil
 }
 
-// rootServer finds the server that holds cfg.Root: the one its lock file
-// names, when that process still runs and answers /health. A server that
+// RootServer finds the server that holds root, as the client of token:
+// the one the root's lock file names, when that process still runs and answers /health. A server that
 // is starting (its lock taken, the user graph loading) gets startingWait
 // to answer; the lock file is read again before each probe, so a holder
 // that dies (or is killed, and lingers unreaped) or lets go of the root
 // during the wait ends it at once. It returns nil when no server holds the
 // root.
-func rootServer(ctx context.Context, cfg Config) (*apiClient, khttp.Health, error) {
-	deadline := time.Now().Add(startingWait)
+func RootServer(ctx context.Context, root, token string) (*Client, khttp.Health, error) {
+	deadline := time.Now().Add(StartingWait)
 	for {
-		h := rootdir.ReadHolder(cfg.Root)
+		h := rootdir.ReadHolder(root)
 		if !h.Running() || h.Addr == "" {
 			return nil, khttp.Health{}, nil
 		}
-		c := newAPIClient(h.Addr, cfg.AuthToken)
-		hl, err := c.health(ctx)
+		c := New(h.Addr, token)
+		hl, err := c.Health(ctx)
 		if err == nil {
 			return c, hl, nil
 		}
-		var ae *apiError
+		var ae *Error
 		if errors.As(err, &ae) {
 			return nil, khttp.Health{}, err // it answers, but refuses: say why
 		}
@@ -181,16 +183,9 @@ func rootServer(ctx context.Context, cfg Config) (*apiClient, khttp.Health, erro
 			return nil, khttp.Health{}, nil
 		}
 		select {
-		case <-time.After(pollEvery):
+		case <-time.After(PollEvery):
 		case <-ctx.Done():
 			return nil, khttp.Health{}, ctx.Err()
 		}
 	}
-}
-
-// errServerRuns is the refusal of a command that must not run beside a
-// server (`kg migrate`, `kg project mv`).
-func errServerRuns(c *apiClient, root, what string) error {
-	return &domain.Error{Kind: domain.KindConflict,
-		Msg: fmt.Sprintf("a kg server serves %s at %s: stop it first, %s needs the root to itself", root, c.base, what)}
 }

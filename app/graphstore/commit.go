@@ -1,4 +1,4 @@
-package app
+package graphstore
 
 import (
 	"cmp"
@@ -14,25 +14,25 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// change applies one write to the graph under its write lock, with the
+// Change applies one write to the graph under its write lock, with the
 // write's own stamp (one clock read), and returns the events to publish
 // once it is durable. A change that fails must leave the graph unchanged
 // (the domain's rejected writes do).
-type change func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error)
+type Change func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error)
 
-// streamedChange is a change whose events are produced one at a time when
+// StreamedChange is a change whose events are produced one at a time when
 // they are published, rather than held from the change to the end of the
 // save: an import of 500,000 nodes would hold as many events
 // (docs/performance.md#import-memory). The sequence must only read what the
 // change made, which no later batch changes before it is published.
-type streamedChange func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error)
+type StreamedChange func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error)
 
 // writeOp is one write waiting in a graph's committer queue.
 type writeOp struct {
 	session   string
 	principal string // who makes the write (team mode); "" for none
-	apply     streamedChange
-	remove    *removal              // set for the removal of the graph (RemoveProject): it runs alone in its batch
+	apply     StreamedChange
+	remove    *Removal              // set for the removal of the graph (Remove): it runs alone in its batch
 	events    iter.Seq[ports.Event] // nil: none
 	err       error
 	done      chan struct{} // closed when the op is durable or has failed
@@ -48,13 +48,13 @@ type writeOp struct {
 	logged []domain.HistoryEntry
 }
 
-// write sends a change through the graph's committer
+// Write sends a change through the graph's committer
 // (docs/design/storage.md#group-commit) and returns once it is durable or has
 // failed. Writes that arrive while a save is in flight form the next batch.
 // When e has left the cache (unloaded when idle, dropped after a fault) before
 // the change was applied, the change goes to the graph loaded afresh.
-func (st *store) write(ctx context.Context, e *graphEntry, session string, apply change) error {
-	return st.writeStreamed(ctx, e, session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
+func (st *Store) Write(ctx context.Context, e *Entry, session string, apply Change) error {
+	return st.WriteStreamed(ctx, e, session, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		evs, err := apply(g, at)
 		if len(evs) == 0 {
 			return nil, err
@@ -63,30 +63,30 @@ func (st *store) write(ctx context.Context, e *graphEntry, session string, apply
 	})
 }
 
-// writeStreamed is write for a change whose events are streamed.
-func (st *store) writeStreamed(ctx context.Context, e *graphEntry, session string, apply streamedChange) error {
-	return st.writeLogged(ctx, e, session, "", apply)
+// WriteStreamed is write for a change whose events are streamed.
+func (st *Store) WriteStreamed(ctx context.Context, e *Entry, session string, apply StreamedChange) error {
+	return st.WriteLogged(ctx, e, session, "", apply)
 }
 
-// writeLogged is writeStreamed for a change the change log records as op
+// WriteLogged is WriteStreamed for a change the change log records as op
 // (an undo, an import with replace) rather than as each item's put or
 // delete.
-func (st *store) writeLogged(ctx context.Context, e *graphEntry, session string, hop domain.HistoryOp, apply streamedChange) error {
+func (st *Store) WriteLogged(ctx context.Context, e *Entry, session string, hop domain.HistoryOp, apply StreamedChange) error {
 	for {
-		op := &writeOp{session: session, principal: principalName(ctx), apply: apply, done: make(chan struct{}), op: hop}
+		op := &writeOp{session: session, principal: st.PrincipalOf(ctx), apply: apply, done: make(chan struct{}), op: hop}
 		err := st.enqueue(ctx, e, op, false)
 		if err == nil {
 			select {
 			case <-op.done:
 				err = op.err
 			case <-ctx.Done():
-				return domain.Unavailable(ctx.Err(), "gave up waiting for the save of the %s; the change may still be saved", graphName(e.key))
+				return domain.Unavailable(ctx.Err(), "gave up waiting for the save of the %s; the change may still be saved", GraphName(e.key))
 			}
 		}
 		if !errors.Is(err, errGone) {
 			return err
 		}
-		if e, err = st.get(ctx, e.key); err != nil {
+		if e, err = st.Get(ctx, e.key); err != nil {
 			return err
 		}
 	}
@@ -95,7 +95,7 @@ func (st *store) writeLogged(ctx context.Context, e *graphEntry, session string,
 // enqueue adds op to the graph's queue and starts its committer if none is
 // running. force lets Close flush after it has refused new writes. An entry
 // that has left the cache takes no more writes (errGone).
-func (st *store) enqueue(ctx context.Context, e *graphEntry, op *writeOp, force bool) error {
+func (st *Store) enqueue(ctx context.Context, e *Entry, op *writeOp, force bool) error {
 	st.life.RLock()
 	defer st.life.RUnlock()
 	if st.closed && !force {
@@ -121,7 +121,7 @@ func (st *store) enqueue(ctx context.Context, e *graphEntry, op *writeOp, force 
 // the queue is empty. Writes still queued when the entry has left the
 // cache were never applied: they are sent back (errGone) to go through the
 // cache again.
-func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
+func (st *Store) commitLoop(ctx context.Context, e *Entry) {
 	defer st.running.Done()
 	for {
 		e.q.Lock()
@@ -169,7 +169,7 @@ func (st *store) commitLoop(ctx context.Context, e *graphEntry) {
 // (ports.ErrDamaged) is handled the same way after the rollback: the same
 // save would fail again, and the reload tells whether the graph can still
 // be read (docs/design/storage.md#loading-and-damage).
-func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros, uses []pendingUse) {
+func (st *Store) commitBatch(ctx context.Context, e *Entry, batch []*writeOp, stamps map[string]domain.Micros, uses []pendingUse) {
 	acked := false
 	var w ports.GraphWrite // team mode: the batch's write, holding the graph's lock in the database
 	defer func() {
@@ -180,22 +180,22 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 		if w != nil {
 			w.Abort(ctx)
 		}
-		st.log.Error("a graph's committer panicked", "graph", e.key.String(), "writes", len(batch), "panic", r, "stack", string(debug.Stack()))
+		st.Log.Error("a graph's committer panicked", "graph", e.key.String(), "writes", len(batch), "panic", r, "stack", string(debug.Stack()))
 		if acked { // only the events were left to send
 			return
 		}
 		fail := domain.Unavailable(fmt.Errorf("panic: %v", r),
-			"the %s failed while saving (%v); nothing was changed, and it is reloaded from storage at the next request", graphName(e.key), r)
+			"the %s failed while saving (%v); nothing was changed, and it is reloaded from storage at the next request", GraphName(e.key), r)
 		st.drop(e, fail)
 		e.settled()
-		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: fail})
+		st.Metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Err: fail})
 		for _, op := range batch {
 			op.err, op.events = fail, nil
 			close(op.done)
 		}
 	}()
 
-	if st.shared != nil {
+	if st.Shared != nil {
 		// Held until the events are out: a catch-up must not publish
 		// another server's later batch before this one's events.
 		e.syncMu.Lock()
@@ -211,21 +211,21 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	if dirty {
 		var took time.Duration
 		took, err = st.save(ctx, e, w, batch)
-		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Saved: true, SaveTime: took, Err: err})
+		st.Metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch), Saved: true, SaveTime: took, Err: err})
 	} else {
 		if w != nil {
 			w.Abort(ctx)
 		}
-		st.metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch)})
+		st.Metrics.BatchCommitted(ports.Batch{Level: e.key.Level, Writes: len(batch)})
 	}
 	switch {
 	case err == nil && dirty:
-		st.failing.clear(saveOf(e.key))
+		st.Failing.Clear(saveOf(e.key))
 	case err != nil && !errors.Is(err, ports.ErrDamaged):
-		st.failing.saveFailed(e.key, err)
+		st.Failing.SaveFailed(e.key, err)
 	}
 	if err != nil {
-		st.log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
+		st.Log.Error("graph save failed; batch rolled back", "graph", e.key.String(), "writes", len(batch), "err", err)
 		fail := unavailableWrite(e.key, err)
 		failWrites(batch, fail)
 		if errors.Is(err, ports.ErrDamaged) {
@@ -237,7 +237,7 @@ func (st *store) commitBatch(ctx context.Context, e *graphEntry, batch []*writeO
 	for _, op := range batch {
 		close(op.done)
 	}
-	publishWrites(st.events, st.metrics, batch)
+	publishWrites(st.Events, st.Metrics, batch)
 }
 
 // failWrites gives every write of a batch whose save failed, but those
@@ -280,7 +280,7 @@ func countedMoves(m ports.Metrics, evs iter.Seq[ports.Event]) iter.Seq[ports.Eve
 // settled records that e's batch is durable or has failed, before its
 // callers are acknowledged, so that an unload that follows an
 // acknowledged write never waits for the committer to finish.
-func (e *graphEntry) settled() {
+func (e *Entry) settled() {
 	e.q.Lock()
 	e.saving = false
 	e.q.Unlock()
@@ -290,7 +290,7 @@ func (e *graphEntry) settled() {
 // the batch, each with its own clock read, under the graph's write lock, and
 // reports whether the graph now has changes to save. A count of a node
 // deleted meanwhile counts nothing.
-func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain.Micros, uses []pendingUse) bool {
+func (st *Store) apply(e *Entry, batch []*writeOp, stamps map[string]domain.Micros, uses []pendingUse) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for id, t := range stamps {
@@ -303,7 +303,7 @@ func (st *store) apply(e *graphEntry, batch []*writeOp, stamps map[string]domain
 		e.g.CountUse(u.id, u.t)
 	}
 	for _, op := range batch {
-		at := domain.Stamp{Now: st.clock.Now(), Session: op.session, Principal: op.principal}
+		at := domain.Stamp{Now: st.Clock.Now(), Session: op.session, Principal: op.principal}
 		op.firstSeq = e.g.Seq() + 1
 		e.g.StartChangeLog()
 		op.events, op.err = op.apply(e.g, at)
@@ -332,7 +332,7 @@ func batchLog(g *domain.Graph, batch []*writeOp) domain.HistoryBatch {
 // rolls it back to its last durable state when the commit failed. It
 // returns how long the commit took. In team mode w is the batch's write
 // (shared.go), which the commit ends.
-func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, batch []*writeOp) (time.Duration, error) {
+func (st *Store) save(ctx context.Context, e *Entry, w ports.GraphWrite, batch []*writeOp) (time.Duration, error) {
 	// Only the committer changes the graph, so a shared lock is enough to
 	// keep it still during the I/O, and reads go on meanwhile.
 	var took time.Duration
@@ -352,13 +352,13 @@ func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, ba
 		}
 		start := time.Now()
 		var err error
-		switch hr, logs := st.graphs.(ports.HistoryRepository); {
+		switch hr, logs := st.Graphs.(ports.HistoryRepository); {
 		case w != nil:
 			err = st.commitShared(ctx, e, w, batch)
 		case logs:
 			err = hr.CommitLogged(ctx, e.key, e.g, e.g.Pending(), batchLog(e.g, batch))
 		default:
-			err = st.graphs.Commit(ctx, e.key, e.g, e.g.Pending())
+			err = st.Graphs.Commit(ctx, e.key, e.g, e.g.Pending())
 		}
 		took = time.Since(start)
 		return err
@@ -374,4 +374,88 @@ func (st *store) save(ctx context.Context, e *graphEntry, w ports.GraphWrite, ba
 		e.g.Rollback()
 	}
 	return took, err
+}
+
+// unavailableWrite is what every caller of a batch whose save failed gets.
+// A save that could not be taken back off the disk (ports.ErrMaybeSaved)
+// is not said to have changed nothing: a restart may find it
+// (docs/design/storage.md#failed-saves).
+func unavailableWrite(key domain.GraphKey, err error) error {
+	if errors.Is(err, ports.ErrMaybeSaved) {
+		return domain.Unavailable(err, "the %s could not be saved (%v); the disk refused every write since, so the change "+
+			"is not served now but may be back after a restart; retry later", GraphName(key), err)
+	}
+	return domain.Unavailable(err, "the %s could not be saved (%v); nothing was changed, retry later", GraphName(key), err)
+}
+
+// Close refuses new writes, then makes the pending writes and read
+// stamps durable, waiting for every committer until ctx is done (app's Service.Close).
+func (st *Store) Close(ctx context.Context) error {
+	st.life.Lock()
+	st.closed = true
+	st.life.Unlock()
+
+	var errs []error
+	// A graph with read stamps but no write in flight gets one empty write
+	// to carry them.
+	var flushes []*writeOp
+	for _, e := range st.Loaded() {
+		e.q.Lock()
+		n := e.nstamps
+		e.q.Unlock()
+		if n == 0 {
+			continue
+		}
+		op := &writeOp{apply: func(*domain.Graph, domain.Stamp) (iter.Seq[ports.Event], error) { return nil, nil }, done: make(chan struct{})}
+		if err := st.enqueue(ctx, e, op, true); err != nil {
+			if !errors.Is(err, errGone) { // unloaded meanwhile: its stamps were made durable first
+				errs = append(errs, err)
+			}
+			continue
+		}
+		flushes = append(flushes, op)
+	}
+	drained := make(chan struct{})
+	go func() {
+		st.WaitIdle()
+		close(drained)
+	}()
+	select {
+	case <-drained:
+	case <-ctx.Done():
+		errs = append(errs, domain.Unavailable(ctx.Err(), "gave up waiting for pending writes to be saved"))
+	}
+	for _, op := range flushes {
+		select {
+		case <-op.done:
+			if op.err != nil {
+				errs = append(errs, op.err)
+			}
+		default:
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// FlushStamps writes e's pending read stamps with an empty write.
+func (st *Store) FlushStamps(ctx context.Context, e *Entry) error {
+	e.q.Lock()
+	n := e.nstamps
+	e.q.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return st.Write(ctx, e, "", func(*domain.Graph, domain.Stamp) ([]ports.Event, error) { return nil, nil })
+}
+
+// WaitIdle returns once no committer runs: every write queued before is
+// durable or has failed, and its events are published.
+func (st *Store) WaitIdle() { st.running.Wait() }
+
+// Queued is how many writes wait in the graph's committer queue, behind
+// the batch being saved.
+func (e *Entry) Queued() int {
+	e.q.Lock()
+	defer e.q.Unlock()
+	return len(e.queue)
 }

@@ -1,4 +1,4 @@
-package app
+package graphstore
 
 import (
 	"cmp"
@@ -16,42 +16,45 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// storeDeps is what the store needs from outside: it holds no reference to
-// the Service, so each can be read and changed on its own.
-type storeDeps struct {
-	graphs ports.GraphRepository
-	clock  ports.Clock
-	policy domain.Policy
-	log    *slog.Logger
-	events ports.Events // receives the events of each durable batch
-	// metrics is told of each batch, compaction run and durable move.
-	metrics ports.Metrics
-	// minSeq returns the highest seq any live session has seen of a graph:
+// Deps is what the store needs from outside, given to New; the store reads
+// them as its own fields (st.Graphs, st.Shared, ...) and so may its caller.
+type Deps struct {
+	Graphs ports.GraphRepository // loads and commits the graphs
+	Clock  ports.Clock
+	Policy domain.Policy // the compaction run of a load
+	Log    *slog.Logger
+	Events ports.Events // receives the events of each durable batch
+	// Metrics is told of each batch, compaction run and durable move.
+	Metrics ports.Metrics
+	// MinSeq returns the highest seq any live session has seen of a graph:
 	// the lowest seq the graph may continue from when it is loaded.
-	minSeq func(domain.GraphKey) uint64
-	// idleAfter is how long a project graph stays loaded without a request
+	MinSeq func(domain.GraphKey) uint64
+	// IdleAfter is how long a project graph stays loaded without a request
 	// (Config.IdleUnload); 0 keeps every graph loaded.
-	idleAfter domain.Micros
-	// maxLoadedNodes bounds the nodes of the loaded project graphs
+	IdleAfter domain.Micros
+	// MaxLoadedNodes bounds the nodes of the loaded project graphs
 	// (Config.MaxLoadedNodes); 0: no bound.
-	maxLoadedNodes int
-	// failing names the saves that fail now, for Health.
-	failing *failing
-	// shared is graphs when several servers share it (team mode,
+	MaxLoadedNodes int
+	// Failing names the saves that fail now, for the health report.
+	Failing *Failing
+	// Shared is Graphs when several servers share it (team mode,
 	// shared.go); nil otherwise, and then nothing of shared.go runs.
-	shared ports.SharedGraphRepository
+	Shared ports.SharedGraphRepository
+	// PrincipalOf names who makes a write, from its request's context
+	// ("" for none); team mode's change log records it.
+	PrincipalOf func(context.Context) string
 }
 
-// store is the multi-project store: the cache of loaded graphs, each behind
+// Store is the multi-project store: the cache of loaded graphs, each behind
 // its own lock and committer. A graph is loaded the first time a session or
-// request names it. A project graph with no request for idleAfter is
+// request names it. A project graph with no request for IdleAfter is
 // unloaded by the maintenance tick once all it holds is durable; the user
 // graph stays loaded.
-type store struct {
-	storeDeps
+type Store struct {
+	Deps
 
 	mu       sync.Mutex
-	entries  map[domain.GraphKey]*graphEntry
+	entries  map[domain.GraphKey]*Entry
 	problems map[domain.GraphKey]string // graphs whose last load failed, or that were dropped after a fault, with why
 	// floors keeps the seq a graph had reached when it left the cache, when
 	// that is above what is stored (a save failed and was rolled back), so
@@ -70,8 +73,8 @@ type store struct {
 	running sync.WaitGroup
 }
 
-// graphEntry is one graph in the cache.
-type graphEntry struct {
+// Entry is one graph in the cache.
+type Entry struct {
 	key   domain.GraphKey
 	ready chan struct{} // closed when the load finished, well or not
 	err   error         // the load error; set before ready is closed
@@ -92,12 +95,12 @@ type graphEntry struct {
 	// preload is g's preload order kept between session starts; it names
 	// the graph and its change count, so a stale one is never used
 	// (docs/design/hooks.md#the-preload).
-	preload atomic.Pointer[recall.PreloadRanking]
+	Preload atomic.Pointer[recall.PreloadRanking]
 
 	// filesRoot is the folder a write last read the graph's files from,
 	// in team mode, where the graph's key names no folder; the tick reads
 	// them from it (docs/design/trust.md#staleness). Nil: the project's path.
-	filesRoot atomic.Pointer[string]
+	FilesRoot atomic.Pointer[string]
 
 	// q guards the committer's queue, the pending read stamps and use
 	// counts, and gone.
@@ -125,37 +128,40 @@ type graphEntry struct {
 // errGone is what enqueue returns for an entry that has left the cache.
 var errGone = errors.New("the graph left the cache")
 
-func newStore(d storeDeps) *store {
-	if d.failing == nil {
-		d.failing = &failing{}
+func New(d Deps) *Store {
+	if d.Failing == nil {
+		d.Failing = &Failing{}
 	}
-	return &store{storeDeps: d, entries: map[domain.GraphKey]*graphEntry{},
+	if d.PrincipalOf == nil {
+		d.PrincipalOf = func(context.Context) string { return "" }
+	}
+	return &Store{Deps: d, entries: map[domain.GraphKey]*Entry{},
 		problems: map[domain.GraphKey]string{}, floors: map[domain.GraphKey]uint64{}}
 }
 
-// get returns the loaded graph of key, loading it first if needed. Callers
+// Get returns the loaded graph of key, loading it first if needed. Callers
 // that arrive while another loads it wait for that load. A failed load is
 // not cached: the next request tries again (the failure stays listed in
 // Health until a load succeeds).
-func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, error) {
+func (st *Store) Get(ctx context.Context, key domain.GraphKey) (*Entry, error) {
 	st.mu.Lock()
 	e, ok := st.entries[key]
 	if !ok {
-		e = &graphEntry{key: key, ready: make(chan struct{})}
+		e = &Entry{key: key, ready: make(chan struct{})}
 		st.entries[key] = e
 	}
 	st.mu.Unlock()
-	e.used.Store(int64(st.clock.Now()))
+	e.used.Store(int64(st.Clock.Now()))
 	if !ok {
 		st.load(ctx, e)
 		if e.err == nil && key.Level == domain.LevelProject {
-			st.trim(e)
+			st.Trim(e)
 		}
 	}
 	select {
 	case <-e.ready:
 	case <-ctx.Done():
-		return nil, domain.Unavailable(ctx.Err(), "gave up waiting for the %s to load", graphName(key))
+		return nil, domain.Unavailable(ctx.Err(), "gave up waiting for the %s to load", GraphName(key))
 	}
 	if e.err != nil {
 		return nil, e.err
@@ -167,16 +173,16 @@ func (st *store) get(ctx context.Context, key domain.GraphKey) (*graphEntry, err
 // repository or the domain meeting data it cannot handle) makes the load
 // fail like any other: no goroutine dies of it and no graph-less entry is
 // ever cached.
-func (st *store) load(ctx context.Context, e *graphEntry) {
+func (st *Store) load(ctx context.Context, e *Entry) {
 	defer close(e.ready)
 	g, at, stored, err := st.loadGraph(ctx, e.key)
 	if err == nil && g == nil {
-		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + graphName(e.key) + " loaded as nothing"}
+		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + GraphName(e.key) + " loaded as nothing"}
 	}
 	if err != nil {
-		e.err = wrapErr(err, "the "+graphName(e.key)+" could not be loaded")
+		e.err = wrapErr(err, "the "+GraphName(e.key)+" could not be loaded")
 		if domain.KindOf(e.err) == domain.KindInternal {
-			e.err = domain.Unavailable(err, "the %s could not be loaded: %v", graphName(e.key), err)
+			e.err = domain.Unavailable(err, "the %s could not be loaded: %v", GraphName(e.key), err)
 		}
 		st.mu.Lock()
 		delete(st.entries, e.key)
@@ -184,7 +190,7 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 			st.problems[e.key] = e.err.Error()
 		}
 		st.mu.Unlock()
-		st.log.Error("graph load failed", "graph", e.key.String(), "err", err)
+		st.Log.Error("graph load failed", "graph", e.key.String(), "err", err)
 		return
 	}
 	e.g, e.at = g, at
@@ -200,17 +206,17 @@ func (st *store) load(ctx context.Context, e *graphEntry) {
 // compaction once before it is first served. stored reports whether the
 // storage held anything of it. In team mode it returns the position in the
 // change log the graph is at (loadShared).
-func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, at uint64, stored bool, err error) {
+func (st *Store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.Graph, at uint64, stored bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			st.log.Error("graph load panicked", "graph", key.String(), "panic", r, "stack", string(debug.Stack()))
-			g, err = nil, domain.Unavailable(fmt.Errorf("panic: %v", r), "the %s could not be loaded (it failed with %v)", graphName(key), r)
+			st.Log.Error("graph load panicked", "graph", key.String(), "panic", r, "stack", string(debug.Stack()))
+			g, err = nil, domain.Unavailable(fmt.Errorf("panic: %v", r), "the %s could not be loaded (it failed with %v)", GraphName(key), r)
 		}
 	}()
-	if st.shared != nil {
+	if st.Shared != nil {
 		return st.loadShared(ctx, key)
 	}
-	data, err := st.graphs.Load(ctx, key)
+	data, err := st.Graphs.Load(ctx, key)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -219,30 +225,30 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 	st.mu.Unlock()
 	// data is this load's own (a repository's Load hands out a fresh
 	// copy): the graph takes its nodes and edges rather than copying them.
-	g, notes := domain.Restore(key, data, domain.RestoreOptions{MinSeq: max(st.minSeq(key), floor), Take: true})
+	g, notes := domain.Restore(key, data, domain.RestoreOptions{MinSeq: max(st.MinSeq(key), floor), Take: true})
 	for _, n := range notes {
-		st.log.Warn("graph load", "graph", key.String(), "note", n)
+		st.Log.Warn("graph load", "graph", key.String(), "note", n)
 	}
 	g.StartChangeLog()
 	moves := st.compactLoaded(key, g)
-	moved := g.TakeChangeLog(domain.Stamp{Now: st.clock.Now()}, "")
+	moved := g.TakeChangeLog(domain.Stamp{Now: st.Clock.Now()}, "")
 	// A graph never stored is not written until its first change: naming
 	// a project must not leave an empty folder behind.
 	if !g.Pending().Empty() && !data.Empty() {
 		var err error
-		if hr, ok := st.graphs.(ports.HistoryRepository); ok {
+		if hr, ok := st.Graphs.(ports.HistoryRepository); ok {
 			err = hr.CommitLogged(ctx, key, g, g.Pending(), domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: moved})
 		} else {
-			err = st.graphs.Commit(ctx, key, g, g.Pending())
+			err = st.Graphs.Commit(ctx, key, g, g.Pending())
 		}
 		if err != nil {
 			// Served anyway: the upgrade and the moves stay pending and go
 			// out with the next write; reads need no disk.
-			st.log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)
-			st.failing.saveFailed(key, err)
+			st.Log.Error("saving the graph after load failed; will retry with the next write", "graph", key.String(), "err", err)
+			st.Failing.SaveFailed(key, err)
 		} else {
 			g.Checkpoint()
-			st.failing.clear(saveOf(key))
+			st.Failing.Clear(saveOf(key))
 		}
 	}
 	st.logLoaded(key, g, moves)
@@ -250,52 +256,35 @@ func (st *store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 }
 
 // compactLoaded runs the compaction of a graph just loaded.
-func (st *store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
-	moves := g.Compact(st.clock.Now(), st.policy)
-	st.metrics.CompactionRan(ports.CompactionOnLoad)
+func (st *Store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
+	moves := g.Compact(st.Clock.Now(), st.Policy)
+	st.Metrics.CompactionRan(ports.CompactionOnLoad)
 	if !moves.Empty() {
-		st.metrics.NodesMoved(moves) // served from now on, saved now or with the next write
+		st.Metrics.NodesMoved(moves) // served from now on, saved now or with the next write
 	}
 	return moves
 }
 
-func (st *store) logLoaded(key domain.GraphKey, g *domain.Graph, moves domain.Moves) {
-	st.log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
+func (st *Store) logLoaded(key domain.GraphKey, g *domain.Graph, moves domain.Moves) {
+	st.Log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
-}
-
-// saveOf and checkpointOf name what fails in store.failing.
-func saveOf(key domain.GraphKey) string       { return "save " + key.String() }
-func checkpointOf(key domain.GraphKey) string { return "checkpoint " + key.String() }
-
-// saveFailed records that the graph's save failed with err: Health is
-// degraded, naming the cause, until one succeeds.
-func (f *failing) saveFailed(key domain.GraphKey, err error) {
-	f.set(saveOf(key), "the "+graphName(key)+" could not be saved ("+err.Error()+"); its writes fail until a save succeeds")
-}
-
-// checkpointFailed records that folding the graph's journal into its file
-// failed: its writes are durable in the journal, which grows meanwhile.
-func (f *failing) checkpointFailed(key domain.GraphKey, err error) {
-	f.set(checkpointOf(key), "the "+graphName(key)+" could not be written whole ("+err.Error()+
-		"); its writes are kept in its journal, which grows until this succeeds")
 }
 
 // drop takes e out of the cache after a fault (a panic in its committer,
 // damaged storage), so that the next request loads the graph afresh from
 // what is durable; until a load succeeds, Health lists why. Writes still
 // queued on e go through the cache again.
-func (st *store) drop(e *graphEntry, why error) {
+func (st *Store) drop(e *Entry, why error) {
 	e.q.Lock()
 	e.gone = true
 	e.q.Unlock()
 	st.leave(e, func() { st.problems[e.key] = why.Error() })
-	st.log.Error("graph dropped from the cache; the next request reloads it", "graph", e.key.String(), "why", why)
+	st.Log.Error("graph dropped from the cache; the next request reloads it", "graph", e.key.String(), "why", why)
 }
 
 // leave removes e from the cache, keeping the seq it reached when that is
 // above its durable seq, and runs also under the cache's lock.
-func (st *store) leave(e *graphEntry, also func()) {
+func (st *Store) leave(e *Entry, also func()) {
 	e.mu.RLock()
 	seq, durable := e.g.Seq(), e.g.DurableSeq()
 	e.mu.RUnlock()
@@ -305,7 +294,7 @@ func (st *store) leave(e *graphEntry, also func()) {
 		delete(st.entries, e.key)
 		// What fails of it now is told by the next load (st.problems)
 		// or save.
-		st.failing.clear(saveOf(e.key), checkpointOf(e.key))
+		st.Failing.Clear(saveOf(e.key), CheckpointOf(e.key))
 	}
 	if seq > durable {
 		st.floors[e.key] = max(st.floors[e.key], seq)
@@ -315,18 +304,18 @@ func (st *store) leave(e *graphEntry, also func()) {
 	}
 }
 
-// unloadIdle unloads the project graphs that had no request for idleAfter
+// UnloadIdle unloads the project graphs that had no request for idleAfter
 // and hold nothing that is not durable: no queued write, no save in flight,
 // no pending read stamp, no pending change. It returns the keys unloaded.
 // The maintenance tick calls it right after its own write to each graph,
 // which made the read stamps durable.
-func (st *store) unloadIdle(now domain.Micros) []domain.GraphKey {
-	if st.idleAfter <= 0 {
+func (st *Store) UnloadIdle(now domain.Micros) []domain.GraphKey {
+	if st.IdleAfter <= 0 {
 		return nil
 	}
 	var out []domain.GraphKey
-	for _, e := range st.loaded() {
-		if e.key.Level == domain.LevelUser || now-domain.Micros(e.used.Load()) < st.idleAfter {
+	for _, e := range st.Loaded() {
+		if e.key.Level == domain.LevelUser || now-domain.Micros(e.used.Load()) < st.IdleAfter {
 			continue
 		}
 		if st.unload(e, now) {
@@ -340,8 +329,8 @@ func (st *store) unloadIdle(now domain.Micros) []domain.GraphKey {
 // release tells a repository that keeps something of each graph between
 // calls that an unloaded graph is gone, so that unloading frees it all
 // (docs/design/storage.md#unloading).
-func (st *store) release(key domain.GraphKey) {
-	if r, ok := st.graphs.(ports.GraphReleaser); ok {
+func (st *Store) release(key domain.GraphKey) {
+	if r, ok := st.Graphs.(ports.GraphReleaser); ok {
 		r.Release(key)
 	}
 }
@@ -351,10 +340,10 @@ func (st *store) release(key domain.GraphKey) {
 // arrives after finds e gone and loads the graph afresh. A committer that
 // has acknowledged its last batch may still be finishing (publishing its
 // events); it takes no more batches from a gone entry.
-func (st *store) unload(e *graphEntry, now domain.Micros) bool {
+func (st *Store) unload(e *Entry, now domain.Micros) bool {
 	e.q.Lock()
 	defer e.q.Unlock()
-	if now-domain.Micros(e.used.Load()) < st.idleAfter {
+	if now-domain.Micros(e.used.Load()) < st.IdleAfter {
 		return false
 	}
 	return st.unloadLocked(e)
@@ -362,7 +351,7 @@ func (st *store) unload(e *graphEntry, now domain.Micros) bool {
 
 // unloadAt takes e out of the cache if its last use is still the one at
 // used and all it holds is durable.
-func (st *store) unloadAt(e *graphEntry, used int64) bool {
+func (st *Store) unloadAt(e *Entry, used int64) bool {
 	e.q.Lock()
 	defer e.q.Unlock()
 	if e.used.Load() != used {
@@ -373,7 +362,7 @@ func (st *store) unloadAt(e *graphEntry, used int64) bool {
 
 // unloadLocked takes e out of the cache if all it holds is durable; the
 // caller holds e.q.
-func (st *store) unloadLocked(e *graphEntry) bool {
+func (st *Store) unloadLocked(e *Entry) bool {
 	if e.gone || e.saving || len(e.queue) > 0 || e.nstamps > 0 {
 		return false
 	}
@@ -388,14 +377,22 @@ func (st *store) unloadLocked(e *graphEntry) bool {
 	return true
 }
 
-// borrowedGraph is a graph a request loaded only for itself (a search of
+// Borrowed is a graph a request loaded only for itself (a search of
 // every graph), with the use time its load gave it.
-type borrowedGraph struct {
-	e    *graphEntry
+type Borrowed struct {
+	e    *Entry
 	used int64
 }
 
-// giveBack unloads the graphs a request borrowed, each unless another
+// Borrow returns e as a graph a request loaded only for itself, with the
+// use time its load gave it, for GiveBack.
+func (e *Entry) Borrow() Borrowed { return Borrowed{e: e, used: e.used.Load()} }
+
+// Stored reports whether the graph is in storage: it loaded with
+// content, or a save wrote it.
+func (e *Entry) Stored() bool { return e.stored.Load() }
+
+// GiveBack unloads the graphs a request borrowed, each unless another
 // request used it since or it holds something not durable yet: those stay
 // until idle unloading takes them.
 //
@@ -403,7 +400,7 @@ type borrowedGraph struct {
 // for a moment; when what it let go is more than a quarter of the bound of
 // loaded nodes, the memory goes back to the system at once rather than over
 // the next minutes (docs/design/team.md#scale).
-func (st *store) giveBack(borrowed []borrowedGraph) {
+func (st *Store) GiveBack(borrowed []Borrowed) {
 	freed := 0
 	for _, b := range borrowed {
 		if b.e.used.Load() == b.used && st.unloadAt(b.e, b.used) {
@@ -411,20 +408,20 @@ func (st *store) giveBack(borrowed []borrowedGraph) {
 			freed += nodesOf(b.e)
 		}
 	}
-	if st.maxLoadedNodes > 0 && freed > st.maxLoadedNodes/4 {
+	if st.MaxLoadedNodes > 0 && freed > st.MaxLoadedNodes/4 {
 		debug.FreeOSMemory()
 	}
 }
 
 // nodesOf is how many nodes e's graph holds.
-func nodesOf(e *graphEntry) int {
+func nodesOf(e *Entry) int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	s := e.g.Stats()
 	return s.Active + s.Archived + s.Orphaned
 }
 
-// trim unloads the project graphs least recently used, other than keep
+// Trim unloads the project graphs least recently used, other than keep
 // (nil: none kept),
 // while the loaded project graphs hold more than maxLoadedNodes nodes: a
 // server's memory is bounded by what it serves now, not by how many
@@ -432,12 +429,12 @@ func nodesOf(e *graphEntry) int {
 // (docs/design/storage.md#unloading). A graph holding something not yet
 // durable stays; a request still reading one it unloads reads on, and the
 // next loads it again.
-func (st *store) trim(keep *graphEntry) {
-	if st.maxLoadedNodes <= 0 {
+func (st *Store) Trim(keep *Entry) {
+	if st.MaxLoadedNodes <= 0 {
 		return
 	}
 	type candidate struct {
-		e     *graphEntry
+		e     *Entry
 		used  int64
 		nodes int
 	}
@@ -445,7 +442,7 @@ func (st *store) trim(keep *graphEntry) {
 		total int
 		cands []candidate
 	)
-	for _, e := range st.loaded() {
+	for _, e := range st.Loaded() {
 		if e.key.Level == domain.LevelUser {
 			continue
 		}
@@ -455,12 +452,12 @@ func (st *store) trim(keep *graphEntry) {
 			cands = append(cands, candidate{e: e, used: e.used.Load(), nodes: n})
 		}
 	}
-	if total <= st.maxLoadedNodes {
+	if total <= st.MaxLoadedNodes {
 		return
 	}
 	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.used, b.used) })
 	for _, c := range cands {
-		if total <= st.maxLoadedNodes {
+		if total <= st.MaxLoadedNodes {
 			return
 		}
 		if st.unloadAt(c.e, c.used) {
@@ -470,11 +467,11 @@ func (st *store) trim(keep *graphEntry) {
 	}
 }
 
-// loaded returns the loaded graphs: the user graph first, then projects by
+// Loaded returns the loaded graphs: the user graph first, then projects by
 // path — the one order in which several graphs' read locks are taken.
-func (st *store) loaded() []*graphEntry {
+func (st *Store) Loaded() []*Entry {
 	st.mu.Lock()
-	out := make([]*graphEntry, 0, len(st.entries))
+	out := make([]*Entry, 0, len(st.entries))
 	for _, e := range st.entries {
 		select {
 		case <-e.ready:
@@ -485,12 +482,12 @@ func (st *store) loaded() []*graphEntry {
 		}
 	}
 	st.mu.Unlock()
-	slices.SortFunc(out, func(a, b *graphEntry) int { return cmpKey(a.key, b.key) })
+	slices.SortFunc(out, func(a, b *Entry) int { return CompareKeys(a.key, b.key) })
 	return out
 }
 
-// cmpKey orders graph keys: the user graph first, then projects by path.
-func cmpKey(a, b domain.GraphKey) int {
+// CompareKeys orders graph keys: the user graph first, then projects by path.
+func CompareKeys(a, b domain.GraphKey) int {
 	if a.Level != b.Level {
 		if a.Level == domain.LevelUser {
 			return -1
@@ -506,23 +503,23 @@ func cmpKey(a, b domain.GraphKey) int {
 	return 0
 }
 
-// isLoaded reports whether key's graph is in the cache.
-func (st *store) isLoaded(key domain.GraphKey) bool {
+// IsLoaded reports whether key's graph is in the cache.
+func (st *Store) IsLoaded(key domain.GraphKey) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	_, ok := st.entries[key]
 	return ok
 }
 
-// forgetProblem drops what Health says of key's graph (it was removed).
-func (st *store) forgetProblem(key domain.GraphKey) {
+// ForgetProblem drops what Health says of key's graph (it was removed).
+func (st *Store) ForgetProblem(key domain.GraphKey) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	delete(st.problems, key)
 }
 
-// problemList returns the graphs that could not be loaded, sorted.
-func (st *store) problemList() []string {
+// Problems returns the graphs that could not be loaded, sorted.
+func (st *Store) Problems() []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := make([]string, 0, len(st.problems))
@@ -533,11 +530,11 @@ func (st *store) problemList() []string {
 	return out
 }
 
-// stamp records that an active node was read at t. The stamp is applied by
+// Stamp records that an active node was read at t. The stamp is applied by
 // the graph's next batch or maintenance tick, so a read never waits on disk
 // (a crash may lose it). A stamp for an entry that has just left the cache
 // goes to the graph loaded afresh.
-func (st *store) stamp(ctx context.Context, e *graphEntry, id string, t domain.Micros) {
+func (st *Store) Stamp(ctx context.Context, e *Entry, id string, t domain.Micros) {
 	for {
 		e.q.Lock()
 		if !e.gone {
@@ -553,7 +550,7 @@ func (st *store) stamp(ctx context.Context, e *graphEntry, id string, t domain.M
 		}
 		e.q.Unlock()
 		var err error
-		if e, err = st.get(ctx, e.key); err != nil {
+		if e, err = st.Get(ctx, e.key); err != nil {
 			return // the graph cannot be loaded: the stamp is lost, like in a crash
 		}
 	}
@@ -566,11 +563,11 @@ type pendingUse struct {
 	t  domain.Micros
 }
 
-// countUses leaves one use of each node of ids at t for the graph's next
+// CountUses leaves one use of each node of ids at t for the graph's next
 // batch or tick, like a read stamp: a use count takes no version and no seq,
 // and the read that counts never waits on disk. The caller has checked that
 // the session had not counted them.
-func (st *store) countUses(ctx context.Context, e *graphEntry, ids []string, t domain.Micros) {
+func (st *Store) CountUses(ctx context.Context, e *Entry, ids []string, t domain.Micros) {
 	for {
 		e.q.Lock()
 		if !e.gone {
@@ -583,32 +580,76 @@ func (st *store) countUses(ctx context.Context, e *graphEntry, ids []string, t d
 		}
 		e.q.Unlock()
 		var err error
-		if e, err = st.get(ctx, e.key); err != nil {
+		if e, err = st.Get(ctx, e.key); err != nil {
 			return // the graph cannot be loaded: the count is lost, like a read stamp in a crash
 		}
 	}
 }
 
-// showUse makes the read rd of a node of e's graph show its use count with
-// the counts still pending, as the next batch will apply them. The node was
-// read before: a batch that applied some of them since took them out of the
-// pending ones first, so none is shown twice (a count applied meanwhile may
-// be missing from this one read).
-func (e *graphEntry) showUse(rd *NodeRead) {
+// WithPendingUses returns n, a node of e's graph read before, with its use
+// count showing the counts still pending, as the next batch will apply
+// them: a copy when any is pending, n itself otherwise. A batch that
+// applied some of them since took them out of the pending ones first, so
+// none is shown twice (a count applied meanwhile may be missing from this
+// one read).
+func (e *Entry) WithPendingUses(n *domain.Node) *domain.Node {
 	e.q.Lock()
 	defer e.q.Unlock()
-	u := rd.Node.Use
+	u := n.Use
 	for _, p := range e.uses {
-		if p.id == rd.Node.ID {
+		if p.id == n.ID {
 			u = u.Add(p.t)
 		}
 	}
-	if u != rd.Node.Use {
-		c := *rd.Node // the graph's nodes are never changed in place
-		c.Use = u
-		rd.Node = &c
+	if u == n.Use {
+		return n
 	}
+	c := *n // the graph's nodes are never changed in place
+	c.Use = u
+	return &c
 }
 
 // errClosed is what a write gets once Close has begun.
 var errClosed = &domain.Error{Kind: domain.KindUnavailable, Msg: "the server is shutting down; retry once it is back"}
+
+// GraphName names a graph in messages: "user graph" or "project graph (/p)".
+func GraphName(key domain.GraphKey) string {
+	if key.Level == domain.LevelUser {
+		return "user graph"
+	}
+	return "project graph (" + key.Project + ")"
+}
+
+// Key is the graph's key.
+func (e *Entry) Key() domain.GraphKey { return e.key }
+
+// Graph is the loaded graph: read it under RLock, change it under Lock
+// (the committer and the staleness round do).
+func (e *Entry) Graph() *domain.Graph { return e.g }
+
+// RLock takes the graph's lock shared: reads take it and never wait on
+// disk.
+func (e *Entry) RLock() { e.mu.RLock() }
+
+// RUnlock releases RLock.
+func (e *Entry) RUnlock() { e.mu.RUnlock() }
+
+// Lock takes the graph's lock exclusively, never across I/O.
+func (e *Entry) Lock() { e.mu.Lock() }
+
+// Unlock releases Lock.
+func (e *Entry) Unlock() { e.mu.Unlock() }
+
+// wrapErr adds context to err while keeping its kind: a *domain.Error is
+// copied with msg prefixed, anything else becomes an internal error that
+// wraps it (as app's, for the load's error).
+func wrapErr(err error, msg string) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		c := *de
+		c.Msg = msg + ": " + de.Msg
+		c.Err = err
+		return &c
+	}
+	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
+}
