@@ -21,7 +21,7 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 	if err != nil {
 		return SessionStats{}, err
 	}
-	res := SessionStats{Session: sess, Now: now}
+	res := SessionStats{Session: sess, Now: now, Agent: s.sessions.agentOf(sess.ID)}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.Get(ctx, k)

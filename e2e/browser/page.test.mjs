@@ -22,7 +22,7 @@ const AWS_KEY = ['AKIA', 'Z7Q3', 'M2XK', 'P4LT', 'W5RB'].join('');
 
 for (const n of SIZES) {
   describe(`the page at ${n} nodes`, () => {
-    let root; let project; let kg; let b; let page; let agent; let other;
+    let root; let project; let kg; let b; let page; let agent; let other; let hooked;
     const alike = [];
 
     before(async () => {
@@ -40,6 +40,10 @@ for (const n of SIZES) {
       await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'project', id: 'billing-timeout', gist: 'The billing API answers within 2 s' });
       await mcp(kg.url, 'kg_put_edge', { session_id: agent, level: 'project', from: 'retry-on-503', to: 'billing-timeout', rel: 'depends-on' });
       await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'user', id: 'say-why', gist: 'Say why in every commit message' });
+      // A session Codex's hooks started (kg hook --agent codex sends agent=codex).
+      ({ body: { session_id: hooked } } = await rest(kg.url,
+        `/api/session_bootstrap?project_path=${encodeURIComponent(project)}&claude_session_id=conv-codex&source=startup&agent=codex`));
+      await mcp(kg.url, 'kg_put_node', { session_id: hooked, level: 'project', id: 'migrations-twice', gist: 'Codex ran the migrations twice' });
       ({ body: { session_id: other } } = await rest(kg.url, '/api/sessions/register', { method: 'POST' }));
       await mcp(kg.url, 'kg_put_node', { session_id: other, level: 'user', id: 'tabs-not-spaces', gist: 'This person prefers tabs' });
       // What needs a person: a node whose file changed since, two that say one
@@ -83,6 +87,10 @@ for (const n of SIZES) {
       assert.match(rows.join('\n'), /wrote node retry-on-503 \(v1\)/);
       assert.match(rows.join('\n'), /User graph.*wrote node say-why/);
       assert.match(rows.join('\n'), /linked retry-on-503 depends-on billing-timeout/);
+      // A session started by an agent's hooks is named by the agent.
+      const codex = new RegExp(`^codex · Project ${basename(project)} · from \\d\\d:\\d\\d UTC · “Codex ran the migrations twice”$`);
+      await page.waitForFunction(([sel, re]) => new RegExp(re).test(document.querySelector(sel)?.textContent ?? ''),
+        [`.session-group[data-session="${hooked}"] .session-name`, codex.source], { timeout: 20_000 });
       const otherName = await page.locator(`.session-group[data-session="${other}"] .session-name`).textContent();
       assert.equal(otherName.replace(/\d\d:\d\d/, 'HH:MM'), 'User graph · from HH:MM UTC · “This person prefers tabs”');
       // The generated graph's import: a change without a session.

@@ -68,6 +68,10 @@ test('a session is named by its agent, project, start and the words of the first
   // A session that wrote only the user graph is named by the project kg says it is bound to.
   const u = sessionsOf(entriesOfLog([node(1, 'user-pref', 'prefers tabs', T2, 's3')], { level: 'user' })).get('s3');
   assert.equal(sessionName(withStats(u, { project_path: '/home/dev/api', started_at: Date.parse(T1) / 1000 }), 's3'), 'Project api · from 14:02 UTC · “prefers tabs”');
+  // The agent whose hooks started the session, outside team mode and in it (after the person).
+  assert.equal(sessionName(withStats(ss.get('s1'), { agent: 'codex' }), 's1'), 'codex · Project app · from 14:02 UTC · “prefers tabs”');
+  assert.equal(sessionName(withStats(ss.get('s2'), { agent: 'gemini' }), 's2'), 'alice with gemini · Project app · from 14:05 UTC · “y”');
+  assert.equal(sessionName(withStats(ss.get('s1'), { agent: null }), 's1'), 'Project app · from 14:02 UTC · “prefers tabs”');
 });
 
 test('the day is read once with since=24h, then only what each graph gained; a server without a log hands over', async () => {
