@@ -105,6 +105,17 @@ var rules = []rule{
 	room("domain/duplicates"),
 	room("domain/stale"),
 	room("domain/undo"),
+	room("domain/compaction"),
+	// The session table holds each session's hook state
+	// (docs/decisions/0102-graph-store-package.md); its session ids must not
+	// be guessable, and crypto/rand.Read never fails (app/sessiontable/table.go).
+	inner(rule{prefix: "app/sessiontable", mayImport: []string{"domain", "ports", "app/hookstate"},
+		description: "domain, ports and app/hookstate; never I/O but through ports", allowIO: map[string]string{"crypto/rand": "unguessable session ids"}}),
+	// The maintenance tick's duties on the store, the sessions and the
+	// recorded files (docs/decisions/0102-graph-store-package.md); the stack
+	// of a duty's recovered panic goes into the log.
+	inner(rule{prefix: "app/maintenance", mayImport: []string{"domain", "ports", "app/graphstore", "app/sessiontable", "app/filecheck"},
+		description: "domain, ports and app's lower packages; never I/O but through ports", allowIO: map[string]string{"runtime/debug": "the stack of a recovered panic, for the log"}}),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},
 		description:   "standard library only, and the snowball stemmer; never I/O, logging, the wall clock or goroutines",
@@ -114,11 +125,19 @@ var rules = []rule{
 	// may do I/O.
 	{prefix: "ports/porttest", mayImport: []string{"domain", "ports"}, thirdParty: true, description: "domain, ports and test libraries"},
 	inner(rule{prefix: "ports", mayImport: []string{"domain"}, description: "domain; never I/O"}),
+	// The hook routes, built on app's Service and its one seam for them,
+	// app.HookSupport (docs/decisions/0103-hooks-room.md).
+	inner(rule{prefix: "app/hooks", mayImport: []string{"domain", "ports", "app"}, description: "domain, ports and app; never I/O but through ports"}),
+	// The test environment of the packages built on app (app/hooks): a
+	// service on the memory adapters, test code that ships as a package
+	// (docs/decisions/0103-hooks-room.md).
+	{prefix: "app/internal/apptest", mayImport: []string{"domain", "ports", "app", "adapters/clock", "adapters/storage/memory"},
+		description: "domain, ports, app and the memory adapters it opens the service on"},
 	inner(rule{prefix: "app", mayImport: []string{"domain", "ports"}, description: "domain and ports; never I/O but through ports",
 		allowIO: map[string]string{
-			// The stack of a recovered panic goes into the log (app/commit.go, app/store.go, app/maintenance.go).
+			// The stack of a recovered panic goes into the log (app/graphstore/commit.go, app/graphstore/store.go).
 			"runtime/debug": "the stack of a recovered panic, for the log; and the memory a search of every graph let go, given back at once (docs/design/team.md#scale)",
-			// Session ids must not be guessable, and crypto/rand.Read never fails (app/sessions.go).
+			// Session ids must not be guessable, and crypto/rand.Read never fails (app/sessiontable/table.go).
 			"crypto/rand": "unguessable session ids",
 		}}),
 	// The JSON records the storage adapters share (docs/decisions/0085-one-record-encoding.md): pure encoding, no I/O.

@@ -12,7 +12,8 @@ import (
 )
 
 // TestEveryUseCaseHasACaller checks that each exported method of
-// app.Service and app.Hooks is called by code outside app that is not a test: a use case
+// app.Service and hooks.Hooks (app/hooks) is called by code outside those
+// packages that is not a test: a use case
 // only tests call is staged code that reads as if it ran.
 func TestEveryUseCaseHasACaller(t *testing.T) {
 	useCases, called := useCasesAndCalls(t, ".")
@@ -22,19 +23,20 @@ func TestEveryUseCaseHasACaller(t *testing.T) {
 	for _, name := range useCases {
 		_, method, _ := strings.Cut(name, ".")
 		if !called[method] {
-			t.Errorf("app.%s has no caller outside app/ but tests", name)
+			t.Errorf("%s has no caller outside app/ and app/hooks/ but tests", name)
 		}
 	}
 }
 
-// useCasesAndCalls returns the exported methods of *Service and *Hooks
-// declared in root/app (outside tests), as "Service.Name" or "Hooks.Name", and the names of every selector (x.Name) used
-// by the non-test code outside root/app.
+// useCasesAndCalls returns the exported methods of *Service declared in
+// root/app and of *Hooks declared in root/app/hooks (outside tests), as
+// "Service.Name" or "Hooks.Name", and the names of every selector (x.Name)
+// used by the non-test code outside those two folders.
 func useCasesAndCalls(t *testing.T, root string) (useCases []string, called map[string]bool) {
 	t.Helper()
 	called = map[string]bool{}
 	fset := token.NewFileSet()
-	appDir := filepath.Join(root, "app")
+	useCaseType := map[string]string{filepath.Join(root, "app"): "Service", filepath.Join(root, "app", "hooks"): "Hooks"}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -52,16 +54,11 @@ func useCasesAndCalls(t *testing.T, root string) (useCases []string, called map[
 		if err != nil {
 			return err
 		}
-		if filepath.Dir(path) == appDir {
+		if typ, ok := useCaseType[filepath.Dir(path)]; ok {
 			for _, decl := range f.Decls {
 				fn, ok := decl.(*ast.FuncDecl)
-				if !ok || fn.Recv == nil || !fn.Name.IsExported() {
-					continue
-				}
-				for _, typ := range []string{"Service", "Hooks"} {
-					if receiverIs(fn, typ) {
-						useCases = append(useCases, typ+"."+fn.Name.Name)
-					}
+				if ok && fn.Recv != nil && fn.Name.IsExported() && receiverIs(fn, typ) {
+					useCases = append(useCases, typ+"."+fn.Name.Name)
 				}
 			}
 			return nil

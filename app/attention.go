@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/stale"
 )
@@ -49,6 +50,6 @@ func (s *Service) Attention(ctx context.Context, sc Scope) (_ Attention, err err
 	}
 	at.Duplicates = duplicates.Clusters(e.Graph())
 	at.Secrets = e.Graph().Secrets()
-	at.Edge = domain.PlanCompaction(e.Graph(), now, s.cfg.Policy)
+	at.Edge = compaction.Plan(e.Graph(), now, s.cfg.Policy)
 	return at, nil
 }

@@ -76,7 +76,7 @@ func TestTickAndCloseFoldTheJournals(t *testing.T) {
 				t.Fatal("the new session is stored nowhere")
 			}
 			if end == "tick" {
-				svc.maint.tick(ctx)
+				svc.maint.Tick(ctx)
 			} else if err := svc.Close(ctx); err != nil {
 				t.Fatal(err)
 			}

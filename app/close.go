@@ -14,13 +14,13 @@ func (s *Service) Close(ctx context.Context) error {
 	if err := s.store.Close(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.maint.guard("saving sessions at shutdown", func() error { return s.sessions.save(ctx) }); err != nil {
+	if err := s.maint.Guard("saving sessions at shutdown", func() error { return s.sessions.Save(ctx) }); err != nil {
 		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
 	}
-	if err := s.maint.checkpoint(ctx); err != nil {
+	if err := s.maint.Checkpoint(ctx); err != nil {
 		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
 	}
-	if err := s.maint.guard("saving tool-event counts at shutdown", func() error { return saveToolEvents(ctx, s.tools) }); err != nil {
+	if err := s.maint.Guard("saving tool-event counts at shutdown", func() error { return saveToolEvents(ctx, s.tools) }); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -46,9 +47,9 @@ func (c compactor) runOn(trigger ports.CompactionTrigger, g *domain.Graph, at do
 }
 
 // runListing is runOn listing at most list moves with their reasons
-// (domain.Graph.CompactListing; < 0: all).
+// (compaction.RunListing; < 0: all).
 func (c compactor) runListing(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp, list int) (domain.Moves, []ports.Event) {
-	m := g.CompactListing(at.Now, c.policy, list)
+	m := compaction.RunListing(g, at.Now, c.policy, list)
 	c.metrics.CompactionRan(trigger)
 	if m.Empty() {
 		return m, nil

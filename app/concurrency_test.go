@@ -61,7 +61,7 @@ func TestConcurrentUseAcrossGraphs(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				e.svc.maint.tick(e.ctx)
+				e.svc.maint.Tick(e.ctx)
 			}
 		}()
 	}

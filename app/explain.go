@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // Explanation is what a compaction run of one graph would do now, and
@@ -54,8 +55,8 @@ func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanatio
 	ex := Explanation{Key: e.Key(), Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
 		Weights: p.Weights(), Margin: domain.ResurrectionMargin, Scoring: p.Scoring}
 	e.RLock()
-	ex.Plan = domain.PlanCompaction(e.Graph(), ex.Now, p)
-	ranked, others := domain.Ranks(e.Graph(), ex.Now, p)
+	ex.Plan = compaction.Plan(e.Graph(), ex.Now, p)
+	ranked, others := compaction.Ranks(e.Graph(), ex.Now, p)
 	ex.Ranking = make([]NodeRank, 0, len(ranked)+len(others))
 	for i, r := range ranked {
 		n, _ := e.Graph().Node(r.ID)

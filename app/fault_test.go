@@ -50,7 +50,7 @@ func TestLoadPanicMakesOnlyThatGraphUnavailable(t *testing.T) {
 		t.Error("the graph whose load panicked is cached")
 	}
 	e.wantProblem(projB, "page 7")
-	e.svc.maint.tick(e.ctx) // the old code died here on the nil graph
+	e.svc.maint.Tick(e.ctx) // the old code died here on the nil graph
 	e.put(project(sid), "b", "still fine")
 	e.put(user(sid), "u", "still fine")
 
@@ -79,7 +79,7 @@ func TestCommitPanicFailsTheBatchAndReloadsTheGraph(t *testing.T) {
 		t.Error("the graph is still cached after its save panicked")
 	}
 	e.wantProblem(projA, "page 12")
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 
 	e.store.set(func() { delete(e.store.commitPanic, key) })
 	res, err := e.svc.Read(e.ctx, ReadRequest{SessionID: sid})
@@ -178,7 +178,7 @@ func TestTickAndCloseSurvivePanics(t *testing.T) {
 		e.store.commitPanic[domain.UserGraph] = "boom"
 		e.store.savePanic = "sessions boom"
 	})
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if n, _ := e.store.stored(t, domain.ProjectGraph(projA), "p"); n.LastRead != e.clock.Now() {
 		t.Error("the project graph was not maintained after the user graph's save panicked")
 	}

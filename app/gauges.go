@@ -20,7 +20,7 @@ type GraphGauge struct {
 // idle is not listed.
 func (s *Service) Gauges() Gauges {
 	loaded := s.store.Loaded()
-	out := Gauges{Sessions: s.sessions.count(s.clock.Now()), Graphs: make([]GraphGauge, 0, len(loaded))}
+	out := Gauges{Sessions: s.sessions.Count(s.clock.Now()), Graphs: make([]GraphGauge, 0, len(loaded))}
 	for _, e := range loaded {
 		e.RLock()
 		st := e.Graph().Stats()

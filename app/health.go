@@ -9,7 +9,7 @@ import (
 // is degraded; docs/design/storage.md#failed-saves).
 func (s *Service) Health(_ context.Context) Health {
 	return Health{
-		ActiveSessions: s.sessions.count(s.clock.Now()),
+		ActiveSessions: s.sessions.Count(s.clock.Now()),
 		LoadedGraphs:   len(s.store.Loaded()),
 		Problems:       s.problems(),
 	}
@@ -25,7 +25,7 @@ func (s *Service) problems() []string {
 	}
 	out = append(out, s.store.Problems()...)
 	out = append(out, s.store.Failing.List()...)
-	if p := s.maint.tickProblem(); p != "" {
+	if p := s.maint.TickProblem(); p != "" {
 		out = append(out, p)
 	}
 	return out

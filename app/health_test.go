@@ -259,7 +259,7 @@ func TestHealthDegradedWhileSavesFail(t *testing.T) {
 				t.Fatal("a session was registered while sessions cannot be saved")
 			}
 			clk.Advance(time.Minute)
-			svc.maint.tick(ctx) // its writes, checkpoints and the sessions' save fail too
+			svc.maint.Tick(ctx) // its writes, checkpoints and the sessions' save fail too
 			h := svc.Health(ctx)
 			problems := strings.Join(h.Problems, "\n")
 			t.Logf("health while saves fail:\n%s", problems)
@@ -278,7 +278,7 @@ func TestHealthDegradedWhileSavesFail(t *testing.T) {
 				t.Errorf("the user graph's save succeeded, but health still says it fails: %q", h.Problems)
 			}
 			clk.Advance(time.Minute)
-			svc.maint.tick(ctx)
+			svc.maint.Tick(ctx)
 			if h := svc.Health(ctx); len(h.Problems) != 0 {
 				t.Errorf("health once every save succeeds = %q, want ok", h.Problems)
 			}

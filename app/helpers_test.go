@@ -228,9 +228,6 @@ func (e *env) open() *Service {
 	return svc
 }
 
-// hooks are the hook routes' use cases on the env's service.
-func (e *env) hooks() *Hooks { return NewHooks(e.svc) }
-
 // restart closes the service and starts a new one on the same store.
 func (e *env) restart() {
 	e.t.Helper()

@@ -32,12 +32,12 @@ func TestMaintenancePrunesTheChangeLog(t *testing.T) {
 	if got := stored(); len(got) != 2 {
 		t.Fatalf("stored before pruning: %v", got)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if got := stored(); len(got) != 2 {
 		t.Fatalf("pruned on day 9 of 10: %v", got)
 	}
 	e.clock.Advance(2 * 24 * 3600 * 1e9) // day 11: "old" is past 10 days
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if got := stored(); len(got) != 1 || got[0] != 2 {
 		t.Fatalf("after the tick of day 11 the store holds %v, want only the entry of day 9 (seq 2)", got)
 	}
@@ -165,7 +165,7 @@ func TestUndoOfAnExpiredSessionFindsItsGraphsInTheLog(t *testing.T) {
 	e.put(user(a), "lesson", "written by a")
 	e.put(Scope{SessionID: a, Level: domain.LevelProject, ProjectPath: projB}, "design", "written by a in b")
 	e.clock.Advance(25 * time.Hour) // past KG_SESSION_TTL
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if _, err := e.svc.scope.sessionFor(e.ctx, a); err == nil {
 		t.Fatal("the session did not expire")
 	}

@@ -16,7 +16,7 @@ func TestTickAppliesReadStamps(t *testing.T) {
 	if _, err := e.svc.Read(e.ctx, ReadRequest{SessionID: sid, IDs: []string{"n"}}); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if n, _ := e.store.stored(t, domain.UserGraph, "n"); n.LastRead != e.clock.Now() {
 		t.Errorf("stored last read %d, want %d after the tick", n.LastRead, e.clock.Now())
 	}
@@ -24,7 +24,7 @@ func TestTickAppliesReadStamps(t *testing.T) {
 
 func TestTickCompacts(t *testing.T) {
 	e, _ := overBudget(t)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if storedTiers(t, e, domain.UserGraph)[domain.Archived] == 0 {
 		t.Error("the tick archived nothing in a graph over budget")
 	}
@@ -46,7 +46,7 @@ func TestTickPrunes(t *testing.T) {
 		Seq:   3,
 	})
 	e.restart()
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if _, ok := e.store.stored(t, domain.UserGraph, "old"); ok {
 		t.Error("a node orphaned past the grace survived the tick")
 	}
@@ -70,7 +70,7 @@ func TestTickExpiresTombstones(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(31 * 24 * time.Hour)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	d, _ := e.store.Store.Load(e.ctx, domain.ProjectGraph(projA))
 	if _, ok := d.NodeTombstones["gone"]; ok {
 		t.Error("a tombstone older than 30 days survived the tick")
@@ -86,7 +86,7 @@ func TestTickSurvivesAFailingGraph(t *testing.T) {
 	}
 	e.store.failCommits(domain.UserGraph, errAny)
 	e.clock.Advance(31 * 24 * time.Hour)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	d, _ := e.store.Store.Load(e.ctx, domain.ProjectGraph(projA))
 	if _, ok := d.NodeTombstones["gone"]; ok {
 		t.Error("the project graph was not maintained after the user graph failed")
@@ -99,7 +99,7 @@ func TestTickExpiresAndSavesSessions(t *testing.T) {
 	e.clock.Advance(30 * time.Minute)
 	live := e.session("")
 	e.clock.Advance(45 * time.Minute)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	stored, _ := e.store.LoadSessions(e.ctx)
 	if _, ok := stored[old]; ok {
 		t.Error("expired session still stored after the tick")

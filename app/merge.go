@@ -82,6 +82,6 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in merge.MergeInput,
 	}
 	// A session is not reminded of what it just wrote
 	// (docs/design/hooks.md#sessions-and-the-seen-set).
-	s.sessions.see(t.session, ports.SeenKey(k.Level, in.Into))
+	s.sessions.See(t.session, ports.SeenKey(k.Level, in.Into))
 	return res, nil
 }

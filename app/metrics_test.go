@@ -193,7 +193,7 @@ func TestMetricsReportCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	_, runs, moved, _ = rec.take(e)
 	if want := map[ports.CompactionTrigger]int{ports.CompactionOnRequest: 1, ports.CompactionOnMaintenance: 1}; fmt.Sprint(runs) != fmt.Sprint(want) {
 		t.Errorf("runs = %v, want %v", runs, want)

@@ -6,8 +6,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/kg-memory/kg/adapters/transcript"
 )
 
 // within runs fn and fails the test when it has not returned within d: a
@@ -64,27 +62,8 @@ func TestTickGoesOnWhenATouchedFileBecomesANamedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkfifo(t, file)
-	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.tick(e.ctx) })
+	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.Tick(e.ctx) })
 	if got := staleOf(e.projectNode(root, "n")); got != "[stale: a.txt vanished]" {
 		t.Errorf("mark %q, want [stale: a.txt vanished]", got)
-	}
-}
-
-// A session start whose transcript_path names a named pipe in the home
-// folder answers, with a new session: the pipe is never opened for read.
-func TestBootstrapWithANamedPipeTranscriptAnswers(t *testing.T) {
-	e := newEnv(t)
-	home := t.TempDir()
-	pipe := filepath.Join(home, "t.jsonl")
-	mkfifo(t, pipe)
-	e.transcripts = transcript.Home{Dir: home}
-	e.restart()
-	var r BootstrapResult
-	var err error
-	within(t, 10*time.Second, "session_bootstrap with a named pipe as transcript", func() {
-		r, err = e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: projA, Source: "resume", TranscriptPath: pipe})
-	})
-	if err != nil || r.Reused || r.SessionID == "" {
-		t.Errorf("bootstrap: %+v, %v; want a new session", r, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -48,20 +49,20 @@ func (r *resolver) owner(ctx context.Context) string {
 // must not let anyone else into its user graph. It counts nothing (countOp
 // does, once the use case has succeeded).
 func (r *resolver) sessionFor(ctx context.Context, id string) (ports.Session, error) {
-	if err := r.sessions.ensure(ctx, id); err != nil {
+	if err := r.sessions.Ensure(ctx, id); err != nil {
 		return ports.Session{}, err
 	}
 	if err := r.sessionOwnedBy(id, r.owner(ctx)); err != nil {
 		return ports.Session{}, err
 	}
-	return r.sessions.lookup(id, r.clock.Now())
+	return r.sessions.Lookup(id, r.clock.Now())
 }
 
 // sessionOwnedBy fails, as for an unknown session, unless session id
 // belongs to owner.
 func (r *resolver) sessionOwnedBy(id, owner string) error {
-	if r.sessions.heldByAnother(id, owner) {
-		return unknownSession(id)
+	if r.sessions.HeldByAnother(id, owner) {
+		return sessiontable.Unknown(id)
 	}
 	return nil
 }

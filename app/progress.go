@@ -8,6 +8,25 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
+// maintainTask is the kg_progress task a maintenance pass records itself
+// under (docs/design/hooks.md#maintenance-debt).
+const maintainTask = "maintain"
+
+// maintainedMeta is the graph metadata value that holds when the task
+// maintain was last saved, in microseconds.
+const maintainedMeta = "maintained_us"
+
+// lastMaintained is when the task maintain was last saved on g; 0 for
+// never.
+func lastMaintained(g *domain.Graph) domain.Micros {
+	if raw, ok := g.Meta(maintainedMeta); ok {
+		if t, err := strconv.ParseInt(string(raw), 10, 64); err == nil && t > 0 {
+			return domain.Micros(t)
+		}
+	}
+	return 0
+}
+
 // progressKey resolves the graph of a kg_progress call: the user graph by
 // default.
 func (s *Service) progressKey(ctx context.Context, sc Scope) (target, domain.GraphKey, error) {

@@ -48,7 +48,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	// before its compaction run (docs/design/compaction.md#the-use-count).
 	var counted []string
 	if t.session != "" {
-		counted = s.sessions.claimCounts(t.session, k, []string{in.ID})
+		counted = s.sessions.ClaimCounts(t.session, k, []string{in.ID})
 	}
 	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		var dups []duplicates.Match
@@ -77,11 +77,11 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		return append([]ports.Event{ev}, cev...), nil
 	})
 	if err != nil {
-		s.sessions.unclaimCounts(t.session, k, counted)
+		s.sessions.UnclaimCounts(t.session, k, counted)
 		return PutNodeResult{}, err
 	}
 	// A session is not reminded of what it just wrote
 	// (docs/design/hooks.md#sessions-and-the-seen-set).
-	s.sessions.see(t.session, ports.SeenKey(k.Level, in.ID))
+	s.sessions.See(t.session, ports.SeenKey(k.Level, in.ID))
 	return res, nil
 }

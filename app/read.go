@@ -37,7 +37,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, err
 		}
 		res.Full = &full
-		s.sessions.sawFullRead(t.session, full.shownKeys())
+		s.sessions.SawFullRead(t.session, full.shownKeys())
 		return res, nil
 	}
 	keys := t.keys()
@@ -72,7 +72,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 			return res, nodeNotFound(id, req.Level)
 		}
 	}
-	s.sessions.see(t.session, readKeys(res.Nodes)...)
+	s.sessions.See(t.session, readKeys(res.Nodes)...)
 	return res, nil
 }
 

@@ -50,13 +50,13 @@ func BenchmarkReadByIDStorage(b *testing.B) {
 		if _, err := svc.Import(ctx, Scope{Level: domain.LevelUser}, domain.ImportReplace, doc, ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
-		svc.maint.tick(ctx)
+		svc.maint.Tick(ctx)
 		logBefore := historyBytes(b, root)
 		sess, err := svc.RegisterSession(ctx, "", "")
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc.maint.tick(ctx)
+		svc.maint.Tick(ctx)
 		sessBefore := sessionBytes(b, root)
 		b.StartTimer()
 		for i := range readLogIDs {
@@ -65,7 +65,7 @@ func BenchmarkReadByIDStorage(b *testing.B) {
 				b.Fatal(err)
 			}
 			if i%100 == 99 {
-				svc.maint.tick(ctx)
+				svc.maint.Tick(ctx)
 			}
 		}
 		b.StopTimer()

@@ -22,7 +22,7 @@ func (s *Service) ReadNode(ctx context.Context, sc Scope, id string) (_ NodeRead
 	if !ok {
 		return NodeRead{}, nodeNotFound(id, sc.Level)
 	}
-	s.sessions.see(t.session, ports.SeenKey(rd.Level, id))
+	s.sessions.See(t.session, ports.SeenKey(rd.Level, id))
 	rd.Node = e.WithPendingUses(rd.Node) // shown, not counted (docs/design/compaction.md#the-use-count)
 	return rd, nil
 }

@@ -44,7 +44,7 @@ func (s *Service) newSession(ctx context.Context, project, root, claude string) 
 		wm[k] = e.Graph().DurableSeq()
 		e.RUnlock()
 	}
-	sess, err := s.sessions.create(ctx, project, s.scope.owner(ctx), root, s.clock.Now(), wm, claude)
+	sess, err := s.sessions.Create(ctx, project, s.scope.owner(ctx), root, s.clock.Now(), wm, claude)
 	if err != nil {
 		return ports.Session{}, err
 	}

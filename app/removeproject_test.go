@@ -31,7 +31,7 @@ func TestReadOnlyVisitsWriteNothing(t *testing.T) {
 	}
 	for range 3 {
 		e.clock.Advance(e.cfg.MaintenanceInterval)
-		e.svc.maint.tick(e.ctx)
+		e.svc.maint.Tick(e.ctx)
 	}
 	if ps, err := e.svc.Projects(e.ctx); err != nil || len(ps) != 0 {
 		t.Errorf("Projects = %v, %v; want none", ps, err)

@@ -52,7 +52,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (_ SearchResult
 		res.Unavailable = append(res.Unavailable, down.Error())
 	}
 	if t.session != "" {
-		s.sessions.see(t.session, hitKeys(res.Hits, t.project)...)
+		s.sessions.See(t.session, hitKeys(res.Hits, t.project)...)
 	}
 	return res, nil
 }

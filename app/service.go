@@ -9,6 +9,8 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
+	"github.com/kg-memory/kg/app/maintenance"
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -23,7 +25,7 @@ type Service struct {
 	events   ports.Events
 	log      *slog.Logger
 	store    *graphstore.Store
-	sessions *sessionTable
+	sessions *sessiontable.Table
 	started  domain.Micros
 	damage   func() []string // what the repository found damaged when it opened; nil when it cannot tell
 	// transcripts reads Claude Code transcripts; nil: none is read.
@@ -35,7 +37,7 @@ type Service struct {
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
 	// maint does the maintenance tick's duties (maintenance.go).
-	maint *maintainer
+	maint *maintenance.Maintainer
 
 	// The parts the use cases share, each in its own file.
 	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
@@ -80,17 +82,16 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 
 		transcripts: deps.Transcripts,
 	}
-	s.maint = &maintainer{svc: s}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
 		return nil, wrapErr(err, "load sessions")
 	}
 	fails := &graphstore.Failing{}
-	s.sessions = newSessionTable(deps.Sessions, sessionLimits{TTL: cfg.SessionTTL, Max: cfg.MaxSessions, BoundTTL: cfg.BoundSessionTTL}, stored, log, fails)
+	s.sessions = sessiontable.New(deps.Sessions, sessiontable.Limits{TTL: cfg.SessionTTL, Max: cfg.MaxSessions, BoundTTL: cfg.BoundSessionTTL}, stored, log, fails)
 	shared, _ := deps.Graphs.(ports.SharedGraphRepository)
 	s.store = graphstore.New(graphstore.Deps{
 		Graphs: deps.Graphs, Clock: deps.Clock, Policy: cfg.Policy, Log: log, Events: deps.Events, Metrics: deps.Metrics,
-		MinSeq: s.sessions.maxWatermark, IdleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), MaxLoadedNodes: cfg.MaxLoadedNodes, Failing: fails,
+		MinSeq: s.sessions.MaxWatermark, IdleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), MaxLoadedNodes: cfg.MaxLoadedNodes, Failing: fails,
 		Shared: shared, PrincipalOf: principalName,
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
@@ -104,6 +105,10 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	repo, _ := deps.Graphs.(ports.ToolEventRepository)
 	counter, _ := deps.Graphs.(ports.SharedToolEventRepository)
 	s.tools = hookstate.LoadToolEvents(ctx, repo, counter, log)
+	s.maint = &maintenance.Maintainer{Store: s.store, Sessions: s.sessions, Clock: deps.Clock, Log: log,
+		Interval: cfg.MaintenanceInterval, Policy: cfg.Policy, StaleFilesPerTick: cfg.StaleFilesPerTick, Files: deps.Files,
+		SaveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
+		HistoryNotBefore: func() domain.Micros { return s.history.notBefore(0) }}
 	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
 	s.uses = useCounterFunc(s.counting.countUses)
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
@@ -266,7 +271,7 @@ func unknownProject(field, key string) error {
 // with, kept apart from the use cases themselves.
 type resolver struct {
 	store    *graphstore.Store
-	sessions *sessionTable
+	sessions *sessiontable.Table
 	paths    ports.PathResolver
 	keys     ports.ProjectKeys // team mode: a project's key from its folder; nil: none found
 	clock    ports.Clock
@@ -323,7 +328,7 @@ func (t target) mayRead(k domain.GraphKey) bool { return k.NamableBy(t.owner) }
 // deferred, with the use case's named error.
 func (s *Service) countOp(session string, err *error) {
 	if *err == nil && session != "" {
-		_, _ = s.sessions.touch(session, s.clock.Now()) // a session that expired meanwhile is not revived
+		_, _ = s.sessions.Touch(session, s.clock.Now()) // a session that expired meanwhile is not revived
 	}
 }
 

@@ -95,7 +95,7 @@ func TestSessionActivityIsSavedByTheTickNotPerRequest(t *testing.T) {
 	if got := stored[sid].OpCount; got != 0 {
 		t.Errorf("op count stored after one request = %d, want 0 until the tick", got)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	stored, _ = e.store.LoadSessions(e.ctx)
 	if got := stored[sid].OpCount; got != 1 {
 		t.Errorf("op count stored after the tick = %d, want 1", got)
@@ -144,12 +144,12 @@ func TestSessionSavesNameOnlyWhatChanged(t *testing.T) {
 	}
 	e.put(user(ids[4]), "n", "g")
 	e.clock.Advance(time.Minute)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if ch := last(); len(ch.Put) != 1 || ch.Put[0].ID != ids[4] || ch.Put[0].OpCount != 1 || len(ch.Delete) != 0 {
 		t.Errorf("the tick saved %+v, want only the session that made a request", ch)
 	}
 	n := saves()
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if saves() != n {
 		t.Errorf("a tick with nothing changed saved %+v", last())
 	}
@@ -157,7 +157,7 @@ func TestSessionSavesNameOnlyWhatChanged(t *testing.T) {
 	e.clock.Advance(ttl / 2)
 	e.put(user(ids[4]), "n2", "g") // keeps this one live
 	e.clock.Advance(ttl / 2)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if ch := last(); len(ch.Delete) != 19 || slices.Contains(ch.Delete, ids[4]) {
 		t.Errorf("the expiry saved %+v, want the 19 expired ids removed", ch)
 	}
@@ -178,9 +178,9 @@ func TestFailedSessionSaveIsRetried(t *testing.T) {
 		}
 		return nil
 	})
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	e.store.InjectFault(nil)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	stored, _ := e.store.LoadSessions(e.ctx)
 	if got := stored[sid].OpCount; got != 1 {
 		t.Errorf("op count stored after a failed save and a retry = %d, want 1", got)

@@ -55,7 +55,7 @@ func BenchmarkStaleTick(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if n := svc.maint.checkStaleFiles(ctx); n != files {
+		if n := svc.maint.CheckStaleFiles(ctx); n != files {
 			b.Fatalf("a tick read %d files, want %d", n, files)
 		}
 	}

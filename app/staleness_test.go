@@ -111,7 +111,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	if d := e.projectNode(root, "old-docs"); len(d.Files) != 1 || d.Files[0].Path != "docs/old.md" {
 		t.Fatalf("the edge's file end was not recorded on old-docs: %+v", d.Files)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if ids := e.staleIDs(root); len(ids) != 0 {
 		t.Fatalf("nothing changed, yet stale: %v", ids)
 	}
@@ -128,7 +128,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 
 	seq, v := e.graphSeq(root), e.projectNode(root, "auth-token-refresh").Version
 	e.syncCount(sid) // the writes above, reported
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	wantMarks := map[string]string{
 		"auth-token-refresh": "[stale: src/auth/refresh.py changed]",
 		"old-docs":           "[stale: docs/old.md vanished]",
@@ -170,9 +170,8 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	if err != nil || len(sr.Hits) == 0 || sr.Hits[0].Node.ID != "rename-me" || staleOf(sr.Hits[0].Node) != wantMarks["rename-me"] {
 		t.Errorf("search: %+v, %v", sr.Hits, err)
 	}
-	boot, err := e.hooks().SessionBootstrap(e.ctx, BootstrapRequest{ProjectPath: root, ClaudeSessionID: "c-stale", Source: "startup"})
-	if err != nil || !strings.Contains(boot.Text, "  auth-token-refresh [stale: src/auth/refresh.py changed]: refresh tokens slide\n") {
-		t.Errorf("the preload does not mark it (%v):\n%s", err, boot.Text)
+	if pre := e.preload(root); !strings.Contains(pre.Text, "  auth-token-refresh [stale: src/auth/refresh.py changed]: refresh tokens slide\n") {
+		t.Errorf("the preload does not mark it:\n%s", pre.Text)
 	}
 
 	// A new write clears the mark at once and records the file as it is.
@@ -194,7 +193,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	if got := staleOf(e.projectNode(root, "rename-me")); got != "" {
 		t.Errorf("a mark came back from storage: %q", got)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if got := staleOf(e.projectNode(root, "rename-me")); got != wantMarks["rename-me"] {
 		t.Errorf("after a restart and a tick: %q, want %q", got, wantMarks["rename-me"])
 	}
@@ -206,7 +205,7 @@ func TestStalenessInAGitRepository(t *testing.T) {
 	if err := os.Rename(root, root+"-moved"); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if ids := e.staleIDs(root); len(ids) != 0 {
 		t.Errorf("the root is gone, yet stale: %v", ids)
 	}
@@ -230,7 +229,7 @@ func TestStalenessInAPlainFolder(t *testing.T) {
 		t.Fatalf("recorded %+v; want the file's SHA-256 (the temporary folder is no git work tree)", n.Files)
 	}
 	writeFile(t, filepath.Join(root, "notes.txt"), "abd")
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if got := staleOf(e.projectNode(root, "plain")); got != "[stale: notes.txt changed]" {
 		t.Errorf("mark %q", got)
 	}
@@ -266,7 +265,7 @@ func TestStalenessTickIsBoundedAndReadsEveryFileInTurn(t *testing.T) {
 	}
 	read, ticks := 0, 0
 	for ; ticks < 10; ticks++ {
-		n := e.svc.maint.checkStaleFiles(e.ctx)
+		n := e.svc.maint.CheckStaleFiles(e.ctx)
 		if n > 3 {
 			t.Fatalf("tick %d read %d files, bound 3", ticks, n)
 		}

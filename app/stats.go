@@ -10,18 +10,21 @@ import (
 // the sizes of its graphs. Looking does not count as an operation of the
 // session.
 func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, error) {
-	if err := s.sessions.ensure(ctx, id); err != nil {
+	if err := s.sessions.Ensure(ctx, id); err != nil {
 		return SessionStats{}, err
 	}
 	if err := s.scope.sessionOwnedBy(id, s.scope.owner(ctx)); err != nil {
 		return SessionStats{}, err
 	}
 	now := s.clock.Now()
-	sess, err := s.sessions.lookup(id, now)
+	sess, err := s.sessions.Lookup(id, now)
 	if err != nil {
 		return SessionStats{}, err
 	}
-	res := SessionStats{Session: sess, Now: now, Agent: s.sessions.agentOf(sess.ID)}
+	res := SessionStats{Session: sess, Now: now}
+	if hv, ok := s.sessions.HookView(sess.ID); ok {
+		res.Agent = hv.Agent
+	}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.Get(ctx, k)

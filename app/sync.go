@@ -22,7 +22,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 	defer s.countOp(t.session, &err)
 	// Team mode: what the session was told by another server, and what
 	// other servers committed (shared.go).
-	if err := s.sessions.pull(ctx, sess.ID); err != nil {
+	if err := s.sessions.Pull(ctx, sess.ID); err != nil {
 		return SyncResult{}, err
 	}
 	s.store.Fresh(ctx, t.keys()...)
@@ -43,7 +43,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 			continue
 		}
 		e.RLock()
-		from, err := s.sessions.watermark(sess.ID, k, e.Graph().SeqAt)
+		from, err := s.sessions.Watermark(sess.ID, k, e.Graph().SeqAt)
 		to := e.Graph().DurableSeq()
 		var rep domain.SyncReport
 		if err == nil && to > from {
@@ -53,7 +53,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 		if err != nil {
 			return SyncResult{}, err
 		}
-		s.sessions.advance(sess.ID, k, to)
+		s.sessions.Advance(sess.ID, k, to)
 		if k.Level == domain.LevelUser {
 			res.User = rep
 		} else {
@@ -63,7 +63,7 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 	if len(downs) == len(t.keys()) {
 		return SyncResult{}, noGraphLoads(downs)
 	}
-	if err := s.sessions.push(ctx, sess.ID); err != nil {
+	if err := s.sessions.Push(ctx, sess.ID); err != nil {
 		// Told and not stored: another server may tell the session again.
 		s.log.Warn("a sync's watermarks could not be stored", "session", sess.ID, "err", err)
 	}

@@ -66,13 +66,13 @@ func TestHealthIsDegradedWhileATickOverruns(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.svc.maint.tick(e.ctx)
+		e.svc.maint.Tick(e.ctx)
 	}()
 	<-files.entered
 	if got := tickProblems(e.svc); len(got) != 0 {
 		t.Errorf("a tick just started: %q, want no problem", got)
 	}
-	e.clock.Advance(e.svc.maint.tickOverrun() + time.Second)
+	e.clock.Advance(e.svc.maint.TickOverrun() + time.Second)
 	if got := tickProblems(e.svc); len(got) != 1 || !strings.Contains(got[0], "has run for") {
 		t.Errorf("a tick past its limit: problems %q, want one naming the overrun", got)
 	}
@@ -95,5 +95,5 @@ func TestTickStalenessDutyHasADeadline(t *testing.T) {
 	sid := e.session(root)
 	e.putTouches(sid, "n", "touches a file", "a.txt")
 	files.armed.Store(true)
-	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.tick(e.ctx) })
+	within(t, 10*time.Second, "the maintenance tick", func() { e.svc.maint.Tick(e.ctx) })
 }

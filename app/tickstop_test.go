@@ -66,13 +66,13 @@ func TestTickStoppedByShutdownLogsNoError(t *testing.T) {
 	stop()
 	fsys.set(context.Canceled) // what the storage's I/O answers once the tick's context is done
 	logs.take()
-	svc.maint.tick(stopping)
+	svc.maint.Tick(stopping)
 	if out := logs.take(); strings.Contains(out, "level=ERROR") {
 		t.Errorf("a tick cancelled by the stop logged errors:\n%s", out)
 	}
 
 	fsys.set(syscall.ENOSPC)
-	svc.maint.tick(context.Background())
+	svc.maint.Tick(context.Background())
 	if out := logs.take(); !strings.Contains(out, "level=ERROR") {
 		t.Errorf("a tick whose saves fail while the server runs logged no error:\n%s", out)
 	}

@@ -90,7 +90,7 @@ func TestTheTickAppliesTheBoundOnceStampsAreSaved(t *testing.T) {
 	if n := loaded(); n != 3 {
 		t.Fatalf("%d project graphs loaded after three reads with stamps pending, want 3 (none could go)", n)
 	}
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if n := loaded(); n != 2 {
 		t.Errorf("%d project graphs loaded after the tick, want 2 (6 nodes, a bound of 5)", n)
 	}

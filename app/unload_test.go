@@ -29,12 +29,12 @@ func TestIdleProjectGraphIsUnloaded(t *testing.T) {
 	key := domain.ProjectGraph(projA)
 
 	e.clock.Advance(DefaultIdleUnload - time.Minute)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if !e.cached(key) {
 		t.Fatal("a graph used within IdleUnload was unloaded")
 	}
 	e.clock.Advance(time.Minute)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if e.cached(key) {
 		t.Fatal("a graph idle for IdleUnload is still loaded")
 	}
@@ -68,7 +68,7 @@ func TestRequestsKeepAGraphLoaded(t *testing.T) {
 		if _, err := e.svc.Search(e.ctx, SearchRequest{Query: "g", SessionID: sid}); err != nil {
 			t.Fatal(err)
 		}
-		e.svc.maint.tick(e.ctx)
+		e.svc.maint.Tick(e.ctx)
 		if !e.cached(domain.ProjectGraph(projA)) {
 			t.Fatal("a graph with a request every half IdleUnload was unloaded")
 		}
@@ -81,7 +81,7 @@ func TestIdleUnloadOff(t *testing.T) {
 	sid := e.session(projA)
 	e.put(project(sid), "p", "g")
 	e.clock.Advance(100 * DefaultIdleUnload)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if !e.cached(domain.ProjectGraph(projA)) {
 		t.Error("a graph was unloaded with IdleUnload off")
 	}
@@ -100,7 +100,7 @@ func TestWriteAndStampRacingAnUnload(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(DefaultIdleUnload)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if e.cached(key) {
 		t.Fatal("not unloaded")
 	}
@@ -128,10 +128,10 @@ func TestWriteAndStampRacingAnUnload(t *testing.T) {
 
 	// The same for a read stamp.
 	e.clock.Advance(DefaultIdleUnload)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	at := e.clock.Now()
 	e.svc.store.Stamp(e.ctx, fresh, "p", at)
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	if n, _ := e.store.stored(t, key, "p"); n.LastRead != at {
 		t.Errorf("stored last read = %d, want the stamp %d made through the unloaded entry", n.LastRead, at)
 	}
@@ -150,7 +150,7 @@ func TestReloadKeepsSeqsOfAFailedSave(t *testing.T) {
 	}{
 		{"unloaded when idle", errAny, func(e *env) {
 			e.clock.Advance(DefaultIdleUnload)
-			e.svc.maint.tick(e.ctx)
+			e.svc.maint.Tick(e.ctx)
 		}},
 		{"dropped after damage", ports.ErrDamaged, func(*env) {}},
 	}
@@ -216,14 +216,14 @@ func TestUnloadReleasesTheGraphInTheRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	svc.maint.tick(e.ctx)
+	svc.maint.Tick(e.ctx)
 	rs.mu.Lock()
 	if len(rs.released) != 0 {
 		t.Errorf("released %v before any graph was idle", rs.released)
 	}
 	rs.mu.Unlock()
 	e.clock.Advance(DefaultIdleUnload)
-	svc.maint.tick(e.ctx)
+	svc.maint.Tick(e.ctx)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	want := []domain.GraphKey{domain.ProjectGraph(projA), domain.ProjectGraph(projB)}
@@ -264,7 +264,7 @@ func TestManyProjectsHoldNoFiles(t *testing.T) {
 	}
 	loaded := openFiles(t)
 	clk.Advance(DefaultIdleUnload)
-	svc.maint.tick(ctx)
+	svc.maint.Tick(ctx)
 	if h := svc.Health(ctx); h.LoadedGraphs != 1 {
 		t.Fatalf("%d graphs still loaded after the idle unload, want 1", h.LoadedGraphs)
 	}

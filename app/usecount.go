@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/app/graphstore"
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -15,7 +16,7 @@ import (
 // the graph's next batch.
 type useCounting struct {
 	clock    ports.Clock
-	sessions *sessionTable
+	sessions *sessiontable.Table
 	store    *graphstore.Store
 }
 
@@ -48,7 +49,7 @@ func (uc *useCounting) countUses(ctx context.Context, sessionID string, key doma
 		return domain.Invalidf("ids", "required: at least one node id")
 	}
 	now := uc.clock.Now()
-	sess, err := uc.sessions.lookup(sessionID, now)
+	sess, err := uc.sessions.Lookup(sessionID, now)
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func (uc *useCounting) countFresh(ctx context.Context, e *graphstore.Entry, sess
 	if session == "" {
 		return nil // calls without a session count nothing
 	}
-	fresh := uc.sessions.claimCounts(session, e.Key(), ids)
+	fresh := uc.sessions.ClaimCounts(session, e.Key(), ids)
 	if len(fresh) > 0 {
 		uc.store.CountUses(ctx, e, fresh, now)
 	}

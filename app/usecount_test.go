@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -24,7 +25,7 @@ func (e *env) readByID(sid string, ids ...string) []NodeRead {
 // stored use count and version of node id of key.
 func (e *env) storedUse(key domain.GraphKey, id string) (domain.Use, domain.Version) {
 	e.t.Helper()
-	e.svc.maint.tick(e.ctx)
+	e.svc.maint.Tick(e.ctx)
 	n, ok := e.store.stored(e.t, key, id)
 	if !ok {
 		e.t.Fatalf("node %q not stored", id)
@@ -219,20 +220,20 @@ func TestCountUsesRefusals(t *testing.T) {
 func TestCountedSetIsCapped(t *testing.T) {
 	e := newEnv(t)
 	a := e.session(projA)
-	ids := make([]string, MaxCountedPerGraph+1)
+	ids := make([]string, sessiontable.MaxCountedPerGraph+1)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("n%05d", i)
 	}
-	e.svc.sessions.claimCounts(a, domain.UserGraph, ids)
-	s, err := e.svc.sessions.lookup(a, e.clock.Now())
+	e.svc.sessions.ClaimCounts(a, domain.UserGraph, ids)
+	s, err := e.svc.sessions.Lookup(a, e.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := s.Counted[domain.UserGraph]
-	if len(got) != MaxCountedPerGraph || got[0] != "n00001" || got[len(got)-1] != ids[len(ids)-1] {
-		t.Errorf("counted set: %d ids from %s to %s, want %d from n00001", len(got), got[0], got[len(got)-1], MaxCountedPerGraph)
+	if len(got) != sessiontable.MaxCountedPerGraph || got[0] != "n00001" || got[len(got)-1] != ids[len(ids)-1] {
+		t.Errorf("counted set: %d ids from %s to %s, want %d from n00001", len(got), got[0], got[len(got)-1], sessiontable.MaxCountedPerGraph)
 	}
-	if fresh := e.svc.sessions.claimCounts(a, domain.UserGraph, []string{"n00000", "n00001"}); len(fresh) != 1 || fresh[0] != "n00000" {
+	if fresh := e.svc.sessions.ClaimCounts(a, domain.UserGraph, []string{"n00000", "n00001"}); len(fresh) != 1 || fresh[0] != "n00000" {
 		t.Errorf("claim after the cap = %v, want the forgotten n00000 only", fresh)
 	}
 }
@@ -255,7 +256,7 @@ func TestCompactionKeepsWhatSessionsUse(t *testing.T) {
 			}
 			e.clock.Advance(time.Hour)
 			e.put(Scope{Level: domain.LevelUser}, "written-once", "a lesson no session came back to: "+strings.Repeat("word ", 60))
-			e.svc.maint.tick(e.ctx)
+			e.svc.maint.Tick(e.ctx)
 			e.cfg.Policy.MaxTokens = 100
 			e.restart()
 			if _, err := e.svc.Compact(e.ctx, user(a)); err != nil {

@@ -8,11 +8,26 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
 )
+
+// UsefulResult is what kg_useful marked.
+type UsefulResult struct {
+	SessionID string
+	Marked    []UsefulNode // marked now
+	Already   []UsefulNode // marked by this session before: unchanged
+}
+
+// UsefulNode names a node of one graph.
+type UsefulNode struct {
+	Level   domain.Level
+	Project string
+	ID      string
+}
 
 // Limits of kg_useful (docs/design/hooks.md#kg_useful).
 const (
@@ -37,8 +52,8 @@ func (s *Service) MarkUseful(ctx context.Context, sessionID string, ids []string
 	if err != nil {
 		return UsefulResult{}, err
 	}
-	s.sessions.hookPull(ctx, sess.ID)
-	defer s.sessions.hookStore(ctx, sess.ID) // after countOp: with the operation counted
+	s.sessions.HookPull(ctx, sess.ID)
+	defer s.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer s.countOp(sess.ID, &err)
 	if ids, err = checkUsefulIDs(ids); err != nil {
 		return UsefulResult{}, err
@@ -83,7 +98,7 @@ func checkUsefulIDs(ids []string) ([]string, error) {
 		return nil, domain.Invalidf("ids", "%d ids, limit %d", len(ids), MaxUsefulIDs)
 	}
 	for i, id := range ids {
-		if id == "" || checkHookString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
+		if id == "" || hookstate.CheckString("ids["+strconv.Itoa(i)+"]", id, domain.MaxIDLen*4) != nil {
 			return nil, domain.Invalidf("ids["+strconv.Itoa(i)+"]", "%q is not a node id", id)
 		}
 	}
@@ -155,8 +170,8 @@ func findUseful(ctx context.Context, st *graphstore.Store, t target, ids []strin
 // unreserveUseful). It returns the seen-set keys of the marks reserved and
 // the nodes the session had marked already, or the error of a call that
 // would pass the allowance, reserving nothing.
-func reserveUseful(t *sessionTable, session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
-	t.withHooks(session, func(h *hookstate.State) bool {
+func reserveUseful(t *sessiontable.Table, session string, found []usefulIDs) (fresh []string, already []UsefulNode, err error) {
+	t.WithHooks(session, func(h *hookstate.State) bool {
 		var add []string
 		for _, gi := range found {
 			for _, id := range gi.ids {
@@ -234,12 +249,12 @@ func recordUsefulMark(g *domain.Graph, id string, at domain.Stamp) {
 
 // unreserveUseful gives back the reserved marks of fresh that were not
 // saved (not in saved).
-func unreserveUseful(t *sessionTable, session string, fresh []string, saved []UsefulNode) {
+func unreserveUseful(t *sessiontable.Table, session string, fresh []string, saved []UsefulNode) {
 	keep := map[string]bool{}
 	for _, n := range saved {
 		keep[ports.SeenKey(n.Level, n.ID)] = true
 	}
-	t.withHooks(session, func(h *hookstate.State) bool {
+	t.WithHooks(session, func(h *hookstate.State) bool {
 		h.Useful = slices.DeleteFunc(h.Useful, func(k string) bool { return slices.Contains(fresh, k) && !keep[k] })
 		return true
 	})

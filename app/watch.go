@@ -24,13 +24,13 @@ type Watch struct {
 func (s *Service) Watch(ctx context.Context, sessionID, projectPath, projectKey string) (Watch, error) {
 	w := Watch{Owner: s.scope.owner(ctx)}
 	if sessionID != "" {
-		if err := s.sessions.ensure(ctx, sessionID); err != nil {
+		if err := s.sessions.Ensure(ctx, sessionID); err != nil {
 			return Watch{}, err
 		}
 		if err := s.scope.sessionOwnedBy(sessionID, w.Owner); err != nil {
 			return Watch{}, err
 		}
-		sess, err := s.sessions.lookup(sessionID, s.clock.Now())
+		sess, err := s.sessions.Lookup(sessionID, s.clock.Now())
 		if err != nil {
 			return Watch{}, err
 		}

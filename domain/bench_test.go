@@ -23,7 +23,7 @@ var benchSizes = []int{1_000, 10_000, 100_000}
 //     restore, and a garbage collection after it, are outside the timer);
 //   - restore+full: the same with the restore timed too, for comparison with
 //     the cost of loading a graph;
-//   - plan: the dry run (PlanCompaction) on an unchanged graph;
+//   - plan: the dry run (compaction.Plan) on an unchanged graph;
 //   - within-budget: the run after a write to a graph within both budgets,
 //     the common case, which must be O(1);
 //   - after-write: a write of a node the first run orphaned, which makes it
@@ -47,7 +47,7 @@ func BenchmarkCompact(b *testing.B) {
 				g := restore()
 				runtime.GC() // the previous graph's garbage is not this run's cost
 				b.StartTimer()
-				if m := g.Compact(workloadNow, p); len(m.Archived) == 0 {
+				if m := compactRun(g, workloadNow, p); len(m.Archived) == 0 {
 					b.Fatal("the run archived nothing")
 				}
 			}
@@ -55,7 +55,7 @@ func BenchmarkCompact(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d/run=restore+full", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				restore().Compact(workloadNow, p)
+				compactRun(restore(), workloadNow, p)
 			}
 		})
 		b.Run(fmt.Sprintf("nodes=%d/run=plan", n), func(b *testing.B) {
@@ -63,23 +63,23 @@ func BenchmarkCompact(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				PlanCompaction(g, workloadNow, p)
+				compactPlan(g, workloadNow, p)
 			}
 		})
 		b.Run(fmt.Sprintf("nodes=%d/run=within-budget", n), func(b *testing.B) {
 			g := restore()
-			g.Compact(workloadNow, p)
+			compactRun(g, workloadNow, p)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if m := g.Compact(workloadNow, p); !m.Empty() {
+				if m := compactRun(g, workloadNow, p); !m.Empty() {
 					b.Fatal("a run within budget moved nodes")
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("nodes=%d/run=after-write", n), func(b *testing.B) {
 			g := restore()
-			g.Compact(workloadNow, p)
+			compactRun(g, workloadNow, p)
 			g.Checkpoint()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -89,7 +89,7 @@ func BenchmarkCompact(b *testing.B) {
 				if _, err := g.PutNode(NodeInput{ID: d.ID, Gist: d.Gist, Notes: d.Notes}, at); err != nil {
 					b.Fatal(err)
 				}
-				g.Compact(at.Now, p)
+				compactRun(g, at.Now, p)
 				g.Checkpoint()
 			}
 		})
@@ -103,7 +103,7 @@ func BenchmarkSearch(b *testing.B) {
 	queries := workloadQueries(64)
 	for _, n := range benchSizes {
 		g := workloadGraph(b, n)
-		g.Compact(workloadNow, p)
+		compactRun(g, workloadNow, p)
 		g.searchIndex() // built by the first search, not timed here (BenchmarkSearchIndex)
 		graphs := []*Graph{g}
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
@@ -182,7 +182,7 @@ func withCommonWord(query string, i int) string {
 func BenchmarkSearchShortWord(b *testing.B) {
 	const n = 5_000
 	g := workloadGraph(b, n)
-	g.Compact(workloadNow, workloadPolicy())
+	compactRun(g, workloadNow, workloadPolicy())
 	g.searchIndex()
 	graphs := []*Graph{g}
 	queries := workloadQueries(200)

@@ -1,5 +1,14 @@
 package domain
 
+// The passes a Move names (Move.Pass).
+const (
+	PassArchive        = "archive"          // pass 1: over max, archive in rank order down to the target
+	PassResurrect      = "resurrect"        // pass 1b: an older archived node swapped back in
+	PassArchiveForSwap = "archive-for-swap" // pass 1b: archived to make room for a resurrected node
+	PassOrphan         = "orphan"           // pass 2: archived ids over the archived budget
+	PassPrune          = "prune"            // maintenance: orphaned longer than the orphan grace
+)
+
 // Move is one tier change made by compaction or pruning, with the facts
 // that decided it — what the dry-run plan, the compacted event and the web
 // page show.
@@ -20,7 +29,7 @@ type Moves struct {
 	Pruned   []string
 	Steps    []Move // every kept move, in the order made; only the first ones when the run listed fewer
 	// Unlisted counts the kept moves left out of Steps by a run told to
-	// list fewer (Graph.CompactListing): they are in the id lists above,
+	// list fewer (compaction.RunListing): they are in the id lists above,
 	// without a rank or a reason.
 	Unlisted int
 

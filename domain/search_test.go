@@ -427,7 +427,7 @@ func TestSearchEdgeEndsAfterRollback(t *testing.T) {
 // hundreds of its words and every node id holds "n".
 func TestSearchShortWordCostsLittle(t *testing.T) {
 	g := workloadGraph(t, 2_000)
-	g.Compact(workloadNow, workloadPolicy())
+	compactRun(g, workloadNow, workloadPolicy())
 	graphs := []*Graph{g}
 	for i, q := range workloadQueries(200) {
 		_, plain, err := searchWithWork(graphs, q, DefaultSearchLim)

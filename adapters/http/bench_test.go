@@ -15,6 +15,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 )
 
 // BenchmarkToolCall is the cost of one MCP tool call through the whole
@@ -35,7 +36,7 @@ func BenchmarkToolCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = svc.Close(context.Background()) })
-	h := NewServer(Config{Version: "bench", Storage: "memory", Clock: clk, Started: clk.Now()}, svc, app.NewHooks(svc), hub, log)
+	h := NewServer(Config{Version: "bench", Storage: "memory", Clock: clk, Started: clk.Now()}, svc, hooks.New(svc), hub, log)
 	sess, err := svc.RegisterSession(context.Background(), "", "")
 	if err != nil {
 		b.Fatal(err)

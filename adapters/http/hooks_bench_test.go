@@ -21,6 +21,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -73,7 +74,7 @@ func BenchmarkHookRoutesHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = svc.Close(ctx) })
-	srv := httptest.NewServer(NewServer(Config{Version: "bench", Storage: "memory", Clock: clock.System{}, Started: now}, svc, app.NewHooks(svc), hub, log))
+	srv := httptest.NewServer(NewServer(Config{Version: "bench", Storage: "memory", Clock: clock.System{}, Started: now}, svc, hooks.New(svc), hub, log))
 	b.Cleanup(srv.Close)
 	do := func(b *testing.B, method, path, body string) {
 		var rd io.Reader

@@ -20,6 +20,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -87,7 +88,7 @@ func TestRefusalsAreLoggedWithPathHostAndOrigin(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = svc.Close(context.Background()) })
 	const token = "s3cret-token"
-	srv := httptest.NewServer(NewServer(Config{AuthToken: token, Clock: clk, Started: clk.Now()}, svc, app.NewHooks(svc), hub, log))
+	srv := httptest.NewServer(NewServer(Config{AuthToken: token, Clock: clk, Started: clk.Now()}, svc, hooks.New(svc), hub, log))
 	host := strings.TrimPrefix(srv.URL, "http://")
 
 	secretBody := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"secret":"node contents"}}`

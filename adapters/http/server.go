@@ -67,7 +67,7 @@ type Service interface {
 }
 
 // Hooks is what the HTTP side needs of the hooks: the use cases of the hook
-// routes. *app.Hooks implements it.
+// routes. *hooks.Hooks implements it.
 type Hooks interface {
 	rest.Hooks
 }

@@ -22,13 +22,14 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
 
 var _ Service = (*app.Service)(nil)
 
-var _ Hooks = (*app.Hooks)(nil)
+var _ Hooks = (*hooks.Hooks)(nil)
 
 // brokenUser is a store whose user graph cannot be loaded.
 type brokenUser struct{ *memory.Store }
@@ -65,7 +66,7 @@ func newTestServer(t *testing.T, cfg Config, graphs ports.GraphRepository) *test
 		t.Fatal(err)
 	}
 	cfg.Clock, cfg.Started = clk, clk.Now()
-	h := NewServer(cfg, svc, app.NewHooks(svc), hub, log)
+	h := NewServer(cfg, svc, hooks.New(svc), hub, log)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		hub.Close() // ends the sockets, which the server's Close does not wait for

@@ -201,8 +201,8 @@ func (st *Store) commitBatch(ctx context.Context, e *Entry, batch []*writeOp, st
 		e.syncMu.Lock()
 		defer e.syncMu.Unlock()
 		var err error
-		if w, err = st.beginShared(ctx, e); err != nil {
-			st.failBeforeApply(e, batch, stamps, err)
+		if w, err = (team{st}).beginShared(ctx, e); err != nil {
+			team{st}.failBeforeApply(e, batch, stamps, err)
 			return
 		}
 	}
@@ -354,7 +354,7 @@ func (st *Store) save(ctx context.Context, e *Entry, w ports.GraphWrite, batch [
 		var err error
 		switch hr, logs := st.Graphs.(ports.HistoryRepository); {
 		case w != nil:
-			err = st.commitShared(ctx, e, w, batch)
+			err = team{st}.commitShared(ctx, e, w, batch)
 		case logs:
 			err = hr.CommitLogged(ctx, e.key, e.g, e.g.Pending(), batchLog(e.g, batch))
 		default:

@@ -30,13 +30,19 @@ import (
 //     and after a reconnection, or every poll, checks every loaded graph
 //     (sharedWatcher).
 
+// team is the store's team-mode part: the catch-up of its graphs, a
+// batch's write order in the database and the publishing of other servers'
+// batches. It is the store itself, seen through what only team mode does,
+// so that Store's own methods are the cache's and the committer's.
+type team struct{ *Store }
+
 // loadShared loads a graph of a shared repository with its position. The
 // graph is restored with no lowest seq: its durable seq must be exactly
 // the database's, never a watermark above it, or a session could skip a
 // seq another server commits later (docs/design/team.md#the-write-order).
 // The compaction run of the load is committed like a write; when another
 // server committed meanwhile, the load starts again.
-func (st *Store) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, bool, error) {
+func (st team) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Graph, uint64, bool, error) {
 	for attempt := 1; ; attempt++ {
 		data, at, err := st.Shared.LoadAt(ctx, key)
 		if err != nil {
@@ -89,7 +95,7 @@ var errStaleCopy = errors.New("this server's copy of the graph cannot be caught 
 // state, publishing the events of what it applies. The caller holds
 // e.syncMu. A copy that cannot be caught up is dropped from the cache; the
 // batch's writes then go to the graph loaded afresh.
-func (st *Store) beginShared(ctx context.Context, e *Entry) (ports.GraphWrite, error) {
+func (st team) beginShared(ctx context.Context, e *Entry) (ports.GraphWrite, error) {
 	w, remote, err := st.Shared.BeginWrite(ctx, e.key, e.at)
 	if err != nil {
 		if errors.Is(err, ports.ErrLogGap) {
@@ -109,7 +115,7 @@ func (st *Store) beginShared(ctx context.Context, e *Entry) (ports.GraphWrite, e
 // failBeforeApply ends a batch that could not begin: each write gets err
 // (errGone sends it to the graph loaded afresh), and the read stamps go back
 // to the queue for the next batch.
-func (st *Store) failBeforeApply(e *Entry, batch []*writeOp, stamps map[string]domain.Micros, err error) {
+func (st team) failBeforeApply(e *Entry, batch []*writeOp, stamps map[string]domain.Micros, err error) {
 	if !errors.Is(err, errGone) {
 		st.Log.Error("a write could not lock its graph in the database", "graph", e.key.String(), "writes", len(batch), "err", err)
 		err = unavailableWrite(e.key, err)
@@ -134,7 +140,7 @@ func (st *Store) failBeforeApply(e *Entry, batch []*writeOp, stamps map[string]d
 // commitShared commits the batch through w, recording who wrote what and
 // its events in the change log, and moves e to the batch's position. The
 // caller holds e.syncMu and e.mu for reading.
-func (st *Store) commitShared(ctx context.Context, e *Entry, w ports.GraphWrite, batch []*writeOp) error {
+func (st team) commitShared(ctx context.Context, e *Entry, w ports.GraphWrite, batch []*writeOp) error {
 	rec := ports.BatchRecord{}
 	for _, op := range batch {
 		if op.err != nil {
@@ -159,7 +165,7 @@ func (st *Store) commitShared(ctx context.Context, e *Entry, w ports.GraphWrite,
 // applyRemote applies batches other servers committed, in order, to e's
 // copy and publishes their events. The caller holds e.syncMu. A copy with
 // changes of its own that are not committed cannot take them (errStaleCopy).
-func (st *Store) applyRemote(e *Entry, remote []ports.CommittedBatch) error {
+func (st team) applyRemote(e *Entry, remote []ports.CommittedBatch) error {
 	if len(remote) == 0 {
 		return nil
 	}
@@ -190,7 +196,7 @@ func pendingItems(cs domain.ChangeSet) bool {
 // they went out already, and records that they did. Its compaction moves
 // are another server's work: they go to the subscribers, never to this
 // server's metrics (docs/design/team.md#health-and-metrics).
-func (st *Store) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
+func (st team) publishBatch(key domain.GraphKey, b ports.CommittedBatch) {
 	if !st.published.claim(key, b.At) {
 		return
 	}
@@ -253,7 +259,7 @@ func (p *publishMarks) followed() []domain.GraphKey {
 // dropStale takes a copy that cannot be caught up out of the cache; the
 // next request loads the graph afresh. It is no fault: Health lists
 // nothing.
-func (st *Store) dropStale(e *Entry, why error) {
+func (st team) dropStale(e *Entry, why error) {
 	e.q.Lock()
 	e.gone = true
 	e.q.Unlock()
@@ -263,7 +269,7 @@ func (st *Store) dropStale(e *Entry, why error) {
 
 // catchUp brings e to the committed state if it is behind head (0: ask the
 // change log), applying and publishing what other servers committed.
-func (st *Store) catchUp(ctx context.Context, e *Entry, head uint64) error {
+func (st team) catchUp(ctx context.Context, e *Entry, head uint64) error {
 	e.syncMu.Lock()
 	defer e.syncMu.Unlock()
 	e.q.Lock()
@@ -306,13 +312,13 @@ func (st *Store) Fresh(ctx context.Context, keys ...domain.GraphKey) (stale bool
 		}
 	}
 	st.mu.Unlock()
-	return st.catchUpAll(ctx, entries) != nil
+	return team{st}.catchUpAll(ctx, entries) != nil
 }
 
 // catchUpAll checks the positions of entries in one round trip and catches
 // up those behind. It returns the error of the check when the database
 // could not answer it: the entries are then as they were.
-func (st *Store) catchUpAll(ctx context.Context, entries []*Entry) error {
+func (st team) catchUpAll(ctx context.Context, entries []*Entry) error {
 	var ready []*Entry
 	for _, e := range entries {
 		select {
@@ -356,7 +362,7 @@ func (st *Store) catchUpAll(ctx context.Context, entries []*Entry) error {
 // server has not loaded it publishes the events alone, read from the
 // change log, so a /ws subscriber hears of every graph it listens to.
 type sharedWatcher struct {
-	st  *Store
+	st  team
 	ctx context.Context
 	log interface {
 		Warn(msg string, args ...any)
@@ -480,5 +486,5 @@ func (w *sharedWatcher) Resync() {
 
 // Watch runs the listener until ctx is done (Service.Run starts it).
 func (st *Store) Watch(ctx context.Context) {
-	st.Shared.Watch(ctx, &sharedWatcher{st: st, ctx: ctx, log: st.Log})
+	st.Shared.Watch(ctx, &sharedWatcher{st: team{st}, ctx: ctx, log: st.Log})
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
@@ -92,12 +93,12 @@ type Entry struct {
 	mu sync.RWMutex
 	g  *domain.Graph
 
-	// preload is g's preload order kept between session starts; it names
+	// Preload is g's preload order kept between session starts; it names
 	// the graph and its change count, so a stale one is never used
 	// (docs/design/hooks.md#the-preload).
 	Preload atomic.Pointer[recall.PreloadRanking]
 
-	// filesRoot is the folder a write last read the graph's files from,
+	// FilesRoot is the folder a write last read the graph's files from,
 	// in team mode, where the graph's key names no folder; the tick reads
 	// them from it (docs/design/trust.md#staleness). Nil: the project's path.
 	FilesRoot atomic.Pointer[string]
@@ -128,6 +129,7 @@ type Entry struct {
 // errGone is what enqueue returns for an entry that has left the cache.
 var errGone = errors.New("the graph left the cache")
 
+// New returns an empty store on d: graphs load on first use (Get).
 func New(d Deps) *Store {
 	if d.Failing == nil {
 		d.Failing = &Failing{}
@@ -214,7 +216,7 @@ func (st *Store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 		}
 	}()
 	if st.Shared != nil {
-		return st.loadShared(ctx, key)
+		return team{st}.loadShared(ctx, key)
 	}
 	data, err := st.Graphs.Load(ctx, key)
 	if err != nil {
@@ -257,7 +259,7 @@ func (st *Store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 
 // compactLoaded runs the compaction of a graph just loaded.
 func (st *Store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
-	moves := g.Compact(st.Clock.Now(), st.Policy)
+	moves := compaction.Run(g, st.Clock.Now(), st.Policy)
 	st.Metrics.CompactionRan(ports.CompactionOnLoad)
 	if !moves.Empty() {
 		st.Metrics.NodesMoved(moves) // served from now on, saved now or with the next write

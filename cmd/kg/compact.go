@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net/url"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -13,8 +10,11 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
+	graphcompaction "github.com/kg-memory/kg/domain/compaction" // its own compaction is what kg compact prints
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -47,7 +47,7 @@ func (g *graphFlags) key() (domain.GraphKey, error) {
 		if g.project == "" {
 			return domain.GraphKey{}, config.Usagef("--level project needs --project PATH")
 		}
-		p, err := projectPath("--project", g.project)
+		p, err := project.Path("--project", g.project)
 		if err != nil {
 			return domain.GraphKey{}, err
 		}
@@ -63,23 +63,6 @@ func scopeQuery(k domain.GraphKey) url.Values {
 		q.Set("project_path", k.Project)
 	}
 	return q
-}
-
-// graphName names a graph for people: "user graph", "project /p".
-func graphName(k domain.GraphKey) string {
-	if k.Level == domain.LevelUser {
-		return "user graph"
-	}
-	return "project " + k.Project
-}
-
-// compaction is what `kg compact` prints: which graph, whether it was a
-// dry run, and the moves in the API's shape.
-type compaction struct {
-	Level   string  `json:"level"`
-	Project *string `json:"project"`
-	DryRun  bool    `json:"dry_run"`
-	apijson.Moves
 }
 
 func newCompactCommand(e env) *cobra.Command {
@@ -107,7 +90,7 @@ func newCompactCommand(e env) *cobra.Command {
 			return err
 		}
 		ctx := c.Context()
-		out := compaction{Level: string(key.Level), DryRun: dryRun}
+		out := report.Compaction{Level: string(key.Level), DryRun: dryRun}
 		if key.Project != "" {
 			out.Project = &key.Project
 		}
@@ -117,8 +100,8 @@ func newCompactCommand(e env) *cobra.Command {
 		}
 		if err == nil && srv != nil && key.Level == domain.LevelProject {
 			var known []string
-			if known, err = serverProjects(ctx, srv); err == nil {
-				err = requireKnownProject(key, cfg.Root, known)
+			if known, err = project.OfServer(ctx, srv); err == nil {
+				err = project.RequireKnown(key, cfg.Root, known)
 			}
 		}
 		switch {
@@ -139,7 +122,7 @@ func newCompactCommand(e env) *cobra.Command {
 		if asJSON {
 			return printJSON(c.OutOrStdout(), out)
 		}
-		printMoves(c, key, out)
+		report.Moves(c.OutOrStdout(), key, out)
 		return nil
 	}
 	return c
@@ -162,7 +145,7 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 		return domain.Moves{}, err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return domain.Moves{}, err
 	}
 	g, data, err := loadGraph(ctx, st, key)
@@ -171,9 +154,9 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 	}
 	now := clock.System{}.Now()
 	if dryRun {
-		return domain.PlanCompaction(g, now, cfg.App.Policy), nil
+		return graphcompaction.Plan(g, now, cfg.App.Policy), nil
 	}
-	m := g.Compact(now, cfg.App.Policy)
+	m := graphcompaction.Run(g, now, cfg.App.Policy)
 	if !g.Pending().Empty() && !data.Empty() {
 		if err := st.Graphs.Commit(ctx, key, g, g.Pending()); err != nil {
 			return domain.Moves{}, err
@@ -204,41 +187,4 @@ func maxWatermark(sessions map[string]ports.Session, key domain.GraphKey) uint64
 		m = max(m, s.Synced[key])
 	}
 	return m
-}
-
-// printMoveCounts sums up the moves of a compaction run in one line, for a
-// command whose run may move thousands (kg import of a large graph).
-func printMoveCounts(c *cobra.Command, m apijson.Moves) {
-	budget := fmt.Sprintf("estimate %d tokens", m.EstimateBefore)
-	if m.EstimateAfter != m.EstimateBefore {
-		budget = fmt.Sprintf("estimate %d → %d tokens", m.EstimateBefore, m.EstimateAfter)
-	}
-	printf(c, "compaction: %d archived, %d restored, %d orphaned, %d pruned (%s); --verbose lists every move\n",
-		len(m.Archived), len(m.Restored), len(m.Orphaned), len(m.Pruned), budget)
-}
-
-// printMoves prints a compaction for people: one line for the graph, one
-// per move.
-func printMoves(c *cobra.Command, key domain.GraphKey, out compaction) {
-	verb, none := "made", "nothing to move"
-	if out.DryRun {
-		verb, none = "would make", "nothing would move"
-	}
-	budget := fmt.Sprintf("estimate %d tokens", out.EstimateBefore)
-	if out.EstimateAfter != out.EstimateBefore {
-		budget = fmt.Sprintf("estimate %d → %d tokens", out.EstimateBefore, out.EstimateAfter)
-	}
-	if out.OverBudget {
-		budget += ", still over the budget (what is left is in grace, or edges between references)"
-	}
-	if len(out.Moves.Moves) == 0 {
-		printf(c, "%s: %s (%s)\n", graphName(key), none, budget)
-		return
-	}
-	printf(c, "%s: %s %d move(s) (%s)\n", graphName(key), verb, len(out.Moves.Moves), budget)
-	w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-	for _, m := range out.Moves.Moves {
-		fmt.Fprintf(w, "  %s\t%s\t%s → %s\t%s\n", m.Pass, m.ID, m.From, m.To, strings.TrimSpace(m.Reason))
-	}
-	_ = w.Flush()
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 )
 
 // oldUserGraph writes a user graph in the replaced server's format with n
@@ -42,7 +44,7 @@ func TestCompactOffline(t *testing.T) {
 	}
 
 	code, out, stderr = runKG(t, nil, append([]string{"compact", "--json"}, budget...)...)
-	var got compaction
+	var got report.Compaction
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
 		t.Fatalf("run: exit %d, %v\n%s%s", code, err, out, stderr)
 	}
@@ -89,7 +91,7 @@ func TestCompactThroughTheServer(t *testing.T) {
 	callTool(t, p.Addr, "kg_put_node", map[string]any{"session_id": sid, "level": "project", "id": "p1", "gist": "a project node"})
 
 	code, out, stderr := runKG(t, nil, "compact", "--dry-run", "--project", project, "--json", "--storage-root", root)
-	var plan compaction
+	var plan report.Compaction
 	if err := json.Unmarshal([]byte(out), &plan); code != 0 || err != nil {
 		t.Fatalf("plan: exit %d, %v\n%s%s", code, err, out, stderr)
 	}

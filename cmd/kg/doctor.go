@@ -15,6 +15,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/doctor"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -199,7 +200,7 @@ func checkBackendMarker(c *doctor.Checkup, cfg config.Config) string {
 // that holds the root's bolt file: each graph as its export reads it.
 func checkContentThroughServer(ctx context.Context, c *doctor.Checkup, srv *apiclient.Client) {
 	keys := []domain.GraphKey{domain.UserGraph}
-	projects, err := serverProjects(ctx, srv)
+	projects, err := project.OfServer(ctx, srv)
 	if err != nil {
 		c.Add(doctor.LevelWarn, "server", "the list of projects cannot be read: "+err.Error(), "run kg doctor again")
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/atomicfile"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -56,8 +58,8 @@ func newExportCommand(e env) *cobra.Command {
 			return err
 		case srv != nil:
 			var known []string
-			if known, err = serverProjects(ctx, srv); err == nil {
-				err = requireKnownProject(key, cfg.Root, known)
+			if known, err = project.OfServer(ctx, srv); err == nil {
+				err = project.RequireKnown(key, cfg.Root, known)
 			}
 			if err == nil {
 				err = srv.Call(ctx, "GET", "/api/export", scopeQuery(key), nil, &doc)
@@ -88,7 +90,7 @@ func exportOffline(ctx context.Context, e env, cfg config.Config, key domain.Gra
 		return err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return err
 	}
 	g, _, err := loadGraph(ctx, st, key)
@@ -238,7 +240,7 @@ func (in *importInput) send(ctx context.Context, srv *apiclient.Client, bar *pro
 // print reports what the import wrote, deleted, redacted and moved.
 func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
 	printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
-		in.file, graphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
+		in.file, report.GraphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
 	if in.mode == domain.ImportReplace {
 		printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
 	}
@@ -248,9 +250,9 @@ func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
 	}
 	if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
 		if in.verbose {
-			printMoves(c, in.key, compaction{Level: string(in.key.Level), Moves: *res.Compaction})
+			report.Moves(c.OutOrStdout(), in.key, report.Compaction{Level: string(in.key.Level), Moves: *res.Compaction})
 		} else {
-			printMoveCounts(c, *res.Compaction)
+			report.MoveCounts(c.OutOrStdout(), *res.Compaction)
 		}
 	}
 }
@@ -310,7 +312,7 @@ func importOffline(ctx context.Context, e env, cfg config.Config, key domain.Gra
 		return apijson.ImportResult{}, err
 	}
 	defer closeApp()
-	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), graphName(key)))
+	bar.describe(fmt.Sprintf("kg import: writing %d node(s), %d edge(s) into the %s", len(data.Nodes), len(data.Edges), report.GraphName(key)))
 	bar.set(1, steps)
 	r, err := svc.Import(ctx, app.Scope{Level: key.Level, ProjectPath: key.Project}, mode, data, opt)
 	if err != nil {

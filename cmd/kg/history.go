@@ -16,6 +16,8 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
 )
@@ -109,7 +111,7 @@ func newHistoryCommand(e env) *cobra.Command {
 		if asJSON {
 			return printJSON(c.OutOrStdout(), out)
 		}
-		printHistory(c, key, out)
+		report.History(c.OutOrStdout(), key, out)
 		return nil
 	}
 	return c
@@ -126,11 +128,11 @@ func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key dom
 	}
 	if srv != nil {
 		if key.Level == domain.LevelProject {
-			known, err := serverProjects(ctx, srv)
+			known, err := project.OfServer(ctx, srv)
 			if err != nil {
 				return err
 			}
-			if err := requireKnownProject(key, cfg.Root, known); err != nil {
+			if err := project.RequireKnown(key, cfg.Root, known); err != nil {
 				return err
 			}
 		}
@@ -145,7 +147,7 @@ func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key dom
 		return err
 	}
 	defer closeStorage()
-	if err := requireStoredProject(ctx, st, key, cfg.Root); err != nil {
+	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
 		return err
 	}
 	svc, closeApp, err := initApp(ctx, cfg, st, log)
@@ -159,66 +161,6 @@ func throughServerOrFiles(ctx context.Context, e env, cfg config.Config, key dom
 	closeCtx, cancel := context.WithTimeout(context.Background(), flushTimeout)
 	defer cancel()
 	return svc.Close(closeCtx)
-}
-
-func itemName(c apijson.ItemChange) string {
-	if c.Item == "edge" && c.Edge != nil {
-		return "edge " + domain.EdgeKey{From: c.Edge.From, To: c.Edge.To, Rel: c.Edge.Rel}.String()
-	}
-	if c.Item == "graph" {
-		return "the graph"
-	}
-	return "node " + c.ID
-}
-
-// printHistory prints a page of the change log for people: one line per
-// entry, then its diff, each field's old lines with "-" and new ones with
-// "+".
-func printHistory(c *cobra.Command, key domain.GraphKey, h apijson.History) {
-	if len(h.Entries) == 0 {
-		printf(c, "%s: no change in the history\n", graphName(key))
-		return
-	}
-	for _, e := range h.Entries {
-		who := "no session"
-		if e.SessionID != "" {
-			who = "session " + e.SessionID
-		}
-		if e.Principal != "" {
-			who += " (" + e.Principal + ")"
-		}
-		line := fmt.Sprintf("seq %d  %s  %s  %s %s", e.Seq, e.Time, who, e.Op, itemName(e.ItemChange))
-		if e.Tier != nil {
-			line += fmt.Sprintf(": %s → %s", e.Tier.From, e.Tier.To)
-		}
-		if e.Detail != "" {
-			line += fmt.Sprintf(" (%s, %d item(s))", e.Detail, len(e.Items))
-		}
-		printf(c, "%s\n", line)
-		printDiff(c, "    ", e.Diff)
-		for _, it := range e.Items {
-			printf(c, "    %s\n", itemName(it))
-			printDiff(c, "      ", it.Diff)
-		}
-	}
-	if h.NextBeforeSeq != nil {
-		printf(c, "(older changes: raise --limit, or GET /api/history?before_seq=%d)\n", *h.NextBeforeSeq)
-	}
-}
-
-func printDiff(c *cobra.Command, indent string, diff []apijson.FieldDiff) {
-	for _, d := range diff {
-		lines := func(mark, text string) {
-			if text == "" {
-				return
-			}
-			for _, l := range strings.Split(text, "\n") {
-				printf(c, "%s%-8s %s %s\n", indent, d.Field, mark, l)
-			}
-		}
-		lines("-", d.Before)
-		lines("+", d.After)
-	}
 }
 
 func newUndoCommand(e env) *cobra.Command {
@@ -276,7 +218,7 @@ func newUndoCommand(e env) *cobra.Command {
 		if asJSON {
 			return printJSON(c.OutOrStdout(), out)
 		}
-		printUndo(c, out)
+		report.Undo(c.OutOrStdout(), out)
 		return nil
 	}
 	return c
@@ -320,38 +262,4 @@ func undoBody(req app.UndoRequest) map[string]any {
 		body["session_id"] = req.Session
 	}
 	return body
-}
-
-// printUndo prints an undo for people: per graph, what was (or would be)
-// put back and what was skipped, and why.
-func printUndo(c *cobra.Command, out apijson.Undo) {
-	verb := "put back"
-	if out.DryRun {
-		verb = "would put back"
-	}
-	for _, g := range out.Graphs {
-		name := "user graph"
-		if g.ProjectPath != nil {
-			name = "project " + *g.ProjectPath
-		}
-		if g.Error != "" {
-			printf(c, "%s: not undone: %s\n", name, g.Error)
-			continue
-		}
-		printf(c, "%s: %s %d item(s), skipped %d\n", name, verb, len(g.Applied), len(g.Skipped))
-		for _, st := range g.Applied {
-			seq := ""
-			if st.Seq != nil {
-				seq = fmt.Sprintf(" (seq %d)", *st.Seq)
-			}
-			printf(c, "  %s %s%s\n", st.Action, stepName(st), seq)
-		}
-		for _, st := range g.Skipped {
-			printf(c, "  skipped %s: %s\n", stepName(st), st.Reason)
-		}
-	}
-}
-
-func stepName(st apijson.UndoStep) string {
-	return itemName(apijson.ItemChange{Item: st.Item, ID: st.ID, Edge: st.Edge})
 }

@@ -4,23 +4,18 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/url"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/http/apijson"
-	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/project"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
-	"github.com/kg-memory/kg/domain"
-	"github.com/kg-memory/kg/ports"
 )
 
 // newProjectCommand is `kg project list`, `kg project mv` and `kg project rm`.
@@ -54,7 +49,7 @@ func newProjectRmCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		path, err := projectPath("PATH", args[0])
+		path, err := project.Path("PATH", args[0])
 		if err != nil {
 			return err
 		}
@@ -203,11 +198,6 @@ func listOffline(ctx context.Context, e env, cfg config.Config) ([]apijson.Proje
 	return out, nil
 }
 
-// projectMover is what a backend offers `kg project mv`.
-type projectMover interface {
-	MoveProject(ctx context.Context, from, to string) error
-}
-
 func newProjectMvCommand(e env) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mv OLD_PATH NEW_PATH",
@@ -223,7 +213,7 @@ func newProjectMvCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		from, to, err := projectMovePaths(args[0], args[1])
+		from, to, err := project.MovePaths(args[0], args[1])
 		if err != nil {
 			return err
 		}
@@ -242,16 +232,16 @@ func newProjectMvCommand(e env) *cobra.Command {
 			return err
 		}
 		defer closeStorage()
-		already, err := moveProjectGraph(ctx, cfg, st, from, to)
+		already, err := project.MoveGraph(ctx, st, cfg.Storage, from, to)
 		if err != nil {
 			return err
 		}
 		if !already {
-			if err := logProjectMove(ctx, st, from, to); err != nil {
+			if err := project.LogMove(ctx, st, from, to); err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "kg project mv: the memory moved, but its change log entry could not be written: %v\n", err)
 			}
 		}
-		n, err := moveSessions(ctx, st.Sessions, from, to)
+		n, err := project.MoveSessions(ctx, st.Sessions, from, to)
 		if err != nil {
 			return fmt.Errorf("the memory moved, but its sessions did not follow: %w (run the same command again)", err)
 		}
@@ -266,86 +256,6 @@ func newProjectMvCommand(e env) *cobra.Command {
 	return c
 }
 
-// projectMovePaths checks the OLD_PATH and NEW_PATH of kg project mv: two
-// project paths, not one.
-func projectMovePaths(oldArg, newArg string) (from, to string, err error) {
-	if from, err = projectPath("OLD_PATH", oldArg); err != nil {
-		return "", "", err
-	}
-	if to, err = projectPath("NEW_PATH", newArg); err != nil {
-		return "", "", err
-	}
-	if from == to {
-		return "", "", config.Usagef("OLD_PATH and NEW_PATH are both %s", from)
-	}
-	return from, to, nil
-}
-
-// moveProjectGraph moves the graph of from to to. already reports that it
-// was moved before (perhaps by a run cut short before the sessions
-// followed): then only the sessions are left to do.
-func moveProjectGraph(ctx context.Context, cfg config.Config, st store.Storage, from, to string) (already bool, err error) {
-	mover, ok := st.Graphs.(projectMover)
-	if !ok {
-		return false, fmt.Errorf("the %s backend cannot move a project", cfg.Storage)
-	}
-	err = mover.MoveProject(ctx, from, to)
-	if domain.KindOf(err) != domain.KindNotFound {
-		return false, err
-	}
-	if stored, lerr := st.Graphs.List(ctx); lerr == nil {
-		for _, sg := range stored {
-			if sg.Key.Project == to {
-				already, err = true, nil
-			}
-		}
-	}
-	if err != nil {
-		return false, fmt.Errorf("%w (`kg project list` shows the projects that have memory)", err)
-	}
-	return already, nil
-}
-
-// logProjectMove records a project move in the moved graph's change log as
-// one entry of the whole graph (docs/design/trust.md#history-and-undo).
-func logProjectMove(ctx context.Context, st store.Storage, from, to string) error {
-	hr, ok := st.Graphs.(ports.HistoryRepository)
-	if !ok {
-		return nil
-	}
-	key := domain.ProjectGraph(to)
-	d, err := st.Graphs.Load(ctx, key)
-	if err != nil {
-		return err
-	}
-	g, _ := domain.Restore(key, d, domain.RestoreOptions{})
-	cs := domain.NewChangeSet()
-	cs.Meta = true
-	entry := domain.HistoryEntry{Seq: g.Seq(), Time: clock.System{}.Now(), Op: domain.HistoryProjectMv, Graph: true,
-		Detail: "moved from " + from + " to " + to}
-	if err := hr.CommitLogged(ctx, key, g, cs, domain.HistoryBatch{SeqBefore: g.DurableSeq(), SeqAfter: g.Seq(), Entries: []domain.HistoryEntry{entry}}); err != nil {
-		return err
-	}
-	if cp, ok := st.Graphs.(ports.GraphCheckpointer); ok {
-		return cp.Checkpoint(ctx, key, g)
-	}
-	return nil
-}
-
-// projectPath reads a project path argument as the server names projects:
-// absolute, cleaned, symbolic links resolved when it exists.
-func projectPath(name, arg string) (string, error) {
-	abs, err := filepath.Abs(arg)
-	if err != nil {
-		return "", config.Usagef("invalid %s %q: %v", name, arg, err)
-	}
-	p, err := paths.OS{}.Canonical(abs)
-	if err != nil {
-		return "", config.Usagef("invalid %s %q: %v", name, arg, err)
-	}
-	return p, nil
-}
-
 // openLocked opens the root's backend on a root whose lock this process
 // already holds, checking its marker as the server does.
 func openLocked(ctx context.Context, cfg config.Config, log *slog.Logger) (store.Storage, func(), error) {
@@ -357,33 +267,4 @@ func openLocked(ctx context.Context, cfg config.Config, log *slog.Logger) (store
 		return store.Storage{}, nil, err
 	}
 	return b.Open(ctx, store.LockedRoot(cfg.Root), log)
-}
-
-// moveSessions makes the sessions of project from sessions of project to,
-// watermarks included, and returns how many it changed.
-func moveSessions(ctx context.Context, repo ports.SessionRepository, from, to string) (int, error) {
-	sessions, err := repo.LoadSessions(ctx)
-	if err != nil {
-		return 0, err
-	}
-	oldKey, newKey := domain.ProjectGraph(from), domain.ProjectGraph(to)
-	moved := map[string]ports.Session{}
-	for id, s := range sessions {
-		changed := false
-		if s.ProjectPath == from {
-			s.ProjectPath, changed = to, true
-		}
-		if seq, ok := s.Synced[oldKey]; ok {
-			s.Synced = maps.Clone(s.Synced)
-			delete(s.Synced, oldKey)
-			s.Synced[newKey], changed = seq, true
-		}
-		if changed {
-			moved[id] = s
-		}
-	}
-	if len(moved) == 0 {
-		return 0, nil
-	}
-	return len(moved), repo.UpdateSessions(ctx, ports.PutSessions(moved))
 }

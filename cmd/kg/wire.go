@@ -17,6 +17,7 @@ import (
 	khttp "github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/ports"
@@ -63,7 +64,7 @@ var appSet = wire.NewSet(
 // call.
 var httpSet = wire.NewSet(
 	httpConfig,
-	app.NewHooks,
+	hooks.New,
 	khttp.NewServer,
 	wire.Struct(new(server), "*"),
 )
@@ -71,7 +72,7 @@ var httpSet = wire.NewSet(
 // initServer builds the server on an opened storage, with its metrics.
 func initServer(ctx context.Context, cfg config.Config, st store.Storage, log *slog.Logger) (*server, func(), error) {
 	panic(wire.Build(appSet, httpSet, newMetrics, wire.Bind(new(ports.Metrics), new(*metrics.Metrics)),
-		wire.Bind(new(khttp.Service), new(*app.Service)), wire.Bind(new(khttp.Hooks), new(*app.Hooks))))
+		wire.Bind(new(khttp.Service), new(*app.Service)), wire.Bind(new(khttp.Hooks), new(*hooks.Hooks))))
 }
 
 // initApp builds the app alone on an opened storage, for a command that

@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/events"
 	"github.com/kg-memory/kg/adapters/http"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/ports"
@@ -102,8 +103,8 @@ func initServer(ctx context.Context, cfg config.Config, st store.Storage, log *s
 		return nil, nil, err
 	}
 	config3 := httpConfig(cfg, clock, metrics, st)
-	hooks := app.NewHooks(service)
-	handler := http.NewServer(config3, service, hooks, hub, log)
+	hooksHooks := hooks.New(service)
+	handler := http.NewServer(config3, service, hooksHooks, hub, log)
 	mainServer := &server{
 		Service: service,
 		Handler: handler,
@@ -166,5 +167,5 @@ var appSet = wire.NewSet(wire.FieldsOf(new(store.Storage), "Graphs", "Sessions")
 // httpSet is the HTTP side of the server, with the hooks its hook routes
 // call.
 var httpSet = wire.NewSet(
-	httpConfig, app.NewHooks, http.NewServer, wire.Struct(new(server), "*"),
+	httpConfig, hooks.New, http.NewServer, wire.Struct(new(server), "*"),
 )

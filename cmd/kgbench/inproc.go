@@ -17,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -127,7 +128,7 @@ func startServer(ctx context.Context, backend, root string, wrap func(ports.Grap
 		_ = svc.Close()
 		return nil, err
 	}
-	h := khttp.NewServer(khttp.Config{Version: "kgbench", Storage: backend, Clock: clock.System{}, Started: clock.System{}.Now()}, svc, app.NewHooks(svc.Service), svc.hub, log)
+	h := khttp.NewServer(khttp.Config{Version: "kgbench", Storage: backend, Clock: clock.System{}, Started: clock.System{}.Now()}, svc, hooks.New(svc.Service), svc.hub, log)
 	s := &server{service: svc, URL: "http://" + ln.Addr().String() + "/", http: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}, ln: ln}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil

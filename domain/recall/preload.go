@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/stale"
 )
@@ -106,7 +107,7 @@ func PreloadOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []*domain
 // preloadItems returns g's active nodes in no order, and the first time
 // after now when one of them leaves its creation grace (0: none is in it).
 func preloadItems(g *domain.Graph, gi int, now domain.Micros, p domain.Policy) ([]preloadItem, domain.Micros) {
-	ranked, others := domain.Ranks(g, now, p)
+	ranked, others := compaction.Ranks(g, now, p)
 	items := make([]preloadItem, 0, g.Stats().Active)
 	var until domain.Micros
 	for _, r := range others {

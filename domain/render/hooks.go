@@ -7,7 +7,7 @@ import (
 )
 
 // The texts of the Claude Code hooks: the recall above a prompt and the
-// nudges (docs/design/hooks.md#recall). What they show is app.Hooks' choice.
+// nudges (docs/design/hooks.md#recall). What they show is the hooks' choice (app/hooks).
 
 // UserLabel marks a node of the user graph in a recall (Node.Label): most
 // memory is the project's.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // archiveGraph is a graph of the nodes ids, written by session "w", then
@@ -98,7 +99,7 @@ func TestUndoLeavesCompactionsMoves(t *testing.T) {
 	}
 	p := domain.DefaultPolicy()
 	p.MaxTokens, p.Grace = 1, 0
-	if m := g.Compact(200, p); m.Empty() {
+	if m := compaction.Run(g, 200, p); m.Empty() {
 		t.Fatalf("compaction moved %+v, want x archived", m)
 	}
 	log := g.TakeChangeLog(a, domain.HistoryPut)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // A write the change log does not hold never gets undone: when the item's
@@ -61,7 +62,7 @@ func TestUndoLooksThroughAPromotionByRead(t *testing.T) {
 	// archived id fits the archived budget, so x is not orphaned.
 	p := domain.DefaultPolicy()
 	p.MaxTokens, p.Grace = domain.NodeBaseTokens, 0
-	if m := g.Compact(200, p); len(m.Archived) != 1 || len(m.Orphaned) != 0 {
+	if m := compaction.Run(g, 200, p); len(m.Archived) != 1 || len(m.Orphaned) != 0 {
 		t.Fatalf("compaction moved %+v, want x archived", m)
 	}
 	log = append(log, g.TakeChangeLog(domain.Stamp{Now: 200}, domain.HistoryPut)...)

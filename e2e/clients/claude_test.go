@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// Marks of what kg's hooks add to what the model receives (app/bootstrap.go,
-// app/prompt.go, app/toolevent.go).
+// Marks of what kg's hooks add to what the model receives (app/hooks:
+// bootstrap.go, prompt.go, toolevent.go).
 const (
 	preloadMark = "kg memory preloaded. session_id:"
 	recallMark  = "kg recall (session_id"

@@ -16,6 +16,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/bolt"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 )
 
 // The team-mode figures of docs/design/benchmarks.md#team-mode: two servers
@@ -36,7 +37,7 @@ func boltServer(b *testing.B) *instance {
 		b.Fatal(err)
 	}
 	c := clock.System{}
-	srv := httptest.NewServer(khttp.NewServer(khttp.Config{Version: "bench", Storage: "bolt", Clock: c, Started: c.Now()}, svc, app.NewHooks(svc), hub, quiet))
+	srv := httptest.NewServer(khttp.NewServer(khttp.Config{Version: "bench", Storage: "bolt", Clock: c, Started: c.Now()}, svc, hooks.New(svc), hub, quiet))
 	b.Cleanup(func() {
 		srv.Close()
 		_ = svc.Close(context.Background())

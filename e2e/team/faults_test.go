@@ -22,6 +22,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 )
 
 // TestListenerKilled: B's listener connection is killed
@@ -252,7 +253,7 @@ func TestChildServer(t *testing.T) {
 	}
 	fmt.Printf("addr http://%s\n", ln.Addr())
 	c := clock.System{}
-	_ = http.Serve(ln, khttp.NewServer(khttp.Config{Version: "child", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, app.NewHooks(svc), hub, quiet))
+	_ = http.Serve(ln, khttp.NewServer(khttp.Config{Version: "child", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store}, svc, hooks.New(svc), hub, quiet))
 }
 
 // TestServerKilledMidBatch: a server is killed with SIGKILL while eight

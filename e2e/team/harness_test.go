@@ -35,6 +35,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/postgres/pgtest"
 	"github.com/kg-memory/kg/adapters/transcript"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -157,7 +158,7 @@ func start(t testing.TB, url, name string, opt options) *instance {
 		t.Fatalf("app %s: %v", name, err)
 	}
 	c := clock.System{}
-	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store, Metrics: stats}, svc, app.NewHooks(svc), hub, logger())
+	h := khttp.NewServer(khttp.Config{Version: "test", Storage: "postgres", Clock: c, Started: c.Now(), Principals: store, Metrics: stats}, svc, hooks.New(svc), hub, logger())
 	in := &instance{t: t, name: name, store: store, svc: svc, stats: stats, hub: hub, srv: httptest.NewServer(h), done: make(chan struct{})}
 	in.url = in.srv.URL
 	rctx, cancel := context.WithCancel(context.Background())

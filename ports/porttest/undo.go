@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
@@ -272,7 +273,7 @@ func (r *undoRun) randomChange(at domain.Stamp) (domain.HistoryOp, func()) {
 		return domain.HistoryPut, func() {
 			p := domain.DefaultPolicy()
 			p.MaxTokens, p.Grace = 1+r.rnd.IntN(40), 0
-			g.Compact(at.Now, p)
+			compaction.Run(g, at.Now, p)
 		}
 	default: // a read by id that promotes
 		return domain.HistoryMove, func() {

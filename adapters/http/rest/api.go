@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
@@ -43,14 +44,14 @@ type Service interface {
 	Undo(ctx context.Context, req app.UndoRequest) (app.UndoResult, error)
 }
 
-// Hooks is the part of *app.Hooks the hook routes use: one use case per
+// Hooks is the part of *hooks.Hooks the hook routes use: one use case per
 // route (docs/design/hooks.md).
 type Hooks interface {
-	SessionBootstrap(ctx context.Context, req app.BootstrapRequest) (app.BootstrapResult, error)
-	SessionStateOf(ctx context.Context, projectPath, projectKey string) (app.SessionState, error)
-	PromptContext(ctx context.Context, req app.PromptRequest) (app.HookText, error)
-	ToolEvent(ctx context.Context, req app.ToolEventRequest) (app.HookText, error)
-	MaintenanceDebt(ctx context.Context) (app.DebtReport, error)
+	SessionBootstrap(ctx context.Context, req hooks.BootstrapRequest) (hooks.BootstrapResult, error)
+	SessionStateOf(ctx context.Context, projectPath, projectKey string) (hooks.SessionState, error)
+	PromptContext(ctx context.Context, req hooks.PromptRequest) (hooks.HookText, error)
+	ToolEvent(ctx context.Context, req hooks.ToolEventRequest) (hooks.HookText, error)
+	MaintenanceDebt(ctx context.Context) (hooks.DebtReport, error)
 }
 
 // API serves the REST routes.

@@ -19,6 +19,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -80,7 +81,7 @@ func (e *env) start(cfg khttp.Config, acfg app.Config) {
 		e.t.Fatal(err)
 	}
 	cfg.Clock, cfg.Started = e.clock, e.clock.Now()
-	srv := httptest.NewServer(khttp.NewServer(cfg, svc, app.NewHooks(svc), hub, log))
+	srv := httptest.NewServer(khttp.NewServer(cfg, svc, hooks.New(svc), hub, log))
 	e.t.Cleanup(func() {
 		hub.Close()
 		srv.Close()

@@ -7,6 +7,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -41,7 +42,7 @@ func (c hookCall) answered(injected int) {
 func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 	call := a.hookCall(metrics.HookSessionBootstrap)
 	q := r.URL.Query()
-	res, err := a.hooks.SessionBootstrap(r.Context(), app.BootstrapRequest{ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
+	res, err := a.hooks.SessionBootstrap(r.Context(), hooks.BootstrapRequest{ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
 		ClaudeSessionID: q.Get("claude_session_id"), Source: q.Get("source"), TranscriptPath: q.Get("transcript_path"),
 		Agent: q.Get("agent")})
 	if err != nil {
@@ -119,7 +120,7 @@ func (a *API) promptContext(w http.ResponseWriter, r *http.Request) {
 		call.fail(w, r, err)
 		return
 	}
-	res, err := a.hooks.PromptContext(r.Context(), app.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+	res, err := a.hooks.PromptContext(r.Context(), hooks.PromptRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
 		ProjectKey: in.projectKey(r), Prompt: in.Prompt})
 	if err != nil {
 		call.fail(w, r, err)
@@ -138,7 +139,7 @@ func (a *API) toolEvent(w http.ResponseWriter, r *http.Request) {
 		call.fail(w, r, err)
 		return
 	}
-	res, err := a.hooks.ToolEvent(r.Context(), app.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+	res, err := a.hooks.ToolEvent(r.Context(), hooks.ToolEventRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
 		ProjectKey: in.projectKey(r), ToolName: in.ToolName,
 		FilePath: in.ToolInput.FilePath, URL: in.ToolInput.URL, Query: in.ToolInput.Query})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/kg-memory/kg/adapters/paths"
 	"github.com/kg-memory/kg/adapters/storage/memory"
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -75,7 +76,7 @@ func newEnv(t *testing.T, opts ...func(*setup)) *env {
 		t.Fatal(err)
 	}
 	s.http.Clock, s.http.Started = e.clock, e.clock.Now()
-	e.srv = httptest.NewServer(khttp.NewServer(s.http, svc, app.NewHooks(svc), e.hub, log))
+	e.srv = httptest.NewServer(khttp.NewServer(s.http, svc, hooks.New(svc), e.hub, log))
 	e.url = e.srv.URL
 	t.Cleanup(func() {
 		e.hub.Close()

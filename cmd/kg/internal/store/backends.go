@@ -35,7 +35,7 @@ type Backend struct {
 	// InRoot says the backend keeps its data in files under the storage
 	// root: the root's lock guards them, .backend records the backend, and
 	// `kg migrate` can copy between such backends. Its provider set takes
-	// the lock (lockRoot); a backend that lives elsewhere takes none.
+	// the lock (LockRoot); a backend that lives elsewhere takes none.
 	InRoot bool
 	// Holds reports whether a root without a .backend marker holds this
 	// Backend's data; nil for never. A root of the replaced server has a

@@ -1,0 +1,10 @@
+package domain_test
+
+import (
+	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
+)
+
+// init links compaction into the internal tests of domain
+// (compaction_link_test.go).
+func init() { domain.LinkCompaction(compaction.Run, compaction.Plan) }
