@@ -228,6 +228,9 @@ for (const n of SIZES) {
       const rowTier = (id) => page.locator(`.list-panel .node-item[data-id="${id}"] .badge:not(.badge-stale)`);
       await pick(three);
       assert.equal(await bar.locator('strong').textContent(), '3 picked');
+      await filter.fill('b'); // the list shows some of the picked rows, ticked
+      await shot(page, `page-${n}-bulk-picked-1440x900.png`);
+      await filter.fill('');
       await bar.getByRole('button', { name: 'Archive', exact: true }).click();
       await done.waitFor();
       assert.match(await done.textContent(), /^Archived retry-on-503, billing-timeout, deploy-key\./);
