@@ -131,11 +131,11 @@ e2e-clients: build
 	e2e/clients/install.sh
 	$(GO) test -count=1 -v -timeout 15m ./e2e/clients -args -clients -kg=$(CURDIR)/$(BIN)
 
-## bench-clients: the time kg's hooks add to Claude Code's start and to a prompt, median of 10
+## bench-clients: the time kg's hooks add to Claude Code's, Codex's and Gemini CLI's start and to a prompt, median of 10
 ## (docs/performance.md#real-agents); not part of test or e2e
 bench-clients: build
 	e2e/clients/install.sh
-	$(GO) test -count=1 -run '^$$' -bench ClaudeCodeHooks -benchtime 1x ./e2e/clients -args -clients -kg=$(CURDIR)/$(BIN)
+	$(GO) test -count=1 -run '^$$' -bench 'ClaudeCodeHooks|AgentHooks' -benchtime 1x ./e2e/clients -args -clients -kg=$(CURDIR)/$(BIN)
 
 ## soak: 32 sessions of mixed calls for SOAK per backend against a -race build (docs/reliability.md)
 SOAK ?= 60s

@@ -106,6 +106,7 @@ var rules = []rule{
 	room("domain/stale"),
 	room("domain/undo"),
 	room("domain/compaction"),
+	room("domain/secretscreen"),
 	// The session table holds each session's hook state
 	// (docs/decisions/0102-graph-store-package.md); its session ids must not
 	// be guessable, and crypto/rand.Read never fails (app/sessiontable/table.go).

@@ -6,6 +6,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/domain/stale"
 )
 
@@ -19,7 +20,7 @@ type Attention struct {
 	Key        domain.GraphKey
 	Stale      []StaleMarked
 	Duplicates []duplicates.Cluster
-	Secrets    []domain.StoredSecret
+	Secrets    []secretscreen.Stored
 	Edge       domain.Moves // what a compaction run would do now
 }
 
@@ -49,7 +50,7 @@ func (s *Service) Attention(ctx context.Context, sc Scope) (_ Attention, err err
 		at.Stale = append(at.Stale, StaleMarked{ID: id, Files: n.Stale})
 	}
 	at.Duplicates = duplicates.Clusters(e.Graph())
-	at.Secrets = e.Graph().Secrets()
+	at.Secrets = secretscreen.Scan(e.Graph())
 	at.Edge = compaction.Plan(e.Graph(), now, s.cfg.Policy)
 	return at, nil
 }

@@ -4,7 +4,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -34,7 +36,7 @@ type Config struct {
 	MaxLoadedNodes int
 	// Secrets is what a write that holds a credential does (KG_SECRETS,
 	// docs/design/trust.md#secrets); empty means block.
-	Secrets domain.SecretsMode
+	Secrets secretscreen.Mode
 	// HistoryDays is how long the change log keeps an entry
 	// (KG_HISTORY_DAYS, docs/design/trust.md#pruning); the maintenance tick
 	// prunes older ones and no read returns them.
@@ -42,6 +44,10 @@ type Config struct {
 	// StaleFilesPerTick is the most recorded files one maintenance tick
 	// reads for the staleness check (docs/design/trust.md#staleness).
 	StaleFilesPerTick int
+	// Capture is whether a stop may ask the model to record what it
+	// learned (KG_CAPTURE, docs/design/hooks.md#capture-before-forgetting);
+	// empty means ask.
+	Capture capture.Mode
 }
 
 // Defaults of the app settings.
@@ -80,9 +86,10 @@ func DefaultConfig() Config {
 		IdleUnload:          DefaultIdleUnload,
 		MaxLoadedNodes:      DefaultMaxLoadedNodes,
 		PreloadChars:        DefaultPreloadChars,
-		Secrets:             domain.SecretsBlock,
+		Secrets:             secretscreen.Block,
 		HistoryDays:         DefaultHistoryDays,
 		StaleFilesPerTick:   DefaultStaleFilesPerTick,
+		Capture:             capture.Ask,
 	}
 }
 

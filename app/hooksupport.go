@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
@@ -165,6 +166,13 @@ func (hs *HookSupport) Unseen(id string, keys []string) []string {
 
 // Transcripts reads Claude Code transcripts; nil when none is read.
 func (hs *HookSupport) Transcripts() ports.Transcripts { return hs.svc.transcripts }
+
+// Capture is the state the stop hook's rule reads: what each conversation
+// did, which sessions wrote (docs/design/hooks.md#capture-before-forgetting).
+func (hs *HookSupport) Capture() *capture.Book { return hs.svc.capture }
+
+// CaptureMode is KG_CAPTURE: whether a stop may ask at all.
+func (hs *HookSupport) CaptureMode() capture.Mode { return hs.svc.cfg.Capture }
 
 // ToolEvents are the tool-event counts per project, saved with the
 // maintenance tick.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -60,7 +61,7 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 	if doc, err = domain.ValidateImport(doc); err != nil {
 		return ImportResult{}, err
 	}
-	doc, redacted, err := domain.ScreenImport(doc, s.cfg.Secrets)
+	doc, redacted, err := secretscreen.Import(doc, s.cfg.Secrets)
 	if err != nil {
 		return ImportResult{}, err
 	}

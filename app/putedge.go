@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -23,7 +24,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	if in, err = t.relativeEdge(k, in).Validate(); err != nil {
 		return PutEdgeResult{}, err
 	}
-	in, redacted, err := domain.ScreenEdge(in, s.cfg.Secrets)
+	in, redacted, err := secretscreen.Edge(in, s.cfg.Secrets)
 	if err != nil {
 		return PutEdgeResult{}, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -25,7 +26,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if in, err = t.relativeNode(k, in).Validate(); err != nil {
 		return PutNodeResult{}, err
 	}
-	in, redacted, err := domain.ScreenNode(in, s.cfg.Secrets)
+	in, redacted, err := secretscreen.Node(in, s.cfg.Secrets)
 	if err != nil {
 		return PutNodeResult{}, err
 	}

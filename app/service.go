@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/app/maintenance"
@@ -33,6 +34,8 @@ type Service struct {
 	// tools counts the targets of tool events per project
 	// (docs/design/hooks.md#tool-events).
 	tools *hookstate.ToolEvents
+	// capture is what the stop hook's rule reads (app/capture).
+	capture *capture.Book
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
 	// counting.countUses, unless a test puts its own recorder.
 	uses UseCounter
@@ -79,6 +82,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 		events:  deps.Events,
 		log:     log,
 		started: deps.Clock.Now(),
+		capture: capture.NewBook(),
 
 		transcripts: deps.Transcripts,
 	}
@@ -92,7 +96,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.store = graphstore.New(graphstore.Deps{
 		Graphs: deps.Graphs, Clock: deps.Clock, Policy: cfg.Policy, Log: log, Events: deps.Events, Metrics: deps.Metrics,
 		MinSeq: s.sessions.MaxWatermark, IdleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), MaxLoadedNodes: cfg.MaxLoadedNodes, Failing: fails,
-		Shared: shared, PrincipalOf: principalName,
+		Shared: shared, PrincipalOf: principalName, Wrote: func(session string) { s.capture.Wrote(session, s.clock.Now()) },
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}

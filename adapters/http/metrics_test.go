@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,9 @@ import (
 	"github.com/coder/websocket"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/adapters/metrics/metricstest"
+	"github.com/kg-memory/kg/app/capture"
 )
 
 // /metrics is a route like the others: the Host, Origin, cross-site and
@@ -181,8 +184,8 @@ func TestHookRouteMetrics(t *testing.T) {
 	sc := metricstest.Get(t, s.url+"/metrics")
 	// Every series exists from the start, at 0, so a rate never starts
 	// from an absent series.
-	if got := len(sc.Labels("kg_hook_duration_seconds")); got != 4*3 {
-		t.Errorf("%d hook series before any call, want 12 (4 routes × 3 outcomes)", got)
+	if got := len(sc.Labels("kg_hook_duration_seconds")); got != 5*3 {
+		t.Errorf("%d hook series before any call, want 15 (5 routes × 3 outcomes)", got)
 	}
 	if got := sc.Value("kg_hook_duration_seconds"); got != 0 {
 		t.Errorf("%v hook calls before any call", got)
@@ -201,6 +204,7 @@ func TestHookRouteMetrics(t *testing.T) {
 	s.do(t, http.MethodPost, "/api/prompt_context", fmt.Sprintf(`{"session_id":"conv-1","cwd":%q,"prompt":"ok"}`, proj), nil)
 	s.do(t, http.MethodPost, "/api/prompt_context", `{"session_id":`, nil)
 	s.do(t, http.MethodPost, "/api/tool_event", fmt.Sprintf(`{"session_id":"conv-1","cwd":%q,"tool_name":"Read","tool_input":{"file_path":%q}}`, proj, proj+"/a.go"), nil)
+	s.do(t, http.MethodPost, "/api/hooks/stop?agent=codex", fmt.Sprintf(`{"session_id":"conv-1","cwd":%q,"stop_hook_active":false}`, proj), nil)
 
 	sc = metricstest.Get(t, s.url+"/metrics")
 	for _, c := range []struct {
@@ -211,6 +215,7 @@ func TestHookRouteMetrics(t *testing.T) {
 		{"session_state", "empty", 1},
 		{"prompt_context", "empty", 1}, {"prompt_context", "error", 1}, {"prompt_context", "injected", 0},
 		{"tool_event", "empty", 1},
+		{"stop", "empty", 1},
 	} {
 		if got := sc.Value("kg_hook_duration_seconds", "route", c.route, "outcome", c.outcome); got != c.want {
 			t.Errorf("%s %s: %v calls, want %v", c.route, c.outcome, got, c.want)
@@ -221,5 +226,50 @@ func TestHookRouteMetrics(t *testing.T) {
 	}
 	if got := sc.Value("kg_hook_injected_bytes", "route", "prompt_context"); got != 0 {
 		t.Errorf("%v prompt injections counted, want 0 (the prompt had nothing to recall)", got)
+	}
+}
+
+// Each stop is counted by agent and by what it came to; every series
+// exists from the start (docs/design/hooks.md#capture-before-forgetting).
+func TestCaptureMetrics(t *testing.T) {
+	s := newTestServer(t, Config{}, nil)
+	proj := t.TempDir()
+	sc := metricstest.Get(t, s.url+"/metrics")
+	if got, want := len(sc.Labels("kg_capture_requests_total")), len(metrics.CaptureAgents)*len(capture.Outcomes); got != want {
+		t.Errorf("%d capture series before any stop, want %d", got, want)
+	}
+	stop := func(agent, claude string, active bool) {
+		resp, body := s.do(t, http.MethodPost, "/api/hooks/stop?agent="+agent,
+			fmt.Sprintf(`{"session_id":%q,"cwd":%q,"stop_hook_active":%v}`, claude, proj, active), nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("stop: %d %s", resp.StatusCode, body)
+		}
+	}
+	s.do(t, http.MethodPost, "/api/tool_event", fmt.Sprintf(`{"session_id":"conv-1","cwd":%q,"tool_name":"Write","tool_input":{"file_path":%q}}`, proj, proj+"/a.go"), nil)
+	stop("codex", "conv-1", false)
+	stop("codex", "conv-1", true)
+	stop("claude-code", "conv-2", false)
+	stop("", "conv-1", false)
+	sc = metricstest.Get(t, s.url+"/metrics")
+	for _, c := range []struct {
+		agent, outcome string
+		want           float64
+	}{
+		{"codex", "asked", 1}, {"codex", "active", 1}, {"claude-code", "no_work", 1}, {"other", "repeat", 1}, {"codex", "wrote", 0},
+	} {
+		if got := sc.Value("kg_capture_requests_total", "agent", c.agent, "outcome", c.outcome); got != c.want {
+			t.Errorf("%s %s: %v, want %v", c.agent, c.outcome, got, c.want)
+		}
+	}
+}
+
+// The metrics' outcome labels are app/capture's outcomes.
+func TestCaptureOutcomeLabels(t *testing.T) {
+	var want []string
+	for _, o := range capture.Outcomes {
+		want = append(want, string(o))
+	}
+	if !slices.Equal(metrics.CaptureOutcomes, want) {
+		t.Errorf("metrics.CaptureOutcomes %v, want capture.Outcomes %v", metrics.CaptureOutcomes, want)
 	}
 }

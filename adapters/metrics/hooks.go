@@ -18,9 +18,20 @@ const (
 	HookSessionState     = "session_state"
 	HookPromptContext    = "prompt_context"
 	HookToolEvent        = "tool_event"
+	HookStop             = "stop"
 )
 
-var hookRoutes = [...]string{HookSessionBootstrap, HookSessionState, HookPromptContext, HookToolEvent}
+var hookRoutes = [...]string{HookSessionBootstrap, HookSessionState, HookPromptContext, HookToolEvent, HookStop}
+
+// CaptureAgents and CaptureOutcomes are the label values of
+// kg_capture_requests_total (docs/design/hooks.md#capture-before-forgetting):
+// the agents kg hook speaks for, "other" for any caller that names none,
+// and what a stop came to (app/capture's outcomes; a test holds the two
+// lists equal).
+var (
+	CaptureAgents   = []string{"claude-code", "codex", "gemini", "other"}
+	CaptureOutcomes = []string{"asked", "off", "active", "repeat", "no_work", "wrote", "throttled"}
+)
 
 // Outcomes of a hook call.
 const (
@@ -40,7 +51,7 @@ type hookSeries struct {
 
 func (m *Metrics) registerHooks() {
 	calls := m.histogramVec("kg_hook_duration_seconds",
-		"Hook route calls by route (session_bootstrap, session_state, prompt_context, tool_event) and outcome (injected: text for the model; empty: nothing to add; error: an error answer), with their latency; the count is the number of calls.",
+		"Hook route calls by route (session_bootstrap, session_state, prompt_context, tool_event, stop) and outcome (injected: text for the model; empty: nothing to add; error: an error answer), with their latency; the count is the number of calls.",
 		latencyBuckets, "route", "outcome")
 	injected := m.histogramVec("kg_hook_injected_bytes",
 		"Bytes of text a hook route put in front of the model (the preload's context, a recall, a nudge), by route; the count is the calls that injected something.",
@@ -52,6 +63,31 @@ func (m *Metrics) registerHooks() {
 			s.calls[o] = calls.WithLabelValues(r, hookOutcomeLabels[o])
 		}
 		m.hooks[r] = s
+	}
+	captures := m.counterVec("kg_capture_requests_total",
+		"Stops seen by the stop hook route, by agent (claude-code, codex, gemini, other) and outcome: asked (the model was asked to record what it learned), off (KG_CAPTURE=off), active (the agent was already continuing for a stop hook), repeat (asked before in the conversation), no_work, wrote (the session wrote to kg), throttled (the project was asked within the hour).",
+		"agent", "outcome")
+	m.captures = make(map[[2]string]prometheus.Counter, len(CaptureAgents)*len(CaptureOutcomes))
+	for _, a := range CaptureAgents {
+		for _, o := range CaptureOutcomes {
+			m.captures[[2]string{a, o}] = captures.WithLabelValues(a, o)
+		}
+	}
+}
+
+// CaptureDecided counts one stop of agent (an agent not in CaptureAgents
+// is "other") that came to outcome (one of CaptureOutcomes; any other is
+// ignored). Safe on a nil *Metrics.
+func (m *Metrics) CaptureDecided(agent, outcome string) {
+	if m == nil {
+		return
+	}
+	c, ok := m.captures[[2]string{agent, outcome}]
+	if !ok {
+		c, ok = m.captures[[2]string{"other", outcome}]
+	}
+	if ok {
+		c.Inc()
 	}
 }
 

@@ -44,7 +44,8 @@ type Metrics struct {
 	reqMu    sync.RWMutex
 	reqSeen  map[requestKey]prometheus.Observer
 	tools    *prometheus.HistogramVec
-	hooks    map[string]*hookSeries // by route; read-only once built
+	hooks    map[string]*hookSeries           // by route; read-only once built
+	captures map[[2]string]prometheus.Counter // by agent and outcome; read-only once built
 }
 
 var _ ports.Metrics = (*Metrics)(nil)

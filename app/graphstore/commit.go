@@ -84,6 +84,9 @@ func (st *Store) WriteLogged(ctx context.Context, e *Entry, session string, hop 
 			}
 		}
 		if !errors.Is(err, errGone) {
+			if err == nil && session != "" && hop != domain.HistoryMove && st.Wrote != nil {
+				st.Wrote(session) // capture asks only a session that wrote nothing (app/capture)
+			}
 			return err
 		}
 		if e, err = st.Get(ctx, e.key); err != nil {

@@ -44,6 +44,9 @@ type Deps struct {
 	// PrincipalOf names who makes a write, from its request's context
 	// ("" for none); team mode's change log records it.
 	PrincipalOf func(context.Context) string
+	// Wrote is told of each write a session made once it is durable (a
+	// read's promotion is none); nil: no one listens.
+	Wrote func(session string)
 }
 
 // Store is the multi-project store: the cache of loaded graphs, each behind

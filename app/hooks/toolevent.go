@@ -40,6 +40,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if err != nil {
 		return HookText{}, err
 	}
+	h.sup.Capture().Tool(req.ClaudeSessionID, req.ToolName, now) // the "did work" of a stop (stop.go)
 	key, mention, ok := h.toolTarget(h.toolRoot(project, req.CWD), req)
 	if !ok {
 		return HookText{}, nil

@@ -155,7 +155,7 @@ func newImportCommand(e env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		in.print(c, res)
+		report.Import(c.OutOrStdout(), in.file, in.key, in.mode, in.verbose, res)
 		return nil
 	}
 	return c
@@ -235,26 +235,6 @@ func (in *importInput) send(ctx context.Context, srv *apiclient.Client, bar *pro
 	var res apijson.ImportResult
 	err := srv.Send(ctx, "POST", "/api/import", q, "application/json", body, &res)
 	return res, err
-}
-
-// print reports what the import wrote, deleted, redacted and moved.
-func (in *importInput) print(c *cobra.Command, res apijson.ImportResult) {
-	printf(c, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
-		in.file, report.GraphName(in.key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
-	if in.mode == domain.ImportReplace {
-		printf(c, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
-	}
-	printf(c, "\n")
-	for _, r := range res.Redacted {
-		printf(c, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
-	}
-	if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
-		if in.verbose {
-			report.Moves(c.OutOrStdout(), in.key, report.Compaction{Level: string(in.key.Level), Moves: *res.Compaction})
-		} else {
-			report.MoveCounts(c.OutOrStdout(), *res.Compaction)
-		}
-	}
 }
 
 // readDocument reads the file to import; "-" is stdin. bar counts the

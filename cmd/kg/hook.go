@@ -29,6 +29,7 @@ var hookDeadlines = map[string]time.Duration{
 	"session-start": 3 * time.Second,
 	"prompt":        900 * time.Millisecond,
 	"tool-event":    900 * time.Millisecond,
+	"stop":          900 * time.Millisecond,
 }
 
 // newHookCommand is `kg hook session-start|prompt|tool-event`.
@@ -36,7 +37,7 @@ func newHookCommand(e env) *cobra.Command {
 	var debug bool
 	var agentName string
 	c := &cobra.Command{
-		Use:   "hook session-start|prompt|tool-event [--agent claude-code|codex|gemini]",
+		Use:   "hook session-start|prompt|tool-event|stop [--agent claude-code|codex|gemini]",
 		Short: "run as an agent's hook (Claude Code, Codex, Gemini CLI): its hook input on stdin, what it expects on stdout",
 		Long: "The command an agent runs at a session start, a prompt and after a tool (Claude Code's and Codex's\n" +
 			"SessionStart, UserPromptSubmit and PostToolUse; Gemini CLI's SessionStart, BeforeAgent and AfterTool).\n" +
@@ -59,7 +60,7 @@ func newHookCommand(e env) *cobra.Command {
 		wait, ok := hookDeadlines[event]
 		if !ok {
 			// A hook configured wrongly: said always, still exit 0.
-			fmt.Fprintf(e.stderr, "kg hook: unknown event %q; want session-start, prompt or tool-event\n", event)
+			fmt.Fprintf(e.stderr, "kg hook: unknown event %q; want session-start, prompt, tool-event or stop\n", event)
 			return nil
 		}
 		agent, err := hookagent.Parse(agentName)
@@ -113,8 +114,10 @@ func runHook(ctx context.Context, e env, settings *config.Flags, event string, a
 		return forwardHook(ctx, client, agent, event, "/api/prompt_context", keyed, in)
 	case "tool-event":
 		return forwardHook(ctx, client, agent, event, "/api/tool_event", keyed, in)
+	case "stop":
+		return stopHook(ctx, client, agent, keyed, in)
 	}
-	return nil, fmt.Errorf("unknown hook event %q", event) // the command lets only the three through
+	return nil, fmt.Errorf("unknown hook event %q", event) // the command lets only the four through
 }
 
 // readHookInput reads the hook input from stdin: at most a request body's
@@ -203,6 +206,31 @@ func forwardHook(ctx context.Context, client *apiclient.Client, agent hookagent.
 		return nil, nil // {}: nothing to add
 	}
 	return hookagent.Output(agent, event, answer.HookSpecificOutput.AdditionalContext, "")
+}
+
+// stopHook posts a stop to the server and returns agent's stop output: the
+// capture request as the reason to go on, or nil to let the agent stop
+// (docs/design/hooks.md#capture-before-forgetting). The agent is named in
+// the query, for the server's count of stops by agent.
+func stopHook(ctx context.Context, client *apiclient.Client, agent hookagent.Agent, keyed url.Values, in hookagent.Input) ([]byte, error) {
+	if agent == hookagent.Gemini {
+		return nil, nil // no stop event that speaks to the model once: never asked
+	}
+	q := url.Values{"agent": {string(agent)}}
+	if k := keyed.Get("project_key"); k != "" {
+		q.Set("project_key", k)
+	}
+	var answer struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}
+	if err := client.Call(ctx, http.MethodPost, "/api/hooks/stop", q, hookagent.RouteBodyOf(agent, in), &answer); err != nil {
+		return nil, err
+	}
+	if answer.Decision != "block" {
+		return nil, nil // {}: let it stop
+	}
+	return hookagent.StopOutput(agent, answer.Reason)
 }
 
 // hookProjectKey is the key of the project at cwd, from its .kg/project

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -26,15 +27,18 @@ func agentHookInput(t *testing.T, name, conv, cwd string) string {
 func TestDetectAgent(t *testing.T) {
 	cwd := "/work/app"
 	for name, want := range map[string]hookagent.Agent{
-		"codex-session-start":      hookagent.Codex,
-		"codex-prompt":             hookagent.Codex,
-		"codex-post-tool-use-read": hookagent.Codex,
-		"gemini-session-start":     hookagent.Gemini,
-		"gemini-prompt":            hookagent.Gemini,
-		"gemini-after-tool-read":   hookagent.Gemini,
+		"codex-session-start":             hookagent.Codex,
+		"codex-prompt":                    hookagent.Codex,
+		"codex-post-tool-use-read":        hookagent.Codex,
+		"codex-post-tool-use-apply-patch": hookagent.Codex,
+		"codex-stop":                      hookagent.Codex,
+		"gemini-session-start":            hookagent.Gemini,
+		"gemini-prompt":                   hookagent.Gemini,
+		"gemini-after-tool-read":          hookagent.Gemini,
 		"../../../../adapters/http/rest/testdata/hook-inputs/session-start-startup": hookagent.ClaudeCode,
 		"../../../../adapters/http/rest/testdata/hook-inputs/prompt-human":          hookagent.ClaudeCode,
 		"../../../../adapters/http/rest/testdata/hook-inputs/post-tool-use-read":    hookagent.ClaudeCode,
+		"../../../../adapters/http/rest/testdata/hook-inputs/stop":                  hookagent.ClaudeCode,
 	} {
 		var in hookagent.Input
 		if err := json.Unmarshal([]byte(agentHookInput(t, name, "c1", cwd)), &in); err != nil {
@@ -72,6 +76,7 @@ func TestRouteBodyOfAgentTools(t *testing.T) {
 		{hookagent.Codex, "Bash", `{"command":"cat a.go > c.go"}`, "Bash", hookagent.ToolInput{}},
 		{hookagent.Codex, "Bash", `{"command":"rm a.go"}`, "Bash", hookagent.ToolInput{}},
 		{hookagent.Codex, "Bash", `{"command":"cat $(ls)"}`, "Bash", hookagent.ToolInput{}},
+		{hookagent.Codex, "apply_patch", `{"command":"*** Begin Patch\n*** Update File: a.go\n*** End Patch\n"}`, "Edit", hookagent.ToolInput{}},
 		{hookagent.Gemini, "read_file", `{"file_path":"a.go"}`, "Read", hookagent.ToolInput{FilePath: a}},
 		{hookagent.Gemini, "read_file", `{"file_path":"` + a + `"}`, "Read", hookagent.ToolInput{FilePath: a}},
 		{hookagent.Gemini, "web_fetch", `{"prompt":"summarise https://go.dev/doc/faq please"}`, "WebFetch", hookagent.ToolInput{URL: "https://go.dev/doc/faq"}},
@@ -182,3 +187,46 @@ func lastSessionAgent(t *testing.T, s *kgServer, proj string) string {
 	}
 	return stats.Agent
 }
+
+// TestStopHookForCodex: Codex's PostToolUse of apply_patch is an edit, and
+// its Stop after it, in a conversation that wrote nothing to kg, prints
+// Codex's Stop output, {"decision":"block","reason":…}, once; the stop the
+// block causes (stop_hook_active) and a conversation that wrote to kg
+// print nothing (docs/design/hooks.md#capture-before-forgetting).
+func TestStopHookForCodex(t *testing.T) {
+	root := t.TempDir()
+	s := startKG(t, "json", root)
+	proj := projectDir(t, "app")
+	runHookCmd(t, root, "session-start", agentHookInput(t, "codex-session-start", "c1", proj))
+	runHookCmd(t, root, "tool-event", agentHookInput(t, "codex-post-tool-use-apply-patch", "c1", proj))
+	code, out, _ := runHookCmd(t, root, "stop", agentHookInput(t, "codex-stop", "c1", proj))
+	var stop map[string]any
+	if err := json.Unmarshal([]byte(out), &stop); err != nil || code != 0 || stop["decision"] != "block" || len(stop) != 2 ||
+		!strings.Contains(stop["reason"].(string), "kg_put_node") {
+		t.Fatalf("a stop after apply_patch: %d %q; want {decision: block, reason}", code, out)
+	}
+	for _, name := range []string{"codex-stop-active", "codex-stop"} {
+		if code, out, _ := runHookCmd(t, root, "stop", agentHookInput(t, name, "c1", proj), "--agent=codex"); code != 0 || out != "" {
+			t.Errorf("%s after the request: %d %q; want nothing", name, code, out)
+		}
+	}
+
+	// A conversation of another project that wrote to kg with its session.
+	other := projectDir(t, "lib")
+	_, out, _ = runHookCmd(t, root, "session-start", agentHookInput(t, "codex-session-start", "c2", other))
+	sid := preloadSession.FindStringSubmatch(decodeHook(t, out, "SessionStart").HookSpecificOutput.AdditionalContext)
+	if sid == nil {
+		t.Fatalf("no session id in the preload %q", out)
+	}
+	runHookCmd(t, root, "tool-event", agentHookInput(t, "codex-post-tool-use-apply-patch", "c2", other))
+	s.putNode(sid[1], "project", "parse-errors", "the parser names the line of each error", nil)
+	if code, out, _ := runHookCmd(t, root, "stop", agentHookInput(t, "codex-stop", "c2", other)); code != 0 || out != "" {
+		t.Errorf("a stop after a kg write: %d %q; want nothing", code, out)
+	}
+	// Gemini CLI has no stop that speaks to the model once: nothing.
+	if code, out, _ := runHookCmd(t, root, "stop", agentHookInput(t, "codex-stop", "c3", proj), "--agent=gemini"); code != 0 || out != "" {
+		t.Errorf("gemini stop: %d %q; want nothing", code, out)
+	}
+}
+
+var preloadSession = regexp.MustCompile(`session_id: ([0-9a-f]+)`)

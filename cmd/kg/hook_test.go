@@ -119,8 +119,23 @@ func TestHookCommandThroughARealServer(t *testing.T) {
 				t.Errorf("%s %q --debug: %d %q %q; want why (%s) on stderr", tc.event, tc.stdin, code, out, errOut, tc.why)
 			}
 		}
-		if code, out, errOut := runHookCmd(t, root, "stop", "{}"); code != 0 || out != "" || !strings.Contains(errOut, "unknown event") {
+		if code, out, errOut := runHookCmd(t, root, "pre-compact", "{}"); code != 0 || out != "" || !strings.Contains(errOut, "unknown event") {
 			t.Errorf("unknown event: %d %q %q", code, out, errOut)
+		}
+
+		// A stop: conv-1 ran four tools and wrote nothing to kg, so it is
+		// asked once, in Claude Code's Stop output; not again, and not at
+		// the stop the request causes (docs/design/hooks.md#capture-before-forgetting).
+		code, out, _ = runHookCmd(t, root, "stop", hookInput(t, "stop", "conv-1", proj))
+		var stop map[string]string
+		if err := json.Unmarshal([]byte(out), &stop); err != nil || code != 0 || stop["decision"] != "block" ||
+			!strings.Contains(stop["reason"], "kg_put_node") || len(stop) != 2 || strings.Count(out, "\n") != 1 {
+			t.Errorf("stop after work: %d %q; want one line {decision: block, reason}", code, out)
+		}
+		for _, name := range []string{"stop-active", "stop"} {
+			if code, out, _ := runHookCmd(t, root, "stop", hookInput(t, name, "conv-1", proj)); code != 0 || out != "" {
+				t.Errorf("%s after the request: %d %q; want nothing", name, code, out)
+			}
 		}
 	})
 }

@@ -60,6 +60,7 @@ func TestInstallCodex(t *testing.T) {
 		"[hooks.state.\"" + hooksPath + ":session_start:1:0\"]\ntrusted_hash = \"" + start + "\"\n",
 		"[hooks.state.\"" + hooksPath + ":user_prompt_submit:0:0\"]",
 		"[hooks.state.\"" + hooksPath + ":post_tool_use:0:0\"]",
+		"[hooks.state.\"" + hooksPath + ":stop:0:0\"]\ntrusted_hash = \"" + install.CodexHookHash("Stop", "", kgBin(t)+" hook stop --agent codex", 2) + "\"\n",
 	} {
 		if !strings.Contains(config, want) {
 			t.Errorf("config.toml lacks %q:\n%s", want, config)
@@ -69,7 +70,7 @@ func TestInstallCodex(t *testing.T) {
 	if g := hooks["SessionStart"].([]any); len(g) != 2 || !strings.Contains(install.CompactJSON(g[0]), "echo hi") {
 		t.Errorf("SessionStart groups: %s", install.CompactJSON(g))
 	}
-	if g := install.CompactJSON(hooks["PostToolUse"]); !strings.Contains(g, `"matcher":"Bash"`) || !strings.Contains(g, "hook tool-event --agent codex") {
+	if g := install.CompactJSON(hooks["PostToolUse"]); !strings.Contains(g, `"matcher":"Bash|apply_patch"`) || !strings.Contains(g, "hook tool-event --agent codex") {
 		t.Errorf("PostToolUse: %s", g)
 	}
 	installedHooks := read(hooksPath)
@@ -159,5 +160,51 @@ func TestInstallListsAgents(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, ".codex")); err == nil {
 		t.Errorf("kg install alone wrote %s", filepath.Join(home, ".codex"))
+	}
+}
+
+// TestInstallCodexOverAnEarlierInstall: an install made before the stop
+// hook (PostToolUse on Bash alone, trusted as such) is brought up to date:
+// the matcher widened to apply_patch, its trust record rewritten with the
+// new hash and the old one gone, the Stop hook added and trusted; uninstall
+// then leaves nothing of kg.
+func TestInstallCodexOverAnEarlierInstall(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	dir := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	configPath, hooksPath := filepath.Join(dir, "config.toml"), filepath.Join(dir, "hooks.json")
+	tool := kgBin(t) + " hook tool-event --agent codex"
+	oldHash := install.CodexHookHash("PostToolUse", "Bash", tool, 2)
+	earlierHooks := `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "` + tool + `", "timeout": 2}]}]}}`
+	earlierConfig := userCodexConfig + "\n[hooks.state.\"" + hooksPath + ":post_tool_use:0:0\"]\ntrusted_hash = \"" + oldHash + "\"\n"
+	for path, text := range map[string]string{configPath: earlierConfig, hooksPath: earlierHooks} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + home}
+	code, out, errOut := runKG(t, env, "install", "codex")
+	if code != 0 || !strings.Contains(out, "update hooks.PostToolUse matcher: Bash|apply_patch") {
+		t.Fatalf("install over an earlier one: %d %s %s", code, out, errOut)
+	}
+	b, _ := os.ReadFile(configPath)
+	config := string(b)
+	newHash := install.CodexHookHash("PostToolUse", "Bash|apply_patch", tool, 2)
+	if strings.Contains(config, oldHash) || !strings.Contains(config, "[hooks.state.\""+hooksPath+":post_tool_use:0:0\"]\ntrusted_hash = \""+newHash+"\"\n") ||
+		!strings.Contains(config, ":stop:0:0\"]") {
+		t.Errorf("config.toml after the update: the PostToolUse trust is not the widened hook's, or Stop is not trusted:\n%s", config)
+	}
+	hooks := install.CompactJSON(decodeFile(t, hooksPath))
+	if !strings.Contains(hooks, `"matcher":"Bash|apply_patch"`) || strings.Count(hooks, `"PostToolUse"`) != 1 || !strings.Contains(hooks, "hook stop --agent codex") {
+		t.Errorf("hooks.json after the update: %s", hooks)
+	}
+	if code, out, errOut := runKG(t, env, "install", "codex", "--uninstall"); code != 0 {
+		t.Fatalf("uninstall: %d %s %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(configPath); string(b) != userCodexConfig+"\n" && string(b) != userCodexConfig {
+		t.Errorf("config.toml after uninstall:\n%s\nwant the user's:\n%s", b, userCodexConfig)
 	}
 }

@@ -61,6 +61,7 @@ func TestInstallClaudeCode(t *testing.T) {
 	}
 	for _, want := range []string{settingsPath, statePath, "add hooks.SessionStart: " + kgBin(t) + " hook session-start",
 		"add hooks.UserPromptSubmit: " + kgBin(t) + " hook prompt", "add hooks.PostToolUse: " + kgBin(t) + " hook tool-event",
+		"add hooks.Stop: " + kgBin(t) + " hook stop",
 		`add mcpServers.kg: {"args":["mcp"],"command":"` + kgBin(t) + `","type":"stdio"}`, "dry run: nothing written"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
@@ -92,10 +93,14 @@ func TestInstallClaudeCode(t *testing.T) {
 		t.Fatalf("PostToolUse: want the user's group then kg's: %v", post)
 	}
 	kgPost := post[1].(map[string]any)
-	if kgPost["matcher"] != "Read|WebFetch|WebSearch" || kgPost["hooks"].([]any)[0].(map[string]any)["command"] != kgBin(t)+" hook tool-event" {
+	if kgPost["matcher"] != "Read|WebFetch|WebSearch|Edit|Write|MultiEdit|NotebookEdit" || kgPost["hooks"].([]any)[0].(map[string]any)["command"] != kgBin(t)+" hook tool-event" {
 		t.Errorf("kg's PostToolUse group: %v", kgPost)
 	}
-	if len(hooks["Stop"].([]any)) != 1 || len(hooks["SessionStart"].([]any)) != 1 || len(hooks["UserPromptSubmit"].([]any)) != 1 {
+	// The user's Stop hook, then kg's.
+	if stop := hooks["Stop"].([]any); len(stop) != 2 || stop[1].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"] != kgBin(t)+" hook stop" {
+		t.Errorf("Stop: want the user's group then kg's: %v", stop)
+	}
+	if len(hooks["SessionStart"].([]any)) != 1 || len(hooks["UserPromptSubmit"].([]any)) != 1 {
 		t.Errorf("hooks: %v", hooks)
 	}
 	state := decodeFile(t, statePath)
@@ -129,7 +134,7 @@ func TestInstallClaudeCode(t *testing.T) {
 	if code, out, errOut = runKG(t, env, "install", "claude-code", "--uninstall"); code != 0 {
 		t.Fatalf("uninstall: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"remove hooks.SessionStart", "remove hooks.UserPromptSubmit", "remove hooks.PostToolUse", "remove mcpServers.kg"} {
+	for _, want := range []string{"remove hooks.SessionStart", "remove hooks.UserPromptSubmit", "remove hooks.PostToolUse", "remove hooks.Stop", "remove mcpServers.kg"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("uninstall lacks %q:\n%s", want, out)
 		}
@@ -158,7 +163,7 @@ func TestInstallClaudeCodeFreshHomeAndTheUsersOwnServer(t *testing.T) {
 	if code, _, errOut := runKG(t, env, "install", "claude-code"); code != 0 {
 		t.Fatalf("install: exit %d: %s", code, errOut)
 	}
-	if hooks := decodeFile(t, filepath.Join(home, ".claude", "settings.json"))["hooks"].(map[string]any); len(hooks) != 3 {
+	if hooks := decodeFile(t, filepath.Join(home, ".claude", "settings.json"))["hooks"].(map[string]any); len(hooks) != 4 {
 		t.Errorf("hooks: %v", hooks)
 	}
 	if kg := decodeFile(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["kg"].(map[string]any); !reflect.DeepEqual(kg["args"], []any{"mcp", "--port=9911"}) {
@@ -222,6 +227,26 @@ func TestClaudeCodePluginMatchesInstall(t *testing.T) {
 	manifest := decodeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"))
 	if manifest["name"] != "kg" || manifest["version"] == nil || manifest["description"] == nil {
 		t.Errorf("plugin.json: %v", manifest)
+	}
+}
+
+// The Gemini CLI extension in integrations/gemini holds the hooks kg
+// install gemini writes (with kg from the PATH) and its server, kg mcp; an
+// extension cannot mark a server trusted, so its entry has no trust.
+func TestGeminiExtensionMatchesInstall(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "integrations", "gemini")
+	want := map[string]any{}
+	install.AddAgentHooks(want, install.GeminiHooks, "kg", "gemini", install.NewTarget("", "kg").Owner, true)
+	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !install.JSONEqual(got, want) {
+		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install gemini writes:\n%s", install.CompactJSON(got), install.CompactJSON(want))
+	}
+	manifest := decodeFile(t, filepath.Join(dir, "gemini-extension.json"))
+	if manifest["name"] != "kg" || manifest["version"] == nil || manifest["description"] == nil || manifest["hooks"] != nil {
+		t.Errorf("gemini-extension.json: %v", manifest)
+	}
+	if !install.JSONEqual(manifest["mcpServers"], map[string]any{"kg": map[string]any{"command": "kg", "args": []any{"mcp"}}}) {
+		t.Errorf("gemini-extension.json's mcpServers: %s", install.CompactJSON(manifest["mcpServers"]))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/postgres"
 	"github.com/kg-memory/kg/cmd/kg/internal/apiclient"
 	"github.com/kg-memory/kg/cmd/kg/internal/config"
+	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/migrations"
 	"github.com/kg-memory/kg/ports"
@@ -114,7 +115,7 @@ func migrateTo(c *cobra.Command, e env, cfg config.Config, dst backend) error {
 		} else {
 			printf(c, "; written at the current schema: %s\n", strings.Join(res.Changed, ", "))
 		}
-		printNotes(c, res)
+		report.Notes(c.OutOrStdout(), res)
 		return nil
 	}
 
@@ -133,8 +134,8 @@ func migrateTo(c *cobra.Command, e env, cfg config.Config, dst backend) error {
 	if err := rootdir.WriteBackend(cfg.Root, dst.Name); err != nil {
 		return fmt.Errorf("the copy is complete, but recording it failed: %w", err)
 	}
-	printf(c, "copied %s → %s in %s: %s\n", have, dst.Name, cfg.Root, summary(res))
-	printNotes(c, res)
+	printf(c, "copied %s → %s in %s: %s\n", have, dst.Name, cfg.Root, report.Migration(res))
+	report.Notes(c.OutOrStdout(), res)
 	for _, n := range res.NotCopied {
 		printf(c, "not copied, damaged in the %s data (kept as it was; restore it from a backup to get it back): %s\n", have, n)
 	}
@@ -198,8 +199,8 @@ func migrateToTeam(c *cobra.Command, e env, cfg config.Config, principal string)
 	if err != nil {
 		return fmt.Errorf("copy %s → postgres: %w (the root is as it was)", have, err)
 	}
-	printf(c, "copied %s → postgres (user graph and sessions to %s), checked: %s\n", cfg.Root, principal, summary(res))
-	printNotes(c, res)
+	printf(c, "copied %s → postgres (user graph and sessions to %s), checked: %s\n", cfg.Root, principal, report.Migration(res))
+	report.Notes(c.OutOrStdout(), res)
 	printf(c, "the root is unchanged. Start team servers with --storage postgres and KG_DATABASE_URL, and give %s a token: kg token create --name %s\n", principal, principal)
 	return nil
 }
@@ -257,9 +258,9 @@ func newMigrateLegacyCommand(e env) *cobra.Command {
 		if len(res.Changed) == 0 {
 			printf(c, "nothing to import from %s (and the projects named): the root has it all\n", from)
 		} else {
-			printf(c, "imported from %s into %s (%s): %s\n", from, cfg.Root, cfg.Storage, summary(res))
+			printf(c, "imported from %s into %s (%s): %s\n", from, cfg.Root, cfg.Storage, report.Migration(res))
 		}
-		printNotes(c, res)
+		report.Notes(c.OutOrStdout(), res)
 		return nil
 	}
 	return c
@@ -271,27 +272,4 @@ func both(st store.Storage) migrations.Backend {
 		ports.GraphRepository
 		ports.SessionRepository
 	}{st.Graphs, st.Sessions}
-}
-
-// summary says what a migration step wrote and left alone.
-func summary(r migrations.Result) string {
-	s := "written " + list(r.Changed)
-	if len(r.Unchanged) > 0 {
-		s += "; unchanged " + list(r.Unchanged)
-	}
-	return s
-}
-
-func list(names []string) string {
-	if len(names) == 0 {
-		return "nothing"
-	}
-	return strings.Join(names, ", ")
-}
-
-// printNotes prints what a step noticed, one line each.
-func printNotes(c *cobra.Command, r migrations.Result) {
-	for _, n := range r.Notes {
-		printf(c, "note: %s\n", n)
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // Merging two nodes (docs/design/trust.md#merging-two-nodes): a person's act
@@ -78,7 +79,7 @@ type MergeResult struct {
 // the same way. An edge between the two nodes is dropped: rewired it would
 // be a loop of Into on itself, which says nothing about either. A loop of
 // From on itself becomes one of Into.
-func PlanMerge(g *domain.Graph, in MergeInput, mode domain.SecretsMode) (MergePlan, error) {
+func PlanMerge(g *domain.Graph, in MergeInput, mode secretscreen.Mode) (MergePlan, error) {
 	if err := domain.ValidateID("into", in.Into); err != nil {
 		return MergePlan{}, err
 	}
@@ -111,7 +112,7 @@ func PlanMerge(g *domain.Graph, in MergeInput, mode domain.SecretsMode) (MergePl
 	if err != nil {
 		return MergePlan{}, err
 	}
-	node, redacted, err := domain.ScreenNode(node, mode)
+	node, redacted, err := secretscreen.Node(node, mode)
 	if err != nil {
 		return MergePlan{}, err
 	}
@@ -129,7 +130,7 @@ func PlanMerge(g *domain.Graph, in MergeInput, mode domain.SecretsMode) (MergePl
 
 // planEdge says what becomes of e, an edge of from, when from is merged
 // into into; field names it in errors and redactions.
-func planEdge(g *domain.Graph, e *domain.Edge, into, from string, mode domain.SecretsMode, field string, redacted *[]secrets.Finding) (MergeEdge, error) {
+func planEdge(g *domain.Graph, e *domain.Edge, into, from string, mode secretscreen.Mode, field string, redacted *[]secrets.Finding) (MergeEdge, error) {
 	was := e.Key()
 	if (was.From == into && was.To == from) || (was.From == from && was.To == into) {
 		return MergeEdge{Was: was, Action: MergeDropped, Notes: e.Notes}, nil
@@ -149,7 +150,7 @@ func planEdge(g *domain.Graph, e *domain.Edge, into, from string, mode domain.Se
 	if err != nil {
 		return MergeEdge{}, domain.Within(field, err)
 	}
-	ein, fs, err := domain.ScreenEdge(ein, mode)
+	ein, fs, err := secretscreen.Edge(ein, mode)
 	if err != nil {
 		return MergeEdge{}, domain.Within(field, err)
 	}
@@ -195,7 +196,7 @@ func unite(a, b []string) []string {
 // plan's gist, notes and touches (a new version, active), each edge of From
 // is written as the plan says, and From is deleted with its edges, leaving
 // tombstones as a delete does. A merge the plan refuses changes nothing.
-func MergeNodes(g *domain.Graph, in MergeInput, mode domain.SecretsMode, at domain.Stamp) (MergeResult, error) {
+func MergeNodes(g *domain.Graph, in MergeInput, mode secretscreen.Mode, at domain.Stamp) (MergeResult, error) {
 	p, err := PlanMerge(g, in, mode)
 	if err != nil {
 		return MergeResult{}, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/merge"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // mergeGraph is a graph of two near-duplicates, a and b, with edges in and
@@ -48,7 +49,7 @@ func mergeGraph(t *testing.T) *domain.Graph {
 func TestMergeNodesUnitesContentAndRewiresEveryEdge(t *testing.T) {
 	g := mergeGraph(t)
 	seq := g.Seq()
-	res, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock, domain.Stamp{Now: 2, Session: "s"})
+	res, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, secretscreen.Block, domain.Stamp{Now: 2, Session: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestMergeNodesUnitesContentAndRewiresEveryEdge(t *testing.T) {
 
 func TestMergeNodesTakesTheGistChosen(t *testing.T) {
 	g := mergeGraph(t)
-	if _, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b", Gist: "  edited gist  "}, domain.SecretsBlock, domain.Stamp{Now: 2}); err != nil {
+	if _, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b", Gist: "  edited gist  "}, secretscreen.Block, domain.Stamp{Now: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if a, _ := g.Node("a"); a.Gist != "edited gist" {
@@ -134,7 +135,7 @@ func TestMergeNodesRefusesBadInputAndChangesNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := mergeGraph(t)
 			before := g.Data()
-			_, err := merge.MergeNodes(g, c.in, domain.SecretsBlock, domain.Stamp{Now: 2})
+			_, err := merge.MergeNodes(g, c.in, secretscreen.Block, domain.Stamp{Now: 2})
 			if err == nil {
 				t.Fatal("merged")
 			}
@@ -165,7 +166,7 @@ func TestMergeNodesOverTheNotesLimitIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock, domain.Stamp{Now: 2})
+	_, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, secretscreen.Block, domain.Stamp{Now: 2})
 	if fieldOf(err) != "notes" || !strings.Contains(err.Error(), "60 items, limit 50") {
 		t.Fatalf("err = %v; want notes: 60 items, limit 50", err)
 	}
@@ -178,10 +179,10 @@ func TestMergeNodesRedactsTheMergedText(t *testing.T) {
 	if _, err := g.PutEdge(domain.EdgeInput{From: "b", To: "d", Rel: "keys", Notes: []string{"key " + key}}, domain.Stamp{Now: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := merge.PlanMerge(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsBlock); fieldOf(err) != "edges[1].notes[0]" {
+	if _, err := merge.PlanMerge(g, merge.MergeInput{Into: "a", From: "b"}, secretscreen.Block); fieldOf(err) != "edges[1].notes[0]" {
 		t.Fatalf("block: err = %v; want it refused at edges[1].notes[0]", err)
 	}
-	res, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, domain.SecretsRedact, domain.Stamp{Now: 2})
+	res, err := merge.MergeNodes(g, merge.MergeInput{Into: "a", From: "b"}, secretscreen.Redact, domain.Stamp{Now: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestMergeNodesRedactsTheMergedText(t *testing.T) {
 func TestPlanMergeChangesNothing(t *testing.T) {
 	g := mergeGraph(t)
 	before := g.Data()
-	p, err := merge.PlanMerge(g, merge.MergeInput{Into: "b", From: "a"}, domain.SecretsBlock)
+	p, err := merge.PlanMerge(g, merge.MergeInput{Into: "b", From: "a"}, secretscreen.Block)
 	if err != nil {
 		t.Fatal(err)
 	}

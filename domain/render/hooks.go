@@ -93,3 +93,16 @@ func UsefulSummary(marked, already []string) string {
 	}
 	return "Marked useful: " + strings.Join(marked, ", ") + " (already marked: " + strings.Join(already, ", ") + ")"
 }
+
+// CaptureMaxChars is the most characters a capture request holds, for a
+// session id of kg's own (16 characters; docs/design/hooks.md#capture-before-forgetting).
+const CaptureMaxChars = 400
+
+// CaptureRequest is what a stop hook asks a session that did work and
+// wrote nothing to kg: record what a future session on this project would
+// need, with the session id, or stop.
+func CaptureRequest(session string) string {
+	return fmt.Sprintf("kg: before you stop: this session did work and saved nothing to kg memory. If a future session on "+
+		"this project would need something you learned (a decision, a gotcha, a convention), record it now with "+
+		"kg_put_node (session_id %q, level project, a short gist). If there is nothing worth keeping, just stop.", session)
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // The cases docs/design/trust.md#what-counts-as-a-secret names one by one
@@ -75,7 +76,7 @@ func TestSecretCasesTheSpecNames(t *testing.T) {
 				t.Errorf("redacted = %q; want %q", got, c.redacted)
 			}
 			in := domain.NodeInput{ID: "n", Gist: c.text}
-			if _, _, err := domain.ScreenNode(in, domain.SecretsBlock); err == nil {
+			if _, _, err := secretscreen.Node(in, secretscreen.Block); err == nil {
 				t.Errorf("block mode stored %q", c.text)
 			}
 		})

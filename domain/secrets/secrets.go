@@ -2,8 +2,8 @@
 // finds credentials in a text — the well-known token formats, private key
 // blocks, URLs that carry a password, password and secret assignments, and
 // long random strings — and redacts them. It knows nothing of the graph and
-// imports the standard library only: package domain screens every write of
-// a node or an edge with it, and domain's SecretsMode decides what a match
+// imports the standard library only: domain/secretscreen screens every write
+// of a node or an edge with it, and its Mode decides what a match
 // does (refuse the write, store it with the secret replaced, or nothing).
 // Scanning is on writes only: stored data is never scanned at load, so a
 // graph that holds something secret-looking still loads and serves

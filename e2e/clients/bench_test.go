@@ -104,3 +104,72 @@ func median(d []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkAgentHooks is BenchmarkClaudeCodeHooks for Codex and Gemini CLI
+// (docs/performance.md#real-agents): `codex exec` and `gemini -p` after
+// `kg install codex|gemini`, 10 runs each with no kg hook, with only the
+// session start's and with only the prompt's (Codex's UserPromptSubmit,
+// Gemini CLI's BeforeAgent), interleaved; the time from the start to the
+// first request that carries the prompt, median with the hook minus median
+// without.
+//
+//	go test -run '^$' -bench AgentHooks -benchtime 1x ./e2e/clients -args -clients
+func BenchmarkAgentHooks(b *testing.B) {
+	needClients(b)
+	for _, tc := range []struct {
+		agent  agent
+		file   string // the hooks' file under HOME
+		prompt string // the agent's prompt event
+		run    func(w *world, mock *modelMock, prompt string) (string, error)
+	}{
+		{agents()[1], filepath.Join(".codex", "hooks.json"), "UserPromptSubmit", (*world).codexInstalled},
+		{agents()[2], filepath.Join(".gemini", "settings.json"), "BeforeAgent", (*world).geminiInstalled},
+	} {
+		b.Run(tc.agent.name, func(b *testing.B) {
+			w := newWorld(b)
+			w.serve()
+			seedBilling(w, 30)
+			w.kg("install", tc.agent.name)
+			path := filepath.Join(w.home, tc.file)
+			installed, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			variants := map[string][]byte{
+				"none":   onlyHook(b, installed, ""),
+				"start":  onlyHook(b, installed, "SessionStart"),
+				"prompt": onlyHook(b, installed, tc.prompt),
+			}
+			const runs = 10
+			for i := 0; i < b.N; i++ {
+				took := map[string][]time.Duration{}
+				for r := 0; r < runs; r++ {
+					for _, name := range []string{"none", "start", "prompt"} {
+						if err := os.WriteFile(path, variants[name], 0o600); err != nil {
+							b.Fatal(err)
+						}
+						mock := newModelMock(b, tc.agent.proto, script())
+						start := time.Now()
+						if out, err := tc.run(w, mock, "How do invoice retries back off on the billing queue?"); err != nil {
+							b.Fatalf("%v\n%s", err, out)
+						}
+						ex := mock.Exchanges()
+						if len(ex) == 0 {
+							b.Fatalf("%s sent the model no request with the prompt", tc.agent.name)
+						}
+						took[name] = append(took[name], ex[0].At.Sub(start))
+					}
+				}
+				for _, name := range []string{"none", "start", "prompt"} {
+					sorted := slices.Clone(took[name])
+					slices.Sort(sorted)
+					b.Logf("%-6s %v", name, sorted)
+				}
+				none := median(took["none"])
+				b.ReportMetric(ms(none), "ms-to-first-request-no-hooks")
+				b.ReportMetric(ms(median(took["start"])-none), "ms-added-by-session-start")
+				b.ReportMetric(ms(median(took["prompt"])-none), "ms-added-by-prompt")
+			}
+		})
+	}
+}

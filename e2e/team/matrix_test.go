@@ -112,6 +112,7 @@ var matrix = map[string]row{
 	"POST /api/compaction/run":                    {by: [3]string{"200 200 403", "200 404 403", "200 200 403"}},
 	"POST /api/prompt_context":                    {by: [3]string{"", "200 404 403", "200 200 403"}},
 	"POST /api/tool_event":                        {by: [3]string{"", "200 404 403", "200 200 403"}},
+	"POST /api/hooks/stop":                        {by: [3]string{"", "200 404 403", "200 200 403"}},
 	"POST /api/undo":                              {by: [3]string{"200 200 403", "200 404 403", "200 200 403"}},
 	"POST /api/import":                            {by: [3]string{"200 200 403", "200 404 403", "200 200 403"}},
 	"DELETE /api/projects":                        {by: [3]string{"", "409 404 403", "409 409 403"}},
@@ -435,6 +436,8 @@ func (f *fixture) requestOf(s string, g graph, c caller) request {
 	case "POST /api/tool_event":
 		return request{method: "POST", path: "/api/tool_event", body: map[string]any{"project_key": f.key(g), "tool_name": "WebSearch",
 			"tool_input": map[string]any{"query": "launch"}}}
+	case "POST /api/hooks/stop":
+		return request{method: "POST", path: "/api/hooks/stop", body: map[string]any{"project_key": f.key(g), "session_id": "conv-stop"}}
 	case "POST /api/undo":
 		return request{method: "POST", path: "/api/undo", body: body(map[string]any{"seq_range": map[string]any{"from": 1, "to": 1_000_000}, "dry_run": true})}
 	case "POST /api/import":

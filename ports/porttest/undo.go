@@ -9,6 +9,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/merge"
+	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
 )
@@ -259,7 +260,7 @@ func (r *undoRun) randomChange(at domain.Stamp) (domain.HistoryOp, func()) {
 			if !okA || !okB || id == other {
 				return
 			}
-			_, err := merge.MergeNodes(g, merge.MergeInput{Into: id, From: other}, domain.SecretsAllow, at)
+			_, err := merge.MergeNodes(g, merge.MergeInput{Into: id, From: other}, secretscreen.Allow, at)
 			must(err)
 		}
 	case 5: // an import that merges, its nodes sometimes as stored

@@ -10,9 +10,10 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
-func withSecrets(m domain.SecretsMode) envOption {
+func withSecrets(m secretscreen.Mode) envOption {
 	return func(c *app.Config, _ *memory.Store) { c.Secrets = m }
 }
 
@@ -62,7 +63,7 @@ func TestSecretsThroughTheTools(t *testing.T) {
 	})
 
 	t.Run("redact", func(t *testing.T) {
-		e := newEnv(t, withSecrets(domain.SecretsRedact))
+		e := newEnv(t, withSecrets(secretscreen.Redact))
 		sid := e.session(t, t.TempDir())
 		for i, s := range pos {
 			r := e.ok(t, "kg_put_node", map[string]any{"session_id": sid, "level": "user", "id": "p-" + itoa(i), "gist": "g", "notes": []string{s.Text}})
@@ -81,7 +82,7 @@ func TestSecretsThroughTheTools(t *testing.T) {
 	})
 
 	t.Run("allow", func(t *testing.T) {
-		e := newEnv(t, withSecrets(domain.SecretsAllow))
+		e := newEnv(t, withSecrets(secretscreen.Allow))
 		sid := e.session(t, t.TempDir())
 		for i, s := range pos[:10] {
 			r := e.ok(t, "kg_put_node", map[string]any{"session_id": sid, "level": "user", "id": "p-" + itoa(i), "gist": "g", "notes": []string{s.Text}})

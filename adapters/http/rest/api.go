@@ -51,6 +51,7 @@ type Hooks interface {
 	SessionStateOf(ctx context.Context, projectPath, projectKey string) (hooks.SessionState, error)
 	PromptContext(ctx context.Context, req hooks.PromptRequest) (hooks.HookText, error)
 	ToolEvent(ctx context.Context, req hooks.ToolEventRequest) (hooks.HookText, error)
+	Stop(ctx context.Context, req hooks.StopRequest) (hooks.StopResult, error)
 	MaintenanceDebt(ctx context.Context) (hooks.DebtReport, error)
 }
 
@@ -66,6 +67,9 @@ type API struct {
 // docs/design/hooks.md#metrics.
 type HookRecorder interface {
 	HookAnswered(route string, injected int, failed bool, took time.Duration)
+	// CaptureDecided counts a stop of agent by what it came to
+	// (docs/design/hooks.md#capture-before-forgetting).
+	CaptureDecided(agent, outcome string)
 }
 
 // New returns the REST API over svc and hooks; calls (nil: none) records
@@ -80,6 +84,7 @@ func New(svc Service, hooks Hooks, log *slog.Logger, calls HookRecorder) *API {
 type noHooks struct{}
 
 func (noHooks) HookAnswered(string, int, bool, time.Duration) {}
+func (noHooks) CaptureDecided(string, string)                 {}
 
 // BodyLimit is the router's body-limit middleware: it refuses (413) a body
 // over max bytes.
@@ -119,6 +124,7 @@ func (a *API) Register(r chi.Router, limit BodyLimit) {
 		r.Post("/compaction/run", a.compact)
 		r.Post("/prompt_context", a.promptContext)
 		r.Post("/tool_event", a.toolEvent)
+		r.Post("/hooks/stop", a.stop)
 		r.Post("/nodes/useful", a.markUseful)
 		r.Post("/undo", a.undo)
 	})

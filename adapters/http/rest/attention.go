@@ -5,7 +5,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/app"
-	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // attentionJSON is the body of GET /api/attention (docs/api.md): what of one
@@ -88,7 +88,7 @@ func attentionOf(at app.Attention) attentionJSON {
 	return out
 }
 
-func secretOf(s domain.StoredSecret) storedSecret {
+func secretOf(s secretscreen.Stored) storedSecret {
 	j := storedSecret{Node: s.Node, Field: s.Field, Kind: s.Kind.ID, Start: s.Start + 1, End: s.End, Message: s.Message()}
 	if s.Edge != nil {
 		j.Edge = &apijson.EdgeRef{From: s.Edge.From, To: s.Edge.To, Rel: s.Edge.Rel}

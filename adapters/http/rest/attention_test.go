@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // GET /api/attention lists what of one graph needs a person
@@ -14,7 +14,7 @@ import (
 // duplicates, the credentials stored (named, never shown) and the plan's
 // moves; and changes nothing.
 func TestAttentionListsDuplicatesSecretsAndTheEdge(t *testing.T) {
-	e := newEnv(t, withSecrets(domain.SecretsAllow))
+	e := newEnv(t, withSecrets(secretscreen.Allow))
 	var secret secretcorpus.Sample
 	for _, s := range secretcorpus.Positives() {
 		if s.Source == "corpus.txt" && s.Kind == "aws-access-key" {

@@ -95,8 +95,11 @@ type hookInput struct {
 	// project_key (team mode; a body field is taken too).
 	ProjectKey string `json:"project_key"`
 	Prompt     string `json:"prompt"`
-	ToolName   string `json:"tool_name"`
-	ToolInput  struct {
+	// StopHookActive is a Stop input's: the agent is already continuing
+	// because a stop hook blocked its stop.
+	StopHookActive bool   `json:"stop_hook_active"`
+	ToolName       string `json:"tool_name"`
+	ToolInput      struct {
 		FilePath string `json:"file_path"`
 		URL      string `json:"url"`
 		Query    string `json:"query"`
@@ -148,6 +151,41 @@ func (a *API) toolEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	writeHookOutput(w, "PostToolUse", res.Text)
 	call.answered(len(res.Text))
+}
+
+// stop serves POST /api/hooks/stop?agent: a Stop hook input in, and out
+// {} to let the agent stop or {"decision":"block","reason":TEXT} to ask the
+// model to record what it learned first (Claude Code's and Codex's Stop
+// output; docs/design/hooks.md#capture-before-forgetting). agent names the
+// agent for kg_capture_requests_total.
+func (a *API) stop(w http.ResponseWriter, r *http.Request) {
+	call := a.hookCall(metrics.HookStop)
+	var in hookInput
+	if err := decodeBody(r, &in, true); err != nil {
+		call.fail(w, r, err)
+		return
+	}
+	res, err := a.hooks.Stop(r.Context(), hooks.StopRequest{ClaudeSessionID: in.SessionID, CWD: in.CWD,
+		ProjectKey: in.projectKey(r), StopHookActive: in.StopHookActive})
+	if err != nil {
+		call.fail(w, r, err)
+		return
+	}
+	a.calls.CaptureDecided(r.URL.Query().Get("agent"), string(res.Outcome))
+	out := StopOutput{}
+	if res.Text != "" {
+		out = StopOutput{Decision: "block", Reason: res.Text}
+	}
+	apijson.Write(w, http.StatusOK, out)
+	call.answered(len(res.Text))
+}
+
+// StopOutput is what a Stop hook prints: {} lets the agent stop; decision
+// "block" with a reason has the model continue with the reason as its
+// next instruction.
+type StopOutput struct {
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // HookOutput is what a Claude Code hook prints to add text to the

@@ -155,6 +155,31 @@ func TestToolEventShapes(t *testing.T) {
 	}
 }
 
+// A stop after an edit, by a conversation whose session wrote nothing to
+// kg, is blocked once with the capture request, in the shape Claude Code's
+// and Codex's Stop read (docs/design/hooks.md#capture-before-forgetting).
+func TestStopRouteAsksOnceAfterAnEdit(t *testing.T) {
+	e := newEnv(t)
+	sid := e.bootstrap("conv-1", "startup").body["session_id"].(string)
+	if r := e.do("POST", "/api/hooks/stop", e.hookInput("stop", "conv-1")).ok(t); len(r.body) != 0 {
+		t.Fatalf("a stop before any work: %s, want {}", r.raw)
+	}
+	e.do("POST", "/api/tool_event", e.hookInput("post-tool-use-edit", "conv-1")).ok(t)
+	r := e.do("POST", "/api/hooks/stop?agent=claude-code", e.hookInput("stop", "conv-1")).ok(t)
+	reason, _ := r.body["reason"].(string)
+	if r.body["decision"] != "block" || len(r.body) != 2 || !strings.Contains(reason, `session_id "`+sid+`"`) ||
+		!strings.Contains(reason, "kg_put_node") || utf8.RuneCountInString(reason) > 400 {
+		t.Fatalf("a stop after an edit: %s, want decision block with the request naming %s", r.raw, sid)
+	}
+	for _, name := range []string{"stop-active", "stop"} {
+		if r := e.do("POST", "/api/hooks/stop", e.hookInput(name, "conv-1")).ok(t); len(r.body) != 0 {
+			t.Errorf("%s after the request: %s, want {}", name, r.raw)
+		}
+	}
+	e.do("POST", "/api/hooks/stop", map[string]any{"session_id": strings.Repeat("x", 300), "cwd": e.proj}).
+		fails(t, 400, "invalid", "session_id", "limit 256")
+}
+
 func TestMarkUsefulRoute(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(e.proj)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // mergeSeed is a project graph with near-duplicates a and b, b with edges
@@ -123,7 +124,7 @@ func TestMergeNodesOverRESTRefusals(t *testing.T) {
 }
 
 func TestMergeNodesOverRESTRedacts(t *testing.T) {
-	e := newEnv(t, withSecrets(domain.SecretsRedact))
+	e := newEnv(t, withSecrets(secretscreen.Redact))
 	mergeSeed(e)
 	key := "AK" + "IA" + "QWERTYUIOPASDFGH"
 	r := e.do("POST", "/api/nodes/merge", map[string]any{"level": "project", "project_path": e.proj, "into": "a", "from": "b",

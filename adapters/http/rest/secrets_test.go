@@ -10,9 +10,10 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
-func withSecrets(m domain.SecretsMode) option {
+func withSecrets(m secretscreen.Mode) option {
 	return func(_ *testing.T, s *setup) { s.app.Secrets = m }
 }
 
@@ -90,7 +91,7 @@ func TestSecretsThroughREST(t *testing.T) {
 	})
 
 	t.Run("redact", func(t *testing.T) {
-		e := newEnv(t, withSecrets(domain.SecretsRedact))
+		e := newEnv(t, withSecrets(secretscreen.Redact))
 		for i, s := range pos {
 			r := e.do("POST", "/api/nodes", map[string]any{"level": "user", "id": "n" + strconv.Itoa(i), "gist": "g", "notes": []string{s.Text}}).ok(t)
 			if get(r.body, "redacted", 0, "kind") != s.Kind || get(r.body, "redacted", 0, "field") != "notes[0]" ||
@@ -111,7 +112,7 @@ func TestSecretsThroughREST(t *testing.T) {
 	})
 
 	t.Run("allow", func(t *testing.T) {
-		e := newEnv(t, withSecrets(domain.SecretsAllow))
+		e := newEnv(t, withSecrets(secretscreen.Allow))
 		e.do("POST", "/api/import?mode=merge", importDoc(texts)).ok(t)
 		stored := e.userText()
 		for _, s := range pos {

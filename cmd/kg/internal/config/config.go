@@ -19,7 +19,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // Config is everything `kg serve` is told: the settings of
@@ -68,7 +70,7 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// setting is one row of the Configuration table. Every value arrives as a
+// Setting is one row of the Configuration table. Every value arrives as a
 // string, from the flag, the environment or the default, and one parse
 // function checks it whatever its source, so the three cannot disagree.
 type Setting struct {
@@ -259,10 +261,10 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return strconv.Itoa(c.App.HistoryDays) }},
-		{Flag: "secrets-mode", Env: "KG_SECRETS", Def: string(domain.SecretsBlock),
+		{Flag: "secrets-mode", Env: "KG_SECRETS", Def: string(secretscreen.Block),
 			Usage: "what a write holding a credential does: `mode` block (refuse it), redact (store [REDACTED:<kind>] in its place) or allow",
 			Parse: func(c *Config, v string) error {
-				m, err := domain.ParseSecretsMode("secrets-mode", strings.ToLower(v))
+				m, err := secretscreen.ParseMode("secrets-mode", strings.ToLower(v))
 				if err != nil {
 					return errors.New("want block, redact or allow")
 				}
@@ -270,6 +272,17 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return string(c.App.Secrets) }},
+		{Flag: "capture", Env: "KG_CAPTURE", Def: string(capture.Ask),
+			Usage: "`mode` of the stop hook: ask (a session that did work and wrote nothing to kg is asked once to record what it learned) or off",
+			Parse: func(c *Config, v string) error {
+				m, err := capture.ParseMode("capture", strings.ToLower(v))
+				if err != nil {
+					return errors.New("want ask or off")
+				}
+				c.App.Capture = m
+				return nil
+			},
+			Show: func(c Config) string { return string(c.App.Capture) }},
 		{Flag: "auth-token", Env: "KG_AUTH_TOKEN",
 			Usage: "bearer `token` every request must carry (required when --host is not loopback)",
 			Parse: func(c *Config, v string) error {

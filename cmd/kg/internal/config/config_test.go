@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 func fakeHome() (string, error) { return "/home/ada", nil }
@@ -69,7 +71,7 @@ func TestParseServeDefaults(t *testing.T) {
 var everyValue = []string{
 	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
-	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--max-loaded-nodes", "5000", "--memory-limit", "512", "--secrets-mode", "redact", "--auth-token", "s3cret",
+	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--max-loaded-nodes", "5000", "--memory-limit", "512", "--secrets-mode", "redact", "--capture", "OFF", "--auth-token", "s3cret",
 	"--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key", "--insecure-http", "--token-grace", "0",
 	"--allowed-hosts", "kg.lan, kg.lan:9000,", "--allowed-origins", "http://localhost:5173/,https://x.dev",
 	"--log-level", "debug", "--log-format", "json",
@@ -91,7 +93,8 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.SessionTTL = 3600 * domain.Second
 	wantApp.IdleUnload = 10 * time.Minute
 	wantApp.MaxLoadedNodes = 5000
-	wantApp.Secrets = domain.SecretsRedact
+	wantApp.Secrets = secretscreen.Redact
+	wantApp.Capture = capture.Off
 	want := Config{
 		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
 		TLSCert: "/etc/kg/kg.crt", TLSKey: "/etc/kg/kg.key", InsecureHTTP: true, MemoryLimitMiB: 512,
@@ -226,6 +229,7 @@ func TestParseServeBadValues(t *testing.T) {
 		{"idle unload env", nil, map[string]string{"KG_IDLE_UNLOAD": "99999999"}, `invalid KG_IDLE_UNLOAD "99999999": want a whole number of seconds from 1 to 31536000, or 0 for never`},
 		{"secrets mode", []string{"--secrets-mode", "warn"}, nil, `invalid --secrets-mode "warn": want block, redact or allow`},
 		{"secrets env", nil, map[string]string{"KG_SECRETS": "off"}, `invalid KG_SECRETS "off": want block, redact or allow`},
+		{"capture env", nil, map[string]string{"KG_CAPTURE": "never"}, `invalid KG_CAPTURE "never": want ask or off`},
 		{"auth token space", []string{"--auth-token", "a b"}, nil, `invalid --auth-token "a b": want a token without white space`},
 		{"allowed hosts URL", []string{"--allowed-hosts", "ok,http://x/"}, nil, `invalid --allowed-hosts "ok,http://x/": want comma-separated host names or host:port, not "http://x/"`},
 		{"allowed origins bare", nil, map[string]string{"KG_ALLOWED_ORIGINS": "localhost:5173"}, `invalid KG_ALLOWED_ORIGINS "localhost:5173": want comma-separated origins like http://localhost:5173, not "localhost:5173"`},

@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 // What kg doctor looks at in the graphs' content when asked
@@ -118,7 +119,7 @@ func (c *Checkup) checkDuplicates(key domain.GraphKey, g *domain.Graph) {
 // checkSecrets reports each credential a graph holds, by its node or edge,
 // field, kind and position; never the credential itself.
 func (c *Checkup) checkSecrets(key domain.GraphKey, g *domain.Graph) {
-	found := g.Secrets()
+	found := secretscreen.Scan(g)
 	if len(found) == 0 {
 		c.Add(LevelOK, GraphSubject(key), "no secret found", "")
 		return

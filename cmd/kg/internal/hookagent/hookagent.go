@@ -100,11 +100,12 @@ func Detect(in Input) Agent {
 // RouteBody is a hook input in Claude Code's shape, what the hook routes
 // read.
 type RouteBody struct {
-	SessionID string    `json:"session_id"`
-	CWD       string    `json:"cwd"`
-	Prompt    string    `json:"prompt,omitempty"`
-	ToolName  string    `json:"tool_name,omitempty"`
-	ToolInput ToolInput `json:"tool_input"`
+	SessionID      string    `json:"session_id"`
+	CWD            string    `json:"cwd"`
+	Prompt         string    `json:"prompt,omitempty"`
+	StopHookActive bool      `json:"stop_hook_active,omitempty"`
+	ToolName       string    `json:"tool_name,omitempty"`
+	ToolInput      ToolInput `json:"tool_input"`
 }
 
 type ToolInput struct {
@@ -117,7 +118,7 @@ type ToolInput struct {
 // it is one kg counts, named as Claude Code names it (a file read is Read,
 // a fetch WebFetch, a web search WebSearch), with that tool's target.
 func RouteBodyOf(agent Agent, in Input) RouteBody {
-	b := RouteBody{SessionID: in.SessionID, CWD: in.CWD, Prompt: in.Prompt, ToolName: in.ToolName}
+	b := RouteBody{SessionID: in.SessionID, CWD: in.CWD, Prompt: in.Prompt, StopHookActive: in.StopHookActive, ToolName: in.ToolName}
 	var raw map[string]any
 	_ = json.Unmarshal(in.ToolInput, &raw)
 	str := func(k string) string { s, _ := raw[k].(string); return s }
@@ -125,6 +126,11 @@ func RouteBodyOf(agent Agent, in Input) RouteBody {
 	case ClaudeCode:
 		b.ToolInput = ToolInput{FilePath: str("file_path"), URL: str("url"), Query: str("query")}
 	case Codex:
+		// Codex edits files with apply_patch (its tool_input.command is the
+		// patch): an edit, as the stop's "did work" counts it.
+		if in.ToolName == "apply_patch" {
+			b.ToolName = "Edit"
+		}
 		// Codex reads files through its shell: a plain reading command of
 		// one file under cwd is a Read of it.
 		if in.ToolName == "Bash" || in.ToolName == "shell" || in.ToolName == "exec_command" {
@@ -257,6 +263,19 @@ func Output(agent Agent, event, text, message string) ([]byte, error) {
 		out["systemMessage"] = message
 	}
 	b, err := json.Marshal(out)
+	return append(b, '\n'), err
+}
+
+// StopOutput is what agent expects printed at a stop to have the model
+// continue with reason as its next instruction: Claude Code's and Codex's
+// Stop read {"decision":"block","reason":…}. Gemini CLI has no stop event
+// that speaks to the model once (docs/clients.md#what-each-agent-supports):
+// nil, nothing printed.
+func StopOutput(agent Agent, reason string) ([]byte, error) {
+	if agent == Gemini || reason == "" {
+		return nil, nil
+	}
+	b, err := json.Marshal(map[string]string{"decision": "block", "reason": reason})
 	return append(b, '\n'), err
 }
 

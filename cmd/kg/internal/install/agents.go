@@ -25,11 +25,14 @@ type agentHook struct {
 
 // CodexHooks are kg's hooks in ~/.codex/hooks.json. Codex runs every tool
 // as a shell command (Bash), reading files with cat, sed and the like:
-// kg hook counts such a read as a Read (cmd/kg/internal/hookagent).
+// kg hook counts such a read as a Read (cmd/kg/internal/hookagent); it
+// edits files with apply_patch, an edit for the stop's "did work"
+// (docs/design/hooks.md#capture-before-forgetting).
 var CodexHooks = []agentHook{
 	{event: "SessionStart", arg: "session-start", timeout: 5},
 	{event: "UserPromptSubmit", arg: "prompt", timeout: 2},
-	{event: "PostToolUse", matcher: "Bash", arg: "tool-event", timeout: 2},
+	{event: "PostToolUse", matcher: "Bash|apply_patch", arg: "tool-event", timeout: 2},
+	{event: "Stop", arg: "stop", timeout: 2},
 }
 
 // GeminiHooks are kg's hooks in ~/.gemini/settings.json; Gemini CLI gives
@@ -51,8 +54,10 @@ func (h agentHook) command(exe string, agent string) string {
 
 // AddAgentHooks puts hooks into the hooks object of doc (Claude Code's settings, Codex's hooks.json or
 // Gemini CLI's settings'): a kg hook already under the event is updated in
-// place, else a group is appended after the user's. named adds Gemini CLI's
-// "name" to each hook. It returns the changes.
+// place, with its group's matcher when the group holds it alone (an earlier
+// install's narrower matcher is widened; a group the user shares with kg
+// keeps theirs), else a group is appended after the user's. named adds
+// Gemini CLI's "name" to each hook. It returns the changes.
 func AddAgentHooks(doc map[string]any, hooks []agentHook, exe string, agent string, owner HookOwner, named bool) []string {
 	var changes []string
 	all, _ := doc["hooks"].(map[string]any)
@@ -77,6 +82,10 @@ func AddAgentHooks(doc map[string]any, hooks []agentHook, exe string, agent stri
 				if !JSONEqual(x, want) {
 					list[i] = want
 					changes = append(changes, fmt.Sprintf("update hooks.%s: %s", h.event, want["command"]))
+				}
+				if len(list) == 1 && h.matcher != "" && gm["matcher"] != h.matcher {
+					gm["matcher"] = h.matcher
+					changes = append(changes, fmt.Sprintf("update hooks.%s matcher: %s", h.event, h.matcher))
 				}
 			}
 		}

@@ -22,18 +22,21 @@ import (
 
 // claudeHooks are kg's hooks in Claude Code's settings
 // (docs/design/hooks.md#kg-install-claude-code): the plugin's
-// hooks/hooks.json holds the same three, and a test keeps them equal.
+// hooks/hooks.json holds the same four, and a test keeps them equal.
 // Timeouts are the seconds Claude Code waits, above kg hook's own deadline.
+// PostToolUse sees the edits too, which are what a stop counts as work
+// (docs/design/hooks.md#capture-before-forgetting).
 var claudeHooks = []agentHook{
 	{event: "SessionStart", arg: "session-start", timeout: 5},
 	{event: "UserPromptSubmit", arg: "prompt", timeout: 2},
-	{event: "PostToolUse", matcher: "Read|WebFetch|WebSearch", arg: "tool-event", timeout: 2},
+	{event: "PostToolUse", matcher: "Read|WebFetch|WebSearch|Edit|Write|MultiEdit|NotebookEdit", arg: "tool-event", timeout: 2},
+	{event: "Stop", arg: "stop", timeout: 2},
 }
 
 // kgHookCommand matches the command of a hook kg adds: an executable (a
 // path as ShellQuote writes it, quoted or bare) running `hook <event>`.
 // Whether the executable is a kg is HookOwner's to say.
-var kgHookCommand = regexp.MustCompile(`^('(?:[^']|'\\'')*'|[^\s']+) hook (session-start|prompt|tool-event)(?: .*)?$`)
+var kgHookCommand = regexp.MustCompile(`^('(?:[^']|'\\'')*'|[^\s']+) hook (session-start|prompt|tool-event|stop)(?: .*)?$`)
 
 // KGExecutable tells a kg binary, whatever it is named: an executable
 // named kg-something (kg, kg-v2, kg.exe) or the very file install writes

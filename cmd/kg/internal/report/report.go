@@ -1,7 +1,7 @@
 // Package report writes what kg's commands print for people about a
-// graph: its name, a compaction's moves, a page of its change log and an
-// undo (docs/operations.md). A command's --json prints the API's shapes
-// instead.
+// graph — its name, a compaction's moves, a page of its change log, an
+// undo, an import — and what a migration did (docs/operations.md). A
+// command's --json prints the API's shapes instead.
 package report
 
 import (
@@ -12,9 +12,10 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/migrations"
 )
 
-// graphName names a graph for people: "user graph", "project /p".
+// GraphName names a graph for people: "user graph", "project /p".
 func GraphName(k domain.GraphKey) string {
 	if k.Level == domain.LevelUser {
 		return "user graph"
@@ -67,6 +68,9 @@ func Moves(w io.Writer, key domain.GraphKey, out Compaction) {
 	}
 	_ = tw.Flush()
 }
+
+// itemName names the item of a change: "node n", "edge a --rel--> b" or
+// "the graph".
 func itemName(c apijson.ItemChange) string {
 	if c.Item == "edge" && c.Edge != nil {
 		return "edge " + domain.EdgeKey{From: c.Edge.From, To: c.Edge.To, Rel: c.Edge.Rel}.String()
@@ -112,6 +116,8 @@ func History(w io.Writer, key domain.GraphKey, h apijson.History) {
 	}
 }
 
+// printDiff prints a change's fields, each old line marked "-" and each
+// new one "+".
 func printDiff(w io.Writer, indent string, diff []apijson.FieldDiff) {
 	for _, d := range diff {
 		lines := func(mark, text string) {
@@ -157,6 +163,52 @@ func Undo(w io.Writer, out apijson.Undo) {
 	}
 }
 
+// stepName names the item of an undo step.
 func stepName(st apijson.UndoStep) string {
 	return itemName(apijson.ItemChange{Item: st.Item, ID: st.ID, Edge: st.Edge})
+}
+
+// Import reports what kg import of file wrote into the graph of key,
+// deleted, redacted and moved; verbose lists every compaction move.
+func Import(w io.Writer, file string, key domain.GraphKey, mode domain.ImportMode, verbose bool, res apijson.ImportResult) {
+	fmt.Fprintf(w, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
+		file, GraphName(key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
+	if mode == domain.ImportReplace {
+		fmt.Fprintf(w, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
+	}
+	fmt.Fprintf(w, "\n")
+	for _, r := range res.Redacted {
+		fmt.Fprintf(w, "redacted: %s held %s (chars %d–%d), stored as %s\n", r.Field, r.Kind, r.Start, r.End, r.StoredAs)
+	}
+	if m := res.Compaction; m != nil && len(m.Moves)+m.MovesUnlisted > 0 {
+		if verbose {
+			Moves(w, key, Compaction{Level: string(key.Level), Moves: *res.Compaction})
+		} else {
+			MoveCounts(w, *res.Compaction)
+		}
+	}
+}
+
+// Migration says what a migration step wrote and left alone.
+func Migration(r migrations.Result) string {
+	s := "written " + list(r.Changed)
+	if len(r.Unchanged) > 0 {
+		s += "; unchanged " + list(r.Unchanged)
+	}
+	return s
+}
+
+// list joins names, or says there are none.
+func list(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return strings.Join(names, ", ")
+}
+
+// Notes prints what a migration step noticed, one line each.
+func Notes(w io.Writer, r migrations.Result) {
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }

@@ -1,4 +1,4 @@
-package domain_test
+package secretscreen_test
 
 import (
 	"strconv"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secrets/secretcorpus"
+	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
 func TestSecretPositionsCountCodePointsFromOne(t *testing.T) {
 	key := "AK" + "IA" + "QWERTYUIOPASDFGH"
 	note := "clé 🔑 de " + key + " ok" // multi-byte characters before the key
 	in := domain.NodeInput{ID: "n", Gist: "g", Notes: []string{"first", note}}
-	_, _, err := domain.ScreenNode(in, domain.SecretsBlock)
+	_, _, err := secretscreen.Node(in, secretscreen.Block)
 	if err == nil {
 		t.Fatal("a note with an AWS key was let through in block mode")
 	}
@@ -36,12 +37,12 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestScreenNodeModes(t *testing.T) {
 	for _, s := range secretcorpus.Positives() {
 		in := domain.NodeInput{ID: "n1", Gist: "a gist", Notes: []string{"first", s.Text}, Touches: []string{"src/a.go"}}
-		if _, _, err := domain.ScreenNode(in, domain.SecretsBlock); err == nil {
+		if _, _, err := secretscreen.Node(in, secretscreen.Block); err == nil {
 			t.Errorf("corpus.txt:%d: block mode let %s through", s.Line, s.Kind)
 		} else if strings.Contains(err.Error(), s.Secret) {
 			t.Errorf("corpus.txt:%d: the error echoes the secret: %q", s.Line, err)
 		}
-		out, fs, err := domain.ScreenNode(in, domain.SecretsRedact)
+		out, fs, err := secretscreen.Node(in, secretscreen.Redact)
 		if err != nil {
 			t.Errorf("corpus.txt:%d: redact mode refused: %v", s.Line, err)
 			continue
@@ -58,13 +59,13 @@ func TestScreenNodeModes(t *testing.T) {
 		if in.Notes[1] != s.Text {
 			t.Errorf("corpus.txt:%d: the input's list was changed in place", s.Line)
 		}
-		if got, fs, err := domain.ScreenNode(in, domain.SecretsAllow); err != nil || len(fs) != 0 || got.Notes[1] != s.Text {
+		if got, fs, err := secretscreen.Node(in, secretscreen.Allow); err != nil || len(fs) != 0 || got.Notes[1] != s.Text {
 			t.Errorf("corpus.txt:%d: allow mode changed or refused the input", s.Line)
 		}
 	}
 	for _, s := range secretcorpus.Negatives() {
 		in := domain.NodeInput{ID: "n1", Gist: "a gist", Notes: []string{s.Text}}
-		if _, fs, err := domain.ScreenNode(in, domain.SecretsBlock); err != nil || len(fs) != 0 {
+		if _, fs, err := secretscreen.Node(in, secretscreen.Block); err != nil || len(fs) != 0 {
 			t.Errorf("corpus.txt:%d: a look-alike was refused: %v", s.Line, err)
 		}
 	}
@@ -72,16 +73,16 @@ func TestScreenNodeModes(t *testing.T) {
 
 func TestScreenRefusesSecretsInNamesEvenWhenRedacting(t *testing.T) {
 	tok := "gh" + "p_" + strings.Repeat("aB3", 12)
-	if _, _, err := domain.ScreenNode(domain.NodeInput{ID: tok, Gist: "g"}, domain.SecretsRedact); err == nil ||
+	if _, _, err := secretscreen.Node(domain.NodeInput{ID: tok, Gist: "g"}, secretscreen.Redact); err == nil ||
 		!strings.HasPrefix(err.Error(), "id: looks like a GitHub token (chars 1–40)") || strings.Contains(err.Error(), tok) {
 		t.Fatalf("id with a token: err = %v", err)
 	}
-	if _, _, err := domain.ScreenEdge(domain.EdgeInput{From: "a", To: "b", Rel: tok}, domain.SecretsRedact); err == nil ||
+	if _, _, err := secretscreen.Edge(domain.EdgeInput{From: "a", To: "b", Rel: tok}, secretscreen.Redact); err == nil ||
 		!strings.HasPrefix(err.Error(), "rel: looks like a GitHub token") {
 		t.Fatalf("rel with a token: err = %v", err)
 	}
 	url := "postgres://app:Zx9" + "Qw8Er7Ty6@db/app"
-	out, fs, err := domain.ScreenEdge(domain.EdgeInput{From: "svc", To: url, Rel: "uses"}, domain.SecretsRedact)
+	out, fs, err := secretscreen.Edge(domain.EdgeInput{From: "svc", To: url, Rel: "uses"}, secretscreen.Redact)
 	if err != nil || len(fs) != 1 || out.To != "postgres://app:[REDACTED:url-password]@db/app" {
 		t.Fatalf("edge end with a password: %q %+v %v", out.To, fs, err)
 	}
@@ -94,11 +95,11 @@ func TestScreenImportNamesTheItem(t *testing.T) {
 	tok := "gh" + "p_" + strings.Repeat("aB3", 12)
 	doc := domain.GraphData{Nodes: []domain.Node{{ID: "a", Gist: "fine"}, {ID: "b", Gist: "fine", Notes: []string{"x", "key " + tok}}},
 		Edges: []domain.Edge{{From: "a", To: "b", Rel: "r", Notes: []string{tok}}}}
-	_, _, err := domain.ScreenImport(doc, domain.SecretsBlock)
+	_, _, err := secretscreen.Import(doc, secretscreen.Block)
 	if err == nil || !strings.HasPrefix(err.Error(), "nodes[1].notes[1]: looks like a GitHub token (chars 5–44); edges[0].notes[0]: looks like a GitHub token (chars 1–40)") {
 		t.Fatalf("err = %v", err)
 	}
-	out, fs, err := domain.ScreenImport(doc, domain.SecretsRedact)
+	out, fs, err := secretscreen.Import(doc, secretscreen.Redact)
 	if err != nil || len(fs) != 2 {
 		t.Fatalf("redact: %+v %v", fs, err)
 	}
@@ -118,7 +119,7 @@ func BenchmarkScreenNode(b *testing.B) {
 		Notes: []string{"journal checkpoint storage adapter search", "index query result cache archive node ok"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := domain.ScreenNode(in, domain.SecretsBlock); err != nil {
+		if _, _, err := secretscreen.Node(in, secretscreen.Block); err != nil {
 			b.Fatal(err)
 		}
 	}
