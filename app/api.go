@@ -191,6 +191,7 @@ func (r SyncResult) Empty() bool {
 // SessionStats is /api/sessions/{id}/stats.
 type SessionStats struct {
 	Session   ports.Session
+	Agent     string // the agent its hooks said it runs in; "" unsaid
 	UserGraph domain.Stats
 	Project   *domain.Stats
 	Now       domain.Micros // when the stats were taken: what a session's duration is measured to

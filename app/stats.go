@@ -22,6 +22,9 @@ func (s *Service) SessionStats(ctx context.Context, id string) (SessionStats, er
 		return SessionStats{}, err
 	}
 	res := SessionStats{Session: sess, Now: now}
+	if hv, ok := s.sessions.HookView(sess.ID); ok {
+		res.Agent = hv.Agent
+	}
 	t := target{session: sess.ID, project: sess.ProjectPath, owner: s.scope.owner(ctx)}
 	for _, k := range t.keys() {
 		e, err := s.store.Get(ctx, k)

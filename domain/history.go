@@ -27,6 +27,10 @@ const (
 	// version with the same content is a move, not a put.
 	HistoryMove HistoryOp = "move"
 	HistoryUndo HistoryOp = "undo" // a change made by an undo
+	// HistoryArchive is a node a person moved to the archived tier
+	// (Graph.ArchiveNodes): a move, with the tier change only, that an undo
+	// of its session reverses (docs/decisions/0106-archive-by-hand.md).
+	HistoryArchive HistoryOp = "archive"
 	// HistoryImportReplace, HistoryProjectMv and HistoryMigrate are one
 	// entry each, of the whole graph (Graph set).
 	HistoryImportReplace HistoryOp = "import_replace"
@@ -191,9 +195,7 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 			continue
 		}
 		e.Time, e.Session, e.Principal = at.Now, at.Session, at.Principal
-		if op == HistoryUndo && e.Op != HistoryMove {
-			e.Op = HistoryUndo
-		}
+		e.Op = loggedAs(op, e.Op)
 		out = append(out, e)
 	}
 	if op == HistoryImportReplace {
@@ -210,6 +212,19 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 		return []HistoryEntry{whole}
 	}
 	return out
+}
+
+// loggedAs is the op an entry of a write of op is logged as, given what
+// its item's change was: an undo's puts and deletes are undo entries, an
+// archive's moves archive entries.
+func loggedAs(op, item HistoryOp) HistoryOp {
+	switch {
+	case op == HistoryUndo && item != HistoryMove:
+		return HistoryUndo
+	case op == HistoryArchive && item == HistoryMove:
+		return HistoryArchive
+	}
+	return item
 }
 
 func (g *Graph) nodeEntry(id string, before *Node, recall bool) (HistoryEntry, bool) {
@@ -320,9 +335,7 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 		}
 		if w := writerOf(e.Seq); w != nil {
 			e.Session, e.Principal = w.Session, w.Principal
-			if w.Op == HistoryUndo && e.Op != HistoryMove {
-				e.Op = HistoryUndo
-			}
+			e.Op = loggedAs(w.Op, e.Op)
 		}
 		out = append(out, e)
 	}

@@ -18,6 +18,10 @@ type HookState struct {
 	// ClaudeSessionID is the Claude Code session the session is bound to;
 	// "" for none. A bound session outlives the session TTL.
 	ClaudeSessionID string `json:"claude_session_id,omitempty"`
+	// Agent is the agent whose hook started or bound the session, as kg
+	// hook names it (claude-code, codex, gemini); "" when no hook said. The
+	// page names a session by it (docs/design/http.md#sessions-named-for-a-person).
+	Agent string `json:"agent,omitempty"`
 	// Seen is the seen set, oldest first: "u:<id>" for a node of the user
 	// graph, "p:<id>" for one of the session's project graph (SeenKey).
 	Seen []string `json:"seen,omitempty"`
@@ -43,7 +47,7 @@ type HookState struct {
 
 // Empty reports whether h holds nothing: a session the hooks never touched.
 func (h HookState) Empty() bool {
-	return h.ClaudeSessionID == "" && len(h.Seen) == 0 && !h.FullReadDone && h.PreloadedCount == 0 &&
+	return h.ClaudeSessionID == "" && h.Agent == "" && len(h.Seen) == 0 && !h.FullReadDone && h.PreloadedCount == 0 &&
 		len(h.Useful) == 0 && h.Nudges == 0 && h.LastNudge == 0 && h.PromptNudges == 0 && h.SeenCleared == 0
 }
 
@@ -56,7 +60,7 @@ func (h HookState) Clone() HookState {
 
 // Equal reports whether a and b store the same state.
 func (h HookState) Equal(o HookState) bool {
-	return h.ClaudeSessionID == o.ClaudeSessionID && slices.Equal(h.Seen, o.Seen) && h.FullReadDone == o.FullReadDone &&
+	return h.ClaudeSessionID == o.ClaudeSessionID && h.Agent == o.Agent && slices.Equal(h.Seen, o.Seen) && h.FullReadDone == o.FullReadDone &&
 		h.PreloadedCount == o.PreloadedCount && slices.Equal(h.Useful, o.Useful) && h.Nudges == o.Nudges &&
 		h.LastNudge == o.LastNudge && h.PromptNudges == o.PromptNudges && h.SeenCleared == o.SeenCleared
 }

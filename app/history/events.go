@@ -10,8 +10,11 @@ import (
 // deletes by a client publish.
 func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session string) []ports.Event {
 	var evs []ports.Event
+	var retiered []undo.Step
 	for _, st := range applied {
 		switch {
+		case st.Action == undo.Retier:
+			retiered = append(retiered, st)
 		case st.Edge && st.Action == undo.Delete:
 			tomb, _ := g.EdgeTombstone(st.Key)
 			ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
@@ -41,7 +44,7 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session
 			evs = append(evs, ev)
 		}
 	}
-	return evs
+	return append(evs, retierEvents(k, g, retiered, session)...)
 }
 
 // eventBase fills the fields every event of graph key carries, as app's
@@ -49,3 +52,32 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session
 func eventBase(typ string, key domain.GraphKey, seq uint64, session string) ports.Event {
 	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
 }
+
+// retierEvents is the event of an undo's steps that moved nodes back to the
+// tier a person's archive took them from: a compacted event, as the archive
+// itself was heard, at the seq of the last tier change — a node's version
+// seq is older than what a listener has, and would be taken for an echo.
+func retierEvents(k domain.GraphKey, g *domain.Graph, steps []undo.Step, session string) []ports.Event {
+	if len(steps) == 0 {
+		return nil
+	}
+	var m domain.Moves
+	for _, st := range steps {
+		n, ok := g.Node(st.ID)
+		if !ok {
+			continue
+		}
+		if n.Tier == domain.Active {
+			m.Restored = append(m.Restored, st.ID)
+		} else {
+			m.Archived = append(m.Archived, st.ID)
+		}
+		m.Steps = append(m.Steps, domain.Move{ID: st.ID, From: domain.Archived, To: n.Tier, Pass: PassUndo, Reason: "put back by an undo"})
+	}
+	ev := eventBase(ports.EventCompacted, k, g.Seq(), session)
+	ev.Compaction = &m
+	return []ports.Event{ev}
+}
+
+// PassUndo is the pass of a move an undo made (retierEvents).
+const PassUndo = "undo"

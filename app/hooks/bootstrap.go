@@ -41,6 +41,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	}
 	defer h.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.sup.CountOp(sess.ID, &err)
+	h.noteAgent(sess.ID, req.Agent)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
 	compact := req.Source == "compact"
@@ -93,6 +94,9 @@ func (req BootstrapRequest) check() error {
 		return err
 	}
 	if err := hookstate.CheckString("source", req.Source, maxSource); err != nil {
+		return err
+	}
+	if err := checkAgent(req.Agent); err != nil {
 		return err
 	}
 	return hookstate.CheckString("transcript_path", req.TranscriptPath, 4096)

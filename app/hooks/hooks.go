@@ -45,6 +45,7 @@ type BootstrapRequest struct {
 	ClaudeSessionID string // the conversation; "" for none
 	Source          string // startup, resume, clear, compact; "" or another: as startup
 	TranscriptPath  string // the conversation's transcript, read only inside the home folder
+	Agent           string // the agent whose hook calls (claude-code, codex, gemini); "" unsaid
 }
 
 // BootstrapResult is what a session start injects.

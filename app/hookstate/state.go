@@ -17,6 +17,7 @@ const MaxSeen = 5000
 // its stored form only when the session is saved (Export).
 type State struct {
 	Claude string
+	Agent  string // ports.HookState.Agent
 	// seen maps a SeenKey to the stamp it was last shown under; order
 	// lists the keys in stamp order, oldest first. An entry of order whose
 	// stamp is not the key's current one was shown again later: it is
@@ -41,7 +42,7 @@ type seenEntry struct {
 
 // New returns the live form of a stored state.
 func New(h ports.HookState) *State {
-	s := &State{Claude: h.ClaudeSessionID, seen: make(map[string]uint64, len(h.Seen)), FullRead: h.FullReadDone,
+	s := &State{Claude: h.ClaudeSessionID, Agent: h.Agent, seen: make(map[string]uint64, len(h.Seen)), FullRead: h.FullReadDone,
 		Preloaded: h.PreloadedCount, Useful: append([]string(nil), h.Useful...), Nudges: h.Nudges, LastNudge: h.LastNudge,
 		PromptNudges: h.PromptNudges, cleared: h.SeenCleared}
 	for _, k := range h.Seen {
@@ -52,7 +53,7 @@ func New(h ports.HookState) *State {
 
 // Export returns the stored form of the state: the seen set oldest first.
 func (h *State) Export() ports.HookState {
-	out := ports.HookState{ClaudeSessionID: h.Claude, FullReadDone: h.FullRead, PreloadedCount: h.Preloaded,
+	out := ports.HookState{ClaudeSessionID: h.Claude, Agent: h.Agent, FullReadDone: h.FullRead, PreloadedCount: h.Preloaded,
 		Useful: append([]string(nil), h.Useful...), Nudges: h.Nudges, LastNudge: h.LastNudge, PromptNudges: h.PromptNudges,
 		SeenCleared: h.cleared}
 	if len(h.seen) > 0 {
@@ -132,6 +133,9 @@ func (h *State) Merge(o ports.HookState) {
 	}
 	if h.Claude == "" {
 		h.Claude = o.ClaudeSessionID
+	}
+	if h.Agent == "" {
+		h.Agent = o.Agent
 	}
 	for _, k := range o.Useful {
 		if !h.Marked(k) {

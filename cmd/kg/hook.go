@@ -160,6 +160,7 @@ func hookServer(ctx context.Context, e env, settings *config.Flags, debug bool) 
 // into agent's session start output; nil when there is nothing to add.
 func sessionStartHook(ctx context.Context, client *apiclient.Client, agent hookagent.Agent, in hookagent.Input, projectKey string) ([]byte, error) {
 	q := hookagent.BootstrapQuery(in)
+	q.Set("agent", string(agent)) // the session keeps it: the page names the session by it
 	if projectKey != "" {
 		q.Set("project_key", projectKey)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,9 +136,16 @@ func TestHookForCodexAndGemini(t *testing.T) {
 				h.SystemMessage != "kg memory preloaded: 1 user + 2 project nodes" {
 				t.Fatalf("session start: %d %s", code, out)
 			}
+			// The session keeps the agent, for the page to name it by.
+			if got := lastSessionAgent(t, s, proj); got != string(tc.agent) {
+				t.Errorf("the session started by the hook has agent %q, want %s", got, tc.agent)
+			}
 			// Told by the input's shape, without --agent: the same.
 			_, out, _ = runHookCmd(t, root, "session-start", agentHookInput(t, tc.start, "c2", proj))
 			decodeHook(t, out, tc.startEvent)
+			if got := lastSessionAgent(t, s, proj); got != string(tc.agent) {
+				t.Errorf("the session started by the hook without --agent has agent %q, want %s", got, tc.agent)
+			}
 
 			s.putNode(w, "project", "refresh-lock", "one oauth token refresh per process: the refresh takes a lock", nil)
 			_, out, _ = runHookCmd(t, root, "prompt", agentHookInput(t, tc.prompt, "c1", proj), agent)
@@ -157,6 +165,27 @@ func TestHookForCodexAndGemini(t *testing.T) {
 	if code, out, errOut := runHookCmd(t, root, "prompt", "{}", "--agent=cursor"); code != 0 || out != "" || !strings.Contains(errOut, "--agent") {
 		t.Errorf("unknown agent: %d %q %q; want exit 0, silence, and the flag named on stderr", code, out, errOut)
 	}
+}
+
+// lastSessionAgent is the agent kg keeps for the last session of project
+// proj (GET /api/session_state, then its stats).
+func lastSessionAgent(t *testing.T, s *kgServer, proj string) string {
+	t.Helper()
+	var state struct {
+		SessionID string `json:"session_id"`
+	}
+	_, raw := post(t, "GET", "http://"+s.Addr+"/api/session_state?project_path="+url.QueryEscape(proj), "", nil)
+	if err := json.Unmarshal([]byte(raw), &state); err != nil || state.SessionID == "" {
+		t.Fatalf("session state: %s", raw)
+	}
+	var stats struct {
+		Agent string `json:"agent"`
+	}
+	_, raw = post(t, "GET", "http://"+s.Addr+"/api/sessions/"+state.SessionID+"/stats", "", nil)
+	if err := json.Unmarshal([]byte(raw), &stats); err != nil {
+		t.Fatalf("session stats: %s", raw)
+	}
+	return stats.Agent
 }
 
 // TestStopHookForCodex: Codex's PostToolUse of apply_patch is an edit, and

@@ -42,6 +42,7 @@ type Step struct {
 	Action string
 	Node   *domain.Node // the node to put back (restore, recreate)
 	EdgeTo *domain.Edge // the edge to put back (restore, recreate)
+	Tier   domain.Tier  // the tier to move the node back to (retier)
 	// Seq is the seq the step's write took, once applied.
 	Seq uint64
 }
@@ -60,7 +61,8 @@ type Skip struct {
 }
 
 // Plan is what an undo does: the steps, in the order they are applied
-// (nodes written back, edges deleted, nodes deleted, edges written back),
+// (nodes written back, edges deleted, nodes deleted, edges written back,
+// nodes moved back to their tier),
 // and the items it skips.
 type Plan struct {
 	Steps   []Step
@@ -113,7 +115,8 @@ func (h *itemHistory) unlogged(cur, left uint64) bool {
 // NewPlan decides what undoing the changes target names does to g, given
 // the change log entries from the oldest of those changes on, oldest
 // first (a longer log does no harm). Moves are never undone and never
-// count as a change by someone else: they change no content. An item is
+// count as a change by someone else: they change no content (a person's
+// archive is undone: tiers.go). An item is
 // skipped when someone else changed it after the first change undone, when
 // it no longer holds what the last change undone left (a change the log
 // does not show), and a node to delete when edges that the undo does not
@@ -132,6 +135,7 @@ func NewPlan(g *domain.Graph, entries []domain.HistoryEntry, target Target) Plan
 			pl.node(h)
 		}
 	}
+	pl.retier(archivesUndone(entries, target))
 	return pl.finish()
 }
 
@@ -192,6 +196,7 @@ type undoPlanner struct {
 	stepped                         map[domain.EdgeKey]bool // the edges the plan writes or deletes
 	creates, edgeSteps, edgeDeletes []Step
 	nodeDeletes                     []Step
+	retiers                         []Step
 }
 
 func (pl *undoPlanner) skip(r itemRef, why string) {
@@ -260,6 +265,7 @@ func (pl *undoPlanner) finish() Plan {
 	plan.Steps = append(plan.Steps, pl.edgeDeletes...)
 	plan.Steps = append(plan.Steps, deletes...)
 	plan.Steps = append(plan.Steps, pl.edgeSteps...)
+	plan.Steps = append(plan.Steps, pl.retiers...)
 	return plan
 }
 
@@ -305,6 +311,8 @@ func Apply(g *domain.Graph, plan Plan, at domain.Stamp) (applied []Step, failed 
 				notes = []string{}
 			}
 			_, err = g.PutEdge(domain.EdgeInput{From: st.Key.From, To: st.Key.To, Rel: st.Key.Rel, Notes: notes}, at)
+		case st.Action == Retier:
+			err = g.RestoreTier(st.ID, st.Tier, at.Now)
 		case st.Action == Delete:
 			if _, ok := g.Node(st.ID); ok {
 				_, err = g.DeleteNode(st.ID, at)

@@ -13,7 +13,11 @@
 // longest task of the page's main thread is given with the CPU time it used
 // (the trace's thread duration): what it takes when the page has a core.
 //
-// Usage: KG_BIN=bin/kg node e2e/browser/bench.mjs [--nodes 150,3000] [--writes 30] [--gap 400] [--out FILE]
+// --busy measures with the CPU busy: it starts --busy-loops background
+// processes (default: one per core) that spin until the run ends, and stops
+// them itself, also when the run fails.
+//
+// Usage: KG_BIN=bin/kg node e2e/browser/bench.mjs [--nodes 150,3000] [--writes 30] [--gap 400] [--busy [--busy-loops N]] [--out FILE]
 // (make bench-ui). Figures go to stdout, and as JSON to --out.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +33,8 @@ const { values: opt } = parseArgs({
     writes: { type: 'string', default: '30' },
     gap: { type: 'string', default: '400' },
     out: { type: 'string' },
+    busy: { type: 'boolean', default: false },
+    'busy-loops': { type: 'string' },
   },
 });
 const KG = process.env.KG_BIN;
@@ -172,16 +178,35 @@ function taskCPU(trace, writes) {
   return out;
 }
 
+/**
+ * Starts n processes that each keep a core busy, and returns what stops
+ * them: the background load of --busy. They are this run's children, killed
+ * by their pids when the run ends or fails.
+ */
+function startBusy(n) {
+  const loops = [];
+  for (let i = 0; i < n; i++) loops.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  const stop = () => { for (const p of loops) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL'); };
+  process.once('exit', stop);
+  return stop;
+}
+
 const load0 = loadavg()[0];
+const busyLoops = opt.busy ? Number(opt['busy-loops'] ?? cpus().length) : 0;
+const stopBusy = startBusy(busyLoops);
 const results = [];
-for (const n of opt.nodes.split(',').map(Number)) {
-  results.push(await run(n, Number(opt.writes), Number(opt.gap)));
+try {
+  for (const n of opt.nodes.split(',').map(Number)) {
+    results.push(await run(n, Number(opt.writes), Number(opt.gap)));
+  }
+} finally {
+  stopBusy();
 }
 const report = {
   when: new Date().toISOString(), cpus: cpus().length, load: [load0, loadavg()[0]].map((x) => Math.round(x * 10) / 10),
-  results,
+  busyLoops, results,
 };
-console.log(`load average ${report.load[0]} → ${report.load[1]} on ${report.cpus} CPUs`);
+console.log(`load average ${report.load[0]} → ${report.load[1]} on ${report.cpus} CPUs${busyLoops ? `, with ${busyLoops} busy loops of this run's` : ''}`);
 console.log('| nodes | edges | read | laid out | write → page p50 / p90 / max (the MCP call p50) | longest task per write p50 / p90 / max | its CPU time p50 / p90 / max | writes with a task > 100 ms |');
 console.log('| ---: | ---: | ---: | ---: | --- | --- | --- | ---: |');
 for (const r of results) {

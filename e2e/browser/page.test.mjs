@@ -22,7 +22,7 @@ const AWS_KEY = ['AKIA', 'Z7Q3', 'M2XK', 'P4LT', 'W5RB'].join('');
 
 for (const n of SIZES) {
   describe(`the page at ${n} nodes`, () => {
-    let root; let project; let kg; let b; let page; let agent; let other;
+    let root; let project; let kg; let b; let page; let agent; let other; let hooked;
     const alike = [];
 
     before(async () => {
@@ -40,6 +40,10 @@ for (const n of SIZES) {
       await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'project', id: 'billing-timeout', gist: 'The billing API answers within 2 s' });
       await mcp(kg.url, 'kg_put_edge', { session_id: agent, level: 'project', from: 'retry-on-503', to: 'billing-timeout', rel: 'depends-on' });
       await mcp(kg.url, 'kg_put_node', { session_id: agent, level: 'user', id: 'say-why', gist: 'Say why in every commit message' });
+      // A session Codex's hooks started (kg hook --agent codex sends agent=codex).
+      ({ body: { session_id: hooked } } = await rest(kg.url,
+        `/api/session_bootstrap?project_path=${encodeURIComponent(project)}&claude_session_id=conv-codex&source=startup&agent=codex`));
+      await mcp(kg.url, 'kg_put_node', { session_id: hooked, level: 'project', id: 'migrations-twice', gist: 'Codex ran the migrations twice' });
       ({ body: { session_id: other } } = await rest(kg.url, '/api/sessions/register', { method: 'POST' }));
       await mcp(kg.url, 'kg_put_node', { session_id: other, level: 'user', id: 'tabs-not-spaces', gist: 'This person prefers tabs' });
       // What needs a person: a node whose file changed since, two that say one
@@ -83,6 +87,10 @@ for (const n of SIZES) {
       assert.match(rows.join('\n'), /wrote node retry-on-503 \(v1\)/);
       assert.match(rows.join('\n'), /User graph.*wrote node say-why/);
       assert.match(rows.join('\n'), /linked retry-on-503 depends-on billing-timeout/);
+      // A session started by an agent's hooks is named by the agent.
+      const codex = new RegExp(`^codex · Project ${basename(project)} · from \\d\\d:\\d\\d UTC · “Codex ran the migrations twice”$`);
+      await page.waitForFunction(([sel, re]) => new RegExp(re).test(document.querySelector(sel)?.textContent ?? ''),
+        [`.session-group[data-session="${hooked}"] .session-name`, codex.source], { timeout: 20_000 });
       const otherName = await page.locator(`.session-group[data-session="${other}"] .session-name`).textContent();
       assert.equal(otherName.replace(/\d\d:\d\d/, 'HH:MM'), 'User graph · from HH:MM UTC · “This person prefers tabs”');
       // The generated graph's import: a change without a session.
@@ -158,7 +166,7 @@ for (const n of SIZES) {
       assert.deepEqual(b.errors, []);
     });
 
-    it(`acts on several picked nodes at once — export, delete, merge — each in the change log and undone in one step (${n} nodes)`, async () => {
+    it(`acts on several picked nodes at once — export, delete, merge, archive — each in the change log and undone in one step (${n} nodes)`, async () => {
       await openGraph(page, kg.url, project);
       const filter = page.locator('.list-panel input[type="search"]');
       const pick = async (ids) => {
@@ -212,6 +220,39 @@ for (const n of SIZES) {
       await done.getByRole('button', { name: 'Undo' }).click();
       await done.getByTestId('bulk-undone').waitFor();
       assert.ok((await ids()).includes('proto-parallel'), 'the merged node is back');
+      await done.getByRole('button', { name: 'Dismiss' }).click();
+
+      // Archive three as one session's write (POST /api/nodes/archive), and undo it.
+      const three = ['retry-on-503', 'billing-timeout', 'deploy-key'];
+      const tiers = async () => { const g = await readGraph(kg.url, project); return three.map((id) => g.nodes[id]?.tier); };
+      const rowTier = (id) => page.locator(`.list-panel .node-item[data-id="${id}"] .badge:not(.badge-stale)`);
+      await pick(three);
+      assert.equal(await bar.locator('strong').textContent(), '3 picked');
+      await filter.fill('b'); // the list shows some of the picked rows, ticked
+      await shot(page, `page-${n}-bulk-picked-1440x900.png`);
+      await filter.fill('');
+      await bar.getByRole('button', { name: 'Archive', exact: true }).click();
+      await done.waitFor();
+      assert.match(await done.textContent(), /^Archived retry-on-503, billing-timeout, deploy-key\./);
+      assert.deepEqual(await tiers(), ['archived', 'archived', 'archived']);
+      const archived = (await rest(kg.url, `/api/history?level=project&project_path=${encodeURIComponent(project)}&limit=3`)).body.entries;
+      assert.deepEqual(archived.map((x) => x.op), ['archive', 'archive', 'archive']);
+      assert.equal(new Set(archived.map((x) => x.session_id)).size, 1, 'one session: the action');
+      for (const id of three) {
+        await filter.fill(id);
+        await assert.doesNotReject(rowTier(id).filter({ hasText: /^archived$/ }).waitFor({ timeout: LAYOUT_TIMEOUT }), `${id} shown archived`);
+      }
+      await filter.fill('');
+      await shot(page, `page-${n}-bulk-archived-1440x900.png`);
+      await done.getByRole('button', { name: 'Undo' }).click();
+      await done.getByTestId('bulk-undone').waitFor();
+      assert.deepEqual(await tiers(), ['active', 'active', 'active']);
+      for (const id of three) {
+        await filter.fill(id);
+        await assert.doesNotReject(rowTier(id).filter({ hasText: /^active$/ }).waitFor({ timeout: LAYOUT_TIMEOUT }), `${id} shown active again`);
+      }
+      await filter.fill('');
+      await done.getByRole('button', { name: 'Dismiss' }).click();
       assert.deepEqual(b.errors, []);
     });
 

@@ -102,6 +102,7 @@ var matrix = map[string]row{
 	"POST /api/sync":                              {by: [3]string{"200 404 200", "200 404 200", "200 404 200"}},
 	"POST /api/nodes":                             {by: [3]string{"200 200 403", "200 404 403", "200 200 403"}},
 	"POST /api/nodes/merge":                       {by: [3]string{"200 404 403", "200 404 403", "200 200 403"}},
+	"POST /api/nodes/archive":                     {by: [3]string{"200 404 403", "200 404 403", "200 200 403"}},
 	"POST /api/nodes/useful":                      {by: [3]string{"200 404 403", "200 404 403", "200 404 403"}},
 	"DELETE /api/nodes/{level}/{id}":              {by: [3]string{"200 404 403", "200 404 403", "200 200 403"}},
 	"POST /api/edges":                             {by: [3]string{"200 200 403", "200 404 403", "200 200 403"}},
@@ -412,6 +413,8 @@ func (f *fixture) requestOf(s string, g graph, c caller) request {
 		return request{method: "POST", path: "/api/nodes", body: body(map[string]any{"id": fmt.Sprintf("put-%d", n), "gist": "x"})}
 	case "POST /api/nodes/merge":
 		return request{method: "POST", path: "/api/nodes/merge", body: body(map[string]any{"into": "keep-a", "from": "keep-b", "dry_run": true})}
+	case "POST /api/nodes/archive":
+		return request{method: "POST", path: "/api/nodes/archive", body: body(map[string]any{"ids": []string{f.victimNode(g, c)}})}
 	case "POST /api/nodes/useful":
 		return request{method: "POST", path: "/api/nodes/useful", body: map[string]any{"session_id": f.sessions[g], "ids": []string{"secret"}}}
 	case "DELETE /api/nodes/{level}/{id}":

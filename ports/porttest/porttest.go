@@ -118,6 +118,7 @@ func Run(t *testing.T, b Backend) {
 		{"SharedSessionsFoundByConversation", testFindSession},
 		{"HistoryRoundTrip", testHistoryRoundTrip},
 		{"HistoryQuery", testHistoryQuery},
+		{"HistoryArchive", testHistoryArchive},
 		{"HistoryFailedCommitLogsNothing", testHistoryFailedCommit},
 		{"HistoryPrune", testHistoryPrune},
 		{"UndoRestoresWhatNobodyChangedSince", testUndoProperty},
@@ -772,9 +773,11 @@ func testSessions(h *harness) {
 		// The hook state of docs/design/hooks.md#sessions-and-the-seen-set,
 		// every field set, with ids no file format may mangle.
 		"0000aaaa0000bbbb": {ID: "0000aaaa0000bbbb", ProjectPath: "/home/dev/src/kg", Start: t0, LastActivity: t0 + 9,
-			Hooks: ports.HookState{ClaudeSessionID: "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33",
+			Hooks: ports.HookState{ClaudeSessionID: "2f1c9a7e-4b3d-4c1e-9f00-aa11bb22cc33", Agent: "codex",
 				Seen: []string{"u:auth-refresh", "p:auth-refresh", `p:odd "id" ü/\`, "u:x"}, FullReadDone: true, PreloadedCount: 42,
 				Useful: []string{"p:auth-refresh"}, Nudges: 2, LastNudge: t0 + 7, PromptNudges: 1}},
+		// A session whose hooks told only the agent.
+		"2222333344445555": {ID: "2222333344445555", Start: t0, LastActivity: t0, Hooks: ports.HookState{Agent: "gemini"}},
 		// Lists long enough to be stored packed (ports.PackIDs), in order.
 		"1111222233334444": {ID: "1111222233334444", Start: t0, LastActivity: t0,
 			Hooks:   ports.HookState{Seen: longIDs("u:", 300)},

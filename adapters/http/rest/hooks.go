@@ -43,7 +43,8 @@ func (a *API) sessionBootstrap(w http.ResponseWriter, r *http.Request) {
 	call := a.hookCall(metrics.HookSessionBootstrap)
 	q := r.URL.Query()
 	res, err := a.hooks.SessionBootstrap(r.Context(), hooks.BootstrapRequest{ProjectPath: q.Get("project_path"), ProjectKey: q.Get("project_key"),
-		ClaudeSessionID: q.Get("claude_session_id"), Source: q.Get("source"), TranscriptPath: q.Get("transcript_path")})
+		ClaudeSessionID: q.Get("claude_session_id"), Source: q.Get("source"), TranscriptPath: q.Get("transcript_path"),
+		Agent: q.Get("agent")})
 	if err != nil {
 		call.fail(w, r, err)
 		return

@@ -73,10 +73,11 @@ func (a *API) sessionStats(w http.ResponseWriter, r *http.Request) {
 			Project *graphSize `json:"project,omitempty"`
 		} `json:"graphs"`
 		LastActivityTS float64 `json:"last_activity_ts"`
+		Agent          *string `json:"agent"` // the agent its hooks said it runs in; null: none said
 	}{
 		SessionID: s.ID, DurationSeconds: int64(math.Round(float64(max(st.Now-s.Start, 0)) / float64(domain.Second))),
 		OpCount: s.OpCount, ProjectPath: optional(s.ProjectPath), StartedAt: apijson.Seconds(s.Start),
-		LastActivityTS: apijson.Seconds(s.LastActivity),
+		LastActivityTS: apijson.Seconds(s.LastActivity), Agent: optional(st.Agent),
 	}
 	body.Graphs.User = sizeOf(st.UserGraph)
 	if st.Project != nil {

@@ -30,8 +30,9 @@ func (s *Store) CommitLogged(ctx context.Context, key domain.GraphKey, g *domain
 	for _, e := range h.Entries {
 		wr := ports.WriteRecord{Session: e.Session, Principal: e.Principal, FirstSeq: e.Seq, LastSeq: e.Seq}
 		// A move keeps its op, so that a read's promotion (a new version
-		// with the same content) is built back as a move, not a put.
-		if e.Op == domain.HistoryUndo || e.Op == domain.HistoryImportReplace || e.Op == domain.HistoryMove {
+		// with the same content) is built back as a move, not a put; an
+		// archive keeps its own, so that an undo of its session reverses it.
+		if e.Op == domain.HistoryUndo || e.Op == domain.HistoryImportReplace || e.Op == domain.HistoryMove || e.Op == domain.HistoryArchive {
 			wr.Op = e.Op
 		}
 		if e.Graph {

@@ -128,13 +128,14 @@ export function App() {
   }, [feed]);
 
   // ---- sessions named for a person --------------------------------------
-  // A session that wrote only the user graph is named by the project it is
-  // bound to, which kg tells while the session lives (asked once each).
+  // A session is named by the agent its hooks said it runs in, and one that
+  // wrote only the user graph by the project it is bound to, which kg tells
+  // while the session lives (asked once each).
   const [sessionStats, setSessionStats] = useState({});
   const askedStats = useRef(new Set());
   useEffect(() => {
     for (const e of changes) {
-      if (!e.session || e.project || askedStats.current.has(e.session)) continue;
+      if (!e.session || askedStats.current.has(e.session)) continue;
       const id = e.session;
       askedStats.current.add(id);
       api.sessionStats(id).then((st) => setSessionStats((m) => ({ ...m, [id]: st })), () => {});

@@ -179,6 +179,10 @@ export const api = {
       query: { ...scopeQuery(scope), id, session_id: sessionID, since, since_seq: sinceSeq, before_seq: beforeSeq, limit },
     });
   },
+  /** Moves the nodes ids to the archived tier as one write of session sessionID (POST /api/nodes/archive). */
+  archiveNodes(scope, ids, sessionID) {
+    return call('POST', '/api/nodes/archive', { body: { ...scopeQuery(scope), ids, session_id: sessionID } });
+  },
   /** Undoes a session's changes or a seq range (POST /api/undo); dryRun gives the plan. */
   undo(scope, { sessionID, seqRange }, dryRun) {
     return call('POST', '/api/undo', {

@@ -1,5 +1,5 @@
 // Bulk actions on the nodes a person picked in the list (docs/design/http.md#bulk-actions):
-// delete, merge into one, export. Each action that writes runs under a
+// archive, delete, merge into one, export. Each action that writes runs under a
 // session of its own (POST /api/sessions/register), so the change log
 // records it as one session's changes and one POST /api/undo of that
 // session puts it all back.
@@ -19,6 +19,19 @@ export function pickedDocument(doc, picked) {
 export function pickedFileName(scope, n) {
   const base = scope.level === 'user' ? 'user-graph' : (scope.projectPath.split('/').filter(Boolean).pop() ?? 'project');
   return `${base}-${n}-node${n === 1 ? '' : 's'}.kg.json`;
+}
+
+/**
+ * Archives the picked nodes: one POST /api/nodes/archive under a session of
+ * its own, so that the undo of that session makes them active again
+ * (docs/decisions/0106-archive-by-hand.md). Nodes not active are left and
+ * listed as unmoved.
+ * @returns {Promise<{sessionID: string, done: string[], unmoved: string[], failed: null}>}
+ */
+export async function runArchive(api, scope, ids) {
+  const s = await api.registerSession(scope.level === 'project' ? scope.projectPath : undefined);
+  const r = await api.archiveNodes(scope, ids, s.session_id);
+  return { sessionID: s.session_id, done: r.archived ?? [], unmoved: r.unmoved ?? [], failed: null };
 }
 
 /**

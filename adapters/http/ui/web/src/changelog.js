@@ -23,6 +23,7 @@ const OPS = {
   put: (e) => (e.before ? 'changed' : 'created'),
   delete: () => 'deleted',
   move: (e) => `moved ${e.tier?.from ?? '?'} → ${e.tier?.to ?? '?'}`,
+  archive: () => 'archived by hand',
   undo: () => 'put back (undo)',
   import_replace: () => 'replaced by an import',
   project_mv: () => 'moved with its project',

@@ -9,7 +9,8 @@
 // Entries are the feed's (history.js): a node or edge change keyed by its
 // graph and seq, as the live event of the same change is, so a change heard
 // live and read from the log is listed once; a compaction run (consecutive
-// moves of one write) keyed by its last seq, as the live `compacted` event.
+// moves of one write) keyed by its last seq, as the live `compacted` event;
+// so is a person's archive (the archive entries of one write).
 
 import { scopeKey } from './api.js';
 import { historyUnavailable } from './changelog.js';
@@ -47,14 +48,18 @@ export function entriesOfLog(entries, scope) {
     const base = {
       level, project, session: e.session_id || null, principal: e.principal || '', seq: e.seq, ts: secondsOf(e.time),
     };
-    if (e.op === 'move') {
-      if (!run || !sameWrite(list[i - 1], e) || list[i - 1].op !== 'move') {
-        run = { ...base, kind: 'compacted', moves: { archived: [], restored: [], orphaned: [], deleted: [] } };
+    if (e.op === 'move' || e.op === 'archive') {
+      if (!run || !sameWrite(list[i - 1], e) || list[i - 1].op !== e.op) {
+        // A person's archive is one entry of its own, as its live event is (history.js).
+        run = e.op === 'archive'
+          ? { ...base, kind: 'archived', ids: [] }
+          : { ...base, kind: 'compacted', moves: { archived: [], restored: [], orphaned: [], deleted: [] } };
         out.push(run);
       }
       run.seq = e.seq;
       run.key = `${gk}|${e.seq}|c`;
-      run.moves[TO[e.tier?.to] ?? 'archived'].push(e.id);
+      if (e.op === 'archive') run.ids.push(e.id);
+      else run.moves[TO[e.tier?.to] ?? 'archived'].push(e.id);
       continue;
     }
     run = null;

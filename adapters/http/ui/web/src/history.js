@@ -57,6 +57,11 @@ export function entriesOfEvent(ev) {
     case 'edge_deleted':
       return [{ ...base, key: key('n'), kind: 'deleted_edge', edge: pickEdge(ev), ts: now() }];
     case 'compacted':
+      // A person's archive (POST /api/nodes/archive) is heard as moves of
+      // pass by-hand: it is no compaction run.
+      if (ev.moves?.length && ev.moves.every((m) => m.pass === 'by-hand')) {
+        return [{ ...base, key: key('c'), kind: 'archived', ids: ev.archived ?? [], ts: now() }];
+      }
       return [{
         ...base, key: key('c'), kind: 'compacted', ts: now(),
         moves: { archived: ev.archived ?? [], restored: ev.restored ?? [], orphaned: ev.orphaned ?? [], deleted: ev.deleted ?? [] },

@@ -1,6 +1,7 @@
 // Sessions named for a person (docs/design/http.md#sessions-named-for-a-person): where a
 // bare session id was shown, the page says whose work it was — the agent
-// where kg knows it (a team server's person), the project, when it started
+// where kg knows it (a team server's person, the agent whose hooks started
+// the session), the project, when it started
 // and the words of the first node it wrote — from the changes it lists.
 
 import { scopeLabel } from './format.js';
@@ -55,11 +56,14 @@ export function sessionName(info, id) {
 
 /**
  * info with what kg said of the session (GET /api/sessions/{id}/stats):
- * the project it is bound to, and its start, when the changes listed do
- * not tell them (a session that wrote only the user graph).
+ * the agent its hooks said it runs in (claude-code, codex, gemini; after the
+ * person on a team server), the project it is bound to, and its start, when
+ * the changes listed do not tell them (a session that wrote only the user
+ * graph).
  */
 export function withStats(info, stats) {
   if (!info || !stats) return info;
   const start = typeof stats.started_at === 'number' && stats.started_at > 0 ? Math.min(info.start, stats.started_at) : info.start;
-  return { ...info, project: info.project ?? stats.project_path ?? null, start };
+  const agent = [info.agent, stats.agent].filter(Boolean).join(' with ');
+  return { ...info, agent, project: info.project ?? stats.project_path ?? null, start };
 }

@@ -2,7 +2,7 @@
 // (src/plan.js tieNotes). Run by e2e/run.sh: node --test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pickedDocument, pickedFileName, runBulk } from '../src/bulk.js';
+import { pickedDocument, pickedFileName, runArchive, runBulk } from '../src/bulk.js';
 import { tieNotes } from '../src/plan.js';
 
 test('an export of picked nodes holds them and the edges among them, nothing else', () => {
@@ -25,6 +25,17 @@ test('a bulk action runs under one new session and stops at the first failure', 
   });
   assert.deepEqual(calls, [['register', '/p'], ['a', 's9'], ['b', 's9']]);
   assert.deepEqual([r.sessionID, r.done, r.failed.id], ['s9', ['a'], 'b']);
+});
+
+test('an archive is one call under one new session, what was left listed', async () => {
+  const calls = [];
+  const api = {
+    registerSession: async (p) => { calls.push(['register', p]); return { session_id: 's7' }; },
+    archiveNodes: async (scope, ids, sid) => { calls.push(['archive', scope.level, ids, sid]); return { archived: ['a', 'c'], unmoved: ['b'] }; },
+  };
+  const r = await runArchive(api, { level: 'user' }, ['a', 'b', 'c']);
+  assert.deepEqual(calls, [['register', undefined], ['archive', 'user', ['a', 'b', 'c'], 's7']]);
+  assert.deepEqual([r.sessionID, r.done, r.unmoved, r.failed], ['s7', ['a', 'c'], ['b'], null]);
 });
 
 test('tied moves state the tie-break, and only tied ones', () => {

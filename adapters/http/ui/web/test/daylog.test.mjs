@@ -39,6 +39,21 @@ test('a graph\'s log becomes the feed\'s entries, keyed as the live events of th
   assert.deepEqual([es[0].level, es[0].project, es[0].gist], ['project', '/home/dev/app', 'retry three times on 503 from the billing API']);
 });
 
+test('a person\'s archive is one entry of its own, keyed as its live event, apart from compaction\'s moves', () => {
+  const log = [
+    { seq: 3, time: T2, session_id: 'p', op: 'archive', item: 'node', id: 'a', tier: { from: 'active', to: 'archived' } },
+    { seq: 4, time: T2, session_id: 'p', op: 'archive', item: 'node', id: 'b', tier: { from: 'active', to: 'archived' } },
+    { seq: 5, time: T2, session_id: 'p', op: 'move', item: 'node', id: 'c', tier: { from: 'active', to: 'archived' } },
+  ];
+  const es = entriesOfLog(log, P);
+  assert.deepEqual(es.map((e) => [e.key, e.kind]), [
+    ['project:/home/dev/app|4|c', 'archived'],
+    ['project:/home/dev/app|5|c', 'compacted'],
+  ]);
+  assert.deepEqual(es[0].ids, ['a', 'b']);
+  assert.equal(es[0].session, 'p');
+});
+
 test('a session is named by its agent, project, start and the words of the first node it wrote', () => {
   const es = [
     ...entriesOfLog([node(1, 'user-pref', 'prefers tabs', T1, 's1')], { level: 'user' }),
@@ -53,6 +68,10 @@ test('a session is named by its agent, project, start and the words of the first
   // A session that wrote only the user graph is named by the project kg says it is bound to.
   const u = sessionsOf(entriesOfLog([node(1, 'user-pref', 'prefers tabs', T2, 's3')], { level: 'user' })).get('s3');
   assert.equal(sessionName(withStats(u, { project_path: '/home/dev/api', started_at: Date.parse(T1) / 1000 }), 's3'), 'Project api · from 14:02 UTC · “prefers tabs”');
+  // The agent whose hooks started the session, outside team mode and in it (after the person).
+  assert.equal(sessionName(withStats(ss.get('s1'), { agent: 'codex' }), 's1'), 'codex · Project app · from 14:02 UTC · “prefers tabs”');
+  assert.equal(sessionName(withStats(ss.get('s2'), { agent: 'gemini' }), 's2'), 'alice with gemini · Project app · from 14:05 UTC · “y”');
+  assert.equal(sessionName(withStats(ss.get('s1'), { agent: null }), 's1'), 'Project app · from 14:02 UTC · “prefers tabs”');
 });
 
 test('the day is read once with since=24h, then only what each graph gained; a server without a log hands over', async () => {

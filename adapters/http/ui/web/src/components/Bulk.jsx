@@ -1,11 +1,11 @@
 // Bulk actions on the nodes picked in the list (bulk.js): export them,
-// merge them into one, delete them — each write under a session of its own,
+// archive them, merge them into one, delete them — each write under a session of its own,
 // so the change log records the action as one session and one undo puts it
 // all back. What was done, and its Undo, stay on screen until dismissed.
 import { useState } from 'preact/hooks';
 import { Dialog, Problem } from './Dialog.jsx';
 import { explain } from '../errors.js';
-import { pickedDocument, pickedFileName, runBulk } from '../bulk.js';
+import { pickedDocument, pickedFileName, runArchive, runBulk } from '../bulk.js';
 import { undoSummary } from '../changelog.js';
 
 function download(name, doc) {
@@ -68,6 +68,14 @@ export function BulkBar({ picked, scope, api, onClear, onDone }) {
   const [problem, setProblem] = useState(null);
   const ids = [...picked];
   if (!ids.length) return null;
+  const archive = async () => {
+    setProblem(null);
+    try {
+      onDone({ kind: 'archive', ...(await runArchive(api, scope, ids)) });
+    } catch (err) {
+      setProblem(explain(err, { what: 'The archive' }));
+    }
+  };
   const exportPicked = async () => {
     setProblem(null);
     try {
@@ -80,6 +88,7 @@ export function BulkBar({ picked, scope, api, onClear, onDone }) {
     <div class="bulk-bar" role="region" aria-label="Picked nodes">
       <strong>{ids.length} picked</strong>
       <button type="button" class="small" onClick={exportPicked}>Export</button>
+      <button type="button" class="small" onClick={archive}>Archive</button>
       {ids.length > 1 && <button type="button" class="small" onClick={() => setDialog('merge')}>Merge…</button>}
       <button type="button" class="small danger" onClick={() => setDialog('delete')}>Delete…</button>
       <button type="button" class="small" onClick={onClear}>Clear</button>
@@ -90,9 +99,13 @@ export function BulkBar({ picked, scope, api, onClear, onDone }) {
   );
 }
 
-const did = (r) => (r.kind === 'delete'
-  ? `Deleted ${r.done.join(', ')}`
-  : `Merged ${r.done.join(', ')} into ${r.keep}`);
+const did = (r) => {
+  switch (r.kind) {
+    case 'delete': return `Deleted ${r.done.join(', ')}`;
+    case 'archive': return `Archived ${r.done.join(', ') || 'nothing'}${r.unmoved?.length ? ` (${r.unmoved.join(', ')} not active: left as they were)` : ''}`;
+    default: return `Merged ${r.done.join(', ')} into ${r.keep}`;
+  }
+};
 
 /** What a bulk action did, with its Undo (POST /api/undo of its session). */
 export function BulkDone({ result, scope, api, onClose }) {

@@ -88,6 +88,7 @@ function What({ e, onOpen }) {
     case 'undone': return <>put back {e.item === 'edge' && e.edge ? <>the edge {e.edge.from} <span class="rel">{e.edge.rel}</span> {e.edge.to}</> : <>node <NodeLink e={e} id={e.id} onOpen={onOpen} /></>} (an undo)</>;
     case 'graph': return <>{GRAPH_OPS[e.op] ?? e.op}{e.detail ? ` (${e.detail})` : ''}</>;
     case 'removed': return <>removed the project's memory ({e.nodes} node{e.nodes === 1 ? '' : 's'}, {e.edges} edge{e.edges === 1 ? '' : 's'})</>;
+    case 'archived': return <>archived <Ids e={e} ids={e.ids} onOpen={onOpen} /> by hand</>;
     case 'compacted': {
       if (e.counts) {
         const parts = Object.entries(e.counts).filter(([, n]) => n).map(([k, n]) => `${k} ${n}`);
