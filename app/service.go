@@ -100,7 +100,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.store = graphstore.New(graphstore.Deps{
 		Graphs: deps.Graphs, Clock: deps.Clock, Policy: cfg.Policy, Log: log, Events: deps.Events, Metrics: deps.Metrics,
 		MinSeq: s.sessions.MaxWatermark, IdleAfter: domain.Micros(cfg.IdleUnload / time.Microsecond), MaxLoadedNodes: cfg.MaxLoadedNodes, Failing: fails,
-		Shared: shared, PrincipalOf: principalName, Wrote: func(session string) { s.capture.Wrote(session, s.clock.Now()) },
+		Shared: shared, PrincipalOf: principalName, Wrote: s.noteWrite,
 	})
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
@@ -317,6 +317,18 @@ func (r *resolver) resolve(ctx context.Context, sc Scope) (target, error) {
 // docs/design/team.md#project-keys). Outside team mode the owner is "" and
 // every graph is readable.
 func (t target) mayRead(k domain.GraphKey) bool { return k.NamableBy(t.owner) }
+
+// noteWrite tells capture of a durable write by a session: by its session,
+// and by its project and person, so that a conversation whose model wrote
+// through a session not bound to it is not asked to record
+// (docs/decisions/0109-capture-counts-project-writes.md).
+func (s *Service) noteWrite(ctx context.Context, session string, key domain.GraphKey) {
+	project := ""
+	if key.Level == domain.LevelProject {
+		project = key.Project
+	}
+	s.capture.Wrote(session, project, s.scope.owner(ctx), s.clock.Now())
+}
 
 // countOp counts one operation of session, and moves its last activity,
 // once the use case that named it has succeeded

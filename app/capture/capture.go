@@ -1,8 +1,9 @@
 // Package capture decides when an agent about to stop is asked to record
 // what it learned (docs/design/hooks.md#capture-before-forgetting): the rules
 // (Decide, pure) and the small state they read (Book: what each
-// conversation's tool events showed, which kg sessions wrote, when each
-// project was last asked). It imports nothing of app
+// conversation's tool events showed and when it began, which kg sessions
+// wrote, when each person last wrote to each project, when each project was
+// last asked). It imports nothing of app
 // (docs/decisions/0099-app-leaf-packages.md); the state lives in memory only,
 // like the tool events it counts.
 package capture
@@ -42,7 +43,7 @@ const (
 	Looping   Outcome = "active"    // the agent said its stop hook is already active
 	Repeat    Outcome = "repeat"    // this conversation was asked before
 	NoWork    Outcome = "no_work"   // no edit, and fewer than MinTools tools
-	Wrote     Outcome = "wrote"     // the conversation's kg session wrote to kg
+	Wrote     Outcome = "wrote"     // the conversation wrote to kg (Stop.Wrote)
 	Throttled Outcome = "throttled" // the project was asked less than ProjectGap ago
 )
 
@@ -74,10 +75,12 @@ func (w Work) Did() bool { return w.Edits > 0 || w.Tools >= MinTools }
 
 // Stop is what the rule reads at one stop.
 type Stop struct {
-	Mode    Mode
-	Active  bool // the agent's stop_hook_active: this stop follows a stop hook's block
-	Work    Work
-	Wrote   bool          // the conversation's kg session wrote to kg
+	Mode   Mode
+	Active bool // the agent's stop_hook_active: this stop follows a stop hook's block
+	Work   Work
+	// Wrote: the conversation's kg session wrote to kg, or its person
+	// wrote to its project after it began (Book.Stop).
+	Wrote   bool
 	LastAsk domain.Micros // when the project was last asked; 0: never
 	Now     domain.Micros
 }
@@ -114,17 +117,33 @@ type Book struct {
 	mu       sync.Mutex
 	convs    map[string]*conv         // by the agent's session id
 	wrote    map[string]domain.Micros // kg session id → last write
+	written  map[string]domain.Micros // writtenKey(project, owner) → last write
 	projects map[string]domain.Micros // project → last ask
 }
 
 type conv struct {
 	Work
-	seen domain.Micros
+	first domain.Micros // the conversation's first hook event
+	seen  domain.Micros // its last
 }
 
 // NewBook returns an empty book.
 func NewBook() *Book {
-	return &Book{convs: map[string]*conv{}, wrote: map[string]domain.Micros{}, projects: map[string]domain.Micros{}}
+	return &Book{convs: map[string]*conv{}, wrote: map[string]domain.Micros{},
+		written: map[string]domain.Micros{}, projects: map[string]domain.Micros{}}
+}
+
+// Began records a hook event of the conversation conversation at now that
+// is no tool event (a session start, a prompt): the start of the window in
+// which a write to its project counts as its own (Book.Stop). A
+// conversation with no id is not counted.
+func (b *Book) Began(conversation string, now domain.Micros) {
+	if conversation == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.convLocked(conversation, now)
 }
 
 // Tool records a tool event of the conversation conversation at now: tool
@@ -136,25 +155,37 @@ func (b *Book) Tool(conversation, tool string, now domain.Micros) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	c := b.convLocked(conversation)
+	c := b.convLocked(conversation, now)
 	c.Tools++
 	if Edits[tool] {
 		c.Edits++
 	}
-	c.seen = max(c.seen, now)
 }
 
-// Wrote records a write to kg by the kg session session at now.
-func (b *Book) Wrote(session string, now domain.Micros) {
-	if session == "" {
-		return
-	}
+// Wrote records a write to kg at now by the kg session session, of the
+// person owner ("" outside team mode), to the graph of project ("" for a
+// user graph).
+func (b *Book) Wrote(session, project, owner string, now domain.Micros) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.wrote[session]; !ok && len(b.wrote) >= maxEntries {
-		dropOldest(b.wrote)
+	if session != "" {
+		setLatest(b.wrote, session, now)
 	}
-	b.wrote[session] = max(b.wrote[session], now)
+	if project != "" {
+		setLatest(b.written, writtenKey(project, owner), now)
+	}
+}
+
+// writtenKey is the key of the written table: a project and a person.
+func writtenKey(project, owner string) string { return project + "\x00" + owner }
+
+// setLatest sets m[k] to now unless it holds a later time, making room
+// when k is new and m is full.
+func setLatest(m map[string]domain.Micros, k string, now domain.Micros) {
+	if _, ok := m[k]; !ok && len(m) >= maxEntries {
+		dropOldest(m)
+	}
+	m[k] = max(m[k], now)
 }
 
 // StopAt is one stop as the hook route sees it.
@@ -163,6 +194,7 @@ type StopAt struct {
 	Conversation string // the agent's session id
 	Session      string // the kg session bound to it; "" for none
 	Project      string
+	Owner        string // the person whose conversation it is; "" outside team mode
 	Active       bool
 	Now          domain.Micros
 }
@@ -173,16 +205,14 @@ func (b *Book) Stop(s StopAt) Outcome {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var w Work
-	if c := b.convs[s.Conversation]; c != nil && s.Conversation != "" {
+	c := b.convs[s.Conversation]
+	if c != nil && s.Conversation != "" {
 		w = c.Work
 	}
-	_, wrote := b.wrote[s.Session]
-	out := Decide(Stop{Mode: s.Mode, Active: s.Active, Work: w, Wrote: wrote && s.Session != "",
+	out := Decide(Stop{Mode: s.Mode, Active: s.Active, Work: w, Wrote: b.wroteLocked(s, c),
 		LastAsk: b.projects[s.Project], Now: s.Now})
 	if out == Asked {
-		c := b.convLocked(s.Conversation)
-		c.Asked = true
-		c.seen = max(c.seen, s.Now)
+		b.convLocked(s.Conversation, s.Now).Asked = true
 		if _, ok := b.projects[s.Project]; !ok && len(b.projects) >= maxEntries {
 			dropOldest(b.projects)
 		}
@@ -191,16 +221,35 @@ func (b *Book) Stop(s StopAt) Outcome {
 	return out
 }
 
-// convLocked returns the conversation's entry, making it; b.mu held.
-func (b *Book) convLocked(id string) *conv {
+// wroteLocked reports whether the conversation c of stop s wrote to kg:
+// through the kg session bound to it, or — a model that called kg's tools
+// with its cwd gets a kg session no conversation is bound to — by the same
+// person to the conversation's project after the conversation's first hook
+// event (docs/decisions/0109-capture-counts-project-writes.md); b.mu held.
+func (b *Book) wroteLocked(s StopAt, c *conv) bool {
+	if _, ok := b.wrote[s.Session]; ok && s.Session != "" {
+		return true
+	}
+	if c == nil || s.Conversation == "" || s.Project == "" {
+		return false
+	}
+	at, ok := b.written[writtenKey(s.Project, s.Owner)]
+	return ok && at > c.first
+}
+
+// convLocked returns the conversation's entry, making it, and records a
+// hook event of it at now; b.mu held.
+func (b *Book) convLocked(id string, now domain.Micros) *conv {
 	c := b.convs[id]
 	if c == nil {
 		if len(b.convs) >= maxEntries {
 			b.dropOldestConv()
 		}
-		c = &conv{}
+		c = &conv{first: now}
 		b.convs[id] = c
 	}
+	c.first = min(c.first, now)
+	c.seen = max(c.seen, now)
 	return c
 }
 

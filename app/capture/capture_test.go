@@ -46,10 +46,11 @@ func TestBookKeepsItsTablesBounded(t *testing.T) {
 	b := NewBook()
 	for i := range maxEntries + 10 {
 		b.Tool(fmt.Sprintf("conv-%d", i), "Edit", domain.Micros(i+1))
-		b.Wrote(fmt.Sprintf("s-%d", i), domain.Micros(i+1))
+		b.Wrote(fmt.Sprintf("s-%d", i), fmt.Sprintf("/p%d", i), "", domain.Micros(i+1))
 	}
-	if len(b.convs) != maxEntries || len(b.wrote) != maxEntries {
-		t.Fatalf("%d conversations, %d writers: want %d each", len(b.convs), len(b.wrote), maxEntries)
+	if len(b.convs) != maxEntries || len(b.wrote) != maxEntries || len(b.written) != maxEntries {
+		t.Fatalf("%d conversations, %d writers, %d written projects: want %d each",
+			len(b.convs), len(b.wrote), len(b.written), maxEntries)
 	}
 	if _, ok := b.convs["conv-0"]; ok {
 		t.Error("the least recently seen conversation was kept")
@@ -77,5 +78,33 @@ func TestBookStopRecordsAnAskOnly(t *testing.T) {
 	}
 	if out := b.Stop(StopAt{Conversation: "", Project: "/q", Now: 5}); out != NoWork {
 		t.Errorf("a stop with no conversation id: %s, want no_work", out)
+	}
+}
+
+func TestBookCountsAWriteToTheProjectByTheSamePersonSinceTheConversationBegan(t *testing.T) {
+	stop := func(b *Book, owner string) Outcome {
+		return b.Stop(StopAt{Conversation: "c1", Project: "/p", Owner: owner, Now: 100})
+	}
+	for _, c := range []struct {
+		name  string
+		write func(b *Book)
+		want  Outcome
+	}{
+		{"no write", func(*Book) {}, Asked},
+		{"by an unbound session, after the start", func(b *Book) { b.Wrote("s-cwd", "/p", "ann", 20) }, Wrote},
+		{"just after the start", func(b *Book) { b.Wrote("s-cwd", "/p", "ann", 11) }, Wrote},
+		{"at the instant of the start", func(b *Book) { b.Wrote("s-cwd", "/p", "ann", 10) }, Asked},
+		{"before the start", func(b *Book) { b.Wrote("s-cwd", "/p", "ann", 9) }, Asked},
+		{"to another project", func(b *Book) { b.Wrote("s-cwd", "/q", "ann", 20) }, Asked},
+		{"by another person", func(b *Book) { b.Wrote("s-cwd", "/p", "bob", 20) }, Asked},
+		{"to a user graph", func(b *Book) { b.Wrote("s-cwd", "", "ann", 20) }, Asked},
+	} {
+		b := NewBook()
+		b.Began("c1", 10) // the session start
+		b.Tool("c1", "Edit", 30)
+		c.write(b)
+		if got := stop(b, "ann"); got != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
 	}
 }

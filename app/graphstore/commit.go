@@ -85,7 +85,7 @@ func (st *Store) WriteLogged(ctx context.Context, e *Entry, session string, hop 
 		}
 		if !errors.Is(err, errGone) {
 			if err == nil && session != "" && hop != domain.HistoryMove && st.Wrote != nil {
-				st.Wrote(session) // capture asks only a session that wrote nothing (app/capture)
+				st.Wrote(ctx, session, e.key) // capture asks only a conversation that wrote nothing (app/capture)
 			}
 			return err
 		}

@@ -45,8 +45,9 @@ type Deps struct {
 	// ("" for none); team mode's change log records it.
 	PrincipalOf func(context.Context) string
 	// Wrote is told of each write a session made once it is durable (a
-	// read's promotion is none); nil: no one listens.
-	Wrote func(session string)
+	// read's promotion is none; maintenance writes with no session): ctx
+	// is the write's request, key its graph; nil: no one listens.
+	Wrote func(ctx context.Context, session string, key domain.GraphKey)
 }
 
 // Store is the multi-project store: the cache of loaded graphs, each behind

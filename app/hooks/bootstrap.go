@@ -34,6 +34,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 		return BootstrapResult{}, err
 	}
 	now := h.sup.Now()
+	h.sup.Capture().Began(req.ClaudeSessionID, now) // where a stop starts counting writes to the project (stop.go)
 	h.sup.SyncConversation(ctx, req.ClaudeSessionID, "")
 	sess, reused, err := h.conversationSession(ctx, project, req, now)
 	if err != nil {

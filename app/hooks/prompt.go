@@ -84,6 +84,7 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if err != nil {
 		return HookText{}, err
 	}
+	h.sup.Capture().Began(req.ClaudeSessionID, now) // where a stop starts counting writes to the project (stop.go)
 	sess, ok := h.hookSession(ctx, req.ClaudeSessionID, project, now)
 	if !ok && req.ClaudeSessionID != "" {
 		// A conversation kg has not seen: its session starts here, so

@@ -27,8 +27,10 @@ type StopResult struct {
 
 // Stop is POST /api/hooks/stop, what an agent's Stop hook calls
 // (docs/design/hooks.md#capture-before-forgetting). When the conversation
-// did work (its tool events showed an edit, or three tools) and its kg
-// session wrote nothing, it asks the model once to record what a future
+// did work (its tool events showed an edit, or three tools) and wrote
+// nothing — neither through its kg session nor, by the same person, to its
+// project since its first hook event (a model that called kg's tools with
+// its cwd wrote through a session not bound to it) — it asks the model once to record what a future
 // session on this project would need, or to stop: never when the agent is
 // already continuing for a stop hook, at most once per conversation and
 // once per project an hour, and never with KG_CAPTURE=off. The rule and its
@@ -46,12 +48,13 @@ func (h *Hooks) Stop(ctx context.Context, req StopRequest) (StopResult, error) {
 	if err != nil {
 		return StopResult{}, err
 	}
+	owner := h.sup.Owner(ctx)
 	session := ""
-	if b, ok := h.sessions.Bound(req.ClaudeSessionID, h.sup.Owner(ctx), now); ok && b.ProjectPath == project {
+	if b, ok := h.sessions.Bound(req.ClaudeSessionID, owner, now); ok && b.ProjectPath == project {
 		session = b.ID
 	}
 	out := h.sup.Capture().Stop(capture.StopAt{Mode: mode, Conversation: req.ClaudeSessionID, Session: session,
-		Project: project, Active: req.StopHookActive, Now: now})
+		Project: project, Owner: owner, Active: req.StopHookActive, Now: now})
 	if out != capture.Asked {
 		return StopResult{Outcome: out}, nil
 	}

@@ -79,7 +79,8 @@ func TestStopLeavesAConversationThatWroteToKG(t *testing.T) {
 	if r := e.stop("conv-1", false); r.Text != "" || r.Outcome != capture.Wrote {
 		t.Errorf("a stop after a kg write: %+v, want nothing (wrote)", r)
 	}
-	// Another conversation's write is not this one's.
+	// A write before another conversation began is not that one's.
+	e.Clock.Advance(time.Second)
 	e.bootstrap("conv-2", "startup")
 	e.tool("conv-2", "Edit")
 	if r := e.stop("conv-2", false); r.Outcome != capture.Asked {
@@ -145,5 +146,44 @@ func TestStopRefusesALongSessionID(t *testing.T) {
 	_, err := e.hooks().Stop(e.Ctx, StopRequest{ClaudeSessionID: strings.Repeat("x", 300), CWD: projA})
 	if err == nil || !strings.Contains(err.Error(), "session_id") || !strings.Contains(err.Error(), "256") {
 		t.Errorf("a 300-character session_id: %v, want an error naming the field and its limit", err)
+	}
+}
+
+// cwdWrite writes a node as a model does that calls kg_read with its cwd
+// instead of the preloaded session id: through a new kg session that no
+// conversation is bound to.
+func (e *env) cwdWrite(project, id string) {
+	e.T.Helper()
+	r, err := e.Svc.Read(e.Ctx, app.ReadRequest{CWD: project})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	if _, err := e.Svc.PutNode(e.Ctx, app.Scope{SessionID: r.SessionID, Level: domain.LevelProject},
+		domain.NodeInput{ID: id, Gist: "written through a session started with cwd"}); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+func TestStopLeavesAConversationThatWroteThroughASessionStartedWithCWD(t *testing.T) {
+	e := newEnv(t)
+	e.bootstrap("conv-1", "startup")
+	e.tool("conv-1", "Edit")
+	e.Clock.Advance(time.Second)
+	e.cwdWrite(projA, "deploy-order")
+	if r := e.stop("conv-1", false); r.Text != "" || r.Outcome != capture.Wrote {
+		t.Errorf("a stop after a write to the project through a cwd session: %+v, want nothing (wrote)", r)
+	}
+}
+
+func TestStopAsksAConversationWhoseProjectWasWrittenOnlyBeforeItOrElsewhere(t *testing.T) {
+	e := newEnv(t)
+	e.cwdWrite(projA, "older-note") // before the conversation's first hook event
+	e.Clock.Advance(time.Second)
+	e.bootstrap("conv-1", "startup")
+	e.tool("conv-1", "Edit")
+	e.Clock.Advance(time.Second)
+	e.cwdWrite(projB, "other-project") // another project's graph
+	if r := e.stop("conv-1", false); r.Outcome != capture.Asked {
+		t.Errorf("writes before the conversation or to another project: %+v, want asked", r)
 	}
 }

@@ -250,6 +250,35 @@ func TestGeminiExtensionMatchesInstall(t *testing.T) {
 	}
 }
 
+// TestCodexPluginMatchesInstall: the plugin in integrations/codex runs the
+// hooks kg install codex writes, `kg` taken from the PATH, and the same
+// `kg mcp` server, its tools approved (integrations/codex/README.md).
+func TestCodexPluginMatchesInstall(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join("..", "..", "integrations", "codex")
+	want := map[string]any{}
+	install.AddAgentHooks(want, install.CodexHooks, "kg", "codex", install.NewTarget("", "kg").Owner, false)
+	if got := decodeFile(t, filepath.Join(dir, "hooks", "hooks.json")); !install.JSONEqual(got, want) {
+		t.Errorf("hooks/hooks.json:\n%s\nwant what kg install codex writes:\n%s", install.CompactJSON(got), install.CompactJSON(want))
+	}
+	manifest := decodeFile(t, filepath.Join(dir, ".codex-plugin", "plugin.json"))
+	if manifest["name"] != "kg" || manifest["version"] == nil || manifest["description"] == nil ||
+		manifest["hooks"] != "./hooks/hooks.json" || manifest["mcpServers"] != "./.mcp.json" {
+		t.Errorf(".codex-plugin/plugin.json: %v", manifest)
+	}
+	servers := decodeFile(t, filepath.Join(dir, ".mcp.json"))["mcpServers"]
+	// The entry of kg install codex: its tools called without asking, which
+	// codex exec (approval policy never) otherwise refuses.
+	wantServer := map[string]any{"command": "kg", "args": []any{"mcp"}, "default_tools_approval_mode": "approve"}
+	if !install.JSONEqual(servers, map[string]any{"kg": wantServer}) {
+		t.Errorf(".mcp.json's mcpServers: %s", install.CompactJSON(servers))
+	}
+	plugins, _ := decodeFile(t, filepath.Join(dir, ".agents", "plugins", "marketplace.json"))["plugins"].([]any)
+	if len(plugins) != 1 || !install.JSONEqual(plugins[0].(map[string]any)["source"], map[string]any{"source": "local", "path": "./"}) {
+		t.Errorf(".agents/plugins/marketplace.json lists %v, want the one plugin kg at ./", plugins)
+	}
+}
+
 // The MCP entry an earlier kg install wrote (the server's URL, which gives
 // no tools while no server runs: issue 30 item 4) is kg's: install
 // replaces it with the stdio entry, and uninstall removes either, whatever

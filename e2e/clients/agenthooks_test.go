@@ -17,6 +17,11 @@ import (
 // codex wrote in ~/.codex, the mock named as the model provider in front of
 // them (top-level keys and a table of the harness's own).
 func (w *world) codexInstalled(mock *modelMock, prompt string) (string, error) {
+	return w.codexInstalledWith(mock, prompt)
+}
+
+// codexInstalledWith is codexInstalled with extra flags of codex exec.
+func (w *world) codexInstalledWith(mock *modelMock, prompt string, flags ...string) (string, error) {
 	codexHome := filepath.Join(w.home, ".codex")
 	path := filepath.Join(codexHome, "config.toml")
 	installed, err := os.ReadFile(path)
@@ -43,7 +48,7 @@ stream_max_retries = 0
 	defer func() { _ = os.WriteFile(path, installed, 0o600) }() // the install's own file again
 	return w.run(w.t.Context(), cliLimit, w.project,
 		[]string{"CODEX_HOME=" + codexHome, "KG_E2E_MOCK_KEY=" + mockKey},
-		nodeBin(w.t), codexJS(w.t), "exec", "--skip-git-repo-check", prompt)
+		nodeBin(w.t), append(append([]string{codexJS(w.t), "exec", "--skip-git-repo-check"}, flags...), prompt)...)
 }
 
 // geminiInstalled runs gemini -p prompt with the settings kg install gemini

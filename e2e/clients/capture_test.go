@@ -187,7 +187,8 @@ func codexWork() []step {
 
 // TestCodexCapture: after `kg install codex`, a codex exec that worked on
 // the project and wrote nothing to kg is asked once at its stop; the stop
-// that follows is not; a run that wrote to kg is not asked.
+// that follows is not; a run that wrote to kg is not asked, whether through
+// the preloaded session or one its kg_read with cwd started.
 func TestCodexCapture(t *testing.T) {
 	needClients(t)
 	w := newWorld(t)
@@ -206,6 +207,30 @@ func TestCodexCapture(t *testing.T) {
 		}
 		if n := w.captures("codex", "wrote"); n != 1 {
 			return fmt.Errorf("kg counts %v stops left alone for a kg write, want 1", n)
+		}
+		return nil
+	})
+	// A model that calls kg_read with its cwd rather than the preloaded
+	// session id writes through a session no conversation is bound to: a
+	// write to the project all the same (docs/design/hooks.md#capture-before-forgetting).
+	codex := agents()[1]
+	viaCWD := newModelMock(t, proto, script(append(codexWork(),
+		fixed(codex.tool("kg_read"), map[string]any{"cwd": w.project}),
+		withSession(codex.tool("kg_put_node"), map[string]any{"level": "project", "id": "notes-wording",
+			"gist": "the notes say every night, not nightly"}))...))
+	if out, err := w.codexInstalled(viaCWD, "Make the notes say every night."); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	check(t, "codex", "no capture request after a kg write through a cwd session", func() error {
+		put := viaCWD.Last(t)
+		if m := preloadedSession.FindStringSubmatch(put.Context); m == nil || strings.Contains(strings.Join(put.Results, "\n"), "session_id: "+m[1]) {
+			return fmt.Errorf("the write did not go through a session of its own:\n%.3000s", strings.Join(put.Results, "\n"))
+		}
+		if n := asked(t, viaCWD); n != 0 {
+			return fmt.Errorf("a run that wrote to kg through a cwd session was asked %d times:\n%.3000s", n, put.Context)
+		}
+		if n := w.captures("codex", "wrote"); n != 2 {
+			return fmt.Errorf("kg counts %v stops left alone for a kg write, want 2", n)
 		}
 		return nil
 	})
