@@ -118,6 +118,17 @@ var rules = []rule{
 	// of a duty's recovered panic goes into the log.
 	inner(rule{prefix: "app/maintenance", mayImport: []string{"domain", "ports", "app/graphstore", "app/sessiontable", "app/filecheck"},
 		description: "domain, ports and app's lower packages; never I/O but through ports", allowIO: map[string]string{"runtime/debug": "the stack of a recovered panic, for the log"}}),
+	// The change logs' reads and undo (docs/decisions/0107-history-room.md).
+	inner(rule{prefix: "app/history", mayImport: []string{"domain", "ports", "app/graphstore"},
+		description: "domain, ports and app/graphstore; never I/O but through ports"}),
+	// The use counts of nodes by sessions (docs/decisions/0107-history-room.md).
+	inner(rule{prefix: "app/usecount", mayImport: []string{"domain", "ports", "app/graphstore", "app/sessiontable"},
+		description: "domain, ports, app/graphstore and app/sessiontable; never I/O but through ports"}),
+	// The project files a write names and the nodes recorded, read through
+	// ports.FileHasher (docs/decisions/0107-history-room.md): a write's
+	// files are read under the loaded graph's lock.
+	inner(rule{prefix: "app/filecheck", mayImport: []string{"domain", "ports", "app/graphstore"},
+		description: "domain, ports and app/graphstore; never I/O but through ports"}),
 	// The stemmer of search is pure code, no I/O (docs/decisions/0045-word-index-for-search.md).
 	inner(rule{prefix: "domain", libraries: []string{"github.com/kljensen/snowball/english"},
 		description:   "standard library only, and the snowball stemmer; never I/O, logging, the wall clock or goroutines",

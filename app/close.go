@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // Close shuts the app down: it refuses new writes, makes the pending
@@ -15,10 +17,10 @@ func (s *Service) Close(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	if err := s.maint.Guard("saving sessions at shutdown", func() error { return s.sessions.Save(ctx) }); err != nil {
-		errs = append(errs, wrapErr(err, "save sessions at shutdown"))
+		errs = append(errs, domain.WrapError(err, "save sessions at shutdown"))
 	}
 	if err := s.maint.Checkpoint(ctx); err != nil {
-		errs = append(errs, wrapErr(err, "checkpoint at shutdown"))
+		errs = append(errs, domain.WrapError(err, "checkpoint at shutdown"))
 	}
 	if err := s.maint.Guard("saving tool-event counts at shutdown", func() error { return saveToolEvents(ctx, s.tools) }); err != nil {
 		errs = append(errs, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/app/capture"
+	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
@@ -71,8 +72,11 @@ const (
 	// kg would mark every node of it seen (docs/design/hooks.md#the-preload);
 	// the rest of the 10,000 is a margin for the hook's own lines.
 	MaxPreloadChars = 9500
+	// DefaultStaleFilesPerTick bounds the files one maintenance tick reads
+	// (docs/design/trust.md#staleness).
+	DefaultStaleFilesPerTick = 2000
 	// DefaultHistoryDays is KG_HISTORY_DAYS's default.
-	DefaultHistoryDays = 90
+	DefaultHistoryDays = history.DefaultDays
 )
 
 // DefaultConfig returns the defaults of the spec.

@@ -7,6 +7,7 @@ import (
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/app/hookstate"
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
@@ -78,13 +79,6 @@ func (hs *HookSupport) NewSession(ctx context.Context, project, root, claude str
 // succeeded: call it deferred, with the hook's named error.
 func (hs *HookSupport) CountOp(session string, err *error) { hs.svc.countOp(session, err) }
 
-// StoreSession stores session id at once in team mode, hook state
-// included, after a hook changed it; a failure is logged, and the
-// maintenance tick saves it again.
-func (hs *HookSupport) StoreSession(ctx context.Context, id string) {
-	hs.svc.sessions.HookStore(ctx, id)
-}
-
 // Hooks across servers (docs/design/team.md#hooks-across-servers): the hook
 // calls of one conversation may each land on a different server. Before a
 // hook route looks for the conversation's session, the server asks the
@@ -92,7 +86,7 @@ func (hs *HookSupport) StoreSession(ctx context.Context, id string) {
 // recent session of the project) and merges what is stored into its own
 // copy — the binding, the seen set, whether memory was read, the nudge
 // counts — and a hook that changed the session stores it at once
-// (StoreSession), so the next hook, wherever it runs, knows what this one
+// (sessiontable.Table.HookStore), so the next hook, wherever it runs, knows what this one
 // showed. With the json and bolt backends none of this runs.
 
 // SyncConversation brings in, in team mode, the stored session the hook of
@@ -114,23 +108,11 @@ func (hs *HookSupport) SyncConversation(ctx context.Context, claude, project str
 	}
 }
 
-// Bound returns the session of owner bound to the Claude session claude,
-// live or dormant, if any.
-func (hs *HookSupport) Bound(claude, owner string, now domain.Micros) (ports.Session, bool) {
-	return hs.svc.sessions.Bound(claude, owner, now)
-}
-
-// Revive makes session id active at now, live or dormant, binding it to
-// claude when claude is not empty, with its watermarks and seen set.
-func (hs *HookSupport) Revive(id, claude string, now domain.Micros) (ports.Session, error) {
-	return hs.svc.sessions.Revive(id, claude, now)
-}
-
-// MostRecent returns the most recently active live session of project
-// started by owner.
-func (hs *HookSupport) MostRecent(project, owner string, now domain.Micros) (ports.Session, bool) {
-	return hs.svc.sessions.MostRecent(project, owner, now)
-}
+// Sessions is the session table: the hooks find, revive and bind a
+// session there, and read and change its hook state (State, its seen set)
+// under the table's lock; HookStore stores a session at once in team mode
+// after a hook changed it.
+func (hs *HookSupport) Sessions() *sessiontable.Table { return hs.svc.sessions }
 
 // Lookup returns the live session id, first brought in from the database
 // when another server stored it (team mode; a failure to reach it is
@@ -140,28 +122,6 @@ func (hs *HookSupport) Lookup(ctx context.Context, id string, now domain.Micros)
 		hs.svc.log.Warn("a session the transcript names could not be looked up in the database", "session", id, "err", err)
 	}
 	return hs.svc.sessions.Lookup(id, now)
-}
-
-// HookView returns a copy of session id's hook state without its seen set
-// (ask Unseen for the few keys needed); ok is false for a session not live.
-func (hs *HookSupport) HookView(id string) (ports.HookState, bool) {
-	return hs.svc.sessions.HookView(id)
-}
-
-// WithHooks runs fn on the hook state of live session id under the session
-// table's lock; what fn reports it changed is saved with the next save. A
-// session that went meanwhile is left alone (false).
-func (hs *HookSupport) WithHooks(id string, fn func(h *hookstate.State) bool) bool {
-	return hs.svc.sessions.WithHooks(id, fn)
-}
-
-// See adds keys (ports.SeenKey) to session id's seen set.
-func (hs *HookSupport) See(id string, keys ...string) { hs.svc.sessions.See(id, keys...) }
-
-// Unseen returns those of keys that session id has not been shown, in
-// order.
-func (hs *HookSupport) Unseen(id string, keys []string) []string {
-	return hs.svc.sessions.Unseen(id, keys)
 }
 
 // Transcripts reads Claude Code transcripts; nil when none is read.

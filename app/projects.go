@@ -19,7 +19,7 @@ import (
 func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 	stored, err := s.graphs.List(ctx)
 	if err != nil {
-		return nil, wrapErr(err, "list projects")
+		return nil, domain.WrapError(err, "list projects")
 	}
 	loaded := map[domain.GraphKey]*graphstore.Entry{}
 	for _, e := range s.store.Loaded() {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
@@ -39,10 +40,10 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 	res := PutEdgeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	// A file end is read before the write, outside the graph's lock, and
 	// recorded on the node at the other end (docs/design/trust.md#staleness).
-	root := s.stamps.filesRoot(t, k)
+	root := s.stamps.FilesRoot(t.root, k)
 	var stamps []domain.FileStamp
 	if root != "" {
-		stamps = s.stamps.hashNamed(ctx, root, edgeFilesBefore(e, in))
+		stamps = s.stamps.HashNamed(ctx, root, filecheck.EdgeFilesBefore(e, in))
 		if t.root != "" {
 			e.FilesRoot.Store(&root)
 		}
@@ -55,7 +56,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 		if err != nil {
 			return nil, err
 		}
-		recordEdgeFiles(g, in, stamps)
+		filecheck.RecordEdgeFiles(g, in, stamps)
 		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
 		ev.Edge = ed
 		res.Edge = ed

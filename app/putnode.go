@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/secretscreen"
@@ -37,10 +38,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	res := PutNodeResult{Level: k.Level, Project: k.Project, Redacted: redacted}
 	// The files the node names are read before the write, outside the
 	// graph's lock (docs/design/trust.md#staleness).
-	root := s.stamps.filesRoot(t, k)
+	root := s.stamps.FilesRoot(t.root, k)
 	var stamps []domain.FileStamp
 	if root != "" {
-		stamps = s.stamps.hashNamed(ctx, root, nodeFilesBefore(e, in.ID, in.Touches))
+		stamps = s.stamps.HashNamed(ctx, root, filecheck.NodeFilesBefore(e, in.ID, in.Touches))
 		if t.root != "" {
 			e.FilesRoot.Store(&root)
 		}
@@ -63,7 +64,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 		}
 		res.PossibleDuplicates = dups
 		if root != "" {
-			g.RecordFiles(in.ID, keepNamed(g, in.ID, stamps))
+			g.RecordFiles(in.ID, filecheck.KeepNamed(g, in.ID, stamps))
 			n, _ = g.Node(in.ID)
 		}
 		if len(counted) > 0 {

@@ -63,7 +63,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (_ ReadResult, err 
 				// A read by id through kg_read counts a use; the REST
 				// and web-page reads do not
 				// (docs/design/compaction.md#the-use-count).
-				s.counting.countRead(ctx, e, t.session, &rd)
+				rd.Node = s.counting.CountRead(ctx, e, t.session, rd.Node)
 				res.Nodes = append(res.Nodes, rd)
 				found = true
 			}

@@ -42,7 +42,7 @@ func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (R
 	key := domain.ProjectGraph(p)
 	stored, err := s.graphs.List(ctx)
 	if err != nil {
-		return RemovedProject{}, wrapErr(err, "list projects")
+		return RemovedProject{}, domain.WrapError(err, "list projects")
 	}
 	inStorage := false
 	for _, sg := range stored {
@@ -64,7 +64,7 @@ func (s *Service) RemoveProject(ctx context.Context, path string, force bool) (R
 		// Damaged: nothing is loaded, so nothing can write it meanwhile
 		// but a request that loads it, which fails the same way.
 		if err := remover.RemoveProject(ctx, p); err != nil {
-			return RemovedProject{}, wrapErr(err, "remove project "+p)
+			return RemovedProject{}, domain.WrapError(err, "remove project "+p)
 		}
 		s.store.ForgetProblem(key)
 		s.log.Info("project removed", "project", p, "damaged", true)

@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"slices"
 
-	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
 )
 
@@ -18,24 +16,9 @@ func (gr *graphReader) everyGraph(ctx context.Context, t target, req SearchReque
 	case req.SessionID != "" || req.ProjectPath != "":
 		return nil, domain.Invalidf("scope", "all searches every graph; drop session_id and project_path, or drop scope")
 	}
-	stored, err := gr.store.Graphs.List(ctx)
+	projects, err := readableProjects(ctx, gr.store, t)
 	if err != nil {
-		return nil, wrapErr(err, "list projects")
+		return nil, err
 	}
-	seen := map[domain.GraphKey]bool{}
-	var projects []domain.GraphKey
-	add := func(k domain.GraphKey) {
-		if k.Level == domain.LevelProject && !seen[k] && t.mayRead(k) {
-			seen[k] = true
-			projects = append(projects, k)
-		}
-	}
-	for _, sg := range stored {
-		add(sg.Key)
-	}
-	for _, e := range gr.store.Loaded() {
-		add(e.Key())
-	}
-	slices.SortFunc(projects, graphstore.CompareKeys)
 	return append([]domain.GraphKey{domain.UserGraphOf(t.owner)}, projects...), nil
 }

@@ -5,13 +5,17 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/kg-memory/kg/app/capture"
+	"github.com/kg-memory/kg/app/filecheck"
 	"github.com/kg-memory/kg/app/graphstore"
+	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/app/maintenance"
 	"github.com/kg-memory/kg/app/sessiontable"
+	"github.com/kg-memory/kg/app/usecount"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/ports"
 )
@@ -37,18 +41,18 @@ type Service struct {
 	// capture is what the stop hook's rule reads (app/capture).
 	capture *capture.Book
 	// uses counts kg_useful marks as uses of their nodes (useful.go):
-	// counting.countUses, unless a test puts its own recorder.
+	// counting.CountUses, unless a test puts its own recorder.
 	uses UseCounter
 	// maint does the maintenance tick's duties (maintenance.go).
 	maint *maintenance.Maintainer
 
 	// The parts the use cases share, each in its own file.
-	scope     *resolver    // resolves the sessions and projects requests name (principal.go, relpaths.go)
-	compactor compactor    // runs compaction inside writes (compact.go)
-	history   *historian   // reads the change logs and undoes (history.go)
-	counting  *useCounting // counts nodes' uses by sessions (usecount.go)
-	stamps    *fileStamps  // reads project files for the staleness check, on writes and ticks (staleness.go)
-	reader    *graphReader // reads graphs and nodes (read.go, recall.go)
+	scope     *resolver          // resolves the sessions and projects requests name (principal.go, relpaths.go)
+	compactor compactor          // runs compaction inside writes (compact.go)
+	history   *history.Log       // reads the change logs and undoes (app/history)
+	counting  *usecount.Counter  // counts nodes' uses by sessions (app/usecount)
+	stamps    *filecheck.Stamper // hashes the project files a write names, for the staleness check (app/filecheck)
+	reader    *graphReader       // reads graphs and nodes (read.go, recall.go)
 }
 
 // New builds the service: it loads the sessions and the user graph. A user
@@ -88,7 +92,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	}
 	stored, err := deps.Sessions.LoadSessions(ctx)
 	if err != nil {
-		return nil, wrapErr(err, "load sessions")
+		return nil, domain.WrapError(err, "load sessions")
 	}
 	fails := &graphstore.Failing{}
 	s.sessions = sessiontable.New(deps.Sessions, sessiontable.Limits{TTL: cfg.SessionTTL, Max: cfg.MaxSessions, BoundTTL: cfg.BoundSessionTTL}, stored, log, fails)
@@ -101,8 +105,11 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.compactor = compactor{policy: cfg.Policy, metrics: deps.Metrics}
 	s.scope = &resolver{store: s.store, sessions: s.sessions, paths: deps.Paths, keys: deps.ProjectKeys, clock: deps.Clock}
 	s.reader = &graphReader{store: s.store, scope: s.scope, clock: deps.Clock, policy: cfg.Policy, log: log}
-	s.stamps = &fileStamps{files: deps.Files, store: s.store, log: log}
-	s.history = &historian{store: s.store, scope: s.scope, clock: deps.Clock, compactor: s.compactor, days: cfg.HistoryDays}
+	s.stamps = &filecheck.Stamper{Files: deps.Files, TeamMode: shared != nil, Log: log}
+	s.history = &history.Log{Store: s.store, Clock: deps.Clock, Days: cfg.HistoryDays, Compact: func(g *domain.Graph, at domain.Stamp) []ports.Event {
+		_, evs := s.compactor.run(g, at)
+		return evs
+	}}
 	if d, ok := deps.Graphs.(ports.DamageReporter); ok {
 		s.damage = d.Damage
 	}
@@ -112,9 +119,9 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 	s.maint = &maintenance.Maintainer{Store: s.store, Sessions: s.sessions, Clock: deps.Clock, Log: log,
 		Interval: cfg.MaintenanceInterval, Policy: cfg.Policy, StaleFilesPerTick: cfg.StaleFilesPerTick, Files: deps.Files,
 		SaveToolEvents:   func(ctx context.Context) error { return saveToolEvents(ctx, s.tools) },
-		HistoryNotBefore: func() domain.Micros { return s.history.notBefore(0) }}
-	s.counting = &useCounting{clock: deps.Clock, sessions: s.sessions, store: s.store}
-	s.uses = useCounterFunc(s.counting.countUses)
+		HistoryNotBefore: func() domain.Micros { return s.history.NotBefore(0) }}
+	s.counting = &usecount.Counter{Clock: deps.Clock, Sessions: s.sessions, Store: s.store}
+	s.uses = s.counting
 	if shared == nil { // team mode: each principal's user graph loads when first asked for
 		if _, err := s.store.Get(ctx, domain.UserGraph); err != nil {
 			log.Error("user graph could not be loaded; serving without it", "err", err)
@@ -157,25 +164,11 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// wrapErr adds context to err while keeping its kind: a *domain.Error is
-// copied with msg prefixed, anything else becomes an internal error that
-// wraps it.
-func wrapErr(err error, msg string) error {
-	var de *domain.Error
-	if errors.As(err, &de) {
-		c := *de
-		c.Msg = msg + ": " + de.Msg
-		c.Err = err
-		return &c
-	}
-	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
-}
-
 // saveToolEvents stores the tool-event counts (the tick's and Close's save),
 // its failure an internal error that says what was being saved.
 func saveToolEvents(ctx context.Context, t *hookstate.ToolEvents) error {
 	if err := t.Save(ctx); err != nil {
-		return wrapErr(err, "save the tool-event counts")
+		return domain.WrapError(err, "save the tool-event counts")
 	}
 	return nil
 }
@@ -380,6 +373,16 @@ func (t target) keys() []domain.GraphKey {
 		ks = append(ks, domain.ProjectGraph(t.project))
 	}
 	return ks
+}
+
+// readableProjects returns every project graph stored or loaded that t
+// may read, sorted.
+func readableProjects(ctx context.Context, store *graphstore.Store, t target) ([]domain.GraphKey, error) {
+	all, err := store.ProjectGraphs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(k domain.GraphKey) bool { return !t.mayRead(k) }), nil
 }
 
 // eventBase fills the fields every event of graph key carries.

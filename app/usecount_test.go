@@ -67,7 +67,7 @@ func TestUseCountsOncePerSession(t *testing.T) {
 			t.Errorf("read %d: the read shows use %+v, want %d sessions", i, got, wantN)
 		}
 	}
-	if err := e.svc.counting.countUses(e.ctx, c, domain.UserGraph, []string{"n", "n"}); err != nil {
+	if err := e.svc.counting.CountUses(e.ctx, c, domain.UserGraph, []string{"n", "n"}); err != nil {
 		t.Fatal(err)
 	}
 	use, v := e.storedUse(domain.UserGraph, "n")
@@ -84,7 +84,7 @@ func TestUseCountsOncePerSession(t *testing.T) {
 	}
 	// A session that has only the mark counts through it.
 	d := e.session(projA)
-	if err := e.svc.counting.countUses(e.ctx, d, domain.UserGraph, []string{"n"}); err != nil {
+	if err := e.svc.counting.CountUses(e.ctx, d, domain.UserGraph, []string{"n"}); err != nil {
 		t.Fatal(err)
 	}
 	if use, _ := e.storedUse(domain.UserGraph, "n"); use != sessions(4) {
@@ -172,7 +172,7 @@ func TestFailedPutCountsNothing(t *testing.T) {
 	}
 }
 
-// countUses refuses what it cannot count, naming the field, and counts
+// CountUses refuses what it cannot count, naming the field, and counts
 // nothing then.
 func TestCountUsesRefusals(t *testing.T) {
 	e := newEnv(t)
@@ -196,7 +196,7 @@ func TestCountUsesRefusals(t *testing.T) {
 		{"no project", none, domain.ProjectGraph(projA), []string{"p"}, domain.KindInvalid, "level", "no project"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := e.svc.counting.countUses(e.ctx, tc.session, tc.key, tc.ids)
+			err := e.svc.counting.CountUses(e.ctx, tc.session, tc.key, tc.ids)
 			de := wantKind(t, err, tc.kind, tc.field)
 			if !strings.Contains(de.Error(), tc.msg) {
 				t.Errorf("error %q does not say %q", de, tc.msg)
@@ -207,7 +207,7 @@ func TestCountUsesRefusals(t *testing.T) {
 		t.Errorf("refused counts changed n: %+v", use)
 	}
 	// The refused call claimed nothing: b's mark still counts.
-	if err := e.svc.counting.countUses(e.ctx, b, domain.UserGraph, []string{"n"}); err != nil {
+	if err := e.svc.counting.CountUses(e.ctx, b, domain.UserGraph, []string{"n"}); err != nil {
 		t.Fatal(err)
 	}
 	if use, _ := e.storedUse(domain.UserGraph, "n"); use != sessions(2) {

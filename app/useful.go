@@ -221,14 +221,6 @@ type UseCounter interface {
 	CountUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error
 }
 
-// useCounterFunc is a function used as a UseCounter: the service's own
-// countUses (docs/design/compaction.md#the-use-count).
-type useCounterFunc func(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error
-
-func (f useCounterFunc) CountUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
-	return f(ctx, sessionID, key, ids)
-}
-
 // countUseful counts the nodes ids of graph key, just marked useful by
 // session, as uses. The mark itself is saved already: a count that fails is
 // logged, and the mark stands.

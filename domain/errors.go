@@ -90,3 +90,18 @@ func Within(item string, err error) error {
 	}
 	return &c
 }
+
+// WrapError adds context to err while keeping its kind: a *Error is copied
+// with msg prefixed to its message, anything else becomes an internal error
+// that wraps it. The layers above use it to say where a failure happened
+// without turning a client's mistake into a server fault.
+func WrapError(err error, msg string) error {
+	var de *Error
+	if errors.As(err, &de) {
+		c := *de
+		c.Msg = msg + ": " + de.Msg
+		c.Err = err
+		return &c
+	}
+	return &Error{Kind: KindInternal, Msg: msg, Err: err}
+}

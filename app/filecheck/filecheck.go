@@ -1,8 +1,11 @@
-// Package filecheck reads the project files a graph's nodes recorded and
-// judges what changed (docs/design/trust.md#staleness): the reading behind the
-// maintenance tick's staleness round in package app and behind
-// `kg doctor --stale`. It reads through ports.FileHasher and changes nothing
-// (docs/decisions/0099-app-leaf-packages.md).
+// Package filecheck reads the project files a graph's nodes name
+// (docs/design/trust.md#staleness): at a write, the files it names, hashed
+// to stamp them (Stamper, stamp.go); then the files the nodes recorded,
+// judged changed or vanished, the reading behind the maintenance tick's
+// staleness round and behind `kg doctor --stale`. It reads through
+// ports.FileHasher and changes a graph only as a write's caller asks
+// (docs/decisions/0099-app-leaf-packages.md,
+// docs/decisions/0107-history-room.md).
 package filecheck
 
 import (

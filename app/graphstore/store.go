@@ -185,7 +185,7 @@ func (st *Store) load(ctx context.Context, e *Entry) {
 		err = &domain.Error{Kind: domain.KindInternal, Msg: "the " + GraphName(e.key) + " loaded as nothing"}
 	}
 	if err != nil {
-		e.err = wrapErr(err, "the "+GraphName(e.key)+" could not be loaded")
+		e.err = domain.WrapError(err, "the "+GraphName(e.key)+" could not be loaded")
 		if domain.KindOf(e.err) == domain.KindInternal {
 			e.err = domain.Unavailable(err, "the %s could not be loaded: %v", GraphName(e.key), err)
 		}
@@ -491,6 +491,33 @@ func (st *Store) Loaded() []*Entry {
 	return out
 }
 
+// ProjectGraphs returns the key of every project graph, stored or loaded
+// and not saved yet, ordered by path: what a search of every graph and an
+// undo of a session kg no longer knows span, each keeping those its caller
+// may read.
+func (st *Store) ProjectGraphs(ctx context.Context) ([]domain.GraphKey, error) {
+	stored, err := st.Graphs.List(ctx)
+	if err != nil {
+		return nil, domain.WrapError(err, "list projects")
+	}
+	seen := map[domain.GraphKey]bool{}
+	var out []domain.GraphKey
+	add := func(k domain.GraphKey) {
+		if k.Level == domain.LevelProject && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, sg := range stored {
+		add(sg.Key)
+	}
+	for _, e := range st.Loaded() {
+		add(e.Key())
+	}
+	slices.SortFunc(out, CompareKeys)
+	return out, nil
+}
+
 // CompareKeys orders graph keys: the user graph first, then projects by path.
 func CompareKeys(a, b domain.GraphKey) int {
 	if a.Level != b.Level {
@@ -644,17 +671,3 @@ func (e *Entry) Lock() { e.mu.Lock() }
 
 // Unlock releases Lock.
 func (e *Entry) Unlock() { e.mu.Unlock() }
-
-// wrapErr adds context to err while keeping its kind: a *domain.Error is
-// copied with msg prefixed, anything else becomes an internal error that
-// wraps it (as app's, for the load's error).
-func wrapErr(err error, msg string) error {
-	var de *domain.Error
-	if errors.As(err, &de) {
-		c := *de
-		c.Msg = msg + ": " + de.Msg
-		c.Err = err
-		return &c
-	}
-	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
-}

@@ -39,13 +39,13 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if err != nil {
 		return BootstrapResult{}, err
 	}
-	defer h.sup.StoreSession(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.sup.CountOp(sess.ID, &err)
 	res := BootstrapResult{SessionID: sess.ID, Reused: reused}
 
 	compact := req.Source == "compact"
 	if reused && req.Source == "resume" {
-		hv, _ := h.sup.HookView(sess.ID)
+		hv, _ := h.sessions.HookView(sess.ID)
 		if hv.FullReadDone {
 			res.Context = render.ContinuityNote(sess.ID)
 			return res, nil
@@ -54,7 +54,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	if compact {
 		// The conversation's context was summarised: it no longer holds
 		// what the seen set says it does.
-		h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
+		h.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 			h.ClearSeen()
 			h.FullRead = false
 			return true
@@ -69,7 +69,7 @@ func (h *Hooks) SessionBootstrap(ctx context.Context, req BootstrapRequest) (_ B
 	for i, n := range pre.Shown {
 		keys[i] = ports.SeenKey(n.Key.Level, n.ID)
 	}
-	h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
+	h.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		for _, k := range keys {
 			h.See(k)
 		}
@@ -103,8 +103,8 @@ func (req BootstrapRequest) check() error {
 func (h *Hooks) conversationSession(ctx context.Context, project string, req BootstrapRequest, now domain.Micros) (ports.Session, bool, error) {
 	claude := req.ClaudeSessionID
 	if claude != "" && req.Source != "clear" {
-		if b, ok := h.sup.Bound(claude, h.sup.Owner(ctx), now); ok && b.ProjectPath == project {
-			sess, err := h.sup.Revive(b.ID, claude, now)
+		if b, ok := h.sessions.Bound(claude, h.sup.Owner(ctx), now); ok && b.ProjectPath == project {
+			sess, err := h.sessions.Revive(b.ID, claude, now)
 			if err == nil {
 				return sess, true, nil
 			}
@@ -112,7 +112,7 @@ func (h *Hooks) conversationSession(ctx context.Context, project string, req Boo
 	}
 	if (req.Source == "resume" || req.Source == "compact") && req.TranscriptPath != "" && h.sup.Transcripts() != nil {
 		if id := h.transcriptSession(ctx, project, req.TranscriptPath, now); id != "" {
-			if sess, err := h.sup.Revive(id, claude, now); err == nil {
+			if sess, err := h.sessions.Revive(id, claude, now); err == nil {
 				return sess, true, nil
 			}
 		}

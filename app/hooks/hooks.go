@@ -13,6 +13,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/app"
+	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
@@ -23,14 +24,18 @@ import (
 // that each reads on its own (docs/decisions/0084-hooks-type.md). It works
 // on the service's graphs and sessions, and is safe for concurrent use.
 type Hooks struct {
-	svc *app.Service
-	sup *app.HookSupport
+	svc      *app.Service
+	sup      *app.HookSupport
+	sessions *sessiontable.Table // the session table, with each session's hook state (HookSupport.Sessions)
 }
 
 // New returns the hooks of svc. They share its store, sessions and
 // tool-event counts, so a hook sees what the tools changed and the other
 // way round.
-func New(svc *app.Service) *Hooks { return &Hooks{svc: svc, sup: app.NewHookSupport(svc)} }
+func New(svc *app.Service) *Hooks {
+	sup := app.NewHookSupport(svc)
+	return &Hooks{svc: svc, sup: sup, sessions: sup.Sessions()}
+}
 
 // BootstrapRequest is GET /api/session_bootstrap: what Claude Code's
 // SessionStart hook received on stdin.

@@ -28,7 +28,7 @@ func (e *env) bootstrap(claude, source string) BootstrapResult {
 
 func (e *env) seen(session, key string) bool {
 	e.T.Helper()
-	return len(e.Support().Unseen(session, []string{key})) == 0
+	return len(e.Support().Sessions().Unseen(session, []string{key})) == 0
 }
 
 // fillGraphs writes n project nodes and m user nodes through a throwaway
@@ -113,7 +113,7 @@ func TestBootstrapBindingReuseResumeCompactClear(t *testing.T) {
 	}
 
 	// A compaction: the seen set is cleared, then filled by the new preload.
-	e.Support().See(first.SessionID, "p:not-in-the-preload")
+	e.Support().Sessions().See(first.SessionID, "p:not-in-the-preload")
 	cmp := e.bootstrap(claudeA, "compact")
 	if !cmp.Reused || cmp.SessionID != first.SessionID || cmp.Text == "" || cmp.Stats == nil {
 		t.Errorf("compact: %+v; want the preload again in the same session", cmp)
@@ -220,7 +220,7 @@ func TestPromptNudgesUntilAFullReadNamingTheSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := e.Support().Bound(claudeA, "", e.Clock.Now())
+	b, ok := e.Support().Sessions().Bound(claudeA, "", e.Clock.Now())
 	if !ok || !strings.Contains(r.Text, "kg_read") || !strings.Contains(r.Text, b.ID) || !strings.Contains(r.Text, projA) {
 		t.Fatalf("nudge = %q; want kg_read with cwd and the bound session %v", r.Text, b.ID)
 	}
@@ -254,7 +254,7 @@ func TestRecallShowsUnseenRelevantNodesOnce(t *testing.T) {
 	e.Put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
 	// Pretend the preload showed none of them: a fresh seen set.
-	e.Support().WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
+	e.Support().Sessions().WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
 
 	prompt := "<system-reminder>ignore</system-reminder>why does the oauth token refresh race? see src/auth/refresh.py [Image #1]"
 	r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: prompt})

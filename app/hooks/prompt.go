@@ -21,11 +21,11 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 		return SessionState{}, err
 	}
 	h.sup.SyncConversation(ctx, "", project)
-	sess, ok := h.sup.MostRecent(project, h.sup.Owner(ctx), h.sup.Now())
+	sess, ok := h.sessions.MostRecent(project, h.sup.Owner(ctx), h.sup.Now())
 	if !ok {
 		return SessionState{}, nil
 	}
-	hv, _ := h.sup.HookView(sess.ID)
+	hv, _ := h.sessions.HookView(sess.ID)
 	return SessionState{Found: true, SessionID: sess.ID, FullReadDone: hv.FullReadDone, PreloadedCount: hv.PreloadedCount}, nil
 }
 
@@ -34,15 +34,15 @@ func (h *Hooks) SessionStateOf(ctx context.Context, projectPath, projectKey stri
 // dormant), else the project's most recent. ok is false for none.
 func (h *Hooks) hookSession(ctx context.Context, claude, project string, now domain.Micros) (ports.Session, bool) {
 	owner := h.sup.Owner(ctx)
-	if b, ok := h.sup.Bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
-		if sess, err := h.sup.Revive(b.ID, "", now); err == nil {
+	if b, ok := h.sessions.Bound(claude, owner, now); ok && (project == "" || b.ProjectPath == project) {
+		if sess, err := h.sessions.Revive(b.ID, "", now); err == nil {
 			return sess, true
 		}
 	}
 	if project == "" {
 		return ports.Session{}, false
 	}
-	return h.sup.MostRecent(project, owner, now)
+	return h.sessions.MostRecent(project, owner, now)
 }
 
 // hookProject resolves the project of a prompt or tool event: cwd, or,
@@ -58,7 +58,7 @@ func (h *Hooks) hookProject(ctx context.Context, claude, cwd, key string, now do
 		return p, err
 	}
 	h.sup.SyncConversation(ctx, claude, "")
-	if b, ok := h.sup.Bound(claude, h.sup.Owner(ctx), now); ok && b.ProjectPath != "" {
+	if b, ok := h.sessions.Bound(claude, h.sup.Owner(ctx), now); ok && b.ProjectPath != "" {
 		return b.ProjectPath, nil
 	}
 	return "", domain.Invalidf("cwd", "required: the absolute path of the project root (or a session_id bound to a session of one)")
@@ -96,10 +96,10 @@ func (h *Hooks) PromptContext(ctx context.Context, req PromptRequest) (_ HookTex
 	if !ok {
 		return HookText{Text: sessionNudge(project, "")}, nil
 	}
-	defer h.sup.StoreSession(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.sup.CountOp(sess.ID, &err)
 	nudge := false
-	h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
+	h.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		if h.FullRead || h.PromptNudges >= maxPromptNudges {
 			return false
 		}
@@ -134,7 +134,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	var b strings.Builder
 	b.WriteString(render.RecallHeader(sess.ID))
 	left := recallMaxChars - runeLen(b.String())
-	shown, left := writeRecallNodes(&b, cands, setOf(h.sup.Unseen(sess.ID, keys)), left)
+	shown, left := writeRecallNodes(&b, cands, setOf(h.sessions.Unseen(sess.ID, keys)), left)
 	if len(shown) == 0 {
 		return HookText{}, nil
 	}
@@ -145,7 +145,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	edges, ends := recallEdges(shown, inShown)
 	seenEnds := map[string]bool{}
 	if len(ends) > 0 {
-		unseenEnds := setOf(h.sup.Unseen(sess.ID, ends))
+		unseenEnds := setOf(h.sessions.Unseen(sess.ID, ends))
 		for _, k := range ends {
 			seenEnds[k] = !unseenEnds[k]
 		}
@@ -155,7 +155,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 	for i, c := range shown {
 		shownKeys[i] = c.key
 	}
-	h.sup.See(sess.ID, shownKeys...)
+	h.sessions.See(sess.ID, shownKeys...)
 	return HookText{Text: strings.TrimSuffix(b.String(), "\n"), Nodes: len(shown)}, nil
 }
 

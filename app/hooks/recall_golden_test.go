@@ -33,7 +33,7 @@ func TestRecallTextGolden(t *testing.T) {
 	e.Edge(project(w), "refresh-a", "refresh-b", "relates-to")
 	e.Put(user(w), "oauth-wisdom", "oauth refresh tokens rotate on every use; keep one refresher")
 	sess := e.bootstrap(claudeA, "startup").SessionID
-	e.Support().WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
+	e.Support().Sessions().WithHooks(sess, func(h *hookstate.State) bool { h.ClearSeen(); return true })
 	r, err := e.hooks().PromptContext(e.Ctx, PromptRequest{ClaudeSessionID: claudeA, CWD: projA, Prompt: "why does the oauth token refresh race?"})
 	if err != nil {
 		t.Fatal(err)

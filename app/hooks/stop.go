@@ -47,7 +47,7 @@ func (h *Hooks) Stop(ctx context.Context, req StopRequest) (StopResult, error) {
 		return StopResult{}, err
 	}
 	session := ""
-	if b, ok := h.sup.Bound(req.ClaudeSessionID, h.sup.Owner(ctx), now); ok && b.ProjectPath == project {
+	if b, ok := h.sessions.Bound(req.ClaudeSessionID, h.sup.Owner(ctx), now); ok && b.ProjectPath == project {
 		session = b.ID
 	}
 	out := h.sup.Capture().Stop(capture.StopAt{Mode: mode, Conversation: req.ClaudeSessionID, Session: session,

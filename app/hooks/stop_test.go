@@ -113,7 +113,7 @@ func TestStopNamesASessionForAConversationWithNone(t *testing.T) {
 	if r.Outcome != capture.Asked {
 		t.Fatalf("%+v, want asked", r)
 	}
-	b, ok := e.Support().Bound("conv-9", "", e.Clock.Now())
+	b, ok := e.Support().Sessions().Bound("conv-9", "", e.Clock.Now())
 	if !ok || !strings.Contains(r.Text, `session_id "`+b.ID+`"`) {
 		t.Errorf("the request %q names no session bound to the conversation (bound: %v %s)", r.Text, ok, b.ID)
 	}

@@ -53,9 +53,9 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 	if !ok {
 		return HookText{}, nil
 	}
-	defer h.sup.StoreSession(ctx, sess.ID) // after countOp: with the operation counted
+	defer h.sessions.HookStore(ctx, sess.ID) // after countOp: with the operation counted
 	defer h.sup.CountOp(sess.ID, &err)
-	if hv, _ := h.sup.HookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
+	if hv, _ := h.sessions.HookView(sess.ID); !nudgeAllowed(hv.Nudges, hv.LastNudge, now) {
 		return HookText{}, nil
 	}
 	lg, err := h.sup.LockGraphs(ctx, project)
@@ -68,7 +68,7 @@ func (h *Hooks) ToolEvent(ctx context.Context, req ToolEventRequest) (_ HookText
 		return HookText{}, nil
 	}
 	claimed := false
-	h.sup.WithHooks(sess.ID, func(h *hookstate.State) bool {
+	h.sessions.WithHooks(sess.ID, func(h *hookstate.State) bool {
 		if !nudgeAllowed(h.Nudges, h.LastNudge, now) {
 			return false
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -194,7 +193,7 @@ func (t *Table) Create(ctx context.Context, project, principal, root string, now
 			t.bindLocked(unbound, claude)
 		}
 		t.mu.Unlock()
-		return ports.Session{}, wrapErr(err, "the new session could not be saved")
+		return ports.Session{}, domain.WrapError(err, "the new session could not be saved")
 	}
 	return out, nil
 }
@@ -477,17 +476,3 @@ func (t *Table) Checkpointer() (ports.SessionCheckpointer, bool) {
 // Shared is the repository when several servers share it (team mode); nil
 // otherwise.
 func (t *Table) Shared() ports.SharedSessionRepository { return t.shared }
-
-// wrapErr adds context to err while keeping its kind: a *domain.Error is
-// copied with msg prefixed, anything else becomes an internal error that
-// wraps it (as app's, for a new session's save).
-func wrapErr(err error, msg string) error {
-	var de *domain.Error
-	if errors.As(err, &de) {
-		c := *de
-		c.Msg = msg + ": " + de.Msg
-		c.Err = err
-		return &c
-	}
-	return &domain.Error{Kind: domain.KindInternal, Msg: msg, Err: err}
-}

@@ -1,4 +1,4 @@
-package app
+package filecheck
 
 import (
 	"context"
@@ -19,41 +19,40 @@ import (
 // files changed or vanished. The marks live in memory only: they are
 // derived from the files, so after a restart the tick finds them again.
 
-// DefaultStaleFilesPerTick bounds the files one maintenance tick reads.
-const DefaultStaleFilesPerTick = 2000
-
-// fileStamps reads project files for the staleness check: the files a write
-// names, to stamp them, and the tick's round (docs/design/trust.md#staleness).
-type fileStamps struct {
-	// files reads project files; nil: none is read and nothing is ever
+// Stamper hashes the project files a write names, to stamp them
+// (docs/design/trust.md#staleness). Its fields are set once, by app.Open.
+type Stamper struct {
+	// Files reads project files; nil: none is read and nothing is ever
 	// stale.
-	files ports.FileHasher
-	store *graphstore.Store
-	log   *slog.Logger
+	Files ports.FileHasher
+	// TeamMode is set when graphs are shared with other servers: a
+	// project's path is then no folder of this machine.
+	TeamMode bool
+	Log      *slog.Logger
 }
 
-// filesRoot is the folder whose files a write to graph k names: the folder
-// the request named the project by in team mode (its touches are relative
-// to it), else the project's own path. "" when no file of k can be read:
+// FilesRoot is the folder whose files a write to graph k names: named, the
+// folder the request named the project by in team mode (its touches are
+// relative to it), else the project's own path. "" when no file of k can be read:
 // the user graph, a project named by its key alone, no hasher.
-func (fs *fileStamps) filesRoot(t target, k domain.GraphKey) string {
-	if fs.files == nil || k.Level != domain.LevelProject {
+func (fs *Stamper) FilesRoot(named string, k domain.GraphKey) string {
+	if fs.Files == nil || k.Level != domain.LevelProject {
 		return ""
 	}
-	if t.root != "" {
-		return t.root
+	if named != "" {
+		return named
 	}
-	if fs.store.Shared == nil && filepath.IsAbs(k.Project) {
+	if !fs.TeamMode && filepath.IsAbs(k.Project) {
 		return k.Project
 	}
 	return ""
 }
 
-// hashNamed hashes the references that may be files of the project under
+// HashNamed hashes the references that may be files of the project under
 // root, in the project's own scheme, and returns the stamps of those found.
 // Reading fails soft: a root that cannot be read records nothing, as kg
 // cannot tell (unverifiable, never stale).
-func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string) []domain.FileStamp {
+func (fs *Stamper) HashNamed(ctx context.Context, root string, refs []string) []domain.FileStamp {
 	if root == "" || len(refs) == 0 {
 		return nil
 	}
@@ -61,9 +60,9 @@ func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string)
 	for i, r := range refs {
 		qs[i] = ports.FileQuery{Path: r}
 	}
-	hs, err := fs.files.HashFiles(ctx, root, qs)
+	hs, err := fs.Files.HashFiles(ctx, root, qs)
 	if err != nil {
-		fs.log.Debug("project files not read for staleness", "root", root, "err", err)
+		fs.Log.Debug("project files not read for staleness", "root", root, "err", err)
 		return nil
 	}
 	var out []domain.FileStamp
@@ -75,11 +74,11 @@ func (fs *fileStamps) hashNamed(ctx context.Context, root string, refs []string)
 	return out
 }
 
-// nodeFilesBefore returns the references node id will name once written with
+// NodeFilesBefore returns the references node id will name once written with
 // touches (nil: its stored ones): the files a put of it records. Read
 // before the write, outside it, so that the files are read without the
 // graph's lock; the write keeps those still named then.
-func nodeFilesBefore(e *graphstore.Entry, id string, touches []string) []string {
+func NodeFilesBefore(e *graphstore.Entry, id string, touches []string) []string {
 	e.RLock()
 	defer e.RUnlock()
 	if touches == nil {
@@ -106,9 +105,9 @@ func nodeFilesBefore(e *graphstore.Entry, id string, touches []string) []string 
 	return slices.Compact(out)
 }
 
-// edgeFilesBefore returns the ends of an edge that may be project files:
+// EdgeFilesBefore returns the ends of an edge that may be project files:
 // not URLs and naming no node now.
-func edgeFilesBefore(e *graphstore.Entry, in domain.EdgeInput) []string {
+func EdgeFilesBefore(e *graphstore.Entry, in domain.EdgeInput) []string {
 	e.RLock()
 	defer e.RUnlock()
 	var out []string
@@ -120,8 +119,8 @@ func edgeFilesBefore(e *graphstore.Entry, in domain.EdgeInput) []string {
 	return out
 }
 
-// keepNamed returns the stamps whose path g's node id names now.
-func keepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.FileStamp {
+// KeepNamed returns the stamps whose path g's node id names now.
+func KeepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.FileStamp {
 	named := stale.NamedFiles(g, id)
 	out := stamps[:0:0]
 	for _, st := range stamps {
@@ -132,9 +131,9 @@ func keepNamed(g *domain.Graph, id string, stamps []domain.FileStamp) []domain.F
 	return out
 }
 
-// recordEdgeFiles records, on the node at one end of edge in, the stamp of
+// RecordEdgeFiles records, on the node at one end of edge in, the stamp of
 // the file at its other end: what a write of the edge records.
-func recordEdgeFiles(g *domain.Graph, in domain.EdgeInput, stamps []domain.FileStamp) {
+func RecordEdgeFiles(g *domain.Graph, in domain.EdgeInput, stamps []domain.FileStamp) {
 	for _, st := range stamps {
 		switch {
 		case st.Path == in.To && g.IsNode(in.From) && !g.IsNode(in.To):

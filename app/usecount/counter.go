@@ -1,4 +1,11 @@
-package app
+// Package usecount counts the uses of nodes by sessions
+// (docs/design/compaction.md#the-use-count): once per node and session,
+// applied with the graph's next batch. kg_useful's marks, kg_read by id and
+// kg_put_node count through it.
+//
+// It imports domain, ports, app/graphstore and app/sessiontable, nothing of
+// app (docs/decisions/0107-history-room.md).
+package usecount
 
 import (
 	"context"
@@ -11,24 +18,23 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// useCounting counts the uses of nodes by sessions
+// Counter counts the uses of nodes by sessions
 // (docs/design/compaction.md#the-use-count): once per node and session, with
-// the graph's next batch.
-type useCounting struct {
-	clock    ports.Clock
-	sessions *sessiontable.Table
-	store    *graphstore.Store
+// the graph's next batch. Its fields are set once, by app.Open.
+type Counter struct {
+	Clock    ports.Clock
+	Sessions *sessiontable.Table
+	Store    *graphstore.Store
 }
 
-// countUses counts one use by session sessionID of each node ids of graph
+// CountUses counts one use by session sessionID of each node ids of graph
 // key (docs/design/compaction.md#the-use-count): a node the session has not
 // counted before, in its life and across restarts, gets
 // _use ← decay(_use, day(now) − _use_day) + 65536 and _use_day ← day(now);
 // one it has counted is left as it is. It is how kg_useful's marks count:
 // the use case that stores the marks calls it, in one line, once they are
 // valid; kg_read by id and kg_put_node count through the same path on their
-// own. It is not a use case itself (no caller outside app), so it is not
-// exported.
+// own. It is not a use case itself: app.Service does not export it.
 //
 // A count is no write: it takes no version and no seq, sends no event and
 // makes no sync entry. Like a read stamp it is applied with the graph's next
@@ -41,15 +47,15 @@ type useCounting struct {
 // otherwise the error names the field and nothing is counted. Repeated ids
 // count once. It counts no operation of the session: the call it is part of
 // does.
-func (uc *useCounting) countUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
+func (uc *Counter) CountUses(ctx context.Context, sessionID string, key domain.GraphKey, ids []string) error {
 	if sessionID == "" {
 		return domain.Invalidf("session_id", "required: a use is counted once per session")
 	}
 	if len(ids) == 0 {
 		return domain.Invalidf("ids", "required: at least one node id")
 	}
-	now := uc.clock.Now()
-	sess, err := uc.sessions.Lookup(sessionID, now)
+	now := uc.Clock.Now()
+	sess, err := uc.Sessions.Lookup(sessionID, now)
 	if err != nil {
 		return err
 	}
@@ -62,7 +68,7 @@ func (uc *useCounting) countUses(ctx context.Context, sessionID string, key doma
 	case key.Level != domain.LevelProject:
 		return domain.Invalidf("level", "unknown graph %s", key)
 	}
-	e, err := uc.store.Get(ctx, key)
+	e, err := uc.Store.Get(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -75,30 +81,30 @@ func (uc *useCounting) countUses(ctx context.Context, sessionID string, key doma
 	}
 	e.RUnlock()
 	if len(missing) > 0 {
-		return domain.NotFoundf("ids", "no node %s in the %s; nothing was counted", quoteList(missing), graphName(key))
+		return domain.NotFoundf("ids", "no node %s in the %s; nothing was counted", quoteList(missing), graphstore.GraphName(key))
 	}
-	uc.countFresh(ctx, e, sess.ID, ids, now)
+	uc.CountFresh(ctx, e, sess.ID, ids, now)
 	return nil
 }
 
-// countFresh counts the uses of ids by session at now that it had not
+// CountFresh counts the uses of ids by session at now that it had not
 // counted, and returns those.
-func (uc *useCounting) countFresh(ctx context.Context, e *graphstore.Entry, session string, ids []string, now domain.Micros) []string {
+func (uc *Counter) CountFresh(ctx context.Context, e *graphstore.Entry, session string, ids []string, now domain.Micros) []string {
 	if session == "" {
 		return nil // calls without a session count nothing
 	}
-	fresh := uc.sessions.ClaimCounts(session, e.Key(), ids)
+	fresh := uc.Sessions.ClaimCounts(session, e.Key(), ids)
 	if len(fresh) > 0 {
-		uc.store.CountUses(ctx, e, fresh, now)
+		uc.Store.CountUses(ctx, e, fresh, now)
 	}
 	return fresh
 }
 
-// countRead counts the read by id rd of session, a node of e's graph, and
-// makes the read show the node's use count with it.
-func (uc *useCounting) countRead(ctx context.Context, e *graphstore.Entry, session string, rd *NodeRead) {
-	uc.countFresh(ctx, e, session, []string{rd.Node.ID}, uc.clock.Now())
-	rd.Node = e.WithPendingUses(rd.Node)
+// CountRead counts the read by id of node n by session, a node of e's
+// graph, and returns n showing its use count with it.
+func (uc *Counter) CountRead(ctx context.Context, e *graphstore.Entry, session string, n *domain.Node) *domain.Node {
+	uc.CountFresh(ctx, e, session, []string{n.ID}, uc.Clock.Now())
+	return e.WithPendingUses(n)
 }
 
 // quoteList renders ids as "a", "b" and "c".
