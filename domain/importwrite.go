@@ -55,8 +55,8 @@ func (g *Graph) WriteImport(w ImportWrite, at Stamp) ImportResult {
 	g.reserveFor(w.Doc)
 	for _, n := range w.Nodes {
 		g.writeImportedNode(n, at)
-		r.Nodes = append(r.Nodes, n)
 	}
+	r.Nodes = w.Nodes // the nodes written, as written: no second list of them
 	slices.SortFunc(w.Doc.Edges, func(a, b Edge) int { return cmpEdgeKey(a.Key(), b.Key()) })
 	for i := range w.Doc.Edges {
 		if e := g.importEdge(&w.Doc.Edges[i], at); e != nil {
