@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -55,7 +56,7 @@ func TestUndoAnImportWithReplace(t *testing.T) {
 	e.put(user(sid), "kept-lesson", "the graph before the import")
 	e.put(user(sid), "other-lesson", "also there before")
 	doc := domain.GraphData{Nodes: []domain.Node{{ID: "imported", Gist: "from the wrong file"}}}
-	if _, err := e.svc.Import(e.ctx, Scope{Level: domain.LevelUser}, domain.ImportReplace, doc, ImportOptions{}); err != nil {
+	if _, err := e.svc.Import(e.ctx, Scope{Level: domain.LevelUser}, importing.Replace, doc, ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.svc.History(e.ctx, HistoryRequest{Scope: Scope{Level: domain.LevelUser}, Limit: 1})

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
@@ -15,7 +16,7 @@ import (
 type ImportResult struct {
 	Level   domain.Level
 	Project string
-	Mode    domain.ImportMode
+	Mode    importing.Mode
 	domain.ImportResult
 	Compaction domain.Moves // what the compaction run of the same write moved
 	// Redacted names each secret replaced by [REDACTED:<kind>] (KG_SECRETS=redact).
@@ -43,8 +44,8 @@ const ImportMovesListed = 1000
 // anything changes, applied and compacted in one batch that is saved
 // durably once, and its events go out after that save. A document that
 // fails validation, or a save that fails, changes nothing. See
-// domain.Graph.Import for what is written and what ImportReplace deletes.
-func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, doc domain.GraphData, opt ImportOptions) (_ ImportResult, err error) {
+// importing.Import for what is written and what importing.Replace deletes.
+func (s *Service) Import(ctx context.Context, sc Scope, mode importing.Mode, doc domain.GraphData, opt ImportOptions) (_ ImportResult, err error) {
 	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
 		return ImportResult{}, err
@@ -55,10 +56,10 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 		return ImportResult{}, err
 	}
 	// Reject a bad document before a graph is loaded for it.
-	if _, err := domain.ParseImportMode("mode", string(mode)); err != nil {
+	if _, err := importing.ParseMode("mode", string(mode)); err != nil {
 		return ImportResult{}, err
 	}
-	if doc, err = domain.ValidateImport(doc); err != nil {
+	if doc, err = importing.Validate(doc); err != nil {
 		return ImportResult{}, err
 	}
 	doc, redacted, err := secretscreen.Import(doc, s.cfg.Secrets)
@@ -71,11 +72,11 @@ func (s *Service) Import(ctx context.Context, sc Scope, mode domain.ImportMode, 
 	}
 	res := ImportResult{Level: k.Level, Project: k.Project, Mode: mode, Redacted: redacted}
 	var hop domain.HistoryOp // merge: each item's put or delete
-	if mode == domain.ImportReplace {
+	if mode == importing.Replace {
 		hop = domain.HistoryImportReplace // one entry (docs/design/trust.md#history-and-undo)
 	}
 	err = s.store.WriteLogged(ctx, e, t.session, hop, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
-		r, err := g.Import(doc, mode, at)
+		r, err := importing.Import(g, doc, mode, at)
 		// The graph holds what it took; the document can go before the save
 		// (docs/performance.md#import-memory). A change is applied once.
 		doc = domain.GraphData{}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -35,7 +36,7 @@ func TestExportThenImportIntoAnotherProject(t *testing.T) {
 	other := e.session(projB)
 	to := Scope{ProjectPath: projB, Level: domain.LevelProject}
 	commits := e.store.count(domain.ProjectGraph(projB))
-	res, err := e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data, ImportOptions{ListMoves: -1})
+	res, err := e.svc.Import(e.ctx, to, importing.Merge, ex.Data, ImportOptions{ListMoves: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestExportThenImportIntoAnotherProject(t *testing.T) {
 
 	// The same document again writes nothing.
 	e.resetEvents()
-	res, err = e.svc.Import(e.ctx, to, domain.ImportMerge, ex.Data, ImportOptions{ListMoves: -1})
+	res, err = e.svc.Import(e.ctx, to, importing.Merge, ex.Data, ImportOptions{ListMoves: -1})
 	if err != nil || len(res.Nodes)+len(res.Edges)+len(res.Progress) != 0 || res.Unchanged != 4 {
 		t.Errorf("second import = %+v, %v", res, err)
 	}
@@ -79,7 +80,7 @@ func TestImportReplacePublishesDeletions(t *testing.T) {
 	e.put(user(sid), "kept", "stays")
 	e.edge(user(sid), "kept", "old", "r")
 	e.resetEvents()
-	res, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "kept", Gist: "stays"}}}, ImportOptions{ListMoves: -1})
+	res, err := e.svc.Import(e.ctx, user(sid), importing.Replace, domain.GraphData{Nodes: []domain.Node{{ID: "kept", Gist: "stays"}}}, ImportOptions{ListMoves: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +106,16 @@ func TestImportRejectsAndChangesNothing(t *testing.T) {
 	tests := []struct {
 		name  string
 		sc    Scope
-		mode  domain.ImportMode
+		mode  importing.Mode
 		doc   domain.GraphData
 		kind  domain.Kind
 		field string
 	}{
-		{"bad item", user(sid), domain.ImportReplace, bad, domain.KindInvalid, "nodes[1].gist"},
+		{"bad item", user(sid), importing.Replace, bad, domain.KindInvalid, "nodes[1].gist"},
 		{"bad mode", user(sid), "upsert", domain.GraphData{}, domain.KindInvalid, "mode"},
-		{"no level", Scope{SessionID: sid}, domain.ImportMerge, domain.GraphData{}, domain.KindInvalid, "level"},
-		{"unknown session", user("0123456789abcdef"), domain.ImportMerge, domain.GraphData{}, domain.KindNotFound, "session_id"},
-		{"project without one", Scope{Level: domain.LevelProject}, domain.ImportMerge, domain.GraphData{}, domain.KindInvalid, "project_path"},
+		{"no level", Scope{SessionID: sid}, importing.Merge, domain.GraphData{}, domain.KindInvalid, "level"},
+		{"unknown session", user("0123456789abcdef"), importing.Merge, domain.GraphData{}, domain.KindNotFound, "session_id"},
+		{"project without one", Scope{Level: domain.LevelProject}, importing.Merge, domain.GraphData{}, domain.KindInvalid, "project_path"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestImportSaveFailureChangesNothing(t *testing.T) {
 	e.put(user(sid), "n", "v1")
 	e.resetEvents()
 	e.store.failCommits(domain.UserGraph, errAny)
-	_, err := e.svc.Import(e.ctx, user(sid), domain.ImportReplace, domain.GraphData{Nodes: []domain.Node{{ID: "m", Gist: "new"}}}, ImportOptions{ListMoves: -1})
+	_, err := e.svc.Import(e.ctx, user(sid), importing.Replace, domain.GraphData{Nodes: []domain.Node{{ID: "m", Gist: "new"}}}, ImportOptions{ListMoves: -1})
 	wantKind(t, err, domain.KindUnavailable, "")
 	if !errors.Is(err, errAny) {
 		t.Errorf("error %v does not wrap the cause", err)
@@ -177,7 +178,7 @@ func TestReimportAfterCompactionChangesNothing(t *testing.T) {
 		doc.Edges = append(doc.Edges, domain.Edge{From: doc.Nodes[i-1].ID, To: doc.Nodes[i].ID, Rel: "relates-to"})
 	}
 	to := Scope{ProjectPath: projA, Level: domain.LevelProject}
-	first, err := e.svc.Import(e.ctx, to, domain.ImportMerge, doc, ImportOptions{ListMoves: -1})
+	first, err := e.svc.Import(e.ctx, to, importing.Merge, doc, ImportOptions{ListMoves: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestReimportAfterCompactionChangesNothing(t *testing.T) {
 	e.resetEvents()
 	e.clock.Advance(time.Minute)
 
-	for _, mode := range []domain.ImportMode{domain.ImportMerge, domain.ImportReplace} {
+	for _, mode := range []importing.Mode{importing.Merge, importing.Replace} {
 		again, err := e.svc.Import(e.ctx, to, mode, doc, ImportOptions{ListMoves: -1})
 		if err != nil {
 			t.Fatal(err)

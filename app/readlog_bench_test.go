@@ -12,6 +12,7 @@ import (
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 )
 
 // readLogIDs is how many ids one session reads in BenchmarkReadByIDStorage
@@ -47,7 +48,7 @@ func BenchmarkReadByIDStorage(b *testing.B) {
 			doc.Nodes = append(doc.Nodes, domain.Node{ID: fmt.Sprintf("lesson-about-subsystem-%05d", i),
 				Gist: fmt.Sprintf("what was learnt about subsystem %d, in a sentence", i), Created: old, Version: domain.Version{TS: old}})
 		}
-		if _, err := svc.Import(ctx, Scope{Level: domain.LevelUser}, domain.ImportReplace, doc, ImportOptions{}); err != nil {
+		if _, err := svc.Import(ctx, Scope{Level: domain.LevelUser}, importing.Replace, doc, ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		svc.maint.Tick(ctx)

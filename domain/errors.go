@@ -75,6 +75,22 @@ func KindOf(err error) Kind {
 	return KindInternal
 }
 
+// Within puts an error of a validator in the context of one item of a
+// document: field "gist" of nodes[3] becomes "nodes[3].gist".
+func Within(item string, err error) error {
+	var de *Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	c := *de
+	if c.Field == "" {
+		c.Field = item
+	} else {
+		c.Field = item + "." + c.Field
+	}
+	return &c
+}
+
 // WrapError adds context to err while keeping its kind: a *Error is copied
 // with msg prefixed to its message, anything else becomes an internal error
 // that wraps it. The layers above use it to say where a failure happened

@@ -29,3 +29,7 @@ func cmpEdgeKey(a, b EdgeKey) int {
 	}
 	return strings.Compare(a.To, b.To)
 }
+
+// Compare orders k against o by (from, rel, to), as cmpEdgeKey does, for
+// the rooms of domain that sort or search edge keys.
+func (k EdgeKey) Compare(o EdgeKey) int { return cmpEdgeKey(k, o) }

@@ -208,33 +208,3 @@ func TestCountUse(t *testing.T) {
 		t.Error("counted a missing node")
 	}
 }
-
-// TestImportKeepsTheDocumentsUse: an imported node keeps the document's
-// count (its day no later than today); without one it keeps the graph's,
-// or gets the default from the document's times.
-func TestImportKeepsTheDocumentsUse(t *testing.T) {
-	now := 50 * Day
-	g := NewGraph(UserGraph)
-	corePutAt(t, g, coreAt(Day, "A"), "old", "old gist", nil, nil)
-	g.CountUse("old", 2*Day)
-	doc := GraphData{Nodes: []Node{
-		{ID: "given", Gist: "g", Use: Use{Count: 3 * UseUnit, Day: 40, Known: true}},
-		{ID: "future", Gist: "g", Use: Use{Count: UseUnit, Day: 60, Known: true}},
-		{ID: "none", Gist: "g", LastRead: 30 * Day, Version: Version{TS: 20 * Day}},
-		{ID: "old", Gist: "new gist"},
-	}}
-	if _, err := g.Import(doc, ImportMerge, Stamp{Now: now}); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]Use{
-		"given":  {Count: 3 * UseUnit, Day: 40, Known: true},
-		"future": {Count: UseUnit, Day: 50, Known: true},
-		"none":   {Count: UseUnit, Day: 30, Known: true},
-		"old":    {Count: UseUnit, Day: 2, Known: true},
-	}
-	for id, w := range want {
-		if n, _ := g.Node(id); n.Use != w {
-			t.Errorf("%s: use %+v, want %+v", id, n.Use, w)
-		}
-	}
-}

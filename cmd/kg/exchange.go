@@ -24,6 +24,7 @@ import (
 	"github.com/kg-memory/kg/cmd/kg/internal/report"
 	"github.com/kg-memory/kg/cmd/kg/internal/store"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 )
 
 // newExportCommand is `kg export`.
@@ -124,9 +125,9 @@ func newImportCommand(e env) *cobra.Command {
 		if merge && replace {
 			return config.Usagef("--merge and --replace exclude each other")
 		}
-		in := importInput{file: args[0], mode: domain.ImportMerge, verbose: verbose}
+		in := importInput{file: args[0], mode: importing.Merge, verbose: verbose}
 		if replace {
-			in.mode = domain.ImportReplace
+			in.mode = importing.Replace
 		}
 		if graph.level != "" || graph.project != "" {
 			k, err := graph.key()
@@ -165,7 +166,7 @@ func newImportCommand(e env) *cobra.Command {
 type importInput struct {
 	file    string          // as given: a path, or - for stdin
 	key     domain.GraphKey // the graph written; from the document when not given
-	mode    domain.ImportMode
+	mode    importing.Mode
 	verbose bool // list every compaction move
 	raw     []byte
 	doc     portable.Document
@@ -181,7 +182,7 @@ func (in *importInput) read(ctx context.Context, e env, bar *progress) error {
 	bar.describe("kg import: checking the document")
 	doc, err := portable.Decode(bytes.NewReader(raw))
 	if err == nil {
-		_, err = domain.ValidateImport(doc.Data) // the import checks it again; this spares the root a bad one
+		_, err = importing.Validate(doc.Data) // the import checks it again; this spares the root a bad one
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w (nothing was changed)", in.file, err)
@@ -277,7 +278,7 @@ func readDocument(ctx context.Context, e env, name string, bar *progress) ([]byt
 // importOffline writes the document through the app, as the server's
 // import does (validated whole, applied as one write and compacted, saved
 // once), on the files under the root's lock.
-func importOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, mode domain.ImportMode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
+func importOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, mode importing.Mode, data domain.GraphData, opt app.ImportOptions, bar *progress) (apijson.ImportResult, error) {
 	const steps = 3 // open, write, save
 	bar.describe("kg import: opening " + cfg.Root)
 	bar.set(0, steps)

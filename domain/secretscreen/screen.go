@@ -148,7 +148,7 @@ func screenEdge(in domain.EdgeInput, mode Mode) (domain.EdgeInput, []secrets.Fin
 }
 
 // Import scans every node and edge of an import document, naming
-// fields as ValidateImport does (`nodes[3].notes[1]`). In block mode any
+// fields as importing.Validate does (`nodes[3].notes[1]`). In block mode any
 // finding refuses the whole document; in redact mode the document is
 // returned with every secret replaced (its lists copied only where an item
 // changed). Progress states are not scanned (docs/design/trust.md#secrets).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/compaction"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/domain/undo"
@@ -267,7 +268,7 @@ func (r *undoRun) randomChange(at domain.Stamp) (domain.HistoryOp, func()) {
 		return domain.HistoryPut, func() {
 			doc := domain.GraphData{Nodes: []domain.Node{{ID: id, Gist: gist}},
 				Edges: []domain.Edge{{From: id, To: other, Rel: "uses", Notes: []string{"0"}}}}
-			_, err := g.Import(doc, domain.ImportMerge, at)
+			_, err := importing.Import(g, doc, importing.Merge, at)
 			must(err)
 		}
 	case 6, 7: // a compaction run on a tiny budget: moves only

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 )
 
 // The streamed answer of an import is byte for byte what json.Encoder gives
@@ -20,8 +21,8 @@ func TestEncodeImportResultMatchesTheWholeEncoding(t *testing.T) {
 			{ID: "c", From: domain.Orphaned, To: domain.Orphaned, Pruned: true, Pass: "prune", Reason: "old"},
 		}}
 	for _, r := range []app.ImportResult{
-		{Level: domain.LevelUser, Mode: domain.ImportMerge, ImportResult: domain.ImportResult{Unchanged: 3}},
-		{Level: domain.LevelProject, Project: "/p", Mode: domain.ImportReplace, Compaction: moves,
+		{Level: domain.LevelUser, Mode: importing.Merge, ImportResult: domain.ImportResult{Unchanged: 3}},
+		{Level: domain.LevelProject, Project: "/p", Mode: importing.Replace, Compaction: moves,
 			ImportResult: domain.ImportResult{Nodes: []*domain.Node{{ID: "a"}}, Progress: []string{"t"}}},
 	} {
 		var want, got bytes.Buffer

@@ -20,6 +20,7 @@ import (
 	"github.com/kg-memory/kg/adapters/storage/jsonfile"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -153,7 +154,7 @@ func BenchmarkImportPeakHeap(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, err := svc.Import(context.Background(), app.Scope{Level: domain.LevelProject, ProjectPath: d.ProjectPath}, domain.ImportMerge, d.Data, app.ImportOptions{ListMoves: app.ImportMovesListed})
+				res, err := svc.Import(context.Background(), app.Scope{Level: domain.LevelProject, ProjectPath: d.ProjectPath}, importing.Merge, d.Data, app.ImportOptions{ListMoves: app.ImportMovesListed})
 				if err != nil {
 					b.Fatal(err)
 				}

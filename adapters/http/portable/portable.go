@@ -135,7 +135,7 @@ func Encode(w io.Writer, key domain.GraphKey, at domain.Micros, d domain.GraphDa
 }
 
 // Document is a decoded document: the graph it came from, and its content
-// in the form domain.Graph.Import takes.
+// in the form importing.Import takes.
 type Document struct {
 	Level       domain.Level
 	ProjectPath string // empty for the user graph
@@ -146,7 +146,7 @@ type Document struct {
 // types, tiers, times — and names the item and field at fault in an
 // invalid-argument error; the limits of
 // docs/design/model.md#identifiers-and-limits are checked by the import itself
-// (domain.ValidateImport), with the same field names.
+// (importing.Validate), with the same field names.
 func Decode(r io.Reader) (Document, error) {
 	raw, err := readRawDocument(r)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
 )
@@ -38,7 +39,7 @@ type Service interface {
 	ExplainCompaction(ctx context.Context, sc app.Scope) (app.Explanation, error)
 	Compact(ctx context.Context, sc app.Scope) (domain.Moves, error)
 	Export(ctx context.Context, sc app.Scope) (app.Export, error)
-	Import(ctx context.Context, sc app.Scope, mode domain.ImportMode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
+	Import(ctx context.Context, sc app.Scope, mode importing.Mode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
 	MarkUseful(ctx context.Context, sessionID string, ids []string) (app.UsefulResult, error)
 	History(ctx context.Context, req app.HistoryRequest) (app.HistoryResult, error)
 	Undo(ctx context.Context, req app.UndoRequest) (app.UndoResult, error)

@@ -9,6 +9,7 @@ import (
 	"github.com/kg-memory/kg/adapters/http/portable"
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 )
 
 // export serves GET /api/export?level&session_id&project_path: the graph as
@@ -62,9 +63,9 @@ func (a *API) importGraph(w http.ResponseWriter, r *http.Request) {
 			sc.ProjectPath = doc.ProjectPath
 		}
 	}
-	mode := domain.ImportMerge
+	mode := importing.Merge
 	if m := r.URL.Query().Get("mode"); m != "" {
-		mode = domain.ImportMode(m)
+		mode = importing.Mode(m)
 	}
 	res, err := a.svc.Import(r.Context(), sc, mode, doc.Data, opt)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/migrations"
 )
 
@@ -170,10 +171,10 @@ func stepName(st apijson.UndoStep) string {
 
 // Import reports what kg import of file wrote into the graph of key,
 // deleted, redacted and moved; verbose lists every compaction move.
-func Import(w io.Writer, file string, key domain.GraphKey, mode domain.ImportMode, verbose bool, res apijson.ImportResult) {
+func Import(w io.Writer, file string, key domain.GraphKey, mode importing.Mode, verbose bool, res apijson.ImportResult) {
 	fmt.Fprintf(w, "imported %s into the %s (%s): %d node(s), %d edge(s), %d progress record(s) written; %d unchanged",
 		file, GraphName(key), res.Mode, res.NodesWritten, res.EdgesWritten, res.ProgressWritten, res.Unchanged)
-	if mode == domain.ImportReplace {
+	if mode == importing.Replace {
 		fmt.Fprintf(w, "; deleted %d node(s), %d edge(s), %d progress record(s)", res.NodesDeleted, res.EdgesDeleted, res.ProgressRemoved)
 	}
 	fmt.Fprintf(w, "\n")
