@@ -123,17 +123,27 @@ func TestHookCommandThroughARealServer(t *testing.T) {
 			t.Errorf("unknown event: %d %q %q", code, out, errOut)
 		}
 
-		// A stop: conv-1 ran four tools and wrote nothing to kg, so it is
-		// asked once, in Claude Code's Stop output; not again, and not at
-		// the stop the request causes (docs/design/hooks.md#capture-before-forgetting).
-		code, out, _ = runHookCmd(t, root, "stop", hookInput(t, "stop", "conv-1", proj))
+		// A stop: conv-3 ran three tools and nothing was written to the
+		// project since it began, so it is asked once, in Claude Code's Stop
+		// output; not again, and not at the stop the request causes
+		// (docs/design/hooks.md#capture-before-forgetting). conv-1 is not
+		// asked: a write to its project by the same person came after it
+		// began (refresh-lock above), which counts as its own.
+		if code, out, _ := runHookCmd(t, root, "stop", hookInput(t, "stop", "conv-1", proj)); code != 0 || out != "" {
+			t.Errorf("stop of a conversation whose project was written since it began: %d %q; want nothing", code, out)
+		}
+		runHookCmd(t, root, "session-start", hookInput(t, "session-start-startup", "conv-3", proj))
+		for _, name := range []string{"post-tool-use-read", "post-tool-use-webfetch", "post-tool-use-bash"} {
+			runHookCmd(t, root, "tool-event", hookInput(t, name, "conv-3", proj))
+		}
+		code, out, _ = runHookCmd(t, root, "stop", hookInput(t, "stop", "conv-3", proj))
 		var stop map[string]string
 		if err := json.Unmarshal([]byte(out), &stop); err != nil || code != 0 || stop["decision"] != "block" ||
 			!strings.Contains(stop["reason"], "kg_put_node") || len(stop) != 2 || strings.Count(out, "\n") != 1 {
 			t.Errorf("stop after work: %d %q; want one line {decision: block, reason}", code, out)
 		}
 		for _, name := range []string{"stop-active", "stop"} {
-			if code, out, _ := runHookCmd(t, root, "stop", hookInput(t, name, "conv-1", proj)); code != 0 || out != "" {
+			if code, out, _ := runHookCmd(t, root, "stop", hookInput(t, name, "conv-3", proj)); code != 0 || out != "" {
 				t.Errorf("%s after the request: %d %q; want nothing", name, code, out)
 			}
 		}
