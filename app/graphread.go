@@ -69,7 +69,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 			gc = GraphContents{Key: k, MaxTokens: s.cfg.Policy.MaxTokens, Target: s.cfg.Policy.Target(), Unavailable: down.Error()}
 		} else {
 			e.RLock()
-			gc = s.contents(e.Graph())
+			gc = contents(e.Graph(), s.cfg.Policy)
 			e.RUnlock()
 		}
 		if k.Level == domain.LevelUser {
@@ -84,13 +84,14 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 	return res, nil
 }
 
-// contents lists g. The caller holds g's read lock. Nodes and edges are
+// contents lists g, its estimate and budget under policy p. The caller
+// holds g's read lock. Nodes and edges are
 // never changed in place (a change replaces them), so the pointers stay
 // valid after the lock is let go.
-func (s *Service) contents(g *domain.Graph) GraphContents {
+func contents(g *domain.Graph, p domain.Policy) GraphContents {
 	gc := GraphContents{
 		Key: g.Key(), Nodes: g.Nodes(), Stats: g.Stats(),
-		Estimate: s.cfg.Policy.Estimate(g), MaxTokens: s.cfg.Policy.MaxTokens, Target: s.cfg.Policy.Target(),
+		Estimate: p.Estimate(g), MaxTokens: p.MaxTokens, Target: p.Target(),
 		Seq: g.Seq(), DurableSeq: g.DurableSeq(),
 	}
 	edges := g.Edges()

@@ -46,7 +46,7 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		case sg.Summary != nil:
 			out = append(out, ProjectInfoOfSummary(s.cfg.Policy, sg.Slug, sg.Key, *sg.Summary))
 		case isLoaded:
-			out = append(out, s.loadedProjectInfo(sg.Slug, e))
+			out = append(out, loadedProjectInfo(s.cfg.Policy, sg.Slug, e))
 		default:
 			pi := ProjectInfo{Slug: sg.Slug, ProjectPath: sg.Key.Project}
 			if data, err := s.graphs.Load(ctx, sg.Key); err != nil {
@@ -70,17 +70,18 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 		if nothing || !reader.mayRead(k) {
 			continue // only named (read, a session started): it has no memory
 		}
-		out = append(out, s.loadedProjectInfo("", e)) // not saved yet: it has no folder
+		out = append(out, loadedProjectInfo(s.cfg.Policy, "", e)) // not saved yet: it has no folder
 	}
 	return out, nil
 }
 
-// loadedProjectInfo is the listing entry of a loaded project graph.
-func (s *Service) loadedProjectInfo(slug string, e *graphstore.Entry) ProjectInfo {
+// loadedProjectInfo is the listing entry of a loaded project graph, counted
+// under policy p.
+func loadedProjectInfo(p domain.Policy, slug string, e *graphstore.Entry) ProjectInfo {
 	e.RLock()
 	defer e.RUnlock()
 	pi := ProjectInfo{Slug: slug, ProjectPath: e.Key().Project}
-	pi.count(s.cfg.Policy, e.Graph().Stats(), e.Graph().Data().LastChange())
+	pi.count(p, e.Graph().Stats(), e.Graph().Data().LastChange())
 	return pi
 }
 
