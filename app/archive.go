@@ -71,7 +71,7 @@ func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ A
 			res.Archived = append(res.Archived, mv.ID)
 			m.Archived = append(m.Archived, mv.ID)
 		}
-		ev := eventBase(ports.EventCompacted, k, g.Seq(), at.Session)
+		ev := ports.GraphEvent(ports.EventCompacted, k, g.Seq(), at.Session)
 		ev.Compaction = &m
 		return slices.Values([]ports.Event{ev}), nil
 	})

@@ -54,7 +54,7 @@ func (c compactor) runListing(trigger ports.CompactionTrigger, g *domain.Graph, 
 	if m.Empty() {
 		return m, nil
 	}
-	ev := eventBase(ports.EventCompacted, g.Key(), g.Seq(), at.Session)
+	ev := ports.GraphEvent(ports.EventCompacted, g.Key(), g.Seq(), at.Session)
 	ev.Compaction = &m
 	return m, []ports.Event{ev}
 }

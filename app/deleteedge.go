@@ -38,7 +38,7 @@ func (s *Service) DeleteEdge(ctx context.Context, sc Scope, key domain.EdgeKey) 
 		}
 		res.Deleted = true
 		tomb, _ := g.EdgeTombstone(key)
-		ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, at.Session)
+		ev := ports.GraphEvent(ports.EventEdgeDeleted, k, tomb.Seq, at.Session)
 		kc := key
 		ev.EdgeKey = &kc
 		_, cev := s.compactor.run(g, at)

@@ -33,7 +33,7 @@ func (s *Service) DeleteNode(ctx context.Context, sc Scope, id string) (_ Delete
 			return nil, err
 		}
 		tomb, _ := g.NodeTombstone(id)
-		ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
+		ev := ports.GraphEvent(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
 		ev.NodeID, ev.EdgesDeleted = id, n
 		res.EdgesDeleted = n
 		_, cev := s.compactor.run(g, at)

@@ -129,13 +129,13 @@ func importEvents(k domain.GraphKey, r domain.ImportResult, session string, g *d
 	deletions := make([]ports.Event, 0, len(r.DeletedNodes)+len(r.DeletedEdges))
 	for _, d := range r.DeletedNodes {
 		tomb, _ := g.NodeTombstone(d.ID)
-		ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, session)
+		ev := ports.GraphEvent(ports.EventNodeDeleted, k, tomb.Seq, session)
 		ev.NodeID, ev.EdgesDeleted = d.ID, d.EdgesDeleted
 		deletions = append(deletions, ev)
 	}
 	for _, key := range r.DeletedEdges {
 		tomb, _ := g.EdgeTombstone(key)
-		ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
+		ev := ports.GraphEvent(ports.EventEdgeDeleted, k, tomb.Seq, session)
 		kc := key
 		ev.EdgeKey = &kc
 		deletions = append(deletions, ev)
@@ -148,14 +148,14 @@ func importEvents(k domain.GraphKey, r domain.ImportResult, session string, g *d
 			}
 		}
 		for _, n := range nodes {
-			ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, session)
+			ev := ports.GraphEvent(ports.EventNodeUpdated, k, n.Version.Seq, session)
 			ev.Node = n
 			if !yield(ev) {
 				return
 			}
 		}
 		for _, ed := range edges {
-			ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
+			ev := ports.GraphEvent(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
 			ev.Edge = ed
 			if !yield(ev) {
 				return

@@ -59,17 +59,17 @@ func (s *Service) MergeNodes(ctx context.Context, sc Scope, in merge.MergeInput,
 		if err != nil {
 			return nil, err
 		}
-		ev := eventBase(ports.EventNodeUpdated, k, m.Node.Version.Seq, at.Session)
+		ev := ports.GraphEvent(ports.EventNodeUpdated, k, m.Node.Version.Seq, at.Session)
 		ev.Node = m.Node
 		evs := []ports.Event{ev}
 		for _, ed := range m.Written {
-			ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
+			ev := ports.GraphEvent(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
 			ev.Edge = ed
 			evs = append(evs, ev)
 		}
 		tomb, _ := g.NodeTombstone(m.From)
 		res.FirstSeq, res.LastSeq = m.Node.Version.Seq, tomb.Seq
-		ev = eventBase(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
+		ev = ports.GraphEvent(ports.EventNodeDeleted, k, tomb.Seq, at.Session)
 		ev.NodeID, ev.EdgesDeleted = m.From, m.EdgesDeleted
 		evs = append(evs, ev)
 		moves, cev := s.compactor.run(g, at)

@@ -57,7 +57,7 @@ func (s *Service) PutEdge(ctx context.Context, sc Scope, in domain.EdgeInput) (_
 			return nil, err
 		}
 		filecheck.RecordEdgeFiles(g, in, stamps)
-		ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
+		ev := ports.GraphEvent(ports.EventEdgeUpdated, k, ed.Version.Seq, at.Session)
 		ev.Edge = ed
 		res.Edge = ed
 		moves, cev := s.compactor.run(g, at)

@@ -71,7 +71,7 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 			g.CountUse(in.ID, at.Now)
 			n, _ = g.Node(in.ID)
 		}
-		ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, at.Session)
+		ev := ports.GraphEvent(ports.EventNodeUpdated, k, n.Version.Seq, at.Session)
 		ev.Node = n
 		moves, cev := s.compactor.run(g, at)
 		res.Compaction = moves

@@ -56,7 +56,7 @@ func (gr *graphReader) byID(ctx context.Context, e *graphstore.Entry, session, i
 		if !r.Promoted() { // promoted by another read meanwhile
 			return nil, nil
 		}
-		ev := eventBase(ports.EventNodeRecalled, g.Key(), r.Node.Version.Seq, at.Session)
+		ev := ports.GraphEvent(ports.EventNodeRecalled, g.Key(), r.Node.Version.Seq, at.Session)
 		ev.Node, ev.Rescued = r.Node, r.Rescued
 		return slices.Values([]ports.Event{ev}), nil
 	})

@@ -397,10 +397,5 @@ func readableProjects(ctx context.Context, store *graphstore.Store, t target) ([
 	return slices.DeleteFunc(all, func(k domain.GraphKey) bool { return !t.mayRead(k) }), nil
 }
 
-// eventBase fills the fields every event of graph key carries.
-func eventBase(typ string, key domain.GraphKey, seq uint64, session string) ports.Event {
-	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
-}
-
 // graphName names a graph in messages: "user graph" or "project graph (/p)".
 func graphName(key domain.GraphKey) string { return graphstore.GraphName(key) }

@@ -43,6 +43,12 @@ type Event struct {
 	Replaced     int             // graph_replaced: how many events it stands for
 }
 
+// GraphEvent is an event of type typ in graph key at seq, made by session:
+// the fields every event of a graph carries, the rest left for the caller.
+func GraphEvent(typ string, key domain.GraphKey, seq uint64, session string) Event {
+	return Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
+}
+
 // Events receives committed changes. Publish is given the events of one
 // write, in order, all of one graph, as a sequence it may read only once
 // (an import's events are produced as they are published). It must never

@@ -17,7 +17,7 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session
 			retiered = append(retiered, st)
 		case st.Edge && st.Action == undo.Delete:
 			tomb, _ := g.EdgeTombstone(st.Key)
-			ev := eventBase(ports.EventEdgeDeleted, k, tomb.Seq, session)
+			ev := ports.GraphEvent(ports.EventEdgeDeleted, k, tomb.Seq, session)
 			kc := st.Key
 			ev.EdgeKey = &kc
 			evs = append(evs, ev)
@@ -26,12 +26,12 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session
 			if !ok {
 				continue
 			}
-			ev := eventBase(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
+			ev := ports.GraphEvent(ports.EventEdgeUpdated, k, ed.Version.Seq, session)
 			ev.Edge = ed
 			evs = append(evs, ev)
 		case st.Action == undo.Delete:
 			tomb, _ := g.NodeTombstone(st.ID)
-			ev := eventBase(ports.EventNodeDeleted, k, tomb.Seq, session)
+			ev := ports.GraphEvent(ports.EventNodeDeleted, k, tomb.Seq, session)
 			ev.NodeID = st.ID
 			evs = append(evs, ev)
 		default:
@@ -39,18 +39,12 @@ func undoEvents(k domain.GraphKey, g *domain.Graph, applied []undo.Step, session
 			if !ok {
 				continue
 			}
-			ev := eventBase(ports.EventNodeUpdated, k, n.Version.Seq, session)
+			ev := ports.GraphEvent(ports.EventNodeUpdated, k, n.Version.Seq, session)
 			ev.Node = n
 			evs = append(evs, ev)
 		}
 	}
 	return append(evs, retierEvents(k, g, retiered, session)...)
-}
-
-// eventBase fills the fields every event of graph key carries, as app's
-// writes fill them.
-func eventBase(typ string, key domain.GraphKey, seq uint64, session string) ports.Event {
-	return ports.Event{Type: typ, Level: key.Level, Project: key.Project, Owner: key.Owner, Seq: seq, SourceSession: session}
 }
 
 // retierEvents is the event of an undo's steps that moved nodes back to the
@@ -74,7 +68,7 @@ func retierEvents(k domain.GraphKey, g *domain.Graph, steps []undo.Step, session
 		}
 		m.Steps = append(m.Steps, domain.Move{ID: st.ID, From: domain.Archived, To: n.Tier, Pass: PassUndo, Reason: "put back by an undo"})
 	}
-	ev := eventBase(ports.EventCompacted, k, g.Seq(), session)
+	ev := ports.GraphEvent(ports.EventCompacted, k, g.Seq(), session)
 	ev.Compaction = &m
 	return []ports.Event{ev}
 }
