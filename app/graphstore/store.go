@@ -568,15 +568,25 @@ func (st *Store) Problems() []string {
 // (a crash may lose it). A stamp for an entry that has just left the cache
 // goes to the graph loaded afresh.
 func (st *Store) Stamp(ctx context.Context, e *Entry, id string, t domain.Micros) {
+	// The graph cannot be loaded: the stamp is lost, like in a crash.
+	st.queueOnLive(ctx, e, func(e *Entry) {
+		if e.stamps == nil {
+			e.stamps = map[string]domain.Micros{}
+		}
+		if t > e.stamps[id] {
+			e.stamps[id] = t
+		}
+	})
+}
+
+// queueOnLive runs add on the queue of e's graph under its lock, then
+// recounts what waits there; an entry gone (unloaded or replaced) is
+// loaded again first. If the graph cannot be loaded, nothing is queued.
+func (st *Store) queueOnLive(ctx context.Context, e *Entry, add func(*Entry)) {
 	for {
 		e.q.Lock()
 		if !e.gone {
-			if e.stamps == nil {
-				e.stamps = map[string]domain.Micros{}
-			}
-			if t > e.stamps[id] {
-				e.stamps[id] = t
-			}
+			add(e)
 			e.nstamps = len(e.stamps) + len(e.uses)
 			e.q.Unlock()
 			return
@@ -584,7 +594,7 @@ func (st *Store) Stamp(ctx context.Context, e *Entry, id string, t domain.Micros
 		e.q.Unlock()
 		var err error
 		if e, err = st.Get(ctx, e.key); err != nil {
-			return // the graph cannot be loaded: the stamp is lost, like in a crash
+			return
 		}
 	}
 }
@@ -601,22 +611,12 @@ type pendingUse struct {
 // and the read that counts never waits on disk. The caller has checked that
 // the session had not counted them.
 func (st *Store) CountUses(ctx context.Context, e *Entry, ids []string, t domain.Micros) {
-	for {
-		e.q.Lock()
-		if !e.gone {
-			for _, id := range ids {
-				e.uses = append(e.uses, pendingUse{id: id, t: t})
-			}
-			e.nstamps = len(e.stamps) + len(e.uses)
-			e.q.Unlock()
-			return
+	// The graph cannot be loaded: the count is lost, like a read stamp in a crash.
+	st.queueOnLive(ctx, e, func(e *Entry) {
+		for _, id := range ids {
+			e.uses = append(e.uses, pendingUse{id: id, t: t})
 		}
-		e.q.Unlock()
-		var err error
-		if e, err = st.Get(ctx, e.key); err != nil {
-			return // the graph cannot be loaded: the count is lost, like a read stamp in a crash
-		}
-	}
+	})
 }
 
 // WithPendingUses returns n, a node of e's graph read before, with its use
