@@ -7,6 +7,7 @@ package app
 import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
+	"github.com/kg-memory/kg/domain/fullread"
 	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/ports"
 )
@@ -57,7 +58,7 @@ type FullRead struct {
 type GraphView struct {
 	Key  domain.GraphKey
 	Name string // the project folder's base name; "" for the user graph
-	View domain.View
+	View fullread.View
 	// Unavailable is set, and View empty, when the graph cannot be loaded:
 	// it says which graph and why. The rest of the read is served.
 	Unavailable string
