@@ -11,6 +11,7 @@ import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/fullread"
+	"github.com/kg-memory/kg/domain/graphsearch"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
@@ -299,14 +300,14 @@ func TestRenderResults(t *testing.T) {
 			"1 node found for \"tok\" (kg_read with id shows one in full and restores it):\n  [project my-app] x (active, score 0.0167): g\n" +
 				"Not searched: the user graph could not be loaded: damaged"},
 		{"search with a correction", renderSearch("authentcation flow", app.SearchResult{
-			Corrections: []domain.Correction{{Term: "authentcation", Used: "authentication"}},
+			Corrections: []graphsearch.Correction{{Term: "authentcation", Used: "authentication"}},
 			Hits: []app.Hit{{Level: domain.LevelUser, Score: 2.25, Matched: []string{"authentication", "flow"},
 				Node: &domain.Node{ID: "login", Gist: "g", Tier: domain.Active}}}}),
 			"No exact match for \"authentcation\"; showing \"authentication\"\n" +
 				"1 node found for \"authentcation flow\" (kg_read with id shows one in full and restores it):\n" +
 				"  [user] login (active, score 2.2500, matched authentication flow): g"},
 		{"search none, with the nearest spelling", renderSearch("lgin pottary", app.SearchResult{
-			Nearest: []domain.Suggestion{{Term: "lgin", Nearest: "login"}, {Term: "pottary", Nearest: "pottery"}}}),
+			Nearest: []graphsearch.Suggestion{{Term: "lgin", Nearest: "login"}, {Term: "pottary", Nearest: "pottery"}}}),
 			"No nodes match \"lgin pottary\"\nNearest spelling of \"lgin\" in memory: \"login\"\nNearest spelling of \"pottary\" in memory: \"pottery\""},
 		{"search none, the user graph unavailable", renderSearch("q", app.SearchResult{Unavailable: []string{"the user graph could not be loaded: damaged"}}),
 			"No nodes match \"q\"\nNot searched: the user graph could not be loaded: damaged"},
