@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/kg-memory/kg/domain/search"
@@ -14,7 +15,9 @@ import (
 // Graph.SearchTarget and search.Run. searchGraphs is graphsearch.Find as
 // those tests use it, written again here: the same check of the query and
 // limit, the same ranking of the graphs and the same reading of the hits.
-// domain/graphsearch's own tests check Find itself.
+// domain/graphsearch's own tests check Find itself, and
+// TestSearchGraphsIsFind (searchrun_find_test.go) holds the two to the same
+// answers.
 
 // searchResult is graphsearch.Result.
 type searchResult struct {
@@ -83,4 +86,26 @@ func searchWithWork(graphs []*Graph, query string, limit int) (searchResult, sea
 		res.Nearest = append(res.Nearest, suggestion{Term: s.Term, Nearest: s.Nearest})
 	}
 	return res, found.Work, nil
+}
+
+// SearchLinesForTest is searchGraphs's answer as lines, for
+// TestSearchGraphsIsFind (package domain_test, which may import
+// domain/graphsearch): one per hit (key, node pointer, score, matched
+// terms), then one per correction and per suggestion.
+func SearchLinesForTest(graphs []*Graph, query string, limit int) ([]string, error) {
+	res, err := searchGraphs(graphs, query, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, fmt.Sprintf("hit %s %p %v %q", h.Key, h.Node, h.Score, h.Matched))
+	}
+	for _, c := range res.Corrections {
+		out = append(out, "correction "+c.Term+" "+c.Used)
+	}
+	for _, n := range res.Nearest {
+		out = append(out, "nearest "+n.Term+" "+n.Nearest)
+	}
+	return out, nil
 }
