@@ -7,6 +7,8 @@ package app
 import (
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
+	"github.com/kg-memory/kg/domain/fullread"
+	"github.com/kg-memory/kg/domain/graphsearch"
 	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/ports"
 )
@@ -57,7 +59,7 @@ type FullRead struct {
 type GraphView struct {
 	Key  domain.GraphKey
 	Name string // the project folder's base name; "" for the user graph
-	View domain.View
+	View fullread.View
 	// Unavailable is set, and View empty, when the graph cannot be loaded:
 	// it says which graph and why. The rest of the read is served.
 	Unavailable string
@@ -105,10 +107,10 @@ type SearchResult struct {
 	Hits []Hit
 	// Corrections are the terms that matched nothing and the word of the
 	// graphs searched in their place (docs/design/mcp.md#kg_search).
-	Corrections []domain.Correction
+	Corrections []graphsearch.Correction
 	// Nearest is given when nothing matched: the nearest spelling of each
 	// term that matched nothing.
-	Nearest []domain.Suggestion
+	Nearest []graphsearch.Suggestion
 	// Unavailable names each graph left out because it cannot be loaded,
 	// and why, one line each (a search without a level only).
 	Unavailable []string

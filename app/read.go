@@ -8,6 +8,7 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/fullread"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -196,7 +197,7 @@ func (gr *graphReader) full(ctx context.Context, t target) (FullRead, error) {
 			gv.Unavailable = down.Error()
 		default:
 			e.RLock()
-			gv.View = e.Graph().View(gr.policy)
+			gv.View = fullread.Build(e.Graph(), gr.policy)
 			e.RUnlock()
 		}
 		if k.Level == domain.LevelUser {

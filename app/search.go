@@ -6,6 +6,7 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/graphsearch"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -131,7 +132,7 @@ func (in *searchGraphs) gather(ctx context.Context, t target, req SearchRequest)
 // searchLocked searches the graphs of entries under their read locks, taken
 // in the store's one order (user graph first, then projects by path), so
 // several readers and the committers can never deadlock.
-func searchLocked(entries []*graphstore.Entry, query string, limit int) (domain.SearchResult, error) {
+func searchLocked(entries []*graphstore.Entry, query string, limit int) (graphsearch.Result, error) {
 	graphs := make([]*domain.Graph, len(entries))
 	for i, e := range entries {
 		e.RLock()
@@ -142,7 +143,7 @@ func searchLocked(entries []*graphstore.Entry, query string, limit int) (domain.
 			e.RUnlock()
 		}
 	}()
-	return domain.Search(graphs, query, limit)
+	return graphsearch.Find(graphs, query, limit)
 }
 
 // hitKeys are the seen-set keys of the hits of the user graph and of

@@ -11,7 +11,7 @@ import (
 
 // Graph is one level's knowledge graph in memory, with the indexes that keep
 // compaction and search cheap: an adjacency index by end, the token-estimate
-// components, the tier counts and the trigram index of Search. Every change goes through a handful of primitives
+// components, the tier counts and the trigram index of kg_search (domain/graphsearch). Every change goes through a handful of primitives
 // (setNode, setEdge, …) that keep those indexes exact and record what the
 // change replaced, so that Rollback can restore the last durable state and
 // Pending can tell a storage backend exactly what to write.
@@ -59,7 +59,7 @@ type Graph struct {
 	// (NormalizedID), for the duplicate warning; kept by putNodeAt.
 	idForms map[string]int32
 
-	// search is the word index of Search, nil until the first search
+	// search is the word index of kg_search (domain/graphsearch), nil until the first search
 	// builds it (searchIndex); from then on the same primitives as the
 	// adjacency index keep it. searchMu orders the searches that may race
 	// to build it under the graph's read lock; the primitives run under

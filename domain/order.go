@@ -33,3 +33,7 @@ func cmpEdgeKey(a, b EdgeKey) int {
 // Compare orders k against o by (from, rel, to), as cmpEdgeKey does, for
 // the rooms of domain that sort or search edge keys.
 func (k EdgeKey) Compare(o EdgeKey) int { return cmpEdgeKey(k, o) }
+
+// Compare orders k against o as every listing across graphs does
+// (cmpGraphKey), for domain/graphsearch, which ranks graphs by it.
+func (k GraphKey) Compare(o GraphKey) int { return cmpGraphKey(k, o) }

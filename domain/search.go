@@ -1,10 +1,6 @@
 package domain
 
-import (
-	"slices"
-
-	"github.com/kg-memory/kg/domain/search"
-)
+import "github.com/kg-memory/kg/domain/search"
 
 // The graph's side of kg_search (docs/design/mcp.md#kg_search). The index
 // and the ranking are domain/search's, which knows a graph only by its
@@ -13,76 +9,16 @@ import (
 // and the node named like the query through search.Names
 // (docs/decisions/0087-search-index-in-its-own-package.md).
 
-// Search finds the nodes of graphs that match query
-// (docs/design/mcp.md#kg_search) and returns at most limit hits, best first,
-// with the corrections it used and, when nothing matched, the nearest
-// spelling of each term that matched nothing (search.Run says how). Hits
-// are sorted by score (descending), then level (user first), then id, then
-// project. Every tier is searched. Search has no side effects: nothing is
-// promoted or stamped.
-//
-// The query must pass ValidateQuery. A limit of 0 means DefaultSearchLim; a
-// limit above MaxSearchLimit is clamped to MaxSearchLimit, because a search
-// is a read without side effects and "the most you may have" is the useful
-// answer to asking for more; a negative limit is an invalid-argument error
-// naming "limit". Nil graphs are skipped.
-//
-// A graph's first search builds its index (Graph.searchIndex); after that,
-// Search only reads the graphs and their indexes, so searches may run side
-// by side under a graph's read lock.
-func Search(graphs []*Graph, query string, limit int) (SearchResult, error) {
-	res, _, err := searchWithWork(graphs, query, limit)
-	return res, err
-}
-
-// searchWithWork is Search, and also says what it read (search.Work).
-func searchWithWork(graphs []*Graph, query string, limit int) (SearchResult, search.Work, error) {
-	if err := ValidateQuery("query", query); err != nil {
-		return SearchResult{}, search.Work{}, err
-	}
-	switch {
-	case limit < 0:
-		return SearchResult{}, search.Work{}, Invalidf("limit", "%d must be between 0 (default %d) and %d", limit, DefaultSearchLim, MaxSearchLimit)
-	case limit == 0:
-		limit = DefaultSearchLim
-	case limit > MaxSearchLimit:
-		limit = MaxSearchLimit
-	}
-	found := search.Run(searchTargets(graphs), query, limit)
-	res := SearchResult{Hits: make([]SearchHit, len(found.Hits))}
-	for i, h := range found.Hits {
-		g := graphs[h.Target]
-		res.Hits[i] = SearchHit{Key: g.key, Node: g.ends[h.Slot].node, Score: h.Score, Matched: h.Matched}
-	}
-	for _, c := range found.Corrections {
-		res.Corrections = append(res.Corrections, Correction{Term: c.Term, Used: c.Used})
-	}
-	for _, s := range found.Nearest {
-		res.Nearest = append(res.Nearest, Suggestion{Term: s.Term, Nearest: s.Nearest})
-	}
-	return res, found.Work, nil
-}
-
-// searchTargets returns the graphs as search targets, building the indexes
-// not built yet; a nil graph is a target without an index. A graph's rank
-// is its place in the order of graph keys, the last tie-break of hits.
-func searchTargets(graphs []*Graph) []search.Target {
-	byKey := make([]int, 0, len(graphs))
-	for i, g := range graphs {
-		if g != nil {
-			byKey = append(byKey, i)
-		}
-	}
-	slices.SortStableFunc(byKey, func(a, b int) int { return cmpGraphKey(graphs[a].key, graphs[b].key) })
-	ts := make([]search.Target, len(graphs))
-	for rank, i := range byKey {
-		if rank > 0 && cmpGraphKey(graphs[byKey[rank-1]].key, graphs[i].key) == 0 {
-			rank = ts[byKey[rank-1]].Rank
-		}
-		g := graphs[i]
-		ts[i] = search.Target{Index: g.searchIndex(), Names: (*searchNames)(g), Slots: len(g.ends), User: g.key.Level == LevelUser, Rank: rank}
-	}
-	return ts
+// SearchTarget returns g as a target of kg_search's ranking (search.Run),
+// for domain/graphsearch (docs/decisions/0112-full-read-and-search-rooms.md):
+// its index, built now if it was not yet (the first search of a graph builds
+// it), the names of its slots, its slot count, whether it is the user graph,
+// and rank, its place in the order of the graphs searched, the last
+// tie-break of hits. A hit's node is read back with SlotNode. After the
+// index is built, a target only reads the graph, so searches may run side by
+// side under a graph's read lock.
+func (g *Graph) SearchTarget(rank int) search.Target {
+	return search.Target{Index: g.searchIndex(), Names: (*searchNames)(g), Slots: len(g.ends), User: g.key.Level == LevelUser, Rank: rank}
 }
 
 // searchNames is a graph as the search reads its names (search.Names).

@@ -66,7 +66,7 @@ func searchQuery(t *rapid.T) string {
 }
 
 // searchMachine edits a user graph and a project graph at random and, after
-// every step, checks that Search equals the plain scan and that the index
+// every step, checks that the search (searchGraphs) equals the plain scan and that the index
 // equals one built from scratch.
 type searchMachine struct {
 	user, proj *Graph
@@ -219,21 +219,21 @@ func (m *searchMachine) Check(t *rapid.T) {
 	if rapid.Bool().Draw(t, "one-graph") {
 		graphs = []*Graph{m.graph(t)}
 	}
-	got, err := Search(graphs, q, limit)
+	got, err := searchGraphs(graphs, q, limit)
 	if err != nil {
-		t.Fatalf("Search(%q): %v", q, err)
+		t.Fatalf("searchGraphs(%q): %v", q, err)
 	}
 	want := scanSearch(graphs, q, limit)
 	if diff := quickDiff(searchSummary(want), searchSummary(got)); diff != "" {
-		t.Fatalf("Search(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
+		t.Fatalf("searchGraphs(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
 	}
 }
 
 // resultSummary is what a search says, with exact scores.
 type resultSummary struct {
 	Hits        []hitSummary
-	Corrections []Correction
-	Nearest     []Suggestion
+	Corrections []correction
+	Nearest     []suggestion
 }
 
 // hitSummary is what a hit says, with its exact score.
@@ -245,7 +245,7 @@ type hitSummary struct {
 	Matched []string
 }
 
-func searchSummary(res SearchResult) resultSummary {
+func searchSummary(res searchResult) resultSummary {
 	out := resultSummary{Corrections: res.Corrections, Nearest: res.Nearest}
 	for _, h := range res.Hits {
 		out.Hits = append(out.Hits, hitSummary{h.Key, h.Node.ID, h.Node.Tier, h.Score, h.Matched})
@@ -315,12 +315,12 @@ func TestSearchPropTopKOnLargerGraphs(t *testing.T) {
 				g.search = buildSearchIndex(g, uint8(rapid.IntRange(1, 4).Draw(t, "block-shift")), int32(rapid.IntRange(1, 16).Draw(t, "block-min")))
 			}
 		}
-		got, err := Search(graphs, q, limit)
+		got, err := searchGraphs(graphs, q, limit)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if diff := quickDiff(searchSummary(scanSearch(graphs, q, limit)), searchSummary(got)); diff != "" {
-			t.Fatalf("Search(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
+			t.Fatalf("searchGraphs(%q, %d) differs from the scan (-scan +index):\n%s", q, limit, diff)
 		}
 	})
 }

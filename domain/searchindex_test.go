@@ -14,7 +14,7 @@ import (
 // The reference of the search properties: the rules of
 // docs/design/mcp.md#kg_search worked out from a graph's data alone, by
 // reading every node, with none of the index, the lexicon trigrams or the
-// top-k bounds. It shares with Search only the rules themselves: how text
+// top-k bounds. It shares with the search (searchGraphs, graphsearch.Find) only the rules themselves: how text
 // is cut into words (search.AppendWords, search.Terms), the stemmer, the edit
 // distance and the formula's pieces (search.IDF, search.Saturate and the constants).
 
@@ -57,9 +57,9 @@ type scratchDoc struct {
 	words map[string][2]int32
 }
 
-// scanSearch is Search as a plain scan of every node of graphs: the
+// scanSearch is the search (searchGraphs) as a plain scan of every node of graphs: the
 // reference the indexed, top-k search must equal.
-func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
+func scanSearch(graphs []*Graph, query string, limit int) searchResult {
 	switch {
 	case limit == 0:
 		limit = DefaultSearchLim
@@ -95,7 +95,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 		words  map[string]bool
 		weight float64
 	}
-	var res SearchResult
+	var res searchResult
 	var terms [][]clause
 	var weak []bool
 	var unmatched []string
@@ -137,7 +137,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 		}
 		if len(cs) == 0 {
 			if c, ok := scratchNearest(lexicon, stemDF, t, search.TypoMax(utf8.RuneCountInString(t))); ok {
-				res.Corrections = append(res.Corrections, Correction{Term: t, Used: c})
+				res.Corrections = append(res.Corrections, correction{Term: t, Used: c})
 				cs = append(cs, clause{c, stemWords(search.Stem(c)), search.TypoWeight * search.IDF(n, stemDF[search.Stem(c)])})
 			} else {
 				unmatched = append(unmatched, t)
@@ -161,9 +161,9 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 		}
 		bound += b
 	}
-	var hits []SearchHit
+	var hits []searchHit
 	for _, d := range docs {
-		h := SearchHit{Key: d.key, Node: d.node}
+		h := searchHit{Key: d.key, Node: d.node}
 		strong := false
 		for ti, cs := range terms {
 			best, label := 0.0, ""
@@ -194,7 +194,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 			hits = append(hits, h)
 		}
 	}
-	slices.SortFunc(hits, func(a, b SearchHit) int {
+	slices.SortFunc(hits, func(a, b searchHit) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -216,7 +216,7 @@ func scanSearch(graphs []*Graph, query string, limit int) SearchResult {
 	if len(res.Hits) == 0 {
 		for _, t := range unmatched {
 			if c, ok := scratchNearest(lexicon, stemDF, t, search.NearMax(utf8.RuneCountInString(t))); ok {
-				res.Nearest = append(res.Nearest, Suggestion{Term: t, Nearest: c})
+				res.Nearest = append(res.Nearest, suggestion{Term: t, Nearest: c})
 			}
 		}
 	}
@@ -335,7 +335,7 @@ func TestSearchIndexBuiltOnFirstSearch(t *testing.T) {
 	done := make(chan int)
 	for i := range searches {
 		go func() {
-			res, err := Search([]*Graph{r}, "refresh", 0)
+			res, err := searchGraphs([]*Graph{r}, "refresh", 0)
 			if err != nil {
 				t.Error(err)
 			}

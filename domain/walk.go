@@ -18,6 +18,19 @@ func (g *Graph) AllNodes() iter.Seq[*Node] {
 	}
 }
 
+// ShownEdges yields every shown edge (Shown), in no particular order, for
+// the full read (domain/fullread): one pass over the adjacency index, the
+// rule read from the ends' tiers by slot, without a lookup of their ids.
+func (g *Graph) ShownEdges() iter.Seq[*Edge] {
+	return func(yield func(*Edge) bool) {
+		for _, x := range g.edgeSlots {
+			if x.e != nil && EdgeShown(g.endTiers[x.from], g.endTiers[x.to]) && !yield(x.e) {
+				return
+			}
+		}
+	}
+}
+
 // AllEdges yields every edge.
 func (g *Graph) AllEdges() iter.Seq[*Edge] {
 	return func(yield func(*Edge) bool) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/fullread"
 )
 
 // debtHorizon is the time since the last maintenance pass at which a graph's
@@ -62,7 +63,7 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 // recorded (app.HookSupport.LastMaintained); 0 for never.
 func debtOf(g *domain.Graph, now domain.Micros, p domain.Policy, maintained domain.Micros) GraphDebt {
 	st := g.Stats()
-	v := g.View(p)
+	v := fullread.Build(g, p)
 	d := GraphDebt{Level: g.Key().Level, Project: g.Key().Project, Active: st.Active, Archived: st.Archived,
 		Orphaned: st.Orphaned, Unconnected: v.Health.Unconnected, SinceMaintained: -1}
 	if maintained > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/graphsearch"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/ports"
@@ -127,7 +128,7 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 		return HookText{}, err
 	}
 	defer lg.Unlock()
-	found, err := domain.Search(lg.Graphs(), query, recall.RecallSearchLimit)
+	found, err := graphsearch.Find(lg.Graphs(), query, recall.RecallSearchLimit)
 	if err != nil {
 		return HookText{}, err
 	}
@@ -164,13 +165,13 @@ func (h *Hooks) recall(ctx context.Context, sess ports.Session, project, prompt 
 // seen-set key.
 type recallPick struct {
 	g   *domain.Graph
-	hit domain.SearchHit
+	hit graphsearch.Hit
 	key string
 }
 
 // recallCandidates are the hits above the relevance threshold, best first,
 // with their seen-set keys; nodes is how many nodes the graphs hold.
-func recallCandidates(graphs []*domain.Graph, hits []domain.SearchHit, nodes int) ([]recallPick, []string) {
+func recallCandidates(graphs []*domain.Graph, hits []graphsearch.Hit, nodes int) ([]recallPick, []string) {
 	var cands []recallPick
 	var keys []string
 	for _, h := range hits {

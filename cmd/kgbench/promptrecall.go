@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/graphsearch"
 	// recall names this package's measure of search quality (recall.go).
 	hookrecall "github.com/kg-memory/kg/domain/recall"
 )
@@ -55,7 +56,7 @@ func runPromptRecall(w io.Writer, convs []conversation) error {
 			}
 			for side, gi := range []int{i, (i + 1) % len(convs)} {
 				g := graphs[gi]
-				res, err := domain.Search([]*domain.Graph{g}, query, hookrecall.RecallSearchLimit)
+				res, err := graphsearch.Find([]*domain.Graph{g}, query, hookrecall.RecallSearchLimit)
 				if err != nil {
 					return fmt.Errorf("%q: %w", query, err)
 				}

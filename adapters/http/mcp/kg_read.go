@@ -12,6 +12,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/fullread"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/stale"
 )
@@ -84,7 +85,7 @@ const maxReadChars = 40_000
 type shownGraph struct {
 	level           domain.Level
 	project, name   string
-	view            domain.View
+	view            fullread.View
 	archivedOmitted int
 	edgesOmitted    int
 	unavailable     string // why the graph cannot be read; the view is then empty
@@ -208,7 +209,7 @@ func omittedLine(archived, edges int) string {
 }
 
 // healthLine is a graph's HEALTH line (render.HealthLine).
-func healthLine(h domain.Health) string {
+func healthLine(h fullread.Health) string {
 	return render.HealthLine(render.Health{
 		Nodes: h.Nodes, Edges: h.Edges, Unconnected: h.Unconnected, AvgEdgesPerNode: h.AvgEdgesPerNode,
 		Estimate: h.Estimate, MaxTokens: h.MaxTokens, OverBudget: h.OverBudget,

@@ -10,21 +10,23 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/duplicates"
+	"github.com/kg-memory/kg/domain/fullread"
+	"github.com/kg-memory/kg/domain/graphsearch"
 	"github.com/kg-memory/kg/domain/secrets"
 )
 
 func TestHealthLine(t *testing.T) {
 	tests := []struct {
 		name string
-		h    domain.Health
+		h    fullread.Health
 		want string
 	}{
-		{"empty", domain.Health{MaxTokens: 4000}, "HEALTH: 0 nodes, 0 edges, 0 unconnected (0%), avg 0 edges/node, ~0/4000 tokens"},
-		{"the example of docs/design/mcp.md", domain.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
+		{"empty", fullread.Health{MaxTokens: 4000}, "HEALTH: 0 nodes, 0 edges, 0 unconnected (0%), avg 0 edges/node, ~0/4000 tokens"},
+		{"the example of docs/design/mcp.md", fullread.Health{Nodes: 12, Edges: 9, Unconnected: 2, AvgEdgesPerNode: 0.8, Estimate: 2310, MaxTokens: 4000},
 			"HEALTH: 12 nodes, 9 edges, 2 unconnected (17%), avg 0.8 edges/node, ~2310/4000 tokens"},
-		{"rounds the average", domain.Health{Nodes: 3, Edges: 2, AvgEdgesPerNode: 4.0 / 3, Estimate: 90, MaxTokens: 4000},
+		{"rounds the average", fullread.Health{Nodes: 3, Edges: 2, AvgEdgesPerNode: 4.0 / 3, Estimate: 90, MaxTokens: 4000},
 			"HEALTH: 3 nodes, 2 edges, 0 unconnected (0%), avg 1.3 edges/node, ~90/4000 tokens"},
-		{"over budget", domain.Health{Nodes: 1, Unconnected: 1, Estimate: 5000, MaxTokens: 4000, OverBudget: true},
+		{"over budget", fullread.Health{Nodes: 1, Unconnected: 1, Estimate: 5000, MaxTokens: 4000, OverBudget: true},
 			"HEALTH: 1 nodes, 0 edges, 1 unconnected (100%), avg 0 edges/node, ~5000/4000 tokens (over budget: what is left is new, in its grace period)"},
 	}
 	for _, tc := range tests {
@@ -44,14 +46,14 @@ func exampleRead() app.FullRead {
 		return &domain.Edge{From: from, Rel: rel, To: to, Notes: notes}
 	}
 	return app.FullRead{
-		User: app.GraphView{Key: domain.UserGraph, View: domain.View{
+		User: app.GraphView{Key: domain.UserGraph, View: fullread.View{
 			Active:   []*domain.Node{n("auth-token-refresh", "JWT refresh uses sliding window; silent failure if session expired"), n("auth-module", "wraps the IdP")},
 			Archived: []string{"old-build-notes"},
 			Edges:    []*domain.Edge{e("auth-module", "requires-init", "session-handler", "init order matters", "the handler owns the\ncookie jar"), e("auth-token-refresh", "touches", "src/auth/refresh.py")},
-			Health:   domain.Health{Active: 2, Archived: 1, Orphaned: 4, Nodes: 2, Edges: 2, Unconnected: 0, AvgEdgesPerNode: 1, Estimate: 93, MaxTokens: 4000},
+			Health:   fullread.Health{Active: 2, Archived: 1, Orphaned: 4, Nodes: 2, Edges: 2, Unconnected: 0, AvgEdgesPerNode: 1, Estimate: 93, MaxTokens: 4000},
 		}},
-		Project: &app.GraphView{Key: domain.ProjectGraph("/src/my-app"), Name: "my-app", View: domain.View{
-			Health: domain.Health{MaxTokens: 4000},
+		Project: &app.GraphView{Key: domain.ProjectGraph("/src/my-app"), Name: "my-app", View: fullread.View{
+			Health: fullread.Health{MaxTokens: 4000},
 		}},
 	}
 }
@@ -102,7 +104,7 @@ func TestRenderNodeReadNotSavedGolden(t *testing.T) {
 // can each go far past the cap, beside edges between active nodes with
 // long notes.
 func bigRead(archived, edgesToArchived, notedEdges int) app.FullRead {
-	v := domain.View{Health: domain.Health{MaxTokens: 4000}}
+	v := fullread.View{Health: fullread.Health{MaxTokens: 4000}}
 	for i := range 50 {
 		v.Active = append(v.Active, &domain.Node{ID: fmt.Sprintf("active-%02d", i), Gist: strings.Repeat("g", 200)})
 	}
@@ -215,7 +217,7 @@ func TestFullReadPrintsNoEdgeNotes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	view := g.View(domain.DefaultPolicy())
+	view := fullread.Build(g, domain.DefaultPolicy())
 	fr := app.FullRead{User: app.GraphView{Key: domain.UserGraph, View: view}}
 	text := renderFullRead(fitFullRead(fr, "s", maxReadChars), "s")
 	lines := strings.Split(text, "\n")
@@ -298,14 +300,14 @@ func TestRenderResults(t *testing.T) {
 			"1 node found for \"tok\" (kg_read with id shows one in full and restores it):\n  [project my-app] x (active, score 0.0167): g\n" +
 				"Not searched: the user graph could not be loaded: damaged"},
 		{"search with a correction", renderSearch("authentcation flow", app.SearchResult{
-			Corrections: []domain.Correction{{Term: "authentcation", Used: "authentication"}},
+			Corrections: []graphsearch.Correction{{Term: "authentcation", Used: "authentication"}},
 			Hits: []app.Hit{{Level: domain.LevelUser, Score: 2.25, Matched: []string{"authentication", "flow"},
 				Node: &domain.Node{ID: "login", Gist: "g", Tier: domain.Active}}}}),
 			"No exact match for \"authentcation\"; showing \"authentication\"\n" +
 				"1 node found for \"authentcation flow\" (kg_read with id shows one in full and restores it):\n" +
 				"  [user] login (active, score 2.2500, matched authentication flow): g"},
 		{"search none, with the nearest spelling", renderSearch("lgin pottary", app.SearchResult{
-			Nearest: []domain.Suggestion{{Term: "lgin", Nearest: "login"}, {Term: "pottary", Nearest: "pottery"}}}),
+			Nearest: []graphsearch.Suggestion{{Term: "lgin", Nearest: "login"}, {Term: "pottary", Nearest: "pottery"}}}),
 			"No nodes match \"lgin pottary\"\nNearest spelling of \"lgin\" in memory: \"login\"\nNearest spelling of \"pottary\" in memory: \"pottery\""},
 		{"search none, the user graph unavailable", renderSearch("q", app.SearchResult{Unavailable: []string{"the user graph could not be loaded: damaged"}}),
 			"No nodes match \"q\"\nNot searched: the user graph could not be loaded: damaged"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/fullread"
 )
 
 // A possibly stale node is marked after its id in the text of the full
@@ -18,7 +19,7 @@ func TestStaleMarksInEveryRead(t *testing.T) {
 	fresh := &domain.Node{ID: "auth-module", Gist: "wraps the IdP"}
 	const mark = "auth-token-refresh [stale: src/auth/refresh.py changed]"
 
-	fr := app.FullRead{User: app.GraphView{Key: domain.UserGraph, View: domain.View{Active: []*domain.Node{stale, fresh}}}}
+	fr := app.FullRead{User: app.GraphView{Key: domain.UserGraph, View: fullread.View{Active: []*domain.Node{stale, fresh}}}}
 	reads := []app.NodeRead{{Level: domain.LevelUser, Node: stale}, {Level: domain.LevelUser, Node: fresh}}
 	sr := app.SearchResult{Hits: []app.Hit{{Level: domain.LevelUser, Node: stale}, {Level: domain.LevelUser, Node: fresh}}}
 	for _, c := range []struct{ name, text string }{

@@ -1,13 +1,15 @@
-package domain
+package fullread
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
 )
 
-func TestView(t *testing.T) {
-	g := NewGraph(UserGraph)
+func TestBuild(t *testing.T) {
+	g := domain.NewGraph(domain.UserGraph)
 	// Created times out of id order, with a tie at 20.
 	corePutAt(t, g, coreAt(30, ""), "first-by-id", "gist a", nil, nil)
 	corePutAt(t, g, coreAt(20, ""), "zeta", "gist z", nil, nil)
@@ -17,9 +19,9 @@ func TestView(t *testing.T) {
 	corePutAt(t, g, coreAt(5, ""), "arch-b", "gist", nil, nil)
 	corePutAt(t, g, coreAt(5, ""), "arch-a", "gist", nil, nil)
 	corePutAt(t, g, coreAt(5, ""), "orph", "gist", nil, nil)
-	g.setTier("arch-b", Archived, 50)
-	g.setTier("arch-a", Archived, 50)
-	g.setTier("orph", Orphaned, 50)
+	setTier(t, g, "arch-b", domain.Archived, 50)
+	setTier(t, g, "arch-a", domain.Archived, 50)
+	setTier(t, g, "orph", domain.Orphaned, 50)
 
 	at := coreAt(60, "")
 	coreEdge(t, g, at, "zeta", "uses", "eta")         // active–active: shown, 2 active ends
@@ -31,8 +33,8 @@ func TestView(t *testing.T) {
 	coreEdge(t, g, at, "arch-b", "touches", "y.go")   // archived–file: hidden
 	coreEdge(t, g, at, "zeta", "rel", "orph")         // to an orphan: hidden
 
-	p := DefaultPolicy()
-	v := g.View(p)
+	p := domain.DefaultPolicy()
+	v := Build(g, p)
 
 	var active []string
 	for _, n := range v.Active {
@@ -75,31 +77,31 @@ func TestView(t *testing.T) {
 	}
 }
 
-func TestViewHealthEdgeCases(t *testing.T) {
+func TestBuildHealthEdgeCases(t *testing.T) {
 	tests := []struct {
 		name  string
-		build func(t *testing.T, g *Graph)
+		build func(t *testing.T, g *domain.Graph)
 		max   int
 		want  Health
 	}{
 		{
 			name:  "empty graph",
-			build: func(*testing.T, *Graph) {},
+			build: func(*testing.T, *domain.Graph) {},
 			max:   4000,
 			want:  Health{MaxTokens: 4000},
 		},
 		{
 			name: "only archived nodes: no division by zero",
-			build: func(t *testing.T, g *Graph) {
+			build: func(t *testing.T, g *domain.Graph) {
 				corePut(t, g, "a", "gist", nil, nil)
-				g.setTier("a", Archived, 2)
+				setTier(t, g, "a", domain.Archived, 2)
 			},
 			max:  4000,
 			want: Health{Archived: 1, MaxTokens: 4000},
 		},
 		{
 			name: "over budget",
-			build: func(t *testing.T, g *Graph) {
+			build: func(t *testing.T, g *domain.Graph) {
 				corePut(t, g, "a", "gist", nil, nil)
 				corePut(t, g, "b", "gist", nil, nil)
 			},
@@ -108,7 +110,7 @@ func TestViewHealthEdgeCases(t *testing.T) {
 		},
 		{
 			name: "at budget is not over",
-			build: func(t *testing.T, g *Graph) {
+			build: func(t *testing.T, g *domain.Graph) {
 				corePut(t, g, "a", "gist", nil, nil)
 				corePut(t, g, "b", "gist", nil, nil)
 			},
@@ -118,11 +120,11 @@ func TestViewHealthEdgeCases(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := NewGraph(UserGraph)
+			g := domain.NewGraph(domain.UserGraph)
 			tc.build(t, g)
-			p := DefaultPolicy()
+			p := domain.DefaultPolicy()
 			p.MaxTokens = tc.max
-			got := g.View(p)
+			got := Build(g, p)
 			if diff := cmp.Diff(tc.want, got.Health); diff != "" {
 				t.Errorf("health (-want +got):\n%s", diff)
 			}
@@ -134,15 +136,15 @@ func TestViewHealthEdgeCases(t *testing.T) {
 	}
 }
 
-func TestViewEstimateNotes(t *testing.T) {
-	g := NewGraph(UserGraph)
+func TestBuildEstimateNotes(t *testing.T) {
+	g := domain.NewGraph(domain.UserGraph)
 	corePut(t, g, "a", "1234", []string{"12345678"}, nil)
-	p := DefaultPolicy()
-	if got := g.View(p).Health.Estimate; got != 21 {
+	p := domain.DefaultPolicy()
+	if got := Build(g, p).Health.Estimate; got != 21 {
 		t.Errorf("gist-only estimate = %d, want 21", got)
 	}
 	p.EstimateNotes = true
-	if got := g.View(p).Health.Estimate; got != 23 {
+	if got := Build(g, p).Health.Estimate; got != 23 {
 		t.Errorf("estimate with notes = %d, want 23", got)
 	}
 }

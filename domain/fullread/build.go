@@ -1,14 +1,16 @@
-package domain
+package fullread
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/kg-memory/kg/domain"
 )
 
-// View builds what the full read shows of the graph
+// Build builds what the full read shows of graph g
 // (docs/design/mcp.md#full-read), in the order it shows it: the active nodes by
 // creation time, then id; the archived (not orphaned) ids by id; the shown
-// edges (Shown) by (from, rel, to); and the health line.
+// edges (Graph.Shown) by (from, rel, to); and the health line.
 //
 // Health is filled as follows: Active, Archived and Orphaned count the
 // tiers; Nodes is the number of active nodes (what the read shows in full)
@@ -22,20 +24,21 @@ import (
 //
 // It takes O(N log N + E log E) time: one pass over the nodes and edges and
 // two sorts.
-func (g *Graph) View(p Policy) View {
+func Build(g *domain.Graph, p domain.Policy) View {
+	stats := g.Stats()
 	v := View{
-		Active:   make([]*Node, 0, g.stats.Active),
-		Archived: make([]string, 0, g.stats.Archived),
+		Active:   make([]*domain.Node, 0, stats.Active),
+		Archived: make([]string, 0, stats.Archived),
 	}
-	for _, n := range g.allNodes() {
+	for n := range g.AllNodes() {
 		switch n.Tier {
-		case Active:
+		case domain.Active:
 			v.Active = append(v.Active, n)
-		case Archived:
+		case domain.Archived:
 			v.Archived = append(v.Archived, n.ID)
 		}
 	}
-	slices.SortFunc(v.Active, func(a, b *Node) int {
+	slices.SortFunc(v.Active, func(a, b *domain.Node) int {
 		switch {
 		case a.Created < b.Created:
 			return -1
@@ -49,29 +52,26 @@ func (g *Graph) View(p Policy) View {
 	connected := make(map[string]struct{})
 	activeEnds := 0
 	countEnd := func(end string) {
-		if n, ok := g.node(end); ok && n.Tier == Active {
+		if n, ok := g.Node(end); ok && n.Tier == domain.Active {
 			activeEnds++
 			connected[end] = struct{}{}
 		}
 	}
-	v.Edges = make([]*Edge, 0, g.stats.ShownEdges)
-	for _, x := range g.edgeSlots {
-		if x.e == nil || !EdgeShown(g.endTiers[x.from], g.endTiers[x.to]) {
-			continue
-		}
-		v.Edges = append(v.Edges, x.e)
-		countEnd(x.e.From)
-		countEnd(x.e.To)
+	v.Edges = make([]*domain.Edge, 0, stats.ShownEdges)
+	for e := range g.ShownEdges() {
+		v.Edges = append(v.Edges, e)
+		countEnd(e.From)
+		countEnd(e.To)
 	}
-	slices.SortFunc(v.Edges, func(a, b *Edge) int {
-		return cmpEdgeKey(EdgeKey{a.From, a.To, a.Rel}, EdgeKey{b.From, b.To, b.Rel})
+	slices.SortFunc(v.Edges, func(a, b *domain.Edge) int {
+		return domain.EdgeKey{From: a.From, To: a.To, Rel: a.Rel}.Compare(domain.EdgeKey{From: b.From, To: b.To, Rel: b.Rel})
 	})
 
 	est := p.Estimate(g)
 	v.Health = Health{
-		Active:      g.stats.Active,
-		Archived:    g.stats.Archived,
-		Orphaned:    g.stats.Orphaned,
+		Active:      stats.Active,
+		Archived:    stats.Archived,
+		Orphaned:    stats.Orphaned,
 		Nodes:       len(v.Active),
 		Edges:       len(v.Edges),
 		Unconnected: len(v.Active) - len(connected),
