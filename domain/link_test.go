@@ -7,4 +7,8 @@ import (
 
 // init links compaction into the internal tests of domain
 // (compaction_link_test.go).
-func init() { domain.LinkCompaction(compaction.Run, compaction.Plan) }
+func init() {
+	domain.LinkCompaction(compaction.Run, compaction.Plan,
+		func(g *domain.Graph, at domain.Stamp, p domain.Policy) { compaction.Prune(g, at, p) },
+		func(g *domain.Graph, now domain.Micros, p domain.Policy) { compaction.ExpireTombstones(g, now, p) })
+}
