@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -26,7 +27,7 @@ func testHistoryArchive(h *harness) {
 	})
 	p := domain.Stamp{Now: t0 + domain.Second, Session: "person", Principal: "olive"}
 	archived := h.loggedAs(k, g, p, domain.HistoryArchive, func() {
-		if _, err := g.ArchiveNodes([]string{"a", "b", "c"}, p.Now); err != nil {
+		if _, err := compaction.ArchiveNodes(g, []string{"a", "b", "c"}, p.Now); err != nil {
 			h.t.Fatal(err)
 		}
 	})
