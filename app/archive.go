@@ -66,7 +66,7 @@ func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ A
 		res.FirstSeq, res.LastSeq = first, g.Seq()
 		// The page hears it as it hears compaction's moves: the tiers
 		// change, each move with its reason.
-		m := domain.Moves{Steps: a.Moved, EstimateBefore: before, EstimateAfter: g.Stats().Estimate(s.compactor.policy.EstimateNotes)}
+		m := compaction.Moves{Steps: a.Moved, EstimateBefore: before, EstimateAfter: g.Stats().Estimate(s.compactor.policy.EstimateNotes)}
 		m.OverBudget = m.EstimateAfter > s.compactor.policy.MaxTokens
 		for _, mv := range a.Moved {
 			res.Archived = append(res.Archived, mv.ID)

@@ -21,7 +21,7 @@ const MaxArchiveIDs = 500
 // ArchivedNodes is what ArchiveNodes did: the nodes it moved, in the order
 // named, and those it left because they were not active.
 type ArchivedNodes struct {
-	Moved []domain.Move
+	Moved []Move
 	// Unmoved are the nodes named that were already archived or orphaned.
 	Unmoved []string
 }
@@ -50,7 +50,7 @@ func ArchiveNodes(g *domain.Graph, ids []string, now domain.Micros) (ArchivedNod
 		}
 		si, _ := g.NodeSlot(id)
 		slots = append(slots, si)
-		out.Moved = append(out.Moved, domain.Move{ID: id, From: domain.Active, To: domain.Archived, Pass: PassByHand,
+		out.Moved = append(out.Moved, Move{ID: id, From: domain.Active, To: domain.Archived, Pass: PassByHand,
 			Reason: "archived by a person"})
 	}
 	setTiers(g, now, slots, domain.Archived)

@@ -17,9 +17,9 @@ import (
 // An orphaned node with no orphaned time is kept: without the time there is
 // no way to know its grace is over, and deleting is the one move that cannot
 // be undone.
-func Prune(g *domain.Graph, at domain.Stamp, p domain.Policy) domain.Moves {
+func Prune(g *domain.Graph, at domain.Stamp, p domain.Policy) Moves {
 	est := p.Estimate(g)
-	m := domain.Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
+	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
 	if g.Stats().Orphaned == 0 {
 		return m
 	}
@@ -33,7 +33,7 @@ func Prune(g *domain.Graph, at domain.Stamp, p domain.Policy) domain.Moves {
 	for _, n := range due {
 		edges, _ := g.PruneNode(n.ID, at) // due holds only nodes of g
 		m.Pruned = append(m.Pruned, n.ID)
-		m.Steps = append(m.Steps, domain.Move{ID: n.ID, From: domain.Orphaned, To: domain.Orphaned, Pruned: true, Pass: domain.PassPrune,
+		m.Steps = append(m.Steps, Move{ID: n.ID, From: domain.Orphaned, To: domain.Orphaned, Pruned: true, Pass: PassPrune,
 			Reason: fmt.Sprintf("orphaned %s ago > orphan grace %s; %d edges deleted with it",
 				days(at.Now-n.OrphanedAt), days(p.OrphanGrace), edges)})
 	}

@@ -41,7 +41,7 @@ func TestPrune(t *testing.T) {
 			if diff := cmp.Diff([]string{"x"}, m.Pruned); diff != "" {
 				t.Errorf("pruned (-want +got):\n%s", diff)
 			}
-			if len(m.Steps) != 1 || !m.Steps[0].Pruned || m.Steps[0].Pass != domain.PassPrune || m.Steps[0].Reason == "" {
+			if len(m.Steps) != 1 || !m.Steps[0].Pruned || m.Steps[0].Pass != PassPrune || m.Steps[0].Reason == "" {
 				t.Errorf("steps %+v, want one explained prune step", m.Steps)
 			}
 			tomb, ok := g.NodeTombstone("x")
