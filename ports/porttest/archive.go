@@ -10,7 +10,7 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-// testHistoryArchive: a person's archive (domain.Graph.ArchiveNodes, logged
+// testHistoryArchive: a person's archive (compaction.ArchiveNodes, logged
 // as domain.HistoryArchive) comes back as archive entries with their tier
 // change, after a reopen — told apart from a read's promotion, a move,
 // which an undo never reverses (docs/decisions/0106-archive-by-hand.md).
