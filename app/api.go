@@ -6,6 +6,7 @@ package app
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/fullread"
 	"github.com/kg-memory/kg/domain/graphsearch"
@@ -133,7 +134,7 @@ type PutNodeResult struct {
 	Level      domain.Level
 	Project    string
 	Node       *domain.Node
-	Compaction domain.Moves // what the compaction run this write triggered moved
+	Compaction compaction.Moves // what the compaction run this write triggered moved
 	// Redacted names each secret the write held, replaced by
 	// [REDACTED:<kind>] before it was stored (KG_SECRETS=redact).
 	Redacted []secrets.Finding
@@ -147,7 +148,7 @@ type PutEdgeResult struct {
 	Level      domain.Level
 	Project    string
 	Edge       *domain.Edge
-	Compaction domain.Moves
+	Compaction compaction.Moves
 	Redacted   []secrets.Finding // as PutNodeResult.Redacted
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -33,8 +34,8 @@ type ArchiveResult struct {
 // and a run's own moves would be logged under the same session as the
 // archive — moves an undo of it must not reverse.
 func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ ArchiveResult, err error) {
-	if len(ids) > domain.MaxArchiveIDs {
-		return ArchiveResult{}, domain.Invalidf("ids", "names %d nodes, over the limit of %d", len(ids), domain.MaxArchiveIDs)
+	if len(ids) > compaction.MaxArchiveIDs {
+		return ArchiveResult{}, domain.Invalidf("ids", "names %d nodes, over the limit of %d", len(ids), compaction.MaxArchiveIDs)
 	}
 	t, err := s.scope.resolve(ctx, sc)
 	if err != nil {
@@ -54,7 +55,7 @@ func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ A
 	err = s.store.WriteLogged(ctx, e, t.session, domain.HistoryArchive, func(g *domain.Graph, at domain.Stamp) (iter.Seq[ports.Event], error) {
 		first := g.Seq() + 1
 		before := g.Stats().Estimate(s.compactor.policy.EstimateNotes)
-		a, err := g.ArchiveNodes(ids, at.Now)
+		a, err := compaction.ArchiveNodes(g, ids, at.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +66,7 @@ func (s *Service) ArchiveNodes(ctx context.Context, sc Scope, ids []string) (_ A
 		res.FirstSeq, res.LastSeq = first, g.Seq()
 		// The page hears it as it hears compaction's moves: the tiers
 		// change, each move with its reason.
-		m := domain.Moves{Steps: a.Moved, EstimateBefore: before, EstimateAfter: g.Stats().Estimate(s.compactor.policy.EstimateNotes)}
+		m := compaction.Moves{Steps: a.Moved, EstimateBefore: before, EstimateAfter: g.Stats().Estimate(s.compactor.policy.EstimateNotes)}
 		m.OverBudget = m.EstimateAfter > s.compactor.policy.MaxTokens
 		for _, mv := range a.Moved {
 			res.Archived = append(res.Archived, mv.ID)

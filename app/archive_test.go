@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -70,7 +71,7 @@ func TestArchiveNodesRefusesBadInput(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(projA)
 	e.put(project(sid), "a", "about a")
-	many := make([]string, domain.MaxArchiveIDs+1)
+	many := make([]string, compaction.MaxArchiveIDs+1)
 	for i := range many {
 		many[i] = "a"
 	}

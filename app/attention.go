@@ -21,7 +21,7 @@ type Attention struct {
 	Stale      []StaleMarked
 	Duplicates []duplicates.Cluster
 	Secrets    []secretscreen.Stored
-	Edge       domain.Moves // what a compaction run would do now
+	Edge       compaction.Moves // what a compaction run would do now
 }
 
 // StaleMarked is a node whose recorded project files changed or vanished,

@@ -10,20 +10,20 @@ import (
 
 // Compact is POST /api/compaction/run: one compaction run of the graph
 // named by the scope now, through the write path, returning the moves made.
-func (s *Service) Compact(ctx context.Context, sc Scope) (_ domain.Moves, err error) {
+func (s *Service) Compact(ctx context.Context, sc Scope) (_ compaction.Moves, err error) {
 	t, e, err := s.scope.graphOf(ctx, sc)
 	if err != nil {
-		return domain.Moves{}, err
+		return compaction.Moves{}, err
 	}
 	defer s.countOp(t.session, &err)
-	var moves domain.Moves
+	var moves compaction.Moves
 	err = s.store.Write(ctx, e, t.session, func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m, evs := s.compactor.runOn(ports.CompactionOnRequest, g, at)
 		moves = m
 		return evs, nil
 	})
 	if err != nil {
-		return domain.Moves{}, err
+		return compaction.Moves{}, err
 	}
 	return moves, nil
 }
@@ -37,18 +37,18 @@ type compactor struct {
 
 // run is the compaction run of one write, with its compacted event when it
 // moved nodes.
-func (c compactor) run(g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
+func (c compactor) run(g *domain.Graph, at domain.Stamp) (compaction.Moves, []ports.Event) {
 	return c.runOn(ports.CompactionOnWrite, g, at)
 }
 
 // runOn is a compaction run started by trigger, listing every move.
-func (c compactor) runOn(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp) (domain.Moves, []ports.Event) {
+func (c compactor) runOn(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp) (compaction.Moves, []ports.Event) {
 	return c.runListing(trigger, g, at, -1)
 }
 
 // runListing is runOn listing at most list moves with their reasons
 // (compaction.RunListing; < 0: all).
-func (c compactor) runListing(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp, list int) (domain.Moves, []ports.Event) {
+func (c compactor) runListing(trigger ports.CompactionTrigger, g *domain.Graph, at domain.Stamp, list int) (compaction.Moves, []ports.Event) {
 	m := compaction.RunListing(g, at.Now, c.policy, list)
 	c.metrics.CompactionRan(trigger)
 	if m.Empty() {

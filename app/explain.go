@@ -15,8 +15,8 @@ import (
 type Explanation struct {
 	Key            domain.GraphKey
 	Now            domain.Micros
-	Plan           domain.Moves // the moves a run would make now, each with its reason
-	Ranking        []NodeRank   // every node: the ranked first, in rank order; then the others by tier, then id
+	Plan           compaction.Moves // the moves a run would make now, each with its reason
+	Ranking        []NodeRank       // every node: the ranked first, in rank order; then the others by tier, then id
 	MaxTokens      int
 	Target         int // the estimate a run that archives brings the graph down to
 	ArchivedBudget int // tokens of archived id lines (5 per id) a run keeps the graph within
@@ -33,7 +33,7 @@ type Explanation struct {
 
 // NodeRank is one node's standing in compaction at Explanation.Now.
 type NodeRank struct {
-	domain.Rank
+	compaction.Rank
 	Tier domain.Tier
 	// Position is the node's place in the rank order, 1 for the node a run
 	// would archive first; 0 for a node outside the ranked population (the

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/domain/secrets"
 	"github.com/kg-memory/kg/domain/secretscreen"
@@ -18,7 +19,7 @@ type ImportResult struct {
 	Project string
 	Mode    importing.Mode
 	domain.ImportResult
-	Compaction domain.Moves // what the compaction run of the same write moved
+	Compaction compaction.Moves // what the compaction run of the same write moved
 	// Redacted names each secret replaced by [REDACTED:<kind>] (KG_SECRETS=redact).
 	Redacted []secrets.Finding
 }

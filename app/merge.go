@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
 )
@@ -23,7 +24,7 @@ type MergeResult struct {
 	// edges deleted with the node merged. None for a dry run.
 	Written      []*domain.Edge
 	EdgesDeleted int
-	Compaction   domain.Moves
+	Compaction   compaction.Moves
 	// FirstSeq and LastSeq are the seqs the merge took, from the kept
 	// node's write to the merged node's deletion (its compaction run's
 	// after them): the range an undo of the merge names. 0 for a dry run.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/clock"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -18,7 +19,7 @@ type metricsRecorder struct {
 	mu       sync.Mutex
 	batches  []ports.Batch
 	runs     map[ports.CompactionTrigger]int
-	moved    domain.Moves
+	moved    compaction.Moves
 	sessions int
 }
 
@@ -34,7 +35,7 @@ func (r *metricsRecorder) CompactionRan(t ports.CompactionTrigger) {
 	r.runs[t]++
 }
 
-func (r *metricsRecorder) NodesMoved(m domain.Moves) {
+func (r *metricsRecorder) NodesMoved(m compaction.Moves) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	addMoves(&r.moved, m)
@@ -46,7 +47,7 @@ func (r *metricsRecorder) SessionStarted() {
 	r.sessions++
 }
 
-func addMoves(to *domain.Moves, m domain.Moves) {
+func addMoves(to *compaction.Moves, m compaction.Moves) {
 	to.Archived = append(to.Archived, m.Archived...)
 	to.Restored = append(to.Restored, m.Restored...)
 	to.Orphaned = append(to.Orphaned, m.Orphaned...)
@@ -55,12 +56,12 @@ func addMoves(to *domain.Moves, m domain.Moves) {
 
 // take returns what the recorder holds and empties it; the committers are
 // idle first, since a batch is reported after its callers return.
-func (r *metricsRecorder) take(e *env) (batches []ports.Batch, runs map[ports.CompactionTrigger]int, moved domain.Moves, sessions int) {
+func (r *metricsRecorder) take(e *env) (batches []ports.Batch, runs map[ports.CompactionTrigger]int, moved compaction.Moves, sessions int) {
 	e.svc.store.WaitIdle()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	batches, runs, moved, sessions = r.batches, r.runs, r.moved, r.sessions
-	r.batches, r.runs, r.moved, r.sessions = nil, map[ports.CompactionTrigger]int{}, domain.Moves{}, 0
+	r.batches, r.runs, r.moved, r.sessions = nil, map[ports.CompactionTrigger]int{}, compaction.Moves{}, 0
 	return
 }
 
@@ -198,7 +199,7 @@ func TestMetricsReportCompaction(t *testing.T) {
 	if want := map[ports.CompactionTrigger]int{ports.CompactionOnRequest: 1, ports.CompactionOnMaintenance: 1}; fmt.Sprint(runs) != fmt.Sprint(want) {
 		t.Errorf("runs = %v, want %v", runs, want)
 	}
-	var want domain.Moves
+	var want compaction.Moves
 	addMoves(&want, run)
 	for _, ev := range e.evs(ports.EventCompacted) {
 		if ev.SourceSession == "" { // the tick's

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The hand-built graphs of the prune and journal tests; compaction's tests
-// (domain/compaction) build theirs the same way.
+// The hand-built graphs of the journal tests; compaction's tests
+// (domain/compaction), pruning's among them, build theirs the same way.
 
 // cpN describes a node of a hand-built test graph.
 type cpN struct {

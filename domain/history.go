@@ -28,7 +28,7 @@ const (
 	HistoryMove HistoryOp = "move"
 	HistoryUndo HistoryOp = "undo" // a change made by an undo
 	// HistoryArchive is a node a person moved to the archived tier
-	// (Graph.ArchiveNodes): a move, with the tier change only, that an undo
+	// (compaction.ArchiveNodes): a move, with the tier change only, that an undo
 	// of its session reverses (docs/decisions/0106-archive-by-hand.md).
 	HistoryArchive HistoryOp = "archive"
 	// HistoryImportReplace, HistoryProjectMv and HistoryMigrate are one

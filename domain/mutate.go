@@ -185,11 +185,19 @@ func (g *Graph) PutEdge(in EdgeInput, at Stamp) (*Edge, error) {
 
 // DeleteNode deletes the node and the edges of this graph that touch it,
 // leaving a tombstone for each. It returns the number of edges deleted.
-func (g *Graph) DeleteNode(id string, at Stamp) (int, error) {
+func (g *Graph) DeleteNode(id string, at Stamp) (int, error) { return g.deleteNode(id, at, false) }
+
+// PruneNode deletes the node as DeleteNode does, but marks its tombstone and
+// those of its edges Pruned, so that sync can tell them from a client's
+// delete: the deletion of a pruning, for domain/compaction
+// (compaction.Prune, docs/design/compaction.md#pruning).
+func (g *Graph) PruneNode(id string, at Stamp) (int, error) { return g.deleteNode(id, at, true) }
+
+func (g *Graph) deleteNode(id string, at Stamp, pruned bool) (int, error) {
 	if _, ok := g.node(id); !ok {
 		return 0, NotFoundf("id", "node %q not found in %s graph", id, g.key.Level)
 	}
-	return g.removeNode(id, at, false), nil
+	return g.removeNode(id, at, pruned), nil
 }
 
 // removeNode deletes a node and its edges, leaving tombstones.
@@ -219,6 +227,24 @@ func (g *Graph) DeleteEdge(k EdgeKey, at Stamp) bool {
 	}
 	g.removeEdge(e, at, false)
 	return true
+}
+
+// DropTombstones drops the tombstones of the nodes with the ids in nodes,
+// then those of the edges with the keys in edges, in the order given, for
+// domain/compaction (compaction.ExpireTombstones). Each dropped tombstone is
+// journaled and pending like any change, so a backend deletes it too and a
+// rollback brings it back; an id or key without a tombstone is skipped.
+func (g *Graph) DropTombstones(nodes []string, edges []EdgeKey) {
+	for _, id := range nodes {
+		if _, ok := g.nodeTombs[id]; ok {
+			g.setNodeTomb(id, nil)
+		}
+	}
+	for _, k := range edges {
+		if _, ok := g.edgeTombs[k]; ok {
+			g.setEdgeTomb(k, nil)
+		}
+	}
 }
 
 // SetProgress stores the state of a task whole, replacing what was there.

@@ -41,6 +41,17 @@ func (g *Graph) MovableSlots() []int32 {
 	return out
 }
 
+// NodeSlot returns the slot holding the node with id, for the moves
+// compaction makes by id (compaction.ArchiveNodes, compaction.RestoreTier);
+// false when the graph holds no such node.
+func (g *Graph) NodeSlot(id string) (int32, bool) {
+	si, ok := g.endIx[id]
+	if !ok || g.ends[si].node == nil {
+		return 0, false
+	}
+	return si, true
+}
+
 // SlotNode returns the node in slot si; nil when the slot's name is only
 // an edge end (a reference) or the slot is free.
 func (g *Graph) SlotNode(si int32) *Node { return g.ends[si].node }

@@ -219,8 +219,8 @@ func TestStatsPropIncremental(t *testing.T) {
 					return rapid.SampledFrom([]Tier{Active, Archived, Orphaned}).Draw(t, "tier "+id)
 				}))
 			},
-			"prune":  func(t *rapid.T) { g.Prune(at(), p) },
-			"expire": func(t *rapid.T) { g.ExpireTombstones(at().Now, p) },
+			"prune":  func(t *rapid.T) { prune(g, at(), p) },
+			"expire": func(t *rapid.T) { expireTombstones(g, at().Now, p) },
 			"checkpoint": func(t *rapid.T) {
 				g.Checkpoint()
 			},

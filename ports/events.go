@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // Event types (docs/design/sync.md#live-events).
@@ -31,16 +32,16 @@ type Event struct {
 	Seq           uint64
 	SourceSession string // empty when no session made it (REST, maintenance)
 
-	Node         *domain.Node    // node_updated, node_recalled
-	Edge         *domain.Edge    // edge_updated
-	NodeID       string          // node_deleted
-	EdgeKey      *domain.EdgeKey // edge_deleted
-	EdgesDeleted int             // node_deleted
-	Rescued      []string        // node_recalled
-	Compaction   *domain.Moves   // compacted
-	NodesRemoved int             // project_removed
-	EdgesRemoved int             // project_removed
-	Replaced     int             // graph_replaced: how many events it stands for
+	Node         *domain.Node      // node_updated, node_recalled
+	Edge         *domain.Edge      // edge_updated
+	NodeID       string            // node_deleted
+	EdgeKey      *domain.EdgeKey   // edge_deleted
+	EdgesDeleted int               // node_deleted
+	Rescued      []string          // node_recalled
+	Compaction   *compaction.Moves // compacted
+	NodesRemoved int               // project_removed
+	EdgesRemoved int               // project_removed
+	Replaced     int               // graph_replaced: how many events it stands for
 }
 
 // GraphEvent is an event of type typ in graph key at seq, made by session:

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // Metrics is told what the app did at the few points an operator measures
@@ -22,7 +23,7 @@ type Metrics interface {
 	CompactionRan(trigger CompactionTrigger)
 	// NodesMoved reports the moves of a compaction run once they are
 	// durable (or, at load, once the graph is served with them).
-	NodesMoved(m domain.Moves)
+	NodesMoved(m compaction.Moves)
 	// SessionStarted reports a new session, once it is saved.
 	SessionStarted()
 }
@@ -68,7 +69,7 @@ func (NoMetrics) BatchCommitted(Batch) {}
 func (NoMetrics) CompactionRan(CompactionTrigger) {}
 
 // NodesMoved implements Metrics.
-func (NoMetrics) NodesMoved(domain.Moves) {}
+func (NoMetrics) NodesMoved(compaction.Moves) {}
 
 // SessionStarted implements Metrics.
 func (NoMetrics) SessionStarted() {}

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -231,7 +232,7 @@ func (m *Metrics) CompactionRan(t ports.CompactionTrigger) {
 }
 
 // NodesMoved implements ports.Metrics.
-func (m *Metrics) NodesMoved(mv domain.Moves) {
+func (m *Metrics) NodesMoved(mv compaction.Moves) {
 	m.moves[moveArchived].Add(float64(len(mv.Archived)))
 	m.moves[moveRestored].Add(float64(len(mv.Restored)))
 	m.moves[moveOrphaned].Add(float64(len(mv.Orphaned)))

@@ -14,6 +14,7 @@ import (
 	"github.com/kg-memory/kg/adapters/metrics"
 	"github.com/kg-memory/kg/adapters/metrics/metricstest"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -67,8 +68,8 @@ func TestCompactionAndSessions(t *testing.T) {
 	m.CompactionRan(ports.CompactionOnLoad)
 	m.CompactionRan(ports.CompactionOnRequest)
 	m.CompactionRan("future") // a trigger this package does not know yet still counts
-	m.NodesMoved(domain.Moves{Archived: []string{"a", "b"}, Orphaned: []string{"c"}})
-	m.NodesMoved(domain.Moves{Archived: []string{"d"}, Restored: []string{"a"}, Pruned: []string{"c"}})
+	m.NodesMoved(compaction.Moves{Archived: []string{"a", "b"}, Orphaned: []string{"c"}})
+	m.NodesMoved(compaction.Moves{Archived: []string{"d"}, Restored: []string{"a"}, Pruned: []string{"c"}})
 	m.SessionStarted()
 	m.SessionStarted()
 	s := scrape(t, m)
@@ -249,7 +250,7 @@ func TestRecordingAllocatesNothing(t *testing.T) {
 			m.BatchCommitted(ports.Batch{Level: domain.LevelProject, Writes: 3, Saved: true, SaveTime: time.Millisecond})
 		},
 		"run":   func() { m.CompactionRan(ports.CompactionOnWrite) },
-		"moves": func() { m.NodesMoved(domain.Moves{Archived: []string{"a"}}) },
+		"moves": func() { m.NodesMoved(compaction.Moves{Archived: []string{"a"}}) },
 	} {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s: %v allocations per call, want 0", name, n)

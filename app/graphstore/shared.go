@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -81,7 +82,7 @@ func (st team) loadShared(ctx context.Context, key domain.GraphKey) (*domain.Gra
 		// compaction run.
 		st.Log.Warn("the compaction of a graph just loaded could not be saved; served as stored", "graph", key.String(), "err", err)
 		g.Rollback()
-		st.logLoaded(key, g, domain.Moves{})
+		st.logLoaded(key, g, compaction.Moves{})
 		return g, at, true, nil
 	}
 }

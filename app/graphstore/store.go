@@ -262,7 +262,7 @@ func (st *Store) loadGraph(ctx context.Context, key domain.GraphKey) (g *domain.
 }
 
 // compactLoaded runs the compaction of a graph just loaded.
-func (st *Store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Moves {
+func (st *Store) compactLoaded(key domain.GraphKey, g *domain.Graph) compaction.Moves {
 	moves := compaction.Run(g, st.Clock.Now(), st.Policy)
 	st.Metrics.CompactionRan(ports.CompactionOnLoad)
 	if !moves.Empty() {
@@ -271,7 +271,7 @@ func (st *Store) compactLoaded(key domain.GraphKey, g *domain.Graph) domain.Move
 	return moves
 }
 
-func (st *Store) logLoaded(key domain.GraphKey, g *domain.Graph, moves domain.Moves) {
+func (st *Store) logLoaded(key domain.GraphKey, g *domain.Graph, moves compaction.Moves) {
 	st.Log.Info("graph loaded", "graph", key.String(), "nodes", g.NodeCount(), "edges", g.EdgeCount(),
 		"archived", len(moves.Archived), "restored", len(moves.Restored), "orphaned", len(moves.Orphaned))
 }

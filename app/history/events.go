@@ -2,6 +2,7 @@ package history
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/undo"
 	"github.com/kg-memory/kg/ports"
 )
@@ -55,7 +56,7 @@ func retierEvents(k domain.GraphKey, g *domain.Graph, steps []undo.Step, session
 	if len(steps) == 0 {
 		return nil
 	}
-	var m domain.Moves
+	var m compaction.Moves
 	for _, st := range steps {
 		n, ok := g.Node(st.ID)
 		if !ok {
@@ -66,7 +67,7 @@ func retierEvents(k domain.GraphKey, g *domain.Graph, steps []undo.Step, session
 		} else {
 			m.Archived = append(m.Archived, st.ID)
 		}
-		m.Steps = append(m.Steps, domain.Move{ID: st.ID, From: domain.Archived, To: n.Tier, Pass: PassUndo, Reason: "put back by an undo"})
+		m.Steps = append(m.Steps, compaction.Move{ID: st.ID, From: domain.Archived, To: n.Tier, Pass: PassUndo, Reason: "put back by an undo"})
 	}
 	ev := ports.GraphEvent(ports.EventCompacted, k, g.Seq(), session)
 	ev.Compaction = &m

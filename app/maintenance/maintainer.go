@@ -217,10 +217,10 @@ func (mt *Maintainer) maintain(ctx context.Context, e *graphstore.Entry) error {
 	return mt.Store.Write(ctx, e, "", func(g *domain.Graph, at domain.Stamp) ([]ports.Event, error) {
 		m := compaction.Run(g, at.Now, mt.Policy)
 		mt.Store.Metrics.CompactionRan(ports.CompactionOnMaintenance)
-		pm := g.Prune(at, mt.Policy)
+		pm := compaction.Prune(g, at, mt.Policy)
 		m.Pruned = append(m.Pruned, pm.Pruned...)
 		m.Steps = append(m.Steps, pm.Steps...)
-		expired := g.ExpireTombstones(at.Now, mt.Policy)
+		expired := compaction.ExpireTombstones(g, at.Now, mt.Policy)
 		if expired > 0 || !m.Empty() {
 			mt.Log.Info("maintenance", "graph", e.Key().String(), "archived", len(m.Archived), "restored", len(m.Restored),
 				"orphaned", len(m.Orphaned), "pruned", len(m.Pruned), "tombstones_expired", expired)

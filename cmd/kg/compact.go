@@ -112,7 +112,7 @@ func newCompactCommand(e env) *cobra.Command {
 		case srv != nil:
 			err = srv.Call(ctx, "POST", "/api/compaction/run", scopeQuery(key), nil, &out.Moves)
 		default:
-			var m domain.Moves
+			var m graphcompaction.Moves
 			m, err = compactOffline(ctx, e, cfg, key, dryRun)
 			out.Moves = apijson.MovesOf(m)
 		}
@@ -132,9 +132,9 @@ func newCompactCommand(e env) *cobra.Command {
 // when it loads a graph: restored above every session's watermark,
 // compacted at the current time with the configured policy, and saved
 // when anything moved. A dry run saves nothing.
-func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, dryRun bool) (domain.Moves, error) {
+func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.GraphKey, dryRun bool) (graphcompaction.Moves, error) {
 	if err := store.RequireRoot(cfg.Root); err != nil {
-		return domain.Moves{}, err
+		return graphcompaction.Moves{}, err
 	}
 	open := openOffline
 	if dryRun {
@@ -142,15 +142,15 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 	}
 	st, closeStorage, err := open(ctx, cfg, commandLogger(e, cfg))
 	if err != nil {
-		return domain.Moves{}, err
+		return graphcompaction.Moves{}, err
 	}
 	defer closeStorage()
 	if err := project.RequireStored(ctx, st, key, cfg.Root); err != nil {
-		return domain.Moves{}, err
+		return graphcompaction.Moves{}, err
 	}
 	g, data, err := loadGraph(ctx, st, key)
 	if err != nil {
-		return domain.Moves{}, err
+		return graphcompaction.Moves{}, err
 	}
 	now := clock.System{}.Now()
 	if dryRun {
@@ -159,7 +159,7 @@ func compactOffline(ctx context.Context, e env, cfg config.Config, key domain.Gr
 	m := graphcompaction.Run(g, now, cfg.App.Policy)
 	if !g.Pending().Empty() && !data.Empty() {
 		if err := st.Graphs.Commit(ctx, key, g, g.Pending()); err != nil {
-			return domain.Moves{}, err
+			return graphcompaction.Moves{}, err
 		}
 	}
 	return m, nil

@@ -19,7 +19,7 @@ import (
 //
 // A run on a graph within both budgets returns at once: it reads the
 // incrementally kept Stats and allocates nothing.
-func Run(g *domain.Graph, now domain.Micros, p domain.Policy) domain.Moves {
+func Run(g *domain.Graph, now domain.Micros, p domain.Policy) Moves {
 	return RunListing(g, now, p, -1)
 }
 
@@ -31,7 +31,7 @@ func Run(g *domain.Graph, now domain.Micros, p domain.Policy) domain.Moves {
 // of 500,000 nodes listed a million moves, 200 MB held until the answer was
 // written (docs/performance.md#import-memory). A move not listed costs 4
 // bytes while the run lasts, and its reason is never built.
-func RunListing(g *domain.Graph, now domain.Micros, p domain.Policy, list int) domain.Moves {
+func RunListing(g *domain.Graph, now domain.Micros, p domain.Policy, list int) Moves {
 	m, s := plan(g, now, p, list)
 	if s == nil || len(s.stepNode) == 0 { // s.stepNode holds the unlisted moves too
 		return m
@@ -56,7 +56,7 @@ func RunListing(g *domain.Graph, now domain.Micros, p domain.Policy, list int) d
 
 // Plan returns exactly what Run(g, now, p) would do to g, with the
 // rank and reason of every move, without changing g.
-func Plan(g *domain.Graph, now domain.Micros, p domain.Policy) domain.Moves {
+func Plan(g *domain.Graph, now domain.Micros, p domain.Policy) Moves {
 	m, _ := plan(g, now, p, -1)
 	return m
 }
@@ -64,16 +64,16 @@ func Plan(g *domain.Graph, now domain.Micros, p domain.Policy) domain.Moves {
 // plan is Plan listing at most list moves (RunListing), with
 // the simulation that ends in the planned tiers; nil when the graph is
 // within both budgets.
-func plan(g *domain.Graph, now domain.Micros, p domain.Policy, list int) (domain.Moves, *sim) {
+func plan(g *domain.Graph, now domain.Micros, p domain.Policy, list int) (Moves, *sim) {
 	return planOver(g, (*domain.Graph).MovableSlots, now, p, list)
 }
 
 // planOver is plan, with the simulation reading the nodes in slots(g),
 // which must hold every active and archived node.
-func planOver(g *domain.Graph, slots func(*domain.Graph) []int32, now domain.Micros, p domain.Policy, list int) (domain.Moves, *sim) {
+func planOver(g *domain.Graph, slots func(*domain.Graph) []int32, now domain.Micros, p domain.Policy, list int) (Moves, *sim) {
 	st := g.Stats()
 	est := st.Estimate(p.EstimateNotes)
-	m := domain.Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
+	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
 	if est <= p.MaxTokens && domain.ArchivedIDTokens*st.Archived <= p.ArchivedBudget() {
 		// Within both budgets: pass 1 and 1b do nothing, and pass 2 has
 		// nothing to orphan. This is the run after almost every write.
@@ -289,7 +289,7 @@ func (x slotIndex) of(si int32) (int32, bool) {
 func (s *sim) edgesOf(i int32) []int32 { return s.adj[s.start[i]:s.start[i+1]] }
 
 // grow makes room for n more steps.
-func (s *sim) grow(m *domain.Moves, n int) {
+func (s *sim) grow(m *Moves, n int) {
 	listed := n
 	if s.list >= 0 {
 		listed = min(n, max(s.list-len(m.Steps), 0))
@@ -300,16 +300,16 @@ func (s *sim) grow(m *domain.Moves, n int) {
 
 // listed reports whether the next kept move is listed in m.Steps; when it
 // is not, it is recorded with unlisted and its reason is not built.
-func (s *sim) listed(m *domain.Moves) bool { return s.list < 0 || len(m.Steps) < s.list }
+func (s *sim) listed(m *Moves) bool { return s.list < 0 || len(m.Steps) < s.list }
 
 // step records a kept move of node i, listed.
-func (s *sim) step(m *domain.Moves, i int32, mv domain.Move) {
+func (s *sim) step(m *Moves, i int32, mv Move) {
 	m.Steps = append(m.Steps, mv)
 	s.stepNode = append(s.stepNode, i)
 }
 
 // unlisted records a kept move of node i that is only counted.
-func (s *sim) unlisted(m *domain.Moves, i int32) {
+func (s *sim) unlisted(m *Moves, i int32) {
 	m.Unlisted++
 	s.stepNode = append(s.stepNode, i)
 }
@@ -317,7 +317,7 @@ func (s *sim) unlisted(m *domain.Moves, i int32) {
 // rank is the rank a listed move points at. A full listing points into the
 // population, which its moves keep alive anyway; a short one copies it, so
 // that a few moves do not keep the whole population alive.
-func (s *sim) rank(r *domain.Rank) *domain.Rank {
+func (s *sim) rank(r *Rank) *Rank {
 	if s.list < 0 {
 		return r
 	}
@@ -374,7 +374,7 @@ func (s *sim) move(i int32, to domain.Tier) {
 
 // member is one node of a scored population.
 type member struct {
-	domain.Rank
+	Rank
 	i int32
 }
 
@@ -414,7 +414,7 @@ func (s *sim) usePopulation(idx []int32) []member {
 	pop := make([]member, n)
 	for j, key := range keys {
 		k, i := key.k, idx[key.k]
-		pop[j] = member{i: i, Rank: domain.Rank{
+		pop[j] = member{i: i, Rank: Rank{
 			ID:       s.ids[i],
 			Recency:  rec[k],
 			Use:      use[k],
@@ -447,7 +447,7 @@ func (s *sim) seedPopulation(idx []int32) []member {
 	pop := make([]member, n)
 	for j, key := range keys {
 		k, i := key.k, idx[key.k]
-		pop[j] = member{i: i, Rank: domain.Rank{
+		pop[j] = member{i: i, Rank: Rank{
 			ID:             s.ids[i],
 			Recency:        rec[k],
 			Connectedness:  con[k],
@@ -466,7 +466,7 @@ func (s *sim) seedPopulation(idx []int32) []member {
 // archive is pass 1: over max, archive the active eligible nodes in rank
 // order until the estimate is at or below the target. It returns the nodes
 // it archived.
-func (s *sim) archive(m *domain.Moves) []int32 {
+func (s *sim) archive(m *Moves) []int32 {
 	limit, target := s.p.MaxTokens, s.p.Target()
 	if s.est <= limit {
 		return nil
@@ -499,7 +499,7 @@ func (s *sim) archive(m *domain.Moves) []int32 {
 			s.unlisted(m, r.i)
 			continue
 		}
-		s.step(m, r.i, domain.Move{ID: r.ID, From: domain.Active, To: domain.Archived, Pass: domain.PassArchive, Rank: s.rank(&r.Rank),
+		s.step(m, r.i, Move{ID: r.ID, From: domain.Active, To: domain.Archived, Pass: PassArchive, Rank: s.rank(&r.Rank),
 			Reason: s.why.str("rank ").num(k+1).str("/").num(len(pop)).str(", score ").score(r.Score).use(s.p, &r.Rank).
 				str("; estimate ").num(est).str(" > target ").num(target).
 				str(" (run started at ").num(start).str(" > max ").num(limit).str(")").done()})
@@ -538,7 +538,7 @@ func (h *posHeap) Pop() any {
 // clearly better back in for nodes archived in it, never leaving the estimate
 // above the target (docs/design/compaction.md#pass-1b). archived are the nodes
 // pass 1 archived.
-func (s *sim) resurrect(m *domain.Moves, archived []int32) {
+func (s *sim) resurrect(m *Moves, archived []int32) {
 	if !s.restorable() {
 		return // no p: the pass stops before it starts, whatever the scores
 	}
@@ -583,7 +583,7 @@ func (s *sim) resurrect(m *domain.Moves, archived []int32) {
 		s.moved[p.i] = true
 		m.Restored = append(m.Restored, p.ID)
 		if s.listed(m) {
-			s.step(m, p.i, domain.Move{ID: p.ID, From: domain.Archived, To: domain.Active, Pass: domain.PassResurrect, Rank: s.rank(&p.Rank),
+			s.step(m, p.i, Move{ID: p.ID, From: domain.Archived, To: domain.Active, Pass: PassResurrect, Rank: s.rank(&p.Rank),
 				Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
 					str(" (archived now) by ").score(diff).str(" >= margin ").score(domain.ResurrectionMargin).
 					str("; estimate ").num(before).str(" -> ").num(s.est).
@@ -625,7 +625,7 @@ func (s *sim) resurrectCandidates(pop []member) (ps, extras []*member) {
 // the target after restoring p, and returns the nodes it archived and, when
 // m lists steps, their moves. pos is each node's position in the
 // population of popLen.
-func (s *sim) archiveForSwap(m *domain.Moves, p *member, extras []*member, next *int, pos []int32, popLen int) (steps []domain.Move, added []int32) {
+func (s *sim) archiveForSwap(m *Moves, p *member, extras []*member, next *int, pos []int32, popLen int) (steps []Move, added []int32) {
 	target := s.p.Target()
 	for s.est > target && *next < len(extras) {
 		x := extras[*next]
@@ -636,7 +636,7 @@ func (s *sim) archiveForSwap(m *domain.Moves, p *member, extras []*member, next 
 		if s.listed(m) { // the same for every extra of this swap: m.Steps does not change here
 			reason := s.why.str("rank ").num(int(pos[x.i])+1).str("/").num(popLen).str(", score ").score(x.Score).use(s.p, &x.Rank).
 				str("; estimate ").num(s.est).str(" > target ").num(target).str(" after restoring ").str(p.ID).done()
-			steps = append(steps, domain.Move{ID: x.ID, From: domain.Active, To: domain.Archived, Pass: domain.PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
+			steps = append(steps, Move{ID: x.ID, From: domain.Active, To: domain.Archived, Pass: PassArchiveForSwap, Rank: s.rank(&x.Rank), Reason: reason})
 		}
 		s.move(x.i, domain.Archived)
 		added = append(added, x.i)
@@ -649,7 +649,7 @@ func (s *sim) archiveForSwap(m *domain.Moves, p *member, extras []*member, next 
 // (ties: recency ascending, then id ascending). Orphaning an archived node
 // does not change the active set, so those counts hold for the whole pass
 // and one sort gives the order.
-func (s *sim) orphan(m *domain.Moves) {
+func (s *sim) orphan(m *Moves) {
 	budget := s.p.ArchivedBudget()
 	keep := max(budget, 0) / domain.ArchivedIDTokens // 5 × |A| ≤ budget ⇔ |A| ≤ ⌊budget/5⌋
 	type cand struct {
@@ -706,7 +706,7 @@ func (s *sim) orphan(m *domain.Moves) {
 		if s.listed(m) {
 			reason := s.why.num(c.edges).str(" edges to active nodes; ").num(left).str(" archived ids x ").num(domain.ArchivedIDTokens).
 				str(" = ").num(domain.ArchivedIDTokens * left).str(" tokens > archived budget ").num(budget).done()
-			s.step(m, c.i, domain.Move{ID: id, From: domain.Archived, To: domain.Orphaned, Pass: domain.PassOrphan, Reason: reason})
+			s.step(m, c.i, Move{ID: id, From: domain.Archived, To: domain.Orphaned, Pass: PassOrphan, Reason: reason})
 		} else {
 			s.unlisted(m, c.i)
 		}
@@ -732,7 +732,7 @@ func (r *reason) score(v float64) *reason { r.b = appendFixed4(r.b, v); return r
 // of 1.50 sessions", the node's use count at the run's day in sessions,
 // truncated to two decimals. Under ScoringSeed it adds nothing, so the
 // reasons stay those of before the use count.
-func (r *reason) use(p domain.Policy, rk *domain.Rank) *reason {
+func (r *reason) use(p domain.Policy, rk *Rank) *reason {
 	if p.Scoring != domain.ScoringUse {
 		return r
 	}

@@ -273,7 +273,7 @@ func TestCompactPropWithinBudgetMovesNothing(t *testing.T) {
 			return
 		}
 		for _, st := range m.Steps {
-			if st.Pass != domain.PassOrphan {
+			if st.Pass != PassOrphan {
 				t.Fatalf("within budget (%d ≤ %d) but %s %s", m.EstimateBefore, p.MaxTokens, st.Pass, st.ID)
 			}
 		}
@@ -355,7 +355,7 @@ func TestCompactPropTierChangesOnceInPassesOneAndOneB(t *testing.T) {
 		m := Run(g, propNow, p)
 		seen := map[string]string{}
 		for _, st := range m.Steps {
-			if st.Pass == domain.PassOrphan {
+			if st.Pass == PassOrphan {
 				continue
 			}
 			if prev, ok := seen[st.ID]; ok {
@@ -384,7 +384,7 @@ func TestScoringsDifferential(t *testing.T) {
 		shuffled := d
 		shuffled.Nodes = rapid.Permutation(d.Nodes).Draw(t, "node-order")
 		shuffled.Edges = rapid.Permutation(d.Edges).Draw(t, "edge-order")
-		plans := map[domain.Scoring]domain.Moves{}
+		plans := map[domain.Scoring]Moves{}
 		for _, sc := range []domain.Scoring{domain.ScoringUse, domain.ScoringSeed} {
 			p.Scoring = sc
 			g, h := restoreData(t, d), restoreData(t, shuffled)

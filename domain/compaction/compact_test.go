@@ -91,7 +91,7 @@ type stepSummary struct {
 	To   domain.Tier
 }
 
-func summarize(m domain.Moves) []stepSummary {
+func summarize(m Moves) []stepSummary {
 	var s []stepSummary
 	for _, st := range m.Steps {
 		s = append(s, stepSummary{st.ID, st.Pass, st.To})
@@ -136,7 +136,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "pass 1 archives in rank order and stops at the target",
 			nodes:      line(5, nil),
 			policy:     domain.Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -157,7 +157,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "nodes in grace are never archived",
 			nodes:      line(5, func(i int, c *cpN) { c.created = cpNow - domain.Day*domain.Micros(i) }),
 			policy:     domain.Policy{MaxTokens: 100, Grace: 3 * domain.Day}, // n1 (1 day old), n2 (2 days) in grace
-			wantSteps:  []stepSummary{{"n3", domain.PassArchive, domain.Archived}, {"n4", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"n3", PassArchive, domain.Archived}, {"n4", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -169,7 +169,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				}
 			}),
 			policy:     domain.Policy{MaxTokens: 100, Grace: 1},
-			wantSteps:  []stepSummary{{"n6", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"n6", PassArchive, domain.Archived}},
 			wantBefore: 150, wantAfter: 125, wantOver: true,
 		},
 		{
@@ -182,7 +182,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			nodes:      []cpN{{id: "a", ts: 1}, {id: "b", ts: 1}, {id: "c", ts: 1}},
 			edges:      []cpE{{"a", "b"}, {"b", "c"}, {"a", "x.go"}, {"x.go", "y.go"}},
 			policy:     domain.Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}, {"c", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}, {"c", PassArchive, domain.Archived}},
 			wantBefore: 135, wantAfter: 70,
 		},
 		{
@@ -192,7 +192,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			nodes:      []cpN{{id: "a"}},
 			edges:      []cpE{{"f1", "g"}, {"f2", "g"}, {"f3", "g"}, {"f4", "g"}, {"f5", "g"}, {"f6", "g"}, {"f7", "g"}},
 			policy:     domain.Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}},
 			wantBefore: 130, wantAfter: 105, wantOver: true,
 		},
 		{
@@ -208,7 +208,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "KG_ESTIMATE_NOTES charges the notes",
 			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
 			policy:     domain.Policy{MaxTokens: 100, EstimateNotes: true},
-			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 135, wantAfter: 45,
 		},
 		{
@@ -231,8 +231,8 @@ func TestCompactWorkedCases(t *testing.T) {
 			nodes:    append(line(5, nil), cpN{id: "p", ts: 10, tier: domain.Archived}),
 			policy:   domain.Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
-				{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived},
-				{"p", domain.PassResurrect, domain.Active}, {"n3", domain.PassArchiveForSwap, domain.Archived},
+				{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived},
+				{"p", PassResurrect, domain.Active}, {"n3", PassArchiveForSwap, domain.Archived},
 			},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -248,8 +248,8 @@ func TestCompactWorkedCases(t *testing.T) {
 			policy:   domain.Policy{MaxTokens: 100},
 			scorings: useOnly,
 			wantSteps: []stepSummary{
-				{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived},
-				{"p", domain.PassResurrect, domain.Active}, {"n3", domain.PassArchiveForSwap, domain.Archived},
+				{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived},
+				{"p", PassResurrect, domain.Active}, {"n3", PassArchiveForSwap, domain.Archived},
 			},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -265,7 +265,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			edges:      []cpE{{"b", "a"}, {"c", "a"}},
 			policy:     domain.Policy{MaxTokens: 100},
 			scorings:   useOnly,
-			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}},
 			wantBefore: 105, wantAfter: 80,
 		},
 		{
@@ -278,7 +278,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			edges:      []cpE{{"b", "a"}, {"c", "a"}},
 			policy:     domain.Policy{MaxTokens: 100},
 			scorings:   seedOnly,
-			wantSteps:  []stepSummary{{"b", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"b", PassArchive, domain.Archived}},
 			wantBefore: 105, wantAfter: 80,
 		},
 		{
@@ -292,7 +292,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			},
 			policy:     domain.Policy{MaxTokens: 100},
 			scorings:   useOnly,
-			wantSteps:  []stepSummary{{"a", domain.PassArchive, domain.Archived}, {"b", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}, {"b", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -305,7 +305,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				}
 			}), cpN{id: "p", ts: 10, tier: domain.Archived}),
 			policy:     domain.Policy{MaxTokens: 100, Grace: domain.Day},
-			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -313,7 +313,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "pass 1b needs the margin",
 			nodes:      append(line(5, nil), cpN{id: "p", ts: 1, tier: domain.Archived}),
 			policy:     domain.Policy{MaxTokens: 100},
-			wantSteps:  []stepSummary{{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}},
+			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
@@ -342,7 +342,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			edges:  []cpE{{"a1", "h1"}, {"h1", "a1"}, {"a2", "h1"}, {"a3", "h2"}, {"a9", "h2"}, {"a6", "a7"}, {"a8", "file"}},
 			policy: domain.Policy{MaxTokens: 130},
 			wantSteps: []stepSummary{
-				{"a5", domain.PassOrphan, domain.Orphaned}, {"a6", domain.PassOrphan, domain.Orphaned}, {"a7", domain.PassOrphan, domain.Orphaned},
+				{"a5", PassOrphan, domain.Orphaned}, {"a6", PassOrphan, domain.Orphaned}, {"a7", PassOrphan, domain.Orphaned},
 			},
 			wantBefore: 125, wantAfter: 125,
 		},
@@ -358,7 +358,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				cpN{id: "o5", ts: 1, tier: domain.Archived}),
 			policy: domain.Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
-				{"n1", domain.PassArchive, domain.Archived}, {"n2", domain.PassArchive, domain.Archived}, {"n1", domain.PassOrphan, domain.Orphaned},
+				{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}, {"n1", PassOrphan, domain.Orphaned},
 			},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -370,7 +370,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			nodes:      orphanFan(25),
 			edges:      fanEdges(25),
 			policy:     domain.Policy{MaxTokens: 400},
-			wantSteps:  []stepSummary{{"a01", domain.PassOrphan, domain.Orphaned}},
+			wantSteps:  []stepSummary{{"a01", PassOrphan, domain.Orphaned}},
 			wantBefore: 395, wantAfter: 380,
 		},
 	}
@@ -451,23 +451,23 @@ func TestCompactMovesExplainThemselves(t *testing.T) {
 		cpN{id: "o3", ts: 4, tier: domain.Archived}, cpN{id: "o4", ts: 5, tier: domain.Archived}), nil)
 	m := Run(g, cpNow, domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}) // under seed p, written last, is restored
 	want := map[string][]string{
-		domain.PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
-		domain.PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
-		domain.PassArchiveForSwap: {"score 0.", "target 80", "after restoring "},
-		domain.PassOrphan:         {"edges to active nodes", "archived budget 30"},
+		PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
+		PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
+		PassArchiveForSwap: {"score 0.", "target 80", "after restoring "},
+		PassOrphan:         {"edges to active nodes", "archived budget 30"},
 	}
 	seen := map[string]bool{}
 	for _, st := range m.Steps {
 		seen[st.Pass] = true
 		for _, s := range want[st.Pass] {
-			if st.Pass == domain.PassArchive && st.ID != "n1" && strings.HasPrefix(s, "estimate") {
+			if st.Pass == PassArchive && st.ID != "n1" && strings.HasPrefix(s, "estimate") {
 				continue // later archive steps start from a lower estimate
 			}
 			if !strings.Contains(st.Reason, s) {
 				t.Errorf("%s %s: reason %q lacks %q", st.Pass, st.ID, st.Reason, s)
 			}
 		}
-		if (st.Rank == nil) != (st.Pass == domain.PassOrphan) {
+		if (st.Rank == nil) != (st.Pass == PassOrphan) {
 			t.Errorf("%s %s: rank %v; want a rank exactly for the scored passes", st.Pass, st.ID, st.Rank)
 		}
 	}

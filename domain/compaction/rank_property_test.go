@@ -124,7 +124,7 @@ func TestCompactPropArchivesInRankOrder(t *testing.T) {
 		want := scratchRankOrder(g, propNow, p)
 		var got []ranked
 		for _, st := range Plan(g, propNow, p).Steps {
-			if st.Pass == domain.PassArchive {
+			if st.Pass == PassArchive {
 				got = append(got, ranked{ID: st.ID, Score: st.Rank.Score, Recency: st.Rank.Recency})
 			}
 		}

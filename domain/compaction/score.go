@@ -101,7 +101,7 @@ func (o rankOrder) cmp(a, b rankKey) int {
 // cmpRestore is the order in which pass 1b picks nodes to restore: highest
 // score first, ties by higher recency, then lower id. It is not the reverse
 // of the rank order, whose last tie-break is the higher id.
-func cmpRestore(a, b *domain.Rank) int {
+func cmpRestore(a, b *Rank) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
@@ -142,22 +142,22 @@ func (s *sim) connectedness(i int32) int {
 // Every node also carries its use count at now and the day it was last
 // counted, and under ScoringUse the ranked ones their connectedness too, for
 // a person to compare, though it does not enter their score.
-func Ranks(g *domain.Graph, now domain.Micros, p domain.Policy) (ranked, others []domain.Rank) {
+func Ranks(g *domain.Graph, now domain.Micros, p domain.Policy) (ranked, others []Rank) {
 	s := newSim(g, g.NodeSlots(), now, p)
 	pop := s.population(domain.Active)
-	ranked = make([]domain.Rank, len(pop))
+	ranked = make([]Rank, len(pop))
 	inPop := make([]bool, len(s.ids))
 	for k, m := range pop {
 		ranked[k] = m.Rank
 		ranked[k].Connectedness = s.connectedness(m.i)
 		inPop[m.i] = true
 	}
-	others = make([]domain.Rank, 0, len(s.ids)-len(pop))
+	others = make([]Rank, 0, len(s.ids)-len(pop))
 	for i, n := range s.nodes {
 		if inPop[i] {
 			continue
 		}
-		r := domain.Rank{
+		r := Rank{
 			Scoring:       s.p.Scoring,
 			ID:            s.ids[i],
 			Recency:       s.recency[i],
@@ -169,6 +169,6 @@ func Ranks(g *domain.Graph, now domain.Micros, p domain.Policy) (ranked, others 
 		r.Eligible = n.Tier != domain.Orphaned && r.GraceLeft == 0
 		others = append(others, r)
 	}
-	slices.SortFunc(others, func(a, b domain.Rank) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(others, func(a, b Rank) int { return strings.Compare(a.ID, b.ID) })
 	return ranked, others
 }

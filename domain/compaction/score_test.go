@@ -88,12 +88,12 @@ func TestRankOrder(t *testing.T) {
 func TestRestoreOrder(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b domain.Rank
+		a, b Rank
 	}{
-		{"higher score first", domain.Rank{ID: "z", Score: 0.9}, domain.Rank{ID: "a", Score: 0.8, Recency: 9}},
-		{"equal score: higher recency first", domain.Rank{ID: "z", Score: 0.9, Recency: 2}, domain.Rank{ID: "a", Score: 0.9, Recency: 1}},
+		{"higher score first", Rank{ID: "z", Score: 0.9}, Rank{ID: "a", Score: 0.8, Recency: 9}},
+		{"equal score: higher recency first", Rank{ID: "z", Score: 0.9, Recency: 2}, Rank{ID: "a", Score: 0.9, Recency: 1}},
 		// Not the reverse of the rank order: the id tie-break stays ascending.
-		{"equal score and recency: lower id first", domain.Rank{ID: "a", Score: 0.9, Recency: 1}, domain.Rank{ID: "b", Score: 0.9, Recency: 1}},
+		{"equal score and recency: lower id first", Rank{ID: "a", Score: 0.9, Recency: 1}, Rank{ID: "b", Score: 0.9, Recency: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,12 +150,12 @@ func TestRanks(t *testing.T) {
 	ranked, others := Ranks(g, now, p)
 	combineScore := func(pr, pc float64) float64 { return combine(domain.DefaultScoreWeights(), pr, pc) }
 	// Pass 1 takes the population in this order: c, a, b.
-	wantRanked := []domain.Rank{
+	wantRanked := []Rank{
 		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: domain.ScoringSeed},
 		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: domain.ScoringSeed},
 		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: domain.ScoringSeed},
 	}
-	wantOthers := []domain.Rank{
+	wantOthers := []Rank{
 		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: domain.ScoringSeed},
 		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: domain.ScoringSeed},
 	}
@@ -197,12 +197,12 @@ func TestRanksByUse(t *testing.T) {
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"e", "a"}})
 	ranked, others := Ranks(g, now, domain.Policy{MaxTokens: 1000, Grace: 10})
 	cUse := domain.Use{Count: domain.UseUnit, Day: today - 80, Known: true}.At(today) // UseUnit × T[80] >> 16
-	wantRanked := []domain.Rank{
+	wantRanked := []Rank{
 		{ID: "c", Recency: 20 * domain.Day, Connectedness: 33, Use: cUse, UseDay: 20, PUse: 0, Score: 0, Eligible: true},
 		{ID: "a", Recency: 90 * domain.Day, Connectedness: 33 + 66, Use: 98_301, UseDay: today - 7, PUse: 0.5, Score: 0.5, Eligible: true},
 		{ID: "b", Recency: 10 * domain.Day, Connectedness: 132, Use: 2 * domain.UseUnit, UseDay: today, PUse: 1, Score: 1, Eligible: true},
 	}
-	wantOthers := []domain.Rank{
+	wantOthers := []Rank{
 		{ID: "d", Recency: 50, Use: 0, UseDay: today - 100, Eligible: true},
 		{ID: "e", Recency: 99 * domain.Day, Connectedness: 33, Use: domain.UseUnit, UseDay: today, GraceLeft: 9},
 	}

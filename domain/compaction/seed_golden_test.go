@@ -112,7 +112,7 @@ func genSeedCase(i int) seedCase {
 func renderSeedCase(c seedCase) string {
 	var b strings.Builder
 	g, _ := domain.Restore(domain.GraphKey{Level: domain.LevelUser}, c.data, domain.RestoreOptions{})
-	rank := func(r *domain.Rank) {
+	rank := func(r *Rank) {
 		if r == nil {
 			b.WriteString(" -\n")
 			return

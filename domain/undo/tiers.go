@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // Retier is the action of a step that moves a node back to the tier a
@@ -43,7 +44,7 @@ func archivesUndone(entries []domain.HistoryEntry, target Target) []archiveUndon
 func (pl *undoPlanner) retier(archived []archiveUndone) {
 	for _, a := range archived {
 		ref := itemRef{id: a.id}
-		from, err := domain.ParseTier(a.from)
+		from, err := compaction.ParseTier(a.from)
 		if err != nil {
 			pl.skip(ref, fmt.Sprintf("the log names its tier before as %q", a.from))
 			continue

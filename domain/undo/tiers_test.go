@@ -22,7 +22,7 @@ func archiveGraph(t *testing.T, ids []string, archive int) (*domain.Graph, []dom
 	}
 	log := g.TakeChangeLog(w, domain.HistoryPut)
 	g.StartChangeLog()
-	if _, err := g.ArchiveNodes(ids[:archive], p.Now); err != nil {
+	if _, err := compaction.ArchiveNodes(g, ids[:archive], p.Now); err != nil {
 		t.Fatal(err)
 	}
 	es := g.TakeChangeLog(p, domain.HistoryArchive)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // Undo (docs/design/trust.md#undo): put back, as new writes, the state each
@@ -312,7 +313,7 @@ func Apply(g *domain.Graph, plan Plan, at domain.Stamp) (applied []Step, failed 
 			}
 			_, err = g.PutEdge(domain.EdgeInput{From: st.Key.From, To: st.Key.To, Rel: st.Key.Rel, Notes: notes}, at)
 		case st.Action == Retier:
-			err = g.RestoreTier(st.ID, st.Tier, at.Now)
+			err = compaction.RestoreTier(g, st.ID, st.Tier, at.Now)
 		case st.Action == Delete:
 			if _, ok := g.Node(st.ID); ok {
 				_, err = g.DeleteNode(st.ID, at)

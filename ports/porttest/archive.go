@@ -6,10 +6,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
-// testHistoryArchive: a person's archive (domain.Graph.ArchiveNodes, logged
+// testHistoryArchive: a person's archive (compaction.ArchiveNodes, logged
 // as domain.HistoryArchive) comes back as archive entries with their tier
 // change, after a reopen — told apart from a read's promotion, a move,
 // which an undo never reverses (docs/decisions/0106-archive-by-hand.md).
@@ -26,7 +27,7 @@ func testHistoryArchive(h *harness) {
 	})
 	p := domain.Stamp{Now: t0 + domain.Second, Session: "person", Principal: "olive"}
 	archived := h.loggedAs(k, g, p, domain.HistoryArchive, func() {
-		if _, err := g.ArchiveNodes([]string{"a", "b", "c"}, p.Now); err != nil {
+		if _, err := compaction.ArchiveNodes(g, []string{"a", "b", "c"}, p.Now); err != nil {
 			h.t.Fatal(err)
 		}
 	})

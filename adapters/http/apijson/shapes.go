@@ -2,6 +2,7 @@ package apijson
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/domain/secrets"
@@ -135,7 +136,7 @@ type Rank struct {
 }
 
 // RankOf returns the API shape of r.
-func RankOf(r *domain.Rank) *Rank {
+func RankOf(r *compaction.Rank) *Rank {
 	if r == nil {
 		return nil
 	}
@@ -149,7 +150,7 @@ func RankOf(r *domain.Rank) *Rank {
 
 // Percentiles returns the percentiles r's score is made of under its
 // scoring, nil for the others.
-func Percentiles(r *domain.Rank) (pUse, pRecency, pConnectedness *float64) {
+func Percentiles(r *compaction.Rank) (pUse, pRecency, pConnectedness *float64) {
 	if r.Scoring == domain.ScoringUse {
 		return &r.PUse, nil, nil
 	}
@@ -157,7 +158,7 @@ func Percentiles(r *domain.Rank) (pUse, pRecency, pConnectedness *float64) {
 }
 
 // MovesOf returns the API shape of m.
-func MovesOf(m domain.Moves) Moves {
+func MovesOf(m compaction.Moves) Moves {
 	out := Moves{
 		Archived: nonNil(m.Archived), Restored: nonNil(m.Restored), Orphaned: nonNil(m.Orphaned), Pruned: nonNil(m.Pruned),
 		Moves:          make([]Move, 0, len(m.Steps)),
@@ -177,7 +178,7 @@ func MovesOf(m domain.Moves) Moves {
 
 // MovesOrNil is MovesOf, or nil when the run moved nothing: what a write's
 // result carries.
-func MovesOrNil(m domain.Moves) *Moves {
+func MovesOrNil(m compaction.Moves) *Moves {
 	if m.Empty() {
 		return nil
 	}

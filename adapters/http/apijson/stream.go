@@ -8,7 +8,7 @@ import (
 	"net/http"
 
 	"github.com/kg-memory/kg/app"
-	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // WriteImportResult answers an import with the JSON of ImportResultOf(r),
@@ -55,8 +55,8 @@ func EncodeImportResult(w io.Writer, r app.ImportResult) error {
 }
 
 // encodeMoves writes the JSON of MovesOf(m) one move at a time.
-func encodeMoves(w io.Writer, m domain.Moves) error {
-	empty := MovesOf(domain.Moves{Archived: m.Archived, Restored: m.Restored, Orphaned: m.Orphaned, Pruned: m.Pruned,
+func encodeMoves(w io.Writer, m compaction.Moves) error {
+	empty := MovesOf(compaction.Moves{Archived: m.Archived, Restored: m.Restored, Orphaned: m.Orphaned, Pruned: m.Pruned,
 		EstimateBefore: m.EstimateBefore, EstimateAfter: m.EstimateAfter, OverBudget: m.OverBudget, Unlisted: m.Unlisted})
 	head, err := json.Marshal(empty) // {"archived":[…],…,"moves":[],"estimate_before":…}
 	if err != nil {
@@ -71,7 +71,7 @@ func encodeMoves(w io.Writer, m domain.Moves) error {
 		return err
 	}
 	for k := range m.Steps {
-		one := MovesOf(domain.Moves{Steps: m.Steps[k : k+1]}).Moves[0]
+		one := MovesOf(compaction.Moves{Steps: m.Steps[k : k+1]}).Moves[0]
 		b, err := json.Marshal(one)
 		if err != nil {
 			return err

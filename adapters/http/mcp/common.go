@@ -5,6 +5,7 @@ package mcp
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/render"
 	"github.com/kg-memory/kg/domain/secrets"
@@ -20,7 +21,7 @@ func plural(n int, one, many string) string { return render.Plural(n, one, many)
 
 // movesLine is "\nCompaction: archived a, b; restored c", or "" when the
 // run moved nothing.
-func movesLine(m domain.Moves) string {
+func movesLine(m compaction.Moves) string {
 	return render.MovesLine(m.Archived, m.Restored, m.Orphaned, m.Pruned)
 }
 

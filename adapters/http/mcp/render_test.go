@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/fullread"
 	"github.com/kg-memory/kg/domain/graphsearch"
@@ -258,7 +259,7 @@ func TestRenderResults(t *testing.T) {
 		{"put node", renderPutNode(app.PutNodeResult{Level: domain.LevelProject, Node: &domain.Node{ID: "x", Version: domain.Version{V: 3}}}),
 			`Node "x" saved to project graph (v3)`},
 		{"put node with compaction", renderPutNode(app.PutNodeResult{Level: domain.LevelUser, Node: &domain.Node{ID: "x", Version: domain.Version{V: 1}},
-			Compaction: domain.Moves{Archived: []string{"p", "q"}, Orphaned: []string{"r"}}}),
+			Compaction: compaction.Moves{Archived: []string{"p", "q"}, Orphaned: []string{"r"}}}),
 			"Node \"x\" saved to user graph (v1)\nCompaction: archived p, q; orphaned r"},
 		{"put edge", renderPutEdge(app.PutEdgeResult{Level: domain.LevelUser, Edge: &domain.Edge{From: "a", To: "b", Rel: "uses"}}),
 			"Edge a --uses--> b saved to user graph"},
@@ -362,7 +363,7 @@ func TestRenderSyncGolden(t *testing.T) {
 // with and without a stored state.
 func TestRenderWriteAnswersGolden(t *testing.T) {
 	key := domain.EdgeKey{From: "auth-module", Rel: "requires-init", To: "session-handler"}
-	moves := domain.Moves{Archived: []string{"a", "b"}, Restored: []string{"c"}, Pruned: []string{"d"}}
+	moves := compaction.Moves{Archived: []string{"a", "b"}, Restored: []string{"c"}, Pruned: []string{"d"}}
 	found := []secrets.Finding{
 		{Field: "notes[1]", Secret: secrets.Secret{Kind: secrets.Kind{ID: "aws-access-key", Label: "an AWS access key"}, Start: 11, End: 31}},
 		{Field: "gist", Secret: secrets.Secret{Kind: secrets.Kind{ID: "jwt", Label: "a JSON web token"}, Start: 0, End: 40}},
@@ -373,7 +374,7 @@ func TestRenderWriteAnswersGolden(t *testing.T) {
 			PossibleDuplicates: []duplicates.Match{{ID: "Auth", ByID: true, Score: 1}, {ID: "auth-module", Score: 0.8612}}}),
 		renderPutNode(app.PutNodeResult{Level: domain.LevelUser, Node: &domain.Node{ID: "jwt-basics", Version: domain.Version{V: 1}}}),
 		renderPutEdge(app.PutEdgeResult{Level: domain.LevelProject, Edge: &domain.Edge{From: key.From, Rel: key.Rel, To: key.To},
-			Compaction: domain.Moves{Orphaned: []string{"x"}}, Redacted: found[:1]}),
+			Compaction: compaction.Moves{Orphaned: []string{"x"}}, Redacted: found[:1]}),
 		renderPutEdge(app.PutEdgeResult{Level: domain.LevelUser, Edge: &domain.Edge{From: "a", Rel: "uses", To: "b"}}),
 		renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelProject, Key: key, Deleted: true}),
 		renderDeleteEdge(app.DeleteEdgeResult{Level: domain.LevelProject, Key: key}),

@@ -11,6 +11,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/importing"
 	"github.com/kg-memory/kg/domain/merge"
 	"github.com/kg-memory/kg/ports"
@@ -37,7 +38,7 @@ type Service interface {
 	SaveProgress(ctx context.Context, sc app.Scope, task string, state domain.RawJSON) error
 	LoadProgress(ctx context.Context, sc app.Scope, task string) (domain.RawJSON, bool, error)
 	ExplainCompaction(ctx context.Context, sc app.Scope) (app.Explanation, error)
-	Compact(ctx context.Context, sc app.Scope) (domain.Moves, error)
+	Compact(ctx context.Context, sc app.Scope) (compaction.Moves, error)
 	Export(ctx context.Context, sc app.Scope) (app.Export, error)
 	Import(ctx context.Context, sc app.Scope, mode importing.Mode, doc domain.GraphData, opt app.ImportOptions) (app.ImportResult, error)
 	MarkUseful(ctx context.Context, sessionID string, ids []string) (app.UsefulResult, error)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // POST /api/nodes/archive moves the nodes named to the archived tier as one
@@ -52,7 +53,7 @@ func TestArchiveNodesOverRESTRefusesBadInput(t *testing.T) {
 	e := newEnv(t)
 	sid := e.session(e.proj)
 	e.put("project", sid, "a", "about a")
-	many := make([]string, domain.MaxArchiveIDs+1)
+	many := make([]string, compaction.MaxArchiveIDs+1)
 	for i := range many {
 		many[i] = "a"
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/storage/record"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -281,7 +282,7 @@ func (r eventRec) domain() (ports.Event, error) {
 		ev.EdgeKey = &domain.EdgeKey{From: r.EdgeKey.From, To: r.EdgeKey.To, Rel: r.EdgeKey.Rel}
 	}
 	if len(r.Compaction) > 0 {
-		var m domain.Moves
+		var m compaction.Moves
 		if err := json.Unmarshal(r.Compaction, &m); err != nil {
 			return ev, err
 		}

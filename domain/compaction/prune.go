@@ -1,9 +1,11 @@
-package domain
+package compaction
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // Prune permanently deletes the nodes orphaned more than p.OrphanGrace before
@@ -15,23 +17,23 @@ import (
 // An orphaned node with no orphaned time is kept: without the time there is
 // no way to know its grace is over, and deleting is the one move that cannot
 // be undone.
-func (g *Graph) Prune(at Stamp, p Policy) Moves {
+func Prune(g *domain.Graph, at domain.Stamp, p domain.Policy) Moves {
 	est := p.Estimate(g)
 	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
-	if g.stats.Orphaned == 0 {
+	if g.Stats().Orphaned == 0 {
 		return m
 	}
-	var due []*Node
-	for _, n := range g.allNodes() {
-		if n.Tier == Orphaned && n.OrphanedAt != 0 && at.Now-n.OrphanedAt > p.OrphanGrace {
+	var due []*domain.Node
+	for n := range g.AllNodes() {
+		if n.Tier == domain.Orphaned && n.OrphanedAt != 0 && at.Now-n.OrphanedAt > p.OrphanGrace {
 			due = append(due, n)
 		}
 	}
-	slices.SortFunc(due, func(a, b *Node) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(due, func(a, b *domain.Node) int { return strings.Compare(a.ID, b.ID) })
 	for _, n := range due {
-		edges := g.removeNode(n.ID, at, true)
+		edges, _ := g.PruneNode(n.ID, at) // due holds only nodes of g
 		m.Pruned = append(m.Pruned, n.ID)
-		m.Steps = append(m.Steps, Move{ID: n.ID, From: Orphaned, To: Orphaned, Pruned: true, Pass: PassPrune,
+		m.Steps = append(m.Steps, Move{ID: n.ID, From: domain.Orphaned, To: domain.Orphaned, Pruned: true, Pass: PassPrune,
 			Reason: fmt.Sprintf("orphaned %s ago > orphan grace %s; %d edges deleted with it",
 				days(at.Now-n.OrphanedAt), days(p.OrphanGrace), edges)})
 	}
@@ -46,22 +48,22 @@ func (g *Graph) Prune(at Stamp, p Policy) Moves {
 // p.TombstoneTTL before now, and returns how many it dropped. A dropped
 // tombstone is journaled and pending like any change, so a backend deletes
 // it too and a rollback brings it back.
-func (g *Graph) ExpireTombstones(now Micros, p Policy) int {
+func ExpireTombstones(g *domain.Graph, now domain.Micros, p domain.Policy) int {
 	var nodes []string
-	for id, t := range g.nodeTombs {
+	for id, t := range g.AllNodeTombstones() {
 		if now-t.TS > p.TombstoneTTL {
 			nodes = append(nodes, id)
 		}
 	}
-	var edges []EdgeKey
-	for k, t := range g.edgeTombs {
+	var edges []domain.EdgeKey
+	for k, t := range g.AllEdgeTombstones() {
 		if now-t.TS > p.TombstoneTTL {
 			edges = append(edges, k)
 		}
 	}
 	// Sorted so that the journal and its replay are the same on every run.
 	slices.Sort(nodes)
-	slices.SortFunc(edges, func(a, b EdgeKey) int {
+	slices.SortFunc(edges, func(a, b domain.EdgeKey) int {
 		switch {
 		case a.Less(b):
 			return -1
@@ -70,16 +72,11 @@ func (g *Graph) ExpireTombstones(now Micros, p Policy) int {
 		}
 		return 0
 	})
-	for _, id := range nodes {
-		g.setNodeTomb(id, nil)
-	}
-	for _, k := range edges {
-		g.setEdgeTomb(k, nil)
-	}
+	g.DropTombstones(nodes, edges)
 	return len(nodes) + len(edges)
 }
 
 // days renders a duration in days for a reason line, e.g. "365.0 days".
-func days(d Micros) string {
-	return fmt.Sprintf("%.1f days", float64(d)/float64(Day))
+func days(d domain.Micros) string {
+	return fmt.Sprintf("%.1f days", float64(d)/float64(domain.Day))
 }

@@ -1,31 +1,33 @@
-package domain
+package compaction
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 func TestPrune(t *testing.T) {
-	const grace = 365 * Day
-	at := Stamp{Now: cpNow + grace} // orphaned at cpNow: exactly at the end of grace
+	const grace = 365 * domain.Day
+	at := domain.Stamp{Now: cpNow + grace} // orphaned at cpNow: exactly at the end of grace
 	tests := []struct {
 		name       string
 		node       cpN
 		wantPruned bool
 	}{
-		{"orphaned more than the grace ago", cpN{id: "x", tier: Orphaned, orphanedAt: cpNow - 1}, true},
-		{"orphaned exactly the grace ago is kept", cpN{id: "x", tier: Orphaned, orphanedAt: cpNow}, false},
-		{"orphaned recently", cpN{id: "x", tier: Orphaned, orphanedAt: cpNow + Day}, false},
-		{"orphaned with no time is kept", cpN{id: "x", tier: Orphaned}, false},
-		{"archived nodes are never pruned", cpN{id: "x", tier: Archived, ts: 1}, false},
+		{"orphaned more than the grace ago", cpN{id: "x", tier: domain.Orphaned, orphanedAt: cpNow - 1}, true},
+		{"orphaned exactly the grace ago is kept", cpN{id: "x", tier: domain.Orphaned, orphanedAt: cpNow}, false},
+		{"orphaned recently", cpN{id: "x", tier: domain.Orphaned, orphanedAt: cpNow + domain.Day}, false},
+		{"orphaned with no time is kept", cpN{id: "x", tier: domain.Orphaned}, false},
+		{"archived nodes are never pruned", cpN{id: "x", tier: domain.Archived, ts: 1}, false},
 		{"active nodes are never pruned", cpN{id: "x", ts: 1}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := cpGraph(t, []cpN{tt.node, {id: "h"}}, []cpE{{"x", "h"}, {"h", "x"}, {"x", "x"}, {"x", "file.go"}, {"h", "file.go"}})
 			seq := g.Seq()
-			m := g.Prune(at, Policy{MaxTokens: 1000, OrphanGrace: grace})
+			m := Prune(g, at, domain.Policy{MaxTokens: 1000, OrphanGrace: grace})
 			_, exists := g.Node("x")
 			if exists == tt.wantPruned {
 				t.Fatalf("node exists %v after prune, want pruned %v", exists, tt.wantPruned)
@@ -47,7 +49,7 @@ func TestPrune(t *testing.T) {
 				t.Errorf("node tombstone %+v (exists %v), want pruned, version 1, at now", tomb, ok)
 			}
 			// Its four edges are gone with pruned tombstones; h's own edge stays.
-			for _, k := range []EdgeKey{{"x", "h", "r"}, {"h", "x", "r"}, {"x", "x", "r"}, {"x", "file.go", "r"}} {
+			for _, k := range []domain.EdgeKey{{From: "x", To: "h", Rel: "r"}, {From: "h", To: "x", Rel: "r"}, {From: "x", To: "x", Rel: "r"}, {From: "x", To: "file.go", Rel: "r"}} {
 				if _, ok := g.Edge(k); ok {
 					t.Errorf("edge %s survived", k)
 				}
@@ -55,7 +57,7 @@ func TestPrune(t *testing.T) {
 					t.Errorf("edge %s: tombstone %+v (exists %v), want pruned", k, et, ok)
 				}
 			}
-			if _, ok := g.Edge(EdgeKey{"h", "file.go", "r"}); !ok {
+			if _, ok := g.Edge(domain.EdgeKey{From: "h", To: "file.go", Rel: "r"}); !ok {
 				t.Error("an edge not touching the pruned node was deleted")
 			}
 			if g.Seq() != seq+5 {
@@ -72,9 +74,9 @@ func TestPrune(t *testing.T) {
 // they take do not depend on map order.
 func TestPruneOrder(t *testing.T) {
 	g := cpGraph(t, []cpN{
-		{id: "c", tier: Orphaned, orphanedAt: 1}, {id: "a", tier: Orphaned, orphanedAt: 1}, {id: "b", tier: Orphaned, orphanedAt: 1},
+		{id: "c", tier: domain.Orphaned, orphanedAt: 1}, {id: "a", tier: domain.Orphaned, orphanedAt: 1}, {id: "b", tier: domain.Orphaned, orphanedAt: 1},
 	}, nil)
-	m := g.Prune(Stamp{Now: cpNow}, Policy{OrphanGrace: Day})
+	m := Prune(g, domain.Stamp{Now: cpNow}, domain.Policy{OrphanGrace: domain.Day})
 	if diff := cmp.Diff([]string{"a", "b", "c"}, m.Pruned); diff != "" {
 		t.Errorf("pruned (-want +got):\n%s", diff)
 	}
@@ -87,11 +89,11 @@ func TestPruneOrder(t *testing.T) {
 }
 
 func TestExpireTombstones(t *testing.T) {
-	const ttl = 30 * Day
+	const ttl = 30 * domain.Day
 	now := cpNow + ttl
 	tests := []struct {
 		name     string
-		ts       Micros
+		ts       domain.Micros
 		wantGone bool
 	}{
 		{"older than the TTL", cpNow - 1, true},
@@ -100,14 +102,14 @@ func TestExpireTombstones(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var d GraphData
-			d.Schema = SchemaVersion
+			var d domain.GraphData
+			d.Schema = domain.SchemaVersion
 			d.Seq = 2
-			d.NodeTombstones = map[string]Tombstone{"n": {V: 3, TS: tt.ts, Seq: 1}}
-			d.EdgeTombstones = map[EdgeKey]Tombstone{{"a", "b", "r"}: {V: 1, TS: tt.ts, Seq: 2, Pruned: true}}
-			g, _ := Restore(GraphKey{Level: LevelUser}, d, RestoreOptions{})
+			d.NodeTombstones = map[string]domain.Tombstone{"n": {V: 3, TS: tt.ts, Seq: 1}}
+			d.EdgeTombstones = map[domain.EdgeKey]domain.Tombstone{{From: "a", To: "b", Rel: "r"}: {V: 1, TS: tt.ts, Seq: 2, Pruned: true}}
+			g, _ := domain.Restore(domain.GraphKey{Level: domain.LevelUser}, d, domain.RestoreOptions{})
 			g.Checkpoint()
-			got := g.ExpireTombstones(now, Policy{TombstoneTTL: ttl})
+			got := ExpireTombstones(g, now, domain.Policy{TombstoneTTL: ttl})
 			want := 0
 			if tt.wantGone {
 				want = 2
@@ -116,7 +118,7 @@ func TestExpireTombstones(t *testing.T) {
 				t.Fatalf("ExpireTombstones = %d, want %d", got, want)
 			}
 			_, nodeKept := g.NodeTombstone("n")
-			_, edgeKept := g.EdgeTombstone(EdgeKey{"a", "b", "r"})
+			_, edgeKept := g.EdgeTombstone(domain.EdgeKey{From: "a", To: "b", Rel: "r"})
 			if nodeKept == tt.wantGone || edgeKept == tt.wantGone {
 				t.Fatalf("tombstones kept: node %v, edge %v; want gone %v", nodeKept, edgeKept, tt.wantGone)
 			}
@@ -130,7 +132,7 @@ func TestExpireTombstones(t *testing.T) {
 			if _, ok := p.NodeTombstones["n"]; !ok {
 				t.Error("the dropped node tombstone is not pending")
 			}
-			if _, ok := p.EdgeTombstones[EdgeKey{"a", "b", "r"}]; !ok {
+			if _, ok := p.EdgeTombstones[domain.EdgeKey{From: "a", To: "b", Rel: "r"}]; !ok {
 				t.Error("the dropped edge tombstone is not pending")
 			}
 			if g.Seq() != 2 {
@@ -140,7 +142,7 @@ func TestExpireTombstones(t *testing.T) {
 			if _, ok := g.NodeTombstone("n"); !ok {
 				t.Error("rollback did not bring the node tombstone back")
 			}
-			if _, ok := g.EdgeTombstone(EdgeKey{"a", "b", "r"}); !ok {
+			if _, ok := g.EdgeTombstone(domain.EdgeKey{From: "a", To: "b", Rel: "r"}); !ok {
 				t.Error("rollback did not bring the edge tombstone back")
 			}
 		})

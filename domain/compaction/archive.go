@@ -1,8 +1,10 @@
-package domain
+package compaction
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // A person's archive (docs/design/trust.md#archiving-by-hand,
@@ -27,48 +29,52 @@ type ArchivedNodes struct {
 // ArchiveNodes moves the active nodes among ids to the archived tier. It
 // changes nothing and names the field when ids is empty, longer than
 // MaxArchiveIDs, or names a node the graph does not hold. Duplicates count
-// once.
-func (g *Graph) ArchiveNodes(ids []string, now Micros) (ArchivedNodes, error) {
-	if err := g.checkArchiveIDs(ids); err != nil {
+// once. The moves take their seqs in the order named, in one
+// Graph.SetTiers.
+func ArchiveNodes(g *domain.Graph, ids []string, now domain.Micros) (ArchivedNodes, error) {
+	if err := checkArchiveIDs(g, ids); err != nil {
 		return ArchivedNodes{}, err
 	}
 	var out ArchivedNodes
+	var slots []int32
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
-		n, _ := g.node(id)
-		if n.Tier != Active {
+		n, _ := g.Node(id)
+		if n.Tier != domain.Active {
 			out.Unmoved = append(out.Unmoved, id)
 			continue
 		}
-		g.setTier(id, Archived, now)
-		out.Moved = append(out.Moved, Move{ID: id, From: Active, To: Archived, Pass: PassByHand,
+		si, _ := g.NodeSlot(id)
+		slots = append(slots, si)
+		out.Moved = append(out.Moved, Move{ID: id, From: domain.Active, To: domain.Archived, Pass: PassByHand,
 			Reason: "archived by a person"})
 	}
+	setTiers(g, now, slots, domain.Archived)
 	return out, nil
 }
 
 // PassByHand is the pass of a move a person asked for (ArchiveNodes).
 const PassByHand = "by-hand"
 
-func (g *Graph) checkArchiveIDs(ids []string) error {
+func checkArchiveIDs(g *domain.Graph, ids []string) error {
 	switch {
 	case len(ids) == 0:
-		return Invalidf("ids", "names no node: give from 1 to %d node ids", MaxArchiveIDs)
+		return domain.Invalidf("ids", "names no node: give from 1 to %d node ids", MaxArchiveIDs)
 	case len(ids) > MaxArchiveIDs:
-		return Invalidf("ids", "names %d nodes, over the limit of %d", len(ids), MaxArchiveIDs)
+		return domain.Invalidf("ids", "names %d nodes, over the limit of %d", len(ids), MaxArchiveIDs)
 	}
 	var missing []string
 	for _, id := range ids {
-		if _, ok := g.node(id); !ok && !slices.Contains(missing, id) {
+		if _, ok := g.Node(id); !ok && !slices.Contains(missing, id) {
 			missing = append(missing, id)
 		}
 	}
 	if len(missing) > 0 {
-		return NotFoundf("ids", "the %s holds no node %s; nothing was archived", g.key.Level.graphWord(), quoteFirst(missing, 3))
+		return domain.NotFoundf("ids", "the %s holds no node %s; nothing was archived", graphWord(g.Key().Level), quoteFirst(missing, 3))
 	}
 	return nil
 }
@@ -76,29 +82,41 @@ func (g *Graph) checkArchiveIDs(ids []string) error {
 // RestoreTier moves node id back to tier, as an undo of a person's archive
 // does: the tier change compaction makes, with no new version. A missing
 // node is a not-found error naming "ids".
-func (g *Graph) RestoreTier(id string, tier Tier, now Micros) error {
-	n, ok := g.node(id)
+func RestoreTier(g *domain.Graph, id string, tier domain.Tier, now domain.Micros) error {
+	n, ok := g.Node(id)
 	if !ok {
-		return NotFoundf("ids", "node %q is gone", id)
+		return domain.NotFoundf("ids", "node %q is gone", id)
 	}
 	if n.Tier != tier {
-		g.setTier(id, tier, now)
+		si, _ := g.NodeSlot(id)
+		setTiers(g, now, []int32{si}, tier)
 	}
 	return nil
 }
 
+// setTiers gives the nodes in slots the tier tier, each taking the next seq
+// in order, as setting them one by one would.
+func setTiers(g *domain.Graph, now domain.Micros, slots []int32, tier domain.Tier) {
+	tiers := make([]domain.Tier, len(slots))
+	seqs := make([]uint64, len(slots))
+	for i := range slots {
+		tiers[i], seqs[i] = tier, uint64(i+1)
+	}
+	g.SetTiers(now, slots, tiers, seqs)
+}
+
 // ParseTier reads a tier as Tier.String writes it.
-func ParseTier(s string) (Tier, error) {
-	for _, t := range []Tier{Active, Archived, Orphaned} {
+func ParseTier(s string) (domain.Tier, error) {
+	for _, t := range []domain.Tier{domain.Active, domain.Archived, domain.Orphaned} {
 		if t.String() == s {
 			return t, nil
 		}
 	}
-	return 0, Invalidf("tier", "%q is not one of active, archived, orphaned", s)
+	return 0, domain.Invalidf("tier", "%q is not one of active, archived, orphaned", s)
 }
 
-func (l Level) graphWord() string {
-	if l == LevelUser {
+func graphWord(l domain.Level) string {
+	if l == domain.LevelUser {
 		return "user graph"
 	}
 	return "project graph"

@@ -1,4 +1,6 @@
-package domain
+package compaction
+
+import "github.com/kg-memory/kg/domain"
 
 // The passes a Move names (Move.Pass).
 const (
@@ -14,7 +16,7 @@ const (
 // page show.
 type Move struct {
 	ID       string
-	From, To Tier
+	From, To domain.Tier
 	Pruned   bool   // permanently deleted (To is meaningless)
 	Pass     string // "archive", "resurrect", "archive-for-swap", "orphan", "prune"
 	Rank     *Rank  // the scores the decision used; nil for orphan and prune
@@ -29,7 +31,7 @@ type Moves struct {
 	Pruned   []string
 	Steps    []Move // every kept move, in the order made; only the first ones when the run listed fewer
 	// Unlisted counts the kept moves left out of Steps by a run told to
-	// list fewer (compaction.RunListing): they are in the id lists above,
+	// list fewer (RunListing): they are in the id lists above,
 	// without a rank or a reason.
 	Unlisted int
 
@@ -47,18 +49,18 @@ func (m Moves) Empty() bool {
 // Rank is why a node ranks where it does in compaction: its figures, their
 // percentiles in a population, its score and its grace. Which percentiles a
 // ranked node carries depends on the scoring: PRecency and PConnectedness
-// under ScoringSeed, PUse under ScoringUse.
+// under domain.ScoringSeed, PUse under domain.ScoringUse.
 type Rank struct {
 	ID             string
-	Recency        Micros // max(last write, last read)
-	Connectedness  int    // 66 × in + 33 × out, edges from/to active nodes; 0 in a ranked population under ScoringUse
-	Use            uint64 // the use count decayed to the run's day, u(n)
-	UseDay         int32  // the day the node was last counted (or given its default)
+	Recency        domain.Micros // max(last write, last read)
+	Connectedness  int           // 66 × in + 33 × out, edges from/to active nodes; 0 in a ranked population under ScoringUse
+	Use            uint64        // the use count decayed to the run's day, u(n)
+	UseDay         int32         // the day the node was last counted (or given its default)
 	PRecency       float64
 	PConnectedness float64
 	PUse           float64
 	Score          float64
-	Eligible       bool    // not orphaned and past grace
-	GraceLeft      Micros  // 0 when past grace
-	Scoring        Scoring // the scoring the figures were computed under: which percentiles mean something
+	Eligible       bool           // not orphaned and past grace
+	GraceLeft      domain.Micros  // 0 when past grace
+	Scoring        domain.Scoring // the scoring the figures were computed under: which percentiles mean something
 }

@@ -1,10 +1,11 @@
-package domain_test
+package compaction_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 func archiveFixture(t *testing.T) *domain.Graph {
@@ -24,7 +25,7 @@ func TestArchiveNodesMovesActiveNodes(t *testing.T) {
 	g := archiveFixture(t)
 	before, _ := g.Node("a")
 	v := before.Version
-	got, err := g.ArchiveNodes([]string{"a", "b", "a"}, 20)
+	got, err := compaction.ArchiveNodes(g, []string{"a", "b", "a"}, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestArchiveNodesMovesActiveNodes(t *testing.T) {
 	if a.Tier != domain.Archived || a.Version != v || a.TierSeq == 0 {
 		t.Fatalf("a is %+v: want archived, same version, a tier seq", a)
 	}
-	again, err := g.ArchiveNodes([]string{"a", "c"}, 30)
+	again, err := compaction.ArchiveNodes(g, []string{"a", "c"}, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestArchiveNodesMovesActiveNodes(t *testing.T) {
 
 // Bad input names the field and the limit and changes nothing.
 func TestArchiveNodesRefusesBadInput(t *testing.T) {
-	many := make([]string, domain.MaxArchiveIDs+1)
+	many := make([]string, compaction.MaxArchiveIDs+1)
 	for i := range many {
 		many[i] = "a"
 	}
@@ -63,7 +64,7 @@ func TestArchiveNodesRefusesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := archiveFixture(t)
 			seq := g.Seq()
-			_, err := g.ArchiveNodes(tc.ids, 20)
+			_, err := compaction.ArchiveNodes(g, tc.ids, 20)
 			if domain.KindOf(err) != tc.kind || !strings.Contains(err.Error(), "ids") || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("err %v, want %s naming ids and %q", err, tc.kind, tc.says)
 			}
