@@ -195,7 +195,7 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 			continue
 		}
 		e.Time, e.Session, e.Principal = at.Now, at.Session, at.Principal
-		e.Op = loggedAs(op, e.Op)
+		e.Op = LoggedAs(op, e.Op)
 		out = append(out, e)
 	}
 	if op == HistoryImportReplace {
@@ -214,10 +214,11 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 	return out
 }
 
-// loggedAs is the op an entry of a write of op is logged as, given what
+// LoggedAs is the op an entry of a write of op is logged as, given what
 // its item's change was: an undo's puts and deletes are undo entries, an
-// archive's moves archive entries.
-func loggedAs(op, item HistoryOp) HistoryOp {
+// archive's moves archive entries. TakeChangeLog and the change log of team
+// mode (domain/changes) both log by it.
+func LoggedAs(op, item HistoryOp) HistoryOp {
 	switch {
 	case op == HistoryUndo && item != HistoryMove:
 		return HistoryUndo
@@ -229,17 +230,20 @@ func loggedAs(op, item HistoryOp) HistoryOp {
 
 func (g *Graph) nodeEntry(id string, before *Node, recall bool) (HistoryEntry, bool) {
 	after, _ := g.node(id)
-	return nodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id), recall)
+	return NodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id), recall)
 }
 
-// nodeChangeEntry classifies the change of a node from before to after
+// NodeChangeEntry classifies the change of a node from before to after
 // (nil: none); tomb is its tombstone after the change, for a deletion.
 // recall says the write was a read that promoted (op HistoryMove): a new
 // version with the same content is then a move. Any other new version is a
 // put, even one that says what the node said: it bumps the version and the
 // seq, kg_sync reports it, and undo must see it to leave it alone
-// (docs/decisions/0068-an-identical-put-is-logged.md).
-func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall bool) (HistoryEntry, bool) {
+// (docs/decisions/0068-an-identical-put-is-logged.md). It reports false for
+// a change the change log does not keep (a read stamp, a use count).
+// TakeChangeLog and the change log of team mode (domain/changes) both build
+// their entries with it.
+func NodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall bool) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{ID: id, BeforeNode: before, AfterNode: after}}
 	switch {
 	case before == nil && after == nil:
@@ -275,11 +279,11 @@ func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall boo
 
 func (g *Graph) edgeEntry(k EdgeKey, before *Edge) (HistoryEntry, bool) {
 	after, _ := g.Edge(k)
-	return edgeChangeEntry(k, before, after, tombPtr(g.edgeTombs, k))
+	return EdgeChangeEntry(k, before, after, tombPtr(g.edgeTombs, k))
 }
 
-// edgeChangeEntry is nodeChangeEntry for an edge.
-func edgeChangeEntry(k EdgeKey, before, after *Edge, tomb *Tombstone) (HistoryEntry, bool) {
+// EdgeChangeEntry is NodeChangeEntry for an edge.
+func EdgeChangeEntry(k EdgeKey, before, after *Edge, tomb *Tombstone) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{Edge: true, Key: k, BeforeEdge: before, AfterEdge: after}}
 	switch {
 	case before == nil && after == nil:
@@ -335,7 +339,7 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 		}
 		if w := writerOf(e.Seq); w != nil {
 			e.Session, e.Principal = w.Session, w.Principal
-			e.Op = loggedAs(w.Op, e.Op)
+			e.Op = LoggedAs(w.Op, e.Op)
 		}
 		out = append(out, e)
 	}
@@ -348,7 +352,7 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 			w := writerOf(a.Version.Seq)
 			recall = w != nil && w.Op == HistoryMove
 		}
-		e, ok := nodeChangeEntry(id, before.Nodes[id], a, tomb, recall)
+		e, ok := NodeChangeEntry(id, before.Nodes[id], a, tomb, recall)
 		ts := Micros(0)
 		if a != nil {
 			ts = a.Version.TS
@@ -359,7 +363,7 @@ func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []His
 	}
 	for k, a := range after.Edges {
 		tomb := after.EdgeTombstones[k]
-		e, ok := edgeChangeEntry(k, before.Edges[k], a, tomb)
+		e, ok := EdgeChangeEntry(k, before.Edges[k], a, tomb)
 		ts := Micros(0)
 		if a != nil {
 			ts = a.Version.TS
