@@ -108,6 +108,7 @@ var rules = []rule{
 	room("domain/compaction"),
 	room("domain/secretscreen"),
 	room("domain/importing"),
+	room("domain/changes"),
 	// The session table holds each session's hook state
 	// (docs/decisions/0102-graph-store-package.md); its session ids must not
 	// be guessable, and crypto/rand.Read never fails (app/sessiontable/table.go).
