@@ -1,9 +1,14 @@
-// Package changes is what changed in a graph, as sessions are told of it:
-// what kg_sync reports of a seq range (Since, SeqAt;
-// docs/design/sync.md#kg_sync), read from the graph's durable state: the
-// current graph with the items changed since its last checkpoint at their
-// values then, which Graph.PendingBefore reports. Like domain it is pure:
-// no I/O, no goroutines, no wall clock
+// Package changes is what changed in a graph, as sessions and people are
+// told of it. For kg_sync (docs/design/sync.md#kg_sync): what changed in a
+// seq range (Since) and where a session carried over from the replaced
+// server starts (SeqAt), read from the graph's durable state — the current
+// graph with the items changed since its last checkpoint at their values
+// then, which Graph.PendingBefore reports. For the change log
+// (docs/design/trust.md#history-and-undo), its pure half: the entries of a
+// committed batch of team mode (BatchEntries), built with the graph's
+// NodeChangeEntry and EdgeChangeEntry as the graph's own TakeChangeLog
+// builds a write's, and the readable diff of a change (Diff). Like domain
+// it is pure: no I/O, no goroutines, no wall clock
 // (docs/decisions/0101-compaction-a-room.md).
 package changes
 
