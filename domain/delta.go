@@ -66,9 +66,10 @@ func (g *Graph) PendingDelta() Delta {
 // (renumbered by Restore) has not changed in memory, so its current value
 // is its value before. Seq is the durable seq.
 //
-// It is also the read of the durable state, for kg_sync (domain/changes):
-// the graph as of its last checkpoint is the current one with every item
-// Pending names at its value here, whatever batch is being saved meanwhile.
+// It is also the read of the durable state, for kg_sync (domain/changes,
+// docs/decisions/0110-changes-a-room.md): the graph as of its last
+// checkpoint is the current one with every item Pending names at its value
+// here, whatever batch is being saved meanwhile.
 func (g *Graph) PendingBefore() Delta {
 	cp := g.checkpointed()
 	d := NewDelta()

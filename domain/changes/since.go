@@ -7,9 +7,9 @@
 // (docs/design/trust.md#history-and-undo), its pure half: the entries of a
 // committed batch of team mode (BatchEntries), built with the graph's
 // NodeChangeEntry and EdgeChangeEntry as the graph's own TakeChangeLog
-// builds a write's, and the readable diff of a change (Diff). Like domain
-// it is pure: no I/O, no goroutines, no wall clock
-// (docs/decisions/0101-compaction-a-room.md).
+// builds a write's, and the readable diff of a change (Diff)
+// (docs/decisions/0110-changes-a-room.md). Like domain it is pure: no I/O,
+// no goroutines, no wall clock (docs/decisions/0101-compaction-a-room.md).
 package changes
 
 import (
