@@ -110,6 +110,7 @@ var rules = []rule{
 	room("domain/importing"),
 	room("domain/fullread"),
 	room("domain/graphsearch"),
+	room("domain/changes"),
 	// The session table holds each session's hook state
 	// (docs/decisions/0102-graph-store-package.md); its session ids must not
 	// be guessable, and crypto/rand.Read never fails (app/sessiontable/table.go).

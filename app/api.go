@@ -6,6 +6,7 @@ package app
 
 import (
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/fullread"
@@ -172,8 +173,8 @@ type DeleteEdgeResult struct {
 // SyncResult is what kg_sync reports: per graph, the changes made by others
 // since the session's watermark.
 type SyncResult struct {
-	User        domain.SyncReport
-	Project     *domain.SyncReport // nil when the session has no project
+	User        changes.Report
+	Project     *changes.Report // nil when the session has no project
 	ProjectPath string
 	// UserUnavailable and ProjectUnavailable say, when that graph cannot
 	// be loaded, which graph and why; its report is then empty and its
@@ -185,7 +186,7 @@ type SyncResult struct {
 // Empty reports whether there is nothing to report: no change in any graph,
 // and no graph that could not be looked at.
 func (r SyncResult) Empty() bool {
-	empty := func(s domain.SyncReport) bool {
+	empty := func(s changes.Report) bool {
 		return len(s.Items) == 0 && s.Archived == 0 && s.Restored == 0 && s.Orphaned == 0 && s.Pruned == 0
 	}
 	return empty(r.User) && (r.Project == nil || empty(*r.Project)) && r.UserUnavailable == "" && r.ProjectUnavailable == ""

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 )
 
 // Sync is kg_sync: for the user graph and the session's project graph it
@@ -38,16 +39,17 @@ func (s *Service) Sync(ctx context.Context, sessionID string) (_ SyncResult, err
 			if k.Level == domain.LevelUser {
 				res.UserUnavailable = down.Error()
 			} else {
-				res.Project, res.ProjectUnavailable = &domain.SyncReport{}, down.Error()
+				res.Project, res.ProjectUnavailable = &changes.Report{}, down.Error()
 			}
 			continue
 		}
 		e.RLock()
-		from, err := s.sessions.Watermark(sess.ID, k, e.Graph().SeqAt)
-		to := e.Graph().DurableSeq()
-		var rep domain.SyncReport
+		g := e.Graph()
+		from, err := s.sessions.Watermark(sess.ID, k, func(ts domain.Micros) uint64 { return changes.SeqAt(g, ts) })
+		to := g.DurableSeq()
+		var rep changes.Report
 		if err == nil && to > from {
-			rep = e.Graph().ChangesSince(from, to, sess.ID)
+			rep = changes.Since(g, from, to, sess.ID)
 		}
 		e.RUnlock()
 		if err != nil {

@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 	"github.com/kg-memory/kg/ports"
 )
 
 // syncedIDs lists what a report says: node ids, "-id" for deleted nodes,
 // "edge:<from>-<rel>-<to>" for edges.
-func syncedIDs(r domain.SyncReport) []string {
+func syncedIDs(r changes.Report) []string {
 	var out []string
 	for _, it := range r.Items {
 		switch {

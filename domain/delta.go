@@ -65,6 +65,11 @@ func (g *Graph) PendingDelta() Delta {
 // "before" of a change log entry. An item pending without a journal entry
 // (renumbered by Restore) has not changed in memory, so its current value
 // is its value before. Seq is the durable seq.
+//
+// It is also the read of the durable state, for kg_sync (domain/changes,
+// docs/decisions/0110-changes-a-room.md): the graph as of its last
+// checkpoint is the current one with every item Pending names at its value
+// here, whatever batch is being saved meanwhile.
 func (g *Graph) PendingBefore() Delta {
 	cp := g.checkpointed()
 	d := NewDelta()
@@ -98,6 +103,60 @@ func (g *Graph) PendingBefore() Delta {
 		}
 	}
 	return d
+}
+
+// checkpointState holds, for each item changed since the last checkpoint,
+// its value at that checkpoint (nil: it did not exist then).
+type checkpointState struct {
+	nodes     map[string]*Node
+	edges     map[EdgeKey]*Edge
+	nodeTombs map[string]*Tombstone
+	edgeTombs map[EdgeKey]*Tombstone
+}
+
+// checkpointed reads the durable values of the items changed since the last
+// checkpoint from the undo journal: the first entry for an item holds what
+// it was then: what PendingBefore reports.
+func (g *Graph) checkpointed() checkpointState {
+	var cp checkpointState
+	if len(g.journal) == 0 {
+		return cp
+	}
+	cp = checkpointState{nodes: map[string]*Node{}, edges: map[EdgeKey]*Edge{},
+		nodeTombs: map[string]*Tombstone{}, edgeTombs: map[EdgeKey]*Tombstone{}}
+	for _, u := range g.journal {
+		switch u.kind {
+		case undoNode:
+			nu := g.nodeUndos[u.i]
+			if _, seen := cp.nodes[nu.id]; !seen {
+				cp.nodes[nu.id] = nu.old
+			}
+		case undoEdge:
+			eu := g.edgeUndos[u.i]
+			if _, seen := cp.edges[eu.k]; !seen {
+				cp.edges[eu.k] = eu.old
+			}
+		case undoNodeTomb:
+			ru := g.rareUndos[u.i]
+			if _, seen := cp.nodeTombs[ru.id]; !seen {
+				cp.nodeTombs[ru.id] = tombOrNil(ru)
+			}
+		case undoEdgeTomb:
+			ru := g.rareUndos[u.i]
+			if _, seen := cp.edgeTombs[ru.edge]; !seen {
+				cp.edgeTombs[ru.edge] = tombOrNil(ru)
+			}
+		}
+	}
+	return cp
+}
+
+func tombOrNil(u rareUndo) *Tombstone {
+	if !u.had {
+		return nil
+	}
+	t := u.tomb
+	return &t
 }
 
 func tombPtr[K comparable](m map[K]Tombstone, k K) *Tombstone {

@@ -76,34 +76,3 @@ func ExampleGraph_RecallNode() {
 	// promoted: true from archived to active v 2
 	// rescued: [older] now archived
 }
-
-func ExampleGraph_ChangesSince() {
-	g := domain.NewGraph(domain.UserGraph)
-	watermark := g.DurableSeq() // session "me" starts here
-	mustPut := func(id, session string) {
-		if _, err := g.PutNode(domain.NodeInput{ID: id, Gist: "gist of " + id}, at(1, session)); err != nil {
-			panic(err)
-		}
-	}
-	mustPut("mine", "me")
-	mustPut("theirs", "them")
-	mustPut("doomed", "them")
-	if _, err := g.DeleteNode("doomed", at(2, "them")); err != nil {
-		fmt.Println(err)
-		return
-	}
-	g.Checkpoint() // saved: durable up to here
-
-	r := g.ChangesSince(watermark, g.DurableSeq(), "me")
-	for _, it := range r.Items {
-		switch {
-		case it.Deleted:
-			fmt.Println(it.Seq, "deleted node", it.NodeID)
-		case it.Node != nil:
-			fmt.Println(it.Seq, "node", it.Node.ID)
-		}
-	}
-	// Output:
-	// 2 node theirs
-	// 4 deleted node doomed
-}

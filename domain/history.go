@@ -3,15 +3,16 @@ package domain
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // The change log (docs/design/trust.md#history-and-undo): every committed
 // change of a node or an edge, with who made it and the item before and
 // after, so that a person can see what a session did and undo it. The
 // domain builds the entries of each write (StartChangeLog, TakeChangeLog),
-// the storage backends keep them in the same durable commit as the change,
-// and undo.NewPlan (domain/undo) decides what an undo puts back.
+// the storage backends keep them in the same durable commit as the change
+// (team mode's builds them from its changes rows, changes.BatchEntries in
+// domain/changes, which shows them as diffs: changes.Diff), and
+// undo.NewPlan (domain/undo) decides what an undo puts back.
 
 // HistoryOp is what an entry of the change log records.
 type HistoryOp string
@@ -23,7 +24,7 @@ const (
 	// HistoryMove is a tier change by compaction or by a read that
 	// promoted: the entry holds the tier change only, no bodies. A node
 	// deleted by compaction is a move to "deleted". As the op of a write
-	// (TakeChangeLog, HistoryWriter) it marks a read that promoted: its new
+	// (TakeChangeLog, changes.Writer) it marks a read that promoted: its new
 	// version with the same content is a move, not a put.
 	HistoryMove HistoryOp = "move"
 	HistoryUndo HistoryOp = "undo" // a change made by an undo
@@ -195,7 +196,7 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 			continue
 		}
 		e.Time, e.Session, e.Principal = at.Now, at.Session, at.Principal
-		e.Op = loggedAs(op, e.Op)
+		e.Op = LoggedAs(op, e.Op)
 		out = append(out, e)
 	}
 	if op == HistoryImportReplace {
@@ -214,10 +215,11 @@ func (g *Graph) TakeChangeLog(at Stamp, op HistoryOp) []HistoryEntry {
 	return out
 }
 
-// loggedAs is the op an entry of a write of op is logged as, given what
+// LoggedAs is the op an entry of a write of op is logged as, given what
 // its item's change was: an undo's puts and deletes are undo entries, an
-// archive's moves archive entries.
-func loggedAs(op, item HistoryOp) HistoryOp {
+// archive's moves archive entries. TakeChangeLog and the change log of team
+// mode (domain/changes) both log by it.
+func LoggedAs(op, item HistoryOp) HistoryOp {
 	switch {
 	case op == HistoryUndo && item != HistoryMove:
 		return HistoryUndo
@@ -229,17 +231,20 @@ func loggedAs(op, item HistoryOp) HistoryOp {
 
 func (g *Graph) nodeEntry(id string, before *Node, recall bool) (HistoryEntry, bool) {
 	after, _ := g.node(id)
-	return nodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id), recall)
+	return NodeChangeEntry(id, before, after, tombPtr(g.nodeTombs, id), recall)
 }
 
-// nodeChangeEntry classifies the change of a node from before to after
+// NodeChangeEntry classifies the change of a node from before to after
 // (nil: none); tomb is its tombstone after the change, for a deletion.
 // recall says the write was a read that promoted (op HistoryMove): a new
 // version with the same content is then a move. Any other new version is a
 // put, even one that says what the node said: it bumps the version and the
 // seq, kg_sync reports it, and undo must see it to leave it alone
-// (docs/decisions/0068-an-identical-put-is-logged.md).
-func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall bool) (HistoryEntry, bool) {
+// (docs/decisions/0068-an-identical-put-is-logged.md). It reports false for
+// a change the change log does not keep (a read stamp, a use count).
+// TakeChangeLog and the change log of team mode (domain/changes) both build
+// their entries with it.
+func NodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall bool) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{ID: id, BeforeNode: before, AfterNode: after}}
 	switch {
 	case before == nil && after == nil:
@@ -275,11 +280,11 @@ func nodeChangeEntry(id string, before, after *Node, tomb *Tombstone, recall boo
 
 func (g *Graph) edgeEntry(k EdgeKey, before *Edge) (HistoryEntry, bool) {
 	after, _ := g.Edge(k)
-	return edgeChangeEntry(k, before, after, tombPtr(g.edgeTombs, k))
+	return EdgeChangeEntry(k, before, after, tombPtr(g.edgeTombs, k))
 }
 
-// edgeChangeEntry is nodeChangeEntry for an edge.
-func edgeChangeEntry(k EdgeKey, before, after *Edge, tomb *Tombstone) (HistoryEntry, bool) {
+// EdgeChangeEntry is NodeChangeEntry for an edge.
+func EdgeChangeEntry(k EdgeKey, before, after *Edge, tomb *Tombstone) (HistoryEntry, bool) {
 	e := HistoryEntry{ItemChange: ItemChange{Edge: true, Key: k, BeforeEdge: before, AfterEdge: after}}
 	switch {
 	case before == nil && after == nil:
@@ -300,117 +305,6 @@ func edgeChangeEntry(k EdgeKey, before, after *Edge, tomb *Tombstone) (HistoryEn
 	return e, true
 }
 
-// HistoryWriter is one write of a committed batch as a change log built
-// from the batch's items names it: who made it, as what, and its seqs.
-type HistoryWriter struct {
-	Session, Principal string
-	Op                 HistoryOp
-	FirstSeq, LastSeq  uint64
-}
-
-// BatchEntries builds the change log entries of one committed batch from
-// its items before and after (team mode keeps no entries of its own: the
-// changes table holds each batch's items, docs/design/trust.md#team-mode):
-// each item's entry is the write whose seqs hold the item's change seq,
-// stamped with the item's own time (at for a move). Entries come in seq
-// order. A batch in which two writes changed one item shows it once, as
-// the last write left it.
-func BatchEntries(before, after Delta, writers []HistoryWriter, at Micros) []HistoryEntry {
-	var out []HistoryEntry
-	writerOf := func(seq uint64) *HistoryWriter {
-		for i := range writers {
-			if seq >= writers[i].FirstSeq && seq <= writers[i].LastSeq {
-				return &writers[i]
-			}
-		}
-		return nil
-	}
-	add := func(e HistoryEntry, ok bool, ts Micros) {
-		if !ok {
-			return
-		}
-		e.Time = at
-		if e.Op != HistoryMove && ts != 0 {
-			e.Time = ts
-		}
-		if w := writerOf(e.Seq); w != nil {
-			e.Session, e.Principal = w.Session, w.Principal
-			e.Op = loggedAs(w.Op, e.Op)
-		}
-		out = append(out, e)
-	}
-	for id, a := range after.Nodes {
-		tomb := after.NodeTombstones[id]
-		// A read that promoted is a write of op HistoryMove: its new
-		// version is a move, not a put.
-		recall := false
-		if a != nil {
-			w := writerOf(a.Version.Seq)
-			recall = w != nil && w.Op == HistoryMove
-		}
-		e, ok := nodeChangeEntry(id, before.Nodes[id], a, tomb, recall)
-		ts := Micros(0)
-		if a != nil {
-			ts = a.Version.TS
-		} else if tomb != nil {
-			ts = tomb.TS
-		}
-		add(e, ok, ts)
-	}
-	for k, a := range after.Edges {
-		tomb := after.EdgeTombstones[k]
-		e, ok := edgeChangeEntry(k, before.Edges[k], a, tomb)
-		ts := Micros(0)
-		if a != nil {
-			ts = a.Version.TS
-		} else if tomb != nil {
-			ts = tomb.TS
-		}
-		add(e, ok, ts)
-	}
-	out = foldReplaceImports(out, writers, at)
-	sortEntries(out)
-	return out
-}
-
-// foldReplaceImports folds the entries of each import with replace among
-// writers into one entry of the whole graph (moves aside).
-func foldReplaceImports(out []HistoryEntry, writers []HistoryWriter, at Micros) []HistoryEntry {
-	for _, w := range writers {
-		if w.Op != HistoryImportReplace {
-			continue
-		}
-		whole := HistoryEntry{Seq: w.LastSeq, Time: at, Session: w.Session, Principal: w.Principal,
-			Op: HistoryImportReplace, Graph: true, Detail: "import with replace"}
-		kept := out[:0:0]
-		for _, e := range out {
-			if e.Seq >= w.FirstSeq && e.Seq <= w.LastSeq && e.Op != HistoryMove {
-				whole.Items = append(whole.Items, e.ItemChange)
-				continue
-			}
-			kept = append(kept, e)
-		}
-		if len(whole.Items) > 0 {
-			kept = append(kept, whole)
-		}
-		out = kept
-	}
-	return out
-}
-
-// sortEntries puts entries in seq order, ties by the item's name.
-func sortEntries(out []HistoryEntry) {
-	slices.SortStableFunc(out, func(a, b HistoryEntry) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return strings.Compare(a.Name(), b.Name())
-	})
-}
-
 // SameNodeContent reports whether two nodes say the same: gist, notes and
 // touches. Tiers, stamps and versions are not content.
 func SameNodeContent(a, b *Node) bool {
@@ -427,48 +321,4 @@ func SameEdgeContent(a, b *Edge) bool {
 		return a == b
 	}
 	return slices.Equal(a.Notes, b.Notes)
-}
-
-// FieldDiff is one field of a readable diff: its value before and after,
-// as text ("" for none; lists one item a line).
-type FieldDiff struct {
-	Field  string
-	Before string
-	After  string
-}
-
-// Diff is the readable diff of one item change: gist, notes and touches of
-// a node, notes of an edge; only the fields that differ. A move has none.
-func (c ItemChange) Diff() []FieldDiff {
-	var out []FieldDiff
-	add := func(field, before, after string) {
-		if before != after {
-			out = append(out, FieldDiff{Field: field, Before: before, After: after})
-		}
-	}
-	if c.Tier != nil {
-		return nil
-	}
-	if c.Edge {
-		var bn, an []string
-		if c.BeforeEdge != nil {
-			bn = c.BeforeEdge.Notes
-		}
-		if c.AfterEdge != nil {
-			an = c.AfterEdge.Notes
-		}
-		add("notes", strings.Join(bn, "\n"), strings.Join(an, "\n"))
-		return out
-	}
-	var b, a Node
-	if c.BeforeNode != nil {
-		b = *c.BeforeNode
-	}
-	if c.AfterNode != nil {
-		a = *c.AfterNode
-	}
-	add("gist", b.Gist, a.Gist)
-	add("notes", strings.Join(b.Notes, "\n"), strings.Join(a.Notes, "\n"))
-	add("touches", strings.Join(b.Touches, "\n"), strings.Join(a.Touches, "\n"))
-	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 )
 
 // The shapes of GET /api/history and POST /api/undo (docs/design/trust.md#history-and-undo).
@@ -80,7 +81,7 @@ func itemChangeOf(c domain.ItemChange) ItemChange {
 	if c.Tier != nil {
 		j.Tier = &TierChange{From: c.Tier.From, To: c.Tier.To}
 	}
-	for _, d := range c.Diff() {
+	for _, d := range changes.Diff(c) {
 		j.Diff = append(j.Diff, FieldDiff{Field: d.Field, Before: d.Before, After: d.After})
 	}
 	return j

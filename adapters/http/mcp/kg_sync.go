@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 	"github.com/kg-memory/kg/domain/render"
 )
 
@@ -48,7 +49,7 @@ func renderSync(r app.SyncResult) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport, unavailable string) {
+func renderSyncGraph(b *strings.Builder, title string, rep changes.Report, unavailable string) {
 	if unavailable != "" {
 		b.WriteString(render.SyncUnavailable(title, unavailable))
 		return
@@ -81,7 +82,7 @@ func renderSyncGraph(b *strings.Builder, title string, rep domain.SyncReport, un
 // syncCounts counts the items of a report by kind.
 type syncCounts struct{ nodes, edges, deletedNodes, deletedEdges int }
 
-func countSync(rep domain.SyncReport) syncCounts {
+func countSync(rep changes.Report) syncCounts {
 	var c syncCounts
 	for _, it := range rep.Items {
 		switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/duplicates"
 	"github.com/kg-memory/kg/domain/fullread"
@@ -269,7 +270,7 @@ func TestRenderResults(t *testing.T) {
 		{"progress", renderProgress("t", domain.LevelProject, domain.RawJSON(`{"a":1}`), true), "Progress of task \"t\" (project graph):\n{\n  \"a\": 1\n}"},
 		{"sync empty", renderSync(app.SyncResult{}), "No updates from other sessions"},
 		{"sync", renderSync(app.SyncResult{
-			User: domain.SyncReport{Items: []domain.SyncItem{
+			User: changes.Report{Items: []changes.Item{
 				{Node: &domain.Node{ID: "n1", Gist: "g1", Tier: domain.Archived}},
 				{Node: &domain.Node{ID: "n2", Gist: "secret", Tier: domain.Orphaned}},
 				{Edge: &domain.Edge{From: "a", To: "b", Rel: "uses"}},
@@ -277,20 +278,20 @@ func TestRenderResults(t *testing.T) {
 				{Deleted: true, NodeID: "gone"},
 				{Deleted: true, EdgeKey: &key},
 			}, Archived: 1, Pruned: 2},
-			Project:     &domain.SyncReport{},
+			Project:     &changes.Report{},
 			ProjectPath: "/src/my-app",
 		}), "USER GRAPH: 2 nodes and 2 edges updated, 1 node and 1 edge deleted\n" +
 			"  node n1 [archived]: g1\n  node n2 [orphaned]\n  edge a --uses--> b\n  edge a --uses--> c — since v2; two lines\n" +
 			"  deleted node gone\n  deleted edge a --uses--> b\n" +
 			"  compaction: 1 archived, 0 restored, 0 orphaned, 2 pruned"},
-		{"sync project only", renderSync(app.SyncResult{Project: &domain.SyncReport{Restored: 1}, ProjectPath: "/src/my-app"}),
+		{"sync project only", renderSync(app.SyncResult{Project: &changes.Report{Restored: 1}, ProjectPath: "/src/my-app"}),
 			"PROJECT GRAPH (my-app): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: 0 archived, 1 restored, 0 orphaned, 0 pruned"},
 		{"sync user unavailable", renderSync(app.SyncResult{UserUnavailable: "the user graph could not be loaded: damaged",
-			Project: &domain.SyncReport{Restored: 1}, ProjectPath: "/src/my-app"}),
+			Project: &changes.Report{Restored: 1}, ProjectPath: "/src/my-app"}),
 			"USER GRAPH — unavailable: the user graph could not be loaded: damaged\n" +
 				"PROJECT GRAPH (my-app): 0 nodes and 0 edges updated, 0 nodes and 0 edges deleted\n  compaction: 0 archived, 1 restored, 0 orphaned, 0 pruned"},
 		{"sync user unavailable, nothing else", renderSync(app.SyncResult{UserUnavailable: "the user graph could not be loaded: damaged",
-			Project: &domain.SyncReport{}, ProjectPath: "/src/my-app"}),
+			Project: &changes.Report{}, ProjectPath: "/src/my-app"}),
 			"USER GRAPH — unavailable: the user graph could not be loaded: damaged"},
 		{"search none", renderSearch("q", app.SearchResult{}), `No nodes match "q"`},
 		{"search", renderSearch("tok", app.SearchResult{Hits: []app.Hit{{Level: domain.LevelProject, Project: "/src/my-app", Score: 1.0 / 60,
@@ -343,7 +344,7 @@ func TestRenderSyncGolden(t *testing.T) {
 	r := app.SyncResult{
 		UserUnavailable: "the user graph is unavailable: disk full",
 		ProjectPath:     "/src/my-app",
-		Project: &domain.SyncReport{Items: []domain.SyncItem{
+		Project: &changes.Report{Items: []changes.Item{
 			{Node: &domain.Node{ID: "auth-module", Gist: "wraps the IdP", Tier: domain.Active}},
 			{Node: &domain.Node{ID: "old-notes", Gist: "kept", Tier: domain.Archived}},
 			{Node: &domain.Node{ID: "lost", Tier: domain.Orphaned}},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kg-memory/kg/adapters/http/apijson"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 )
 
 // syncGraphJSON is what kg_sync reports of one graph.
@@ -39,7 +40,7 @@ type syncItemJSON struct {
 	Rel           string        `json:"rel,omitempty"`
 }
 
-func syncGraphOf(level domain.Level, project string, rep domain.SyncReport, unavailable string) syncGraphJSON {
+func syncGraphOf(level domain.Level, project string, rep changes.Report, unavailable string) syncGraphJSON {
 	out := syncGraphJSON{Level: string(level), Project: optional(project), Changes: make([]syncItemJSON, 0, len(rep.Items)),
 		Archived: rep.Archived, Restored: rep.Restored, Orphaned: rep.Orphaned, Pruned: rep.Pruned, Unavailable: unavailable}
 	for _, it := range rep.Items {

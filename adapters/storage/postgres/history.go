@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/changes"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -18,7 +19,7 @@ var _ ports.HistoryRepository = (*Store)(nil)
 // and after and its writes (session, principal, seqs, and the op of an
 // undo or an import with replace), written in the batch's transaction, so
 // no second log is kept. History builds the entries from those rows
-// (domain.BatchEntries).
+// (changes.BatchEntries).
 
 // CommitLogged implements ports.HistoryRepository: Commit, with the writes
 // of the batch's changes row taken from h (one per entry, its seq, session,
@@ -98,11 +99,11 @@ func historyBatch(from, to uint64, at domain.Micros, writes, items []byte) (doma
 	if err != nil {
 		return domain.HistoryBatch{}, err
 	}
-	writers := make([]domain.HistoryWriter, len(ws))
+	writers := make([]changes.Writer, len(ws))
 	for i, w := range ws {
-		writers[i] = domain.HistoryWriter{Session: w.Session, Principal: w.Principal, Op: domain.HistoryOp(w.Op), FirstSeq: w.FirstSeq, LastSeq: w.LastSeq}
+		writers[i] = changes.Writer{Session: w.Session, Principal: w.Principal, Op: domain.HistoryOp(w.Op), FirstSeq: w.FirstSeq, LastSeq: w.LastSeq}
 	}
-	return domain.HistoryBatch{SeqBefore: from - 1, SeqAfter: to, Entries: domain.BatchEntries(before, after, writers, at)}, nil
+	return domain.HistoryBatch{SeqBefore: from - 1, SeqAfter: to, Entries: changes.BatchEntries(before, after, writers, at)}, nil
 }
 
 // PruneHistory implements ports.HistoryRepository: the batches committed

@@ -1,14 +1,16 @@
-package domain
+package changes
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kg-memory/kg/domain"
 )
 
 // syncLines renders a report's items as "seq kind name" lines.
-func syncLines(r SyncReport) []string {
+func syncLines(r Report) []string {
 	out := []string{}
 	for _, it := range r.Items {
 		var s string
@@ -40,15 +42,15 @@ func syncLines(r SyncReport) []string {
 //	seq 7 B  put d
 //	seq 8 B  delete b: edge b --uses--> c (seq 8), node b (seq 9)
 //	seq 10 - put e
-func syncGraph(t *testing.T) *Graph {
+func syncGraph(t *testing.T) *domain.Graph {
 	t.Helper()
-	g := NewGraph(UserGraph)
+	g := domain.NewGraph(domain.UserGraph)
 	corePutAt(t, g, coreAt(10, "A"), "a", "gist a", nil, nil)
 	corePutAt(t, g, coreAt(20, "B"), "b", "gist b", nil, nil)
 	corePutAt(t, g, coreAt(30, ""), "c", "gist c", nil, nil)
 	coreEdge(t, g, coreAt(40, "B"), "a", "uses", "b")
 	coreEdge(t, g, coreAt(50, "A"), "b", "uses", "c")
-	if !g.DeleteEdge(EdgeKey{"a", "b", "uses"}, coreAt(60, "B")) {
+	if !g.DeleteEdge(domain.EdgeKey{From: "a", To: "b", Rel: "uses"}, coreAt(60, "B")) {
 		t.Fatal("DeleteEdge: edge missing")
 	}
 	corePutAt(t, g, coreAt(70, "B"), "d", "gist d", nil, nil)
@@ -63,7 +65,7 @@ func syncGraph(t *testing.T) *Graph {
 	return g
 }
 
-func TestChangesSince(t *testing.T) {
+func TestSince(t *testing.T) {
 	g := syncGraph(t)
 	tests := []struct {
 		name     string
@@ -112,7 +114,7 @@ func TestChangesSince(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := g.ChangesSince(tc.from, tc.to, tc.exclude)
+			r := Since(g, tc.from, tc.to, tc.exclude)
 			if diff := cmp.Diff(tc.want, syncLines(r)); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
@@ -128,12 +130,12 @@ func TestChangesSince(t *testing.T) {
 	}
 }
 
-func TestChangesSinceReportsCurrentContent(t *testing.T) {
-	g := NewGraph(UserGraph)
+func TestSinceReportsCurrentContent(t *testing.T) {
+	g := domain.NewGraph(domain.UserGraph)
 	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil) // seq 1
 	corePutAt(t, g, coreAt(2, "A"), "n", "second", nil, nil)
 	g.Checkpoint()
-	r := g.ChangesSince(0, g.Seq(), "B")
+	r := Since(g, 0, g.Seq(), "B")
 	if len(r.Items) != 1 || r.Items[0].Node.Gist != "second" || r.Items[0].Seq != 2 {
 		t.Fatalf("items = %+v, want node n at seq 2 with gist \"second\"", r.Items)
 	}
@@ -143,40 +145,42 @@ func TestChangesSinceReportsCurrentContent(t *testing.T) {
 	}
 	corePutAt(t, g, coreAt(4, "A"), "n", "third", nil, nil)
 	g.Checkpoint()
-	if diff := cmp.Diff([]string{"node n"}, syncLines(g.ChangesSince(0, g.Seq(), ""))); diff != "" {
+	if diff := cmp.Diff([]string{"node n"}, syncLines(Since(g, 0, g.Seq(), ""))); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
 }
 
-func TestChangesSinceCompaction(t *testing.T) {
-	g := NewGraph(UserGraph)
+func TestSinceCompaction(t *testing.T) {
+	g := domain.NewGraph(domain.UserGraph)
 	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
 		corePutAt(t, g, coreAt(1, "A"), id, "gist", nil, nil)
 	}
 	coreEdge(t, g, coreAt(1, "A"), "c", "rel", "d")
 	base := g.Seq() // 7
-	g.setTier("a", Archived, 5)
-	g.setTier("b", Orphaned, 5)
-	g.setTier("c", Archived, 5)
-	g.setTier("c", Active, 5) // archived then restored in the range: counts once, as restored
-	g.setTier("d", Orphaned, 5)
-	g.removeNode("d", coreAt(6, ""), true)   // pruned with its edge
-	g.removeNode("e", coreAt(6, "B"), false) // a client's deletion
+	setTier(g, "a", domain.Archived, 5)
+	setTier(g, "b", domain.Orphaned, 6) // not due when d is pruned at 6
+	setTier(g, "c", domain.Archived, 5)
+	setTier(g, "c", domain.Active, 5) // archived then restored in the range: counts once, as restored
+	setTier(g, "d", domain.Orphaned, 5)
+	pruneAt(t, g, coreAt(6, ""), "d")                            // pruned with its edge
+	if _, err := g.DeleteNode("e", coreAt(6, "B")); err != nil { // a client's deletion
+		t.Fatal(err)
+	}
 	mid := g.Seq()
-	g.setTier("f", Archived, 7)
+	setTier(g, "f", domain.Archived, 7)
 	g.Checkpoint()
 
 	tests := []struct {
 		name      string
 		from, to  uint64
 		wantItems []string
-		want      SyncReport
+		want      Report
 	}{
 		{
 			name: "moves and pruning in range",
 			from: base, to: mid,
 			wantItems: []string{"deleted node e"},
-			want:      SyncReport{Archived: 1, Restored: 1, Orphaned: 1, Pruned: 1},
+			want:      Report{Archived: 1, Restored: 1, Orphaned: 1, Pruned: 1},
 		},
 		{
 			name: "a move after to is not counted",
@@ -187,12 +191,12 @@ func TestChangesSinceCompaction(t *testing.T) {
 			name: "a later range counts only its moves",
 			from: mid, to: g.Seq(),
 			wantItems: []string{},
-			want:      SyncReport{Archived: 1},
+			want:      Report{Archived: 1},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := g.ChangesSince(tc.from, tc.to, "A")
+			r := Since(g, tc.from, tc.to, "A")
 			if diff := cmp.Diff(tc.wantItems, syncLines(r)); diff != "" {
 				t.Errorf("items (-want +got):\n%s", diff)
 			}
@@ -204,26 +208,26 @@ func TestChangesSinceCompaction(t *testing.T) {
 	}
 }
 
-func TestChangesSinceRecall(t *testing.T) {
-	g := NewGraph(UserGraph)
+func TestSinceRecall(t *testing.T) {
+	g := domain.NewGraph(domain.UserGraph)
 	corePutAt(t, g, coreAt(1, "A"), "hub", "gist", nil, nil)
 	corePutAt(t, g, coreAt(1, "A"), "leaf", "gist", nil, nil)
 	coreEdge(t, g, coreAt(1, "A"), "hub", "rel", "leaf")
-	g.setTier("hub", Archived, 2)
-	g.setTier("leaf", Orphaned, 2)
+	setTier(g, "hub", domain.Archived, 2)
+	setTier(g, "leaf", domain.Orphaned, 2)
 	base := g.Seq()
 	if _, err := g.RecallNode("hub", coreAt(3, "B")); err != nil {
 		t.Fatal(err)
 	}
 	g.Checkpoint()
-	r := g.ChangesSince(base, g.Seq(), "A")
+	r := Since(g, base, g.Seq(), "A")
 	if diff := cmp.Diff([]string{"node hub"}, syncLines(r)); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
 	if r.Archived != 1 || r.Restored != 0 || r.Orphaned != 0 {
 		t.Errorf("counts = %+v, want the rescued leaf as 1 archived", r)
 	}
-	if got := g.ChangesSince(base, g.Seq(), "B"); len(got.Items) != 0 || got.Archived != 1 {
+	if got := Since(g, base, g.Seq(), "B"); len(got.Items) != 0 || got.Archived != 1 {
 		t.Errorf("for the reader: %+v, want no items and 1 archived", got)
 	}
 }
@@ -231,8 +235,8 @@ func TestChangesSinceRecall(t *testing.T) {
 // A batch whose save is in flight is not the durable state: sync reports
 // what is on disk, so a failed save that rolls back loses nothing another
 // session was due to hear of.
-func TestChangesSinceReadsTheDurableState(t *testing.T) {
-	g := NewGraph(UserGraph)
+func TestSinceReadsTheDurableState(t *testing.T) {
+	g := domain.NewGraph(domain.UserGraph)
 	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil)     // seq 1
 	corePutAt(t, g, coreAt(1, "A"), "gone", "doomed", nil, nil) // seq 2
 	coreEdge(t, g, coreAt(1, "A"), "n", "uses", "gone")         // seq 3
@@ -247,7 +251,7 @@ func TestChangesSinceReadsTheDurableState(t *testing.T) {
 	}
 	corePutAt(t, g, coreAt(2, "A"), "fresh", "not saved yet", nil, nil)
 
-	r := g.ChangesSince(0, durable, "B")
+	r := Since(g, 0, durable, "B")
 	if diff := cmp.Diff([]string{"node n", "node gone", "edge n --uses--> gone"}, syncLines(r)); diff != "" {
 		t.Fatalf("items while a save is in flight (-want +got):\n%s", diff)
 	}
@@ -258,7 +262,7 @@ func TestChangesSinceReadsTheDurableState(t *testing.T) {
 	// The save fails: the graph rolls back to what B has now heard of, and
 	// nothing in (0, durable] is left unreported.
 	g.Rollback()
-	if diff := cmp.Diff(syncLines(r), syncLines(g.ChangesSince(0, durable, "B"))); diff != "" {
+	if diff := cmp.Diff(syncLines(r), syncLines(Since(g, 0, durable, "B"))); diff != "" {
 		t.Errorf("after rollback the durable range reads differently (-before +after):\n%s", diff)
 	}
 }
@@ -268,10 +272,10 @@ func TestSeqAt(t *testing.T) {
 	// After syncGraph: live a(seq 1, ts 10), c(3, 30), d(7, 70), e(10, 100);
 	// tombstones edge a-b (6, 60), edge b-c (8, 80), node b (9, 80).
 	coreEdge(t, g, coreAt(90, "B"), "c", "uses", "d") // seq 11
-	g.setTier("a", Archived, 200)                     // a tier change has no time: never counts
+	setTier(g, "a", domain.Archived, 200)             // a tier change has no time: never counts
 	tests := []struct {
 		name string
-		ts   Micros
+		ts   domain.Micros
 		want uint64
 	}{
 		{"before everything", 9, 0},
@@ -284,8 +288,8 @@ func TestSeqAt(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := g.SeqAt(tc.ts); got != tc.want {
-				t.Errorf("SeqAt(%d) = %d, want %d", tc.ts, got, tc.want)
+			if got := SeqAt(g, tc.ts); got != tc.want {
+				t.Errorf("SeqAt(g, %d) = %d, want %d", tc.ts, got, tc.want)
 			}
 		})
 	}
@@ -293,18 +297,18 @@ func TestSeqAt(t *testing.T) {
 
 // The tie-breaks of the item order only matter for data edited by hand,
 // where two items may claim one seq; the order must still be total.
-func TestCmpSyncItemTies(t *testing.T) {
-	n := &Node{ID: "n"}
-	e := &Edge{From: "a", To: "b", Rel: "r"}
-	k := EdgeKey{"a", "c", "r"}
-	items := []SyncItem{
+func TestCmpItemTies(t *testing.T) {
+	n := &domain.Node{ID: "n"}
+	e := &domain.Edge{From: "a", To: "b", Rel: "r"}
+	k := domain.EdgeKey{From: "a", To: "c", Rel: "r"}
+	items := []Item{
 		{Seq: 5, EdgeKey: &k, Deleted: true},
 		{Seq: 5, Edge: e},
 		{Seq: 5, NodeID: "m", Deleted: true},
 		{Seq: 5, Node: n},
-		{Seq: 4, Node: &Node{ID: "z"}},
+		{Seq: 4, Node: &domain.Node{ID: "z"}},
 	}
-	slices.SortFunc(items, cmpSyncItem)
+	slices.SortFunc(items, cmpItem)
 	var got []string
 	for _, it := range items {
 		_, name := it.itemName()
