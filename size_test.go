@@ -1,10 +1,12 @@
 package kg_test
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,5 +85,49 @@ func D() {}
 	got := methodCounts(f)
 	if got["S"] != 2 || got["G"] != 1 || len(got) != 2 {
 		t.Errorf("methodCounts = %v, want S:2 G:1", got)
+	}
+}
+
+// maxPackageLines is the most non-test lines a package may hold (issue 29,
+// docs/decisions/0113-compaction-policy-in-the-room.md): a package past it holds more than
+// one room, which a newcomer can no longer read in one sitting.
+const maxPackageLines = 4000
+
+// TestPackagesStaySmall counts the lines of every package's non-test Go
+// files (generated ones included) and fails for any past maxPackageLines.
+// Folders the go tool ignores (testdata, node_modules, dot and underscore
+// names) hold no package and are skipped.
+func TestPackagesStaySmall(t *testing.T) {
+	lines := map[string]int{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines[filepath.Dir(path)] += bytes.Count(b, []byte("\n"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines["domain"] == 0 || lines["app"] == 0 {
+		t.Fatalf("the walk counted no lines of domain or app: %v", lines)
+	}
+	for dir, n := range lines {
+		if n > maxPackageLines {
+			t.Errorf("%s has %d non-test lines, over %d: split it into rooms (docs/architecture.md)", dir, n, maxPackageLines)
+		}
 	}
 }

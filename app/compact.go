@@ -31,7 +31,7 @@ func (s *Service) Compact(ctx context.Context, sc Scope) (_ compaction.Moves, er
 // compactor runs compaction inside a write (docs/design/compaction.md) and
 // counts each run by its trigger.
 type compactor struct {
-	policy  domain.Policy
+	policy  compaction.Policy
 	metrics ports.Metrics
 }
 

@@ -7,13 +7,14 @@ import (
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/app/history"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/secretscreen"
 	"github.com/kg-memory/kg/ports"
 )
 
 // Config holds the settings of the app layer.
 type Config struct {
-	Policy     domain.Policy
+	Policy     compaction.Policy
 	SessionTTL domain.Micros // sessions expire after this long without activity (KG_SESSION_TTL)
 	// BoundSessionTTL is how long a session bound to a Claude session is
 	// kept after its last activity, past SessionTTL, so that a resume of its
@@ -82,7 +83,7 @@ const (
 // DefaultConfig returns the defaults of the spec.
 func DefaultConfig() Config {
 	return Config{
-		Policy:              domain.DefaultPolicy(),
+		Policy:              compaction.DefaultPolicy(),
 		SessionTTL:          DefaultSessionTTL,
 		BoundSessionTTL:     DefaultBoundSessionTTL,
 		MaxSessions:         DefaultMaxSessions,

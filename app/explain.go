@@ -24,11 +24,11 @@ type Explanation struct {
 	// ranking was computed with (docs/design/compaction.md#scores), and
 	// Margin how much better an archived node must score to swap with one
 	// a run archives (pass 1b).
-	Weights domain.ScoreWeights
+	Weights compaction.ScoreWeights
 	Margin  float64
 	// Scoring is the score the ranking is by (KG_SCORING); Weights are
 	// those of ScoringSeed.
-	Scoring domain.Scoring
+	Scoring compaction.Scoring
 }
 
 // NodeRank is one node's standing in compaction at Explanation.Now.
@@ -53,7 +53,7 @@ func (s *Service) ExplainCompaction(ctx context.Context, sc Scope) (_ Explanatio
 	defer s.countOp(t.session, &err)
 	p := s.cfg.Policy
 	ex := Explanation{Key: e.Key(), Now: s.clock.Now(), MaxTokens: p.MaxTokens, Target: p.Target(), ArchivedBudget: p.ArchivedBudget(),
-		Weights: p.Weights(), Margin: domain.ResurrectionMargin, Scoring: p.Scoring}
+		Weights: p.Weights(), Margin: compaction.ResurrectionMargin, Scoring: p.Scoring}
 	e.RLock()
 	ex.Plan = compaction.Plan(e.Graph(), ex.Now, p)
 	ranked, others := compaction.Ranks(e.Graph(), ex.Now, p)

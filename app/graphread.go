@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // GraphContents is every node (of every tier) and every edge of one graph,
@@ -88,7 +89,7 @@ func (s *Service) ReadGraphs(ctx context.Context, sc Scope) (_ GraphRead, err er
 // holds g's read lock. Nodes and edges are
 // never changed in place (a change replaces them), so the pointers stay
 // valid after the lock is let go.
-func contents(g *domain.Graph, p domain.Policy) GraphContents {
+func contents(g *domain.Graph, p compaction.Policy) GraphContents {
 	gc := GraphContents{
 		Key: g.Key(), Nodes: g.Nodes(), Stats: g.Stats(),
 		Estimate: p.Estimate(g), MaxTokens: p.MaxTokens, Target: p.Target(),

@@ -9,6 +9,7 @@ import (
 	"github.com/kg-memory/kg/app/hookstate"
 	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/recall"
 	"github.com/kg-memory/kg/ports"
 )
@@ -38,7 +39,7 @@ func (hs *HookSupport) Log() *slog.Logger { return hs.svc.log }
 
 // Policy is the compaction policy: the preload ranks and the maintenance
 // debt weighs by it.
-func (hs *HookSupport) Policy() domain.Policy { return hs.svc.cfg.Policy }
+func (hs *HookSupport) Policy() compaction.Policy { return hs.svc.cfg.Policy }
 
 // PreloadChars is the budget of a session start's whole text
 // (Config.PreloadChars).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -77,7 +78,7 @@ func (s *Service) Projects(ctx context.Context) ([]ProjectInfo, error) {
 
 // loadedProjectInfo is the listing entry of a loaded project graph, counted
 // under policy p.
-func loadedProjectInfo(p domain.Policy, slug string, e *graphstore.Entry) ProjectInfo {
+func loadedProjectInfo(p compaction.Policy, slug string, e *graphstore.Entry) ProjectInfo {
 	e.RLock()
 	defer e.RUnlock()
 	pi := ProjectInfo{Slug: slug, ProjectPath: e.Key().Project}
@@ -88,7 +89,7 @@ func loadedProjectInfo(p domain.Policy, slug string, e *graphstore.Entry) Projec
 // ProjectInfoOf is the listing entry of the stored project graph k, read from
 // its data under policy p: what GET /api/projects shows of a graph that is
 // not loaded, and what a listing made without the server shows.
-func ProjectInfoOf(p domain.Policy, slug string, k domain.GraphKey, data domain.GraphData) ProjectInfo {
+func ProjectInfoOf(p compaction.Policy, slug string, k domain.GraphKey, data domain.GraphData) ProjectInfo {
 	pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
 	g, _ := domain.Restore(k, data, domain.RestoreOptions{})
 	pi.count(p, g.Stats(), data.LastChange())
@@ -97,14 +98,14 @@ func ProjectInfoOf(p domain.Policy, slug string, k domain.GraphKey, data domain.
 
 // ProjectInfoOfSummary is the listing entry of the stored project graph k
 // from the summary its repository keeps, under policy p.
-func ProjectInfoOfSummary(p domain.Policy, slug string, k domain.GraphKey, sum ports.GraphSummary) ProjectInfo {
+func ProjectInfoOfSummary(p compaction.Policy, slug string, k domain.GraphKey, sum ports.GraphSummary) ProjectInfo {
 	pi := ProjectInfo{Slug: slug, ProjectPath: k.Project}
 	pi.count(p, sum.Stats, sum.LastChange)
 	return pi
 }
 
 // count fills in the counts st and the token figures under policy p.
-func (pi *ProjectInfo) count(p domain.Policy, st domain.Stats, last domain.Micros) {
+func (pi *ProjectInfo) count(p compaction.Policy, st domain.Stats, last domain.Micros) {
 	pi.Stats, pi.LastChange = st, last
 	pi.Estimate, pi.MaxTokens, pi.TargetTokens = st.Estimate(p.EstimateNotes), p.MaxTokens, p.Target()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kg-memory/kg/app/graphstore"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/fullread"
 	"github.com/kg-memory/kg/ports"
 )
@@ -150,7 +151,7 @@ type graphReader struct {
 	store  *graphstore.Store
 	scope  *resolver
 	clock  ports.Clock
-	policy domain.Policy
+	policy compaction.Policy
 	log    *slog.Logger
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/app/usecount"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -134,7 +135,7 @@ func Open(ctx context.Context, cfg Config, deps Deps) (*Service, error) {
 // a zero Config is usable.
 func (c Config) withDefaults() Config {
 	d := DefaultConfig()
-	if c.Policy == (domain.Policy{}) {
+	if c.Policy == (compaction.Policy{}) {
 		c.Policy = d.Policy
 	}
 	if c.SessionTTL <= 0 {

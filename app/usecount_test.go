@@ -8,6 +8,7 @@ import (
 
 	"github.com/kg-memory/kg/app/sessiontable"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -243,9 +244,9 @@ func TestCountedSetIsCapped(t *testing.T) {
 // by recency and connectedness instead.
 func TestCompactionKeepsWhatSessionsUse(t *testing.T) {
 	for _, tc := range []struct {
-		scoring  domain.Scoring
+		scoring  compaction.Scoring
 		archived string
-	}{{domain.ScoringUse, "written-once"}, {domain.ScoringSeed, "read-by-three"}} {
+	}{{compaction.ScoringUse, "written-once"}, {compaction.ScoringSeed, "read-by-three"}} {
 		t.Run(tc.scoring.String(), func(t *testing.T) {
 			e := newEnv(t, func(c *Config) { c.Policy.Scoring = tc.scoring; c.Policy.Grace = 0 })
 			a, b, c := e.session(projA), e.session(projA), e.session(projA)

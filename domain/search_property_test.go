@@ -167,7 +167,7 @@ func (m *searchMachine) SetTiers(t *rapid.T) {
 }
 
 func (m *searchMachine) Prune(t *rapid.T) {
-	prune(m.graph(t), m.at(), Policy{})
+	prune(m.graph(t), m.at(), CompactionPolicy{})
 }
 
 // Checkpoint and Rollback act on both graphs, as a batch over both would,

@@ -86,9 +86,9 @@ func genUse(t *rapid.T, id string) Use {
 	}
 }
 
-func genPolicy(t *rapid.T) Policy {
-	return Policy{
-		Scoring:       rapid.SampledFrom([]Scoring{ScoringUse, ScoringSeed}).Draw(t, "scoring"),
+func genPolicy(t *rapid.T) CompactionPolicy {
+	return CompactionPolicy{
+		Seed:          rapid.Bool().Draw(t, "seed"),
 		MaxTokens:     rapid.IntRange(0, 500).Draw(t, "max"),
 		EstimateNotes: rapid.Bool().Draw(t, "notes"),
 		Grace:         rapid.SampledFrom([]Micros{0, Day, 5 * Day, 10 * Day}).Draw(t, "grace"),

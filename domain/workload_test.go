@@ -102,8 +102,8 @@ func workloadQueries(k int) []string {
 
 // workloadPolicy is the benchmark setting: grace 0 and the default budget,
 // so compaction is active, as in a mature memory.
-func workloadPolicy() Policy {
-	p := DefaultPolicy()
+func workloadPolicy() CompactionPolicy {
+	p := defaultPolicy
 	p.Grace = 0
 	return p
 }

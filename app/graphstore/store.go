@@ -22,7 +22,7 @@ import (
 type Deps struct {
 	Graphs ports.GraphRepository // loads and commits the graphs
 	Clock  ports.Clock
-	Policy domain.Policy // the compaction run of a load
+	Policy compaction.Policy // the compaction run of a load
 	Log    *slog.Logger
 	Events ports.Events // receives the events of each durable batch
 	// Metrics is told of each batch, compaction run and durable move.

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/fullread"
 )
 
@@ -61,7 +62,7 @@ func (h *Hooks) MaintenanceDebt(ctx context.Context) (DebtReport, error) {
 // active and archived, and how far the estimate is over the budget's
 // target. An empty graph owes nothing. maintained is when the last pass was
 // recorded (app.HookSupport.LastMaintained); 0 for never.
-func debtOf(g *domain.Graph, now domain.Micros, p domain.Policy, maintained domain.Micros) GraphDebt {
+func debtOf(g *domain.Graph, now domain.Micros, p compaction.Policy, maintained domain.Micros) GraphDebt {
 	st := g.Stats()
 	v := fullread.Build(g, p)
 	d := GraphDebt{Level: g.Key().Level, Project: g.Key().Project, Active: st.Active, Archived: st.Archived,

@@ -33,7 +33,7 @@ type Maintainer struct {
 	// Interval is the tick's period (Config.MaintenanceInterval): a
 	// team-mode lease lasts one, and the staleness round gets one.
 	Interval time.Duration
-	Policy   domain.Policy // compaction, pruning and tombstone expiry
+	Policy   compaction.Policy // compaction, pruning and tombstone expiry
 	// StaleFilesPerTick bounds the recorded files a tick reads
 	// (Config.StaleFilesPerTick).
 	StaleFilesPerTick int

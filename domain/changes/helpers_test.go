@@ -50,7 +50,7 @@ func setTier(g *domain.Graph, id string, tier domain.Tier, now domain.Micros) {
 // none), and fails the test unless that is exactly want.
 func pruneAt(t *testing.T, g *domain.Graph, at domain.Stamp, want ...string) {
 	t.Helper()
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	p.OrphanGrace = 0
 	if m := compaction.Prune(g, at, p); !slices.Equal(m.Pruned, want) {
 		t.Fatalf("Prune pruned %v, want %v", m.Pruned, want)

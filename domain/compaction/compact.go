@@ -19,7 +19,7 @@ import (
 //
 // A run on a graph within both budgets returns at once: it reads the
 // incrementally kept Stats and allocates nothing.
-func Run(g *domain.Graph, now domain.Micros, p domain.Policy) Moves {
+func Run(g *domain.Graph, now domain.Micros, p Policy) Moves {
 	return RunListing(g, now, p, -1)
 }
 
@@ -31,7 +31,7 @@ func Run(g *domain.Graph, now domain.Micros, p domain.Policy) Moves {
 // of 500,000 nodes listed a million moves, 200 MB held until the answer was
 // written (docs/performance.md#import-memory). A move not listed costs 4
 // bytes while the run lasts, and its reason is never built.
-func RunListing(g *domain.Graph, now domain.Micros, p domain.Policy, list int) Moves {
+func RunListing(g *domain.Graph, now domain.Micros, p Policy, list int) Moves {
 	m, s := plan(g, now, p, list)
 	if s == nil || len(s.stepNode) == 0 { // s.stepNode holds the unlisted moves too
 		return m
@@ -56,7 +56,7 @@ func RunListing(g *domain.Graph, now domain.Micros, p domain.Policy, list int) M
 
 // Plan returns exactly what Run(g, now, p) would do to g, with the
 // rank and reason of every move, without changing g.
-func Plan(g *domain.Graph, now domain.Micros, p domain.Policy) Moves {
+func Plan(g *domain.Graph, now domain.Micros, p Policy) Moves {
 	m, _ := plan(g, now, p, -1)
 	return m
 }
@@ -64,13 +64,13 @@ func Plan(g *domain.Graph, now domain.Micros, p domain.Policy) Moves {
 // plan is Plan listing at most list moves (RunListing), with
 // the simulation that ends in the planned tiers; nil when the graph is
 // within both budgets.
-func plan(g *domain.Graph, now domain.Micros, p domain.Policy, list int) (Moves, *sim) {
+func plan(g *domain.Graph, now domain.Micros, p Policy, list int) (Moves, *sim) {
 	return planOver(g, (*domain.Graph).MovableSlots, now, p, list)
 }
 
 // planOver is plan, with the simulation reading the nodes in slots(g),
 // which must hold every active and archived node.
-func planOver(g *domain.Graph, slots func(*domain.Graph) []int32, now domain.Micros, p domain.Policy, list int) (Moves, *sim) {
+func planOver(g *domain.Graph, slots func(*domain.Graph) []int32, now domain.Micros, p Policy, list int) (Moves, *sim) {
 	st := g.Stats()
 	est := st.Estimate(p.EstimateNotes)
 	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
@@ -102,8 +102,8 @@ func planOver(g *domain.Graph, slots func(*domain.Graph) []int32, now domain.Mic
 // together and its ends' tiers in one small array, where the graph's slots
 // would cost a cache miss per step.
 type sim struct {
-	p domain.Policy
-	w domain.ScoreWeights // p's score weights, defaults filled in
+	p Policy
+	w ScoreWeights // p's score weights, defaults filled in
 
 	// What the run needs of each node, read once: a run visits nodes in
 	// rank order, and chasing each *Node again there costs a cache miss.
@@ -141,7 +141,7 @@ type simEdge struct{ from, to int32 }
 // to a node left out (an orphaned one, which no run moves) is left out too:
 // it is never shown and never counts as an edge to an active node, whatever
 // the run does.
-func newSim(g *domain.Graph, slots []int32, now domain.Micros, p domain.Policy) *sim {
+func newSim(g *domain.Graph, slots []int32, now domain.Micros, p Policy) *sim {
 	s, degrees := newSimNodes(g, slots, now, p)
 	degree := s.readEdges(g, degrees)
 	s.buildAdjacency(degree)
@@ -150,7 +150,7 @@ func newSim(g *domain.Graph, slots []int32, now domain.Micros, p domain.Policy) 
 
 // newSimNodes is a sim of the nodes in slots, without their edges, and the
 // sum of their degrees.
-func newSimNodes(g *domain.Graph, slots []int32, now domain.Micros, p domain.Policy) (*sim, int) {
+func newSimNodes(g *domain.Graph, slots []int32, now domain.Micros, p Policy) (*sim, int) {
 	n := len(slots)
 	s := &sim{
 		p:         p,
@@ -389,7 +389,7 @@ func (s *sim) population(tiers ...domain.Tier) []member {
 		}
 		idx = append(idx, int32(i))
 	}
-	if s.p.Scoring == domain.ScoringUse {
+	if s.p.Scoring == ScoringUse {
 		return s.usePopulation(idx)
 	}
 	return s.seedPopulation(idx)
@@ -457,7 +457,7 @@ func (s *sim) seedPopulation(idx []int32) []member {
 			UseDay:         s.useDay[i],
 			Score:          key.score,
 			Eligible:       true,
-			Scoring:        domain.ScoringSeed,
+			Scoring:        ScoringSeed,
 		}}
 	}
 	return pop
@@ -564,7 +564,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		}
 		j := &pop[js[0]]
 		diff := p.Score - j.Score
-		if diff < domain.ResurrectionMargin {
+		if diff < ResurrectionMargin {
 			return
 		}
 		heap.Pop(&js) // j stays archived, paired
@@ -585,7 +585,7 @@ func (s *sim) resurrect(m *Moves, archived []int32) {
 		if s.listed(m) {
 			s.step(m, p.i, Move{ID: p.ID, From: domain.Archived, To: domain.Active, Pass: PassResurrect, Rank: s.rank(&p.Rank),
 				Reason: s.why.str("score ").score(p.Score).use(s.p, &p.Rank).str(" beats ").score(j.Score).str(" of ").str(j.ID).
-					str(" (archived now) by ").score(diff).str(" >= margin ").score(domain.ResurrectionMargin).
+					str(" (archived now) by ").score(diff).str(" >= margin ").score(ResurrectionMargin).
 					str("; estimate ").num(before).str(" -> ").num(s.est).
 					str(" (").num(swapped).str(" with it alone), target ").num(target).done()})
 		} else {
@@ -732,8 +732,8 @@ func (r *reason) score(v float64) *reason { r.b = appendFixed4(r.b, v); return r
 // of 1.50 sessions", the node's use count at the run's day in sessions,
 // truncated to two decimals. Under ScoringSeed it adds nothing, so the
 // reasons stay those of before the use count.
-func (r *reason) use(p domain.Policy, rk *Rank) *reason {
-	if p.Scoring != domain.ScoringUse {
+func (r *reason) use(p Policy, rk *Rank) *reason {
+	if p.Scoring != ScoringUse {
 		return r
 	}
 	hundredths := rk.Use * 100 / domain.UseUnit // Use ≤ 2^48: no overflow

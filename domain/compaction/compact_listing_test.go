@@ -20,7 +20,7 @@ func TestCompactListingListsTheFirstMovesAndMakesThemAll(t *testing.T) {
 		cpN{id: "o3", ts: 4, tier: domain.Archived}, cpN{id: "o4", ts: 5, tier: domain.Archived})
 	// Seed scoring: these nodes carry no use count, and under the use
 	// scoring their ties make fewer moves than the case needs.
-	p := domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}
+	p := Policy{MaxTokens: 100, Scoring: ScoringSeed}
 	full := cpGraph(t, nodes, nil)
 	all := Run(full, cpNow, p)
 	if len(all.Steps) < 4 {

@@ -90,9 +90,9 @@ func genUse(t *rapid.T, id string) domain.Use {
 	}
 }
 
-func genPolicy(t *rapid.T) domain.Policy {
-	return domain.Policy{
-		Scoring:       rapid.SampledFrom([]domain.Scoring{domain.ScoringUse, domain.ScoringSeed}).Draw(t, "scoring"),
+func genPolicy(t *rapid.T) Policy {
+	return Policy{
+		Scoring:       rapid.SampledFrom([]Scoring{ScoringUse, ScoringSeed}).Draw(t, "scoring"),
 		MaxTokens:     rapid.IntRange(0, 500).Draw(t, "max"),
 		EstimateNotes: rapid.Bool().Draw(t, "notes"),
 		Grace:         rapid.SampledFrom([]domain.Micros{0, domain.Day, 5 * domain.Day, 10 * domain.Day}).Draw(t, "grace"),
@@ -109,7 +109,7 @@ func restoreData(t *rapid.T, d domain.GraphData) *domain.Graph {
 }
 
 // genGraph draws a graph and a policy.
-func genGraph(t *rapid.T) (*domain.Graph, domain.GraphData, domain.Policy) {
+func genGraph(t *rapid.T) (*domain.Graph, domain.GraphData, Policy) {
 	d := genData(t)
 	return restoreData(t, d), d, genPolicy(t)
 }
@@ -193,7 +193,7 @@ func TestCompactPropDeterministicOnShuffledCopy(t *testing.T) {
 }
 
 // allInGrace reports whether every active node of g is in grace.
-func allInGrace(g *domain.Graph, p domain.Policy) bool {
+func allInGrace(g *domain.Graph, p Policy) bool {
 	for _, n := range nodeMap(g) {
 		if n.Tier == domain.Active && graceLeft(n.Created, propNow, p.Grace) == 0 {
 			return false
@@ -384,8 +384,8 @@ func TestScoringsDifferential(t *testing.T) {
 		shuffled := d
 		shuffled.Nodes = rapid.Permutation(d.Nodes).Draw(t, "node-order")
 		shuffled.Edges = rapid.Permutation(d.Edges).Draw(t, "edge-order")
-		plans := map[domain.Scoring]Moves{}
-		for _, sc := range []domain.Scoring{domain.ScoringUse, domain.ScoringSeed} {
+		plans := map[Scoring]Moves{}
+		for _, sc := range []Scoring{ScoringUse, ScoringSeed} {
 			p.Scoring = sc
 			g, h := restoreData(t, d), restoreData(t, shuffled)
 			m := Run(g, propNow, p)
@@ -410,7 +410,7 @@ func TestScoringsDifferential(t *testing.T) {
 			}
 			plans[sc] = m
 		}
-		if !cmp.Equal(plans[domain.ScoringUse].Archived, plans[domain.ScoringSeed].Archived) {
+		if !cmp.Equal(plans[ScoringUse].Archived, plans[ScoringSeed].Archived) {
 			differ++
 		}
 	})

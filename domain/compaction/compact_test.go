@@ -107,10 +107,10 @@ func cpUse(sessions uint64, days int32) domain.Use {
 
 // seedOnly marks a case whose order is the seed formula's (recency and
 // connectedness); the other cases hold under both scorings.
-var seedOnly = []domain.Scoring{domain.ScoringSeed}
+var seedOnly = []Scoring{ScoringSeed}
 
 // useOnly marks a case whose order is the use count's.
-var useOnly = []domain.Scoring{domain.ScoringUse}
+var useOnly = []Scoring{ScoringUse}
 
 // TestCompactWorkedCases checks each rule of a run on a graph small enough to
 // compute by hand, under both scorings unless the case names one. Unless a
@@ -123,8 +123,8 @@ func TestCompactWorkedCases(t *testing.T) {
 		name     string
 		nodes    []cpN
 		edges    []cpE
-		policy   domain.Policy
-		scorings []domain.Scoring // nil: both
+		policy   Policy
+		scorings []Scoring // nil: both
 
 		wantSteps  []stepSummary
 		wantBefore int
@@ -135,28 +135,28 @@ func TestCompactWorkedCases(t *testing.T) {
 			// 125 > max 100: archive n1 (→100, still > target 80), n2 (→75).
 			name:       "pass 1 archives in rank order and stops at the target",
 			nodes:      line(5, nil),
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
 		{
 			name:       "at max is within budget",
 			nodes:      line(4, nil),
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantBefore: 100, wantAfter: 100,
 		},
 		{
 			// 90: above the target 80 but not above max: the hysteresis band.
 			name:       "between target and max nothing moves",
 			nodes:      line(3, func(i int, c *cpN) { c.gist = 40 }), // 30 each
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantBefore: 90, wantAfter: 90,
 		},
 		{
 			// n1, n2 are in grace: pass 1 skips them although they rank first.
 			name:       "nodes in grace are never archived",
 			nodes:      line(5, func(i int, c *cpN) { c.created = cpNow - domain.Day*domain.Micros(i) }),
-			policy:     domain.Policy{MaxTokens: 100, Grace: 3 * domain.Day}, // n1 (1 day old), n2 (2 days) in grace
+			policy:     Policy{MaxTokens: 100, Grace: 3 * domain.Day}, // n1 (1 day old), n2 (2 days) in grace
 			wantSteps:  []stepSummary{{"n3", PassArchive, domain.Archived}, {"n4", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -168,7 +168,7 @@ func TestCompactWorkedCases(t *testing.T) {
 					c.created = cpNow
 				}
 			}),
-			policy:     domain.Policy{MaxTokens: 100, Grace: 1},
+			policy:     Policy{MaxTokens: 100, Grace: 1},
 			wantSteps:  []stepSummary{{"n6", PassArchive, domain.Archived}},
 			wantBefore: 150, wantAfter: 125, wantOver: true,
 		},
@@ -181,7 +181,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			scorings:   seedOnly,
 			nodes:      []cpN{{id: "a", ts: 1}, {id: "b", ts: 1}, {id: "c", ts: 1}},
 			edges:      []cpE{{"a", "b"}, {"b", "c"}, {"a", "x.go"}, {"x.go", "y.go"}},
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}, {"c", PassArchive, domain.Archived}},
 			wantBefore: 135, wantAfter: 70,
 		},
@@ -191,7 +191,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "shown edges between artifacts alone exceed the budget",
 			nodes:      []cpN{{id: "a"}},
 			edges:      []cpE{{"f1", "g"}, {"f2", "g"}, {"f3", "g"}, {"f4", "g"}, {"f5", "g"}, {"f6", "g"}, {"f7", "g"}},
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}},
 			wantBefore: 130, wantAfter: 105, wantOver: true,
 		},
@@ -200,14 +200,14 @@ func TestCompactWorkedCases(t *testing.T) {
 			// with notes. 3 × 25 = 75 is within 100.
 			name:       "notes not in the estimate by default",
 			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantBefore: 75, wantAfter: 75,
 		},
 		{
 			// 3 × 45 = 135 > 100: archive n1 (90), n2 (45).
 			name:       "KG_ESTIMATE_NOTES charges the notes",
 			nodes:      line(3, func(i int, c *cpN) { c.notes = []int{40, 40} }),
-			policy:     domain.Policy{MaxTokens: 100, EstimateNotes: true},
+			policy:     Policy{MaxTokens: 100, EstimateNotes: true},
 			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 135, wantAfter: 45,
 		},
@@ -217,7 +217,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "orphaned nodes and their edges are free",
 			nodes:      []cpN{{id: "a"}, {id: "big", gist: 1000, tier: domain.Orphaned, orphanedAt: 1}},
 			edges:      []cpE{{"a", "big"}, {"big", "a"}},
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantBefore: 25, wantAfter: 25,
 		},
 		{
@@ -229,7 +229,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:     "pass 1b swap kept",
 			scorings: seedOnly,
 			nodes:    append(line(5, nil), cpN{id: "p", ts: 10, tier: domain.Archived}),
-			policy:   domain.Policy{MaxTokens: 100},
+			policy:   Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
 				{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived},
 				{"p", PassResurrect, domain.Active}, {"n3", PassArchiveForSwap, domain.Archived},
@@ -245,7 +245,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			// at 1, ties n1 and stays archived.
 			name:     "pass 1b brings back an archived node used more",
 			nodes:    append(line(5, nil), cpN{id: "p", ts: 1, tier: domain.Archived, use: cpUse(4, 0)}),
-			policy:   domain.Policy{MaxTokens: 100},
+			policy:   Policy{MaxTokens: 100},
 			scorings: useOnly,
 			wantSteps: []stepSummary{
 				{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived},
@@ -263,7 +263,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a", ts: 50, use: cpUse(1, 30)}, {id: "b", ts: 1, use: cpUse(3, 0)}, {id: "c", ts: 2, use: cpUse(2, 0)},
 			},
 			edges:      []cpE{{"b", "a"}, {"c", "a"}},
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			scorings:   useOnly,
 			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}},
 			wantBefore: 105, wantAfter: 80,
@@ -276,7 +276,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a", ts: 50, use: cpUse(1, 30)}, {id: "b", ts: 1, use: cpUse(3, 0)}, {id: "c", ts: 2, use: cpUse(2, 0)},
 			},
 			edges:      []cpE{{"b", "a"}, {"c", "a"}},
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			scorings:   seedOnly,
 			wantSteps:  []stepSummary{{"b", PassArchive, domain.Archived}},
 			wantBefore: 105, wantAfter: 80,
@@ -290,7 +290,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a", ts: 30, use: cpUse(2, 7)}, {id: "b", ts: 20, use: cpUse(1, 0)},
 				{id: "c", use: cpUse(5, 0)}, {id: "d", use: cpUse(5, 0)}, {id: "e", use: cpUse(5, 0)},
 			},
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			scorings:   useOnly,
 			wantSteps:  []stepSummary{{"a", PassArchive, domain.Archived}, {"b", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
@@ -304,7 +304,7 @@ func TestCompactWorkedCases(t *testing.T) {
 					c.created = cpNow
 				}
 			}), cpN{id: "p", ts: 10, tier: domain.Archived}),
-			policy:     domain.Policy{MaxTokens: 100, Grace: domain.Day},
+			policy:     Policy{MaxTokens: 100, Grace: domain.Day},
 			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -312,7 +312,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			// p ties n1 exactly (same recency, no edges): below the margin.
 			name:       "pass 1b needs the margin",
 			nodes:      append(line(5, nil), cpN{id: "p", ts: 1, tier: domain.Archived}),
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantSteps:  []stepSummary{{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}},
 			wantBefore: 125, wantAfter: 75,
 		},
@@ -321,7 +321,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			// pass 1b runs only after pass 1 archived something.
 			name:       "no resurrection without pass 1",
 			nodes:      append(line(4, nil), cpN{id: "p", ts: 10, tier: domain.Archived}),
-			policy:     domain.Policy{MaxTokens: 100},
+			policy:     Policy{MaxTokens: 100},
 			wantBefore: 100, wantAfter: 100,
 		},
 		{
@@ -340,7 +340,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				{id: "a9", ts: 0, tier: domain.Archived}, {id: "a10", ts: 30, tier: domain.Archived},
 			},
 			edges:  []cpE{{"a1", "h1"}, {"h1", "a1"}, {"a2", "h1"}, {"a3", "h2"}, {"a9", "h2"}, {"a6", "a7"}, {"a8", "file"}},
-			policy: domain.Policy{MaxTokens: 130},
+			policy: Policy{MaxTokens: 130},
 			wantSteps: []stepSummary{
 				{"a5", PassOrphan, domain.Orphaned}, {"a6", PassOrphan, domain.Orphaned}, {"a7", PassOrphan, domain.Orphaned},
 			},
@@ -356,7 +356,7 @@ func TestCompactWorkedCases(t *testing.T) {
 				cpN{id: "o1", ts: 1, tier: domain.Archived}, cpN{id: "o2", ts: 1, tier: domain.Archived},
 				cpN{id: "o3", ts: 1, tier: domain.Archived}, cpN{id: "o4", ts: 1, tier: domain.Archived},
 				cpN{id: "o5", ts: 1, tier: domain.Archived}),
-			policy: domain.Policy{MaxTokens: 100},
+			policy: Policy{MaxTokens: 100},
 			wantSteps: []stepSummary{
 				{"n1", PassArchive, domain.Archived}, {"n2", PassArchive, domain.Archived}, {"n1", PassOrphan, domain.Orphaned},
 			},
@@ -369,7 +369,7 @@ func TestCompactWorkedCases(t *testing.T) {
 			name:       "orphaning hides edges to active nodes",
 			nodes:      orphanFan(25),
 			edges:      fanEdges(25),
-			policy:     domain.Policy{MaxTokens: 400},
+			policy:     Policy{MaxTokens: 400},
 			wantSteps:  []stepSummary{{"a01", PassOrphan, domain.Orphaned}},
 			wantBefore: 395, wantAfter: 380,
 		},
@@ -377,7 +377,7 @@ func TestCompactWorkedCases(t *testing.T) {
 	for _, tt := range tests {
 		scorings := tt.scorings
 		if scorings == nil {
-			scorings = []domain.Scoring{domain.ScoringUse, domain.ScoringSeed}
+			scorings = []Scoring{ScoringUse, ScoringSeed}
 		}
 		for _, sc := range scorings {
 			t.Run(tt.name+"/"+sc.String(), func(t *testing.T) {
@@ -392,7 +392,7 @@ func TestCompactWorkedCases(t *testing.T) {
 // checkWorkedCase compacts the graph of nodes and edges with policy and
 // checks the steps and estimates, that the plan is the run, the tiers and
 // seqs the run leaves, and that a second run moves nothing.
-func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy domain.Policy, wantSteps []stepSummary, wantBefore, wantAfter int, wantOver bool) {
+func checkWorkedCase(t *testing.T, nodes []cpN, edges []cpE, policy Policy, wantSteps []stepSummary, wantBefore, wantAfter int, wantOver bool) {
 	t.Helper()
 	g := cpGraph(t, nodes, edges)
 	before := tiers(g)
@@ -449,7 +449,7 @@ func TestCompactMovesExplainThemselves(t *testing.T) {
 		cpN{id: "p", ts: 10, tier: domain.Archived},
 		cpN{id: "o1", ts: 2, tier: domain.Archived}, cpN{id: "o2", ts: 3, tier: domain.Archived},
 		cpN{id: "o3", ts: 4, tier: domain.Archived}, cpN{id: "o4", ts: 5, tier: domain.Archived}), nil)
-	m := Run(g, cpNow, domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}) // under seed p, written last, is restored
+	m := Run(g, cpNow, Policy{MaxTokens: 100, Scoring: ScoringSeed}) // under seed p, written last, is restored
 	want := map[string][]string{
 		PassArchive:        {"score 0.", "estimate 125 > target 80", "max 100"},
 		PassResurrect:      {"score 0.", "margin 0.05", "target 80"},
@@ -482,7 +482,7 @@ func TestCompactMovesExplainThemselves(t *testing.T) {
 // graph within both budgets reads the kept counts and returns.
 func TestCompactWithinBudgetAllocatesNothing(t *testing.T) {
 	g := cpGraph(t, line(3, nil), []cpE{{"n1", "n2"}})
-	p := domain.DefaultPolicy()
+	p := DefaultPolicy()
 	allocs := testing.AllocsPerRun(100, func() {
 		if m := Run(g, cpNow, p); !m.Empty() {
 			t.Fatalf("moved %v", summarize(m))
@@ -498,7 +498,7 @@ func TestCompactWithinBudgetAllocatesNothing(t *testing.T) {
 func TestCompactRollback(t *testing.T) {
 	g := cpGraph(t, append(line(5, nil), cpN{id: "p", ts: 10, tier: domain.Archived}), nil)
 	before := g.Data()
-	m := Run(g, cpNow, domain.Policy{MaxTokens: 100, Scoring: domain.ScoringSeed}) // under seed p, written last, is restored
+	m := Run(g, cpNow, Policy{MaxTokens: 100, Scoring: ScoringSeed}) // under seed p, written last, is restored
 	if m.Empty() {
 		t.Fatal("the run moved nothing")
 	}
@@ -548,8 +548,8 @@ func ExamplePlan() {
 	if _, err := g.PutEdge(domain.EdgeInput{From: "alpha", To: "beta", Rel: "uses"}, at); err != nil {
 		panic(err)
 	}
-	p := domain.DefaultPolicy()
-	p.MaxTokens, p.Grace, p.Scoring = 80, 0, domain.ScoringSeed
+	p := DefaultPolicy()
+	p.MaxTokens, p.Grace, p.Scoring = 80, 0, ScoringSeed
 
 	plan := Plan(g, domain.Days(10), p)
 	for _, st := range plan.Steps {

@@ -56,9 +56,9 @@ func ExampleRun_workedExample() {
 	}
 	g, _ := domain.Restore(domain.ProjectGraph("/home/me/shop-api"), data, domain.RestoreOptions{})
 
-	p := domain.DefaultPolicy() // grace 5 days, margin 0.05, notes not estimated
-	p.MaxTokens = 100           // target 80, archived budget 30 (6 ids)
-	p.Scoring = domain.ScoringSeed
+	p := compaction.DefaultPolicy() // grace 5 days, margin 0.05, notes not estimated
+	p.MaxTokens = 100               // target 80, archived budget 30 (6 ids)
+	p.Scoring = compaction.ScoringSeed
 
 	m := compaction.Run(g, day(100), p)
 	for _, s := range m.Steps {

@@ -6,7 +6,8 @@
 // tier moves are here too: Prune deletes the nodes orphaned past their grace,
 // ExpireTombstones drops old tombstones, ArchiveNodes is a person's archive and
 // RestoreTier an undo's way back. Every move comes out as a Move, with its
-// Rank, in a Moves.
+// Rank, in a Moves, and runs under a Policy: the budget, the graces and the
+// scoring (docs/decisions/0113-compaction-policy-in-the-room.md).
 //
 // It reads and writes the graph through the slot-level API package domain
 // keeps for it (Graph.NodeSlots, Graph.MovableSlots, Graph.SlotEdges,

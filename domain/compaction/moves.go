@@ -49,7 +49,7 @@ func (m Moves) Empty() bool {
 // Rank is why a node ranks where it does in compaction: its figures, their
 // percentiles in a population, its score and its grace. Which percentiles a
 // ranked node carries depends on the scoring: PRecency and PConnectedness
-// under domain.ScoringSeed, PUse under domain.ScoringUse.
+// under ScoringSeed, PUse under ScoringUse.
 type Rank struct {
 	ID             string
 	Recency        domain.Micros // max(last write, last read)
@@ -60,7 +60,7 @@ type Rank struct {
 	PConnectedness float64
 	PUse           float64
 	Score          float64
-	Eligible       bool           // not orphaned and past grace
-	GraceLeft      domain.Micros  // 0 when past grace
-	Scoring        domain.Scoring // the scoring the figures were computed under: which percentiles mean something
+	Eligible       bool          // not orphaned and past grace
+	GraceLeft      domain.Micros // 0 when past grace
+	Scoring        Scoring       // the scoring the figures were computed under: which percentiles mean something
 }

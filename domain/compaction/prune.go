@@ -17,7 +17,7 @@ import (
 // An orphaned node with no orphaned time is kept: without the time there is
 // no way to know its grace is over, and deleting is the one move that cannot
 // be undone.
-func Prune(g *domain.Graph, at domain.Stamp, p domain.Policy) Moves {
+func Prune(g *domain.Graph, at domain.Stamp, p Policy) Moves {
 	est := p.Estimate(g)
 	m := Moves{EstimateBefore: est, EstimateAfter: est, OverBudget: est > p.MaxTokens}
 	if g.Stats().Orphaned == 0 {
@@ -48,7 +48,7 @@ func Prune(g *domain.Graph, at domain.Stamp, p domain.Policy) Moves {
 // p.TombstoneTTL before now, and returns how many it dropped. A dropped
 // tombstone is journaled and pending like any change, so a backend deletes
 // it too and a rollback brings it back.
-func ExpireTombstones(g *domain.Graph, now domain.Micros, p domain.Policy) int {
+func ExpireTombstones(g *domain.Graph, now domain.Micros, p Policy) int {
 	var nodes []string
 	for id, t := range g.AllNodeTombstones() {
 		if now-t.TS > p.TombstoneTTL {

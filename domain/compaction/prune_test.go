@@ -27,7 +27,7 @@ func TestPrune(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := cpGraph(t, []cpN{tt.node, {id: "h"}}, []cpE{{"x", "h"}, {"h", "x"}, {"x", "x"}, {"x", "file.go"}, {"h", "file.go"}})
 			seq := g.Seq()
-			m := Prune(g, at, domain.Policy{MaxTokens: 1000, OrphanGrace: grace})
+			m := Prune(g, at, Policy{MaxTokens: 1000, OrphanGrace: grace})
 			_, exists := g.Node("x")
 			if exists == tt.wantPruned {
 				t.Fatalf("node exists %v after prune, want pruned %v", exists, tt.wantPruned)
@@ -76,7 +76,7 @@ func TestPruneOrder(t *testing.T) {
 	g := cpGraph(t, []cpN{
 		{id: "c", tier: domain.Orphaned, orphanedAt: 1}, {id: "a", tier: domain.Orphaned, orphanedAt: 1}, {id: "b", tier: domain.Orphaned, orphanedAt: 1},
 	}, nil)
-	m := Prune(g, domain.Stamp{Now: cpNow}, domain.Policy{OrphanGrace: domain.Day})
+	m := Prune(g, domain.Stamp{Now: cpNow}, Policy{OrphanGrace: domain.Day})
 	if diff := cmp.Diff([]string{"a", "b", "c"}, m.Pruned); diff != "" {
 		t.Errorf("pruned (-want +got):\n%s", diff)
 	}
@@ -109,7 +109,7 @@ func TestExpireTombstones(t *testing.T) {
 			d.EdgeTombstones = map[domain.EdgeKey]domain.Tombstone{{From: "a", To: "b", Rel: "r"}: {V: 1, TS: tt.ts, Seq: 2, Pruned: true}}
 			g, _ := domain.Restore(domain.GraphKey{Level: domain.LevelUser}, d, domain.RestoreOptions{})
 			g.Checkpoint()
-			got := ExpireTombstones(g, now, domain.Policy{TombstoneTTL: ttl})
+			got := ExpireTombstones(g, now, Policy{TombstoneTTL: ttl})
 			want := 0
 			if tt.wantGone {
 				want = 2

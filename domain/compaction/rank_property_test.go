@@ -38,10 +38,10 @@ func scratchUse(u domain.Use, now domain.Micros) uint64 {
 // here from the definitions of docs/design/compaction.md#scores and the
 // policy's scoring and weights, sharing no code with compaction but the
 // order itself.
-func scratchRankOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []ranked {
+func scratchRankOrder(g *domain.Graph, now domain.Micros, p Policy) []ranked {
 	w := p.Score
-	if w == (domain.ScoreWeights{}) {
-		w = domain.DefaultScoreWeights()
+	if w == (ScoreWeights{}) {
+		w = DefaultScoreWeights()
 	}
 	nodes := nodeMap(g)
 	active := func(id string) bool { n, ok := nodes[id]; return ok && n.Tier == domain.Active }
@@ -93,7 +93,7 @@ func scratchRankOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []ran
 	for i, f := range pop {
 		pr, pc := percentile(recs[i], recs), percentile(conns[i], conns)
 		score := float64(w.Recency*pr) + float64(w.Connectedness*pc)
-		if p.Scoring == domain.ScoringUse {
+		if p.Scoring == ScoringUse {
 			score = percentile(uses[i], uses)
 		}
 		keys[i] = rankKey{score: score, recency: f.recency, k: int32(i)}
@@ -114,7 +114,7 @@ func TestCompactPropArchivesInRankOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g, _, p := genGraph(t)
 		if rapid.Bool().Draw(t, "own-weights") {
-			p.Score = domain.ScoreWeights{
+			p.Score = ScoreWeights{
 				Recency:       rapid.SampledFrom([]float64{0, 0.1, 0.33, 0.5, 1}).Draw(t, "w-recency"),
 				Connectedness: rapid.SampledFrom([]float64{0, 0.1, 0.66, 0.5, 1}).Draw(t, "w-connectedness"),
 				In:            rapid.IntRange(0, 100).Draw(t, "w-in"),
@@ -149,16 +149,16 @@ func TestScoreWeightsDecideTheOrder(t *testing.T) {
 	}, []cpE{{"b", "a"}})
 	tests := []struct {
 		name    string
-		weights domain.ScoreWeights
+		weights ScoreWeights
 		want    []string
 	}{
-		{"zero weights mean the spec's", domain.ScoreWeights{}, []string{"c", "b", "a"}},
-		{"the spec's, spelled out", domain.DefaultScoreWeights(), []string{"c", "b", "a"}},
-		{"recency only", domain.ScoreWeights{Recency: 1}, []string{"a", "b", "c"}},
+		{"zero weights mean the spec's", ScoreWeights{}, []string{"c", "b", "a"}},
+		{"the spec's, spelled out", DefaultScoreWeights(), []string{"c", "b", "a"}},
+		{"recency only", ScoreWeights{Recency: 1}, []string{"a", "b", "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := domain.Policy{MaxTokens: 1, Score: tt.weights, Scoring: domain.ScoringSeed}
+			p := Policy{MaxTokens: 1, Score: tt.weights, Scoring: ScoringSeed}
 			var got []string
 			for _, m := range newSim(g, g.NodeSlots(), cpNow, p).population(domain.Active) {
 				got = append(got, m.ID)

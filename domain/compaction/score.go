@@ -12,7 +12,7 @@ import (
 // float64(Recency*pr) + float64(Connectedness*pc): the explicit conversions
 // forbid the compiler to fuse the multiply and the add, which would change
 // the last bit of a score on some platforms and with it a tie.
-func combine(w domain.ScoreWeights, pr, pc float64) float64 {
+func combine(w ScoreWeights, pr, pc float64) float64 {
 	return float64(w.Recency*pr) + float64(w.Connectedness*pc)
 }
 
@@ -142,7 +142,7 @@ func (s *sim) connectedness(i int32) int {
 // Every node also carries its use count at now and the day it was last
 // counted, and under ScoringUse the ranked ones their connectedness too, for
 // a person to compare, though it does not enter their score.
-func Ranks(g *domain.Graph, now domain.Micros, p domain.Policy) (ranked, others []Rank) {
+func Ranks(g *domain.Graph, now domain.Micros, p Policy) (ranked, others []Rank) {
 	s := newSim(g, g.NodeSlots(), now, p)
 	pop := s.population(domain.Active)
 	ranked = make([]Rank, len(pop))

@@ -51,7 +51,7 @@ func TestCombineScore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := combine(domain.DefaultScoreWeights(), tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
+			if got := combine(DefaultScoreWeights(), tt.pr, tt.pc); math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("combine(%v, %v) = %v, want %v", tt.pr, tt.pc, got, tt.want)
 			}
 		})
@@ -146,18 +146,18 @@ func TestRanks(t *testing.T) {
 		{id: "d", ts: 50, tier: domain.Archived},
 		{id: "e", ts: 400, created: now - 1},
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"b", "d"}, {"a", "src/file.go"}, {"e", "a"}})
-	p := domain.Policy{MaxTokens: 1000, Grace: 10, Scoring: domain.ScoringSeed}
+	p := Policy{MaxTokens: 1000, Grace: 10, Scoring: ScoringSeed}
 	ranked, others := Ranks(g, now, p)
-	combineScore := func(pr, pc float64) float64 { return combine(domain.DefaultScoreWeights(), pr, pc) }
+	combineScore := func(pr, pc float64) float64 { return combine(DefaultScoreWeights(), pr, pc) }
 	// Pass 1 takes the population in this order: c, a, b.
 	wantRanked := []Rank{
-		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: domain.ScoringSeed},
-		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: domain.ScoringSeed},
-		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: domain.ScoringSeed},
+		{ID: "c", Recency: 200, Connectedness: 33, PRecency: 0.25, PConnectedness: 0, Score: combineScore(0.25, 0), Eligible: true, Scoring: ScoringSeed},
+		{ID: "a", Recency: 300, Connectedness: 99, PRecency: 1, PConnectedness: 0.5, Score: combineScore(1, 0.5), Eligible: true, Scoring: ScoringSeed},
+		{ID: "b", Recency: 200, Connectedness: 132, PRecency: 0.25, PConnectedness: 1, Score: combineScore(0.25, 1), Eligible: true, Scoring: ScoringSeed},
 	}
 	wantOthers := []Rank{
-		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: domain.ScoringSeed},
-		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: domain.ScoringSeed},
+		{ID: "d", Recency: 50, Connectedness: 66, Eligible: true, Scoring: ScoringSeed},
+		{ID: "e", Recency: 400, Connectedness: 33, GraceLeft: 9, Scoring: ScoringSeed},
 	}
 	if diff := cmp.Diff(wantRanked, ranked); diff != "" {
 		t.Fatalf("ranked (-want +got):\n%s", diff)
@@ -195,7 +195,7 @@ func TestRanksByUse(t *testing.T) {
 		{id: "d", ts: 50, tier: domain.Archived, use: cpUse(9, 100)}, // decayed to nothing
 		{id: "e", ts: 99 * domain.Day, created: now - 1, use: cpUse(1, 0)},
 	}, []cpE{{"a", "b"}, {"c", "b"}, {"e", "a"}})
-	ranked, others := Ranks(g, now, domain.Policy{MaxTokens: 1000, Grace: 10})
+	ranked, others := Ranks(g, now, Policy{MaxTokens: 1000, Grace: 10})
 	cUse := domain.Use{Count: domain.UseUnit, Day: today - 80, Known: true}.At(today) // UseUnit × T[80] >> 16
 	wantRanked := []Rank{
 		{ID: "c", Recency: 20 * domain.Day, Connectedness: 33, Use: cUse, UseDay: 20, PUse: 0, Score: 0, Eligible: true},
@@ -231,7 +231,7 @@ func TestConnectednessCountsActiveNodesOnly(t *testing.T) {
 		{"n", "n"},         // a self-loop of an active node counts both ways
 	})
 	want := 66 + 33 + 66 + 33
-	s := newSim(g, g.NodeSlots(), cpNow, domain.Policy{})
+	s := newSim(g, g.NodeSlots(), cpNow, Policy{})
 	n := int32(slices.Index(s.ids, "n"))
 	if got := s.connectedness(n); got != want {
 		t.Errorf("connectedness(n) = %d, want %d", got, want)

@@ -29,8 +29,8 @@ var updateSeedGolden = flag.Bool("update-seed-golden", false, "rewrite testdata/
 const seedGoldenFile = "testdata/seed-plans.golden"
 
 // seedPolicy is p under the seed scoring.
-func seedPolicy(p domain.Policy) domain.Policy {
-	p.Scoring = domain.ScoringSeed
+func seedPolicy(p Policy) Policy {
+	p.Scoring = ScoringSeed
 	return p
 }
 
@@ -38,7 +38,7 @@ func seedPolicy(p domain.Policy) domain.Policy {
 // with.
 type seedCase struct {
 	data domain.GraphData
-	p    domain.Policy
+	p    Policy
 	now  domain.Micros
 }
 
@@ -96,7 +96,7 @@ func genSeedCase(i int) seedCase {
 		d.Edges = append(d.Edges, domain.Edge{From: k.From, To: k.To, Rel: k.Rel, Version: domain.Version{V: 1, TS: pick(), Seq: seq}})
 	}
 	d.Seq = seq
-	p := domain.Policy{
+	p := Policy{
 		MaxTokens:     []int{100, 150, 200, 400, 1000, 4000}[r.IntN(6)],
 		EstimateNotes: r.IntN(3) == 0,
 		Grace:         []domain.Micros{0, domain.Day, 5 * domain.Day, 10 * domain.Day}[r.IntN(4)],

@@ -37,7 +37,7 @@ func ExampleRun_useCount() {
 		fmt.Printf("%-13s _use %6d, _use_day %d, at day 100: %d\n", n.ID, n.Use.Count, n.Use.Day, n.Use.At(domain.UseDay(day(100))))
 	}
 
-	p := domain.DefaultPolicy() // KG_SCORING=use
+	p := compaction.DefaultPolicy() // KG_SCORING=use
 	p.MaxTokens = 100
 	m := compaction.Run(g, day(100), p)
 	fmt.Printf("estimate %d -> %d\n", m.EstimateBefore, m.EstimateAfter)

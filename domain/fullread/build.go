@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // Build builds what the full read shows of graph g
@@ -24,7 +25,7 @@ import (
 //
 // It takes O(N log N + E log E) time: one pass over the nodes and edges and
 // two sorts.
-func Build(g *domain.Graph, p domain.Policy) View {
+func Build(g *domain.Graph, p compaction.Policy) View {
 	stats := g.Stats()
 	v := View{
 		Active:   make([]*domain.Node, 0, stats.Active),

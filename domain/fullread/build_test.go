@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 func TestBuild(t *testing.T) {
@@ -33,7 +34,7 @@ func TestBuild(t *testing.T) {
 	coreEdge(t, g, at, "arch-b", "touches", "y.go")   // archived–file: hidden
 	coreEdge(t, g, at, "zeta", "rel", "orph")         // to an orphan: hidden
 
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	v := Build(g, p)
 
 	var active []string
@@ -122,7 +123,7 @@ func TestBuildHealthEdgeCases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := domain.NewGraph(domain.UserGraph)
 			tc.build(t, g)
-			p := domain.DefaultPolicy()
+			p := compaction.DefaultPolicy()
 			p.MaxTokens = tc.max
 			got := Build(g, p)
 			if diff := cmp.Diff(tc.want, got.Health); diff != "" {
@@ -139,7 +140,7 @@ func TestBuildHealthEdgeCases(t *testing.T) {
 func TestBuildEstimateNotes(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
 	corePut(t, g, "a", "1234", []string{"12345678"}, nil)
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	if got := Build(g, p).Health.Estimate; got != 21 {
 		t.Errorf("gist-only estimate = %d, want 21", got)
 	}

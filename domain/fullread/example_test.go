@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/fullread"
 )
 
@@ -24,7 +25,7 @@ func ExampleBuild() {
 		fmt.Println(err)
 		return
 	}
-	v := fullread.Build(g, domain.DefaultPolicy())
+	v := fullread.Build(g, compaction.DefaultPolicy())
 	for _, n := range v.Active {
 		fmt.Printf("  %s: %s\n", n.ID, n.Gist)
 	}

@@ -20,7 +20,7 @@ func BenchmarkFind(b *testing.B) {
 	for i := range queries {
 		queries[i] = vocab.Query(r)
 	}
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	p.Grace = 0
 	for _, n := range []int{1_000, 10_000, 100_000} {
 		g := benchGraph(b, vocab, n)

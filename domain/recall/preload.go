@@ -45,7 +45,7 @@ type PreloadRanking struct {
 
 // RankPreload ranks g's active nodes for a preload at now. It costs the
 // O(n log n) of Ranks; the caller holds g's read lock.
-func RankPreload(g *domain.Graph, now domain.Micros, p domain.Policy) *PreloadRanking {
+func RankPreload(g *domain.Graph, now domain.Micros, p compaction.Policy) *PreloadRanking {
 	items, until := preloadItems(g, 0, now, p)
 	slices.SortFunc(items, cmpPreload)
 	return &PreloadRanking{g: g, changes: g.Changes(), until: until, items: items}
@@ -95,7 +95,7 @@ type preloadItem struct {
 // active nodes from the highest score down (ties: higher recency, then the
 // lower id). Scores are percentiles, so the orders of two graphs merge by
 // score (BuildPreload). It costs the O(n log n) of Ranks.
-func PreloadOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []*domain.Node {
+func PreloadOrder(g *domain.Graph, now domain.Micros, p compaction.Policy) []*domain.Node {
 	items := RankPreload(g, now, p).items
 	out := make([]*domain.Node, len(items))
 	for i, it := range items {
@@ -106,7 +106,7 @@ func PreloadOrder(g *domain.Graph, now domain.Micros, p domain.Policy) []*domain
 
 // preloadItems returns g's active nodes in no order, and the first time
 // after now when one of them leaves its creation grace (0: none is in it).
-func preloadItems(g *domain.Graph, gi int, now domain.Micros, p domain.Policy) ([]preloadItem, domain.Micros) {
+func preloadItems(g *domain.Graph, gi int, now domain.Micros, p compaction.Policy) ([]preloadItem, domain.Micros) {
 	ranked, others := compaction.Ranks(g, now, p)
 	items := make([]preloadItem, 0, g.Stats().Active)
 	var until domain.Micros
@@ -173,7 +173,7 @@ type preloadSection struct {
 // graph, by (from, rel, to); then the line that counts the nodes left out.
 // The caller holds each graph's read lock. Rankings returns the order of
 // each graph it used (nil for a nil graph), to be given back next time.
-func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, budget int) (Preload, []*PreloadRanking) {
+func BuildPreload(graphs []PreloadGraph, now domain.Micros, p compaction.Policy, budget int) (Preload, []*PreloadRanking) {
 	var out Preload
 	secs, orders, total := preloadSections(graphs, now, p, &out)
 	// What is always written: each graph's title, its ACTIVE line, and
@@ -197,7 +197,7 @@ func BuildPreload(graphs []PreloadGraph, now domain.Micros, p domain.Policy, bud
 // preloadSections starts each graph's section and finds its ranking (the
 // one given while Valid, else a new one), counting the active nodes in out;
 // total is their sum.
-func preloadSections(graphs []PreloadGraph, now domain.Micros, p domain.Policy, out *Preload) ([]preloadSection, []*PreloadRanking, int) {
+func preloadSections(graphs []PreloadGraph, now domain.Micros, p compaction.Policy, out *Preload) ([]preloadSection, []*PreloadRanking, int) {
 	secs := make([]preloadSection, len(graphs))
 	orders := make([]*PreloadRanking, len(graphs))
 	total := 0

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 var updatePreloadGolden = flag.Bool("update-preload-golden", false, "rewrite testdata/preload.golden from this code")
@@ -37,7 +38,7 @@ func TestPreloadTextGolden(t *testing.T) {
 	n.Stale = []domain.StaleFile{{Path: "src/auth/refresh.py", Change: domain.FileChanged}}
 	var got []byte
 	for _, budget := range []int{1500, 500} { // all of it; then nodes left out
-		pre, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "my-app"}}, now, domain.DefaultPolicy(), budget)
+		pre, _ := BuildPreload([]PreloadGraph{{Graph: user}, {Graph: proj, Name: "my-app"}}, now, compaction.DefaultPolicy(), budget)
 		got = append(got, "--- budget "+strconv.Itoa(budget)+"\n"+pre.Text+"\n"...)
 	}
 	path := filepath.Join("testdata", "preload.golden")

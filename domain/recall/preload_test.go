@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // preloadGraph is a graph of n active nodes created long before now (out
@@ -32,7 +33,7 @@ func preloadGraph(t testing.TB, key domain.GraphKey, n int, now domain.Micros) *
 
 func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
 	now := domain.Days(400)
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	user := preloadGraph(t, domain.UserGraph, 300, now)
 	proj := preloadGraph(t, domain.ProjectGraph("/src/app"), 700, now)
 	for _, budget := range []int{400, 2000, 8400} {
@@ -65,7 +66,7 @@ func TestPreloadFitsItsBudgetAndCountsWhatItLeftOut(t *testing.T) {
 func TestPreloadShowsEveryNodeAndTheEdgesAmongThemWhenAllFit(t *testing.T) {
 	now := domain.Days(400)
 	g := preloadGraph(t, domain.ProjectGraph("/src/app"), 4, now)
-	pre, _ := BuildPreload([]PreloadGraph{{Graph: domain.NewGraph(domain.UserGraph)}, {Graph: g, Name: "app"}}, now, domain.DefaultPolicy(), 9000)
+	pre, _ := BuildPreload([]PreloadGraph{{Graph: domain.NewGraph(domain.UserGraph)}, {Graph: g, Name: "app"}}, now, compaction.DefaultPolicy(), 9000)
 	if pre.Left != 0 || len(pre.Shown) != 4 {
 		t.Fatalf("shown %d, left %d; want all 4", len(pre.Shown), pre.Left)
 	}
@@ -81,7 +82,7 @@ func TestPreloadShowsEveryNodeAndTheEdgesAmongThemWhenAllFit(t *testing.T) {
 
 func TestPreloadIsInRankOrderBestFirst(t *testing.T) {
 	now := domain.Days(400)
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	g := preloadGraph(t, domain.ProjectGraph("/src/app"), 50, now)
 	order := PreloadOrder(g, now, p)
 	pre, _ := BuildPreload([]PreloadGraph{{Graph: g, Name: "app"}}, now, p, 600)
@@ -102,7 +103,7 @@ func TestPreloadBuildIsLinearAfterRanking(t *testing.T) {
 	now := domain.Days(400)
 	for _, n := range []int{1000, 4000} {
 		g := preloadGraph(t, domain.ProjectGraph("/src/app"), n, now)
-		pre, _ := BuildPreload([]PreloadGraph{{Graph: g}}, now, domain.DefaultPolicy(), 9000)
+		pre, _ := BuildPreload([]PreloadGraph{{Graph: g}}, now, compaction.DefaultPolicy(), 9000)
 		// n nodes, each edge seen from both ends (2(n-1)), each edge
 		// among the shown measured once more.
 		if limit := n + 3*(n-1); pre.work > limit {
@@ -175,7 +176,7 @@ func TestTranscriptSessionIDsLastFirst(t *testing.T) {
 // when a node leaves its creation grace (docs/design/hooks.md#the-preload).
 func TestPreloadRankingHoldsUntilTheGraphOrAGraceChanges(t *testing.T) {
 	now := domain.Days(400)
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	user := preloadGraph(t, domain.UserGraph, 200, now)
 	proj := preloadGraph(t, domain.ProjectGraph("/src/app"), 300, now)
 	// One node still in its creation grace: ranked above every score

@@ -97,7 +97,7 @@ func TestUndoLeavesCompactionsMoves(t *testing.T) {
 	if _, err := g.PutNode(domain.NodeInput{ID: "x", Gist: "x"}, a); err != nil {
 		t.Fatal(err)
 	}
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	p.MaxTokens, p.Grace = 1, 0
 	if m := compaction.Run(g, 200, p); m.Empty() {
 		t.Fatalf("compaction moved %+v, want x archived", m)

@@ -60,7 +60,7 @@ func TestUndoLooksThroughAPromotionByRead(t *testing.T) {
 	g.StartChangeLog()
 	// Compaction archives x, the one node, over a budget below it; the
 	// archived id fits the archived budget, so x is not orphaned.
-	p := domain.DefaultPolicy()
+	p := compaction.DefaultPolicy()
 	p.MaxTokens, p.Grace = domain.NodeBaseTokens, 0
 	if m := compaction.Run(g, 200, p); len(m.Archived) != 1 || len(m.Orphaned) != 0 {
 		t.Fatalf("compaction moved %+v, want x archived", m)

@@ -37,6 +37,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/hooks"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/ports"
 )
 
@@ -62,7 +63,7 @@ type options struct {
 	lockTimeout time.Duration
 	poll        time.Duration
 	maintenance time.Duration
-	policy      *domain.Policy // nil: the default
+	policy      *compaction.Policy // nil: the default
 	// loads, when set, counts the graphs the instance's app reads from the
 	// database (its repository's Load and LoadAt).
 	loads *atomic.Int64

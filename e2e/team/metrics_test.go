@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/adapters/metrics/metricstest"
-	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // TestMetricsCountThisServersWork: compaction moves made by one server reach
@@ -16,7 +16,7 @@ import (
 // (docs/design/team.md#health-and-metrics): the server that wrote reports the
 // moves and the batches, the one that only heard of them reports none.
 func TestMetricsCountThisServersWork(t *testing.T) {
-	policy := domain.DefaultPolicy()
+	policy := compaction.DefaultPolicy()
 	policy.MaxTokens, policy.Grace = 300, 0 // every write past the budget archives at once
 	_, ins := team(t, 2, options{policy: &policy})
 	const project = "example.com/team/metrics"

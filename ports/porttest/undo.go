@@ -273,7 +273,7 @@ func (r *undoRun) randomChange(at domain.Stamp) (domain.HistoryOp, func()) {
 		}
 	case 6, 7: // a compaction run on a tiny budget: moves only
 		return domain.HistoryPut, func() {
-			p := domain.DefaultPolicy()
+			p := compaction.DefaultPolicy()
 			p.MaxTokens, p.Grace = 1+r.rnd.IntN(40), 0
 			compaction.Run(g, at.Now, p)
 		}

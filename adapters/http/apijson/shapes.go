@@ -151,7 +151,7 @@ func RankOf(r *compaction.Rank) *Rank {
 // Percentiles returns the percentiles r's score is made of under its
 // scoring, nil for the others.
 func Percentiles(r *compaction.Rank) (pUse, pRecency, pConnectedness *float64) {
-	if r.Scoring == domain.ScoringUse {
+	if r.Scoring == compaction.ScoringUse {
 		return &r.PUse, nil, nil
 	}
 	return nil, &r.PRecency, &r.PConnectedness

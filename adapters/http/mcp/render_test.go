@@ -219,7 +219,7 @@ func TestFullReadPrintsNoEdgeNotes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	view := fullread.Build(g, domain.DefaultPolicy())
+	view := fullread.Build(g, compaction.DefaultPolicy())
 	fr := app.FullRead{User: app.GraphView{Key: domain.UserGraph, View: view}}
 	text := renderFullRead(fitFullRead(fr, "s", maxReadChars), "s")
 	lines := strings.Split(text, "\n")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 )
 
 // overBudget returns an env whose user graph holds 9 nodes over a budget of
@@ -141,14 +142,14 @@ func TestCompactionPlanExplainsTheUseCount(t *testing.T) {
 func TestCompactionPlanGivesItsWeights(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		w    domain.ScoreWeights
+		w    compaction.ScoreWeights
 	}{
-		{"the defaults", domain.DefaultScoreWeights()},
-		{"others", domain.ScoreWeights{Recency: 0.5, Connectedness: 0.25, In: 3, Out: 2}},
+		{"the defaults", compaction.DefaultScoreWeights()},
+		{"others", compaction.ScoreWeights{Recency: 0.5, Connectedness: 0.25, In: 3, Out: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, func(_ *testing.T, s *setup) {
-				s.app.Policy.MaxTokens, s.app.Policy.Score, s.app.Policy.Scoring = 200, tc.w, domain.ScoringSeed
+				s.app.Policy.MaxTokens, s.app.Policy.Score, s.app.Policy.Scoring = 200, tc.w, compaction.ScoringSeed
 			})
 			sid := e.session("")
 			for i := range 6 {
@@ -159,7 +160,7 @@ func TestCompactionPlanGivesItsWeights(t *testing.T) {
 			e.clock.Advance(6 * 24 * time.Hour)
 			r := e.do("GET", "/api/compaction/plan?level=user", nil).ok(t)
 			want := map[string]any{"recency": tc.w.Recency, "connectedness": tc.w.Connectedness,
-				"in": float64(tc.w.In), "out": float64(tc.w.Out), "resurrection_margin": domain.ResurrectionMargin}
+				"in": float64(tc.w.In), "out": float64(tc.w.Out), "resurrection_margin": compaction.ResurrectionMargin}
 			if got := r.body["weights"]; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("weights = %v, want %v", got, want)
 			}

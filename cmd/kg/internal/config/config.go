@@ -21,6 +21,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
@@ -145,7 +146,7 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return c.Storage }},
-		{Flag: "max-tokens", Env: "KG_MAX_TOKENS", Def: strconv.Itoa(domain.DefaultMaxTokens),
+		{Flag: "max-tokens", Env: "KG_MAX_TOKENS", Def: strconv.Itoa(compaction.DefaultMaxTokens),
 			Usage: "`tokens`: the budget of each graph's full read",
 			Parse: func(c *Config, v string) error {
 				n, err := strconv.Atoi(v)
@@ -169,7 +170,7 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return strconv.FormatBool(c.App.Policy.EstimateNotes) }},
-		{Flag: "grace-days", Env: "KG_GRACE_PERIOD_DAYS", Def: strconv.Itoa(domain.DefaultGraceDays),
+		{Flag: "grace-days", Env: "KG_GRACE_PERIOD_DAYS", Def: strconv.Itoa(compaction.DefaultGraceDays),
 			Usage: "`days` a new node is never archived",
 			Parse: func(c *Config, v string) error {
 				n, err := parseDays(v)
@@ -177,7 +178,7 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return err
 			},
 			Show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.Grace / domain.Day)) }},
-		{Flag: "orphan-grace-days", Env: "KG_ORPHAN_GRACE_DAYS", Def: strconv.Itoa(domain.DefaultOrphanGraceDays),
+		{Flag: "orphan-grace-days", Env: "KG_ORPHAN_GRACE_DAYS", Def: strconv.Itoa(compaction.DefaultOrphanGraceDays),
 			Usage: "`days` an orphaned node is kept before it is pruned (0: prune at the next run)",
 			Parse: func(c *Config, v string) error {
 				n, err := parseDays(v)
@@ -185,10 +186,10 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return err
 			},
 			Show: func(c Config) string { return strconv.Itoa(int(c.App.Policy.OrphanGrace / domain.Day)) }},
-		{Flag: "scoring", Env: "KG_SCORING", Def: domain.ScoringUse.String(),
+		{Flag: "scoring", Env: "KG_SCORING", Def: compaction.ScoringUse.String(),
 			Usage: "the `score` compaction ranks nodes by: use (the decayed use count) or seed (recency and connectedness)",
 			Parse: func(c *Config, v string) error {
-				sc, err := domain.ParseScoring("scoring", strings.ToLower(v))
+				sc, err := compaction.ParseScoring("scoring", strings.ToLower(v))
 				if err != nil {
 					return errors.New("want use or seed")
 				}

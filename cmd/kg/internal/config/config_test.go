@@ -14,6 +14,7 @@ import (
 	"github.com/kg-memory/kg/app"
 	"github.com/kg-memory/kg/app/capture"
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/compaction"
 	"github.com/kg-memory/kg/domain/secretscreen"
 )
 
@@ -62,7 +63,7 @@ func TestParseServeDefaults(t *testing.T) {
 	// The table's defaults are the spec's, as the app and domain name them.
 	if got.App.Policy.Grace != domain.Days(5) || got.App.Policy.OrphanGrace != domain.Days(365) ||
 		got.App.MaintenanceInterval != 30*time.Second || got.App.SessionTTL != 86400*domain.Second ||
-		got.App.IdleUnload != 30*time.Minute || got.App.Policy.Scoring != domain.ScoringUse {
+		got.App.IdleUnload != 30*time.Minute || got.App.Policy.Scoring != compaction.ScoringUse {
 		t.Errorf("spec defaults differ: %+v", got.App)
 	}
 }
@@ -88,7 +89,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.Policy.EstimateNotes = true
 	wantApp.Policy.Grace = 0
 	wantApp.Policy.OrphanGrace = 0
-	wantApp.Policy.Scoring = domain.ScoringSeed
+	wantApp.Policy.Scoring = compaction.ScoringSeed
 	wantApp.MaintenanceInterval = 5 * time.Second
 	wantApp.SessionTTL = 3600 * domain.Second
 	wantApp.IdleUnload = 10 * time.Minute

@@ -1,14 +1,18 @@
-package domain
+package compaction
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/kg-memory/kg/domain"
+)
 
 // Policy holds the compaction settings of docs/design/compaction.md#settings.
 type Policy struct {
-	MaxTokens     int    // token budget per graph (KG_MAX_TOKENS)
-	EstimateNotes bool   // count notes in the estimate (KG_ESTIMATE_NOTES)
-	Grace         Micros // creation grace: younger nodes are never archived (KG_GRACE_PERIOD_DAYS)
-	OrphanGrace   Micros // how long a node stays orphaned before pruning (KG_ORPHAN_GRACE_DAYS)
-	TombstoneTTL  Micros // how long tombstones are kept
+	MaxTokens     int           // token budget per graph (KG_MAX_TOKENS)
+	EstimateNotes bool          // count notes in the estimate (KG_ESTIMATE_NOTES)
+	Grace         domain.Micros // creation grace: younger nodes are never archived (KG_GRACE_PERIOD_DAYS)
+	OrphanGrace   domain.Micros // how long a node stays orphaned before pruning (KG_ORPHAN_GRACE_DAYS)
+	TombstoneTTL  domain.Micros // how long tombstones are kept
 	// Scoring is the score compaction ranks nodes by (KG_SCORING); the zero
 	// value is ScoringUse, the default.
 	Scoring Scoring
@@ -50,7 +54,7 @@ func ParseScoring(field, s string) (Scoring, error) {
 	case "seed":
 		return ScoringSeed, nil
 	}
-	return 0, Invalidf(field, "%q is not one of use, seed", s)
+	return 0, domain.Invalidf(field, "%q is not one of use, seed", s)
 }
 
 // ScoreWeights are the weights of a node's compaction score
@@ -89,9 +93,9 @@ const (
 func DefaultPolicy() Policy {
 	return Policy{
 		MaxTokens:    DefaultMaxTokens,
-		Grace:        Days(DefaultGraceDays),
-		OrphanGrace:  Days(DefaultOrphanGraceDays),
-		TombstoneTTL: Days(TombstoneTTLDays),
+		Grace:        domain.Days(DefaultGraceDays),
+		OrphanGrace:  domain.Days(DefaultOrphanGraceDays),
+		TombstoneTTL: domain.Days(TombstoneTTLDays),
 		Score:        DefaultScoreWeights(),
 	}
 }
@@ -116,4 +120,4 @@ func (p Policy) Target() int { return p.MaxTokens * 8 / 10 }
 func (p Policy) ArchivedBudget() int { return p.MaxTokens * 3 / 10 }
 
 // Estimate is the token estimate of g under this policy.
-func (p Policy) Estimate(g *Graph) int { return g.Stats().Estimate(p.EstimateNotes) }
+func (p Policy) Estimate(g *domain.Graph) int { return g.Stats().Estimate(p.EstimateNotes) }
