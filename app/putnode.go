@@ -23,7 +23,10 @@ func (s *Service) PutNode(ctx context.Context, sc Scope, in domain.NodeInput) (_
 	if err != nil {
 		return PutNodeResult{}, err
 	}
-	// Reject bad input before a graph is loaded for it.
+	// Reject bad input before a graph is loaded for it, and before the
+	// secret screen reads it. Graph.PutNode checks it again: a redaction
+	// changes the text after this check, and the graph holds its limits for
+	// every writer (merge, import, undo), not only this one.
 	if in, err = t.relativeNode(k, in).Validate(); err != nil {
 		return PutNodeResult{}, err
 	}
