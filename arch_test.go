@@ -111,6 +111,9 @@ var rules = []rule{
 	room("domain/fullread"),
 	room("domain/graphsearch"),
 	room("domain/changes"),
+	// The fixtures the tests of domain's rooms share: a room's rule, since it
+	// builds on the graph as a room does.
+	room("domain/internal/graphtest"),
 	// The session table holds each session's hook state
 	// (docs/decisions/0102-graph-store-package.md); its session ids must not
 	// be guessable, and crypto/rand.Read never fails (app/sessiontable/table.go).

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/internal/graphtest"
 )
 
 // The readable diff of a deleted node is its gist, gone; its notes and
@@ -19,7 +20,7 @@ func TestDiffOfADeletedNode(t *testing.T) {
 	if _, err := g.PutEdge(domain.EdgeInput{From: "a", To: "b.go", Rel: "touches"}, at); err != nil {
 		t.Fatal(err)
 	}
-	setTier(g, "a", domain.Archived, 300)
+	graphtest.SetTier(t, g, "a", domain.Archived, 300)
 	g.StartChangeLog()
 	if _, err := g.DeleteNode("a", domain.Stamp{Now: 400, Session: "s2"}); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/internal/graphtest"
 )
 
 // syncLines renders a report's items as "seq kind name" lines.
@@ -45,19 +46,19 @@ func syncLines(r Report) []string {
 func syncGraph(t *testing.T) *domain.Graph {
 	t.Helper()
 	g := domain.NewGraph(domain.UserGraph)
-	corePutAt(t, g, coreAt(10, "A"), "a", "gist a", nil, nil)
-	corePutAt(t, g, coreAt(20, "B"), "b", "gist b", nil, nil)
-	corePutAt(t, g, coreAt(30, ""), "c", "gist c", nil, nil)
-	coreEdge(t, g, coreAt(40, "B"), "a", "uses", "b")
-	coreEdge(t, g, coreAt(50, "A"), "b", "uses", "c")
-	if !g.DeleteEdge(domain.EdgeKey{From: "a", To: "b", Rel: "uses"}, coreAt(60, "B")) {
+	graphtest.PutAt(t, g, graphtest.At(10, "A"), "a", "gist a", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(20, "B"), "b", "gist b", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(30, ""), "c", "gist c", nil, nil)
+	graphtest.Edge(t, g, graphtest.At(40, "B"), "a", "uses", "b")
+	graphtest.Edge(t, g, graphtest.At(50, "A"), "b", "uses", "c")
+	if !g.DeleteEdge(domain.EdgeKey{From: "a", To: "b", Rel: "uses"}, graphtest.At(60, "B")) {
 		t.Fatal("DeleteEdge: edge missing")
 	}
-	corePutAt(t, g, coreAt(70, "B"), "d", "gist d", nil, nil)
-	if _, err := g.DeleteNode("b", coreAt(80, "B")); err != nil {
+	graphtest.PutAt(t, g, graphtest.At(70, "B"), "d", "gist d", nil, nil)
+	if _, err := g.DeleteNode("b", graphtest.At(80, "B")); err != nil {
 		t.Fatal(err)
 	}
-	corePutAt(t, g, coreAt(100, ""), "e", "gist e", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(100, ""), "e", "gist e", nil, nil)
 	if g.Seq() != 10 {
 		t.Fatalf("setup: seq = %d, want 10", g.Seq())
 	}
@@ -132,18 +133,18 @@ func TestSince(t *testing.T) {
 
 func TestSinceReportsCurrentContent(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil) // seq 1
-	corePutAt(t, g, coreAt(2, "A"), "n", "second", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(1, "A"), "n", "first", nil, nil) // seq 1
+	graphtest.PutAt(t, g, graphtest.At(2, "A"), "n", "second", nil, nil)
 	g.Checkpoint()
 	r := Since(g, 0, g.Seq(), "B")
 	if len(r.Items) != 1 || r.Items[0].Node.Gist != "second" || r.Items[0].Seq != 2 {
 		t.Fatalf("items = %+v, want node n at seq 2 with gist \"second\"", r.Items)
 	}
 	// A node re-created after its deletion is an upsert, not a deletion.
-	if _, err := g.DeleteNode("n", coreAt(3, "A")); err != nil {
+	if _, err := g.DeleteNode("n", graphtest.At(3, "A")); err != nil {
 		t.Fatal(err)
 	}
-	corePutAt(t, g, coreAt(4, "A"), "n", "third", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(4, "A"), "n", "third", nil, nil)
 	g.Checkpoint()
 	if diff := cmp.Diff([]string{"node n"}, syncLines(Since(g, 0, g.Seq(), ""))); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
@@ -153,21 +154,21 @@ func TestSinceReportsCurrentContent(t *testing.T) {
 func TestSinceCompaction(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
 	for _, id := range []string{"a", "b", "c", "d", "e", "f"} {
-		corePutAt(t, g, coreAt(1, "A"), id, "gist", nil, nil)
+		graphtest.PutAt(t, g, graphtest.At(1, "A"), id, "gist", nil, nil)
 	}
-	coreEdge(t, g, coreAt(1, "A"), "c", "rel", "d")
+	graphtest.Edge(t, g, graphtest.At(1, "A"), "c", "rel", "d")
 	base := g.Seq() // 7
-	setTier(g, "a", domain.Archived, 5)
-	setTier(g, "b", domain.Orphaned, 6) // not due when d is pruned at 6
-	setTier(g, "c", domain.Archived, 5)
-	setTier(g, "c", domain.Active, 5) // archived then restored in the range: counts once, as restored
-	setTier(g, "d", domain.Orphaned, 5)
-	pruneAt(t, g, coreAt(6, ""), "d")                            // pruned with its edge
-	if _, err := g.DeleteNode("e", coreAt(6, "B")); err != nil { // a client's deletion
+	graphtest.SetTier(t, g, "a", domain.Archived, 5)
+	graphtest.SetTier(t, g, "b", domain.Orphaned, 6) // not due when d is pruned at 6
+	graphtest.SetTier(t, g, "c", domain.Archived, 5)
+	graphtest.SetTier(t, g, "c", domain.Active, 5) // archived then restored in the range: counts once, as restored
+	graphtest.SetTier(t, g, "d", domain.Orphaned, 5)
+	pruneAt(t, g, graphtest.At(6, ""), "d")                            // pruned with its edge
+	if _, err := g.DeleteNode("e", graphtest.At(6, "B")); err != nil { // a client's deletion
 		t.Fatal(err)
 	}
 	mid := g.Seq()
-	setTier(g, "f", domain.Archived, 7)
+	graphtest.SetTier(t, g, "f", domain.Archived, 7)
 	g.Checkpoint()
 
 	tests := []struct {
@@ -210,13 +211,13 @@ func TestSinceCompaction(t *testing.T) {
 
 func TestSinceRecall(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePutAt(t, g, coreAt(1, "A"), "hub", "gist", nil, nil)
-	corePutAt(t, g, coreAt(1, "A"), "leaf", "gist", nil, nil)
-	coreEdge(t, g, coreAt(1, "A"), "hub", "rel", "leaf")
-	setTier(g, "hub", domain.Archived, 2)
-	setTier(g, "leaf", domain.Orphaned, 2)
+	graphtest.PutAt(t, g, graphtest.At(1, "A"), "hub", "gist", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(1, "A"), "leaf", "gist", nil, nil)
+	graphtest.Edge(t, g, graphtest.At(1, "A"), "hub", "rel", "leaf")
+	graphtest.SetTier(t, g, "hub", domain.Archived, 2)
+	graphtest.SetTier(t, g, "leaf", domain.Orphaned, 2)
 	base := g.Seq()
-	if _, err := g.RecallNode("hub", coreAt(3, "B")); err != nil {
+	if _, err := g.RecallNode("hub", graphtest.At(3, "B")); err != nil {
 		t.Fatal(err)
 	}
 	g.Checkpoint()
@@ -237,19 +238,19 @@ func TestSinceRecall(t *testing.T) {
 // session was due to hear of.
 func TestSinceReadsTheDurableState(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePutAt(t, g, coreAt(1, "A"), "n", "first", nil, nil)     // seq 1
-	corePutAt(t, g, coreAt(1, "A"), "gone", "doomed", nil, nil) // seq 2
-	coreEdge(t, g, coreAt(1, "A"), "n", "uses", "gone")         // seq 3
+	graphtest.PutAt(t, g, graphtest.At(1, "A"), "n", "first", nil, nil)     // seq 1
+	graphtest.PutAt(t, g, graphtest.At(1, "A"), "gone", "doomed", nil, nil) // seq 2
+	graphtest.Edge(t, g, graphtest.At(1, "A"), "n", "uses", "gone")         // seq 3
 	g.Checkpoint()
 	durable := g.DurableSeq()
 
 	// A's next batch is applied but not yet saved: it rewrites n, deletes
 	// gone with its edge, and creates fresh.
-	corePutAt(t, g, coreAt(2, "A"), "n", "second", nil, nil)
-	if _, err := g.DeleteNode("gone", coreAt(2, "A")); err != nil {
+	graphtest.PutAt(t, g, graphtest.At(2, "A"), "n", "second", nil, nil)
+	if _, err := g.DeleteNode("gone", graphtest.At(2, "A")); err != nil {
 		t.Fatal(err)
 	}
-	corePutAt(t, g, coreAt(2, "A"), "fresh", "not saved yet", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(2, "A"), "fresh", "not saved yet", nil, nil)
 
 	r := Since(g, 0, durable, "B")
 	if diff := cmp.Diff([]string{"node n", "node gone", "edge n --uses--> gone"}, syncLines(r)); diff != "" {
@@ -271,8 +272,8 @@ func TestSeqAt(t *testing.T) {
 	g := syncGraph(t)
 	// After syncGraph: live a(seq 1, ts 10), c(3, 30), d(7, 70), e(10, 100);
 	// tombstones edge a-b (6, 60), edge b-c (8, 80), node b (9, 80).
-	coreEdge(t, g, coreAt(90, "B"), "c", "uses", "d") // seq 11
-	setTier(g, "a", domain.Archived, 200)             // a tier change has no time: never counts
+	graphtest.Edge(t, g, graphtest.At(90, "B"), "c", "uses", "d") // seq 11
+	graphtest.SetTier(t, g, "a", domain.Archived, 200)            // a tier change has no time: never counts
 	tests := []struct {
 		name string
 		ts   domain.Micros

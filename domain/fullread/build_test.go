@@ -7,32 +7,33 @@ import (
 
 	"github.com/kg-memory/kg/domain"
 	"github.com/kg-memory/kg/domain/compaction"
+	"github.com/kg-memory/kg/domain/internal/graphtest"
 )
 
 func TestBuild(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
 	// Created times out of id order, with a tie at 20.
-	corePutAt(t, g, coreAt(30, ""), "first-by-id", "gist a", nil, nil)
-	corePutAt(t, g, coreAt(20, ""), "zeta", "gist z", nil, nil)
-	corePutAt(t, g, coreAt(20, ""), "eta", "gist e", nil, nil)
-	corePutAt(t, g, coreAt(10, ""), "oldest", "12345678", nil, nil) // gist cost 2
-	corePutAt(t, g, coreAt(40, ""), "lonely", "gist l", nil, nil)
-	corePutAt(t, g, coreAt(5, ""), "arch-b", "gist", nil, nil)
-	corePutAt(t, g, coreAt(5, ""), "arch-a", "gist", nil, nil)
-	corePutAt(t, g, coreAt(5, ""), "orph", "gist", nil, nil)
-	setTier(t, g, "arch-b", domain.Archived, 50)
-	setTier(t, g, "arch-a", domain.Archived, 50)
-	setTier(t, g, "orph", domain.Orphaned, 50)
+	graphtest.PutAt(t, g, graphtest.At(30, ""), "first-by-id", "gist a", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(20, ""), "zeta", "gist z", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(20, ""), "eta", "gist e", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(10, ""), "oldest", "12345678", nil, nil) // gist cost 2
+	graphtest.PutAt(t, g, graphtest.At(40, ""), "lonely", "gist l", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(5, ""), "arch-b", "gist", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(5, ""), "arch-a", "gist", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(5, ""), "orph", "gist", nil, nil)
+	graphtest.SetTier(t, g, "arch-b", domain.Archived, 50)
+	graphtest.SetTier(t, g, "arch-a", domain.Archived, 50)
+	graphtest.SetTier(t, g, "orph", domain.Orphaned, 50)
 
-	at := coreAt(60, "")
-	coreEdge(t, g, at, "zeta", "uses", "eta")         // active–active: shown, 2 active ends
-	coreEdge(t, g, at, "eta", "touches", "src/x.go")  // active–file: shown, 1 end
-	coreEdge(t, g, at, "oldest", "recalls", "arch-a") // active–archived: shown, 1 end
-	coreEdge(t, g, at, "oldest", "self", "oldest")    // self-loop: shown, 2 ends
-	coreEdge(t, g, at, "a.md", "links", "b.md")       // file–file: shown, 0 ends
-	coreEdge(t, g, at, "arch-a", "rel", "arch-b")     // archived–archived: hidden
-	coreEdge(t, g, at, "arch-b", "touches", "y.go")   // archived–file: hidden
-	coreEdge(t, g, at, "zeta", "rel", "orph")         // to an orphan: hidden
+	at := graphtest.At(60, "")
+	graphtest.Edge(t, g, at, "zeta", "uses", "eta")         // active–active: shown, 2 active ends
+	graphtest.Edge(t, g, at, "eta", "touches", "src/x.go")  // active–file: shown, 1 end
+	graphtest.Edge(t, g, at, "oldest", "recalls", "arch-a") // active–archived: shown, 1 end
+	graphtest.Edge(t, g, at, "oldest", "self", "oldest")    // self-loop: shown, 2 ends
+	graphtest.Edge(t, g, at, "a.md", "links", "b.md")       // file–file: shown, 0 ends
+	graphtest.Edge(t, g, at, "arch-a", "rel", "arch-b")     // archived–archived: hidden
+	graphtest.Edge(t, g, at, "arch-b", "touches", "y.go")   // archived–file: hidden
+	graphtest.Edge(t, g, at, "zeta", "rel", "orph")         // to an orphan: hidden
 
 	p := compaction.DefaultPolicy()
 	v := Build(g, p)
@@ -94,8 +95,8 @@ func TestBuildHealthEdgeCases(t *testing.T) {
 		{
 			name: "only archived nodes: no division by zero",
 			build: func(t *testing.T, g *domain.Graph) {
-				corePut(t, g, "a", "gist", nil, nil)
-				setTier(t, g, "a", domain.Archived, 2)
+				graphtest.Put(t, g, "a", "gist", nil, nil)
+				graphtest.SetTier(t, g, "a", domain.Archived, 2)
 			},
 			max:  4000,
 			want: Health{Archived: 1, MaxTokens: 4000},
@@ -103,8 +104,8 @@ func TestBuildHealthEdgeCases(t *testing.T) {
 		{
 			name: "over budget",
 			build: func(t *testing.T, g *domain.Graph) {
-				corePut(t, g, "a", "gist", nil, nil)
-				corePut(t, g, "b", "gist", nil, nil)
+				graphtest.Put(t, g, "a", "gist", nil, nil)
+				graphtest.Put(t, g, "b", "gist", nil, nil)
 			},
 			max:  41,
 			want: Health{Active: 2, Nodes: 2, Unconnected: 2, Estimate: 42, MaxTokens: 41, OverBudget: true},
@@ -112,8 +113,8 @@ func TestBuildHealthEdgeCases(t *testing.T) {
 		{
 			name: "at budget is not over",
 			build: func(t *testing.T, g *domain.Graph) {
-				corePut(t, g, "a", "gist", nil, nil)
-				corePut(t, g, "b", "gist", nil, nil)
+				graphtest.Put(t, g, "a", "gist", nil, nil)
+				graphtest.Put(t, g, "b", "gist", nil, nil)
 			},
 			max:  42,
 			want: Health{Active: 2, Nodes: 2, Unconnected: 2, Estimate: 42, MaxTokens: 42},
@@ -139,7 +140,7 @@ func TestBuildHealthEdgeCases(t *testing.T) {
 
 func TestBuildEstimateNotes(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePut(t, g, "a", "1234", []string{"12345678"}, nil)
+	graphtest.Put(t, g, "a", "1234", []string{"12345678"}, nil)
 	p := compaction.DefaultPolicy()
 	if got := Build(g, p).Health.Estimate; got != 21 {
 		t.Errorf("gist-only estimate = %d, want 21", got)

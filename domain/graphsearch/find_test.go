@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/internal/graphtest"
 	"github.com/kg-memory/kg/domain/search"
 )
 
@@ -17,11 +18,11 @@ import (
 // little, and scores follow the formula of docs/design/mcp.md#kg_search.
 func TestFindRanking(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePut(t, g, "alpha", "the cache of the pottery class", nil, nil)
-	corePut(t, g, "beta", "the cache", nil, nil)
-	corePut(t, g, "gamma", "a plain gist", []string{"pottery twice: pottery"}, nil)
-	corePut(t, g, "delta", "the cache is warm", nil, nil)
-	corePut(t, g, "epsilon", "pottery", nil, nil)
+	graphtest.Put(t, g, "alpha", "the cache of the pottery class", nil, nil)
+	graphtest.Put(t, g, "beta", "the cache", nil, nil)
+	graphtest.Put(t, g, "gamma", "a plain gist", []string{"pottery twice: pottery"}, nil)
+	graphtest.Put(t, g, "delta", "the cache is warm", nil, nil)
+	graphtest.Put(t, g, "epsilon", "pottery", nil, nil)
 
 	// "pottery" is in 3 of 5 nodes, "cache" in 3: alpha holds both.
 	res := searchOne(t, []*domain.Graph{g}, "When did the pottery cache?")
@@ -54,11 +55,11 @@ func TestFindRanking(t *testing.T) {
 
 func TestFindWordForms(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePut(t, g, "n1", "She painted the fence", nil, nil)
-	corePut(t, g, "n2", "Painting classes", nil, nil)
-	corePut(t, g, "n3", "three paints", nil, nil)
-	corePut(t, g, "n4", "potteries of the town", nil, nil)
-	corePut(t, g, "n5", "a painter", nil, nil) // a longer word, another stem
+	graphtest.Put(t, g, "n1", "She painted the fence", nil, nil)
+	graphtest.Put(t, g, "n2", "Painting classes", nil, nil)
+	graphtest.Put(t, g, "n3", "three paints", nil, nil)
+	graphtest.Put(t, g, "n4", "potteries of the town", nil, nil)
+	graphtest.Put(t, g, "n5", "a painter", nil, nil) // a longer word, another stem
 	for _, tc := range []struct {
 		query string
 		want  []string
@@ -84,13 +85,13 @@ func TestFindWordForms(t *testing.T) {
 // side, paths still match by substring, and an exact id ranks first.
 func TestFindIdentifiers(t *testing.T) {
 	g := domain.NewGraph(domain.ProjectGraph("/p"))
-	corePut(t, g, "camel", "the tokenRefresh handler", nil, nil)
-	corePut(t, g, "snake", "calls token_refresh on expiry", nil, nil)
-	corePut(t, g, "path", "where it lives", nil, []string{"src/auth/refresh.py"})
-	corePut(t, g, "author", "who wrote the authoring guide", nil, nil)
-	corePut(t, g, "refresh", "an id that is the query", nil, nil)
-	corePut(t, g, "mention", "refresh refresh refresh, and refresh again", []string{"refresh"}, nil)
-	coreEdge(t, g, coreAt(2, ""), "author", "edits", "docs/auth/guide.md")
+	graphtest.Put(t, g, "camel", "the tokenRefresh handler", nil, nil)
+	graphtest.Put(t, g, "snake", "calls token_refresh on expiry", nil, nil)
+	graphtest.Put(t, g, "path", "where it lives", nil, []string{"src/auth/refresh.py"})
+	graphtest.Put(t, g, "author", "who wrote the authoring guide", nil, nil)
+	graphtest.Put(t, g, "refresh", "an id that is the query", nil, nil)
+	graphtest.Put(t, g, "mention", "refresh refresh refresh, and refresh again", []string{"refresh"}, nil)
+	graphtest.Edge(t, g, graphtest.At(2, ""), "author", "edits", "docs/auth/guide.md")
 	const p = "project:/p/"
 	for _, tc := range []struct {
 		query string
@@ -128,10 +129,10 @@ func TestFindIdentifiers(t *testing.T) {
 func TestFindTypo(t *testing.T) {
 	user := domain.NewGraph(domain.UserGraph)
 	proj := domain.NewGraph(domain.ProjectGraph("/p"))
-	corePut(t, user, "jwt", "JWT authentication with refresh tokens", nil, nil)
-	corePut(t, proj, "login", "the login flow calls authentication twice", []string{"authentication, again"}, nil)
-	corePut(t, proj, "poetry", "a poetry reading", nil, nil)
-	corePut(t, proj, "battery", "the battery is low", nil, nil)
+	graphtest.Put(t, user, "jwt", "JWT authentication with refresh tokens", nil, nil)
+	graphtest.Put(t, proj, "login", "the login flow calls authentication twice", []string{"authentication, again"}, nil)
+	graphtest.Put(t, proj, "poetry", "a poetry reading", nil, nil)
+	graphtest.Put(t, proj, "battery", "the battery is low", nil, nil)
 	graphs := []*domain.Graph{user, proj}
 
 	res := searchOne(t, graphs, "authentcation flow")
@@ -183,13 +184,13 @@ func TestFindAcrossGraphsAndTiers(t *testing.T) {
 	user := domain.NewGraph(domain.UserGraph)
 	pa := domain.NewGraph(domain.ProjectGraph("/p/a"))
 	pb := domain.NewGraph(domain.ProjectGraph("/p/b"))
-	corePut(t, user, "same", "shared word", nil, nil)
-	corePut(t, pb, "same", "shared word", nil, nil)
-	corePut(t, pa, "same", "shared word", nil, nil)
-	corePut(t, pa, "arch", "shared archived", nil, nil)
-	corePut(t, pa, "orph", "shared orphaned", nil, nil)
-	setTier(t, pa, "arch", domain.Archived, 10)
-	setTier(t, pa, "orph", domain.Orphaned, 10)
+	graphtest.Put(t, user, "same", "shared word", nil, nil)
+	graphtest.Put(t, pb, "same", "shared word", nil, nil)
+	graphtest.Put(t, pa, "same", "shared word", nil, nil)
+	graphtest.Put(t, pa, "arch", "shared archived", nil, nil)
+	graphtest.Put(t, pa, "orph", "shared orphaned", nil, nil)
+	graphtest.SetTier(t, pa, "arch", domain.Archived, 10)
+	graphtest.SetTier(t, pa, "orph", domain.Orphaned, 10)
 
 	before := []domain.GraphData{user.Data(), pa.Data(), pb.Data()}
 	pa.Checkpoint()
@@ -252,7 +253,7 @@ func TestFindRejects(t *testing.T) {
 
 func TestFindQueryAtLimit(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePut(t, g, "n", strings.Repeat("a", 10), nil, nil)
+	graphtest.Put(t, g, "n", strings.Repeat("a", 10), nil, nil)
 	if _, err := Find([]*domain.Graph{g}, strings.Repeat("a", domain.MaxQueryLen), 0); err != nil {
 		t.Fatalf("a query of exactly %d chars: %v", domain.MaxQueryLen, err)
 	}
@@ -263,9 +264,9 @@ func TestFindQueryAtLimit(t *testing.T) {
 // letters it does (docs/decisions/0073-short-terms-match-whole-words.md).
 func TestFindShortTermMatchesWholeWords(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePut(t, g, "loop-var", "take n items from the list", nil, nil)
-	corePut(t, g, "mongo", "mongodb keeps the sessions", nil, nil)
-	corePut(t, g, "names", "names are unique", nil, nil)
+	graphtest.Put(t, g, "loop-var", "take n items from the list", nil, nil)
+	graphtest.Put(t, g, "mongo", "mongodb keeps the sessions", nil, nil)
+	graphtest.Put(t, g, "names", "names are unique", nil, nil)
 	for _, tc := range []struct {
 		q    string
 		want []string
@@ -289,12 +290,12 @@ func TestFindShortTermMatchesWholeWords(t *testing.T) {
 func TestFindWeakTermsCountBesideAStrongOne(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
 	for i := range 100 {
-		corePut(t, g, fmt.Sprintf("f%03d", i), "filler words about common things", nil, nil)
+		graphtest.Put(t, g, fmt.Sprintf("f%03d", i), "filler words about common things", nil, nil)
 	}
-	corePut(t, g, "take-n", "take n items from a list", nil, nil)
-	corePut(t, g, "rare-n", "rare zebra n", nil, nil)
-	corePut(t, g, "rare", "rare zebra", nil, nil)
-	corePut(t, g, "only-n", "n n n", nil, nil)
+	graphtest.Put(t, g, "take-n", "take n items from a list", nil, nil)
+	graphtest.Put(t, g, "rare-n", "rare zebra n", nil, nil)
+	graphtest.Put(t, g, "rare", "rare zebra", nil, nil)
+	graphtest.Put(t, g, "only-n", "n n n", nil, nil)
 	for _, tc := range []struct {
 		q    string
 		want []string
@@ -321,7 +322,7 @@ func TestFindWeakTermsCountBesideAStrongOne(t *testing.T) {
 func TestFindLimit(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
 	for i := range 150 {
-		corePut(t, g, "n"+strings.Repeat("x", i/26)+string(rune('a'+i%26)), "common "+strings.Repeat("rare ", i%3), nil, nil)
+		graphtest.Put(t, g, "n"+strings.Repeat("x", i/26)+string(rune('a'+i%26)), "common "+strings.Repeat("rare ", i%3), nil, nil)
 	}
 	for _, tc := range []struct {
 		limit, want int

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kg-memory/kg/domain"
+	"github.com/kg-memory/kg/domain/internal/graphtest"
 )
 
 // importSource is a graph with every kind of item: nodes in the three
@@ -14,16 +15,16 @@ import (
 func importSource(t *testing.T) *domain.Graph {
 	t.Helper()
 	g := domain.NewGraph(domain.ProjectGraph("/src"))
-	corePutAt(t, g, coreAt(100, "s1"), "a", "first", []string{"why"}, []string{"a.go"})
-	corePutAt(t, g, coreAt(200, "s1"), "b", "second", nil, nil)
-	corePutAt(t, g, coreAt(300, "s1"), "c", "third", nil, nil)
-	coreEdge(t, g, coreAt(400, "s1"), "a", "uses", "b")
-	if _, err := g.PutEdge(domain.EdgeInput{From: "a", To: "src/auth/refresh.py", Rel: "touches", Notes: []string{"edge note"}}, coreAt(500, "s1")); err != nil {
+	graphtest.PutAt(t, g, graphtest.At(100, "s1"), "a", "first", []string{"why"}, []string{"a.go"})
+	graphtest.PutAt(t, g, graphtest.At(200, "s1"), "b", "second", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(300, "s1"), "c", "third", nil, nil)
+	graphtest.Edge(t, g, graphtest.At(400, "s1"), "a", "uses", "b")
+	if _, err := g.PutEdge(domain.EdgeInput{From: "a", To: "src/auth/refresh.py", Rel: "touches", Notes: []string{"edge note"}}, graphtest.At(500, "s1")); err != nil {
 		t.Fatal(err)
 	}
 	g.StampRead("a", 600)
-	setTier(t, g, "b", domain.Archived, 700)
-	setTier(t, g, "c", domain.Orphaned, 800)
+	graphtest.SetTier(t, g, "b", domain.Archived, 700)
+	graphtest.SetTier(t, g, "c", domain.Orphaned, 800)
 	if err := g.SetProgress("task", domain.RawJSON(`{"step":1}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func contentOf(g *domain.Graph) content {
 func TestImportIntoEmptyGraphCarriesEverythingOver(t *testing.T) {
 	src := importSource(t)
 	dst := domain.NewGraph(domain.ProjectGraph("/dst"))
-	r, err := Import(dst, src.Data(), Merge, coreAt(10_000, "imp"))
+	r, err := Import(dst, src.Data(), Merge, graphtest.At(10_000, "imp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestImportIntoEmptyGraphCarriesEverythingOver(t *testing.T) {
 
 	// The same document again changes nothing.
 	seq := dst.Seq()
-	r, err = Import(dst, src.Data(), Merge, coreAt(20_000, "imp"))
+	r, err = Import(dst, src.Data(), Merge, graphtest.At(20_000, "imp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +94,10 @@ func TestImportMergeAndReplace(t *testing.T) {
 	}
 	setup := func(t *testing.T) *domain.Graph {
 		g := domain.NewGraph(domain.UserGraph)
-		corePutAt(t, g, coreAt(10, ""), "keep", "old text", nil, nil)
-		corePutAt(t, g, coreAt(10, ""), "gone", "not in the document", nil, nil)
-		coreEdge(t, g, coreAt(10, ""), "keep", "r", "gone")
-		coreEdge(t, g, coreAt(10, ""), "x.go", "r", "y.go")
+		graphtest.PutAt(t, g, graphtest.At(10, ""), "keep", "old text", nil, nil)
+		graphtest.PutAt(t, g, graphtest.At(10, ""), "gone", "not in the document", nil, nil)
+		graphtest.Edge(t, g, graphtest.At(10, ""), "keep", "r", "gone")
+		graphtest.Edge(t, g, graphtest.At(10, ""), "x.go", "r", "y.go")
 		if err := g.SetProgress("t1", domain.RawJSON(`{}`)); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestImportMergeAndReplace(t *testing.T) {
 	}
 	t.Run("merge keeps what the document lacks", func(t *testing.T) {
 		g := setup(t)
-		r, err := Import(g, doc, Merge, coreAt(1000, ""))
+		r, err := Import(g, doc, Merge, graphtest.At(1000, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestImportMergeAndReplace(t *testing.T) {
 	})
 	t.Run("replace deletes what the document lacks", func(t *testing.T) {
 		g := setup(t)
-		r, err := Import(g, doc, Replace, coreAt(1000, ""))
+		r, err := Import(g, doc, Replace, graphtest.At(1000, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func TestImportTimes(t *testing.T) {
 		{ID: "untimed", Gist: "g"},
 		{ID: "orphan", Gist: "g", Tier: domain.Orphaned},
 	}}
-	if _, err := Import(g, doc, Merge, coreAt(1000, "")); err != nil {
+	if _, err := Import(g, doc, Merge, graphtest.At(1000, "")); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := g.Node("future")
@@ -182,12 +183,12 @@ func TestImportTimes(t *testing.T) {
 
 func TestImportContinuesDeletedVersions(t *testing.T) {
 	g := domain.NewGraph(domain.UserGraph)
-	corePut(t, g, "n", "one", nil, nil)
-	corePut(t, g, "n", "two", nil, nil)
-	if _, err := g.DeleteNode("n", coreAt(2, "")); err != nil {
+	graphtest.Put(t, g, "n", "one", nil, nil)
+	graphtest.Put(t, g, "n", "two", nil, nil)
+	if _, err := g.DeleteNode("n", graphtest.At(2, "")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Import(g, domain.GraphData{Nodes: []domain.Node{{ID: "n", Gist: "back"}}}, Merge, coreAt(3, "")); err != nil {
+	if _, err := Import(g, domain.GraphData{Nodes: []domain.Node{{ID: "n", Gist: "back"}}}, Merge, graphtest.At(3, "")); err != nil {
 		t.Fatal(err)
 	}
 	n, _ := g.Node("n")
@@ -227,7 +228,7 @@ func TestImportRejectsBadDocumentsWhole(t *testing.T) {
 			g := importSource(t)
 			before := contentOf(g)
 			seq := g.Seq()
-			_, err := Import(g, tc.doc, tc.mode, coreAt(10_000, ""))
+			_, err := Import(g, tc.doc, tc.mode, graphtest.At(10_000, ""))
 			de, ok := err.(*domain.Error)
 			if !ok || de.Kind != domain.KindInvalid || de.Field != tc.field || !strings.Contains(de.Msg, tc.msg) {
 				t.Fatalf("error = %#v, want invalid %s containing %q", err, tc.field, tc.msg)
@@ -278,7 +279,7 @@ func TestImportComparesContentNotTiers(t *testing.T) {
 	}
 	doc.Progress = map[string]domain.RawJSON{"task": domain.RawJSON(`{ "step" : 1 }`)}
 	before := g.Seq()
-	r, err := Import(g, doc, Merge, coreAt(10_000, "imp"))
+	r, err := Import(g, doc, Merge, graphtest.At(10_000, "imp"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func nodeIDs(ns []*domain.Node) []string {
 func TestImportKeepsTheDocumentsUse(t *testing.T) {
 	now := 50 * domain.Day
 	g := domain.NewGraph(domain.UserGraph)
-	corePutAt(t, g, coreAt(domain.Day, "A"), "old", "old gist", nil, nil)
+	graphtest.PutAt(t, g, graphtest.At(domain.Day, "A"), "old", "old gist", nil, nil)
 	g.CountUse("old", 2*domain.Day)
 	doc := domain.GraphData{Nodes: []domain.Node{
 		{ID: "given", Gist: "g", Use: domain.Use{Count: 3 * domain.UseUnit, Day: 40, Known: true}},
