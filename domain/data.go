@@ -111,6 +111,9 @@ func Restore(key GraphKey, data GraphData, opt RestoreOptions) (*Graph, []string
 			g.pending.Nodes[id] = struct{}{}
 		}
 	}
+	if !g.pending.Empty() {
+		g.restored = &restoredPending{meta: g.pending.Meta, nodes: map[string]struct{}{}, edges: map[EdgeKey]struct{}{}}
+	}
 	return g, notes
 }
 

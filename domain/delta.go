@@ -63,8 +63,9 @@ func (g *Graph) PendingDelta() Delta {
 // PendingBefore returns, for every node, edge and tombstone Pending names,
 // its value at the last checkpoint (nil: it did not exist then): the
 // "before" of a change log entry. An item pending without a journal entry
-// (renumbered by Restore) has not changed in memory, so its current value
-// is its value before. Seq is the durable seq.
+// is one Restore left pending (renumbered, upgraded) that has not changed
+// since: its first change would have been journaled (journalNode), so its
+// current value is its value before. Seq is the durable seq.
 //
 // It is also the read of the durable state, for kg_sync (domain/changes,
 // docs/decisions/0110-changes-a-room.md): the graph as of its last
@@ -199,6 +200,7 @@ func (g *Graph) ApplyCommitted(d Delta) {
 	g.seq = max(g.seq, d.Seq)
 	g.clearJournal()
 	g.pending.reset()
+	g.restored = nil
 	g.durableSeq = d.Seq
 	if g.seq != g.durableSeq {
 		g.pending.Meta = true // the counter moved past what is stored

@@ -45,7 +45,7 @@ func TestApplyCommittedProperty(t *testing.T) {
 
 // checkBefore fails unless every node and edge named in b has, in the data
 // before, the value b gives (nil: absent).
-func checkBefore(t *rapid.T, before GraphData, b Delta) {
+func checkBefore(t failer, before GraphData, b Delta) {
 	nodes := map[string]Node{}
 	for _, n := range before.Nodes {
 		nodes[n.ID] = n

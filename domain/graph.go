@@ -74,6 +74,9 @@ type Graph struct {
 	edgeUndos []edgeUndo
 	rareUndos []rareUndo
 	pending   ChangeSet // what changed since the last checkpoint
+	// restored is not nil while pending names items that no journal
+	// entry holds: what Restore left pending (journal.go).
+	restored *restoredPending
 
 	// tap records what one write replaced, for the change log
 	// (StartChangeLog); nil when no write is being recorded.

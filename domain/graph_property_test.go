@@ -298,6 +298,25 @@ func TestGraphProperties(t *testing.T) {
 	})
 }
 
+// TestGraphPropertiesAfterAnUpgrade is TestGraphProperties on a graph
+// restored with an upgrade whose save failed: every item is pending, none
+// journaled, until the first checkpoint, and Rollback must still return to
+// the restored graph (TestRollbackAfterAnUpgrade).
+func TestGraphPropertiesAfterAnUpgrade(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := &graphMachine{g: NewGraph(ProjectGraph("/p"))}
+		ops := []func(*rapid.T){m.PutNode, m.PutEdge, m.DeleteNode, m.DeleteEdge, m.RecallNode, m.SetTier, m.Prune, m.Progress}
+		for range rapid.IntRange(0, 20).Draw(t, "steps") {
+			rapid.SampledFrom(ops).Draw(t, "op")(t)
+		}
+		d := m.g.Data()
+		d.Schema = SchemaVersion - 1
+		m.g, _ = Restore(m.g.Key(), d, RestoreOptions{})
+		m.checkpoint = withoutSeq(m.g.Data())
+		t.Repeat(rapid.StateMachineActions(m))
+	})
+}
+
 // TestRestoreProperty: restoring any reachable graph's data gives a graph
 // with the same data, stats and seq, and nothing to write back.
 func TestRestoreProperty(t *testing.T) {

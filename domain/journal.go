@@ -19,10 +19,28 @@ const (
 )
 
 // undo orders what the primitives replaced: entry i of the list of its
-// kind (nodeUndos, edgeUndos or rareUndos).
+// kind (nodeUndos, edgeUndos or rareUndos). wasPending says that the item
+// was pending already when the entry was made; it is kept only while the
+// graph holds what Restore left pending (restoredPending), the one time a
+// first change can find its item pending.
 type undo struct {
-	kind undoKind
-	i    int32
+	kind       undoKind
+	wasPending bool
+	i          int32
+}
+
+// restoredPending is what a graph keeps while its pending set names items
+// no journal entry holds: the items Restore left pending (every item after
+// an upgrade, or the nodes given the default use count), which have not
+// changed since the checkpoint but must be written. They were pending at
+// the checkpoint, so Rollback leaves them pending (and the metadata too if
+// it was); and as the pending set no longer tells which items were
+// journaled since the checkpoint, nodes and edges do. Checkpoint lets it
+// go: normally the save right after the load.
+type restoredPending struct {
+	meta  bool
+	nodes map[string]struct{}
+	edges map[EdgeKey]struct{}
 }
 
 // nodeUndo is the node that was under id; nil for none.
@@ -56,15 +74,24 @@ type rareUndo struct {
 // keep alive every version a batch makes and replaces: an import of 500,000
 // nodes compacted in the same batch held each imported version under the
 // one compaction made of it (docs/performance.md#import-memory).
+//
+// A pending item has been journaled, unless Restore left it pending: while
+// it did, restoredPending says which were.
 func (g *Graph) journalNode(id string, old *Node) {
 	if g.tap != nil {
 		g.tap.node(id, old)
 	}
-	if _, seen := g.pending.Nodes[id]; seen {
+	_, pending := g.pending.Nodes[id]
+	if r := g.restored; r != nil {
+		if _, journaled := r.nodes[id]; journaled {
+			return
+		}
+		r.nodes[id] = struct{}{}
+	} else if pending {
 		return
 	}
 	g.pending.Nodes[id] = struct{}{}
-	g.journal = append(g.journal, undo{kind: undoNode, i: int32(len(g.nodeUndos))})
+	g.journal = append(g.journal, undo{kind: undoNode, wasPending: pending, i: int32(len(g.nodeUndos))})
 	g.nodeUndos = append(g.nodeUndos, nodeUndo{id: id, old: old})
 }
 
@@ -73,11 +100,17 @@ func (g *Graph) journalEdge(k EdgeKey, old *Edge) {
 	if g.tap != nil {
 		g.tap.edge(k, old)
 	}
-	if _, seen := g.pending.Edges[k]; seen {
+	_, pending := g.pending.Edges[k]
+	if r := g.restored; r != nil {
+		if _, journaled := r.edges[k]; journaled {
+			return
+		}
+		r.edges[k] = struct{}{}
+	} else if pending {
 		return
 	}
 	g.pending.Edges[k] = struct{}{}
-	g.journal = append(g.journal, undo{kind: undoEdge, i: int32(len(g.edgeUndos))})
+	g.journal = append(g.journal, undo{kind: undoEdge, wasPending: pending, i: int32(len(g.edgeUndos))})
 	g.edgeUndos = append(g.edgeUndos, edgeUndo{k: k, old: old})
 }
 
@@ -89,9 +122,30 @@ func (g *Graph) growJournal(n int) {
 	g.nodeUndos = slices.Grow(g.nodeUndos, n)
 }
 
+// journalRare records what a change of a tombstone, a progress state or
+// the metadata replaced; every change of one is journaled (they are few).
 func (g *Graph) journalRare(u rareUndo) {
-	g.journal = append(g.journal, undo{kind: u.kind, i: int32(len(g.rareUndos))})
+	j := undo{kind: u.kind, i: int32(len(g.rareUndos))}
+	if g.restored != nil {
+		j.wasPending = g.pendingRare(u)
+	}
+	g.journal = append(g.journal, j)
 	g.rareUndos = append(g.rareUndos, u)
+}
+
+// pendingRare reports whether the tombstone or progress state u is about
+// is pending.
+func (g *Graph) pendingRare(u rareUndo) bool {
+	var ok bool
+	switch u.kind {
+	case undoNodeTomb:
+		_, ok = g.pending.NodeTombstones[u.id]
+	case undoEdgeTomb:
+		_, ok = g.pending.EdgeTombstones[u.edge]
+	case undoProgress:
+		_, ok = g.pending.Progress[u.id]
+	}
+	return ok
 }
 
 // Checkpoint marks the current state durable: the pending changes are on
@@ -99,6 +153,7 @@ func (g *Graph) journalRare(u rareUndo) {
 func (g *Graph) Checkpoint() {
 	g.clearJournal()
 	g.pending.reset()
+	g.restored = nil
 	g.durableSeq = g.seq
 }
 
@@ -127,7 +182,8 @@ func emptied[T any](s []T) []T {
 
 // Rollback returns the graph to its state at the last checkpoint, except the
 // seq counter, which never goes back so that no seq is handed out twice.
-// Because the counter moved, the metadata stays pending.
+// Because the counter moved, the metadata stays pending. What Restore left
+// pending stays pending: it was at the checkpoint, and is still to write.
 func (g *Graph) Rollback() {
 	for _, j := range slices.Backward(g.journal) {
 		switch j.kind {
@@ -141,10 +197,40 @@ func (g *Graph) Rollback() {
 			g.undoRare(g.rareUndos[j.i])
 		}
 	}
-	g.clearJournal()
 	moved := g.seq != g.durableSeq
-	g.pending.reset()
+	if r := g.restored; r != nil {
+		g.unpendJournaled()
+		clear(r.nodes)
+		clear(r.edges)
+		moved = moved || r.meta
+	} else {
+		g.pending.reset()
+	}
+	g.clearJournal()
 	g.pending.Meta = moved
+}
+
+// unpendJournaled takes out of the pending set every item the journal
+// names that was not pending before its first change since the checkpoint:
+// what is left is what Restore left pending.
+func (g *Graph) unpendJournaled() {
+	for _, j := range g.journal {
+		if j.wasPending {
+			continue
+		}
+		switch j.kind {
+		case undoNode:
+			delete(g.pending.Nodes, g.nodeUndos[j.i].id)
+		case undoEdge:
+			delete(g.pending.Edges, g.edgeUndos[j.i].k)
+		case undoNodeTomb:
+			delete(g.pending.NodeTombstones, g.rareUndos[j.i].id)
+		case undoEdgeTomb:
+			delete(g.pending.EdgeTombstones, g.rareUndos[j.i].edge)
+		case undoProgress:
+			delete(g.pending.Progress, g.rareUndos[j.i].id)
+		}
+	}
 }
 
 func (g *Graph) undoRare(u rareUndo) {

@@ -107,6 +107,7 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentWritersLoseNothing", testConcurrent},
 		{"SerialCommitsOnOneGraph", testSerial},
 		{"FailedSaveLeavesNoGhost", testFailedSave},
+		{"FailedSaveAfterAnUpgradeLeavesNoGhost", testFailedSaveAfterAnUpgrade},
 		{"UseCountsSurviveAReopen", testUseCounts},
 		{"FileStampsSurviveAReopen", testFileStamps},
 		{"SessionsRoundTrip", testSessions},
