@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -501,7 +502,7 @@ func (s *Store) List(ctx context.Context) ([]ports.StoredGraph, error) {
 // project holds it, else <slug>-<hash> (docs/design/storage.md#project-slugs;
 // there are no folders named by raw name in a bolt file).
 func (s *Store) claimSlug(tx *bbolt.Tx, key domain.GraphKey) (string, error) {
-	slug, hash := domain.ProjectSlug(key.Project), domain.ProjectHash(key.Project)
+	slug, hash := record.ProjectSlug(key.Project), record.ProjectHash(key.Project)
 	taken := false
 	projects := tx.Bucket(bucketProjects)
 	err := projects.ForEachBucket(func(k []byte) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -311,7 +312,7 @@ func TestListSlugs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash := domain.ProjectHash("/b/api")
+	hash := record.ProjectHash("/b/api")
 	want := []ports.StoredGraph{
 		{Key: domain.ProjectGraph("/a/api"), Slug: "api"},
 		{Key: domain.ProjectGraph("/b/api"), Slug: "api-" + hash},

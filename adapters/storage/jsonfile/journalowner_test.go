@@ -1,6 +1,7 @@
 package jsonfile
 
 import (
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +62,7 @@ func TestJournalOnlyFolderKeepsItsOwner(t *testing.T) {
 	}
 	g := oneNode(t, other, "b1")
 	must(t, s.Commit(ctx, other, g, g.Pending()))
-	if _, err := os.Stat(filepath.Join(root, "projects", "api-"+domain.ProjectHash(other.Project), "graph.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "projects", "api-"+record.ProjectHash(other.Project), "graph.json")); err != nil {
 		t.Errorf("the other project was not given api-<hash>: %v", err)
 	}
 

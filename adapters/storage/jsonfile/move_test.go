@@ -2,6 +2,7 @@ package jsonfile
 
 import (
 	"context"
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,7 +57,7 @@ func TestMoveProjectAfterAnInterruptedMove(t *testing.T) {
 		t.Errorf("moved graph (-want +got):\n%s", diff)
 	}
 	list, err := s.List(ctx)
-	if err != nil || len(list) != 1 || list[0].Key.Project != to || list[0].Slug != "web-"+domain.ProjectHash(to) {
-		t.Errorf("List = %+v, %v; want only %s in web-%s", list, err, to, domain.ProjectHash(to))
+	if err != nil || len(list) != 1 || list[0].Key.Project != to || list[0].Slug != "web-"+record.ProjectHash(to) {
+		t.Errorf("List = %+v, %v; want only %s in web-%s", list, err, to, record.ProjectHash(to))
 	}
 }

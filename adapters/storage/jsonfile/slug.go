@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -131,8 +132,8 @@ func (s *Store) forget(p string) {
 // points to from an old folder with a graph takes that graph over. It reports
 // whether the folder exists and whether p already owns it.
 func (s *Store) lookup(ctx context.Context, p string) (name string, exists, owned bool, err error) {
-	raw, slug := rawName(p), domain.ProjectSlug(p)
-	hashed := slug + "-" + domain.ProjectHash(p)
+	raw, slug := rawName(p), record.ProjectSlug(p)
+	hashed := slug + "-" + record.ProjectHash(p)
 	// A folder this project could use that is a link is refused, never
 	// followed (nor passed over for another name).
 	for _, n := range []string{raw, slug, hashed} {

@@ -2,6 +2,7 @@ package jsonfile
 
 import (
 	"encoding/json"
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"go/ast"
 	goparser "go/parser"
 	"go/token"
@@ -35,17 +36,17 @@ func FuzzSlug(f *testing.F) {
 	root := "/srv/kg-root"
 	s := &Store{root: root}
 	f.Fuzz(func(t *testing.T, key string) {
-		slug := domain.ProjectSlug(key)
+		slug := record.ProjectSlug(key)
 		if !slugPattern.MatchString(slug) {
-			t.Fatalf("domain.ProjectSlug(%q) = %q, outside %s", key, slug, slugPattern)
+			t.Fatalf("record.ProjectSlug(%q) = %q, outside %s", key, slug, slugPattern)
 		}
-		if again := domain.ProjectSlug("/x/" + slug); again != slug {
+		if again := record.ProjectSlug("/x/" + slug); again != slug {
 			t.Fatalf("Slug of the slug %q is %q", slug, again)
 		}
-		if h := domain.ProjectHash(key); !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(h) {
-			t.Fatalf("domain.ProjectHash(%q) = %q", key, h)
+		if h := record.ProjectHash(key); !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(h) {
+			t.Fatalf("record.ProjectHash(%q) = %q", key, h)
 		}
-		names := []string{slug, slug + "-" + domain.ProjectHash(key)}
+		names := []string{slug, slug + "-" + record.ProjectHash(key)}
 		if raw := rawName(key); validFolder(raw) {
 			names = append(names, raw)
 		}
@@ -122,8 +123,8 @@ func FuzzProjectFolder(f *testing.F) {
 			t.Fatalf("project %q saved but not listed: %+v", p, list)
 		}
 		folder := list[i].Slug
-		if !slices.Contains([]string{rawName(p), domain.ProjectSlug(p), domain.ProjectSlug(p) + "-" + domain.ProjectHash(p)}, folder) {
-			t.Fatalf("project %q saved in folder %q: not its raw name %q, slug %q or slug-hash", p, folder, rawName(p), domain.ProjectSlug(p))
+		if !slices.Contains([]string{rawName(p), record.ProjectSlug(p), record.ProjectSlug(p) + "-" + record.ProjectHash(p)}, folder) {
+			t.Fatalf("project %q saved in folder %q: not its raw name %q, slug %q or slug-hash", p, folder, rawName(p), record.ProjectSlug(p))
 		}
 		file := filepath.Join(root, "projects", folder, "graph.json")
 		if filepath.Dir(filepath.Dir(file)) != filepath.Join(root, "projects") {

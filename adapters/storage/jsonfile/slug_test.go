@@ -1,6 +1,7 @@
 package jsonfile
 
 import (
+	"github.com/kg-memory/kg/adapters/storage/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func writeOwned(t *testing.T, root, name, owner string) {
 
 func TestFolderLookup(t *testing.T) {
 	const p = "/home/dev/my app"
-	hashed := "my-app-" + domain.ProjectHash(p)
+	hashed := "my-app-" + record.ProjectHash(p)
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, root string)

@@ -385,7 +385,7 @@ func (w *write) lock(ctx context.Context) error {
 		// slug another project holds (then the slug with its hash).
 		var slug *string
 		if w.key.Level == domain.LevelProject {
-			base, hash := domain.ProjectSlug(w.key.Project), domain.ProjectHash(w.key.Project)
+			base, hash := record.ProjectSlug(w.key.Project), record.ProjectHash(w.key.Project)
 			if attempt > 0 {
 				base += "-" + hash
 			}

@@ -1,4 +1,4 @@
-package domain
+package record
 
 import (
 	"crypto/sha256"
