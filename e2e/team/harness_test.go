@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,16 @@ import (
 	"github.com/kg-memory/kg/ports"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+// TestMain runs the tests on a throwaway cluster (pgtest.Main) and removes
+// the binary kgBinary built, which would otherwise stay behind in the
+// temporary folder after every run.
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if kgPath != "" {
+		_ = os.RemoveAll(filepath.Dir(kgPath))
+	}
+	os.Exit(code)
+}
 
 // instance is one kg server of a team.
 type instance struct {
