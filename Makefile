@@ -43,8 +43,16 @@ GORACE ?= atexit_sleep_ms=0
 # included once; the list only orders, it never selects.
 SLOW_PKGS  := ./cmd/kg ./e2e/team ./e2e/reliability ./domain ./adapters/storage/bolt ./adapters/http/rest ./adapters/storage/jsonfile
 TEST_FLAGS ?=
+# The tests' temporary folders (t.TempDir, the throwaway PostgreSQL cluster,
+# the kg binaries they build) go to the machine's tmpfs, /dev/shm, when it
+# has one: the tests create and fsync many thousands of small files, whose
+# cost on a disk is the kernel's, not kg's (make test went from 3 min 10 s to
+# 2 min 48 s). Not a tmpfs mounted noexec: the tests run what they build.
+# The kill -9 runs of make e2e keep the disk. TEST_TMPDIR= keeps the
+# system's temporary folder.
+TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && ! grep -qs ' /dev/shm [^ ]* [^ ]*noexec' /proc/mounts && echo /dev/shm)
 unit:
-	GORACE='$(GORACE)' $(GO) test -race -count=1 $(TEST_FLAGS) $(SLOW_PKGS) ./...
+	$(if $(TEST_TMPDIR),TMPDIR='$(TEST_TMPDIR)') GORACE='$(GORACE)' $(GO) test -race -count=1 $(TEST_FLAGS) $(SLOW_PKGS) ./...
 
 ## cover: statement coverage per package
 cover:
