@@ -42,9 +42,10 @@ func newHookCommand(e env) *cobra.Command {
 		Long: "The command an agent runs at a session start, a prompt and after a tool (Claude Code's and Codex's\n" +
 			"SessionStart, UserPromptSubmit and PostToolUse; Gemini CLI's SessionStart, BeforeAgent and AfterTool).\n" +
 			"It reads the hook input on stdin, asks the running server (started in the background, as kg mcp does,\n" +
-			"when none answers) and prints exactly what that agent expects; --agent names the agent, else the\n" +
-			"input's shape tells it. It never fails the hook: on any error, or past its deadline (3 s, 0.9 s,\n" +
-			"0.9 s), it prints nothing and exits 0; --debug says why on stderr.",
+			"when none answers; the one --server-url names, never started, when it is set and none holds the\n" +
+			"storage root) and prints exactly what that agent expects; --agent names the agent, else the input's\n" +
+			"shape tells it. It never fails the hook: on any error, or past its deadline (3 s, 0.9 s, 0.9 s), it\n" +
+			"prints nothing and exits 0; --debug says why on stderr.",
 		Args: exactArgs("event"),
 	}
 	c.Flags().BoolVar(&debug, "debug", false, "write why nothing was printed to stderr")

@@ -40,7 +40,8 @@ func newMCPCommand(e env) *cobra.Command {
 			"JSON-RPC message read from stdin is forwarded to the running server's MCP endpoint, and its answer\n" +
 			"written to stdout, one per line. When no server answers, kg mcp starts `kg serve` in the background\n" +
 			"with the same settings (detached, logging to " + serverLogName + " under the storage root) and waits for it;\n" +
-			"--no-start refuses instead. Its own messages go to stderr.",
+			"--no-start refuses instead. With --server-url (KG_SERVER_URL, e.g. https://kg.internal:8765) it forwards to\n" +
+			"that server when none holds the storage root, and never starts it. Its own messages go to stderr.",
 		Args: noArgs,
 	}
 	c.Flags().BoolVar(&noStart, "no-start", false, "fail when no server answers instead of starting one")
@@ -91,10 +92,21 @@ func newMCPCommand(e env) *cobra.Command {
 
 // findOrStartServer returns the server to forward to: the one that holds
 // the root, else the one answering at the configured address, else, unless
-// noStart, one started now with the same settings (args).
+// noStart, one started now with the same settings (args). A server named
+// by --server-url is never started: it is not this machine's to start
+// (docs/decisions/0114-client-https.md).
 func findOrStartServer(ctx context.Context, e env, cfg config.Config, args []string, noStart bool, log *slog.Logger) (*apiclient.Client, error) {
 	if c, _, err := apiclient.RootServer(ctx, cfg.Root, cfg.AuthToken); c != nil || err != nil {
 		return c, err
+	}
+	if cfg.ServerURL != "" {
+		c := apiclient.NewURL(cfg.ServerURL, cfg.AuthToken)
+		_, err := c.Health(ctx)
+		var ae *apiclient.Error
+		if err == nil || errors.As(err, &ae) {
+			return c, err
+		}
+		return nil, remoteSilent(cfg, err)
 	}
 	if cfg.Port != 0 {
 		c := apiclient.New(cfg.Addr(), cfg.AuthToken)
@@ -109,6 +121,13 @@ func findOrStartServer(ctx context.Context, e env, cfg config.Config, args []str
 			cfg.Root, "http://"+cfg.Addr()+"/")
 	}
 	return startServer(ctx, e, cfg, args, log)
+}
+
+// remoteSilent is the error of a --server-url server that does not
+// answer: it names the URL, the setting, and why (a refused connection, a
+// certificate the system's roots do not verify).
+func remoteSilent(cfg config.Config, err error) error {
+	return fmt.Errorf("the kg server at %s (--server-url, KG_SERVER_URL) does not answer: %w", cfg.ServerURL+"/", err)
 }
 
 // startServer starts `kg serve` with args in the background, detached

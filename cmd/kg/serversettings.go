@@ -19,7 +19,7 @@ var compactionSettings = []string{"max-tokens", "estimate-notes", "grace-days", 
 // bridgeOwnSettings are the settings kg mcp uses itself when a server
 // already runs: where to find it and how to talk to it, and its own log.
 // Every other setting is the server's.
-var bridgeOwnSettings = []string{"host", "port", "storage-root", "auth-token", "log-level", "log-format"}
+var bridgeOwnSettings = []string{"host", "port", "server-url", "storage-root", "auth-token", "log-level", "log-format"}
 
 // settings is the settings table, its --storage naming backends().
 func settings(home func() (string, error)) []config.Setting {

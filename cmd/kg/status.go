@@ -87,12 +87,19 @@ func answeringServer(ctx context.Context, e env, cfg config.Config) (client *api
 		return client, h, client != nil, err
 	}
 	// No server holds this root; one may still answer at the configured
-	// address, serving another root.
+	// address or URL, serving another root.
 	client = apiclient.New(cfg.Addr(), cfg.AuthToken)
+	if cfg.ServerURL != "" {
+		client = apiclient.NewURL(cfg.ServerURL, cfg.AuthToken)
+	}
 	if h, err = client.Health(ctx); err != nil {
 		var ae *apiclient.Error
 		if errors.As(err, &ae) {
 			return nil, h, false, err
+		}
+		if cfg.ServerURL != "" {
+			fmt.Fprintf(e.stderr, "no kg server answers: none holds %s, and %v\n", cfg.Root, remoteSilent(cfg, err))
+			return nil, h, false, &exitError{code: exitFailure}
 		}
 		fmt.Fprintf(e.stderr, "no kg server answers: none holds %s, and nothing answers at %s; start one with `kg serve`\n",
 			cfg.Root, client.URL())

@@ -34,7 +34,7 @@ const (
 
 // Client calls the HTTP API of one running kg server.
 type Client struct {
-	base  string // http://host:port
+	base  string // http://host:port or https://host[:port]
 	token string // sent as a bearer token when not empty
 	http  *http.Client
 }
@@ -43,6 +43,14 @@ type Client struct {
 // lock file or a listener names it).
 func New(addr, token string) *Client {
 	return &Client{base: "http://" + DialAddr(addr), token: token, http: &http.Client{}}
+}
+
+// NewURL returns a client of the server at base, scheme://host[:port] as
+// --server-url gives it (config.ParseServerURL). An https server's
+// certificate is verified against the system's roots, to which
+// SSL_CERT_FILE or SSL_CERT_DIR add a private CA (docs/operations.md#team-server).
+func NewURL(base, token string) *Client {
+	return &Client{base: base, token: token, http: &http.Client{}}
 }
 
 // DialAddr turns a listen address into one to connect to: a server that
@@ -65,7 +73,8 @@ func DialAddr(addr string) string {
 // URL is the server's MCP endpoint.
 func (c *Client) URL() string { return c.base + "/" }
 
-// Base is the server's address as a URL without a path: http://host:port.
+// Base is the server's address as a URL without a path: http://host:port
+// (or what NewURL was given).
 func (c *Client) Base() string { return c.base }
 
 // Health asks the server how it is, within probeTimeout.

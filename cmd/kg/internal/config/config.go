@@ -38,6 +38,10 @@ type Config struct {
 	DatabaseURL string
 	App         app.Config
 	AuthToken   string
+	// ServerURL is the server kg hook, kg mcp and kg status talk to when
+	// none holds the root, as scheme://host[:port]: "" for
+	// http://Host:Port (docs/decisions/0114-client-https.md).
+	ServerURL string
 	// TLSCert and TLSKey are the PEM files of the server's certificate and
 	// its private key: with them it serves HTTPS only. InsecureHTTP lets a
 	// team server listen on a non-loopback address without them, when a
@@ -121,6 +125,14 @@ func Settings(home func() (string, error), storages []string) []Setting {
 				return nil
 			},
 			Show: func(c Config) string { return strconv.Itoa(c.Port) }},
+		{Flag: "server-url", Env: "KG_SERVER_URL",
+			Usage: "`URL` (http:// or https://host[:port]) of the server kg hook, kg mcp and kg status talk to when none holds the storage root (default: http:// --host and --port)",
+			Parse: func(c *Config, v string) error {
+				u, err := ParseServerURL(v)
+				c.ServerURL = u
+				return err
+			},
+			Show: func(c Config) string { return c.ServerURL }},
 		{Flag: "storage-root", Env: "KG_STORAGE_ROOT", Def: "~/.knowledge-graph",
 			Usage: "`folder` that holds the graphs, sessions and the lock",
 			Parse: func(c *Config, v string) error {
@@ -539,6 +551,32 @@ func (b *Flags) Given() []string {
 		}
 	}
 	return args
+}
+
+// ParseServerURL checks the URL of --server-url and returns it as
+// scheme://host[:port], without a trailing slash: http or https, a host,
+// and nothing else (no path but /, no query, fragment or user info: the
+// token goes in a header, never in the URL). "" is "" (not set).
+func ParseServerURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("want a URL like https://kg.internal:8765: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", errors.New("want an http:// or https:// URL, like https://kg.internal:8765")
+	case u.Opaque != "" || u.Hostname() == "":
+		return "", errors.New("want a host after the scheme, like https://kg.internal:8765")
+	case u.User != nil:
+		return "", errors.New("want no user info in the URL: give the token with --auth-token or KG_AUTH_TOKEN")
+	case u.Path != "" && u.Path != "/":
+		return "", errors.New("want no path: the server's API is at its root, like https://kg.internal:8765")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "", errors.New("want no query nor fragment, like https://kg.internal:8765")
+	}
+	return u.Scheme + "://" + u.Host, nil
 }
 
 // isLoopback reports whether host can only be reached from this machine.

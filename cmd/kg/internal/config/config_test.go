@@ -70,7 +70,7 @@ func TestParseServeDefaults(t *testing.T) {
 
 // everyValue gives every setting a value other than its default.
 var everyValue = []string{
-	"--host", "localhost", "--port", "0", "--storage-root", "/srv/kg/", "--storage", "bolt",
+	"--host", "localhost", "--port", "0", "--server-url", "HTTPS://kg.lan:9443/", "--storage-root", "/srv/kg/", "--storage", "bolt",
 	"--max-tokens", "8000", "--estimate-notes", "--grace-days", "0", "--orphan-grace-days", "0",
 	"--scoring", "SEED", "--maintenance-interval", "5", "--session-ttl", "3600", "--idle-unload", "600", "--max-loaded-nodes", "5000", "--memory-limit", "512", "--secrets-mode", "redact", "--capture", "OFF", "--auth-token", "s3cret",
 	"--tls-cert", "/etc/kg/kg.crt", "--tls-key", "/etc/kg/kg.key", "--insecure-http", "--token-grace", "0",
@@ -97,7 +97,7 @@ func TestParseServeEveryValue(t *testing.T) {
 	wantApp.Secrets = secretscreen.Redact
 	wantApp.Capture = capture.Off
 	want := Config{
-		Host: "localhost", Port: 0, Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
+		Host: "localhost", Port: 0, ServerURL: "https://kg.lan:9443", Root: "/srv/kg", Storage: "bolt", App: wantApp, AuthToken: "s3cret",
 		TLSCert: "/etc/kg/kg.crt", TLSKey: "/etc/kg/kg.key", InsecureHTTP: true, MemoryLimitMiB: 512,
 		AllowedHosts:   []string{"kg.lan", "kg.lan:9000"},
 		AllowedOrigins: []string{"http://localhost:5173", "https://x.dev"},
@@ -205,6 +205,14 @@ func TestParseServeBadValues(t *testing.T) {
 		{"port word", []string{"--port", "http"}, nil, `invalid --port "http": want a port number from 0 to 65535`},
 		{"port too big", nil, map[string]string{"KG_HTTP_PORT": "70000"}, `invalid KG_HTTP_PORT "70000": want a port number from 0 to 65535`},
 		{"port negative", []string{"--port=-1"}, nil, `invalid --port "-1": want a port number`},
+		{"server url ftp", nil, map[string]string{"KG_SERVER_URL": "ftp://kg.lan"}, `invalid KG_SERVER_URL "ftp://kg.lan": want an http:// or https:// URL`},
+		{"server url bare host", []string{"--server-url", "kg.lan:8765"}, nil, `invalid --server-url "kg.lan:8765": want an http:// or https:// URL`},
+		{"server url no host", []string{"--server-url", "https://:8765"}, nil, `invalid --server-url "https://:8765": want a host after the scheme`},
+		{"server url empty host", nil, map[string]string{"KG_SERVER_URL": "https://"}, `invalid KG_SERVER_URL "https://": want a host after the scheme`},
+		{"server url path", []string{"--server-url", "https://kg.lan/kg"}, nil, `invalid --server-url "https://kg.lan/kg": want no path`},
+		{"server url query", []string{"--server-url", "https://kg.lan/?a=b"}, nil, `invalid --server-url "https://kg.lan/?a=b": want no query nor fragment`},
+		{"server url user", nil, map[string]string{"KG_SERVER_URL": "https://me:pw@kg.lan"}, `invalid KG_SERVER_URL "https://me:pw@kg.lan": want no user info in the URL`},
+		{"server url port", []string{"--server-url", "https://kg.lan:port"}, nil, `invalid --server-url "https://kg.lan:port": want a URL like https://kg.internal:8765`},
 		{"storage", []string{"--storage", "sqlite"}, nil, `invalid --storage "sqlite": want json, bolt or postgres`},
 		{"storage env", nil, map[string]string{"KG_STORAGE": "redis"}, `invalid KG_STORAGE "redis": want json, bolt or postgres`},
 		{"storage root empty", []string{"--storage-root", ""}, nil, `invalid --storage-root "": want a folder path`},
