@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,16 +24,7 @@ func hookInput(t *testing.T, name, claude, cwd string) string {
 // stdout and stderr.
 func runHookCmd(t *testing.T, root, event, stdin string, flags ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(kgBin(t), append([]string{"hook", event, "--storage-root", root}, flags...)...)
-	cmd.Env = childEnv(t)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+	return runKGStdin(t, nil, stdin, append([]string{"hook", event, "--storage-root", root}, flags...)...)
 }
 
 type hookPrinted struct {

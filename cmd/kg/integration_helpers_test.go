@@ -187,8 +187,15 @@ func (p *proc) stop(sig os.Signal) int {
 // runKG runs kg to completion and returns its exit status and output.
 func runKG(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runKGStdin(t, env, "", args...)
+}
+
+// runKGStdin is runKG with stdin.
+func runKGStdin(t *testing.T, env []string, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	cmd := exec.Command(kgBin(t), args...)
 	cmd.Env = childEnv(t, env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

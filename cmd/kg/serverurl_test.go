@@ -6,7 +6,6 @@ package main
 // (docs/decisions/0114-client-https.md).
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,7 +15,6 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,21 +73,6 @@ func testCA(t *testing.T) (caFile, certFile, keyFile string) {
 		}
 	}
 	return caFile, certFile, keyFile
-}
-
-// runKGStdin is runKG with stdin.
-func runKGStdin(t *testing.T, env []string, stdin string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	cmd := exec.Command(kgBin(t), args...)
-	cmd.Env = childEnv(t, env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
 // A server that serves HTTPS with a private CA's certificate, and holds
